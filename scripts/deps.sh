@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the Debian packages ocasim needs to build, test and benchmark, when any is missing.
+# As root it runs apt-get; otherwise it prints the exact command to run.
+PKGS="build-essential pkg-config libglib2.0-dev libgsl-dev libyaml-dev libssl-dev libjson-glib-dev check valgrind g++ libns3-dev"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && { echo "deps: all packages present"; exit 0; }
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" = 0 ]; then
+  echo "deps: installing$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && $cmd
+else
+  echo "deps: missing packages; run as root:"
+  echo "  apt-get update && $cmd"
+  exit 1
+fi
