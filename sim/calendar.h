@@ -57,34 +57,41 @@ static inline void sim_event_init(sim_event *ev, sim_event_fn fn, void *ctx)
 /** True while @ev is in a calendar. */
 static inline bool sim_event_pending(const sim_event *ev) { return ev->slot != SIM_EVENT_IDLE; }
 
-/** One heap entry: the key is copied next to the pointer. */
-typedef struct {
-    sim_time_ns time;
-    uint64_t    seq;
-    sim_event  *ev;
-} sim_calendar_entry;
+/* Internal: a heap key, (time, sequence) packed into one unsigned 128-bit
+ * integer whose order is the event order: the time with its sign bit flipped
+ * in the high half, the sequence number in the low half. */
+__extension__ typedef unsigned __int128 sim_calendar_key;
 
-/** The pending-event set.  Zero-initialise with sim_calendar_init(). */
+/** The pending-event set.  Initialise with sim_calendar_init().  The fields
+ *  are internal: use the functions below. */
 typedef struct {
-    sim_calendar_entry *heap;   /* heap[0] is the earliest */
-    uint32_t            len;
-    uint32_t            cap;
-    uint64_t            next_seq;
+    sim_calendar_key *key;      /* key[i]: key of heap node i; key[0] is the earliest */
+    sim_event       **ev;       /* ev[i]: the event of heap node i */
+    void             *key_mem;  /* allocation behind key (aligned, see calendar.c) */
+    uint32_t          n;        /* heap nodes in use, the hole included */
+    uint32_t          cap;
+    uint32_t          hole;     /* 1: node 0 was popped and not refilled yet */
+    uint64_t          next_seq;
 } sim_calendar;
 
 /** Initialises an empty calendar. */
 void sim_calendar_init(sim_calendar *cal);
 
-/** Frees the heap array; the events themselves belong to their owners. */
+/** Frees the heap arrays; the events themselves belong to their owners. */
 void sim_calendar_clear(sim_calendar *cal);
 
 /** Number of pending events. */
-static inline uint32_t sim_calendar_len(const sim_calendar *cal) { return cal->len; }
+static inline uint32_t sim_calendar_len(const sim_calendar *cal) { return cal->n - cal->hole; }
+
+/* Internal: refills the hole left by sim_calendar_pop(). */
+void sim_calendar_settle_(sim_calendar *cal);
 
 /** Time of the earliest pending event, or SIM_TIME_NEVER when empty. */
 static inline sim_time_ns sim_calendar_peek_time(const sim_calendar *cal)
 {
-    return cal->len ? cal->heap[0].time : SIM_TIME_NEVER;
+    if (cal->hole)      /* logically const: the pending set does not change */
+        sim_calendar_settle_((sim_calendar *)cal);
+    return cal->n ? (sim_time_ns)((uint64_t)(cal->key[0] >> 64) ^ (UINT64_C(1) << 63)) : SIM_TIME_NEVER;
 }
 
 /** Schedules @ev (which must not be pending) at absolute time @t_ns. O(log n). */
