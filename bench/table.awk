@@ -24,7 +24,7 @@ END {
     printf "%s", info
     printf "\nScheduler alone:\n"
     printf "%9s | %8s | %8s | %8s | %8s | %8s | %9s | %9s\n", "N", "ocasim", "ns-3 Map", "ns-3", "ns-3 PQ", "ns-3 Cal", "vs Map", "vs Heap"
-    printf "%9s | %8s | %8s | %8s | %8s | %8s | %9s | %9s\n", "", "calendar", "(default)", "Heap", "", "", "(target 10x)", ""
+    printf "%9s | %8s | %8s | %8s | %8s | %8s | %9s | %9s\n", "", "calendar", "default", "Heap", "", "", "goal 10x", ""
     for (i = 1; i <= ns; i++) {
         n = sizes[i]
         printf "%9d | %s | %s | %s | %s | %s | %9s | %9s\n", n, rate("ocasim-cal", n), rate("ns3-map", n),
