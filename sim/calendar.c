@@ -61,8 +61,6 @@ void sim_calendar_init(sim_calendar *cal)
 
 void sim_calendar_clear(sim_calendar *cal)
 {
-    for (uint32_t i = 0; i < cal->len; i++)
-        cal->heap[i].ev->slot = SIM_EVENT_IDLE;
     g_free(cal->heap);
     sim_calendar_init(cal);
 }

@@ -75,7 +75,8 @@ typedef struct {
 /** Initialises an empty calendar. */
 void sim_calendar_init(sim_calendar *cal);
 
-/** Frees the heap array; the events themselves belong to their owners. */
+/** Frees the heap array without touching the events (their owners may be
+ *  gone already); events still pending then must not be scheduled again. */
 void sim_calendar_clear(sim_calendar *cal);
 
 /** Number of pending events. */
