@@ -38,6 +38,7 @@ sim_station *sim_station_new(sim_engine *eng, sim_stats *stats, const char *name
     st->st_busy = add_stat(stats, name, "busy", SIM_STAT_LEVEL);
     st->st_response_s = add_stat(stats, name, "response_s", SIM_STAT_TALLY);
     st->st_wait_s = add_stat(stats, name, "wait_s", SIM_STAT_TALLY);
+    st->st_waited = add_stat(stats, name, "waited", SIM_STAT_TALLY);
     st->st_departures = add_stat(stats, name, "departures", SIM_STAT_RATE);
     st->st_arrivals = add_stat(stats, name, "arrivals", SIM_STAT_RATE);
     st->st_drops = add_stat(stats, name, "drops", SIM_STAT_RATE);
@@ -81,6 +82,7 @@ static void fcfs_start(sim_station *st, sim_job *job)
     sim_time_ns now = sim_engine_now(st->eng);
     job->t_started = now;
     sim_stat_observe(st->st_wait_s, sim_time_to_s(now - job->t_arrived));
+    sim_stat_observe(st->st_waited, now > job->t_arrived);
     st->busy++;
     sim_stat_set_level(st->st_busy, now, st->busy);
     double w = draw_work(st, job);

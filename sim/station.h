@@ -67,13 +67,14 @@ struct sim_station {
     sim_time_ns            ps_vtime_at;
     sim_event              ps_ev;        /* PS: next completion */
     /* statistics (owned by the sim_stats set given at creation) */
-    sim_stat *st_number, *st_busy, *st_response_s, *st_wait_s, *st_departures, *st_arrivals, *st_drops;
+    sim_stat *st_number, *st_busy, *st_response_s, *st_wait_s, *st_waited, *st_departures, *st_arrivals, *st_drops;
 };
 
 /** Creates a station named @name (copied) on @eng whose statistics go into
  *  @stats as "<name>.number", "<name>.busy", "<name>.response_s", "<name>.wait_s",
  *  "<name>.departures", "<name>.arrivals", "<name>.drops".  @service may be
- *  NULL (demand from job->work_ns).  @servers >= 1 (FCFS), @capacity >= 0.
+ *  NULL (demand from job->work_ns).  "<name>.waited" is a tally of 1 (the job
+ *  queued before service) or 0, so its mean is the waiting probability (FCFS).  @servers >= 1 (FCFS), @capacity >= 0.
  *  Its RNG stream is sim_rng_new(@seed, @name). */
 sim_station *sim_station_new(sim_engine *eng, sim_stats *stats, const char *name,
                              sim_station_discipline disc, int servers, int capacity,
