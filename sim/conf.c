@@ -352,7 +352,7 @@ syntax_error(Loader *L, GError **error)
   const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->mark;
   g_autofree char *msg = NULL;
   if (p->context)
-    msg = g_strdup_printf("YAML syntax error: %s %s (line %zu)", p->problem ? p->problem : "error",
+    msg = g_strdup_printf("YAML syntax error: %s %s started at line %zu", p->problem ? p->problem : "error",
                           p->context, p->context_mark.line + 1);
   else
     msg = g_strdup_printf("YAML syntax error: %s", p->problem ? p->problem : "error");
@@ -373,7 +373,8 @@ next_event(Loader *L, yaml_event_t *ev, GError **error)
   return TRUE;
 }
 
-static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, GError **error);
+static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *key,
+                               GError **error);
 
 static gboolean
 register_anchor(Loader *L, const yaml_char_t *anchor, const SimConfNode *n)
@@ -394,9 +395,27 @@ too_big(Loader *L, const yaml_event_t *ev, GError **error)
   return TRUE;
 }
 
-/* Builds the node whose first event is @ev (consumed). */
+/* Attaches @n to @parent (if any) under @key (a scalar key node, or NULL in a sequence). */
+static void
+attach(SimConfNode *n, SimConfNode *parent, const SimConfNode *key)
+{
+  if (!parent)
+    return;
+  n->parent = parent;
+  if (key) {
+    n->key = g_strdup(key->text);
+    n->key_line = key->line;
+    n->key_col = key->col;
+  }
+  g_ptr_array_add(parent->children, n);
+}
+
+/* Builds the node whose first event is @ev (consumed). When @parent is given the node is
+ * attached to it (under @key for a map) before its contents are read, so that error paths
+ * are complete; on failure it stays attached and is freed with the parent. Returns the node,
+ * or NULL with @error set. */
 static SimConfNode *
-parse_node(Loader *L, yaml_event_t *ev, GError **error)
+parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *key, GError **error)
 {
   int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
   SimConfNode *n = NULL;
@@ -412,6 +431,7 @@ parse_node(Loader *L, yaml_event_t *ev, GError **error)
     n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
     register_anchor(L, ev->data.scalar.anchor, n);
     yaml_event_delete(ev);
+    attach(n, parent, key);
     return n;
 
   case YAML_ALIAS_EVENT: {
@@ -429,6 +449,7 @@ parse_node(Loader *L, yaml_event_t *ev, GError **error)
       sim_conf_node_free_(n);
       return NULL;
     }
+    attach(n, parent, key);
     return n;
   }
 
@@ -438,64 +459,61 @@ parse_node(Loader *L, yaml_event_t *ev, GError **error)
     g_autofree char *anchor = g_strdup((const char *)(is_map ? ev->data.mapping_start.anchor
                                                              : ev->data.sequence_start.anchor));
     yaml_event_delete(ev);
-    if (++L->depth > MAX_DEPTH) {
+    if (L->depth >= MAX_DEPTH) {
       sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, "nesting too deep");
       return NULL;
     }
     n = node_new(is_map ? SIM_CONF_NODE_MAP : SIM_CONF_NODE_SEQ, L->file, line, col);
+    attach(n, parent, key);
+    L->depth++;
+    gboolean ok = FALSE;
     for (;;) {
       yaml_event_t e;
       if (!next_event(L, &e, error))
-        goto fail;
+        break;
       if (e.type == YAML_MAPPING_END_EVENT || e.type == YAML_SEQUENCE_END_EVENT) {
         yaml_event_delete(&e);
+        ok = TRUE;
         break;
       }
-      SimConfNode *key = NULL;
-      if (is_map) {
-        key = parse_node(L, &e, error);
-        if (!key)
-          goto fail;
-        if (key->kind != SIM_CONF_NODE_SCALAR) {
-          sim_conf_error_at_(error, SIM_CONF_ERROR_TYPE, L->file, key->line, key->col, NULL,
-                             "map keys must be scalars");
-          sim_conf_node_free_(key);
-          goto fail;
-        }
-        if (!next_event(L, &e, error)) {
-          sim_conf_node_free_(key);
-          goto fail;
-        }
+      if (!is_map) {
+        if (!parse_node(L, &e, n, NULL, error))
+          break;
+        continue;
       }
-      SimConfNode *val = parse_node(L, &e, error);
-      if (!val) {
-        sim_conf_node_free_(key);
-        goto fail;
+      SimConfNode *k = parse_node(L, &e, NULL, NULL, error);
+      if (!k)
+        break;
+      if (k->kind != SIM_CONF_NODE_SCALAR) {
+        g_autofree char *path = sim_conf_node_path(n);
+        sim_conf_error_at_(error, SIM_CONF_ERROR_TYPE, L->file, k->line, k->col, path,
+                           "map keys must be scalars");
+        sim_conf_node_free_(k);
+        break;
       }
-      val->parent = n;
-      if (is_map) {
-        gssize prev = map_find(n, key->text);
-        val->key = g_steal_pointer(&key->text);
-        val->key_line = key->line;
-        val->key_col = key->col;
-        sim_conf_node_free_(key);
-        if (prev >= 0) {
-          const SimConfNode *first = g_ptr_array_index(n->children, prev);
-          g_ptr_array_add(n->children, val); /* so that the path is right, freed with n */
-          sim_conf_key_error_(error, val, SIM_CONF_ERROR_DUPLICATE,
-                              "duplicate key '%s' (first at line %d)", val->key, first->key_line);
-          goto fail;
-        }
+      gssize prev = map_find(n, k->text);
+      if (prev >= 0) {
+        const SimConfNode *first = g_ptr_array_index(n->children, prev);
+        g_autofree char *ppath = sim_conf_node_path(n);
+        g_autofree char *path = *ppath ? g_strdup_printf("%s.%s", ppath, k->text) : g_strdup(k->text);
+        g_autofree char *msg = g_strdup_printf("duplicate key '%s' (first at line %d)", k->text, first->key_line);
+        sim_conf_error_at_(error, SIM_CONF_ERROR_DUPLICATE, L->file, k->line, k->col, path, msg);
+        sim_conf_node_free_(k);
+        break;
       }
-      g_ptr_array_add(n->children, val);
+      gboolean vok = next_event(L, &e, error) && parse_node(L, &e, n, k, error) != NULL;
+      sim_conf_node_free_(k);
+      if (!vok)
+        break;
     }
     L->depth--;
+    if (!ok) {
+      if (!parent)
+        sim_conf_node_free_(n);
+      return NULL;
+    }
     register_anchor(L, (const yaml_char_t *)anchor, n);
     return n;
-  fail:
-    L->depth--;
-    sim_conf_node_free_(n);
-    return NULL;
   }
 
   default:
@@ -536,7 +554,7 @@ parse_stream(Loader *L, gboolean null_as_map, GError **error)
       yaml_event_delete(&ev);
       continue;
     }
-    root = parse_node(L, &ev, error);
+    root = parse_node(L, &ev, NULL, NULL, error);
     if (!root)
       break;
   }
