@@ -19,7 +19,7 @@
 G_DEFINE_QUARK(sim-conf-error-quark, sim_conf_error)
 
 #define MAX_DEPTH 200
-#define MAX_NODES 2000000
+#define MAX_NODES 1000000
 #define MAX_INCLUDE_DEPTH 8
 
 struct SimConfDoc {
@@ -381,7 +381,7 @@ register_anchor(Loader *L, const yaml_char_t *anchor, const SimConfNode *n)
 {
   if (!anchor)
     return TRUE;
-  g_hash_table_replace(L->anchors, g_strdup((const char *)anchor), node_copy(n, NULL));
+  g_hash_table_replace(L->anchors, g_strdup((const char *)anchor), node_copy(n, &L->n_nodes));
   return TRUE;
 }
 
