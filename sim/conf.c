@@ -118,9 +118,8 @@ map_set(SimConfNode *map, const char *key, int key_line, int key_col, SimConfNod
   value->key_col = key_col;
   value->parent = map;
   if (i >= 0) {
+    /* The key position stays that of @value's own file (never mix files and lines). */
     SimConfNode *old = g_ptr_array_index(map->children, i);
-    value->key_line = old->key_line ? old->key_line : key_line;
-    value->key_col = old->key_line ? old->key_col : key_col;
     sim_conf_node_free_(old);
     map->children->pdata[i] = value;
   } else {
@@ -803,6 +802,10 @@ sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
     if (last) {
       map_set(cur, st->key, 0, 0, g_steal_pointer(&newval));
       break;
+    }
+    if (child && sim_conf_node_is_null(child)) {
+      /* "key:" with no value in the file: the override fills it in as a map. */
+      child = NULL;
     }
     if (!child) {
       const Step *nx = &g_array_index(steps, Step, i + 1);

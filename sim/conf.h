@@ -188,8 +188,8 @@ const char *sim_conf_suggest(const char *word, const char *const *candidates);
  * @assignment: "key.path=value"; path segments separated by '.', sequence elements as
  *   `name[i]` or `name.i` (0-based); the value is parsed as YAML (so "4", "100 Gb/s",
  *   "[1, 2]" or "{a: 1}" all work; quote to force a string).
- * Replaces the value at the path, creating missing map keys (and missing intermediate maps),
- * so keys absent from the file can be set. The new nodes are marked with file "--set".
+ * Replaces the value at the path, creating missing map keys (and missing or empty
+ * intermediate maps), so keys absent from the file can be set. The new nodes are marked with file "--set".
  * Errors (SIM_CONF_ERROR_OVERRIDE, message "--set: path: ..."): no '=', empty path,
  * "no such element" for an index past the end, indexing a map or scalar, descending into a scalar,
  * value that is not valid YAML.
@@ -204,8 +204,10 @@ gboolean sim_conf_apply_overrides(SimConfDoc *doc, const char *const *assignment
  * @base: a map node of document @base_doc (e.g. the platform root)
  * @top: a map node of any document (e.g. the scenario root)
  * Merges @top over @base: for each key of @top, if both values are maps they are merged
- * recursively, otherwise @top's value (deep-copied, keeping its own file/line/col) replaces
- * @base's. Keys only in @base keep their place; keys new in @base come after, in @top's order.
+ * recursively (the merged map takes @top's file/line/col, so "missing key" errors point to the
+ * file being overlaid), otherwise @top's value (deep-copied, keeping its own file/line/col)
+ * replaces @base's. Keys only in @base keep their place and position; keys new to @base come
+ * after, in @top's order.
  * @top is not modified. Errors: SIM_CONF_ERROR_TYPE if either is not a map.
  */
 gboolean sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConfNode *top,

@@ -458,6 +458,20 @@ START_TEST(test_overrides)
   ck_assert_int_eq(sim_conf_node_line(b), 0);
   ck_assert(sim_conf_node_is_null(sim_conf_node_get(root, "d")));
   ck_assert_int_eq(sim_conf_node_line(sim_conf_node_get(root, "a")), 1);
+
+  /* An empty intermediate map in the file is filled in; a replaced unknown key is reported
+   * against --set, never with a line of the file. */
+  Scen s2 = {0};
+  const char *sets2[] = {"run.duration=5 s", NULL};
+  ck_assert(load_bind("link: 1 Gb/s\nrun:\n" OK_ST, sets2, &s2, &err));
+  ck_assert_int_eq(s2.run.duration_ns, INT64_C(5000000000));
+  sim_conf_unbind(scen_schema, &s2);
+  const char *sets3[] = {"bogus=1", NULL};
+  ck_assert(!load_bind("link: 1 Gb/s\nbogus: 2\n" OK_ST, sets3, &s2, &err));
+  ck_assert_str_eq(err->message, "--set: bogus: unknown key 'bogus' (known keys: platform, link, buffer, trace, util, "
+                                 "ratio, run, stations, links, tags, extra)");
+  g_clear_error(&err);
+  sim_conf_unbind(scen_schema, &s2);
 }
 END_TEST
 
