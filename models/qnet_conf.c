@@ -132,13 +132,13 @@ static gboolean make_dist(const dist_conf *dc, const SimConfNode *node, sim_dist
     for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
         const SimConfNode *n = sim_conf_node_get(node, all[i]);
         if (n && (!want || strcmp(want, all[i]))) {
-            sim_conf_set_error(error, n, SIM_CONF_ERROR_UNKNOWN_KEY, "'%s' does not apply to a %s distribution",
+            sim_conf_set_error(error, n, SIM_CONF_ERROR_UNKNOWN_KEY, "'%s' does not apply to the %s distribution",
                                all[i], sim_dist_kind_names[dc->dist]);
             return FALSE;
         }
     }
     if (want && !sim_conf_node_get(node, want)) {
-        sim_conf_set_error(error, node, SIM_CONF_ERROR_MISSING, "a %s distribution needs '%s'",
+        sim_conf_set_error(error, node, SIM_CONF_ERROR_MISSING, "the %s distribution needs '%s'",
                            sim_dist_kind_names[dc->dist], want);
         return FALSE;
     }
