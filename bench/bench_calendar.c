@@ -106,7 +106,7 @@ static void bench_engine(const uint32_t *incr, long n, double seconds, bool post
         if (tm->ops + HOLD_CHUNK == HOLD_CHECK_OPS)
             *check = h.sum;
     } while (hold_timer_chunk(tm));
-    g_clear_pointer(&eng, sim_engine_free);   /* before the events it points to */
+    g_clear_pointer(&eng, sim_engine_free);
     g_free(evs);
 }
 

@@ -139,8 +139,6 @@ void sim_calendar_init(sim_calendar *cal)
 
 void sim_calendar_clear(sim_calendar *cal)
 {
-    for (uint32_t i = cal->hole; i < cal->n; i++)
-        cal->ev[i]->slot = SIM_EVENT_IDLE;
     free(cal->key_mem);
     g_free(cal->ev);
     sim_calendar_init(cal);

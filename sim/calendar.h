@@ -92,7 +92,8 @@ typedef struct {
 /** Initialises an empty calendar. */
 void sim_calendar_init(sim_calendar *cal);
 
-/** Frees the heap arrays; the events themselves belong to their owners. */
+/** Frees the heap arrays without touching the events (their owners may be
+ *  gone already); events still pending then must not be scheduled again. */
 void sim_calendar_clear(sim_calendar *cal);
 
 /** Number of pending events. */
