@@ -1,4 +1,33 @@
-/* sim/calendar.c — (comment rewritten once measured)
+/* sim/calendar.c — radix wheel of intrusive FIFO bucket lists.
+ *
+ * Times are mapped to unsigned keys k = t ^ 2^63 (order-preserving).  Level 0
+ * covers key bits [0, B0), level l >= 1 bits [B0 + (l-1)BN, B0 + l*BN).
+ * Invariants, with c = cal->cursor:
+ *   - c <= k for every pending event;
+ *   - an event with key k sits at level L = the level of the highest set bit
+ *     of k ^ c (0 when k ^ c < 2^B0), in bucket digit_L(k); so level 0 holds
+ *     only times sharing c's bits above B0, one exact time per bucket, and the
+ *     earliest pending event is the head of the first non-empty level-0
+ *     bucket, or lies in the first non-empty bucket of the lowest non-empty
+ *     level;
+ *   - two events with equal times are in the same bucket, in the order they
+ *     were inserted (moves re-insert at the tail);
+ *   - bits/summary mirror which buckets are non-empty; cur is the first
+ *     non-empty level-0 bucket (UINT32_MAX: none).
+ * A bucket is empty when its head is NULL; the tail of an empty bucket and
+ * the prev link of a head are stale and never read.
+ *
+ * Pop takes the head of bucket cur and sets c to its time (which keeps the
+ * invariants: every other event shares the bits that decided its level).
+ * When level 0 is empty, cascade() opens a bucket: c becomes the bucket's
+ * start and its events are appended, in list order, to lower levels (which
+ * are empty, so FIFO order among equal times survives).  An insert before c
+ * (only after a peek opened a bucket the caller then schedules ahead of, or
+ * a calendar used alone going back in time) rewinds c: see rewind_to().
+ *
+ * Leaves out: per-level occupancy counts (the bitmaps suffice), shrinking
+ * the bucket array (fixed size), and a prefetch further than one event down
+ * a bucket list (a list can only be walked one miss at a time).
  */
 #include "sim/calendar.h"
 
