@@ -114,8 +114,7 @@ out:
 }
 
 static gboolean set_common(SSL_CTX *ctx, GError **error) {
-  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-                            SSL_MODE_RELEASE_BUFFERS);
+  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   if (!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) ||
       !SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION)) {
     g_autofree char *msg = val_tls_error_string();
