@@ -21,6 +21,11 @@
  *   flows (and the statistics) to now.  The part of an interval a flow spends
  *   after its last byte (it completes at the ceil'd ns) is subtracted from
  *   the statistics, so units served equal sum of w x bytes exactly.
+ * - Fast path: a resource whose users all have caps that fit in its capacity
+ *   (sum w x cap <= C) can never saturate.  A flow all of whose resources
+ *   are such runs at its cap and changes no other flow's rate, so starting or
+ *   ending it needs no solve: O(its uses).  This is the common case of an
+ *   appliance below saturation, where client bitrates cap the flows.
  * - Scratch arrays grow by doubling and are kept: no allocation per solve.
  */
 #include "sim/flow.h"
@@ -31,6 +36,9 @@
 #define DONE_REL_EPS   1e-9
 /* Completion time targets remaining = this x size (absorbs float drift). */
 #define FINISH_REL_EPS 1e-12
+/* A resource is "safe" when every user has a cap and the caps fit with this
+ * relative margin: it can never saturate. */
+#define SAFE_REL_MARGIN 1e-9
 /* Resources whose level is within this relative margin of the minimum
  * saturate in the same round. */
 #define LEVEL_REL_TOL  1e-12
@@ -46,21 +54,27 @@ typedef struct {
 
 typedef struct {
     sim_flow *f;
+    double    w;              /* copy of f->uses[use].w, saves a pointer chase */
     uint32_t  use;            /* index in f->uses */
 } res_user;
 
 enum { FLOW_FREE, FLOW_ACTIVE, FLOW_DONE_PENDING, FLOW_IN_CALLBACK, FLOW_CANCELLED };
 
 struct sim_flow {
-    sim_flow_net    *net;
-    flow_use        *uses;
-    uint32_t         n_uses, cap_uses;
-    uint32_t         idx;         /* in net->flows while active */
-    uint32_t         state;
+    /* hot in solve() */
     uint32_t         mark;        /* solve epoch */
     bool             frozen;
-    double           size, remaining, rate, cap, alone_s;
-    sim_time_ns      start_ns, finish_ns;
+    uint32_t         n_uses;
+    flow_use        *uses;
+    double           rate, remaining, size, cap;
+    sim_time_ns      finish_ns;
+    /* the rest */
+    sim_flow_net    *net;
+    uint32_t         cap_uses;
+    uint32_t         idx;         /* in net->flows while active */
+    uint32_t         state;
+    double           alone_s;
+    sim_time_ns      start_ns;
     uint64_t         seq;
     sim_flow_done_fn done;
     void            *ctx;
@@ -73,8 +87,10 @@ struct sim_flow_resource {
     res_user      *users;
     uint32_t       n_users, cap_users;
     double         load;          /* sum w x rate, units/s */
+    double         cap_load;      /* sum w x cap over capped users, units/s */
+    uint32_t       n_uncapped;    /* users without a cap */
     /* solve scratch */
-    double         frozen_load, W;
+    double         frozen_load, W, lvl;
     uint32_t       n_unfrozen, mark;
     bool           dirty;
     sim_flow_stats st;
@@ -98,11 +114,13 @@ struct sim_flow_net {
     sim_flow_resource **dirty;
     uint32_t     n_dirty;
     sim_flow_resource **comp_res;
+    sim_flow_resource **live_res;
     sim_flow   **comp_flows;
     sim_flow   **batch;
     uint32_t     cap_res_scratch;
     uint32_t     epoch;
     uint64_t     n_recomputes;
+    uint64_t     n_fast;          /* changes that needed no solve */
     sim_flow_stats st;
 };
 
@@ -191,6 +209,14 @@ static inline void mark_dirty(sim_flow_net *net, sim_flow_resource *r)
         r->dirty = true;
         net->dirty[net->n_dirty++] = r;
     }
+}
+
+/* A safe resource never saturates: flows through it are limited by their
+ * caps or elsewhere, and a flow whose resources are all safe runs at its
+ * cap and affects no other flow's rate (fast path: no solve). */
+static inline bool safe(const sim_flow_resource *r)
+{
+    return r->n_uncapped == 0 && r->cap_load <= r->capacity * (1 - SAFE_REL_MARGIN);
 }
 
 /* Moves the net's event to now so that pending changes are solved before the
@@ -322,11 +348,13 @@ static void solve(sim_flow_net *net)
     for (uint32_t q = 0; q < nr; q++) {
         sim_flow_resource *r = net->comp_res[q];
         r->frozen_load = 0;
-        r->W = 0;
         r->n_unfrozen = r->n_users;
+        double W = 0, CL = 0;
         for (uint32_t u = 0; u < r->n_users; u++) {
             sim_flow *f = r->users[u].f;
-            r->W += f->uses[r->users[u].use].w;
+            W += r->users[u].w;
+            if (f->cap < INFINITY)
+                CL += r->users[u].w * f->cap;   /* re-summed: no drift */
             if (f->mark == e)
                 continue;
             f->mark = e;
@@ -340,25 +368,37 @@ static void solve(sim_flow_net *net)
                 }
             }
         }
+        r->W = W;
+        r->cap_load = CL;
     }
 
-    /* Progressive filling. */
+    /* Progressive filling.  live[] holds the resources that still have
+     * unfrozen users (compacted each round), each with its level. */
+    sim_flow_resource **live = net->live_res;
+    uint32_t nl = 0;
+    for (uint32_t q = 0; q < nr; q++)
+        if (net->comp_res[q]->n_unfrozen)
+            live[nl++] = net->comp_res[q];
     uint32_t unfrozen = nf, ci = 0;
     while (unfrozen > 0) {
         double lmin = INFINITY;
-        for (uint32_t q = 0; q < nr; q++) {
-            sim_flow_resource *r = net->comp_res[q];
-            if (r->n_unfrozen) {
-                double l = level(r);
-                if (l < lmin)
-                    lmin = l;
-            }
+        uint32_t keep = 0;
+        for (uint32_t q = 0; q < nl; q++) {
+            sim_flow_resource *r = live[q];
+            if (!r->n_unfrozen)
+                continue;
+            r->lvl = level(r);
+            if (r->lvl < lmin)
+                lmin = r->lvl;
+            live[keep++] = r;
         }
-        g_assert(lmin < INFINITY); /* every flow in a component uses a resource */
+        nl = keep;
+        g_assert(nl > 0); /* every flow in a component uses a resource */
         if (lmin < 0)
             lmin = 0;
         double thr = lmin * (1 + LEVEL_REL_TOL);
-        /* Caps below the lowest resource level freeze first, at their cap. */
+        /* Caps below the lowest resource level freeze first, at their cap
+         * (freezing below a level never lowers it). */
         bool froze_cap = false;
         for (; ci < net->n_capped; ci++) {
             sim_flow *f = net->capped[ci];
@@ -372,10 +412,12 @@ static void solve(sim_flow_net *net)
         }
         if (froze_cap)
             continue;
-        /* Otherwise the resources at the lowest level saturate. */
-        for (uint32_t q = 0; q < nr; q++) {
-            sim_flow_resource *r = net->comp_res[q];
-            if (!r->n_unfrozen || !(level(r) <= thr))
+        /* Otherwise the resources at the lowest level saturate (freezing at
+         * the level of a resource leaves its level unchanged, so the levels
+         * computed above stay valid during this pass). */
+        for (uint32_t q = 0; q < nl; q++) {
+            sim_flow_resource *r = live[q];
+            if (!r->n_unfrozen || !(r->lvl <= thr))
                 continue;
             for (uint32_t u = 0; u < r->n_users; u++) {
                 sim_flow *f = r->users[u].f;
@@ -414,19 +456,33 @@ static void flush(sim_flow_net *net)
 
 /* ---- removing flows ----------------------------------------------------- */
 
-/* Takes @f out of its resources and the active set (marking resources dirty). */
+/* Takes @f out of its resources and the active set, marking its resources
+ * dirty unless all were safe (then no other rate changes). */
 static void detach(sim_flow_net *net, sim_flow *f)
 {
+    bool all_safe = true;
+    for (uint32_t k = 0; k < f->n_uses; k++)
+        all_safe = all_safe && safe(f->uses[k].res);
     for (uint32_t k = 0; k < f->n_uses; k++) {
         sim_flow_resource *r = f->uses[k].res;
         uint32_t pos = f->uses[k].pos;
+        r->load -= f->uses[k].w * f->rate;
+        if (f->cap < INFINITY)
+            r->cap_load -= f->uses[k].w * f->cap;
+        else
+            r->n_uncapped--;
+        if (r->n_users == 1)
+            r->load = r->cap_load = 0;   /* exact when empty */
         res_user last = r->users[--r->n_users];
         if (pos != r->n_users) {
             r->users[pos] = last;
             last.f->uses[last.use].pos = pos;
         }
-        mark_dirty(net, r);
+        if (!all_safe)
+            mark_dirty(net, r);
     }
+    if (all_safe && f->n_uses > 0)
+        net->n_fast++;
     if (f->cap < INFINITY && f->n_uses > 0)
         capped_remove(net, f);
     sim_flow *last = net->flows[--net->n_flows];
@@ -547,11 +603,13 @@ void sim_flow_net_free(sim_flow_net *net)
     g_free(net->batch);
     g_free(net->dirty);
     g_free(net->comp_res);
+    g_free(net->live_res);
     g_free(net);
 }
 
 uint32_t sim_flow_net_n_flows(const sim_flow_net *net) { return net->n_flows; }
 uint64_t sim_flow_net_n_recomputes(const sim_flow_net *net) { return net->n_recomputes; }
+uint64_t sim_flow_net_n_fast(const sim_flow_net *net) { return net->n_fast; }
 
 void sim_flow_net_reset_stats(sim_flow_net *net)
 {
@@ -588,6 +646,7 @@ sim_flow_resource *sim_flow_net_add_resource(sim_flow_net *net, const char *name
         uint32_t cap = net->cap_res_scratch ? net->cap_res_scratch * 2 : 16;
         net->dirty = g_renew(sim_flow_resource *, net->dirty, cap);
         net->comp_res = g_renew(sim_flow_resource *, net->comp_res, cap);
+        net->live_res = g_renew(sim_flow_resource *, net->live_res, cap);
         net->cap_res_scratch = cap;
     }
     return r;
@@ -704,6 +763,7 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
         /* inside the handler the end-of-handler scan finds it */
         return f;
     }
+    bool all_safe = true;
     for (uint32_t k = 0; k < f->n_uses; k++) {
         sim_flow_resource *r = f->uses[k].res;
         if (r->n_users == r->cap_users) {
@@ -711,11 +771,28 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
             r->users = g_renew(res_user, r->users, r->cap_users);
         }
         f->uses[k].pos = r->n_users;
-        r->users[r->n_users++] = (res_user){ .f = f, .use = k };
-        mark_dirty(net, r);
+        r->users[r->n_users++] = (res_user){ .f = f, .w = f->uses[k].w, .use = k };
+        if (cap_Bps < INFINITY)
+            r->cap_load += f->uses[k].w * cap_Bps;
+        else
+            r->n_uncapped++;
+        all_safe = all_safe && safe(r);
     }
     if (cap_Bps < INFINITY)
         capped_insert(net, f);
+    if (all_safe) {
+        /* Fast path: none of its resources can saturate. */
+        net->n_fast++;
+        f->rate = cap_Bps;
+        for (uint32_t k = 0; k < f->n_uses; k++)
+            f->uses[k].res->load += f->uses[k].w * cap_Bps;
+        f->finish_ns = finish_time(now, f);
+        if (!net->in_handler && (!sim_event_pending(&net->ev) || f->finish_ns < net->ev.time))
+            sim_engine_reschedule(net->eng, &net->ev, f->finish_ns);
+        return f;
+    }
+    for (uint32_t k = 0; k < f->n_uses; k++)
+        mark_dirty(net, f->uses[k].res);
     request_solve(net);
     return f;
 }

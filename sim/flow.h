@@ -15,10 +15,12 @@
  * by its cap or by a saturated resource on which no other flow gets a higher
  * byte rate.  Rates are recomputed only when a flow starts, ends, is
  * cancelled or a capacity changes; in between remaining bytes fall linearly.
- * Recomputation is lazy twice over: all changes made at one simulated
- * instant are batched into one recomputation, and only the connected
+ * Recomputation is lazy three times over: all changes made at one
+ * simulated instant are batched into one recomputation; only the connected
  * component (flows linked through shared resources) of the changed
- * resources is re-solved.
+ * resources is re-solved; and a flow whose resources cannot saturate (all
+ * their users capped, caps fitting in the capacity) starts and ends without
+ * any re-solve.
  *
  * Completion: a flow completes at the first nanosecond at which its remaining
  * bytes are <= 1e-12 of its size (ceil to the ns, so completion never comes
@@ -119,8 +121,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(sim_flow_net, sim_flow_net_free)
 /** Number of active flows (started, not yet completed or cancelled). */
 uint32_t sim_flow_net_n_flows(const sim_flow_net *net);
 
-/** Number of rate recomputations so far (for benchmarks and tests). */
+/** Number of rate recomputations (component solves) so far, and number of
+ *  starts and ends that needed none (for benchmarks and tests). */
 uint64_t sim_flow_net_n_recomputes(const sim_flow_net *net);
+uint64_t sim_flow_net_n_fast(const sim_flow_net *net);
 
 /** Zeroes every statistic of the net and its resources and restarts their
  *  clock at now (warm-up deletion).  Active flows are unaffected. */

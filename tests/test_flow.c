@@ -385,6 +385,7 @@ struct rnet {
     gsl_rng           *rng;
     rflow             *f;
     int                started, checks, violations;
+    int                all_capped;   /* 1: every flow capped (fast path) */
     char               first[128];
     sim_event          arrive, probe;
 };
@@ -456,8 +457,11 @@ static void rn_arrive(sim_engine *eng, sim_event *ev, void *ctx)
     rnet *rn = ctx;
     rflow *rf = &rn->f[rn->started];
     rf->rn = rn;
-    rf->size = gsl_rng_uniform_int(rn->rng, 4) == 0 ? 0 : gsl_ran_exponential(rn->rng, 1000);
-    rf->cap = gsl_rng_uniform_int(rn->rng, 3) == 0 ? 20 + gsl_rng_uniform(rn->rng) * 200 : SIM_FLOW_UNCAPPED;
+    rf->size = gsl_rng_uniform_int(rn->rng, 4) == 0 ? 0 : gsl_ran_exponential(rn->rng, rn->all_capped ? 100 : 1000);
+    if (rn->all_capped)
+        rf->cap = 2 + gsl_rng_uniform(rn->rng) * 28;
+    else
+        rf->cap = gsl_rng_uniform_int(rn->rng, 3) == 0 ? 20 + gsl_rng_uniform(rn->rng) * 200 : SIM_FLOW_UNCAPPED;
     rf->n = 1 + (int)gsl_rng_uniform_int(rn->rng, RN_MAXU);
     for (int k = 0; k < rf->n; k++)
         rf->u[k] = (sim_flow_use){ rn->res[gsl_rng_uniform_int(rn->rng, RN_RES)],
@@ -476,7 +480,7 @@ static void rn_arrive(sim_engine *eng, sim_event *ev, void *ctx)
         }
     }
     if (rn->started < RN_FLOWS)
-        sim_engine_schedule_in(eng, ev, (sim_time_ns)gsl_ran_exponential(rn->rng, 2e7));
+        sim_engine_schedule_in(eng, ev, (sim_time_ns)gsl_ran_exponential(rn->rng, rn->all_capped ? 2e8 : 2e7));
 }
 
 static void rn_probe(sim_engine *eng, sim_event *ev, void *ctx)
@@ -484,12 +488,16 @@ static void rn_probe(sim_engine *eng, sim_event *ev, void *ctx)
     rnet *rn = ctx;
     rn_check(rn);
     if (rn->started < RN_FLOWS)
-        sim_engine_schedule_in(eng, ev, 3 * SIM_NS_PER_MS);
+        sim_engine_schedule_in(eng, ev, (rn->all_capped ? 30 : 3) * SIM_NS_PER_MS);
 }
 
+/* Loop 0: a third of the flows capped, heavy load (most changes re-solve);
+ * loop 1: all capped, lighter load, so that resources go in and out of
+ * saturation and both the fast path and re-solves occur. */
 START_TEST(test_random_conservation_and_maxmin)
 {
     rnet rn = { 0 };
+    rn.all_capped = _i;
     rn.eng = sim_engine_new();
     rn.net = sim_flow_net_new(rn.eng);
     rn.rng = sim_rng_new(42, "flow-random-net");
@@ -507,6 +515,9 @@ START_TEST(test_random_conservation_and_maxmin)
     ck_assert_int_eq(rn.started, RN_FLOWS);
     ck_assert_int_gt(rn.checks, 1000);
     ck_assert_msg(rn.violations == 0, "%d violations, first: %s", rn.violations, rn.first);
+    ck_assert_uint_gt(sim_flow_net_n_recomputes(rn.net), 100);
+    if (rn.all_capped)
+        ck_assert_uint_gt(sim_flow_net_n_fast(rn.net), 100);
     ck_assert_uint_eq(sim_flow_net_n_flows(rn.net), 0);
 
     /* Conservation: each resource served sum of w x bytes of the flows that
@@ -676,7 +687,7 @@ int main(void)
     tcase_add_test(tc, test_zero_size_and_unbounded);
     tcase_add_test(tc, test_cancel);
     tcase_add_test(tc, test_stats_and_reset);
-    tcase_add_test(tc, test_random_conservation_and_maxmin);
+    tcase_add_loop_test(tc, test_random_conservation_and_maxmin, 0, 2);
     tcase_add_test(tc, test_conservation_exact);
     tcase_add_test(tc, test_mm1_processor_sharing);
     suite_add_tcase(s, tc);
