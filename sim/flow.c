@@ -21,6 +21,9 @@
  *   flows (and the statistics) to now.  The part of an interval a flow spends
  *   after its last byte (it completes at the ceil'd ns) is subtracted from
  *   the statistics, so units served equal sum of w x bytes exactly.
+ * - When a component search finds every flow connected (the usual case of
+ *   an appliance: all flows share DRAM or CPU), the next FULL_SOLVES solves
+ *   skip the search and solve everything (same result, ~1/3 less work).
  * - Fast path: a resource whose users all have caps that fit in its capacity
  *   (sum w x cap <= C) can never saturate.  A flow all of whose resources
  *   are such runs at its cap and changes no other flow's rate, so starting or
@@ -43,6 +46,8 @@
  * saturate in the same round. */
 #define LEVEL_REL_TOL  1e-12
 #define FLOW_BLOCK     64
+/* Solves without a component search after one found everything connected. */
+#define FULL_SOLVES    32
 
 G_DEFINE_QUARK(sim-flow-error-quark, sim_flow_error)
 
@@ -55,6 +60,7 @@ typedef struct {
 typedef struct {
     sim_flow *f;
     double    w;              /* copy of f->uses[use].w, saves a pointer chase */
+    double    wcap;           /* w x f's cap, 0 if uncapped */
     uint32_t  use;            /* index in f->uses */
 } res_user;
 
@@ -121,6 +127,8 @@ struct sim_flow_net {
     uint32_t     epoch;
     uint64_t     n_recomputes;
     uint64_t     n_fast;          /* changes that needed no solve */
+    uint32_t     full_solves_left;
+    uint32_t     n_flows_free_running; /* active flows using no resource */
     sim_flow_stats st;
 };
 
@@ -334,43 +342,74 @@ static void solve(sim_flow_net *net)
     const uint32_t e = net->epoch;
     sim_time_ns now = sim_engine_now(net->eng);
 
-    /* Component: breadth-first from the dirty resources. */
     uint32_t nr = 0, nf = 0;
-    for (uint32_t i = 0; i < net->n_dirty; i++) {
-        sim_flow_resource *r = net->dirty[i];
-        r->dirty = false;
-        if (r->mark != e) {
+    for (uint32_t i = 0; i < net->n_dirty; i++)
+        net->dirty[i]->dirty = false;
+    if (net->full_solves_left > 0) {
+        /* The last component search found everything connected: solve all
+         * without searching (same result, less work) for a while. */
+        net->full_solves_left--;
+        for (guint q = 0; q < net->resources->len; q++) {
+            sim_flow_resource *r = g_ptr_array_index(net->resources, q);
             r->mark = e;
+            r->frozen_load = 0;
+            r->n_unfrozen = r->n_users;
+            double W = 0, CL = 0;
+            for (uint32_t u = 0; u < r->n_users; u++) {
+                W += r->users[u].w;
+                CL += r->users[u].wcap;
+            }
+            r->W = W;
+            r->cap_load = CL;     /* re-summed: no drift */
             net->comp_res[nr++] = r;
         }
-    }
-    net->n_dirty = 0;
-    for (uint32_t q = 0; q < nr; q++) {
-        sim_flow_resource *r = net->comp_res[q];
-        r->frozen_load = 0;
-        r->n_unfrozen = r->n_users;
-        double W = 0, CL = 0;
-        for (uint32_t u = 0; u < r->n_users; u++) {
-            sim_flow *f = r->users[u].f;
-            W += r->users[u].w;
-            if (f->cap < INFINITY)
-                CL += r->users[u].w * f->cap;   /* re-summed: no drift */
-            if (f->mark == e)
+        for (uint32_t i = 0; i < net->n_flows; i++) {
+            sim_flow *f = net->flows[i];
+            if (f->n_uses == 0)
                 continue;
             f->mark = e;
             f->frozen = false;
             net->comp_flows[nf++] = f;
-            for (uint32_t k = 0; k < f->n_uses; k++) {
-                sim_flow_resource *r2 = f->uses[k].res;
-                if (r2->mark != e) {
-                    r2->mark = e;
-                    net->comp_res[nr++] = r2;
-                }
+        }
+    } else {
+        /* Component: breadth-first from the dirty resources. */
+        for (uint32_t i = 0; i < net->n_dirty; i++) {
+            sim_flow_resource *r = net->dirty[i];
+            if (r->mark != e) {
+                r->mark = e;
+                net->comp_res[nr++] = r;
             }
         }
-        r->W = W;
-        r->cap_load = CL;
+        for (uint32_t q = 0; q < nr; q++) {
+            sim_flow_resource *r = net->comp_res[q];
+            r->frozen_load = 0;
+            r->n_unfrozen = r->n_users;
+            double W = 0, CL = 0;
+            for (uint32_t u = 0; u < r->n_users; u++) {
+                sim_flow *f = r->users[u].f;
+                W += r->users[u].w;
+                CL += r->users[u].wcap;
+                if (f->mark == e)
+                    continue;
+                f->mark = e;
+                f->frozen = false;
+                net->comp_flows[nf++] = f;
+                for (uint32_t k = 0; k < f->n_uses; k++) {
+                    sim_flow_resource *r2 = f->uses[k].res;
+                    if (r2->mark != e) {
+                        r2->mark = e;
+                        net->comp_res[nr++] = r2;
+                    }
+                }
+            }
+            r->W = W;
+            r->cap_load = CL;     /* re-summed: no drift */
+        }
+        /* Everything connected (all flows with resources)? */
+        if (nf > 0 && nf + net->n_flows_free_running >= net->n_flows)
+            net->full_solves_left = FULL_SOLVES;
     }
+    net->n_dirty = 0;
 
     /* Progressive filling.  live[] holds the resources that still have
      * unfrozen users (compacted each round), each with its level. */
@@ -483,6 +522,8 @@ static void detach(sim_flow_net *net, sim_flow *f)
     }
     if (all_safe && f->n_uses > 0)
         net->n_fast++;
+    if (f->n_uses == 0)
+        net->n_flows_free_running--;
     if (f->cap < INFINITY && f->n_uses > 0)
         capped_remove(net, f);
     sim_flow *last = net->flows[--net->n_flows];
@@ -751,6 +792,7 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
          * disturbs no allocation. */
         f->n_uses = 0;
         f->finish_ns = now;
+        net->n_flows_free_running++;
         request_solve(net);
         return f;
     }
@@ -758,6 +800,7 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
         /* Only its cap limits it: its rate is fixed now. */
         f->rate = cap_Bps;
         f->finish_ns = finish_time(now, f);
+        net->n_flows_free_running++;
         if (!net->in_handler && (!sim_event_pending(&net->ev) || f->finish_ns < net->ev.time))
             sim_engine_reschedule(net->eng, &net->ev, f->finish_ns);
         /* inside the handler the end-of-handler scan finds it */
@@ -771,7 +814,8 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
             r->users = g_renew(res_user, r->users, r->cap_users);
         }
         f->uses[k].pos = r->n_users;
-        r->users[r->n_users++] = (res_user){ .f = f, .w = f->uses[k].w, .use = k };
+        r->users[r->n_users++] = (res_user){ .f = f, .w = f->uses[k].w, .use = k,
+                                             .wcap = cap_Bps < INFINITY ? f->uses[k].w * cap_Bps : 0 };
         if (cap_Bps < INFINITY)
             r->cap_load += f->uses[k].w * cap_Bps;
         else
