@@ -30,7 +30,8 @@ struct sim_engine {
 /** Creates an engine with the clock at 0.  Free with sim_engine_free(). */
 sim_engine *sim_engine_new(void);
 
-/** Frees the engine and its pool.  Caller-owned events are left idle. */
+/** Frees the engine and its pool without touching caller-owned events, so
+ *  the engine and the objects owning events may be freed in either order. */
 void sim_engine_free(sim_engine *eng);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sim_engine, sim_engine_free)
 
