@@ -44,6 +44,7 @@ TEST_SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all test check-tests bench deps clean
+.SECONDARY:
 all: $(BIN)
 
 $(BUILD)/%.o: %.c

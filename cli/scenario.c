@@ -1,0 +1,107 @@
+/* cli/scenario.c — common options, scenario loading and exit codes of the subcommands. */
+#include "cli/scenario.h"
+
+#include <stdio.h>
+#include <string.h>
+#include "cli/commands.h"
+#include "sim/units.h"
+
+static const char *const formats[] = { "table", "json", "csv", NULL };
+
+gboolean cli_parse(int *argc, char ***argv, cli_options *opt, const GOptionEntry *extra,
+                   const char *param, const char *summary, GError **error)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->seed = -1;
+    GOptionEntry common[] = {
+        { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text, "Output format: table (default), json or csv", "FMT" },
+        { "seed", 0, 0, G_OPTION_ARG_INT64, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
+        { "duration", 0, 0, G_OPTION_ARG_STRING, &opt->duration, "Simulated time, e.g. \"10 s\" (overrides 'duration')", "TIME" },
+        { "warmup", 0, 0, G_OPTION_ARG_STRING, &opt->warmup, "Warm-up discarded from the statistics (overrides 'warmup')", "TIME" },
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets, "Override a scenario value, e.g. stations[0].servers=2 (repeatable)", "KEY=VALUE" },
+        { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, param },
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new(param);
+    g_option_context_set_summary(ctx, summary);
+    g_option_context_add_main_entries(ctx, common, NULL);
+    if (extra)
+        g_option_context_add_main_entries(ctx, extra, NULL);
+    if (!g_option_context_parse(ctx, argc, argv, error))
+        return FALSE;
+    opt->format = CLI_FORMAT_TABLE;
+    if (opt->format_text) {
+        int i = 0;
+        while (formats[i] && strcmp(formats[i], opt->format_text))
+            i++;
+        if (!formats[i]) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--format: '%s' is not one of table, json, csv", opt->format_text);
+            return FALSE;
+        }
+        opt->format = (cli_format)i;
+    }
+    return TRUE;
+}
+
+void cli_options_clear(cli_options *opt)
+{
+    g_free(opt->format_text);
+    g_free(opt->duration);
+    g_free(opt->warmup);
+    g_strfreev(opt->sets);
+    g_strfreev(opt->files);
+    memset(opt, 0, sizeof *opt);
+}
+
+SimConfDoc *cli_load_scenario(const char *file, const cli_options *opt, GError **error)
+{
+    g_autoptr(SimConfDoc) doc = sim_conf_load_with_include(file, "platform", error);
+    if (!doc)
+        return NULL;
+    g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
+    if (opt->seed >= 0)
+        g_ptr_array_add(sets, g_strdup_printf("seed=%" G_GINT64_FORMAT, opt->seed));
+    if (opt->duration)
+        g_ptr_array_add(sets, g_strdup_printf("duration=%s", opt->duration));
+    if (opt->warmup)
+        g_ptr_array_add(sets, g_strdup_printf("warmup=%s", opt->warmup));
+    for (char **s = opt->sets; s && *s; s++)
+        g_ptr_array_add(sets, g_strdup(*s));
+    g_ptr_array_add(sets, NULL);
+    if (!sim_conf_apply_overrides(doc, (const char *const *)sets->pdata, error))
+        return NULL;
+    return g_steal_pointer(&doc);
+}
+
+const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error)
+{
+    SimConfNode *root = sim_conf_doc_root(doc);
+    SimConfNode *kind = sim_conf_node_get(root, "kind");
+    if (!kind) {
+        g_autofree char *list = g_strjoinv(", ", (char **)known);
+        sim_conf_set_error(error, root, SIM_CONF_ERROR_MISSING, "missing 'kind' (one of %s)", list);
+        return NULL;
+    }
+    int idx;
+    if (!sim_conf_node_enum(kind, known, &idx, error))
+        return NULL;
+    return known[idx];
+}
+
+int cli_fail(const GError *error)
+{
+    fprintf(stderr, "ocasim: %s\n", error->message);
+    if (error->domain == SIM_CONF_ERROR || error->domain == SIM_UNITS_ERROR || error->domain == G_OPTION_ERROR)
+        return OCASIM_EXIT_BADINPUT;
+    return OCASIM_EXIT_FAILURE;
+}
+
+int cli_emit(const GString *text)
+{
+    if (fwrite(text->str, 1, text->len, stdout) != text->len || fflush(stdout) != 0) {
+        perror("ocasim: stdout");
+        return OCASIM_EXIT_FAILURE;
+    }
+    return OCASIM_EXIT_OK;
+}

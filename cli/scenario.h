@@ -1,0 +1,45 @@
+/* cli/scenario.h — what every scenario-reading subcommand shares: the common
+ * options (--format, --seed, --duration, --warmup, --set), loading a scenario
+ * with its `platform:` include and overrides, its `kind:`, and exit codes. */
+#ifndef OCASIM_CLI_SCENARIO_H
+#define OCASIM_CLI_SCENARIO_H
+
+#include <glib.h>
+#include "sim/conf.h"
+
+typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } cli_format;
+
+typedef struct {
+    char   *format_text;    /* --format table|json|csv */
+    cli_format format;
+    gint64  seed;           /* --seed, -1 = the scenario's */
+    char   *duration;       /* --duration "10 s" */
+    char   *warmup;         /* --warmup "1 s" */
+    char  **sets;           /* --set key.path=value, repeatable */
+    char  **files;          /* the remaining arguments */
+} cli_options;
+
+/** Parses @argv with the common options plus @extra (may be NULL), with
+ *  @summary as the help text.  Returns FALSE (after printing the reason) on a
+ *  usage error; sets *@exit_now to TRUE when --help was printed. */
+gboolean cli_parse(int *argc, char ***argv, cli_options *opt, const GOptionEntry *extra,
+                   const char *param, const char *summary, GError **error);
+
+/** Frees what cli_parse() allocated. */
+void cli_options_clear(cli_options *opt);
+
+/** Loads @file (following `platform:`), then applies --seed, --duration,
+ *  --warmup and each --set, in that order.  Returns: (transfer full) or NULL. */
+SimConfDoc *cli_load_scenario(const char *file, const cli_options *opt, GError **error);
+
+/** The value of the root `kind:` key, or NULL with a located error. */
+const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error);
+
+/** Prints @error as "ocasim: message" and returns the exit status for it:
+ *  2 for bad input (scenario, units, usage), 1 otherwise. */
+int cli_fail(const GError *error);
+
+/** Writes @text to stdout; returns 0, or 1 if stdout failed. */
+int cli_emit(const GString *text);
+
+#endif /* OCASIM_CLI_SCENARIO_H */

@@ -1,0 +1,593 @@
+/* models/qnet.c — simulation and closed forms of open queueing networks (see qnet.h). */
+#include "models/qnet.h"
+
+#include <math.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_sf_gamma.h>
+#include <json-glib/json-glib.h>
+#include "sim/rng.h"
+
+#define QNET_ERROR g_quark_from_static_string("qnet-error")
+
+/* ---------- spec ---------- */
+
+static void free_routes(GArray *routes)
+{
+    for (guint i = 0; i < routes->len; i++)
+        g_free(g_array_index(routes, qnet_route, i).to);
+    g_array_free(routes, TRUE);
+}
+
+static void source_free(gpointer p)
+{
+    qnet_source *s = p;
+    free_routes(s->routes);
+    g_free(s->name);
+    g_free(s);
+}
+
+static void station_spec_free(gpointer p)
+{
+    qnet_station *s = p;
+    free_routes(s->routes);
+    g_free(s->name);
+    g_free(s);
+}
+
+qnet_spec *qnet_spec_new(void)
+{
+    qnet_spec *spec = g_new0(qnet_spec, 1);
+    spec->seed = 1;
+    spec->batches = 40;
+    spec->sources = g_ptr_array_new_with_free_func(source_free);
+    spec->stations = g_ptr_array_new_with_free_func(station_spec_free);
+    return spec;
+}
+
+void qnet_spec_free(qnet_spec *spec)
+{
+    if (!spec)
+        return;
+    g_ptr_array_free(spec->sources, TRUE);
+    g_ptr_array_free(spec->stations, TRUE);
+    g_free(spec->name);
+    g_free(spec);
+}
+
+qnet_source *qnet_spec_add_source(qnet_spec *spec, const char *name, const sim_dist *interarrival)
+{
+    qnet_source *s = g_new0(qnet_source, 1);
+    s->name = g_strdup(name);
+    s->interarrival = *interarrival;
+    s->routes = g_array_new(FALSE, TRUE, sizeof(qnet_route));
+    g_ptr_array_add(spec->sources, s);
+    return s;
+}
+
+qnet_station *qnet_spec_add_station(qnet_spec *spec, const char *name, sim_station_discipline disc,
+                                    int servers, int capacity, const sim_dist *service)
+{
+    qnet_station *s = g_new0(qnet_station, 1);
+    s->name = g_strdup(name);
+    s->discipline = disc;
+    s->servers = servers;
+    s->capacity = capacity;
+    s->service = *service;
+    s->routes = g_array_new(FALSE, TRUE, sizeof(qnet_route));
+    g_ptr_array_add(spec->stations, s);
+    return s;
+}
+
+void qnet_route_add(GArray *routes, const char *to, double p)
+{
+    qnet_route r = { g_strdup(to), p, -1 };
+    g_array_append_val(routes, r);
+}
+
+static int station_index(const qnet_spec *spec, const char *name)
+{
+    for (guint i = 0; i < spec->stations->len; i++)
+        if (!strcmp(((qnet_station *)g_ptr_array_index(spec->stations, i))->name, name))
+            return (int)i;
+    return -1;
+}
+
+static gboolean resolve_routes(const qnet_spec *spec, const char *owner, GArray *routes,
+                               gboolean must_sum_to_one, GError **error)
+{
+    double sum = 0;
+    for (guint i = 0; i < routes->len; i++) {
+        qnet_route *r = &g_array_index(routes, qnet_route, i);
+        r->index = station_index(spec, r->to);
+        if (r->index < 0) {
+            g_set_error(error, QNET_ERROR, 1, "%s: route to unknown station '%s'", owner, r->to);
+            return FALSE;
+        }
+        if (!(r->p >= 0 && r->p <= 1)) {
+            g_set_error(error, QNET_ERROR, 1, "%s: route probability %g is not in [0, 1]", owner, r->p);
+            return FALSE;
+        }
+        sum += r->p;
+    }
+    if (sum > 1 + 1e-9) {
+        g_set_error(error, QNET_ERROR, 1, "%s: route probabilities sum to %g > 1", owner, sum);
+        return FALSE;
+    }
+    if (must_sum_to_one && fabs(sum - 1) > 1e-9) {
+        g_set_error(error, QNET_ERROR, 1, "%s: a source's routes must sum to 1 (they sum to %g)", owner, sum);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean qnet_spec_resolve(qnet_spec *spec, GError **error)
+{
+    if (!spec->stations->len) {
+        g_set_error(error, QNET_ERROR, 1, "stations: a network needs at least one station");
+        return FALSE;
+    }
+    if (!spec->sources->len) {
+        g_set_error(error, QNET_ERROR, 1, "sources: an open network needs at least one source");
+        return FALSE;
+    }
+    for (guint i = 0; i < spec->stations->len; i++) {
+        qnet_station *s = g_ptr_array_index(spec->stations, i);
+        if (station_index(spec, s->name) != (int)i) {
+            g_set_error(error, QNET_ERROR, 1, "stations[%u]: duplicate station name '%s'", i, s->name);
+            return FALSE;
+        }
+        if (!sim_dist_validate(&s->service, error)) {
+            g_prefix_error(error, "stations[%u].service: ", i);
+            return FALSE;
+        }
+        g_autofree char *owner = g_strdup_printf("stations[%u].route", i);
+        if (!resolve_routes(spec, owner, s->routes, FALSE, error))
+            return FALSE;
+    }
+    for (guint i = 0; i < spec->sources->len; i++) {
+        qnet_source *s = g_ptr_array_index(spec->sources, i);
+        if (!sim_dist_validate(&s->interarrival, error)) {
+            g_prefix_error(error, "sources[%u].interarrival: ", i);
+            return FALSE;
+        }
+        g_autofree char *owner = g_strdup_printf("sources[%u].route", i);
+        if (!resolve_routes(spec, owner, s->routes, TRUE, error))
+            return FALSE;
+    }
+    if (spec->warmup_ns < 0 || spec->duration_ns <= spec->warmup_ns) {
+        g_set_error(error, QNET_ERROR, 1, "duration must be longer than warmup");
+        return FALSE;
+    }
+    if (spec->batches < 2 || spec->batches > SIM_STATS_MAX_BATCHES) {
+        g_set_error(error, QNET_ERROR, 1, "batches must be in 2..%d", SIM_STATS_MAX_BATCHES);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* ---------- simulation ---------- */
+
+typedef struct run run;
+
+typedef struct {
+    sim_event          ev;
+    const qnet_source *spec;
+    gsl_rng           *rng;
+    run               *r;
+} source_state;
+
+struct run {
+    const qnet_spec *spec;
+    sim_engine      *eng;
+    sim_stats       *stats;
+    sim_station    **stations;
+    gsl_rng        **routers;     /* one routing stream per station */
+    source_state    *sources;
+    GPtrArray       *job_blocks;
+    sim_job         *free_jobs;
+    uint64_t         next_id;
+    sim_stat        *sojourn_s, *exits;
+};
+
+#define JOB_BLOCK 256
+
+static sim_job *job_new(run *r)
+{
+    if (!r->free_jobs) {
+        sim_job *block = g_new0(sim_job, JOB_BLOCK);
+        g_ptr_array_add(r->job_blocks, block);
+        for (int i = 0; i < JOB_BLOCK; i++) {
+            block[i].next = r->free_jobs;
+            r->free_jobs = &block[i];
+        }
+    }
+    sim_job *j = r->free_jobs;
+    r->free_jobs = j->next;
+    memset(j, 0, sizeof *j);
+    j->id = r->next_id++;
+    j->t_created = sim_engine_now(r->eng);
+    return j;
+}
+
+static void job_release(run *r, sim_job *j)
+{
+    j->next = r->free_jobs;
+    r->free_jobs = j;
+}
+
+/* Sends @job along @routes (drawing from @rng) to a station, or out of the network. */
+static void send(run *r, sim_job *job, GArray *routes, gsl_rng *rng)
+{
+    int to = -1;
+    double u = routes->len ? gsl_rng_uniform(rng) : 1, acc = 0;
+    for (guint k = 0; k < routes->len && to < 0; k++) {
+        const qnet_route *rt = &g_array_index(routes, qnet_route, k);
+        acc += rt->p;
+        if (u < acc)
+            to = rt->index;
+    }
+    if (to >= 0) {
+        job->klass = to;                 /* the station it is at */
+        sim_station_arrive(r->stations[to], job);
+        return;
+    }
+    sim_stat_observe(r->sojourn_s, sim_time_to_s(sim_engine_now(r->eng) - job->t_created));
+    sim_stat_count(r->exits, 1);
+    job_release(r, job);
+}
+
+static void on_depart(sim_station *st, sim_job *job, void *ctx)
+{
+    run *r = ctx;
+    const qnet_station *sp = g_ptr_array_index(r->spec->stations, job->klass);
+    send(r, job, sp->routes, r->routers[job->klass]);
+}
+
+static void on_drop(sim_station *st, sim_job *job, void *ctx)
+{
+    job_release(ctx, job);
+}
+
+static void on_source(sim_engine *eng, sim_event *ev, void *ctx)
+{
+    source_state *s = ctx;
+    sim_job *job = job_new(s->r);
+    double gap = sim_dist_sample(&s->spec->interarrival, s->rng);
+    sim_engine_schedule_in(eng, ev, (sim_time_ns)llround(gap));
+    send(s->r, job, s->spec->routes, s->rng);
+}
+
+static qnet_estimate estimate(const sim_stat *st, double scale)
+{
+    sim_ci ci = sim_stat_ci(st);
+    return (qnet_estimate){ ci.mean * scale, ci.half_width * scale };
+}
+
+qnet_result *qnet_run(const qnet_spec *spec)
+{
+    guint ns = spec->stations->len, nsrc = spec->sources->len;
+    run r = { .spec = spec };
+    r.eng = sim_engine_new();
+    r.stats = sim_stats_new();
+    r.job_blocks = g_ptr_array_new_with_free_func(g_free);
+    r.stations = g_new0(sim_station *, ns);
+    r.routers = g_new0(gsl_rng *, ns);
+    r.sources = g_new0(source_state, nsrc);
+    for (guint i = 0; i < ns; i++) {
+        const qnet_station *sp = g_ptr_array_index(spec->stations, i);
+        r.stations[i] = sim_station_new(r.eng, r.stats, sp->name, sp->discipline, sp->servers,
+                                        sp->capacity, &sp->service, spec->seed, on_depart, on_drop, &r);
+        g_autofree char *rname = g_strdup_printf("%s.route", sp->name);
+        r.routers[i] = sim_rng_new(spec->seed, rname);
+    }
+    r.sojourn_s = sim_stats_add(r.stats, "network.sojourn_s", SIM_STAT_TALLY);
+    r.exits = sim_stats_add(r.stats, "network.exits", SIM_STAT_RATE);
+    for (guint i = 0; i < nsrc; i++) {
+        source_state *s = &r.sources[i];
+        s->spec = g_ptr_array_index(spec->sources, i);
+        g_autofree char *sname = g_strdup_printf("source.%s", s->spec->name);
+        s->rng = sim_rng_new(spec->seed, sname);
+        s->r = &r;
+        sim_event_init(&s->ev, on_source, s);
+        /* first arrival after one inter-arrival time (a deterministic source starts in phase) */
+        sim_engine_schedule(r.eng, &s->ev, (sim_time_ns)llround(sim_dist_sample(&s->spec->interarrival, s->rng)));
+    }
+
+    /* warm-up, then equal batches; with a precision target, more batches until precise */
+    sim_engine_run_until(r.eng, spec->warmup_ns);
+    sim_stats_reset(r.stats, spec->warmup_ns);
+    sim_time_ns batch_ns = (spec->duration_ns - spec->warmup_ns) / spec->batches;
+    if (batch_ns < 1)
+        batch_ns = 1;
+    sim_time_ns t = spec->warmup_ns, t_max = spec->duration_ns;
+    if (spec->precision > 0 && spec->max_duration_ns > t_max)
+        t_max = spec->max_duration_ns;
+    g_autofree sim_stat **headline = g_new0(sim_stat *, 4 * ns + 1);
+    for (guint i = 0; i < ns; i++) {
+        headline[4 * i + 0] = r.stations[i]->st_departures;
+        headline[4 * i + 1] = r.stations[i]->st_busy;
+        headline[4 * i + 2] = r.stations[i]->st_number;
+        headline[4 * i + 3] = r.stations[i]->st_response_s;
+    }
+    for (;;) {
+        sim_engine_run_until(r.eng, t + batch_ns);
+        t += batch_ns;
+        sim_stats_close_batch(r.stats, t);
+        if (t + batch_ns > spec->duration_ns &&
+            (spec->precision <= 0 || t + batch_ns > t_max || sim_stats_precise(headline, spec->precision)))
+            break;
+    }
+
+    qnet_result *res = g_new0(qnet_result, 1);
+    res->name = g_strdup(spec->name ? spec->name : "");
+    res->seed = spec->seed;
+    res->simulated_s = sim_time_to_s(t - spec->warmup_ns);
+    res->events = r.eng->events_run;
+    res->sojourn_s = estimate(r.sojourn_s, 1);
+    res->exit_rate_per_s = estimate(r.exits, 1);
+    res->batches = sim_stat_ci(r.exits).batches;
+    res->nstations = (int)ns;
+    res->stations = g_new0(qnet_station_result, ns);
+    for (guint i = 0; i < ns; i++) {
+        sim_station *st = r.stations[i];
+        qnet_station_result *o = &res->stations[i];
+        o->name = g_strdup(st->name);
+        o->throughput_per_s = estimate(st->st_departures, 1);
+        o->utilization = estimate(st->st_busy, 1.0 / st->servers);
+        o->number = estimate(st->st_number, 1);
+        o->response_s = estimate(st->st_response_s, 1);
+        o->response_p50_s = sim_stat_quantile(st->st_response_s, 0);
+        o->response_p99_s = sim_stat_quantile(st->st_response_s, 2);
+        o->drop_rate_per_s = sim_stat_ci(st->st_drops).mean;
+    }
+    qnet_theory(spec, res);
+
+    for (guint i = 0; i < ns; i++) {
+        sim_station_free(r.stations[i]);
+        gsl_rng_free(r.routers[i]);
+    }
+    for (guint i = 0; i < nsrc; i++)
+        gsl_rng_free(r.sources[i].rng);
+    sim_engine_free(r.eng);
+    sim_stats_free(r.stats);
+    g_ptr_array_free(r.job_blocks, TRUE);
+    g_free(r.stations);
+    g_free(r.routers);
+    g_free(r.sources);
+    return res;
+}
+
+void qnet_result_free(qnet_result *res)
+{
+    if (!res)
+        return;
+    for (int i = 0; i < res->nstations; i++)
+        g_free(res->stations[i].name);
+    g_free(res->stations);
+    g_free(res->name);
+    g_free(res);
+}
+
+/* ---------- closed forms ---------- */
+
+/* Erlang C: probability that an arrival waits in M/M/c with offered load a = lambda E[S].
+ * Erlang B by the stable recurrence B_k = a B_{k-1} / (k + a B_{k-1}), then
+ * C = B / (1 - (a/c)(1 - B))  (Kleinrock, Queueing Systems I, 3.5). */
+static double erlang_c(int c, double a)
+{
+    double b = 1;
+    for (int k = 1; k <= c; k++)
+        b = a * b / (k + a * b);
+    return b / (1 - (a / c) * (1 - b));
+}
+
+static double mean_s(const sim_dist *d) { return sim_dist_mean(d) * 1e-9; }
+
+void qnet_theory(const qnet_spec *spec, qnet_result *res)
+{
+    int n = (int)spec->stations->len;
+    gboolean poisson_sources = TRUE, product_form = TRUE, finite = FALSE;
+    g_autofree double *gamma = g_new0(double, n);
+    g_autofree gboolean *fed_by_station = g_new0(gboolean, n);
+    for (guint i = 0; i < spec->sources->len; i++) {
+        const qnet_source *s = g_ptr_array_index(spec->sources, i);
+        poisson_sources &= s->interarrival.kind == SIM_DIST_EXPONENTIAL;
+        for (guint k = 0; k < s->routes->len; k++) {
+            const qnet_route *rt = &g_array_index(s->routes, qnet_route, k);
+            gamma[rt->index] += rt->p / mean_s(&s->interarrival);
+        }
+    }
+    gsl_matrix *a = gsl_matrix_alloc(n, n);   /* I - P^T */
+    gsl_matrix_set_identity(a);
+    for (int i = 0; i < n; i++) {
+        const qnet_station *s = g_ptr_array_index(spec->stations, i);
+        product_form &= s->discipline == SIM_STATION_PS || s->service.kind == SIM_DIST_EXPONENTIAL;
+        finite |= s->capacity > 0;
+        for (guint k = 0; k < s->routes->len; k++) {
+            const qnet_route *rt = &g_array_index(s->routes, qnet_route, k);
+            gsl_matrix_set(a, rt->index, i, gsl_matrix_get(a, rt->index, i) - rt->p);
+            fed_by_station[rt->index] = TRUE;
+        }
+    }
+    product_form &= poisson_sources;
+    gsl_vector_view g = gsl_vector_view_array(gamma, n);
+    gsl_vector *lambda = gsl_vector_alloc(n);
+    gsl_permutation *perm = gsl_permutation_alloc(n);
+    int sign;
+    gboolean solved = !finite && gsl_linalg_LU_decomp(a, perm, &sign) == GSL_SUCCESS &&
+                      gsl_linalg_LU_solve(a, perm, &g.vector, lambda) == GSL_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        qnet_station_result *o = &res->stations[i];
+        o->th_throughput_per_s = o->th_utilization = o->th_number = o->th_response_s = NAN;
+        if (!solved)
+            continue;
+        const qnet_station *s = g_ptr_array_index(spec->stations, i);
+        double lam = gsl_vector_get(lambda, i), es = mean_s(&s->service);
+        double rho = lam * es / s->servers;
+        if (!(rho < 1))
+            continue;                          /* unstable: no steady state */
+        o->th_throughput_per_s = lam;
+        o->th_utilization = rho;
+        double w = NAN;
+        if (s->discipline == SIM_STATION_PS) {
+            if (product_form)
+                w = es / (1 - rho);
+        } else if (s->service.kind == SIM_DIST_EXPONENTIAL && product_form) {
+            w = es + erlang_c(s->servers, lam * es) / (s->servers / es - lam);
+        } else if (s->servers == 1 && poisson_sources && !fed_by_station[i]) {
+            w = es + rho * es * (1 + sim_dist_scv(&s->service)) / (2 * (1 - rho));   /* Pollaczek–Khinchine */
+        }
+        o->th_response_s = w;
+        o->th_number = lam * w;                /* Little's law */
+    }
+    gsl_permutation_free(perm);
+    gsl_vector_free(lambda);
+    gsl_matrix_free(a);
+}
+
+/* ---------- output ---------- */
+
+typedef struct {
+    const char *key, *label;
+    size_t est_off, th_off;    /* offsets into qnet_station_result */
+} metric;
+
+static const metric metrics[] = {
+    { "throughput_per_s", "X (1/s)", G_STRUCT_OFFSET(qnet_station_result, throughput_per_s), G_STRUCT_OFFSET(qnet_station_result, th_throughput_per_s) },
+    { "utilization",      "U",       G_STRUCT_OFFSET(qnet_station_result, utilization),      G_STRUCT_OFFSET(qnet_station_result, th_utilization) },
+    { "number",           "L",       G_STRUCT_OFFSET(qnet_station_result, number),           G_STRUCT_OFFSET(qnet_station_result, th_number) },
+    { "response_s",       "W (s)",   G_STRUCT_OFFSET(qnet_station_result, response_s),       G_STRUCT_OFFSET(qnet_station_result, th_response_s) },
+};
+
+#define EST(o, m) (*(const qnet_estimate *)((const char *)(o) + (m)->est_off))
+#define TH(o, m)  (*(const double *)((const char *)(o) + (m)->th_off))
+
+static void json_number(JsonBuilder *b, const char *key, double v)
+{
+    json_builder_set_member_name(b, key);
+    if (isfinite(v))
+        json_builder_add_double_value(b, v);
+    else
+        json_builder_add_null_value(b);
+}
+
+static void fmt_num(GString *out, double v)
+{
+    if (isfinite(v))
+        g_string_append_printf(out, "%.6g", v);
+}
+
+static void write_json(const qnet_result *res, GString *out)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "kind");
+    json_builder_add_string_value(b, "queueing_network");
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, res->name);
+    json_builder_set_member_name(b, "seed");
+    json_builder_add_int_value(b, (gint64)res->seed);
+    json_number(b, "simulated_s", res->simulated_s);
+    json_builder_set_member_name(b, "batches");
+    json_builder_add_int_value(b, res->batches);
+    json_builder_set_member_name(b, "events");
+    json_builder_add_int_value(b, (gint64)res->events);
+    json_builder_set_member_name(b, "stations");
+    json_builder_begin_array(b);
+    for (int i = 0; i < res->nstations; i++) {
+        const qnet_station_result *o = &res->stations[i];
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "name");
+        json_builder_add_string_value(b, o->name);
+        for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++) {
+            json_builder_set_member_name(b, metrics[m].key);
+            json_builder_begin_object(b);
+            json_number(b, "mean", EST(o, &metrics[m]).mean);
+            json_number(b, "ci95", EST(o, &metrics[m]).half_width);
+            json_number(b, "theory", TH(o, &metrics[m]));
+            json_builder_end_object(b);
+        }
+        json_number(b, "response_p50_s", o->response_p50_s);
+        json_number(b, "response_p99_s", o->response_p99_s);
+        json_number(b, "drops_per_s", o->drop_rate_per_s);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "network");
+    json_builder_begin_object(b);
+    json_number(b, "sojourn_s", res->sojourn_s.mean);
+    json_number(b, "sojourn_s_ci95", res->sojourn_s.half_width);
+    json_number(b, "exit_rate_per_s", res->exit_rate_per_s.mean);
+    json_number(b, "exit_rate_per_s_ci95", res->exit_rate_per_s.half_width);
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    json_generator_set_root(gen, root);
+    json_generator_set_pretty(gen, TRUE);
+    g_autofree char *text = json_generator_to_data(gen, NULL);
+    g_string_append(out, text);
+    g_string_append_c(out, '\n');
+}
+
+static void write_csv(const qnet_result *res, GString *out)
+{
+    g_string_append(out, "station,metric,mean,ci95,theory\n");
+    for (int i = 0; i < res->nstations; i++) {
+        const qnet_station_result *o = &res->stations[i];
+        for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++) {
+            g_string_append_printf(out, "%s,%s,", o->name, metrics[m].key);
+            fmt_num(out, EST(o, &metrics[m]).mean);
+            g_string_append_c(out, ',');
+            fmt_num(out, EST(o, &metrics[m]).half_width);
+            g_string_append_c(out, ',');
+            fmt_num(out, TH(o, &metrics[m]));
+            g_string_append_c(out, '\n');
+        }
+    }
+}
+
+static void cell(GString *out, qnet_estimate e, double th)
+{
+    char buf[64];
+    if (isfinite(e.half_width))
+        g_snprintf(buf, sizeof buf, "%.4g ±%.2g", e.mean, e.half_width);
+    else
+        g_snprintf(buf, sizeof buf, "%.4g", e.mean);
+    g_string_append_printf(out, "  %-19s", buf);
+    if (isfinite(th))
+        g_snprintf(buf, sizeof buf, "%.4g", th);
+    else
+        g_snprintf(buf, sizeof buf, "-");
+    g_string_append_printf(out, "%-9s", buf);
+}
+
+static void write_table(const qnet_result *res, GString *out)
+{
+    g_string_append_printf(out, "queueing network '%s'  seed %" G_GUINT64_FORMAT "  %.6g s simulated after warm-up, %d batches, %" G_GUINT64_FORMAT " events\n\n",
+                           res->name, res->seed, res->simulated_s, res->batches, res->events);
+    g_string_append_printf(out, "%-12s", "station");
+    for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++)
+        g_string_append_printf(out, "  %-19s%-9s", metrics[m].label, "theory");
+    g_string_append_printf(out, "  %-10s %-10s %s\n", "p50 W (s)", "p99 W (s)", "drops/s");
+    for (int i = 0; i < res->nstations; i++) {
+        const qnet_station_result *o = &res->stations[i];
+        g_string_append_printf(out, "%-12s", o->name);
+        for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++)
+            cell(out, EST(o, &metrics[m]), TH(o, &metrics[m]));
+        g_string_append_printf(out, "  %-10.4g %-10.4g %.4g\n", o->response_p50_s, o->response_p99_s, o->drop_rate_per_s);
+    }
+    g_string_append_printf(out, "\nnetwork: sojourn time %.4g ±%.2g s, exit rate %.4g ±%.2g /s  (±: 95%% CI half-width, batch means)\n",
+                           res->sojourn_s.mean, res->sojourn_s.half_width,
+                           res->exit_rate_per_s.mean, res->exit_rate_per_s.half_width);
+}
+
+void qnet_result_write(const qnet_result *res, qnet_format format, GString *out)
+{
+    switch (format) {
+    case QNET_FORMAT_JSON: write_json(res, out); break;
+    case QNET_FORMAT_CSV:  write_csv(res, out);  break;
+    case QNET_FORMAT_TABLE:
+    default:               write_table(res, out); break;
+    }
+}

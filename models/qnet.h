@@ -1,0 +1,117 @@
+/* models/qnet.h — open queueing networks: the generic front end that holds the
+ * engine against textbook queueing theory (scenario `kind: queueing_network`).
+ *
+ * Poisson or other renewal sources feed FCFS multi-server or processor-sharing
+ * stations; after service a job moves to another station with a fixed
+ * probability or leaves (probabilistic routing, Jackson-style).  The run
+ * discards a warm-up period, then measures per station throughput,
+ * utilisation, mean number in system and mean response time with batch-means
+ * 95% confidence intervals.
+ *
+ * Alongside the simulation, qnet_theory() gives the closed forms where they
+ * hold: the traffic equations lambda = gamma + lambda P give every station's
+ * arrival rate and utilisation rho = lambda E[S] / c; mean number and response
+ * time come from M/M/c (Erlang C) for an exponential FCFS station, from
+ * M/G/1-PS (W = E[S]/(1-rho), insensitive to the distribution) for a PS
+ * station, and from Pollaczek–Khinchine (Wq = rho E[S] (1+SCV) / (2(1-rho)))
+ * for a single-server FCFS station whose only input is Poisson sources.
+ * Product form (Jackson, 1963) makes the M/M/c and PS figures exact in a
+ * network whose sources are all Poisson and whose FCFS stations are all
+ * exponential with unlimited capacity; elsewhere theory is reported as absent.
+ */
+#ifndef MODELS_QNET_H
+#define MODELS_QNET_H
+
+#include <glib.h>
+#include "sim/dist.h"
+#include "sim/station.h"
+#include "sim/time.h"
+
+typedef struct {
+    char  *to;       /* station name */
+    double p;        /* probability, sum over a node's routes <= 1; the rest leaves */
+    int    index;    /* resolved station index */
+} qnet_route;
+
+typedef struct {
+    char     *name;
+    sim_dist  interarrival;   /* ns */
+    GArray   *routes;         /* qnet_route; sum of p == 1 */
+} qnet_source;
+
+typedef struct {
+    char                  *name;
+    sim_station_discipline discipline;
+    int                    servers;    /* >= 1 (FCFS) */
+    int                    capacity;   /* most jobs inside, 0 = unlimited */
+    sim_dist               service;    /* ns */
+    GArray                *routes;     /* qnet_route */
+} qnet_station;
+
+typedef struct {
+    char        *name;
+    uint64_t     seed;
+    sim_time_ns  duration_ns;       /* total simulated time, warm-up included */
+    sim_time_ns  warmup_ns;
+    int          batches;           /* batches after warm-up (>= 2) */
+    double       precision;         /* stop when every CI half-width <= precision x mean; 0 = off */
+    sim_time_ns  max_duration_ns;   /* with precision: the longest run */
+    GPtrArray   *sources;           /* qnet_source* */
+    GPtrArray   *stations;          /* qnet_station* */
+} qnet_spec;
+
+/** An estimate with its 95% half-width (NAN when unknown). */
+typedef struct { double mean, half_width; } qnet_estimate;
+
+typedef struct {
+    char         *name;
+    qnet_estimate throughput_per_s, utilization, number, response_s;
+    double        response_p50_s, response_p99_s;
+    double        drop_rate_per_s;
+    /* theory (NAN where the closed forms do not hold) */
+    double        th_throughput_per_s, th_utilization, th_number, th_response_s;
+} qnet_station_result;
+
+typedef struct {
+    char               *name;
+    uint64_t            seed;
+    double              simulated_s;      /* after warm-up */
+    uint64_t            events;
+    qnet_estimate       sojourn_s;        /* entry to exit of the network */
+    qnet_estimate       exit_rate_per_s;
+    int                 batches;
+    int                 nstations;
+    qnet_station_result *stations;
+} qnet_result;
+
+qnet_spec *qnet_spec_new(void);
+void       qnet_spec_free(qnet_spec *spec);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(qnet_spec, qnet_spec_free)
+
+/** Adds a source / station (the spec takes ownership); returns it for routes. */
+qnet_source  *qnet_spec_add_source(qnet_spec *spec, const char *name, const sim_dist *interarrival);
+qnet_station *qnet_spec_add_station(qnet_spec *spec, const char *name, sim_station_discipline disc,
+                                    int servers, int capacity, const sim_dist *service);
+/** Appends a route to @to with probability @p to @routes (a source's or station's). */
+void qnet_route_add(GArray *routes, const char *to, double p);
+
+/** Resolves route names and checks probabilities, distributions and stability
+ *  of nothing: an unstable network simply runs (and shows it).  Errors name
+ *  the source or station. */
+gboolean qnet_spec_resolve(qnet_spec *spec, GError **error);
+
+/** Simulates @spec (resolved).  Never fails on a valid spec. */
+qnet_result *qnet_run(const qnet_spec *spec);
+
+/** Fills the th_* fields of @res from the closed forms (see above). */
+void qnet_theory(const qnet_spec *spec, qnet_result *res);
+
+void qnet_result_free(qnet_result *res);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(qnet_result, qnet_result_free)
+
+typedef enum { QNET_FORMAT_TABLE, QNET_FORMAT_JSON, QNET_FORMAT_CSV } qnet_format;
+
+/** Appends @res to @out as a table, JSON object or CSV (one row per station). */
+void qnet_result_write(const qnet_result *res, qnet_format format, GString *out);
+
+#endif /* MODELS_QNET_H */

@@ -1,0 +1,16 @@
+/* models/qnet_conf.h — reads a `kind: queueing_network` scenario (see scenarios/README.md). */
+#ifndef MODELS_QNET_CONF_H
+#define MODELS_QNET_CONF_H
+
+#include "models/qnet.h"
+#include "sim/conf.h"
+
+/** Builds a resolved qnet_spec from the root map of a scenario document.
+ *  Errors are SIM_CONF_ERROR with FILE:LINE:COL: key.path positions.
+ *  Returns: (transfer full) the spec, or NULL. */
+qnet_spec *qnet_spec_from_conf(const SimConfNode *root, GError **error);
+
+/** The scenario schema, for documentation (sim_conf_schema_markdown). */
+extern const SimConfField qnet_conf_schema[];
+
+#endif /* MODELS_QNET_CONF_H */

@@ -1,0 +1,943 @@
+/* sim/conf.c — YAML loading into a positioned node tree, errors, overrides, overlays, includes.
+ *
+ * The loader drives libyaml's event parser and builds SimConfNode trees: a scalar keeps its
+ * text and whether it was plain (unquoted); maps keep their pairs in file order (the key is
+ * stored on the value node together with the key's own position); sequences keep their
+ * elements. Every node holds a reference-counted file name and 1-based line/column
+ * (libyaml marks are 0-based, columns counted in characters), and a parent pointer from
+ * which key paths ("stations[1].servers") are rebuilt on demand. Duplicate keys, non-scalar
+ * keys, undefined aliases and several documents are errors; aliases are expanded by deep
+ * copy, with a cap on the total node count against exponential expansion.
+ * Binding to C structs lives in conf_bind.c. No global state.
+ */
+#include "sim/conf.h"
+#include "sim/conf_private.h"
+
+#include <string.h>
+#include <yaml.h>
+
+G_DEFINE_QUARK(sim-conf-error-quark, sim_conf_error)
+
+#define MAX_DEPTH 200
+#define MAX_NODES 1000000
+#define MAX_INCLUDE_DEPTH 8
+
+struct SimConfDoc {
+  SimConfNode *root;
+  char *file;
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Nodes                                                                                      */
+
+static SimConfNode *
+node_new(SimConfNodeKind kind, GRefString *file, int line, int col)
+{
+  SimConfNode *n = g_new0(SimConfNode, 1);
+  n->kind = kind;
+  n->file = g_ref_string_acquire(file);
+  n->line = line;
+  n->col = col;
+  if (kind != SIM_CONF_NODE_SCALAR)
+    n->children = g_ptr_array_new();
+  return n;
+}
+
+void
+sim_conf_node_free_(SimConfNode *n)
+{
+  if (!n)
+    return;
+  if (n->children) {
+    for (guint i = 0; i < n->children->len; i++)
+      sim_conf_node_free_(g_ptr_array_index(n->children, i));
+    g_ptr_array_free(n->children, TRUE);
+  }
+  g_ref_string_release(n->file);
+  g_free(n->text);
+  g_free(n->key);
+  g_free(n);
+}
+
+/* Deep copy; the copy has no parent and no key. *count is incremented per node. */
+static SimConfNode *
+node_copy(const SimConfNode *src, gsize *count)
+{
+  SimConfNode *n = node_new(src->kind, src->file, src->line, src->col);
+  if (count)
+    (*count)++;
+  n->text = g_strdup(src->text);
+  n->plain = src->plain;
+  if (src->children) {
+    for (guint i = 0; i < src->children->len; i++) {
+      const SimConfNode *c = g_ptr_array_index(src->children, i);
+      SimConfNode *cc = node_copy(c, count);
+      cc->key = g_strdup(c->key);
+      cc->key_line = c->key_line;
+      cc->key_col = c->key_col;
+      cc->parent = n;
+      g_ptr_array_add(n->children, cc);
+    }
+  }
+  return n;
+}
+
+/* Marks a subtree as coming from --set (file "--set", no position). */
+static void
+node_mark(SimConfNode *n, GRefString *file)
+{
+  g_ref_string_release(n->file);
+  n->file = g_ref_string_acquire(file);
+  n->line = n->col = n->key_line = n->key_col = 0;
+  if (n->children)
+    for (guint i = 0; i < n->children->len; i++)
+      node_mark(g_ptr_array_index(n->children, i), file);
+}
+
+static gssize
+map_find(const SimConfNode *map, const char *key)
+{
+  if (!map || map->kind != SIM_CONF_NODE_MAP)
+    return -1;
+  for (guint i = 0; i < map->children->len; i++) {
+    const SimConfNode *c = g_ptr_array_index(map->children, i);
+    if (strcmp(c->key, key) == 0)
+      return i;
+  }
+  return -1;
+}
+
+/* Puts @value under @key of @map, replacing an existing value in place (freed) or appending. */
+static void
+map_set(SimConfNode *map, const char *key, int key_line, int key_col, SimConfNode *value)
+{
+  gssize i = map_find(map, key);
+  g_free(value->key);
+  value->key = g_strdup(key);
+  value->key_line = key_line;
+  value->key_col = key_col;
+  value->parent = map;
+  if (i >= 0) {
+    /* The key position stays that of @value's own file (never mix files and lines). */
+    SimConfNode *old = g_ptr_array_index(map->children, i);
+    sim_conf_node_free_(old);
+    map->children->pdata[i] = value;
+  } else {
+    g_ptr_array_add(map->children, value);
+  }
+}
+
+SimConfNodeKind
+sim_conf_node_kind(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, SIM_CONF_NODE_SCALAR);
+  return node->kind;
+}
+
+const char *
+sim_conf_node_text(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, NULL);
+  return node->kind == SIM_CONF_NODE_SCALAR ? node->text : NULL;
+}
+
+gboolean
+sim_conf_node_is_null(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, FALSE);
+  if (node->kind != SIM_CONF_NODE_SCALAR || !node->plain)
+    return FALSE;
+  const char *t = node->text;
+  return t[0] == '\0' || strcmp(t, "~") == 0 || strcmp(t, "null") == 0 || strcmp(t, "Null") == 0 ||
+         strcmp(t, "NULL") == 0;
+}
+
+const char *
+sim_conf_node_file(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, NULL);
+  return node->file;
+}
+
+int
+sim_conf_node_line(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, 0);
+  return node->line;
+}
+
+int
+sim_conf_node_col(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, 0);
+  return node->col;
+}
+
+SimConfNode *
+sim_conf_node_parent(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, NULL);
+  return node->parent;
+}
+
+static void
+path_append(GString *s, const SimConfNode *n)
+{
+  if (!n->parent)
+    return;
+  path_append(s, n->parent);
+  if (n->parent->kind == SIM_CONF_NODE_MAP) {
+    if (s->len)
+      g_string_append_c(s, '.');
+    g_string_append(s, n->key);
+  } else {
+    guint idx = 0;
+    g_ptr_array_find(n->parent->children, n, &idx);
+    g_string_append_printf(s, "[%u]", idx);
+  }
+}
+
+char *
+sim_conf_node_path(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, NULL);
+  GString *s = g_string_new(NULL);
+  path_append(s, node);
+  return g_string_free(s, FALSE);
+}
+
+guint
+sim_conf_node_size(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, 0);
+  return node->children ? node->children->len : 0;
+}
+
+const char *
+sim_conf_map_key(const SimConfNode *map, guint i)
+{
+  g_return_val_if_fail(map != NULL, NULL);
+  if (map->kind != SIM_CONF_NODE_MAP || i >= map->children->len)
+    return NULL;
+  return ((SimConfNode *)g_ptr_array_index(map->children, i))->key;
+}
+
+SimConfNode *
+sim_conf_node_child(const SimConfNode *node, guint i)
+{
+  g_return_val_if_fail(node != NULL, NULL);
+  if (!node->children || i >= node->children->len)
+    return NULL;
+  return g_ptr_array_index(node->children, i);
+}
+
+SimConfNode *
+sim_conf_node_get(const SimConfNode *map, const char *key)
+{
+  g_return_val_if_fail(key != NULL, NULL);
+  gssize i = map_find(map, key);
+  return i < 0 ? NULL : g_ptr_array_index(map->children, i);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors                                                                                     */
+
+void
+sim_conf_error_at_(GError **error, SimConfErrorCode code, const char *file, int line, int col,
+                   const char *path, const char *msg)
+{
+  GString *s = g_string_new(file ? file : "<unknown>");
+  if (line > 0)
+    g_string_append_printf(s, ":%d:%d", line, col);
+  g_string_append(s, ": ");
+  if (path && *path)
+    g_string_append_printf(s, "%s: ", path);
+  g_string_append(s, msg);
+  g_set_error_literal(error, SIM_CONF_ERROR, code, s->str);
+  g_string_free(s, TRUE);
+}
+
+void
+sim_conf_set_error(GError **error, const SimConfNode *node, SimConfErrorCode code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  if (!node) {
+    g_set_error_literal(error, SIM_CONF_ERROR, code, msg);
+    return;
+  }
+  g_autofree char *path = sim_conf_node_path(node);
+  sim_conf_error_at_(error, code, node->file, node->line, node->col, path, msg);
+}
+
+void
+sim_conf_key_error_(GError **error, const SimConfNode *value, SimConfErrorCode code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_autofree char *path = sim_conf_node_path(value);
+  int line = value->key_line ? value->key_line : value->line;
+  int col = value->key_line ? value->key_col : value->col;
+  sim_conf_error_at_(error, code, value->file, line, col, path, msg);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Suggestions                                                                                */
+
+/* Optimal string alignment distance, ASCII case-insensitive. */
+static guint
+osa_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 64 || lb > 64)
+    return G_MAXUINT;
+  guint d[65][65];
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++)
+    d[0][j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    for (size_t j = 1; j <= lb; j++) {
+      guint cost = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]) ? 0 : 1;
+      guint v = MIN(MIN(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 2]) &&
+          g_ascii_tolower(a[i - 2]) == g_ascii_tolower(b[j - 1]))
+        v = MIN(v, d[i - 2][j - 2] + 1);
+      d[i][j] = v;
+    }
+  }
+  return d[la][lb];
+}
+
+const char *
+sim_conf_suggest(const char *word, const char *const *candidates)
+{
+  g_return_val_if_fail(word != NULL, NULL);
+  if (!candidates)
+    return NULL;
+  size_t len = strlen(word);
+  guint limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+  const char *best = NULL;
+  guint best_d = G_MAXUINT;
+  for (const char *const *c = candidates; *c; c++) {
+    guint d = osa_distance(word, *c);
+    if (d < best_d) {
+      best_d = d;
+      best = *c;
+    }
+  }
+  return best_d <= limit ? best : NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Loading                                                                                    */
+
+typedef struct {
+  yaml_parser_t parser;
+  GRefString *file;
+  GHashTable *anchors; /* anchor -> SimConfNode* (owned copies) */
+  gsize n_nodes;
+  int depth;
+} Loader;
+
+static void
+syntax_error(Loader *L, GError **error)
+{
+  const yaml_parser_t *p = &L->parser;
+  const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->mark;
+  g_autofree char *msg = NULL;
+  if (p->context)
+    msg = g_strdup_printf("YAML syntax error: %s %s started at line %zu", p->problem ? p->problem : "error",
+                          p->context, p->context_mark.line + 1);
+  else
+    msg = g_strdup_printf("YAML syntax error: %s", p->problem ? p->problem : "error");
+  if (p->error == YAML_READER_ERROR)
+    sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, 0, 0, NULL, msg);
+  else
+    sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)m->line + 1, (int)m->column + 1,
+                       NULL, msg);
+}
+
+static gboolean
+next_event(Loader *L, yaml_event_t *ev, GError **error)
+{
+  if (!yaml_parser_parse(&L->parser, ev)) {
+    syntax_error(L, error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *key,
+                               GError **error);
+
+static gboolean
+register_anchor(Loader *L, const yaml_char_t *anchor, const SimConfNode *n)
+{
+  if (!anchor)
+    return TRUE;
+  g_hash_table_replace(L->anchors, g_strdup((const char *)anchor), node_copy(n, &L->n_nodes));
+  return TRUE;
+}
+
+static gboolean
+too_big(Loader *L, const yaml_event_t *ev, GError **error)
+{
+  if (L->n_nodes <= MAX_NODES)
+    return FALSE;
+  sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)ev->start_mark.line + 1,
+                     (int)ev->start_mark.column + 1, NULL, "document too large (alias expansion?)");
+  return TRUE;
+}
+
+/* Attaches @n to @parent (if any) under @key (a scalar key node, or NULL in a sequence). */
+static void
+attach(SimConfNode *n, SimConfNode *parent, const SimConfNode *key)
+{
+  if (!parent)
+    return;
+  n->parent = parent;
+  if (key) {
+    n->key = g_strdup(key->text);
+    n->key_line = key->line;
+    n->key_col = key->col;
+  }
+  g_ptr_array_add(parent->children, n);
+}
+
+/* Builds the node whose first event is @ev (consumed). When @parent is given the node is
+ * attached to it (under @key for a map) before its contents are read, so that error paths
+ * are complete; on failure it stays attached and is freed with the parent. Returns the node,
+ * or NULL with @error set. */
+static SimConfNode *
+parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *key, GError **error)
+{
+  int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
+  SimConfNode *n = NULL;
+  L->n_nodes++;
+  if (too_big(L, ev, error)) {
+    yaml_event_delete(ev);
+    return NULL;
+  }
+  switch (ev->type) {
+  case YAML_SCALAR_EVENT:
+    n = node_new(SIM_CONF_NODE_SCALAR, L->file, line, col);
+    n->text = g_strndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
+    n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
+    register_anchor(L, ev->data.scalar.anchor, n);
+    yaml_event_delete(ev);
+    attach(n, parent, key);
+    return n;
+
+  case YAML_ALIAS_EVENT: {
+    const SimConfNode *target = g_hash_table_lookup(L->anchors, ev->data.alias.anchor);
+    if (!target) {
+      g_autofree char *msg = g_strdup_printf("undefined alias '*%s'", ev->data.alias.anchor);
+      sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, msg);
+      yaml_event_delete(ev);
+      return NULL;
+    }
+    n = node_copy(target, &L->n_nodes);
+    gboolean big = too_big(L, ev, error);
+    yaml_event_delete(ev);
+    if (big) {
+      sim_conf_node_free_(n);
+      return NULL;
+    }
+    attach(n, parent, key);
+    return n;
+  }
+
+  case YAML_SEQUENCE_START_EVENT:
+  case YAML_MAPPING_START_EVENT: {
+    gboolean is_map = ev->type == YAML_MAPPING_START_EVENT;
+    g_autofree char *anchor = g_strdup((const char *)(is_map ? ev->data.mapping_start.anchor
+                                                             : ev->data.sequence_start.anchor));
+    yaml_event_delete(ev);
+    if (L->depth >= MAX_DEPTH) {
+      sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, "nesting too deep");
+      return NULL;
+    }
+    n = node_new(is_map ? SIM_CONF_NODE_MAP : SIM_CONF_NODE_SEQ, L->file, line, col);
+    attach(n, parent, key);
+    L->depth++;
+    gboolean ok = FALSE;
+    for (;;) {
+      yaml_event_t e;
+      if (!next_event(L, &e, error))
+        break;
+      if (e.type == YAML_MAPPING_END_EVENT || e.type == YAML_SEQUENCE_END_EVENT) {
+        yaml_event_delete(&e);
+        ok = TRUE;
+        break;
+      }
+      if (!is_map) {
+        if (!parse_node(L, &e, n, NULL, error))
+          break;
+        continue;
+      }
+      SimConfNode *k = parse_node(L, &e, NULL, NULL, error);
+      if (!k)
+        break;
+      if (k->kind != SIM_CONF_NODE_SCALAR) {
+        g_autofree char *path = sim_conf_node_path(n);
+        sim_conf_error_at_(error, SIM_CONF_ERROR_TYPE, L->file, k->line, k->col, path,
+                           "map keys must be scalars");
+        sim_conf_node_free_(k);
+        break;
+      }
+      gssize prev = map_find(n, k->text);
+      if (prev >= 0) {
+        const SimConfNode *first = g_ptr_array_index(n->children, prev);
+        g_autofree char *ppath = sim_conf_node_path(n);
+        g_autofree char *path = *ppath ? g_strdup_printf("%s.%s", ppath, k->text) : g_strdup(k->text);
+        g_autofree char *msg = g_strdup_printf("duplicate key '%s' (first at line %d)", k->text, first->key_line);
+        sim_conf_error_at_(error, SIM_CONF_ERROR_DUPLICATE, L->file, k->line, k->col, path, msg);
+        sim_conf_node_free_(k);
+        break;
+      }
+      gboolean vok = next_event(L, &e, error) && parse_node(L, &e, n, k, error) != NULL;
+      sim_conf_node_free_(k);
+      if (!vok)
+        break;
+    }
+    L->depth--;
+    if (!ok) {
+      if (!parent)
+        sim_conf_node_free_(n);
+      return NULL;
+    }
+    register_anchor(L, (const yaml_char_t *)anchor, n);
+    return n;
+  }
+
+  default:
+    sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, "unexpected YAML event");
+    yaml_event_delete(ev);
+    return NULL;
+  }
+}
+
+static SimConfNode *
+parse_stream(Loader *L, gboolean null_as_map, GError **error)
+{
+  yaml_event_t ev;
+  SimConfNode *root = NULL;
+  gboolean ok = FALSE;
+  int docs = 0;
+  for (;;) {
+    if (!next_event(L, &ev, error))
+      break;
+    yaml_event_type_t t = ev.type;
+    if (t == YAML_STREAM_END_EVENT) {
+      yaml_event_delete(&ev);
+      ok = TRUE;
+      break;
+    }
+    if (t == YAML_DOCUMENT_START_EVENT) {
+      if (++docs > 1) {
+        sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)ev.start_mark.line + 1,
+                           (int)ev.start_mark.column + 1, NULL,
+                           "only one YAML document is allowed per file");
+        yaml_event_delete(&ev);
+        break;
+      }
+      yaml_event_delete(&ev);
+      continue;
+    }
+    if (t == YAML_STREAM_START_EVENT || t == YAML_DOCUMENT_END_EVENT) {
+      yaml_event_delete(&ev);
+      continue;
+    }
+    root = parse_node(L, &ev, NULL, NULL, error);
+    if (!root)
+      break;
+  }
+  if (!ok) {
+    sim_conf_node_free_(root);
+    return NULL;
+  }
+  if (!root || (null_as_map && sim_conf_node_is_null(root))) {
+    sim_conf_node_free_(root);
+    root = node_new(SIM_CONF_NODE_MAP, L->file, 1, 1);
+  }
+  return root;
+}
+
+static SimConfDoc *
+load_string(const char *text, const char *name, gboolean null_as_map, GError **error)
+{
+  if (!name)
+    name = "<string>";
+  Loader L = {0};
+  if (!yaml_parser_initialize(&L.parser)) {
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: cannot initialise the YAML parser", name);
+    return NULL;
+  }
+  yaml_parser_set_input_string(&L.parser, (const unsigned char *)text, strlen(text));
+  yaml_parser_set_encoding(&L.parser, YAML_UTF8_ENCODING);
+  L.file = g_ref_string_new(name);
+  L.anchors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)sim_conf_node_free_);
+  SimConfNode *root = parse_stream(&L, null_as_map, error);
+  yaml_parser_delete(&L.parser);
+  g_hash_table_destroy(L.anchors);
+  g_ref_string_release(L.file);
+  if (!root)
+    return NULL;
+  SimConfDoc *doc = g_new0(SimConfDoc, 1);
+  doc->root = root;
+  doc->file = g_strdup(name);
+  return doc;
+}
+
+SimConfDoc *
+sim_conf_load_string(const char *text, const char *name, GError **error)
+{
+  g_return_val_if_fail(text != NULL, NULL);
+  return load_string(text, name, TRUE, error);
+}
+
+SimConfDoc *
+sim_conf_load_file(const char *path, GError **error)
+{
+  g_return_val_if_fail(path != NULL, NULL);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  GError *e = NULL;
+  if (!g_file_get_contents(path, &text, &len, &e)) {
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: %s", path, e->message);
+    g_error_free(e);
+    return NULL;
+  }
+  if (strlen(text) != len) {
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_SYNTAX, "%s: file contains a NUL byte", path);
+    return NULL;
+  }
+  return sim_conf_load_string(text, path, error);
+}
+
+void
+sim_conf_doc_free(SimConfDoc *doc)
+{
+  if (!doc)
+    return;
+  sim_conf_node_free_(doc->root);
+  g_free(doc->file);
+  g_free(doc);
+}
+
+SimConfNode *
+sim_conf_doc_root(const SimConfDoc *doc)
+{
+  g_return_val_if_fail(doc != NULL, NULL);
+  return doc->root;
+}
+
+const char *
+sim_conf_doc_file(const SimConfDoc *doc)
+{
+  g_return_val_if_fail(doc != NULL, NULL);
+  return doc->file;
+}
+
+char *
+sim_conf_node_resolve_path(const SimConfNode *node, GError **error)
+{
+  g_return_val_if_fail(node != NULL, NULL);
+  if (node->kind != SIM_CONF_NODE_SCALAR || sim_conf_node_is_null(node)) {
+    sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected a file path");
+    return NULL;
+  }
+  if (g_path_is_absolute(node->text) || node->line == 0)
+    return g_strdup(node->text);
+  g_autofree char *dir = g_path_get_dirname(node->file);
+  if (strcmp(dir, ".") == 0)
+    return g_strdup(node->text);
+  return g_build_filename(dir, node->text, NULL);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Overrides                                                                                  */
+
+typedef struct {
+  char *key;    /* map key, or NULL for an explicit [i] */
+  gint64 index; /* for [i], or the numeric value of key when it is all digits, else -1 */
+} Step;
+
+static void
+steps_free(GArray *steps)
+{
+  for (guint i = 0; i < steps->len; i++)
+    g_free(g_array_index(steps, Step, i).key);
+  g_array_free(steps, TRUE);
+}
+
+static gboolean
+parse_steps(const char *path, GArray *steps, GError **error)
+{
+  const char *p = path;
+  while (*p) {
+    const char *s = p;
+    while (*p && *p != '.' && *p != '[')
+      p++;
+    if (p > s) {
+      Step st = {g_strndup(s, p - s), -1};
+      guint64 v;
+      if (g_ascii_string_to_unsigned(st.key, 10, 0, G_MAXINT32, &v, NULL))
+        st.index = (gint64)v;
+      g_array_append_val(steps, st);
+    } else if (*p != '[') {
+      goto bad;
+    }
+    while (*p == '[') {
+      const char *e = strchr(p, ']');
+      if (!e || e == p + 1)
+        goto bad;
+      g_autofree char *num = g_strndup(p + 1, e - p - 1);
+      guint64 v;
+      if (!g_ascii_string_to_unsigned(num, 10, 0, G_MAXINT32, &v, NULL))
+        goto bad;
+      Step st = {NULL, (gint64)v};
+      g_array_append_val(steps, st);
+      p = e + 1;
+    }
+    if (*p == '.') {
+      p++;
+      if (*p == '\0')
+        goto bad;
+    } else if (*p != '\0') {
+      goto bad;
+    }
+  }
+  if (steps->len == 0)
+    goto bad;
+  return TRUE;
+bad:
+  g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "--set: '%s': malformed key path", path);
+  return FALSE;
+}
+
+static const char *
+shape_name(const SimConfNode *n)
+{
+  return n->kind == SIM_CONF_NODE_MAP ? "a map" : n->kind == SIM_CONF_NODE_SEQ ? "a list" : "a scalar";
+}
+
+gboolean
+sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
+{
+  g_return_val_if_fail(doc != NULL && assignment != NULL, FALSE);
+  const char *eq = strchr(assignment, '=');
+  if (!eq) {
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
+                "--set: '%s': expected key.path=value", assignment);
+    return FALSE;
+  }
+  g_autofree char *path = g_strstrip(g_strndup(assignment, eq - assignment));
+  g_autofree char *value = g_strstrip(g_strdup(eq + 1));
+  GArray *steps = g_array_new(FALSE, TRUE, sizeof(Step));
+  gboolean ok = FALSE;
+  GRefString *set_file = g_ref_string_new("--set");
+  GString *done = g_string_new(NULL); /* path walked so far, canonical form */
+  SimConfNode *newval = NULL;
+
+  if (!parse_steps(path, steps, error))
+    goto out;
+
+  /* Parse the value as YAML; an empty value is an empty scalar. */
+  if (value[0] == '\0') {
+    newval = node_new(SIM_CONF_NODE_SCALAR, set_file, 0, 0);
+    newval->text = g_strdup("");
+    newval->plain = TRUE;
+  } else {
+    GError *e = NULL;
+    SimConfDoc *vdoc = load_string(value, "--set", FALSE, &e);
+    if (!vdoc) {
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "--set: %s: bad value '%s': %s",
+                  path, value, e->message);
+      g_error_free(e);
+      goto out;
+    }
+    newval = g_steal_pointer(&vdoc->root);
+    sim_conf_doc_free(vdoc);
+  }
+  node_mark(newval, set_file);
+
+  SimConfNode *cur = doc->root;
+  for (guint i = 0; i < steps->len; i++) {
+    const Step *st = &g_array_index(steps, Step, i);
+    gboolean last = i + 1 == steps->len;
+    if (cur->kind == SIM_CONF_NODE_SEQ && st->index >= 0) {
+      g_string_append_printf(done, "[%" G_GINT64_FORMAT "]", st->index);
+      if (st->index >= (gint64)cur->children->len) {
+        g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
+                    "--set: %s: no such element (the list has %u)", done->str, cur->children->len);
+        goto out;
+      }
+      SimConfNode *old = g_ptr_array_index(cur->children, st->index);
+      if (last) {
+        newval->parent = cur;
+        cur->children->pdata[st->index] = g_steal_pointer(&newval);
+        sim_conf_node_free_(old);
+        break;
+      }
+      cur = old;
+      continue;
+    }
+    if (!st->key || cur->kind != SIM_CONF_NODE_MAP) {
+      g_autofree char *what = st->key ? g_strdup_printf("key '%s'", st->key)
+                                      : g_strdup_printf("element [%" G_GINT64_FORMAT "]", st->index);
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "--set: %s: is %s, it has no %s",
+                  done->len ? done->str : "(root)", shape_name(cur), what);
+      goto out;
+    }
+    if (done->len)
+      g_string_append_c(done, '.');
+    g_string_append(done, st->key);
+    SimConfNode *child = sim_conf_node_get(cur, st->key);
+    if (last) {
+      map_set(cur, st->key, 0, 0, g_steal_pointer(&newval));
+      break;
+    }
+    if (child && sim_conf_node_is_null(child)) {
+      /* "key:" with no value in the file: the override fills it in as a map. */
+      child = NULL;
+    }
+    if (!child) {
+      const Step *nx = &g_array_index(steps, Step, i + 1);
+      if (!nx->key) {
+        g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
+                    "--set: %s: no such list", done->str);
+        goto out;
+      }
+      child = node_new(SIM_CONF_NODE_MAP, set_file, 0, 0);
+      map_set(cur, st->key, 0, 0, child);
+    }
+    cur = child;
+  }
+  ok = TRUE;
+out:
+  sim_conf_node_free_(newval);
+  steps_free(steps);
+  g_string_free(done, TRUE);
+  g_ref_string_release(set_file);
+  return ok;
+}
+
+gboolean
+sim_conf_apply_overrides(SimConfDoc *doc, const char *const *assignments, GError **error)
+{
+  for (const char *const *a = assignments; a && *a; a++)
+    if (!sim_conf_apply_override(doc, *a, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Overlay and include                                                                        */
+
+static void
+overlay_map(SimConfNode *base, const SimConfNode *top)
+{
+  /* The merged map takes the position of the overriding one (the file the user edits). */
+  g_ref_string_release(base->file);
+  base->file = g_ref_string_acquire(top->file);
+  base->line = top->line;
+  base->col = top->col;
+  for (guint i = 0; i < top->children->len; i++) {
+    const SimConfNode *tv = g_ptr_array_index(top->children, i);
+    SimConfNode *bv = sim_conf_node_get(base, tv->key);
+    if (bv && bv->kind == SIM_CONF_NODE_MAP && tv->kind == SIM_CONF_NODE_MAP) {
+      bv->key_line = tv->key_line;
+      bv->key_col = tv->key_col;
+      overlay_map(bv, tv);
+      continue;
+    }
+    SimConfNode *copy = node_copy(tv, NULL);
+    map_set(base, tv->key, tv->key_line, tv->key_col, copy);
+    copy->key_line = tv->key_line;
+    copy->key_col = tv->key_col;
+  }
+}
+
+gboolean
+sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConfNode *top, GError **error)
+{
+  g_return_val_if_fail(base_doc != NULL && base != NULL && top != NULL, FALSE);
+  if (base->kind != SIM_CONF_NODE_MAP) {
+    sim_conf_set_error(error, base, SIM_CONF_ERROR_TYPE, "expected a map to overlay, got %s", shape_name(base));
+    return FALSE;
+  }
+  if (top->kind != SIM_CONF_NODE_MAP) {
+    sim_conf_set_error(error, top, SIM_CONF_ERROR_TYPE, "expected a map to overlay, got %s", shape_name(top));
+    return FALSE;
+  }
+  overlay_map(base, top);
+  return TRUE;
+}
+
+static SimConfDoc *
+load_include(const char *path, const char *key, GPtrArray *chain, GError **error)
+{
+  SimConfDoc *doc = sim_conf_load_file(path, error);
+  if (!doc)
+    return NULL;
+  SimConfNode *inc = sim_conf_node_get(doc->root, key);
+  if (!inc)
+    return doc;
+  g_autofree char *ipath = sim_conf_node_resolve_path(inc, error);
+  if (!ipath) {
+    sim_conf_doc_free(doc);
+    return NULL;
+  }
+  g_autofree char *canon = g_canonicalize_filename(ipath, NULL);
+  for (guint i = 0; i < chain->len; i++) {
+    if (strcmp(g_ptr_array_index(chain, i), canon) == 0) {
+      sim_conf_set_error(error, inc, SIM_CONF_ERROR_INCLUDE, "include cycle: '%s' is already being loaded", ipath);
+      sim_conf_doc_free(doc);
+      return NULL;
+    }
+  }
+  if (chain->len >= MAX_INCLUDE_DEPTH) {
+    sim_conf_set_error(error, inc, SIM_CONF_ERROR_INCLUDE, "includes nested more than %d deep", MAX_INCLUDE_DEPTH);
+    sim_conf_doc_free(doc);
+    return NULL;
+  }
+  g_ptr_array_add(chain, g_steal_pointer(&canon));
+  GError *e = NULL;
+  SimConfDoc *base = load_include(ipath, key, chain, &e);
+  g_free(g_ptr_array_steal_index(chain, chain->len - 1));
+  if (!base) {
+    if (e->code == SIM_CONF_ERROR_IO)
+      sim_conf_set_error(error, inc, SIM_CONF_ERROR_IO, "%s", e->message);
+    else
+      g_propagate_error(error, g_steal_pointer(&e));
+    g_clear_error(&e);
+    sim_conf_doc_free(doc);
+    return NULL;
+  }
+  if (!sim_conf_overlay(base, base->root, doc->root, error)) {
+    sim_conf_doc_free(base);
+    sim_conf_doc_free(doc);
+    return NULL;
+  }
+  g_free(base->file);
+  base->file = g_strdup(doc->file);
+  sim_conf_doc_free(doc);
+  return base;
+}
+
+SimConfDoc *
+sim_conf_load_with_include(const char *path, const char *include_key, GError **error)
+{
+  g_return_val_if_fail(path != NULL && include_key != NULL, NULL);
+  GPtrArray *chain = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(chain, g_canonicalize_filename(path, NULL));
+  SimConfDoc *doc = load_include(path, include_key, chain, error);
+  g_ptr_array_unref(chain);
+  return doc;
+}

@@ -1,0 +1,55 @@
+/* sim/dist.h — random variates for service times, sizes and inter-arrival times.
+ *
+ * A sim_dist is a small value type: a family and its parameters, always
+ * expressed through the mean (in the caller's unit: ns, bytes, ...) so that a
+ * scenario can change the family without re-deriving the mean.  Sampling uses
+ * GSL's generators:
+ *   deterministic  X = mean                                 SCV 0
+ *   exponential    gsl_ran_exponential(mean)                SCV 1
+ *   erlang(k)      gsl_ran_gamma(k, mean/k)                 SCV 1/k
+ *   lognormal(cv)  gsl_ran_lognormal(zeta, sigma), sigma^2 = ln(1+cv^2),
+ *                  zeta = ln(mean) - sigma^2/2              SCV cv^2
+ *   pareto(alpha)  gsl_ran_pareto(alpha, xm), xm = mean (alpha-1)/alpha, alpha > 1
+ *                                                           SCV 1/(alpha(alpha-2)) for alpha > 2
+ *   uniform(cv)    on mean*(1 -+ sqrt(3) cv), cv <= 1/sqrt(3) SCV cv^2
+ * SCV is the squared coefficient of variation Var/mean^2, which the M/G/1
+ * Pollaczek–Khinchine formula needs.
+ */
+#ifndef SIM_DIST_H
+#define SIM_DIST_H
+
+#include <stdbool.h>
+#include <glib.h>
+#include <gsl/gsl_rng.h>
+
+typedef enum {
+    SIM_DIST_DETERMINISTIC,
+    SIM_DIST_EXPONENTIAL,
+    SIM_DIST_ERLANG,
+    SIM_DIST_LOGNORMAL,
+    SIM_DIST_PARETO,
+    SIM_DIST_UNIFORM,
+} sim_dist_kind;
+
+/** Names as written in scenarios, indexed by sim_dist_kind, NULL-terminated. */
+extern const char *const sim_dist_kind_names[];
+
+typedef struct {
+    sim_dist_kind kind;
+    double mean;    /* > 0, in the caller's unit */
+    double shape;   /* erlang: k (integer >= 1); lognormal, uniform: cv; pareto: alpha (> 1) */
+} sim_dist;
+
+/** Checks the parameters; on error returns FALSE with a one-line message in @error. */
+gboolean sim_dist_validate(const sim_dist *d, GError **error);
+
+/** Draws one variate from @d using @rng. */
+double sim_dist_sample(const sim_dist *d, gsl_rng *rng);
+
+/** The mean of @d. */
+static inline double sim_dist_mean(const sim_dist *d) { return d->mean; }
+
+/** The squared coefficient of variation of @d (infinite for pareto alpha <= 2). */
+double sim_dist_scv(const sim_dist *d);
+
+#endif /* SIM_DIST_H */

@@ -1,0 +1,91 @@
+/* sim/station.h — queueing stations: FCFS multi-server and processor sharing.
+ *
+ * A job (sim_job) visits stations; a station serves it and hands it back
+ * through its departure callback, which decides where it goes next.
+ *
+ *   FCFS   c identical servers, one FIFO queue, optional capacity K (the most
+ *          jobs in the station, queue plus service; 0 = unlimited).  A job
+ *          arriving to a full station is dropped: counted, and handed to the
+ *          drop callback.
+ *   PS     one server of rate 1 shared equally by the n jobs present (each
+ *          gets 1/n), optional capacity K.  Implemented with virtual time:
+ *          V(t) grows at rate 1/n, a job arriving at V_a with work x leaves
+ *          when V reaches V_a + x, so only the smallest finish tag matters.
+ *
+ * The service demand of a job is drawn from the station's distribution when
+ * it has one (in ns), otherwise taken from job->work_ns.  Each station keeps:
+ * number in system and busy servers (levels), response and waiting times
+ * (tallies, seconds, with p50..p99.9), departures, arrivals and drops (rates).
+ * It leaves out: priorities, preemption, server vacations, service rates that
+ * vary with load.
+ */
+#ifndef SIM_STATION_H
+#define SIM_STATION_H
+
+#include <gsl/gsl_rng.h>
+#include "sim/dist.h"
+#include "sim/engine.h"
+#include "sim/stats.h"
+
+typedef struct sim_job sim_job;
+typedef struct sim_station sim_station;
+
+struct sim_job {
+    sim_event   ev;          /* service completion (FCFS); owned by the station while in service */
+    sim_job    *next;        /* FIFO queue link */
+    uint64_t    id;
+    sim_time_ns t_created;   /* entered the network */
+    sim_time_ns t_arrived;   /* entered the current station */
+    sim_time_ns t_started;   /* began service at the current station (FCFS) */
+    double      work_ns;     /* service demand at the current station */
+    double      ps_finish;   /* PS: virtual finish tag */
+    int         klass;       /* free for the caller */
+    void       *data;        /* free for the caller */
+};
+
+typedef enum { SIM_STATION_FCFS, SIM_STATION_PS } sim_station_discipline;
+
+/** Called when @job leaves @st (served or dropped); the callee owns @job again. */
+typedef void (*sim_station_job_fn)(sim_station *st, sim_job *job, void *ctx);
+
+struct sim_station {
+    char                  *name;
+    sim_station_discipline disc;
+    int                    servers;      /* c (FCFS); 1 for PS */
+    int                    capacity;     /* K, 0 = unlimited */
+    sim_dist               service;      /* used when has_service */
+    bool                   has_service;
+    gsl_rng               *rng;          /* owned, seeded from (seed, name) */
+    sim_engine            *eng;
+    sim_station_job_fn     on_depart, on_drop;
+    void                  *ctx;
+    /* state */
+    int                    in_system, busy;
+    sim_job               *q_head, *q_tail;
+    GPtrArray             *ps_jobs;      /* PS: jobs present */
+    double                 ps_vtime;     /* PS: virtual time at ps_vtime_at */
+    sim_time_ns            ps_vtime_at;
+    sim_event              ps_ev;        /* PS: next completion */
+    /* statistics (owned by the sim_stats set given at creation) */
+    sim_stat *st_number, *st_busy, *st_response_s, *st_wait_s, *st_waited, *st_departures, *st_arrivals, *st_drops;
+};
+
+/** Creates a station named @name (copied) on @eng whose statistics go into
+ *  @stats as "<name>.number", "<name>.busy", "<name>.response_s", "<name>.wait_s",
+ *  "<name>.departures", "<name>.arrivals", "<name>.drops".  @service may be
+ *  NULL (demand from job->work_ns).  "<name>.waited" is a tally of 1 (the job
+ *  queued before service) or 0, so its mean is the waiting probability (FCFS).  @servers >= 1 (FCFS), @capacity >= 0.
+ *  Its RNG stream is sim_rng_new(@seed, @name). */
+sim_station *sim_station_new(sim_engine *eng, sim_stats *stats, const char *name,
+                             sim_station_discipline disc, int servers, int capacity,
+                             const sim_dist *service, uint64_t seed,
+                             sim_station_job_fn on_depart, sim_station_job_fn on_drop, void *ctx);
+
+/** Frees @st without touching its engine (free them in either order; the
+ *  engine must not run again).  Jobs still inside belong to the caller. */
+void sim_station_free(sim_station *st);
+
+/** @job arrives at @st now. */
+void sim_station_arrive(sim_station *st, sim_job *job);
+
+#endif /* SIM_STATION_H */

@@ -1,0 +1,118 @@
+/* sim/stats.h — output statistics of a simulation run.
+ *
+ * Three kinds of statistic, all ratios num/den accumulated per batch:
+ *   tally    observations x_i (e.g. response times):   num = sum x_i, den = count
+ *   level    a piecewise-constant level L(t) (e.g. number in system, busy
+ *            servers): num = integral of L dt,          den = elapsed time
+ *   rate     a counter of events or units (e.g. departures, bytes):
+ *            num = count,                               den = elapsed time (s)
+ * Warm-up deletion: sim_stats_reset() at the end of the warm-up discards all
+ * that came before.  Confidence intervals come from the method of batch
+ * means (Law & Kelton, "Simulation Modeling and Analysis", 5th ed., 9.5.3):
+ * the run after warm-up is cut into B equal-time batches; the batch ratios
+ * are treated as independent and the 95% half-width is
+ *   t_{B-1, 0.975} * s_B / sqrt(B)
+ * with GSL's Student t quantile.  When more than SIM_STATS_MAX_BATCHES batches
+ * close, adjacent pairs merge (the batch length doubles), so a run of any
+ * length keeps between MAX/2 and MAX batches.  The point estimate is the
+ * ratio of the totals (all batches together).
+ *
+ * A tally may also keep streaming quantiles (GSL's P-square estimator,
+ * gsl_rstat_quantile: Jain & Chlamtac, CACM 1985) and a histogram with
+ * explicit under/overflow counts (gsl_histogram_increment drops out-of-range
+ * values silently, so they are counted here).
+ */
+#ifndef SIM_STATS_H
+#define SIM_STATS_H
+
+#include <stdbool.h>
+#include <glib.h>
+#include <gsl/gsl_histogram.h>
+#include <gsl/gsl_rstat.h>
+#include "sim/time.h"
+
+#define SIM_STATS_MAX_BATCHES 64
+
+typedef enum { SIM_STAT_TALLY, SIM_STAT_LEVEL, SIM_STAT_RATE } sim_stat_kind;
+
+/** Quantiles a tally can keep (p50, p90, p99, p99.9). */
+#define SIM_STAT_NQUANT 4
+extern const double sim_stat_quantile_p[SIM_STAT_NQUANT];
+
+typedef struct { double num, den; } sim_batch;
+
+typedef struct sim_stat {
+    char         *name;
+    sim_stat_kind kind;
+    /* current batch */
+    double        num, den;
+    /* level: the current value and when it last changed */
+    double        level;
+    sim_time_ns   t_last;
+    /* closed batches (merged pairwise when full) */
+    sim_batch     batches[SIM_STATS_MAX_BATCHES];
+    int           nbatches;
+    int           batch_span;  /* how many base batches one stored batch holds */
+    int           pending;     /* base batches merged into batches[nbatches] so far */
+    sim_batch     partial;
+    /* optional extras of a tally */
+    gsl_rstat_quantile_workspace *quant[SIM_STAT_NQUANT];
+    gsl_histogram *hist;
+    uint64_t       under, over;
+} sim_stat;
+
+/** A set of statistics that share batch boundaries and warm-up. */
+typedef struct {
+    GPtrArray  *stats;       /* sim_stat*, in creation order */
+    sim_time_ns t_batch_start;
+    sim_time_ns t_reset;
+} sim_stats;
+
+/** A confidence interval: point estimate, 95% half-width (NAN if < 2 batches), batches used. */
+typedef struct { double mean; double half_width; int batches; } sim_ci;
+
+sim_stats *sim_stats_new(void);
+void       sim_stats_free(sim_stats *set);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sim_stats, sim_stats_free)
+
+/** Adds a statistic named @name (copied) of @kind to @set; it belongs to the set. */
+sim_stat *sim_stats_add(sim_stats *set, const char *name, sim_stat_kind kind);
+
+/** Makes tally @st keep the p50/p90/p99/p99.9 streaming quantiles. */
+void sim_stat_keep_quantiles(sim_stat *st);
+
+/** Makes tally @st keep a histogram of @nbins equal bins over [@lo, @hi). */
+void sim_stat_keep_histogram(sim_stat *st, size_t nbins, double lo, double hi);
+
+/** Records observation @x in tally @st. */
+void sim_stat_observe(sim_stat *st, double x);
+
+/** Sets level @st to @value at time @now_ns (>= its last change). */
+void sim_stat_set_level(sim_stat *st, sim_time_ns now_ns, double value);
+
+/** Adds @delta to level @st at time @now_ns. */
+static inline void sim_stat_add_level(sim_stat *st, sim_time_ns now_ns, double delta)
+{
+    sim_stat_set_level(st, now_ns, st->level + delta);
+}
+
+/** Counts @units in rate statistic @st. */
+static inline void sim_stat_count(sim_stat *st, double units) { st->num += units; }
+
+/** Discards everything recorded before @now_ns (end of warm-up); levels keep their value. */
+void sim_stats_reset(sim_stats *set, sim_time_ns now_ns);
+
+/** Closes the current batch of every statistic at @now_ns. */
+void sim_stats_close_batch(sim_stats *set, sim_time_ns now_ns);
+
+/** The estimate and 95% CI of @st over the closed batches. */
+sim_ci sim_stat_ci(const sim_stat *st);
+
+/** Quantile @i (index into sim_stat_quantile_p) of a tally that keeps them; NAN otherwise. */
+double sim_stat_quantile(const sim_stat *st, int i);
+
+/** True when every statistic in @stats (NULL-terminated) has a 95% CI half-width
+ *  at most @rel_target times |mean| (and at least 10 batches). */
+bool sim_stats_precise(sim_stat *const *stats, double rel_target);
+
+#endif /* SIM_STATS_H */

@@ -1,0 +1,110 @@
+/* sim/units.h — strict parsing of physical quantities written with units.
+ *
+ * Scenario files write every dimensioned number with its unit ("100 Gb/s", "12.5 GB/s",
+ * "3200 MT/s", "80 us", "2 MiB", "2.5 GHz", "80 %"); this module turns such text into a
+ * double in the base unit of its kind:
+ *
+ *   kind            base unit     accepted units (prefixes k/K=1e3 M=1e6 G=1e9 T=1e12 P=1e15,
+ *                                 Ki=2^10 Mi=2^20 Gi=2^30 Ti=2^40 Pi=2^50 where marked [bin])
+ *   bit rate        bit/s         b/s bit/s bps with SI or [bin] prefixes: "100 Gb/s" = 1e11
+ *   byte rate       byte/s        B/s with SI or [bin] prefixes: "12.5 GB/s" = 1.25e10, "2 GiB/s" = 2^31
+ *   transfer rate   transfers/s   T/s with SI prefixes: "3200 MT/s" = 3.2e9
+ *   time            ns            ps ns us µs ms s min h: "1.5 ms" = 1.5e6
+ *   size            bytes         B byte bytes with SI or [bin] prefixes: "4 KB" = 4000, "16 KiB" = 16384
+ *   frequency       Hz            Hz with SI prefixes: "2.5 GHz" = 2.5e9
+ *   percent         fraction      %: "80 %" or "80%" = 0.80
+ *   none            (number)      plain number, no unit allowed
+ *
+ * Units are case sensitive: a lower-case b is a bit and an upper-case B is a byte, so "GB/s"
+ * where a bit rate is wanted is an error naming both kinds. A bare number where a unit is
+ * required is an error ("needs a unit, e.g. '100 Gb/s'"). Numbers are parsed with
+ * g_ascii_strtod (locale independent); trailing garbage, hexadecimal, NaN and infinities
+ * are rejected. The value is the number times the unit's exact scale (one rounding).
+ * Left out: compound units (cycles/byte, W), milli-prefixes on rates, and arithmetic.
+ * Stateless and thread safe.
+ */
+#ifndef SIM_UNITS_H
+#define SIM_UNITS_H
+
+#include <glib.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+/** The kind of quantity a value expresses; decides which units are accepted. */
+typedef enum {
+  SIM_UNIT_NONE = 0,      /**< dimensionless number, no unit allowed */
+  SIM_UNIT_BIT_RATE,      /**< bit/s   ("100 Gb/s") */
+  SIM_UNIT_BYTE_RATE,     /**< byte/s  ("12.5 GB/s") */
+  SIM_UNIT_TRANSFER_RATE, /**< transfers/s ("3200 MT/s") */
+  SIM_UNIT_TIME,          /**< nanoseconds ("80 us") */
+  SIM_UNIT_SIZE,          /**< bytes ("2 MiB") */
+  SIM_UNIT_FREQUENCY,     /**< Hz ("2.5 GHz") */
+  SIM_UNIT_PERCENT,       /**< fraction: "80 %" -> 0.80 */
+  SIM_UNIT_N_KINDS
+} SimUnitKind;
+
+/** Error domain of this module (codes: SimUnitsError). */
+#define SIM_UNITS_ERROR (sim_units_error_quark())
+GQuark sim_units_error_quark(void);
+
+typedef enum {
+  SIM_UNITS_ERROR_SYNTAX,     /**< not a number, trailing garbage, NaN/inf, empty */
+  SIM_UNITS_ERROR_NO_UNIT,    /**< bare number where a unit is required */
+  SIM_UNITS_ERROR_WRONG_KIND, /**< a valid unit of another kind ("GB/s" for a bit rate) */
+  SIM_UNITS_ERROR_UNKNOWN,    /**< a unit of no kind, or a unit where none is allowed */
+  SIM_UNITS_ERROR_NOT_INTEGER /**< sim_units_parse_int64: value is not a whole base unit */
+} SimUnitsError;
+
+/**
+ * sim_units_parse:
+ * @text: the value as written, e.g. "100 Gb/s", "80%", "1.5e3 MB/s" (a space between number
+ *        and unit is optional; leading/trailing blanks are ignored)
+ * @kind: the kind of quantity expected
+ * @out: (out): the value in the kind's base unit (bit/s, byte/s, transfers/s, ns, bytes, Hz,
+ *       fraction, or the plain number for SIM_UNIT_NONE); untouched on error
+ * @error: SIM_UNITS_ERROR with a one-line message without position (callers add it)
+ *
+ * Parses a quantity strictly. Errors: syntax, bare number for a dimensioned kind, unit of
+ * the wrong kind (message names the expected kind and an example), unknown unit (with a
+ * "did you mean" for case slips such as "gb/s"), unit given to a dimensionless value.
+ * Returns: TRUE on success.
+ */
+gboolean sim_units_parse(const char *text, SimUnitKind kind, double *out, GError **error);
+
+/**
+ * sim_units_parse_int64:
+ * Like sim_units_parse() but the result must be a whole number of base units (e.g. bytes,
+ * ns) within ±2^53; "1.5 KiB" = 1536 is fine, "1.5 B" or "0.5 ns" is SIM_UNITS_ERROR_NOT_INTEGER.
+ * For SIM_UNIT_NONE the text must be a decimal integer ("12", "-3"; not "1e3", not "4.0")
+ * and the full int64 range is accepted.
+ */
+gboolean sim_units_parse_int64(const char *text, SimUnitKind kind, int64_t *out, GError **error);
+
+/**
+ * sim_units_parse_double:
+ * Strict plain number: g_ascii_strtod over the whole text (blanks around it allowed),
+ * no hex, no NaN/inf, not empty. Returns TRUE and sets @out on success.
+ */
+gboolean sim_units_parse_double(const char *text, double *out, GError **error);
+
+/** Human name of a kind, e.g. "bit rate"; "number" for SIM_UNIT_NONE. */
+const char *sim_unit_kind_name(SimUnitKind kind);
+
+/** Base unit of a kind as used in docs, e.g. "bit/s", "ns", "bytes", "fraction"; "" for NONE. */
+const char *sim_unit_kind_base(SimUnitKind kind);
+
+/** An example value of a kind for messages and docs, e.g. "100 Gb/s"; "4" for NONE. */
+const char *sim_unit_kind_example(SimUnitKind kind);
+
+/**
+ * sim_units_format:
+ * Writes @value (base unit of @kind) in a readable unit of that kind with up to 6 significant
+ * digits, e.g. 1e11 bit/s -> "100 Gb/s", 1048576 bytes -> "1 MiB", 0.8 -> "80 %". The result
+ * parses back with sim_units_parse() (to 6 significant digits). Free with g_free().
+ */
+char *sim_units_format(double value, SimUnitKind kind);
+
+G_END_DECLS
+
+#endif /* SIM_UNITS_H */

@@ -1,0 +1,135 @@
+/* tests/test_calendar.c — the event calendar and engine: order, FIFO ties,
+ * cancel and reschedule against a brute-force reference. */
+#include <check.h>
+#include <glib.h>
+#include <gsl/gsl_rng.h>
+#include "sim/engine.h"
+#include "sim/rng.h"
+
+typedef struct { sim_event ev; int id; } item;
+
+START_TEST(test_pop_order_matches_sorted)
+{
+    enum { N = 5000 };
+    sim_calendar cal;
+    sim_calendar_init(&cal);
+    item *items = g_new0(item, N);
+    g_autoptr(gsl_rng) r = sim_rng_new(1, "calendar-test");
+    for (int i = 0; i < N; i++) {
+        sim_event_init(&items[i].ev, NULL, NULL);
+        items[i].id = i;
+        sim_calendar_insert(&cal, &items[i].ev, (sim_time_ns)gsl_rng_uniform_int(r, 1000));
+    }
+    /* cancel every third, move every fifth to a new time */
+    for (int i = 0; i < N; i += 3)
+        ck_assert(sim_calendar_remove(&cal, &items[i].ev));
+    for (int i = 1; i < N; i += 5)
+        if (i % 3 != 0)
+            sim_calendar_move(&cal, &items[i].ev, (sim_time_ns)gsl_rng_uniform_int(r, 1000));
+    ck_assert(!sim_calendar_remove(&cal, &items[0].ev)); /* already cancelled */
+    sim_time_ns last_t = -1;
+    int count = 0;
+    GHashTable *seen_at = g_hash_table_new(NULL, NULL);
+    for (sim_event *ev; (ev = sim_calendar_pop(&cal)); count++) {
+        ck_assert_int_ge(ev->time, last_t);
+        ck_assert(!sim_event_pending(ev));
+        last_t = ev->time;
+        item *it = (item *)ev;
+        ck_assert_int_ne(it->id % 3, 0);
+        g_hash_table_add(seen_at, it);
+    }
+    ck_assert_int_eq(count, N - (N + 2) / 3);
+    ck_assert_int_eq(g_hash_table_size(seen_at), count);
+    g_hash_table_destroy(seen_at);
+    sim_calendar_clear(&cal);
+    g_free(items);
+}
+END_TEST
+
+START_TEST(test_equal_times_fifo)
+{
+    sim_calendar cal;
+    sim_calendar_init(&cal);
+    item items[100];
+    for (int i = 0; i < 100; i++) {
+        sim_event_init(&items[i].ev, NULL, NULL);
+        items[i].id = i;
+        sim_calendar_insert(&cal, &items[i].ev, 42);
+    }
+    /* Moving an event to the same time sends it to the back of the tie. */
+    sim_calendar_move(&cal, &items[0].ev, 42);
+    for (int i = 1; i < 100; i++)
+        ck_assert_int_eq(((item *)sim_calendar_pop(&cal))->id, i);
+    ck_assert_int_eq(((item *)sim_calendar_pop(&cal))->id, 0);
+    ck_assert_ptr_null(sim_calendar_pop(&cal));
+    sim_calendar_clear(&cal);
+}
+END_TEST
+
+typedef struct { GArray *log; sim_event self; int ticks; } recorder;
+
+static void on_post(sim_engine *eng, sim_event *ev, void *ctx)
+{
+    recorder *rec = ctx;
+    sim_time_ns t = sim_engine_now(eng);
+    g_array_append_val(rec->log, t);
+}
+
+static void on_tick(sim_engine *eng, sim_event *ev, void *ctx)
+{
+    recorder *rec = ctx;
+    if (++rec->ticks < 10)
+        sim_engine_schedule_in(eng, ev, 100);
+}
+
+START_TEST(test_engine_pool_and_periodic)
+{
+    g_autoptr(sim_engine) eng = sim_engine_new();
+    recorder rec = { g_array_new(FALSE, FALSE, sizeof(sim_time_ns)), {0}, 0 };
+    sim_event_init(&rec.self, on_tick, &rec);
+    sim_engine_schedule(eng, &rec.self, 0);
+    for (int i = 0; i < 3000; i++)           /* more than one pool block */
+        sim_engine_post(eng, 3000 - i, on_post, &rec);
+    sim_event *cancelled = sim_engine_post(eng, 5, on_post, &rec);
+    ck_assert(sim_engine_cancel(eng, cancelled));
+    uint64_t n = sim_engine_run_until(eng, 2000);
+    ck_assert_int_eq(sim_engine_now(eng), 2000);
+    ck_assert_int_eq(rec.ticks, 10);                       /* t = 0..900 */
+    ck_assert_uint_eq(n, 10 + 2000);                       /* posts at t = 1..2000 */
+    ck_assert_uint_eq(rec.log->len, 2000);
+    for (guint i = 1; i < rec.log->len; i++)
+        ck_assert_int_ge(g_array_index(rec.log, sim_time_ns, i), g_array_index(rec.log, sim_time_ns, i - 1));
+    ck_assert_uint_eq(sim_engine_pending(eng), 1000);
+    sim_engine_run_until(eng, SIM_TIME_NEVER - 1);
+    ck_assert_uint_eq(rec.log->len, 3000);
+    g_array_free(rec.log, TRUE);
+}
+END_TEST
+
+START_TEST(test_rng_streams)
+{
+    ck_assert_uint_ne(sim_rng_seed_for(1, "nvme0"), sim_rng_seed_for(1, "nvme1"));
+    ck_assert_uint_ne(sim_rng_seed_for(1, "nvme0"), sim_rng_seed_for(2, "nvme0"));
+    ck_assert_uint_eq(sim_rng_seed_for(7, "nic0.port1"), sim_rng_seed_for(7, "nic0.port1"));
+    g_autoptr(gsl_rng) a = sim_rng_new(9, "x");
+    g_autoptr(gsl_rng) b = sim_rng_new(9, "x");
+    for (int i = 0; i < 100; i++)
+        ck_assert_uint_eq(gsl_rng_get(a), gsl_rng_get(b));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("calendar");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_pop_order_matches_sorted);
+    tcase_add_test(tc, test_equal_times_fifo);
+    tcase_add_test(tc, test_engine_pool_and_periodic);
+    tcase_add_test(tc, test_rng_streams);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
