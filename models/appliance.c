@@ -57,6 +57,6 @@ gboolean appliance_validate(const Appliance *a, GError **error)
     }
   }
   if (a->sendfile_sync && a->sendfile_workers < 1)
-    return model_fail(error, "software.sendfile_workers", "synchronous sendfile needs at least one worker");
+    return model_fail(error, "software.workers", "synchronous sendfile needs at least one worker");
   return TRUE;
 }

@@ -13,6 +13,7 @@ void coeffs_defaults(Coeffs *c)
   c->k_bulk = 0.15;
   c->k_meta = 0.30;
   c->copy_cpb = 1.0;
+  c->k_remote = 1.0;
   /* Fixed. */
   c->dram_turnaround = 0.10;  /* ~10% of DDR4 bus time lost to write-to-read turnarounds (tWTR,
                                  tRTW) at a 1:1 mix; JEDEC DDR4 timings at 3200 MT/s */
@@ -25,7 +26,7 @@ void coeffs_defaults(Coeffs *c)
 }
 
 static const char *NAMES[COEFFS_N_FITTED] = {"dram_eff", "port_eff", "fabric_eff", "page_cycles",
-                                             "mapped_page_cycles", "k_bulk", "k_meta", "copy_cpb"};
+                                             "mapped_page_cycles", "k_bulk", "k_meta", "copy_cpb", "k_remote"};
 
 const char *coeffs_fitted_name(int i)
 {
@@ -36,7 +37,7 @@ const char *coeffs_fitted_name(int i)
 double *coeffs_fitted_ptr(Coeffs *c, int i)
 {
   double *p[COEFFS_N_FITTED] = {&c->dram_eff, &c->port_eff, &c->fabric_eff, &c->page_cycles,
-                                &c->mapped_page_cycles, &c->k_bulk, &c->k_meta, &c->copy_cpb};
+                                &c->mapped_page_cycles, &c->k_bulk, &c->k_meta, &c->copy_cpb, &c->k_remote};
   g_return_val_if_fail(i >= 0 && i < COEFFS_N_FITTED, NULL);
   return p[i];
 }

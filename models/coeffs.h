@@ -18,6 +18,8 @@ typedef struct {
   double k_bulk;           /* exposed fraction of a DRAM miss for streaming CPU reads */
   double k_meta;           /* exposed fraction of a DRAM miss for metadata reads */
   double copy_cpb;         /* cycles per byte of a kernel<->user copy, in-cache part */
+  double k_remote;         /* stall cycles per cycle of remote-access penalty (fabric hop,
+                              coherence); multiplies penalty * f / 64 B per remote CPU read */
   /* fixed, sourced */
   double dram_turnaround;  /* bandwidth lost to read/write turnarounds at a 1:1 mix */
   double meta_bytes;       /* metadata bytes each way per payload byte */
@@ -26,7 +28,7 @@ typedef struct {
   double pcie_rtt_ns;      /* non-posted read round trip through the root complex, excl. DRAM */
 } Coeffs;
 
-#define COEFFS_N_FITTED 8
+#define COEFFS_N_FITTED 9
 
 /* Fills the defaults (the fitted values of the last `make fit`, and the fixed ones). */
 void coeffs_defaults(Coeffs *c);

@@ -60,7 +60,7 @@ gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error)
   if (s->mtu < 576 || s->mtu > 9216)
     return model_fail(error, "stack.mtu", "MTU must be 576..9216 bytes, got %d", s->mtu);
   if (s->tso && s->tso_bytes < cpu_mss_bytes(s))
-    return model_fail(error, "stack.tso_bytes", "TSO segment must be at least one MSS");
+    return model_fail(error, "stack.tso_size", "TSO segment must be at least one MSS");
   if (s->lro && s->lro_acks < 1)
     return model_fail(error, "stack.lro_acks", "must be at least 1");
   return TRUE;

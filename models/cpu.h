@@ -4,9 +4,12 @@
  * cores * f cycles/s, of which production uses at most `cap` (80%, euro2021/euro2022).
  * Cycles per served byte (cpb) on the node doing each piece of work:
  *   crypto      cpb_crypto(impl, uarch): bulk AES-GCM/ChaCha20 cost with the data in cache;
- *   stall       per byte the CPU reads from DRAM: k_bulk * L(a,m) * f / 64 B (the exposed part
- *               of a cache-line miss; L from memory.h, larger when the line is remote), and
- *               per metadata byte read: k_meta * L * f / 64 B (pointer chasing, poorly hidden);
+ *   stall       per byte the CPU reads from DRAM: (k_bulk * L_local + k_remote * P(a,m)) * f / 64 B
+ *               (the exposed part of a cache-line miss: L_local from memory.h, P the fabric
+ *               penalty when the line is on another node, topology.h), and per metadata byte
+ *               read: (k_meta * L_local + k_remote * P) * f / 64 B (pointer chasing, poorly
+ *               hidden). k_remote can exceed 1: a remote miss also costs coherence probes and
+ *               queueing in the fabric ("UPI traffic stalls CPUs", euro2019_numa);
  *   copy        copy_cpb per byte copied between kernel and user space (read_write paths);
  *   stack       page_cycles / 4096 B per payload page (VM, sendfile, mbuf, TCP per-byte work;
  *               + mapped_mbuf_page_cycles with the old mapped-mbuf/sf_buf path), plus

@@ -198,10 +198,13 @@ static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include
         if (T->write) add_fabric(b, dem, an, mn, dev, bytes);
         else add_fabric(b, dem, mn, an, dev, bytes);
         double lat = mem_latency_ns(&a->mem, t, an, mn);
+        double local = lat - topo_penalty_ns(t, an, mn), pen = topo_penalty_ns(t, an, mn);
         if (T->stall == ST_BULK)
-          dem[b->cpu_res[an]] += bytes * c->k_bulk * lat * f / CACHE_LINE_BYTES;
+          dem[b->cpu_res[an]] += bytes * (c->k_bulk * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
         else if (T->stall == ST_META)
-          dem[b->cpu_res[an]] += bytes * c->k_meta * lat * f / CACHE_LINE_BYTES;
+          dem[b->cpu_res[an]] += bytes * (c->k_meta * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
+        if (T->stall != ST_NONE)
+          m->res[b->cpu_res[an]].remote_stall += k->weight * bytes * c->k_remote * pen * f / CACHE_LINE_BYTES;
         if (T->agent == AG_NIC && !T->write)
           dem[b->tags_res[eg_nic]] += bytes * (c->pcie_rtt_ns + lat) * 1e-9 / egc->link.mrrs_bytes;
       }
@@ -240,7 +243,7 @@ static Roles roles_for(const Appliance *a, int disk_node, int home)
   }
 }
 
-static DemandModel *build(const Appliance *a, gboolean include_meta, GError **error)
+static DemandModel *build(const Appliance *a, gboolean include_meta, const double *shares, GError **error)
 {
   if (!appliance_validate(a, error)) return NULL;
   const Topology *t = &a->topo;
@@ -257,7 +260,8 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, GError **er
   g_autofree int *dnode = g_new(int, D);
   for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
   m->drive_share = g_new(double, D);
-  workload_drive_shares(&a->wl, D, dnode, b.nodes, a->seed, m->drive_share);
+  if (shares) memcpy(m->drive_share, shares, sizeof(double) * (size_t)D);
+  else workload_drive_shares(&a->wl, D, dnode, b.nodes, a->seed, m->drive_share);
   g_autofree double *port_w = g_new(double, P);
   double sw = 0;
   for (int p = 0; p < P; p++) sw += (port_w[p] = a->nics[m->port_nic[p]].port_gbps);
@@ -352,7 +356,12 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, GError **er
   return m;
 }
 
-DemandModel *demand_build(const Appliance *a, GError **error) { return build(a, TRUE, error); }
+DemandModel *demand_build(const Appliance *a, GError **error) { return build(a, TRUE, NULL, error); }
+
+DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error)
+{
+  return build(a, TRUE, drive_share, error);
+}
 
 void demand_free(DemandModel *m)
 {
@@ -398,7 +407,7 @@ double demand_crossings_per_byte(const Appliance *a, const DemandModel *m, gbool
   DemandModel *mm = (DemandModel *)m;
   g_autoptr(DemandModel) own = NULL;
   if (bulk_only) {
-    own = build(a, FALSE, NULL);
+    own = build(a, FALSE, m->drive_share, NULL);
     g_return_val_if_fail(own != NULL, 0.0);
     mm = own;
   }

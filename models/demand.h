@@ -36,6 +36,7 @@ typedef struct {
   int node;                /* NUMA node, -1 when not node-local */
   int nic, port, drive, link; /* owner indices, -1 when not applicable */
   double rd, wr;           /* DRAM: total read / write bytes per served byte */
+  double remote_stall;     /* CPU: part of the total demand that is remote-access stall cycles */
 } DmResource;
 
 typedef struct {
@@ -60,6 +61,9 @@ typedef struct {
   double *drive_share;     /* [n_drives] share of served bytes per drive */
 } DemandModel;
 
+/* As demand_build, with the per-drive content shares given (n_drives values summing to 1)
+ * instead of computed from the workload (for fitting: shares do not depend on coefficients). */
+DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error);
 /* Builds the resource list and class demands. Validates the appliance first.
  * Returns NULL and sets error (MODEL_ERROR) on an impossible appliance. (transfer full) */
 DemandModel *demand_build(const Appliance *a, GError **error);

@@ -39,9 +39,9 @@ double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, d
 gboolean mem_validate(const MemoryCfg *m, const Topology *t, GError **error)
 {
   if (m->channels_per_socket < 1)
-    return model_fail(error, "memory.channels", "a socket needs at least 1 memory channel, got %d", m->channels_per_socket);
+    return model_fail(error, "memory.channels_per_socket", "a socket needs at least 1 memory channel, got %d", m->channels_per_socket);
   if (m->channels_per_socket % t->nps != 0)
-    return model_fail(error, "memory.channels", "%d channels per socket do not split over NPS%d nodes",
+    return model_fail(error, "memory.channels_per_socket", "%d channels per socket do not split over NPS%d nodes",
                       m->channels_per_socket, t->nps);
   if (m->mts <= 0 || m->bus_bytes <= 0)
     return model_fail(error, "memory.speed", "memory speed must be positive");

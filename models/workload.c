@@ -29,6 +29,8 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
     }
   }
   for (int d = 0; d < n_drives; d++) share[d] = 0;
+  g_autofree int *per_node = g_new0(int, n_nodes);
+  for (int d = 0; d < n_drives; d++) per_node[drive_node[d]]++;
   gsl_rng *rng = NULL;
   if (w->title_placement == WL_PLACE_RANDOM) {
     rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -38,6 +40,12 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
   for (int r = 1; r <= w->titles; r++) {
     double p = pow((double)r, -w->zipf_s);
     h += p;
+    if (w->title_placement == WL_PLACE_NODE_STRIPED) {
+      int node = drive_node[order[(r - 1) % n_drives]];
+      for (int d = 0; d < n_drives; d++)
+        if (drive_node[d] == node) share[d] += p / per_node[node];
+      continue;
+    }
     int d = rng ? (int)gsl_rng_uniform_int(rng, (unsigned long)n_drives) : order[(r - 1) % n_drives];
     share[d] += p;
   }
