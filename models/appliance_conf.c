@@ -19,7 +19,7 @@ typedef struct { int path, crypto, placement, sendfile, workers; } SoftConf;
 typedef struct { double rate_bps, share; } BitrateConf;
 typedef struct { const SimConfNode *offered; int titles; double zipf_s; int title_placement; int64_t request, io;
                  SimConfList bitrates; int alt_path; double alt_fraction; double slo_ns; double drop_max; } WorkConf;
-typedef struct { char *id, *source, *bottleneck, *cause; double gbps, cpu_pct, fabric_util, hot, cold; SimConfList kinds; } RefConf;
+typedef struct { char *id, *source, *bottleneck, *cause, *known; double gbps, cpu_pct, fabric_util, hot, cold, tol_pct, cpu_tol; SimConfList kinds; } RefConf;
 typedef struct {
   char *kind, *name, *description, *platform, *platform_name;
   int64_t seed; double duration_ns, warmup_ns;
@@ -93,7 +93,7 @@ static const SimConfField link_schema[] = {
   {.key = "rate", .type = SIM_CONF_T_DOUBLE, .offset = F(LinkConf, rate), .unit = SIM_UNIT_TRANSFER_RATE, .required = true, .min = "0",
    .min_exclusive = true, .doc = "per-lane rate"},
   {.key = "encoding", .type = SIM_CONF_T_DOUBLE, .offset = F(LinkConf, encoding), .def = "0", .min = "0", .max = "1",
-   .doc = "line-code efficiency (0: 128/130 for xgmi, 1 for upi)"},
+   .doc = "line-code efficiency (0 = 1: xGMI x16 at 18 GT/s is 36 GB/s per direction raw, published.yaml general)"},
   {.key = "dlwm", .type = SIM_CONF_T_BOOL, .offset = F(LinkConf, dlwm), .def = "false", .doc = "dynamic link width management on"},
   {.key = "dlwm_width", .type = SIM_CONF_T_INT, .offset = F(LinkConf, dlwm_width), .def = "2", .min = "1", .max = "32",
    .doc = "width while DLWM narrows the link"},
@@ -212,6 +212,12 @@ static const SimConfField ref_schema[] = {
   {.key = "bottleneck_kinds", .type = SIM_CONF_T_LIST, .offset = F(RefConf, kinds), .elem_type = SIM_CONF_T_ENUM, .enum_names = KIND_NAMES,
    .max_items = APPCONF_MAX_KINDS, .doc = "resource kinds that match the published bottleneck"},
   {.key = "cause", .type = SIM_CONF_T_STRING, .offset = F(RefConf, cause), .doc = "remote_stall: the CPU limit must come from remote-memory stalls"},
+  {.key = "tolerance_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, tol_pct), .def = "10", .min = "0", .max = "100",
+   .doc = "throughput tolerance of the CI test, % (10 unless a known deviation is documented)"},
+  {.key = "cpu_tolerance_pts", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, cpu_tol), .def = "10", .min = "0", .max = "100",
+   .doc = "CPU tolerance of the CI test, percentage points"},
+  {.key = "known_deviation", .type = SIM_CONF_T_STRING, .offset = F(RefConf, known),
+   .doc = "why the model misses this result by more than 10 % / 10 points (then the tolerances above are wider)"},
   {.key = "fabric_util_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, fabric_util), .def = "-1", .min = "-1", .max = "100",
    .doc = "published fabric utilisation %"},
   {.key = "hot_port_gbps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, hot), .def = "-1", .min = "-1", .doc = "published Gb/s per port, hot node"},
@@ -358,6 +364,9 @@ static gboolean bind_reference(const SimConfNode *node, AppReference *r, GError 
     r->cpu_pct = rc.cpu_pct;
     r->bottleneck = g_strdup(rc.bottleneck);
     r->cause = g_strdup(rc.cause);
+    r->known_deviation = g_strdup(rc.known);
+    r->tolerance_pct = rc.tol_pct;
+    r->cpu_tolerance_pts = rc.cpu_tol;
     r->fabric_util_pct = rc.fabric_util;
     r->hot_port_gbps = rc.hot;
     r->cold_port_gbps = rc.cold;
@@ -407,7 +416,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
       L->kind = lc->kind == 1 ? TOPO_LINK_UPI : TOPO_LINK_XGMI;
       L->width = lc->width;
       L->gtps = lc->rate / 1e9;
-      L->encoding = lc->encoding > 0 ? lc->encoding : (L->kind == TOPO_LINK_XGMI ? 128.0 / 130.0 : 1.0);
+      L->encoding = lc->encoding > 0 ? lc->encoding : 1.0;
       L->dlwm = lc->dlwm;
       L->dlwm_width = lc->dlwm_width;
       int q = (size_t)k < lc->attach.n ? *SIM_CONF_LIST_AT(lc->attach, int, k) : (t->n_links - 1) % MAX(1, t->quadrants);
@@ -581,6 +590,7 @@ void app_scenario_info_clear(AppScenarioInfo *info)
   g_free(info->ref.source);
   g_free(info->ref.bottleneck);
   g_free(info->ref.cause);
+  g_free(info->ref.known_deviation);
   memset(info, 0, sizeof *info);
 }
 

@@ -30,6 +30,9 @@ typedef struct {
   double fabric_util_pct;  /* published fabric (UPI) utilisation, < 0 when not published */
   double hot_port_gbps;    /* per-port throughput on the hot node, < 0 when not published */
   double cold_port_gbps;   /* per-port throughput on the other nodes, < 0 when not published */
+  double tolerance_pct;    /* CI tolerance on throughput (10 unless a known deviation) */
+  double cpu_tolerance_pts;/* CI tolerance on CPU % points (10 unless a known deviation) */
+  char *known_deviation;   /* why the model misses by more than 10 % / 10 points, NULL if it does not */
 } AppReference;
 
 typedef struct {

@@ -32,6 +32,9 @@ typedef struct {
 
 /* Fills the defaults (the fitted values of the last `make fit`, and the fixed ones). */
 void coeffs_defaults(Coeffs *c);
+/* Fills the fit's starting point and prior centre: physically motivated first guesses of the
+ * fitted coefficients (sources in coeffs.c), fixed ones as in coeffs_defaults. */
+void coeffs_prior(Coeffs *c);
 /* Name of fitted coefficient i (0..COEFFS_N_FITTED-1), pointer to it. */
 const char *coeffs_fitted_name(int i);
 double *coeffs_fitted_ptr(Coeffs *c, int i);

@@ -13,3 +13,5 @@ reference: $(BUILD)/tools/ocasim-reference
 
 fit: $(BUILD)/tools/ocasim-fit
 	@$(BUILD)/tools/ocasim-fit scenarios/reference
+
+-include $(wildcard $(BUILD)/models/tools/*.d)

@@ -41,7 +41,8 @@ typedef struct {
   TopoLinkKind kind;
   int width;              /* data lanes per direction (x16 xGMI; 16 data bits of a 20-lane UPI link) */
   double gtps;            /* GT/s per lane */
-  double encoding;        /* line-code efficiency: 128/130 for PCIe-PHY xGMI, 1.0 for UPI (width counts data bits) */
+  double encoding;        /* line-code efficiency; 1.0 by default: the raw figures count data (xGMI x16 at
+                             18 GT/s = 36 GB/s per direction, published.yaml general; UPI width = 16 data bits) */
   bool dlwm;              /* dynamic link width management on */
   int dlwm_width;         /* width the link runs at while DLWM narrows it */
   int quad[TOPO_MAX_SOCKETS]; /* quadrant the link attaches to on each socket (routing by device position) */

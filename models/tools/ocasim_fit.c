@@ -15,7 +15,9 @@ int main(int argc, char **argv)
   if (!s) { fprintf(stderr, "ocasim-fit: %s\n", err->message); return 2; }
   int n = app_refset_size(s);
   Coeffs c0, c;
-  coeffs_defaults(&c0);
+  Coeffs cdef;
+  coeffs_defaults(&cdef);
+  coeffs_prior(&c0);
   c = c0;
   double chi = 0;
   if (!app_refset_fit(s, &c, -1, &chi, &err)) { fprintf(stderr, "ocasim-fit: %s\n", err->message); return 1; }
@@ -24,16 +26,16 @@ int main(int argc, char **argv)
   printf("Shared coefficients fitted over %d published results (+ quoted STREAM figures), chi^2 = %.3f\n", n, chi);
   printf("/* fitted by make fit on %s over %d results */\n", date, n);
   for (int i = 0; i < COEFFS_N_FITTED; i++)
-    printf("  c->%s = %.4g;   /* default was %.4g */\n", coeffs_fitted_name(i), *coeffs_fitted_ptr(&c, i),
-           *coeffs_fitted_ptr(&c0, i));
+    printf("  c->%s = %.4g;   /* start %.4g; current default %.4g */\n", coeffs_fitted_name(i), *coeffs_fitted_ptr(&c, i),
+           *coeffs_fitted_ptr(&c0, i), *coeffs_fitted_ptr(&cdef, i));
   g_autoptr(GString) t = g_string_new(NULL);
-  int fails = app_refset_table(s, &c, t);
+  int fails = app_refset_table(s, &c, t, NULL);
   printf("\nReference table with the fitted coefficients (%d FAIL):\n%s", fails, t->str);
   printf("\nLeave-one-out: each result predicted by a fit over the others\n");
   printf("| %-28s | %9s | %9s | %7s | %8s | %9s |\n", "result", "in-fit", "left-out", "publ.", "error", "CPU err");
   printf("|------------------------------|----------:|----------:|--------:|---------:|----------:|\n");
   for (int i = 0; i < n; i++) {
-    Coeffs ci = c;
+    Coeffs ci = c0;
     double chi_i;
     AppRefRow in_row, out_row;
     if (!app_refset_eval(s, i, &c, &in_row, &err)) return 1;
