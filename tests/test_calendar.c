@@ -66,6 +66,82 @@ START_TEST(test_equal_times_fifo)
 }
 END_TEST
 
+/* Random interleaving of pop, insert, cancel, move, peek and len (so the
+ * root hole that pop leaves meets every operation), against a brute-force
+ * reference: the pending event with the smallest (time, order) pair. */
+typedef struct { sim_event ev; sim_time_ns t; uint64_t order; } ref_item;
+
+static ref_item *ref_min(ref_item *it, int n)
+{
+    ref_item *best = NULL;
+    for (int i = 0; i < n; i++)
+        if (sim_event_pending(&it[i].ev) &&
+            (!best || it[i].t < best->t || (it[i].t == best->t && it[i].order < best->order)))
+            best = &it[i];
+    return best;
+}
+
+START_TEST(test_interleaved_against_reference)
+{
+    enum { N = 300, OPS = 60000 };
+    sim_calendar cal;
+    sim_calendar_init(&cal);
+    ref_item *it = g_new0(ref_item, N);
+    for (int i = 0; i < N; i++)
+        sim_event_init(&it[i].ev, NULL, NULL);
+    g_autoptr(gsl_rng) r = sim_rng_new(3, "calendar-interleave");
+    uint64_t order = 0;
+    sim_time_ns now = 0;
+    uint32_t pending = 0;
+    int pops = 0;
+    for (int op = 0; op < OPS; op++) {
+        ref_item *x = &it[gsl_rng_uniform_int(r, N)];
+        sim_time_ns t = now + (sim_time_ns)gsl_rng_uniform_int(r, 50);  /* ties happen */
+        switch (gsl_rng_uniform_int(r, 6)) {
+        case 0: case 1: {                                   /* pop */
+            ref_item *want = ref_min(it, N);
+            sim_event *got = sim_calendar_pop(&cal);
+            ck_assert_ptr_eq(got, want ? &want->ev : NULL);
+            if (want) {
+                ck_assert(!sim_event_pending(got));
+                ck_assert_int_eq(got->time, want->t);
+                now = want->t;
+                pending--;
+                pops++;
+            }
+            break;
+        }
+        case 2: case 3:                                     /* insert or move */
+            if (!sim_event_pending(&x->ev)) {
+                sim_calendar_insert(&cal, &x->ev, t);
+                pending++;
+            } else {
+                sim_calendar_move(&cal, &x->ev, t);
+            }
+            x->t = t;
+            x->order = order++;
+            break;
+        case 4: {                                           /* cancel */
+            bool was = sim_event_pending(&x->ev);
+            ck_assert(sim_calendar_remove(&cal, &x->ev) == was);
+            ck_assert(!sim_event_pending(&x->ev));
+            pending -= was;
+            break;
+        }
+        default: {                                          /* peek, len */
+            ref_item *want = ref_min(it, N);
+            ck_assert_int_eq(sim_calendar_peek_time(&cal), want ? want->t : SIM_TIME_NEVER);
+            break;
+        }
+        }
+        ck_assert_uint_eq(sim_calendar_len(&cal), pending);
+    }
+    ck_assert_int_gt(pops, OPS / 4);
+    sim_calendar_clear(&cal);
+    g_free(it);
+}
+END_TEST
+
 typedef struct { GArray *log; sim_event self; int ticks; } recorder;
 
 static void on_post(sim_engine *eng, sim_event *ev, void *ctx)
@@ -124,6 +200,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_pop_order_matches_sorted);
     tcase_add_test(tc, test_equal_times_fifo);
+    tcase_add_test(tc, test_interleaved_against_reference);
     tcase_add_test(tc, test_engine_pool_and_periodic);
     tcase_add_test(tc, test_rng_streams);
     suite_add_tcase(s, tc);

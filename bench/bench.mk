@@ -1,0 +1,76 @@
+# bench/bench.mk — `make bench`: speed reports, never pass/fail on timing.
+#
+# `make bench` runs every target listed in BENCH_TARGETS, one after the other
+# (never in parallel, whatever -j says: they time things).  A folder adds its
+# own rows by appending a target from its *.mk file:
+#     BENCH_TARGETS += bench-models
+#     bench-models: ...; recipe that prints its table
+# Knobs: BENCH_SECONDS (timed seconds per measurement, default 0.5),
+#        BENCH_SIZES (pending-set sizes), BENCH_DIST (--exp or --uniform).
+#
+# bench-calendar: hold-model rate of sim/calendar.c next to ns-3's schedulers
+# (bench/README.md).  Everything is built here with release flags (-O2, never
+# the sanitizers, whatever SANITIZE says) into build/bench/.
+
+BENCH_TARGETS += bench-calendar
+
+BENCH_DIR     := build/bench
+BENCH_SECONDS ?= 0.5
+BENCH_SIZES   ?= 1000 10000 100000 1000000
+BENCH_DIST    ?= --exp
+BENCH_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) $(shell pkg-config --cflags glib-2.0 2>/dev/null)
+BENCH_LIBS    := $(shell pkg-config --libs glib-2.0 2>/dev/null) -lm
+BENCH_CXX     ?= g++
+BENCH_CXXFLAGS := -O2 -g -std=c++17 -Wall -Wextra
+# Debian's ns3-core.pc has a broken Cflags line (-I"/usr/include" -I/usr;...):
+# take only its Libs, the headers are under the default /usr/include/ns3.
+BENCH_NS3_LIBS := $(or $(shell pkg-config --libs ns3-core 2>/dev/null),-lns3-core)
+
+BENCH_CAL_DEPS := bench/bench_calendar.c bench/hold.h sim/calendar.c sim/calendar.h sim/engine.c sim/engine.h sim/time.h
+
+.PHONY: bench-calendar
+
+bench:
+	@fail=0; for t in $(BENCH_TARGETS); do \
+	  $(MAKE) --no-print-directory $$t || fail=1; \
+	done; exit $$fail
+
+# The calendar as built for the engine (4-ary), and comparison variants:
+# arity 2 and 8 of the same code, and the first calendar (bench/ref/, v0).
+$(BENCH_DIR)/bench_calendar: $(BENCH_CAL_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -I. -o $@ bench/bench_calendar.c sim/calendar.c sim/engine.c $(BENCH_LIBS)
+
+$(BENCH_DIR)/bench_calendar_d%: $(BENCH_CAL_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -I. -DSIM_CALENDAR_ARITY=$* -DCAL_ROW='"ocasim-cal-d$*"' \
+	  -o $@ bench/bench_calendar.c sim/calendar.c sim/engine.c $(BENCH_LIBS)
+
+$(BENCH_DIR)/bench_calendar_v0: $(BENCH_CAL_DEPS) bench/ref/calendar_v0.c bench/ref/sim/calendar.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -Ibench/ref -I. -DCAL_ROW='"ocasim-cal-v0"' \
+	  -o $@ bench/bench_calendar.c bench/ref/calendar_v0.c sim/engine.c $(BENCH_LIBS)
+
+$(BENCH_DIR)/ns3_hold: bench/ns3_hold.cc bench/hold.h
+	@mkdir -p $(dir $@)
+	$(BENCH_CXX) $(BENCH_CXXFLAGS) -I. -o $@ bench/ns3_hold.cc $(BENCH_NS3_LIBS)
+
+BENCH_CAL_BINS := $(BENCH_DIR)/bench_calendar $(BENCH_DIR)/bench_calendar_d2 \
+                  $(BENCH_DIR)/bench_calendar_d8 $(BENCH_DIR)/bench_calendar_v0
+
+# The ns-3 driver is optional: without libns3-dev (or g++) the table says so
+# and shows ocasim's rows alone.
+bench-calendar: $(BENCH_CAL_BINS)
+	@out=$(BENCH_DIR)/calendar.out; args="--seconds $(BENCH_SECONDS) $(BENCH_DIST) $(BENCH_SIZES)"; \
+	echo "bench-calendar: hold model, $(BENCH_DIST) increments, sizes $(BENCH_SIZES), $(BENCH_SECONDS) s per row (about a minute)"; \
+	: > $$out; \
+	$(BENCH_DIR)/bench_calendar $$args >> $$out || echo "NOTE bench_calendar failed" >> $$out; \
+	if $(MAKE) --no-print-directory -s $(BENCH_DIR)/ns3_hold > $(BENCH_DIR)/ns3_build.log 2>&1; then \
+	  $(BENCH_DIR)/ns3_hold $$args >> $$out || echo "NOTE ns3_hold failed" >> $$out; \
+	else \
+	  echo "NOTE ns-3 driver not built (libns3-dev or g++ missing? see $(BENCH_DIR)/ns3_build.log): ocasim rows only" >> $$out; \
+	fi; \
+	for v in d2 d8 v0; do \
+	  $(BENCH_DIR)/bench_calendar_$$v --cal-only $$args >> $$out || echo "NOTE bench_calendar_$$v failed" >> $$out; \
+	done; \
+	awk -f bench/table.awk $$out
