@@ -596,7 +596,7 @@ void app_scenario_info_clear(AppScenarioInfo *info)
 
 void appliance_conf_markdown(GString *out)
 {
-  g_string_append(out, "### Scenario (top level)\n\n");
+  g_string_append(out, "### Scenario and platform keys\n\n");
   sim_conf_schema_markdown(root_schema, NULL, out);
   g_string_append(out, "\n### `reference:` (published-result scenarios)\n\n");
   sim_conf_schema_markdown(ref_schema, "reference.", out);
