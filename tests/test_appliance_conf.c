@@ -4,7 +4,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "models/appliance_conf.h"
+#include "models/appliance_fit.h"
 
 static gboolean is_appliance(const char *path)
 {
@@ -84,6 +84,20 @@ START_TEST(test_readme_schema_current)
   appliance_conf_markdown(want);
   g_autofree char *have = g_strndup(b, (gsize)(e - b));
   ck_assert_msg(strcmp(have, want->str) == 0, "scenarios/README.md key tables are stale: run make scenario-docs");
+  /* the reference table is the one make reference prints with the default coefficients */
+  b = strstr(text, "<!-- reference:begin -->\n");
+  e = strstr(text, "<!-- reference:end -->");
+  ck_assert(b && e && e > b);
+  b += strlen("<!-- reference:begin -->\n");
+  GError *err = NULL;
+  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &err);
+  ck_assert(s != NULL);
+  Coeffs c;
+  coeffs_defaults(&c);
+  g_autoptr(GString) table = g_string_new(NULL);
+  app_refset_table(s, &c, table, NULL);
+  g_autofree char *have_t = g_strndup(b, (gsize)(e - b));
+  ck_assert_msg(strcmp(have_t, table->str) == 0, "scenarios/README.md reference table is stale: run make scenario-docs");
 }
 END_TEST
 
