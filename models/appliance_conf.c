@@ -19,7 +19,7 @@ typedef struct { int path, crypto, placement, sendfile, workers; } SoftConf;
 typedef struct { double rate_bps, share; } BitrateConf;
 typedef struct { const SimConfNode *offered; int titles; double zipf_s; int title_placement; int64_t request, io;
                  SimConfList bitrates; int alt_path; double alt_fraction; double slo_ns; double drop_max; } WorkConf;
-typedef struct { char *id, *source, *bottleneck, *cause, *known; double gbps, cpu_pct, fabric_util, hot, cold, tol_pct, cpu_tol; SimConfList kinds; } RefConf;
+typedef struct { char *id, *source, *bottleneck, *cause, *known; double gbps, cpu_pct, fabric_util, hot, cold, tol_pct, cpu_tol, dram; SimConfList kinds; } RefConf;
 typedef struct {
   char *kind, *name, *description, *platform, *platform_name;
   int64_t seed; double duration_ns, warmup_ns;
@@ -218,6 +218,8 @@ static const SimConfField ref_schema[] = {
    .doc = "CPU tolerance of the CI test, percentage points"},
   {.key = "known_deviation", .type = SIM_CONF_T_STRING, .offset = F(RefConf, known),
    .doc = "why the model misses this result by more than 10 % / 10 points (then the tolerances above are wider)"},
+  {.key = "dram_GBps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, dram), .def = "-1", .min = "-1",
+   .doc = "published DRAM traffic, GB/s (-1: not published)"},
   {.key = "fabric_util_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, fabric_util), .def = "-1", .min = "-1", .max = "100",
    .doc = "published fabric utilisation %"},
   {.key = "hot_port_gbps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, hot), .def = "-1", .min = "-1", .doc = "published Gb/s per port, hot node"},
@@ -368,6 +370,7 @@ static gboolean bind_reference(const SimConfNode *node, AppReference *r, GError 
     r->tolerance_pct = rc.tol_pct;
     r->cpu_tolerance_pts = rc.cpu_tol;
     r->fabric_util_pct = rc.fabric_util;
+    r->dram_GBps = rc.dram;
     r->hot_port_gbps = rc.hot;
     r->cold_port_gbps = rc.cold;
     r->n_kinds = (int)rc.kinds.n;
@@ -596,7 +599,7 @@ void app_scenario_info_clear(AppScenarioInfo *info)
 
 void appliance_conf_markdown(GString *out)
 {
-  g_string_append(out, "### Scenario (top level)\n\n");
+  g_string_append(out, "### Scenario and platform keys\n\n");
   sim_conf_schema_markdown(root_schema, NULL, out);
   g_string_append(out, "\n### `reference:` (published-result scenarios)\n\n");
   sim_conf_schema_markdown(ref_schema, "reference.", out);

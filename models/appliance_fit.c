@@ -148,6 +148,11 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
     }
   }
   row->model_fab_util = fc > 0 ? 100 * fl / fc : 0;
+  double dram = 0;
+  for (int i = 0; i < m->n_res; i++)
+    if (m->res[i].kind == RK_DRAM) dram += r->throughput_Bps * m->total[i] * 1e-9;
+  row->model_dram_GBps = dram;
+  row->pub_dram_GBps = ref->dram_GBps;
   row->pub_fab_util = ref->fabric_util_pct;
   row->hot_gbps = hotv;
   double cs = 0;
@@ -331,6 +336,9 @@ int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
     if (row.pub_cold > 0)
       g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |              |\n",
                              "  other-node NIC port, Gb/s", row.cold_gbps, row.pub_cold, "", "");
+    if (row.pub_dram_GBps >= 0)
+      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |              |\n",
+                             "  DRAM traffic, GB/s", row.model_dram_GBps, row.pub_dram_GBps, "", "");
     if (row.pub_fab_util >= 0)
       g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |              |\n",
                              "  fabric utilisation, %", row.model_fab_util, row.pub_fab_util, "", "");

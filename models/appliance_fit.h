@@ -33,6 +33,7 @@ typedef struct {
   char *pub_bottleneck;             /* NULL: not published */
   double stall_share;               /* remote-stall share of the bottleneck CPU's demand */
   double model_fab_util, pub_fab_util;
+  double model_dram_GBps, pub_dram_GBps;
   double hot_gbps, cold_gbps, pub_hot, pub_cold;
   gboolean gbps_ok, cpu_ok, kind_ok, ok; /* strict: 10 %, 10 points, expected bottleneck */
   gboolean within_ci;               /* within the scenario's own tolerances (wider for known deviations) */

@@ -15,3 +15,7 @@ fit: $(BUILD)/tools/ocasim-fit
 	@$(BUILD)/tools/ocasim-fit scenarios/reference
 
 -include $(wildcard $(BUILD)/models/tools/*.d)
+
+.PHONY: scenario-docs
+scenario-docs: $(BUILD)/tools/ocasim-scenario_doc
+	@$(BUILD)/tools/ocasim-scenario_doc scenarios/README.md && echo "scenarios/README.md: key tables regenerated"
