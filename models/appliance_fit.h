@@ -14,13 +14,7 @@
  * Quoted STREAM figures (published.yaml platforms) pin the DRAM efficiency.
  */
 #pragma once
-#include "models/appliance_bound.h"
-#include "models/appliance_conf.h"
-
-/* A resource whose own limit is within this fraction of the saturation throughput counts as
- * a co-bottleneck (it saturates together with the bottleneck; e.g. DRAM at 97 % when the CPU
- * reaches its cap: any loaded-latency effect would make it bind). */
-#define APP_COBOTTLENECK 0.05
+#include "models/appliance_report.h"
 
 typedef struct {
   char *file;

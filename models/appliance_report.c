@@ -55,6 +55,20 @@ const char *app_report_bottleneck_kind(const AppReport *r)
   return r->bottleneck >= 0 ? r->res[r->bottleneck].kind : "";
 }
 
+/* Resources other than the bottleneck whose own limit is within APP_COBOTTLENECK of the
+ * bottleneck's (they saturate together). Written to idx (n_res entries), returns the count. */
+static int co_bottlenecks(const AppReport *r, int *idx)
+{
+  int n = 0;
+  if (r->bottleneck < 0) return 0;
+  double hb = r->res[r->bottleneck].utilization / r->res[r->bottleneck].limit;
+  for (int i = 0; i < r->n_res; i++) {
+    if (i == r->bottleneck || hb <= 0) continue;
+    if (r->res[i].utilization / r->res[i].limit * (1.0 + APP_COBOTTLENECK) >= hb) idx[n++] = i;
+  }
+  return n;
+}
+
 static void bar(GString *out, double u, double limit)
 {
   const int W = 30;
@@ -77,6 +91,12 @@ static void write_table(const AppReport *r, GString *out)
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];
     g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
+    g_autofree int *co = g_new(int, r->n_res);
+    int nco = co_bottlenecks(r, co);
+    for (int k = 0; k < nco && k < 8; k++)
+      g_string_append_printf(out, "%s %s (%s) at %.1f %%\n", k == 0 ? "co-limit:  " : "           ", r->res[co[k]].name,
+                             r->res[co[k]].kind, r->res[co[k]].utilization * 100);
+    if (nco > 8) g_string_append_printf(out, "            ... and %d more\n", nco - 8);
   }
   if (r->ref.present) {
     g_string_append_printf(out, "reference:  %s: %.0f Gb/s", r->ref.id, r->ref.gbps);
@@ -121,6 +141,12 @@ static void write_json(const AppReport *r, GString *out)
     json_builder_set_member_name(b, "kind"); json_builder_add_string_value(b, x->kind);
     json_builder_set_member_name(b, "utilization"); json_builder_add_double_value(b, x->utilization);
     json_builder_end_object(b);
+    g_autofree int *co = g_new(int, r->n_res);
+    int nco = co_bottlenecks(r, co);
+    json_builder_set_member_name(b, "co_bottlenecks");
+    json_builder_begin_array(b);
+    for (int k = 0; k < nco; k++) json_builder_add_string_value(b, r->res[co[k]].name);
+    json_builder_end_array(b);
   } else {
     json_builder_add_null_value(b);
   }

@@ -4,12 +4,18 @@
  * per link and direction, PCIe GB/s per device, NIC Gb/s and drops per port, NVMe GB/s,
  * CPU % per node), and the bottleneck. Formats: a table with a utilisation bar per resource,
  * JSON (json-glib; top level throughput_gbps, cpu_util_pct, bottleneck {resource, kind,
- * utilization}, resources [{name, kind, utilization, value, unit}], seed) and CSV (one row
- * per resource). Output order is the resource order of the demand model (deterministic).
+ * utilization}, co_bottlenecks [names of resources within 5 % of their limit when the
+ * bottleneck is at its own], resources [{name, kind, utilization, value, unit}], seed) and CSV
+ * (one row per resource). Output order is the resource order of the demand model (deterministic).
  */
 #pragma once
 #include "models/appliance_bound.h"
 #include "models/appliance_conf.h"
+
+/* A resource whose own limit is within this fraction of the saturation throughput counts as
+ * a co-bottleneck: it saturates together with the bottleneck (e.g. DRAM at 95 % when the CPU
+ * reaches its cap; any loaded-latency effect would make it bind). */
+#define APP_COBOTTLENECK 0.05
 
 typedef enum { APP_FMT_TABLE, APP_FMT_JSON, APP_FMT_CSV } AppReportFormat;
 

@@ -180,6 +180,26 @@ START_TEST(test_device_routing_uneven_links)
 }
 END_TEST
 
+START_TEST(test_zipf_node_share)
+{
+  /* node-striped placement over two nodes with s = 1: node 0 holds the odd ranks, so its share is
+   * 1/2 + (alternating harmonic sum) / (2 H_N) */
+  Workload w = {.titles = 100000, .zipf_s = 1.0, .title_placement = WL_PLACE_NODE_STRIPED};
+  int dn[4] = {0, 1, 0, 1};
+  double sh[4];
+  workload_drive_shares(&w, 4, dn, 2, 1, sh);
+  double h = 0, alt = 0;
+  for (int r = 1; r <= w.titles; r++) { h += 1.0 / r; alt += (r % 2 ? 1.0 : -1.0) / r; }
+  ck_assert_double_eq_tol(sh[0] + sh[2], 0.5 + alt / (2 * h), 1e-12);
+  ck_assert_double_eq_tol(sh[0], sh[2], 1e-15); /* striped evenly over the node's drives */
+  ck_assert_double_eq_tol(sh[0] + sh[1] + sh[2] + sh[3], 1.0, 1e-12);
+  /* s = 0: uniform */
+  w.zipf_s = 0;
+  workload_drive_shares(&w, 4, dn, 2, 1, sh);
+  for (int d = 0; d < 4; d++) ck_assert_double_eq_tol(sh[d], 0.25, 1e-12);
+}
+END_TEST
+
 START_TEST(test_pcie_tags)
 {
   ck_assert_int_eq(pcie_tags(5), 32);
@@ -413,6 +433,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_numa_crossings);
   tcase_add_test(t, test_device_routing_uneven_links);
   tcase_add_test(t, test_pcie_tags);
+  tcase_add_test(t, test_zipf_node_share);
   tcase_add_test(t, test_stream_rome);
   suite_add_tcase(s, t);
   t = tcase_create("invariants");
