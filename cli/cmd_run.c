@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli/commands.h"
 #include "cli/scenario.h"
+#include "models/appliance_des.h"
 #include "models/qnet_conf.h"
 
 typedef struct {
@@ -28,8 +29,23 @@ static gboolean handle_qnet(const SimConfNode *root, const cli_options *opt, GSt
     return TRUE;
 }
 
+static gboolean handle_appliance(const SimConfNode *root, const cli_options *opt, GString *out, GError **error)
+{
+    g_autofree Appliance *a = g_new0(Appliance, 1);
+    AppScenarioInfo info = { 0 };
+    gboolean ok = appliance_from_conf(root, a, &info, error);
+    g_autoptr(DemandModel) m = ok ? demand_build(a, error) : NULL;
+    if (m && out) {
+        g_autoptr(AppReport) rep = appliance_des_run(a, &info, m, NULL);
+        app_report_write(rep, (AppReportFormat)opt->format, out);
+    }
+    app_scenario_info_clear(&info);
+    return m != NULL;
+}
+
 static const scenario_kind kinds[] = {
     { "queueing_network", handle_qnet },
+    { "appliance", handle_appliance },
 };
 
 static int run_or_check_file(const cli_options *opt, gboolean run)

@@ -1,0 +1,62 @@
+/* appliance.h — the whole serving box: platform (topology, memory, CPU, NVMe, NICs), the
+ * software configuration (data path, crypto, NUMA placement, stack offloads) and workload.
+ *
+ * What it models: nothing by itself; it is the description every mode reads. demand.h turns
+ * it into a resource list with per-class demand per served byte (shared by `ocasim bound`
+ * and the discrete-event `ocasim run`); appliance_bound.h applies the bottleneck law.
+ * NUMA placement policies (which node each role of a class lives on):
+ *   none                 CPU work, page cache, socket buffers and metadata each on a
+ *                        uniformly random node: (N-1)/N remote per touch (worst case 4 for
+ *                        sw kTLS on many nodes, euro2019_numa);
+ *   network_centric      connection, buffers and crypto on the NUMA domain of the
+ *                        LACP-chosen port; the drive may be remote;
+ *   disk_centric         buffers and crypto on the drive's node; connection/metadata on the
+ *                        port's domain; the NIC may be remote;
+ *   strict_disk_centric  everything on the drive's node and the egress port chosen among
+ *                        that node's ports; only ingress ACKs cross.
+ * Leaves out: anything not listed in the component headers.
+ */
+#pragma once
+#include "models/coeffs.h"
+#include "models/cpu.h"
+#include "models/datapath.h"
+#include "models/memory.h"
+#include "models/nic.h"
+#include "models/nvme.h"
+#include "models/topology.h"
+#include "models/workload.h"
+
+#define APP_MAX_DRIVES 64
+#define APP_MAX_NICS   16
+
+typedef struct {
+  char name[64];
+  Topology topo;
+  MemoryCfg mem;
+  CpuCfg cpu;
+  StackCfg stack;
+  int n_drives;
+  NvmeDrive drives[APP_MAX_DRIVES];
+  int n_nics;
+  NicCard nics[APP_MAX_NICS];
+  /* software */
+  DataPath path;
+  CryptoImpl crypto;       /* bulk crypto of CPU-crypto paths */
+  Placement placement;
+  gboolean sendfile_sync;  /* a worker blocks on each disk read */
+  int sendfile_workers;    /* workers (processes/threads) for synchronous sendfile */
+  Workload wl;
+  Coeffs coef;
+  guint64 seed;
+} Appliance;
+
+/* Nodes of the appliance. */
+int appliance_nodes(const Appliance *a);
+/* Cores on one node. */
+int appliance_cores_per_node(const Appliance *a);
+/* Total NIC ports. */
+int appliance_ports(const Appliance *a);
+/* Checks that the platform can exist (devices on existing nodes, channels, NPS support,
+ * every node with memory) and that the policy can be applied. Errors: MODEL_ERROR_INVALID,
+ * message "key.path: what is wrong". */
+gboolean appliance_validate(const Appliance *a, GError **error);

@@ -1,0 +1,89 @@
+/* appliance_bound.c — bottleneck law, drops and latency approximation (see
+ * appliance_bound.h for the equations). */
+#include "models/appliance_bound.h"
+#include <math.h>
+
+/* Utilisation used in latency formulas is capped here: at u = 1 an M/M/1 queue has no
+ * steady state; the cap keeps a saturated report finite (and very large). */
+#define LAT_U_CAP 0.995
+
+static double sojourn(double s, double u) { return s / (1.0 - MIN(u, LAT_U_CAP)); }
+
+BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps)
+{
+  BoundResult *r = g_new0(BoundResult, 1);
+  r->n_res = m->n_res;
+  r->util = g_new0(double, m->n_res);
+  r->offered_util = g_new0(double, m->n_res);
+  r->drop = g_new0(double, m->n_res);
+  r->sat_Bps = demand_saturation_Bps(m, &r->bottleneck);
+  r->offered_Bps = offered_gbps > 0 ? offered_gbps * 1e9 / 8.0 : G_MAXDOUBLE;
+  r->throughput_Bps = MIN(r->offered_Bps, r->sat_Bps);
+  double L = offered_gbps > 0 ? r->offered_Bps : r->sat_Bps;
+  double busy = 0, cap = 0;
+  for (int i = 0; i < m->n_res; i++) {
+    const DmResource *res = &m->res[i];
+    if (res->capacity <= 0) continue;
+    r->util[i] = MIN(1.0, r->throughput_Bps * m->total[i] / res->capacity);
+    r->offered_util[i] = L * m->total[i] / res->capacity;
+    if (res->kind == RK_NIC_PORT && r->offered_util[i] > 1.0) r->drop[i] = 1.0 - 1.0 / r->offered_util[i];
+    if (res->kind == RK_CPU) {
+      busy += r->util[i] * res->capacity;
+      cap += res->capacity;
+      r->cpu_util_max_node = MAX(r->cpu_util_max_node, r->util[i]);
+    }
+  }
+  r->cpu_util = cap > 0 ? busy / cap : 0;
+  double mbps = workload_mean_bitrate_mbps(&a->wl);
+  r->connections = mbps > 0 ? r->throughput_Bps * 8.0 / (mbps * 1e6) : 0;
+
+  /* latency per class */
+  double R = a->wl.request_bytes;
+  g_autofree double *T = g_new0(double, m->n_class);
+  double mean = 0, tmax = 0;
+  for (int c = 0; c < m->n_class; c++) {
+    const DmClass *k = &m->cls[c];
+    const NvmeDrive *d = &a->drives[k->drive];
+    int rn = -1, rp = -1;
+    char nm[40];
+    g_snprintf(nm, sizeof nm, "nvme%d", k->drive);
+    rn = demand_find(m, nm);
+    g_snprintf(nm, sizeof nm, "nic%d.port%d", m->port_nic[k->egress], m->port_num[k->egress]);
+    rp = demand_find(m, nm);
+    double t_disk = sojourn(d->latency_us * 1e-6 + R / (d->read_GBps * 1e9), rn >= 0 ? r->util[rn] : 0);
+    double t_cpu = 0;
+    for (int i = 0; i < m->n_res; i++)
+      if (m->res[i].kind == RK_CPU && k->demand[i] > 0) {
+        double core_hz = a->cpu.clock_ghz * 1e9;
+        t_cpu += sojourn(R * k->demand[i] / core_hz, r->util[i] / m->res[i].limit);
+      }
+    double port_Bps = rp >= 0 ? m->res[rp].capacity : 1e10;
+    double t_nic = sojourn(R / port_Bps, rp >= 0 ? r->util[rp] : 0);
+    T[c] = t_disk + t_cpu + t_nic;
+    mean += k->weight * T[c];
+    tmax = MAX(tmax, T[c]);
+  }
+  r->lat_mean_ms = mean * 1e3;
+  double qs[2] = {0.5, 0.99}, out[2];
+  for (int q = 0; q < 2; q++) {
+    double lo = 0, hi = tmax * 20 + 1e-9;
+    for (int it = 0; it < 200; it++) {
+      double mid = 0.5 * (lo + hi), F = 0;
+      for (int c = 0; c < m->n_class; c++) F += m->cls[c].weight * (1.0 - exp(-mid / T[c]));
+      if (F < qs[q]) lo = mid; else hi = mid;
+    }
+    out[q] = 0.5 * (lo + hi) * 1e3;
+  }
+  r->lat_p50_ms = out[0];
+  r->lat_p99_ms = out[1];
+  return r;
+}
+
+void bound_result_free(BoundResult *r)
+{
+  if (!r) return;
+  g_free(r->util);
+  g_free(r->offered_util);
+  g_free(r->drop);
+  g_free(r);
+}

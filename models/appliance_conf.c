@@ -1,0 +1,606 @@
+/* appliance_conf.c — YAML schema of `kind: appliance` scenarios, binding to Appliance, and
+ * located validation errors (see appliance_conf.h). */
+#include "models/appliance_conf.h"
+#include "models/model_error.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- conf-side structs (what the file says) ---------------------------------------------- */
+typedef struct { int gen, lanes, tag_bits; int64_t mrrs, mps; bool ro; } PcieConf;
+typedef struct { int count, socket, quadrant, node; char *model; double read_Bps; double latency_ns; int qd; PcieConf pcie; } NvmeConf;
+typedef struct { int count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
+typedef struct { int kind, count, width; double rate; double encoding; bool dlwm; int dlwm_width; SimConfList attach; } LinkConf;
+typedef struct { char *model; int uarch, sockets, cores_per_socket, threads_per_core; double clock_hz, cap; } CpuConf;
+typedef struct { int quadrants, nps, port_domains; SimConfList nps_supported; double intra_Bps, intra_pen_ns, inter_pen_ns; SimConfList links; } TopoConf;
+typedef struct { int channels; double speed; int64_t bus; double latency_ns; } MemConf;
+typedef struct { bool tso, lro, mapped; int64_t mtu, tso_size; int lro_acks; } StackConf;
+typedef struct { int path, crypto, placement, sendfile, workers; } SoftConf;
+typedef struct { double rate_bps, share; } BitrateConf;
+typedef struct { const SimConfNode *offered; int titles; double zipf_s; int title_placement; int64_t request, io;
+                 SimConfList bitrates; int alt_path; double alt_fraction; double slo_ns; double drop_max; } WorkConf;
+typedef struct { char *id, *source, *bottleneck, *cause, *known; double gbps, cpu_pct, fabric_util, hot, cold, tol_pct, cpu_tol, dram; SimConfList kinds; } RefConf;
+typedef struct {
+  char *kind, *name, *description, *platform, *platform_name;
+  int64_t seed; double duration_ns, warmup_ns;
+  CpuConf cpu; TopoConf topo; MemConf mem; SimConfList nvme, nics; StackConf stack; SoftConf soft; WorkConf wl; RefConf ref;
+  const SimConfNode *reference_node;
+} AppConf;
+
+static const char *const UARCH_NAMES[] = {"broadwell", "skylake", "icelake", "zen1", "zen2", "zen3", "zen4", "neoverse-n1", NULL};
+static const char *const CRYPTO_NAMES[] = {"none", "isal_aes_gcm", "openssl_aes_gcm", "chacha20_poly1305", NULL};
+static const char *const PATH_NAMES[] = {"read_write", "read_write_ktls", "sendfile", "sendfile_sw_ktls", "sendfile_nic_ktls", NULL};
+static const char *const ALT_PATH_NAMES[] = {"read_write", "read_write_ktls", "sendfile", "sendfile_sw_ktls", "sendfile_nic_ktls", "none", NULL};
+static const char *const PLACEMENT_NAMES[] = {"none", "network_centric", "disk_centric", "strict_disk_centric", NULL};
+static const char *const SENDFILE_NAMES[] = {"async", "sync", NULL};
+static const char *const LINK_NAMES[] = {"xgmi", "upi", NULL};
+static const char *const TITLE_PLACEMENT_NAMES[] = {"node_striped", "round_robin", "random", NULL};
+static const char *const PORT_DOMAIN_NAMES[] = {"card", "spread", NULL};
+static const char *const KIND_NAMES[] = {"cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", NULL};
+
+#define F(st, m) offsetof(st, m)
+
+static const SimConfField pcie_schema[] = {
+  {.key = "gen", .type = SIM_CONF_T_INT, .offset = F(PcieConf, gen), .def = "3", .min = "1", .max = "5", .doc = "PCIe generation"},
+  {.key = "lanes", .type = SIM_CONF_T_INT, .offset = F(PcieConf, lanes), .def = "4", .min = "1", .max = "16", .doc = "link width (x1..x16)"},
+  {.key = "tag_bits", .type = SIM_CONF_T_INT, .offset = F(PcieConf, tag_bits), .def = "8", .min = "5", .max = "10",
+   .doc = "tag field: 5 (32 outstanding reads), 8 extended (256), 10 (768)"},
+  {.key = "mrrs", .type = SIM_CONF_T_INT64, .offset = F(PcieConf, mrrs), .unit = SIM_UNIT_SIZE, .def = "512 B", .min = "128", .max = "4096",
+   .doc = "max read request size"},
+  {.key = "mps", .type = SIM_CONF_T_INT64, .offset = F(PcieConf, mps), .unit = SIM_UNIT_SIZE, .def = "256 B", .min = "128", .max = "4096",
+   .doc = "max payload size"},
+  {.key = "relaxed_ordering", .type = SIM_CONF_T_BOOL, .offset = F(PcieConf, ro), .def = "true", .doc = "relaxed ordering enabled"},
+  SIM_CONF_END};
+
+static const SimConfField nvme_schema[] = {
+  {.key = "count", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, count), .def = "1", .min = "1", .max = "64", .doc = "identical drives in this group"},
+  {.key = "socket", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, socket), .def = "0", .min = "0", .doc = "socket"},
+  {.key = "quadrant", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, quadrant), .def = "0", .min = "0", .doc = "I/O quadrant of the socket"},
+  {.key = "node", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, node), .def = "-1", .min = "-1",
+   .doc = "NUMA node (instead of socket/quadrant), at the platform's NPS"},
+  {.key = "model", .type = SIM_CONF_T_STRING, .offset = F(NvmeConf, model), .doc = "drive model (documentation)"},
+  {.key = "read", .type = SIM_CONF_T_DOUBLE, .offset = F(NvmeConf, read_Bps), .unit = SIM_UNIT_BYTE_RATE, .required = true, .min = "0",
+   .min_exclusive = true, .doc = "sustained sequential read bandwidth (datasheet)"},
+  {.key = "latency", .type = SIM_CONF_T_DOUBLE, .offset = F(NvmeConf, latency_ns), .unit = SIM_UNIT_TIME, .def = "100 us", .min = "0",
+   .min_exclusive = true, .doc = "read latency at low queue depth"},
+  {.key = "queue_depth", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, qd), .def = "128", .min = "1", .doc = "outstanding reads kept per drive"},
+  {.key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NvmeConf, pcie), .sub = pcie_schema, .doc = "the drive's PCIe link"},
+  SIM_CONF_END};
+
+static const SimConfField nic_schema[] = {
+  {.key = "count", .type = SIM_CONF_T_INT, .offset = F(NicConf, count), .def = "1", .min = "1", .max = "16", .doc = "identical cards in this group"},
+  {.key = "socket", .type = SIM_CONF_T_INT, .offset = F(NicConf, socket), .def = "0", .min = "0", .doc = "socket"},
+  {.key = "quadrant", .type = SIM_CONF_T_INT, .offset = F(NicConf, quadrant), .def = "0", .min = "0", .doc = "I/O quadrant of the socket"},
+  {.key = "node", .type = SIM_CONF_T_INT, .offset = F(NicConf, node), .def = "-1", .min = "-1",
+   .doc = "NUMA node (instead of socket/quadrant), at the platform's NPS"},
+  {.key = "model", .type = SIM_CONF_T_STRING, .offset = F(NicConf, model), .doc = "card model (documentation)"},
+  {.key = "ports", .type = SIM_CONF_T_INT, .offset = F(NicConf, ports), .def = "2", .min = "1", .max = "4", .doc = "ports per card"},
+  {.key = "port_speed", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, port_bps), .unit = SIM_UNIT_BIT_RATE, .required = true, .min = "0",
+   .min_exclusive = true, .doc = "line rate of one port"},
+  {.key = "ktls", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, ktls_bps), .unit = SIM_UNIT_BIT_RATE, .def = "0 Gb/s", .min = "0",
+   .doc = "inline kTLS engine cap per card (0: no engine)"},
+  {.key = "queue", .type = SIM_CONF_T_INT64, .offset = F(NicConf, queue), .unit = SIM_UNIT_SIZE, .def = "16 MiB", .min = "1",
+   .doc = "output queue per port"},
+  {.key = "domains", .type = SIM_CONF_T_LIST, .offset = F(NicConf, domains), .elem_type = SIM_CONF_T_INT, .min = "0", .max_items = 4,
+   .doc = "NUMA domain each port's connections are bound to (default: the card's node)"},
+  {.key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NicConf, pcie), .sub = pcie_schema, .doc = "the card's PCIe link"},
+  SIM_CONF_END};
+
+static const SimConfField link_schema[] = {
+  {.key = "kind", .type = SIM_CONF_T_ENUM, .offset = F(LinkConf, kind), .enum_names = LINK_NAMES, .def = "xgmi", .doc = "xgmi or upi"},
+  {.key = "count", .type = SIM_CONF_T_INT, .offset = F(LinkConf, count), .def = "1", .min = "1", .max = "8", .doc = "identical links"},
+  {.key = "width", .type = SIM_CONF_T_INT, .offset = F(LinkConf, width), .def = "16", .min = "1", .max = "32", .doc = "data lanes per direction"},
+  {.key = "rate", .type = SIM_CONF_T_DOUBLE, .offset = F(LinkConf, rate), .unit = SIM_UNIT_TRANSFER_RATE, .required = true, .min = "0",
+   .min_exclusive = true, .doc = "per-lane rate"},
+  {.key = "encoding", .type = SIM_CONF_T_DOUBLE, .offset = F(LinkConf, encoding), .def = "0", .min = "0", .max = "1",
+   .doc = "line-code efficiency (0 = 1: xGMI x16 at 18 GT/s is 36 GB/s per direction raw, published.yaml general)"},
+  {.key = "dlwm", .type = SIM_CONF_T_BOOL, .offset = F(LinkConf, dlwm), .def = "false", .doc = "dynamic link width management on"},
+  {.key = "dlwm_width", .type = SIM_CONF_T_INT, .offset = F(LinkConf, dlwm_width), .def = "2", .min = "1", .max = "32",
+   .doc = "width while DLWM narrows the link"},
+  {.key = "attach", .type = SIM_CONF_T_LIST, .offset = F(LinkConf, attach), .elem_type = SIM_CONF_T_INT, .min = "0", .max_items = 8,
+   .doc = "quadrant each link of the group attaches to (default 0, 1, 2, ...)"},
+  SIM_CONF_END};
+
+static const SimConfField cpu_schema[] = {
+  {.key = "model", .type = SIM_CONF_T_STRING, .offset = F(CpuConf, model), .doc = "CPU model (documentation)"},
+  {.key = "uarch", .type = SIM_CONF_T_ENUM, .offset = F(CpuConf, uarch), .enum_names = UARCH_NAMES, .required = true,
+   .doc = "micro-architecture (selects crypto cycles per byte)"},
+  {.key = "sockets", .type = SIM_CONF_T_INT, .offset = F(CpuConf, sockets), .def = "1", .min = "1", .max = "2", .doc = "sockets"},
+  {.key = "cores_per_socket", .type = SIM_CONF_T_INT, .offset = F(CpuConf, cores_per_socket), .required = true, .min = "1", .doc = "cores per socket"},
+  {.key = "threads_per_core", .type = SIM_CONF_T_INT, .offset = F(CpuConf, threads_per_core), .def = "2", .min = "1", .max = "8",
+   .doc = "SMT threads (recorded, not modelled)"},
+  {.key = "clock", .type = SIM_CONF_T_DOUBLE, .offset = F(CpuConf, clock_hz), .unit = SIM_UNIT_FREQUENCY, .required = true, .min = "0",
+   .min_exclusive = true, .doc = "clock used for capacity (datasheet base clock)"},
+  {.key = "cap", .type = SIM_CONF_T_DOUBLE, .offset = F(CpuConf, cap), .unit = SIM_UNIT_PERCENT, .def = "80 %", .min = "0", .max = "1",
+   .min_exclusive = true, .doc = "CPU-utilisation cap (production: 80 %)"},
+  SIM_CONF_END};
+
+static const SimConfField topo_schema[] = {
+  {.key = "quadrants", .type = SIM_CONF_T_INT, .offset = F(TopoConf, quadrants), .def = "1", .min = "1", .max = "4",
+   .doc = "physical quadrants (EPYC I/O-die quadrants or Naples dies) per socket"},
+  {.key = "nps", .type = SIM_CONF_T_INT, .offset = F(TopoConf, nps), .def = "1", .min = "1", .max = "4", .doc = "NUMA nodes per socket (BIOS NPS)"},
+  {.key = "nps_supported", .type = SIM_CONF_T_LIST, .offset = F(TopoConf, nps_supported), .elem_type = SIM_CONF_T_INT, .min = "1", .max = "4",
+   .doc = "NPS values the CPU supports (default [1])"},
+  {.key = "intra_link", .type = SIM_CONF_T_DOUBLE, .offset = F(TopoConf, intra_Bps), .unit = SIM_UNIT_BYTE_RATE, .def = "0 GB/s", .min = "0",
+   .doc = "per-direction bandwidth of one quadrant-to-quadrant link"},
+  {.key = "intra_penalty", .type = SIM_CONF_T_DOUBLE, .offset = F(TopoConf, intra_pen_ns), .unit = SIM_UNIT_TIME, .def = "0 ns", .min = "0",
+   .doc = "latency added by crossing to another quadrant"},
+  {.key = "inter_penalty", .type = SIM_CONF_T_DOUBLE, .offset = F(TopoConf, inter_pen_ns), .unit = SIM_UNIT_TIME, .def = "0 ns", .min = "0",
+   .doc = "latency added by crossing to the other socket"},
+  {.key = "port_domains", .type = SIM_CONF_T_ENUM, .offset = F(TopoConf, port_domains), .enum_names = PORT_DOMAIN_NAMES,
+   .def = "card", .doc = "NUMA domain of NIC ports without explicit domains: the card's node, or spread round robin over all nodes"},
+  {.key = "links", .type = SIM_CONF_T_LIST, .offset = F(TopoConf, links), .sub = link_schema, .elem_size = sizeof(LinkConf),
+   .doc = "inter-socket link groups"},
+  SIM_CONF_END};
+
+static const SimConfField mem_schema[] = {
+  {.key = "channels_per_socket", .type = SIM_CONF_T_INT, .offset = F(MemConf, channels), .required = true, .min = "0",
+   .doc = "populated DRAM channels per socket"},
+  {.key = "speed", .type = SIM_CONF_T_DOUBLE, .offset = F(MemConf, speed), .unit = SIM_UNIT_TRANSFER_RATE, .required = true, .min = "0",
+   .min_exclusive = true, .doc = "DIMM transfer rate"},
+  {.key = "bus_width", .type = SIM_CONF_T_INT64, .offset = F(MemConf, bus), .unit = SIM_UNIT_SIZE, .def = "8 B", .min = "1",
+   .doc = "bytes per transfer per channel"},
+  {.key = "latency", .type = SIM_CONF_T_DOUBLE, .offset = F(MemConf, latency_ns), .unit = SIM_UNIT_TIME, .def = "90 ns", .min = "0",
+   .min_exclusive = true, .doc = "idle local DRAM latency"},
+  SIM_CONF_END};
+
+static const SimConfField stack_schema[] = {
+  {.key = "tso", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, tso), .def = "true", .doc = "TCP segmentation offload"},
+  {.key = "lro", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, lro), .def = "true", .doc = "large receive offload (merges ACKs)"},
+  {.key = "mtu", .type = SIM_CONF_T_INT64, .offset = F(StackConf, mtu), .unit = SIM_UNIT_SIZE, .def = "1500 B", .min = "576", .max = "9216",
+   .doc = "IP MTU"},
+  {.key = "tso_size", .type = SIM_CONF_T_INT64, .offset = F(StackConf, tso_size), .unit = SIM_UNIT_SIZE, .def = "64 KiB", .min = "576",
+   .doc = "payload per TSO segment"},
+  {.key = "lro_acks", .type = SIM_CONF_T_INT, .offset = F(StackConf, lro_acks), .def = "8", .min = "1", .max = "64",
+   .doc = "ACK packets merged per LRO aggregate"},
+  {.key = "mapped_mbufs", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, mapped), .def = "false",
+   .doc = "pre-2019 mapped mbufs and sf_bufs (FreeBSD before unmapped mbufs)"},
+  SIM_CONF_END};
+
+static const SimConfField soft_schema[] = {
+  {.key = "data_path", .type = SIM_CONF_T_ENUM, .offset = F(SoftConf, path), .enum_names = PATH_NAMES, .def = "sendfile_nic_ktls",
+   .doc = "serving data path"},
+  {.key = "crypto", .type = SIM_CONF_T_ENUM, .offset = F(SoftConf, crypto), .enum_names = CRYPTO_NAMES, .def = "isal_aes_gcm",
+   .doc = "bulk crypto of CPU-crypto paths"},
+  {.key = "placement", .type = SIM_CONF_T_ENUM, .offset = F(SoftConf, placement), .enum_names = PLACEMENT_NAMES, .def = "network_centric",
+   .doc = "NUMA placement policy"},
+  {.key = "sendfile", .type = SIM_CONF_T_ENUM, .offset = F(SoftConf, sendfile), .enum_names = SENDFILE_NAMES, .def = "async",
+   .doc = "async, or sync (a worker blocks on each disk read)"},
+  {.key = "workers", .type = SIM_CONF_T_INT, .offset = F(SoftConf, workers), .def = "64", .min = "1", .doc = "workers for synchronous sendfile"},
+  SIM_CONF_END};
+
+static const SimConfField bitrate_schema[] = {
+  {.key = "rate", .type = SIM_CONF_T_DOUBLE, .offset = F(BitrateConf, rate_bps), .unit = SIM_UNIT_BIT_RATE, .required = true, .min = "0",
+   .min_exclusive = true, .doc = "client stream bitrate"},
+  {.key = "share", .type = SIM_CONF_T_DOUBLE, .offset = F(BitrateConf, share), .unit = SIM_UNIT_PERCENT, .required = true, .min = "0",
+   .max = "1", .doc = "share of connections"},
+  SIM_CONF_END};
+
+static const SimConfField work_schema[] = {
+  {.key = "offered", .type = SIM_CONF_T_NODE, .offset = F(WorkConf, offered), .doc = "offered load (bit rate) or \"saturate\" (default)"},
+  {.key = "titles", .type = SIM_CONF_T_INT, .offset = F(WorkConf, titles), .def = "100000", .min = "1", .max = "10000000",
+   .doc = "files in the catalogue"},
+  {.key = "zipf_s", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, zipf_s), .def = "0.8", .min = "0", .max = "3",
+   .doc = "Zipf popularity exponent (0.64-0.83 in Breslau et al., INFOCOM 1999)"},
+  {.key = "title_placement", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, title_placement), .enum_names = TITLE_PLACEMENT_NAMES,
+   .def = "node_striped",
+   .doc = "titles on drives: node_striped (rank r on node r mod N, striped over its drives), round_robin (whole titles, node-interleaved drive order) or random"},
+  {.key = "request_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, request), .unit = SIM_UNIT_SIZE, .def = "2 MiB", .min = "1",
+   .doc = "bytes per client request"},
+  {.key = "io_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, io), .unit = SIM_UNIT_SIZE, .def = "256 KiB", .min = "512",
+   .doc = "bytes per drive read"},
+  {.key = "bitrates", .type = SIM_CONF_T_LIST, .offset = F(WorkConf, bitrates), .sub = bitrate_schema, .elem_size = sizeof(BitrateConf),
+   .max_items = 8, .doc = "client bitrate mix (default 5 Mb/s)"},
+  {.key = "alt_path", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, alt_path), .enum_names = ALT_PATH_NAMES, .def = "none",
+   .doc = "second data path for a fraction of connections"},
+  {.key = "alt_fraction", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, alt_fraction), .unit = SIM_UNIT_PERCENT, .def = "0 %", .min = "0",
+   .max = "1", .doc = "share of load on alt_path"},
+  {.key = "latency_slo", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, slo_ns), .unit = SIM_UNIT_TIME, .def = "50 ms", .min = "0",
+   .min_exclusive = true, .doc = "p99 request latency objective (capacity)"},
+  {.key = "drop_max", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, drop_max), .unit = SIM_UNIT_PERCENT, .def = "0.1 %", .min = "0",
+   .max = "1", .doc = "largest tolerated NIC output drop fraction (capacity)"},
+  SIM_CONF_END};
+
+static const SimConfField ref_schema[] = {
+  {.key = "id", .type = SIM_CONF_T_STRING, .offset = F(RefConf, id), .required = true, .doc = "result id in published.yaml"},
+  {.key = "source", .type = SIM_CONF_T_STRING, .offset = F(RefConf, source), .doc = "source talk(s)"},
+  {.key = "gbps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, gbps), .required = true, .min = "0", .min_exclusive = true,
+   .doc = "published throughput, Gb/s"},
+  {.key = "cpu_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, cpu_pct), .def = "-1", .min = "-1", .max = "100",
+   .doc = "published CPU %, -1 when not published"},
+  {.key = "bottleneck", .type = SIM_CONF_T_STRING, .offset = F(RefConf, bottleneck), .doc = "published bottleneck, as worded"},
+  {.key = "bottleneck_kinds", .type = SIM_CONF_T_LIST, .offset = F(RefConf, kinds), .elem_type = SIM_CONF_T_ENUM, .enum_names = KIND_NAMES,
+   .max_items = APPCONF_MAX_KINDS, .doc = "resource kinds that match the published bottleneck"},
+  {.key = "cause", .type = SIM_CONF_T_STRING, .offset = F(RefConf, cause), .doc = "remote_stall: the CPU limit must come from remote-memory stalls"},
+  {.key = "tolerance_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, tol_pct), .def = "10", .min = "0", .max = "100",
+   .doc = "throughput tolerance of the CI test, % (10 unless a known deviation is documented)"},
+  {.key = "cpu_tolerance_pts", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, cpu_tol), .def = "10", .min = "0", .max = "100",
+   .doc = "CPU tolerance of the CI test, percentage points"},
+  {.key = "known_deviation", .type = SIM_CONF_T_STRING, .offset = F(RefConf, known),
+   .doc = "why the model misses this result by more than 10 % / 10 points (then the tolerances above are wider)"},
+  {.key = "dram_GBps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, dram), .def = "-1", .min = "-1",
+   .doc = "published DRAM traffic, GB/s (-1: not published)"},
+  {.key = "fabric_util_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, fabric_util), .def = "-1", .min = "-1", .max = "100",
+   .doc = "published fabric utilisation %"},
+  {.key = "hot_port_gbps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, hot), .def = "-1", .min = "-1", .doc = "published Gb/s per port, hot node"},
+  {.key = "cold_port_gbps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, cold), .def = "-1", .min = "-1", .doc = "published Gb/s per port, other nodes"},
+  SIM_CONF_END};
+
+static const SimConfField root_schema[] = {
+  {.key = "kind", .type = SIM_CONF_T_STRING, .offset = F(AppConf, kind), .required = true, .doc = "appliance"},
+  {.key = "name", .type = SIM_CONF_T_STRING, .offset = F(AppConf, name), .doc = "scenario name"},
+  {.key = "description", .type = SIM_CONF_T_STRING, .offset = F(AppConf, description), .doc = "what the scenario shows"},
+  {.key = "platform", .type = SIM_CONF_T_STRING, .offset = F(AppConf, platform), .doc = "platform file included under this scenario"},
+  {.key = "platform_name", .type = SIM_CONF_T_STRING, .offset = F(AppConf, platform_name), .doc = "name of the platform (platform files)"},
+  {.key = "seed", .type = SIM_CONF_T_INT64, .offset = F(AppConf, seed), .def = "1", .min = "0", .doc = "random seed"},
+  {.key = "duration", .type = SIM_CONF_T_DOUBLE, .offset = F(AppConf, duration_ns), .unit = SIM_UNIT_TIME, .def = "2 s", .min = "0",
+   .min_exclusive = true, .doc = "simulated time (ocasim run)"},
+  {.key = "warmup", .type = SIM_CONF_T_DOUBLE, .offset = F(AppConf, warmup_ns), .unit = SIM_UNIT_TIME, .def = "0.2 s", .min = "0",
+   .doc = "warm-up discarded from statistics (ocasim run)"},
+  {.key = "cpu", .type = SIM_CONF_T_MAP, .offset = F(AppConf, cpu), .sub = cpu_schema, .required = true, .doc = "processor"},
+  {.key = "topology", .type = SIM_CONF_T_MAP, .offset = F(AppConf, topo), .sub = topo_schema, .doc = "NUMA and fabric"},
+  {.key = "memory", .type = SIM_CONF_T_MAP, .offset = F(AppConf, mem), .sub = mem_schema, .required = true, .doc = "DRAM"},
+  {.key = "nvme", .type = SIM_CONF_T_LIST, .offset = F(AppConf, nvme), .sub = nvme_schema, .elem_size = sizeof(NvmeConf), .min_items = 1,
+   .required = true, .doc = "drive groups"},
+  {.key = "nics", .type = SIM_CONF_T_LIST, .offset = F(AppConf, nics), .sub = nic_schema, .elem_size = sizeof(NicConf), .min_items = 1,
+   .required = true, .doc = "NIC groups"},
+  {.key = "stack", .type = SIM_CONF_T_MAP, .offset = F(AppConf, stack), .sub = stack_schema, .doc = "network stack offloads"},
+  {.key = "software", .type = SIM_CONF_T_MAP, .offset = F(AppConf, soft), .sub = soft_schema, .doc = "serving software"},
+  {.key = "workload", .type = SIM_CONF_T_MAP, .offset = F(AppConf, wl), .sub = work_schema, .doc = "clients and content"},
+  {.key = "reference", .type = SIM_CONF_T_NODE, .offset = F(AppConf, reference_node), .doc = "published result this scenario reproduces"},
+  SIM_CONF_END};
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+/* Node of key path like "nics[1].pcie.gen" or "memory.channels_per_socket": the deepest that
+ * exists (so a key left to its default points at its map). */
+static const SimConfNode *locate(const SimConfNode *root, const char *path)
+{
+  const SimConfNode *n = root;
+  g_auto(GStrv) segs = g_strsplit(path, ".", -1);
+  for (int i = 0; segs[i]; i++) {
+    char *br = strchr(segs[i], '[');
+    int idx = -1;
+    if (br) { idx = atoi(br + 1); *br = 0; }
+    const SimConfNode *c = sim_conf_node_get(n, segs[i]);
+    if (!c) return n;
+    n = c;
+    if (idx >= 0) {
+      if (sim_conf_node_kind(n) != SIM_CONF_NODE_SEQ || (guint)idx >= sim_conf_node_size(n)) return n;
+      n = sim_conf_node_child(n, (guint)idx);
+    }
+  }
+  return n;
+}
+
+static void pcie_from(const PcieConf *c, PcieLink *l)
+{
+  *l = (PcieLink){.gen = c->gen, .lanes = c->lanes, .tag_bits = c->tag_bits, .mrrs_bytes = (double)c->mrrs,
+                  .mps_bytes = (double)c->mps, .relaxed_ordering = c->ro};
+}
+
+/* Position of a device group; located error if it cannot exist. */
+static gboolean group_pos(const SimConfNode *root, const char *list, guint gi, int socket, int quadrant, int node,
+                          const Topology *t, TopoPos *out, GError **error)
+{
+  char path[48];
+  if (node >= 0) {
+    if (node >= topo_nodes(t)) {
+      g_snprintf(path, sizeof path, "%s[%u].node", list, gi);
+      sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE,
+                         "node %d does not exist: the platform has %d NUMA node%s (%d socket%s x NPS%d)", node,
+                         topo_nodes(t), topo_nodes(t) == 1 ? "" : "s", t->sockets, t->sockets == 1 ? "" : "s", t->nps);
+      return FALSE;
+    }
+    out->socket = node / t->nps;
+    out->quadrant = (node % t->nps) * topo_quads_per_node(t);
+    return TRUE;
+  }
+  if (socket >= t->sockets) {
+    g_snprintf(path, sizeof path, "%s[%u].socket", list, gi);
+    sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE, "socket %d does not exist: the platform has %d",
+                       socket, t->sockets);
+    return FALSE;
+  }
+  if (quadrant >= t->quadrants) {
+    g_snprintf(path, sizeof path, "%s[%u].quadrant", list, gi);
+    sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE,
+                       "quadrant %d does not exist: a socket has %d", quadrant, t->quadrants);
+    return FALSE;
+  }
+  *out = (TopoPos){socket, quadrant};
+  return TRUE;
+}
+
+void appliance_defaults(Appliance *a)
+{
+  memset(a, 0, sizeof *a);
+  g_strlcpy(a->name, "appliance", sizeof a->name);
+  a->cpu.cap = 0.8;
+  a->cpu.threads_per_core = 2;
+  a->stack = (StackCfg){.tso = true, .lro = true, .mtu = 1500, .tso_bytes = 65536, .lro_acks = 8, .mapped_mbufs = false};
+  a->path = DP_SENDFILE_NIC_KTLS;
+  a->crypto = CRYPTO_ISAL_AESGCM;
+  a->placement = PL_NETWORK_CENTRIC;
+  a->sendfile_workers = 64;
+  a->wl = (Workload){.offered_gbps = 0, .titles = 100000, .zipf_s = 0.8, .title_placement = WL_PLACE_NODE_STRIPED,
+                     .request_bytes = 2 << 20, .io_bytes = 256 << 10, .n_bitrates = 1, .bitrate_mbps = {5.0},
+                     .bitrate_frac = {1.0}, .alt_fraction = 0, .alt_path = DP_SENDFILE_SW_KTLS, .latency_slo_ms = 50,
+                     .drop_max = 0.001};
+  a->mem.bus_bytes = 8;
+  a->mem.latency_ns = 90;
+  coeffs_defaults(&a->coef);
+  a->seed = 1;
+}
+
+/* Maps a model validation error ("key.path: message") to a located conf error. Device paths
+ * nvme[i]/nics[i] index expanded devices; group_of maps them back to file groups. */
+static void locate_model_error(const SimConfNode *root, const GError *merr, const int *drive_group, const int *nic_group,
+                               GError **error)
+{
+  const char *msg = merr->message;
+  const char *colon = strstr(msg, ": ");
+  g_autofree char *path = colon ? g_strndup(msg, (gsize)(colon - msg)) : g_strdup("");
+  const char *rest = colon ? colon + 2 : msg;
+  int idx;
+  char fixed[96];
+  if (sscanf(path, "nvme[%d]", &idx) == 1 && idx >= 0 && idx < APP_MAX_DRIVES) {
+    g_snprintf(fixed, sizeof fixed, "nvme[%d]%s", drive_group[idx], strchr(path, ']') + 1);
+  } else if (sscanf(path, "nics[%d]", &idx) == 1 && idx >= 0 && idx < APP_MAX_NICS) {
+    g_snprintf(fixed, sizeof fixed, "nics[%d]%s", nic_group[idx], strchr(path, ']') + 1);
+  } else {
+    g_strlcpy(fixed, path, sizeof fixed);
+  }
+  sim_conf_set_error(error, locate(root, fixed), SIM_CONF_ERROR_RANGE, "%s", rest);
+}
+
+static gboolean bind_reference(const SimConfNode *node, AppReference *r, GError **error)
+{
+  RefConf rc = {0};
+  gboolean ok = sim_conf_bind(node, ref_schema, &rc, error);
+  if (ok) {
+    r->present = TRUE;
+    r->id = g_strdup(rc.id);
+    r->source = g_strdup(rc.source);
+    r->gbps = rc.gbps;
+    r->cpu_pct = rc.cpu_pct;
+    r->bottleneck = g_strdup(rc.bottleneck);
+    r->cause = g_strdup(rc.cause);
+    r->known_deviation = g_strdup(rc.known);
+    r->tolerance_pct = rc.tol_pct;
+    r->cpu_tolerance_pts = rc.cpu_tol;
+    r->fabric_util_pct = rc.fabric_util;
+    r->dram_GBps = rc.dram;
+    r->hot_port_gbps = rc.hot;
+    r->cold_port_gbps = rc.cold;
+    r->n_kinds = (int)rc.kinds.n;
+    for (size_t i = 0; i < rc.kinds.n; i++) r->kinds[i] = (ResKind)*SIM_CONF_LIST_AT(rc.kinds, int, i);
+  }
+  sim_conf_unbind(ref_schema, &rc);
+  return ok;
+}
+
+gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioInfo *info, GError **error)
+{
+  AppConf c = {0};
+  gboolean ok = FALSE;
+  int drive_group[APP_MAX_DRIVES] = {0}, nic_group[APP_MAX_NICS] = {0};
+  appliance_defaults(a);
+  if (!sim_conf_bind(root, root_schema, &c, error)) goto out;
+  if (strcmp(c.kind, "appliance") != 0) {
+    sim_conf_set_error(error, sim_conf_node_get(root, "kind"), SIM_CONF_ERROR_ENUM, "expected kind 'appliance', got '%s'", c.kind);
+    goto out;
+  }
+  g_strlcpy(a->name, c.name ? c.name : "appliance", sizeof a->name);
+  a->seed = (guint64)c.seed;
+  /* CPU + topology */
+  Topology *t = &a->topo;
+  t->sockets = c.cpu.sockets;
+  t->quadrants = c.topo.quadrants;
+  t->nps = c.topo.nps;
+  t->nps_supported = 0;
+  if (c.topo.nps_supported.n == 0) t->nps_supported = 1u << 1;
+  for (size_t i = 0; i < c.topo.nps_supported.n; i++) t->nps_supported |= 1u << *SIM_CONF_LIST_AT(c.topo.nps_supported, int, i);
+  t->cores_per_socket = c.cpu.cores_per_socket;
+  t->intra_link_GBps = c.topo.intra_Bps / 1e9;
+  t->intra_penalty_ns = c.topo.intra_pen_ns;
+  t->inter_penalty_ns = c.topo.inter_pen_ns;
+  t->n_links = 0;
+  for (size_t g = 0; g < c.topo.links.n; g++) {
+    LinkConf *lc = SIM_CONF_LIST_AT(c.topo.links, LinkConf, g);
+    for (int k = 0; k < lc->count; k++) {
+      if (t->n_links >= TOPO_MAX_LINKS) {
+        char p[32];
+        g_snprintf(p, sizeof p, "topology.links[%zu].count", g);
+        sim_conf_set_error(error, locate(root, p), SIM_CONF_ERROR_RANGE, "at most %d inter-socket links", TOPO_MAX_LINKS);
+        goto out;
+      }
+      TopoLink *L = &t->links[t->n_links++];
+      L->kind = lc->kind == 1 ? TOPO_LINK_UPI : TOPO_LINK_XGMI;
+      L->width = lc->width;
+      L->gtps = lc->rate / 1e9;
+      L->encoding = lc->encoding > 0 ? lc->encoding : 1.0;
+      L->dlwm = lc->dlwm;
+      L->dlwm_width = lc->dlwm_width;
+      int q = (size_t)k < lc->attach.n ? *SIM_CONF_LIST_AT(lc->attach, int, k) : (t->n_links - 1) % MAX(1, t->quadrants);
+      for (int s = 0; s < TOPO_MAX_SOCKETS; s++) L->quad[s] = q;
+    }
+  }
+  a->cpu.uarch = (CpuUarch)c.cpu.uarch;
+  a->cpu.threads_per_core = c.cpu.threads_per_core;
+  a->cpu.clock_ghz = c.cpu.clock_hz / 1e9;
+  a->cpu.cap = c.cpu.cap;
+  a->mem.channels_per_socket = c.mem.channels;
+  a->mem.mts = c.mem.speed / 1e6;
+  a->mem.bus_bytes = (double)c.mem.bus;
+  a->mem.latency_ns = c.mem.latency_ns;
+  /* check the topology before placing devices on it */
+  {
+    GError *merr = NULL;
+    if (!topo_validate(t, &merr) || !mem_validate(&a->mem, t, &merr)) {
+      locate_model_error(root, merr, drive_group, nic_group, error);
+      g_error_free(merr);
+      goto out;
+    }
+  }
+  a->n_drives = 0;
+  for (size_t g = 0; g < c.nvme.n; g++) {
+    NvmeConf *nc = SIM_CONF_LIST_AT(c.nvme, NvmeConf, g);
+    TopoPos pos;
+    if (!group_pos(root, "nvme", (guint)g, nc->socket, nc->quadrant, nc->node, t, &pos, error)) goto out;
+    for (int k = 0; k < nc->count; k++) {
+      if (a->n_drives >= APP_MAX_DRIVES) {
+        sim_conf_set_error(error, locate(root, "nvme"), SIM_CONF_ERROR_RANGE, "at most %d drives", APP_MAX_DRIVES);
+        goto out;
+      }
+      drive_group[a->n_drives] = (int)g;
+      NvmeDrive *d = &a->drives[a->n_drives++];
+      d->pos = pos;
+      d->read_GBps = nc->read_Bps / 1e9;
+      d->latency_us = nc->latency_ns / 1e3;
+      d->queue_depth = nc->qd;
+      pcie_from(&nc->pcie, &d->link);
+    }
+  }
+  a->n_nics = 0;
+  for (size_t g = 0; g < c.nics.n; g++) {
+    NicConf *nc = SIM_CONF_LIST_AT(c.nics, NicConf, g);
+    TopoPos pos;
+    if (!group_pos(root, "nics", (guint)g, nc->socket, nc->quadrant, nc->node, t, &pos, error)) goto out;
+    if (nc->domains.n > 0 && (int)nc->domains.n != nc->ports * nc->count) {
+      char p[32];
+      g_snprintf(p, sizeof p, "nics[%zu].domains", g);
+      sim_conf_set_error(error, locate(root, p), SIM_CONF_ERROR_RANGE, "give one domain per port (%d), got %zu",
+                         nc->ports * nc->count, nc->domains.n);
+      goto out;
+    }
+    for (int k = 0; k < nc->count; k++) {
+      if (a->n_nics >= APP_MAX_NICS) {
+        sim_conf_set_error(error, locate(root, "nics"), SIM_CONF_ERROR_RANGE, "at most %d NICs", APP_MAX_NICS);
+        goto out;
+      }
+      nic_group[a->n_nics] = (int)g;
+      NicCard *n = &a->nics[a->n_nics++];
+      n->pos = pos;
+      n->ports = nc->ports;
+      n->port_gbps = nc->port_bps / 1e9;
+      n->ktls_gbps = nc->ktls_bps / 1e9;
+      n->queue_bytes = (double)nc->queue;
+      for (int p = 0; p < NIC_MAX_PORTS; p++) n->domain[p] = -1;
+      for (int p = 0; p < nc->ports && nc->domains.n > 0; p++) {
+        int dom = *SIM_CONF_LIST_AT(nc->domains, int, (size_t)(k * nc->ports + p));
+        if (dom >= topo_nodes(t)) {
+          char path[40];
+          g_snprintf(path, sizeof path, "nics[%zu].domains[%d]", g, k * nc->ports + p);
+          sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE,
+                             "port bound to NUMA node %d, but the platform has %d nodes", dom, topo_nodes(t));
+          goto out;
+        }
+        n->domain[p] = dom;
+      }
+      pcie_from(&nc->pcie, &n->link);
+    }
+  }
+  if (c.topo.port_domains == 1) { /* spread: global port p -> node p mod N */
+    int p = 0;
+    for (int i = 0; i < a->n_nics; i++)
+      for (int j = 0; j < a->nics[i].ports; j++, p++)
+        if (a->nics[i].domain[j] < 0) a->nics[i].domain[j] = p % topo_nodes(t);
+  }
+  a->stack = (StackCfg){.tso = c.stack.tso, .lro = c.stack.lro, .mtu = (int)c.stack.mtu, .tso_bytes = (double)c.stack.tso_size,
+                        .lro_acks = c.stack.lro_acks, .mapped_mbufs = c.stack.mapped};
+  a->path = (DataPath)c.soft.path;
+  a->crypto = (CryptoImpl)c.soft.crypto;
+  a->placement = (Placement)c.soft.placement;
+  a->sendfile_sync = c.soft.sendfile == 1;
+  a->sendfile_workers = c.soft.workers;
+  /* workload */
+  Workload *w = &a->wl;
+  w->offered_gbps = 0;
+  if (c.wl.offered && !sim_conf_node_is_null(c.wl.offered)) {
+    const char *txt = sim_conf_node_text(c.wl.offered);
+    if (!txt || strcmp(txt, "saturate") != 0) {
+      double bps;
+      if (!sim_conf_node_double(c.wl.offered, SIM_UNIT_BIT_RATE, &bps, error)) {
+        g_prefix_error(error, "%s", "");
+        goto out;
+      }
+      if (bps <= 0) {
+        sim_conf_set_error(error, c.wl.offered, SIM_CONF_ERROR_RANGE, "offered load must be positive or \"saturate\"");
+        goto out;
+      }
+      w->offered_gbps = bps / 1e9;
+    }
+  }
+  w->titles = c.wl.titles;
+  w->zipf_s = c.wl.zipf_s;
+  w->title_placement = (WlTitlePlacement)c.wl.title_placement;
+  w->request_bytes = (double)c.wl.request;
+  w->io_bytes = (double)c.wl.io;
+  if (c.wl.bitrates.n > 0) {
+    w->n_bitrates = (int)c.wl.bitrates.n;
+    for (size_t i = 0; i < c.wl.bitrates.n; i++) {
+      BitrateConf *b = SIM_CONF_LIST_AT(c.wl.bitrates, BitrateConf, i);
+      w->bitrate_mbps[i] = b->rate_bps / 1e6;
+      w->bitrate_frac[i] = b->share;
+    }
+  }
+  if (c.wl.alt_path == DP_COUNT) { w->alt_fraction = 0; w->alt_path = a->path; }
+  else { w->alt_path = (DataPath)c.wl.alt_path; w->alt_fraction = c.wl.alt_fraction; }
+  if (c.wl.alt_path == DP_COUNT && c.wl.alt_fraction > 0) {
+    sim_conf_set_error(error, locate(root, "workload.alt_fraction"), SIM_CONF_ERROR_RANGE, "alt_fraction needs an alt_path");
+    goto out;
+  }
+  w->latency_slo_ms = c.wl.slo_ns / 1e6;
+  w->drop_max = c.wl.drop_max;
+  {
+    GError *merr = NULL;
+    if (!appliance_validate(a, &merr)) {
+      locate_model_error(root, merr, drive_group, nic_group, error);
+      g_error_free(merr);
+      goto out;
+    }
+  }
+  if (info) {
+    memset(info, 0, sizeof *info);
+    info->name = g_strdup(c.name ? c.name : "appliance");
+    info->description = g_strdup(c.description);
+    info->duration_s = c.duration_ns / 1e9;
+    info->warmup_s = c.warmup_ns / 1e9;
+    if (c.reference_node && !bind_reference(c.reference_node, &info->ref, error)) goto out;
+  }
+  ok = TRUE;
+out:
+  sim_conf_unbind(root_schema, &c);
+  return ok;
+}
+
+gboolean appliance_load_file(const char *path, const char *const *sets, Appliance *out, AppScenarioInfo *info,
+                             GError **error)
+{
+  g_autoptr(SimConfDoc) doc = sim_conf_load_with_include(path, "platform", error);
+  if (!doc) return FALSE;
+  if (sets && !sim_conf_apply_overrides(doc, sets, error)) return FALSE;
+  return appliance_from_conf(sim_conf_doc_root(doc), out, info, error);
+}
+
+void app_scenario_info_clear(AppScenarioInfo *info)
+{
+  if (!info) return;
+  g_free(info->name);
+  g_free(info->description);
+  g_free(info->ref.id);
+  g_free(info->ref.source);
+  g_free(info->ref.bottleneck);
+  g_free(info->ref.cause);
+  g_free(info->ref.known_deviation);
+  memset(info, 0, sizeof *info);
+}
+
+void appliance_conf_markdown(GString *out)
+{
+  g_string_append(out, "### Scenario and platform keys\n\n");
+  sim_conf_schema_markdown(root_schema, NULL, out);
+  g_string_append(out, "\n### `reference:` (published-result scenarios)\n\n");
+  sim_conf_schema_markdown(ref_schema, "reference.", out);
+}

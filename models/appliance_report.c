@@ -1,0 +1,206 @@
+/* appliance_report.c — table/JSON/CSV output of an appliance run (see appliance_report.h). */
+#include "models/appliance_report.h"
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
+                                 const BoundResult *b)
+{
+  AppReport *r = g_new0(AppReport, 1);
+  r->scenario = g_strdup(info && info->name ? info->name : a->name);
+  r->mode = g_strdup("bound");
+  r->seed = a->seed;
+  r->offered_gbps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps : -1;
+  r->throughput_gbps = b->throughput_Bps * 8e-9;
+  r->cpu_util_pct = b->cpu_util * 100.0;
+  r->lat_p50_ms = b->lat_p50_ms;
+  r->lat_p99_ms = b->lat_p99_ms;
+  r->connections = b->connections;
+  r->n_res = m->n_res;
+  r->res = g_new0(AppReportResource, m->n_res);
+  for (int i = 0; i < m->n_res; i++) {
+    const DmResource *d = &m->res[i];
+    AppReportResource *o = &r->res[i];
+    g_strlcpy(o->name, d->name, sizeof o->name);
+    o->kind = demand_kind_name(d->kind);
+    o->utilization = b->util[i];
+    o->limit = d->limit;
+    o->value = b->throughput_Bps * m->total[i] * d->value_scale;
+    o->unit = d->unit;
+    o->drop = b->drop[i];
+  }
+  /* the bottleneck is the resource closest to its limit (ties: first in order) */
+  r->bottleneck = -1;
+  double best = -1;
+  for (int i = 0; i < m->n_res; i++) {
+    double h = r->res[i].utilization / r->res[i].limit;
+    if (h > best + 1e-12) { best = h; r->bottleneck = i; }
+  }
+  if (info && info->ref.present) r->ref = info->ref;
+  return r;
+}
+
+void app_report_free(AppReport *r)
+{
+  if (!r) return;
+  g_free(r->scenario);
+  g_free(r->mode);
+  g_free(r->res);
+  g_free(r);
+}
+
+const char *app_report_bottleneck_kind(const AppReport *r)
+{
+  return r->bottleneck >= 0 ? r->res[r->bottleneck].kind : "";
+}
+
+/* Resources other than the bottleneck whose own limit is within APP_COBOTTLENECK of the
+ * bottleneck's (they saturate together). Written to idx (n_res entries), returns the count. */
+static int co_bottlenecks(const AppReport *r, int *idx)
+{
+  int n = 0;
+  if (r->bottleneck < 0) return 0;
+  double hb = r->res[r->bottleneck].utilization / r->res[r->bottleneck].limit;
+  for (int i = 0; i < r->n_res; i++) {
+    if (i == r->bottleneck || hb <= 0) continue;
+    if (r->res[i].utilization / r->res[i].limit * (1.0 + APP_COBOTTLENECK) >= hb) idx[n++] = i;
+  }
+  return n;
+}
+
+static void bar(GString *out, double u, double limit)
+{
+  const int W = 30;
+  int n = (int)lround(MIN(1.0, MAX(0.0, u)) * W);
+  int lim = (int)lround(limit * W);
+  g_string_append_c(out, '[');
+  for (int i = 0; i < W; i++) g_string_append_c(out, i < n ? '#' : (i == lim && limit < 1 ? '|' : ' '));
+  g_string_append_c(out, ']');
+}
+
+static void write_table(const AppReport *r, GString *out)
+{
+  g_string_append_printf(out, "scenario: %s  (mode %s, seed %" G_GUINT64_FORMAT ")\n", r->scenario, r->mode, r->seed);
+  if (r->offered_gbps > 0) g_string_append_printf(out, "offered:    %.1f Gb/s\n", r->offered_gbps);
+  else g_string_append(out, "offered:    saturate\n");
+  g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
+  g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
+  g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
+  g_string_append_printf(out, "clients:    %.0f connections\n", r->connections);
+  if (r->bottleneck >= 0) {
+    const AppReportResource *b = &r->res[r->bottleneck];
+    g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
+    g_autofree int *co = g_new(int, r->n_res);
+    int nco = co_bottlenecks(r, co);
+    for (int k = 0; k < nco && k < 8; k++)
+      g_string_append_printf(out, "%s %s (%s) at %.1f %%\n", k == 0 ? "co-limit:  " : "           ", r->res[co[k]].name,
+                             r->res[co[k]].kind, r->res[co[k]].utilization * 100);
+    if (nco > 8) g_string_append_printf(out, "            ... and %d more\n", nco - 8);
+  }
+  if (r->ref.present) {
+    g_string_append_printf(out, "reference:  %s: %.0f Gb/s", r->ref.id, r->ref.gbps);
+    if (r->ref.cpu_pct >= 0) g_string_append_printf(out, ", CPU %.0f %%", r->ref.cpu_pct);
+    if (r->ref.bottleneck) g_string_append_printf(out, ", bottleneck \"%s\"", r->ref.bottleneck);
+    g_string_append_printf(out, " (%s)\n", r->ref.source ? r->ref.source : "");
+  }
+  g_string_append_printf(out, "\n%-22s %-8s %6s  %-32s %10s %-5s %s\n", "resource", "kind", "util", "", "value", "unit", "");
+  for (int i = 0; i < r->n_res; i++) {
+    const AppReportResource *x = &r->res[i];
+    g_string_append_printf(out, "%-22s %-8s %5.1f%%  ", x->name, x->kind, x->utilization * 100);
+    bar(out, x->utilization, x->limit);
+    g_string_append_printf(out, "  %9.2f %-5s", x->value, x->unit);
+    if (strcmp(x->kind, "nic_port") == 0 && x->drop > 0) g_string_append_printf(out, " drops %.2f%%", x->drop * 100);
+    if (i == r->bottleneck) g_string_append(out, " <- bottleneck");
+    g_string_append_c(out, '\n');
+  }
+}
+
+static void write_json(const AppReport *r, GString *out)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "scenario"); json_builder_add_string_value(b, r->scenario);
+  json_builder_set_member_name(b, "mode"); json_builder_add_string_value(b, r->mode);
+  json_builder_set_member_name(b, "seed"); json_builder_add_int_value(b, (gint64)r->seed);
+  json_builder_set_member_name(b, "offered_gbps");
+  if (r->offered_gbps > 0) json_builder_add_double_value(b, r->offered_gbps); else json_builder_add_string_value(b, "saturate");
+  json_builder_set_member_name(b, "throughput_gbps"); json_builder_add_double_value(b, r->throughput_gbps);
+  json_builder_set_member_name(b, "cpu_util_pct"); json_builder_add_double_value(b, r->cpu_util_pct);
+  json_builder_set_member_name(b, "latency_ms");
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "p50"); json_builder_add_double_value(b, r->lat_p50_ms);
+  json_builder_set_member_name(b, "p99"); json_builder_add_double_value(b, r->lat_p99_ms);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "connections"); json_builder_add_double_value(b, r->connections);
+  json_builder_set_member_name(b, "bottleneck");
+  if (r->bottleneck >= 0) {
+    const AppReportResource *x = &r->res[r->bottleneck];
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "resource"); json_builder_add_string_value(b, x->name);
+    json_builder_set_member_name(b, "kind"); json_builder_add_string_value(b, x->kind);
+    json_builder_set_member_name(b, "utilization"); json_builder_add_double_value(b, x->utilization);
+    json_builder_end_object(b);
+    g_autofree int *co = g_new(int, r->n_res);
+    int nco = co_bottlenecks(r, co);
+    json_builder_set_member_name(b, "co_bottlenecks");
+    json_builder_begin_array(b);
+    for (int k = 0; k < nco; k++) json_builder_add_string_value(b, r->res[co[k]].name);
+    json_builder_end_array(b);
+  } else {
+    json_builder_add_null_value(b);
+  }
+  json_builder_set_member_name(b, "resources");
+  json_builder_begin_array(b);
+  for (int i = 0; i < r->n_res; i++) {
+    const AppReportResource *x = &r->res[i];
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name"); json_builder_add_string_value(b, x->name);
+    json_builder_set_member_name(b, "kind"); json_builder_add_string_value(b, x->kind);
+    json_builder_set_member_name(b, "utilization"); json_builder_add_double_value(b, x->utilization);
+    json_builder_set_member_name(b, "value"); json_builder_add_double_value(b, x->value);
+    json_builder_set_member_name(b, "unit"); json_builder_add_string_value(b, x->unit);
+    if (strcmp(x->kind, "nic_port") == 0) {
+      json_builder_set_member_name(b, "drop_fraction"); json_builder_add_double_value(b, x->drop);
+    }
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  if (r->ref.present) {
+    json_builder_set_member_name(b, "reference");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "id"); json_builder_add_string_value(b, r->ref.id);
+    json_builder_set_member_name(b, "gbps"); json_builder_add_double_value(b, r->ref.gbps);
+    if (r->ref.cpu_pct >= 0) { json_builder_set_member_name(b, "cpu_pct"); json_builder_add_double_value(b, r->ref.cpu_pct); }
+    if (r->ref.bottleneck) { json_builder_set_member_name(b, "bottleneck"); json_builder_add_string_value(b, r->ref.bottleneck); }
+    json_builder_end_object(b);
+  }
+  json_builder_end_object(b);
+  g_autoptr(JsonGenerator) g = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  json_generator_set_root(g, root);
+  json_generator_set_pretty(g, TRUE);
+  g_autofree char *s = json_generator_to_data(g, NULL);
+  g_string_append(out, s);
+  g_string_append_c(out, '\n');
+}
+
+static void write_csv(const AppReport *r, GString *out)
+{
+  g_string_append(out, "scenario,mode,seed,throughput_gbps,cpu_util_pct,p50_ms,p99_ms,resource,kind,utilization,value,unit,drop_fraction,bottleneck\n");
+  for (int i = 0; i < r->n_res; i++) {
+    const AppReportResource *x = &r->res[i];
+    g_string_append_printf(out, "\"%s\",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.6g,%.6g,%s,%s,%.6g,%.6g,%s,%.6g,%d\n", r->scenario,
+                           r->mode, r->seed, r->throughput_gbps, r->cpu_util_pct, r->lat_p50_ms, r->lat_p99_ms, x->name,
+                           x->kind, x->utilization, x->value, x->unit, x->drop, i == r->bottleneck);
+  }
+}
+
+void app_report_write(const AppReport *r, AppReportFormat fmt, GString *out)
+{
+  switch (fmt) {
+  case APP_FMT_TABLE: write_table(r, out); break;
+  case APP_FMT_JSON: write_json(r, out); break;
+  case APP_FMT_CSV: write_csv(r, out); break;
+  }
+}

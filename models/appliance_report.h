@@ -1,0 +1,55 @@
+/* appliance_report.h — one report of an appliance run, printed the same way by `ocasim
+ * bound` (analytic) and `ocasim run` (discrete-event): throughput, CPU %, request latency,
+ * each resource with its utilisation and value in its unit (DRAM GB/s per node, fabric GB/s
+ * per link and direction, PCIe GB/s per device, NIC Gb/s and drops per port, NVMe GB/s,
+ * CPU % per node), and the bottleneck. Formats: a table with a utilisation bar per resource,
+ * JSON (json-glib; top level throughput_gbps, cpu_util_pct, bottleneck {resource, kind,
+ * utilization}, co_bottlenecks [names of resources within 5 % of their limit when the
+ * bottleneck is at its own], resources [{name, kind, utilization, value, unit}], seed) and CSV
+ * (one row per resource). Output order is the resource order of the demand model (deterministic).
+ */
+#pragma once
+#include "models/appliance_bound.h"
+#include "models/appliance_conf.h"
+
+/* A resource whose own limit is within this fraction of the saturation throughput counts as
+ * a co-bottleneck: it saturates together with the bottleneck (e.g. DRAM at 95 % when the CPU
+ * reaches its cap; any loaded-latency effect would make it bind). */
+#define APP_COBOTTLENECK 0.05
+
+typedef enum { APP_FMT_TABLE, APP_FMT_JSON, APP_FMT_CSV } AppReportFormat;
+
+typedef struct {
+  char name[40];
+  const char *kind;
+  double utilization;      /* 0..1 of full capacity */
+  double limit;            /* usable fraction (CPU cap) */
+  double value;            /* in unit */
+  const char *unit;
+  double drop;             /* NIC ports: output drop fraction */
+} AppReportResource;
+
+typedef struct {
+  char *scenario;
+  char *mode;              /* "bound" or "run" */
+  guint64 seed;
+  double offered_gbps;     /* < 0: saturate */
+  double throughput_gbps;
+  double cpu_util_pct;
+  double lat_p50_ms, lat_p99_ms;
+  double connections;
+  int bottleneck;          /* index into res, -1 none */
+  int n_res;
+  AppReportResource *res;
+  AppReference ref;        /* copied (borrowed strings) when the scenario has one */
+} AppReport;
+
+/* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
+AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
+                                 const BoundResult *r);
+void app_report_free(AppReport *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppReport, app_report_free)
+/* Appends the report in a format to out. */
+void app_report_write(const AppReport *r, AppReportFormat fmt, GString *out);
+/* Name of the kind the bottleneck of a report has, "" when none. */
+const char *app_report_bottleneck_kind(const AppReport *r);

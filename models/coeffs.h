@@ -1,0 +1,40 @@
+/* coeffs.h — the few shared coefficients of the appliance model.
+ *
+ * What it is: every other number in a scenario is a physical quantity of a part (channels,
+ * MT/s, lanes, GT/s, cores, GHz, port speed) with its source. These coefficients are shared
+ * by ALL scenarios; none is per scenario. The fitted ones are estimated once, jointly over
+ * every published result (GSL nonlinear least squares, `make fit`, models/fit.c) and written
+ * here as defaults; the fixed ones carry their own source.
+ */
+#pragma once
+
+typedef struct {
+  /* fitted (make fit) */
+  double dram_eff;         /* DRAM controller efficiency at a pure-read mix (memory.h) */
+  double port_eff;         /* TLS payload per line-rate bit of a NIC port (nic.h) */
+  double fabric_eff;       /* payload per raw bit of a fabric link (topology.h) */
+  double page_cycles;      /* stack cycles per 4 KiB payload page, unmapped mbufs (cpu.h) */
+  double mapped_page_cycles; /* extra cycles per page with mapped mbufs + sf_bufs (cpu.h) */
+  double k_bulk;           /* exposed fraction of a DRAM miss for streaming CPU reads */
+  double k_meta;           /* exposed fraction of a DRAM miss for metadata reads */
+  double copy_cpb;         /* cycles per byte of a kernel<->user copy, in-cache part */
+  double k_remote;         /* stall cycles per cycle of remote-access penalty (fabric hop,
+                              coherence); multiplies penalty * f / 64 B per remote CPU read */
+  /* fixed, sourced */
+  double dram_turnaround;  /* bandwidth lost to read/write turnarounds at a 1:1 mix */
+  double meta_bytes;       /* metadata bytes each way per payload byte */
+  double pkt_cycles;       /* cycles per transmitted segment through TCP/IP + driver */
+  double ack_cycles;       /* cycles per received ACK packet */
+  double pcie_rtt_ns;      /* non-posted read round trip through the root complex, excl. DRAM */
+} Coeffs;
+
+#define COEFFS_N_FITTED 9
+
+/* Fills the defaults (the fitted values of the last `make fit`, and the fixed ones). */
+void coeffs_defaults(Coeffs *c);
+/* Fills the fit's starting point and prior centre: physically motivated first guesses of the
+ * fitted coefficients (sources in coeffs.c), fixed ones as in coeffs_defaults. */
+void coeffs_prior(Coeffs *c);
+/* Name of fitted coefficient i (0..COEFFS_N_FITTED-1), pointer to it. */
+const char *coeffs_fitted_name(int i);
+double *coeffs_fitted_ptr(Coeffs *c, int i);

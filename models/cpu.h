@@ -1,0 +1,59 @@
+/* cpu.h — cores, clock, and the cycles each served byte costs.
+ *
+ * What it models: a node has cores_per_socket / NPS cores at clock f; its capacity is
+ * cores * f cycles/s, of which production uses at most `cap` (80%, euro2021/euro2022).
+ * Cycles per served byte (cpb) on the node doing each piece of work:
+ *   crypto      cpb_crypto(impl, uarch): bulk AES-GCM/ChaCha20 cost with the data in cache;
+ *   stall       per byte the CPU reads from DRAM: (k_bulk * L_local + k_remote * P(a,m)) * f / 64 B
+ *               (the exposed part of a cache-line miss: L_local from memory.h, P the fabric
+ *               penalty when the line is on another node, topology.h), and per metadata byte
+ *               read: (k_meta * L_local + k_remote * P) * f / 64 B (pointer chasing, poorly
+ *               hidden). k_remote can exceed 1: a remote miss also costs coherence probes and
+ *               queueing in the fabric ("UPI traffic stalls CPUs", euro2019_numa);
+ *   copy        copy_cpb per byte copied between kernel and user space (read_write paths);
+ *   stack       page_cycles / 4096 B per payload page (VM, sendfile, mbuf, TCP per-byte work;
+ *               + mapped_mbuf_page_cycles with the old mapped-mbuf/sf_buf path), plus
+ *               pkt_cycles per transmitted segment (64 KiB with TSO, one MSS without) and
+ *               ack_cycles per received ACK packet (LRO merges lro_acks of them).
+ * The k_*, copy and page coefficients are the shared coefficients fitted by `make fit`
+ * (coeffs.h); cpb_crypto comes from OpenSSL's perlasm headers (published.yaml, general).
+ * Leaves out: SMT (the CPU % of the sources counts logical CPUs; we count cores), frequency
+ * changes with load, cache-capacity effects, interrupt moderation details.
+ */
+#pragma once
+#include <glib.h>
+#include <stdbool.h>
+
+typedef enum {
+  UARCH_BROADWELL, UARCH_SKYLAKE, UARCH_ICELAKE, UARCH_ZEN1, UARCH_ZEN2, UARCH_ZEN3, UARCH_ZEN4,
+  UARCH_NEOVERSE_N1, UARCH_COUNT
+} CpuUarch;
+
+typedef enum { CRYPTO_NONE, CRYPTO_ISAL_AESGCM, CRYPTO_OPENSSL_AESGCM, CRYPTO_CHACHA20_POLY1305, CRYPTO_COUNT } CryptoImpl;
+
+typedef struct {
+  CpuUarch uarch;
+  int threads_per_core;    /* recorded; SMT not modelled (see above) */
+  double clock_ghz;        /* sustained all-core clock used for capacity */
+  double cap;              /* CPU-utilisation cap, fraction (0.8 in production) */
+} CpuCfg;
+
+typedef struct {
+  bool tso;                /* TCP segmentation offload */
+  bool lro;                /* large receive offload (merges ACKs) */
+  int mtu;                 /* bytes */
+  double tso_bytes;        /* payload per TSO segment */
+  double lro_acks;         /* ACK packets merged per LRO aggregate */
+  bool mapped_mbufs;       /* pre-2019 mapped mbufs + sf_bufs (FreeBSD < 13) */
+} StackCfg;
+
+/* Bulk crypto cycles per byte on a micro-architecture (cache-resident data). */
+double cpu_crypto_cpb(CryptoImpl impl, CpuUarch uarch);
+/* TRUE when the implementation writes its output with ordinary (allocating) stores, so a
+ * write to a line not in cache first reads it (read-for-ownership). */
+gboolean cpu_crypto_ordinary_stores(CryptoImpl impl);
+/* TCP payload per MTU-sized packet: MTU - 20 (IP) - 20 (TCP) - 12 (timestamps). */
+double cpu_mss_bytes(const StackCfg *s);
+const char *cpu_uarch_name(CpuUarch u);
+const char *cpu_crypto_name(CryptoImpl c);
+gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error);

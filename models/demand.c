@@ -1,0 +1,418 @@
+/* demand.c — builds the resource list and per-class demand per served byte (see demand.h
+ * for the model and equations). */
+#include "models/demand.h"
+#include "models/model_error.h"
+#include <string.h>
+
+/* Bytes of an inbound ACK frame on the wire per ACK (Ethernet 14 + IP 20 + TCP 32). */
+#define ACK_FRAME_BYTES 66.0
+#define CACHE_LINE_BYTES 64.0
+#define PAGE_BYTES 4096.0
+
+typedef struct {
+  const Appliance *a;
+  DemandModel *m;
+  int nodes;
+  int *cpu_res, *dram_res;       /* [nodes] */
+  int *intra_res;                /* [nodes*nodes], -1 if not same socket */
+  int *inter_res;                /* [links*2] direction: from socket s */
+  int *nvme_res, *pcie_nvme_res; /* [drives] */
+  int *port_res;                 /* [ports] */
+  int *tls_res, *pcie_nic_res, *tags_res; /* [nics] */
+  int workers_res;
+} Build;
+
+static int add_res(Build *b, const char *name, ResKind kind, double cap, double limit, double scale,
+                   const char *unit, int node)
+{
+  DemandModel *m = b->m;
+  m->res = g_renew(DmResource, m->res, m->n_res + 1);
+  DmResource *r = &m->res[m->n_res];
+  memset(r, 0, sizeof *r);
+  g_strlcpy(r->name, name, sizeof r->name);
+  r->kind = kind;
+  r->capacity = cap;
+  r->limit = limit;
+  r->value_scale = scale;
+  r->unit = unit;
+  r->node = node;
+  r->nic = r->port = r->drive = r->link = -1;
+  return m->n_res++;
+}
+
+static void build_resources(Build *b)
+{
+  const Appliance *a = b->a;
+  const Topology *t = &a->topo;
+  const Coeffs *c = &a->coef;
+  char nm[40];
+  int N = b->nodes;
+  b->cpu_res = g_new(int, N);
+  b->dram_res = g_new(int, N);
+  for (int n = 0; n < N; n++) {
+    double cap = appliance_cores_per_node(a) * a->cpu.clock_ghz * 1e9;
+    g_snprintf(nm, sizeof nm, "cpu.node%d", n);
+    b->cpu_res[n] = add_res(b, nm, RK_CPU, cap, a->cpu.cap, 100.0 / cap, "%", n);
+  }
+  for (int n = 0; n < N; n++) {
+    g_snprintf(nm, sizeof nm, "dram.node%d", n);
+    b->dram_res[n] = add_res(b, nm, RK_DRAM, 0 /* set after totals */, 1.0, 1e-9, "GB/s", n);
+  }
+  b->intra_res = g_new(int, N * N);
+  for (int i = 0; i < N * N; i++) b->intra_res[i] = -1;
+  for (int x = 0; x < N; x++)
+    for (int y = 0; y < N; y++) {
+      if (x == y || topo_socket_of_node(t, x) != topo_socket_of_node(t, y)) continue;
+      g_snprintf(nm, sizeof nm, "if.n%d>n%d", x, y);
+      double cap = topo_intra_raw_GBps(t, x, y) * c->fabric_eff * 1e9;
+      b->intra_res[x * N + y] = add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
+    }
+  b->inter_res = g_new(int, MAX(1, t->n_links) * 2);
+  if (t->sockets > 1)
+    for (int l = 0; l < t->n_links; l++)
+      for (int s = 0; s < 2; s++) {
+        const TopoLink *L = &t->links[l];
+        g_snprintf(nm, sizeof nm, "%s.link%d.s%d>s%d", L->kind == TOPO_LINK_UPI ? "upi" : "xgmi", l, s, 1 - s);
+        double cap = topo_link_raw_GBps(L) * c->fabric_eff * 1e9;
+        int r = add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
+        b->m->res[r].link = l;
+        b->inter_res[l * 2 + s] = r;
+      }
+  b->nvme_res = g_new(int, a->n_drives);
+  b->pcie_nvme_res = g_new(int, a->n_drives);
+  for (int d = 0; d < a->n_drives; d++) {
+    const NvmeDrive *dr = &a->drives[d];
+    int node = topo_node_of(t, dr->pos);
+    g_snprintf(nm, sizeof nm, "nvme%d", d);
+    b->nvme_res[d] = add_res(b, nm, RK_NVME, nvme_ceiling_GBps(dr, a->wl.io_bytes) * 1e9, 1.0, 1e-9, "GB/s", node);
+    b->m->res[b->nvme_res[d]].drive = d;
+    g_snprintf(nm, sizeof nm, "pcie.nvme%d", d);
+    b->pcie_nvme_res[d] = add_res(b, nm, RK_PCIE, pcie_link_GBps(&dr->link) * 1e9, 1.0, 1e-9, "GB/s", node);
+    b->m->res[b->pcie_nvme_res[d]].drive = d;
+  }
+  int P = b->m->n_ports;
+  b->port_res = g_new(int, P);
+  b->tls_res = g_new(int, a->n_nics);
+  b->pcie_nic_res = g_new(int, a->n_nics);
+  b->tags_res = g_new(int, a->n_nics);
+  for (int p = 0; p < P; p++) {
+    const NicCard *nc = &a->nics[b->m->port_nic[p]];
+    g_snprintf(nm, sizeof nm, "nic%d.port%d", b->m->port_nic[p], b->m->port_num[p]);
+    b->port_res[p] = add_res(b, nm, RK_NIC_PORT, nc->port_gbps * c->port_eff * 1e9 / 8.0, 1.0, 8e-9, "Gb/s",
+                             topo_node_of(t, nc->pos));
+    b->m->res[b->port_res[p]].nic = b->m->port_nic[p];
+    b->m->res[b->port_res[p]].port = b->m->port_num[p];
+  }
+  for (int i = 0; i < a->n_nics; i++) {
+    const NicCard *nc = &a->nics[i];
+    int node = topo_node_of(t, nc->pos);
+    b->tls_res[i] = -1;
+    if (nc->ktls_gbps > 0) {
+      g_snprintf(nm, sizeof nm, "nic%d.tls", i);
+      b->tls_res[i] = add_res(b, nm, RK_NIC_TLS, nc->ktls_gbps * 1e9 / 8.0, 1.0, 8e-9, "Gb/s", node);
+      b->m->res[b->tls_res[i]].nic = i;
+    }
+    g_snprintf(nm, sizeof nm, "pcie.nic%d", i);
+    b->pcie_nic_res[i] = add_res(b, nm, RK_PCIE, pcie_link_GBps(&nc->link) * 1e9, 1.0, 1e-9, "GB/s", node);
+    b->m->res[b->pcie_nic_res[i]].nic = i;
+    g_snprintf(nm, sizeof nm, "pcie.nic%d.tags", i);
+    b->tags_res[i] = add_res(b, nm, RK_PCIE, pcie_tags(nc->link.tag_bits), 1.0, 1.0, "tags", node);
+    b->m->res[b->tags_res[i]].nic = i;
+  }
+  b->workers_res = -1;
+  if (a->sendfile_sync && datapath_is_sendfile(a->path))
+    b->workers_res = add_res(b, "sendfile.workers", RK_NVME, a->sendfile_workers, 1.0, 1.0, "workers", -1);
+}
+
+/* A role's node: fixed, or -1 for uniformly random. */
+typedef struct {
+  int crypto, stack, pagecache, sockbuf, meta;
+} Roles;
+
+static void add_fabric(Build *b, double *dem, int from, int to, const TopoPos *dev, double bytes)
+{
+  const Topology *t = &b->a->topo;
+  if (from == to || bytes == 0) return;
+  int sf = topo_socket_of_node(t, from), st = topo_socket_of_node(t, to);
+  if (sf == st) {
+    dem[b->intra_res[from * b->nodes + to]] += bytes;
+    return;
+  }
+  if (dev) {
+    int l = topo_link_for_device(t, *dev);
+    dem[b->inter_res[l * 2 + sf]] += bytes;
+  } else {
+    for (int l = 0; l < t->n_links; l++) dem[b->inter_res[l * 2 + sf]] += bytes / t->n_links;
+  }
+}
+
+static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include_meta)
+{
+  const Appliance *a = b->a;
+  const Topology *t = &a->topo;
+  const Coeffs *c = &a->coef;
+  DemandModel *m = b->m;
+  double *dem = k->demand;
+  int N = b->nodes;
+  double f = a->cpu.clock_ghz;
+  const NvmeDrive *drive = &a->drives[k->drive];
+  int eg_nic = m->port_nic[k->egress], in_nic = m->port_nic[k->ingress];
+  const NicCard *egc = &a->nics[eg_nic], *inc = &a->nics[in_nic];
+  CryptoImpl impl = a->crypto;
+  gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(impl);
+  double mss = cpu_mss_bytes(&a->stack);
+  double ack_bytes = include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0;
+  Touch tt[DP_MAX_TOUCHES];
+  int nt = datapath_touches(k->path, ordinary, include_meta ? c->meta_bytes : 0.0, ack_bytes, tt);
+
+  for (int i = 0; i < nt; i++) {
+    const Touch *T = &tt[i];
+    int anode;
+    const TopoPos *dev = NULL;
+    switch (T->agent) {
+    case AG_DISK: anode = k->disk_node; dev = &drive->pos; break;
+    case AG_NIC: anode = topo_node_of(t, egc->pos); dev = &egc->pos; break;
+    case AG_INGRESS_NIC: anode = topo_node_of(t, inc->pos); dev = &inc->pos; break;
+    case AG_CPU_CRYPTO: anode = ro->crypto; break;
+    case AG_CPU_STACK: anode = ro->stack; break;
+    default: g_assert_not_reached();
+    }
+    int mnode;
+    gboolean same_as_agent = FALSE;
+    switch (T->buf) {
+    case BUF_PAGECACHE: mnode = ro->pagecache; break;
+    case BUF_SOCKBUF: mnode = ro->sockbuf; break;
+    case BUF_META: mnode = ro->meta; break;
+    case BUF_USER: mnode = -1; same_as_agent = TRUE; break;
+    default: g_assert_not_reached();
+    }
+    int a_lo = anode < 0 ? 0 : anode, a_hi = anode < 0 ? N - 1 : anode;
+    double pa = anode < 0 ? 1.0 / N : 1.0;
+    for (int an = a_lo; an <= a_hi; an++) {
+      int m_lo = same_as_agent ? an : (mnode < 0 ? 0 : mnode);
+      int m_hi = same_as_agent ? an : (mnode < 0 ? N - 1 : mnode);
+      double pm = (!same_as_agent && mnode < 0) ? 1.0 / N : 1.0;
+      for (int mn = m_lo; mn <= m_hi; mn++) {
+        double bytes = T->bytes * pa * pm;
+        dem[b->dram_res[mn]] += bytes;
+        if (T->write) add_fabric(b, dem, an, mn, dev, bytes);
+        else add_fabric(b, dem, mn, an, dev, bytes);
+        double lat = mem_latency_ns(&a->mem, t, an, mn);
+        double local = lat - topo_penalty_ns(t, an, mn), pen = topo_penalty_ns(t, an, mn);
+        if (T->stall == ST_BULK)
+          dem[b->cpu_res[an]] += bytes * (c->k_bulk * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
+        else if (T->stall == ST_META)
+          dem[b->cpu_res[an]] += bytes * (c->k_meta * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
+        if (T->stall != ST_NONE)
+          m->res[b->cpu_res[an]].remote_stall += k->weight * bytes * c->k_remote * pen * f / CACHE_LINE_BYTES;
+        if (T->agent == AG_NIC && !T->write)
+          dem[b->tags_res[eg_nic]] += bytes * (c->pcie_rtt_ns + lat) * 1e-9 / egc->link.mrrs_bytes;
+      }
+    }
+  }
+  /* CPU work that is not a memory stall */
+  double crypto_cpb = datapath_cpu_crypto(k->path) ? cpu_crypto_cpb(impl, a->cpu.uarch) : 0.0;
+  double copy_cpb = datapath_copies(k->path) * c->copy_cpb;
+  double seg = a->stack.tso ? a->stack.tso_bytes : mss;
+  double per_ack_event = 2.0 * mss * (a->stack.lro ? a->stack.lro_acks : 1.0);
+  double stack_cpb = (c->page_cycles + (a->stack.mapped_mbufs ? c->mapped_page_cycles : 0.0)) / PAGE_BYTES +
+                     c->pkt_cycles / seg + c->ack_cycles / per_ack_event;
+  for (int n = 0; n < N; n++) {
+    double pc = ro->crypto < 0 ? 1.0 / N : (ro->crypto == n);
+    double ps = ro->stack < 0 ? 1.0 / N : (ro->stack == n);
+    dem[b->cpu_res[n]] += pc * (crypto_cpb + copy_cpb) + ps * stack_cpb;
+  }
+  /* devices */
+  dem[b->nvme_res[k->drive]] += 1.0;
+  dem[b->pcie_nvme_res[k->drive]] += 1.0;
+  if (b->workers_res >= 0)
+    dem[b->workers_res] += (drive->latency_us * 1e-6 + a->wl.io_bytes / (drive->read_GBps * 1e9)) / a->wl.io_bytes;
+  dem[b->port_res[k->egress]] += 1.0;
+  dem[b->pcie_nic_res[eg_nic]] += 1.0;
+  if (datapath_nic_crypto(k->path)) dem[b->tls_res[eg_nic]] += 1.0;
+}
+
+static Roles roles_for(const Appliance *a, int disk_node, int home)
+{
+  switch (a->placement) {
+  case PL_NONE: return (Roles){-1, -1, -1, -1, -1};
+  case PL_NETWORK_CENTRIC: return (Roles){home, home, home, home, home};
+  case PL_DISK_CENTRIC: return (Roles){disk_node, home, disk_node, disk_node, home};
+  case PL_STRICT_DISK_CENTRIC: return (Roles){disk_node, disk_node, disk_node, disk_node, disk_node};
+  default: g_assert_not_reached();
+  }
+}
+
+static DemandModel *build(const Appliance *a, gboolean include_meta, const double *shares, GError **error)
+{
+  if (!appliance_validate(a, error)) return NULL;
+  const Topology *t = &a->topo;
+  DemandModel *m = g_new0(DemandModel, 1);
+  Build b = {.a = a, .m = m, .nodes = topo_nodes(t)};
+  m->n_ports = appliance_ports(a);
+  m->port_nic = g_new(int, m->n_ports);
+  m->port_num = g_new(int, m->n_ports);
+  for (int i = 0, p = 0; i < a->n_nics; i++)
+    for (int j = 0; j < a->nics[i].ports; j++, p++) { m->port_nic[p] = i; m->port_num[p] = j; }
+  build_resources(&b);
+
+  int D = a->n_drives, P = m->n_ports;
+  g_autofree int *dnode = g_new(int, D);
+  for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
+  m->drive_share = g_new(double, D);
+  if (shares) memcpy(m->drive_share, shares, sizeof(double) * (size_t)D);
+  else workload_drive_shares(&a->wl, D, dnode, b.nodes, a->seed, m->drive_share);
+  g_autofree double *port_w = g_new(double, P);
+  double sw = 0;
+  for (int p = 0; p < P; p++) sw += (port_w[p] = a->nics[m->port_nic[p]].port_gbps);
+  for (int p = 0; p < P; p++) port_w[p] /= sw;
+
+  DataPath paths[2] = {a->path, a->wl.alt_path};
+  double pw[2] = {1.0 - a->wl.alt_fraction, a->wl.alt_fraction};
+  for (int pi = 0; pi < 2; pi++) {
+    if (pw[pi] <= 0) continue;
+    for (int d = 0; d < D; d++) {
+      if (m->drive_share[d] <= 0) continue;
+      for (int in = 0; in < P; in++) {
+        const NicCard *inc = &a->nics[m->port_nic[in]];
+        int home = nic_port_domain(inc, t, m->port_num[in]);
+        int eg[64], ne = 0;
+        if (a->placement == PL_STRICT_DISK_CENTRIC) {
+          for (int e = 0; e < P && ne < 64; e++)
+            if (nic_port_domain(&a->nics[m->port_nic[e]], t, m->port_num[e]) == dnode[d]) eg[ne++] = e;
+          home = dnode[d];
+        } else {
+          eg[ne++] = in;
+        }
+        for (int e = 0; e < ne; e++) {
+          m->cls = g_renew(DmClass, m->cls, m->n_class + 1);
+          DmClass *k = &m->cls[m->n_class++];
+          memset(k, 0, sizeof *k);
+          k->path = paths[pi];
+          k->drive = d;
+          k->ingress = in;
+          k->egress = eg[e];
+          k->disk_node = dnode[d];
+          k->egress_node = topo_node_of(t, a->nics[m->port_nic[eg[e]]].pos);
+          k->home_node = a->placement == PL_NONE ? -1 : home;
+          k->weight = pw[pi] * m->drive_share[d] * port_w[in] / ne;
+          g_snprintf(k->name, sizeof k->name, "%s nvme%d>nic%d.p%d", datapath_name(k->path), d,
+                     m->port_nic[eg[e]], m->port_num[eg[e]]);
+          k->demand = g_new0(double, 1); /* sized below */
+        }
+      }
+    }
+  }
+  /* resources are final now: size demand vectors and fill them */
+  for (int i = 0; i < m->n_class; i++) {
+    DmClass *k = &m->cls[i];
+    g_free(k->demand);
+    k->demand = g_new0(double, m->n_res);
+    Roles ro = roles_for(a, k->disk_node, k->home_node);
+    class_demand(&b, k, &ro, include_meta);
+  }
+  m->total = g_new0(double, m->n_res);
+  for (int i = 0; i < m->n_class; i++)
+    for (int r = 0; r < m->n_res; r++) m->total[r] += m->cls[i].weight * m->cls[i].demand[r];
+  /* DRAM read/write split and mix-dependent capacity: recount reads/writes per node */
+  for (int n = 0; n < b.nodes; n++) { m->res[b.dram_res[n]].rd = 0; m->res[b.dram_res[n]].wr = 0; }
+  {
+    /* second pass over touches for the split: reuse class_demand on a scratch vector with
+     * only-writes; cheaper to recompute with a flag is overkill, so compute via touches */
+    for (int i = 0; i < m->n_class; i++) {
+      DmClass *k = &m->cls[i];
+      Roles ro = roles_for(a, k->disk_node, k->home_node);
+      gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(a->crypto);
+      Touch tt[DP_MAX_TOUCHES];
+      double mss = cpu_mss_bytes(&a->stack);
+      int nt = datapath_touches(k->path, ordinary, include_meta ? a->coef.meta_bytes : 0.0,
+                                include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, tt);
+      for (int j = 0; j < nt; j++) {
+        int mnode;
+        switch (tt[j].buf) {
+        case BUF_PAGECACHE: mnode = ro.pagecache; break;
+        case BUF_SOCKBUF: mnode = ro.sockbuf; break;
+        case BUF_META: mnode = ro.meta; break;
+        default: mnode = ro.crypto; break; /* user buffer: on the crypto CPU's node */
+        }
+        for (int n = 0; n < b.nodes; n++) {
+          double p = mnode < 0 ? 1.0 / b.nodes : (mnode == n);
+          if (p == 0) continue;
+          if (tt[j].write) m->res[b.dram_res[n]].wr += k->weight * tt[j].bytes * p;
+          else m->res[b.dram_res[n]].rd += k->weight * tt[j].bytes * p;
+        }
+      }
+    }
+  }
+  for (int n = 0; n < b.nodes; n++) {
+    DmResource *r = &m->res[b.dram_res[n]];
+    double tot = r->rd + r->wr;
+    double w = tot > 0 ? r->wr / tot : 0.5;
+    r->capacity = mem_node_GBps(&a->mem, t, a->coef.dram_eff, a->coef.dram_turnaround, w) * 1e9;
+  }
+  g_free(b.cpu_res); g_free(b.dram_res); g_free(b.intra_res); g_free(b.inter_res);
+  g_free(b.nvme_res); g_free(b.pcie_nvme_res); g_free(b.port_res); g_free(b.tls_res);
+  g_free(b.pcie_nic_res); g_free(b.tags_res);
+  return m;
+}
+
+DemandModel *demand_build(const Appliance *a, GError **error) { return build(a, TRUE, NULL, error); }
+
+DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error)
+{
+  return build(a, TRUE, drive_share, error);
+}
+
+void demand_free(DemandModel *m)
+{
+  if (!m) return;
+  for (int i = 0; i < m->n_class; i++) g_free(m->cls[i].demand);
+  g_free(m->cls);
+  g_free(m->res);
+  g_free(m->total);
+  g_free(m->port_nic);
+  g_free(m->port_num);
+  g_free(m->drive_share);
+  g_free(m);
+}
+
+int demand_find(const DemandModel *m, const char *name)
+{
+  for (int r = 0; r < m->n_res; r++)
+    if (strcmp(m->res[r].name, name) == 0) return r;
+  return -1;
+}
+
+double demand_saturation_Bps(const DemandModel *m, int *bottleneck)
+{
+  double x = G_MAXDOUBLE;
+  int best = -1;
+  for (int r = 0; r < m->n_res; r++) {
+    if (m->total[r] <= 0) continue;
+    double xr = m->res[r].limit * m->res[r].capacity / m->total[r];
+    if (xr < x) { x = xr; best = r; }
+  }
+  if (bottleneck) *bottleneck = best;
+  return x;
+}
+
+const char *demand_kind_name(ResKind k)
+{
+  static const char *n[RK_COUNT] = {"cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls"};
+  return k < RK_COUNT ? n[k] : "?";
+}
+
+double demand_crossings_per_byte(const Appliance *a, const DemandModel *m, gboolean bulk_only)
+{
+  DemandModel *mm = (DemandModel *)m;
+  g_autoptr(DemandModel) own = NULL;
+  if (bulk_only) {
+    own = build(a, FALSE, m->drive_share, NULL);
+    g_return_val_if_fail(own != NULL, 0.0);
+    mm = own;
+  }
+  double s = 0;
+  for (int r = 0; r < mm->n_res; r++)
+    if (mm->res[r].kind == RK_FABRIC) s += mm->total[r];
+  return s;
+}

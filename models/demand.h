@@ -1,0 +1,81 @@
+/* demand.h — per-resource demand per served byte: the accounting shared by `ocasim bound`
+ * (bottleneck law) and the discrete-event `ocasim run` (flow model).
+ *
+ * What it models: the appliance is a set of resources, each with a capacity in its own unit
+ * per second; the load is a set of traffic classes, each a (data path, drive, ingress port,
+ * egress port) combination with a weight (its share of served bytes, from Zipf popularity
+ * over titles placed on drives, LACP hashing over ports, the placement policy and the
+ * alt-path fraction) and a demand vector: units of each resource consumed per served byte.
+ * For every touch of the class's data path (datapath.h) at agent node a and memory node m:
+ *   dram[m]            += bytes (read or write, kept apart for the mix efficiency)
+ *   fabric(a->m route) += bytes if a != m (direction of the data; the link a device's
+ *                         traffic takes depends on the device's quadrant, topology.h)
+ *   cpu[a]             += bytes * k * L(a,m) * f / 64 for CPU reads (stall cycles)
+ *   nic tags           += bytes * (rtt + L(nic,m)) / MRRS for NIC DMA reads (tag-seconds)
+ * plus crypto, copy and stack cycles on the CPU nodes, 1 byte on the drive and its PCIe
+ * link, and 1 byte on the egress port, its card's PCIe link and (NIC kTLS) its TLS engine.
+ * Roles placed on a random node (policy none) are averaged over the nodes, so demands are
+ * expectations. Totals: D_r = sum_c w_c d_cr. DRAM capacity is evaluated at each node's
+ * read/write mix of the totals.
+ * Conventions for the DES: a class is a flow type; serving B bytes of class c consumes
+ * B * d_cr units of resource r; resource r delivers capacity_r * limit_r units per second.
+ * Leaves out: demand that depends on load (queueing latency is in appliance_bound.c only).
+ */
+#pragma once
+#include "models/appliance.h"
+
+typedef enum { RK_CPU, RK_DRAM, RK_FABRIC, RK_NVME, RK_PCIE, RK_NIC_PORT, RK_NIC_TLS, RK_COUNT } ResKind;
+
+typedef struct {
+  char name[40];           /* e.g. "cpu.node0", "dram.node2", "xgmi.link1.s0>s1", "nic0.port1" */
+  ResKind kind;
+  double capacity;         /* units per second: B/s, cycles/s, tags or workers (concurrency) */
+  double limit;            /* usable fraction of capacity (CPU cap; 1 otherwise) */
+  double value_scale;      /* report value = load (units/s) * value_scale */
+  const char *unit;        /* unit of the report value: "GB/s", "Gb/s", "%", "tags", "workers" */
+  int node;                /* NUMA node, -1 when not node-local */
+  int nic, port, drive, link; /* owner indices, -1 when not applicable */
+  double rd, wr;           /* DRAM: total read / write bytes per served byte */
+  double remote_stall;     /* CPU: part of the total demand that is remote-access stall cycles */
+} DmResource;
+
+typedef struct {
+  char name[48];           /* e.g. "sendfile_nic_ktls nvme3>nic1.p0" */
+  double weight;           /* share of served bytes; weights sum to 1 */
+  DataPath path;
+  int drive;               /* drive index */
+  int ingress, egress;     /* global port indices (demand_port_*) */
+  int disk_node, egress_node, home_node; /* home = node of the connection (-1: random) */
+  double *demand;          /* [n_res] units per served byte */
+} DmClass;
+
+typedef struct {
+  int n_res;
+  DmResource *res;
+  int n_class;
+  DmClass *cls;
+  double *total;           /* [n_res] sum_c weight_c * demand_cr */
+  int n_ports;
+  int *port_nic;           /* [n_ports] card of global port p */
+  int *port_num;           /* [n_ports] port number on its card */
+  double *drive_share;     /* [n_drives] share of served bytes per drive */
+} DemandModel;
+
+/* As demand_build, with the per-drive content shares given (n_drives values summing to 1)
+ * instead of computed from the workload (for fitting: shares do not depend on coefficients). */
+DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error);
+/* Builds the resource list and class demands. Validates the appliance first.
+ * Returns NULL and sets error (MODEL_ERROR) on an impossible appliance. (transfer full) */
+DemandModel *demand_build(const Appliance *a, GError **error);
+void demand_free(DemandModel *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)
+
+/* Index of a resource by name, -1 if none. */
+int demand_find(const DemandModel *m, const char *name);
+/* Saturation throughput by the bottleneck law, B/s: min_r limit_r * capacity_r / D_r.
+ * *bottleneck (may be NULL) gets the limiting resource. */
+double demand_saturation_Bps(const DemandModel *m, int *bottleneck);
+const char *demand_kind_name(ResKind k);
+/* Sum over touches of P(remote) for the whole load: fabric bytes per served byte,
+ * counting bulk touches only when bulk_only (published crossing counts are bulk). */
+double demand_crossings_per_byte(const Appliance *a, const DemandModel *m, gboolean bulk_only);

@@ -1,0 +1,47 @@
+/* memory.h — per-node DRAM bandwidth and latency.
+ *
+ * What it models: a NUMA node owns channels_per_socket / NPS channels. Its usable bandwidth
+ *     C = channels * MT/s * 8 B * eff(w) * L0 / (L0 + f_x * P_q)                 [GB/s]
+ * - eff(w) = dram_eff * (1 - dram_turnaround * 4 w (1 - w)): the controller efficiency at
+ *   write fraction w of the node's traffic; bus read/write turnarounds cost most at a 1:1 mix.
+ *   dram_eff is a shared coefficient fitted by `make fit` (it also reproduces the quoted
+ *   STREAM figures); dram_turnaround is a fixed shared coefficient (coeffs.h).
+ * - L0 / (L0 + f_x P_q): with a fixed number of outstanding misses per core and device,
+ *   bandwidth falls as latency rises (Little's law). f_x is the fraction of a node's lines
+ *   in another quadrant (3/4 in NPS1 on a 4-quadrant EPYC, 0 in NPS4) and P_q the
+ *   quadrant-crossing penalty (euro2021: 12-28 ns). With L0 = 90 ns and P_q = 20 ns this
+ *   gives NPS1/NPS4 = 0.857, the quoted STREAM ratio 150/175 on Rome.
+ * - Latency seen by a requester on node a for a line on node m:
+ *     L = L0 + f_x P_q + penalty(a, m)
+ *   and under load the M/D/1 queueing term rho/(2(1-rho)) * 64 B / (usable channel bandwidth)
+ *   (mem_loaded_latency_ns). The bound keeps demands linear (idle latencies in the stall
+ *   cycles); the loaded latency is for the discrete-event model and reports.
+ * Leaves out: bank conflicts, refresh, page policy, DIMM ranks, write-allocate in caches.
+ */
+#pragma once
+#include "models/topology.h"
+
+typedef struct {
+  int channels_per_socket;
+  double mts;              /* MT/s of the DIMMs */
+  double bus_bytes;        /* bytes per transfer: 8 (64-bit channel) */
+  double latency_ns;       /* idle local latency L0 */
+} MemoryCfg;
+
+/* Peak (theoretical) bandwidth of one node, GB/s. */
+double mem_node_peak_GBps(const MemoryCfg *m, const Topology *t);
+/* Controller efficiency at write fraction w (0..1). */
+double mem_mix_eff(double dram_eff, double turnaround, double w);
+/* Latency factor L0/(L0 + f_x P_q) of the node's own interleave. */
+double mem_interleave_factor(const MemoryCfg *m, const Topology *t);
+/* Usable bandwidth of one node, GB/s, at write fraction w. */
+double mem_node_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround, double w);
+/* Latency (ns) of a CPU or device on node a reading a line on node m, idle. */
+double mem_latency_ns(const MemoryCfg *m, const Topology *t, int a, int node_m);
+/* Idle latency plus M/D/1 queueing on one channel at utilisation rho (0 <= rho < 1), ns:
+ * L + rho / (2 (1 - rho)) * 64 B / (node bandwidth / channels). rho >= 1 gives +inf. */
+double mem_loaded_latency_ns(const MemoryCfg *m, const Topology *t, double idle_ns, double node_GBps, double rho);
+/* STREAM-triad-like bandwidth of the whole machine, GB/s (2 reads : 1 non-temporal write),
+ * with every node used locally: used by `make fit` against quoted STREAM figures. */
+double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround);
+gboolean mem_validate(const MemoryCfg *m, const Topology *t, GError **error);

@@ -1,0 +1,27 @@
+/* nic.c — NIC placement and port domains (see nic.h). */
+#include "models/nic.h"
+#include "models/model_error.h"
+
+int nic_port_domain(const NicCard *n, const Topology *t, int p)
+{
+  g_return_val_if_fail(p >= 0 && p < n->ports, -1);
+  return n->domain[p] >= 0 ? n->domain[p] : topo_node_of(t, n->pos);
+}
+
+gboolean nic_validate(const NicCard *n, const Topology *t, const char *keypath, GError **error)
+{
+  if (topo_node_of(t, n->pos) < 0)
+    return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist",
+                      n->pos.socket, n->pos.quadrant);
+  if (n->ports < 1 || n->ports > NIC_MAX_PORTS)
+    return model_fail(error, keypath, "ports must be 1..%d, got %d", NIC_MAX_PORTS, n->ports);
+  if (n->port_gbps <= 0)
+    return model_fail(error, keypath, "port speed must be positive");
+  if (n->ktls_gbps < 0)
+    return model_fail(error, keypath, "kTLS engine cap cannot be negative");
+  for (int p = 0; p < n->ports; p++)
+    if (n->domain[p] >= topo_nodes(t))
+      return model_fail(error, keypath, "port %d is bound to NUMA node %d, but the platform has %d nodes",
+                        p, n->domain[p], topo_nodes(t));
+  return pcie_validate(&n->link, keypath, error);
+}

@@ -1,0 +1,35 @@
+/* nic.h — a network card: ports, PCIe link, inline kTLS engine, output queues, LACP.
+ *
+ * What it models: a card at a (socket, quadrant) position with `ports` ports of port_gbps.
+ * A port carries at most port_gbps * port_eff of TLS payload (port_eff, a shared fitted
+ * coefficient, covers Ethernet/IP/TCP/TLS framing and the drop-free ceiling of a real
+ * port). An inline kTLS engine encrypts at most ktls_gbps per card (0: no engine).
+ * The card reads payload from host memory by non-posted PCIe reads (pcie.h tag ceiling).
+ * Each port has an output queue of queue_bytes: offered load above the port's capacity is
+ * dropped (bound mode: drop fraction = 1 - capacity/offered; the DES queues and drops).
+ * LACP: the switch hashes connections over all ports of the lagg, weighted by port speed;
+ * each port has an OS NUMA domain (`domain`) the connection is bound to; by default the
+ * card's node, but a platform may spread ports of one card over nodes (Rome "as built":
+ * four ports mapped to four NPS4 domains, NICs physically on two of them, euro2021).
+ * Leaves out: flow-control pause frames, per-queue RSS imbalance, NIC TLS session-state
+ * paging (about 400k sessions at 400 Gb/s, euro2021).
+ */
+#pragma once
+#include "models/pcie.h"
+#include "models/topology.h"
+
+#define NIC_MAX_PORTS 4
+
+typedef struct {
+  TopoPos pos;
+  int ports;
+  double port_gbps;        /* line rate of one port */
+  double ktls_gbps;        /* inline TLS engine cap of the card, 0 = none */
+  double queue_bytes;      /* output queue per port */
+  int domain[NIC_MAX_PORTS]; /* OS NUMA domain of each port, -1 = the card's node */
+  PcieLink link;
+} NicCard;
+
+/* The NUMA domain connections arriving on port p of the card are bound to. */
+int nic_port_domain(const NicCard *n, const Topology *t, int p);
+gboolean nic_validate(const NicCard *n, const Topology *t, const char *keypath, GError **error);

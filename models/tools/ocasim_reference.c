@@ -1,0 +1,25 @@
+/* models/tools/ocasim_reference.c — `make reference`: runs every published-result scenario of
+ * scenarios/reference in bound mode and prints model vs published (Gb/s, CPU %), the error, and
+ * the model's bottleneck vs the published one, OK/FAIL. Exit status 1 when a row is outside its
+ * scenario's tolerance (10 % / 10 points unless a known deviation is documented there). */
+#include <stdio.h>
+#include <gsl/gsl_errno.h>
+#include "models/appliance_fit.h"
+
+int main(int argc, char **argv)
+{
+  gsl_set_error_handler_off();
+  const char *dir = argc > 1 ? argv[1] : "scenarios/reference";
+  g_autoptr(GError) err = NULL;
+  g_autoptr(AppRefSet) s = app_refset_load(dir, &err);
+  if (!s) { fprintf(stderr, "ocasim-reference: %s\n", err->message); return 2; }
+  Coeffs c;
+  coeffs_defaults(&c);
+  g_autoptr(GString) t = g_string_new(NULL);
+  int ci_fails = 0;
+  int fails = app_refset_table(s, &c, t, &ci_fails);
+  printf("Bound mode vs published results (%d results, tolerance 10 %% throughput, 10 points CPU):\n\n%s", app_refset_size(s), t->str);
+  printf("\n%d of %d within 10 %% / 10 points with the expected bottleneck; %d outside their documented tolerance.\n",
+         app_refset_size(s) - fails, app_refset_size(s), ci_fails);
+  return ci_fails ? 1 : 0;
+}

@@ -1,0 +1,86 @@
+/* topology.h — sockets, NUMA nodes, I/O quadrants and the fabric links between them.
+ *
+ * What it models: a server of S sockets, each split into Q physical quadrants (I/O-die
+ * quadrants on AMD EPYC, dies on Naples, one quadrant on a monolithic Xeon). The BIOS NPS
+ * setting (nodes per socket, NPS1/NPS2/NPS4) groups the quadrants into NUMA nodes:
+ *     node(socket s, quadrant q) = s * NPS + q / (Q / NPS).
+ * Every device (memory channel, NVMe drive, NIC) and every core sits at a (socket, quadrant)
+ * position, so one platform description serves every NPS setting.
+ * Fabric: quadrants of a socket are fully meshed by intra-socket links (Infinity Fabric on
+ * the I/O die, or Naples' die-to-die links); sockets are joined by inter-socket links
+ * (xGMI on EPYC, UPI on Xeon). Per-direction capacity of an inter-socket link:
+ *     C = width * GT/s / 8 * encoding * fabric_eff   [GB/s]
+ * where width is the DLWM-narrowed width when dynamic link width management is on.
+ * Routing: a remote access initiated by a device crosses the inter-socket link attached to
+ * the device's quadrant (falling back to quadrant mod links), as observed on the 800G box
+ * (euro2022/nab2022), so uneven device placement gives uneven link load; CPU-initiated remote
+ * accesses spread evenly over the links. An intra-socket access between two NPS nodes uses
+ * the aggregate of the quadrant links between them.
+ * Leaves out: multi-hop routing inside a socket for inter-socket traffic, link-level
+ * retries, coherence probe traffic, and more than one hop between sockets.
+ */
+#pragma once
+#include <glib.h>
+#include <stdbool.h>
+
+#define TOPO_MAX_SOCKETS 2
+#define TOPO_MAX_QUADS   4
+#define TOPO_MAX_NODES   (TOPO_MAX_SOCKETS * TOPO_MAX_QUADS)
+#define TOPO_MAX_LINKS   8
+
+typedef enum { TOPO_LINK_XGMI, TOPO_LINK_UPI } TopoLinkKind;
+
+/* A position in the machine: socket and physical quadrant. */
+typedef struct {
+  int socket;
+  int quadrant;
+} TopoPos;
+
+/* One inter-socket link (per-direction figures). */
+typedef struct {
+  TopoLinkKind kind;
+  int width;              /* data lanes per direction (x16 xGMI; 16 data bits of a 20-lane UPI link) */
+  double gtps;            /* GT/s per lane */
+  double encoding;        /* line-code efficiency; 1.0 by default: the raw figures count data (xGMI x16 at
+                             18 GT/s = 36 GB/s per direction, published.yaml general; UPI width = 16 data bits) */
+  bool dlwm;              /* dynamic link width management on */
+  int dlwm_width;         /* width the link runs at while DLWM narrows it */
+  int quad[TOPO_MAX_SOCKETS]; /* quadrant the link attaches to on each socket (routing by device position) */
+} TopoLink;
+
+typedef struct {
+  int sockets;            /* 1..TOPO_MAX_SOCKETS */
+  int quadrants;          /* physical quadrants per socket (1, 2 or 4) */
+  int nps;                /* NUMA nodes per socket (BIOS NPS1/NPS2/NPS4; 1 on Intel without SNC) */
+  unsigned nps_supported; /* bit n set when NPSn is allowed on this CPU */
+  int cores_per_socket;
+  double intra_link_GBps; /* per-direction raw bandwidth of one quadrant-to-quadrant link */
+  double intra_penalty_ns;/* latency added to an access that crosses to another quadrant */
+  double inter_penalty_ns;/* latency added to an access that crosses to the other socket */
+  int n_links;            /* inter-socket links */
+  TopoLink links[TOPO_MAX_LINKS];
+} Topology;
+
+/* Number of NUMA nodes (sockets * nps). */
+int topo_nodes(const Topology *t);
+/* NUMA node of a position; -1 when the position does not exist. */
+int topo_node_of(const Topology *t, TopoPos p);
+/* Socket of a node. */
+int topo_socket_of_node(const Topology *t, int node);
+/* Quadrants per node (Q / NPS). */
+int topo_quads_per_node(const Topology *t);
+/* Fraction of a node's memory lines that live in a quadrant other than the requester's
+ * (memory is interleaved over the node's quadrants): 1 - 1/(Q/NPS). */
+double topo_interleave_remote_fraction(const Topology *t);
+/* Per-direction raw capacity of an inter-socket link in GB/s (width after DLWM, before the
+ * shared fabric efficiency). */
+double topo_link_raw_GBps(const TopoLink *l);
+/* Per-direction raw capacity between two distinct nodes of one socket, GB/s (number of
+ * quadrant pairs between them times intra_link_GBps). */
+double topo_intra_raw_GBps(const Topology *t, int node_a, int node_b);
+/* Latency penalty (ns) of an access from node a to memory on node m (0 when a == m). */
+double topo_penalty_ns(const Topology *t, int a, int m);
+/* Inter-socket link a device at position p uses (routing by DMA-ing device). */
+int topo_link_for_device(const Topology *t, TopoPos p);
+/* Validate; on error sets a message naming the key path. */
+gboolean topo_validate(const Topology *t, GError **error);

@@ -1,0 +1,50 @@
+/* workload.h — clients, catalogue popularity and content placement.
+ *
+ * What it models: an offered load (Gb/s, or saturate), a bitrate mix of client connections
+ * (connections = throughput / mean bitrate), a catalogue of `titles` files with Zipf
+ * popularity p(r) = r^-s / H(N, s) for rank r = 1..N, and the placement of files on drives:
+ *   node_striped rank r goes to the node of the r-th drive of a node-interleaved drive
+ *                order (node 0's first drive, node 1's first drive, ..., node 0's second
+ *                drive, ...; so nodes get titles in proportion to their drives) and is
+ *                striped evenly over that node's drives: the natural
+ *                NUMA-balancing placement of a title's many files (one per bitrate and track);
+ *                the Zipf head still makes the node holding rank 1 hot: for s = 1 over two
+ *                nodes its share is 1/2 + ln2 / (2 H_N) (0.529 for N = 10^5).
+ *   round_robin  rank r goes to the r-th drive of the same order: whole
+ *                titles on single drives, so the most popular titles make hot drives.
+ *   random       each title on a uniformly random drive (seeded).
+ * so hot content makes hot drives, nodes and NICs. A fraction alt_fraction of the load uses a
+ * second data path (e.g. mixed NIC and software kTLS).
+ * Leaves out: diurnal change, cache hits, request-size distribution (one size).
+ */
+#pragma once
+#include "models/datapath.h"
+#include <glib.h>
+
+#define WL_MAX_BITRATES 8
+
+typedef enum { WL_PLACE_NODE_STRIPED, WL_PLACE_ROUND_ROBIN, WL_PLACE_RANDOM } WlTitlePlacement;
+
+typedef struct {
+  double offered_gbps;     /* <= 0: saturate */
+  int titles;              /* catalogue size (files) */
+  double zipf_s;           /* Zipf exponent */
+  WlTitlePlacement title_placement;
+  double request_bytes;    /* bytes per client request (range request) */
+  double io_bytes;         /* bytes per drive read */
+  int n_bitrates;
+  double bitrate_mbps[WL_MAX_BITRATES];
+  double bitrate_frac[WL_MAX_BITRATES];
+  double alt_fraction;     /* share of load on alt_path */
+  DataPath alt_path;
+  double latency_slo_ms;   /* p99 request latency objective (capacity) */
+  double drop_max;         /* largest tolerated NIC output drop fraction (capacity) */
+} Workload;
+
+/* Mean bitrate of the mix, Mb/s. */
+double workload_mean_bitrate_mbps(const Workload *w);
+/* Share of served bytes read from each drive (sums to 1). drive_node[i] gives the node of
+ * drive i; n_nodes nodes. seed is used by the random placement only. */
+void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed,
+                           double *share_out);
+gboolean workload_validate(const Workload *w, GError **error);

@@ -1,0 +1,192 @@
+/* sim/flow.h — bandwidth resources shared by concurrent transfers (flow model).
+ *
+ * A sim_flow_net holds resources (a capacity C_r in units per second: bytes/s,
+ * cycles/s, whatever the caller decides) and active flows.  A flow moves S
+ * bytes and consumes, per byte, w_{f,r} units of each resource it uses (one
+ * served byte may cost 1 NVMe byte, 4 DRAM bytes, 1 PCIe byte and N CPU
+ * cycles), optionally limited by its own cap c_f in bytes/s.
+ *
+ * Rates: weighted max-min fairness by progressive filling, as in SimGrid's
+ * LMM solver with every flow weight 1.  All unfrozen flows raise their BYTE
+ * rate together from 0 (equal byte-rate increase, whatever their w_{f,r});
+ * resource r saturates when sum_f w_{f,r} x_f = C_r, and every unfrozen flow
+ * using it freezes at the current level; a flow also freezes at its own cap;
+ * repeat until every flow is frozen.  The result: each flow is limited either
+ * by its cap or by a saturated resource on which no other flow gets a higher
+ * byte rate.  Rates are recomputed only when a flow starts, ends, is
+ * cancelled or a capacity changes; in between remaining bytes fall linearly.
+ * Recomputation is lazy three times over: all changes made at one
+ * simulated instant are batched into one recomputation; only the connected
+ * component (flows linked through shared resources) of the changed
+ * resources is re-solved; and a flow whose resources cannot saturate (all
+ * their users capped, caps fitting in the capacity) starts and ends without
+ * any re-solve.
+ *
+ * Completion: a flow completes at the first nanosecond at which its remaining
+ * bytes are <= 1e-12 of its size (ceil to the ns, so completion never comes
+ * early by more than that); a residue of at most 1e-9 of the size is treated
+ * as done at once.  The residue is counted as delivered, so a completed flow
+ * has delivered exactly its size.  Flows completing at the same nanosecond
+ * are removed together, their callbacks run in start order, and rates are
+ * recomputed once after all of them (callbacks may start or cancel flows).
+ *
+ * Statistics (time-weighted over [last reset, now]): per resource the units
+ * served (integral of its allocation), the busy area (integral of
+ * allocation / capacity: utilisation), the flow area (integral of the number
+ * of flows using it: mean "queue length"), and for completed flows that used
+ * it their response time, the time they would have taken alone
+ * (S / min(c_f, min_r C_r / w_{f,r}), capacities at start) and the slowdown
+ * (their ratio), the flow model's analogue of waiting time.  Net-wide the
+ * same, with bytes delivered as units.  Completed flows are counted at
+ * completion, whenever they started.
+ *
+ * Left out: flow priorities/weights other than 1, latency (a flow starts
+ * moving bytes the instant it starts), resources whose capacity depends on
+ * load, and TCP-like dynamics (rates jump to their fair share at once).
+ *
+ * No global state; one net per simulation, bound to one engine; the net owns
+ * one event (the next completion).  Nothing is allocated per flow in steady
+ * state: flows come from a free list owned by the net.
+ */
+#ifndef SIM_FLOW_H
+#define SIM_FLOW_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <glib.h>
+#include "sim/engine.h"
+
+typedef struct sim_flow_net      sim_flow_net;
+typedef struct sim_flow_resource sim_flow_resource;
+typedef struct sim_flow          sim_flow;
+
+/** Cap value meaning "no per-flow cap". */
+#define SIM_FLOW_UNCAPPED ((double)INFINITY)
+
+#define SIM_FLOW_ERROR (sim_flow_error_quark())
+typedef enum {
+    /** The flow uses no resource (or only at 0 units/byte) and has no cap:
+     *  its rate would be infinite. */
+    SIM_FLOW_ERROR_UNBOUNDED,
+} sim_flow_error;
+GQuark sim_flow_error_quark(void);
+
+/** Called when @flow has delivered all its bytes, from the net's event at
+ *  the completion time (never from inside sim_flow_start()).  @flow is valid
+ *  until the callback returns, then goes back to the net's free list.  The
+ *  callback may start and cancel other flows. */
+typedef void (*sim_flow_done_fn)(sim_flow_net *net, sim_flow *flow, void *ctx);
+
+/** One resource used by a flow and its cost in resource units per byte. */
+typedef struct {
+    sim_flow_resource *res;
+    double             units_per_byte;  /* >= 0; 0 entries are ignored */
+} sim_flow_use;
+
+/** Raw accumulators, time-weighted over [last reset, now].  Derived figures:
+ *  see the sim_flow_stats_* helpers below. */
+typedef struct {
+    double   elapsed_s;       /* now - last reset */
+    double   units;           /* resource: units served; net: bytes delivered */
+    double   busy_area_s;     /* resource: integral of load/capacity dt; net: 0 */
+    double   flows_area_s;    /* integral of the number of flows (using it) dt */
+    uint64_t completed;       /* flows completed (that used it) */
+    double   response_sum_s;  /* sum of their start-to-completion times */
+    double   alone_sum_s;     /* sum of the times they would have taken alone */
+    double   slowdown_sum;    /* sum of response / alone */
+} sim_flow_stats;
+
+static inline double sim_flow_stats_utilisation(const sim_flow_stats *s)
+{ return s->elapsed_s > 0 ? s->busy_area_s / s->elapsed_s : 0.0; }
+static inline double sim_flow_stats_throughput(const sim_flow_stats *s)   /* units/s */
+{ return s->elapsed_s > 0 ? s->units / s->elapsed_s : 0.0; }
+static inline double sim_flow_stats_mean_flows(const sim_flow_stats *s)
+{ return s->elapsed_s > 0 ? s->flows_area_s / s->elapsed_s : 0.0; }
+static inline double sim_flow_stats_mean_response_s(const sim_flow_stats *s)
+{ return s->completed ? s->response_sum_s / (double)s->completed : 0.0; }
+static inline double sim_flow_stats_mean_slowdown(const sim_flow_stats *s)
+{ return s->completed ? s->slowdown_sum / (double)s->completed : 0.0; }
+
+/* ---- net ---------------------------------------------------------------- */
+
+/** Creates an empty net bound to @eng (which must outlive it). */
+sim_flow_net *sim_flow_net_new(sim_engine *eng);
+
+/** Frees the net, its resources and its flows (no callbacks are called) and
+ *  cancels its event. */
+void sim_flow_net_free(sim_flow_net *net);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sim_flow_net, sim_flow_net_free)
+
+/** Number of active flows (started, not yet completed or cancelled). */
+uint32_t sim_flow_net_n_flows(const sim_flow_net *net);
+
+/** Number of rate recomputations (component solves) so far, and number of
+ *  starts and ends that needed none (for benchmarks and tests). */
+uint64_t sim_flow_net_n_recomputes(const sim_flow_net *net);
+uint64_t sim_flow_net_n_fast(const sim_flow_net *net);
+
+/** Zeroes every statistic of the net and its resources and restarts their
+ *  clock at now (warm-up deletion).  Active flows are unaffected. */
+void sim_flow_net_reset_stats(sim_flow_net *net);
+
+/** Net-wide statistics: bytes delivered, flow area over all flows, and all
+ *  completed flows. */
+void sim_flow_net_stats(sim_flow_net *net, sim_flow_stats *out);
+
+/* ---- resources ---------------------------------------------------------- */
+
+/** Adds a resource named @name (copied) of @capacity_per_s (> 0) units per
+ *  second.  Owned by the net; valid until sim_flow_net_free(). */
+sim_flow_resource *sim_flow_net_add_resource(sim_flow_net *net, const char *name, double capacity_per_s);
+
+/** Changes the capacity (> 0, units/s) from now on; rates are re-shared. */
+void sim_flow_resource_set_capacity(sim_flow_net *net, sim_flow_resource *res, double capacity_per_s);
+
+const char *sim_flow_resource_name(const sim_flow_resource *res);
+double      sim_flow_resource_capacity(const sim_flow_resource *res);
+
+/** Number of active flows using @res (at > 0 units/byte). */
+uint32_t sim_flow_resource_n_flows(const sim_flow_resource *res);
+
+/** Current allocation of @res: sum over its flows of units/byte x byte rate,
+ *  in units/s. */
+double sim_flow_resource_load(sim_flow_net *net, const sim_flow_resource *res);
+
+/** Current load / capacity, in [0, 1]. */
+double sim_flow_resource_utilisation(sim_flow_net *net, const sim_flow_resource *res);
+
+/** Statistics of @res since the last reset. */
+void sim_flow_resource_stats(sim_flow_net *net, const sim_flow_resource *res, sim_flow_stats *out);
+
+/* ---- flows -------------------------------------------------------------- */
+
+/** Starts a flow of @size_bytes (>= 0) now, using the @n_uses resources of
+ *  @uses (a resource listed twice has its costs added), at most @cap_Bps
+ *  bytes/s (> 0, or SIM_FLOW_UNCAPPED).  @done (may be NULL) is called with
+ *  @ctx when the last byte is delivered; a zero-size flow completes at the
+ *  current time, from the net's event.  Returns the flow, valid until its
+ *  callback returns or it is cancelled.  Errors: SIM_FLOW_ERROR_UNBOUNDED if
+ *  the flow has no cap and no resource with a positive cost (returns NULL). */
+sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_use *uses, size_t n_uses,
+                         double cap_Bps, sim_flow_done_fn done, void *ctx, GError **error);
+
+/** Cancels an active flow (its callback is not called) and re-shares its
+ *  bandwidth from now.  @flow is invalid afterwards.  Must not be called on a
+ *  flow from inside its own callback. */
+void sim_flow_cancel(sim_flow_net *net, sim_flow *flow);
+
+/** Current rate of @flow in bytes/s. */
+double sim_flow_rate_Bps(sim_flow *flow);
+
+/** Bytes @flow has still to deliver now. */
+double sim_flow_remaining_bytes(const sim_flow *flow);
+
+double      sim_flow_size_bytes(const sim_flow *flow);
+sim_time_ns sim_flow_start_ns(const sim_flow *flow);
+/** Time @flow would take alone (capacities at its start), in seconds. */
+double      sim_flow_alone_s(const sim_flow *flow);
+/** Context pointer given to sim_flow_start(). */
+void       *sim_flow_ctx(const sim_flow *flow);
+
+#endif /* SIM_FLOW_H */

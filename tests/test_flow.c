@@ -1,0 +1,699 @@
+/* tests/test_flow.c — the flow (bandwidth-sharing) model: max-min shares
+ * worked by hand, re-allocation on completion and cancel, caps, multi-
+ * resource costs, conservation and optimality on random networks, and the
+ * M/M/1 processor-sharing response time. */
+#include <check.h>
+#include <math.h>
+#include <glib.h>
+#include <gsl/gsl_randist.h>
+#include "sim/flow.h"
+#include "sim/rng.h"
+
+#define S(x) ((sim_time_ns)((x) * (double)SIM_NS_PER_S + 0.5))
+#define TOL 1e-9
+
+/* A test's view of its flows: the handle, when it completed, and a
+ * callback counter.  The flow's ctx points at its record. */
+typedef struct test_env test_env;
+typedef struct {
+    test_env   *env;
+    int         id;
+    sim_flow   *flow;
+    sim_time_ns done_ns;   /* -1 until completed */
+    int         calls;
+} rec;
+
+struct test_env {
+    sim_engine   *eng;
+    sim_flow_net *net;
+    rec           r[16];
+    int           order[16], n_order;   /* completion order of ids */
+    int           cancel_on_done;       /* id to cancel from a callback, -1 none */
+};
+
+static void on_done(sim_flow_net *net, sim_flow *flow, void *ctx)
+{
+    rec *r = ctx;
+    ck_assert_ptr_eq(r->flow, flow);
+    ck_assert_ptr_eq(sim_flow_ctx(flow), r);
+    r->calls++;
+    r->done_ns = sim_engine_now(r->env->eng);
+    r->flow = NULL;
+    r->env->order[r->env->n_order++] = r->id;
+    if (r->env->cancel_on_done >= 0) {
+        rec *c = &r->env->r[r->env->cancel_on_done];
+        r->env->cancel_on_done = -1;
+        sim_flow_cancel(net, c->flow);
+        c->flow = NULL;
+    }
+}
+
+static void env_init(test_env *e)
+{
+    *e = (test_env){ 0 };
+    e->eng = sim_engine_new();
+    e->net = sim_flow_net_new(e->eng);
+    e->cancel_on_done = -1;
+    for (int i = 0; i < 16; i++)
+        e->r[i] = (rec){ .env = e, .id = i, .done_ns = -1 };
+}
+
+static void env_clear(test_env *e)
+{
+    sim_flow_net_free(e->net);
+    sim_engine_free(e->eng);
+}
+
+static sim_flow *start(test_env *e, int id, double size, const sim_flow_use *u, size_t n, double cap)
+{
+    g_autoptr(GError) err = NULL;
+    sim_flow *f = sim_flow_start(e->net, size, u, n, cap, on_done, &e->r[id], &err);
+    ck_assert_msg(f != NULL, "%s", err ? err->message : "?");
+    e->r[id].flow = f;
+    return f;
+}
+
+static double rate(test_env *e, int id) { return sim_flow_rate_Bps(e->r[id].flow); }
+
+/* ------------------------------------------------------------------------ */
+
+/* Link A (10 B/s) and link B (6 B/s); flow 1 crosses A and B, flow 2 only A,
+ * flow 3 only B.  Sizes 12, 14, 3 bytes.
+ *   Progressive filling: all three rise together; A would saturate at 10/2
+ *   = 5, B at 6/2 = 3, so B saturates first: x1 = x3 = 3; then A has 10 - 3
+ *   = 7 left for flow 2 alone: x2 = 7.
+ *   t = 1 s: flow 3 (3 bytes at 3 B/s) completes.  Left: flow 1 12 - 3 = 9,
+ *   flow 2 14 - 7 = 7.  Now A carries flows 1, 2 (level 10/2 = 5), B only
+ *   flow 1 (level 6): A saturates, x1 = x2 = 5.
+ *   t = 1 + 7/5 = 2.4 s: flow 2 completes.  Flow 1 has 9 - 5 x 1.4 = 2 left,
+ *   alone: min(10, 6) = 6 B/s.
+ *   t = 2.4 + 2/6 s = 2 733 333 333.3 ns -> completes at the ceil,
+ *   2 733 333 334 ns. */
+START_TEST(test_two_links_three_flows)
+{
+    test_env e;
+    env_init(&e);
+    sim_flow_resource *A = sim_flow_net_add_resource(e.net, "A", 10);
+    sim_flow_resource *B = sim_flow_net_add_resource(e.net, "B", 6);
+    start(&e, 1, 12, (sim_flow_use[]){ { A, 1 }, { B, 1 } }, 2, SIM_FLOW_UNCAPPED);
+    start(&e, 2, 14, (sim_flow_use[]){ { A, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 3, 3, (sim_flow_use[]){ { B, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    ck_assert_double_eq_tol(rate(&e, 1), 3, TOL);
+    ck_assert_double_eq_tol(rate(&e, 2), 7, TOL);
+    ck_assert_double_eq_tol(rate(&e, 3), 3, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, A), 10, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, B), 6, TOL);
+    ck_assert_uint_eq(sim_flow_net_n_flows(e.net), 3);
+    ck_assert_uint_eq(sim_flow_resource_n_flows(A), 2);
+
+    sim_engine_run_until(e.eng, S(1));
+    ck_assert_int_eq(e.r[3].done_ns, S(1));
+    ck_assert_double_eq_tol(rate(&e, 1), 5, TOL);
+    ck_assert_double_eq_tol(rate(&e, 2), 5, TOL);
+    ck_assert_double_eq_tol(sim_flow_remaining_bytes(e.r[1].flow), 9, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_utilisation(e.net, B), 5.0 / 6, TOL);
+
+    sim_engine_run_until(e.eng, S(2.4));
+    ck_assert_int_eq(e.r[2].done_ns, S(2.4));
+    ck_assert_double_eq_tol(rate(&e, 1), 6, TOL);
+    ck_assert_double_eq_tol(sim_flow_remaining_bytes(e.r[1].flow), 2, TOL);
+
+    sim_engine_run_until(e.eng, S(10));
+    ck_assert_int_eq(e.r[1].done_ns, INT64_C(2733333334));
+    ck_assert_int_eq(e.n_order, 3);
+    ck_assert_int_eq(e.order[0], 3);
+    ck_assert_int_eq(e.order[1], 2);
+    ck_assert_int_eq(e.order[2], 1);
+    ck_assert_uint_eq(sim_flow_net_n_flows(e.net), 0);
+    ck_assert_uint_eq(sim_engine_pending(e.eng), 0);
+
+    /* Units served: A carried flows 1 and 2 (26 bytes), B flows 1 and 3 (15). */
+    sim_flow_stats sa, sb, sn;
+    sim_flow_resource_stats(e.net, A, &sa);
+    sim_flow_resource_stats(e.net, B, &sb);
+    sim_flow_net_stats(e.net, &sn);
+    ck_assert_double_eq_tol(sa.units, 26, 1e-9);
+    ck_assert_double_eq_tol(sb.units, 15, 1e-9);
+    ck_assert_double_eq_tol(sn.units, 29, 1e-9);
+    ck_assert_double_eq_tol(sa.elapsed_s, 10, 1e-12);
+    ck_assert_double_eq_tol(sim_flow_stats_utilisation(&sa), 2.6 / 10, 1e-9);
+    ck_assert_uint_eq(sb.completed, 2);
+    ck_assert_uint_eq(sn.completed, 3);
+    /* Flow areas: A carried 2 flows until 2.4 s then 1 until 2.7333 s. */
+    ck_assert_double_eq_tol(sa.flows_area_s, 2 * 2.4 + 0.333333334, 1e-9);
+    /* Slowdowns: flow 3 alone 3/6 = 0.5 s, took 1 s; flow 2 alone 1.4 s,
+     * took 2.4 s; flow 1 alone 2 s, took 2.733333334 s. */
+    ck_assert_double_eq_tol(sn.alone_sum_s, 0.5 + 1.4 + 2, 1e-9);
+    ck_assert_double_eq_tol(sn.response_sum_s, 1 + 2.4 + 2.733333334, 1e-9);
+    ck_assert_double_eq_tol(sn.slowdown_sum, 2 + 2.4 / 1.4 + 2.733333334 / 2, 1e-9);
+    env_clear(&e);
+}
+END_TEST
+
+/* One byte costs 4 units of X (DRAM-like: capacity 100) and 1 unit of Y
+ * (capacity 30).  Alone: X allows 100/4 = 25 B/s, Y 30: x1 = 25 (X binds).
+ * A second flow on Y only: levels X 100/4 = 25, Y 30/(1+1) = 15 -> Y
+ * saturates, x1 = x2 = 15; X then carries 4 x 15 = 60.
+ * With flow 2 capped at 5 B/s instead: it freezes at 5 first; then X level
+ * 25, Y (30 - 5)/1 = 25: both saturate together, x1 = 25. */
+START_TEST(test_multi_resource_weights)
+{
+    test_env e;
+    env_init(&e);
+    sim_flow_resource *X = sim_flow_net_add_resource(e.net, "X", 100);
+    sim_flow_resource *Y = sim_flow_net_add_resource(e.net, "Y", 30);
+    start(&e, 1, 1000, (sim_flow_use[]){ { X, 4 }, { Y, 1 } }, 2, SIM_FLOW_UNCAPPED);
+    ck_assert_double_eq_tol(rate(&e, 1), 25, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, X), 100, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, Y), 25, TOL);
+    ck_assert_double_eq_tol(sim_flow_alone_s(e.r[1].flow), 1000.0 / 25, TOL);
+
+    start(&e, 2, 1000, (sim_flow_use[]){ { Y, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    ck_assert_double_eq_tol(rate(&e, 1), 15, TOL);
+    ck_assert_double_eq_tol(rate(&e, 2), 15, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, X), 60, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_utilisation(e.net, Y), 1, TOL);
+
+    sim_flow_cancel(e.net, e.r[2].flow);
+    ck_assert_double_eq_tol(rate(&e, 1), 25, TOL);
+    start(&e, 3, 1000, (sim_flow_use[]){ { Y, 1 } }, 1, 5);
+    ck_assert_double_eq_tol(rate(&e, 3), 5, TOL);
+    ck_assert_double_eq_tol(rate(&e, 1), 25, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, Y), 30, TOL);
+
+    /* A resource listed twice has its costs added: 2 + 2 units of X = 4. */
+    sim_flow_cancel(e.net, e.r[3].flow);
+    sim_flow_cancel(e.net, e.r[1].flow);
+    start(&e, 4, 1000, (sim_flow_use[]){ { X, 2 }, { Y, 0 }, { X, 2 } }, 3, SIM_FLOW_UNCAPPED);
+    ck_assert_double_eq_tol(rate(&e, 4), 25, TOL);
+    ck_assert_uint_eq(sim_flow_resource_n_flows(X), 1);
+    ck_assert_uint_eq(sim_flow_resource_n_flows(Y), 0);
+    env_clear(&e);
+}
+END_TEST
+
+/* Caps: alone a flow gets min(cap, C/w); N equal flows share C/N; a flow
+ * finishing frees bandwidth at that instant. */
+START_TEST(test_caps_and_equal_shares)
+{
+    test_env e;
+    env_init(&e);
+    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 100);
+    start(&e, 0, 1e6, (sim_flow_use[]){ { L, 2 } }, 1, 30);
+    ck_assert_double_eq_tol(rate(&e, 0), 30, TOL);           /* cap binds */
+    sim_flow_cancel(e.net, e.r[0].flow);
+    start(&e, 0, 1e6, (sim_flow_use[]){ { L, 2 } }, 1, 80);
+    ck_assert_double_eq_tol(rate(&e, 0), 50, TOL);           /* 100 / 2 binds */
+    sim_flow_cancel(e.net, e.r[0].flow);
+
+    for (int i = 0; i < 5; i++)
+        start(&e, i, 1e6, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    for (int i = 0; i < 5; i++)
+        ck_assert_double_eq_tol(rate(&e, i), 20, TOL);
+    /* Two of them capped at 5 and 10 (restarted): the other three share
+     * 100 - 15 = 85. */
+    sim_flow_cancel(e.net, e.r[0].flow);
+    sim_flow_cancel(e.net, e.r[1].flow);
+    start(&e, 0, 1e6, (sim_flow_use[]){ { L, 1 } }, 1, 10);
+    start(&e, 1, 1e6, (sim_flow_use[]){ { L, 1 } }, 1, 5);
+    ck_assert_double_eq_tol(rate(&e, 0), 10, TOL);
+    ck_assert_double_eq_tol(rate(&e, 1), 5, TOL);
+    for (int i = 2; i < 5; i++)
+        ck_assert_double_eq_tol(rate(&e, i), 85.0 / 3, TOL);
+    for (int i = 0; i < 5; i++)
+        sim_flow_cancel(e.net, e.r[i].flow);
+    ck_assert_uint_eq(sim_flow_net_n_flows(e.net), 0);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, L), 0, TOL);
+    ck_assert_uint_eq(sim_engine_pending(e.eng), 0);
+
+    /* Sizes 10 and 30 on a 10 B/s link: 5 B/s each; the first completes at
+     * 2 s, then the second (20 bytes left) runs at 10 B/s: done at 4 s. */
+    sim_flow_resource_set_capacity(e.net, L, 10);
+    start(&e, 6, 10, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 7, 30, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    ck_assert_double_eq_tol(rate(&e, 7), 5, TOL);
+    sim_engine_run_until(e.eng, S(2));
+    ck_assert_int_eq(e.r[6].done_ns, S(2));
+    ck_assert_double_eq_tol(rate(&e, 7), 10, TOL);
+    sim_engine_run_until(e.eng, S(5));
+    ck_assert_int_eq(e.r[7].done_ns, S(4));
+
+    /* A flow with a cap and no resource runs at its cap: 10 bytes at 4 B/s. */
+    start(&e, 8, 10, NULL, 0, 4);
+    ck_assert_double_eq_tol(rate(&e, 8), 4, TOL);
+    sim_engine_run_until(e.eng, S(10));
+    ck_assert_int_eq(e.r[8].done_ns, S(7.5));
+    env_clear(&e);
+}
+END_TEST
+
+/* Capacity change mid-flow: 100 bytes at 10 B/s; at 4 s the link drops to
+ * 5 B/s with 60 bytes left: 12 s more, done at 16 s. */
+START_TEST(test_capacity_change)
+{
+    test_env e;
+    env_init(&e);
+    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    start(&e, 0, 100, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    sim_engine_run_until(e.eng, S(4));
+    sim_flow_resource_set_capacity(e.net, L, 5);
+    ck_assert_double_eq(sim_flow_resource_capacity(L), 5);
+    ck_assert_double_eq_tol(rate(&e, 0), 5, TOL);
+    sim_engine_run_until(e.eng, S(100));
+    ck_assert_int_eq(e.r[0].done_ns, S(16));
+    sim_flow_stats s;
+    sim_flow_resource_stats(e.net, L, &s);
+    ck_assert_double_eq_tol(s.units, 100, 1e-9);
+    /* busy: 4 s at 1 + 12 s at 1 */
+    ck_assert_double_eq_tol(s.busy_area_s, 16, 1e-9);
+    env_clear(&e);
+}
+END_TEST
+
+/* Zero-size flows complete at the current time, from the net's event, not
+ * inside sim_flow_start(); flows with no cap and no resource are refused. */
+START_TEST(test_zero_size_and_unbounded)
+{
+    test_env e;
+    env_init(&e);
+    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    sim_engine_run_until(e.eng, S(1));
+    start(&e, 0, 0, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 1, 0, NULL, 0, SIM_FLOW_UNCAPPED);   /* zero size: bounded */
+    ck_assert_int_eq(e.r[0].calls, 0);
+    ck_assert_uint_eq(sim_flow_resource_n_flows(L), 0);
+    sim_engine_run_until(e.eng, S(1));
+    ck_assert_int_eq(e.r[0].calls, 1);
+    ck_assert_int_eq(e.r[0].done_ns, S(1));
+    ck_assert_int_eq(e.r[1].done_ns, S(1));
+    ck_assert_int_eq(e.order[0], 0);   /* start order */
+
+    g_autoptr(GError) err = NULL;
+    ck_assert_ptr_null(sim_flow_start(e.net, 5, NULL, 0, SIM_FLOW_UNCAPPED, on_done, NULL, &err));
+    ck_assert(g_error_matches(err, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED));
+    g_clear_error(&err);
+    ck_assert_ptr_null(sim_flow_start(e.net, 5, (sim_flow_use[]){ { L, 0 } }, 1, SIM_FLOW_UNCAPPED,
+                                      on_done, NULL, &err));
+    ck_assert(g_error_matches(err, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED));
+    ck_assert_uint_eq(sim_flow_net_n_flows(e.net), 0);
+    env_clear(&e);
+}
+END_TEST
+
+/* Cancel re-shares: two 20-byte flows on 10 B/s get 5 each; flow 2 cancelled
+ * at 1 s leaves flow 1 with 15 bytes at 10 B/s: done at 2.5 s.  Two equal
+ * flows completing at the same instant: the first callback (start order)
+ * cancels the second, whose callback is then not called. */
+START_TEST(test_cancel)
+{
+    test_env e;
+    env_init(&e);
+    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    start(&e, 1, 20, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 2, 20, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    sim_engine_run_until(e.eng, S(1));
+    ck_assert_double_eq_tol(sim_flow_remaining_bytes(e.r[2].flow), 15, TOL);
+    sim_flow_cancel(e.net, e.r[2].flow);
+    ck_assert_double_eq_tol(rate(&e, 1), 10, TOL);
+    sim_engine_run_until(e.eng, S(10));
+    ck_assert_int_eq(e.r[1].done_ns, S(2.5));
+    ck_assert_int_eq(e.r[2].calls, 0);
+    sim_flow_stats s;
+    sim_flow_resource_stats(e.net, L, &s);
+    ck_assert_double_eq_tol(s.units, 20 + 5, 1e-9);   /* the cancelled one moved 5 */
+    ck_assert_uint_eq(s.completed, 1);
+
+    start(&e, 3, 20, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 4, 20, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    e.cancel_on_done = 4;
+    sim_engine_run_until(e.eng, S(20));
+    ck_assert_int_eq(e.r[3].done_ns, S(14));
+    ck_assert_int_eq(e.r[4].calls, 0);
+    ck_assert_uint_eq(sim_flow_net_n_flows(e.net), 0);
+    env_clear(&e);
+}
+END_TEST
+
+/* Statistics and warm-up reset: one flow of 10 bytes on 10 B/s from 0 to 1 s,
+ * observed to 2 s: utilisation 0.5, mean flows 0.5, throughput 5.  After a
+ * reset at 2 s and an idle second: all zero but elapsed 1 s. */
+START_TEST(test_stats_and_reset)
+{
+    test_env e;
+    env_init(&e);
+    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    start(&e, 0, 10, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    sim_engine_run_until(e.eng, S(2));
+    sim_flow_stats s;
+    sim_flow_resource_stats(e.net, L, &s);
+    ck_assert_double_eq_tol(s.elapsed_s, 2, 1e-12);
+    ck_assert_double_eq_tol(sim_flow_stats_utilisation(&s), 0.5, 1e-12);
+    ck_assert_double_eq_tol(sim_flow_stats_mean_flows(&s), 0.5, 1e-12);
+    ck_assert_double_eq_tol(sim_flow_stats_throughput(&s), 5, 1e-12);
+    ck_assert_double_eq_tol(sim_flow_stats_mean_response_s(&s), 1, 1e-12);
+    ck_assert_double_eq_tol(sim_flow_stats_mean_slowdown(&s), 1, 1e-12);
+    sim_flow_net_reset_stats(e.net);
+    sim_engine_run_until(e.eng, S(3));
+    sim_flow_resource_stats(e.net, L, &s);
+    ck_assert_double_eq_tol(s.elapsed_s, 1, 1e-12);
+    ck_assert_double_eq(s.units, 0);
+    ck_assert_uint_eq(s.completed, 0);
+    ck_assert_double_eq(sim_flow_stats_mean_response_s(&s), 0);
+    env_clear(&e);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Random networks: conservation, capacity and max-min optimality.          */
+
+enum { RN_RES = 8, RN_MAXU = 4, RN_FLOWS = 3000 };
+
+typedef struct rnet rnet;
+typedef struct {
+    rnet       *rn;
+    sim_flow   *flow;      /* NULL when not active */
+    double      size, cap;
+    sim_flow_use u[RN_MAXU];
+    int         n;
+    bool        done;
+} rflow;
+
+struct rnet {
+    sim_engine        *eng;
+    sim_flow_net      *net;
+    sim_flow_resource *res[RN_RES];
+    gsl_rng           *rng;
+    rflow             *f;
+    int                started, checks, violations;
+    int                all_capped;   /* 1: every flow capped (fast path) */
+    char               first[128];
+    sim_event          arrive, probe;
+};
+
+static void rn_done(sim_flow_net *net, sim_flow *flow, void *ctx)
+{
+    rflow *rf = ctx;
+    rf->flow = NULL;
+    rf->done = true;
+}
+
+/* Every active flow must be at its cap or cross a saturated resource on
+ * which no flow has a higher rate (the max-min bottleneck condition); no
+ * resource may be loaded past its capacity, and loads must equal sums.
+ * (Check's assertions write to a pipe even when they pass, so the hot
+ * checks count violations and the test asserts once at the end.) */
+static void rn_violation(rnet *rn, const char *what, int i)
+{
+    if (rn->violations++ == 0)
+        g_snprintf(rn->first, sizeof rn->first, "%s (%d) at %" G_GINT64_FORMAT " ns", what, i,
+                   sim_engine_now(rn->eng));
+}
+
+static void rn_check(rnet *rn)
+{
+    double load[RN_RES] = { 0 }, maxrate[RN_RES] = { 0 };
+    for (int i = 0; i < rn->started; i++) {
+        rflow *rf = &rn->f[i];
+        if (!rf->flow)
+            continue;
+        double x = sim_flow_rate_Bps(rf->flow);
+        if (!(x > 0))
+            rn_violation(rn, "rate not positive", i);
+        for (int k = 0; k < rf->n; k++)
+            for (int r = 0; r < RN_RES; r++)
+                if (rf->u[k].res == rn->res[r]) {
+                    load[r] += rf->u[k].units_per_byte * x;
+                    if (x > maxrate[r])
+                        maxrate[r] = x;
+                }
+    }
+    for (int r = 0; r < RN_RES; r++) {
+        double c = sim_flow_resource_capacity(rn->res[r]);
+        if (load[r] > c * (1 + TOL) || sim_flow_resource_utilisation(rn->net, rn->res[r]) > 1 + TOL)
+            rn_violation(rn, "resource over capacity", r);
+        if (fabs(sim_flow_resource_load(rn->net, rn->res[r]) - load[r]) > c * TOL)
+            rn_violation(rn, "resource load is not the sum of its flows", r);
+    }
+    for (int i = 0; i < rn->started; i++) {
+        rflow *rf = &rn->f[i];
+        if (!rf->flow)
+            continue;
+        double x = sim_flow_rate_Bps(rf->flow);
+        bool ok = x >= rf->cap * (1 - TOL);
+        for (int k = 0; k < rf->n && !ok; k++)
+            for (int r = 0; r < RN_RES; r++)
+                if (rf->u[k].res == rn->res[r] &&
+                    load[r] >= sim_flow_resource_capacity(rn->res[r]) * (1 - TOL) &&
+                    x >= maxrate[r] * (1 - TOL))
+                    ok = true;
+        if (!ok)
+            rn_violation(rn, "flow has no bottleneck", i);
+    }
+    rn->checks++;
+}
+
+static void rn_arrive(sim_engine *eng, sim_event *ev, void *ctx)
+{
+    rnet *rn = ctx;
+    rflow *rf = &rn->f[rn->started];
+    rf->rn = rn;
+    rf->size = gsl_rng_uniform_int(rn->rng, 4) == 0 ? 0 : gsl_ran_exponential(rn->rng, rn->all_capped ? 100 : 1000);
+    if (rn->all_capped)
+        rf->cap = 2 + gsl_rng_uniform(rn->rng) * 28;
+    else
+        rf->cap = gsl_rng_uniform_int(rn->rng, 3) == 0 ? 20 + gsl_rng_uniform(rn->rng) * 200 : SIM_FLOW_UNCAPPED;
+    rf->n = 1 + (int)gsl_rng_uniform_int(rn->rng, RN_MAXU);
+    for (int k = 0; k < rf->n; k++)
+        rf->u[k] = (sim_flow_use){ rn->res[gsl_rng_uniform_int(rn->rng, RN_RES)],
+                                   0.5 + 4 * gsl_rng_uniform(rn->rng) };
+    g_autoptr(GError) err = NULL;
+    rf->flow = sim_flow_start(rn->net, rf->size, rf->u, (size_t)rf->n, rf->cap, rn_done, rf, &err);
+    if (!rf->flow)
+        rn_violation(rn, "start failed", rn->started);
+    rn->started++;
+    /* Sometimes cancel a random active flow. */
+    if (gsl_rng_uniform_int(rn->rng, 10) == 0) {
+        rflow *v = &rn->f[gsl_rng_uniform_int(rn->rng, (unsigned long)rn->started)];
+        if (v->flow && v != rf) {
+            sim_flow_cancel(rn->net, v->flow);
+            v->flow = NULL;
+        }
+    }
+    if (rn->started < RN_FLOWS)
+        sim_engine_schedule_in(eng, ev, (sim_time_ns)gsl_ran_exponential(rn->rng, rn->all_capped ? 2e8 : 2e7));
+}
+
+static void rn_probe(sim_engine *eng, sim_event *ev, void *ctx)
+{
+    rnet *rn = ctx;
+    rn_check(rn);
+    if (rn->started < RN_FLOWS)
+        sim_engine_schedule_in(eng, ev, (rn->all_capped ? 30 : 3) * SIM_NS_PER_MS);
+}
+
+/* Loop 0: a third of the flows capped, heavy load (most changes re-solve);
+ * loop 1: all capped, lighter load, so that resources go in and out of
+ * saturation and both the fast path and re-solves occur. */
+START_TEST(test_random_conservation_and_maxmin)
+{
+    rnet rn = { 0 };
+    rn.all_capped = _i;
+    rn.eng = sim_engine_new();
+    rn.net = sim_flow_net_new(rn.eng);
+    rn.rng = sim_rng_new(42, "flow-random-net");
+    rn.f = g_new0(rflow, RN_FLOWS);
+    for (int r = 0; r < RN_RES; r++) {
+        char name[16];
+        g_snprintf(name, sizeof name, "r%d", r);
+        rn.res[r] = sim_flow_net_add_resource(rn.net, name, 100 + 900 * gsl_rng_uniform(rn.rng));
+    }
+    sim_event_init(&rn.arrive, rn_arrive, &rn);
+    sim_event_init(&rn.probe, rn_probe, &rn);
+    sim_engine_schedule(rn.eng, &rn.arrive, 0);
+    sim_engine_schedule(rn.eng, &rn.probe, 1);
+    sim_engine_run_until(rn.eng, SIM_TIME_NEVER - 1);
+    ck_assert_int_eq(rn.started, RN_FLOWS);
+    ck_assert_int_gt(rn.checks, 1000);
+    ck_assert_msg(rn.violations == 0, "%d violations, first: %s", rn.violations, rn.first);
+    ck_assert_uint_gt(sim_flow_net_n_recomputes(rn.net), 100);
+    if (rn.all_capped)
+        ck_assert_uint_gt(sim_flow_net_n_fast(rn.net), 100);
+    ck_assert_uint_eq(sim_flow_net_n_flows(rn.net), 0);
+
+    /* Conservation: each resource served sum of w x bytes of the flows that
+     * used it (completed ones in full; cancelled ones counted through their
+     * served share, so compare on a run where those are known). */
+    double expect[RN_RES] = { 0 }, bytes = 0;
+    uint64_t completed = 0;
+    for (int i = 0; i < RN_FLOWS; i++) {
+        if (!rn.f[i].done)
+            continue;
+        completed++;
+        bytes += rn.f[i].size;
+        for (int k = 0; k < rn.f[i].n; k++)
+            for (int r = 0; r < RN_RES; r++)
+                if (rn.f[i].u[k].res == rn.res[r])
+                    expect[r] += rn.f[i].u[k].units_per_byte * rn.f[i].size;
+    }
+    sim_flow_stats ns;
+    sim_flow_net_stats(rn.net, &ns);
+    ck_assert_uint_eq(ns.completed, completed);
+    ck_assert_uint_lt(completed, RN_FLOWS);   /* some were cancelled */
+    /* Cancelled flows delivered part of their bytes: served >= expected. */
+    ck_assert_double_ge(ns.units, bytes * (1 - 1e-12));
+    for (int r = 0; r < RN_RES; r++) {
+        sim_flow_stats s;
+        sim_flow_resource_stats(rn.net, rn.res[r], &s);
+        ck_assert_double_ge(s.units, expect[r] * (1 - 1e-12));
+        /* units served = capacity x busy area (the integral of allocation) */
+        ck_assert_double_eq_tol(s.units, s.busy_area_s * sim_flow_resource_capacity(rn.res[r]),
+                                1e-9 * s.units);
+        ck_assert_double_le(sim_flow_stats_utilisation(&s), 1 + TOL);
+    }
+    gsl_rng_free(rn.rng);
+    g_free(rn.f);
+    sim_flow_net_free(rn.net);
+    sim_engine_free(rn.eng);
+}
+END_TEST
+
+/* Exact conservation without cancels: every byte of every flow is served. */
+START_TEST(test_conservation_exact)
+{
+    g_autoptr(sim_engine) eng = sim_engine_new();
+    g_autoptr(sim_flow_net) net = sim_flow_net_new(eng);
+    g_autoptr(gsl_rng) rng = sim_rng_new(7, "flow-conservation");
+    sim_flow_resource *res[5];
+    for (int r = 0; r < 5; r++)
+        res[r] = sim_flow_net_add_resource(net, "r", 50 + 100 * r);
+    double expect[5] = { 0 }, bytes = 0;
+    /* 400 flows started in waves at integer milliseconds. */
+    for (int wave = 0; wave < 40; wave++) {
+        sim_engine_run_until(eng, wave * 7 * SIM_NS_PER_MS);
+        for (int j = 0; j < 10; j++) {
+            sim_flow_use u[3];
+            for (int k = 0; k < 3; k++)
+                u[k] = (sim_flow_use){ res[gsl_rng_uniform_int(rng, 5)], 0.25 + gsl_rng_uniform(rng) };
+            double size = gsl_ran_exponential(rng, 2);
+            for (int k = 0; k < 3; k++)
+                for (int r = 0; r < 5; r++)
+                    if (u[k].res == res[r])
+                        expect[r] += u[k].units_per_byte * size;
+            bytes += size;
+            ck_assert_ptr_nonnull(sim_flow_start(net, size, u, 3, SIM_FLOW_UNCAPPED, NULL, NULL, NULL));
+        }
+    }
+    sim_engine_run_until(eng, SIM_TIME_NEVER - 1);
+    sim_flow_stats ns;
+    sim_flow_net_stats(net, &ns);
+    ck_assert_uint_eq(ns.completed, 400);
+    ck_assert_double_eq_tol(ns.units, bytes, 1e-9 * bytes);
+    for (int r = 0; r < 5; r++) {
+        sim_flow_stats s;
+        sim_flow_resource_stats(net, res[r], &s);
+        ck_assert_double_eq_tol(s.units, expect[r], 1e-9 * expect[r]);
+        ck_assert_double_le(sim_flow_stats_utilisation(&s), 1 + TOL);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* M/M/1 processor sharing: Poisson arrivals (rate lambda), exponential sizes
+ * (mean 1e6 bytes) on one 1e9 B/s link: E[S] = 1 ms, rho = 0.7, and the mean
+ * response time is E[S] / (1 - rho) = 3.333 ms (Kleinrock 1976, vol. 2,
+ * sec. 4.4); the mean slowdown is 1 / (1 - rho) as well (E[T | x] is linear
+ * in x). */
+
+typedef struct {
+    sim_engine        *eng;
+    sim_flow_net      *net;
+    sim_flow_resource *link;
+    gsl_rng           *rng;
+    sim_event          arrive;
+    double             lambda, mean_size;
+    sim_time_ns        t_warm, t_stop;
+    double             resp_sum, slow_sum;
+    uint64_t           n, failed_starts;
+} ps_model;
+
+static void ps_done(sim_flow_net *net, sim_flow *flow, void *ctx)
+{
+    ps_model *m = ctx;
+    if (sim_flow_start_ns(flow) < m->t_warm)
+        return;
+    double resp = (double)(sim_engine_now(m->eng) - sim_flow_start_ns(flow)) / 1e9;
+    m->resp_sum += resp;
+    m->slow_sum += resp / sim_flow_alone_s(flow);
+    m->n++;
+}
+
+static void ps_arrive(sim_engine *eng, sim_event *ev, void *ctx)
+{
+    ps_model *m = ctx;
+    sim_flow_use u = { m->link, 1 };
+    double size = gsl_ran_exponential(m->rng, m->mean_size);
+    if (!sim_flow_start(m->net, size, &u, 1, SIM_FLOW_UNCAPPED, ps_done, m, NULL))
+        m->failed_starts++;
+    sim_time_ns next = sim_engine_now(eng) + sim_time_from_s(gsl_ran_exponential(m->rng, 1 / m->lambda));
+    if (next < m->t_stop)
+        sim_engine_schedule(eng, ev, next);
+}
+
+START_TEST(test_mm1_processor_sharing)
+{
+    ps_model m = { 0 };
+    m.eng = sim_engine_new();
+    m.net = sim_flow_net_new(m.eng);
+    m.link = sim_flow_net_add_resource(m.net, "link", 1e9);
+    m.rng = sim_rng_new(2024, "flow-mm1-ps");
+    m.mean_size = 1e6;
+    m.lambda = 700;                       /* rho = 700 x 1 ms = 0.7 */
+    m.t_warm = S(20);
+    m.t_stop = S(20 + 600);               /* about 420 000 measured flows */
+    sim_event_init(&m.arrive, ps_arrive, &m);
+    sim_engine_schedule(m.eng, &m.arrive, 0);
+    sim_engine_run_until(m.eng, m.t_warm);
+    sim_flow_net_reset_stats(m.net);
+    sim_engine_run_until(m.eng, m.t_stop);
+    sim_flow_stats s;
+    sim_flow_resource_stats(m.net, m.link, &s);
+    sim_engine_run_until(m.eng, SIM_TIME_NEVER - 1);   /* drain */
+
+    double rho = m.lambda * m.mean_size / 1e9;
+    double expect = m.mean_size / 1e9 / (1 - rho);
+    double mean = m.resp_sum / (double)m.n;
+    ck_assert_uint_eq(m.failed_starts, 0);
+    ck_assert_uint_gt(m.n, 400000);
+    ck_assert_msg(fabs(mean / expect - 1) < 0.03, "mean response %g s, expected %g s", mean, expect);
+    ck_assert_double_eq_tol(m.slow_sum / (double)m.n, 1 / (1 - rho), 0.03 / (1 - rho));
+    /* Utilisation = rho; Little: mean number in system = rho / (1 - rho). */
+    ck_assert_double_eq_tol(sim_flow_stats_utilisation(&s), rho, 0.01);
+    ck_assert_double_eq_tol(sim_flow_stats_mean_flows(&s), rho / (1 - rho), 0.03 * rho / (1 - rho));
+    gsl_rng_free(m.rng);
+    sim_flow_net_free(m.net);
+    sim_engine_free(m.eng);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("flow");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_two_links_three_flows);
+    tcase_add_test(tc, test_multi_resource_weights);
+    tcase_add_test(tc, test_caps_and_equal_shares);
+    tcase_add_test(tc, test_capacity_change);
+    tcase_add_test(tc, test_zero_size_and_unbounded);
+    tcase_add_test(tc, test_cancel);
+    tcase_add_test(tc, test_stats_and_reset);
+    tcase_add_loop_test(tc, test_random_conservation_and_maxmin, 0, 2);
+    tcase_add_test(tc, test_conservation_exact);
+    tcase_add_test(tc, test_mm1_processor_sharing);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

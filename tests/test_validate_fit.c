@@ -1,0 +1,165 @@
+/* tests/test_validate_fit.c — the analytic host model against hand-computed
+ * values, and the GSL fit recovering known parameters from synthetic data. */
+#include <check.h>
+#include <math.h>
+
+#include "validate/fit.h"
+#include "validate/predict.h"
+
+static ValHostProfile truth(void) {
+  ValHostProfile p = {.clock_hz = 2.6e9, .cores = 2, .hash_cpb = 1.3, .record_bytes = 16384};
+  p.p[VAL_P_COPY] = 0.35;
+  p.p[VAL_P_COPY_PC] = 0.55;
+  p.p[VAL_P_STACK] = 0.30;
+  p.p[VAL_P_RECORD] = 3000;
+  p.p[VAL_P_CRYPTO_AES128] = 0.40;
+  p.p[VAL_P_CRYPTO_AES256] = 0.47;
+  p.p[VAL_P_CRYPTO_CHACHA] = 0.72;
+  p.p[VAL_P_REQ_SERVER] = 20000;
+  p.p[VAL_P_REQ_CLIENT] = 15000;
+  p.p[VAL_P_SOFTIRQ] = 0.25;
+  p.p[VAL_P_UTIL] = 0.95;
+  return p;
+}
+
+START_TEST(test_model_closed_form) {
+  ValHostProfile p = truth();
+  ValHostPrediction pr;
+  /* plain sendfile, 1 MiB, one thread per side, both cores free */
+  ValHostConfig c = {.mode = VAL_MODE_SENDFILE, .server_threads = 1, .client_threads = 1, .connections = 8,
+                     .bytes_per_req = 1048576, .avail_cores = 2};
+  val_predict_host(&p, &c, &pr);
+  double s = 0.30 + 20000.0 / 1048576, cc = 0.55 + 15000.0 / 1048576;
+  ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
+  ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
+  /* caps: server 1/s, client 1/c, cpu 2/(s+c+0.25): the two cores are the bottleneck */
+  double cap = MIN(1 / s, MIN(1 / cc, 2 / (s + cc + 0.25)));
+  ck_assert_double_eq_tol(pr.gbps, 0.95 * 2.6e9 * cap * 8 / 1e9, 1e-9);
+  ck_assert_str_eq(pr.bottleneck, "cpu");
+  /* user-space TLS, AES-256-GCM, 16 KiB, one core available */
+  c.mode = VAL_MODE_USERSPACE;
+  c.cipher = VAL_CIPHER_AES256GCM;
+  c.bytes_per_req = 16384;
+  c.avail_cores = 1;
+  val_predict_host(&p, &c, &pr);
+  s = 0.55 + 0.35 + 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384;
+  cc = 2 * 0.35 + 0.47 + 3000.0 / 16384 + 15000.0 / 16384;
+  ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
+  ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
+  ck_assert_double_eq_tol(pr.gbps, 0.95 * 2.6e9 / (s + cc + 0.25) * 8 / 1e9, 1e-9);
+  ck_assert_str_eq(pr.bottleneck, "cpu");
+  /* kTLS engaged: no user-space copies on the server */
+  c.mode = VAL_MODE_SENDFILE_KTLS;
+  c.ktls = TRUE;
+  val_predict_host(&p, &c, &pr);
+  ck_assert_double_eq_tol(pr.server_cpb, 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384, 1e-12);
+  /* the client's hash check adds its cost */
+  c.verify_hash = TRUE;
+  ValHostPrediction pr2;
+  val_predict_host(&p, &c, &pr2);
+  ck_assert_double_eq_tol(pr2.client_cpb - pr.client_cpb, 1.3, 1e-12);
+}
+END_TEST
+
+/* Synthetic observations of the model itself over a grid of configurations. */
+static int make_obs(const ValHostProfile *p, ValFitObs *obs, double noise) {
+  int n = 0;
+  const ValServerMode modes[] = {VAL_MODE_SENDFILE, VAL_MODE_USERSPACE};
+  const ValCipher ciphers[] = {VAL_CIPHER_AES128GCM, VAL_CIPHER_AES256GCM, VAL_CIPHER_CHACHA20};
+  const double sizes[] = {16384, 262144, 1048576};
+  const int thr[][2] = {{1, 1}, {2, 2}, {2, 1}};
+  const double avail[] = {2.0, 1.3};
+  uint32_t rng = 12345;
+  for (int m = 0; m < 2; m++)
+    for (int ci = 0; ci < (m ? 3 : 1); ci++)
+      for (int si = 0; si < 3; si++)
+        for (int ti = 0; ti < 3; ti++) {
+          ValFitObs *o = &obs[n++];
+          o->cfg = (ValHostConfig){.mode = modes[m], .cipher = ciphers[ci], .version = VAL_TLS_13,
+                                   .server_threads = thr[ti][0], .client_threads = thr[ti][1], .connections = 16,
+                                   .bytes_per_req = sizes[si], .avail_cores = avail[(si + ti) % 2]};
+          ValHostPrediction pr;
+          val_predict_host(p, &o->cfg, &pr);
+          double e[4];
+          for (int k = 0; k < 4; k++) {
+            rng = rng * 1664525u + 1013904223u;
+            e[k] = noise * (((double)(rng >> 8) / (double)(1u << 24)) * 2 - 1);
+          }
+          o->server_cpb = pr.server_cpb * (1 + e[0]);
+          o->client_cpb = pr.client_cpb * (1 + e[1]);
+          o->softirq_cpb = pr.softirq_cpb * (1 + e[2]);
+          o->gbps = pr.gbps * (1 + e[3]);
+          o->sd_server = 0.03 * o->server_cpb;
+          o->sd_client = 0.03 * o->client_cpb;
+          o->sd_softirq = 0.03 * o->softirq_cpb;
+          o->sd_gbps = 0.03 * o->gbps;
+        }
+  return n;
+}
+
+static void fit_and_check(double noise, double tol_rel) {
+  ValHostProfile t = truth(), start = truth(), out;
+  for (int i = 0; i < VAL_P_COUNT; i++) start.p[i] *= (i % 2) ? 1.6 : 0.6;
+  start.p[VAL_P_UTIL] = 0.8;
+  ValFitObs obs[64];
+  int n = make_obs(&t, obs, noise);
+  ValFitPrior pri[3] = {{VAL_P_CRYPTO_AES128, 0.40, 0.02}, {VAL_P_CRYPTO_AES256, 0.47, 0.02},
+                        {VAL_P_CRYPTO_CHACHA, 0.72, 0.03}};
+  ValFitStats st;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(val_fit_host(obs, n, pri, 3, &start, NULL, &out, &st, &err), "%s", err ? err->message : "");
+  ck_assert_int_eq(st.npar, VAL_P_COUNT);
+  ck_assert_int_eq(st.nobs, 4 * n + 3);
+  for (int i = 0; i < VAL_P_COUNT; i++) {
+    double rel = fabs(out.p[i] - t.p[i]) / t.p[i];
+    ck_assert_msg(rel < tol_rel, "%s: fitted %g true %g (rel %g)", val_param_name((ValParam)i), out.p[i], t.p[i],
+                  rel);
+    ck_assert(out.fitted[i]);
+    ck_assert(out.se[i] > 0 && isfinite(out.se[i]));
+  }
+  if (noise == 0) ck_assert(st.chi2_dof < 1e-6);
+}
+
+START_TEST(test_fit_recovers_exact) { fit_and_check(0.0, 0.01); }
+END_TEST
+
+START_TEST(test_fit_recovers_noisy) { fit_and_check(0.005, 0.05); }
+END_TEST
+
+START_TEST(test_fit_fixed_and_unidentified) {
+  /* only plain-sendfile data: crypto and record parameters are untouched and stay fixed */
+  ValHostProfile t = truth(), start = truth(), out;
+  start.p[VAL_P_COPY_PC] = 0.7;
+  ValFitObs obs[64], plain[64];
+  int n = make_obs(&t, obs, 0), m = 0;
+  for (int i = 0; i < n; i++)
+    if (obs[i].cfg.mode == VAL_MODE_SENDFILE) plain[m++] = obs[i];
+  gboolean fixed[VAL_P_COUNT] = {FALSE};
+  fixed[VAL_P_UTIL] = TRUE;
+  ValFitStats st;
+  ck_assert(val_fit_host(plain, m, NULL, 0, &start, fixed, &out, &st, NULL));
+  ck_assert(!out.fitted[VAL_P_CRYPTO_CHACHA] && !out.fitted[VAL_P_RECORD] && !out.fitted[VAL_P_UTIL]);
+  ck_assert(out.fitted[VAL_P_COPY_PC] && !out.fitted[VAL_P_COPY]);
+  ck_assert_double_eq_tol(out.p[VAL_P_COPY_PC], 0.55, 0.55 * 0.01);
+  ck_assert_double_eq(out.p[VAL_P_CRYPTO_CHACHA], start.p[VAL_P_CRYPTO_CHACHA]);
+  /* too little data is an error */
+  g_autoptr(GError) err = NULL;
+  ck_assert(!val_fit_host(plain, 1, NULL, 0, &start, NULL, &out, &st, &err));
+  ck_assert(err != NULL);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("validate_fit");
+  TCase *tc = tcase_create("fit");
+  tcase_add_test(tc, test_model_closed_form);
+  tcase_add_test(tc, test_fit_recovers_exact);
+  tcase_add_test(tc, test_fit_recovers_noisy);
+  tcase_add_test(tc, test_fit_fixed_and_unidentified);
+  suite_add_tcase(s, tc);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int nf = srunner_ntests_failed(r);
+  srunner_free(r);
+  return nf == 0 ? 0 : 1;
+}

@@ -1,0 +1,143 @@
+/* validate/fit.c — weighted nonlinear least squares for the host profile.
+ *
+ * Residuals: for each measured configuration, (model - measured) / sd of the
+ * server cycles/B, client cycles/B, softirq cycles/B and Gb/s (sd from the
+ * repetition spread, with a floor chosen by the caller); for each prior,
+ * (p - value) / sd.  The model is val_predict_host; the throughput term is
+ * nonlinear (1/cycles and a min over bottlenecks), so the Jacobian is taken by
+ * GSL's forward differences.  Solver: gsl_multifit_nlinear trust region with
+ * Levenberg-Marquardt steps, geodesic acceleration off, xtol = gtol = 1e-10.
+ * Parameter covariance = (J^T J)^-1 at the solution, scaled by chi2/dof when the
+ * fit is worse than the stated errors.
+ */
+#include "validate/fit.h"
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <string.h>
+
+#include "validate/util.h"
+
+typedef struct {
+  const ValFitObs *obs;
+  int nobs;
+  const ValFitPrior *pri;
+  int npri;
+  ValHostProfile base;
+  int free_idx[VAL_P_COUNT];
+  int nfree;
+} FitCtx;
+
+static void unpack(const FitCtx *c, const gsl_vector *x, ValHostProfile *p) {
+  *p = c->base;
+  for (int i = 0; i < c->nfree; i++) p->p[c->free_idx[i]] = gsl_vector_get(x, (size_t)i);
+}
+
+/* Residual rows are laid out obs-major: 4 per observation, then one per prior;
+ * unused observables give 0. */
+static int resid_f(const gsl_vector *x, void *data, gsl_vector *f) {
+  const FitCtx *c = data;
+  ValHostProfile p;
+  unpack(c, x, &p);
+  size_t k = 0;
+  for (int i = 0; i < c->nobs; i++) {
+    const ValFitObs *o = &c->obs[i];
+    ValHostPrediction pr;
+    val_predict_host(&p, &o->cfg, &pr);
+    gsl_vector_set(f, k++, o->sd_server > 0 ? (pr.server_cpb - o->server_cpb) / o->sd_server : 0);
+    gsl_vector_set(f, k++, o->sd_client > 0 ? (pr.client_cpb - o->client_cpb) / o->sd_client : 0);
+    gsl_vector_set(f, k++, o->sd_softirq > 0 ? (pr.softirq_cpb - o->softirq_cpb) / o->sd_softirq : 0);
+    gsl_vector_set(f, k++, o->sd_gbps > 0 ? (pr.gbps - o->gbps) / o->sd_gbps : 0);
+  }
+  for (int j = 0; j < c->npri; j++)
+    gsl_vector_set(f, k++, (p.p[c->pri[j].param] - c->pri[j].value) / c->pri[j].sd);
+  return GSL_SUCCESS;
+}
+
+static int count_used(const ValFitObs *obs, int nobs, int npri) {
+  int n = npri;
+  for (int i = 0; i < nobs; i++)
+    n += (obs[i].sd_server > 0) + (obs[i].sd_client > 0) + (obs[i].sd_softirq > 0) + (obs[i].sd_gbps > 0);
+  return n;
+}
+
+gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors, int npriors,
+                      const ValHostProfile *start, const gboolean fixed[VAL_P_COUNT], ValHostProfile *out,
+                      ValFitStats *stats, GError **error) {
+  memset(stats, 0, sizeof *stats);
+  FitCtx c = {.obs = obs, .nobs = nobs, .pri = priors, .npri = npriors, .base = *start};
+  size_t n = (size_t)(4 * nobs + npriors);
+  /* find the parameters some residual depends on (numerical sensitivity at start) */
+  {
+    FitCtx all = c;
+    all.nfree = VAL_P_COUNT;
+    for (int i = 0; i < VAL_P_COUNT; i++) all.free_idx[i] = i;
+    gsl_vector *x = gsl_vector_alloc(VAL_P_COUNT), *f0 = gsl_vector_alloc(n), *f1 = gsl_vector_alloc(n);
+    for (int i = 0; i < VAL_P_COUNT; i++) gsl_vector_set(x, (size_t)i, start->p[i]);
+    resid_f(x, &all, f0);
+    for (int i = 0; i < VAL_P_COUNT; i++) {
+      if (fixed && fixed[i]) continue;
+      double v = start->p[i], h = fabs(v) > 1e-9 ? 1e-3 * fabs(v) : 1e-6;
+      gsl_vector_set(x, (size_t)i, v + h);
+      resid_f(x, &all, f1);
+      gsl_vector_set(x, (size_t)i, v);
+      gsl_vector_sub(f1, f0);
+      if (gsl_blas_dnrm2(f1) > 1e-12) c.free_idx[c.nfree++] = i;
+    }
+    gsl_vector_free(x);
+    gsl_vector_free(f0);
+    gsl_vector_free(f1);
+  }
+  int used = count_used(obs, nobs, npriors);
+  stats->nobs = used;
+  stats->npar = c.nfree;
+  if (c.nfree == 0 || used <= c.nfree) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "fit: %d residuals for %d free parameters", used, c.nfree);
+    return FALSE;
+  }
+  gsl_multifit_nlinear_fdf fdf = {.f = resid_f, .df = NULL, .fvv = NULL, .n = n, .p = (size_t)c.nfree, .params = &c};
+  gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+  par.trs = gsl_multifit_nlinear_trs_lm;
+  gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, (size_t)c.nfree);
+  gsl_vector *x0 = gsl_vector_alloc((size_t)c.nfree);
+  for (int i = 0; i < c.nfree; i++) gsl_vector_set(x0, (size_t)i, start->p[c.free_idx[i]]);
+  int info = 0;
+  int st = gsl_multifit_nlinear_init(x0, &fdf, w);
+  if (st == GSL_SUCCESS) st = gsl_multifit_nlinear_driver(500, 1e-10, 1e-10, 0.0, NULL, NULL, &info, w);
+  stats->gsl_status = st;
+  g_strlcpy(stats->message, gsl_strerror(st), sizeof stats->message);
+  if (st != GSL_SUCCESS && st != GSL_EMAXITER) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "fit: GSL: %s", gsl_strerror(st));
+    gsl_vector_free(x0);
+    gsl_multifit_nlinear_free(w);
+    return FALSE;
+  }
+  stats->iterations = (int)gsl_multifit_nlinear_niter(w);
+  gsl_vector *fres = gsl_multifit_nlinear_residual(w);
+  double chi = gsl_blas_dnrm2(fres);
+  stats->chi2 = chi * chi;
+  stats->dof = used - c.nfree;
+  stats->chi2_dof = stats->chi2 / stats->dof;
+  gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+  gsl_matrix *cov = gsl_matrix_alloc((size_t)c.nfree, (size_t)c.nfree);
+  gsl_multifit_nlinear_covar(J, 0.0, cov);
+  double scale = sqrt(MAX(1.0, stats->chi2_dof));
+  unpack(&c, gsl_multifit_nlinear_position(w), out);
+  for (int i = 0; i < VAL_P_COUNT; i++) {
+    out->se[i] = 0;
+    out->fitted[i] = FALSE;
+  }
+  for (int i = 0; i < c.nfree; i++) {
+    int k = c.free_idx[i];
+    out->fitted[k] = TRUE;
+    out->se[k] = scale * sqrt(MAX(0.0, gsl_matrix_get(cov, (size_t)i, (size_t)i)));
+  }
+  gsl_matrix_free(cov);
+  gsl_vector_free(x0);
+  gsl_multifit_nlinear_free(w);
+  return TRUE;
+}

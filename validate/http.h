@@ -1,0 +1,60 @@
+/* validate/http.h — minimal HTTP/1.1 request parsing and response headers for the
+ * validation file server (GET/HEAD, single byte range, keep-alive).
+ */
+#ifndef OCASIM_VALIDATE_HTTP_H
+#define OCASIM_VALIDATE_HTTP_H
+
+#include <glib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+#define VAL_HTTP_MAX_HEADER 8192 /* request head limit, bytes (431 beyond) */
+#define VAL_HTTP_MAX_PATH 4096
+
+typedef struct {
+  gboolean head;            /* HEAD (else GET) */
+  int minor;                /* HTTP/1.<minor> */
+  gboolean keep_alive;      /* after Connection: header and version defaults */
+  char path[VAL_HTTP_MAX_PATH]; /* percent-decoded path, starts with '/', query stripped */
+  gboolean has_range;
+  char range[128];          /* raw Range header value */
+} ValHttpRequest;
+
+/* Parses one request head from buf[0..len).  Returns 1 and sets *consumed (bytes
+ * of the head, including the blank line) when complete, 0 when more bytes are
+ * needed, or a negative HTTP status on error: -400 malformed, -405 method other
+ * than GET/HEAD, -414 path too long, -431 head too large, -501 a request body
+ * (Transfer-Encoding or non-zero Content-Length), -505 not HTTP/1.x. */
+int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, size_t *consumed);
+
+/* Decodes %XX escapes of in[0..n) into out (NUL-terminated, at most cap-1 bytes).
+ * FALSE for a bad escape, an encoded NUL or '/' ("%2F"), or when out is too small. */
+gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap);
+
+/* Resolves a Range header value against a file of `size` bytes: 206 with
+ * [*first, *last] inclusive for one satisfiable range, 416 when unsatisfiable,
+ * 200 when the value is not a single bytes range (the range is then ignored,
+ * which RFC 9110 allows). */
+int val_http_resolve_range(const char *value, uint64_t size, uint64_t *first, uint64_t *last);
+
+/* Formats a response head into out (cap bytes); returns its length (0 if it does
+ * not fit).  status 200/206 describe a body of [first, last] of a file of `size`
+ * bytes (body length 0 when size is 0); other statuses get a short text body. */
+size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, uint64_t first, uint64_t last,
+                            gboolean keep_alive);
+
+/* Body length of an error response formatted by val_http_format_head. */
+size_t val_http_error_body(int status, char *out, size_t cap);
+
+/* Reason phrase ("OK", "Not Found", ...). */
+const char *val_http_reason(int status);
+
+/* Parses a response head (client side): status, Content-Length (-1 if absent),
+ * Connection: close.  Returns 1 complete, 0 need more, -1 malformed. */
+int val_http_parse_response(const char *buf, size_t len, int *status, int64_t *content_length,
+                            gboolean *close, size_t *consumed);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,384 @@
+/* validate/measure.c — measurement runs of the real serving path.
+ *
+ * Each repetition starts a fresh server (mode, threads pinned from CPU 0 up) and
+ * load generator (threads pinned from the last CPU down, same process, loopback),
+ * applies load for warmup_s, then measures a window of duration_s:
+ *   Gb/s           = body bytes received x 8 / window / 1e9
+ *   side cycles/B  = CPU time of that side's threads (pthread CPU clocks)
+ *                    x clock_hz / body bytes
+ *   box cycles/B   = busy jiffies of all CPUs in /proc/stat (user, nice, system,
+ *                    irq, softirq) x clock_hz / body bytes
+ *   foreign cores  = box busy - this process - ksoftirqd threads, per second of
+ *                    window (another tenant's load; irq/softirq ticks are charged
+ *                    to the interrupted thread with tick-based accounting)
+ * The result of a spec is the per-field median of its repetitions; the spread is
+ * half the min-max range.  On a shared machine another tenant's load (foreign
+ * cores) competes for the CPUs: up to extra_reps more repetitions are run while
+ * some exceed foreign_limit, and the least contended `reps` are kept.  Left out: frequency changes within a run (the clock is
+ * the probe's nominal one), SMT siblings, interrupt placement of real NICs.
+ */
+#include "validate/measure.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "validate/client.h"
+#include "validate/util.h"
+
+char *val_measure_file_path(uint64_t bytes) { return g_strdup_printf("/f-%" G_GUINT64_FORMAT ".bin", bytes); }
+
+char *val_run_spec_label(const ValRunSpec *s) {
+  char size[32];
+  if (s->file_bytes >= (1 << 20) && s->file_bytes % (1 << 20) == 0)
+    g_snprintf(size, sizeof size, "%" G_GUINT64_FORMAT "MiB", s->file_bytes >> 20);
+  else if (s->file_bytes >= 1024 && s->file_bytes % 1024 == 0)
+    g_snprintf(size, sizeof size, "%" G_GUINT64_FORMAT "KiB", s->file_bytes >> 10);
+  else g_snprintf(size, sizeof size, "%" G_GUINT64_FORMAT "B", s->file_bytes);
+  char range[48] = "";
+  if (s->range_bytes) g_snprintf(range, sizeof range, " range %" G_GUINT64_FORMAT "KiB", s->range_bytes >> 10);
+  if (!val_server_mode_is_tls(s->mode))
+    return g_strdup_printf("%s plain s%dc%d n%d %s%s", val_server_mode_name(s->mode), s->server_threads,
+                           s->client_threads, s->connections, size, range);
+  return g_strdup_printf("%s tls%s %s s%dc%d n%d %s%s", val_server_mode_name(s->mode),
+                         val_tls_version_name(s->version), val_cipher_name(s->cipher), s->server_threads,
+                         s->client_threads, s->connections, size, range);
+}
+
+static gboolean make_file(const char *path, uint64_t size, GError **error) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size) return TRUE;
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create %s: %s", path, g_strerror(errno));
+    return FALSE;
+  }
+  unsigned char *buf = g_malloc(1 << 16);
+  uint64_t x = 0x9e3779b97f4a7c15ULL ^ size;
+  gboolean ok = TRUE;
+  for (uint64_t off = 0; off < size && ok;) {
+    size_t n = (size_t)MIN((uint64_t)1 << 16, size - off);
+    for (size_t i = 0; i < n; i += 8) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      memcpy(buf + i, &x, MIN((size_t)8, n - i));
+    }
+    ok = write(fd, buf, n) == (ssize_t)n;
+    off += n;
+  }
+  g_free(buf);
+  if (close(fd) != 0) ok = FALSE;
+  if (!ok) g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s", path);
+  return ok;
+}
+
+static void warm_cache(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char *buf = g_malloc(1 << 20);
+  while (read(fd, buf, 1 << 20) > 0) {
+  }
+  g_free(buf);
+  close(fd);
+}
+
+gboolean val_measure_prepare(const char *root, const ValRunSpec *specs, int nspecs, GError **error) {
+  if (g_mkdir_with_parents(root, 0755) != 0) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create %s: %s", root, g_strerror(errno));
+    return FALSE;
+  }
+  for (int i = 0; i < nspecs; i++) {
+    g_autofree char *rel = val_measure_file_path(specs[i].file_bytes);
+    g_autofree char *p = g_build_filename(root, rel, NULL);
+    if (!make_file(p, specs[i].file_bytes, error)) return FALSE;
+    warm_cache(p);
+  }
+  return TRUE;
+}
+
+/* ---- CPU accounting ------------------------------------------------------ */
+
+typedef struct {
+  double busy_s, irqsoft_s, total_s; /* whole box, from /proc/stat */
+  double ksoftirqd_s;
+  int64_t process_ns, server_ns, client_ns, wall_ns;
+  ValLoadResult load;
+} Snap;
+
+static void read_proc_stat(Snap *s) {
+  g_autofree char *txt = NULL;
+  if (!g_file_get_contents("/proc/stat", &txt, NULL, NULL)) return;
+  unsigned long long v[8] = {0};
+  if (sscanf(txt, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+             &v[7]) < 7)
+    return;
+  double hz = (double)sysconf(_SC_CLK_TCK);
+  s->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / hz;
+  s->irqsoft_s = (double)(v[5] + v[6]) / hz;
+  s->total_s = (double)(v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]) / hz;
+}
+
+static GArray *find_ksoftirqd(void) {
+  GArray *pids = g_array_new(FALSE, FALSE, sizeof(int));
+  DIR *d = opendir("/proc");
+  if (!d) return pids;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!isdigit((unsigned char)e->d_name[0])) continue;
+    g_autofree char *p = g_strdup_printf("/proc/%s/comm", e->d_name);
+    g_autofree char *comm = NULL;
+    if (g_file_get_contents(p, &comm, NULL, NULL) && g_str_has_prefix(comm, "ksoftirqd/")) {
+      int pid = atoi(e->d_name);
+      g_array_append_val(pids, pid);
+    }
+  }
+  closedir(d);
+  return pids;
+}
+
+static double task_cpu_s(int pid) {
+  g_autofree char *p = g_strdup_printf("/proc/%d/stat", pid);
+  g_autofree char *txt = NULL;
+  if (!g_file_get_contents(p, &txt, NULL, NULL)) return 0;
+  char *rp = strrchr(txt, ')');
+  if (!rp) return 0;
+  unsigned long long ut = 0, st = 0;
+  /* after ") ": state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15) */
+  if (sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return 0;
+  return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static void snap(Snap *s, ValServer *srv, ValLoad *ld, GArray *ksirq) {
+  memset(s, 0, sizeof *s);
+  s->wall_ns = val_now_ns();
+  read_proc_stat(s);
+  for (guint i = 0; i < ksirq->len; i++) s->ksoftirqd_s += task_cpu_s(g_array_index(ksirq, int, i));
+  s->process_ns = val_process_cpu_ns();
+  s->server_ns = val_server_cpu_ns(srv);
+  s->client_ns = val_load_cpu_ns(ld);
+  val_load_snapshot(ld, &s->load);
+}
+
+/* ---- one repetition ------------------------------------------------------- */
+
+static ValLoadTarget *make_targets(const char *root, const ValRunSpec *spec, int *n, GError **error) {
+  g_autofree char *rel = val_measure_file_path(spec->file_bytes);
+  g_autofree char *path = g_build_filename(root, rel, NULL);
+  int k = spec->range_bytes ? 8 : 1;
+  ValLoadTarget *t = g_new0(ValLoadTarget, k);
+  for (int i = 0; i < k; i++) {
+    t[i].path = g_strdup(rel);
+    t[i].check_sha = TRUE;
+    uint64_t first = 0, len = spec->file_bytes;
+    if (spec->range_bytes) {
+      len = MIN(spec->range_bytes, spec->file_bytes);
+      first = (spec->file_bytes - len) / (uint64_t)(k - 1) * (uint64_t)i;
+      t[i].has_range = TRUE;
+      t[i].first = first;
+      t[i].last = first + len - 1;
+      t[i].expect_status = 206;
+    } else {
+      t[i].expect_status = 200;
+    }
+    t[i].expect_len = len;
+    if (!val_sha256_file_range(path, first, len, t[i].sha, error)) {
+      for (int j = 0; j <= i; j++) g_free(t[j].path);
+      g_free(t);
+      return NULL;
+    }
+  }
+  *n = k;
+  return t;
+}
+
+static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec,
+                        const ValLoadTarget *targets, int ntargets, ValRunSample *out, GError **error) {
+  memset(out, 0, sizeof *out);
+  ValServerConfig sc = {.root = root, .mode = spec->mode, .threads = spec->server_threads, .pin = cfg->pin,
+                        .first_cpu = 0, .quiet = TRUE};
+  ValServer *srv = val_server_start(&sc, error);
+  if (!srv) return FALSE;
+  ValLoadConfig lc = {.port = val_server_port(srv), .tls = val_server_mode_is_tls(spec->mode),
+                      .version = spec->version, .cipher = spec->cipher, .connections = spec->connections,
+                      .threads = spec->client_threads, .pin = cfg->pin, .last_cpu = -1, .targets = targets,
+                      .ntargets = ntargets, .verify = cfg->verify, .timeout_s = 10};
+  ValLoad *ld = val_load_start(&lc, error);
+  if (!ld) {
+    val_server_stop(srv);
+    return FALSE;
+  }
+  GArray *ksirq = find_ksoftirqd();
+  val_sleep_ns((int64_t)(cfg->warmup_s * 1e9));
+  Snap a, b;
+  snap(&a, srv, ld, ksirq);
+  val_sleep_ns((int64_t)(cfg->duration_s * 1e9));
+  snap(&b, srv, ld, ksirq);
+  ValServerStats st;
+  val_server_stats(srv, &st);
+  val_load_stop(ld, NULL);
+  val_server_stop(srv);
+  g_array_unref(ksirq);
+
+  ValLoadResult d;
+  val_load_delta(&a.load, &b.load, &d);
+  double win = (double)(b.wall_ns - a.wall_ns) * 1e-9;
+  double bytes = (double)d.bytes_body, hz = cfg->clock_hz;
+  out->gbps = bytes * 8 / win / 1e9;
+  out->requests = (double)d.requests_ok;
+  out->req_per_s = (double)d.requests_ok / win;
+  out->bytes_per_req = d.requests_ok ? bytes / (double)d.requests_ok : bytes;
+  out->errors = (double)val_load_errors(&d);
+  double srv_s = (double)(b.server_ns - a.server_ns) * 1e-9, cli_s = (double)(b.client_ns - a.client_ns) * 1e-9;
+  double proc_s = (double)(b.process_ns - a.process_ns) * 1e-9;
+  double busy = b.busy_s - a.busy_s, irqs = b.irqsoft_s - a.irqsoft_s, ksi = b.ksoftirqd_s - a.ksoftirqd_s;
+  if (bytes > 0) {
+    out->server_cpb = srv_s * hz / bytes;
+    out->client_cpb = cli_s * hz / bytes;
+    out->box_cpb = busy * hz / bytes;
+    out->softirq_cpb = ksi * hz / bytes;
+    out->irq_softirq_cpb = irqs * hz / bytes;
+  }
+  out->server_util = srv_s / win;
+  out->client_util = cli_s / win;
+  out->box_busy_cores = busy / win;
+  out->foreign_cores = MAX(0.0, (busy - proc_s - ksi) / win);
+  out->tls_version = d.tls_version;
+  out->cipher = d.cipher;
+  out->ktls_engaged = st.ktls_conns > 0;
+  if (d.bytes_body == 0) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "no bytes moved (errors %" G_GUINT64_FORMAT ")",
+                val_load_errors(&d));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+#define SAMPLE_FIELDS(X) \
+  X(gbps) X(req_per_s) X(bytes_per_req) X(server_cpb) X(client_cpb) X(box_cpb) X(softirq_cpb) X(irq_softirq_cpb) \
+  X(server_util) \
+  X(client_util) X(box_busy_cores) X(foreign_cores) X(errors) X(requests)
+
+static void summarise(ValRunResult *r) {
+  double v[VAL_MAX_REPS];
+  int n = r->nrep;
+#define MED(f)                                                                            \
+  for (int i = 0; i < n; i++) v[i] = r->rep[i].f;                                         \
+  qsort(v, (size_t)n, sizeof v[0], cmp_double);                                           \
+  r->median.f = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);                       \
+  r->spread.f = 0.5 * (v[n - 1] - v[0]);
+  SAMPLE_FIELDS(MED)
+#undef MED
+  r->median.tls_version = r->rep[0].tls_version;
+  r->median.cipher = r->rep[0].cipher;
+  r->median.ktls_engaged = r->rep[0].ktls_engaged;
+}
+
+gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *out,
+                         GError **error) {
+  memset(out, 0, sizeof *out);
+  out->spec = *spec;
+  int ntg = 0;
+  ValLoadTarget *tg = make_targets(root, spec, &ntg, error);
+  if (!tg) return FALSE;
+  int reps = CLAMP(cfg->reps, 1, VAL_MAX_REPS);
+  int extra = CLAMP(cfg->extra_reps, 0, VAL_MAX_REPS - reps);
+  double limit = cfg->foreign_limit > 0 ? cfg->foreign_limit : 0.25;
+  ValRunSample all[VAL_MAX_REPS];
+  int nall = 0;
+  gboolean ok = TRUE;
+  while (ok && nall < reps + extra) {
+    if (nall >= reps) { /* enough, unless some were contended */
+      int contended = 0;
+      for (int i = 0; i < nall; i++) contended += all[i].foreign_cores > limit;
+      if (nall - contended >= reps || nall >= reps + extra) break;
+    }
+    ok = one_rep(cfg, root, spec, tg, ntg, &all[nall], error);
+    if (ok) nall++;
+  }
+  out->attempts = nall;
+  /* keep the `reps` least contended, in run order */
+  gboolean keep[VAL_MAX_REPS] = {FALSE};
+  for (int k = 0; k < MIN(reps, nall); k++) {
+    int best = -1;
+    for (int i = 0; i < nall; i++)
+      if (!keep[i] && (best < 0 || all[i].foreign_cores < all[best].foreign_cores)) best = i;
+    keep[best] = TRUE;
+  }
+  for (int i = 0; i < nall; i++)
+    if (keep[i]) out->rep[out->nrep++] = all[i];
+  for (int i = 0; i < ntg; i++) g_free(tg[i].path);
+  g_free(tg);
+  if (!ok) {
+    g_autofree char *label = val_run_spec_label(spec);
+    g_prefix_error(error, "run '%s': ", label);
+    return FALSE;
+  }
+  summarise(out);
+  if (spec->mode == VAL_MODE_SENDFILE_KTLS && !out->median.ktls_engaged)
+    g_strlcpy(out->note, "kTLS did not engage: served in user space", sizeof out->note);
+  return TRUE;
+}
+
+static void sample_json(JsonBuilder *b, const ValRunSample *s) {
+  json_builder_begin_object(b);
+#define J(f) json_builder_set_member_name(b, #f), json_builder_add_double_value(b, s->f);
+  SAMPLE_FIELDS(J)
+#undef J
+  json_builder_end_object(b);
+}
+
+void val_measure_to_json(const ValRunResult *r, JsonBuilder *b) {
+  const ValRunSpec *s = &r->spec;
+  json_builder_begin_object(b);
+  g_autofree char *label = val_run_spec_label(s);
+  json_builder_set_member_name(b, "label");
+  json_builder_add_string_value(b, label);
+  json_builder_set_member_name(b, "spec");
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "mode");
+  json_builder_add_string_value(b, val_server_mode_name(s->mode));
+  json_builder_set_member_name(b, "tls_version");
+  json_builder_add_string_value(b, val_server_mode_is_tls(s->mode) ? val_tls_version_name(s->version) : "none");
+  json_builder_set_member_name(b, "cipher");
+  json_builder_add_string_value(b, val_server_mode_is_tls(s->mode) ? val_cipher_name(s->cipher) : "none");
+  json_builder_set_member_name(b, "server_threads");
+  json_builder_add_int_value(b, s->server_threads);
+  json_builder_set_member_name(b, "client_threads");
+  json_builder_add_int_value(b, s->client_threads);
+  json_builder_set_member_name(b, "connections");
+  json_builder_add_int_value(b, s->connections);
+  json_builder_set_member_name(b, "file_bytes");
+  json_builder_add_int_value(b, (gint64)s->file_bytes);
+  json_builder_set_member_name(b, "range_bytes");
+  json_builder_add_int_value(b, (gint64)s->range_bytes);
+  json_builder_set_member_name(b, "train");
+  json_builder_add_boolean_value(b, s->train);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "median");
+  sample_json(b, &r->median);
+  json_builder_set_member_name(b, "spread");
+  sample_json(b, &r->spread);
+  json_builder_set_member_name(b, "repetitions");
+  json_builder_begin_array(b);
+  for (int i = 0; i < r->nrep; i++) sample_json(b, &r->rep[i]);
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "attempts");
+  json_builder_add_int_value(b, r->attempts);
+  json_builder_set_member_name(b, "ktls_engaged");
+  json_builder_add_boolean_value(b, r->median.ktls_engaged);
+  json_builder_set_member_name(b, "note");
+  json_builder_add_string_value(b, r->note);
+  json_builder_end_object(b);
+}

@@ -1,0 +1,88 @@
+/* validate/measure.h — fixed-duration, repeated measurement runs of the real
+ * serving path (server and load generator in this process, on loopback), with
+ * CPU time per core (/proc/stat) and per side (server / client thread clocks).
+ */
+#ifndef OCASIM_VALIDATE_MEASURE_H
+#define OCASIM_VALIDATE_MEASURE_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdint.h>
+
+#include "validate/loadgen.h"
+#include "validate/server.h"
+
+G_BEGIN_DECLS
+
+#define VAL_MAX_REPS 16
+#define VAL_MAX_CPUS 256
+
+/* One configuration of the serving path. */
+typedef struct {
+  char name[64];
+  ValServerMode mode;
+  ValTlsVersion version;  /* ignored for plain sendfile */
+  ValCipher cipher;
+  int server_threads, client_threads, connections;
+  uint64_t file_bytes;    /* size of the file fetched */
+  uint64_t range_bytes;   /* 0: whole file; else ranges of this length spread over the file */
+  gboolean train;         /* used by the fit (else held out for prediction) */
+} ValRunSpec;
+
+/* One repetition (or the per-field median / spread of several). */
+typedef struct {
+  double gbps;            /* body bytes x 8 / window / 1e9 */
+  double req_per_s;
+  double bytes_per_req;   /* body bytes per request */
+  double server_cpb;      /* server worker threads' CPU cycles per body byte */
+  double client_cpb;      /* load generator threads' CPU cycles per body byte */
+  double box_cpb;         /* all busy CPU of the box (/proc/stat) per body byte */
+  double softirq_cpb;     /* ksoftirqd threads' CPU per body byte (outside both sides) */
+  double irq_softirq_cpb; /* irq+softirq columns of /proc/stat per body byte (with tick-based
+                           * accounting this time is also inside the threads' CPU time) */
+  double server_util, client_util; /* CPU seconds per second (cores) */
+  double box_busy_cores;  /* busy cores of the whole box */
+  double foreign_cores;   /* busy cores not ours (other processes), >= 0 */
+  double errors, requests;
+  int tls_version;
+  ValCipher cipher;
+  gboolean ktls_engaged;
+} ValRunSample;
+
+typedef struct {
+  ValRunSpec spec;
+  int nrep;
+  ValRunSample rep[VAL_MAX_REPS];
+  ValRunSample median;
+  ValRunSample spread;    /* half the min-max range of each field */
+  int attempts;           /* repetitions run (>= nrep when contended ones were replaced) */
+  char note[160];
+} ValRunResult;
+
+typedef struct {
+  double warmup_s;        /* load before the window, s */
+  double duration_s;      /* measured window, s */
+  int reps;               /* repetitions (>= 1; >= 3 for a spread) */
+  double clock_hz;        /* cycles per CPU second (probe) */
+  gboolean pin;           /* pin server threads from CPU 0 up, client threads from the last CPU down */
+  ValVerify verify;       /* load generator checks */
+  double foreign_limit;   /* a repetition with more foreign busy cores than this is contended (0: 0.25) */
+  int extra_reps;         /* at most this many extra repetitions replace contended ones */
+  gboolean quiet;
+} ValMeasureConfig;
+
+/* Path of the file of `bytes` bytes inside a prepared root: "/f-<bytes>.bin". */
+char *val_measure_file_path(uint64_t bytes);
+/* Creates (once) every file the specs need under root, with deterministic
+ * content, and reads them into the page cache. */
+gboolean val_measure_prepare(const char *root, const ValRunSpec *specs, int nspecs, GError **error);
+/* Runs one spec cfg->reps times (fresh server and load generator each time). */
+gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *out,
+                         GError **error);
+/* Adds the result as a JSON object. */
+void val_measure_to_json(const ValRunResult *r, JsonBuilder *b);
+/* Short label of a spec: "userspace tls1.3 aes-128-gcm s1c1 n8 1MiB". */
+char *val_run_spec_label(const ValRunSpec *s);
+
+G_END_DECLS
+#endif

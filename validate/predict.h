@@ -1,0 +1,80 @@
+/* validate/predict.h — analytic host model of the TLS serving path on one machine
+ * with a loopback "NIC": cycles per byte of each stage, per-request cycles, and a
+ * CPU-bound throughput.  The function boundary (profile + configuration ->
+ * prediction) is what the appliance model in models/ can later replace or be
+ * checked against.
+ */
+#ifndef OCASIM_VALIDATE_PREDICT_H
+#define OCASIM_VALIDATE_PREDICT_H
+
+#include <glib.h>
+
+#include "validate/server.h"
+#include "validate/tls.h"
+
+G_BEGIN_DECLS
+
+/* Coefficients of a host profile (what the fit estimates). */
+typedef enum {
+  VAL_P_COPY = 0,      /* one user<->kernel copy of data just written (in cache), cycles/B */
+  VAL_P_COPY_PC,       /* one copy out of the page cache (pread, or recv of sendfile pages), cycles/B */
+  VAL_P_STACK,         /* TCP + loopback per byte on the sending side (sendfile page path), cycles/B */
+  VAL_P_RECORD,        /* TLS record layer per 16 KiB record and side (syscall, framing), cycles/record */
+  VAL_P_CRYPTO_AES128, /* AES-128-GCM encrypt or decrypt, cycles/B */
+  VAL_P_CRYPTO_AES256, /* AES-256-GCM, cycles/B */
+  VAL_P_CRYPTO_CHACHA, /* ChaCha20-Poly1305, cycles/B */
+  VAL_P_REQ_SERVER,    /* server per request (parse, open, fstat, head, close), cycles/request */
+  VAL_P_REQ_CLIENT,    /* client per request (request, head parse), cycles/request */
+  VAL_P_SOFTIRQ,       /* loopback receive work in ksoftirqd threads (outside both sides), cycles/B */
+  VAL_P_UTIL,          /* fraction of a core a busy side achieves (scheduling, wake-ups), 0..1 */
+  VAL_P_COUNT
+} ValParam;
+
+const char *val_param_name(ValParam p);  /* "copy_cpb", ... (profile key) */
+const char *val_param_unit(ValParam p);  /* "cycles/B", "cycles/record", "cycles/request", "" */
+
+typedef struct {
+  double p[VAL_P_COUNT];
+  double se[VAL_P_COUNT];   /* standard errors from the fit (0 when fixed) */
+  gboolean fitted[VAL_P_COUNT];
+  double clock_hz;          /* nominal core clock */
+  int cores;                /* online CPUs */
+  double hash_cpb;          /* SHA-256 of the client's body check (microbenchmark, not fitted) */
+  size_t record_bytes;      /* TLS record size, bytes (16384) */
+} ValHostProfile;
+
+/* A configuration to predict. */
+typedef struct {
+  ValServerMode mode;
+  gboolean ktls;            /* sendfile_ktls with kernel TLS engaged (else its user-space fallback) */
+  ValCipher cipher;
+  ValTlsVersion version;    /* modelled as cost-neutral: the record layer is the same size */
+  int server_threads, client_threads, connections;
+  double bytes_per_req;     /* body bytes per request (file or range size) */
+  double avail_cores;       /* cores available to this workload (cores minus other tenants' load) */
+  gboolean verify_hash;     /* the client hashes every body (SHA-256) */
+} ValHostConfig;
+
+typedef struct {
+  double server_cpb, client_cpb, softirq_cpb, total_cpb; /* cycles per body byte */
+  double gbps;              /* predicted body throughput, 1e9 bit/s */
+  const char *bottleneck;   /* "server", "client" or "cpu" */
+} ValHostPrediction;
+
+/* The model:
+ *   s = server cycles/B:  plain sendfile: stack
+ *                         user-space TLS: copy_pc + crypto + copy + stack + record/16384
+ *                         kTLS sendfile:  crypto + stack + record/16384
+ *   c = client cycles/B:  plain: copy_pc;  TLS: 2 copy + crypto + record/16384  (+ hash when verifying)
+ *   both sides add their per-request cycles / bytes_per_req; q = softirq cycles/B.
+ *   Throughput (B/s) = u * clock * min( min(S, n, A) / s,  min(C, n, A) / c,  A / (s + c + q) )
+ * with S, C the thread counts, n connections, A available cores.  Left out: memory
+ * bandwidth limits (not reached at these rates on one socket), latency-bound
+ * operation with very few connections, cache effects of working-set size. */
+void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValHostPrediction *out);
+
+/* Crypto parameter of a cipher (ANY maps to AES-128-GCM). */
+ValParam val_param_for_cipher(ValCipher c);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,304 @@
+/* validate/probe.c — host probe for validation mode.
+ *
+ * Reads the CPU model, flags and clock from /proc/cpuinfo (the clock is the
+ * cpufreq maximum when /sys exposes it, else the "cpu MHz" line, else the measured
+ * TSC rate), NUMA nodes and their CPUs/memory from /sys/devices/system/node, the
+ * NUMA node of network, NVMe and block devices from /sys/class, total memory from
+ * /proc/meminfo, the kernel from uname(2) and the OpenSSL version.  Kernel TLS is
+ * probed the way the kernel documents it: setsockopt(TCP_ULP, "tls") on a
+ * connected loopback socket (ENOENT: no tls module or CONFIG_TLS unset), then
+ * TLS_TX with an AES-128-GCM key; finally a loopback OpenSSL handshake with
+ * SSL_OP_ENABLE_KTLS tells whether OpenSSL engages it (BIO_get_ktls_send).
+ * Nothing is modelled here; the numbers feed the report and the host profile.
+ */
+#include "validate/probe.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/tls.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/bio.h>
+#include <openssl/crypto.h>
+#include <openssl/ssl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "validate/tls.h"
+#include "validate/util.h"
+
+#ifndef SOL_TLS
+#define SOL_TLS 282
+#endif
+#ifndef TCP_ULP
+#define TCP_ULP 31
+#endif
+
+static char *read_first_line(const char *path) {
+  g_autofree char *s = NULL;
+  if (!g_file_get_contents(path, &s, NULL, NULL)) return NULL;
+  return g_strstrip(g_strdup(s));
+}
+
+static const char *errno_name(int e) {
+  const char *n = strerrorname_np(e);
+  return n ? n : "E?";
+}
+
+void val_probe_ktls(ValKtlsProbe *out, gboolean with_openssl) {
+  memset(out, 0, sizeof *out);
+#ifndef OPENSSL_NO_KTLS
+  out->openssl_compiled = TRUE;
+#endif
+  int fds[2];
+  g_autoptr(GError) err = NULL;
+  if (!val_tcp_loopback_pair(fds, &err)) {
+    out->ulp_errno = errno;
+    g_snprintf(out->reason, sizeof out->reason, "cannot open a loopback socket: %s", err->message);
+    return;
+  }
+  if (setsockopt(fds[1], SOL_TCP, TCP_ULP, "tls", 3) == 0) {
+    out->ulp_ok = TRUE;
+    struct tls12_crypto_info_aes_gcm_128 ci;
+    memset(&ci, 0, sizeof ci);
+    ci.info.version = TLS_1_2_VERSION;
+    ci.info.cipher_type = TLS_CIPHER_AES_GCM_128;
+    if (setsockopt(fds[1], SOL_TLS, TLS_TX, &ci, sizeof ci) == 0) out->tx_ok = TRUE;
+    else out->tx_errno = errno;
+  } else {
+    out->ulp_errno = errno;
+  }
+  close(fds[0]);
+  close(fds[1]);
+
+  if (with_openssl && out->ulp_ok && out->tx_ok && out->openssl_compiled) {
+    g_autoptr(SSL_CTX) sctx = val_tls_server_ctx_new(NULL, NULL, TRUE, NULL);
+    g_autoptr(SSL_CTX) cctx = val_tls_client_ctx_new(VAL_TLS_13, VAL_CIPHER_AES128GCM, FALSE, NULL);
+    SSL *s = NULL, *c = NULL;
+    if (sctx && cctx && val_tls_loopback_handshake(sctx, cctx, &s, &c, NULL)) {
+      out->openssl_engaged = BIO_get_ktls_send(SSL_get_wbio(s)) != 0;
+      int sf = SSL_get_fd(s), cf = SSL_get_fd(c);
+      SSL_free(s);
+      SSL_free(c);
+      close(sf);
+      close(cf);
+    }
+  }
+
+  if (!out->ulp_ok) {
+    g_snprintf(out->reason, sizeof out->reason,
+               "kernel TLS unavailable: setsockopt(TCP_ULP, \"tls\") failed with %s (%s)%s",
+               errno_name(out->ulp_errno), g_strerror(out->ulp_errno),
+               out->ulp_errno == ENOENT ? ": no tls module loaded or CONFIG_TLS unset" : "");
+  } else if (!out->tx_ok) {
+    g_snprintf(out->reason, sizeof out->reason,
+               "kernel TLS unavailable: TLS_TX (AES-128-GCM) failed with %s (%s)",
+               errno_name(out->tx_errno), g_strerror(out->tx_errno));
+  } else if (!out->openssl_compiled) {
+    g_snprintf(out->reason, sizeof out->reason, "kernel TLS works but OpenSSL was built without kTLS");
+  } else if (with_openssl && !out->openssl_engaged) {
+    g_snprintf(out->reason, sizeof out->reason,
+               "kernel TLS works but OpenSSL did not engage it (BIO_get_ktls_send = 0)");
+  } else {
+    g_snprintf(out->reason, sizeof out->reason, "kernel TLS available%s",
+               with_openssl ? " and engaged by OpenSSL" : "");
+  }
+}
+
+static double measure_tsc_hz(void) {
+  int64_t t0 = val_now_ns();
+  uint64_t c0 = __rdtsc();
+  val_sleep_ns(50000000);
+  uint64_t c1 = __rdtsc();
+  int64_t t1 = val_now_ns();
+  return t1 > t0 ? (double)(c1 - c0) * 1e9 / (double)(t1 - t0) : 0.0;
+}
+
+static void probe_cpu(ValProbe *p) {
+  g_autofree char *info = NULL;
+  double mhz = 0;
+  if (g_file_get_contents("/proc/cpuinfo", &info, NULL, NULL)) {
+    g_auto(GStrv) lines = g_strsplit(info, "\n", -1);
+    for (char **l = lines; *l; l++) {
+      char *colon = strchr(*l, ':');
+      if (!colon) continue;
+      g_autofree char *key = g_strstrip(g_strndup(*l, colon - *l));
+      const char *val = colon + 1;
+      while (*val == ' ' || *val == '\t') val++;
+      if (!strcmp(key, "model name") && !p->cpu_model[0]) g_strlcpy(p->cpu_model, val, sizeof p->cpu_model);
+      else if (!strcmp(key, "cpu MHz") && mhz == 0) mhz = g_ascii_strtod(val, NULL);
+      else if (!strcmp(key, "flags") && !p->avx2 && !p->aes_ni) {
+        g_auto(GStrv) f = g_strsplit(val, " ", -1);
+        for (char **x = f; *x; x++) {
+          if (!strcmp(*x, "aes")) p->aes_ni = TRUE;
+          else if (!strcmp(*x, "pclmulqdq")) p->pclmul = TRUE;
+          else if (!strcmp(*x, "vaes")) p->vaes = TRUE;
+          else if (!strcmp(*x, "vpclmulqdq")) p->vpclmulqdq = TRUE;
+          else if (!strcmp(*x, "avx2")) p->avx2 = TRUE;
+          else if (!strcmp(*x, "avx512f")) p->avx512f = TRUE;
+          else if (!strcmp(*x, "sha_ni")) p->sha_ni = TRUE;
+          else if (!strcmp(*x, "hypervisor")) g_strlcpy(p->hypervisor, "yes", sizeof p->hypervisor);
+        }
+      }
+    }
+  }
+  p->cpus_online = val_online_cpus();
+  p->tsc_hz = measure_tsc_hz();
+  g_autofree char *maxf = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  if (maxf && g_ascii_strtod(maxf, NULL) > 0) {
+    p->clock_hz = g_ascii_strtod(maxf, NULL) * 1e3;
+    g_strlcpy(p->clock_source, "cpufreq cpuinfo_max_freq", sizeof p->clock_source);
+  } else if (mhz > 0) {
+    p->clock_hz = mhz * 1e6;
+    g_strlcpy(p->clock_source, "/proc/cpuinfo cpu MHz", sizeof p->clock_source);
+  } else {
+    p->clock_hz = p->tsc_hz;
+    g_strlcpy(p->clock_source, "measured TSC", sizeof p->clock_source);
+  }
+  /* topology: count distinct (package, core) pairs */
+  GHashTable *pk = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  GHashTable *cores = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (int c = 0; c < p->cpus_online; c++) {
+    g_autofree char *pp = g_strdup_printf("/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+    g_autofree char *cp = g_strdup_printf("/sys/devices/system/cpu/cpu%d/topology/core_id", c);
+    g_autofree char *pv = read_first_line(pp);
+    g_autofree char *cv = read_first_line(cp);
+    if (!pv || !cv) continue;
+    g_hash_table_add(pk, g_strdup(pv));
+    g_hash_table_add(cores, g_strdup_printf("%s/%s", pv, cv));
+  }
+  p->sockets = MAX(1, (int)g_hash_table_size(pk));
+  int ncores = MAX(1, (int)g_hash_table_size(cores));
+  p->cores_per_socket = MAX(1, ncores / p->sockets);
+  p->threads_per_core = MAX(1, p->cpus_online / ncores);
+  g_hash_table_destroy(pk);
+  g_hash_table_destroy(cores);
+}
+
+static gint cmp_strp(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void probe_numa(ValProbe *p) {
+  for (int n = 0; n < 1024; n++) {
+    g_autofree char *dir = g_strdup_printf("/sys/devices/system/node/node%d", n);
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+      if (n > 64) break;
+      continue;
+    }
+    p->numa_nodes++;
+    g_autofree char *cl = g_strdup_printf("%s/cpulist", dir);
+    g_autofree char *cpus = read_first_line(cl);
+    g_autofree char *mi = g_strdup_printf("%s/meminfo", dir);
+    g_autofree char *mem = NULL;
+    double gib = 0;
+    if (g_file_get_contents(mi, &mem, NULL, NULL)) {
+      char *t = strstr(mem, "MemTotal:");
+      if (t) gib = g_ascii_strtod(t + 9, NULL) / (1024.0 * 1024.0);
+    }
+    g_ptr_array_add(p->numa, g_strdup_printf("node%d: cpus %s, %.1f GiB", n, cpus ? cpus : "?", gib));
+  }
+  if (p->numa_nodes == 0) p->numa_nodes = 1;
+  static const char *const classes[] = {"net", "nvme", "block"};
+  for (size_t k = 0; k < G_N_ELEMENTS(classes); k++) {
+    g_autofree char *cdir = g_strdup_printf("/sys/class/%s", classes[k]);
+    DIR *d = opendir(cdir);
+    if (!d) continue;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    struct dirent *e;
+    while ((e = readdir(d)))
+      if (e->d_name[0] != '.') g_ptr_array_add(names, g_strdup(e->d_name));
+    closedir(d);
+    g_ptr_array_sort(names, cmp_strp);
+    for (guint i = 0; i < names->len; i++) {
+      const char *nm = g_ptr_array_index(names, i);
+      g_autofree char *np = g_strdup_printf("%s/%s/device/numa_node", cdir, nm);
+      g_autofree char *nv = read_first_line(np);
+      if (!nv) continue; /* virtual device (lo, loop, ram) */
+      g_ptr_array_add(p->devices, g_strdup_printf("%s %s: numa node %s", classes[k], nm, nv));
+    }
+    g_ptr_array_unref(names);
+  }
+}
+
+ValProbe *val_probe_run(void) {
+  ValProbe *p = g_new0(ValProbe, 1);
+  p->numa = g_ptr_array_new_with_free_func(g_free);
+  p->devices = g_ptr_array_new_with_free_func(g_free);
+  probe_cpu(p);
+  probe_numa(p);
+  g_autofree char *mem = NULL;
+  if (g_file_get_contents("/proc/meminfo", &mem, NULL, NULL)) {
+    char *t = strstr(mem, "MemTotal:");
+    if (t) p->mem_total_bytes = (uint64_t)(g_ascii_strtod(t + 9, NULL) * 1024.0);
+  }
+  struct utsname u;
+  if (uname(&u) == 0) g_snprintf(p->kernel, sizeof p->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+  g_strlcpy(p->openssl_version, OpenSSL_version(OPENSSL_VERSION), sizeof p->openssl_version);
+  val_probe_ktls(&p->ktls, TRUE);
+  return p;
+}
+
+void val_probe_free(ValProbe *p) {
+  if (!p) return;
+  g_ptr_array_unref(p->numa);
+  g_ptr_array_unref(p->devices);
+  g_free(p);
+}
+
+static void add_strv(JsonBuilder *b, const char *name, GPtrArray *a) {
+  json_builder_set_member_name(b, name);
+  json_builder_begin_array(b);
+  for (guint i = 0; i < a->len; i++) json_builder_add_string_value(b, g_ptr_array_index(a, i));
+  json_builder_end_array(b);
+}
+
+#define JS(k, v) (json_builder_set_member_name(b, k), json_builder_add_string_value(b, v))
+#define JI(k, v) (json_builder_set_member_name(b, k), json_builder_add_int_value(b, v))
+#define JD(k, v) (json_builder_set_member_name(b, k), json_builder_add_double_value(b, v))
+#define JB(k, v) (json_builder_set_member_name(b, k), json_builder_add_boolean_value(b, v))
+
+void val_probe_to_json(const ValProbe *p, JsonBuilder *b) {
+  json_builder_begin_object(b);
+  JS("cpu_model", p->cpu_model);
+  JI("cpus_online", p->cpus_online);
+  JI("sockets", p->sockets);
+  JI("cores_per_socket", p->cores_per_socket);
+  JI("threads_per_core", p->threads_per_core);
+  JD("clock_hz", p->clock_hz);
+  JS("clock_source", p->clock_source);
+  JD("tsc_hz", p->tsc_hz);
+  JB("hypervisor", p->hypervisor[0] != 0);
+  JI("numa_nodes", p->numa_nodes);
+  add_strv(b, "numa", p->numa);
+  add_strv(b, "devices", p->devices);
+  JI("mem_total_bytes", (gint64)p->mem_total_bytes);
+  JS("kernel", p->kernel);
+  json_builder_set_member_name(b, "cpu_flags");
+  json_builder_begin_object(b);
+  JB("aes_ni", p->aes_ni);
+  JB("pclmulqdq", p->pclmul);
+  JB("vaes", p->vaes);
+  JB("vpclmulqdq", p->vpclmulqdq);
+  JB("avx2", p->avx2);
+  JB("avx512f", p->avx512f);
+  JB("sha_ni", p->sha_ni);
+  json_builder_end_object(b);
+  JS("openssl_version", p->openssl_version);
+  json_builder_set_member_name(b, "ktls");
+  json_builder_begin_object(b);
+  JB("ulp_ok", p->ktls.ulp_ok);
+  JI("ulp_errno", p->ktls.ulp_errno);
+  JS("ulp_errno_name", p->ktls.ulp_errno ? errno_name(p->ktls.ulp_errno) : "");
+  JB("tx_ok", p->ktls.tx_ok);
+  JI("tx_errno", p->ktls.tx_errno);
+  JB("openssl_compiled", p->ktls.openssl_compiled);
+  JB("openssl_engaged", p->ktls.openssl_engaged);
+  JS("reason", p->ktls.reason);
+  json_builder_end_object(b);
+  json_builder_end_object(b);
+}

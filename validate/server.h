@@ -1,0 +1,75 @@
+/* validate/server.h — the real TLS file server that validation mode measures:
+ * HTTP/1.1 GET/HEAD with Range and keep-alive over TLS 1.2/1.3 or plain HTTP,
+ * epoll, N pinned worker threads, files only from one root directory.
+ */
+#ifndef OCASIM_VALIDATE_SERVER_H
+#define OCASIM_VALIDATE_SERVER_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "validate/probe.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  VAL_MODE_SENDFILE_KTLS = 0, /* TLS, SSL_OP_ENABLE_KTLS + SSL_sendfile (user space when kTLS does not engage) */
+  VAL_MODE_USERSPACE,         /* TLS, pread + SSL_write */
+  VAL_MODE_SENDFILE,          /* plain HTTP, sendfile(2): the no-TLS baseline */
+  VAL_MODE_COUNT
+} ValServerMode;
+
+const char *val_server_mode_name(ValServerMode m); /* "sendfile_ktls", "userspace", "sendfile" */
+gboolean val_server_mode_parse(const char *s, ValServerMode *out);
+static inline gboolean val_server_mode_is_tls(ValServerMode m) { return m != VAL_MODE_SENDFILE; }
+
+typedef struct {
+  const char *root;       /* directory served (required) */
+  const char *bind_addr;  /* IPv4 address, default "127.0.0.1" */
+  int port;               /* 0: ephemeral (read it back with val_server_port) */
+  ValServerMode mode;
+  int threads;            /* worker threads, default 1 */
+  gboolean pin;           /* pin worker i to CPU (first_cpu + i) mod online CPUs */
+  int first_cpu;
+  const char *cert_file;  /* PEM; NULL: self-signed certificate generated at start */
+  const char *key_file;   /* PEM; NULL: key inside cert_file */
+  size_t chunk_bytes;     /* user-space read / SSL_write chunk, default 65536 */
+  size_t budget_bytes;    /* bytes sent per connection per wake-up (fairness), default 262144 */
+  double idle_timeout_s;  /* close connections without progress for this long, default 30 */
+  unsigned path_flags;    /* VAL_PATH_* (tests) */
+  gboolean quiet;         /* no informational messages on stderr */
+} ValServerConfig;
+
+typedef struct {
+  uint64_t accepted, closed, requests, status_2xx, status_4xx, status_5xx;
+  uint64_t bytes_body;          /* body bytes handed to the kernel */
+  uint64_t client_aborts;       /* EPIPE / ECONNRESET / HUP mid-connection */
+  uint64_t tls_failures;        /* failed handshakes or TLS errors */
+  uint64_t idle_timeouts;
+  uint64_t ktls_conns;          /* connections on which kTLS send engaged */
+  uint64_t ktls_fallback_conns; /* sendfile_ktls connections served in user space */
+  uint64_t sendfile_calls, ssl_sendfile_calls, ssl_write_calls;
+  int64_t open_conns;
+} ValServerStats;
+
+typedef struct ValServer ValServer;
+
+/* Starts the server: opens the root, builds the TLS context (a bad or missing
+ * certificate file is an error here), binds and listens, starts the workers.
+ * In sendfile_ktls mode it probes kernel TLS once and, when unavailable, says so
+ * once (unless quiet) with the errno.  Errors: VAL_ERROR_CERT, VAL_ERROR_INVALID
+ * (root not a directory, bad address), VAL_ERROR_FAILED (bind, threads). */
+ValServer *val_server_start(const ValServerConfig *cfg, GError **error);
+/* Stops the workers, closes every connection, frees everything. NULL is fine. */
+void val_server_stop(ValServer *s);
+int val_server_port(const ValServer *s);
+void val_server_stats(const ValServer *s, ValServerStats *out);
+/* Sum of the worker threads' CPU time (user + system), ns. */
+int64_t val_server_cpu_ns(const ValServer *s);
+/* kTLS probe made at start (sendfile_ktls mode; zeroed otherwise). */
+const ValKtlsProbe *val_server_ktls(const ValServer *s);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValServer, val_server_stop)
+
+G_END_DECLS
+#endif
