@@ -193,6 +193,15 @@ START_TEST(test_zipf_node_share)
   ck_assert_double_eq_tol(sh[0] + sh[2], 0.5 + alt / (2 * h), 1e-12);
   ck_assert_double_eq_tol(sh[0], sh[2], 1e-15); /* striped evenly over the node's drives */
   ck_assert_double_eq_tol(sh[0] + sh[1] + sh[2] + sh[3], 1.0, 1e-12);
+  /* random placement: the seed decides, the same seed gives the same shares */
+  Workload wr = w;
+  wr.title_placement = WL_PLACE_RANDOM;
+  double r1[4], r2[4], r3[4];
+  workload_drive_shares(&wr, 4, dn, 2, 7, r1);
+  workload_drive_shares(&wr, 4, dn, 2, 7, r2);
+  workload_drive_shares(&wr, 4, dn, 2, 8, r3);
+  ck_assert_mem_eq(r1, r2, sizeof r1);
+  ck_assert(memcmp(r1, r3, sizeof r1) != 0);
   /* s = 0: uniform */
   w.zipf_s = 0;
   workload_drive_shares(&w, 4, dn, 2, 1, sh);
