@@ -42,13 +42,26 @@ static void yparam(GString *s, const ValHostProfile *p, ValParam k, const char *
     g_string_append_printf(s, "%s%s: \"%.4g %s\"", indent, val_param_name(k), p->p[k], u);
   else
     g_string_append_printf(s, "%s%s: %.4g", indent, val_param_name(k), p->p[k]);
-  if (p->fitted[k]) g_string_append_printf(s, "   # fitted, +- %.2g %s\n", p->se[k], u);
+  if (p->fitted[k])
+    g_string_append_printf(s, "   # fitted, +- %.2g %s%s\n", p->se[k], u,
+                           p->p[k] < 0 ? " (negative: absorbs what the stage model misses)" : "");
   else g_string_append(s, "   # not fitted (start value)\n");
+}
+
+/* Double-quoted YAML scalar body: backslash and quote escaped. */
+static char *yaml_escape(const char *in) {
+  GString *o = g_string_new(NULL);
+  for (const char *c = in; *c; c++) {
+    if (*c == '"' || *c == '\\') g_string_append_c(o, '\\');
+    g_string_append_c(o, *c);
+  }
+  return g_string_free(o, FALSE);
 }
 
 gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error) {
   const ValHostProfile *p = &r->profile;
   const ValProbe *pr = r->probe;
+  g_autofree char *model = yaml_escape(pr->cpu_model);
   g_autofree char *now = iso_now();
   GString *s = g_string_new(NULL);
   g_string_append_printf(s,
@@ -59,7 +72,7 @@ gboolean val_report_write_host_profile(const ValReport *r, const char *path, GEr
   g_string_append(s, "platform:\n  name: host\n  kind: host\n");
   g_string_append(s, "  source: \"ocasim validate (measured, loopback)\"\n");
   g_string_append_printf(s, "  cpu:\n    model: \"%s\"\n    sockets: %d\n    cores: %d\n    threads_per_core: %d\n",
-                         pr->cpu_model, pr->sockets, pr->cpus_online, pr->threads_per_core);
+                         model, pr->sockets, pr->cpus_online, pr->threads_per_core);
   g_string_append_printf(s, "    clock: \"%.3g GHz\"   # %s\n", p->clock_hz / 1e9, pr->clock_source);
   g_string_append_printf(s, "    numa_nodes: %d\n", pr->numa_nodes);
   g_string_append_printf(s, "    isa: { aes_ni: %s, vaes: %s, vpclmulqdq: %s, avx2: %s, avx512f: %s, sha_ni: %s }\n",
@@ -75,9 +88,10 @@ gboolean val_report_write_host_profile(const ValReport *r, const char *path, GEr
                            "    write_bandwidth: \"%.1f GB/s\"\n    copy_bandwidth: \"%.1f GB/s\"\n",
                            m->dram_read_GBps[t - 1], t, m->dram_write_GBps[t - 1], m->dram_copy_GBps[t - 1]);
   g_string_append(s, "  tls:\n    record_size: \"16 KiB\"\n");
+  g_autofree char *reason = yaml_escape(pr->ktls.reason);
   g_string_append_printf(s, "    ktls: { available: %s, engaged_by_openssl: %s, reason: \"%s\" }\n",
                          pr->ktls.ulp_ok && pr->ktls.tx_ok ? "true" : "false",
-                         pr->ktls.openssl_engaged ? "true" : "false", pr->ktls.reason);
+                         pr->ktls.openssl_engaged ? "true" : "false", reason);
   g_string_append(s, "    crypto:   # AEAD encrypt or decrypt\n");
   yparam(s, p, VAL_P_CRYPTO_AES128, "      ");
   yparam(s, p, VAL_P_CRYPTO_AES256, "      ");
@@ -290,7 +304,8 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                          r->fit_ok ? "gsl_multifit_nlinear (trust region, LM)" : r->fit_error, r->fit.chi2_dof,
                          r->fit.chi2, r->fit.dof, r->fit.nobs, r->fit.npar, r->fit.iterations);
   for (int i = 0; i < VAL_P_COUNT; i++)
-    g_string_append_printf(s, "| %s | %.4g | %s%.2g | %.4g | %s |\n", val_param_name((ValParam)i), r->profile.p[i],
+    g_string_append_printf(s, "| %s%s | %.4g | %s%.2g | %.4g | %s |\n", val_param_name((ValParam)i),
+                           r->profile.p[i] < 0 ? " (unphysical < 0)" : "", r->profile.p[i],
                            r->profile.fitted[i] ? "" : "fixed ", r->profile.se[i], r->start.p[i],
                            val_param_unit((ValParam)i));
   g_string_append(s, "\n## Runs used by the fit\n\n");
