@@ -343,7 +343,7 @@ static void locate_model_error(const SimConfNode *root, const GError *merr, cons
   g_autofree char *path = colon ? g_strndup(msg, (gsize)(colon - msg)) : g_strdup("");
   const char *rest = colon ? colon + 2 : msg;
   int idx;
-  char fixed[96];
+  char fixed[128];
   if (sscanf(path, "nvme[%d]", &idx) == 1 && idx >= 0 && idx < APP_MAX_DRIVES) {
     g_snprintf(fixed, sizeof fixed, "nvme[%d]%s", drive_group[idx], strchr(path, ']') + 1);
   } else if (sscanf(path, "nics[%d]", &idx) == 1 && idx >= 0 && idx < APP_MAX_NICS) {
