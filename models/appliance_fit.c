@@ -305,6 +305,31 @@ gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError
   return ok;
 }
 
+gboolean app_refset_loo_table(AppRefSet *s, const Coeffs *fitted, GString *out, GError **error)
+{
+  Coeffs c0;
+  coeffs_prior(&c0);
+  g_string_append_printf(out, "| %-28s | %9s | %9s | %7s | %8s | %9s |\n", "result", "in-fit", "left-out", "publ.", "error", "CPU err");
+  g_string_append(out, "|------------------------------|----------:|----------:|--------:|---------:|----------:|\n");
+  for (int i = 0; i < app_refset_size(s); i++) {
+    Coeffs ci = c0;
+    double chi_i;
+    AppRefRow in_row, out_row;
+    if (!app_refset_eval(s, i, fitted, &in_row, error)) return FALSE;
+    if (!app_refset_fit(s, &ci, i, &chi_i, error) || !app_refset_eval(s, i, &ci, &out_row, error)) {
+      app_ref_row_clear(&in_row);
+      return FALSE;
+    }
+    char cpu[16] = "-";
+    if (out_row.pub_cpu >= 0) g_snprintf(cpu, sizeof cpu, "%+.1f pt", out_row.model_cpu - out_row.pub_cpu);
+    g_string_append_printf(out, "| %-28s | %9.1f | %9.1f | %7.1f | %+7.1f%% | %9s |\n", out_row.id, in_row.model_gbps,
+                           out_row.model_gbps, out_row.pub_gbps, out_row.err_pct, cpu);
+    app_ref_row_clear(&in_row);
+    app_ref_row_clear(&out_row);
+  }
+  return TRUE;
+}
+
 int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
 {
   int fails = 0;

@@ -46,6 +46,9 @@ gboolean app_refset_eval(AppRefSet *s, int i, const Coeffs *c, AppRefRow *row, G
 void app_ref_row_clear(AppRefRow *row);
 /* Fits the coefficients (in/out) leaving out result `skip` (-1: none). Returns chi^2 in *chisq. */
 gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError **error);
+/* Writes the leave-one-out table: for each result, the prediction of the fit over all results
+ * (coefficients `fitted`) and of a fit (from coeffs_prior) that left it out, with its error. */
+gboolean app_refset_loo_table(AppRefSet *s, const Coeffs *fitted, GString *out, GError **error);
 /* Writes the reference table (id, model/published Gb/s, error, CPU, bottleneck, OK/FAIL, with
  * "FAIL (known)" for documented deviations inside their own tolerance) and the notes of the
  * known deviations; returns the number of strict FAIL rows, *ci_fails (may be NULL) the rows

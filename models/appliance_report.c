@@ -4,6 +4,17 @@
 #include <math.h>
 #include <string.h>
 
+void app_report_fill_resource(AppReportResource *o, const DmResource *d, double load)
+{
+  g_strlcpy(o->name, d->name, sizeof o->name);
+  o->kind = demand_kind_name(d->kind);
+  o->utilization = d->capacity > 0 ? load / d->capacity : 0;
+  o->limit = d->limit;
+  o->value = load * d->value_scale;
+  o->unit = d->unit;
+  o->node = d->node;
+}
+
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
                                  const BoundResult *b)
 {
@@ -20,16 +31,11 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
   for (int i = 0; i < m->n_res; i++) {
-    const DmResource *d = &m->res[i];
-    AppReportResource *o = &r->res[i];
-    g_strlcpy(o->name, d->name, sizeof o->name);
-    o->kind = demand_kind_name(d->kind);
-    o->utilization = b->util[i];
-    o->limit = d->limit;
-    o->value = b->throughput_Bps * m->total[i] * d->value_scale;
-    o->unit = d->unit;
-    o->drop = b->drop[i];
+    app_report_fill_resource(&r->res[i], &m->res[i], b->throughput_Bps * m->total[i]);
+    r->res[i].utilization = b->util[i];
+    r->res[i].drop = b->drop[i];
   }
+  r->nodes_known = TRUE;
   /* the bottleneck is the resource closest to its limit (ties: first in order) */
   r->bottleneck = -1;
   double best = -1;
@@ -103,6 +109,22 @@ static void write_table(const AppReport *r, GString *out)
     if (r->ref.cpu_pct >= 0) g_string_append_printf(out, ", CPU %.0f %%", r->ref.cpu_pct);
     if (r->ref.bottleneck) g_string_append_printf(out, ", bottleneck \"%s\"", r->ref.bottleneck);
     g_string_append_printf(out, " (%s)\n", r->ref.source ? r->ref.source : "");
+  }
+  if (r->nodes_known) {
+    /* NIC ports per node: hot vs cold nodes under skew */
+    GString *line = g_string_new(NULL);
+    int shown = 0;
+    for (int n = 0; n < 64; n++) {
+      double s = 0, drop = 0;
+      int k = 0;
+      for (int i = 0; i < r->n_res; i++)
+        if (strcmp(r->res[i].kind, "nic_port") == 0 && r->res[i].node == n) { s += r->res[i].value; drop = MAX(drop, r->res[i].drop); k++; }
+      if (!k) continue;
+      g_string_append_printf(line, "%snode%d %.1f Gb/s per port", shown++ ? ", " : "", n, s / k);
+      if (drop > 0) g_string_append_printf(line, " (drops %.2f %%)", drop * 100);
+    }
+    if (shown > 1) g_string_append_printf(out, "nic ports:  %s\n", line->str);
+    g_string_free(line, TRUE);
   }
   g_string_append_printf(out, "\n%-22s %-8s %6s  %-32s %10s %-5s %s\n", "resource", "kind", "util", "", "value", "unit", "");
   for (int i = 0; i < r->n_res; i++) {

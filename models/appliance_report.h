@@ -27,6 +27,7 @@ typedef struct {
   double value;            /* in unit */
   const char *unit;
   double drop;             /* NIC ports: output drop fraction */
+  int node;                /* NUMA node of the resource, -1 none (valid when AppReport.nodes_known) */
 } AppReportResource;
 
 typedef struct {
@@ -42,7 +43,13 @@ typedef struct {
   int n_res;
   AppReportResource *res;
   AppReference ref;        /* copied (borrowed strings) when the scenario has one */
+  gboolean nodes_known;    /* res[].node filled (app_report_fill_resource): per-node NIC summary */
 } AppReport;
+
+/* Fills one report resource from the demand model's resource d carrying `load` units per
+ * second (B/s, cycles/s, tags...): name, kind, utilisation load/capacity, limit, value in its
+ * unit, node. Drops are left to the caller. Use it for every resource and set nodes_known. */
+void app_report_fill_resource(AppReportResource *o, const DmResource *d, double load);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,

@@ -64,6 +64,25 @@ START_TEST(test_reference_results)
 }
 END_TEST
 
+START_TEST(test_defaults_are_the_fit)
+{
+  /* the defaults in models/coeffs.c are what `make fit` finds from coeffs_prior(): refit and compare */
+  GError *e = NULL;
+  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &e);
+  ck_assert(s != NULL);
+  Coeffs fit, def;
+  coeffs_prior(&fit);
+  coeffs_defaults(&def);
+  double chi = -1;
+  ck_assert_msg(app_refset_fit(s, &fit, -1, &chi, &e), "%s", e ? e->message : "");
+  for (int i = 0; i < COEFFS_N_FITTED; i++)
+    ck_assert_msg(fabs(*coeffs_fitted_ptr(&fit, i) / *coeffs_fitted_ptr(&def, i) - 1) < 0.01,
+                  "%s: fit %.4g, default %.4g (run make fit and update models/coeffs.c)", coeffs_fitted_name(i),
+                  *coeffs_fitted_ptr(&fit, i), *coeffs_fitted_ptr(&def, i));
+  ck_assert(chi >= 0 && chi < 20);
+}
+END_TEST
+
 START_TEST(test_strict_disk_centric_hot_node)
 {
   /* strict disk-centric siloing on the 800G box: the NIC ports of the node that holds the most
@@ -193,6 +212,15 @@ START_TEST(test_zipf_node_share)
   ck_assert_double_eq_tol(sh[0] + sh[2], 0.5 + alt / (2 * h), 1e-12);
   ck_assert_double_eq_tol(sh[0], sh[2], 1e-15); /* striped evenly over the node's drives */
   ck_assert_double_eq_tol(sh[0] + sh[1] + sh[2] + sh[3], 1.0, 1e-12);
+  /* random placement: the seed decides, the same seed gives the same shares */
+  Workload wr = w;
+  wr.title_placement = WL_PLACE_RANDOM;
+  double r1[4], r2[4], r3[4];
+  workload_drive_shares(&wr, 4, dn, 2, 7, r1);
+  workload_drive_shares(&wr, 4, dn, 2, 7, r2);
+  workload_drive_shares(&wr, 4, dn, 2, 8, r3);
+  ck_assert_mem_eq(r1, r2, sizeof r1);
+  ck_assert(memcmp(r1, r3, sizeof r1) != 0);
   /* s = 0: uniform */
   w.zipf_s = 0;
   workload_drive_shares(&w, 4, dn, 2, 1, sh);
@@ -426,6 +454,7 @@ static Suite *suite(void)
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_reference_results);
   tcase_add_test(t, test_strict_disk_centric_hot_node);
+  tcase_add_test(t, test_defaults_are_the_fit);
   suite_add_tcase(s, t);
   t = tcase_create("closed_forms");
   tcase_set_timeout(t, 30);
