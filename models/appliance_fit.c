@@ -1,6 +1,7 @@
 /* appliance_fit.c — reference-set evaluation and the joint fit of the shared coefficients
  * (see appliance_fit.h). */
 #include "models/appliance_fit.h"
+#include "models/appliance_des.h"
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
@@ -328,6 +329,29 @@ gboolean app_refset_loo_table(AppRefSet *s, const Coeffs *fitted, GString *out, 
     app_ref_row_clear(&out_row);
   }
   return TRUE;
+}
+
+int app_refset_des_table(AppRefSet *s, GString *out)
+{
+  int fails = 0;
+  g_string_append_printf(out, "| %-28s | %7s | %7s | %7s | %7s | %6s | %-28s |\n", "result", "bound", "DES", "publ.",
+                         "DES err", "CPU", "DES bottleneck");
+  g_string_append(out, "|------------------------------|--------:|--------:|--------:|--------:|-------:|------------------------------|\n");
+  for (guint i = 0; i < s->items->len; i++) {
+    RefItem *it = s->items->pdata[i];
+    g_autoptr(DemandModel) m = demand_build_shares(it->a, it->shares, NULL);
+    if (!m) { fails++; continue; }
+    double xb = demand_saturation_Bps(m, NULL) * 8e-9;
+    if (it->a->wl.offered_gbps > 0) xb = MIN(xb, it->a->wl.offered_gbps);
+    g_autoptr(AppReport) r = appliance_des_run(it->a, &it->info, m, NULL);
+    double err = 100.0 * (r->throughput_gbps / it->info.ref.gbps - 1.0);
+    gboolean ok = fabs(err) <= (it->info.ref.known_deviation ? it->info.ref.tolerance_pct : 10.0);
+    if (!ok) fails++;
+    g_string_append_printf(out, "| %-28s | %7.1f | %7.1f | %7.1f | %+6.1f%% | %4.0f %% | %-28s |%s\n", it->info.ref.id, xb,
+                           r->throughput_gbps, it->info.ref.gbps, err, r->cpu_util_pct,
+                           r->bottleneck >= 0 ? r->res[r->bottleneck].name : "-", ok ? "" : " FAIL");
+  }
+  return fails;
 }
 
 int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)

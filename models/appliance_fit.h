@@ -49,6 +49,10 @@ gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError
 /* Writes the leave-one-out table: for each result, the prediction of the fit over all results
  * (coefficients `fitted`) and of a fit (from coeffs_prior) that left it out, with its error. */
 gboolean app_refset_loo_table(AppRefSet *s, const Coeffs *fitted, GString *out, GError **error);
+/* Runs every result through the discrete-event model (models/appliance_des.h, the scenario's
+ * duration and seed) and writes bound vs DES vs published; returns the number of results whose
+ * DES throughput is more than 10 % from the published one (known deviations excluded). */
+int app_refset_des_table(AppRefSet *s, GString *out);
 /* Writes the reference table (id, model/published Gb/s, error, CPU, bottleneck, OK/FAIL, with
  * "FAIL (known)" for documented deviations inside their own tolerance) and the notes of the
  * known deviations; returns the number of strict FAIL rows, *ci_fails (may be NULL) the rows
