@@ -6,6 +6,7 @@
 
 #include "models/appliance_capacity.h"
 #include "models/appliance_conf.h"
+#include <json-glib/json-glib.h>
 
 static Appliance *load(const char *file, const char *const *sets)
 {
@@ -79,6 +80,27 @@ START_TEST(test_latency_slo)
 }
 END_TEST
 
+START_TEST(test_cli_capacity_json)
+{
+  const char *bin = g_getenv("OCASIM_BIN");
+  if (!bin) return;
+  g_autofree char *out = NULL;
+  int st = -1;
+  const char *argv[] = {bin, "capacity", "--format", "json", "scenarios/reference/milan2022_strict_disk_silo.yaml", NULL};
+  ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &st, NULL));
+  ck_assert_int_eq(st, 0);
+  g_autoptr(JsonParser) p = json_parser_new();
+  GError *e = NULL;
+  ck_assert_msg(json_parser_load_from_data(p, out, -1, &e), "%s", e ? e->message : "");
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  double cap = json_object_get_double_member(o, "capacity_gbps");
+  ck_assert(cap > 600 && cap < 800);
+  ck_assert(json_object_has_member(o, "limiting_criterion"));
+  JsonObject *at = json_object_get_object_member(o, "at_capacity");
+  ck_assert_double_eq_tol(json_object_get_double_member(at, "throughput_gbps"), cap, 1e-6);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("appliance_capacity");
@@ -87,6 +109,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_drop_criterion_closed_form);
   tcase_add_test(t, test_cpu_criterion);
   tcase_add_test(t, test_latency_slo);
+  tcase_add_test(t, test_cli_capacity_json);
   suite_add_tcase(s, t);
   return s;
 }
