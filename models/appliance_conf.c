@@ -553,6 +553,11 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   }
   w->latency_slo_ms = c.wl.slo_ns / 1e6;
   w->drop_max = c.wl.drop_max;
+  if (c.warmup_ns >= c.duration_ns) {
+    sim_conf_set_error(error, locate(root, "warmup"), SIM_CONF_ERROR_RANGE,
+                       "warm-up (%g s) must be shorter than the duration (%g s)", c.warmup_ns / 1e9, c.duration_ns / 1e9);
+    goto out;
+  }
   {
     GError *merr = NULL;
     if (!appliance_validate(a, &merr)) {

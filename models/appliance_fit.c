@@ -343,7 +343,8 @@ int app_refset_des_table(AppRefSet *s, GString *out)
     if (!m) { fails++; continue; }
     double xb = demand_saturation_Bps(m, NULL) * 8e-9;
     if (it->a->wl.offered_gbps > 0) xb = MIN(xb, it->a->wl.offered_gbps);
-    g_autoptr(AppReport) r = appliance_des_run(it->a, &it->info, m, NULL);
+    g_autoptr(AppReport) r = appliance_des_run(it->a, &it->info, m, NULL, NULL);
+    if (!r) { fails++; continue; }
     double err = 100.0 * (r->throughput_gbps / it->info.ref.gbps - 1.0);
     gboolean ok = fabs(err) <= (it->info.ref.known_deviation ? it->info.ref.tolerance_pct : 10.0);
     if (!ok) fails++;
