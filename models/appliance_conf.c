@@ -12,7 +12,7 @@ typedef struct { int count, socket, quadrant, node; char *model; double read_Bps
 typedef struct { int count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
 typedef struct { int kind, count, width; double rate; double encoding; bool dlwm; int dlwm_width; SimConfList attach; } LinkConf;
 typedef struct { char *model; int uarch, sockets, cores_per_socket, threads_per_core; double clock_hz, cap; } CpuConf;
-typedef struct { int quadrants, nps, port_domains; SimConfList nps_supported; double intra_Bps, intra_pen_ns, inter_pen_ns; SimConfList links; } TopoConf;
+typedef struct { int quadrants, nps, port_domains, link_routing; SimConfList nps_supported; double intra_Bps, intra_pen_ns, inter_pen_ns; SimConfList links; } TopoConf;
 typedef struct { int channels; double speed; int64_t bus; double latency_ns; } MemConf;
 typedef struct { bool tso, lro, mapped; int64_t mtu, tso_size; int lro_acks; } StackConf;
 typedef struct { int path, crypto, placement, sendfile, workers; } SoftConf;
@@ -36,6 +36,7 @@ static const char *const SENDFILE_NAMES[] = {"async", "sync", NULL};
 static const char *const LINK_NAMES[] = {"xgmi", "upi", NULL};
 static const char *const TITLE_PLACEMENT_NAMES[] = {"node_striped", "round_robin", "random", NULL};
 static const char *const PORT_DOMAIN_NAMES[] = {"card", "spread", NULL};
+static const char *const LINK_ROUTING_NAMES[] = {"interleave", "device", NULL};
 static const char *const KIND_NAMES[] = {"cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", NULL};
 
 #define F(st, m) offsetof(st, m)
@@ -131,6 +132,9 @@ static const SimConfField topo_schema[] = {
    .def = "card", .doc = "NUMA domain of NIC ports without explicit domains: the card's node, or spread round robin over all nodes"},
   {.key = "links", .type = SIM_CONF_T_LIST, .offset = F(TopoConf, links), .sub = link_schema, .elem_size = sizeof(LinkConf),
    .doc = "inter-socket link groups"},
+  {.key = "link_routing", .type = SIM_CONF_T_ENUM, .offset = F(TopoConf, link_routing), .enum_names = LINK_ROUTING_NAMES,
+   .def = "interleave", .doc = "how remote traffic picks an inter-socket link: interleave (by address over all links, Intel UPI routing table; "
+   "topology.h) or device (the link attached to the DMA-ing device's quadrant)"},
   SIM_CONF_END};
 
 static const SimConfField mem_schema[] = {
@@ -405,6 +409,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   t->intra_link_GBps = c.topo.intra_Bps / 1e9;
   t->intra_penalty_ns = c.topo.intra_pen_ns;
   t->inter_penalty_ns = c.topo.inter_pen_ns;
+  t->route_by_device = c.topo.link_routing == 1;
   t->n_links = 0;
   for (size_t g = 0; g < c.topo.links.n; g++) {
     LinkConf *lc = SIM_CONF_LIST_AT(c.topo.links, LinkConf, g);
