@@ -6,7 +6,8 @@
 #     BENCH_TARGETS += bench-models
 #     bench-models: ...; recipe that prints its table
 # Knobs: BENCH_SECONDS (timed seconds per measurement, default 0.5),
-#        BENCH_SIZES (pending-set sizes), BENCH_DIST (--exp or --uniform).
+#        BENCH_SIZES (pending-set sizes), BENCH_DIST (--exp, --uniform,
+#        --bimodal or --ties; bench/hold.h).
 #
 # bench-calendar: hold-model rate of sim/calendar.c next to ns-3's schedulers
 # (bench/README.md).  bench-models: wall seconds per simulated second and peak
@@ -37,16 +38,22 @@ bench:
 	  $(MAKE) --no-print-directory $$t || fail=1; \
 	done; exit $$fail
 
-# The calendar as built for the engine (4-ary), and comparison variants:
-# arity 2 and 8 of the same code, and the first calendar (bench/ref/, v0).
+# The calendar as built for the engine (radix wheel, 12-bit finest level),
+# and comparison variants: the same code with an 8-bit finest level, the
+# 4-ary heap it replaced (bench/ref/heap4/) and the first calendar (v0).
 $(BENCH_DIR)/bench_calendar: $(BENCH_CAL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -I. -o $@ bench/bench_calendar.c sim/calendar.c sim/engine.c $(BENCH_LIBS)
 
-$(BENCH_DIR)/bench_calendar_d%: $(BENCH_CAL_DEPS)
+$(BENCH_DIR)/bench_calendar_l8: $(BENCH_CAL_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) -I. -DSIM_CALENDAR_ARITY=$* -DCAL_ROW='"ocasim-cal-d$*"' \
+	$(CC) $(BENCH_CFLAGS) -I. -DSIM_CALENDAR_L0_BITS=8 -DCAL_ROW='"ocasim-cal-l8"' \
 	  -o $@ bench/bench_calendar.c sim/calendar.c sim/engine.c $(BENCH_LIBS)
+
+$(BENCH_DIR)/bench_calendar_heap4: $(BENCH_CAL_DEPS) bench/ref/heap4/calendar.c bench/ref/heap4/sim/calendar.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -Ibench/ref/heap4 -I. -DCAL_ROW='"ocasim-cal-heap4"' \
+	  -o $@ bench/bench_calendar.c bench/ref/heap4/calendar.c sim/engine.c $(BENCH_LIBS)
 
 $(BENCH_DIR)/bench_calendar_v0: $(BENCH_CAL_DEPS) bench/ref/calendar_v0.c bench/ref/sim/calendar.h
 	@mkdir -p $(dir $@)
@@ -57,8 +64,8 @@ $(BENCH_DIR)/ns3_hold: bench/ns3_hold.cc bench/hold.h
 	@mkdir -p $(dir $@)
 	$(BENCH_CXX) $(BENCH_CXXFLAGS) -I. -o $@ bench/ns3_hold.cc $(BENCH_NS3_LIBS)
 
-BENCH_CAL_BINS := $(BENCH_DIR)/bench_calendar $(BENCH_DIR)/bench_calendar_d2 \
-                  $(BENCH_DIR)/bench_calendar_d8 $(BENCH_DIR)/bench_calendar_v0
+BENCH_CAL_BINS := $(BENCH_DIR)/bench_calendar $(BENCH_DIR)/bench_calendar_l8 \
+                  $(BENCH_DIR)/bench_calendar_heap4 $(BENCH_DIR)/bench_calendar_v0
 
 # The ns-3 driver is optional: without libns3-dev (or g++) the table says so
 # and shows ocasim's rows alone.
@@ -72,7 +79,7 @@ bench-calendar: $(BENCH_CAL_BINS)
 	else \
 	  echo "NOTE ns-3 driver not built (libns3-dev or g++ missing? see $(BENCH_DIR)/ns3_build.log): ocasim rows only" >> $$out; \
 	fi; \
-	for v in d2 d8 v0; do \
+	for v in l8 heap4 v0; do \
 	  $(BENCH_DIR)/bench_calendar_$$v --cal-only $$args >> $$out || echo "NOTE bench_calendar_$$v failed" >> $$out; \
 	done; \
 	awk -f bench/table.awk $$out

@@ -21,7 +21,7 @@
 #include "bench/hold.h"
 #include "sim/engine.h"
 
-/* Name of the calendar row; bench.mk builds variants with another arity. */
+/* Name of the calendar row; bench.mk builds variants (other level width, older calendars). */
 #ifndef CAL_ROW
 #define CAL_ROW "ocasim-cal"
 #endif

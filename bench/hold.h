@@ -29,7 +29,7 @@
 #define HOLD_CHECK_OPS  (1u << 20)          /* timed holds under the checksum */
 #define HOLD_MEAN_NS    1000.0              /* mean increment */
 
-typedef enum { HOLD_EXP = 0, HOLD_UNIFORM = 1 } hold_dist;
+typedef enum { HOLD_EXP = 0, HOLD_UNIFORM = 1, HOLD_BIMODAL = 2, HOLD_TIES = 3 } hold_dist;
 
 static inline uint64_t hold_splitmix64(uint64_t *s)
 {
@@ -40,14 +40,27 @@ static inline uint64_t hold_splitmix64(uint64_t *s)
 }
 
 /** Fills @incr[HOLD_TABLE_LEN] with increments in ns: exponential with mean
- *  HOLD_MEAN_NS, or uniform on [0, 2 * HOLD_MEAN_NS).  Deterministic in @seed. */
+ *  HOLD_MEAN_NS, uniform on [0, 2 * HOLD_MEAN_NS), bimodal (a 95/5 mixture
+ *  of exponentials with means HOLD_MEAN_NS / 10 and 20 * HOLD_MEAN_NS: mean
+ *  1.095 * HOLD_MEAN_NS, a skewed law that strains bucket structures), or
+ *  ties (deterministic service times: 0, HOLD_MEAN_NS / 2, HOLD_MEAN_NS or
+ *  2 * HOLD_MEAN_NS with equal odds, so many events share one time).
+ *  Deterministic in @seed. */
 static inline void hold_fill_table(uint32_t *incr, hold_dist dist, uint64_t seed)
 {
     uint64_t s = seed;
     for (uint32_t i = 0; i < HOLD_TABLE_LEN; i++) {
         /* u in (0, 1]: 53 random bits, never 0 so log(u) is finite */
         double u = (double)((hold_splitmix64(&s) >> 11) + 1) * (1.0 / 9007199254740992.0);
-        double x = dist == HOLD_EXP ? -HOLD_MEAN_NS * log(u) : 2.0 * HOLD_MEAN_NS * (1.0 - u);
+        double x;
+        if (dist == HOLD_EXP)
+            x = -HOLD_MEAN_NS * log(u);
+        else if (dist == HOLD_UNIFORM)
+            x = 2.0 * HOLD_MEAN_NS * (1.0 - u);
+        else if (dist == HOLD_BIMODAL)   /* the low bits pick the mode */
+            x = ((hold_splitmix64(&s) % 100) < 95 ? -0.1 : -20.0) * HOLD_MEAN_NS * log(u);
+        else
+            x = (u <= 0.25 ? 0.0 : u <= 0.5 ? 0.5 : u <= 0.75 ? 1.0 : 2.0) * HOLD_MEAN_NS;
         incr[i] = (uint32_t)x;
     }
 }
@@ -79,6 +92,10 @@ static inline int hold_parse_args(int argc, char **argv, hold_args *a)
             a->seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--uniform"))
             a->dist = HOLD_UNIFORM;
+        else if (!strcmp(argv[i], "--bimodal"))
+            a->dist = HOLD_BIMODAL;
+        else if (!strcmp(argv[i], "--ties"))
+            a->dist = HOLD_TIES;
         else if (!strcmp(argv[i], "--cal-only"))
             a->cal_only = 1;
         else if (!strcmp(argv[i], "--exp"))
@@ -86,7 +103,7 @@ static inline int hold_parse_args(int argc, char **argv, hold_args *a)
         else if (argv[i][0] != '-' && a->n_sizes < 16 && atof(argv[i]) >= 1)
             a->sizes[a->n_sizes++] = (long)atof(argv[i]);
         else {
-            fprintf(stderr, "usage: %s [--seconds S] [--exp|--uniform] [--cal-only] N...\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seconds S] [--exp|--uniform|--bimodal|--ties] [--cal-only] N...\n", argv[0]);
             return 2;
         }
     }

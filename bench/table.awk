@@ -40,13 +40,15 @@ END {
             rate("ns3-sim-map", n), ratio("ocasim-engine", "ns3-sim-map", n)
     }
     printf "\nocasim calendar variants (same hold loop):\n"
-    printf "%9s | %8s | %8s | %8s | %8s | %9s\n", "N", "4-ary", "2-ary", "8-ary", "v0", "4 vs 2"
+    printf "%9s | %8s | %8s | %8s | %8s | %9s\n", "N", "wheel", "wheel", "4-ary", "v0", "wheel vs"
+    printf "%9s | %8s | %8s | %8s | %8s | %9s\n", "", "L0 12b", "L0 8b", "heap", "", "heap"
     for (i = 1; i <= ns; i++) {
         n = sizes[i]
-        printf "%9d | %s | %s | %s | %s | %9s\n", n, rate("ocasim-cal", n), rate("ocasim-cal-d2", n),
-            rate("ocasim-cal-d8", n), rate("ocasim-cal-v0", n), ratio("ocasim-cal", "ocasim-cal-d2", n)
+        printf "%9d | %s | %s | %s | %s | %9s\n", n, rate("ocasim-cal", n), rate("ocasim-cal-l8", n),
+            rate("ocasim-cal-heap4", n), rate("ocasim-cal-v0", n), ratio("ocasim-cal", "ocasim-cal-heap4", n)
     }
-    printf "  4-ary = sim/calendar.c as built; 2-/8-ary = the same code with SIM_CALENDAR_ARITY;\n"
+    printf "  wheel = sim/calendar.c as built (radix wheel, 4096 one-ns buckets at the finest level);\n"
+    printf "  L0 8b = the same code with 256; 4-ary heap = the calendar before it (bench/ref/heap4/);\n"
     printf "  v0 = the first calendar (bench/ref/calendar_v0.c: 24-byte entries, branchy, no root hole).\n"
     if (bad != "") printf "\nWARNING: implementations disagree:\n%s", bad
     else if (ns > 0) printf "\nChecksums: every implementation popped the same times at every N.\n"

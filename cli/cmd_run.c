@@ -35,12 +35,15 @@ static gboolean handle_appliance(const SimConfNode *root, const cli_options *opt
     AppScenarioInfo info = { 0 };
     gboolean ok = appliance_from_conf(root, a, &info, error);
     g_autoptr(DemandModel) m = ok ? demand_build(a, error) : NULL;
-    if (m && out) {
-        g_autoptr(AppReport) rep = appliance_des_run(a, &info, m, NULL);
-        app_report_write(rep, (AppReportFormat)opt->format, out);
+    ok = m != NULL;
+    if (ok && out) {
+        g_autoptr(AppReport) rep = appliance_des_run(a, &info, m, NULL, error);
+        if (rep)
+            app_report_write(rep, (AppReportFormat)opt->format, out);
+        ok = rep != NULL;
     }
     app_scenario_info_clear(&info);
-    return m != NULL;
+    return ok;
 }
 
 static const scenario_kind kinds[] = {

@@ -8,7 +8,4 @@
     __attribute__((weak)) int cmd_##name(int argc, char **argv) \
     { (void)argc; (void)argv; fprintf(stderr, "ocasim: '" #name "' is not built yet\n"); return OCASIM_EXIT_FAILURE; }
 
-PENDING(validate)
-PENDING(serve)
-PENDING(load)
 PENDING(capacity)

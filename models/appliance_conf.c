@@ -19,7 +19,7 @@ typedef struct { int path, crypto, placement, sendfile, workers; } SoftConf;
 typedef struct { double rate_bps, share; } BitrateConf;
 typedef struct { const SimConfNode *offered; int titles; double zipf_s; int title_placement; int64_t request, io;
                  SimConfList bitrates; int alt_path; double alt_fraction; double slo_ns; double drop_max; } WorkConf;
-typedef struct { char *id, *source, *bottleneck, *cause, *known; double gbps, cpu_pct, fabric_util, hot, cold, tol_pct, cpu_tol; SimConfList kinds; } RefConf;
+typedef struct { char *id, *source, *bottleneck, *cause, *known; double gbps, cpu_pct, fabric_util, hot, cold, tol_pct, cpu_tol, dram; SimConfList kinds; } RefConf;
 typedef struct {
   char *kind, *name, *description, *platform, *platform_name;
   int64_t seed; double duration_ns, warmup_ns;
@@ -41,14 +41,14 @@ static const char *const KIND_NAMES[] = {"cpu", "dram", "fabric", "nvme", "pcie"
 #define F(st, m) offsetof(st, m)
 
 static const SimConfField pcie_schema[] = {
-  {.key = "gen", .type = SIM_CONF_T_INT, .offset = F(PcieConf, gen), .def = "3", .min = "1", .max = "5", .doc = "PCIe generation"},
+  {.key = "gen", .type = SIM_CONF_T_INT, .offset = F(PcieConf, gen), .def = "3", .min = "1", .max = "5", .doc = "PCIe generation (drive/NIC datasheet)"},
   {.key = "lanes", .type = SIM_CONF_T_INT, .offset = F(PcieConf, lanes), .def = "4", .min = "1", .max = "16", .doc = "link width (x1..x16)"},
   {.key = "tag_bits", .type = SIM_CONF_T_INT, .offset = F(PcieConf, tag_bits), .def = "8", .min = "5", .max = "10",
-   .doc = "tag field: 5 (32 outstanding reads), 8 extended (256), 10 (768)"},
+   .doc = "tag field: 5 (32 outstanding reads), 8 extended (256), 10 (768); default 8: extended tags enabled (euro2021)"},
   {.key = "mrrs", .type = SIM_CONF_T_INT64, .offset = F(PcieConf, mrrs), .unit = SIM_UNIT_SIZE, .def = "512 B", .min = "128", .max = "4096",
-   .doc = "max read request size"},
+   .doc = "max read request size (512 B: common OS default)"},
   {.key = "mps", .type = SIM_CONF_T_INT64, .offset = F(PcieConf, mps), .unit = SIM_UNIT_SIZE, .def = "256 B", .min = "128", .max = "4096",
-   .doc = "max payload size"},
+   .doc = "max payload size (256 B: common root-complex limit)"},
   {.key = "relaxed_ordering", .type = SIM_CONF_T_BOOL, .offset = F(PcieConf, ro), .def = "true", .doc = "relaxed ordering enabled"},
   SIM_CONF_END};
 
@@ -62,8 +62,8 @@ static const SimConfField nvme_schema[] = {
   {.key = "read", .type = SIM_CONF_T_DOUBLE, .offset = F(NvmeConf, read_Bps), .unit = SIM_UNIT_BYTE_RATE, .required = true, .min = "0",
    .min_exclusive = true, .doc = "sustained sequential read bandwidth (datasheet)"},
   {.key = "latency", .type = SIM_CONF_T_DOUBLE, .offset = F(NvmeConf, latency_ns), .unit = SIM_UNIT_TIME, .def = "100 us", .min = "0",
-   .min_exclusive = true, .doc = "read latency at low queue depth"},
-  {.key = "queue_depth", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, qd), .def = "128", .min = "1", .doc = "outstanding reads kept per drive"},
+   .min_exclusive = true, .doc = "read latency at low queue depth (datacenter TLC NVMe datasheets: 80-120 us)"},
+  {.key = "queue_depth", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, qd), .def = "128", .min = "1", .doc = "outstanding reads kept per drive (assumption)"},
   {.key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NvmeConf, pcie), .sub = pcie_schema, .doc = "the drive's PCIe link"},
   SIM_CONF_END};
 
@@ -80,7 +80,7 @@ static const SimConfField nic_schema[] = {
   {.key = "ktls", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, ktls_bps), .unit = SIM_UNIT_BIT_RATE, .def = "0 Gb/s", .min = "0",
    .doc = "inline kTLS engine cap per card (0: no engine)"},
   {.key = "queue", .type = SIM_CONF_T_INT64, .offset = F(NicConf, queue), .unit = SIM_UNIT_SIZE, .def = "16 MiB", .min = "1",
-   .doc = "output queue per port"},
+   .doc = "output queue per port (assumption: ring + NIC buffer)"},
   {.key = "domains", .type = SIM_CONF_T_LIST, .offset = F(NicConf, domains), .elem_type = SIM_CONF_T_INT, .min = "0", .max_items = 4,
    .doc = "NUMA domain each port's connections are bound to (default: the card's node)"},
   {.key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NicConf, pcie), .sub = pcie_schema, .doc = "the card's PCIe link"},
@@ -96,7 +96,7 @@ static const SimConfField link_schema[] = {
    .doc = "line-code efficiency (0 = 1: xGMI x16 at 18 GT/s is 36 GB/s per direction raw, published.yaml general)"},
   {.key = "dlwm", .type = SIM_CONF_T_BOOL, .offset = F(LinkConf, dlwm), .def = "false", .doc = "dynamic link width management on"},
   {.key = "dlwm_width", .type = SIM_CONF_T_INT, .offset = F(LinkConf, dlwm_width), .def = "2", .min = "1", .max = "32",
-   .doc = "width while DLWM narrows the link"},
+   .doc = "width while DLWM narrows the link (nab2022: suspected x2)"},
   {.key = "attach", .type = SIM_CONF_T_LIST, .offset = F(LinkConf, attach), .elem_type = SIM_CONF_T_INT, .min = "0", .max_items = 8,
    .doc = "quadrant each link of the group attaches to (default 0, 1, 2, ...)"},
   SIM_CONF_END};
@@ -112,7 +112,7 @@ static const SimConfField cpu_schema[] = {
   {.key = "clock", .type = SIM_CONF_T_DOUBLE, .offset = F(CpuConf, clock_hz), .unit = SIM_UNIT_FREQUENCY, .required = true, .min = "0",
    .min_exclusive = true, .doc = "clock used for capacity (datasheet base clock)"},
   {.key = "cap", .type = SIM_CONF_T_DOUBLE, .offset = F(CpuConf, cap), .unit = SIM_UNIT_PERCENT, .def = "80 %", .min = "0", .max = "1",
-   .min_exclusive = true, .doc = "CPU-utilisation cap (production: 80 %)"},
+   .min_exclusive = true, .doc = "CPU-utilisation cap (production: 80 %, euro2021)"},
   SIM_CONF_END};
 
 static const SimConfField topo_schema[] = {
@@ -139,20 +139,20 @@ static const SimConfField mem_schema[] = {
   {.key = "speed", .type = SIM_CONF_T_DOUBLE, .offset = F(MemConf, speed), .unit = SIM_UNIT_TRANSFER_RATE, .required = true, .min = "0",
    .min_exclusive = true, .doc = "DIMM transfer rate"},
   {.key = "bus_width", .type = SIM_CONF_T_INT64, .offset = F(MemConf, bus), .unit = SIM_UNIT_SIZE, .def = "8 B", .min = "1",
-   .doc = "bytes per transfer per channel"},
+   .doc = "bytes per transfer per channel (64-bit DDR channel)"},
   {.key = "latency", .type = SIM_CONF_T_DOUBLE, .offset = F(MemConf, latency_ns), .unit = SIM_UNIT_TIME, .def = "90 ns", .min = "0",
-   .min_exclusive = true, .doc = "idle local DRAM latency"},
+   .min_exclusive = true, .doc = "idle local DRAM latency (assumption: typical DDR4 server figure)"},
   SIM_CONF_END};
 
 static const SimConfField stack_schema[] = {
   {.key = "tso", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, tso), .def = "true", .doc = "TCP segmentation offload"},
   {.key = "lro", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, lro), .def = "true", .doc = "large receive offload (merges ACKs)"},
   {.key = "mtu", .type = SIM_CONF_T_INT64, .offset = F(StackConf, mtu), .unit = SIM_UNIT_SIZE, .def = "1500 B", .min = "576", .max = "9216",
-   .doc = "IP MTU"},
+   .doc = "IP MTU (1500 B toward internet clients)"},
   {.key = "tso_size", .type = SIM_CONF_T_INT64, .offset = F(StackConf, tso_size), .unit = SIM_UNIT_SIZE, .def = "64 KiB", .min = "576",
-   .doc = "payload per TSO segment"},
+   .doc = "payload per TSO segment (64 KiB: the TSO maximum)"},
   {.key = "lro_acks", .type = SIM_CONF_T_INT, .offset = F(StackConf, lro_acks), .def = "8", .min = "1", .max = "64",
-   .doc = "ACK packets merged per LRO aggregate"},
+   .doc = "ACK packets merged per LRO aggregate (assumption)"},
   {.key = "mapped_mbufs", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, mapped), .def = "false",
    .doc = "pre-2019 mapped mbufs and sf_bufs (FreeBSD before unmapped mbufs)"},
   SIM_CONF_END};
@@ -166,7 +166,7 @@ static const SimConfField soft_schema[] = {
    .doc = "NUMA placement policy"},
   {.key = "sendfile", .type = SIM_CONF_T_ENUM, .offset = F(SoftConf, sendfile), .enum_names = SENDFILE_NAMES, .def = "async",
    .doc = "async, or sync (a worker blocks on each disk read)"},
-  {.key = "workers", .type = SIM_CONF_T_INT, .offset = F(SoftConf, workers), .def = "64", .min = "1", .doc = "workers for synchronous sendfile"},
+  {.key = "workers", .type = SIM_CONF_T_INT, .offset = F(SoftConf, workers), .def = "64", .min = "1", .doc = "workers for synchronous sendfile (assumption: one per core pair)"},
   SIM_CONF_END};
 
 static const SimConfField bitrate_schema[] = {
@@ -179,26 +179,26 @@ static const SimConfField bitrate_schema[] = {
 static const SimConfField work_schema[] = {
   {.key = "offered", .type = SIM_CONF_T_NODE, .offset = F(WorkConf, offered), .doc = "offered load (bit rate) or \"saturate\" (default)"},
   {.key = "titles", .type = SIM_CONF_T_INT, .offset = F(WorkConf, titles), .def = "100000", .min = "1", .max = "10000000",
-   .doc = "files in the catalogue"},
+   .doc = "files in the catalogue (assumption: ~200 TB of flash / ~2 GB per encoded file)"},
   {.key = "zipf_s", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, zipf_s), .def = "0.8", .min = "0", .max = "3",
    .doc = "Zipf popularity exponent (0.64-0.83 in Breslau et al., INFOCOM 1999)"},
   {.key = "title_placement", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, title_placement), .enum_names = TITLE_PLACEMENT_NAMES,
    .def = "node_striped",
    .doc = "titles on drives: node_striped (rank r on node r mod N, striped over its drives), round_robin (whole titles, node-interleaved drive order) or random"},
   {.key = "request_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, request), .unit = SIM_UNIT_SIZE, .def = "2 MiB", .min = "1",
-   .doc = "bytes per client request"},
+   .doc = "bytes per client request (assumption: a few seconds of video)"},
   {.key = "io_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, io), .unit = SIM_UNIT_SIZE, .def = "256 KiB", .min = "512",
-   .doc = "bytes per drive read"},
+   .doc = "bytes per drive read (assumption: sendfile read-ahead)"},
   {.key = "bitrates", .type = SIM_CONF_T_LIST, .offset = F(WorkConf, bitrates), .sub = bitrate_schema, .elem_size = sizeof(BitrateConf),
-   .max_items = 8, .doc = "client bitrate mix (default 5 Mb/s)"},
+   .max_items = 8, .doc = "client bitrate mix (default one class at 5 Mb/s, an HD stream)"},
   {.key = "alt_path", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, alt_path), .enum_names = ALT_PATH_NAMES, .def = "none",
    .doc = "second data path for a fraction of connections"},
   {.key = "alt_fraction", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, alt_fraction), .unit = SIM_UNIT_PERCENT, .def = "0 %", .min = "0",
    .max = "1", .doc = "share of load on alt_path"},
   {.key = "latency_slo", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, slo_ns), .unit = SIM_UNIT_TIME, .def = "50 ms", .min = "0",
-   .min_exclusive = true, .doc = "p99 request latency objective (capacity)"},
+   .min_exclusive = true, .doc = "p99 request latency objective for capacity (assumption)"},
   {.key = "drop_max", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, drop_max), .unit = SIM_UNIT_PERCENT, .def = "0.1 %", .min = "0",
-   .max = "1", .doc = "largest tolerated NIC output drop fraction (capacity)"},
+   .max = "1", .doc = "largest tolerated NIC output drop fraction for capacity (assumption)"},
   SIM_CONF_END};
 
 static const SimConfField ref_schema[] = {
@@ -218,6 +218,8 @@ static const SimConfField ref_schema[] = {
    .doc = "CPU tolerance of the CI test, percentage points"},
   {.key = "known_deviation", .type = SIM_CONF_T_STRING, .offset = F(RefConf, known),
    .doc = "why the model misses this result by more than 10 % / 10 points (then the tolerances above are wider)"},
+  {.key = "dram_GBps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, dram), .def = "-1", .min = "-1",
+   .doc = "published DRAM traffic, GB/s (-1: not published)"},
   {.key = "fabric_util_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, fabric_util), .def = "-1", .min = "-1", .max = "100",
    .doc = "published fabric utilisation %"},
   {.key = "hot_port_gbps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, hot), .def = "-1", .min = "-1", .doc = "published Gb/s per port, hot node"},
@@ -341,7 +343,7 @@ static void locate_model_error(const SimConfNode *root, const GError *merr, cons
   g_autofree char *path = colon ? g_strndup(msg, (gsize)(colon - msg)) : g_strdup("");
   const char *rest = colon ? colon + 2 : msg;
   int idx;
-  char fixed[96];
+  char fixed[128];
   if (sscanf(path, "nvme[%d]", &idx) == 1 && idx >= 0 && idx < APP_MAX_DRIVES) {
     g_snprintf(fixed, sizeof fixed, "nvme[%d]%s", drive_group[idx], strchr(path, ']') + 1);
   } else if (sscanf(path, "nics[%d]", &idx) == 1 && idx >= 0 && idx < APP_MAX_NICS) {
@@ -368,6 +370,7 @@ static gboolean bind_reference(const SimConfNode *node, AppReference *r, GError 
     r->tolerance_pct = rc.tol_pct;
     r->cpu_tolerance_pts = rc.cpu_tol;
     r->fabric_util_pct = rc.fabric_util;
+    r->dram_GBps = rc.dram;
     r->hot_port_gbps = rc.hot;
     r->cold_port_gbps = rc.cold;
     r->n_kinds = (int)rc.kinds.n;
@@ -550,6 +553,11 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   }
   w->latency_slo_ms = c.wl.slo_ns / 1e6;
   w->drop_max = c.wl.drop_max;
+  if (c.warmup_ns >= c.duration_ns) {
+    sim_conf_set_error(error, locate(root, "warmup"), SIM_CONF_ERROR_RANGE,
+                       "warm-up (%g s) must be shorter than the duration (%g s)", c.warmup_ns / 1e9, c.duration_ns / 1e9);
+    goto out;
+  }
   {
     GError *merr = NULL;
     if (!appliance_validate(a, &merr)) {
@@ -596,7 +604,7 @@ void app_scenario_info_clear(AppScenarioInfo *info)
 
 void appliance_conf_markdown(GString *out)
 {
-  g_string_append(out, "### Scenario (top level)\n\n");
+  g_string_append(out, "### Scenario and platform keys\n\n");
   sim_conf_schema_markdown(root_schema, NULL, out);
   g_string_append(out, "\n### `reference:` (published-result scenarios)\n\n");
   sim_conf_schema_markdown(ref_schema, "reference.", out);

@@ -28,6 +28,7 @@ typedef struct {
   ResKind kinds[APPCONF_MAX_KINDS];
   char *cause;             /* "remote_stall" when a CPU limit must come from remote stalls */
   double fabric_util_pct;  /* published fabric (UPI) utilisation, < 0 when not published */
+  double dram_GBps;        /* published DRAM traffic, < 0 when not published */
   double hot_port_gbps;    /* per-port throughput on the hot node, < 0 when not published */
   double cold_port_gbps;   /* per-port throughput on the other nodes, < 0 when not published */
   double tolerance_pct;    /* CI tolerance on throughput (10 unless a known deviation) */

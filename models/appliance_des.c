@@ -41,9 +41,11 @@ flowsim_spec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
 }
 
 AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
-                             flowsim_result **raw)
+                             flowsim_result **raw, GError **error)
 {
     g_autoptr(flowsim_spec) spec = appliance_des_spec(a, info, m);
+    if (!flowsim_spec_check(spec, error))
+        return NULL;
     flowsim_result *fr = flowsim_run(spec);
 
     AppReport *r = g_new0(AppReport, 1);

@@ -1,6 +1,7 @@
 /* appliance_fit.c — reference-set evaluation and the joint fit of the shared coefficients
  * (see appliance_fit.h). */
 #include "models/appliance_fit.h"
+#include "models/appliance_des.h"
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
@@ -148,6 +149,11 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
     }
   }
   row->model_fab_util = fc > 0 ? 100 * fl / fc : 0;
+  double dram = 0;
+  for (int i = 0; i < m->n_res; i++)
+    if (m->res[i].kind == RK_DRAM) dram += r->throughput_Bps * m->total[i] * 1e-9;
+  row->model_dram_GBps = dram;
+  row->pub_dram_GBps = ref->dram_GBps;
   row->pub_fab_util = ref->fabric_util_pct;
   row->hot_gbps = hotv;
   double cs = 0;
@@ -300,6 +306,55 @@ gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError
   return ok;
 }
 
+gboolean app_refset_loo_table(AppRefSet *s, const Coeffs *fitted, GString *out, GError **error)
+{
+  Coeffs c0;
+  coeffs_prior(&c0);
+  g_string_append_printf(out, "| %-28s | %9s | %9s | %7s | %8s | %9s |\n", "result", "in-fit", "left-out", "publ.", "error", "CPU err");
+  g_string_append(out, "|------------------------------|----------:|----------:|--------:|---------:|----------:|\n");
+  for (int i = 0; i < app_refset_size(s); i++) {
+    Coeffs ci = c0;
+    double chi_i;
+    AppRefRow in_row, out_row;
+    if (!app_refset_eval(s, i, fitted, &in_row, error)) return FALSE;
+    if (!app_refset_fit(s, &ci, i, &chi_i, error) || !app_refset_eval(s, i, &ci, &out_row, error)) {
+      app_ref_row_clear(&in_row);
+      return FALSE;
+    }
+    char cpu[16] = "-";
+    if (out_row.pub_cpu >= 0) g_snprintf(cpu, sizeof cpu, "%+.1f pt", out_row.model_cpu - out_row.pub_cpu);
+    g_string_append_printf(out, "| %-28s | %9.1f | %9.1f | %7.1f | %+7.1f%% | %9s |\n", out_row.id, in_row.model_gbps,
+                           out_row.model_gbps, out_row.pub_gbps, out_row.err_pct, cpu);
+    app_ref_row_clear(&in_row);
+    app_ref_row_clear(&out_row);
+  }
+  return TRUE;
+}
+
+int app_refset_des_table(AppRefSet *s, GString *out)
+{
+  int fails = 0;
+  g_string_append_printf(out, "| %-28s | %7s | %7s | %7s | %7s | %6s | %-28s |\n", "result", "bound", "DES", "publ.",
+                         "DES err", "CPU", "DES bottleneck");
+  g_string_append(out, "|------------------------------|--------:|--------:|--------:|--------:|-------:|------------------------------|\n");
+  for (guint i = 0; i < s->items->len; i++) {
+    RefItem *it = s->items->pdata[i];
+    g_autoptr(DemandModel) m = demand_build_shares(it->a, it->shares, NULL);
+    if (!m) { fails++; continue; }
+    double xb = demand_saturation_Bps(m, NULL) * 8e-9;
+    if (it->a->wl.offered_gbps > 0) xb = MIN(xb, it->a->wl.offered_gbps);
+    g_autoptr(AppReport) r = appliance_des_run(it->a, &it->info, m, NULL, NULL);
+    if (!r) { fails++; continue; }
+    double err = 100.0 * (r->throughput_gbps / it->info.ref.gbps - 1.0);
+    gboolean ok = fabs(err) <= (it->info.ref.known_deviation ? it->info.ref.tolerance_pct : 10.0);
+    if (!ok) fails++;
+    g_string_append_printf(out, "| %-28s | %7.1f | %7.1f | %7.1f | %+6.1f%% | %4.0f %% | %-28s |%s\n", it->info.ref.id, xb,
+                           r->throughput_gbps, it->info.ref.gbps, err, r->cpu_util_pct,
+                           r->bottleneck >= 0 ? r->res[r->bottleneck].name : "-", ok ? "" : " FAIL");
+  }
+  return fails;
+}
+
 int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
 {
   int fails = 0;
@@ -331,6 +386,9 @@ int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
     if (row.pub_cold > 0)
       g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |              |\n",
                              "  other-node NIC port, Gb/s", row.cold_gbps, row.pub_cold, "", "");
+    if (row.pub_dram_GBps >= 0)
+      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |              |\n",
+                             "  DRAM traffic, GB/s", row.model_dram_GBps, row.pub_dram_GBps, "", "");
     if (row.pub_fab_util >= 0)
       g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |              |\n",
                              "  fabric utilisation, %", row.model_fab_util, row.pub_fab_util, "", "");

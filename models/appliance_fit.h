@@ -14,13 +14,7 @@
  * Quoted STREAM figures (published.yaml platforms) pin the DRAM efficiency.
  */
 #pragma once
-#include "models/appliance_bound.h"
-#include "models/appliance_conf.h"
-
-/* A resource whose own limit is within this fraction of the saturation throughput counts as
- * a co-bottleneck (it saturates together with the bottleneck; e.g. DRAM at 97 % when the CPU
- * reaches its cap: any loaded-latency effect would make it bind). */
-#define APP_COBOTTLENECK 0.05
+#include "models/appliance_report.h"
 
 typedef struct {
   char *file;
@@ -33,6 +27,7 @@ typedef struct {
   char *pub_bottleneck;             /* NULL: not published */
   double stall_share;               /* remote-stall share of the bottleneck CPU's demand */
   double model_fab_util, pub_fab_util;
+  double model_dram_GBps, pub_dram_GBps;
   double hot_gbps, cold_gbps, pub_hot, pub_cold;
   gboolean gbps_ok, cpu_ok, kind_ok, ok; /* strict: 10 %, 10 points, expected bottleneck */
   gboolean within_ci;               /* within the scenario's own tolerances (wider for known deviations) */
@@ -51,6 +46,13 @@ gboolean app_refset_eval(AppRefSet *s, int i, const Coeffs *c, AppRefRow *row, G
 void app_ref_row_clear(AppRefRow *row);
 /* Fits the coefficients (in/out) leaving out result `skip` (-1: none). Returns chi^2 in *chisq. */
 gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError **error);
+/* Writes the leave-one-out table: for each result, the prediction of the fit over all results
+ * (coefficients `fitted`) and of a fit (from coeffs_prior) that left it out, with its error. */
+gboolean app_refset_loo_table(AppRefSet *s, const Coeffs *fitted, GString *out, GError **error);
+/* Runs every result through the discrete-event model (models/appliance_des.h, the scenario's
+ * duration and seed) and writes bound vs DES vs published; returns the number of results whose
+ * DES throughput is more than 10 % from the published one (known deviations excluded). */
+int app_refset_des_table(AppRefSet *s, GString *out);
 /* Writes the reference table (id, model/published Gb/s, error, CPU, bottleneck, OK/FAIL, with
  * "FAIL (known)" for documented deviations inside their own tolerance) and the notes of the
  * known deviations; returns the number of strict FAIL rows, *ci_fails (may be NULL) the rows

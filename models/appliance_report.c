@@ -4,6 +4,17 @@
 #include <math.h>
 #include <string.h>
 
+void app_report_fill_resource(AppReportResource *o, const DmResource *d, double load)
+{
+  g_strlcpy(o->name, d->name, sizeof o->name);
+  o->kind = demand_kind_name(d->kind);
+  o->utilization = d->capacity > 0 ? load / d->capacity : 0;
+  o->limit = d->limit;
+  o->value = load * d->value_scale;
+  o->unit = d->unit;
+  o->node = d->node;
+}
+
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
                                  const BoundResult *b)
 {
@@ -20,16 +31,11 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
   for (int i = 0; i < m->n_res; i++) {
-    const DmResource *d = &m->res[i];
-    AppReportResource *o = &r->res[i];
-    g_strlcpy(o->name, d->name, sizeof o->name);
-    o->kind = demand_kind_name(d->kind);
-    o->utilization = b->util[i];
-    o->limit = d->limit;
-    o->value = b->throughput_Bps * m->total[i] * d->value_scale;
-    o->unit = d->unit;
-    o->drop = b->drop[i];
+    app_report_fill_resource(&r->res[i], &m->res[i], b->throughput_Bps * m->total[i]);
+    r->res[i].utilization = b->util[i];
+    r->res[i].drop = b->drop[i];
   }
+  r->nodes_known = TRUE;
   /* the bottleneck is the resource closest to its limit (ties: first in order) */
   r->bottleneck = -1;
   double best = -1;
@@ -55,6 +61,20 @@ const char *app_report_bottleneck_kind(const AppReport *r)
   return r->bottleneck >= 0 ? r->res[r->bottleneck].kind : "";
 }
 
+/* Resources other than the bottleneck whose own limit is within APP_COBOTTLENECK of the
+ * bottleneck's (they saturate together). Written to idx (n_res entries), returns the count. */
+static int co_bottlenecks(const AppReport *r, int *idx)
+{
+  int n = 0;
+  if (r->bottleneck < 0) return 0;
+  double hb = r->res[r->bottleneck].utilization / r->res[r->bottleneck].limit;
+  for (int i = 0; i < r->n_res; i++) {
+    if (i == r->bottleneck || hb <= 0) continue;
+    if (r->res[i].utilization / r->res[i].limit * (1.0 + APP_COBOTTLENECK) >= hb) idx[n++] = i;
+  }
+  return n;
+}
+
 static void bar(GString *out, double u, double limit)
 {
   const int W = 30;
@@ -77,12 +97,34 @@ static void write_table(const AppReport *r, GString *out)
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];
     g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
+    g_autofree int *co = g_new(int, r->n_res);
+    int nco = co_bottlenecks(r, co);
+    for (int k = 0; k < nco && k < 8; k++)
+      g_string_append_printf(out, "%s %s (%s) at %.1f %%\n", k == 0 ? "co-limit:  " : "           ", r->res[co[k]].name,
+                             r->res[co[k]].kind, r->res[co[k]].utilization * 100);
+    if (nco > 8) g_string_append_printf(out, "            ... and %d more\n", nco - 8);
   }
   if (r->ref.present) {
     g_string_append_printf(out, "reference:  %s: %.0f Gb/s", r->ref.id, r->ref.gbps);
     if (r->ref.cpu_pct >= 0) g_string_append_printf(out, ", CPU %.0f %%", r->ref.cpu_pct);
     if (r->ref.bottleneck) g_string_append_printf(out, ", bottleneck \"%s\"", r->ref.bottleneck);
     g_string_append_printf(out, " (%s)\n", r->ref.source ? r->ref.source : "");
+  }
+  if (r->nodes_known) {
+    /* NIC ports per node: hot vs cold nodes under skew */
+    GString *line = g_string_new(NULL);
+    int shown = 0;
+    for (int n = 0; n < 64; n++) {
+      double s = 0, drop = 0;
+      int k = 0;
+      for (int i = 0; i < r->n_res; i++)
+        if (strcmp(r->res[i].kind, "nic_port") == 0 && r->res[i].node == n) { s += r->res[i].value; drop = MAX(drop, r->res[i].drop); k++; }
+      if (!k) continue;
+      g_string_append_printf(line, "%snode%d %.1f Gb/s per port", shown++ ? ", " : "", n, s / k);
+      if (drop > 0) g_string_append_printf(line, " (drops %.2f %%)", drop * 100);
+    }
+    if (shown > 1) g_string_append_printf(out, "nic ports:  %s\n", line->str);
+    g_string_free(line, TRUE);
   }
   g_string_append_printf(out, "\n%-22s %-8s %6s  %-32s %10s %-5s %s\n", "resource", "kind", "util", "", "value", "unit", "");
   for (int i = 0; i < r->n_res; i++) {
@@ -121,6 +163,12 @@ static void write_json(const AppReport *r, GString *out)
     json_builder_set_member_name(b, "kind"); json_builder_add_string_value(b, x->kind);
     json_builder_set_member_name(b, "utilization"); json_builder_add_double_value(b, x->utilization);
     json_builder_end_object(b);
+    g_autofree int *co = g_new(int, r->n_res);
+    int nco = co_bottlenecks(r, co);
+    json_builder_set_member_name(b, "co_bottlenecks");
+    json_builder_begin_array(b);
+    for (int k = 0; k < nco; k++) json_builder_add_string_value(b, r->res[co[k]].name);
+    json_builder_end_array(b);
   } else {
     json_builder_add_null_value(b);
   }

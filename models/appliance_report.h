@@ -4,12 +4,18 @@
  * per link and direction, PCIe GB/s per device, NIC Gb/s and drops per port, NVMe GB/s,
  * CPU % per node), and the bottleneck. Formats: a table with a utilisation bar per resource,
  * JSON (json-glib; top level throughput_gbps, cpu_util_pct, bottleneck {resource, kind,
- * utilization}, resources [{name, kind, utilization, value, unit}], seed) and CSV (one row
- * per resource). Output order is the resource order of the demand model (deterministic).
+ * utilization}, co_bottlenecks [names of resources within 5 % of their limit when the
+ * bottleneck is at its own], resources [{name, kind, utilization, value, unit}], seed) and CSV
+ * (one row per resource). Output order is the resource order of the demand model (deterministic).
  */
 #pragma once
 #include "models/appliance_bound.h"
 #include "models/appliance_conf.h"
+
+/* A resource whose own limit is within this fraction of the saturation throughput counts as
+ * a co-bottleneck: it saturates together with the bottleneck (e.g. DRAM at 95 % when the CPU
+ * reaches its cap; any loaded-latency effect would make it bind). */
+#define APP_COBOTTLENECK 0.05
 
 typedef enum { APP_FMT_TABLE, APP_FMT_JSON, APP_FMT_CSV } AppReportFormat;
 
@@ -21,6 +27,7 @@ typedef struct {
   double value;            /* in unit */
   const char *unit;
   double drop;             /* NIC ports: output drop fraction */
+  int node;                /* NUMA node of the resource, -1 none (valid when AppReport.nodes_known) */
 } AppReportResource;
 
 typedef struct {
@@ -36,7 +43,13 @@ typedef struct {
   int n_res;
   AppReportResource *res;
   AppReference ref;        /* copied (borrowed strings) when the scenario has one */
+  gboolean nodes_known;    /* res[].node filled (app_report_fill_resource): per-node NIC summary */
 } AppReport;
+
+/* Fills one report resource from the demand model's resource d carrying `load` units per
+ * second (B/s, cycles/s, tags...): name, kind, utilisation load/capacity, limit, value in its
+ * unit, node. Drops are left to the caller. Use it for every resource and set nodes_known. */
+void app_report_fill_resource(AppReportResource *o, const DmResource *d, double load);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,

@@ -19,6 +19,12 @@
  * read/write mix of the totals.
  * Conventions for the DES: a class is a flow type; serving B bytes of class c consumes
  * B * d_cr units of resource r; resource r delivers capacity_r * limit_r units per second.
+ *     Appliance a; AppScenarioInfo info;
+ *     appliance_load_file(path, sets, &a, &info, &err);        // or appliance_from_conf(root, ...)
+ *     g_autoptr(DemandModel) m = demand_build(&a, &err);
+ *     for (int r = 0; r < m->n_res; r++)  m->res[r].name, .kind, .capacity * .limit, .node
+ *     for (int c = 0; c < m->n_class; c++) m->cls[c].weight, .demand[r], .drive, .egress
+ *     demand_saturation_Bps(m, &bottleneck)                    // what the DES must meet
  * Leaves out: demand that depends on load (queueing latency is in appliance_bound.c only).
  */
 #pragma once

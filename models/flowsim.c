@@ -122,8 +122,9 @@ gboolean flowsim_spec_check(const flowsim_spec *spec, GError **error)
         }
     }
     if (spec->concurrency < 1 || spec->batches < 2 || spec->batches > SIM_STATS_MAX_BATCHES ||
-        spec->warmup_ns < 0 || spec->duration_ns <= spec->warmup_ns || !(spec->offered_Bps >= 0)) {
-        g_set_error(error, FLOWSIM_ERROR, 1, "bad run parameters (concurrency, batches, duration, warm-up or offered load)");
+        spec->warmup_ns < 0 || spec->duration_ns - spec->warmup_ns < spec->batches * SIM_NS_PER_US ||
+        !(spec->offered_Bps >= 0)) {
+        g_set_error(error, FLOWSIM_ERROR, 1, "bad run parameters: concurrency >= 1, 2..64 batches of at least 1 us after the warm-up, offered load >= 0");
         return FALSE;
     }
     return sim_dist_validate(&spec->request_bytes, error);

@@ -1,6 +1,7 @@
 /* memory.c — DRAM bandwidth and latency per NUMA node (see memory.h for the equations). */
 #include "models/memory.h"
 #include "models/model_error.h"
+#include <math.h>
 
 double mem_node_peak_GBps(const MemoryCfg *m, const Topology *t)
 {
@@ -29,6 +30,14 @@ double mem_node_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, dou
 double mem_latency_ns(const MemoryCfg *m, const Topology *t, int a, int node_m)
 {
   return m->latency_ns + topo_interleave_remote_fraction(t) * t->intra_penalty_ns + topo_penalty_ns(t, a, node_m);
+}
+
+double mem_loaded_latency_ns(const MemoryCfg *m, const Topology *t, double idle_ns, double node_GBps, double rho)
+{
+  if (rho >= 1.0) return INFINITY;
+  double ch = (double)m->channels_per_socket / t->nps;
+  double service_ns = 64.0 / (node_GBps / ch); /* one line on one channel; GB/s == B/ns */
+  return idle_ns + MAX(rho, 0.0) / (2.0 * (1.0 - rho)) * service_ns;
 }
 
 double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround)

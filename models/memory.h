@@ -13,8 +13,9 @@
  *   gives NPS1/NPS4 = 0.857, the quoted STREAM ratio 150/175 on Rome.
  * - Latency seen by a requester on node a for a line on node m:
  *     L = L0 + f_x P_q + penalty(a, m)
- *   plus an M/D/1 queueing term rho/(2(1-rho)) * 64 B / (per-channel bandwidth) used only for
- *   the latency report.
+ *   and under load the M/D/1 queueing term rho/(2(1-rho)) * 64 B / (usable channel bandwidth)
+ *   (mem_loaded_latency_ns). The bound keeps demands linear (idle latencies in the stall
+ *   cycles); the loaded latency is for the discrete-event model and reports.
  * Leaves out: bank conflicts, refresh, page policy, DIMM ranks, write-allocate in caches.
  */
 #pragma once
@@ -37,6 +38,9 @@ double mem_interleave_factor(const MemoryCfg *m, const Topology *t);
 double mem_node_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround, double w);
 /* Latency (ns) of a CPU or device on node a reading a line on node m, idle. */
 double mem_latency_ns(const MemoryCfg *m, const Topology *t, int a, int node_m);
+/* Idle latency plus M/D/1 queueing on one channel at utilisation rho (0 <= rho < 1), ns:
+ * L + rho / (2 (1 - rho)) * 64 B / (node bandwidth / channels). rho >= 1 gives +inf. */
+double mem_loaded_latency_ns(const MemoryCfg *m, const Topology *t, double idle_ns, double node_GBps, double rho);
 /* STREAM-triad-like bandwidth of the whole machine, GB/s (2 reads : 1 non-temporal write),
  * with every node used locally: used by `make fit` against quoted STREAM figures. */
 double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround);

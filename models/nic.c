@@ -23,5 +23,6 @@ gboolean nic_validate(const NicCard *n, const Topology *t, const char *keypath, 
     if (n->domain[p] >= topo_nodes(t))
       return model_fail(error, keypath, "port %d is bound to NUMA node %d, but the platform has %d nodes",
                         p, n->domain[p], topo_nodes(t));
-  return pcie_validate(&n->link, keypath, error);
+  g_autofree char *kp = g_strdup_printf("%s.pcie", keypath);
+  return pcie_validate(&n->link, kp, error);
 }

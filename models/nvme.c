@@ -16,5 +16,6 @@ gboolean nvme_validate(const NvmeDrive *d, const Topology *t, const char *keypat
                       d->pos.socket, d->pos.quadrant);
   if (d->read_GBps <= 0 || d->latency_us <= 0 || d->queue_depth < 1)
     return model_fail(error, keypath, "read bandwidth, latency and queue depth must be positive");
-  return pcie_validate(&d->link, keypath, error);
+  g_autofree char *kp = g_strdup_printf("%s.pcie", keypath);
+  return pcie_validate(&d->link, kp, error);
 }

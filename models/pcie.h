@@ -11,10 +11,11 @@
  * with 32 tags for 5-bit tags, 256 for 8-bit extended tags, 768 for 10-bit tags (euro2021;
  * PCIe 4.0 base spec). In the demand model that ceiling is a resource whose capacity is the
  * tag count and whose demand per byte is the time a byte holds a tag: latency / MRRS.
- * Relaxed ordering: with RO off, a device's posted writes to memory on another node are
- * ordered behind each other across the fabric; we model that as a Little's-law ceiling of
- * `posted_credits` * MPS per fabric round trip (see demand.c). RO on removes it.
- * Leaves out: DLLP/flow-control traffic, replay, read-completion boundary splitting.
+ * Relaxed ordering is recorded per link; the send path loads devices with posted writes only
+ * from the drives (no ordering dependence between them) and with non-posted reads from the
+ * NICs, so RO has no effect in this model (it matters for inbound NIC receive DMA, which the
+ * model carries only as ACKs).
+ * Leaves out: DLLP/flow-control traffic, replay, read-completion boundary splitting, RO.
  */
 #pragma once
 #include <glib.h>

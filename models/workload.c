@@ -1,6 +1,7 @@
 /* workload.c — Zipf popularity over drives (see workload.h). */
 #include "models/workload.h"
 #include "models/model_error.h"
+#include "sim/rng.h"
 #include <gsl/gsl_rng.h>
 #include <math.h>
 
@@ -32,10 +33,7 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
   g_autofree int *per_node = g_new0(int, n_nodes);
   for (int d = 0; d < n_drives; d++) per_node[drive_node[d]]++;
   gsl_rng *rng = NULL;
-  if (w->title_placement == WL_PLACE_RANDOM) {
-    rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, seed ? seed : 1);
-  }
+  if (w->title_placement == WL_PLACE_RANDOM) rng = sim_rng_new(seed, "workload.title_placement");
   double h = 0;
   for (int r = 1; r <= w->titles; r++) {
     double p = pow((double)r, -w->zipf_s);

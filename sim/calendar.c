@@ -1,243 +1,276 @@
-/* sim/calendar.c — d-ary min-heap of events keyed by (time, sequence).
+/* sim/calendar.c — radix wheel of intrusive FIFO bucket lists.
  *
- * Invariant: for every node i > 0, key[(i-1)/D] < key[i], and
- * ev[i]->slot == i (nodes 0..n-1, except node 0 while hole is set).  Keys are
- * unique because sequence numbers are.
+ * Times are mapped to unsigned keys k = t ^ 2^63 (order-preserving).  Level 0
+ * covers key bits [0, B0), level l >= 1 bits [B0 + (l-1)BN, B0 + l*BN).
+ * Invariants, with c = cal->cursor:
+ *   - c <= k for every pending event;
+ *   - an event with key k sits at level L = the level of the highest set bit
+ *     of k ^ c (0 when k ^ c < 2^B0), in bucket digit_L(k); so level 0 holds
+ *     only times sharing c's bits above B0, one exact time per bucket, and the
+ *     earliest pending event is the head of the first non-empty level-0
+ *     bucket, or lies in the first non-empty bucket of the lowest non-empty
+ *     level;
+ *   - two events with equal times are in the same bucket, in the order they
+ *     were inserted (moves re-insert at the tail);
+ *   - bits/summary mirror which buckets are non-empty; cur is the first
+ *     non-empty level-0 bucket (UINT32_MAX: none).
+ * A bucket is empty when its head is NULL; the tail of an empty bucket and
+ * the prev link of a head are stale and never read.
  *
- * Layout: keys (16 bytes) and event pointers live in two parallel arrays, so
- * choosing among siblings reads keys only; the key array is shifted by D-1
- * nodes from a 64-byte boundary so that the D children of a node, nodes
- * D*i+1 .. D*i+D, share one aligned block (one cache line for D = 4).  The
- * smallest child is chosen by a branch-free tournament.
+ * Pop takes the head of bucket cur and sets c to its time (which keeps the
+ * invariants: every other event shares the bits that decided its level).
+ * When level 0 is empty, cascade() opens a bucket: c becomes the bucket's
+ * start and its events are appended, in list order, to lower levels (which
+ * are empty, so FIFO order among equal times survives).  An insert before c
+ * (only after a peek opened a bucket the caller then schedules ahead of, or
+ * a calendar used alone going back in time) rewinds c: see rewind_to().
  *
- * Pop leaves a hole at the root instead of moving the last leaf up at once:
- * if the next operation is an insert (the hold pattern of a simulation: an
- * event runs and schedules the next), the new event drops into the hole and
- * sifts down, one pass instead of two.  Any other operation first refills
- * the hole the usual way (sim_calendar_settle_).
+ * Leaves out: per-level occupancy counts (the bitmaps suffice), shrinking
+ * the bucket array (fixed size), and a prefetch further than one event down
+ * a bucket list (a list can only be walked one miss at a time).
  */
 #include "sim/calendar.h"
 
 #include <glib.h>
-#include <stdlib.h>
 #include <string.h>
 
-#ifndef SIM_CALENDAR_ARITY          /* bench/ builds 2 and 8 to compare */
-#define SIM_CALENDAR_ARITY 4
+#ifndef SIM_CALENDAR_L0_BITS        /* bench/ builds other widths to compare */
+#define SIM_CALENDAR_L0_BITS 12
 #endif
-#define D SIM_CALENDAR_ARITY
-#if D != 2 && D != 4 && D != 8
-#error "SIM_CALENDAR_ARITY must be 2, 4 or 8"
+#ifndef SIM_CALENDAR_LN_BITS
+#define SIM_CALENDAR_LN_BITS 8
 #endif
+#define B0 SIM_CALENDAR_L0_BITS
+#define BN SIM_CALENDAR_LN_BITS
+#if B0 < 6 || B0 > 12 || BN < 6 || BN > 12
+#error "level widths must be 6..12 bits (whole bitmap words, one summary word)"
+#endif
+#define NLEV (1 + (64 - B0 + BN - 1) / BN)
+#if NLEV > SIM_CALENDAR_MAX_LEVELS
+#error "too many levels"
+#endif
+#define N0      (1u << B0)                  /* buckets of level 0 */
+#define NN      (1u << BN)                  /* buckets of each other level */
+#define NBUCKET (N0 + (NLEV - 1) * NN)
 #define SIGN_BIT (UINT64_C(1) << 63)
 
-typedef sim_calendar_key key_t128;
+/* Order-preserving map of a signed time to an unsigned key. */
+static inline uint64_t ukey(sim_time_ns t) { return (uint64_t)t ^ SIGN_BIT; }
 
-/* Below this many nodes the heap stays in L1/L2 and prefetching only costs
- * (measured: -5..-10% at 1e3-1e4 events, +10% at 1e5, +80-100% at 1e6). */
-#define PREFETCH_MIN_NODES 32768u
+static inline unsigned shift_of(unsigned lev) { return lev == 0 ? 0 : B0 + (lev - 1) * BN; }
+static inline uint32_t mask_of(unsigned lev) { return lev == 0 ? N0 - 1 : NN - 1; }
+static inline uint32_t first_bucket(unsigned lev) { return lev == 0 ? 0 : N0 + (lev - 1) * NN; }
 
-#ifndef PREFETCH_EV
-#define PREFETCH_EV(p) __builtin_prefetch(p)
-#endif
-
-static inline key_t128 make_key(sim_time_ns t, uint64_t seq)
+/* Level of key k against cursor c (k >= c): where their highest differing bit lies. */
+static inline unsigned level_of(uint64_t k, uint64_t c)
 {
-    return ((key_t128)((uint64_t)t ^ SIGN_BIT) << 64) | seq;
+    unsigned h = 63 - (unsigned)__builtin_clzll((k ^ c) | 1);
+    return h < B0 ? 0 : 1 + (h - B0) / BN;
 }
 
-static inline void place(sim_calendar *cal, uint32_t i, key_t128 k, sim_event *ev)
+static inline uint32_t bucket_in(unsigned lev, uint64_t k)
 {
-    cal->key[i] = k;
-    cal->ev[i] = ev;
-    ev->slot = i;
+    return first_bucket(lev) + (uint32_t)((k >> shift_of(lev)) & mask_of(lev));
 }
 
-static void sift_up(sim_calendar *cal, uint32_t i, key_t128 k, sim_event *ev)
+static inline void mark(sim_calendar *cal, unsigned lev, uint32_t b)
 {
-    while (i > 0) {
-        uint32_t parent = (i - 1) / D;
-        if (k > cal->key[parent])
-            break;
-        place(cal, i, cal->key[parent], cal->ev[parent]);
-        i = parent;
+    cal->bits[b >> 6] |= UINT64_C(1) << (b & 63);
+    cal->summary[lev] |= UINT64_C(1) << (((b - first_bucket(lev)) >> 6) & 63);
+}
+
+static inline void unmark(sim_calendar *cal, unsigned lev, uint32_t b)
+{
+    uint64_t w = cal->bits[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    if (!w)
+        cal->summary[lev] &= ~(UINT64_C(1) << (((b - first_bucket(lev)) >> 6) & 63));
+}
+
+/* First non-empty bucket of level lev (summary[lev] != 0). */
+static inline uint32_t lowest(const sim_calendar *cal, unsigned lev)
+{
+    unsigned w = (unsigned)__builtin_ctzll(cal->summary[lev]);
+    uint32_t word = (first_bucket(lev) >> 6) + w;
+    return word * 64 + (uint32_t)__builtin_ctzll(cal->bits[word]);
+}
+
+static inline void append(sim_calendar *cal, sim_event *ev, uint64_t k)
+{
+    unsigned lev = level_of(k, cal->cursor);
+    uint32_t b = bucket_in(lev, k);
+    sim_calendar_list *l = &cal->list[b];
+    sim_event *tail = l->tail;
+    ev->next = NULL;
+    ev->prev = tail;
+    l->tail = ev;
+    if (tail) {
+        tail->next = ev;
+    } else {
+        l->head = ev;
+        mark(cal, lev, b);
+        if (lev == 0 && b < cal->cur)
+            cal->cur = b;
     }
-    place(cal, i, k, ev);
 }
 
-/* Keeps in (*i, *k) the smaller of itself and (j, kj), without a branch. */
-static inline void keep_min(uint32_t *i, key_t128 *k, uint32_t j, key_t128 kj)
+/* Level 0 bucket b (was cur) ran empty: the next non-empty one, or none. */
+static inline void next_cur(sim_calendar *cal, uint32_t b)
 {
-    bool lt = kj < *k;
-    *i = lt ? j : *i;
-    *k = lt ? kj : *k;
-}
-
-/* Index of the smallest of the D keys at c (all present): a tournament. */
-static inline uint32_t min_child_full(const key_t128 *key, uint32_t c)
-{
-    uint32_t i0 = c;
-    key_t128 k0 = key[c];
-    keep_min(&i0, &k0, c + 1, key[c + 1]);
-#if D >= 4
-    uint32_t i2 = c + 2;
-    key_t128 k2 = key[c + 2];
-    keep_min(&i2, &k2, c + 3, key[c + 3]);
-#endif
-#if D == 8
-    uint32_t i4 = c + 4, i6 = c + 6;
-    key_t128 k4 = key[c + 4], k6 = key[c + 6];
-    keep_min(&i4, &k4, c + 5, key[c + 5]);
-    keep_min(&i6, &k6, c + 7, key[c + 7]);
-    keep_min(&i4, &k4, i6, k6);
-#endif
-#if D >= 4
-    keep_min(&i0, &k0, i2, k2);
-#endif
-#if D == 8
-    keep_min(&i0, &k0, i4, k4);
-#endif
-    return i0;
-}
-
-static void sift_down(sim_calendar *cal, uint32_t i, key_t128 k, sim_event *ev)
-{
-    uint32_t n = cal->n;
-    const key_t128 *key = cal->key;
-    bool prefetch = n >= PREFETCH_MIN_NODES;
-    for (;;) {
-        uint32_t c = i * D + 1, best;
-        if (c + D <= n) {
-            /* Fetch the grandchildren while the children are compared: the
-             * next level's D blocks arrive together, not one miss per level. */
-            if (prefetch && (uint64_t)c * D + 1 < n)
-                for (uint32_t j = 0; j < D; j++) {
-                    __builtin_prefetch(&key[(c + j) * D + 1]);
-                    PREFETCH_EV(&cal->ev[(c + j) * D + 1]);
-                }
-            best = min_child_full(key, c);
-        } else if (c < n) {
-            best = c;
-            for (uint32_t j = c + 1; j < n; j++)
-                if (key[j] < key[best])
-                    best = j;
-        } else {
-            break;
-        }
-        if (key[best] > k)
-            break;
-        place(cal, i, key[best], cal->ev[best]);
-        i = best;
-    }
-    place(cal, i, k, ev);
+    uint64_t w = cal->bits[b >> 6] & (~UINT64_C(0) << (b & 63));
+    if (w)
+        cal->cur = (b & ~63u) + (uint32_t)__builtin_ctzll(w);
+    else
+        cal->cur = cal->summary[0] ? lowest(cal, 0) : UINT32_MAX;
 }
 
 void sim_calendar_init(sim_calendar *cal)
 {
     memset(cal, 0, sizeof *cal);
+    cal->cur = UINT32_MAX;
 }
 
 void sim_calendar_clear(sim_calendar *cal)
 {
-    free(cal->key_mem);
-    g_free(cal->ev);
+    g_free(cal->list);
+    g_free(cal->bits);
     sim_calendar_init(cal);
 }
 
-static void grow(sim_calendar *cal)
+/* Key k lies before the cursor (a time earlier than the last popped one, or
+ * than the bucket a peek opened): move the cursor back to k.  Levels above
+ * the highest bit where k and the cursor differ (level h) keep their buckets;
+ * every event below level h shares the cursor's digit h, so all of them go
+ * into the (empty) bucket of that digit at level h.  Equal times never sit in
+ * different buckets, so concatenating the lists keeps FIFO order. */
+static void rewind_to(sim_calendar *cal, uint64_t k)
 {
-    g_assert(cal->cap < SIM_EVENT_IDLE / 4);
-    uint32_t cap = cal->cap ? cal->cap * 2 : 64;
-    void *mem = NULL;
-    /* D-1 spare nodes in front so that key[D*i+1] is 64-byte aligned */
-    if (posix_memalign(&mem, 64, (cap + D - 1) * sizeof(key_t128)) != 0)
-        g_error("sim_calendar: out of memory for %u events", cap);
-    key_t128 *key = (key_t128 *)mem + (D - 1);
-    if (cal->n)
-        memcpy(key, cal->key, cal->n * sizeof *key);
-    free(cal->key_mem);
-    cal->key_mem = mem;
-    cal->key = key;
-    cal->ev = g_renew(sim_event *, cal->ev, cap);
-    cal->cap = cap;
-}
-
-/* Removes node i (not the hole) and restores the heap. */
-static void remove_at(sim_calendar *cal, uint32_t i)
-{
-    uint32_t last = --cal->n;
-    if (i == last)
-        return;
-    key_t128 k = cal->key[last];
-    sim_event *ev = cal->ev[last];
-    if (i > 0 && k < cal->key[(i - 1) / D])
-        sift_up(cal, i, k, ev);
-    else
-        sift_down(cal, i, k, ev);
-}
-
-void sim_calendar_settle_(sim_calendar *cal)
-{
-    if (!cal->hole)
-        return;
-    cal->hole = 0;
-    remove_at(cal, 0);
+    unsigned h = level_of(k, cal->cursor);
+    if (h > 0) {
+        sim_calendar_list *dst = &cal->list[bucket_in(h, cal->cursor)];
+        g_assert(!dst->head);
+        for (unsigned lev = 0; lev < h; lev++) {
+            while (cal->summary[lev]) {
+                uint32_t b = lowest(cal, lev);
+                sim_calendar_list *src = &cal->list[b];
+                if (dst->tail) {
+                    dst->tail->next = src->head;
+                    src->head->prev = dst->tail;
+                } else {
+                    dst->head = src->head;
+                }
+                dst->tail = src->tail;
+                src->head = src->tail = NULL;
+                unmark(cal, lev, b);
+            }
+        }
+        if (dst->head)
+            mark(cal, h, (uint32_t)(dst - cal->list));
+        cal->cur = UINT32_MAX;
+    }
+    cal->cursor = k;
 }
 
 void sim_calendar_insert(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
 {
     g_assert(ev->slot == SIM_EVENT_IDLE);
-    ev->time = t_ns;
-    key_t128 k = make_key(t_ns, cal->next_seq++);
-    if (cal->hole) {
-        cal->hole = 0;
-        sift_down(cal, 0, k, ev);
-        return;
+    if (G_UNLIKELY(!cal->list)) {
+        cal->list = g_new0(sim_calendar_list, NBUCKET);
+        cal->bits = g_new0(uint64_t, NBUCKET / 64);
     }
-    if (cal->n == cal->cap)
-        grow(cal);
-    sift_up(cal, cal->n++, k, ev);
+    uint64_t k = ukey(t_ns);
+    if (G_UNLIKELY(k < cal->cursor))
+        rewind_to(cal, k);
+    ev->time = t_ns;
+    ev->slot = 0;
+    append(cal, ev, k);
+    cal->n++;
 }
 
 bool sim_calendar_remove(sim_calendar *cal, sim_event *ev)
 {
     if (ev->slot == SIM_EVENT_IDLE)
         return false;
-    sim_calendar_settle_(cal);
-    g_assert(ev->slot < cal->n && cal->ev[ev->slot] == ev);
-    remove_at(cal, ev->slot);
+    uint64_t k = ukey(ev->time);
+    unsigned lev = level_of(k, cal->cursor);
+    uint32_t b = bucket_in(lev, k);
+    sim_calendar_list *l = &cal->list[b];
+    sim_event *next = ev->next, *prev = ev->prev;
+    if (prev)
+        prev->next = next;
+    else
+        l->head = next;
+    if (next)
+        next->prev = prev;
+    else
+        l->tail = prev;
+    if (!l->head) {
+        unmark(cal, lev, b);
+        if (b == cal->cur)
+            next_cur(cal, b);
+    }
     ev->slot = SIM_EVENT_IDLE;
+    cal->n--;
     return true;
 }
 
 void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
 {
-    if (ev->slot == SIM_EVENT_IDLE) {
-        sim_calendar_insert(cal, ev, t_ns);
-        return;
+    sim_calendar_remove(cal, ev);
+    sim_calendar_insert(cal, ev, t_ns);
+}
+
+/* The finest level is empty and events are pending: open the first
+ * non-empty bucket of the lowest non-empty level, i.e. move the cursor to its
+ * start and spread its events over the levels below, in list order. */
+static void cascade(sim_calendar *cal)
+{
+    unsigned lev = 1;
+    while (!cal->summary[lev])
+        lev++;
+    uint32_t b = lowest(cal, lev);
+    sim_calendar_list *l = &cal->list[b];
+    sim_event *ev = l->head;
+    l->head = l->tail = NULL;
+    unmark(cal, lev, b);
+    unsigned sh = shift_of(lev);
+    uint64_t digit = (uint64_t)(b - first_bucket(lev)) << sh;
+    uint64_t high = sh + BN >= 64 ? 0 : cal->cursor & ~((UINT64_C(1) << (sh + BN)) - 1);
+    cal->cursor = high | digit;
+    while (ev) {
+        sim_event *next = ev->next;
+        append(cal, ev, ukey(ev->time));
+        ev = next;
     }
-    sim_calendar_settle_(cal);
-    uint32_t i = ev->slot;
-    g_assert(i < cal->n && cal->ev[i] == ev);
-    key_t128 k = make_key(t_ns, cal->next_seq++);
-    ev->time = t_ns;
-    /* The new key is later than the old one unless the time went down. */
-    if (i > 0 && k < cal->key[(i - 1) / D])
-        sift_up(cal, i, k, ev);
-    else
-        sift_down(cal, i, k, ev);
+}
+
+sim_time_ns sim_calendar_peek_slow_(sim_calendar *cal)
+{
+    while (cal->cur == UINT32_MAX)
+        cascade(cal);
+    return cal->list[cal->cur].head->time;
 }
 
 sim_event *sim_calendar_pop(sim_calendar *cal)
 {
-    sim_calendar_settle_(cal);
     if (cal->n == 0)
         return NULL;
-    sim_event *ev = cal->ev[0];
+    while (G_UNLIKELY(cal->cur == UINT32_MAX))
+        cascade(cal);
+    uint32_t b = cal->cur;
+    sim_calendar_list *l = &cal->list[b];
+    sim_event *ev = l->head;
+    sim_event *next = ev->next;
+    l->head = next;
+    if (next) {
+        next->prev = NULL;
+        __builtin_prefetch(next);
+    } else {
+        l->tail = NULL;
+        unmark(cal, 0, b);
+        next_cur(cal, b);
+    }
+    cal->cursor = ukey(ev->time);
     ev->slot = SIM_EVENT_IDLE;
-    if (cal->n == 1)
-        cal->n = 0;
-    else
-        cal->hole = 1;
+    cal->n--;
     return ev;
 }

@@ -85,3 +85,53 @@ double sim_dist_scv(const sim_dist *d)
     }
     g_assert_not_reached();
 }
+
+struct sim_zipf {
+    size_t              n;
+    double              h;      /* generalised harmonic number H(n, s) */
+    double              s;
+    gsl_ran_discrete_t *table;
+};
+
+sim_zipf *sim_zipf_new(size_t n, double s, GError **error)
+{
+    if (n < 1 || n > ((size_t)1 << 28) || !(s >= 0) || s > 100) {
+        g_set_error(error, SIM_DIST_ERROR, 1, "zipf needs 1..2^28 ranks and an exponent in [0, 100]");
+        return NULL;
+    }
+    double *p = g_new(double, n);
+    double h = 0;
+    for (size_t r = 1; r <= n; r++)
+        h += p[r - 1] = pow((double)r, -s);
+    sim_zipf *z = g_new0(sim_zipf, 1);
+    z->n = n;
+    z->h = h;
+    z->s = s;
+    z->table = gsl_ran_discrete_preproc(n, p);
+    g_free(p);
+    if (!z->table) {
+        g_free(z);
+        g_set_error(error, SIM_DIST_ERROR, 1, "zipf: GSL could not build the alias table");
+        return NULL;
+    }
+    return z;
+}
+
+void sim_zipf_free(sim_zipf *z)
+{
+    if (!z)
+        return;
+    gsl_ran_discrete_free(z->table);
+    g_free(z);
+}
+
+size_t sim_zipf_sample(const sim_zipf *z, gsl_rng *rng)
+{
+    return gsl_ran_discrete(rng, z->table) + 1;
+}
+
+double sim_zipf_pmf(const sim_zipf *z, size_t r)
+{
+    g_return_val_if_fail(r >= 1 && r <= z->n, 0);
+    return pow((double)r, -z->s) / z->h;
+}

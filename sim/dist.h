@@ -52,4 +52,20 @@ static inline double sim_dist_mean(const sim_dist *d) { return d->mean; }
 /** The squared coefficient of variation of @d (infinite for pareto alpha <= 2). */
 double sim_dist_scv(const sim_dist *d);
 
+/** Zipf popularity over ranks 1..n: P(r) = r^-s / H(n, s), drawn in O(1) with
+ *  GSL's Walker alias table (gsl_ran_discrete). */
+typedef struct sim_zipf sim_zipf;
+
+/** Builds the table for @n >= 1 ranks and exponent @s >= 0 (0 = uniform).
+ *  Returns NULL with @error set on bad parameters. */
+sim_zipf *sim_zipf_new(size_t n, double s, GError **error);
+void      sim_zipf_free(sim_zipf *z);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sim_zipf, sim_zipf_free)
+
+/** Draws a rank in 1..n. */
+size_t sim_zipf_sample(const sim_zipf *z, gsl_rng *rng);
+
+/** P(rank = @r), r in 1..n. */
+double sim_zipf_pmf(const sim_zipf *z, size_t r);
+
 #endif /* SIM_DIST_H */

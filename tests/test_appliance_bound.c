@@ -50,6 +50,10 @@ START_TEST(test_reference_results)
                   row.kind, row.pub_bottleneck ? row.pub_bottleneck : "-");
     ck_assert_msg(row.within_ci, "%s: model %.1f Gb/s (%+.1f%%), CPU %.1f%% vs published %.1f Gb/s, CPU %.1f%%", row.id,
                   row.model_gbps, row.err_pct, row.model_cpu, row.pub_gbps, row.pub_cpu);
+    if (row.pub_dram_GBps > 0) /* DRAM bytes per payload byte (measured 4.9 and 2.7 on the 2016 box) */
+      ck_assert_msg(fabs((row.model_dram_GBps / row.model_gbps) / (row.pub_dram_GBps / row.pub_gbps) - 1) <= 0.10,
+                    "%s: DRAM %.1f GB/s at %.1f Gb/s vs %.1f at %.1f", row.id, row.model_dram_GBps, row.model_gbps,
+                    row.pub_dram_GBps, row.pub_gbps);
     if (!row.known_deviation)
       ck_assert_msg(row.ok, "%s: outside 10 %% / 10 points without a documented known deviation", row.id);
     strict_ok += row.ok;
@@ -57,6 +61,25 @@ START_TEST(test_reference_results)
   }
   /* at most the two documented deviations */
   ck_assert_int_ge(strict_ok, app_refset_size(s) - 2);
+}
+END_TEST
+
+START_TEST(test_defaults_are_the_fit)
+{
+  /* the defaults in models/coeffs.c are what `make fit` finds from coeffs_prior(): refit and compare */
+  GError *e = NULL;
+  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &e);
+  ck_assert(s != NULL);
+  Coeffs fit, def;
+  coeffs_prior(&fit);
+  coeffs_defaults(&def);
+  double chi = -1;
+  ck_assert_msg(app_refset_fit(s, &fit, -1, &chi, &e), "%s", e ? e->message : "");
+  for (int i = 0; i < COEFFS_N_FITTED; i++)
+    ck_assert_msg(fabs(*coeffs_fitted_ptr(&fit, i) / *coeffs_fitted_ptr(&def, i) - 1) < 0.01,
+                  "%s: fit %.4g, default %.4g (run make fit and update models/coeffs.c)", coeffs_fitted_name(i),
+                  *coeffs_fitted_ptr(&fit, i), *coeffs_fitted_ptr(&def, i));
+  ck_assert(chi >= 0 && chi < 20);
 }
 END_TEST
 
@@ -173,6 +196,35 @@ START_TEST(test_device_routing_uneven_links)
   g_autoptr(BoundResult) r = bound_eval(a, m, 0);
   ck_assert_int_eq(m->res[r->bottleneck].kind, RK_FABRIC);
   g_free(a);
+}
+END_TEST
+
+START_TEST(test_zipf_node_share)
+{
+  /* node-striped placement over two nodes with s = 1: node 0 holds the odd ranks, so its share is
+   * 1/2 + (alternating harmonic sum) / (2 H_N) */
+  Workload w = {.titles = 100000, .zipf_s = 1.0, .title_placement = WL_PLACE_NODE_STRIPED};
+  int dn[4] = {0, 1, 0, 1};
+  double sh[4];
+  workload_drive_shares(&w, 4, dn, 2, 1, sh);
+  double h = 0, alt = 0;
+  for (int r = 1; r <= w.titles; r++) { h += 1.0 / r; alt += (r % 2 ? 1.0 : -1.0) / r; }
+  ck_assert_double_eq_tol(sh[0] + sh[2], 0.5 + alt / (2 * h), 1e-12);
+  ck_assert_double_eq_tol(sh[0], sh[2], 1e-15); /* striped evenly over the node's drives */
+  ck_assert_double_eq_tol(sh[0] + sh[1] + sh[2] + sh[3], 1.0, 1e-12);
+  /* random placement: the seed decides, the same seed gives the same shares */
+  Workload wr = w;
+  wr.title_placement = WL_PLACE_RANDOM;
+  double r1[4], r2[4], r3[4];
+  workload_drive_shares(&wr, 4, dn, 2, 7, r1);
+  workload_drive_shares(&wr, 4, dn, 2, 7, r2);
+  workload_drive_shares(&wr, 4, dn, 2, 8, r3);
+  ck_assert_mem_eq(r1, r2, sizeof r1);
+  ck_assert(memcmp(r1, r3, sizeof r1) != 0);
+  /* s = 0: uniform */
+  w.zipf_s = 0;
+  workload_drive_shares(&w, 4, dn, 2, 1, sh);
+  for (int d = 0; d < 4; d++) ck_assert_double_eq_tol(sh[d], 0.25, 1e-12);
 }
 END_TEST
 
@@ -402,6 +454,7 @@ static Suite *suite(void)
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_reference_results);
   tcase_add_test(t, test_strict_disk_centric_hot_node);
+  tcase_add_test(t, test_defaults_are_the_fit);
   suite_add_tcase(s, t);
   t = tcase_create("closed_forms");
   tcase_set_timeout(t, 30);
@@ -409,6 +462,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_numa_crossings);
   tcase_add_test(t, test_device_routing_uneven_links);
   tcase_add_test(t, test_pcie_tags);
+  tcase_add_test(t, test_zipf_node_share);
   tcase_add_test(t, test_stream_rome);
   suite_add_tcase(s, t);
   t = tcase_create("invariants");

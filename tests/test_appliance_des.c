@@ -45,7 +45,7 @@ START_TEST(test_des_meets_bound)
     int bn = -1;
     double bound_gbps = demand_saturation_Bps(l->m, &bn) * 8e-9;
     flowsim_result *raw = NULL;
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw);
+    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw, NULL);
     ck_assert_msg(fabs(rep->throughput_gbps - bound_gbps) <= 0.03 * bound_gbps, "%s: DES %.1f Gb/s vs bound %.1f",
                   unskewed[_i], rep->throughput_gbps, bound_gbps);
     /* the DES names a bottleneck of the bound's kind, and the bound's runs near its limit */
@@ -75,7 +75,7 @@ START_TEST(test_des_open_load)
     /* 200 Gb/s offered to the 400G NIC-kTLS box: all of it served, nothing dropped */
     const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", "workload.offered=200 Gb/s", NULL };
     loaded *l = load("scenarios/reference/rome2021_nic_nps4.yaml", sets);
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL);
+    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
     ck_assert_msg(fabs(rep->throughput_gbps - 200) <= 0.03 * 200, "served %.1f Gb/s", rep->throughput_gbps);
     for (int i = 0; i < rep->n_res; i++)
         ck_assert_double_le(rep->res[i].drop, 0.01);
@@ -90,7 +90,7 @@ START_TEST(test_des_deterministic)
     g_autoptr(GString) j1 = g_string_new(NULL), j2 = g_string_new(NULL);
     for (int k = 0; k < 2; k++) {
         loaded *l = load("scenarios/reference/milan2022_strict_disk_silo.yaml", sets);
-        AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL);
+        AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
         app_report_write(rep, APP_FMT_JSON, k ? j2 : j1);
         app_report_free(rep);
         unload(l);

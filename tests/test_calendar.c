@@ -142,6 +142,183 @@ START_TEST(test_interleaved_against_reference)
 }
 END_TEST
 
+/* Differential test against the brute-force reference under several time
+ * laws, chosen to hit every path of the bucket levels: dense ties, wide and
+ * huge gaps (jumps far beyond the finest level and across the top levels),
+ * a few exact values (many equal times), and times before the last popped
+ * one, negative ones included (a calendar used alone may go back: the cursor
+ * rewinds).  The mix of operations drifts between insert-heavy and pop-heavy
+ * phases, so the set grows to N and drains to empty several times. */
+enum { LAW_TIES, LAW_WIDE, LAW_HUGE, LAW_FEW, LAW_PAST, LAW_MIX, N_LAWS };
+
+/* now + d, clamped to the range of sim_time_ns (times reach both ends) */
+static sim_time_ns add_sat(sim_time_ns now, int64_t d)
+{
+    if (d > 0 && now > INT64_MAX - d)
+        return INT64_MAX;
+    if (d < 0 && now < INT64_MIN - d)
+        return INT64_MIN;
+    return now + d;
+}
+
+static sim_time_ns draw_time(gsl_rng *r, int law, sim_time_ns now)
+{
+    if (law == LAW_MIX)
+        law = (int)gsl_rng_uniform_int(r, LAW_MIX);
+    switch (law) {
+    case LAW_TIES:
+        return add_sat(now, (int64_t)gsl_rng_uniform_int(r, 20));
+    case LAW_WIDE:
+        return add_sat(now, (int64_t)(gsl_rng_get(r) & ((1u << 22) - 1)) * (gsl_rng_uniform_int(r, 4) ? 1 : 97));
+    case LAW_HUGE: {
+        unsigned bits = (unsigned)gsl_rng_uniform_int(r, 62);
+        uint64_t x = ((uint64_t)gsl_rng_get(r) << 32 | gsl_rng_get(r)) & ((UINT64_C(1) << bits) - 1);
+        return add_sat(now, (int64_t)x);
+    }
+    case LAW_FEW: {
+        static const sim_time_ns d[] = { 0, 0, 1, 4096, 5000, 1 << 20 };
+        return add_sat(now, d[gsl_rng_uniform_int(r, G_N_ELEMENTS(d))]);
+    }
+    default: {                                              /* LAW_PAST */
+        uint64_t u = gsl_rng_uniform_int(r, 100);
+        if (u == 0)
+            return (sim_time_ns)((uint64_t)gsl_rng_get(r) << 32 | gsl_rng_get(r)); /* any sign */
+        if (u < 10)
+            return -(sim_time_ns)gsl_rng_uniform_int(r, 1u << 30);
+        return add_sat(now, (int64_t)gsl_rng_uniform_int(r, 12000) - 6000);
+    }
+    }
+}
+
+static void run_differential(int law, int n, int ops, unsigned long seed)
+{
+    sim_calendar cal;
+    sim_calendar_init(&cal);
+    ref_item *it = g_new0(ref_item, n);
+    for (int i = 0; i < n; i++)
+        sim_event_init(&it[i].ev, NULL, NULL);
+    g_autoptr(gsl_rng) r = sim_rng_new(seed, "calendar-differential");
+    uint64_t order = 0;
+    sim_time_ns now = law == LAW_PAST ? 0 : (sim_time_ns)gsl_rng_uniform_int(r, 1u << 30);
+    uint32_t pending = 0, max_pending = 0, empties = 0;
+    int pops = 0;
+    for (int op = 0; op < ops; op++) {
+        ref_item *x = &it[gsl_rng_uniform_int(r, n)];
+        /* phases of 4000 ops: insert-heavy, balanced, pop-heavy */
+        unsigned phase = (unsigned)(op / 4000) % 3;
+        unsigned u = (unsigned)gsl_rng_uniform_int(r, 100);
+        unsigned p_pop = phase == 0 ? 5 : phase == 1 ? 35 : 60;
+        if (u < p_pop) {                                    /* pop */
+            ref_item *want = ref_min(it, n);
+            sim_event *got = sim_calendar_pop(&cal);
+            ck_assert_ptr_eq(got, want ? &want->ev : NULL);
+            if (want) {
+                ck_assert(!sim_event_pending(got));
+                ck_assert_int_eq(got->time, want->t);
+                now = want->t;
+                pending--;
+                pops++;
+                empties += pending == 0;
+            }
+        } else if (u < p_pop + 35) {                        /* insert or move */
+            sim_time_ns t = draw_time(r, law, now);
+            if (!sim_event_pending(&x->ev)) {
+                sim_calendar_insert(&cal, &x->ev, t);
+                pending++;
+            } else {
+                sim_calendar_move(&cal, &x->ev, t);
+            }
+            ck_assert(sim_event_pending(&x->ev));
+            ck_assert_int_eq(x->ev.time, t);
+            x->t = t;
+            x->order = order++;
+        } else if (u < p_pop + 45) {                        /* cancel */
+            bool was = sim_event_pending(&x->ev);
+            ck_assert(sim_calendar_remove(&cal, &x->ev) == was);
+            ck_assert(!sim_event_pending(&x->ev));
+            pending -= was;
+        } else {                                            /* peek (may open a bucket) */
+            ref_item *want = ref_min(it, n);
+            ck_assert_int_eq(sim_calendar_peek_time(&cal), want ? want->t : SIM_TIME_NEVER);
+        }
+        ck_assert_uint_eq(sim_calendar_len(&cal), pending);
+        if (pending > max_pending)
+            max_pending = pending;
+    }
+    /* drain: everything comes out in reference order */
+    for (ref_item *want; (want = ref_min(it, n)); pending--)
+        ck_assert_ptr_eq(sim_calendar_pop(&cal), &want->ev);
+    ck_assert_ptr_null(sim_calendar_pop(&cal));
+    ck_assert_int_eq(sim_calendar_peek_time(&cal), SIM_TIME_NEVER);
+    ck_assert_uint_eq(pending, 0);
+    ck_assert_int_gt(pops, ops / 5);
+    ck_assert_uint_gt(max_pending, (uint32_t)n / 2);     /* it did grow ... */
+    ck_assert_uint_gt(empties, 0);                        /* ... and drain */
+    sim_calendar_clear(&cal);
+    g_free(it);
+}
+
+START_TEST(test_differential_laws)
+{
+    run_differential(_i, 700, 48000, 100 + (unsigned long)_i);
+}
+END_TEST
+
+/* 100000 events at one time, every tenth moved to that same time: FIFO,
+ * with the moved ones behind in the order they were moved. */
+START_TEST(test_many_equal_times_fifo)
+{
+    enum { N = 100000 };
+    sim_calendar cal;
+    sim_calendar_init(&cal);
+    item *items = g_new(item, N);
+    sim_time_ns t = 3 * SIM_NS_PER_S + 7;
+    for (int i = 0; i < N; i++) {
+        sim_event_init(&items[i].ev, NULL, NULL);
+        items[i].id = i;
+        sim_calendar_insert(&cal, &items[i].ev, t);
+    }
+    ck_assert_int_eq(sim_calendar_peek_time(&cal), t);
+    for (int i = 0; i < N; i += 10)
+        sim_calendar_move(&cal, &items[i].ev, t);
+    for (int i = 0; i < N; i++)
+        if (i % 10)
+            ck_assert_int_eq(((item *)sim_calendar_pop(&cal))->id, i);
+    for (int i = 0; i < N; i += 10)
+        ck_assert_int_eq(((item *)sim_calendar_pop(&cal))->id, i);
+    ck_assert_ptr_null(sim_calendar_pop(&cal));
+    sim_calendar_clear(&cal);
+    g_free(items);
+}
+END_TEST
+
+/* The engine's pattern around run_until: a peek that finds nothing due opens
+ * a coarse bucket, then the caller schedules between "now" and the peeked
+ * event; it must come first, and ties must keep FIFO across the rewind. */
+START_TEST(test_insert_after_peek_before_next)
+{
+    sim_calendar cal;
+    sim_calendar_init(&cal);
+    item a[6];
+    for (int i = 0; i < 6; i++) {
+        sim_event_init(&a[i].ev, NULL, NULL);
+        a[i].id = i;
+    }
+    sim_calendar_insert(&cal, &a[0].ev, 1000000);           /* far: a coarse level */
+    sim_calendar_insert(&cal, &a[1].ev, 1000000);           /* tie, after a[0] */
+    sim_calendar_insert(&cal, &a[2].ev, 1000000 + 5);
+    ck_assert_int_eq(sim_calendar_peek_time(&cal), 1000000);  /* opens buckets */
+    sim_calendar_insert(&cal, &a[3].ev, 10);                /* before the cursor */
+    sim_calendar_insert(&cal, &a[4].ev, 1000000);           /* tie, after a[1] */
+    sim_calendar_insert(&cal, &a[5].ev, 999999);
+    static const int want[] = { 3, 5, 0, 1, 4, 2 };
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(((item *)sim_calendar_pop(&cal))->id, want[i]);
+    ck_assert_ptr_null(sim_calendar_pop(&cal));
+    sim_calendar_clear(&cal);
+}
+END_TEST
+
 typedef struct { GArray *log; sim_event self; int ticks; } recorder;
 
 static void on_post(sim_engine *eng, sim_event *ev, void *ctx)
@@ -201,6 +378,9 @@ int main(void)
     tcase_add_test(tc, test_pop_order_matches_sorted);
     tcase_add_test(tc, test_equal_times_fifo);
     tcase_add_test(tc, test_interleaved_against_reference);
+    tcase_add_loop_test(tc, test_differential_laws, 0, N_LAWS);
+    tcase_add_test(tc, test_many_equal_times_fifo);
+    tcase_add_test(tc, test_insert_after_peek_before_next);
     tcase_add_test(tc, test_engine_pool_and_periodic);
     tcase_add_test(tc, test_rng_streams);
     suite_add_tcase(s, tc);

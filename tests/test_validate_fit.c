@@ -9,6 +9,7 @@
 static ValHostProfile truth(void) {
   ValHostProfile p = {.clock_hz = 2.6e9, .cores = 2, .hash_cpb = 1.3, .record_bytes = 16384};
   p.p[VAL_P_COPY] = 0.35;
+  p.p[VAL_P_COPY_PC] = 0.55;
   p.p[VAL_P_STACK] = 0.30;
   p.p[VAL_P_RECORD] = 3000;
   p.p[VAL_P_CRYPTO_AES128] = 0.40;
@@ -28,7 +29,7 @@ START_TEST(test_model_closed_form) {
   ValHostConfig c = {.mode = VAL_MODE_SENDFILE, .server_threads = 1, .client_threads = 1, .connections = 8,
                      .bytes_per_req = 1048576, .avail_cores = 2};
   val_predict_host(&p, &c, &pr);
-  double s = 0.30 + 20000.0 / 1048576, cc = 0.35 + 15000.0 / 1048576;
+  double s = 0.30 + 20000.0 / 1048576, cc = 0.55 + 15000.0 / 1048576;
   ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
   ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
   /* caps: server 1/s, client 1/c, cpu 2/(s+c+0.25): the two cores are the bottleneck */
@@ -41,7 +42,7 @@ START_TEST(test_model_closed_form) {
   c.bytes_per_req = 16384;
   c.avail_cores = 1;
   val_predict_host(&p, &c, &pr);
-  s = 2 * 0.35 + 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384;
+  s = 0.55 + 0.35 + 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384;
   cc = 2 * 0.35 + 0.47 + 3000.0 / 16384 + 15000.0 / 16384;
   ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
   ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
@@ -128,7 +129,7 @@ END_TEST
 START_TEST(test_fit_fixed_and_unidentified) {
   /* only plain-sendfile data: crypto and record parameters are untouched and stay fixed */
   ValHostProfile t = truth(), start = truth(), out;
-  start.p[VAL_P_COPY] = 0.5;
+  start.p[VAL_P_COPY_PC] = 0.7;
   ValFitObs obs[64], plain[64];
   int n = make_obs(&t, obs, 0), m = 0;
   for (int i = 0; i < n; i++)
@@ -138,8 +139,8 @@ START_TEST(test_fit_fixed_and_unidentified) {
   ValFitStats st;
   ck_assert(val_fit_host(plain, m, NULL, 0, &start, fixed, &out, &st, NULL));
   ck_assert(!out.fitted[VAL_P_CRYPTO_CHACHA] && !out.fitted[VAL_P_RECORD] && !out.fitted[VAL_P_UTIL]);
-  ck_assert(out.fitted[VAL_P_COPY]);
-  ck_assert_double_eq_tol(out.p[VAL_P_COPY], 0.35, 0.35 * 0.01);
+  ck_assert(out.fitted[VAL_P_COPY_PC] && !out.fitted[VAL_P_COPY]);
+  ck_assert_double_eq_tol(out.p[VAL_P_COPY_PC], 0.55, 0.55 * 0.01);
   ck_assert_double_eq(out.p[VAL_P_CRYPTO_CHACHA], start.p[VAL_P_CRYPTO_CHACHA]);
   /* too little data is an error */
   g_autoptr(GError) err = NULL;

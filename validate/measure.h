@@ -37,7 +37,9 @@ typedef struct {
   double server_cpb;      /* server worker threads' CPU cycles per body byte */
   double client_cpb;      /* load generator threads' CPU cycles per body byte */
   double box_cpb;         /* all busy CPU of the box (/proc/stat) per body byte */
-  double softirq_cpb;     /* irq+softirq columns + ksoftirqd threads per body byte */
+  double softirq_cpb;     /* ksoftirqd threads' CPU per body byte (outside both sides) */
+  double irq_softirq_cpb; /* irq+softirq columns of /proc/stat per body byte (with tick-based
+                           * accounting this time is also inside the threads' CPU time) */
   double server_util, client_util; /* CPU seconds per second (cores) */
   double box_busy_cores;  /* busy cores of the whole box */
   double foreign_cores;   /* busy cores not ours (other processes), >= 0 */
@@ -53,6 +55,7 @@ typedef struct {
   ValRunSample rep[VAL_MAX_REPS];
   ValRunSample median;
   ValRunSample spread;    /* half the min-max range of each field */
+  int attempts;           /* repetitions run (>= nrep when contended ones were replaced) */
   char note[160];
 } ValRunResult;
 
@@ -63,6 +66,8 @@ typedef struct {
   double clock_hz;        /* cycles per CPU second (probe) */
   gboolean pin;           /* pin server threads from CPU 0 up, client threads from the last CPU down */
   ValVerify verify;       /* load generator checks */
+  double foreign_limit;   /* a repetition with more foreign busy cores than this is contended (0: 0.25) */
+  int extra_reps;         /* at most this many extra repetitions replace contended ones */
   gboolean quiet;
 } ValMeasureConfig;
 

@@ -12,10 +12,10 @@
 #include "validate/predict.h"
 
 static const char *const pname[VAL_P_COUNT] = {
-    "copy_cpb",   "stack_cpb",          "tls_record_cycles",  "crypto_aes128gcm_cpb", "crypto_aes256gcm_cpb",
+    "copy_cpb",   "copy_pagecache_cpb", "stack_cpb",          "tls_record_cycles",  "crypto_aes128gcm_cpb", "crypto_aes256gcm_cpb",
     "crypto_chacha20poly1305_cpb",      "request_server_cycles", "request_client_cycles", "softirq_cpb",
     "utilisation"};
-static const char *const punit[VAL_P_COUNT] = {"cycles/B", "cycles/B", "cycles/record", "cycles/B", "cycles/B",
+static const char *const punit[VAL_P_COUNT] = {"cycles/B", "cycles/B", "cycles/B", "cycles/record", "cycles/B", "cycles/B",
                                                "cycles/B", "cycles/request", "cycles/request", "cycles/B", ""};
 
 const char *val_param_name(ValParam p) { return (p >= 0 && p < VAL_P_COUNT) ? pname[p] : "?"; }
@@ -36,12 +36,12 @@ void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValH
   double s, c;
   if (cfg->mode == VAL_MODE_SENDFILE) {
     s = p[VAL_P_STACK];
-    c = p[VAL_P_COPY];
+    c = p[VAL_P_COPY_PC];
   } else if (cfg->mode == VAL_MODE_SENDFILE_KTLS && cfg->ktls) {
     s = cr + p[VAL_P_STACK] + rec;
     c = 2 * p[VAL_P_COPY] + cr + rec;
   } else {
-    s = 2 * p[VAL_P_COPY] + cr + p[VAL_P_STACK] + rec;
+    s = p[VAL_P_COPY_PC] + cr + p[VAL_P_COPY] + p[VAL_P_STACK] + rec;
     c = 2 * p[VAL_P_COPY] + cr + rec;
   }
   double bpr = cfg->bytes_per_req > 0 ? cfg->bytes_per_req : 1;

@@ -16,7 +16,8 @@ G_BEGIN_DECLS
 
 /* Coefficients of a host profile (what the fit estimates). */
 typedef enum {
-  VAL_P_COPY = 0,      /* one user<->kernel copy, cycles/B */
+  VAL_P_COPY = 0,      /* one user<->kernel copy of data just written (in cache), cycles/B */
+  VAL_P_COPY_PC,       /* one copy out of the page cache (pread, or recv of sendfile pages), cycles/B */
   VAL_P_STACK,         /* TCP + loopback per byte on the sending side (sendfile page path), cycles/B */
   VAL_P_RECORD,        /* TLS record layer per 16 KiB record and side (syscall, framing), cycles/record */
   VAL_P_CRYPTO_AES128, /* AES-128-GCM encrypt or decrypt, cycles/B */
@@ -24,7 +25,7 @@ typedef enum {
   VAL_P_CRYPTO_CHACHA, /* ChaCha20-Poly1305, cycles/B */
   VAL_P_REQ_SERVER,    /* server per request (parse, open, fstat, head, close), cycles/request */
   VAL_P_REQ_CLIENT,    /* client per request (request, head parse), cycles/request */
-  VAL_P_SOFTIRQ,       /* loopback receive work outside both sides' threads (irq/softirq), cycles/B */
+  VAL_P_SOFTIRQ,       /* loopback receive work in ksoftirqd threads (outside both sides), cycles/B */
   VAL_P_UTIL,          /* fraction of a core a busy side achieves (scheduling, wake-ups), 0..1 */
   VAL_P_COUNT
 } ValParam;
@@ -62,9 +63,9 @@ typedef struct {
 
 /* The model:
  *   s = server cycles/B:  plain sendfile: stack
- *                         user-space TLS: 2 copy + crypto + stack + record/16384
- *                         kTLS sendfile:  crypto + stack (+ record/16384)
- *   c = client cycles/B:  plain: copy;  TLS: 2 copy + crypto + record/16384  (+ hash when verifying)
+ *                         user-space TLS: copy_pc + crypto + copy + stack + record/16384
+ *                         kTLS sendfile:  crypto + stack + record/16384
+ *   c = client cycles/B:  plain: copy_pc;  TLS: 2 copy + crypto + record/16384  (+ hash when verifying)
  *   both sides add their per-request cycles / bytes_per_req; q = softirq cycles/B.
  *   Throughput (B/s) = u * clock * min( min(S, n, A) / s,  min(C, n, A) / c,  A / (s + c + q) )
  * with S, C the thread counts, n connections, A available cores.  Left out: memory

@@ -31,22 +31,8 @@ int main(int argc, char **argv)
   g_autoptr(GString) t = g_string_new(NULL);
   int fails = app_refset_table(s, &c, t, NULL);
   printf("\nReference table with the fitted coefficients (%d FAIL):\n%s", fails, t->str);
-  printf("\nLeave-one-out: each result predicted by a fit over the others\n");
-  printf("| %-28s | %9s | %9s | %7s | %8s | %9s |\n", "result", "in-fit", "left-out", "publ.", "error", "CPU err");
-  printf("|------------------------------|----------:|----------:|--------:|---------:|----------:|\n");
-  for (int i = 0; i < n; i++) {
-    Coeffs ci = c0;
-    double chi_i;
-    AppRefRow in_row, out_row;
-    if (!app_refset_eval(s, i, &c, &in_row, &err)) return 1;
-    if (!app_refset_fit(s, &ci, i, &chi_i, &err)) { fprintf(stderr, "ocasim-fit: %s\n", err->message); return 1; }
-    if (!app_refset_eval(s, i, &ci, &out_row, &err)) return 1;
-    char cpu[16] = "-";
-    if (out_row.pub_cpu >= 0) g_snprintf(cpu, sizeof cpu, "%+.1f pt", out_row.model_cpu - out_row.pub_cpu);
-    printf("| %-28s | %9.1f | %9.1f | %7.1f | %+7.1f%% | %9s |\n", out_row.id, in_row.model_gbps, out_row.model_gbps,
-           out_row.pub_gbps, out_row.err_pct, cpu);
-    app_ref_row_clear(&in_row);
-    app_ref_row_clear(&out_row);
-  }
+  g_autoptr(GString) loo = g_string_new(NULL);
+  if (!app_refset_loo_table(s, &c, loo, &err)) { fprintf(stderr, "ocasim-fit: %s\n", err->message); return 1; }
+  printf("\nLeave-one-out: each result predicted by a fit over the others\n%s", loo->str);
   return 0;
 }

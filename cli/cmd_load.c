@@ -1,0 +1,146 @@
+/* cli/cmd_load.c — `ocasim load`: the validation load generator on its own.
+ * Fetches --path (repeatable) over many keep-alive connections; with --root the
+ * expected length and SHA-256 of every body come from the local files, else the
+ * length comes from a HEAD request and only the length is checked. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/commands.h"
+#include "validate/client.h"
+#include "validate/loadgen.h"
+#include "validate/util.h"
+
+static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last) {
+  char *end;
+  guint64 a = g_ascii_strtoull(s, &end, 10);
+  if (end == s || *end != '-') return FALSE;
+  const char *b = end + 1;
+  guint64 c = g_ascii_strtoull(b, &end, 10);
+  if (end == b || *end || c < a) return FALSE;
+  *first = a;
+  *last = c;
+  return TRUE;
+}
+
+int cmd_load(int argc, char **argv) {
+  g_autofree char *host = NULL, *root = NULL, *range = NULL, *ver_s = NULL, *cipher_s = NULL;
+  g_auto(GStrv) paths = NULL;
+  int port = 8443, conns = 16, threads = 1, requests = 0;
+  double duration = 10, timeout = 10;
+  gboolean plain = FALSE, close_each = FALSE;
+  GOptionEntry entries[] = {
+      {"host", 'H', 0, G_OPTION_ARG_STRING, &host, "Server IPv4 address (default 127.0.0.1)", "ADDR"},
+      {"port", 'p', 0, G_OPTION_ARG_INT, &port, "Server port (default 8443)", "N"},
+      {"plain", 0, 0, G_OPTION_ARG_NONE, &plain, "Plain HTTP (the server's sendfile mode)", NULL},
+      {"tls-version", 0, 0, G_OPTION_ARG_STRING, &ver_s, "1.2, 1.3 or any (default any)", "V"},
+      {"cipher", 0, 0, G_OPTION_ARG_STRING, &cipher_s, "aes-128-gcm, aes-256-gcm, chacha20-poly1305 or any", "C"},
+      {"path", 'P', 0, G_OPTION_ARG_STRING_ARRAY, &paths, "Request path (repeatable)", "PATH"},
+      {"range", 0, 0, G_OPTION_ARG_STRING, &range, "Byte range FIRST-LAST of every request", "A-B"},
+      {"root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Local copy of the served directory: check SHA-256", "DIR"},
+      {"connections", 'c', 0, G_OPTION_ARG_INT, &conns, "Concurrent connections (default 16)", "N"},
+      {"threads", 't', 0, G_OPTION_ARG_INT, &threads, "Client threads (default 1)", "N"},
+      {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &duration, "Run time, s (default 10)", "S"},
+      {"requests", 'n', 0, G_OPTION_ARG_INT, &requests, "Requests per connection instead of a duration", "N"},
+      {"close", 0, 0, G_OPTION_ARG_NONE, &close_each, "New connection per request", NULL},
+      {"timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stall timeout per connection, s (default 10)", "S"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}};
+  g_autoptr(GOptionContext) ctx = g_option_context_new("- fetch files over many HTTPS connections and check them");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_autoptr(GError) err = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  ValTlsVersion ver = VAL_TLS_ANY;
+  ValCipher cipher = VAL_CIPHER_ANY;
+  uint64_t rf = 0, rl = 0;
+  if (!paths || !paths[0]) {
+    fprintf(stderr, "%s: at least one --path is required\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if ((ver_s && !val_tls_version_parse(ver_s, &ver)) || (cipher_s && !val_cipher_parse(cipher_s, &cipher)) ||
+      (range && !parse_range(range, &rf, &rl)) || port <= 0 || port > 65535 || conns < 1 || threads < 1 ||
+      duration <= 0 || requests < 0 || timeout <= 0) {
+    fprintf(stderr, "%s: bad option value (see --help)\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  const char *h = host ? host : "127.0.0.1";
+  int n = (int)g_strv_length(paths);
+  ValLoadTarget *tg = g_new0(ValLoadTarget, n);
+  SSL_CTX *cctx = plain ? NULL : val_tls_client_ctx_new(ver, cipher, FALSE, NULL);
+  int rc = OCASIM_EXIT_OK;
+  for (int i = 0; i < n && rc == OCASIM_EXIT_OK; i++) {
+    tg[i].path = g_strdup(paths[i]);
+    uint64_t size = 0;
+    if (root) {
+      g_autofree char *lp = g_build_filename(root, paths[i], NULL);
+      struct stat st;
+      if (stat(lp, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "%s: %s: not found under --root\n", argv[0], paths[i]);
+        rc = OCASIM_EXIT_BADINPUT;
+        break;
+      }
+      size = (uint64_t)st.st_size;
+    } else {
+      ValClient *c = val_client_connect(h, port, cctx, timeout, &err);
+      int status = 0;
+      unsigned char sha[32];
+      if (!c || !val_client_get(c, "HEAD", paths[i], NULL, &status, &size, sha, &err) || status != 200) {
+        fprintf(stderr, "%s: HEAD %s: %s\n", argv[0], paths[i], err ? err->message : "not 200");
+        rc = OCASIM_EXIT_FAILURE;
+      }
+      val_client_close(c);
+      g_clear_error(&err);
+    }
+    if (rc) break;
+    if (range) {
+      if (rf >= size) {
+        fprintf(stderr, "%s: --range starts past the end of %s\n", argv[0], paths[i]);
+        rc = OCASIM_EXIT_BADINPUT;
+        break;
+      }
+      tg[i].has_range = TRUE;
+      tg[i].first = rf;
+      tg[i].last = MIN(rl, size - 1);
+      tg[i].expect_status = 206;
+      tg[i].expect_len = tg[i].last - rf + 1;
+    } else {
+      tg[i].expect_status = 200;
+      tg[i].expect_len = size;
+    }
+    if (root) {
+      g_autofree char *lp = g_build_filename(root, paths[i], NULL);
+      tg[i].check_sha = val_sha256_file_range(lp, tg[i].has_range ? rf : 0, tg[i].expect_len, tg[i].sha, NULL);
+    }
+  }
+  SSL_CTX_free(cctx);
+  if (rc == OCASIM_EXIT_OK) {
+    ValLoadConfig cfg = {.host = h, .port = port, .tls = !plain, .version = ver, .cipher = cipher,
+                         .connections = conns, .threads = threads, .targets = tg, .ntargets = n,
+                         .requests_per_conn = requests, .duration_s = requests ? 3600 : duration,
+                         .verify = root ? VAL_VERIFY_ALL : VAL_VERIFY_LENGTH, .timeout_s = timeout,
+                         .close_each = close_each, .last_cpu = -1};
+    ValLoadResult r;
+    if (!val_load_run(&cfg, &r, &err)) {
+      fprintf(stderr, "%s: %s\n", argv[0], err->message);
+      rc = OCASIM_EXIT_FAILURE;
+    } else {
+      printf("%.3f Gb/s, %.0f requests/s, %" G_GUINT64_FORMAT " responses ok, %.3f GB in %.2f s, %s%s\n", r.gbps,
+             r.requests_ok / r.elapsed_s, r.requests_ok, r.bytes_body / 1e9, r.elapsed_s,
+             plain ? "plain HTTP" : (r.tls_version == 13 ? "TLS 1.3 " : "TLS 1.2 "),
+             plain ? "" : val_cipher_name(r.cipher));
+      printf("errors: %" G_GUINT64_FORMAT " (connect %" G_GUINT64_FORMAT ", tls %" G_GUINT64_FORMAT ", status %"
+             G_GUINT64_FORMAT ", length %" G_GUINT64_FORMAT ", sha256 %" G_GUINT64_FORMAT ", io %" G_GUINT64_FORMAT
+             ", timeout %" G_GUINT64_FORMAT ")%s\n",
+             val_load_errors(&r), r.errors_connect, r.errors_tls, r.errors_status, r.errors_length, r.errors_hash,
+             r.errors_io, r.errors_timeout, root ? "" : " — bodies checked for length only (no --root)");
+      if (val_load_errors(&r)) rc = OCASIM_EXIT_FAILURE;
+    }
+  }
+  for (int i = 0; i < n; i++) g_free(tg[i].path);
+  g_free(tg);
+  return rc;
+}

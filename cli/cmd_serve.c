@@ -1,0 +1,88 @@
+/* cli/cmd_serve.c — `ocasim serve`: the validation TLS file server on its own,
+ * e.g. for wrk: `ocasim serve --root DIR --port 8443` then
+ * `wrk -t2 -c32 -d10s https://127.0.0.1:8443/file.bin`. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "validate/server.h"
+#include "validate/util.h"
+
+int cmd_serve(int argc, char **argv) {
+  g_autofree char *root = NULL, *bind = NULL, *mode_s = NULL, *cert = NULL, *key = NULL;
+  int port = 8443, threads = 1;
+  gboolean no_pin = FALSE;
+  double duration = 0, idle = 30;
+  GOptionEntry entries[] = {
+      {"root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Directory to serve (required)", "DIR"},
+      {"port", 'p', 0, G_OPTION_ARG_INT, &port, "TCP port (default 8443; 0: any)", "N"},
+      {"bind", 'b', 0, G_OPTION_ARG_STRING, &bind, "IPv4 address to bind (default 127.0.0.1)", "ADDR"},
+      {"mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "sendfile_ktls (default), userspace or sendfile (plain HTTP)",
+       "MODE"},
+      {"threads", 't', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default 1)", "N"},
+      {"no-pin", 0, 0, G_OPTION_ARG_NONE, &no_pin, "Do not pin workers to CPUs", NULL},
+      {"cert", 'c', 0, G_OPTION_ARG_FILENAME, &cert, "Certificate chain, PEM (default: self-signed, generated)",
+       "FILE"},
+      {"key", 'k', 0, G_OPTION_ARG_FILENAME, &key, "Private key, PEM (default: in --cert)", "FILE"},
+      {"idle-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &idle, "Close connections idle this long, s (default 30)", "S"},
+      {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &duration, "Stop after S seconds (default: at SIGINT/SIGTERM)", "S"},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}};
+  g_autoptr(GOptionContext) ctx = g_option_context_new("- serve files over HTTPS (or HTTP) from one directory");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_autoptr(GError) err = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  ValServerMode mode = VAL_MODE_SENDFILE_KTLS;
+  if (!root) {
+    fprintf(stderr, "%s: --root DIR is required\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (mode_s && !val_server_mode_parse(mode_s, &mode)) {
+    fprintf(stderr, "%s: --mode: expected sendfile_ktls, userspace or sendfile, got '%s'\n", argv[0], mode_s);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (port < 0 || port > 65535 || threads < 1 || threads > 1024 || duration < 0 || idle <= 0) {
+    fprintf(stderr, "%s: --port 0..65535, --threads 1..1024, --duration >= 0, --idle-timeout > 0\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  /* SIGPIPE must never kill the server; SIGINT/SIGTERM are taken with sigwait */
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  ValServerConfig cfg = {.root = root, .bind_addr = bind, .port = port, .mode = mode, .threads = threads,
+                         .pin = !no_pin, .cert_file = cert, .key_file = key, .idle_timeout_s = idle};
+  ValServer *s = val_server_start(&cfg, &err);
+  if (!s) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return g_error_matches(err, VAL_ERROR, VAL_ERROR_CERT) || g_error_matches(err, VAL_ERROR, VAL_ERROR_INVALID)
+               ? OCASIM_EXIT_BADINPUT
+               : OCASIM_EXIT_FAILURE;
+  }
+  printf("serving %s on %s://%s:%d/ (mode %s, %d worker%s%s)\n", root, val_server_mode_is_tls(mode) ? "https" : "http",
+         bind ? bind : "127.0.0.1", val_server_port(s), val_server_mode_name(mode), threads, threads > 1 ? "s" : "",
+         no_pin ? "" : ", pinned");
+  fflush(stdout);
+  if (duration > 0) {
+    struct timespec ts = {.tv_sec = (time_t)duration, .tv_nsec = (long)((duration - (time_t)duration) * 1e9)};
+    sigtimedwait(&set, NULL, &ts);
+  } else {
+    int sig;
+    sigwait(&set, &sig);
+  }
+  ValServerStats st;
+  val_server_stats(s, &st);
+  val_server_stop(s);
+  printf("served %" G_GUINT64_FORMAT " requests (%" G_GUINT64_FORMAT " 2xx, %" G_GUINT64_FORMAT " 4xx), %.3f GB of "
+         "bodies, %" G_GUINT64_FORMAT " connections, %" G_GUINT64_FORMAT " client aborts, kTLS on %" G_GUINT64_FORMAT
+         " connections\n",
+         st.requests, st.status_2xx, st.status_4xx, (double)st.bytes_body / 1e9, st.accepted, st.client_aborts,
+         st.ktls_conns);
+  return OCASIM_EXIT_OK;
+}

@@ -1,0 +1,78 @@
+/* cli/cmd_validate.c — `ocasim validate`: measure this host's TLS serving path,
+ * calibrate the host profile and check its predictions (validate/pipeline.c). */
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "validate/pipeline.h"
+#include "validate/report.h"
+
+int cmd_validate(int argc, char **argv) {
+  gboolean quick = FALSE, pin = FALSE, quiet = FALSE;
+  g_autofree char *out = NULL, *work = NULL, *verify = NULL;
+  double duration = 0, warmup = 0;
+  int reps = 0, threads = 0, seed = 1, nice = -10;
+  gboolean keep_nice = FALSE;
+  GOptionEntry entries[] = {
+      {"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Short runs, fewer configurations (< 3 min on 2 cores)", NULL},
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Directory for report.md, report.json, host-profile.yaml "
+                                                  "(default validate-out)", "DIR"},
+      {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &duration, "Measured window per repetition, s", "S"},
+      {"warmup", 'w', 0, G_OPTION_ARG_DOUBLE, &warmup, "Load before each window, s", "S"},
+      {"reps", 'r', 0, G_OPTION_ARG_INT, &reps, "Repetitions per configuration (>= 3 for a spread)", "N"},
+      {"threads", 't', 0, G_OPTION_ARG_INT, &threads, "Largest server/client thread count (default: CPUs)", "N"},
+      {"seed", 's', 0, G_OPTION_ARG_INT, &seed, "Seed of the run order (default 1)", "N"},
+      {"pin", 0, 0, G_OPTION_ARG_NONE, &pin, "Pin server and client threads to CPUs", NULL},
+      {"verify", 0, 0, G_OPTION_ARG_STRING, &verify, "Checks in timed runs: length (default) or sha256", "WHAT"},
+      {"work-dir", 0, 0, G_OPTION_ARG_FILENAME, &work, "Where to create the served files (default: temporary)", "DIR"},
+      {"nice", 0, 0, G_OPTION_ARG_INT, &nice, "Scheduling priority of the runs (default -10 where permitted)", "N"},
+      {"keep-nice", 0, 0, G_OPTION_ARG_NONE, &keep_nice, "Do not change the scheduling priority", NULL},
+      {"quiet", 0, 0, G_OPTION_ARG_NONE, &quiet, "No progress lines", NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}};
+  g_autoptr(GOptionContext) ctx = g_option_context_new("- measure the real TLS serving path and calibrate the model");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_autoptr(GError) err = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (argc > 1) {
+    fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[1]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (nice < -20 || nice > 19) {
+    fprintf(stderr, "%s: --nice must be -20..19\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (duration < 0 || warmup < 0 || reps < 0 || reps > VAL_MAX_REPS || threads < 0 || seed < 0) {
+    fprintf(stderr, "%s: --duration, --warmup, --threads and --seed must be >= 0, --reps 0..%d\n", argv[0],
+            VAL_MAX_REPS);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  ValVerify v = VAL_VERIFY_LENGTH;
+  if (verify && !strcmp(verify, "sha256")) v = VAL_VERIFY_ALL;
+  else if (verify && strcmp(verify, "length")) {
+    fprintf(stderr, "%s: --verify: expected 'length' or 'sha256', got '%s'\n", argv[0], verify);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  gsl_set_error_handler_off();
+  ValValidateConfig cfg = {.quick = quick, .out_dir = out ? out : "validate-out", .work_dir = work,
+                           .warmup_s = warmup, .duration_s = duration, .reps = reps, .max_threads = threads,
+                           .seed = (guint32)seed, .pin = pin, .verify = v, .progress = !quiet, .nice = nice, .keep_nice = keep_nice};
+  ValReport *rep = NULL;
+  gboolean ok = val_validate_run(&cfg, &rep, &err);
+  g_autoptr(GError) werr = NULL;
+  gboolean wrote = rep && rep->probe && val_report_write_all(rep, &werr);
+  if (rep && rep->probe) val_report_print_summary(rep, stdout);
+  val_report_free(rep);
+  if (!ok) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return OCASIM_EXIT_FAILURE;
+  }
+  if (!wrote) {
+    fprintf(stderr, "%s: %s\n", argv[0], werr ? werr->message : "no report");
+    return OCASIM_EXIT_FAILURE;
+  }
+  return OCASIM_EXIT_OK;
+}

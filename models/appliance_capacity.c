@@ -1,0 +1,95 @@
+/* appliance_capacity.c — health-criteria capacity by Brent root bracketing (see
+ * appliance_capacity.h). */
+#include "models/appliance_capacity.h"
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+
+typedef struct {
+  const Appliance *a;
+  const DemandModel *m;
+  CapCriterion c;
+} CapCtx;
+
+static double g_of(double L, void *p)
+{
+  const CapCtx *x = p;
+  g_autoptr(BoundResult) r = bound_eval(x->a, x->m, L);
+  double v = -1;
+  switch (x->c) {
+  case CAP_CPU:
+    for (int i = 0; i < x->m->n_res; i++)
+      if (x->m->res[i].kind == RK_CPU) v = MAX(v, r->offered_util[i] - x->m->res[i].limit);
+    return v;
+  case CAP_DROPS:
+    v = -x->a->wl.drop_max;
+    for (int i = 0; i < x->m->n_res; i++)
+      if (x->m->res[i].kind == RK_NIC_PORT) v = MAX(v, r->drop[i] - x->a->wl.drop_max);
+    return v;
+  case CAP_LATENCY:
+    return r->lat_p99_ms - x->a->wl.latency_slo_ms;
+  case CAP_SATURATION:
+    for (int i = 0; i < x->m->n_res; i++)
+      if (x->m->res[i].kind != RK_CPU && x->m->res[i].kind != RK_NIC_PORT) v = MAX(v, r->offered_util[i] - 1.0);
+    return v;
+  default:
+    g_assert_not_reached();
+  }
+}
+
+gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityResult *out, GError **error)
+{
+  double xsat = demand_saturation_Bps(m, NULL) * 8e-9;
+  double lo = xsat * 1e-3, hi = xsat * 2.0;
+  gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  out->capacity_gbps = INFINITY;
+  out->limiting = CAP_SATURATION;
+  out->iterations = 0;
+  for (int c = 0; c < CAP_COUNT; c++) {
+    CapCtx ctx = {a, m, (CapCriterion)c};
+    gsl_function F = {.function = g_of, .params = &ctx};
+    double glo = g_of(lo, &ctx), ghi = g_of(hi, &ctx);
+    double root;
+    if (glo > 0) {
+      root = 0; /* unhealthy even at a trickle (e.g. an SLO below the idle latency) */
+    } else if (ghi <= 0) {
+      root = INFINITY;
+    } else {
+      int st = gsl_root_fsolver_set(s, &F, lo, hi);
+      if (st != GSL_SUCCESS) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "capacity: %s", gsl_strerror(st));
+        gsl_root_fsolver_free(s);
+        return FALSE;
+      }
+      int it = 0;
+      do {
+        st = gsl_root_fsolver_iterate(s);
+        if (st != GSL_SUCCESS) break;
+        double a_ = gsl_root_fsolver_x_lower(s), b_ = gsl_root_fsolver_x_upper(s);
+        st = gsl_root_test_interval(a_, b_, 0, 1e-6);
+      } while (st == GSL_CONTINUE && ++it < 200);
+      out->iterations += it;
+      if (st != GSL_SUCCESS) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "capacity (%s): %s", capacity_criterion_name((CapCriterion)c),
+                    gsl_strerror(st));
+        gsl_root_fsolver_free(s);
+        return FALSE;
+      }
+      /* the lower end of the bracket still meets the criterion */
+      root = gsl_root_fsolver_x_lower(s);
+    }
+    out->limit_gbps[c] = root;
+    if (root < out->capacity_gbps) {
+      out->capacity_gbps = root;
+      out->limiting = (CapCriterion)c;
+    }
+  }
+  gsl_root_fsolver_free(s);
+  return TRUE;
+}
+
+const char *capacity_criterion_name(CapCriterion c)
+{
+  static const char *n[CAP_COUNT] = {"cpu", "drops", "latency", "saturation"};
+  return c < CAP_COUNT ? n[c] : "?";
+}

@@ -1,0 +1,27 @@
+/* appliance_capacity.h — the largest offered load that keeps the appliance healthy.
+ *
+ * What it models: health criteria as functions of the offered load L (Gb/s), each
+ * non-decreasing in L, g_k(L) <= 0 when healthy:
+ *   cpu        busiest node's CPU utilisation minus the cap (80 % in production);
+ *   drops      largest NIC output drop fraction minus workload.drop_max;
+ *   latency    p99 request latency (bound-mode M/M/1 approximation) minus workload.latency_slo;
+ *   saturation busiest non-CPU resource's offered utilisation minus 1.
+ * For each criterion the root of g_k in [L_lo, L_hi] is found by GSL root bracketing (Brent);
+ * the capacity is the smallest root and the criterion that gives it is the limiting one.
+ * Leaves out: transients (the discrete-event model can re-check the capacity point).
+ */
+#pragma once
+#include "models/appliance_bound.h"
+
+typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_COUNT } CapCriterion;
+
+typedef struct {
+  double capacity_gbps;            /* largest healthy offered load */
+  CapCriterion limiting;
+  double limit_gbps[CAP_COUNT];    /* load at which each criterion is met with equality (inf: never) */
+  int iterations;
+} CapacityResult;
+
+/* Finds the capacity; FALSE with error if GSL fails. */
+gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityResult *out, GError **error);
+const char *capacity_criterion_name(CapCriterion c);

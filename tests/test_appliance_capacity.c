@@ -1,0 +1,124 @@
+/* tests/test_appliance_capacity.c — `ocasim capacity`: the drop criterion's closed form, the
+ * CPU criterion at the cap, and the limiting criterion of the strict disk-centric 800G box. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "models/appliance_capacity.h"
+#include "models/appliance_conf.h"
+#include <json-glib/json-glib.h>
+
+static Appliance *load(const char *file, const char *const *sets)
+{
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert_msg(appliance_load_file(file, sets, a, NULL, &e), "%s: %s", file, e ? e->message : "");
+  return a;
+}
+
+START_TEST(test_drop_criterion_closed_form)
+{
+  /* a port drops 1 - C/(L D) of its offered load: drops reach drop_max at L = X_port / (1 - drop_max) */
+  const char *sets[] = {"workload.latency_slo=10 s", "workload.drop_max=1 %", NULL};
+  Appliance *a = load("scenarios/reference/milan2022_strict_disk_silo.yaml", sets);
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  int b;
+  double xsat = demand_saturation_Bps(m, &b) * 8e-9;
+  ck_assert_int_eq(m->res[b].kind, RK_NIC_PORT);
+  CapacityResult c;
+  GError *e = NULL;
+  ck_assert(appliance_capacity(a, m, &c, &e));
+  ck_assert_double_eq_tol(c.limit_gbps[CAP_DROPS], xsat / (1 - 0.01), 1e-3);
+  ck_assert_int_eq(c.limiting, CAP_DROPS);
+  ck_assert_double_eq_tol(c.capacity_gbps, c.limit_gbps[CAP_DROPS], 1e-9);
+  g_free(a);
+}
+END_TEST
+
+START_TEST(test_cpu_criterion)
+{
+  /* user-space TLS on Rome is CPU-bound: the CPU criterion gives the bound's saturation point */
+  const char *sets[] = {"workload.latency_slo=10 s", NULL};
+  Appliance *a = load("scenarios/reference/rome2022_userspace_tls.yaml", sets);
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  int b;
+  double xsat = demand_saturation_Bps(m, &b) * 8e-9;
+  ck_assert_int_eq(m->res[b].kind, RK_CPU);
+  CapacityResult c;
+  GError *e = NULL;
+  ck_assert(appliance_capacity(a, m, &c, &e));
+  ck_assert_int_eq(c.limiting, CAP_CPU);
+  ck_assert_double_eq_tol(c.capacity_gbps, xsat, 1e-3);
+  g_autoptr(BoundResult) r = bound_eval(a, m, c.capacity_gbps);
+  ck_assert(r->cpu_util_max_node <= a->cpu.cap + 1e-6);
+  g_free(a);
+}
+END_TEST
+
+START_TEST(test_latency_slo)
+{
+  /* a tight SLO binds before any resource saturates, and p99 at the capacity equals the SLO */
+  const char *sets[] = {"workload.latency_slo=20 ms", NULL};
+  Appliance *a = load("scenarios/rome-400g-nic-ktls.yaml", sets);
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  CapacityResult c;
+  GError *e = NULL;
+  ck_assert(appliance_capacity(a, m, &c, &e));
+  ck_assert_int_eq(c.limiting, CAP_LATENCY);
+  g_autoptr(BoundResult) r = bound_eval(a, m, c.capacity_gbps);
+  ck_assert_double_eq_tol(r->lat_p99_ms, 20.0, 1e-3);
+  ck_assert(c.capacity_gbps < demand_saturation_Bps(m, NULL) * 8e-9);
+  /* an SLO below the idle latency: no healthy load at all */
+  const char *tight[] = {"workload.latency_slo=1 ms", NULL};
+  Appliance *b = load("scenarios/rome-400g-nic-ktls.yaml", tight);
+  g_autoptr(DemandModel) mb = demand_build(b, NULL);
+  ck_assert(appliance_capacity(b, mb, &c, &e));
+  ck_assert_int_eq(c.limiting, CAP_LATENCY);
+  ck_assert_double_eq(c.capacity_gbps, 0.0);
+  g_free(b);
+  g_free(a);
+}
+END_TEST
+
+START_TEST(test_cli_capacity_json)
+{
+  const char *bin = g_getenv("OCASIM_BIN");
+  if (!bin) return;
+  g_autofree char *out = NULL;
+  int st = -1;
+  const char *argv[] = {bin, "capacity", "--format", "json", "scenarios/reference/milan2022_strict_disk_silo.yaml", NULL};
+  ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &st, NULL));
+  ck_assert_int_eq(st, 0);
+  g_autoptr(JsonParser) p = json_parser_new();
+  GError *e = NULL;
+  ck_assert_msg(json_parser_load_from_data(p, out, -1, &e), "%s", e ? e->message : "");
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  double cap = json_object_get_double_member(o, "capacity_gbps");
+  ck_assert(cap > 600 && cap < 800);
+  ck_assert(json_object_has_member(o, "limiting_criterion"));
+  JsonObject *at = json_object_get_object_member(o, "at_capacity");
+  ck_assert_double_eq_tol(json_object_get_double_member(at, "throughput_gbps"), cap, 1e-6);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+  Suite *s = suite_create("appliance_capacity");
+  TCase *t = tcase_create("capacity");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, test_drop_criterion_closed_form);
+  tcase_add_test(t, test_cpu_criterion);
+  tcase_add_test(t, test_latency_slo);
+  tcase_add_test(t, test_cli_capacity_json);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *r = srunner_create(suite());
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,123 @@
+/* tests/test_appliance_conf.c — binding of `kind: appliance` scenarios: every shipped scenario
+ * loads and validates, platform includes and --set overrides, NUMA mapping of device positions,
+ * and scenarios/README.md's key tables are the ones the schema generates. */
+#include <check.h>
+#include <string.h>
+
+#include "models/appliance_fit.h"
+
+static gboolean is_appliance(const char *path)
+{
+  g_autofree char *t = NULL;
+  if (!g_file_get_contents(path, &t, NULL, NULL)) return FALSE;
+  return strstr(t, "kind: appliance") != NULL;
+}
+
+START_TEST(test_all_scenarios_load)
+{
+  const char *dirs[] = {"scenarios", "scenarios/reference"};
+  int n = 0;
+  for (size_t k = 0; k < G_N_ELEMENTS(dirs); k++) {
+    g_autoptr(GDir) d = g_dir_open(dirs[k], 0, NULL);
+    ck_assert(d != NULL);
+    const char *f;
+    while ((f = g_dir_read_name(d))) {
+      g_autofree char *p = g_build_filename(dirs[k], f, NULL);
+      if (!g_str_has_suffix(f, ".yaml") || !is_appliance(p)) continue;
+      Appliance *a = g_new0(Appliance, 1);
+      AppScenarioInfo info = {0};
+      GError *e = NULL;
+      ck_assert_msg(appliance_load_file(p, NULL, a, &info, &e), "%s: %s", p, e ? e->message : "");
+      g_autoptr(DemandModel) m = demand_build(a, &e);
+      ck_assert_msg(m != NULL, "%s: %s", p, e ? e->message : "");
+      if (k == 1) ck_assert_msg(info.ref.present && info.ref.gbps > 0, "%s has no reference block", p);
+      app_scenario_info_clear(&info);
+      g_free(a);
+      n++;
+    }
+  }
+  ck_assert_int_ge(n, 28);
+}
+END_TEST
+
+START_TEST(test_nps_mapping_and_overrides)
+{
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", NULL, a, NULL, &e));
+  ck_assert_int_eq(topo_nodes(&a->topo), 4);
+  /* drives per node n0:2 n1:6 n2:4 n3:6 (published.yaml) */
+  int per[4] = {0};
+  for (int d = 0; d < a->n_drives; d++) per[topo_node_of(&a->topo, a->drives[d].pos)]++;
+  ck_assert_int_eq(per[0], 2); ck_assert_int_eq(per[1], 6); ck_assert_int_eq(per[2], 4); ck_assert_int_eq(per[3], 6);
+  /* "as built": four ports bound to the four domains, NICs physically on nodes 0 and 2 */
+  ck_assert_int_eq(topo_node_of(&a->topo, a->nics[0].pos), 0);
+  ck_assert_int_eq(topo_node_of(&a->topo, a->nics[1].pos), 2);
+  ck_assert_int_eq(nic_port_domain(&a->nics[0], &a->topo, 1), 1);
+  ck_assert_int_eq(nic_port_domain(&a->nics[1], &a->topo, 1), 3);
+  ck_assert_double_eq_tol(a->cpu.clock_ghz, 2.5, 1e-12);
+  ck_assert_double_eq_tol(a->mem.mts, 3200, 1e-9);
+  ck_assert_double_eq_tol(a->nics[0].ktls_gbps, 190, 1e-9);
+  /* the same platform in NPS1 through --set: one node, every device on it */
+  const char *sets[] = {"topology.nps=1", "workload.offered=200 Gb/s", NULL};
+  ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, NULL, &e));
+  ck_assert_int_eq(topo_nodes(&a->topo), 1);
+  ck_assert_double_eq_tol(a->wl.offered_gbps, 200, 1e-9);
+  for (int d = 0; d < a->n_drives; d++) ck_assert_int_eq(topo_node_of(&a->topo, a->drives[d].pos), 0);
+  /* a bad override is a located --set error */
+  const char *bad[] = {"topology.nps=3", NULL};
+  ck_assert(!appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", bad, a, NULL, &e));
+  ck_assert_msg(strstr(e->message, "topology.nps"), "%s", e->message);
+  g_clear_error(&e);
+  g_free(a);
+}
+END_TEST
+
+START_TEST(test_readme_schema_current)
+{
+  g_autofree char *text = NULL;
+  ck_assert(g_file_get_contents("scenarios/README.md", &text, NULL, NULL));
+  const char *b = strstr(text, "<!-- schema:begin -->\n"), *e = strstr(text, "<!-- schema:end -->");
+  ck_assert(b && e && e > b);
+  b += strlen("<!-- schema:begin -->\n");
+  g_autoptr(GString) want = g_string_new(NULL);
+  appliance_conf_markdown(want);
+  g_autofree char *have = g_strndup(b, (gsize)(e - b));
+  ck_assert_msg(strcmp(have, want->str) == 0, "scenarios/README.md key tables are stale: run make scenario-docs");
+  /* the reference table is the one make reference prints with the default coefficients */
+  b = strstr(text, "<!-- reference:begin -->\n");
+  e = strstr(text, "<!-- reference:end -->");
+  ck_assert(b && e && e > b);
+  b += strlen("<!-- reference:begin -->\n");
+  GError *err = NULL;
+  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &err);
+  ck_assert(s != NULL);
+  Coeffs c;
+  coeffs_defaults(&c);
+  g_autoptr(GString) table = g_string_new(NULL);
+  app_refset_table(s, &c, table, NULL);
+  g_autofree char *have_t = g_strndup(b, (gsize)(e - b));
+  ck_assert_msg(strcmp(have_t, table->str) == 0, "scenarios/README.md reference table is stale: run make scenario-docs");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+  Suite *s = suite_create("appliance_conf");
+  TCase *t = tcase_create("conf");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, test_all_scenarios_load);
+  tcase_add_test(t, test_nps_mapping_and_overrides);
+  tcase_add_test(t, test_readme_schema_current);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *r = srunner_create(suite());
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,390 @@
+/* validate/pipeline.c — the validation procedure.
+ *
+ * 1 probe the host; 2 microbenchmarks (AEAD, SHA-256, copy, DRAM, loopback);
+ * 3 mechanics pass: every mode serves files of 0 B .. 1 MiB and ranges to 4
+ * connections with SHA-256 checks of every body (any mismatch fails validate);
+ * 4 measurement runs of the configuration table below, in a seeded shuffled order;
+ * 5 fit of the host profile on the runs marked train plus the AEAD microbenchmark
+ * as priors (sd 10%); 6 prediction of every run, the held-out ones being the test:
+ * median and worst absolute relative error of Gb/s.  Each run's prediction uses
+ * the cores left to it by other tenants (ncpu - foreign busy cores measured in that
+ * run): a condition of the machine, not a fitted quantity.  To keep other
+ * tenants of a small shared machine from dominating the windows, the runs use a
+ * raised scheduling priority (nice -10 by default, when permitted), restored after.
+ */
+#include "validate/pipeline.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "validate/client.h"
+#include "validate/util.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * 1024ULL)
+
+#define U13(ci, s, c, n, f, r, tr) {"", VAL_MODE_USERSPACE, VAL_TLS_13, ci, s, c, n, f, r, tr}
+#define U12(ci, s, c, n, f, r, tr) {"", VAL_MODE_USERSPACE, VAL_TLS_12, ci, s, c, n, f, r, tr}
+#define PL(s, c, n, f, r, tr) {"", VAL_MODE_SENDFILE, VAL_TLS_ANY, VAL_CIPHER_ANY, s, c, n, f, r, tr}
+#define KT(ci, s, c, n, f, r, tr) {"", VAL_MODE_SENDFILE_KTLS, VAL_TLS_13, ci, s, c, n, f, r, tr}
+#define A128 VAL_CIPHER_AES128GCM
+#define A256 VAL_CIPHER_AES256GCM
+#define CHA VAL_CIPHER_CHACHA20
+
+/* Training: enough to identify copy, stack, record, the AEADs, per-request costs,
+ * softirq and utilisation.  Held out: other TLS versions, ciphers, thread and
+ * connection counts, file sizes, ranges and modes. */
+static const ValRunSpec quick_specs[] = {
+    PL(1, 1, 8, 1 * MiB, 0, TRUE),
+    PL(1, 1, 16, 16 * KiB, 0, TRUE),
+    U13(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
+    U13(A128, 1, 1, 16, 16 * KiB, 0, TRUE),
+    U13(A256, 1, 1, 8, 1 * MiB, 0, TRUE),
+    U13(CHA, 1, 1, 8, 1 * MiB, 0, TRUE),
+    U13(A128, 2, 2, 8, 256 * KiB, 0, TRUE),
+    U12(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
+    /* held out */
+    U12(A128, 1, 1, 16, 16 * KiB, 0, FALSE),
+    U12(A256, 1, 1, 8, 1 * MiB, 0, FALSE),
+    U12(CHA, 2, 2, 8, 1 * MiB, 0, FALSE),
+    U13(CHA, 1, 1, 16, 64 * KiB, 0, FALSE),
+    U13(A128, 2, 1, 8, 1 * MiB, 0, FALSE),
+    U13(A128, 1, 2, 8, 1 * MiB, 0, FALSE),
+    U13(A128, 1, 1, 2, 1 * MiB, 0, FALSE),
+    U13(A128, 1, 1, 32, 1 * MiB, 0, FALSE),
+    U13(A128, 1, 1, 16, 64 * KiB, 0, FALSE),
+    U13(A256, 1, 1, 8, 4 * MiB, 0, FALSE),
+    U13(A128, 1, 1, 8, 16 * MiB, 1 * MiB, FALSE),
+    PL(1, 1, 8, 256 * KiB, 0, FALSE),
+    PL(2, 2, 16, 64 * KiB, 0, FALSE),
+    KT(A128, 1, 1, 8, 1 * MiB, 0, FALSE),
+};
+
+static const ValRunSpec full_specs[] = {
+    PL(1, 1, 8, 1 * MiB, 0, TRUE),
+    PL(1, 1, 16, 16 * KiB, 0, TRUE),
+    PL(2, 2, 16, 256 * KiB, 0, TRUE),
+    U13(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
+    U13(A128, 1, 1, 16, 16 * KiB, 0, TRUE),
+    U13(A256, 1, 1, 8, 1 * MiB, 0, TRUE),
+    U13(CHA, 1, 1, 8, 1 * MiB, 0, TRUE),
+    U13(A128, 2, 2, 8, 256 * KiB, 0, TRUE),
+    U13(A256, 1, 1, 16, 64 * KiB, 0, TRUE),
+    /* held out */
+    U12(A128, 1, 1, 8, 1 * MiB, 0, FALSE),
+    U12(A256, 1, 1, 8, 1 * MiB, 0, FALSE),
+    U12(CHA, 1, 1, 8, 1 * MiB, 0, FALSE),
+    U12(CHA, 2, 2, 8, 1 * MiB, 0, FALSE),
+    U12(A128, 1, 1, 16, 16 * KiB, 0, FALSE),
+    U13(CHA, 1, 1, 16, 64 * KiB, 0, FALSE),
+    U13(CHA, 2, 2, 16, 16 * KiB, 0, FALSE),
+    U13(A128, 2, 1, 8, 1 * MiB, 0, FALSE),
+    U13(A128, 1, 2, 8, 1 * MiB, 0, FALSE),
+    U13(A128, 2, 2, 32, 1 * MiB, 0, FALSE),
+    U13(A128, 1, 1, 2, 1 * MiB, 0, FALSE),
+    U13(A128, 1, 1, 32, 1 * MiB, 0, FALSE),
+    U13(A128, 1, 1, 64, 256 * KiB, 0, FALSE),
+    U13(A128, 1, 1, 16, 64 * KiB, 0, FALSE),
+    U13(A128, 1, 1, 8, 4 * MiB, 0, FALSE),
+    U13(A256, 1, 1, 8, 16 * MiB, 0, FALSE),
+    U13(A128, 1, 1, 8, 16 * MiB, 1 * MiB, FALSE),
+    U13(A256, 2, 2, 16, 16 * MiB, 256 * KiB, FALSE),
+    PL(1, 1, 8, 256 * KiB, 0, FALSE),
+    PL(2, 2, 16, 64 * KiB, 0, FALSE),
+    PL(1, 1, 8, 16 * MiB, 1 * MiB, FALSE),
+    KT(A128, 1, 1, 8, 1 * MiB, 0, FALSE),
+    KT(A256, 2, 2, 16, 256 * KiB, 0, FALSE),
+};
+
+const ValRunSpec *val_validate_specs(gboolean quick, int *n) {
+  *n = quick ? (int)G_N_ELEMENTS(quick_specs) : (int)G_N_ELEMENTS(full_specs);
+  return quick ? quick_specs : full_specs;
+}
+
+void val_report_free(ValReport *r) {
+  if (!r) return;
+  val_probe_free(r->probe);
+  if (r->rows) g_array_unref(r->rows);
+  g_free(r->out_dir);
+  g_free(r);
+}
+
+static void progress(const ValValidateConfig *cfg, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void progress(const ValValidateConfig *cfg, const char *fmt, ...) {
+  if (!cfg->progress) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "validate: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* ---- mechanics pass ---------------------------------------------------------- */
+
+static gboolean mechanics(ValReport *r, const char *root, GError **error) {
+  static const uint64_t sizes[] = {0, 1, 16383, 16384, 16385, 65535, 65536, 1 << 20};
+  ValRunSpec files[G_N_ELEMENTS(sizes)];
+  memset(files, 0, sizeof files);
+  for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) files[i].file_bytes = sizes[i];
+  if (!val_measure_prepare(root, files, G_N_ELEMENTS(sizes), error)) return FALSE;
+  ValLoadTarget tg[2 * G_N_ELEMENTS(sizes)];
+  int nt = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    g_autofree char *rel = val_measure_file_path(sizes[i]);
+    g_autofree char *path = g_build_filename(root, rel, NULL);
+    for (int range = 0; range < (sizes[i] > 2 ? 2 : 1); range++) {
+      ValLoadTarget *t = &tg[nt++];
+      memset(t, 0, sizeof *t);
+      t->path = g_strdup(rel);
+      t->check_sha = TRUE;
+      t->has_range = range;
+      t->first = range ? 1 : 0;
+      t->last = range ? sizes[i] - 2 : 0;
+      t->expect_len = range ? sizes[i] - 2 : sizes[i];
+      t->expect_status = range ? 206 : 200;
+      if (!val_sha256_file_range(path, t->first, t->expect_len, t->sha, error)) return FALSE;
+    }
+  }
+  gboolean ok = TRUE;
+  GString *detail = g_string_new(NULL);
+  for (int m = 0; m < VAL_MODE_COUNT && ok; m++) {
+    ValServerConfig sc = {.root = root, .mode = (ValServerMode)m, .threads = 2, .quiet = TRUE};
+    ValServer *s = val_server_start(&sc, error);
+    if (!s) {
+      ok = FALSE;
+      break;
+    }
+    ValLoadConfig lc = {.port = val_server_port(s), .tls = val_server_mode_is_tls((ValServerMode)m),
+                        .connections = 4, .threads = 2, .targets = tg, .ntargets = nt, .requests_per_conn = nt,
+                        .duration_s = 60, .verify = VAL_VERIFY_ALL, .last_cpu = -1};
+    ValLoadResult res;
+    ok = val_load_run(&lc, &res, error);
+    ValServerStats st;
+    val_server_stats(s, &st);
+    val_server_stop(s);
+    if (!ok) break;
+    uint64_t want = (uint64_t)(4 * nt);
+    uint64_t errs = val_load_errors(&res) + (res.requests_ok != want);
+    if (m == VAL_MODE_SENDFILE_KTLS && st.ktls_conns == 0 && st.ssl_sendfile_calls != 0) errs++;
+    r->mech_requests += res.requests_ok;
+    r->mech_errors += errs;
+    g_string_append_printf(detail, "%s%s: %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " bodies ok", m ? "; " : "",
+                           val_server_mode_name((ValServerMode)m), res.requests_ok, want);
+  }
+  for (int i = 0; i < nt; i++) g_free(tg[i].path);
+  g_strlcpy(r->mech_detail, detail->str, sizeof r->mech_detail);
+  g_string_free(detail, TRUE);
+  if (ok && r->mech_errors) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_MISMATCH, "mechanics check failed: %s", r->mech_detail);
+    return FALSE;
+  }
+  return ok;
+}
+
+/* ---- fit and predictions ------------------------------------------------------- */
+
+static ValHostConfig host_config(const ValReport *r, const ValRunResult *run) {
+  const ValRunSpec *s = &run->spec;
+  ValHostConfig c = {.mode = s->mode, .ktls = run->median.ktls_engaged, .cipher = s->cipher, .version = s->version,
+                     .server_threads = s->server_threads, .client_threads = s->client_threads,
+                     .connections = s->connections,
+                     .bytes_per_req = (double)(s->range_bytes ? MIN(s->range_bytes, s->file_bytes) : s->file_bytes),
+                     .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
+  c.avail_cores = MAX(0.25, (double)r->probe->cpus_online - run->median.foreign_cores);
+  return c;
+}
+
+static double sd_of(double value, double spread, double floor_rel, double floor_abs) {
+  return MAX(MAX(spread, floor_rel * fabs(value)), floor_abs);
+}
+
+static void start_profile(ValReport *r) {
+  ValHostProfile *p = &r->start;
+  memset(p, 0, sizeof *p);
+  p->clock_hz = r->probe->clock_hz;
+  p->cores = r->probe->cpus_online;
+  p->hash_cpb = r->mb.sha256_cpb;
+  p->record_bytes = r->mb.record_bytes ? r->mb.record_bytes : 16384;
+  p->p[VAL_P_COPY] = MAX(0.05, r->mb.sockcopy_rx_cpb);
+  p->p[VAL_P_COPY_PC] = MAX(0.05, r->mb.sendfile_rx_cpb);
+  p->p[VAL_P_STACK] = MAX(0.05, r->mb.sendfile_tx_cpb);
+  p->p[VAL_P_RECORD] = 2000;
+  for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++)
+    p->p[val_param_for_cipher((ValCipher)c)] = 0.5 * (r->mb.enc_cpb[c] + r->mb.dec_cpb[c]);
+  p->p[VAL_P_REQ_SERVER] = 20000;
+  p->p[VAL_P_REQ_CLIENT] = 20000;
+  p->p[VAL_P_SOFTIRQ] = 0.05;
+  p->p[VAL_P_UTIL] = 0.95;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n) {
+  if (n == 0) return 0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void fit_and_predict(ValReport *r) {
+  start_profile(r);
+  r->profile = r->start;
+  GArray *obs = g_array_new(FALSE, TRUE, sizeof(ValFitObs));
+  for (guint i = 0; i < r->rows->len; i++) {
+    ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
+    row->cfg = host_config(r, &row->run);
+    if (!row->run.spec.train) continue;
+    const ValRunSample *m = &row->run.median, *sp = &row->run.spread;
+    ValFitObs o = {.cfg = row->cfg, .server_cpb = m->server_cpb, .client_cpb = m->client_cpb,
+                   .softirq_cpb = m->softirq_cpb, .gbps = m->gbps};
+    o.sd_server = sd_of(m->server_cpb, sp->server_cpb, 0.05, 0.02);
+    o.sd_client = sd_of(m->client_cpb, sp->client_cpb, 0.05, 0.02);
+    o.sd_softirq = sd_of(m->softirq_cpb, sp->softirq_cpb, 0.25, 0.02);
+    o.sd_gbps = sd_of(m->gbps, sp->gbps, 0.05, 0.05);
+    g_array_append_val(obs, o);
+  }
+  ValFitPrior pri[VAL_CIPHER_COUNT];
+  int np = 0;
+  for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
+    double v = 0.5 * (r->mb.enc_cpb[c] + r->mb.dec_cpb[c]);
+    pri[np++] = (ValFitPrior){val_param_for_cipher((ValCipher)c), v, 0.10 * v};
+  }
+  g_autoptr(GError) err = NULL;
+  r->fit_ok = val_fit_host((ValFitObs *)obs->data, (int)obs->len, pri, np, &r->start, NULL, &r->profile, &r->fit,
+                           &err);
+  if (!r->fit_ok) {
+    g_strlcpy(r->fit_error, err ? err->message : "fit failed", sizeof r->fit_error);
+    r->profile = r->start;
+  }
+  g_array_unref(obs);
+
+  double *tr = g_new0(double, r->rows->len), *ho = g_new0(double, r->rows->len);
+  r->n_train = r->n_heldout = 0;
+  r->heldout_max_abs_err = 0;
+  for (guint i = 0; i < r->rows->len; i++) {
+    ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
+    val_predict_host(&r->profile, &row->cfg, &row->pred);
+    row->err_rel = row->run.median.gbps > 0 ? (row->pred.gbps - row->run.median.gbps) / row->run.median.gbps : 0;
+    if (row->run.spec.train) tr[r->n_train++] = fabs(row->err_rel);
+    else {
+      ho[r->n_heldout++] = fabs(row->err_rel);
+      r->heldout_max_abs_err = MAX(r->heldout_max_abs_err, fabs(row->err_rel));
+    }
+  }
+  r->train_median_abs_err = median_of(tr, r->n_train);
+  r->heldout_median_abs_err = median_of(ho, r->n_heldout);
+  g_free(tr);
+  g_free(ho);
+  /* what kernel TLS would change for the reference configuration (model only here) */
+  r->ktls_reference_cfg = (ValHostConfig){.mode = VAL_MODE_SENDFILE_KTLS, .ktls = TRUE,
+                                          .cipher = VAL_CIPHER_AES128GCM, .version = VAL_TLS_13,
+                                          .server_threads = 1, .client_threads = 1, .connections = 8,
+                                          .bytes_per_req = (double)MiB, .avail_cores = r->probe->cpus_online,
+                                          .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
+  val_predict_host(&r->profile, &r->ktls_reference_cfg, &r->ktls_reference);
+}
+
+/* ---- the whole procedure ---------------------------------------------------------- */
+
+gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GError **error) {
+  int64_t t0 = val_now_ns();
+  ValReport *r = g_new0(ValReport, 1);
+  *out = r;
+  r->cfg = *cfg_in;
+  ValValidateConfig *cfg = &r->cfg;
+  r->out_dir = g_strdup(cfg->out_dir ? cfg->out_dir : "validate-out");
+  cfg->out_dir = r->out_dir;
+  if (cfg->warmup_s <= 0) cfg->warmup_s = cfg->quick ? 0.3 : 1.0;
+  if (cfg->duration_s <= 0) cfg->duration_s = cfg->quick ? 1.0 : 3.0;
+  if (cfg->reps <= 0) cfg->reps = cfg->quick ? 3 : 5;
+  r->rows = g_array_new(FALSE, TRUE, sizeof(ValPredRow));
+
+  progress(cfg, "probing the host");
+  r->probe = val_probe_run();
+  progress(cfg, "%s", r->probe->ktls.reason);
+  int maxt = cfg->max_threads > 0 ? cfg->max_threads : r->probe->cpus_online;
+
+  progress(cfg, "microbenchmarks");
+  ValMbConfig mc = {.clock_hz = r->probe->clock_hz, .seconds_per_item = cfg->quick ? 0.1 : 0.3,
+                    .dram_bytes = (cfg->quick ? 64 : 256) * MiB, .socket_bytes = (cfg->quick ? 128 : 512) * MiB};
+  if (!val_mb_run(&mc, &r->mb, error)) return FALSE;
+
+  g_autofree char *tmp = NULL;
+  const char *root = cfg->work_dir;
+  if (!root) {
+    tmp = g_dir_make_tmp("ocasim-validate-XXXXXX", NULL);
+    if (!tmp) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create a temporary directory: %s", g_strerror(errno));
+      return FALSE;
+    }
+    root = tmp;
+  }
+  gboolean ok = TRUE;
+  errno = 0;
+  int old_nice = getpriority(PRIO_PROCESS, 0);
+  r->nice_used = old_nice;
+  if (!cfg->keep_nice && cfg->nice != old_nice) {
+    if (setpriority(PRIO_PROCESS, 0, cfg->nice) == 0) r->nice_used = cfg->nice;
+    else g_snprintf(r->nice_note, sizeof r->nice_note, "could not set nice %d: %s", cfg->nice, g_strerror(errno));
+  }
+  progress(cfg, "mechanics: byte-exact bodies in every mode");
+  ok = mechanics(r, root, error);
+
+  int nspec = 0;
+  const ValRunSpec *table = val_validate_specs(cfg->quick, &nspec);
+  ValRunSpec *specs = g_new0(ValRunSpec, nspec);
+  int n = 0;
+  for (int i = 0; i < nspec; i++) {
+    if (table[i].server_threads > maxt || table[i].client_threads > maxt) continue;
+    specs[n++] = table[i];
+  }
+  if (ok) ok = val_measure_prepare(root, specs, n, error);
+  /* seeded shuffle of the run order (drift of the machine spreads over all runs) */
+  int *order = g_new(int, n);
+  for (int i = 0; i < n; i++) order[i] = i;
+  GRand *rng = g_rand_new_with_seed(cfg->seed);
+  for (int i = n - 1; i > 0; i--) {
+    int j = g_rand_int_range(rng, 0, i + 1), t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  g_rand_free(rng);
+  ValMeasureConfig mcfg = {.warmup_s = cfg->warmup_s, .duration_s = cfg->duration_s, .reps = cfg->reps,
+                           .clock_hz = r->probe->clock_hz, .pin = cfg->pin, .verify = cfg->verify,
+                           .foreign_limit = 0.25, .extra_reps = cfg->quick ? 1 : 3};
+  ValRunResult *res = g_new0(ValRunResult, n);
+  gboolean *have = g_new0(gboolean, n);
+  for (int k = 0; k < n && ok; k++) {
+    int i = order[k];
+    g_autofree char *label = val_run_spec_label(&specs[i]);
+    ok = val_measure_run(&mcfg, root, &specs[i], &res[i], error);
+    if (!ok) break;
+    have[i] = TRUE;
+    progress(cfg, "run %2d/%d %-52s %7.2f Gb/s (+-%.2f)%s", k + 1, n, label, res[i].median.gbps, res[i].spread.gbps,
+             res[i].median.foreign_cores > 0.25 ? " [contended]" : "");
+  }
+  for (int pass = 0; pass < 2; pass++) /* training rows first, then held out, in table order */
+    for (int i = 0; i < n; i++)
+      if (have[i] && specs[i].train == (pass == 0)) {
+        ValPredRow row = {.run = res[i]};
+        g_array_append_val(r->rows, row);
+      }
+  g_free(order);
+  g_free(res);
+  g_free(have);
+  g_free(specs);
+  if (!cfg->work_dir) val_rm_rf(root);
+  if (r->nice_used != old_nice) setpriority(PRIO_PROCESS, 0, old_nice);
+  if (ok) {
+    progress(cfg, "fitting the host profile");
+    fit_and_predict(r);
+  }
+  r->elapsed_s = (double)(val_now_ns() - t0) * 1e-9;
+  return ok;
+}

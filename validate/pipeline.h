@@ -1,0 +1,73 @@
+/* validate/pipeline.h — `ocasim validate` end to end: probe, microbenchmarks,
+ * mechanics check, measurement runs, fit, predictions of held-out runs.
+ */
+#ifndef OCASIM_VALIDATE_PIPELINE_H
+#define OCASIM_VALIDATE_PIPELINE_H
+
+#include <glib.h>
+
+#include "validate/fit.h"
+#include "validate/measure.h"
+#include "validate/microbench.h"
+#include "validate/predict.h"
+#include "validate/probe.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  gboolean quick;         /* short runs and fewer configurations (< 3 min on 2 cores) */
+  const char *out_dir;    /* report.md, report.json, host-profile.yaml */
+  const char *work_dir;   /* served files (NULL: a temporary directory, removed at the end) */
+  double warmup_s, duration_s; /* 0: 0.3/1.0 quick, 1.0/3.0 full */
+  int reps;               /* 0: 3 quick, 5 full */
+  int max_threads;        /* cap on server/client threads (0: online CPUs) */
+  guint32 seed;           /* order of the runs */
+  gboolean pin;           /* pin threads (default off: a shared box schedules better unpinned) */
+  ValVerify verify;       /* checks during timed runs (mechanics pass always checks SHA-256) */
+  gboolean progress;      /* one line per step on stderr */
+  int nice;               /* scheduling priority of the runs (setpriority; < 0 needs privileges) */
+  gboolean keep_nice;     /* leave the priority alone (nice ignored) */
+} ValValidateConfig;
+
+/* One run next to the model's prediction for it. */
+typedef struct {
+  ValRunResult run;
+  ValHostConfig cfg;
+  ValHostPrediction pred;
+  double err_rel;         /* (predicted - measured) / measured Gb/s */
+} ValPredRow;
+
+typedef struct {
+  ValValidateConfig cfg;
+  char *out_dir;
+  ValProbe *probe;
+  ValMicrobench mb;
+  /* mechanics: every body of the check pass hashed */
+  uint64_t mech_requests, mech_errors;
+  char mech_detail[256];
+  GArray *rows;           /* ValPredRow: training rows first in run order, then held out */
+  ValHostProfile start, profile;
+  ValFitStats fit;
+  gboolean fit_ok;
+  char fit_error[160];
+  int n_train, n_heldout;
+  double heldout_median_abs_err, heldout_max_abs_err, train_median_abs_err;
+  ValHostPrediction ktls_reference; /* reference config with kTLS engaged (model only) */
+  ValHostConfig ktls_reference_cfg;
+  double elapsed_s;
+  int nice_used;          /* priority the runs had */
+  char nice_note[96];
+} ValReport;
+
+/* Runs everything; *out receives the report even when a later step failed
+ * (FALSE then, with the error).  Mechanics errors (a body that does not match)
+ * make it fail. */
+gboolean val_validate_run(const ValValidateConfig *cfg, ValReport **out, GError **error);
+void val_report_free(ValReport *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValReport, val_report_free)
+
+/* The configuration list of a validate run (static table), for tests and docs. */
+const ValRunSpec *val_validate_specs(gboolean quick, int *n);
+
+G_END_DECLS
+#endif

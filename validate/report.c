@@ -1,0 +1,380 @@
+/* validate/report.c — report files of `ocasim validate`.
+ *
+ * report.json is the machine-readable record (json-glib); report.md renders the
+ * same tables; host-profile.yaml is the fitted platform description for the
+ * simulator, written by a single function (val_report_write_host_profile) so the
+ * layout can follow the appliance schema when it is final.
+ */
+#include "validate/report.h"
+
+#include <errno.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "validate/util.h"
+
+#define TARGET_MEDIAN 0.10
+#define TARGET_WORST 0.20
+
+static const char *yes(gboolean b) { return b ? "yes" : "no"; }
+
+static char *iso_now(void) {
+  g_autoptr(GDateTime) t = g_date_time_new_now_utc();
+  return g_date_time_format(t, "%Y-%m-%dT%H:%M:%SZ");
+}
+
+static gboolean set_contents(const char *path, const char *text, GError **error) {
+  g_autoptr(GError) e = NULL;
+  if (!g_file_set_contents(path, text, -1, &e)) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s: %s", path, e->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- host-profile.yaml ---------------------------------------------------------- */
+
+static void yparam(GString *s, const ValHostProfile *p, ValParam k, const char *indent) {
+  const char *u = val_param_unit(k);
+  if (*u)
+    g_string_append_printf(s, "%s%s: \"%.4g %s\"", indent, val_param_name(k), p->p[k], u);
+  else
+    g_string_append_printf(s, "%s%s: %.4g", indent, val_param_name(k), p->p[k]);
+  if (p->fitted[k])
+    g_string_append_printf(s, "   # fitted, +- %.2g %s%s\n", p->se[k], u,
+                           p->p[k] < 0 ? " (negative: absorbs what the stage model misses)" : "");
+  else g_string_append(s, "   # not fitted (start value)\n");
+}
+
+/* Double-quoted YAML scalar body: backslash and quote escaped. */
+static char *yaml_escape(const char *in) {
+  GString *o = g_string_new(NULL);
+  for (const char *c = in; *c; c++) {
+    if (*c == '"' || *c == '\\') g_string_append_c(o, '\\');
+    g_string_append_c(o, *c);
+  }
+  return g_string_free(o, FALSE);
+}
+
+gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error) {
+  const ValHostProfile *p = &r->profile;
+  const ValProbe *pr = r->probe;
+  g_autofree char *model = yaml_escape(pr->cpu_model);
+  g_autofree char *now = iso_now();
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s,
+                         "# host-profile.yaml — platform fitted by `ocasim validate` on %s.\n"
+                         "# Cycles per byte are CPU cycles at the nominal clock per body byte served.\n"
+                         "# Fit: chi2/dof %.3g over %d residuals, %d free parameters%s.\n",
+                         now, r->fit.chi2_dof, r->fit.nobs, r->fit.npar, r->fit_ok ? "" : " (FIT FAILED: start values)");
+  g_string_append(s, "platform:\n  name: host\n  kind: host\n");
+  g_string_append(s, "  source: \"ocasim validate (measured, loopback)\"\n");
+  g_string_append_printf(s, "  cpu:\n    model: \"%s\"\n    sockets: %d\n    cores: %d\n    threads_per_core: %d\n",
+                         model, pr->sockets, pr->cpus_online, pr->threads_per_core);
+  g_string_append_printf(s, "    clock: \"%.3g GHz\"   # %s\n", p->clock_hz / 1e9, pr->clock_source);
+  g_string_append_printf(s, "    numa_nodes: %d\n", pr->numa_nodes);
+  g_string_append_printf(s, "    isa: { aes_ni: %s, vaes: %s, vpclmulqdq: %s, avx2: %s, avx512f: %s, sha_ni: %s }\n",
+                         pr->aes_ni ? "true" : "false", pr->vaes ? "true" : "false", pr->vpclmulqdq ? "true" : "false",
+                         pr->avx2 ? "true" : "false", pr->avx512f ? "true" : "false", pr->sha_ni ? "true" : "false");
+  yparam(s, p, VAL_P_UTIL, "    ");
+  const ValMicrobench *m = &r->mb;
+  int t = m->dram_threads;
+  g_string_append_printf(s, "  memory:\n    capacity: \"%.1f GiB\"\n", (double)pr->mem_total_bytes / (1u << 30));
+  if (t > 0)
+    g_string_append_printf(s,
+                           "    read_bandwidth: \"%.1f GB/s\"   # STREAM-like, %d threads\n"
+                           "    write_bandwidth: \"%.1f GB/s\"\n    copy_bandwidth: \"%.1f GB/s\"\n",
+                           m->dram_read_GBps[t - 1], t, m->dram_write_GBps[t - 1], m->dram_copy_GBps[t - 1]);
+  g_string_append(s, "  tls:\n    record_size: \"16 KiB\"\n");
+  g_autofree char *reason = yaml_escape(pr->ktls.reason);
+  g_string_append_printf(s, "    ktls: { available: %s, engaged_by_openssl: %s, reason: \"%s\" }\n",
+                         pr->ktls.ulp_ok && pr->ktls.tx_ok ? "true" : "false",
+                         pr->ktls.openssl_engaged ? "true" : "false", reason);
+  g_string_append(s, "    crypto:   # AEAD encrypt or decrypt\n");
+  yparam(s, p, VAL_P_CRYPTO_AES128, "      ");
+  yparam(s, p, VAL_P_CRYPTO_AES256, "      ");
+  yparam(s, p, VAL_P_CRYPTO_CHACHA, "      ");
+  yparam(s, p, VAL_P_RECORD, "    ");
+  g_string_append(s, "  costs:\n");
+  yparam(s, p, VAL_P_COPY, "    ");
+  yparam(s, p, VAL_P_COPY_PC, "    ");
+  yparam(s, p, VAL_P_STACK, "    ");
+  yparam(s, p, VAL_P_SOFTIRQ, "    ");
+  yparam(s, p, VAL_P_REQ_SERVER, "    ");
+  yparam(s, p, VAL_P_REQ_CLIENT, "    ");
+  g_string_append_printf(s, "    sha256_cpb: \"%.3g cycles/B\"   # client body check, microbenchmark\n", p->hash_cpb);
+  g_string_append(s,
+                  "  nic:\n    kind: loopback   # the client's receive copy and decryption share these cores\n"
+                  "    bandwidth: unlimited\n");
+  gboolean ok = set_contents(path, s->str, error);
+  g_string_free(s, TRUE);
+  return ok;
+}
+
+/* ---- report.json ------------------------------------------------------------------ */
+
+#define JS(k, v) (json_builder_set_member_name(b, k), json_builder_add_string_value(b, v))
+#define JI(k, v) (json_builder_set_member_name(b, k), json_builder_add_int_value(b, v))
+#define JD(k, v) (json_builder_set_member_name(b, k), json_builder_add_double_value(b, v))
+#define JB(k, v) (json_builder_set_member_name(b, k), json_builder_add_boolean_value(b, v))
+
+static void profile_json(JsonBuilder *b, const ValHostProfile *p) {
+  json_builder_begin_object(b);
+  JD("clock_hz", p->clock_hz);
+  JI("cores", p->cores);
+  JD("sha256_cpb", p->hash_cpb);
+  json_builder_set_member_name(b, "parameters");
+  json_builder_begin_array(b);
+  for (int i = 0; i < VAL_P_COUNT; i++) {
+    json_builder_begin_object(b);
+    JS("name", val_param_name((ValParam)i));
+    JS("unit", val_param_unit((ValParam)i));
+    JD("value", p->p[i]);
+    JD("stderr", p->se[i]);
+    JB("fitted", p->fitted[i]);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+}
+
+gboolean val_report_write_json(const ValReport *r, const char *path, GError **error) {
+  JsonBuilder *b = json_builder_new();
+  g_autofree char *now = iso_now();
+  json_builder_begin_object(b);
+  JS("generated", now);
+  JS("tool", "ocasim validate");
+  json_builder_set_member_name(b, "config");
+  json_builder_begin_object(b);
+  JB("quick", r->cfg.quick);
+  JD("warmup_s", r->cfg.warmup_s);
+  JD("duration_s", r->cfg.duration_s);
+  JI("reps", r->cfg.reps);
+  JI("seed", r->cfg.seed);
+  JB("pin", r->cfg.pin);
+  JS("verify", r->cfg.verify == VAL_VERIFY_ALL ? "sha256" : "length");
+  JI("nice", r->nice_used);
+  JS("nice_note", r->nice_note);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "probe");
+  val_probe_to_json(r->probe, b);
+  json_builder_set_member_name(b, "microbenchmarks");
+  val_mb_to_json(&r->mb, b);
+  json_builder_set_member_name(b, "mechanics");
+  json_builder_begin_object(b);
+  JI("requests", (gint64)r->mech_requests);
+  JI("errors", (gint64)r->mech_errors);
+  JS("detail", r->mech_detail);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "runs");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < r->rows->len; i++) val_measure_to_json(&g_array_index(r->rows, ValPredRow, i).run, b);
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "fit");
+  json_builder_begin_object(b);
+  JB("ok", r->fit_ok);
+  JS("error", r->fit_error);
+  JS("method", "gsl_multifit_nlinear trust region (Levenberg-Marquardt), forward-difference Jacobian");
+  JI("residuals", r->fit.nobs);
+  JI("free_parameters", r->fit.npar);
+  JI("iterations", r->fit.iterations);
+  JD("chi2", r->fit.chi2);
+  JD("dof", r->fit.dof);
+  JD("chi2_dof", r->fit.chi2_dof);
+  json_builder_set_member_name(b, "start");
+  profile_json(b, &r->start);
+  json_builder_set_member_name(b, "profile");
+  profile_json(b, &r->profile);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "predictions");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < r->rows->len; i++) {
+    const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
+    g_autofree char *label = val_run_spec_label(&row->run.spec);
+    json_builder_begin_object(b);
+    JS("label", label);
+    JB("train", row->run.spec.train);
+    JD("measured_gbps", row->run.median.gbps);
+    JD("measured_spread_gbps", row->run.spread.gbps);
+    JD("predicted_gbps", row->pred.gbps);
+    JD("error_rel", row->err_rel);
+    JD("measured_server_cpb", row->run.median.server_cpb);
+    JD("predicted_server_cpb", row->pred.server_cpb);
+    JD("measured_client_cpb", row->run.median.client_cpb);
+    JD("predicted_client_cpb", row->pred.client_cpb);
+    JD("available_cores", row->cfg.avail_cores);
+    JS("bottleneck", row->pred.bottleneck);
+    JB("ktls_engaged", row->cfg.ktls);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "summary");
+  json_builder_begin_object(b);
+  JI("train_runs", r->n_train);
+  JI("heldout_runs", r->n_heldout);
+  JD("train_median_abs_error", r->train_median_abs_err);
+  JD("heldout_median_abs_error", r->heldout_median_abs_err);
+  JD("heldout_max_abs_error", r->heldout_max_abs_err);
+  JD("target_median_abs_error", TARGET_MEDIAN);
+  JD("target_max_abs_error", TARGET_WORST);
+  JB("target_met", r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN &&
+                       r->heldout_max_abs_err <= TARGET_WORST);
+  JD("ktls_reference_predicted_gbps", r->ktls_reference.gbps);
+  JD("elapsed_s", r->elapsed_s);
+  json_builder_end_object(b);
+  json_builder_end_object(b);
+  JsonGenerator *g = json_generator_new();
+  json_generator_set_pretty(g, TRUE);
+  JsonNode *root = json_builder_get_root(b);
+  json_generator_set_root(g, root);
+  g_autoptr(GError) e = NULL;
+  gboolean ok = json_generator_to_file(g, path, &e);
+  if (!ok) g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s: %s", path, e->message);
+  json_node_unref(root);
+  g_object_unref(g);
+  g_object_unref(b);
+  return ok;
+}
+
+/* ---- report.md ---------------------------------------------------------------------- */
+
+static void md_rows(GString *s, const ValReport *r, gboolean train) {
+  g_string_append(s, "| configuration | measured Gb/s | predicted Gb/s | error | server cyc/B meas/pred | "
+                     "client cyc/B meas/pred | cores avail | bottleneck |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+  for (guint i = 0; i < r->rows->len; i++) {
+    const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
+    if (row->run.spec.train != train) continue;
+    g_autofree char *label = val_run_spec_label(&row->run.spec);
+    g_string_append_printf(s, "| %s%s | %.2f ± %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %.2f | %s |\n",
+                           label, row->run.note[0] ? " (kTLS fell back)" : "", row->run.median.gbps,
+                           row->run.spread.gbps, row->pred.gbps, 100 * row->err_rel, row->run.median.server_cpb,
+                           row->pred.server_cpb, row->run.median.client_cpb, row->pred.client_cpb, row->cfg.avail_cores,
+                           row->pred.bottleneck);
+  }
+}
+
+gboolean val_report_write_md(const ValReport *r, const char *path, GError **error) {
+  const ValProbe *p = r->probe;
+  const ValMicrobench *m = &r->mb;
+  g_autofree char *now = iso_now();
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "# ocasim validate report\n\nGenerated %s, %s mode, %.0f s. Windows of %.1f s after %.1f s "
+                            "warm-up, %d repetitions (median ± half range), client checks: %s, threads %s, nice %d%s%s.\n\n",
+                         now, r->cfg.quick ? "quick" : "full", r->elapsed_s, r->cfg.duration_s, r->cfg.warmup_s,
+                         r->cfg.reps, r->cfg.verify == VAL_VERIFY_ALL ? "length + SHA-256" : "length",
+                         r->cfg.pin ? "pinned" : "unpinned", r->nice_used, r->nice_note[0] ? ": " : "", r->nice_note);
+  g_string_append(s, "## Host\n\n");
+  g_string_append_printf(s, "- CPU: %s, %d CPUs (%d socket(s) x %d cores x %d threads), clock %.3g GHz (%s)%s\n",
+                         p->cpu_model, p->cpus_online, p->sockets, p->cores_per_socket, p->threads_per_core,
+                         p->clock_hz / 1e9, p->clock_source, p->hypervisor[0] ? ", virtual machine" : "");
+  g_string_append_printf(s, "- NUMA nodes: %d", p->numa_nodes);
+  for (guint i = 0; i < p->numa->len; i++) g_string_append_printf(s, "; %s", (char *)g_ptr_array_index(p->numa, i));
+  g_string_append(s, "\n- Devices:");
+  if (p->devices->len == 0) g_string_append(s, " none with a NUMA node in /sys");
+  for (guint i = 0; i < p->devices->len; i++)
+    g_string_append_printf(s, "%s %s", i ? ";" : "", (char *)g_ptr_array_index(p->devices, i));
+  g_string_append_printf(s, "\n- Memory: %.1f GiB; kernel %s; %s\n", (double)p->mem_total_bytes / (1u << 30),
+                         p->kernel, p->openssl_version);
+  g_string_append_printf(s, "- ISA: AES-NI %s, VAES %s, VPCLMULQDQ %s, AVX2 %s, AVX-512F %s, SHA-NI %s\n",
+                         yes(p->aes_ni), yes(p->vaes), yes(p->vpclmulqdq), yes(p->avx2), yes(p->avx512f),
+                         yes(p->sha_ni));
+  g_string_append_printf(s, "- **Kernel TLS**: %s (TCP_ULP errno %d %s; OpenSSL kTLS compiled: %s, engaged: %s)\n\n",
+                         p->ktls.reason, p->ktls.ulp_errno, p->ktls.ulp_errno ? strerrorname_np(p->ktls.ulp_errno) : "",
+                         yes(p->ktls.openssl_compiled), yes(p->ktls.openssl_engaged));
+  g_string_append(s, "## Microbenchmarks\n\n| AEAD (16 KiB records) | encrypt cyc/B | decrypt cyc/B |\n|---|---:|---:|\n");
+  for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++)
+    g_string_append_printf(s, "| %s | %.3f | %.3f |\n", val_cipher_name((ValCipher)c), m->enc_cpb[c], m->dec_cpb[c]);
+  g_string_append_printf(s, "\nSHA-256 %.3f cyc/B; hot memcpy %.3f cyc/B.\n\n| DRAM threads | read GB/s | write GB/s | "
+                            "copy GB/s |\n|---:|---:|---:|---:|\n",
+                         m->sha256_cpb, m->memcpy_hot_cpb);
+  for (int t = 0; t < m->dram_threads; t++)
+    g_string_append_printf(s, "| %d | %.1f | %.1f | %.1f |\n", t + 1, m->dram_read_GBps[t], m->dram_write_GBps[t],
+                           m->dram_copy_GBps[t]);
+  g_string_append_printf(s, "\nLoopback: sendfile file->socket %.3f cyc/B sender, %.3f cyc/B receiver (%.2f GB/s); "
+                            "send() copy %.3f cyc/B sender, %.3f cyc/B receiver (%.2f GB/s).\n\n",
+                         m->sendfile_tx_cpb, m->sendfile_rx_cpb, m->sendfile_GBps, m->sockcopy_tx_cpb,
+                         m->sockcopy_rx_cpb, m->sockcopy_GBps);
+  g_string_append_printf(s, "## Mechanics\n\n%s: %" G_GUINT64_FORMAT " bodies checked (length and SHA-256), %" G_GUINT64_FORMAT
+                            " errors. %s\n\n",
+                         r->mech_errors ? "**FAILED**" : "OK", r->mech_requests, r->mech_errors, r->mech_detail);
+  g_string_append_printf(s, "## Fit\n\n%s; chi²/dof = %.3g (%.1f / %.0f), %d residuals, %d free parameters, %d "
+                            "iterations.\n\n| parameter | value | std. error | start | unit |\n|---|---:|---:|---:|---|\n",
+                         r->fit_ok ? "gsl_multifit_nlinear (trust region, LM)" : r->fit_error, r->fit.chi2_dof,
+                         r->fit.chi2, r->fit.dof, r->fit.nobs, r->fit.npar, r->fit.iterations);
+  for (int i = 0; i < VAL_P_COUNT; i++)
+    g_string_append_printf(s, "| %s%s | %.4g | %s%.2g | %.4g | %s |\n", val_param_name((ValParam)i),
+                           r->profile.p[i] < 0 ? " (unphysical < 0)" : "", r->profile.p[i],
+                           r->profile.fitted[i] ? "" : "fixed ", r->profile.se[i], r->start.p[i],
+                           val_param_unit((ValParam)i));
+  g_string_append(s, "\n## Runs used by the fit\n\n");
+  md_rows(s, r, TRUE);
+  g_string_append(s, "\n## Predictions of held-out configurations\n\n");
+  md_rows(s, r, FALSE);
+  g_string_append_printf(s, "\nHeld-out: median |error| %.1f %%, worst %.1f %% over %d configurations (target "
+                            "median ≤ %.0f %%, worst ≤ %.0f %%: %s). Training median |error| %.1f %%.\n\n",
+                         100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout,
+                         100 * TARGET_MEDIAN, 100 * TARGET_WORST,
+                         r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST
+                             ? "met"
+                             : "not met",
+                         100 * r->train_median_abs_err);
+  g_string_append_printf(s, "With kernel TLS engaged the model predicts %.2f Gb/s for userspace-equivalent "
+                            "tls1.3 aes-128-gcm s1c1 n8 1MiB (server %.2f cyc/B instead of %.2f in user space); "
+                            "not measurable on this host when kTLS is unavailable.\n\n",
+                         r->ktls_reference.gbps, r->ktls_reference.server_cpb,
+                         r->ktls_reference.server_cpb + 2 * r->profile.p[VAL_P_COPY]);
+  g_string_append(s, "Model: server cyc/B = copy_pagecache + crypto + copy + stack + record/16 KiB (user-space TLS), "
+                     "stack (plain sendfile), crypto + stack + record/16 KiB (kTLS); client cyc/B = 2 copy + crypto + "
+                     "record/16 KiB (TLS) or copy_pagecache (plain); each side adds its per-request cycles / body bytes per request. Gb/s = "
+                     "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
+                     "+ ksoftirqd)) × 8. cores_avail = CPUs − other tenants' busy cores measured in that run.\n");
+  gboolean ok = set_contents(path, s->str, error);
+  g_string_free(s, TRUE);
+  return ok;
+}
+
+gboolean val_report_write_all(const ValReport *r, GError **error) {
+  if (g_mkdir_with_parents(r->out_dir, 0755) != 0) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create %s: %s", r->out_dir, g_strerror(errno));
+    return FALSE;
+  }
+  g_autofree char *j = g_build_filename(r->out_dir, "report.json", NULL);
+  g_autofree char *m = g_build_filename(r->out_dir, "report.md", NULL);
+  g_autofree char *y = g_build_filename(r->out_dir, "host-profile.yaml", NULL);
+  return val_report_write_json(r, j, error) && val_report_write_md(r, m, error) &&
+         (!r->rows->len || val_report_write_host_profile(r, y, error));
+}
+
+void val_report_print_summary(const ValReport *r, FILE *f) {
+  const ValProbe *p = r->probe;
+  fprintf(f, "host: %s, %d CPUs at %.3g GHz, %s\n", p->cpu_model, p->cpus_online, p->clock_hz / 1e9,
+          p->openssl_version);
+  fprintf(f, "kTLS: %s\n", p->ktls.reason);
+  fprintf(f, "mechanics: %" G_GUINT64_FORMAT " bodies hashed, %" G_GUINT64_FORMAT " errors (%s)\n", r->mech_requests,
+          r->mech_errors, r->mech_detail);
+  fprintf(f, "AEAD cycles/B (enc): aes-128-gcm %.3f, aes-256-gcm %.3f, chacha20-poly1305 %.3f; SHA-256 %.3f\n",
+          r->mb.enc_cpb[VAL_CIPHER_AES128GCM], r->mb.enc_cpb[VAL_CIPHER_AES256GCM], r->mb.enc_cpb[VAL_CIPHER_CHACHA20],
+          r->mb.sha256_cpb);
+  if (r->rows->len == 0) return;
+  fprintf(f, "fit: %s, chi2/dof %.3g, %d residuals, %d parameters\n", r->fit_ok ? "ok" : r->fit_error,
+          r->fit.chi2_dof, r->fit.nobs, r->fit.npar);
+  for (int i = 0; i < VAL_P_COUNT; i++)
+    fprintf(f, "  %-28s %10.4g +- %-9.2g %s\n", val_param_name((ValParam)i), r->profile.p[i], r->profile.se[i],
+            val_param_unit((ValParam)i));
+  fprintf(f, "%-60s %9s %9s %8s\n", "held-out configuration", "measured", "predicted", "error");
+  for (guint i = 0; i < r->rows->len; i++) {
+    const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
+    if (row->run.spec.train) continue;
+    g_autofree char *label = val_run_spec_label(&row->run.spec);
+    fprintf(f, "%-60s %9.2f %9.2f %+7.1f%%\n", label, row->run.median.gbps, row->pred.gbps, 100 * row->err_rel);
+  }
+  gboolean met = r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST;
+  fprintf(f, "prediction error (held out, Gb/s): median %.1f%%, worst %.1f%% over %d runs — target median <= %.0f%%, "
+             "worst <= %.0f%%: %s\n",
+          100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN,
+          100 * TARGET_WORST, met ? "met" : "NOT met");
+  fprintf(f, "report: %s/report.md, %s/report.json, profile: %s/host-profile.yaml (%.0f s)\n", r->out_dir, r->out_dir,
+          r->out_dir, r->elapsed_s);
+}
