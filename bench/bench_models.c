@@ -61,8 +61,13 @@ int main(int argc, char **argv)
 
     double w0 = now_s(), c0 = cpu_s();
     flowsim_result *raw = NULL;
-    AppReport *rep = appliance_des_run(a, &info, m, &raw);
+    AppReport *rep = appliance_des_run(a, &info, m, &raw, &err);
     double wall = now_s() - w0, cpu = cpu_s() - c0;
+    if (!rep) {
+        fprintf(stderr, "%s\n", err->message);
+        app_scenario_info_clear(&info);
+        return 1;
+    }
 
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
