@@ -58,41 +58,34 @@ int cmd_capacity(int argc, char **argv)
 {
   cli_options opt;
   g_autoptr(GError) error = NULL;
-  int status = OCASIM_EXIT_OK;
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Largest offered load of the appliance scenario in FILE that keeps the CPU at or below its cap,\n"
                  "NIC output drops at or below workload.drop_max and p99 latency within workload.latency_slo.",
                  &error))
     return cli_fail(error);
-  if (!opt.files || !opt.files[0] || opt.files[1]) {
-    fprintf(stderr, "ocasim: capacity needs exactly one scenario FILE (see --help)\n");
-    cli_options_clear(&opt);
-    return OCASIM_EXIT_BADINPUT;
-  }
-  g_autoptr(SimConfDoc) doc = cli_load_scenario(opt.files[0], &opt, &error);
-  Appliance *a = g_new0(Appliance, 1);
-  AppScenarioInfo info = {0};
-  if (!doc || !appliance_from_conf(sim_conf_doc_root(doc), a, &info, &error)) {
+  int status = OCASIM_EXIT_BADINPUT;
+  cli_appliance ca;
+  CapacityResult c;
+  if (!cli_one_file(&opt, "capacity")) {
+    /* status stays bad input */
+  } else if (!cli_appliance_load(&opt, &ca, &error)) {
     status = cli_fail(error);
   } else {
-    g_autoptr(DemandModel) m = demand_build(a, &error);
-    CapacityResult c;
-    if (!m || !appliance_capacity(a, m, &c, &error)) {
+    if (!appliance_capacity(ca.a, ca.m, &c, &error)) {
       status = cli_fail(error);
     } else {
       /* report at the capacity load (a trickle when no load is healthy; <= 0 would mean saturate) */
-      a->wl.offered_gbps = MAX(c.capacity_gbps, 1e-6);
-      g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
-      g_autoptr(AppReport) rep = app_report_from_bound(a, &info, m, r);
+      ca.a->wl.offered_gbps = MAX(c.capacity_gbps, 1e-6);
+      g_autoptr(BoundResult) r = bound_eval(ca.a, ca.m, ca.a->wl.offered_gbps);
+      g_autoptr(AppReport) rep = app_report_from_bound(ca.a, &ca.info, ca.m, r);
       g_free(rep->mode);
       rep->mode = g_strdup("capacity");
       g_autoptr(GString) out = g_string_new(NULL);
       write_capacity(&c, rep, opt.format, out);
       status = cli_emit(out);
     }
+    cli_appliance_clear(&ca);
   }
-  app_scenario_info_clear(&info);
-  g_free(a);
   cli_options_clear(&opt);
   return status;
 }
