@@ -98,6 +98,15 @@ START_TEST(test_readme_schema_current)
   app_refset_table(s, &c, table, NULL);
   g_autofree char *have_t = g_strndup(b, (gsize)(e - b));
   ck_assert_msg(strcmp(have_t, table->str) == 0, "scenarios/README.md reference table is stale: run make scenario-docs");
+  /* the top-level README carries the same table */
+  g_autofree char *readme = NULL;
+  ck_assert(g_file_get_contents("README.md", &readme, NULL, NULL));
+  b = strstr(readme, "<!-- reference:begin -->\n");
+  e = strstr(readme, "<!-- reference:end -->");
+  ck_assert(b && e && e > b);
+  b += strlen("<!-- reference:begin -->\n");
+  g_autofree char *have_r = g_strndup(b, (gsize)(e - b));
+  ck_assert_msg(strcmp(have_r, table->str) == 0, "README.md reference table is stale: run make scenario-docs");
 }
 END_TEST
 
