@@ -3,6 +3,7 @@
  * forms of the demand accounting (DRAM touches, NUMA crossings, PCIe tag ceiling, STREAM);
  * conservation; skew on the hot node; determinism of the JSON report. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <math.h>
 #include <string.h>
 
@@ -517,9 +518,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return test_run_suite(suite());
 }

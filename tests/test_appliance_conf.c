@@ -2,6 +2,7 @@
  * loads and validates, platform includes and --set overrides, NUMA mapping of device positions,
  * and scenarios/README.md's key tables are the ones the schema generates. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <string.h>
 
 #include "models/appliance_fit.h"
@@ -124,9 +125,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return test_run_suite(suite());
 }
