@@ -26,22 +26,25 @@
  * windows; details and other laws in bench/README.md):
  *
  *   pending events          1e3    1e4    1e5    1e6
- *   this radix wheel       58.6   86.1   24.1    5.5
- *   same, 256 level-0 bkts 63.5   73.1   18.4    3.2
- *   4-ary heap (before)    22.3   14.9    8.8    3.0   (bench/ref/heap4/)
- *   ns-3 MapScheduler       7.8    5.7    2.5    0.60  (ns-3's default)
- *   ns-3 HeapScheduler      4.7    3.6    2.7    1.55
+ *   this radix wheel      111.4   98.3   22.4    9.7
+ *   same, 256 level-0 bkts 103.9  76.2   18.4    7.4
+ *   4-ary heap (before)    22.7   15.1    8.7    3.5   (bench/ref/heap4/)
+ *   ns-3 MapScheduler       7.6    5.5    1.9    0.64  (ns-3's default)
+ *   ns-3 HeapScheduler      4.6    3.5    2.7    1.9
  *
- * That is 7.5x / 15x / 9.7x / 9.1x ns-3's default scheduler in this run
- * (other runs and laws in bench/README.md: 10x is met at 1e4, borderline at
- * 1e5-1e6, missed at 1e3).  4096 level-0 buckets rather than 256: an event
- * scheduled ~1 us ahead then lands directly in its exact-time bucket about
- * three times in four, which wins at 1e4-1e6.
+ * That is 14.6x / 18.0x / 11.5x / 15.0x ns-3's default scheduler in this
+ * run (a second run: 14.0x / 18.5x / 12.5x / 25.8x; 1e6 swings most with
+ * the load of the shared VM).  The branch-free fast path (calendar.c) took
+ * 1e3 from ~60 to ~110 and 1e4 from ~87 to ~100; 1e5 and 1e6 did not move:
+ * there each pop waits for one cache miss, see below.  4096 level-0 buckets
+ * rather than 256: an event scheduled ~1 us ahead then lands directly in its
+ * exact-time bucket about three times in four, which wins at every size.
  *
  * The heap was a chain of dependent loads and compares (~45 ns per hold at
- * 1e3); the wheel does a few bit operations and touches two list ends.  At
- * 1e6 the cost is one cache miss per pop (the next event of a bucket list is
- * only known once the previous one is loaded; the pop prefetches it).
+ * 1e3); the wheel does a few bit operations and touches two list ends (~9 ns
+ * per hold at 1e3).  At 1e5-1e6 the cost is one cache miss per pop (the next
+ * event of a bucket list is only known once the previous one is loaded; the
+ * pop prefetches it, one event ahead, which is as far as a list allows).
  */
 #ifndef SIM_CALENDAR_H
 #define SIM_CALENDAR_H
@@ -88,7 +91,8 @@ static inline void sim_event_init(sim_event *ev, sim_event_fn fn, void *ctx)
 /** True while @ev is in a calendar. */
 static inline bool sim_event_pending(const sim_event *ev) { return ev->slot != SIM_EVENT_IDLE; }
 
-/* Internal: one bucket, a doubly linked FIFO list of events. */
+/* Internal: one bucket, a doubly linked FIFO list of events; both pointers
+ * are stale while the bucket is empty (its bitmap bit is clear). */
 typedef struct { sim_event *head, *tail; } sim_calendar_list;
 
 /* Internal: most levels any build of calendar.c uses. */
