@@ -10,7 +10,7 @@
 typedef struct { int gen, lanes, tag_bits; int64_t mrrs, mps; bool ro; } PcieConf;
 typedef struct { int count, socket, quadrant, node; char *model; double read_Bps; double latency_ns; int qd; PcieConf pcie; } NvmeConf;
 typedef struct { int kind, count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
-typedef struct { double copy, copy_pc, miss, xcore, stack, softirq, rec_cycles, req_s, req_c, hash, util; int64_t cache, rec_bytes, file;
+typedef struct { double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, req_s, req_c, hash, util; int64_t cache, rec_bytes, file;
                  double aes128, aes256, chacha; int cipher, st, ct, conns; bool client_hash; } LoopConf;
 typedef struct { int kind, count, width; double rate; double encoding; bool dlwm; int dlwm_width; SimConfList attach; } LinkConf;
 typedef struct { char *model; int uarch, sockets, cores_per_socket, threads_per_core; double clock_hz, cap; } CpuConf;
@@ -218,8 +218,10 @@ static const SimConfField loop_schema[] = {
    .doc = "extra cycles/B of a page-cache copy that misses the cache (" LBM ")"},
   {.key = "cache_size", .type = SIM_CONF_T_INT64, .offset = F(LoopConf, cache), .unit = SIM_UNIT_SIZE, .def = "0 B", .min = "0",
    .doc = "cache the served file competes for (" LBM "; starts at the probe's per-core L2)"},
-  {.key = "xcore_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, xcore), .def = "0",
-   .doc = "extra cycles/B per side when the two ends of a connection run on different cores (" LBM ")"},
+  {.key = "xcore_server_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, xcore_s), .def = "0",
+   .doc = "extra sender cycles/B when the two ends of a connection run on different cores: wake-ups (" LBM ")"},
+  {.key = "xcore_client_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, xcore_c), .def = "0",
+   .doc = "extra receiver cycles/B, likewise: cache-to-cache transfers (" LBM ")"},
   {.key = "stack_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, stack), .required = true,
    .doc = "cycles/B of TCP + loopback transmit, sendfile page path (" LBM ")"},
   {.key = "softirq_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, softirq), .def = "0",
@@ -418,7 +420,8 @@ static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError *
     lo->copy_pagecache_cpb = c.copy_pc;
     lo->miss_cpb = c.miss;
     lo->cache_bytes = (double)c.cache;
-    lo->xcore_cpb = c.xcore;
+    lo->xcore_server_cpb = c.xcore_s;
+    lo->xcore_client_cpb = c.xcore_c;
     lo->stack_cpb = c.stack;
     lo->softirq_cpb = c.softirq;
     lo->record_cycles = c.rec_cycles;

@@ -36,10 +36,9 @@ void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, i
                    LoopbackCost *out)
 {
   double w = lo->file_bytes > 0 ? lo->file_bytes : request_bytes;
-  double m = loopback_miss_share(w, lo->cache_bytes);
   double px = loopback_cross_share(lo->server_threads, lo->client_threads, cores, cores * cap);
+  double m = loopback_miss_share(w, lo->cache_bytes * (1.0 + px) / 2.0);
   double P = lo->copy_pagecache_cpb + lo->miss_cpb * m;
-  double X = lo->xcore_cpb * px;
   double R = lo->record_bytes > 0 ? lo->record_cycles / lo->record_bytes : 0.0;
   double k = lo->crypto_cpb[lo->cipher];
   double bpr = request_bytes > 0 ? request_bytes : 1.0;
@@ -52,8 +51,8 @@ void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, i
   default: s = P + k + lo->copy_cpb + lo->stack_cpb + R; c = 2 * lo->copy_cpb + k + R; break;
   }
   if (lo->client_hash) c += lo->hash_cpb;
-  out->server_cpb = s + X + lo->request_server_cycles / bpr;
-  out->client_cpb = c + X + lo->request_client_cycles / bpr;
+  out->server_cpb = s + lo->xcore_server_cpb * px + lo->request_server_cycles / bpr;
+  out->client_cpb = c + lo->xcore_client_cpb * px + lo->request_client_cycles / bpr;
   out->softirq_cpb = lo->softirq_cpb;
   out->miss_share = m;
   out->cross_share = px;

@@ -7,13 +7,16 @@
  * the host's own costs (every figure measured on that host by `ocasim validate` and fitted by
  * validate/fit.c: there is no other source for them) and the test it runs (threads,
  * connections, cipher, file size). Cycles are at cpu.clock, per body byte served.
- *   file miss    m(W)  = 1 / (1 + (C / W)^4): share of page-cache lines a copy misses when the
- *                         W bytes of file content are re-read cyclically through a cache of C
- *                         bytes (LRU on a cyclic scan: all hits below C, all misses above; the
+ *   file miss    m(W)  = 1 / (1 + (C_e / W)^4): share of page-cache lines a copy misses when the
+ *                         W bytes of file content are re-read cyclically through a cache of C_e
+ *                         bytes (LRU on a cyclic scan: all hits below C_e, all misses above; the
  *                         power 4 smooths the step over about a factor of two in W);
+ *                         C_e = C (1 + p_x) / 2: two ends on one core share its cache C (the
+ *                         socket data of the other side takes half), apart each has its own;
  *   page copy    P     = copy_pagecache_cpb + miss_cpb * m(W);
- *   cross-core   X     = xcore_cpb * p_x: cache-to-cache transfers of the socket data and
- *                         wake-ups (IPIs, VM exits in a guest) when the two ends of a connection
+ *   cross-core   X_s   = xcore_server_cpb * p_x, X_c = xcore_client_cpb * p_x: wake-ups of the
+ *                         peer (IPIs, VM exits in a guest) on the sender, cache-to-cache transfers
+ *                         of the socket data on the receiver, when the two ends of a connection
  *                         run on different cores. p_x = share of connections whose server and
  *                         client threads run on different cores: T = S + C busy threads spread
  *                         evenly over k = min(cores, T) cores gives (T - T/k) / (T - 1), scaled
@@ -21,12 +24,12 @@
  *                         (A <= 1: both ends time-share one core's worth, no transfers);
  *   record       R     = record_cycles / record_size (TLS only);
  *   request            request_{server,client}_cycles / workload.request_size;
- *   server  plain sendfile     stack + X + req_s
- *           user-space TLS     P + crypto + copy + stack + R + X + req_s      (read_write)
- *           kTLS sendfile      miss * m(W) + crypto + stack + R + X + req_s   (sendfile_sw_ktls)
- *           kTLS read/write    P + copy + crypto + stack + R + X + req_s      (read_write_ktls)
- *   client  plain              P + X + req_c (recv copies the page-cache pages the skbs hold)
- *           TLS                2 copy + crypto + R + X + req_c (+ sha256 when client_hash)
+ *   server  plain sendfile     stack + X_s + req_s
+ *           user-space TLS     P + crypto + copy + stack + R + X_s + req_s      (read_write)
+ *           kTLS sendfile      miss * m(W) + crypto + stack + R + X_s + req_s   (sendfile_sw_ktls)
+ *           kTLS read/write    P + copy + crypto + stack + R + X_s + req_s      (read_write_ktls)
+ *   client  plain              P + X_c + req_c (recv copies the page-cache pages the skbs hold)
+ *           TLS                2 copy + crypto + R + X_c + req_c (+ sha256 when client_hash)
  *   softirq q = softirq_cpb (ksoftirqd, outside both sides).
  * Resources (demand.c): the node's CPU carries s + c + q at capacity cores x clock, limit
  * cpu.cap x utilisation; the server threads carry s and the client threads c, each a pool of
@@ -51,7 +54,8 @@ typedef struct {
   double copy_pagecache_cpb;  /* copy out of a cache-resident page-cache page */
   double miss_cpb;            /* extra per byte of a page-cache copy that misses the cache */
   double cache_bytes;         /* C: cache the file's content competes for */
-  double xcore_cpb;           /* extra per byte and side when the two ends run on different cores */
+  double xcore_server_cpb;    /* extra per byte on the sender when the two ends run on different cores */
+  double xcore_client_cpb;    /* extra per byte on the receiver, likewise */
   double stack_cpb;           /* TCP + loopback transmit per byte (sendfile page path) */
   double softirq_cpb;         /* receive work in ksoftirqd (outside both sides) */
   double record_cycles;       /* TLS record layer per record and side */
@@ -69,7 +73,7 @@ typedef struct {
 
 typedef struct {
   double server_cpb, client_cpb, softirq_cpb; /* cycles per body byte */
-  double miss_share;          /* m(W) */
+  double miss_share;          /* m(W) at the effective cache C_e */
   double cross_share;         /* p_x */
 } LoopbackCost;
 

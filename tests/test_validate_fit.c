@@ -12,7 +12,8 @@ static ValHostProfile truth(void) {
   p.p[VAL_P_COPY_PC] = 0.55;
   p.p[VAL_P_MISS] = 0.40;
   p.p[VAL_P_CACHE] = 786432;
-  p.p[VAL_P_XCORE] = 0.15;
+  p.p[VAL_P_XCORE_S] = 0.15;
+  p.p[VAL_P_XCORE_C] = 0.15;
   p.p[VAL_P_STACK] = 0.30;
   p.p[VAL_P_RECORD] = 3000;
   p.p[VAL_P_CRYPTO_AES128] = 0.40;
@@ -48,7 +49,7 @@ START_TEST(test_model_closed_form) {
   c.avail_cores = 1;
   val_predict_host(&p, &c, &pr);
   /* one core's worth: the two ends share it, no cross-core term; 16 KiB stays in cache */
-  double m16 = 1 / (1 + pow(786432.0 / 16384, 4));
+  double m16 = 1 / (1 + pow(393216.0 / 16384, 4)); /* shared core: half the cache */
   s = 0.55 + 0.40 * m16 + 0.35 + 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384;
   cc = 2 * 0.35 + 0.47 + 3000.0 / 16384 + 15000.0 / 16384;
   ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
@@ -146,7 +147,7 @@ START_TEST(test_fit_fixed_and_unidentified) {
   ValFitStats st;
   ck_assert(val_fit_host(plain, m, NULL, 0, &start, fixed, &out, &st, NULL));
   ck_assert(!out.fitted[VAL_P_CRYPTO_CHACHA] && !out.fitted[VAL_P_RECORD] && !out.fitted[VAL_P_UTIL]);
-  ck_assert(out.fitted[VAL_P_MISS] && out.fitted[VAL_P_XCORE]);
+  ck_assert(out.fitted[VAL_P_MISS] && out.fitted[VAL_P_XCORE_S] && out.fitted[VAL_P_XCORE_C]);
   ck_assert(out.fitted[VAL_P_COPY_PC] && !out.fitted[VAL_P_COPY]);
   ck_assert_double_eq_tol(out.p[VAL_P_COPY_PC], 0.55, 0.55 * 0.01);
   ck_assert_double_eq(out.p[VAL_P_CRYPTO_CHACHA], start.p[VAL_P_CRYPTO_CHACHA]);

@@ -16,7 +16,8 @@ static ValHostProfile synthetic(void) {
   p.p[VAL_P_COPY_PC] = 0.20;
   p.p[VAL_P_MISS] = 0.40;
   p.p[VAL_P_CACHE] = 786432;
-  p.p[VAL_P_XCORE] = 0.15;
+  p.p[VAL_P_XCORE_S] = 0.25;
+  p.p[VAL_P_XCORE_C] = 0.15;
   p.p[VAL_P_STACK] = 0.30;
   p.p[VAL_P_RECORD] = 600;
   p.p[VAL_P_CRYPTO_AES128] = 0.40;
@@ -51,7 +52,7 @@ START_TEST(test_loopback_terms) {
   ValHostPrediction pr;
   val_predict_host(&p, &c, &pr);
   double m = loopback_miss_share(65536, 786432), R = 600.0 / 16384;
-  double s = 0.20 + 0.40 * m + 0.47 + 0.35 + 0.30 + R + 0.15 + 20000.0 / 65536;
+  double s = 0.20 + 0.40 * m + 0.47 + 0.35 + 0.30 + R + 0.25 + 20000.0 / 65536;
   double cc = 2 * 0.35 + 0.47 + R + 0.15 + 15000.0 / 65536;
   ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
   ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
@@ -62,7 +63,8 @@ START_TEST(test_loopback_terms) {
   c.bytes_per_req = c.file_bytes = 16777216;
   c.avail_cores = 1;
   val_predict_host(&p, &c, &pr);
-  ck_assert_double_eq_tol(pr.client_cpb, 0.20 + 0.40 * loopback_miss_share(16777216, 786432) + 15000.0 / 16777216,
+  /* one core's worth: the two ends share its cache, C_e = C / 2 */
+  ck_assert_double_eq_tol(pr.client_cpb, 0.20 + 0.40 * loopback_miss_share(16777216, 393216) + 15000.0 / 16777216,
                           1e-12);
   ck_assert_double_eq_tol(pr.server_cpb, 0.30 + 20000.0 / 16777216, 1e-12);
 }

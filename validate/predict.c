@@ -15,11 +15,11 @@
 
 static const char *const pname[VAL_P_COUNT] = {
     "copy_cpb",        "copy_pagecache_cpb",    "miss_cpb",
-    "cache_size",      "xcore_cpb",             "stack_cpb",
+    "cache_size",      "xcore_server_cpb",      "xcore_client_cpb",      "stack_cpb",
     "record_cycles",   "aes_128_gcm_cpb",       "aes_256_gcm_cpb",
     "chacha20_poly1305_cpb", "request_server_cycles", "request_client_cycles",
     "softirq_cpb",     "utilisation"};
-static const char *const punit[VAL_P_COUNT] = {"cycles/B", "cycles/B",       "cycles/B",       "B",        "cycles/B",
+static const char *const punit[VAL_P_COUNT] = {"cycles/B", "cycles/B",       "cycles/B",       "B",        "cycles/B", "cycles/B",
                                                "cycles/B", "cycles/record",  "cycles/B",       "cycles/B", "cycles/B",
                                                "cycles/request", "cycles/request", "cycles/B", ""};
 
@@ -43,7 +43,8 @@ void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, Loo
   lo->copy_pagecache_cpb = p[VAL_P_COPY_PC];
   lo->miss_cpb = p[VAL_P_MISS];
   lo->cache_bytes = p[VAL_P_CACHE];
-  lo->xcore_cpb = p[VAL_P_XCORE];
+  lo->xcore_server_cpb = p[VAL_P_XCORE_S];
+  lo->xcore_client_cpb = p[VAL_P_XCORE_C];
   lo->stack_cpb = p[VAL_P_STACK];
   lo->softirq_cpb = p[VAL_P_SOFTIRQ];
   lo->record_cycles = p[VAL_P_RECORD];

@@ -20,7 +20,8 @@ typedef enum {
   VAL_P_COPY_PC,       /* one copy out of a cache-resident page-cache page (pread, or recv of sendfile pages), cycles/B */
   VAL_P_MISS,          /* extra per byte of a page-cache copy whose file does not fit the cache, cycles/B */
   VAL_P_CACHE,         /* cache the served file competes for, bytes (starts at the probe's per-core L2) */
-  VAL_P_XCORE,         /* extra per byte and side when the two ends of a connection run on different cores, cycles/B */
+  VAL_P_XCORE_S,       /* extra sender cycles/B when the two ends of a connection run on different cores (wake-ups) */
+  VAL_P_XCORE_C,       /* extra receiver cycles/B, likewise (cache-to-cache transfers) */
   VAL_P_STACK,         /* TCP + loopback per byte on the sending side (sendfile page path), cycles/B */
   VAL_P_RECORD,        /* TLS record layer per record and side beyond the AEAD per-byte cost, cycles/record */
   VAL_P_CRYPTO_AES128, /* AES-128-GCM encrypt or decrypt, cycles/B */

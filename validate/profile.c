@@ -66,7 +66,7 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   g_string_append(s, "# A platform file (`platform: host-profile.yaml`, see host-scenario.yaml) and a scenario by itself:\n"
                      "#   ocasim bound host-profile.yaml   # user-space TLS 1.3 AES-128-GCM, 1+1 threads, 8 connections, 1 MiB\n");
   if (pr) {
-    g_autofree char *reason = yaml_escape(pr->ktls.reason);
+    g_autofree char *reason = g_strdelimit(g_strdup(pr->ktls.reason), "\r\n", ' ');
     g_string_append_printf(s, "# kernel TLS: %s\n", reason);
     g_string_append_printf(s, "# ISA: AES-NI %d, VAES %d, VPCLMULQDQ %d, AVX2 %d, AVX-512F %d, SHA-NI %d; %s\n", pr->aes_ni,
                            pr->vaes, pr->vpclmulqdq, pr->avx2, pr->avx512f, pr->sha_ni, pr->openssl_version);
