@@ -109,15 +109,17 @@ struct sim_flow {
 };
 
 struct flow_group {
-    /* key */
+    /* key: key[] in the order of the first start, never reordered */
     uint32_t     n_uses;
-    group_use   *uses;
+    group_use   *key;
     double       cap;
     guint        hash;
     /* state */
     uint32_t     n;           /* active flows */
     sim_flow   **mem;         /* min-heap by (key, seq) */
     uint32_t     cap_mem, cap_uses;
+    group_use   *uses;        /* key[] reordered: saturated resources first */
+    uint32_t     n_sat;       /* uses[0..n_sat) are those with res->sat */
     double       x;           /* byte rate of each flow */
     double       V_s;         /* virtual time at t_s */
     sim_time_ns  t_s;
@@ -186,6 +188,7 @@ struct sim_flow_net {
     group_use   *key_uses;        /* merged uses of the flow being started */
     uint32_t     cap_key_uses;
     uint32_t     epoch, tepoch;
+    uint32_t     cr_unsat;        /* unsaturated resources in the component */
     uint64_t     n_recomputes;
     uint64_t     n_fast;          /* changes that needed no solve */
     uint32_t     solves_since_resum;
@@ -517,7 +520,7 @@ static gboolean group_equal(gconstpointer pa, gconstpointer pb)
     if (a->n_uses != b->n_uses || !(a->cap == b->cap))
         return FALSE;
     for (uint32_t k = 0; k < a->n_uses; k++)
-        if (a->uses[k].res != b->uses[k].res || !(a->uses[k].w == b->uses[k].w))
+        if (a->key[k].res != b->key[k].res || !(a->key[k].w == b->key[k].w))
             return FALSE;
     return TRUE;
 }
@@ -526,6 +529,7 @@ static void group_free(gpointer p)
 {
     flow_group *g = p;
     g_free(g->uses);
+    g_free(g->key);
     g_free(g->mem);
     g_free(g);
 }
@@ -548,13 +552,14 @@ static void grow_group_arrays(sim_flow_net *net, uint32_t need)
 /* The group of the @n merged uses in net->key_uses and @cap (created idle). */
 static flow_group *group_get(sim_flow_net *net, uint32_t n, double cap)
 {
-    flow_group probe = { .n_uses = n, .uses = net->key_uses, .cap = cap };
+    flow_group probe = { .n_uses = n, .key = net->key_uses, .cap = cap };
     probe.hash = key_hash(net->key_uses, n, cap);
     flow_group *g = g_hash_table_lookup(net->by_key, &probe);
     if (g)
         return g;
     g = g_new0(flow_group, 1);
     g->n_uses = g->cap_uses = n;
+    g->key = g_memdup2(net->key_uses, n * sizeof *g->key);
     g->uses = g_memdup2(net->key_uses, n * sizeof *g->uses);
     g->cap = cap;
     g->hash = probe.hash;
@@ -574,6 +579,13 @@ static void group_activate(sim_flow_net *net, flow_group *g)
     g->t_s = now;
     g->x = g->n_uses == 0 ? g->cap : 0;
     g->next_ns = SIM_TIME_NEVER;
+    /* Saturated resources first (stable, from the key order). */
+    uint32_t ns = 0;
+    for (uint32_t k = 0; k < g->n_uses; k++)
+        ns += g->key[k].res->sat;
+    g->n_sat = ns;
+    for (uint32_t k = 0, a = 0, b = ns; k < g->n_uses; k++)
+        g->uses[g->key[k].res->sat ? a++ : b++] = g->key[k];
     for (uint32_t k = 0; k < g->n_uses; k++) {
         sim_flow_resource *r = g->uses[k].res;
         if (r->n_users == r->cap_users) {
@@ -703,6 +715,7 @@ static inline void add_cr(sim_flow_net *net, comp_state *cs, sim_flow_resource *
     if (r->mark != net->epoch) {
         r->mark = net->epoch;
         net->cr[cs->ncr++] = r;
+        net->cr_unsat += !r->sat;
     }
 }
 
@@ -726,25 +739,29 @@ static void close_component(sim_flow_net *net, comp_state *cs)
         }
         while (cs->qg < cs->nc) {
             flow_group *g = net->comp[cs->qg++];
-            bool has = false;
-            for (uint32_t k = 0; k < g->n_uses; k++) {
-                sim_flow_resource *r = g->uses[k].res;
-                if (r->sat)
-                    add_cr(net, cs, r);
-                has = has || r->mark == net->epoch;
+            for (uint32_t k = 0; k < g->n_sat; k++)
+                add_cr(net, cs, g->uses[k].res);
+            if (g->n_sat == 0 && !(g->cap < INFINITY)) {
+                bool has = false;
+                for (uint32_t k = 0; k < g->n_uses && !has; k++)
+                    has = g->uses[k].res->mark == net->epoch;
+                if (!has)
+                    net->unb[cs->nu++] = g;   /* no resource of the component yet */
             }
-            if (!has && !(g->cap < INFINITY))
-                net->unb[cs->nu++] = g;   /* no resource of the component yet */
         }
     }
 }
 
+/* Freezes @g at @rate on the component's resources: its saturated ones
+ * (all in the component) and, only when the component holds unsaturated
+ * resources, those of its others that are in it. */
 static void freeze(sim_flow_net *net, flow_group *g, double rate)
 {
     g->frozen = true;
     g->x_new = rate;
     double n = (double)g->n;
-    for (uint32_t k = 0; k < g->n_uses; k++) {
+    uint32_t end = net->cr_unsat ? g->n_uses : g->n_sat;
+    for (uint32_t k = 0; k < end; k++) {
         sim_flow_resource *r = g->uses[k].res;
         if (r->mark != net->epoch)
             continue;
@@ -828,6 +845,32 @@ static void fill(sim_flow_net *net, const comp_state *cs)
     }
 }
 
+/* Swaps uses a and b of @g, keeping its resources' back-references. */
+static inline void use_swap(flow_group *g, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return;
+    group_use t = g->uses[a];
+    g->uses[a] = g->uses[b];
+    g->uses[b] = t;
+    g->uses[a].res->users[g->uses[a].pos].use = a;
+    g->uses[b].res->users[g->uses[b].pos].use = b;
+}
+
+/* Sets @r's saturation flag and moves its use in each active user group
+ * into (or out of) the group's saturated prefix. */
+static void set_sat(sim_flow_resource *r, bool sat)
+{
+    r->sat = sat;
+    for (uint32_t u = 0; u < r->n_users; u++) {
+        flow_group *g = r->users[u].g;
+        if (sat)
+            use_swap(g, r->users[u].use, g->n_sat++);
+        else
+            use_swap(g, r->users[u].use, --g->n_sat);
+    }
+}
+
 /* Exact sums of every load, cap load and the net's byte rate. */
 static void resum(sim_flow_net *net)
 {
@@ -859,6 +902,7 @@ static void solve(sim_flow_net *net)
         return;
     net->n_recomputes++;
     bump_epoch(net);
+    net->cr_unsat = 0;
     sim_time_ns now = now_ns(net);
     comp_state cs = { 0 };
     for (uint32_t i = 0; i < net->n_seeds; i++) {
@@ -892,9 +936,9 @@ static void solve(sim_flow_net *net)
                 continue;
             uint32_t best = 0;
             for (uint32_t k = 1; k < g->n_uses; k++)
-                if (g->uses[k].res->capacity / g->uses[k].w < g->uses[best].res->capacity / g->uses[best].w)
+                if (g->key[k].res->capacity / g->key[k].w < g->key[best].res->capacity / g->key[best].w)
                     best = k;
-            add_cr(net, &cs, g->uses[best].res);
+            add_cr(net, &cs, g->key[best].res);
             grown = true;
         }
         if (grown) {
@@ -910,7 +954,7 @@ static void solve(sim_flow_net *net)
             double dx = g->x_new - g->x;
             if (dx == 0 && !g->grown)
                 continue;
-            for (uint32_t k = 0; k < g->n_uses; k++) {
+            for (uint32_t k = g->n_sat; k < g->n_uses; k++) {   /* saturated ones are in the component */
                 sim_flow_resource *r = g->uses[k].res;
                 if (r->mark == net->epoch)
                     continue;
@@ -944,7 +988,8 @@ static void solve(sim_flow_net *net)
         sim_flow_resource *r = net->cr[q];
         res_sync(net, r);
         r->load = r->frozen_load;
-        r->sat = r->sat_new;
+        if (r->sat != r->sat_new)
+            set_sat(r, r->sat_new);
     }
     net_sync(net);
     for (uint32_t i = 0; i < cs.nc; i++) {
