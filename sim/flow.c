@@ -171,6 +171,8 @@ struct sim_flow_resource {
     bool           sat_new;
     uint32_t       mark, tmark, n_unfrozen;
     double         frozen_load, W, lvl, tmp_load;
+    double         W0, F0;        /* set by the closure: weight of its users in */
+    uint32_t       n_comp;        /* the component, fixed load of the others */
     /* statistics, integrated up to t_st */
     sim_time_ns    t_st;
     sim_flow_stats st;
@@ -758,12 +760,25 @@ static void close_component(sim_flow_net *net, comp_state *cs)
 {
     while (cs->qr < cs->ncr || cs->qg < cs->nc) {
         while (cs->qr < cs->ncr) {
+            /* Its users in the component (weight W0) and the fixed load
+             * F0 of the others, slower than the restart level. */
             sim_flow_resource *r = net->cr[cs->qr++];
+            double W = 0, F = 0;
+            uint32_t nu = 0;
             for (uint32_t u = 0; u < r->n_users; u++) {
                 flow_group *g = r->users[u].g;
-                if (g->x >= cs->lvl0)
+                double nw = (double)g->n * r->users[u].w;
+                if (g->mark == net->epoch || g->x >= cs->lvl0) {
                     add_group(net, cs, g);
+                    W += nw;
+                    nu++;
+                } else {
+                    F += nw * g->x;
+                }
             }
+            r->W0 = W;
+            r->F0 = F;
+            r->n_comp = nu;
         }
         while (cs->qg < cs->nc) {
             flow_group *g = net->comp[cs->qg++];
@@ -808,23 +823,11 @@ static void fill(sim_flow_net *net, const comp_state *cs)
     uint32_t nl = 0;
     for (uint32_t q = 0; q < cs->ncr; q++) {
         sim_flow_resource *r = net->cr[q];
-        double W = 0, F = 0;
-        uint32_t nu = 0;
-        for (uint32_t u = 0; u < r->n_users; u++) {
-            const flow_group *g = r->users[u].g;
-            double nw = (double)g->n * r->users[u].w;
-            if (g->mark == e) {
-                W += nw;
-                nu++;
-            } else {
-                F += nw * g->x;   /* below the restart level: keeps its rate */
-            }
-        }
-        r->W = W;
-        r->frozen_load = F;
-        r->n_unfrozen = nu;
+        r->W = r->W0;
+        r->frozen_load = r->F0;   /* users below the restart level keep their rates */
+        r->n_unfrozen = r->n_comp;
         r->sat_new = false;
-        if (nu)
+        if (r->n_comp)
             live[nl++] = r;
     }
     for (uint32_t i = 0; i < cs->nc; i++)
