@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "models/model_error.h"
 #include "sim/units.h"
 
 static const char *const formats[] = { "table", "json", "csv", NULL };
@@ -127,7 +128,8 @@ const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, G
 int cli_fail(const GError *error)
 {
     fprintf(stderr, "ocasim: %s\n", error->message);
-    if (error->domain == SIM_CONF_ERROR || error->domain == SIM_UNITS_ERROR || error->domain == G_OPTION_ERROR)
+    if (error->domain == SIM_CONF_ERROR || error->domain == SIM_UNITS_ERROR || error->domain == G_OPTION_ERROR ||
+        error->domain == MODEL_ERROR)
         return OCASIM_EXIT_BADINPUT;
     return OCASIM_EXIT_FAILURE;
 }

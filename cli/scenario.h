@@ -59,7 +59,8 @@ void cli_appliance_clear(cli_appliance *ca);
 const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error);
 
 /** Prints @error as "ocasim: message" and returns the exit status for it:
- *  2 for bad input (scenario, units, usage), 1 otherwise. */
+ *  2 for bad input (scenario, units, usage, an appliance that cannot be
+ *  built or run as described), 1 otherwise. */
 int cli_fail(const GError *error);
 
 /** Writes @text to stdout; returns 0, or 1 if stdout failed. */

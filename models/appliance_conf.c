@@ -189,7 +189,7 @@ static const SimConfField work_schema[] = {
   {.key = "title_placement", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, title_placement), .enum_names = TITLE_PLACEMENT_NAMES,
    .def = "node_striped",
    .doc = "titles on drives: node_striped (rank r on node r mod N, striped over its drives), round_robin (whole titles, node-interleaved drive order) or random"},
-  {.key = "request_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, request), .unit = SIM_UNIT_SIZE, .def = "2 MiB", .min = "1",
+  {.key = "request_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, request), .unit = SIM_UNIT_SIZE, .def = "2 MiB", .min = "4 KiB",
    .doc = "bytes per client request (assumption: a few seconds of video)"},
   {.key = "io_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, io), .unit = SIM_UNIT_SIZE, .def = "256 KiB", .min = "512",
    .doc = "bytes per drive read (assumption: sendfile read-ahead)"},
