@@ -3,6 +3,7 @@
  * resource costs, conservation and optimality on random networks, and the
  * M/M/1 processor-sharing response time. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -993,9 +994,5 @@ int main(void)
     tcase_add_test(tc, test_group_order_unequal_sizes);
     tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 3);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return test_run_suite(s);
 }
