@@ -10,10 +10,12 @@
 #        --bimodal or --ties; bench/hold.h).
 #
 # bench-calendar: hold-model rate of sim/calendar.c next to ns-3's schedulers
-# (bench/README.md).  Everything is built here with release flags (-O2, never
-# the sanitizers, whatever SANITIZE says) into build/bench/.
+# (bench/README.md).  bench-models: wall seconds per simulated second and peak
+# RSS of `ocasim run` on the 400G and 800G appliance scenarios.  Everything is
+# built here with release flags (-O2, never the sanitizers, whatever SANITIZE
+# says) into build/bench/ (bench-models links the release library).
 
-BENCH_TARGETS += bench-calendar
+BENCH_TARGETS += bench-calendar bench-models
 
 BENCH_DIR     := build/bench
 BENCH_SECONDS ?= 0.5
@@ -29,7 +31,7 @@ BENCH_NS3_LIBS := $(or $(shell pkg-config --libs ns3-core 2>/dev/null),-lns3-cor
 
 BENCH_CAL_DEPS := bench/bench_calendar.c bench/hold.h sim/calendar.c sim/calendar.h sim/engine.c sim/engine.h sim/time.h
 
-.PHONY: bench-calendar
+.PHONY: bench-calendar bench-models
 
 bench:
 	@fail=0; for t in $(BENCH_TARGETS); do \
@@ -81,3 +83,35 @@ bench-calendar: $(BENCH_CAL_BINS)
 	  $(BENCH_DIR)/bench_calendar_$$v --cal-only $$args >> $$out || echo "NOTE bench_calendar_$$v failed" >> $$out; \
 	done; \
 	awk -f bench/table.awk $$out
+
+# bench-models: the discrete-event appliance model (appliance_des_run, as
+# `ocasim run FILE --duration D --warmup W` calls it) on the 400G and 800G
+# scenarios.  One process per scenario, so peak RSS is that scenario's.
+# Knobs: BENCH_MODEL_DURATION (simulated seconds, warm-up included),
+# BENCH_MODEL_WARMUP.  Report only: never fails on timing.
+BENCH_MODEL_DURATION ?= 2 s
+BENCH_MODEL_WARMUP   ?= 0.1 s
+BENCH_MODEL_SCENARIOS := 400G=scenarios/rome-400g-nic-ktls.yaml \
+                         800G=scenarios/reference/milan2022_strict_disk_silo.yaml
+BENCH_MODEL_PKGS := glib-2.0 gsl yaml-0.1 openssl json-glib-1.0
+
+build/release/libocasim.a.bench-stamp: FORCE_BENCH_LIB
+	@$(MAKE) --no-print-directory SANITIZE= build/release/libocasim.a
+
+.PHONY: FORCE_BENCH_LIB
+FORCE_BENCH_LIB:
+
+$(BENCH_DIR)/bench_models: bench/bench_models.c build/release/libocasim.a.bench-stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -I. $(shell pkg-config --cflags $(BENCH_MODEL_PKGS) 2>/dev/null) -o $@ bench/bench_models.c \
+	  build/release/libocasim.a $(shell pkg-config --libs $(BENCH_MODEL_PKGS) 2>/dev/null) -lm -lpthread
+
+bench-models: $(BENCH_DIR)/bench_models
+	@out=$(BENCH_DIR)/models.out; : > $$out; \
+	echo "bench-models: ocasim run, $(BENCH_MODEL_DURATION) simulated (warm-up $(BENCH_MODEL_WARMUP)), one process per scenario"; \
+	for sc in $(BENCH_MODEL_SCENARIOS); do \
+	  name=$${sc%%=*}; file=$${sc#*=}; \
+	  $(BENCH_DIR)/bench_models $$name $$file "$(BENCH_MODEL_DURATION)" "$(BENCH_MODEL_WARMUP)" >> $$out \
+	    || echo "NOTE bench_models $$name failed" >> $$out; \
+	done; \
+	awk -f bench/models_table.awk $$out

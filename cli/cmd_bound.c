@@ -10,36 +10,25 @@ int cmd_bound(int argc, char **argv)
 {
   cli_options opt;
   g_autoptr(GError) error = NULL;
-  int status = OCASIM_EXIT_OK;
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Analytic bound of the appliance scenario in FILE: demand per served byte on every resource,\n"
                  "the bottleneck law, and utilisations at the offered load.",
                  &error))
     return cli_fail(error);
-  if (!opt.files || !opt.files[0] || opt.files[1]) {
-    fprintf(stderr, "ocasim: bound needs exactly one scenario FILE (see --help)\n");
-    cli_options_clear(&opt);
-    return OCASIM_EXIT_BADINPUT;
-  }
-  g_autoptr(SimConfDoc) doc = cli_load_scenario(opt.files[0], &opt, &error);
-  Appliance *a = g_new0(Appliance, 1);
-  AppScenarioInfo info = {0};
-  if (!doc || !appliance_from_conf(sim_conf_doc_root(doc), a, &info, &error)) {
+  int status = OCASIM_EXIT_BADINPUT;
+  cli_appliance ca;
+  if (!cli_one_file(&opt, "bound")) {
+    /* status stays bad input */
+  } else if (!cli_appliance_load(&opt, &ca, &error)) {
     status = cli_fail(error);
   } else {
-    g_autoptr(DemandModel) m = demand_build(a, &error);
-    if (!m) {
-      status = cli_fail(error);
-    } else {
-      g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
-      g_autoptr(AppReport) rep = app_report_from_bound(a, &info, m, r);
-      g_autoptr(GString) out = g_string_new(NULL);
-      app_report_write(rep, (AppReportFormat)opt.format, out);
-      status = cli_emit(out);
-    }
+    g_autoptr(BoundResult) r = bound_eval(ca.a, ca.m, ca.a->wl.offered_gbps);
+    g_autoptr(AppReport) rep = app_report_from_bound(ca.a, &ca.info, ca.m, r);
+    g_autoptr(GString) out = g_string_new(NULL);
+    app_report_write(rep, (AppReportFormat)opt.format, out);
+    status = cli_emit(out);
+    cli_appliance_clear(&ca);
   }
-  app_scenario_info_clear(&info);
-  g_free(a);
   cli_options_clear(&opt);
   return status;
 }

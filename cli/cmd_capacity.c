@@ -9,33 +9,30 @@
 #include "cli/scenario.h"
 #include "models/appliance_capacity.h"
 #include "models/appliance_report.h"
-#include <json-glib/json-glib.h>
+#include "sim/json.h"
 
 static void write_capacity(const CapacityResult *c, const AppReport *rep, cli_format fmt, GString *out)
 {
   if (fmt == CLI_FORMAT_JSON) {
+    /* one JSON document: the capacity object, with the report under "at_capacity" */
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "capacity_gbps"); json_builder_add_double_value(b, c->capacity_gbps);
-    json_builder_set_member_name(b, "limiting_criterion"); json_builder_add_string_value(b, capacity_criterion_name(c->limiting));
+    sim_json_number(b, "capacity_gbps", c->capacity_gbps);
+    sim_json_string(b, "limiting_criterion", capacity_criterion_name(c->limiting));
     json_builder_set_member_name(b, "criteria");
     json_builder_begin_object(b);
-    for (int k = 0; k < CAP_COUNT; k++) {
-      json_builder_set_member_name(b, capacity_criterion_name((CapCriterion)k));
-      if (isinf(c->limit_gbps[k])) json_builder_add_null_value(b); else json_builder_add_double_value(b, c->limit_gbps[k]);
-    }
+    for (int k = 0; k < CAP_COUNT; k++)
+      sim_json_number(b, capacity_criterion_name((CapCriterion)k), c->limit_gbps[k]);
     json_builder_end_object(b);
-    json_builder_end_object(b);
-    g_autoptr(JsonGenerator) g = json_generator_new();
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    json_generator_set_root(g, root);
-    json_generator_set_pretty(g, TRUE);
-    g_autofree char *s = json_generator_to_data(g, NULL);
-    /* one JSON document: the capacity object, then the report under "at_capacity" */
     g_autoptr(GString) r = g_string_new(NULL);
     app_report_write(rep, APP_FMT_JSON, r);
-    s[strlen(s) - 1] = 0; /* drop the closing brace */
-    g_string_append_printf(out, "%s,\n  \"at_capacity\" : %s}\n", s, r->str);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    if (json_parser_load_from_data(parser, r->str, (gssize)r->len, NULL)) {
+      json_builder_set_member_name(b, "at_capacity");
+      json_builder_add_value(b, json_node_copy(json_parser_get_root(parser)));
+    }
+    json_builder_end_object(b);
+    sim_json_append(b, out);
     return;
   }
   if (fmt == CLI_FORMAT_CSV) {
@@ -58,41 +55,34 @@ int cmd_capacity(int argc, char **argv)
 {
   cli_options opt;
   g_autoptr(GError) error = NULL;
-  int status = OCASIM_EXIT_OK;
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Largest offered load of the appliance scenario in FILE that keeps the CPU at or below its cap,\n"
                  "NIC output drops at or below workload.drop_max and p99 latency within workload.latency_slo.",
                  &error))
     return cli_fail(error);
-  if (!opt.files || !opt.files[0] || opt.files[1]) {
-    fprintf(stderr, "ocasim: capacity needs exactly one scenario FILE (see --help)\n");
-    cli_options_clear(&opt);
-    return OCASIM_EXIT_BADINPUT;
-  }
-  g_autoptr(SimConfDoc) doc = cli_load_scenario(opt.files[0], &opt, &error);
-  Appliance *a = g_new0(Appliance, 1);
-  AppScenarioInfo info = {0};
-  if (!doc || !appliance_from_conf(sim_conf_doc_root(doc), a, &info, &error)) {
+  int status = OCASIM_EXIT_BADINPUT;
+  cli_appliance ca;
+  CapacityResult c;
+  if (!cli_one_file(&opt, "capacity")) {
+    /* status stays bad input */
+  } else if (!cli_appliance_load(&opt, &ca, &error)) {
     status = cli_fail(error);
   } else {
-    g_autoptr(DemandModel) m = demand_build(a, &error);
-    CapacityResult c;
-    if (!m || !appliance_capacity(a, m, &c, &error)) {
+    if (!appliance_capacity(ca.a, ca.m, &c, &error)) {
       status = cli_fail(error);
     } else {
       /* report at the capacity load (a trickle when no load is healthy; <= 0 would mean saturate) */
-      a->wl.offered_gbps = MAX(c.capacity_gbps, 1e-6);
-      g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
-      g_autoptr(AppReport) rep = app_report_from_bound(a, &info, m, r);
+      ca.a->wl.offered_gbps = MAX(c.capacity_gbps, 1e-6);
+      g_autoptr(BoundResult) r = bound_eval(ca.a, ca.m, ca.a->wl.offered_gbps);
+      g_autoptr(AppReport) rep = app_report_from_bound(ca.a, &ca.info, ca.m, r);
       g_free(rep->mode);
       rep->mode = g_strdup("capacity");
       g_autoptr(GString) out = g_string_new(NULL);
       write_capacity(&c, rep, opt.format, out);
       status = cli_emit(out);
     }
+    cli_appliance_clear(&ca);
   }
-  app_scenario_info_clear(&info);
-  g_free(a);
   cli_options_clear(&opt);
   return status;
 }

@@ -31,18 +31,17 @@ static gboolean handle_qnet(const SimConfNode *root, const cli_options *opt, GSt
 
 static gboolean handle_appliance(const SimConfNode *root, const cli_options *opt, GString *out, GError **error)
 {
-    g_autofree Appliance *a = g_new0(Appliance, 1);
-    AppScenarioInfo info = { 0 };
-    gboolean ok = appliance_from_conf(root, a, &info, error);
-    g_autoptr(DemandModel) m = ok ? demand_build(a, error) : NULL;
-    ok = m != NULL;
-    if (ok && out) {
-        g_autoptr(AppReport) rep = appliance_des_run(a, &info, m, NULL, error);
+    cli_appliance ca;
+    if (!cli_appliance_build(root, &ca, error))
+        return FALSE;
+    gboolean ok = TRUE;
+    if (out) {
+        g_autoptr(AppReport) rep = appliance_des_run(ca.a, &ca.info, ca.m, NULL, error);
         if (rep)
             app_report_write(rep, (AppReportFormat)opt->format, out);
         ok = rep != NULL;
     }
-    app_scenario_info_clear(&info);
+    cli_appliance_clear(&ca);
     return ok;
 }
 
@@ -83,10 +82,9 @@ static int run_or_check(int argc, char **argv, gboolean run)
                        : "Checks the scenario in FILE (every key, unit and range) without running it.",
                    &error))
         status = cli_fail(error);
-    else if (!opt.files || !opt.files[0] || opt.files[1]) {
-        fprintf(stderr, "ocasim: %s needs exactly one scenario FILE (see --help)\n", run ? "run" : "check");
+    else if (!cli_one_file(&opt, run ? "run" : "check"))
         status = OCASIM_EXIT_BADINPUT;
-    } else
+    else
         status = run_or_check_file(&opt, run);
     cli_options_clear(&opt);
     return status;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "models/model_error.h"
 #include "sim/units.h"
 
 static const char *const formats[] = { "table", "json", "csv", NULL };
@@ -74,6 +75,41 @@ SimConfDoc *cli_load_scenario(const char *file, const cli_options *opt, GError *
     return g_steal_pointer(&doc);
 }
 
+gboolean cli_one_file(const cli_options *opt, const char *cmd)
+{
+    if (opt->files && opt->files[0] && !opt->files[1])
+        return TRUE;
+    fprintf(stderr, "ocasim: %s needs exactly one scenario FILE (see --help)\n", cmd);
+    return FALSE;
+}
+
+gboolean cli_appliance_build(const SimConfNode *root, cli_appliance *out, GError **error)
+{
+    memset(out, 0, sizeof *out);
+    out->a = g_new0(Appliance, 1);
+    if (appliance_from_conf(root, out->a, &out->info, error) && (out->m = demand_build(out->a, error)))
+        return TRUE;
+    cli_appliance_clear(out);
+    return FALSE;
+}
+
+gboolean cli_appliance_load(const cli_options *opt, cli_appliance *out, GError **error)
+{
+    g_autoptr(SimConfDoc) doc = cli_load_scenario(opt->files[0], opt, error);
+    if (doc)
+        return cli_appliance_build(sim_conf_doc_root(doc), out, error);
+    memset(out, 0, sizeof *out);
+    return FALSE;
+}
+
+void cli_appliance_clear(cli_appliance *ca)
+{
+    demand_free(ca->m);
+    app_scenario_info_clear(&ca->info);
+    g_free(ca->a);
+    memset(ca, 0, sizeof *ca);
+}
+
 const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error)
 {
     SimConfNode *root = sim_conf_doc_root(doc);
@@ -92,7 +128,8 @@ const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, G
 int cli_fail(const GError *error)
 {
     fprintf(stderr, "ocasim: %s\n", error->message);
-    if (error->domain == SIM_CONF_ERROR || error->domain == SIM_UNITS_ERROR || error->domain == G_OPTION_ERROR)
+    if (error->domain == SIM_CONF_ERROR || error->domain == SIM_UNITS_ERROR || error->domain == G_OPTION_ERROR ||
+        error->domain == MODEL_ERROR)
         return OCASIM_EXIT_BADINPUT;
     return OCASIM_EXIT_FAILURE;
 }

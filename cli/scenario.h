@@ -5,6 +5,7 @@
 #define OCASIM_CLI_SCENARIO_H
 
 #include <glib.h>
+#include "models/appliance_conf.h"
 #include "sim/conf.h"
 
 typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } cli_format;
@@ -32,11 +33,34 @@ void cli_options_clear(cli_options *opt);
  *  --warmup and each --set, in that order.  Returns: (transfer full) or NULL. */
 SimConfDoc *cli_load_scenario(const char *file, const cli_options *opt, GError **error);
 
+/** TRUE when @opt names exactly one FILE; otherwise prints why for @cmd and returns FALSE. */
+gboolean cli_one_file(const cli_options *opt, const char *cmd);
+
+/** An appliance scenario ready to evaluate: the appliance, its scenario
+ *  information and its demand model. */
+typedef struct {
+    Appliance      *a;
+    AppScenarioInfo info;
+    DemandModel    *m;
+} cli_appliance;
+
+/** Binds the appliance scenario at @root and builds its demand model.
+ *  On error returns FALSE (with a located error) and leaves nothing to free. */
+gboolean cli_appliance_build(const SimConfNode *root, cli_appliance *out, GError **error);
+
+/** Loads FILE (opt->files[0]) with the options' overrides and builds it as
+ *  cli_appliance_build() does. */
+gboolean cli_appliance_load(const cli_options *opt, cli_appliance *out, GError **error);
+
+/** Frees what cli_appliance_build() made. */
+void cli_appliance_clear(cli_appliance *ca);
+
 /** The value of the root `kind:` key, or NULL with a located error. */
 const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error);
 
 /** Prints @error as "ocasim: message" and returns the exit status for it:
- *  2 for bad input (scenario, units, usage), 1 otherwise. */
+ *  2 for bad input (scenario, units, usage, an appliance that cannot be
+ *  built or run as described), 1 otherwise. */
 int cli_fail(const GError *error);
 
 /** Writes @text to stdout; returns 0, or 1 if stdout failed. */

@@ -1,6 +1,6 @@
 /* appliance_report.c — table/JSON/CSV output of an appliance run (see appliance_report.h). */
 #include "models/appliance_report.h"
-#include <json-glib/json-glib.h>
+#include "sim/json.h"
 #include <math.h>
 #include <string.h>
 
@@ -142,26 +142,26 @@ static void write_json(const AppReport *r, GString *out)
 {
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "scenario"); json_builder_add_string_value(b, r->scenario);
-  json_builder_set_member_name(b, "mode"); json_builder_add_string_value(b, r->mode);
+  sim_json_string(b, "scenario", r->scenario);
+  sim_json_string(b, "mode", r->mode);
   json_builder_set_member_name(b, "seed"); json_builder_add_int_value(b, (gint64)r->seed);
   json_builder_set_member_name(b, "offered_gbps");
   if (r->offered_gbps > 0) json_builder_add_double_value(b, r->offered_gbps); else json_builder_add_string_value(b, "saturate");
-  json_builder_set_member_name(b, "throughput_gbps"); json_builder_add_double_value(b, r->throughput_gbps);
-  json_builder_set_member_name(b, "cpu_util_pct"); json_builder_add_double_value(b, r->cpu_util_pct);
+  sim_json_number(b, "throughput_gbps", r->throughput_gbps);
+  sim_json_number(b, "cpu_util_pct", r->cpu_util_pct);
   json_builder_set_member_name(b, "latency_ms");
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "p50"); json_builder_add_double_value(b, r->lat_p50_ms);
-  json_builder_set_member_name(b, "p99"); json_builder_add_double_value(b, r->lat_p99_ms);
+  sim_json_number(b, "p50", r->lat_p50_ms);
+  sim_json_number(b, "p99", r->lat_p99_ms);
   json_builder_end_object(b);
-  json_builder_set_member_name(b, "connections"); json_builder_add_double_value(b, r->connections);
+  sim_json_number(b, "connections", r->connections);
   json_builder_set_member_name(b, "bottleneck");
   if (r->bottleneck >= 0) {
     const AppReportResource *x = &r->res[r->bottleneck];
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "resource"); json_builder_add_string_value(b, x->name);
-    json_builder_set_member_name(b, "kind"); json_builder_add_string_value(b, x->kind);
-    json_builder_set_member_name(b, "utilization"); json_builder_add_double_value(b, x->utilization);
+    sim_json_string(b, "resource", x->name);
+    sim_json_string(b, "kind", x->kind);
+    sim_json_number(b, "utilization", x->utilization);
     json_builder_end_object(b);
     g_autofree int *co = g_new(int, r->n_res);
     int nco = co_bottlenecks(r, co);
@@ -177,13 +177,13 @@ static void write_json(const AppReport *r, GString *out)
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "name"); json_builder_add_string_value(b, x->name);
-    json_builder_set_member_name(b, "kind"); json_builder_add_string_value(b, x->kind);
-    json_builder_set_member_name(b, "utilization"); json_builder_add_double_value(b, x->utilization);
-    json_builder_set_member_name(b, "value"); json_builder_add_double_value(b, x->value);
-    json_builder_set_member_name(b, "unit"); json_builder_add_string_value(b, x->unit);
+    sim_json_string(b, "name", x->name);
+    sim_json_string(b, "kind", x->kind);
+    sim_json_number(b, "utilization", x->utilization);
+    sim_json_number(b, "value", x->value);
+    sim_json_string(b, "unit", x->unit);
     if (strcmp(x->kind, "nic_port") == 0) {
-      json_builder_set_member_name(b, "drop_fraction"); json_builder_add_double_value(b, x->drop);
+      sim_json_number(b, "drop_fraction", x->drop);
     }
     json_builder_end_object(b);
   }
@@ -191,20 +191,14 @@ static void write_json(const AppReport *r, GString *out)
   if (r->ref.present) {
     json_builder_set_member_name(b, "reference");
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "id"); json_builder_add_string_value(b, r->ref.id);
-    json_builder_set_member_name(b, "gbps"); json_builder_add_double_value(b, r->ref.gbps);
-    if (r->ref.cpu_pct >= 0) { json_builder_set_member_name(b, "cpu_pct"); json_builder_add_double_value(b, r->ref.cpu_pct); }
-    if (r->ref.bottleneck) { json_builder_set_member_name(b, "bottleneck"); json_builder_add_string_value(b, r->ref.bottleneck); }
+    sim_json_string(b, "id", r->ref.id);
+    sim_json_number(b, "gbps", r->ref.gbps);
+    if (r->ref.cpu_pct >= 0) { sim_json_number(b, "cpu_pct", r->ref.cpu_pct); }
+    if (r->ref.bottleneck) { sim_json_string(b, "bottleneck", r->ref.bottleneck); }
     json_builder_end_object(b);
   }
   json_builder_end_object(b);
-  g_autoptr(JsonGenerator) g = json_generator_new();
-  g_autoptr(JsonNode) root = json_builder_get_root(b);
-  json_generator_set_root(g, root);
-  json_generator_set_pretty(g, TRUE);
-  g_autofree char *s = json_generator_to_data(g, NULL);
-  g_string_append(out, s);
-  g_string_append_c(out, '\n');
+  sim_json_append(b, out);
 }
 
 static void write_csv(const AppReport *r, GString *out)

@@ -155,7 +155,7 @@ static void add_fabric(Build *b, double *dem, int from, int to, const TopoPos *d
     dem[b->intra_res[from * b->nodes + to]] += bytes;
     return;
   }
-  if (dev) {
+  if (dev && t->route_by_device) {
     int l = topo_link_for_device(t, *dev);
     dem[b->inter_res[l * 2 + sf]] += bytes;
   } else {

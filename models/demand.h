@@ -9,7 +9,8 @@
  * For every touch of the class's data path (datapath.h) at agent node a and memory node m:
  *   dram[m]            += bytes (read or write, kept apart for the mix efficiency)
  *   fabric(a->m route) += bytes if a != m (direction of the data; the link a device's
- *                         traffic takes depends on the device's quadrant, topology.h)
+ *                         traffic is address-interleaved over the inter-socket links, or
+ *                         takes the device's quadrant's link, topology.h)
  *   cpu[a]             += bytes * k * L(a,m) * f / 64 for CPU reads (stall cycles)
  *   nic tags           += bytes * (rtt + L(nic,m)) / MRRS for NIC DMA reads (tag-seconds)
  * plus crypto, copy and stack cycles on the CPU nodes, 1 byte on the drive and its PCIe

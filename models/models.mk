@@ -18,4 +18,4 @@ fit: $(BUILD)/tools/ocasim-fit
 
 .PHONY: scenario-docs
 scenario-docs: $(BUILD)/tools/ocasim-scenario_doc
-	@$(BUILD)/tools/ocasim-scenario_doc scenarios/README.md && echo "scenarios/README.md: key tables regenerated"
+	@$(BUILD)/tools/ocasim-scenario_doc scenarios/README.md README.md && echo "scenarios/README.md, README.md: generated tables regenerated"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_sf_gamma.h>
-#include <json-glib/json-glib.h>
+#include "sim/json.h"
 #include "sim/rng.h"
 
 #define QNET_ERROR g_quark_from_static_string("qnet-error")
@@ -462,15 +462,6 @@ static const metric metrics[] = {
 #define EST(o, m) (*(const qnet_estimate *)((const char *)(o) + (m)->est_off))
 #define TH(o, m)  (*(const double *)((const char *)(o) + (m)->th_off))
 
-static void json_number(JsonBuilder *b, const char *key, double v)
-{
-    json_builder_set_member_name(b, key);
-    if (isfinite(v))
-        json_builder_add_double_value(b, v);
-    else
-        json_builder_add_null_value(b);
-}
-
 static void fmt_num(GString *out, double v)
 {
     if (isfinite(v))
@@ -481,13 +472,11 @@ static void write_json(const qnet_result *res, GString *out)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "kind");
-    json_builder_add_string_value(b, "queueing_network");
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, res->name);
+    sim_json_string(b, "kind", "queueing_network");
+    sim_json_string(b, "name", res->name);
     json_builder_set_member_name(b, "seed");
     json_builder_add_int_value(b, (gint64)res->seed);
-    json_number(b, "simulated_s", res->simulated_s);
+    sim_json_number(b, "simulated_s", res->simulated_s);
     json_builder_set_member_name(b, "batches");
     json_builder_add_int_value(b, res->batches);
     json_builder_set_member_name(b, "events");
@@ -497,37 +486,30 @@ static void write_json(const qnet_result *res, GString *out)
     for (int i = 0; i < res->nstations; i++) {
         const qnet_station_result *o = &res->stations[i];
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "name");
-        json_builder_add_string_value(b, o->name);
+        sim_json_string(b, "name", o->name);
         for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++) {
             json_builder_set_member_name(b, metrics[m].key);
             json_builder_begin_object(b);
-            json_number(b, "mean", EST(o, &metrics[m]).mean);
-            json_number(b, "ci95", EST(o, &metrics[m]).half_width);
-            json_number(b, "theory", TH(o, &metrics[m]));
+            sim_json_number(b, "mean", EST(o, &metrics[m]).mean);
+            sim_json_number(b, "ci95", EST(o, &metrics[m]).half_width);
+            sim_json_number(b, "theory", TH(o, &metrics[m]));
             json_builder_end_object(b);
         }
-        json_number(b, "response_p50_s", o->response_p50_s);
-        json_number(b, "response_p99_s", o->response_p99_s);
-        json_number(b, "drops_per_s", o->drop_rate_per_s);
+        sim_json_number(b, "response_p50_s", o->response_p50_s);
+        sim_json_number(b, "response_p99_s", o->response_p99_s);
+        sim_json_number(b, "drops_per_s", o->drop_rate_per_s);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
     json_builder_set_member_name(b, "network");
     json_builder_begin_object(b);
-    json_number(b, "sojourn_s", res->sojourn_s.mean);
-    json_number(b, "sojourn_s_ci95", res->sojourn_s.half_width);
-    json_number(b, "exit_rate_per_s", res->exit_rate_per_s.mean);
-    json_number(b, "exit_rate_per_s_ci95", res->exit_rate_per_s.half_width);
+    sim_json_number(b, "sojourn_s", res->sojourn_s.mean);
+    sim_json_number(b, "sojourn_s_ci95", res->sojourn_s.half_width);
+    sim_json_number(b, "exit_rate_per_s", res->exit_rate_per_s.mean);
+    sim_json_number(b, "exit_rate_per_s_ci95", res->exit_rate_per_s.half_width);
     json_builder_end_object(b);
     json_builder_end_object(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, TRUE);
-    g_autofree char *text = json_generator_to_data(gen, NULL);
-    g_string_append(out, text);
-    g_string_append_c(out, '\n');
+    sim_json_append(b, out);
 }
 
 static void write_csv(const qnet_result *res, GString *out)

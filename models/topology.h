@@ -11,11 +11,18 @@
  * (xGMI on EPYC, UPI on Xeon). Per-direction capacity of an inter-socket link:
  *     C = width * GT/s / 8 * encoding * fabric_eff   [GB/s]
  * where width is the DLWM-narrowed width when dynamic link width management is on.
- * Routing: a remote access initiated by a device crosses the inter-socket link attached to
- * the device's quadrant (falling back to quadrant mod links), as observed on the 800G box
- * (euro2022/nab2022), so uneven device placement gives uneven link load; CPU-initiated remote
- * accesses spread evenly over the links. An intra-socket access between two NPS nodes uses
- * the aggregate of the quadrant links between them.
+ * Routing (topology.link_routing): by default every remote access, CPU- or device-initiated,
+ * is interleaved by physical address over all inter-socket links, so each link carries 1/n of
+ * each direction's traffic. Intel documents this for UPI: the link is chosen by indexing a
+ * routing table with address bits (4th Gen Xeon Scalable datasheet vol. 2, UPIROUTINGTABLE /
+ * UpiRoutingConfig.UpiInterleaveMode); on EPYC the data fabric of the single I/O die likewise
+ * reaches every xGMI port from every quadrant, and the 800G box's 420 Gb/s with three x2 links
+ * (nab2022) is what an even split gives: 52.5 GB/s x 1/4 remote per direction / 3 links =
+ * 4.4 GB/s per link, the 4.5 GB/s raw of x2 at 18 GT/s. (Routing by the DMA-ing device's quadrant
+ * caps that box at 8 drives over 3 links, 3/8 on the busiest, i.e. about 370 Gb/s: -12 %.)
+ * link_routing: device keeps the alternative for what-ifs: a device's remote DMA crosses the
+ * link attached to its quadrant (falling back to quadrant mod links). An intra-socket access
+ * between two NPS nodes uses the aggregate of the quadrant links between them.
  * Leaves out: multi-hop routing inside a socket for inter-socket traffic, link-level
  * retries, coherence probe traffic, and more than one hop between sockets.
  */
@@ -57,6 +64,7 @@ typedef struct {
   double intra_link_GBps; /* per-direction raw bandwidth of one quadrant-to-quadrant link */
   double intra_penalty_ns;/* latency added to an access that crosses to another quadrant */
   double inter_penalty_ns;/* latency added to an access that crosses to the other socket */
+  bool route_by_device;   /* device DMA takes the link at the device's quadrant (else address-interleaved) */
   int n_links;            /* inter-socket links */
   TopoLink links[TOPO_MAX_LINKS];
 } Topology;

@@ -2,33 +2,68 @@
  *
  * Model and equations: see sim/flow.h.  Implementation notes:
  *
- * - Each resource keeps the array of its users, (flow, index of the use in
- *   the flow); each use of a flow remembers its slot in that array, so adding
- *   and removing a flow is O(its uses) (swap-remove).  Active flows sit in a
- *   pointer array with O(1) swap-removal by index.
- * - Changes (start, end, cancel, capacity) mark the touched resources dirty
- *   and, outside the net's own event handler, move the net's event to now, so
- *   everything changed at one instant is re-solved once.  Any query of a rate
- *   or load solves at once.
- * - A solve walks the connected component of the dirty resources (breadth-
- *   first over resource -> users -> their resources) and runs progressive
- *   filling on it alone.  Freezing flows at the current level never lowers a
- *   resource's saturation level L_r = (C_r - frozen load_r) / (unfrozen
- *   weight_r), so each round either freezes every capped flow with cap <=
- *   min_r L_r (caps kept sorted net-wide), or saturates the resources at
- *   min_r L_r.  Cost: O(pairs in the component + rounds x resources in it).
- * - Remaining bytes are valid at t_last; every change first advances all
- *   flows (and the statistics) to now.  The part of an interval a flow spends
- *   after its last byte (it completes at the ceil'd ns) is subtracted from
- *   the statistics, so units served equal sum of w x bytes exactly.
- * - When a component search finds every flow connected (the usual case of
- *   an appliance: all flows share DRAM or CPU), the next FULL_SOLVES solves
- *   skip the search and solve everything (same result, ~1/3 less work).
+ * - Groups.  Flows with the same (resource, cost) vector (after merging
+ *   duplicates and dropping zero costs) and the same cap get the same rate in
+ *   the max-min allocation, so they are solved as one group with a
+ *   multiplicity n_g: the group adds n_g w_{g,r} to the weight of each of its
+ *   resources, resource r saturates when sum_g n_g w_{g,r} x_g = C_r.  Groups
+ *   are found by content (a hash of the vector and cap), so grouping needs
+ *   nothing from the caller.  An emptied group stays idle in the hash for
+ *   reuse (purged when idle groups pile up).
+ * - Virtual time.  All flows of a group move at x_g, so the group keeps V_g,
+ *   the bytes each of its flows has delivered since the group's origin:
+ *   V_g(t) = V_s + x_g (t - t_s), re-anchored (t_s = now) when x_g changes or
+ *   a flow joins.  A flow started at V_g0 with S bytes has the finish tag
+ *   F = V_g0 + S and remaining bytes F - V_g(t).  The members sit in a min-
+ *   heap by F - FINISH_REL_EPS S; the group's next completion is its top's,
+ *   and the groups sit in a min-heap by next completion: no per-flow work
+ *   when rates change, no scan to find the next completion.
+ * - Local re-solve.  A resource that saturated in the last solve is marked
+ *   `sat`.  Changes (a group's multiplicity, a group emptied, a capacity)
+ *   are re-solved on the component reachable from the changed groups through
+ *   SATURATED resources only; unsaturated resources are left out of the
+ *   filling (as if infinite).  The result is then checked: every unsaturated
+ *   resource the component's groups use must stay within its capacity; those
+ *   that would not join the component and the filling is redone, until none
+ *   does.  The outcome is the max-min allocation of the whole net: every group
+ *   of the component has its bottleneck (a saturated resource of the
+ *   component on which no user is faster, or its cap), and every group
+ *   outside keeps its own (a saturated resource all of whose users are
+ *   outside), which characterises the unique max-min allocation.  On an
+ *   appliance, where every request shares DRAM and CPU (unsaturated) but is
+ *   limited by its NIC port or drive, the component is a port's or drive's
+ *   groups instead of the whole box.  A group whose resources are all
+ *   unsaturated and that has no cap first gets the resource that bounds it
+ *   alone.
+ * - Restart level.  Max-min is monotone in the levels of progressive
+ *   filling: below the level at which a change first matters, the filling
+ *   goes exactly as the last one did.  A flow leaving group g matters no
+ *   lower than x_g (its resources only lose load); flows joining g no lower
+ *   than x_g, its cap, and the level at which one of g's resources, with
+ *   every user at min(its old rate, level), first reaches its capacity
+ *   (level_bound: Newton from below on a concave piecewise-linear sum); a
+ *   capacity change at 0.  A solve fills from the lowest such level L0:
+ *   groups slower than L0 keep their rates, count as fixed loads on the
+ *   component's resources, and the closure does not go through them.  On
+ *   the appliance this halves the re-solved groups (~46 to ~24 on 800G, of
+ *   which ~21 do change rate).
+ * - Saturated uses first.  Each active group keeps the uses of its
+ *   saturated resources at the front of its use array (n_sat of them;
+ *   moved when a resource's flag flips), so the closure, the freezing and
+ *   the overload check skip the ~7 unsaturated uses of an appliance group.
+ *   The key the group is hashed by keeps the order of the first start.
+ * - Loads of saturated resources are re-summed by each solve; those of the
+ *   others are updated by differences, and every load, cap load and the
+ *   net's byte rate are re-summed exactly every RESUM_EVERY solves (drift
+ *   stays below 1e-13 relative).
  * - Fast path: a resource whose users all have caps that fit in its capacity
- *   (sum w x cap <= C) can never saturate.  A flow all of whose resources
- *   are such runs at its cap and changes no other flow's rate, so starting or
- *   ending it needs no solve: O(its uses).  This is the common case of an
- *   appliance below saturation, where client bitrates cap the flows.
+ *   (sum w x cap <= C) can never saturate; a flow all of whose resources are
+ *   such runs at its cap and starts and ends without a solve.
+ * - Statistics are integrated lazily: each resource up to the last change of
+ *   its load or flow count (or a query), the net at every change.  The part
+ *   of an interval a flow spends past its last byte (it completes at the
+ *   ceil'd ns) is subtracted at completion, the residue added, so units
+ *   served equal sum of w x bytes exactly.
  * - Scratch arrays grow by doubling and are kept: no allocation per solve.
  */
 #include "sim/flow.h"
@@ -42,63 +77,104 @@
 /* A resource is "safe" when every user has a cap and the caps fit with this
  * relative margin: it can never saturate. */
 #define SAFE_REL_MARGIN 1e-9
+/* The restart level of a solve is lowered by this relative margin (below
+ * it rates are kept as they are). */
+#define RESTART_REL_MARGIN 1e-12
 /* Resources whose level is within this relative margin of the minimum
  * saturate in the same round. */
 #define LEVEL_REL_TOL  1e-12
+/* An unsaturated resource left out of a local solve counts as overloaded
+ * (and joins the solve) above this relative margin. */
+#define OVER_REL_TOL   1e-10
 #define FLOW_BLOCK     64
-/* Solves without a component search after one found everything connected. */
-#define FULL_SOLVES    32
+/* Solves between exact re-sums of the incrementally kept sums. */
+#define RESUM_EVERY    256
+/* A group's virtual time is rebased to 0 beyond this many bytes. */
+#define REBASE_BYTES   1e12
+/* Idle groups kept for reuse before a purge (and at least 4 x active). */
+#define IDLE_GROUPS_MAX 4096
 
 G_DEFINE_QUARK(sim-flow-error-quark, sim_flow_error)
+
+typedef struct flow_group flow_group;
 
 typedef struct {
     sim_flow_resource *res;
     double             w;     /* units per byte, > 0 */
-    uint32_t           pos;   /* index in res->users */
-} flow_use;
+    uint32_t           pos;   /* index in res->users while the group is active */
+} group_use;
 
 typedef struct {
-    sim_flow *f;
-    double    w;              /* copy of f->uses[use].w, saves a pointer chase */
-    double    wcap;           /* w x f's cap, 0 if uncapped */
-    uint32_t  use;            /* index in f->uses */
+    flow_group *g;
+    double      w;            /* copy of g->uses[use].w */
+    uint32_t    use;          /* index in g->uses */
 } res_user;
 
 enum { FLOW_FREE, FLOW_ACTIVE, FLOW_DONE_PENDING, FLOW_IN_CALLBACK, FLOW_CANCELLED };
 
 struct sim_flow {
-    /* hot in solve() */
-    uint32_t         mark;        /* solve epoch */
-    bool             frozen;
-    uint32_t         n_uses;
-    flow_use        *uses;
-    double           rate, remaining, size, cap;
-    sim_time_ns      finish_ns;
-    /* the rest */
-    sim_flow_net    *net;
-    uint32_t         cap_uses;
-    uint32_t         idx;         /* in net->flows while active */
+    flow_group      *g;           /* NULL for a zero-size flow */
+    double           tag;         /* finish tag: V_g at start + size */
+    double           key;         /* tag - FINISH_REL_EPS x size: member heap key */
+    double           size;
+    uint32_t         hpos;        /* index in g->mem (or net->imm) */
     uint32_t         state;
-    double           alone_s;
-    sim_time_ns      start_ns;
     uint64_t         seq;
+    sim_time_ns      start_ns;
+    double           alone_s;
+    sim_flow_net    *net;
     sim_flow_done_fn done;
     void            *ctx;
     sim_flow        *next_free;
 };
 
+struct flow_group {
+    /* key: key[] in the order of the first start, never reordered */
+    uint32_t     n_uses;
+    group_use   *key;
+    double       cap;
+    guint        hash;
+    /* state */
+    uint32_t     n;           /* active flows */
+    sim_flow   **mem;         /* min-heap by (key, seq) */
+    uint32_t     cap_mem, cap_uses;
+    group_use   *uses;        /* key[] reordered: saturated resources first */
+    uint32_t     n_sat;       /* uses[0..n_sat) are those with res->sat */
+    double       x;           /* byte rate of each flow */
+    double       V_s;         /* virtual time at t_s */
+    sim_time_ns  t_s;
+    sim_time_ns  next_ns;     /* completion of mem[0] */
+    uint32_t     hidx;        /* in net->gheap while active */
+    uint64_t     id;          /* activation order */
+    bool         changed;     /* in net->changed */
+    bool         joined;      /* flows joined since the last solve */
+    bool         fresh;       /* activated, rate not solved yet (x = 0) */
+    bool         grown;       /* changed, being solved */
+    /* solve scratch */
+    bool         frozen;
+    uint32_t     mark;
+    double       x_new;
+};
+
 struct sim_flow_resource {
     char          *name;
     double         capacity;
-    res_user      *users;
+    res_user      *users;     /* active groups using it */
     uint32_t       n_users, cap_users;
-    double         load;          /* sum w x rate, units/s */
-    double         cap_load;      /* sum w x cap over capped users, units/s */
-    uint32_t       n_uncapped;    /* users without a cap */
+    uint32_t       n_flows;       /* active flows using it */
+    uint32_t       n_uncapped;    /* of which without a cap */
+    double         load;          /* sum n w x, units/s */
+    double         cap_load;      /* sum n w cap over capped users, units/s */
+    bool           sat;           /* saturated in the solve that last set it */
+    bool           seeded;        /* in net->seeds */
     /* solve scratch */
-    double         frozen_load, W, lvl;
-    uint32_t       n_unfrozen, mark;
-    bool           dirty;
+    bool           sat_new;
+    uint32_t       mark, tmark, n_unfrozen;
+    double         frozen_load, W, lvl, tmp_load;
+    double         W0, F0;        /* set by the closure: weight of its users in */
+    uint32_t       n_comp;        /* the component, fixed load of the others */
+    /* statistics, integrated up to t_st */
+    sim_time_ns    t_st;
     sim_flow_stats st;
 };
 
@@ -107,48 +183,46 @@ struct sim_flow_net {
     sim_event    ev;
     bool         in_handler;
     GPtrArray   *resources;       /* owns sim_flow_resource */
-    sim_flow   **flows;           /* active */
-    uint32_t     n_flows, cap_flows;
-    sim_flow   **capped;          /* active flows with a cap and a resource, by (cap, seq) */
-    uint32_t     n_capped;
+    GHashTable  *by_key;          /* flow_group -> itself, active and idle */
+    GPtrArray   *groups;          /* owns every flow_group */
+    uint32_t     n_active_groups;
+    flow_group **gheap;           /* active groups by (next_ns, id) */
+    flow_group **capped;          /* active capped groups with resources, by (cap, id) */
+    uint32_t     n_capped, cap_groups;
+    sim_flow   **imm;             /* zero-size flows, completing now */
+    uint32_t     n_imm, cap_imm;
+    sim_flow   **batch;
+    uint32_t     cap_batch;
     sim_flow    *free_list;
     GPtrArray   *blocks;          /* owns blocks of FLOW_BLOCK flows */
-    uint64_t     next_seq;
-    sim_time_ns  t_last;          /* remaining bytes and statistics valid here */
+    uint32_t     n_flows;
+    uint64_t     next_seq, next_gid;
+    sim_time_ns  t_last;          /* net statistics valid here */
     sim_time_ns  stats_start;
-    /* scratch, capacity >= n_resources or cap_flows */
-    sim_flow_resource **dirty;
-    uint32_t     n_dirty;
-    sim_flow_resource **comp_res;
-    sim_flow_resource **live_res;
-    sim_flow   **comp_flows;
-    sim_flow   **batch;
+    double       rate_sum;        /* bytes/s of all flows */
+    /* changes since the last solve */
+    flow_group **changed;
+    uint32_t     n_changed;
+    sim_flow_resource **seeds;
+    uint32_t     n_seeds;
+    /* scratch: groups (cap_groups) and resources (cap_res_scratch) */
+    flow_group **comp, **unb;
+    sim_flow_resource **cr, **touched, **live;
     uint32_t     cap_res_scratch;
-    uint32_t     epoch;
+    group_use   *key_uses;        /* merged uses of the flow being started */
+    uint32_t     cap_key_uses;
+    uint32_t     epoch, tepoch;
+    uint32_t     cr_unsat;        /* unsaturated resources in the component */
+    double       lvl0;            /* pending: no rate below this level changes */
     uint64_t     n_recomputes;
     uint64_t     n_fast;          /* changes that needed no solve */
-    uint32_t     full_solves_left;
-    uint32_t     n_flows_free_running; /* active flows using no resource */
+    uint32_t     solves_since_resum;
     sim_flow_stats st;
 };
 
 static void on_event(sim_engine *eng, sim_event *ev, void *ctx);
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static void grow_flow_arrays(sim_flow_net *net, uint32_t need)
-{
-    if (need <= net->cap_flows)
-        return;
-    uint32_t cap = net->cap_flows ? net->cap_flows : 64;
-    while (cap < need)
-        cap *= 2;
-    net->flows = g_renew(sim_flow *, net->flows, cap);
-    net->capped = g_renew(sim_flow *, net->capped, cap);
-    net->comp_flows = g_renew(sim_flow *, net->comp_flows, cap);
-    net->batch = g_renew(sim_flow *, net->batch, cap);
-    net->cap_flows = cap;
-}
 
 static sim_flow *flow_alloc(sim_flow_net *net)
 {
@@ -169,55 +243,14 @@ static sim_flow *flow_alloc(sim_flow_net *net)
 static void flow_release(sim_flow_net *net, sim_flow *f)
 {
     f->state = FLOW_FREE;
-    f->n_uses = 0;
+    f->g = NULL;
     f->done = NULL;
     f->ctx = NULL;
     f->next_free = net->free_list;
     net->free_list = f;
 }
 
-static inline bool capped_less(const sim_flow *a, const sim_flow *b)
-{
-    return a->cap < b->cap || (a->cap == b->cap && a->seq < b->seq);
-}
-
-/* First index i with !(capped[i] < f). */
-static uint32_t capped_lower_bound(const sim_flow_net *net, const sim_flow *f)
-{
-    uint32_t lo = 0, hi = net->n_capped;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (capped_less(net->capped[mid], f))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static void capped_insert(sim_flow_net *net, sim_flow *f)
-{
-    uint32_t i = capped_lower_bound(net, f);
-    memmove(&net->capped[i + 1], &net->capped[i], (net->n_capped - i) * sizeof *net->capped);
-    net->capped[i] = f;
-    net->n_capped++;
-}
-
-static void capped_remove(sim_flow_net *net, sim_flow *f)
-{
-    uint32_t i = capped_lower_bound(net, f);
-    g_assert(i < net->n_capped && net->capped[i] == f);
-    memmove(&net->capped[i], &net->capped[i + 1], (net->n_capped - i - 1) * sizeof *net->capped);
-    net->n_capped--;
-}
-
-static inline void mark_dirty(sim_flow_net *net, sim_flow_resource *r)
-{
-    if (!r->dirty) {
-        r->dirty = true;
-        net->dirty[net->n_dirty++] = r;
-    }
-}
+static inline sim_time_ns now_ns(const sim_flow_net *net) { return sim_engine_now(net->eng); }
 
 /* A safe resource never saturates: flows through it are limited by their
  * caps or elsewhere, and a flow whose resources are all safe runs at its
@@ -227,96 +260,457 @@ static inline bool safe(const sim_flow_resource *r)
     return r->n_uncapped == 0 && r->cap_load <= r->capacity * (1 - SAFE_REL_MARGIN);
 }
 
+/* ---- statistics ---------------------------------------------------------- */
+
+/* Integrates @r's statistics up to now (before its load or flows change). */
+static inline void res_sync(sim_flow_net *net, sim_flow_resource *r)
+{
+    sim_time_ns now = now_ns(net);
+    if (now <= r->t_st)
+        return;
+    double dt = (double)(now - r->t_st) / 1e9;
+    r->st.units += r->load * dt;
+    r->st.busy_area_s += r->load / r->capacity * dt;
+    r->st.flows_area_s += (double)r->n_flows * dt;
+    r->t_st = now;
+}
+
+/* Integrates the net's statistics up to now (before its rate or flows change). */
+static inline void net_sync(sim_flow_net *net)
+{
+    sim_time_ns now = now_ns(net);
+    if (now <= net->t_last)
+        return;
+    double dt = (double)(now - net->t_last) / 1e9;
+    net->st.flows_area_s += (double)net->n_flows * dt;
+    net->st.units += net->rate_sum * dt;
+    net->t_last = now;
+}
+
+/* Adds @bytes of @f's group to the statistics of its resources and the net
+ * (negative: removes time spent past its last byte). */
+static void count_bytes(sim_flow_net *net, const flow_group *g, double bytes)
+{
+    for (uint32_t k = 0; k < g->n_uses; k++) {
+        sim_flow_resource *r = g->uses[k].res;
+        r->st.units += g->uses[k].w * bytes;
+        r->st.busy_area_s += g->uses[k].w * bytes / r->capacity;
+    }
+    net->st.units += bytes;
+}
+
+/* ---- groups: virtual time, member heap, completion times ---------------- */
+
+static inline double group_V(const flow_group *g, sim_time_ns t)
+{
+    return g->V_s + g->x * ((double)(t - g->t_s) / 1e9);
+}
+
+static inline bool mem_less(const sim_flow *a, const sim_flow *b)
+{
+    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+static void mem_up(flow_group *g, uint32_t i)
+{
+    sim_flow *f = g->mem[i];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!mem_less(f, g->mem[p]))
+            break;
+        g->mem[i] = g->mem[p];
+        g->mem[i]->hpos = i;
+        i = p;
+    }
+    g->mem[i] = f;
+    f->hpos = i;
+}
+
+static void mem_down(flow_group *g, uint32_t i)
+{
+    sim_flow *f = g->mem[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= g->n)
+            break;
+        if (c + 1 < g->n && mem_less(g->mem[c + 1], g->mem[c]))
+            c++;
+        if (!mem_less(g->mem[c], f))
+            break;
+        g->mem[i] = g->mem[c];
+        g->mem[i]->hpos = i;
+        i = c;
+    }
+    g->mem[i] = f;
+    f->hpos = i;
+}
+
+static void mem_push(flow_group *g, sim_flow *f)
+{
+    if (g->n == g->cap_mem) {
+        g->cap_mem = g->cap_mem ? g->cap_mem * 2 : 4;
+        g->mem = g_renew(sim_flow *, g->mem, g->cap_mem);
+    }
+    g->mem[g->n++] = f;
+    mem_up(g, g->n - 1);
+}
+
+static void mem_remove(flow_group *g, sim_flow *f)
+{
+    uint32_t i = f->hpos;
+    g_assert(i < g->n && g->mem[i] == f);
+    sim_flow *last = g->mem[--g->n];
+    if (i == g->n)
+        return;
+    g->mem[i] = last;
+    last->hpos = i;
+    if (i > 0 && mem_less(last, g->mem[(i - 1) / 2]))
+        mem_up(g, i);
+    else
+        mem_down(g, i);
+}
+
+/* Completion time of member @f from the group's anchor: the first ns at
+ * which remaining <= FINISH_REL_EPS x size, at least 1 ns after the anchor,
+ * or the anchor itself when remaining <= DONE_REL_EPS x size. */
+static sim_time_ns finish_of(const flow_group *g, const sim_flow *f)
+{
+    double rem = f->tag - g->V_s;
+    if (rem <= DONE_REL_EPS * f->size)
+        return g->t_s;
+    if (g->x <= 0)
+        return SIM_TIME_NEVER;
+    double x = ceil((rem - FINISH_REL_EPS * f->size) / g->x * 1e9);
+    if (x < 1)
+        x = 1;
+    if (x >= (double)(SIM_TIME_NEVER - g->t_s))
+        return SIM_TIME_NEVER;
+    return g->t_s + (sim_time_ns)x;
+}
+
+/* Moves the anchor of @g to now at its current rate; rebases V when large. */
+static void reanchor(flow_group *g, sim_time_ns now)
+{
+    g->V_s = group_V(g, now);
+    g->t_s = now;
+    if (g->V_s > REBASE_BYTES) {
+        for (uint32_t i = 0; i < g->n; i++) {
+            g->mem[i]->tag -= g->V_s;
+            g->mem[i]->key -= g->V_s;
+        }
+        g->V_s = 0;
+    }
+}
+
+/* ---- the heap of active groups by next completion ----------------------- */
+
+static inline bool gh_less(const flow_group *a, const flow_group *b)
+{
+    return a->next_ns < b->next_ns || (a->next_ns == b->next_ns && a->id < b->id);
+}
+
+static void gh_up(sim_flow_net *net, uint32_t i)
+{
+    flow_group *g = net->gheap[i];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!gh_less(g, net->gheap[p]))
+            break;
+        net->gheap[i] = net->gheap[p];
+        net->gheap[i]->hidx = i;
+        i = p;
+    }
+    net->gheap[i] = g;
+    g->hidx = i;
+}
+
+static void gh_down(sim_flow_net *net, uint32_t i)
+{
+    flow_group *g = net->gheap[i];
+    uint32_t n = net->n_active_groups;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && gh_less(net->gheap[c + 1], net->gheap[c]))
+            c++;
+        if (!gh_less(net->gheap[c], g))
+            break;
+        net->gheap[i] = net->gheap[c];
+        net->gheap[i]->hidx = i;
+        i = c;
+    }
+    net->gheap[i] = g;
+    g->hidx = i;
+}
+
+static void gh_fix(sim_flow_net *net, flow_group *g)
+{
+    uint32_t i = g->hidx;
+    if (i > 0 && gh_less(g, net->gheap[(i - 1) / 2]))
+        gh_up(net, i);
+    else
+        gh_down(net, i);
+}
+
+static void gh_remove(sim_flow_net *net, flow_group *g)
+{
+    uint32_t i = g->hidx;
+    g_assert(i < net->n_active_groups && net->gheap[i] == g);
+    flow_group *last = net->gheap[--net->n_active_groups];
+    if (i == net->n_active_groups)
+        return;
+    net->gheap[i] = last;
+    last->hidx = i;
+    gh_fix(net, last);
+}
+
+/* Recomputes @g's next completion and its place in the heap. */
+static void update_next(sim_flow_net *net, flow_group *g)
+{
+    sim_time_ns t = g->n ? finish_of(g, g->mem[0]) : SIM_TIME_NEVER;
+    if (t != g->next_ns) {
+        g->next_ns = t;
+        gh_fix(net, g);
+    }
+}
+
+/* The next completion, never before now. */
+static sim_time_ns net_next(const sim_flow_net *net)
+{
+    sim_time_ns now = now_ns(net);
+    if (net->n_imm)
+        return now;
+    sim_time_ns t = net->n_active_groups ? net->gheap[0]->next_ns : SIM_TIME_NEVER;
+    return t < now ? now : t;
+}
+
+/* ---- capped groups, sorted by (cap, id) --------------------------------- */
+
+static inline bool capped_less(const flow_group *a, const flow_group *b)
+{
+    return a->cap < b->cap || (a->cap == b->cap && a->id < b->id);
+}
+
+static uint32_t capped_lower_bound(const sim_flow_net *net, const flow_group *g)
+{
+    uint32_t lo = 0, hi = net->n_capped;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (capped_less(net->capped[mid], g))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void capped_insert(sim_flow_net *net, flow_group *g)
+{
+    uint32_t i = capped_lower_bound(net, g);
+    memmove(&net->capped[i + 1], &net->capped[i], (net->n_capped - i) * sizeof *net->capped);
+    net->capped[i] = g;
+    net->n_capped++;
+}
+
+static void capped_remove(sim_flow_net *net, flow_group *g)
+{
+    uint32_t i = capped_lower_bound(net, g);
+    g_assert(i < net->n_capped && net->capped[i] == g);
+    memmove(&net->capped[i], &net->capped[i + 1], (net->n_capped - i - 1) * sizeof *net->capped);
+    net->n_capped--;
+}
+
+/* ---- group lookup, activation ------------------------------------------- */
+
+static guint key_hash(const group_use *u, uint32_t n, double cap)
+{
+    uint64_t h = 1469598103934665603u;
+    uint64_t bits;
+    for (uint32_t k = 0; k < n; k++) {
+        h = (h ^ (uint64_t)(uintptr_t)u[k].res) * 1099511628211u;
+        memcpy(&bits, &u[k].w, sizeof bits);
+        h = (h ^ bits) * 1099511628211u;
+    }
+    memcpy(&bits, &cap, sizeof bits);
+    h = (h ^ bits) * 1099511628211u;
+    return (guint)(h ^ (h >> 32));
+}
+
+static guint group_hash(gconstpointer p) { return ((const flow_group *)p)->hash; }
+
+static gboolean group_equal(gconstpointer pa, gconstpointer pb)
+{
+    const flow_group *a = pa, *b = pb;
+    if (a->n_uses != b->n_uses || !(a->cap == b->cap))
+        return FALSE;
+    for (uint32_t k = 0; k < a->n_uses; k++)
+        if (a->key[k].res != b->key[k].res || !(a->key[k].w == b->key[k].w))
+            return FALSE;
+    return TRUE;
+}
+
+static void group_free(gpointer p)
+{
+    flow_group *g = p;
+    g_free(g->uses);
+    g_free(g->key);
+    g_free(g->mem);
+    g_free(g);
+}
+
+static void grow_group_arrays(sim_flow_net *net, uint32_t need)
+{
+    if (need <= net->cap_groups)
+        return;
+    uint32_t cap = net->cap_groups ? net->cap_groups : 64;
+    while (cap < need)
+        cap *= 2;
+    net->gheap = g_renew(flow_group *, net->gheap, cap);
+    net->capped = g_renew(flow_group *, net->capped, cap);
+    net->comp = g_renew(flow_group *, net->comp, cap);
+    net->unb = g_renew(flow_group *, net->unb, cap);
+    net->changed = g_renew(flow_group *, net->changed, cap);
+    net->cap_groups = cap;
+}
+
+/* The group of the @n merged uses in net->key_uses and @cap (created idle). */
+static flow_group *group_get(sim_flow_net *net, uint32_t n, double cap)
+{
+    flow_group probe = { .n_uses = n, .key = net->key_uses, .cap = cap };
+    probe.hash = key_hash(net->key_uses, n, cap);
+    flow_group *g = g_hash_table_lookup(net->by_key, &probe);
+    if (g)
+        return g;
+    g = g_new0(flow_group, 1);
+    g->n_uses = g->cap_uses = n;
+    g->key = g_memdup2(net->key_uses, n * sizeof *g->key);
+    g->uses = g_memdup2(net->key_uses, n * sizeof *g->uses);
+    g->cap = cap;
+    g->hash = probe.hash;
+    g->next_ns = SIM_TIME_NEVER;
+    g_hash_table_add(net->by_key, g);
+    g_ptr_array_add(net->groups, g);
+    grow_group_arrays(net, net->groups->len);
+    return g;
+}
+
+/* An idle group becomes active: joins its resources' users and the heaps. */
+static void group_activate(sim_flow_net *net, flow_group *g)
+{
+    sim_time_ns now = now_ns(net);
+    g->id = net->next_gid++;
+    g->V_s = 0;
+    g->t_s = now;
+    g->x = g->n_uses == 0 ? g->cap : 0;
+    g->fresh = true;
+    g->next_ns = SIM_TIME_NEVER;
+    /* Saturated resources first (stable, from the key order). */
+    uint32_t ns = 0;
+    for (uint32_t k = 0; k < g->n_uses; k++)
+        ns += g->key[k].res->sat;
+    g->n_sat = ns;
+    for (uint32_t k = 0, a = 0, b = ns; k < g->n_uses; k++)
+        g->uses[g->key[k].res->sat ? a++ : b++] = g->key[k];
+    for (uint32_t k = 0; k < g->n_uses; k++) {
+        sim_flow_resource *r = g->uses[k].res;
+        if (r->n_users == r->cap_users) {
+            r->cap_users = r->cap_users ? r->cap_users * 2 : 8;
+            r->users = g_renew(res_user, r->users, r->cap_users);
+        }
+        g->uses[k].pos = r->n_users;
+        r->users[r->n_users++] = (res_user){ .g = g, .w = g->uses[k].w, .use = k };
+    }
+    net->gheap[net->n_active_groups] = g;
+    g->hidx = net->n_active_groups++;
+    gh_up(net, g->hidx);
+    if (g->cap < INFINITY && g->n_uses > 0)
+        capped_insert(net, g);
+}
+
+/* An emptied group leaves its resources and the heaps; it stays idle in
+ * the hash.  Its saturated resources are re-solved unless @quiet. */
+static void group_deactivate(sim_flow_net *net, flow_group *g, bool quiet)
+{
+    for (uint32_t k = 0; k < g->n_uses; k++) {
+        sim_flow_resource *r = g->uses[k].res;
+        uint32_t pos = g->uses[k].pos;
+        res_user last = r->users[--r->n_users];
+        if (pos != r->n_users) {
+            r->users[pos] = last;
+            last.g->uses[last.use].pos = pos;
+        }
+        if (!quiet && r->sat && !r->seeded) {
+            r->seeded = true;
+            net->seeds[net->n_seeds++] = r;
+        }
+    }
+    gh_remove(net, g);
+    if (g->cap < INFINITY && g->n_uses > 0)
+        capped_remove(net, g);
+    g->x = 0;
+    g->V_s = 0;
+    g->next_ns = SIM_TIME_NEVER;
+}
+
+/* Frees idle groups when too many pile up (flows with ever new vectors). */
+static void purge_idle_groups(sim_flow_net *net)
+{
+    uint32_t idle = net->groups->len - net->n_active_groups;
+    if (idle <= IDLE_GROUPS_MAX || idle <= 4 * net->n_active_groups)
+        return;
+    guint keep = 0;
+    for (guint i = 0; i < net->groups->len; i++) {
+        flow_group *g = g_ptr_array_index(net->groups, i);
+        if (g->n == 0 && !g->changed) {
+            g_hash_table_remove(net->by_key, g);
+            group_free(g);
+        } else {
+            net->groups->pdata[keep++] = g;
+        }
+    }
+    g_ptr_array_set_size(net->groups, keep);
+}
+
+static inline void mark_changed(sim_flow_net *net, flow_group *g)
+{
+    if (!g->changed) {
+        g->changed = true;
+        net->changed[net->n_changed++] = g;
+    }
+}
+
+static inline bool dirty(const sim_flow_net *net) { return net->n_changed || net->n_seeds; }
+
 /* Moves the net's event to now so that pending changes are solved before the
  * clock moves on (outside the handler, which solves before returning). */
 static void request_solve(sim_flow_net *net)
 {
     if (net->in_handler)
         return;
-    sim_time_ns now = sim_engine_now(net->eng);
+    sim_time_ns now = now_ns(net);
     if (!(sim_event_pending(&net->ev) && net->ev.time == now))
         sim_engine_reschedule(net->eng, &net->ev, now);
 }
 
-/* ---- time advance and statistics ---------------------------------------- */
-
-/* Removes @over_bytes of @f's delivery (time it spent past its last byte)
- * from the statistics. */
-static void uncount(sim_flow_net *net, sim_flow *f, double over_bytes)
+/* After a change outside the handler: solve soon, or move the event to the
+ * next completion. */
+static void after_change(sim_flow_net *net)
 {
-    for (uint32_t k = 0; k < f->n_uses; k++) {
-        sim_flow_resource *r = f->uses[k].res;
-        r->st.units -= f->uses[k].w * over_bytes;
-        r->st.busy_area_s -= f->uses[k].w * over_bytes / r->capacity;
-    }
-}
-
-/* Advances remaining bytes and statistics from t_last to now. */
-static void advance(sim_flow_net *net)
-{
-    sim_time_ns now = sim_engine_now(net->eng);
-    sim_time_ns dt_ns = now - net->t_last;
-    if (dt_ns <= 0)
+    if (net->in_handler)
         return;
-    double dt = (double)dt_ns / 1e9;
-    for (guint i = 0; i < net->resources->len; i++) {
-        sim_flow_resource *r = g_ptr_array_index(net->resources, i);
-        r->st.units += r->load * dt;
-        r->st.busy_area_s += r->load / r->capacity * dt;
-        r->st.flows_area_s += (double)r->n_users * dt;
+    if (dirty(net)) {
+        request_solve(net);
+        return;
     }
-    net->st.flows_area_s += (double)net->n_flows * dt;
-    double bytes = 0;
-    for (uint32_t i = 0; i < net->n_flows; i++) {
-        sim_flow *f = net->flows[i];
-        double d = f->rate * dt;
-        if (d >= f->remaining) {
-            if (d > f->remaining)
-                uncount(net, f, d - f->remaining);
-            d = f->remaining;
-            f->remaining = 0;
-        } else {
-            f->remaining -= d;
-        }
-        bytes += d;
-    }
-    net->st.units += bytes;
-    net->t_last = now;
-}
-
-static sim_time_ns finish_time(sim_time_ns now, const sim_flow *f)
-{
-    if (f->remaining <= DONE_REL_EPS * f->size)
-        return now;
-    if (f->rate <= 0)
-        return SIM_TIME_NEVER;
-    double x = ceil((f->remaining - FINISH_REL_EPS * f->size) / f->rate * 1e9);
-    if (x < 1)
-        x = 1;
-    if (x >= (double)(SIM_TIME_NEVER - now))
-        return SIM_TIME_NEVER;
-    return now + (sim_time_ns)x;
+    sim_time_ns next = net_next(net);
+    if (next == SIM_TIME_NEVER)
+        sim_engine_cancel(net->eng, &net->ev);
+    else if (!sim_event_pending(&net->ev) || net->ev.time != next)
+        sim_engine_reschedule(net->eng, &net->ev, next);
 }
 
 /* ---- solving ------------------------------------------------------------ */
-
-static void freeze(sim_flow *f, double rate)
-{
-    f->frozen = true;
-    f->rate = rate;
-    for (uint32_t k = 0; k < f->n_uses; k++) {
-        sim_flow_resource *r = f->uses[k].res;
-        r->frozen_load += f->uses[k].w * rate;
-        r->W -= f->uses[k].w;
-        if (--r->n_unfrozen == 0)
-            r->W = 0;
-    }
-}
-
-static inline double level(const sim_flow_resource *r)
-{
-    return (r->capacity - r->frozen_load) / r->W;
-}
 
 static void bump_epoch(sim_flow_net *net)
 {
@@ -324,101 +718,121 @@ static void bump_epoch(sim_flow_net *net)
         return;
     for (guint i = 0; i < net->resources->len; i++)
         ((sim_flow_resource *)g_ptr_array_index(net->resources, i))->mark = 0;
-    for (guint b = 0; b < net->blocks->len; b++) {
-        sim_flow *block = g_ptr_array_index(net->blocks, b);
-        for (int i = 0; i < FLOW_BLOCK; i++)
-            block[i].mark = 0;
-    }
+    for (guint i = 0; i < net->groups->len; i++)
+        ((flow_group *)g_ptr_array_index(net->groups, i))->mark = 0;
     net->epoch = 1;
 }
 
-/* Re-solves the component of the dirty resources at now. */
-static void solve(sim_flow_net *net)
+static void bump_tepoch(sim_flow_net *net)
 {
-    if (net->n_dirty == 0)
+    if (++net->tepoch != 0)
         return;
-    net->n_recomputes++;
-    bump_epoch(net);
-    const uint32_t e = net->epoch;
-    sim_time_ns now = sim_engine_now(net->eng);
+    for (guint i = 0; i < net->resources->len; i++)
+        ((sim_flow_resource *)g_ptr_array_index(net->resources, i))->tmark = 0;
+    net->tepoch = 1;
+}
 
-    uint32_t nr = 0, nf = 0;
-    for (uint32_t i = 0; i < net->n_dirty; i++)
-        net->dirty[i]->dirty = false;
-    if (net->full_solves_left > 0) {
-        /* The last component search found everything connected: solve all
-         * without searching (same result, less work) for a while. */
-        net->full_solves_left--;
-        for (guint q = 0; q < net->resources->len; q++) {
-            sim_flow_resource *r = g_ptr_array_index(net->resources, q);
-            r->mark = e;
-            r->frozen_load = 0;
-            r->n_unfrozen = r->n_users;
-            double W = 0, CL = 0;
+typedef struct {
+    uint32_t nc, ncr, qg, qr, nu;
+    double   lvl0;   /* groups slower than this keep their rates */
+} comp_state;
+
+static inline void add_cr(sim_flow_net *net, comp_state *cs, sim_flow_resource *r)
+{
+    if (r->mark != net->epoch) {
+        r->mark = net->epoch;
+        net->cr[cs->ncr++] = r;
+        net->cr_unsat += !r->sat;
+    }
+}
+
+static inline void add_group(sim_flow_net *net, comp_state *cs, flow_group *g)
+{
+    if (g->mark != net->epoch) {
+        g->mark = net->epoch;
+        net->comp[cs->nc++] = g;
+    }
+}
+
+/* Closes the component: every user of a component resource, every
+ * saturated resource of a component group. */
+static void close_component(sim_flow_net *net, comp_state *cs)
+{
+    while (cs->qr < cs->ncr || cs->qg < cs->nc) {
+        while (cs->qr < cs->ncr) {
+            /* Its users in the component (weight W0) and the fixed load
+             * F0 of the others, slower than the restart level. */
+            sim_flow_resource *r = net->cr[cs->qr++];
+            double W = 0, F = 0;
+            uint32_t nu = 0;
             for (uint32_t u = 0; u < r->n_users; u++) {
-                W += r->users[u].w;
-                CL += r->users[u].wcap;
-            }
-            r->W = W;
-            r->cap_load = CL;     /* re-summed: no drift */
-            net->comp_res[nr++] = r;
-        }
-        for (uint32_t i = 0; i < net->n_flows; i++) {
-            sim_flow *f = net->flows[i];
-            if (f->n_uses == 0)
-                continue;
-            f->mark = e;
-            f->frozen = false;
-            net->comp_flows[nf++] = f;
-        }
-    } else {
-        /* Component: breadth-first from the dirty resources. */
-        for (uint32_t i = 0; i < net->n_dirty; i++) {
-            sim_flow_resource *r = net->dirty[i];
-            if (r->mark != e) {
-                r->mark = e;
-                net->comp_res[nr++] = r;
-            }
-        }
-        for (uint32_t q = 0; q < nr; q++) {
-            sim_flow_resource *r = net->comp_res[q];
-            r->frozen_load = 0;
-            r->n_unfrozen = r->n_users;
-            double W = 0, CL = 0;
-            for (uint32_t u = 0; u < r->n_users; u++) {
-                sim_flow *f = r->users[u].f;
-                W += r->users[u].w;
-                CL += r->users[u].wcap;
-                if (f->mark == e)
-                    continue;
-                f->mark = e;
-                f->frozen = false;
-                net->comp_flows[nf++] = f;
-                for (uint32_t k = 0; k < f->n_uses; k++) {
-                    sim_flow_resource *r2 = f->uses[k].res;
-                    if (r2->mark != e) {
-                        r2->mark = e;
-                        net->comp_res[nr++] = r2;
-                    }
+                flow_group *g = r->users[u].g;
+                double nw = (double)g->n * r->users[u].w;
+                if (g->mark == net->epoch || g->x >= cs->lvl0) {
+                    add_group(net, cs, g);
+                    W += nw;
+                    nu++;
+                } else {
+                    F += nw * g->x;
                 }
             }
-            r->W = W;
-            r->cap_load = CL;     /* re-summed: no drift */
+            r->W0 = W;
+            r->F0 = F;
+            r->n_comp = nu;
         }
-        /* Everything connected (all flows with resources)? */
-        if (nf > 0 && nf + net->n_flows_free_running >= net->n_flows)
-            net->full_solves_left = FULL_SOLVES;
+        while (cs->qg < cs->nc) {
+            flow_group *g = net->comp[cs->qg++];
+            for (uint32_t k = 0; k < g->n_sat; k++)
+                add_cr(net, cs, g->uses[k].res);
+            if (g->n_sat == 0 && !(g->cap < INFINITY)) {
+                bool has = false;
+                for (uint32_t k = 0; k < g->n_uses && !has; k++)
+                    has = g->uses[k].res->mark == net->epoch;
+                if (!has)
+                    net->unb[cs->nu++] = g;   /* no resource of the component yet */
+            }
+        }
     }
-    net->n_dirty = 0;
+}
 
-    /* Progressive filling.  live[] holds the resources that still have
-     * unfrozen users (compacted each round), each with its level. */
-    sim_flow_resource **live = net->live_res;
+/* Freezes @g at @rate on the component's resources: its saturated ones
+ * (all in the component) and, only when the component holds unsaturated
+ * resources, those of its others that are in it. */
+static void freeze(sim_flow_net *net, flow_group *g, double rate)
+{
+    g->frozen = true;
+    g->x_new = rate;
+    double n = (double)g->n;
+    uint32_t end = net->cr_unsat ? g->n_uses : g->n_sat;
+    for (uint32_t k = 0; k < end; k++) {
+        sim_flow_resource *r = g->uses[k].res;
+        if (r->mark != net->epoch)
+            continue;
+        r->frozen_load += n * g->uses[k].w * rate;
+        r->W -= n * g->uses[k].w;
+        if (--r->n_unfrozen == 0)
+            r->W = 0;
+    }
+}
+
+/* Progressive filling of the component's groups on its resources alone. */
+static void fill(sim_flow_net *net, const comp_state *cs)
+{
+    const uint32_t e = net->epoch;
+    sim_flow_resource **live = net->live;
     uint32_t nl = 0;
-    for (uint32_t q = 0; q < nr; q++)
-        if (net->comp_res[q]->n_unfrozen)
-            live[nl++] = net->comp_res[q];
-    uint32_t unfrozen = nf, ci = 0;
+    for (uint32_t q = 0; q < cs->ncr; q++) {
+        sim_flow_resource *r = net->cr[q];
+        r->W = r->W0;
+        r->frozen_load = r->F0;   /* users below the restart level keep their rates */
+        r->n_unfrozen = r->n_comp;
+        r->sat_new = false;
+        if (r->n_comp)
+            live[nl++] = r;
+    }
+    for (uint32_t i = 0; i < cs->nc; i++)
+        net->comp[i]->frozen = false;
+    uint32_t unfrozen = cs->nc, ci = 0;
     while (unfrozen > 0) {
         double lmin = INFINITY;
         uint32_t keep = 0;
@@ -426,31 +840,32 @@ static void solve(sim_flow_net *net)
             sim_flow_resource *r = live[q];
             if (!r->n_unfrozen)
                 continue;
-            r->lvl = level(r);
+            r->lvl = (r->capacity - r->frozen_load) / r->W;
             if (r->lvl < lmin)
                 lmin = r->lvl;
             live[keep++] = r;
         }
         nl = keep;
-        g_assert(nl > 0); /* every flow in a component uses a resource */
         if (lmin < 0)
             lmin = 0;
         double thr = lmin * (1 + LEVEL_REL_TOL);
         /* Caps below the lowest resource level freeze first, at their cap
-         * (freezing below a level never lowers it). */
+         * (freezing below a level never lowers it).  Without live resources
+         * (lmin infinite) every remaining group is capped. */
         bool froze_cap = false;
         for (; ci < net->n_capped; ci++) {
-            sim_flow *f = net->capped[ci];
-            if (f->mark != e || f->frozen)
+            flow_group *g = net->capped[ci];
+            if (g->mark != e || g->frozen)
                 continue;
-            if (!(f->cap <= thr))
+            if (!(g->cap <= thr))
                 break;
-            freeze(f, f->cap < lmin ? f->cap : lmin);
+            freeze(net, g, g->cap < lmin ? g->cap : lmin);
             unfrozen--;
             froze_cap = true;
         }
         if (froze_cap)
             continue;
+        g_assert(nl > 0);
         /* Otherwise the resources at the lowest level saturate (freezing at
          * the level of a resource leaves its level unchanged, so the levels
          * computed above stay valid during this pass). */
@@ -458,35 +873,272 @@ static void solve(sim_flow_net *net)
             sim_flow_resource *r = live[q];
             if (!r->n_unfrozen || !(r->lvl <= thr))
                 continue;
+            r->sat_new = true;
             for (uint32_t u = 0; u < r->n_users; u++) {
-                sim_flow *f = r->users[u].f;
-                if (!f->frozen) {
-                    freeze(f, lmin);
+                flow_group *g = r->users[u].g;
+                if (g->mark == e && !g->frozen) {
+                    freeze(net, g, lmin);
                     unfrozen--;
                 }
             }
         }
     }
-    for (uint32_t q = 0; q < nr; q++)
-        net->comp_res[q]->load = net->comp_res[q]->frozen_load;
-    for (uint32_t i = 0; i < nf; i++)
-        net->comp_flows[i]->finish_ns = finish_time(now, net->comp_flows[i]);
+}
+
+/* Swaps uses a and b of @g, keeping its resources' back-references. */
+static inline void use_swap(flow_group *g, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return;
+    group_use t = g->uses[a];
+    g->uses[a] = g->uses[b];
+    g->uses[b] = t;
+    g->uses[a].res->users[g->uses[a].pos].use = a;
+    g->uses[b].res->users[g->uses[b].pos].use = b;
+}
+
+/* Sets @r's saturation flag and moves its use in each active user group
+ * into (or out of) the group's saturated prefix. */
+static void set_sat(sim_flow_resource *r, bool sat)
+{
+    r->sat = sat;
+    for (uint32_t u = 0; u < r->n_users; u++) {
+        flow_group *g = r->users[u].g;
+        if (sat)
+            use_swap(g, r->users[u].use, g->n_sat++);
+        else
+            use_swap(g, r->users[u].use, --g->n_sat);
+    }
+}
+
+/* Exact sums of every load, cap load and the net's byte rate. */
+static void resum(sim_flow_net *net)
+{
+    double rate = 0;
+    for (guint i = 0; i < net->resources->len; i++) {
+        sim_flow_resource *r = g_ptr_array_index(net->resources, i);
+        double L = 0, CL = 0;
+        for (uint32_t u = 0; u < r->n_users; u++) {
+            const flow_group *g = r->users[u].g;
+            L += (double)g->n * r->users[u].w * g->x;
+            if (g->cap < INFINITY)
+                CL += (double)g->n * r->users[u].w * g->cap;
+        }
+        res_sync(net, r);
+        r->load = L;
+        r->cap_load = CL;
+    }
+    for (uint32_t i = 0; i < net->n_active_groups; i++)
+        rate += (double)net->gheap[i]->n * net->gheap[i]->x;
+    net_sync(net);
+    net->rate_sum = rate;
+    net->solves_since_resum = 0;
+}
+
+/* Rate of user @g below the restart level: its current one, or its cap
+ * for a group not solved yet (it rises with the level up to there). */
+static inline double old_rate(const flow_group *g) { return g->fresh ? g->cap : g->x; }
+
+/* A lower bound, at most @upper, of the level at which @r saturates in the
+ * progressive filling after flows joined its users, as long as every user
+ * keeps its old rate below that level: the root of the concave piecewise-
+ * linear F(l) = sum_u n_u w_u min(x_u, l) = C_r, by Newton's method from
+ * below (each step stays below the root; a stop halfway is still a bound). */
+static double level_bound(const sim_flow_resource *r, double upper)
+{
+    const double C = r->capacity;
+    double F = 0, W = 0;
+    for (uint32_t u = 0; u < r->n_users; u++) {
+        const flow_group *g = r->users[u].g;
+        double nw = (double)g->n * r->users[u].w, x = old_rate(g);
+        W += nw;
+        F += nw * (x < upper ? x : upper);
+    }
+    if (F <= C)
+        return upper;
+    double l = C / W;   /* F(l) <= W l = C */
+    for (int it = 0; it < 16; it++) {
+        double Fl = 0, S = 0;
+        for (uint32_t u = 0; u < r->n_users; u++) {
+            const flow_group *g = r->users[u].g;
+            double nw = (double)g->n * r->users[u].w, x = old_rate(g);
+            if (x > l) {
+                Fl += nw * l;
+                S += nw;
+            } else {
+                Fl += nw * x;
+            }
+        }
+        if (!(C - Fl > LEVEL_REL_TOL * C) || !(S > 0))
+            break;
+        l += (C - Fl) / S;
+    }
+    l *= 1 - RESTART_REL_MARGIN;
+    return l < upper ? l : upper;
+}
+
+/* The level from which the progressive filling restarts: below it the
+ * filling after the changes goes exactly as the last one did, so every
+ * group slower than it keeps its rate (max-min is monotone).  A flow
+ * leaving group g changes nothing below x_g (its resources only lose
+ * load); flows joining g can saturate one of g's resources earlier, not
+ * below where its load with the new flows first reaches its capacity
+ * (level_bound), nor above x_g or g's cap.  A capacity change restarts
+ * from 0. */
+static double restart_level(sim_flow_net *net)
+{
+    double l = net->lvl0;
+    bool any_fresh = false;   /* a fresh group counts 0 in its resources' loads */
+    for (uint32_t i = 0; i < net->n_changed; i++)
+        any_fresh = any_fresh || (net->changed[i]->fresh && net->changed[i]->n > 0);
+    for (uint32_t i = 0; i < net->n_changed && l > 0; i++) {
+        const flow_group *g = net->changed[i];
+        if (g->n == 0)
+            continue;
+        double x = old_rate(g);
+        if (x < l)
+            l = x;
+        if (!g->joined)
+            continue;
+        for (uint32_t k = 0; k < g->n_uses && l > 0; k++) {
+            const sim_flow_resource *r = g->uses[k].res;
+            /* Quick out: even at its current load (which counts the new
+             * flows at their group's rate) it fits. */
+            if (!any_fresh && r->load <= r->capacity * (1 - SAFE_REL_MARGIN))
+                continue;
+            l = level_bound(r, l);
+        }
+    }
+    return l > 0 ? l : 0;
+}
+
+/* Re-solves the rates affected by the changes since the last solve, at now. */
+static void solve(sim_flow_net *net)
+{
+    if (!dirty(net))
+        return;
+    net->n_recomputes++;
+    bump_epoch(net);
+    net->cr_unsat = 0;
+    sim_time_ns now = now_ns(net);
+    comp_state cs = { 0 };
+    for (uint32_t i = 0; i < net->n_seeds; i++) {
+        net->seeds[i]->seeded = false;
+        add_cr(net, &cs, net->seeds[i]);
+    }
+    cs.lvl0 = restart_level(net);
+    for (uint32_t i = 0; i < net->n_changed; i++) {
+        flow_group *g = net->changed[i];
+        g->changed = false;
+        g->joined = false;
+        if (g->n > 0) {
+            add_group(net, &cs, g);
+            g->grown = true;   /* its flows changed its loads: check them */
+        }
+    }
+    net->n_seeds = net->n_changed = 0;
+    net->lvl0 = INFINITY;
+    close_component(net, &cs);
+
+    uint32_t nt;
+    for (;;) {
+        /* A group with no resource of the component and no cap would be
+         * unbounded: it gets the resource that bounds it alone. */
+        bool grown = false;
+        uint32_t nu = cs.nu;
+        cs.nu = 0;
+        for (uint32_t i = 0; i < nu; i++) {
+            flow_group *g = net->unb[i];
+            bool has = false;
+            for (uint32_t k = 0; k < g->n_uses && !has; k++)
+                has = g->uses[k].res->mark == net->epoch;
+            if (has)
+                continue;
+            uint32_t best = 0;
+            for (uint32_t k = 1; k < g->n_uses; k++)
+                if (g->key[k].res->capacity / g->key[k].w < g->key[best].res->capacity / g->key[best].w)
+                    best = k;
+            add_cr(net, &cs, g->key[best].res);
+            grown = true;
+        }
+        if (grown) {
+            close_component(net, &cs);
+            continue;
+        }
+        fill(net, &cs);
+        /* Loads of the other resources the component uses, after the change. */
+        bump_tepoch(net);
+        nt = 0;
+        for (uint32_t i = 0; i < cs.nc; i++) {
+            flow_group *g = net->comp[i];
+            double dx = g->x_new - g->x;
+            if (dx == 0 && !g->grown)
+                continue;
+            for (uint32_t k = g->n_sat; k < g->n_uses; k++) {   /* saturated ones are in the component */
+                sim_flow_resource *r = g->uses[k].res;
+                if (r->mark == net->epoch)
+                    continue;
+                if (r->tmark != net->tepoch) {
+                    r->tmark = net->tepoch;
+                    r->tmp_load = r->load;
+                    net->touched[nt++] = r;
+                }
+                r->tmp_load += (double)g->n * g->uses[k].w * dx;
+            }
+        }
+        for (uint32_t q = 0; q < nt; q++) {
+            sim_flow_resource *r = net->touched[q];
+            if (r->tmp_load > r->capacity * (1 + OVER_REL_TOL)) {
+                add_cr(net, &cs, r);
+                grown = true;
+            }
+        }
+        if (!grown)
+            break;
+        close_component(net, &cs);
+    }
+
+    /* Commit. */
+    for (uint32_t q = 0; q < nt; q++) {
+        sim_flow_resource *r = net->touched[q];
+        res_sync(net, r);
+        r->load = r->tmp_load > 0 ? r->tmp_load : 0;
+    }
+    for (uint32_t q = 0; q < cs.ncr; q++) {
+        sim_flow_resource *r = net->cr[q];
+        res_sync(net, r);
+        r->load = r->frozen_load;
+        if (r->sat != r->sat_new)
+            set_sat(r, r->sat_new);
+    }
+    net_sync(net);
+    for (uint32_t i = 0; i < cs.nc; i++) {
+        flow_group *g = net->comp[i];
+        g->grown = false;
+        g->fresh = false;
+        if (g->x_new == g->x)
+            continue;
+        reanchor(g, now);
+        net->rate_sum += (double)g->n * (g->x_new - g->x);
+        g->x = g->x_new;
+        update_next(net, g);
+    }
+    if (++net->solves_since_resum >= RESUM_EVERY)
+        resum(net);
+    purge_idle_groups(net);
 }
 
 /* Brings everything up to date now; outside the handler also moves the
  * event to the next completion. */
 static void flush(sim_flow_net *net)
 {
-    advance(net);
-    if (net->n_dirty == 0)
+    net_sync(net);
+    if (!dirty(net))
         return;
     solve(net);
     if (net->in_handler)
         return;
-    sim_time_ns next = SIM_TIME_NEVER;
-    for (uint32_t i = 0; i < net->n_flows; i++)
-        if (net->flows[i]->finish_ns < next)
-            next = net->flows[i]->finish_ns;
+    sim_time_ns next = net_next(net);
     if (next == SIM_TIME_NEVER)
         sim_engine_cancel(net->eng, &net->ev);
     else
@@ -495,57 +1147,70 @@ static void flush(sim_flow_net *net)
 
 /* ---- removing flows ----------------------------------------------------- */
 
-/* Takes @f out of its resources and the active set, marking its resources
- * dirty unless all were safe (then no other rate changes). */
+/* Takes @f out of its group, resources and the active set.  Other rates
+ * change (a solve is due) unless all its resources were safe. */
 static void detach(sim_flow_net *net, sim_flow *f)
 {
+    net->n_flows--;
+    if (!f->g) {   /* zero-size */
+        sim_flow *last = net->imm[--net->n_imm];
+        if (f->hpos != net->n_imm) {
+            net->imm[f->hpos] = last;
+            last->hpos = f->hpos;
+        }
+        return;
+    }
+    flow_group *g = f->g;
     bool all_safe = true;
-    for (uint32_t k = 0; k < f->n_uses; k++)
-        all_safe = all_safe && safe(f->uses[k].res);
-    for (uint32_t k = 0; k < f->n_uses; k++) {
-        sim_flow_resource *r = f->uses[k].res;
-        uint32_t pos = f->uses[k].pos;
-        r->load -= f->uses[k].w * f->rate;
-        if (f->cap < INFINITY)
-            r->cap_load -= f->uses[k].w * f->cap;
+    for (uint32_t k = 0; k < g->n_uses; k++)
+        all_safe = all_safe && safe(g->uses[k].res);
+    for (uint32_t k = 0; k < g->n_uses; k++) {
+        sim_flow_resource *r = g->uses[k].res;
+        res_sync(net, r);
+        r->n_flows--;
+        r->load -= g->uses[k].w * g->x;
+        if (g->cap < INFINITY)
+            r->cap_load -= g->uses[k].w * g->cap;
         else
             r->n_uncapped--;
-        if (r->n_users == 1)
+        if (r->n_flows == 0)
             r->load = r->cap_load = 0;   /* exact when empty */
-        res_user last = r->users[--r->n_users];
-        if (pos != r->n_users) {
-            r->users[pos] = last;
-            last.f->uses[last.use].pos = pos;
-        }
-        if (!all_safe)
-            mark_dirty(net, r);
     }
-    if (all_safe && f->n_uses > 0)
+    net_sync(net);
+    net->rate_sum -= g->x;
+    if (!all_safe && !g->fresh && g->x < net->lvl0)
+        net->lvl0 = g->x;   /* rates below its own cannot change */
+    if (net->n_flows == 0 || net->n_flows == net->n_imm)
+        net->rate_sum = 0;
+    mem_remove(g, f);
+    if (all_safe && g->n_uses > 0)
         net->n_fast++;
-    if (f->n_uses == 0)
-        net->n_flows_free_running--;
-    if (f->cap < INFINITY && f->n_uses > 0)
-        capped_remove(net, f);
-    sim_flow *last = net->flows[--net->n_flows];
-    if (f->idx != net->n_flows) {
-        net->flows[f->idx] = last;
-        last->idx = f->idx;
+    if (g->n == 0)
+        group_deactivate(net, g, all_safe);
+    else {
+        if (!all_safe && g->n_uses > 0)
+            mark_changed(net, g);
+        update_next(net, g);
     }
-    f->rate = 0;
 }
 
 static void record_completion(sim_flow_net *net, sim_flow *f)
 {
-    sim_time_ns now = sim_engine_now(net->eng);
-    if (f->remaining > 0) {   /* the residue of at most FINISH_REL_EPS x size */
-        uncount(net, f, -f->remaining);
-        net->st.units += f->remaining;
-        f->remaining = 0;
+    sim_time_ns now = now_ns(net);
+    const flow_group *g = f->g;
+    if (g) {
+        /* The residue of at most FINISH_REL_EPS x size, or (negative) the
+         * bytes counted past the last one within the ceil'd ns. */
+        net_sync(net);
+        double rem = f->tag - group_V(g, now);
+        if (rem != 0)
+            count_bytes(net, g, rem);
     }
     double resp = (double)(now - f->start_ns) / 1e9;
     double slow = f->alone_s > 0 ? resp / f->alone_s : 1.0;
-    for (uint32_t k = 0; k <= f->n_uses; k++) {
-        sim_flow_stats *s = k < f->n_uses ? &f->uses[k].res->st : &net->st;
+    uint32_t n_uses = g ? g->n_uses : 0;
+    for (uint32_t k = 0; k <= n_uses; k++) {
+        sim_flow_stats *s = k < n_uses ? &g->uses[k].res->st : &net->st;
         s->completed++;
         s->response_sum_s += resp;
         s->alone_sum_s += f->alone_s;
@@ -559,36 +1224,49 @@ static int batch_cmp(const void *a, const void *b)
     return fa->seq < fb->seq ? -1 : fa->seq > fb->seq;
 }
 
+static inline void batch_add(sim_flow_net *net, uint32_t *nb, sim_flow *f)
+{
+    if (*nb == net->cap_batch) {
+        net->cap_batch = net->cap_batch ? net->cap_batch * 2 : 64;
+        net->batch = g_renew(sim_flow *, net->batch, net->cap_batch);
+    }
+    net->batch[(*nb)++] = f;
+}
+
 static void on_event(sim_engine *eng, sim_event *ev, void *ctx)
 {
     sim_flow_net *net = ctx;
     sim_time_ns now = sim_engine_now(eng);
     net->in_handler = true;
-    advance(net);
-    sim_time_ns next;
+    net_sync(net);
     for (;;) {
         solve(net);
         uint32_t nb = 0;
-        next = SIM_TIME_NEVER;
-        for (uint32_t i = 0; i < net->n_flows; i++) {
-            sim_flow *f = net->flows[i];
-            if (f->finish_ns <= now)
-                net->batch[nb++] = f;
-            else if (f->finish_ns < next)
-                next = f->finish_ns;
+        while (net->n_imm) {
+            sim_flow *f = net->imm[0];
+            record_completion(net, f);
+            detach(net, f);
+            f->state = FLOW_DONE_PENDING;
+            batch_add(net, &nb, f);
+        }
+        while (net->n_active_groups && net->gheap[0]->next_ns <= now) {
+            flow_group *g = net->gheap[0];
+            /* Its members due now: the rate and anchor stay as they are
+             * until the next solve, so the due test is the one the
+             * completion times were computed with. */
+            do {
+                sim_flow *f = g->mem[0];
+                record_completion(net, f);
+                detach(net, f);
+                f->state = FLOW_DONE_PENDING;
+                batch_add(net, &nb, f);
+            } while (g->n > 0 && finish_of(g, g->mem[0]) <= now);
         }
         if (nb == 0)
             break;
-        for (uint32_t i = 0; i < nb; i++) {
-            sim_flow *f = net->batch[i];
-            detach(net, f);
-            record_completion(net, f);
-            f->state = FLOW_DONE_PENDING;
-        }
         if (nb > 1)
             qsort(net->batch, nb, sizeof *net->batch, batch_cmp);
-        /* Callbacks may start flows, which may reallocate net->batch (its
-         * contents are kept): index it afresh each time. */
+        /* Callbacks may start flows (never touching net->batch). */
         for (uint32_t i = 0; i < nb; i++) {
             sim_flow *f = net->batch[i];
             if (f->state == FLOW_DONE_PENDING && f->done) {
@@ -599,6 +1277,7 @@ static void on_event(sim_engine *eng, sim_event *ev, void *ctx)
         }
     }
     net->in_handler = false;
+    sim_time_ns next = net_next(net);
     if (next != SIM_TIME_NEVER)
         sim_engine_reschedule(eng, ev, next);
 }
@@ -621,8 +1300,11 @@ sim_flow_net *sim_flow_net_new(sim_engine *eng)
     sim_event_init(&net->ev, on_event, net);
     net->resources = g_ptr_array_new_with_free_func(resource_free);
     net->blocks = g_ptr_array_new_with_free_func(g_free);
+    net->groups = g_ptr_array_new();
+    net->by_key = g_hash_table_new(group_hash, group_equal);
     net->t_last = net->stats_start = sim_engine_now(eng);
-    grow_flow_arrays(net, 1);
+    net->lvl0 = INFINITY;
+    grow_group_arrays(net, 1);
     return net;
 }
 
@@ -631,33 +1313,41 @@ void sim_flow_net_free(sim_flow_net *net)
     if (!net)
         return;
     sim_engine_cancel(net->eng, &net->ev);
-    for (guint b = 0; b < net->blocks->len; b++) {
-        sim_flow *block = g_ptr_array_index(net->blocks, b);
-        for (int i = 0; i < FLOW_BLOCK; i++)
-            g_free(block[i].uses);
-    }
     g_ptr_array_free(net->blocks, TRUE);
+    g_hash_table_destroy(net->by_key);
+    for (guint i = 0; i < net->groups->len; i++)
+        group_free(g_ptr_array_index(net->groups, i));
+    g_ptr_array_free(net->groups, TRUE);
     g_ptr_array_free(net->resources, TRUE);
-    g_free(net->flows);
+    g_free(net->gheap);
     g_free(net->capped);
-    g_free(net->comp_flows);
+    g_free(net->comp);
+    g_free(net->unb);
+    g_free(net->changed);
+    g_free(net->imm);
     g_free(net->batch);
-    g_free(net->dirty);
-    g_free(net->comp_res);
-    g_free(net->live_res);
+    g_free(net->seeds);
+    g_free(net->cr);
+    g_free(net->touched);
+    g_free(net->live);
+    g_free(net->key_uses);
     g_free(net);
 }
 
 uint32_t sim_flow_net_n_flows(const sim_flow_net *net) { return net->n_flows; }
+uint32_t sim_flow_net_n_groups(const sim_flow_net *net) { return net->n_active_groups; }
 uint64_t sim_flow_net_n_recomputes(const sim_flow_net *net) { return net->n_recomputes; }
 uint64_t sim_flow_net_n_fast(const sim_flow_net *net) { return net->n_fast; }
 
 void sim_flow_net_reset_stats(sim_flow_net *net)
 {
-    advance(net);
+    net_sync(net);
     memset(&net->st, 0, sizeof net->st);
-    for (guint i = 0; i < net->resources->len; i++)
-        memset(&((sim_flow_resource *)g_ptr_array_index(net->resources, i))->st, 0, sizeof(sim_flow_stats));
+    for (guint i = 0; i < net->resources->len; i++) {
+        sim_flow_resource *r = g_ptr_array_index(net->resources, i);
+        res_sync(net, r);
+        memset(&r->st, 0, sizeof r->st);
+    }
     net->stats_start = sim_engine_now(net->eng);
 }
 
@@ -668,7 +1358,7 @@ static void fill_elapsed(sim_flow_net *net, sim_flow_stats *out)
 
 void sim_flow_net_stats(sim_flow_net *net, sim_flow_stats *out)
 {
-    advance(net);
+    net_sync(net);
     *out = net->st;
     fill_elapsed(net, out);
 }
@@ -682,12 +1372,14 @@ sim_flow_resource *sim_flow_net_add_resource(sim_flow_net *net, const char *name
     sim_flow_resource *r = g_new0(sim_flow_resource, 1);
     r->name = g_strdup(name);
     r->capacity = capacity_per_s;
+    r->t_st = sim_engine_now(net->eng);
     g_ptr_array_add(net->resources, r);
     if (net->resources->len > net->cap_res_scratch) {
         uint32_t cap = net->cap_res_scratch ? net->cap_res_scratch * 2 : 16;
-        net->dirty = g_renew(sim_flow_resource *, net->dirty, cap);
-        net->comp_res = g_renew(sim_flow_resource *, net->comp_res, cap);
-        net->live_res = g_renew(sim_flow_resource *, net->live_res, cap);
+        net->seeds = g_renew(sim_flow_resource *, net->seeds, cap);
+        net->cr = g_renew(sim_flow_resource *, net->cr, cap);
+        net->touched = g_renew(sim_flow_resource *, net->touched, cap);
+        net->live = g_renew(sim_flow_resource *, net->live, cap);
         net->cap_res_scratch = cap;
     }
     return r;
@@ -696,15 +1388,20 @@ sim_flow_resource *sim_flow_net_add_resource(sim_flow_net *net, const char *name
 void sim_flow_resource_set_capacity(sim_flow_net *net, sim_flow_resource *res, double capacity_per_s)
 {
     g_return_if_fail(capacity_per_s > 0 && capacity_per_s < INFINITY);
-    advance(net);
+    net_sync(net);
+    res_sync(net, res);
     res->capacity = capacity_per_s;
-    mark_dirty(net, res);
+    net->lvl0 = 0;   /* no restart level worked out for capacity changes */
+    if (!res->seeded) {
+        res->seeded = true;
+        net->seeds[net->n_seeds++] = res;
+    }
     request_solve(net);
 }
 
 const char *sim_flow_resource_name(const sim_flow_resource *res) { return res->name; }
 double sim_flow_resource_capacity(const sim_flow_resource *res) { return res->capacity; }
-uint32_t sim_flow_resource_n_flows(const sim_flow_resource *res) { return res->n_users; }
+uint32_t sim_flow_resource_n_flows(const sim_flow_resource *res) { return res->n_flows; }
 
 double sim_flow_resource_load(sim_flow_net *net, const sim_flow_resource *res)
 {
@@ -720,7 +1417,7 @@ double sim_flow_resource_utilisation(sim_flow_net *net, const sim_flow_resource 
 
 void sim_flow_resource_stats(sim_flow_net *net, const sim_flow_resource *res, sim_flow_stats *out)
 {
-    advance(net);
+    res_sync(net, (sim_flow_resource *)res);
     *out = res->st;
     fill_elapsed(net, out);
 }
@@ -739,105 +1436,98 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
         g_return_val_if_fail(uses[i].res != NULL && uses[i].units_per_byte >= 0 &&
                              uses[i].units_per_byte < INFINITY, NULL);
 
-    advance(net);
     sim_time_ns now = sim_engine_now(net->eng);
-    sim_flow *f = flow_alloc(net);
-    if (f->cap_uses < n_uses) {
-        f->uses = g_renew(flow_use, f->uses, n_uses);
-        f->cap_uses = (uint32_t)n_uses;
+    if (net->cap_key_uses < n_uses) {
+        net->cap_key_uses = (uint32_t)n_uses;
+        net->key_uses = g_renew(group_use, net->key_uses, n_uses);
     }
     /* Merge duplicates, drop zero costs; the alone rate on the way. */
-    double alone_rate = cap_Bps;
-    f->n_uses = 0;
+    group_use *ku = net->key_uses;
+    uint32_t nu = 0;
     for (size_t i = 0; i < n_uses; i++) {
         if (uses[i].units_per_byte == 0)
             continue;
         uint32_t k = 0;
-        while (k < f->n_uses && f->uses[k].res != uses[i].res)
+        while (k < nu && ku[k].res != uses[i].res)
             k++;
-        if (k == f->n_uses)
-            f->uses[f->n_uses++] = (flow_use){ .res = uses[i].res, .w = 0 };
-        f->uses[k].w += uses[i].units_per_byte;
+        if (k == nu)
+            ku[nu++] = (group_use){ .res = uses[i].res, .w = 0 };
+        ku[k].w += uses[i].units_per_byte;
     }
-    for (uint32_t k = 0; k < f->n_uses; k++) {
-        double r = f->uses[k].res->capacity / f->uses[k].w;
+    double alone_rate = cap_Bps;
+    for (uint32_t k = 0; k < nu; k++) {
+        double r = ku[k].res->capacity / ku[k].w;
         if (r < alone_rate)
             alone_rate = r;
     }
     if (!(alone_rate < INFINITY) && size_bytes > 0) {
-        flow_release(net, f);
         g_set_error(error, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED,
                     "flow uses no resource and has no rate cap: its rate would be infinite");
         return NULL;
     }
+    net_sync(net);
+    sim_flow *f = flow_alloc(net);
     f->net = net;
     f->state = FLOW_ACTIVE;
-    f->size = f->remaining = size_bytes;
-    f->cap = cap_Bps;
+    f->size = size_bytes;
     f->alone_s = size_bytes > 0 ? size_bytes / alone_rate : 0;
     f->start_ns = now;
     f->seq = net->next_seq++;
     f->done = done;
     f->ctx = ctx;
-    f->frozen = false;
-    f->rate = 0;
-    f->finish_ns = SIM_TIME_NEVER;
-
-    grow_flow_arrays(net, net->n_flows + 1);
-    f->idx = net->n_flows;
-    net->flows[net->n_flows++] = f;
+    net->n_flows++;
 
     if (size_bytes == 0) {
-        /* Completes now; it takes no share.  Its uses are dropped so it
-         * disturbs no allocation. */
-        f->n_uses = 0;
-        f->finish_ns = now;
-        net->n_flows_free_running++;
+        /* Completes now; it takes no share. */
+        f->g = NULL;
+        f->tag = f->key = 0;
+        if (net->n_imm == net->cap_imm) {
+            net->cap_imm = net->cap_imm ? net->cap_imm * 2 : 16;
+            net->imm = g_renew(sim_flow *, net->imm, net->cap_imm);
+        }
+        f->hpos = net->n_imm;
+        net->imm[net->n_imm++] = f;
         request_solve(net);
         return f;
     }
-    if (f->n_uses == 0) {
-        /* Only its cap limits it: its rate is fixed now. */
-        f->rate = cap_Bps;
-        f->finish_ns = finish_time(now, f);
-        net->n_flows_free_running++;
-        if (!net->in_handler && (!sim_event_pending(&net->ev) || f->finish_ns < net->ev.time))
-            sim_engine_reschedule(net->eng, &net->ev, f->finish_ns);
-        /* inside the handler the end-of-handler scan finds it */
-        return f;
-    }
+
+    flow_group *g = group_get(net, nu, cap_Bps);
+    bool was_idle = g->n == 0;
+    if (was_idle)
+        group_activate(net, g);
+    else
+        reanchor(g, now);
+    f->g = g;
+    f->tag = g->V_s + size_bytes;
+    f->key = f->tag - FINISH_REL_EPS * size_bytes;
+    mem_push(g, f);
+
     bool all_safe = true;
-    for (uint32_t k = 0; k < f->n_uses; k++) {
-        sim_flow_resource *r = f->uses[k].res;
-        if (r->n_users == r->cap_users) {
-            r->cap_users = r->cap_users ? r->cap_users * 2 : 8;
-            r->users = g_renew(res_user, r->users, r->cap_users);
-        }
-        f->uses[k].pos = r->n_users;
-        r->users[r->n_users++] = (res_user){ .f = f, .w = f->uses[k].w, .use = k,
-                                             .wcap = cap_Bps < INFINITY ? f->uses[k].w * cap_Bps : 0 };
+    for (uint32_t k = 0; k < g->n_uses; k++) {
+        sim_flow_resource *r = g->uses[k].res;
+        res_sync(net, r);
+        r->n_flows++;
         if (cap_Bps < INFINITY)
-            r->cap_load += f->uses[k].w * cap_Bps;
+            r->cap_load += g->uses[k].w * cap_Bps;
         else
             r->n_uncapped++;
         all_safe = all_safe && safe(r);
     }
-    if (cap_Bps < INFINITY)
-        capped_insert(net, f);
-    if (all_safe) {
-        /* Fast path: none of its resources can saturate. */
+    if (g->n_uses > 0 && all_safe && (was_idle || g->x == cap_Bps)) {
+        /* Fast path: none of its resources can saturate, it runs at its cap. */
         net->n_fast++;
-        f->rate = cap_Bps;
-        for (uint32_t k = 0; k < f->n_uses; k++)
-            f->uses[k].res->load += f->uses[k].w * cap_Bps;
-        f->finish_ns = finish_time(now, f);
-        if (!net->in_handler && (!sim_event_pending(&net->ev) || f->finish_ns < net->ev.time))
-            sim_engine_reschedule(net->eng, &net->ev, f->finish_ns);
-        return f;
+        g->x = cap_Bps;
+        g->fresh = false;
+    } else if (g->n_uses > 0) {
+        mark_changed(net, g);
+        g->joined = true;
     }
-    for (uint32_t k = 0; k < f->n_uses; k++)
-        mark_dirty(net, f->uses[k].res);
-    request_solve(net);
+    /* It runs at its group's rate until the next solve. */
+    for (uint32_t k = 0; k < g->n_uses; k++)
+        g->uses[k].res->load += g->uses[k].w * g->x;
+    net->rate_sum += g->x;
+    update_next(net, g);
+    after_change(net);
     return f;
 }
 
@@ -850,25 +1540,31 @@ void sim_flow_cancel(sim_flow_net *net, sim_flow *flow)
         flow->state = FLOW_CANCELLED;
         return;
     }
-    advance(net);
+    net_sync(net);
+    if (flow->g) {
+        /* Bytes counted past its last one (it was due within this ns). */
+        double rem = flow->tag - group_V(flow->g, now_ns(net));
+        if (rem < 0)
+            count_bytes(net, flow->g, rem);
+    }
     detach(net, flow);
     flow_release(net, flow);
-    request_solve(net);
+    after_change(net);
 }
 
 double sim_flow_rate_Bps(sim_flow *flow)
 {
-    if (flow->state == FLOW_ACTIVE)
-        flush(flow->net);
-    return flow->rate;
+    if (flow->state != FLOW_ACTIVE || !flow->g)
+        return 0;
+    flush(flow->net);
+    return flow->g->x;
 }
 
 double sim_flow_remaining_bytes(const sim_flow *flow)
 {
-    if (flow->state != FLOW_ACTIVE)
+    if (flow->state != FLOW_ACTIVE || !flow->g)
         return 0;
-    double dt = (double)(sim_engine_now(flow->net->eng) - flow->net->t_last) / 1e9;
-    double rem = flow->remaining - flow->rate * dt;
+    double rem = flow->tag - group_V(flow->g, sim_engine_now(flow->net->eng));
     return rem > 0 ? rem : 0;
 }
 

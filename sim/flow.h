@@ -15,12 +15,14 @@
  * by its cap or by a saturated resource on which no other flow gets a higher
  * byte rate.  Rates are recomputed only when a flow starts, ends, is
  * cancelled or a capacity changes; in between remaining bytes fall linearly.
- * Recomputation is lazy three times over: all changes made at one
- * simulated instant are batched into one recomputation; only the connected
- * component (flows linked through shared resources) of the changed
- * resources is re-solved; and a flow whose resources cannot saturate (all
- * their users capped, caps fitting in the capacity) starts and ends without
- * any re-solve.
+ * Flows with the same (resource, cost) vector and cap always get the same
+ * rate, so the net solves them as one group (found automatically by content)
+ * with a multiplicity.  Recomputation is lazy three times over: all changes
+ * made at one simulated instant are batched into one recomputation; only the
+ * groups linked to the changed ones through saturated resources are
+ * re-solved (widened while an unsaturated resource would be overloaded);
+ * and a flow whose resources cannot saturate (all their users capped, caps
+ * fitting in the capacity) starts and ends without any re-solve.
  *
  * Completion: a flow completes at the first nanosecond at which its remaining
  * bytes are <= 1e-12 of its size (ceil to the ns, so completion never comes
@@ -46,7 +48,8 @@
  *
  * No global state; one net per simulation, bound to one engine; the net owns
  * one event (the next completion).  Nothing is allocated per flow in steady
- * state: flows come from a free list owned by the net.
+ * state: flows come from a free list owned by the net, groups are kept for
+ * reuse.
  */
 #ifndef SIM_FLOW_H
 #define SIM_FLOW_H
@@ -120,6 +123,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(sim_flow_net, sim_flow_net_free)
 
 /** Number of active flows (started, not yet completed or cancelled). */
 uint32_t sim_flow_net_n_flows(const sim_flow_net *net);
+
+/** Number of groups of active flows (flows with the same merged (resource,
+ *  cost) vector and cap share a group and a rate). */
+uint32_t sim_flow_net_n_groups(const sim_flow_net *net);
 
 /** Number of rate recomputations (component solves) so far, and number of
  *  starts and ends that needed none (for benchmarks and tests). */

@@ -1,6 +1,7 @@
 /* tests/test_appliance_capacity.c — `ocasim capacity`: the drop criterion's closed form, the
  * CPU criterion at the cap, and the limiting criterion of the strict disk-centric 800G box. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <math.h>
 #include <string.h>
 
@@ -116,9 +117,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return test_run_suite(suite());
 }

@@ -2,6 +2,7 @@
  * loads and validates, platform includes and --set overrides, NUMA mapping of device positions,
  * and scenarios/README.md's key tables are the ones the schema generates. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <string.h>
 
 #include "models/appliance_fit.h"
@@ -98,6 +99,15 @@ START_TEST(test_readme_schema_current)
   app_refset_table(s, &c, table, NULL);
   g_autofree char *have_t = g_strndup(b, (gsize)(e - b));
   ck_assert_msg(strcmp(have_t, table->str) == 0, "scenarios/README.md reference table is stale: run make scenario-docs");
+  /* the top-level README carries the same table */
+  g_autofree char *readme = NULL;
+  ck_assert(g_file_get_contents("README.md", &readme, NULL, NULL));
+  b = strstr(readme, "<!-- reference:begin -->\n");
+  e = strstr(readme, "<!-- reference:end -->");
+  ck_assert(b && e && e > b);
+  b += strlen("<!-- reference:begin -->\n");
+  g_autofree char *have_r = g_strndup(b, (gsize)(e - b));
+  ck_assert_msg(strcmp(have_r, table->str) == 0, "README.md reference table is stale: run make scenario-docs");
 }
 END_TEST
 
@@ -115,9 +125,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return test_run_suite(suite());
 }

@@ -2,6 +2,7 @@
  * against the analytic bound (`ocasim bound`), byte conservation, resource
  * limits and determinism, on the published-result scenarios. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <math.h>
 #include <gsl/gsl_errno.h>
 #include "models/appliance_conf.h"
@@ -109,9 +110,5 @@ int main(void)
     tcase_add_test(tc, test_des_open_load);
     tcase_add_test(tc, test_des_deterministic);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return test_run_suite(s);
 }

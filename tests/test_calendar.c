@@ -1,6 +1,7 @@
 /* tests/test_calendar.c — the event calendar and engine: order, FIFO ties,
  * cancel and reschedule against a brute-force reference. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <glib.h>
 #include <gsl/gsl_rng.h>
 #include "sim/engine.h"
@@ -384,9 +385,5 @@ int main(void)
     tcase_add_test(tc, test_engine_pool_and_periodic);
     tcase_add_test(tc, test_rng_streams);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return test_run_suite(s);
 }

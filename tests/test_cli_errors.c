@@ -5,6 +5,7 @@
  * key path, with a distinctive part of the message.  Also: the same command
  * twice gives identical bytes. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <glib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -132,9 +133,5 @@ int main(void)
     tcase_add_test(tc, test_usage_errors);
     tcase_add_test(tc, test_run_is_deterministic_and_overridable);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return test_run_suite(s);
 }

@@ -4,6 +4,7 @@
  * includes (platform files) with per-file positions, determinism of order, Markdown docs,
  * and binding from several threads at once. Run from the repository root (tests/data/conf). */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <string.h>
 
 #include "sim/conf.h"
@@ -715,9 +716,5 @@ main(void)
   tcase_add_test(tc, test_bad_schema_default);
   tcase_add_test(tc, test_threads);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return test_run_suite(s);
 }

@@ -3,11 +3,15 @@
  * resource costs, conservation and optimality on random networks, and the
  * M/M/1 processor-sharing response time. */
 #include <check.h>
+#include "tests/support/check_run.h"
+#include <stdlib.h>
+#include <string.h>
 #include <math.h>
 #include <glib.h>
 #include <gsl/gsl_randist.h>
 #include "sim/flow.h"
 #include "sim/rng.h"
+#include "tests/support/flow_ref.h"
 
 #define S(x) ((sim_time_ns)((x) * (double)SIM_NS_PER_S + 0.5))
 #define TOL 1e-9
@@ -675,6 +679,302 @@ START_TEST(test_mm1_processor_sharing)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* Groups: flows with the same (resource, cost) vector and cap share a group. */
+
+/* Grouping is by content, not by pointer: two arrays with equal contents
+ * share a group, duplicates merge first, a different cap or cost makes
+ * another group; group members get the very same rate. */
+START_TEST(test_grouping_by_content)
+{
+    test_env e;
+    env_init(&e);
+    sim_flow_resource *A = sim_flow_net_add_resource(e.net, "A", 100);
+    sim_flow_resource *B = sim_flow_net_add_resource(e.net, "B", 60);
+    sim_flow_use u1[] = { { A, 1 }, { B, 2 } };
+    sim_flow_use u2[] = { { A, 0.5 }, { B, 2 }, { A, 0.5 } };   /* merges to u1 */
+    sim_flow_use u3[] = { { A, 1 }, { B, 3 } };
+    start(&e, 0, 1e6, u1, 2, SIM_FLOW_UNCAPPED);
+    start(&e, 1, 1e6, u1, 2, SIM_FLOW_UNCAPPED);
+    start(&e, 2, 1e6, u2, 3, SIM_FLOW_UNCAPPED);
+    ck_assert_uint_eq(sim_flow_net_n_groups(e.net), 1);
+    start(&e, 3, 1e6, u1, 2, 5);
+    start(&e, 4, 1e6, u3, 2, SIM_FLOW_UNCAPPED);
+    ck_assert_uint_eq(sim_flow_net_n_groups(e.net), 3);
+    ck_assert_uint_eq(sim_flow_net_n_flows(e.net), 5);
+    ck_assert_uint_eq(sim_flow_resource_n_flows(A), 5);
+    /* B: 3 x 2 x + 2 x 5 (capped) + 3 y = 60 with x = y (B saturates first:
+     * A's level is (100 - 5)/4 = 23.75): x = 50 / 9. */
+    for (int i = 0; i < 3; i++)
+        ck_assert(rate(&e, i) == rate(&e, 0));
+    ck_assert_double_eq_tol(rate(&e, 0), 50.0 / 9, TOL);
+    ck_assert_double_eq_tol(rate(&e, 3), 5, TOL);
+    ck_assert_double_eq_tol(rate(&e, 4), 50.0 / 9, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, B), 60, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, A), 4 * 50.0 / 9 + 5, TOL);
+    for (int i = 0; i < 5; i++)
+        sim_flow_cancel(e.net, e.r[i].flow);
+    ck_assert_uint_eq(sim_flow_net_n_groups(e.net), 0);
+    ck_assert_double_eq(sim_flow_resource_load(e.net, A), 0);
+    env_clear(&e);
+}
+END_TEST
+
+/* Within a group, flows of unequal sizes started at different times finish
+ * in the order of their finish tags (start bytes + size), not FIFO: on one
+ * 10 B/s link, flow 0 (100 B at 0 s), flow 1 (10 B at 1 s), flow 2 (30 B at
+ * 2 s).  0-1 s: flow 0 alone moves 10 B; 1-2 s: two flows at 5: flow 1 has
+ * 5 left, flow 0 85.  At 2 s flow 2 joins, 3 flows at
+ * 10/3: flow 1 done at 2 + 5/(10/3) = 3.5 s; then two flows at 5: flow 2 has
+ * 30 - 5 = 25 left, flow 0 85 - 5 = 80: flow 2 done at 3.5 + 5 = 8.5 s; then
+ * flow 0 with 80 - 25 = 55 at 10: done at 14 s.  Cancelling flow 3 (a member
+ * of the same group) in between leaves the others' times unchanged when it
+ * is cancelled at once. */
+START_TEST(test_group_order_unequal_sizes)
+{
+    test_env e;
+    env_init(&e);
+    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    sim_flow_use u[] = { { L, 1 } };
+    start(&e, 0, 100, u, 1, SIM_FLOW_UNCAPPED);
+    sim_engine_run_until(e.eng, S(1));
+    start(&e, 1, 10, u, 1, SIM_FLOW_UNCAPPED);
+    sim_engine_run_until(e.eng, S(2));
+    start(&e, 2, 30, u, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 3, 1, u, 1, SIM_FLOW_UNCAPPED);
+    ck_assert_uint_eq(sim_flow_net_n_groups(e.net), 1);
+    sim_flow_cancel(e.net, e.r[3].flow);   /* at once: moved no byte */
+    ck_assert_double_eq_tol(sim_flow_remaining_bytes(e.r[0].flow), 85, TOL);
+    ck_assert_double_eq_tol(sim_flow_remaining_bytes(e.r[1].flow), 5, TOL);
+    sim_engine_run_until(e.eng, S(20));
+    ck_assert_int_eq(e.n_order, 3);
+    ck_assert_int_eq(e.order[0], 1);
+    ck_assert_int_eq(e.order[1], 2);
+    ck_assert_int_eq(e.order[2], 0);
+    ck_assert_int_eq(e.r[1].done_ns, S(3.5));
+    ck_assert_int_eq(e.r[2].done_ns, S(8.5));
+    ck_assert_int_eq(e.r[0].done_ns, S(14));
+    ck_assert_int_eq(e.r[3].calls, 0);
+    sim_flow_stats s;
+    sim_flow_resource_stats(e.net, L, &s);
+    ck_assert_double_eq_tol(s.units, 140, 1e-9);
+    ck_assert_uint_eq(s.completed, 3);
+    /* response 1: 2.5 s (alone 1 s), 2: 6.5 s (alone 3 s), 0: 14 s (alone 10 s) */
+    ck_assert_double_eq_tol(s.response_sum_s, 2.5 + 6.5 + 14, 1e-9);
+    ck_assert_double_eq_tol(s.slowdown_sum, 2.5 + 6.5 / 3 + 1.4, 1e-9);
+    /* a mid-flight cancel inside a group: two 20 B flows, one cancelled at
+     * 1 s with 15 left; the other gets 10 B/s: done at 14 + 2.5 s. */
+    start(&e, 4, 20, u, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 5, 20, u, 1, SIM_FLOW_UNCAPPED);
+    sim_engine_run_until(e.eng, S(21));
+    ck_assert_double_eq_tol(sim_flow_remaining_bytes(e.r[5].flow), 15, TOL);
+    sim_flow_cancel(e.net, e.r[5].flow);
+    sim_engine_run_until(e.eng, S(30));
+    ck_assert_int_eq(e.r[4].done_ns, S(22.5));
+    sim_flow_resource_stats(e.net, L, &s);
+    ck_assert_double_eq_tol(s.units, 140 + 20 + 5, 1e-9);
+    env_clear(&e);
+}
+END_TEST
+
+/* Differential test against the per-flow solver of commit 47c3890
+ * (tests/support/flow_ref.c): the same random workload on both nets, flows
+ * drawn from a few classes (shared vectors and caps, so that groups form,
+ * as in models/flowsim.c) and random one-off vectors; both must give every
+ * flow the same rate at every probe, complete the same flows at the same
+ * ns (+-1 ns for float rounding) and serve the same units. */
+enum { DF_RES = 10, DF_CLASSES = 12, DF_FLOWS = 4000, DF_MAXU = 5 };
+
+typedef struct dfnet dfnet;
+typedef struct {
+    dfnet       *d;
+    sim_flow    *f;
+    ref_flow    *rf;
+    sim_time_ns  done_new, done_ref;
+} dflow;
+
+struct dfnet {
+    sim_engine        *eng;
+    sim_flow_net      *net;
+    ref_flow_net      *ref;
+    sim_flow_resource *res[DF_RES];
+    ref_flow_resource *rres[DF_RES];
+    sim_flow_use       cu[DF_CLASSES][DF_MAXU];
+    ref_flow_use       rcu[DF_CLASSES][DF_MAXU];
+    int                cn[DF_CLASSES];
+    double             ccap[DF_CLASSES];
+    gsl_rng           *rng;
+    dflow             *fl;
+    int                started, probes, rate_diffs, max_groups, variant;
+    double             max_rel;
+    sim_event          arrive, probe;
+};
+
+static void df_done_new(sim_flow_net *net, sim_flow *f, void *ctx)
+{
+    dflow *x = ctx;
+    x->done_new = sim_engine_now(x->d->eng);
+    x->f = NULL;
+}
+
+static void df_done_ref(ref_flow_net *net, ref_flow *f, void *ctx)
+{
+    dflow *x = ctx;
+    x->done_ref = sim_engine_now(x->d->eng);
+    x->rf = NULL;
+}
+
+static void df_arrive(sim_engine *eng, sim_event *ev, void *ctx)
+{
+    dfnet *d = ctx;
+    dflow *x = &d->fl[d->started++];
+    x->d = d;
+    x->done_new = x->done_ref = -1;
+    double size = gsl_rng_uniform_int(d->rng, 20) == 0 ? 0 : gsl_ran_exponential(d->rng, 500);
+    sim_flow_use u[DF_MAXU];
+    ref_flow_use ru[DF_MAXU];
+    int n;
+    double cap;
+    if (gsl_rng_uniform_int(d->rng, 5) == 0) {   /* a one-off vector */
+        n = 1 + (int)gsl_rng_uniform_int(d->rng, DF_MAXU);
+        for (int k = 0; k < n; k++) {
+            int r = (int)gsl_rng_uniform_int(d->rng, DF_RES);
+            double w = 0.5 + 2 * gsl_rng_uniform(d->rng);
+            u[k] = (sim_flow_use){ d->res[r], w };
+            ru[k] = (ref_flow_use){ d->rres[r], w };
+        }
+        cap = gsl_rng_uniform_int(d->rng, 3) == 0 ? 10 + 100 * gsl_rng_uniform(d->rng) : SIM_FLOW_UNCAPPED;
+    } else {
+        int c = (int)gsl_rng_uniform_int(d->rng, DF_CLASSES);
+        n = d->cn[c];
+        memcpy(u, d->cu[c], sizeof u);
+        memcpy(ru, d->rcu[c], sizeof ru);
+        cap = d->ccap[c];
+    }
+    x->f = sim_flow_start(d->net, size, u, (size_t)n, cap, df_done_new, x, NULL);
+    x->rf = ref_flow_start(d->ref, size, ru, (size_t)n, cap, df_done_ref, x, NULL);
+    if (gsl_rng_uniform_int(d->rng, 12) == 0) {   /* cancel a random active flow on both */
+        dflow *v = &d->fl[gsl_rng_uniform_int(d->rng, (unsigned long)d->started)];
+        if (v != x && v->f && v->rf) {
+            sim_flow_cancel(d->net, v->f);
+            ref_flow_cancel(d->ref, v->rf);
+            v->f = NULL;
+            v->rf = NULL;
+        }
+    }
+    if (d->variant == 1 && gsl_rng_uniform_int(d->rng, 50) == 0) {   /* capacity changes */
+        int r = (int)gsl_rng_uniform_int(d->rng, DF_RES);
+        double c = 100 + 900 * gsl_rng_uniform(d->rng);
+        sim_flow_resource_set_capacity(d->net, d->res[r], c);
+        ref_flow_resource_set_capacity(d->ref, d->rres[r], c);
+    }
+    if (d->started < DF_FLOWS)
+        sim_engine_schedule_in(eng, ev, (sim_time_ns)gsl_ran_exponential(d->rng, d->variant == 2 ? 2e6 : 1e7));
+}
+
+static void df_probe(sim_engine *eng, sim_event *ev, void *ctx)
+{
+    dfnet *d = ctx;
+    for (int i = 0; i < d->started; i++) {
+        dflow *x = &d->fl[i];
+        if (!x->f || !x->rf)
+            continue;
+        double a = sim_flow_rate_Bps(x->f), b = ref_flow_rate_Bps(x->rf);
+        double rel = fabs(a - b) / (b > 0 ? b : 1);
+        if (rel > d->max_rel)
+            d->max_rel = rel;
+        if (rel > 1e-9)
+            d->rate_diffs++;
+    }
+    for (int r = 0; r < DF_RES; r++) {
+        double a = sim_flow_resource_load(d->net, d->res[r]), b = ref_flow_resource_load(d->ref, d->rres[r]);
+        if (fabs(a - b) > 1e-9 * sim_flow_resource_capacity(d->res[r]))
+            d->rate_diffs++;
+    }
+    uint32_t ng = sim_flow_net_n_groups(d->net);
+    if ((int)ng > d->max_groups)
+        d->max_groups = (int)ng;
+    d->probes++;
+    if (d->started < DF_FLOWS)
+        sim_engine_schedule_in(eng, ev, 5 * SIM_NS_PER_MS);
+}
+
+/* Variant 0: classes and one-offs; 1: with capacity changes; 2: heavier
+ * load (more flows per group). */
+START_TEST(test_groups_match_per_flow_solver)
+{
+    dfnet d = { 0 };
+    d.variant = _i;
+    d.eng = sim_engine_new();
+    d.net = sim_flow_net_new(d.eng);
+    d.ref = ref_flow_net_new(d.eng);
+    d.rng = sim_rng_new(99 + (uint64_t)_i, "flow-differential");
+    d.fl = g_new0(dflow, DF_FLOWS);
+    for (int r = 0; r < DF_RES; r++) {
+        double c = 100 + 900 * gsl_rng_uniform(d.rng);
+        d.res[r] = sim_flow_net_add_resource(d.net, "r", c);
+        d.rres[r] = ref_flow_net_add_resource(d.ref, "r", c);
+    }
+    for (int c = 0; c < DF_CLASSES; c++) {
+        d.cn[c] = 1 + (int)gsl_rng_uniform_int(d.rng, DF_MAXU);
+        for (int k = 0; k < d.cn[c]; k++) {
+            int r = (int)gsl_rng_uniform_int(d.rng, DF_RES);
+            double w = gsl_rng_uniform_int(d.rng, 8) == 0 ? 0 : 0.5 + 3 * gsl_rng_uniform(d.rng);
+            d.cu[c][k] = (sim_flow_use){ d.res[r], w };
+            d.rcu[c][k] = (ref_flow_use){ d.rres[r], w };
+        }
+        if (d.cu[c][0].units_per_byte == 0) {
+            d.cu[c][0].units_per_byte = 1;
+            d.rcu[c][0].units_per_byte = 1;
+        }
+        d.ccap[c] = gsl_rng_uniform_int(d.rng, 3) == 0 ? 5 + 60 * gsl_rng_uniform(d.rng) : SIM_FLOW_UNCAPPED;
+    }
+    sim_event_init(&d.arrive, df_arrive, &d);
+    sim_event_init(&d.probe, df_probe, &d);
+    sim_engine_schedule(d.eng, &d.arrive, 0);
+    sim_engine_schedule(d.eng, &d.probe, 1);
+    sim_engine_run_until(d.eng, SIM_TIME_NEVER - 1);
+
+    ck_assert_int_gt(d.probes, 500);
+    ck_assert_msg(d.rate_diffs == 0, "%d rate/load differences, max relative %g", d.rate_diffs, d.max_rel);
+    ck_assert_int_gt(d.max_groups, 3);
+    int completed = 0, time_diffs = 0;
+    for (int i = 0; i < DF_FLOWS; i++) {
+        dflow *x = &d.fl[i];
+        ck_assert_msg((x->done_new < 0) == (x->done_ref < 0), "flow %d completed in one net only", i);
+        if (x->done_new < 0)
+            continue;
+        completed++;
+        if (llabs(x->done_new - x->done_ref) > 1)
+            time_diffs++;
+    }
+    ck_assert_int_gt(completed, DF_FLOWS / 2);
+    ck_assert_msg(time_diffs == 0, "%d completion times differ by more than 1 ns", time_diffs);
+    /* the same units and completion statistics */
+    sim_flow_stats a, b;
+    sim_flow_net_stats(d.net, &a);
+    ref_flow_net_stats(d.ref, (ref_flow_stats *)&b);
+    ck_assert_uint_eq(a.completed, b.completed);
+    ck_assert_double_eq_tol(a.units, b.units, 1e-9 * b.units);
+    ck_assert_double_eq_tol(a.flows_area_s, b.flows_area_s, 1e-9 * b.flows_area_s);
+    ck_assert_double_eq_tol(a.response_sum_s, b.response_sum_s, 1e-9 * b.response_sum_s);
+    for (int r = 0; r < DF_RES; r++) {
+        sim_flow_resource_stats(d.net, d.res[r], &a);
+        ref_flow_resource_stats(d.ref, d.rres[r], (ref_flow_stats *)&b);
+        ck_assert_uint_eq(a.completed, b.completed);
+        ck_assert_double_eq_tol(a.units, b.units, 1e-9 * b.units + 1e-9);
+        ck_assert_double_eq_tol(a.busy_area_s, b.busy_area_s, 1e-9 * b.busy_area_s + 1e-12);
+        ck_assert_double_eq_tol(a.flows_area_s, b.flows_area_s, 1e-9 * b.flows_area_s + 1e-12);
+        ck_assert_double_eq_tol(a.slowdown_sum, b.slowdown_sum, 1e-9 * b.slowdown_sum + 1e-12);
+    }
+    gsl_rng_free(d.rng);
+    g_free(d.fl);
+    ref_flow_net_free(d.ref);
+    sim_flow_net_free(d.net);
+    sim_engine_free(d.eng);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("flow");
@@ -690,10 +990,9 @@ int main(void)
     tcase_add_loop_test(tc, test_random_conservation_and_maxmin, 0, 2);
     tcase_add_test(tc, test_conservation_exact);
     tcase_add_test(tc, test_mm1_processor_sharing);
+    tcase_add_test(tc, test_grouping_by_content);
+    tcase_add_test(tc, test_group_order_unequal_sizes);
+    tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 3);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return test_run_suite(s);
 }

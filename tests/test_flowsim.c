@@ -1,6 +1,7 @@
 /* tests/test_flowsim.c — the request-level fluid simulation against the
  * bottleneck law, Little's law and byte conservation. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <math.h>
 #include <string.h>
 #include <gsl/gsl_errno.h>
@@ -112,9 +113,5 @@ int main(void)
     tcase_add_test(tc, test_conservation_and_determinism);
     tcase_add_test(tc, test_rejects_unbounded_class);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return test_run_suite(su);
 }

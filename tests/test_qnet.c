@@ -7,6 +7,7 @@
  * length) and within 3%.
  */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <math.h>
 #include <gsl/gsl_errno.h>
 #include "models/qnet.h"
@@ -308,9 +309,5 @@ int main(void)
     tcase_add_test(tc, test_same_seed_same_bytes);
     tcase_add_test(tc, test_bad_routes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return test_run_suite(s);
 }

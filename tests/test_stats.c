@@ -1,6 +1,7 @@
 /* tests/test_stats.c — statistics (tally, level, rate), batch means and their
  * coverage, quantiles, histograms with under/overflow, distributions and Zipf. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <math.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
@@ -179,9 +180,5 @@ int main(void)
     tcase_add_test(tc, test_distribution_moments);
     tcase_add_test(tc, test_zipf);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return test_run_suite(s);
 }

@@ -1,6 +1,7 @@
 /* tests/test_units.c — sim/units: every unit kind, exact SI vs binary prefixes, bits vs bytes,
  * bare numbers, bad units and strict number syntax. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <math.h>
 #include <string.h>
 
@@ -231,9 +232,5 @@ main(void)
   tcase_add_test(tc, test_bare_and_bad_units);
   tcase_add_test(tc, test_format_roundtrip);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return test_run_suite(s);
 }

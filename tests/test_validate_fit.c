@@ -1,6 +1,7 @@
 /* tests/test_validate_fit.c — the analytic host model against hand-computed
  * values, and the GSL fit recovering known parameters from synthetic data. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <math.h>
 
 #include "validate/fit.h"
@@ -166,9 +167,5 @@ int main(void) {
   tcase_add_test(tc, test_fit_recovers_noisy);
   tcase_add_test(tc, test_fit_fixed_and_unidentified);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf == 0 ? 0 : 1;
+  return test_run_suite(s);
 }

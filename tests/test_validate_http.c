@@ -1,6 +1,7 @@
 /* tests/test_validate_http.c — HTTP parsing, byte ranges (RFC 9110 §14) and path
  * containment of the validation server, without any socket. */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -225,9 +226,5 @@ int main(void) {
   tcase_add_test(tc, test_path_walk);
   tcase_add_test(tc, test_encoded_dotdot_end_to_end);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf == 0 ? 0 : 1;
+  return test_run_suite(s);
 }

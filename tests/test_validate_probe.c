@@ -1,6 +1,7 @@
 /* tests/test_validate_probe.c — host probe and microbenchmarks: values are sane and
  * the kernel-TLS result is self-consistent (either it works or an errno is given). */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <errno.h>
 #include <string.h>
 
@@ -68,9 +69,5 @@ int main(void) {
   tcase_add_test(tc, test_aead_cpb_sane);
   tcase_add_test(tc, test_microbench_small);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf == 0 ? 0 : 1;
+  return test_run_suite(s);
 }

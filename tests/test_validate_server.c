@@ -6,6 +6,7 @@
  * assertions: CPU time after an abort is compared with the wall time elapsed
  * (a spinning worker would use all of it). */
 #include <check.h>
+#include "tests/support/check_run.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
@@ -529,9 +530,5 @@ int main(void) {
   tcase_add_test(tc, test_certificates);
   tcase_add_test(tc, test_versions_and_ciphers);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf == 0 ? 0 : 1;
+  return test_run_suite(s);
 }

@@ -19,28 +19,51 @@ static char *replace_between(const char *text, const char *begin, const char *en
   return g_string_free(out, FALSE);
 }
 
+/* Replaces the block between @begin and @end of @text when @text has it; returns a new
+ * string (the same text when the markers are absent), and counts replacements in *n. */
+static char *maybe_replace(char *text, const char *begin, const char *end, const char *body, int *n)
+{
+  char *t = replace_between(text, begin, end, body);
+  if (!t) return text;
+  g_free(text);
+  (*n)++;
+  return t;
+}
+
+/* Usage: ocasim-scenario_doc [FILE...]  (default scenarios/README.md). Every FILE gets the
+ * blocks whose markers it has; a FILE with none of them is an error. */
 int main(int argc, char **argv)
 {
-  const char *path = argc > 1 ? argv[1] : "scenarios/README.md";
-  const char *refdir = argc > 2 ? argv[2] : "scenarios/reference";
-  g_autofree char *text = NULL;
+  const char *refdir = "scenarios/reference";
+  const char *def[] = { "scenarios/README.md" };
+  const char *const *paths = argc > 1 ? (const char *const *)argv + 1 : def;
+  int npaths = argc > 1 ? argc - 1 : 1;
   g_autoptr(GError) err = NULL;
-  if (!g_file_get_contents(path, &text, NULL, &err)) { fprintf(stderr, "%s\n", err->message); return 1; }
   g_autoptr(GString) schema = g_string_new(NULL);
   appliance_conf_markdown(schema);
-  g_autofree char *t1 = replace_between(text, "<!-- schema:begin -->\n", "<!-- schema:end -->", schema->str);
   g_autoptr(AppRefSet) s = app_refset_load(refdir, &err);
   if (!s) { fprintf(stderr, "%s\n", err->message); return 1; }
   Coeffs c;
   coeffs_defaults(&c);
   g_autoptr(GString) table = g_string_new(NULL);
   app_refset_table(s, &c, table, NULL);
-  g_autofree char *t2 = t1 ? replace_between(t1, "<!-- reference:begin -->\n", "<!-- reference:end -->", table->str) : NULL;
-  if (!t2) { fprintf(stderr, "%s: markers missing\n", path); return 1; }
-  g_autoptr(GString) loo = g_string_new(NULL);
-  if (!app_refset_loo_table(s, &c, loo, &err)) { fprintf(stderr, "%s\n", err->message); return 1; }
-  g_autofree char *t3 = replace_between(t2, "<!-- loo:begin -->\n", "<!-- loo:end -->", loo->str);
-  if (!t3) { fprintf(stderr, "%s: loo markers missing\n", path); return 1; }
-  if (!g_file_set_contents(path, t3, -1, &err)) { fprintf(stderr, "%s\n", err->message); return 1; }
+  g_autoptr(GString) loo = NULL;
+  for (int p = 0; p < npaths; p++) {
+    char *text = NULL;
+    if (!g_file_get_contents(paths[p], &text, NULL, &err)) { fprintf(stderr, "%s\n", err->message); return 1; }
+    int n = 0;
+    text = maybe_replace(text, "<!-- schema:begin -->\n", "<!-- schema:end -->", schema->str, &n);
+    text = maybe_replace(text, "<!-- reference:begin -->\n", "<!-- reference:end -->", table->str, &n);
+    if (strstr(text, "<!-- loo:begin -->\n")) {
+      if (!loo) {           /* a refit per result: only when some file shows it */
+        loo = g_string_new(NULL);
+        if (!app_refset_loo_table(s, &c, loo, &err)) { fprintf(stderr, "%s\n", err->message); g_free(text); return 1; }
+      }
+      text = maybe_replace(text, "<!-- loo:begin -->\n", "<!-- loo:end -->", loo->str, &n);
+    }
+    gboolean ok = n > 0 && g_file_set_contents(paths[p], text, -1, &err);
+    g_free(text);
+    if (!ok) { fprintf(stderr, "%s: %s\n", paths[p], err ? err->message : "no generated block markers"); return 1; }
+  }
   return 0;
 }

@@ -1,0 +1,20 @@
+/* sim/json.h — small helpers over json-glib for the result writers.
+ *
+ * JSON has no NaN or infinity: a number that is not finite (an estimate with
+ * no data, a limit never reached) is written as null. */
+#ifndef SIM_JSON_H
+#define SIM_JSON_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+/** Adds member @key = @v to the object being built; null when @v is not finite. */
+void sim_json_number(JsonBuilder *b, const char *key, double v);
+
+/** Adds member @key = @s (null when @s is NULL). */
+void sim_json_string(JsonBuilder *b, const char *key, const char *s);
+
+/** Appends the document built in @b to @out, pretty-printed, with a final newline. */
+void sim_json_append(JsonBuilder *b, GString *out);
+
+#endif /* SIM_JSON_H */
