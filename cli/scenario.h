@@ -13,7 +13,7 @@ typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } cli_format;
 typedef struct {
     char   *format_text;    /* --format table|json|csv */
     cli_format format;
-    gint64  seed;           /* --seed, -1 = the scenario's */
+    char   *seed;           /* --seed N (passed on as --set seed=N) */
     char   *duration;       /* --duration "10 s" */
     char   *warmup;         /* --warmup "1 s" */
     char  **sets;           /* --set key.path=value, repeatable */

@@ -2,6 +2,11 @@
  * located validation errors (see appliance_conf.h). */
 #include "models/appliance_conf.h"
 #include "models/model_error.h"
+
+/* Shortest measured period of `ocasim run`: a few dozen 2 MiB requests per
+ * drive at 100 Gb/s, and 20 batches of at least 1 us. */
+#define APPCONF_MIN_MEASURED_NS 1e6
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,7 +206,7 @@ static const SimConfField work_schema[] = {
   {.key = "io_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, io), .unit = SIM_UNIT_SIZE, .def = "256 KiB", .min = "512",
    .doc = "bytes per drive read (assumption: sendfile read-ahead)"},
   {.key = "bitrates", .type = SIM_CONF_T_LIST, .offset = F(WorkConf, bitrates), .sub = bitrate_schema, .elem_size = sizeof(BitrateConf),
-   .max_items = 8, .doc = "client bitrate mix (default one class at 5 Mb/s, an HD stream)"},
+   .min_items = 1, .max_items = 8, .doc = "client bitrate mix (default one class at 5 Mb/s, an HD stream)"},
   {.key = "alt_path", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, alt_path), .enum_names = ALT_PATH_NAMES, .def = "none",
    .doc = "second data path for a fraction of connections"},
   {.key = "alt_fraction", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, alt_fraction), .unit = SIM_UNIT_PERCENT, .def = "0 %", .min = "0",
@@ -630,7 +635,11 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   /* workload */
   Workload *w = &a->wl;
   w->offered_gbps = 0;
-  if (c.wl.offered && !sim_conf_node_is_null(c.wl.offered)) {
+  if (c.wl.offered && sim_conf_node_is_null(c.wl.offered)) {
+    sim_conf_set_error(error, c.wl.offered, SIM_CONF_ERROR_MISSING, "missing value: a bit rate or \"saturate\"");
+    goto out;
+  }
+  if (c.wl.offered) {
     const char *txt = sim_conf_node_text(c.wl.offered);
     if (!txt || strcmp(txt, "saturate") != 0) {
       double bps;
@@ -651,6 +660,13 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   w->request_bytes = (double)c.wl.request;
   w->io_bytes = (double)c.wl.io;
   if (c.wl.bitrates.n > 0) {
+    double sum = 0;
+    for (size_t i = 0; i < c.wl.bitrates.n; i++) sum += SIM_CONF_LIST_AT(c.wl.bitrates, BitrateConf, i)->share;
+    if (fabs(sum - 1) > 1e-6) {
+      sim_conf_set_error(error, locate(root, "workload.bitrates"), SIM_CONF_ERROR_RANGE,
+                         "the shares of the bitrate mix add up to %g %%, not 100 %%", 100 * sum);
+      goto out;
+    }
     w->n_bitrates = (int)c.wl.bitrates.n;
     for (size_t i = 0; i < c.wl.bitrates.n; i++) {
       BitrateConf *b = SIM_CONF_LIST_AT(c.wl.bitrates, BitrateConf, i);
@@ -666,9 +682,11 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   }
   w->latency_slo_ms = c.wl.slo_ns / 1e6;
   w->drop_max = c.wl.drop_max;
-  if (c.warmup_ns >= c.duration_ns) {
-    sim_conf_set_error(error, locate(root, "warmup"), SIM_CONF_ERROR_RANGE,
-                       "warm-up (%g s) must be shorter than the duration (%g s)", c.warmup_ns / 1e9, c.duration_ns / 1e9);
+  if (c.duration_ns - c.warmup_ns < APPCONF_MIN_MEASURED_NS) {
+    const SimConfNode *at = locate(root, "warmup") ? locate(root, "warmup") : locate(root, "duration");
+    sim_conf_set_error(error, at ? at : root, SIM_CONF_ERROR_RANGE,
+                       "the duration (%g s) must exceed the warm-up (%g s) by at least %g ms", c.duration_ns / 1e9,
+                       c.warmup_ns / 1e9, APPCONF_MIN_MEASURED_NS / 1e6);
     goto out;
   }
   if (c.loopback_node && !sim_conf_node_is_null(c.loopback_node) && !bind_loopback(c.loopback_node, &a->lo, error)) goto out;

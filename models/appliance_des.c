@@ -51,9 +51,8 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
         return NULL;
     /* Refuse runs that would take hours rather than hang: the requests the
      * run would simulate, at most the bound's throughput over the duration. */
-    double max_Bps = flowsim_bound_Bps(spec, NULL);
-    if (spec->offered_Bps > 0 && spec->offered_Bps < max_Bps)
-        max_Bps = spec->offered_Bps;
+    /* saturate: as many requests as the bound serves; open: every arrival is an event */
+    double max_Bps = spec->offered_Bps > 0 ? spec->offered_Bps : flowsim_bound_Bps(spec, NULL);
     double requests = max_Bps * sim_time_to_s(spec->duration_ns) / sim_dist_mean(&spec->request_bytes);
     if (requests > DES_MAX_REQUESTS) {
         g_set_error(error, MODEL_ERROR, MODEL_ERROR_INVALID,
