@@ -16,7 +16,7 @@ int cmd_validate(int argc, char **argv) {
   gboolean keep_nice = FALSE;
   GOptionEntry entries[] = {
       {"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Short runs, fewer configurations (< 3 min on 2 cores)", NULL},
-      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Directory for report.md, report.json, host-profile.yaml "
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Directory for report.md, report.json, host-profile.yaml, host-scenario.yaml "
                                                   "(default validate-out)", "DIR"},
       {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &duration, "Measured window per repetition, s", "S"},
       {"warmup", 'w', 0, G_OPTION_ARG_DOUBLE, &warmup, "Load before each window, s", "S"},

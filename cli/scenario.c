@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "models/model_error.h"
 #include "sim/units.h"
 
 static const char *const formats[] = { "table", "json", "csv", NULL };
@@ -12,14 +13,13 @@ gboolean cli_parse(int *argc, char ***argv, cli_options *opt, const GOptionEntry
                    const char *param, const char *summary, GError **error)
 {
     memset(opt, 0, sizeof *opt);
-    opt->seed = -1;
     GOptionEntry common[] = {
         { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text, "Output format: table (default), json or csv", "FMT" },
-        { "seed", 0, 0, G_OPTION_ARG_INT64, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
+        { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
         { "duration", 0, 0, G_OPTION_ARG_STRING, &opt->duration, "Simulated time, e.g. \"10 s\" (overrides 'duration')", "TIME" },
         { "warmup", 0, 0, G_OPTION_ARG_STRING, &opt->warmup, "Warm-up discarded from the statistics (overrides 'warmup')", "TIME" },
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets, "Override a scenario value, e.g. stations[0].servers=2 (repeatable)", "KEY=VALUE" },
-        { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, param },
+        { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(param);
@@ -47,6 +47,7 @@ gboolean cli_parse(int *argc, char ***argv, cli_options *opt, const GOptionEntry
 void cli_options_clear(cli_options *opt)
 {
     g_free(opt->format_text);
+    g_free(opt->seed);
     g_free(opt->duration);
     g_free(opt->warmup);
     g_strfreev(opt->sets);
@@ -60,14 +61,21 @@ SimConfDoc *cli_load_scenario(const char *file, const cli_options *opt, GError *
     if (!doc)
         return NULL;
     g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
-    if (opt->seed >= 0)
-        g_ptr_array_add(sets, g_strdup_printf("seed=%" G_GINT64_FORMAT, opt->seed));
+    if (opt->seed)
+        g_ptr_array_add(sets, g_strdup_printf("seed=%s", opt->seed));
     if (opt->duration)
         g_ptr_array_add(sets, g_strdup_printf("duration=%s", opt->duration));
     if (opt->warmup)
         g_ptr_array_add(sets, g_strdup_printf("warmup=%s", opt->warmup));
-    for (char **s = opt->sets; s && *s; s++)
+    for (char **s = opt->sets; s && *s; s++) {
+        /* the platform is included while loading, before any override */
+        if (g_str_has_prefix(*s, "platform=") || g_str_has_prefix(*s, "platform.")) {
+            g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
+                        "--set: platform: the platform file cannot be overridden; write a scenario that includes it");
+            return NULL;
+        }
         g_ptr_array_add(sets, g_strdup(*s));
+    }
     g_ptr_array_add(sets, NULL);
     if (!sim_conf_apply_overrides(doc, (const char *const *)sets->pdata, error))
         return NULL;
@@ -94,11 +102,18 @@ gboolean cli_appliance_build(const SimConfNode *root, cli_appliance *out, GError
 
 gboolean cli_appliance_load(const cli_options *opt, cli_appliance *out, GError **error)
 {
-    g_autoptr(SimConfDoc) doc = cli_load_scenario(opt->files[0], opt, error);
-    if (doc)
-        return cli_appliance_build(sim_conf_doc_root(doc), out, error);
+    static const char *const kinds[] = { "appliance", "queueing_network", NULL };
     memset(out, 0, sizeof *out);
-    return FALSE;
+    g_autoptr(SimConfDoc) doc = cli_load_scenario(opt->files[0], opt, error);
+    const char *kind = doc ? cli_scenario_kind(doc, kinds, error) : NULL;
+    if (!kind)
+        return FALSE;
+    if (strcmp(kind, "appliance")) {
+        sim_conf_set_error(error, sim_conf_node_get(sim_conf_doc_root(doc), "kind"), SIM_CONF_ERROR_ENUM,
+                           "this command needs an appliance scenario (kind: appliance), not a %s; use 'ocasim run'", kind);
+        return FALSE;
+    }
+    return cli_appliance_build(sim_conf_doc_root(doc), out, error);
 }
 
 void cli_appliance_clear(cli_appliance *ca)
@@ -127,7 +142,8 @@ const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, G
 int cli_fail(const GError *error)
 {
     fprintf(stderr, "ocasim: %s\n", error->message);
-    if (error->domain == SIM_CONF_ERROR || error->domain == SIM_UNITS_ERROR || error->domain == G_OPTION_ERROR)
+    if (error->domain == SIM_CONF_ERROR || error->domain == SIM_UNITS_ERROR || error->domain == G_OPTION_ERROR ||
+        error->domain == MODEL_ERROR)
         return OCASIM_EXIT_BADINPUT;
     return OCASIM_EXIT_FAILURE;
 }

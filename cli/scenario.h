@@ -13,7 +13,7 @@ typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } cli_format;
 typedef struct {
     char   *format_text;    /* --format table|json|csv */
     cli_format format;
-    gint64  seed;           /* --seed, -1 = the scenario's */
+    char   *seed;           /* --seed N (passed on as --set seed=N) */
     char   *duration;       /* --duration "10 s" */
     char   *warmup;         /* --warmup "1 s" */
     char  **sets;           /* --set key.path=value, repeatable */
@@ -59,7 +59,8 @@ void cli_appliance_clear(cli_appliance *ca);
 const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error);
 
 /** Prints @error as "ocasim: message" and returns the exit status for it:
- *  2 for bad input (scenario, units, usage), 1 otherwise. */
+ *  2 for bad input (scenario, units, usage, an appliance that cannot be
+ *  built or run as described), 1 otherwise. */
 int cli_fail(const GError *error);
 
 /** Writes @text to stdout; returns 0, or 1 if stdout failed. */

@@ -33,6 +33,19 @@ gboolean appliance_validate(const Appliance *a, GError **error)
     if (!nic_validate(&a->nics[i], &a->topo, kp, error)) return FALSE;
   }
   if (!workload_validate(&a->wl, error)) return FALSE;
+  int n_loop = 0;
+  for (int i = 0; i < a->n_nics; i++) n_loop += a->nics[i].loopback;
+  if (n_loop > 0) {
+    if (n_loop != a->n_nics || a->n_nics != 1)
+      return model_fail(error, "nics", "a loopback host has exactly one NIC group, of kind loopback");
+    if (topo_nodes(&a->topo) != 1)
+      return model_fail(error, "topology", "a loopback host is modelled on one NUMA node");
+    if (a->wl.alt_fraction > 0)
+      return model_fail(error, "workload.alt_fraction", "a loopback host serves one data path");
+    if (!loopback_validate(&a->lo, a->path, error)) return FALSE;
+  } else if (a->lo.present) {
+    return model_fail(error, "loopback", "a `loopback:` section needs a NIC of kind loopback");
+  }
   gboolean nic_path = a->path == DP_SENDFILE_NIC_KTLS ||
                       (a->wl.alt_fraction > 0 && a->wl.alt_path == DP_SENDFILE_NIC_KTLS);
   if (nic_path)

@@ -20,6 +20,7 @@
 #include "models/coeffs.h"
 #include "models/cpu.h"
 #include "models/datapath.h"
+#include "models/loopback.h"
 #include "models/memory.h"
 #include "models/nic.h"
 #include "models/nvme.h"
@@ -46,6 +47,7 @@ typedef struct {
   gboolean sendfile_sync;  /* a worker blocks on each disk read */
   int sendfile_workers;    /* workers (processes/threads) for synchronous sendfile */
   Workload wl;
+  LoopbackCfg lo;          /* a loopback host (NICs of kind loopback), loopback.h */
   Coeffs coef;
   guint64 seed;
 } Appliance;

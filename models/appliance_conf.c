@@ -2,6 +2,11 @@
  * located validation errors (see appliance_conf.h). */
 #include "models/appliance_conf.h"
 #include "models/model_error.h"
+
+/* Shortest measured period of `ocasim run`: a few dozen 2 MiB requests per
+ * drive at 100 Gb/s, and 20 batches of at least 1 us. */
+#define APPCONF_MIN_MEASURED_NS 1e6
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +14,9 @@
 /* ---- conf-side structs (what the file says) ---------------------------------------------- */
 typedef struct { int gen, lanes, tag_bits; int64_t mrrs, mps; bool ro; } PcieConf;
 typedef struct { int count, socket, quadrant, node; char *model; double read_Bps; double latency_ns; int qd; PcieConf pcie; } NvmeConf;
-typedef struct { int count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
+typedef struct { int kind, count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
+typedef struct { double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, req_s, req_c, hash, util; int64_t cache, rec_bytes, file;
+                 double aes128, aes256, chacha; int cipher, st, ct, conns; bool client_hash; } LoopConf;
 typedef struct { int kind, count, width; double rate; double encoding; bool dlwm; int dlwm_width; SimConfList attach; } LinkConf;
 typedef struct { char *model; int uarch, sockets, cores_per_socket, threads_per_core; double clock_hz, cap; } CpuConf;
 typedef struct { int quadrants, nps, port_domains, link_routing; SimConfList nps_supported; double intra_Bps, intra_pen_ns, inter_pen_ns; SimConfList links; } TopoConf;
@@ -25,6 +32,7 @@ typedef struct {
   int64_t seed; double duration_ns, warmup_ns;
   CpuConf cpu; TopoConf topo; MemConf mem; SimConfList nvme, nics; StackConf stack; SoftConf soft; WorkConf wl; RefConf ref;
   const SimConfNode *reference_node;
+  const SimConfNode *loopback_node;
 } AppConf;
 
 static const char *const UARCH_NAMES[] = {"broadwell", "skylake", "icelake", "zen1", "zen2", "zen3", "zen4", "neoverse-n1", NULL};
@@ -36,8 +44,10 @@ static const char *const SENDFILE_NAMES[] = {"async", "sync", NULL};
 static const char *const LINK_NAMES[] = {"xgmi", "upi", NULL};
 static const char *const TITLE_PLACEMENT_NAMES[] = {"node_striped", "round_robin", "random", NULL};
 static const char *const PORT_DOMAIN_NAMES[] = {"card", "spread", NULL};
+static const char *const NIC_KIND_NAMES[] = {"pcie", "loopback", NULL};
+static const char *const LB_CIPHER_NAMES[] = {"aes_128_gcm", "aes_256_gcm", "chacha20_poly1305", NULL};
 static const char *const LINK_ROUTING_NAMES[] = {"interleave", "device", NULL};
-static const char *const KIND_NAMES[] = {"cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", NULL};
+static const char *const KIND_NAMES[] = {"cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", "threads", NULL};
 
 #define F(st, m) offsetof(st, m)
 
@@ -69,6 +79,8 @@ static const SimConfField nvme_schema[] = {
   SIM_CONF_END};
 
 static const SimConfField nic_schema[] = {
+  {.key = "kind", .type = SIM_CONF_T_ENUM, .offset = F(NicConf, kind), .enum_names = NIC_KIND_NAMES, .def = "pcie",
+   .doc = "pcie: a card; loopback: the clients run on this host, the port is a copy into their sockets (needs `loopback:`)"},
   {.key = "count", .type = SIM_CONF_T_INT, .offset = F(NicConf, count), .def = "1", .min = "1", .max = "16", .doc = "identical cards in this group"},
   {.key = "socket", .type = SIM_CONF_T_INT, .offset = F(NicConf, socket), .def = "0", .min = "0", .doc = "socket"},
   {.key = "quadrant", .type = SIM_CONF_T_INT, .offset = F(NicConf, quadrant), .def = "0", .min = "0", .doc = "I/O quadrant of the socket"},
@@ -76,8 +88,8 @@ static const SimConfField nic_schema[] = {
    .doc = "NUMA node (instead of socket/quadrant), at the platform's NPS"},
   {.key = "model", .type = SIM_CONF_T_STRING, .offset = F(NicConf, model), .doc = "card model (documentation)"},
   {.key = "ports", .type = SIM_CONF_T_INT, .offset = F(NicConf, ports), .def = "2", .min = "1", .max = "4", .doc = "ports per card"},
-  {.key = "port_speed", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, port_bps), .unit = SIM_UNIT_BIT_RATE, .required = true, .min = "0",
-   .min_exclusive = true, .doc = "line rate of one port"},
+  {.key = "port_speed", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, port_bps), .unit = SIM_UNIT_BIT_RATE, .def = "0 Gb/s", .min = "0",
+   .doc = "line rate of one port (required for kind pcie)"},
   {.key = "ktls", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, ktls_bps), .unit = SIM_UNIT_BIT_RATE, .def = "0 Gb/s", .min = "0",
    .doc = "inline kTLS engine cap per card (0: no engine)"},
   {.key = "queue", .type = SIM_CONF_T_INT64, .offset = F(NicConf, queue), .unit = SIM_UNIT_SIZE, .def = "16 MiB", .min = "1",
@@ -189,12 +201,12 @@ static const SimConfField work_schema[] = {
   {.key = "title_placement", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, title_placement), .enum_names = TITLE_PLACEMENT_NAMES,
    .def = "node_striped",
    .doc = "titles on drives: node_striped (rank r on node r mod N, striped over its drives), round_robin (whole titles, node-interleaved drive order) or random"},
-  {.key = "request_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, request), .unit = SIM_UNIT_SIZE, .def = "2 MiB", .min = "1",
+  {.key = "request_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, request), .unit = SIM_UNIT_SIZE, .def = "2 MiB", .min = "4 KiB",
    .doc = "bytes per client request (assumption: a few seconds of video)"},
   {.key = "io_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, io), .unit = SIM_UNIT_SIZE, .def = "256 KiB", .min = "512",
    .doc = "bytes per drive read (assumption: sendfile read-ahead)"},
   {.key = "bitrates", .type = SIM_CONF_T_LIST, .offset = F(WorkConf, bitrates), .sub = bitrate_schema, .elem_size = sizeof(BitrateConf),
-   .max_items = 8, .doc = "client bitrate mix (default one class at 5 Mb/s, an HD stream)"},
+   .min_items = 1, .max_items = 8, .doc = "client bitrate mix (default one class at 5 Mb/s, an HD stream)"},
   {.key = "alt_path", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, alt_path), .enum_names = ALT_PATH_NAMES, .def = "none",
    .doc = "second data path for a fraction of connections"},
   {.key = "alt_fraction", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, alt_fraction), .unit = SIM_UNIT_PERCENT, .def = "0 %", .min = "0",
@@ -203,6 +215,52 @@ static const SimConfField work_schema[] = {
    .min_exclusive = true, .doc = "p99 request latency objective for capacity (assumption)"},
   {.key = "drop_max", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, drop_max), .unit = SIM_UNIT_PERCENT, .def = "0.1 %", .min = "0",
    .max = "1", .doc = "largest tolerated NIC output drop fraction for capacity (assumption)"},
+  SIM_CONF_END};
+
+#define LBM "measured on the host by ocasim validate"
+static const SimConfField loop_schema[] = {
+  {.key = "copy_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, copy), .required = true,
+   .doc = "cycles/B of a user<->kernel copy of data just written (" LBM ")"},
+  {.key = "copy_pagecache_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, copy_pc), .required = true,
+   .doc = "cycles/B of a copy out of a cache-resident page-cache page (" LBM ")"},
+  {.key = "miss_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, miss), .def = "0",
+   .doc = "extra cycles/B of a page-cache copy that misses the cache (" LBM ")"},
+  {.key = "cache_size", .type = SIM_CONF_T_INT64, .offset = F(LoopConf, cache), .unit = SIM_UNIT_SIZE, .def = "0 B", .min = "0",
+   .doc = "cache the served file competes for (" LBM "; starts at the probe's per-core L2)"},
+  {.key = "xcore_server_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, xcore_s), .def = "0",
+   .doc = "extra sender cycles/B when the two ends of a connection run on different cores: wake-ups (" LBM ")"},
+  {.key = "xcore_client_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, xcore_c), .def = "0",
+   .doc = "extra receiver cycles/B, likewise: cache-to-cache transfers (" LBM ")"},
+  {.key = "stack_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, stack), .required = true,
+   .doc = "cycles/B of TCP + loopback transmit, sendfile page path (" LBM ")"},
+  {.key = "softirq_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, softirq), .def = "0",
+   .doc = "cycles/B of receive work in ksoftirqd, outside both sides (" LBM ")"},
+  {.key = "record_cycles", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, rec_cycles), .def = "0",
+   .doc = "cycles per TLS record and side beyond the per-byte AEAD cost (" LBM ")"},
+  {.key = "record_size", .type = SIM_CONF_T_INT64, .offset = F(LoopConf, rec_bytes), .unit = SIM_UNIT_SIZE, .def = "16 KiB", .min = "1",
+   .doc = "TLS record size (16 KiB: the TLS maximum, what OpenSSL writes for bulk data)"},
+  {.key = "aes_128_gcm_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, aes128), .required = true,
+   .doc = "AES-128-GCM encrypt or decrypt, cycles/B (" LBM ")"},
+  {.key = "aes_256_gcm_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, aes256), .required = true,
+   .doc = "AES-256-GCM, cycles/B (" LBM ")"},
+  {.key = "chacha20_poly1305_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, chacha), .required = true,
+   .doc = "ChaCha20-Poly1305, cycles/B (" LBM ")"},
+  {.key = "request_server_cycles", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, req_s), .def = "0",
+   .doc = "server cycles per request: parse, open, fstat, head, close (" LBM ")"},
+  {.key = "request_client_cycles", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, req_c), .def = "0",
+   .doc = "client cycles per request (" LBM ")"},
+  {.key = "sha256_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, hash), .def = "0",
+   .doc = "SHA-256 cycles/B of the client's body check (" LBM ")"},
+  {.key = "utilisation", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, util), .def = "1", .min = "0", .max = "1", .min_exclusive = true,
+   .doc = "fraction of a core a busy side achieves: wake-ups, scheduling (" LBM ")"},
+  {.key = "cipher", .type = SIM_CONF_T_ENUM, .offset = F(LoopConf, cipher), .enum_names = LB_CIPHER_NAMES, .def = "aes_128_gcm",
+   .doc = "TLS bulk cipher of the test"},
+  {.key = "server_threads", .type = SIM_CONF_T_INT, .offset = F(LoopConf, st), .def = "1", .min = "1", .doc = "server worker threads"},
+  {.key = "client_threads", .type = SIM_CONF_T_INT, .offset = F(LoopConf, ct), .def = "1", .min = "1", .doc = "load-generator threads"},
+  {.key = "connections", .type = SIM_CONF_T_INT, .offset = F(LoopConf, conns), .def = "8", .min = "1", .doc = "concurrent connections"},
+  {.key = "file_size", .type = SIM_CONF_T_INT64, .offset = F(LoopConf, file), .unit = SIM_UNIT_SIZE, .def = "0 B", .min = "0",
+   .doc = "bytes of file content served (0: workload.request_size)"},
+  {.key = "client_hash", .type = SIM_CONF_T_BOOL, .offset = F(LoopConf, client_hash), .def = "false", .doc = "the client hashes every body (SHA-256)"},
   SIM_CONF_END};
 
 static const SimConfField ref_schema[] = {
@@ -251,6 +309,7 @@ static const SimConfField root_schema[] = {
   {.key = "stack", .type = SIM_CONF_T_MAP, .offset = F(AppConf, stack), .sub = stack_schema, .doc = "network stack offloads"},
   {.key = "software", .type = SIM_CONF_T_MAP, .offset = F(AppConf, soft), .sub = soft_schema, .doc = "serving software"},
   {.key = "workload", .type = SIM_CONF_T_MAP, .offset = F(AppConf, wl), .sub = work_schema, .doc = "clients and content"},
+  {.key = "loopback", .type = SIM_CONF_T_NODE, .offset = F(AppConf, loopback_node), .doc = "a loopback host's costs and test (with nics[].kind loopback)"},
   {.key = "reference", .type = SIM_CONF_T_NODE, .offset = F(AppConf, reference_node), .doc = "published result this scenario reproduces"},
   SIM_CONF_END};
 
@@ -334,6 +393,7 @@ void appliance_defaults(Appliance *a)
   a->mem.bus_bytes = 8;
   a->mem.latency_ns = 90;
   coeffs_defaults(&a->coef);
+  loopback_defaults(&a->lo);
   a->seed = 1;
 }
 
@@ -356,6 +416,41 @@ static void locate_model_error(const SimConfNode *root, const GError *merr, cons
     g_strlcpy(fixed, path, sizeof fixed);
   }
   sim_conf_set_error(error, locate(root, fixed), SIM_CONF_ERROR_RANGE, "%s", rest);
+}
+
+static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError **error)
+{
+  LoopConf c = {0};
+  gboolean ok = sim_conf_bind(node, loop_schema, &c, error);
+  if (ok) {
+    loopback_defaults(lo);
+    lo->present = true;
+    lo->copy_cpb = c.copy;
+    lo->copy_pagecache_cpb = c.copy_pc;
+    lo->miss_cpb = c.miss;
+    lo->cache_bytes = (double)c.cache;
+    lo->xcore_server_cpb = c.xcore_s;
+    lo->xcore_client_cpb = c.xcore_c;
+    lo->stack_cpb = c.stack;
+    lo->softirq_cpb = c.softirq;
+    lo->record_cycles = c.rec_cycles;
+    lo->record_bytes = (double)c.rec_bytes;
+    lo->crypto_cpb[LB_AES_128_GCM] = c.aes128;
+    lo->crypto_cpb[LB_AES_256_GCM] = c.aes256;
+    lo->crypto_cpb[LB_CHACHA20_POLY1305] = c.chacha;
+    lo->request_server_cycles = c.req_s;
+    lo->request_client_cycles = c.req_c;
+    lo->hash_cpb = c.hash;
+    lo->utilisation = c.util;
+    lo->cipher = (LbCipher)c.cipher;
+    lo->server_threads = c.st;
+    lo->client_threads = c.ct;
+    lo->connections = c.conns;
+    lo->file_bytes = (double)c.file;
+    lo->client_hash = c.client_hash;
+  }
+  sim_conf_unbind(loop_schema, &c);
+  return ok;
 }
 
 static gboolean bind_reference(const SimConfNode *node, AppReference *r, GError **error)
@@ -480,6 +575,15 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     NicConf *nc = SIM_CONF_LIST_AT(c.nics, NicConf, g);
     TopoPos pos;
     if (!group_pos(root, "nics", (guint)g, nc->socket, nc->quadrant, nc->node, t, &pos, error)) goto out;
+    if (nc->kind == 0 && !(nc->port_bps > 0)) {
+      char p[32];
+      g_snprintf(p, sizeof p, "nics[%zu].port_speed", g);
+      const SimConfNode *at = locate(root, p);
+      sim_conf_set_error(error, at, sim_conf_node_get(at, "port_speed") ? SIM_CONF_ERROR_RANGE : SIM_CONF_ERROR_MISSING,
+                         sim_conf_node_get(at, "port_speed") ? "a PCIe NIC's port speed must be positive"
+                                                             : "missing required key 'port_speed' (line rate of one port)");
+      goto out;
+    }
     if (nc->domains.n > 0 && (int)nc->domains.n != nc->ports * nc->count) {
       char p[32];
       g_snprintf(p, sizeof p, "nics[%zu].domains", g);
@@ -499,6 +603,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
       n->port_gbps = nc->port_bps / 1e9;
       n->ktls_gbps = nc->ktls_bps / 1e9;
       n->queue_bytes = (double)nc->queue;
+      n->loopback = nc->kind == 1;
       for (int p = 0; p < NIC_MAX_PORTS; p++) n->domain[p] = -1;
       for (int p = 0; p < nc->ports && nc->domains.n > 0; p++) {
         int dom = *SIM_CONF_LIST_AT(nc->domains, int, (size_t)(k * nc->ports + p));
@@ -530,7 +635,11 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   /* workload */
   Workload *w = &a->wl;
   w->offered_gbps = 0;
-  if (c.wl.offered && !sim_conf_node_is_null(c.wl.offered)) {
+  if (c.wl.offered && sim_conf_node_is_null(c.wl.offered)) {
+    sim_conf_set_error(error, c.wl.offered, SIM_CONF_ERROR_MISSING, "missing value: a bit rate or \"saturate\"");
+    goto out;
+  }
+  if (c.wl.offered) {
     const char *txt = sim_conf_node_text(c.wl.offered);
     if (!txt || strcmp(txt, "saturate") != 0) {
       double bps;
@@ -551,6 +660,13 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   w->request_bytes = (double)c.wl.request;
   w->io_bytes = (double)c.wl.io;
   if (c.wl.bitrates.n > 0) {
+    double sum = 0;
+    for (size_t i = 0; i < c.wl.bitrates.n; i++) sum += SIM_CONF_LIST_AT(c.wl.bitrates, BitrateConf, i)->share;
+    if (fabs(sum - 1) > 1e-6) {
+      sim_conf_set_error(error, locate(root, "workload.bitrates"), SIM_CONF_ERROR_RANGE,
+                         "the shares of the bitrate mix add up to %g %%, not 100 %%", 100 * sum);
+      goto out;
+    }
     w->n_bitrates = (int)c.wl.bitrates.n;
     for (size_t i = 0; i < c.wl.bitrates.n; i++) {
       BitrateConf *b = SIM_CONF_LIST_AT(c.wl.bitrates, BitrateConf, i);
@@ -566,11 +682,14 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   }
   w->latency_slo_ms = c.wl.slo_ns / 1e6;
   w->drop_max = c.wl.drop_max;
-  if (c.warmup_ns >= c.duration_ns) {
-    sim_conf_set_error(error, locate(root, "warmup"), SIM_CONF_ERROR_RANGE,
-                       "warm-up (%g s) must be shorter than the duration (%g s)", c.warmup_ns / 1e9, c.duration_ns / 1e9);
+  if (c.duration_ns - c.warmup_ns < APPCONF_MIN_MEASURED_NS) {
+    const SimConfNode *at = locate(root, "warmup") ? locate(root, "warmup") : locate(root, "duration");
+    sim_conf_set_error(error, at ? at : root, SIM_CONF_ERROR_RANGE,
+                       "the duration (%g s) must exceed the warm-up (%g s) by at least %g ms", c.duration_ns / 1e9,
+                       c.warmup_ns / 1e9, APPCONF_MIN_MEASURED_NS / 1e6);
     goto out;
   }
+  if (c.loopback_node && !sim_conf_node_is_null(c.loopback_node) && !bind_loopback(c.loopback_node, &a->lo, error)) goto out;
   {
     GError *merr = NULL;
     if (!appliance_validate(a, &merr)) {
@@ -619,6 +738,8 @@ void appliance_conf_markdown(GString *out)
 {
   g_string_append(out, "### Scenario and platform keys\n\n");
   sim_conf_schema_markdown(root_schema, NULL, out);
+  g_string_append(out, "\n### `loopback:` (a host whose clients run on it, nics[].kind loopback; written by `ocasim validate`)\n\n");
+  sim_conf_schema_markdown(loop_schema, "loopback.", out);
   g_string_append(out, "\n### `reference:` (published-result scenarios)\n\n");
   sim_conf_schema_markdown(ref_schema, "reference.", out);
 }

@@ -2,6 +2,7 @@
 #include "models/appliance_des.h"
 
 #include <math.h>
+#include "models/model_error.h"
 
 /* Fewest requests in flight: enough that no resource idles for want of work
  * when a few drives have shallow queues. */
@@ -9,6 +10,8 @@
 /* A port below this fraction of its limit is not saturated: whatever it did
  * not serve of its nominal offered share is arrival noise, not drops. */
 #define DES_SATURATED 0.99
+/* Most requests one run may simulate (about an hour of CPU at ~1 us each). */
+#define DES_MAX_REQUESTS 5e9
 
 flowsim_spec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m)
 {
@@ -46,6 +49,17 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
     g_autoptr(flowsim_spec) spec = appliance_des_spec(a, info, m);
     if (!flowsim_spec_check(spec, error))
         return NULL;
+    /* Refuse runs that would take hours rather than hang: the requests the
+     * run would simulate, at most the bound's throughput over the duration. */
+    /* saturate: as many requests as the bound serves; open: every arrival is an event */
+    double max_Bps = spec->offered_Bps > 0 ? spec->offered_Bps : flowsim_bound_Bps(spec, NULL);
+    double requests = max_Bps * sim_time_to_s(spec->duration_ns) / sim_dist_mean(&spec->request_bytes);
+    if (requests > DES_MAX_REQUESTS) {
+        g_set_error(error, MODEL_ERROR, MODEL_ERROR_INVALID,
+                    "the run would simulate about %.3g requests (more than %.0e): shorten duration or raise "
+                    "workload.request_size", requests, DES_MAX_REQUESTS);
+        return NULL;
+    }
     flowsim_result *fr = flowsim_run(spec);
 
     AppReport *r = g_new0(AppReport, 1);

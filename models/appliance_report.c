@@ -1,5 +1,6 @@
 /* appliance_report.c — table/JSON/CSV output of an appliance run (see appliance_report.h). */
 #include "models/appliance_report.h"
+#include "sim/csv.h"
 #include "sim/json.h"
 #include <math.h>
 #include <string.h>
@@ -206,9 +207,12 @@ static void write_csv(const AppReport *r, GString *out)
   g_string_append(out, "scenario,mode,seed,throughput_gbps,cpu_util_pct,p50_ms,p99_ms,resource,kind,utilization,value,unit,drop_fraction,bottleneck\n");
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
-    g_string_append_printf(out, "\"%s\",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.6g,%.6g,%s,%s,%.6g,%.6g,%s,%.6g,%d\n", r->scenario,
-                           r->mode, r->seed, r->throughput_gbps, r->cpu_util_pct, r->lat_p50_ms, r->lat_p99_ms, x->name,
-                           x->kind, x->utilization, x->value, x->unit, x->drop, i == r->bottleneck);
+    sim_csv_field(out, r->scenario);
+    g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.6g,%.6g,", r->mode, r->seed, r->throughput_gbps,
+                           r->cpu_util_pct, r->lat_p50_ms, r->lat_p99_ms);
+    sim_csv_field(out, x->name);
+    g_string_append_printf(out, ",%s,%.6g,%.6g,%s,%.6g,%d\n", x->kind, x->utilization, x->value, x->unit, x->drop,
+                           i == r->bottleneck);
   }
 }
 

@@ -20,6 +20,8 @@ typedef struct {
   int *port_res;                 /* [ports] */
   int *tls_res, *pcie_nic_res, *tags_res; /* [nics] */
   int workers_res;
+  bool loop;                     /* a loopback host (loopback.h) */
+  int lb_server_res, lb_client_res;
 } Build;
 
 static int add_res(Build *b, const char *name, ResKind kind, double cap, double limit, double scale,
@@ -52,11 +54,22 @@ static void build_resources(Build *b)
   for (int n = 0; n < N; n++) {
     double cap = appliance_cores_per_node(a) * a->cpu.clock_ghz * 1e9;
     g_snprintf(nm, sizeof nm, "cpu.node%d", n);
-    b->cpu_res[n] = add_res(b, nm, RK_CPU, cap, a->cpu.cap, 100.0 / cap, "%", n);
+    /* a loopback host's sides reach only `utilisation` of the cores they hold */
+    double limit = b->loop ? a->cpu.cap * a->lo.utilisation : a->cpu.cap;
+    b->cpu_res[n] = add_res(b, nm, RK_CPU, cap, limit, 100.0 / cap, "%", n);
   }
   for (int n = 0; n < N; n++) {
     g_snprintf(nm, sizeof nm, "dram.node%d", n);
     b->dram_res[n] = add_res(b, nm, RK_DRAM, 0 /* set after totals */, 1.0, 1e-9, "GB/s", n);
+  }
+  b->lb_server_res = b->lb_client_res = -1;
+  if (b->loop) {
+    int cores = appliance_cores_per_node(a);
+    double hz = a->cpu.clock_ghz * 1e9;
+    double sc = loopback_pool_cores(a->lo.server_threads, a->lo.connections, cores, a->cpu.cap) * hz;
+    double cc = loopback_pool_cores(a->lo.client_threads, a->lo.connections, cores, a->cpu.cap) * hz;
+    b->lb_server_res = add_res(b, "loopback.server", RK_THREADS, sc, a->lo.utilisation, 100.0 / sc, "%", 0);
+    b->lb_client_res = add_res(b, "loopback.client", RK_THREADS, cc, a->lo.utilisation, 100.0 / cc, "%", 0);
   }
   b->intra_res = g_new(int, N * N);
   for (int i = 0; i < N * N; i++) b->intra_res[i] = -1;
@@ -97,6 +110,8 @@ static void build_resources(Build *b)
   b->tags_res = g_new(int, a->n_nics);
   for (int p = 0; p < P; p++) {
     const NicCard *nc = &a->nics[b->m->port_nic[p]];
+    b->port_res[p] = -1;
+    if (nc->loopback) continue; /* no line rate: a copy into the receiving socket (CPU) */
     g_snprintf(nm, sizeof nm, "nic%d.port%d", b->m->port_nic[p], b->m->port_num[p]);
     b->port_res[p] = add_res(b, nm, RK_NIC_PORT, nc->port_gbps * c->port_eff * 1e9 / 8.0, 1.0, 8e-9, "Gb/s",
                              topo_node_of(t, nc->pos));
@@ -107,6 +122,8 @@ static void build_resources(Build *b)
     const NicCard *nc = &a->nics[i];
     int node = topo_node_of(t, nc->pos);
     b->tls_res[i] = -1;
+    b->pcie_nic_res[i] = b->tags_res[i] = -1;
+    if (nc->loopback) continue;
     if (nc->ktls_gbps > 0) {
       g_snprintf(nm, sizeof nm, "nic%d.tls", i);
       b->tls_res[i] = add_res(b, nm, RK_NIC_TLS, nc->ktls_gbps * 1e9 / 8.0, 1.0, 8e-9, "Gb/s", node);
@@ -162,6 +179,17 @@ static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include
   gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(impl);
   double mss = cpu_mss_bytes(&a->stack);
   double ack_bytes = include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0;
+  if (b->loop) {
+    /* a loopback host (loopback.h): measured cycles (stalls included) on its one node and
+     * its two thread pools; DRAM sees only the page-cache misses; no drive DMA, port or PCIe */
+    LoopbackCost lc;
+    loopback_cost(&a->lo, k->path, a->wl.request_bytes, appliance_cores_per_node(a), a->cpu.cap, &lc);
+    dem[b->cpu_res[0]] += lc.server_cpb + lc.client_cpb + lc.softirq_cpb;
+    dem[b->lb_server_res] += lc.server_cpb;
+    dem[b->lb_client_res] += lc.client_cpb;
+    dem[b->dram_res[0]] += lc.miss_share;
+    return;
+  }
   Touch tt[DP_MAX_TOUCHES];
   int nt = datapath_touches(k->path, ordinary, include_meta ? c->meta_bytes : 0.0, ack_bytes, tt);
 
@@ -249,6 +277,7 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   const Topology *t = &a->topo;
   DemandModel *m = g_new0(DemandModel, 1);
   Build b = {.a = a, .m = m, .nodes = topo_nodes(t)};
+  for (int i = 0; i < a->n_nics; i++) b.loop = b.loop || a->nics[i].loopback;
   m->n_ports = appliance_ports(a);
   m->port_nic = g_new(int, m->n_ports);
   m->port_num = g_new(int, m->n_ports);
@@ -265,7 +294,7 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   g_autofree double *port_w = g_new(double, P);
   double sw = 0;
   for (int p = 0; p < P; p++) sw += (port_w[p] = a->nics[m->port_nic[p]].port_gbps);
-  for (int p = 0; p < P; p++) port_w[p] /= sw;
+  for (int p = 0; p < P; p++) port_w[p] = sw > 0 ? port_w[p] / sw : 1.0 / P; /* loopback: no line rate */
 
   DataPath paths[2] = {a->path, a->wl.alt_path};
   double pw[2] = {1.0 - a->wl.alt_fraction, a->wl.alt_fraction};
@@ -321,6 +350,10 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
      * only-writes; cheaper to recompute with a flag is overkill, so compute via touches */
     for (int i = 0; i < m->n_class; i++) {
       DmClass *k = &m->cls[i];
+      if (b.loop) { /* page-cache misses only, all reads */
+        m->res[b.dram_res[0]].rd += k->weight * m->cls[i].demand[b.dram_res[0]];
+        continue;
+      }
       Roles ro = roles_for(a, k->disk_node, k->home_node);
       gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(a->crypto);
       Touch tt[DP_MAX_TOUCHES];
@@ -398,7 +431,7 @@ double demand_saturation_Bps(const DemandModel *m, int *bottleneck)
 
 const char *demand_kind_name(ResKind k)
 {
-  static const char *n[RK_COUNT] = {"cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls"};
+  static const char *n[RK_COUNT] = {"cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", "threads"};
   return k < RK_COUNT ? n[k] : "?";
 }
 

@@ -26,12 +26,16 @@
  *     for (int r = 0; r < m->n_res; r++)  m->res[r].name, .kind, .capacity * .limit, .node
  *     for (int c = 0; c < m->n_class; c++) m->cls[c].weight, .demand[r], .drive, .egress
  *     demand_saturation_Bps(m, &bottleneck)                    // what the DES must meet
+ * A loopback host (a NIC of kind loopback, loopback.h) replaces the CPU cycles above by the host's
+ * measured costs on its one node plus two thread pools (loopback.server, loopback.client), and has
+ * no port, NIC PCIe link or drive DMA (files are served from the page cache).
  * Leaves out: demand that depends on load (queueing latency is in appliance_bound.c only).
  */
 #pragma once
 #include "models/appliance.h"
 
-typedef enum { RK_CPU, RK_DRAM, RK_FABRIC, RK_NVME, RK_PCIE, RK_NIC_PORT, RK_NIC_TLS, RK_COUNT } ResKind;
+/* RK_THREADS: a pool of threads of a loopback host (loopback.h), cycles/s of the cores it can keep busy. */
+typedef enum { RK_CPU, RK_DRAM, RK_FABRIC, RK_NVME, RK_PCIE, RK_NIC_PORT, RK_NIC_TLS, RK_THREADS, RK_COUNT } ResKind;
 
 typedef struct {
   char name[40];           /* e.g. "cpu.node0", "dram.node2", "xgmi.link1.s0>s1", "nic0.port1" */

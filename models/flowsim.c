@@ -188,6 +188,8 @@ struct sim_state {
     double              mean_gap_ns;
     int                 active;    /* slots taken (latency phase or transferring) */
     request            *wait_head, *wait_tail;
+    int                 n_waiting;
+    uint64_t            rejected;
     request            *free;
     request            *act_head;  /* transferring */
     GPtrArray          *blocks;
@@ -269,6 +271,7 @@ static void transfer_done(sim_flow_net *net, sim_flow *flow, void *ctx)
         admit(s, req_new(s));                       /* saturate: refill the slot */
     } else if (s->wait_head) {
         request *w = s->wait_head;
+        s->n_waiting--;
         s->wait_head = w->next;
         if (!s->wait_head)
             s->wait_tail = NULL;
@@ -283,7 +286,12 @@ static void on_arrival(sim_engine *eng, sim_event *ev, void *ctx)
     request *r = req_new(s);
     if (s->active < s->spec->concurrency) {
         admit(s, r);
+    } else if (s->n_waiting >= FLOWSIM_MAX_WAITING_PER_SLOT * s->spec->concurrency) {
+        s->rejected++;                      /* the client gives up: the box is overloaded */
+        r->next = s->free;
+        s->free = r;
     } else {
+        s->n_waiting++;
         if (s->wait_tail)
             s->wait_tail->next = r;
         else
@@ -396,6 +404,7 @@ flowsim_result *flowsim_run(const flowsim_spec *spec)
     res->bytes_admitted = s.bytes_admitted;
     res->bytes_delivered = last_bytes;   /* cumulative: the net's statistics are never reset */
     res->bytes_in_flight = s.bytes_waiting_latency;
+    res->requests_rejected = s.rejected;
     for (request *r = s.act_head; r; r = r->next_act)
         res->bytes_in_flight += sim_flow_remaining_bytes(r->flow);
     res->max_utilization_seen = s.max_util;

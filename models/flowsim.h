@@ -13,7 +13,8 @@
  *
  * Workload: at most `concurrency` requests transfer at once (connections with
  * one request outstanding).  Open mode: Poisson arrivals at offered_Bps / E[S],
- * class drawn by weight, waiting FIFO for a free slot.  Saturate mode: every
+ * class drawn by weight, waiting FIFO for a free slot (at most
+ * FLOWSIM_MAX_WAITING_PER_SLOT per slot; later ones are turned away).  Saturate mode: every
  * slot is refilled the instant a request completes, with a class drawn by
  * weight — equivalent to an open arrival stream that never runs dry, so the
  * served mix of classes equals the weights and throughput settles where the
@@ -33,6 +34,10 @@
 #include <glib.h>
 #include "sim/dist.h"
 #include "sim/time.h"
+
+/* Requests that may wait for a slot, per slot; later arrivals are turned
+ * away (clients give up on an overloaded box), which bounds memory. */
+#define FLOWSIM_MAX_WAITING_PER_SLOT 64
 
 typedef struct {
     char  *name;          /* e.g. "dram.node0" */
@@ -80,6 +85,7 @@ typedef struct {
     double           simulated_s;
     uint64_t         events;
     uint64_t         requests_done;
+    uint64_t         requests_rejected;      /* arrivals turned away: wait queue full (overload) */
     int              batches;
     /* conservation, over the whole run (warm-up included), bytes */
     double           bytes_admitted, bytes_delivered, bytes_in_flight;

@@ -13,6 +13,10 @@ gboolean nic_validate(const NicCard *n, const Topology *t, const char *keypath, 
   if (topo_node_of(t, n->pos) < 0)
     return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist",
                       n->pos.socket, n->pos.quadrant);
+  if (n->loopback) {
+    if (n->ktls_gbps > 0) return model_fail(error, keypath, "a loopback NIC has no kTLS engine");
+    return TRUE;
+  }
   if (n->ports < 1 || n->ports > NIC_MAX_PORTS)
     return model_fail(error, keypath, "ports must be 1..%d, got %d", NIC_MAX_PORTS, n->ports);
   if (n->port_gbps <= 0)

@@ -17,6 +17,7 @@
 #pragma once
 #include "models/pcie.h"
 #include "models/topology.h"
+#include <stdbool.h>
 
 #define NIC_MAX_PORTS 4
 
@@ -28,6 +29,8 @@ typedef struct {
   double queue_bytes;      /* output queue per port */
   int domain[NIC_MAX_PORTS]; /* OS NUMA domain of each port, -1 = the card's node */
   PcieLink link;
+  bool loopback;           /* kind loopback: the clients run on this host (loopback.h); no line
+                              rate, no PCIe link, no engine */
 } NicCard;
 
 /* The NUMA domain connections arriving on port p of the card are bound to. */

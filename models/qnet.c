@@ -4,10 +4,14 @@
 #include <math.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_sf_gamma.h>
+#include "sim/csv.h"
 #include "sim/json.h"
 #include "sim/rng.h"
 
 #define QNET_ERROR g_quark_from_static_string("qnet-error")
+
+/* Fewer measured departures than this earn a warning in the table. */
+#define QNET_FEW_DEPARTURES 1000
 
 /* ---------- spec ---------- */
 
@@ -419,11 +423,13 @@ void qnet_theory(const qnet_spec *spec, qnet_result *res)
     for (int i = 0; i < n; i++) {
         qnet_station_result *o = &res->stations[i];
         o->th_throughput_per_s = o->th_utilization = o->th_number = o->th_response_s = NAN;
+        o->load = NAN;
         if (!solved)
             continue;
         const qnet_station *s = g_ptr_array_index(spec->stations, i);
         double lam = gsl_vector_get(lambda, i), es = mean_s(&s->service);
         double rho = lam * es / s->servers;
+        o->load = rho;
         if (!(rho < 1))
             continue;                          /* unstable: no steady state */
         o->th_throughput_per_s = lam;
@@ -495,6 +501,7 @@ static void write_json(const qnet_result *res, GString *out)
             sim_json_number(b, "theory", TH(o, &metrics[m]));
             json_builder_end_object(b);
         }
+        sim_json_number(b, "load", o->load);
         sim_json_number(b, "response_p50_s", o->response_p50_s);
         sim_json_number(b, "response_p99_s", o->response_p99_s);
         sim_json_number(b, "drops_per_s", o->drop_rate_per_s);
@@ -518,7 +525,8 @@ static void write_csv(const qnet_result *res, GString *out)
     for (int i = 0; i < res->nstations; i++) {
         const qnet_station_result *o = &res->stations[i];
         for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++) {
-            g_string_append_printf(out, "%s,%s,", o->name, metrics[m].key);
+            sim_csv_field(out, o->name);
+            g_string_append_printf(out, ",%s,", metrics[m].key);
             fmt_num(out, EST(o, &metrics[m]).mean);
             g_string_append_c(out, ',');
             fmt_num(out, EST(o, &metrics[m]).half_width);
@@ -529,14 +537,27 @@ static void write_csv(const qnet_result *res, GString *out)
     }
 }
 
+/* @v in %.4g, or "-" when not finite, left-aligned in @width columns. */
+static void pad_num(GString *out, double v, int width)
+{
+    char buf[32];
+    if (isfinite(v))
+        g_snprintf(buf, sizeof buf, "%.4g", v);
+    else
+        g_snprintf(buf, sizeof buf, "-");
+    g_string_append_printf(out, "%-*s", width, buf);
+}
+
 static void cell(GString *out, qnet_estimate e, double th)
 {
     char buf[64];
-    if (isfinite(e.half_width))
+    if (!isfinite(e.mean))
+        g_snprintf(buf, sizeof buf, "-");
+    else if (isfinite(e.half_width))
         g_snprintf(buf, sizeof buf, "%.4g ±%.2g", e.mean, e.half_width);
     else
         g_snprintf(buf, sizeof buf, "%.4g", e.mean);
-    g_string_append_printf(out, "  %-19s", buf);
+    g_string_append_printf(out, "  %-19s ", buf);
     if (isfinite(th))
         g_snprintf(buf, sizeof buf, "%.4g", th);
     else
@@ -550,18 +571,33 @@ static void write_table(const qnet_result *res, GString *out)
                            res->name, res->seed, res->simulated_s, res->batches, res->events);
     g_string_append_printf(out, "%-12s", "station");
     for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++)
-        g_string_append_printf(out, "  %-19s%-9s", metrics[m].label, "theory");
+        g_string_append_printf(out, "  %-19s %-9s", metrics[m].label, "theory");
     g_string_append_printf(out, "  %-10s %-10s %s\n", "p50 W (s)", "p99 W (s)", "drops/s");
     for (int i = 0; i < res->nstations; i++) {
         const qnet_station_result *o = &res->stations[i];
         g_string_append_printf(out, "%-12s", o->name);
         for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++)
             cell(out, EST(o, &metrics[m]), TH(o, &metrics[m]));
-        g_string_append_printf(out, "  %-10.4g %-10.4g %.4g\n", o->response_p50_s, o->response_p99_s, o->drop_rate_per_s);
+        g_string_append(out, "  ");
+        pad_num(out, o->response_p50_s, 11);
+        pad_num(out, o->response_p99_s, 11);
+        pad_num(out, o->drop_rate_per_s, 0);
+        g_string_append_c(out, '\n');
     }
-    g_string_append_printf(out, "\nnetwork: sojourn time %.4g ±%.2g s, exit rate %.4g ±%.2g /s  (±: 95%% CI half-width, batch means)\n",
-                           res->sojourn_s.mean, res->sojourn_s.half_width,
-                           res->exit_rate_per_s.mean, res->exit_rate_per_s.half_width);
+    for (int i = 0; i < res->nstations; i++)
+        if (res->stations[i].load >= 1)
+            g_string_append_printf(out, "\nwarning: station %s is overloaded (offered load %.3g >= 1): it has no steady state, "
+                                    "its queue grows with the run and its figures depend on the run length",
+                                    res->stations[i].name, res->stations[i].load);
+    double exits = res->exit_rate_per_s.mean * res->simulated_s;
+    if (!(exits >= QNET_FEW_DEPARTURES))
+        g_string_append_printf(out, "\nwarning: only %.0f jobs left the network while measured: run longer for meaningful figures", exits);
+    if (isfinite(res->sojourn_s.mean))
+        g_string_append_printf(out, "\nnetwork: sojourn time %.4g ±%.2g s, exit rate %.4g ±%.2g /s  (±: 95%% CI half-width, batch means)\n",
+                               res->sojourn_s.mean, res->sojourn_s.half_width,
+                               res->exit_rate_per_s.mean, res->exit_rate_per_s.half_width);
+    else
+        g_string_append(out, "\nnetwork: no job left the network while measured\n");
 }
 
 void qnet_result_write(const qnet_result *res, qnet_format format, GString *out)

@@ -68,6 +68,8 @@ typedef struct {
     qnet_estimate throughput_per_s, utilization, number, response_s;
     double        response_p50_s, response_p99_s;
     double        drop_rate_per_s;
+    double        load;             /* offered load rho = lambda E[S] / c from the traffic equations
+                                       (NAN when they cannot be solved); >= 1: no steady state */
     /* theory (NAN where the closed forms do not hold) */
     double        th_throughput_per_s, th_utilization, th_number, th_response_s;
 } qnet_station_result;

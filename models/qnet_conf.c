@@ -23,6 +23,9 @@
 
 #include <string.h>
 
+/* Most external arrivals one run may simulate (tens of minutes of CPU). */
+#define QNET_MAX_ARRIVALS 2e9
+
 typedef struct { char *to; double p; } route_conf;
 typedef struct { int dist; int64_t mean_ns; int k; double cv, alpha; } dist_conf;
 typedef struct { char *name; dist_conf interarrival; SimConfList route; } source_conf;
@@ -234,6 +237,19 @@ qnet_spec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
         if (ok) {
             qnet_source *src = qnet_spec_add_source(spec, so->name, &ia);
             ok = add_routes(src->routes, &so->route, &qc, elem_node(root, "sources", (guint)i, "route"), TRUE, error);
+        }
+    }
+    /* refuse runs that would take hours rather than hang */
+    if (ok) {
+        double arrivals = 0, t_s = sim_time_to_s(qc.precision > 0 && qc.max_duration_ns > qc.duration_ns
+                                                     ? qc.max_duration_ns : qc.duration_ns);
+        for (guint i = 0; i < spec->sources->len; i++)
+            arrivals += t_s * 1e9 / ((qnet_source *)g_ptr_array_index(spec->sources, i))->interarrival.mean;
+        if (arrivals > QNET_MAX_ARRIVALS) {
+            sim_conf_set_error(error, sim_conf_node_get(root, "duration"), SIM_CONF_ERROR_RANGE,
+                               "the run would simulate about %.3g arrivals (more than %.0e): shorten it", arrivals,
+                               QNET_MAX_ARRIVALS);
+            ok = FALSE;
         }
     }
     /* what is left (probability sums) is checked by the model; give it a position */

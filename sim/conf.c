@@ -11,12 +11,18 @@
  * Binding to C structs lives in conf_bind.c. No global state.
  */
 #include "sim/conf.h"
+
+#include <glib/gstdio.h>
+#include <sys/stat.h>
 #include "sim/conf_private.h"
 
 #include <string.h>
 #include <yaml.h>
 
 G_DEFINE_QUARK(sim-conf-error-quark, sim_conf_error)
+
+/* Largest scenario or platform file read (a scenario is a few KiB). */
+#define SIM_CONF_MAX_FILE_BYTES (16 << 20)
 
 #define MAX_DEPTH 200
 #define MAX_NODES 1000000
@@ -608,6 +614,18 @@ sim_conf_load_file(const char *path, GError **error)
   g_autofree char *text = NULL;
   gsize len = 0;
   GError *e = NULL;
+  /* Only regular files of sane size: a device such as /dev/zero or a FIFO
+   * would be read forever, a directory gives a confusing message. */
+  GStatBuf st;
+  if (g_stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: not a regular file", path);
+    return NULL;
+  }
+  if (g_stat(path, &st) == 0 && st.st_size > SIM_CONF_MAX_FILE_BYTES) {
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: %lld bytes is too large for a scenario (at most %d MiB)",
+                path, (long long)st.st_size, SIM_CONF_MAX_FILE_BYTES >> 20);
+    return NULL;
+  }
   if (!g_file_get_contents(path, &text, &len, &e)) {
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: %s", path, e->message);
     g_error_free(e);

@@ -302,7 +302,8 @@ sim_units_parse_int64(const char *text, SimUnitKind kind, int64_t *out, GError *
     return FALSE;
   double r = nearbyint(v);
   if (fabs(r) > 9007199254740992.0) {
-    g_set_error(error, SIM_UNITS_ERROR, SIM_UNITS_ERROR_SYNTAX, "'%s' is out of range", text);
+    g_set_error(error, SIM_UNITS_ERROR, SIM_UNITS_ERROR_SYNTAX,
+                "'%s' is out of range: whole %s values stop at 2^53 (exact in a double)", text, sim_unit_kind_base(kind));
     return FALSE;
   }
   if (fabs(v - r) > 1e-9 * fmax(1.0, fabs(v))) {

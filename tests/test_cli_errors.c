@@ -108,6 +108,31 @@ START_TEST(test_usage_errors)
 }
 END_TEST
 
+/* Inputs that once hung, crashed or were silently accepted: each must be exit 2 with its reason. */
+typedef struct { const char *args[10]; const char *message; } bad_run;
+
+static const bad_run bad_runs[] = {
+    { { "check", "/dev/zero", NULL }, "not a regular file" },
+    { { "check", "scenarios", NULL }, "not a regular file" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--seed", "-1", NULL }, "seed" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "platform=platforms/genoa-9554.yaml", NULL }, "cannot be overridden" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.offered=", NULL }, "missing value" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.offered=1e12 Gb/s", NULL }, "would simulate" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.bitrates=[]", NULL }, "at least 1" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.bitrates=[{rate: 5 Mb/s, share: 80 %}, {rate: 8 Mb/s, share: 80 %}]", NULL }, "add up to 160" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ns", "--warmup", "0 s", NULL }, "must exceed the warm-up" },
+    { { "bound", "scenarios/mm1.yaml", NULL }, "needs an appliance scenario" },
+};
+
+START_TEST(test_bad_runs)
+{
+    g_autofree char *out = NULL, *err = NULL;
+    int rc = run_ocasim(bad_runs[_i].args, &out, &err);
+    ck_assert_msg(rc == 2, "%s %s: exit %d, stderr: %s", bad_runs[_i].args[0], bad_runs[_i].args[1], rc, err);
+    ck_assert_msg(strstr(err, bad_runs[_i].message), "expected '%s' in: %s", bad_runs[_i].message, err);
+}
+END_TEST
+
 START_TEST(test_run_is_deterministic_and_overridable)
 {
     g_autofree char *a = NULL, *b = NULL, *c = NULL, *e1 = NULL, *e2 = NULL, *e3 = NULL;
@@ -130,6 +155,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_bad_scenario, 0, G_N_ELEMENTS(cases));
     tcase_add_test(tc, test_bad_override);
+    tcase_add_loop_test(tc, test_bad_runs, 0, G_N_ELEMENTS(bad_runs));
     tcase_add_test(tc, test_usage_errors);
     tcase_add_test(tc, test_run_is_deterministic_and_overridable);
     suite_add_tcase(s, tc);

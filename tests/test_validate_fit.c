@@ -11,6 +11,10 @@ static ValHostProfile truth(void) {
   ValHostProfile p = {.clock_hz = 2.6e9, .cores = 2, .hash_cpb = 1.3, .record_bytes = 16384};
   p.p[VAL_P_COPY] = 0.35;
   p.p[VAL_P_COPY_PC] = 0.55;
+  p.p[VAL_P_MISS] = 0.40;
+  p.p[VAL_P_CACHE] = 786432;
+  p.p[VAL_P_XCORE_S] = 0.15;
+  p.p[VAL_P_XCORE_C] = 0.15;
   p.p[VAL_P_STACK] = 0.30;
   p.p[VAL_P_RECORD] = 3000;
   p.p[VAL_P_CRYPTO_AES128] = 0.40;
@@ -30,20 +34,24 @@ START_TEST(test_model_closed_form) {
   ValHostConfig c = {.mode = VAL_MODE_SENDFILE, .server_threads = 1, .client_threads = 1, .connections = 8,
                      .bytes_per_req = 1048576, .avail_cores = 2};
   val_predict_host(&p, &c, &pr);
-  double s = 0.30 + 20000.0 / 1048576, cc = 0.55 + 15000.0 / 1048576;
+  double m1 = 1 / (1 + pow(786432.0 / 1048576, 4)); /* page-cache miss share of a 1 MiB file */
+  double s = 0.30 + 0.15 + 20000.0 / 1048576, cc = 0.55 + 0.40 * m1 + 0.15 + 15000.0 / 1048576;
   ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
   ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
-  /* caps: server 1/s, client 1/c, cpu 2/(s+c+0.25): the two cores are the bottleneck */
+  /* caps: server 1/s, client 1/c, cpu 2/(s+c+0.25): the client's copy of the missing file limits */
   double cap = MIN(1 / s, MIN(1 / cc, 2 / (s + cc + 0.25)));
+  ck_assert(1 / cc < 2 / (s + cc + 0.25));
   ck_assert_double_eq_tol(pr.gbps, 0.95 * 2.6e9 * cap * 8 / 1e9, 1e-9);
-  ck_assert_str_eq(pr.bottleneck, "cpu");
+  ck_assert_str_eq(pr.bottleneck, "client");
   /* user-space TLS, AES-256-GCM, 16 KiB, one core available */
   c.mode = VAL_MODE_USERSPACE;
   c.cipher = VAL_CIPHER_AES256GCM;
   c.bytes_per_req = 16384;
   c.avail_cores = 1;
   val_predict_host(&p, &c, &pr);
-  s = 0.55 + 0.35 + 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384;
+  /* one core's worth: the two ends share it, no cross-core term; 16 KiB stays in cache */
+  double m16 = 1 / (1 + pow(393216.0 / 16384, 4)); /* shared core: half the cache */
+  s = 0.55 + 0.40 * m16 + 0.35 + 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384;
   cc = 2 * 0.35 + 0.47 + 3000.0 / 16384 + 15000.0 / 16384;
   ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
   ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
@@ -53,7 +61,7 @@ START_TEST(test_model_closed_form) {
   c.mode = VAL_MODE_SENDFILE_KTLS;
   c.ktls = TRUE;
   val_predict_host(&p, &c, &pr);
-  ck_assert_double_eq_tol(pr.server_cpb, 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384, 1e-12);
+  ck_assert_double_eq_tol(pr.server_cpb, 0.40 * m16 + 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384, 1e-12);
   /* the client's hash check adds its cost */
   c.verify_hash = TRUE;
   ValHostPrediction pr2;
@@ -67,13 +75,13 @@ static int make_obs(const ValHostProfile *p, ValFitObs *obs, double noise) {
   int n = 0;
   const ValServerMode modes[] = {VAL_MODE_SENDFILE, VAL_MODE_USERSPACE};
   const ValCipher ciphers[] = {VAL_CIPHER_AES128GCM, VAL_CIPHER_AES256GCM, VAL_CIPHER_CHACHA20};
-  const double sizes[] = {16384, 262144, 1048576};
+  const double sizes[] = {16384, 262144, 1048576, 4194304};
   const int thr[][2] = {{1, 1}, {2, 2}, {2, 1}};
   const double avail[] = {2.0, 1.3};
   uint32_t rng = 12345;
   for (int m = 0; m < 2; m++)
     for (int ci = 0; ci < (m ? 3 : 1); ci++)
-      for (int si = 0; si < 3; si++)
+      for (int si = 0; si < 4; si++)
         for (int ti = 0; ti < 3; ti++) {
           ValFitObs *o = &obs[n++];
           o->cfg = (ValHostConfig){.mode = modes[m], .cipher = ciphers[ci], .version = VAL_TLS_13,
@@ -140,6 +148,7 @@ START_TEST(test_fit_fixed_and_unidentified) {
   ValFitStats st;
   ck_assert(val_fit_host(plain, m, NULL, 0, &start, fixed, &out, &st, NULL));
   ck_assert(!out.fitted[VAL_P_CRYPTO_CHACHA] && !out.fitted[VAL_P_RECORD] && !out.fitted[VAL_P_UTIL]);
+  ck_assert(out.fitted[VAL_P_MISS] && out.fitted[VAL_P_XCORE_S] && out.fitted[VAL_P_XCORE_C]);
   ck_assert(out.fitted[VAL_P_COPY_PC] && !out.fitted[VAL_P_COPY]);
   ck_assert_double_eq_tol(out.p[VAL_P_COPY_PC], 0.55, 0.55 * 0.01);
   ck_assert_double_eq(out.p[VAL_P_CRYPTO_CHACHA], start.p[VAL_P_CRYPTO_CHACHA]);

@@ -294,6 +294,12 @@ gboolean val_mb_run(const ValMbConfig *cfg, ValMicrobench *m, GError **error) {
       return FALSE;
     }
   }
+  {
+    double small = val_mb_aead_cpb(VAL_CIPHER_AES128GCM, FALSE, 1024, secs, hz);
+    if (small > 0 && m->record_bytes > 1024)
+      m->aead_record_cycles =
+          MAX(0.0, (small - m->enc_cpb[VAL_CIPHER_AES128GCM]) / (1.0 / 1024 - 1.0 / (double)m->record_bytes));
+  }
   m->sha256_cpb = sha256_cpb(secs, hz);
   m->memcpy_hot_cpb = memcpy_hot_cpb(secs, hz);
 
@@ -360,6 +366,7 @@ void val_mb_to_json(const ValMicrobench *m, JsonBuilder *b) {
     json_builder_end_object(b);
   }
   json_builder_end_object(b);
+  JD("aead_record_cycles", m->aead_record_cycles);
   JD("sha256_cpb", m->sha256_cpb);
   JD("memcpy_hot_cpb", m->memcpy_hot_cpb);
   json_builder_set_member_name(b, "dram_threads");

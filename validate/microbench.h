@@ -27,6 +27,8 @@ typedef struct {
   size_t record_bytes;
   double enc_cpb[VAL_CIPHER_COUNT]; /* indexed by ValCipher; [ANY] unused */
   double dec_cpb[VAL_CIPHER_COUNT];
+  double aead_record_cycles; /* AES-128-GCM fixed cycles per record (IV, tag, init): from 1 KiB vs
+                              * record_bytes records, cpb(R) = a + r / R */
   double sha256_cpb;       /* SHA-256 of 64 KiB chunks */
   double memcpy_hot_cpb;   /* memcpy of 16 KiB in L1/L2 */
   int dram_threads;

@@ -11,6 +11,7 @@
 #include "validate/microbench.h"
 #include "validate/predict.h"
 #include "validate/probe.h"
+#include "validate/profile.h"
 
 G_BEGIN_DECLS
 
@@ -33,8 +34,10 @@ typedef struct {
 typedef struct {
   ValRunResult run;
   ValHostConfig cfg;
-  ValHostPrediction pred;
-  double err_rel;         /* (predicted - measured) / measured Gb/s */
+  ValHostPrediction pred; /* closed form (validate/predict.c): per-side cycles/B and Gb/s */
+  double app_gbps;        /* the appliance model (`ocasim bound` on host-profile.yaml + this test) */
+  char app_bottleneck[40];
+  double err_rel;         /* (appliance model - measured) / measured Gb/s */
 } ValPredRow;
 
 typedef struct {
@@ -52,6 +55,9 @@ typedef struct {
   char fit_error[160];
   int n_train, n_heldout;
   double heldout_median_abs_err, heldout_max_abs_err, train_median_abs_err;
+  double model_agree_max; /* largest |appliance - closed form| / closed form over all rows */
+  char *profile_yaml;     /* host-profile.yaml text of the fitted profile */
+  char app_error[160];    /* why the appliance model could not predict a row (empty: it did) */
   ValHostPrediction ktls_reference; /* reference config with kTLS engaged (model only) */
   ValHostConfig ktls_reference_cfg;
   double elapsed_s;

@@ -1,22 +1,27 @@
-/* validate/predict.c — analytic host model (see predict.h for the equations).
+/* validate/predict.c — analytic host model (see predict.h and models/loopback.h for the
+ * equations).
  *
- * Stages per body byte: disk/page-cache read (a copy in user space, none with
- * sendfile), encryption (AEAD cycles/B from the fitted profile, first anchored on
- * the OpenSSL EVP microbenchmark), the socket write (a copy, or page references
- * with sendfile), the loopback "NIC" (TCP send path on the server's core, receive
- * processing partly in softirq), and the client's receive copy, decryption and
- * copy-out, which land on the same cores.  A request adds fixed cycles on each
- * side.  CPU-bound throughput = cores x clock x utilisation / cycles per byte,
- * with each side additionally limited by its thread count.
+ * Stages per body byte: page-cache read (a copy in user space, none with sendfile; it
+ * misses the cache when the file does not fit), encryption (AEAD cycles/B from the fitted
+ * profile, anchored on the OpenSSL EVP microbenchmark), the socket write (a copy, or page
+ * references with sendfile), the loopback "NIC" (TCP send path on the server's core,
+ * receive processing partly in softirq), and the client's receive copy, decryption and
+ * copy-out, which land on the same cores; both sides pay cache-to-cache transfers and
+ * wake-ups when they run on different cores.  A request adds fixed cycles on each side.
+ * The per-side costs are models/loopback.c's; the throughput is the bottleneck law over
+ * the CPU and the two thread pools, as demand.c builds them.
  */
 #include "validate/predict.h"
 
 static const char *const pname[VAL_P_COUNT] = {
-    "copy_cpb",   "copy_pagecache_cpb", "stack_cpb",          "tls_record_cycles",  "crypto_aes128gcm_cpb", "crypto_aes256gcm_cpb",
-    "crypto_chacha20poly1305_cpb",      "request_server_cycles", "request_client_cycles", "softirq_cpb",
-    "utilisation"};
-static const char *const punit[VAL_P_COUNT] = {"cycles/B", "cycles/B", "cycles/B", "cycles/record", "cycles/B", "cycles/B",
-                                               "cycles/B", "cycles/request", "cycles/request", "cycles/B", ""};
+    "copy_cpb",        "copy_pagecache_cpb",    "miss_cpb",
+    "cache_size",      "xcore_server_cpb",      "xcore_client_cpb",      "stack_cpb",
+    "record_cycles",   "aes_128_gcm_cpb",       "aes_256_gcm_cpb",
+    "chacha20_poly1305_cpb", "request_server_cycles", "request_client_cycles",
+    "softirq_cpb",     "utilisation"};
+static const char *const punit[VAL_P_COUNT] = {"cycles/B", "cycles/B",       "cycles/B",       "B",        "cycles/B", "cycles/B",
+                                               "cycles/B", "cycles/record",  "cycles/B",       "cycles/B", "cycles/B",
+                                               "cycles/request", "cycles/request", "cycles/B", ""};
 
 const char *val_param_name(ValParam p) { return (p >= 0 && p < VAL_P_COUNT) ? pname[p] : "?"; }
 const char *val_param_unit(ValParam p) { return (p >= 0 && p < VAL_P_COUNT) ? punit[p] : "?"; }
@@ -29,30 +34,55 @@ ValParam val_param_for_cipher(ValCipher c) {
   }
 }
 
-void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValHostPrediction *out) {
+void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, LoopbackCfg *lo, DataPath *path,
+                       double *cap) {
   const double *p = prof->p;
-  double rec = p[VAL_P_RECORD] / (double)(prof->record_bytes ? prof->record_bytes : 16384);
-  double cr = p[val_param_for_cipher(cfg->cipher)];
-  double s, c;
-  if (cfg->mode == VAL_MODE_SENDFILE) {
-    s = p[VAL_P_STACK];
-    c = p[VAL_P_COPY_PC];
-  } else if (cfg->mode == VAL_MODE_SENDFILE_KTLS && cfg->ktls) {
-    s = cr + p[VAL_P_STACK] + rec;
-    c = 2 * p[VAL_P_COPY] + cr + rec;
-  } else {
-    s = p[VAL_P_COPY_PC] + cr + p[VAL_P_COPY] + p[VAL_P_STACK] + rec;
-    c = 2 * p[VAL_P_COPY] + cr + rec;
-  }
-  double bpr = cfg->bytes_per_req > 0 ? cfg->bytes_per_req : 1;
-  s += p[VAL_P_REQ_SERVER] / bpr;
-  c += p[VAL_P_REQ_CLIENT] / bpr;
-  if (cfg->verify_hash) c += prof->hash_cpb;
-  double q = p[VAL_P_SOFTIRQ];
+  loopback_defaults(lo);
+  lo->present = true;
+  lo->copy_cpb = p[VAL_P_COPY];
+  lo->copy_pagecache_cpb = p[VAL_P_COPY_PC];
+  lo->miss_cpb = p[VAL_P_MISS];
+  lo->cache_bytes = p[VAL_P_CACHE];
+  lo->xcore_server_cpb = p[VAL_P_XCORE_S];
+  lo->xcore_client_cpb = p[VAL_P_XCORE_C];
+  lo->stack_cpb = p[VAL_P_STACK];
+  lo->softirq_cpb = p[VAL_P_SOFTIRQ];
+  lo->record_cycles = p[VAL_P_RECORD];
+  lo->record_bytes = (double)(prof->record_bytes ? prof->record_bytes : 16384);
+  lo->crypto_cpb[LB_AES_128_GCM] = p[VAL_P_CRYPTO_AES128];
+  lo->crypto_cpb[LB_AES_256_GCM] = p[VAL_P_CRYPTO_AES256];
+  lo->crypto_cpb[LB_CHACHA20_POLY1305] = p[VAL_P_CRYPTO_CHACHA];
+  lo->request_server_cycles = p[VAL_P_REQ_SERVER];
+  lo->request_client_cycles = p[VAL_P_REQ_CLIENT];
+  lo->hash_cpb = prof->hash_cpb;
+  lo->utilisation = p[VAL_P_UTIL];
+  lo->cipher = cfg->cipher == VAL_CIPHER_AES256GCM ? LB_AES_256_GCM
+               : cfg->cipher == VAL_CIPHER_CHACHA20 ? LB_CHACHA20_POLY1305
+                                                    : LB_AES_128_GCM;
+  lo->server_threads = MAX(cfg->server_threads, 1);
+  lo->client_threads = MAX(cfg->client_threads, 1);
+  lo->connections = cfg->connections > 0 ? cfg->connections : 1;
+  lo->file_bytes = cfg->file_bytes > 0 ? cfg->file_bytes : cfg->bytes_per_req;
+  lo->client_hash = cfg->verify_hash;
+  if (cfg->mode == VAL_MODE_SENDFILE) *path = DP_SENDFILE;
+  else if (cfg->mode == VAL_MODE_SENDFILE_KTLS && cfg->ktls) *path = DP_SENDFILE_SW_KTLS;
+  else *path = DP_READ_WRITE;
   double avail = cfg->avail_cores > 0 ? cfg->avail_cores : prof->cores;
-  double n = cfg->connections > 0 ? cfg->connections : 1;
-  double ts = MIN(MIN((double)MAX(cfg->server_threads, 1), n), avail);
-  double tc = MIN(MIN((double)MAX(cfg->client_threads, 1), n), avail);
+  *cap = MIN(1.0, avail / MAX(prof->cores, 1));
+}
+
+void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValHostPrediction *out) {
+  LoopbackCfg lo;
+  DataPath path;
+  double capf;
+  val_host_loopback(prof, cfg, &lo, &path, &capf);
+  double bpr = cfg->bytes_per_req > 0 ? cfg->bytes_per_req : 1;
+  LoopbackCost lc;
+  loopback_cost(&lo, path, bpr, prof->cores, capf, &lc);
+  double s = lc.server_cpb, c = lc.client_cpb, q = lc.softirq_cpb;
+  double avail = prof->cores * capf;
+  double ts = loopback_pool_cores(lo.server_threads, lo.connections, prof->cores, capf);
+  double tc = loopback_pool_cores(lo.client_threads, lo.connections, prof->cores, capf);
   double cap_s = ts / s, cap_c = tc / c, cap_t = avail / (s + c + q); /* cores / (cycles/B) */
   double cap = MIN(cap_s, MIN(cap_c, cap_t));
   out->server_cpb = s;
@@ -60,5 +90,5 @@ void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValH
   out->softirq_cpb = q;
   out->total_cpb = s + c + q;
   out->bottleneck = cap == cap_t ? "cpu" : cap == cap_s ? "server" : "client";
-  out->gbps = p[VAL_P_UTIL] * prof->clock_hz * cap * 8 / 1e9;
+  out->gbps = lo.utilisation * prof->clock_hz * cap * 8 / 1e9;
 }

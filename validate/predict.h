@@ -1,25 +1,29 @@
 /* validate/predict.h — analytic host model of the TLS serving path on one machine
  * with a loopback "NIC": cycles per byte of each stage, per-request cycles, and a
  * CPU-bound throughput.  The function boundary (profile + configuration ->
- * prediction) is what the appliance model in models/ can later replace or be
- * checked against.
+ * prediction) is checked against the appliance model's bound on the same profile.
  */
 #ifndef OCASIM_VALIDATE_PREDICT_H
 #define OCASIM_VALIDATE_PREDICT_H
 
 #include <glib.h>
 
+#include "models/loopback.h"
 #include "validate/server.h"
 #include "validate/tls.h"
 
 G_BEGIN_DECLS
 
-/* Coefficients of a host profile (what the fit estimates). */
+/* Coefficients of a host profile (what the fit estimates; models/loopback.h gives their meaning). */
 typedef enum {
   VAL_P_COPY = 0,      /* one user<->kernel copy of data just written (in cache), cycles/B */
-  VAL_P_COPY_PC,       /* one copy out of the page cache (pread, or recv of sendfile pages), cycles/B */
+  VAL_P_COPY_PC,       /* one copy out of a cache-resident page-cache page (pread, or recv of sendfile pages), cycles/B */
+  VAL_P_MISS,          /* extra per byte of a page-cache copy whose file does not fit the cache, cycles/B */
+  VAL_P_CACHE,         /* cache the served file competes for, bytes (starts at the probe's per-core L2) */
+  VAL_P_XCORE_S,       /* extra sender cycles/B when the two ends of a connection run on different cores (wake-ups) */
+  VAL_P_XCORE_C,       /* extra receiver cycles/B, likewise (cache-to-cache transfers) */
   VAL_P_STACK,         /* TCP + loopback per byte on the sending side (sendfile page path), cycles/B */
-  VAL_P_RECORD,        /* TLS record layer per 16 KiB record and side (syscall, framing), cycles/record */
+  VAL_P_RECORD,        /* TLS record layer per record and side beyond the AEAD per-byte cost, cycles/record */
   VAL_P_CRYPTO_AES128, /* AES-128-GCM encrypt or decrypt, cycles/B */
   VAL_P_CRYPTO_AES256, /* AES-256-GCM, cycles/B */
   VAL_P_CRYPTO_CHACHA, /* ChaCha20-Poly1305, cycles/B */
@@ -31,7 +35,7 @@ typedef enum {
 } ValParam;
 
 const char *val_param_name(ValParam p);  /* "copy_cpb", ... (profile key) */
-const char *val_param_unit(ValParam p);  /* "cycles/B", "cycles/record", "cycles/request", "" */
+const char *val_param_unit(ValParam p);  /* "cycles/B", "cycles/record", "cycles/request", "B", "" */
 
 typedef struct {
   double p[VAL_P_COUNT];
@@ -51,6 +55,7 @@ typedef struct {
   ValTlsVersion version;    /* modelled as cost-neutral: the record layer is the same size */
   int server_threads, client_threads, connections;
   double bytes_per_req;     /* body bytes per request (file or range size) */
+  double file_bytes;        /* size of the served file (0: bytes_per_req) */
   double avail_cores;       /* cores available to this workload (cores minus other tenants' load) */
   gboolean verify_hash;     /* the client hashes every body (SHA-256) */
 } ValHostConfig;
@@ -61,17 +66,19 @@ typedef struct {
   const char *bottleneck;   /* "server", "client" or "cpu" */
 } ValHostPrediction;
 
-/* The model:
- *   s = server cycles/B:  plain sendfile: stack
- *                         user-space TLS: copy_pc + crypto + copy + stack + record/16384
- *                         kTLS sendfile:  crypto + stack + record/16384
- *   c = client cycles/B:  plain: copy_pc;  TLS: 2 copy + crypto + record/16384  (+ hash when verifying)
- *   both sides add their per-request cycles / bytes_per_req; q = softirq cycles/B.
+/* The model is the appliance model's loopback host (models/loopback.h: per-side cycles per
+ * byte with the page-cache miss and cross-core terms, per-request cycles) and its bottleneck law:
  *   Throughput (B/s) = u * clock * min( min(S, n, A) / s,  min(C, n, A) / c,  A / (s + c + q) )
- * with S, C the thread counts, n connections, A available cores.  Left out: memory
- * bandwidth limits (not reached at these rates on one socket), latency-bound
- * operation with very few connections, cache effects of working-set size. */
+ * with S, C the thread counts, n connections, A available cores, u utilisation.  This closed
+ * form is what `ocasim bound` computes for the same profile (tested), and what the fit uses.
+ * Left out: memory bandwidth limits (not reached at these rates on one socket), latency-bound
+ * operation with very few connections. */
 void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValHostPrediction *out);
+
+/* The loopback section of the appliance model for a profile and configuration: costs, the
+ * test (threads, connections, cipher, file size), data path and CPU share cap = A / cores. */
+void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, LoopbackCfg *lo, DataPath *path,
+                       double *cap);
 
 /* Crypto parameter of a cipher (ANY maps to AES-128-GCM). */
 ValParam val_param_for_cipher(ValCipher c);

@@ -22,6 +22,7 @@
 #include <openssl/crypto.h>
 #include <openssl/ssl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
@@ -147,6 +148,19 @@ static void probe_cpu(ValProbe *p) {
     }
   }
   p->cpus_online = val_online_cpus();
+  for (int i = 0; i < 8; i++) { /* cache sizes of CPU 0: "2048K" */
+    g_autofree char *lv = g_strdup_printf("/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    g_autofree char *sz = g_strdup_printf("/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    g_autofree char *l = read_first_line(lv), *z = read_first_line(sz);
+    if (!l || !z) continue;
+    char *end = NULL;
+    guint64 v = g_ascii_strtoull(z, &end, 10);
+    if (end && (*end == 'K' || *end == 'k')) v <<= 10;
+    else if (end && *end == 'M') v <<= 20;
+    int level = atoi(l);
+    if (level == 2) p->l2_bytes = v;
+    if (level >= 2 && v > 0) p->llc_bytes = v;
+  }
   p->tsc_hz = measure_tsc_hz();
   g_autofree char *maxf = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
   if (maxf && g_ascii_strtod(maxf, NULL) > 0) {
@@ -266,6 +280,8 @@ void val_probe_to_json(const ValProbe *p, JsonBuilder *b) {
   json_builder_begin_object(b);
   JS("cpu_model", p->cpu_model);
   JI("cpus_online", p->cpus_online);
+  JI("l2_bytes", (gint64)p->l2_bytes);
+  JI("llc_bytes", (gint64)p->llc_bytes);
   JI("sockets", p->sockets);
   JI("cores_per_socket", p->cores_per_socket);
   JI("threads_per_core", p->threads_per_core);

@@ -28,6 +28,8 @@ typedef struct {
   double clock_hz;        /* nominal clock used to turn CPU seconds into cycles */
   char clock_source[64];  /* where clock_hz came from */
   double tsc_hz;          /* measured TSC rate (0 when not measured) */
+  uint64_t l2_bytes;      /* per-core L2 (sysfs cache/index*, level 2), 0 when unknown */
+  uint64_t llc_bytes;     /* last-level cache as the OS reports it, 0 when unknown */
   int numa_nodes;
   GPtrArray *numa;        /* char*: "node0: cpus 0-1, 23.4 GiB" */
   GPtrArray *devices;     /* char*: "net eth0: numa node -1" */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "validate/profile.h"
 #include "validate/util.h"
 
 #define TARGET_MEDIAN 0.10
@@ -36,81 +37,20 @@ static gboolean set_contents(const char *path, const char *text, GError **error)
 
 /* ---- host-profile.yaml ---------------------------------------------------------- */
 
-static void yparam(GString *s, const ValHostProfile *p, ValParam k, const char *indent) {
-  const char *u = val_param_unit(k);
-  if (*u)
-    g_string_append_printf(s, "%s%s: \"%.4g %s\"", indent, val_param_name(k), p->p[k], u);
-  else
-    g_string_append_printf(s, "%s%s: %.4g", indent, val_param_name(k), p->p[k]);
-  if (p->fitted[k])
-    g_string_append_printf(s, "   # fitted, +- %.2g %s%s\n", p->se[k], u,
-                           p->p[k] < 0 ? " (negative: absorbs what the stage model misses)" : "");
-  else g_string_append(s, "   # not fitted (start value)\n");
-}
-
-/* Double-quoted YAML scalar body: backslash and quote escaped. */
-static char *yaml_escape(const char *in) {
-  GString *o = g_string_new(NULL);
-  for (const char *c = in; *c; c++) {
-    if (*c == '"' || *c == '\\') g_string_append_c(o, '\\');
-    g_string_append_c(o, *c);
-  }
-  return g_string_free(o, FALSE);
-}
-
 gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error) {
-  const ValHostProfile *p = &r->profile;
-  const ValProbe *pr = r->probe;
-  g_autofree char *model = yaml_escape(pr->cpu_model);
-  g_autofree char *now = iso_now();
-  GString *s = g_string_new(NULL);
-  g_string_append_printf(s,
-                         "# host-profile.yaml — platform fitted by `ocasim validate` on %s.\n"
-                         "# Cycles per byte are CPU cycles at the nominal clock per body byte served.\n"
-                         "# Fit: chi2/dof %.3g over %d residuals, %d free parameters%s.\n",
-                         now, r->fit.chi2_dof, r->fit.nobs, r->fit.npar, r->fit_ok ? "" : " (FIT FAILED: start values)");
-  g_string_append(s, "platform:\n  name: host\n  kind: host\n");
-  g_string_append(s, "  source: \"ocasim validate (measured, loopback)\"\n");
-  g_string_append_printf(s, "  cpu:\n    model: \"%s\"\n    sockets: %d\n    cores: %d\n    threads_per_core: %d\n",
-                         model, pr->sockets, pr->cpus_online, pr->threads_per_core);
-  g_string_append_printf(s, "    clock: \"%.3g GHz\"   # %s\n", p->clock_hz / 1e9, pr->clock_source);
-  g_string_append_printf(s, "    numa_nodes: %d\n", pr->numa_nodes);
-  g_string_append_printf(s, "    isa: { aes_ni: %s, vaes: %s, vpclmulqdq: %s, avx2: %s, avx512f: %s, sha_ni: %s }\n",
-                         pr->aes_ni ? "true" : "false", pr->vaes ? "true" : "false", pr->vpclmulqdq ? "true" : "false",
-                         pr->avx2 ? "true" : "false", pr->avx512f ? "true" : "false", pr->sha_ni ? "true" : "false");
-  yparam(s, p, VAL_P_UTIL, "    ");
-  const ValMicrobench *m = &r->mb;
-  int t = m->dram_threads;
-  g_string_append_printf(s, "  memory:\n    capacity: \"%.1f GiB\"\n", (double)pr->mem_total_bytes / (1u << 30));
-  if (t > 0)
-    g_string_append_printf(s,
-                           "    read_bandwidth: \"%.1f GB/s\"   # STREAM-like, %d threads\n"
-                           "    write_bandwidth: \"%.1f GB/s\"\n    copy_bandwidth: \"%.1f GB/s\"\n",
-                           m->dram_read_GBps[t - 1], t, m->dram_write_GBps[t - 1], m->dram_copy_GBps[t - 1]);
-  g_string_append(s, "  tls:\n    record_size: \"16 KiB\"\n");
-  g_autofree char *reason = yaml_escape(pr->ktls.reason);
-  g_string_append_printf(s, "    ktls: { available: %s, engaged_by_openssl: %s, reason: \"%s\" }\n",
-                         pr->ktls.ulp_ok && pr->ktls.tx_ok ? "true" : "false",
-                         pr->ktls.openssl_engaged ? "true" : "false", reason);
-  g_string_append(s, "    crypto:   # AEAD encrypt or decrypt\n");
-  yparam(s, p, VAL_P_CRYPTO_AES128, "      ");
-  yparam(s, p, VAL_P_CRYPTO_AES256, "      ");
-  yparam(s, p, VAL_P_CRYPTO_CHACHA, "      ");
-  yparam(s, p, VAL_P_RECORD, "    ");
-  g_string_append(s, "  costs:\n");
-  yparam(s, p, VAL_P_COPY, "    ");
-  yparam(s, p, VAL_P_COPY_PC, "    ");
-  yparam(s, p, VAL_P_STACK, "    ");
-  yparam(s, p, VAL_P_SOFTIRQ, "    ");
-  yparam(s, p, VAL_P_REQ_SERVER, "    ");
-  yparam(s, p, VAL_P_REQ_CLIENT, "    ");
-  g_string_append_printf(s, "    sha256_cpb: \"%.3g cycles/B\"   # client body check, microbenchmark\n", p->hash_cpb);
-  g_string_append(s,
-                  "  nic:\n    kind: loopback   # the client's receive copy and decryption share these cores\n"
-                  "    bandwidth: unlimited\n");
-  gboolean ok = set_contents(path, s->str, error);
-  g_string_free(s, TRUE);
-  return ok;
+  g_autofree char *text = r->profile_yaml ? g_strdup(r->profile_yaml)
+                                          : val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
+  if (!set_contents(path, text, error)) return FALSE;
+  /* a runnable scenario next to it: the reference test with every CPU available */
+  ValHostConfig c = {.mode = VAL_MODE_USERSPACE, .cipher = VAL_CIPHER_AES128GCM, .version = VAL_TLS_13,
+                     .server_threads = 1, .client_threads = 1, .connections = 8, .bytes_per_req = 1048576,
+                     .file_bytes = 1048576, .avail_cores = r->profile.cores,
+                     .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
+  g_autofree char *base = g_path_get_basename(path);
+  g_autofree char *dir = g_path_get_dirname(path);
+  g_autofree char *scen = val_host_scenario_yaml(&r->profile, &c, base, "host: userspace tls1.3 aes-128-gcm s1c1 n8 1MiB");
+  g_autofree char *sp = g_build_filename(dir, "host-scenario.yaml", NULL);
+  return set_contents(sp, scen, error);
 }
 
 /* ---- report.json ------------------------------------------------------------------ */
@@ -198,7 +138,10 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
     JB("train", row->run.spec.train);
     JD("measured_gbps", row->run.median.gbps);
     JD("measured_spread_gbps", row->run.spread.gbps);
-    JD("predicted_gbps", row->pred.gbps);
+    JD("predicted_gbps", row->app_gbps);
+    JS("predicted_by", "appliance model (bound) on host-profile.yaml");
+    JD("closed_form_gbps", row->pred.gbps);
+    JS("appliance_bottleneck", row->app_bottleneck);
     JD("error_rel", row->err_rel);
     JD("measured_server_cpb", row->run.median.server_cpb);
     JD("predicted_server_cpb", row->pred.server_cpb);
@@ -222,6 +165,8 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   JB("target_met", r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN &&
                        r->heldout_max_abs_err <= TARGET_WORST);
   JD("ktls_reference_predicted_gbps", r->ktls_reference.gbps);
+  JD("appliance_vs_closed_form_max_rel", r->model_agree_max);
+  JS("appliance_error", r->app_error);
   JD("elapsed_s", r->elapsed_s);
   json_builder_end_object(b);
   json_builder_end_object(b);
@@ -241,17 +186,17 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
 /* ---- report.md ---------------------------------------------------------------------- */
 
 static void md_rows(GString *s, const ValReport *r, gboolean train) {
-  g_string_append(s, "| configuration | measured Gb/s | predicted Gb/s | error | server cyc/B meas/pred | "
-                     "client cyc/B meas/pred | cores avail | bottleneck |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+  g_string_append(s, "| configuration | measured Gb/s | predicted Gb/s (appliance) | closed form | error | server cyc/B meas/pred | "
+                     "client cyc/B meas/pred | cores avail | bottleneck |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (guint i = 0; i < r->rows->len; i++) {
     const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
     if (row->run.spec.train != train) continue;
     g_autofree char *label = val_run_spec_label(&row->run.spec);
-    g_string_append_printf(s, "| %s%s | %.2f ± %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %.2f | %s |\n",
+    g_string_append_printf(s, "| %s%s | %.2f ± %.2f | %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %.2f | %s |\n",
                            label, row->run.note[0] ? " (kTLS fell back)" : "", row->run.median.gbps,
-                           row->run.spread.gbps, row->pred.gbps, 100 * row->err_rel, row->run.median.server_cpb,
-                           row->pred.server_cpb, row->run.median.client_cpb, row->pred.client_cpb, row->cfg.avail_cores,
-                           row->pred.bottleneck);
+                           row->run.spread.gbps, row->app_gbps, row->pred.gbps, 100 * row->err_rel,
+                           row->run.median.server_cpb, row->pred.server_cpb, row->run.median.client_cpb,
+                           row->pred.client_cpb, row->cfg.avail_cores, row->app_bottleneck);
   }
 }
 
@@ -325,9 +270,15 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                             "not measurable on this host when kTLS is unavailable.\n\n",
                          r->ktls_reference.gbps, r->ktls_reference.server_cpb,
                          r->ktls_reference.server_cpb + 2 * r->profile.p[VAL_P_COPY]);
-  g_string_append(s, "Model: server cyc/B = copy_pagecache + crypto + copy + stack + record/16 KiB (user-space TLS), "
-                     "stack (plain sendfile), crypto + stack + record/16 KiB (kTLS); client cyc/B = 2 copy + crypto + "
-                     "record/16 KiB (TLS) or copy_pagecache (plain); each side adds its per-request cycles / body bytes per request. Gb/s = "
+  g_string_append_printf(s, "Predictions are the appliance model's (`ocasim bound` on host-profile.yaml with each run's test "
+                            "overlaid: data path, cipher, threads, connections, request and file size, CPU share); the "
+                            "closed form of validate/predict.c agrees within %.2g %% on every row%s%s.\n\n",
+                         100 * r->model_agree_max, r->app_error[0] ? "; appliance model error: " : "", r->app_error);
+  g_string_append(s, "Model (models/loopback.h): P = copy_pagecache + miss × m(W), m(W) = 1 / (1 + (C_e / W)^4), C_e = cache_size × (1 + p_x) / 2, "
+                     "for a file of W bytes; X_s, X_c = xcore_server, xcore_client × p_x, p_x the share of connections whose two ends run on "
+                     "different cores; R = record_cycles / 16 KiB. Server cyc/B = P + crypto + copy + stack + R (user-space "
+                     "TLS), stack (plain sendfile), miss × m + crypto + stack + R (kTLS); client cyc/B = 2 copy + crypto + R "
+                     "(TLS) or P (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
                      "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
                      "+ ksoftirqd)) × 8. cores_avail = CPUs − other tenants' busy cores measured in that run.\n");
   gboolean ok = set_contents(path, s->str, error);
@@ -363,18 +314,20 @@ void val_report_print_summary(const ValReport *r, FILE *f) {
   for (int i = 0; i < VAL_P_COUNT; i++)
     fprintf(f, "  %-28s %10.4g +- %-9.2g %s\n", val_param_name((ValParam)i), r->profile.p[i], r->profile.se[i],
             val_param_unit((ValParam)i));
-  fprintf(f, "%-60s %9s %9s %8s\n", "held-out configuration", "measured", "predicted", "error");
+  fprintf(f, "%-60s %9s %9s %8s\n", "held-out configuration (Gb/s; predicted: appliance model)", "measured", "predicted", "error");
   for (guint i = 0; i < r->rows->len; i++) {
     const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
     if (row->run.spec.train) continue;
     g_autofree char *label = val_run_spec_label(&row->run.spec);
-    fprintf(f, "%-60s %9.2f %9.2f %+7.1f%%\n", label, row->run.median.gbps, row->pred.gbps, 100 * row->err_rel);
+    fprintf(f, "%-60s %9.2f %9.2f %+7.1f%%\n", label, row->run.median.gbps, row->app_gbps, 100 * row->err_rel);
   }
   gboolean met = r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST;
   fprintf(f, "prediction error (held out, Gb/s): median %.1f%%, worst %.1f%% over %d runs — target median <= %.0f%%, "
              "worst <= %.0f%%: %s\n",
           100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN,
           100 * TARGET_WORST, met ? "met" : "NOT met");
+  fprintf(f, "appliance model vs closed form: largest difference %.2g %%%s%s\n", 100 * r->model_agree_max,
+          r->app_error[0] ? "; appliance model error: " : "", r->app_error);
   fprintf(f, "report: %s/report.md, %s/report.json, profile: %s/host-profile.yaml (%.0f s)\n", r->out_dir, r->out_dir,
           r->out_dir, r->elapsed_s);
 }

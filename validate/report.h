@@ -1,5 +1,5 @@
 /* validate/report.h — output of `ocasim validate`: report.md, report.json,
- * host-profile.yaml and a short summary on the terminal.
+ * host-profile.yaml, host-scenario.yaml and a short summary on the terminal.
  */
 #ifndef OCASIM_VALIDATE_REPORT_H
 #define OCASIM_VALIDATE_REPORT_H
@@ -11,9 +11,10 @@
 
 G_BEGIN_DECLS
 
-/* Writes the fitted host profile as a platform YAML file.  This is the one place
- * that knows the file layout: adapt it here when the appliance scenario schema
- * (models/) settles.  Values carry units ("2.6 GHz", "0.41 cycles/B"). */
+/* Writes the fitted host profile as a platform file of the appliance schema (a loopback
+ * NIC and the `loopback:` costs, validate/profile.h) to path, and host-scenario.yaml next
+ * to it (the reference test on that platform), so `ocasim bound|run DIR/host-scenario.yaml`
+ * and `ocasim bound DIR/host-profile.yaml` work. */
 gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error);
 
 /* report.json: probe, microbenchmarks, mechanics, runs, fit, predictions. */

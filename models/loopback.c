@@ -1,0 +1,77 @@
+/* loopback.c — costs of a host whose "NIC" is loopback (see loopback.h for the equations). */
+#include "models/loopback.h"
+#include "models/model_error.h"
+#include <math.h>
+
+void loopback_defaults(LoopbackCfg *lo)
+{
+  *lo = (LoopbackCfg){.record_bytes = 16384, .utilisation = 1.0, .cipher = LB_AES_128_GCM, .server_threads = 1,
+                      .client_threads = 1, .connections = 8};
+}
+
+double loopback_miss_share(double file_bytes, double cache_bytes)
+{
+  if (file_bytes <= 0) return 0.0;
+  if (cache_bytes <= 0) return 1.0;
+  double r = cache_bytes / file_bytes;
+  return 1.0 / (1.0 + r * r * r * r);
+}
+
+double loopback_cross_share(int server_threads, int client_threads, int cores, double avail_cores)
+{
+  int T = MAX(server_threads, 1) + MAX(client_threads, 1);
+  int k = MIN(cores, T);
+  if (k < 2 || avail_cores <= 1.0) return 0.0;
+  double spread = (T - (double)T / k) / (T - 1);
+  return spread * MIN(1.0, (avail_cores - 1.0) / (k - 1));
+}
+
+double loopback_pool_cores(int threads, int connections, int cores, double cap)
+{
+  double n = connections > 0 ? connections : 1;
+  return MIN(MIN((double)MAX(threads, 1), n), cores * cap);
+}
+
+void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap,
+                   LoopbackCost *out)
+{
+  double w = lo->file_bytes > 0 ? lo->file_bytes : request_bytes;
+  double px = loopback_cross_share(lo->server_threads, lo->client_threads, cores, cores * cap);
+  double m = loopback_miss_share(w, lo->cache_bytes * (1.0 + px) / 2.0);
+  double P = lo->copy_pagecache_cpb + lo->miss_cpb * m;
+  double R = lo->record_bytes > 0 ? lo->record_cycles / lo->record_bytes : 0.0;
+  double k = lo->crypto_cpb[lo->cipher];
+  double bpr = request_bytes > 0 ? request_bytes : 1.0;
+  double s, c;
+  switch (path) {
+  case DP_SENDFILE: s = lo->stack_cpb; c = P; break;
+  case DP_SENDFILE_SW_KTLS: s = lo->miss_cpb * m + k + lo->stack_cpb + R; c = 2 * lo->copy_cpb + k + R; break;
+  case DP_READ_WRITE_KTLS:
+  case DP_READ_WRITE:
+  default: s = P + k + lo->copy_cpb + lo->stack_cpb + R; c = 2 * lo->copy_cpb + k + R; break;
+  }
+  if (lo->client_hash) c += lo->hash_cpb;
+  out->server_cpb = s + lo->xcore_server_cpb * px + lo->request_server_cycles / bpr;
+  out->client_cpb = c + lo->xcore_client_cpb * px + lo->request_client_cycles / bpr;
+  out->softirq_cpb = lo->softirq_cpb;
+  out->miss_share = m;
+  out->cross_share = px;
+}
+
+const char *loopback_cipher_name(LbCipher c)
+{
+  static const char *n[LB_CIPHER_COUNT] = {"aes_128_gcm", "aes_256_gcm", "chacha20_poly1305"};
+  return c < LB_CIPHER_COUNT ? n[c] : "?";
+}
+
+gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error)
+{
+  if (!lo->present) return model_fail(error, "nics", "a loopback NIC needs the host's costs in a `loopback:` section");
+  if (path == DP_SENDFILE_NIC_KTLS)
+    return model_fail(error, "software.data_path", "sendfile_nic_ktls needs a NIC TLS engine; a loopback host has none");
+  if (!(lo->utilisation > 0 && lo->utilisation <= 1))
+    return model_fail(error, "loopback.utilisation", "must be in (0, 1], got %g", lo->utilisation);
+  if (lo->server_threads < 1 || lo->client_threads < 1 || lo->connections < 1)
+    return model_fail(error, "loopback", "threads and connections must be >= 1");
+  return TRUE;
+}

@@ -1,0 +1,96 @@
+/* loopback.h — a host whose "NIC" is loopback: the server and its clients on the same machine.
+ *
+ * What it models: `ocasim validate` measures the real serving path with the load generator
+ * on the same host, over 127.0.0.1. There the "port" is a copy into the receiving socket, and
+ * the clients' receive, decryption and copy cycles land on the same cores as the server's.
+ * A NIC group of `kind: loopback` makes the appliance such a host; the `loopback:` section holds
+ * the host's own costs (every figure measured on that host by `ocasim validate` and fitted by
+ * validate/fit.c: there is no other source for them) and the test it runs (threads,
+ * connections, cipher, file size). Cycles are at cpu.clock, per body byte served.
+ *   file miss    m(W)  = 1 / (1 + (C_e / W)^4): share of page-cache lines a copy misses when the
+ *                         W bytes of file content are re-read cyclically through a cache of C_e
+ *                         bytes (LRU on a cyclic scan: all hits below C_e, all misses above; the
+ *                         power 4 smooths the step over about a factor of two in W);
+ *                         C_e = C (1 + p_x) / 2: two ends on one core share its cache C (the
+ *                         socket data of the other side takes half), apart each has its own;
+ *   page copy    P     = copy_pagecache_cpb + miss_cpb * m(W);
+ *   cross-core   X_s   = xcore_server_cpb * p_x, X_c = xcore_client_cpb * p_x: wake-ups of the
+ *                         peer (IPIs, VM exits in a guest) on the sender, cache-to-cache transfers
+ *                         of the socket data on the receiver, when the two ends of a connection
+ *                         run on different cores. p_x = share of connections whose server and
+ *                         client threads run on different cores: T = S + C busy threads spread
+ *                         evenly over k = min(cores, T) cores gives (T - T/k) / (T - 1), scaled
+ *                         by min(1, (A - 1) / (k - 1)) with A = cores x cpu.cap available
+ *                         (A <= 1: both ends time-share one core's worth, no transfers);
+ *   record       R     = record_cycles / record_size (TLS only);
+ *   request            request_{server,client}_cycles / workload.request_size;
+ *   server  plain sendfile     stack + X_s + req_s
+ *           user-space TLS     P + crypto + copy + stack + R + X_s + req_s      (read_write)
+ *           kTLS sendfile      miss * m(W) + crypto + stack + R + X_s + req_s   (sendfile_sw_ktls)
+ *           kTLS read/write    P + copy + crypto + stack + R + X_s + req_s      (read_write_ktls)
+ *   client  plain              P + X_c + req_c (recv copies the page-cache pages the skbs hold)
+ *           TLS                2 copy + crypto + R + X_c + req_c (+ sha256 when client_hash)
+ *   softirq q = softirq_cpb (ksoftirqd, outside both sides).
+ * Resources (demand.c): the node's CPU carries s + c + q at capacity cores x clock, limit
+ * cpu.cap x utilisation; the server threads carry s and the client threads c, each a pool of
+ * min(threads, connections, cores x cpu.cap) cores at limit utilisation. DRAM reads m(W) bytes
+ * per byte (the page-cache misses; at these working sets everything else stays in cache). The
+ * loopback "port" has no line rate and no PCIe link; the files are in the page cache, so the
+ * drives see no load (a platform still lists one: the host's disk the files came from).
+ * Leaves out: latency-bound operation with one or two connections, frequency changes, SMT.
+ */
+#pragma once
+#include <glib.h>
+#include <stdbool.h>
+
+#include "models/datapath.h"
+
+typedef enum { LB_AES_128_GCM, LB_AES_256_GCM, LB_CHACHA20_POLY1305, LB_CIPHER_COUNT } LbCipher;
+
+typedef struct {
+  bool present;               /* the `loopback:` section was given */
+  /* host costs, cycles at cpu.clock (measured by ocasim validate on the host) */
+  double copy_cpb;            /* user<->kernel copy of data just written (in cache) */
+  double copy_pagecache_cpb;  /* copy out of a cache-resident page-cache page */
+  double miss_cpb;            /* extra per byte of a page-cache copy that misses the cache */
+  double cache_bytes;         /* C: cache the file's content competes for */
+  double xcore_server_cpb;    /* extra per byte on the sender when the two ends run on different cores */
+  double xcore_client_cpb;    /* extra per byte on the receiver, likewise */
+  double stack_cpb;           /* TCP + loopback transmit per byte (sendfile page path) */
+  double softirq_cpb;         /* receive work in ksoftirqd (outside both sides) */
+  double record_cycles;       /* TLS record layer per record and side */
+  double record_bytes;        /* TLS record size */
+  double crypto_cpb[LB_CIPHER_COUNT]; /* AEAD encrypt or decrypt */
+  double request_server_cycles, request_client_cycles; /* per request */
+  double hash_cpb;            /* SHA-256 of each body by the client (client_hash) */
+  double utilisation;         /* fraction of a core a busy side achieves, 0..1 */
+  /* the test */
+  LbCipher cipher;
+  int server_threads, client_threads, connections;
+  double file_bytes;          /* W: bytes of file content served (0: workload.request_size) */
+  bool client_hash;           /* the client hashes every body */
+} LoopbackCfg;
+
+typedef struct {
+  double server_cpb, client_cpb, softirq_cpb; /* cycles per body byte */
+  double miss_share;          /* m(W) at the effective cache C_e */
+  double cross_share;         /* p_x */
+} LoopbackCost;
+
+/* Fills the test defaults (1 server and 1 client thread, 8 connections, AES-128-GCM,
+ * 16 KiB records, utilisation 1) and zero costs. */
+void loopback_defaults(LoopbackCfg *lo);
+/* Cycles per body byte of each side for data path `path` (plain sendfile, read_write =
+ * user-space TLS, sendfile_sw_ktls, read_write_ktls), request_bytes body bytes per request,
+ * on `cores` cores of which the share `cap` (0..1] is available. sendfile_nic_ktls has no
+ * loopback meaning (validation refuses it). */
+void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap,
+                   LoopbackCost *out);
+/* m(W) and p_x of the header. */
+double loopback_miss_share(double file_bytes, double cache_bytes);
+double loopback_cross_share(int server_threads, int client_threads, int cores, double avail_cores);
+/* Cores a side's threads can keep busy: min(threads, connections, cores x cap). */
+double loopback_pool_cores(int threads, int connections, int cores, double cap);
+const char *loopback_cipher_name(LbCipher c);
+/* Errors: MODEL_ERROR_INVALID "loopback.key: message". */
+gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error);

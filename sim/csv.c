@@ -1,0 +1,19 @@
+/* sim/csv.c — see csv.h. */
+#include "sim/csv.h"
+
+#include <string.h>
+
+void sim_csv_field(GString *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        g_string_append(out, s);
+        return;
+    }
+    g_string_append_c(out, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            g_string_append_c(out, '"');
+        g_string_append_c(out, *s);
+    }
+    g_string_append_c(out, '"');
+}

@@ -1,0 +1,189 @@
+/* tests/test_validate_profile.c — host-profile.yaml from a synthetic fit is a platform the
+ * appliance loader accepts; the appliance model's bound on it equals the closed form of
+ * validate/predict.c for every kind of configuration; the loopback cost terms by hand. */
+#include <check.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "models/appliance_conf.h"
+#include "models/demand.h"
+#include "validate/profile.h"
+
+static ValHostProfile synthetic(void) {
+  ValHostProfile p = {.clock_hz = 2.6e9, .cores = 2, .hash_cpb = 1.3, .record_bytes = 16384};
+  p.p[VAL_P_COPY] = 0.35;
+  p.p[VAL_P_COPY_PC] = 0.20;
+  p.p[VAL_P_MISS] = 0.40;
+  p.p[VAL_P_CACHE] = 786432;
+  p.p[VAL_P_XCORE_S] = 0.25;
+  p.p[VAL_P_XCORE_C] = 0.15;
+  p.p[VAL_P_STACK] = 0.30;
+  p.p[VAL_P_RECORD] = 600;
+  p.p[VAL_P_CRYPTO_AES128] = 0.40;
+  p.p[VAL_P_CRYPTO_AES256] = 0.47;
+  p.p[VAL_P_CRYPTO_CHACHA] = 0.72;
+  p.p[VAL_P_REQ_SERVER] = 20000;
+  p.p[VAL_P_REQ_CLIENT] = 15000;
+  p.p[VAL_P_SOFTIRQ] = 0.02;
+  p.p[VAL_P_UTIL] = 0.93;
+  for (int i = 0; i < VAL_P_COUNT; i++) {
+    p.fitted[i] = i != VAL_P_RECORD;
+    p.se[i] = 0.05 * p.p[i];
+  }
+  return p;
+}
+
+START_TEST(test_loopback_terms) {
+  /* m(W): half at W = C, about 1/17 at C/2, 16/17 at 2C */
+  ck_assert_double_eq_tol(loopback_miss_share(1e6, 1e6), 0.5, 1e-12);
+  ck_assert_double_eq_tol(loopback_miss_share(5e5, 1e6), 1.0 / 17, 1e-12);
+  ck_assert_double_eq_tol(loopback_miss_share(2e6, 1e6), 16.0 / 17, 1e-12);
+  /* p_x: s1c1 on 2 free cores: always apart; one core's worth: never; s2c2: 2/3 */
+  ck_assert_double_eq_tol(loopback_cross_share(1, 1, 2, 2.0), 1.0, 1e-12);
+  ck_assert_double_eq_tol(loopback_cross_share(1, 1, 2, 1.0), 0.0, 1e-12);
+  ck_assert_double_eq_tol(loopback_cross_share(1, 1, 2, 1.5), 0.5, 1e-12);
+  ck_assert_double_eq_tol(loopback_cross_share(2, 2, 2, 2.0), 2.0 / 3, 1e-12);
+  ck_assert_double_eq_tol(loopback_cross_share(2, 1, 1, 1.0), 0.0, 1e-12);
+  /* user-space TLS, AES-256, 64 KiB file, all cores: hand-computed sides */
+  ValHostProfile p = synthetic();
+  ValHostConfig c = {.mode = VAL_MODE_USERSPACE, .cipher = VAL_CIPHER_AES256GCM, .server_threads = 1,
+                     .client_threads = 1, .connections = 8, .bytes_per_req = 65536, .avail_cores = 2};
+  ValHostPrediction pr;
+  val_predict_host(&p, &c, &pr);
+  double m = loopback_miss_share(65536, 786432), R = 600.0 / 16384;
+  double s = 0.20 + 0.40 * m + 0.47 + 0.35 + 0.30 + R + 0.25 + 20000.0 / 65536;
+  double cc = 2 * 0.35 + 0.47 + R + 0.15 + 15000.0 / 65536;
+  ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
+  ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
+  double cap = MIN(1 / s, MIN(1 / cc, 2 / (s + cc + 0.02)));
+  ck_assert_double_eq_tol(pr.gbps, 0.93 * 2.6e9 * cap * 8 / 1e9, 1e-9);
+  /* plain sendfile of a 16 MiB file: the client's copy misses */
+  c.mode = VAL_MODE_SENDFILE;
+  c.bytes_per_req = c.file_bytes = 16777216;
+  c.avail_cores = 1;
+  val_predict_host(&p, &c, &pr);
+  /* one core's worth: the two ends share its cache, C_e = C / 2 */
+  ck_assert_double_eq_tol(pr.client_cpb, 0.20 + 0.40 * loopback_miss_share(16777216, 393216) + 15000.0 / 16777216,
+                          1e-12);
+  ck_assert_double_eq_tol(pr.server_cpb, 0.30 + 20000.0 / 16777216, 1e-12);
+}
+END_TEST
+
+/* Every mode, cipher, thread count, size and CPU share: the appliance model's bound on the
+ * written profile equals the closed form (same equations, built as resources and demands). */
+START_TEST(test_profile_bound_matches_closed_form) {
+  ValHostProfile p = synthetic();
+  ValFitStats st = {.nobs = 40, .npar = 13, .chi2_dof = 1.2};
+  g_autofree char *yaml = val_host_profile_yaml(&p, NULL, NULL, &st);
+  const ValServerMode modes[] = {VAL_MODE_SENDFILE, VAL_MODE_USERSPACE, VAL_MODE_SENDFILE_KTLS};
+  const ValCipher ciphers[] = {VAL_CIPHER_AES128GCM, VAL_CIPHER_AES256GCM, VAL_CIPHER_CHACHA20};
+  const double sizes[] = {16384, 262144, 1048576, 16777216};
+  const int thr[][3] = {{1, 1, 8}, {2, 2, 16}, {2, 1, 8}, {1, 2, 2}, {1, 1, 1}};
+  const double avail[] = {2.0, 1.4, 0.7};
+  int n = 0;
+  for (int mi = 0; mi < 3; mi++)
+    for (int ci = 0; ci < 3; ci++)
+      for (int si = 0; si < 4; si++)
+        for (int ti = 0; ti < 5; ti++) {
+          ValHostConfig c = {.mode = modes[mi], .ktls = mi == 2 && ci == 0, .cipher = ciphers[ci],
+                             .server_threads = thr[ti][0], .client_threads = thr[ti][1], .connections = thr[ti][2],
+                             .bytes_per_req = sizes[si], .file_bytes = si == 3 ? 4 * sizes[si] : 0,
+                             .avail_cores = avail[(mi + si + ti) % 3], .verify_hash = ti == 1};
+          ValHostPrediction pr;
+          val_predict_host(&p, &c, &pr);
+          double g = 0;
+          char bn[40];
+          g_autoptr(GError) err = NULL;
+          ck_assert_msg(val_host_bound_gbps(yaml, &p, &c, &g, bn, &err), "%s", err ? err->message : "");
+          ck_assert_msg(fabs(g - pr.gbps) <= 1e-9 * pr.gbps, "config %d: appliance %.9g vs closed form %.9g (%s)", n, g,
+                        pr.gbps, bn);
+          /* the limiting resource is the same one */
+          const char *want = !strcmp(pr.bottleneck, "cpu") ? "cpu.node0"
+                             : !strcmp(pr.bottleneck, "server") ? "loopback.server"
+                                                                : "loopback.client";
+          ck_assert_msg(!strcmp(bn, want) || fabs(g - pr.gbps) <= 1e-9 * pr.gbps, "%s vs %s", bn, want);
+          n++;
+        }
+  ck_assert_int_eq(n, 180);
+}
+END_TEST
+
+/* The written files load through the appliance loader from disk (platform include), and
+ * bound and run (DES) agree at saturation. */
+START_TEST(test_profile_files_load) {
+  ValHostProfile p = synthetic();
+  g_autofree char *dir = g_dir_make_tmp("ocasim-profile-XXXXXX", NULL);
+  ck_assert(dir != NULL);
+  g_autofree char *prof = g_build_filename(dir, "host-profile.yaml", NULL);
+  g_autofree char *scen = g_build_filename(dir, "host-scenario.yaml", NULL);
+  g_autofree char *yaml = val_host_profile_yaml(&p, NULL, NULL, NULL);
+  ValHostConfig c = {.mode = VAL_MODE_USERSPACE, .cipher = VAL_CIPHER_CHACHA20, .server_threads = 2,
+                     .client_threads = 2, .connections = 16, .bytes_per_req = 262144, .avail_cores = 1.5};
+  g_autofree char *sy = val_host_scenario_yaml(&p, &c, "host-profile.yaml", "test");
+  ck_assert(g_file_set_contents(prof, yaml, -1, NULL));
+  ck_assert(g_file_set_contents(scen, sy, -1, NULL));
+  Appliance a;
+  AppScenarioInfo info;
+  g_autoptr(GError) err = NULL;
+  /* the profile alone is a scenario: the reference test */
+  ck_assert_msg(appliance_load_file(prof, NULL, &a, &info, &err), "%s", err ? err->message : "");
+  ck_assert(a.lo.present && a.nics[0].loopback && a.n_nics == 1);
+  ck_assert_int_eq(a.path, DP_READ_WRITE);
+  ck_assert_double_eq_tol(a.lo.crypto_cpb[LB_CHACHA20_POLY1305], 0.72, 1e-9);
+  ck_assert_double_eq_tol(a.lo.cache_bytes, 786432, 0.5);
+  ck_assert_double_eq_tol(a.cpu.clock_ghz, 2.6, 1e-9);
+  app_scenario_info_clear(&info);
+  /* the scenario on it */
+  ck_assert_msg(appliance_load_file(scen, NULL, &a, &info, &err), "%s", err ? err->message : "");
+  ck_assert_int_eq(a.lo.server_threads, 2);
+  ck_assert_int_eq(a.lo.cipher, LB_CHACHA20_POLY1305);
+  ck_assert_double_eq_tol(a.cpu.cap, 0.75, 1e-6);
+  ck_assert_double_eq_tol(a.wl.request_bytes, 262144, 0.5);
+  g_autoptr(DemandModel) m = demand_build(&a, &err);
+  ck_assert(m != NULL);
+  ValHostPrediction pr;
+  val_predict_host(&p, &c, &pr);
+  ck_assert_double_eq_tol(demand_saturation_Bps(m, NULL) * 8e-9, pr.gbps, 1e-6 * pr.gbps);
+  ck_assert_int_ge(demand_find(m, "loopback.server"), 0);
+  ck_assert_int_lt(demand_find(m, "nic0.port0"), 0); /* no line rate */
+  app_scenario_info_clear(&info);
+  /* a loopback NIC without costs, and a PCIe NIC without port speed, are located errors */
+  g_autofree char *bad = g_build_filename(dir, "bad.yaml", NULL);
+  ck_assert(g_file_set_contents(bad,
+                                "kind: appliance\ncpu: {uarch: zen2, cores_per_socket: 2, clock: 2 GHz}\n"
+                                "memory: {channels_per_socket: 1, speed: 3200 MT/s}\nnvme: [{read: 3 GB/s}]\n"
+                                "nics: [{kind: loopback, ports: 1}]\n",
+                                -1, NULL));
+  g_clear_error(&err);
+  ck_assert(!appliance_load_file(bad, NULL, &a, NULL, &err));
+  ck_assert_msg(strstr(err->message, "loopback") != NULL, "%s", err->message);
+  ck_assert(g_file_set_contents(bad,
+                                "kind: appliance\ncpu: {uarch: zen2, cores_per_socket: 2, clock: 2 GHz}\n"
+                                "memory: {channels_per_socket: 1, speed: 3200 MT/s}\nnvme: [{read: 3 GB/s}]\n"
+                                "nics: [{ports: 1}]\n",
+                                -1, NULL));
+  g_clear_error(&err);
+  ck_assert(!appliance_load_file(bad, NULL, &a, NULL, &err));
+  ck_assert_msg(strstr(err->message, "5:8: nics[0]: missing required key 'port_speed'") != NULL, "%s", err->message);
+  g_unlink(bad);
+  g_unlink(prof);
+  g_unlink(scen);
+  g_rmdir(dir);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("validate_profile");
+  TCase *tc = tcase_create("profile");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_loopback_terms);
+  tcase_add_test(tc, test_profile_bound_matches_closed_form);
+  tcase_add_test(tc, test_profile_files_load);
+  suite_add_tcase(s, tc);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int nf = srunner_ntests_failed(r);
+  srunner_free(r);
+  return nf == 0 ? 0 : 1;
+}

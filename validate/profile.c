@@ -1,0 +1,153 @@
+/* validate/profile.c — host-profile.yaml and scenarios on it (see profile.h).
+ *
+ * The platform: one socket of `cores` cores at the probe's clock, one NUMA node, memory as
+ * one channel at the measured STREAM read bandwidth (the DIMMs are not visible from a guest;
+ * it never limits here), one drive standing for the host's disk (the files are served from the
+ * page cache, so it carries no load), and one NIC of kind loopback.  Its `loopback:` section
+ * holds the fitted costs (models/loopback.h) and the test; scenarios overlay the test.
+ */
+#include "validate/profile.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "models/demand.h"
+
+/* Double-quoted YAML scalar body: backslash and quote escaped. */
+static char *yaml_escape(const char *in) {
+  GString *o = g_string_new(NULL);
+  for (const char *c = in ? in : ""; *c; c++) {
+    if (*c == '"' || *c == '\\') g_string_append_c(o, '\\');
+    if ((unsigned char)*c >= 0x20) g_string_append_c(o, *c);
+  }
+  return g_string_free(o, FALSE);
+}
+
+/* A plain decimal number (no exponent: the loader reads decimals). */
+static void num(GString *s, double v) {
+  char b[64];
+  g_snprintf(b, sizeof b, "%.6g", v);
+  if (strchr(b, 'e')) g_snprintf(b, sizeof b, "%.10f", v);
+  g_string_append(s, b);
+}
+
+static void param_line(GString *s, const ValHostProfile *p, ValParam k) {
+  double v = p->p[k];
+  g_string_append_printf(s, "  %s: ", val_param_name(k));
+  if (k == VAL_P_CACHE) g_string_append_printf(s, "%.0f B", MAX(0.0, round(v)));
+  else num(s, v);
+  const char *u = val_param_unit(k);
+  if (p->fitted[k])
+    g_string_append_printf(s, "   # %s, fitted, +- %.2g%s\n", *u ? u : "fraction", p->se[k],
+                           v < 0 ? " (negative: absorbs what the stage model misses)" : "");
+  else g_string_append_printf(s, "   # %s, fixed (not fitted: microbenchmark or start value)\n", *u ? u : "fraction");
+}
+
+static const char *uarch_guess(const ValProbe *pr) {
+  if (!pr) return "icelake";
+  if (strstr(pr->cpu_model, "AMD")) return pr->avx512f ? "zen4" : pr->vaes ? "zen3" : "zen2";
+  if (strstr(pr->cpu_model, "Neoverse") || strstr(pr->cpu_model, "ARM")) return "neoverse-n1";
+  return pr->vaes || pr->avx512f ? "icelake" : "skylake";
+}
+
+char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const ValMicrobench *mb,
+                            const ValFitStats *fit) {
+  GString *s = g_string_new(NULL);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+  g_autofree char *when = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
+  g_string_append_printf(s,
+                         "# host-profile.yaml — this host as an appliance platform, fitted by `ocasim validate` (%s).\n"
+                         "# Every cost under `loopback:` was measured on this host (microbenchmarks and a GSL fit of\n"
+                         "# the measured runs; models/loopback.h gives the equations): cycles at cpu.clock per body byte.\n",
+                         when);
+  if (fit)
+    g_string_append_printf(s, "# Fit: chi2/dof %.3g over %d residuals, %d free parameters.\n", fit->chi2_dof, fit->nobs,
+                           fit->npar);
+  g_string_append(s, "# A platform file (`platform: host-profile.yaml`, see host-scenario.yaml) and a scenario by itself:\n"
+                     "#   ocasim bound host-profile.yaml   # user-space TLS 1.3 AES-128-GCM, 1+1 threads, 8 connections, 1 MiB\n");
+  if (pr) {
+    g_autofree char *reason = g_strdelimit(g_strdup(pr->ktls.reason), "\r\n", ' ');
+    g_string_append_printf(s, "# kernel TLS: %s\n", reason);
+    g_string_append_printf(s, "# ISA: AES-NI %d, VAES %d, VPCLMULQDQ %d, AVX2 %d, AVX-512F %d, SHA-NI %d; %s\n", pr->aes_ni,
+                           pr->vaes, pr->vpclmulqdq, pr->avx2, pr->avx512f, pr->sha_ni, pr->openssl_version);
+  }
+  g_string_append(s, "kind: appliance\nname: host\nplatform_name: host\n");
+  g_autofree char *model = yaml_escape(pr ? pr->cpu_model : "host CPU");
+  g_string_append_printf(s,
+                         "cpu:\n  model: \"%s\"\n"
+                         "  uarch: %s   # closest in the schema's list; unused here (crypto costs are under loopback:)\n"
+                         "  sockets: 1\n  cores_per_socket: %d   # online CPUs (probe)\n  threads_per_core: 1\n"
+                         "  clock: %.6g GHz   # %s\n"
+                         "  cap: 100 %%   # share of the CPUs this workload has (validate: CPUs minus other tenants' load)\n",
+                         model, uarch_guess(pr), MAX(p->cores, 1), p->clock_hz / 1e9,
+                         pr ? pr->clock_source : "nominal clock");
+  double read_GBps = mb && mb->dram_threads > 0 ? mb->dram_read_GBps[mb->dram_threads - 1] : 10.0;
+  g_string_append_printf(s,
+                         "memory:   # one channel at the measured STREAM read bandwidth (%.3g GB/s, %d threads%s)\n"
+                         "  channels_per_socket: 1\n  speed: %.6g MT/s\n",
+                         read_GBps, mb ? mb->dram_threads : 0, mb ? "" : ": no measurement, a placeholder",
+                         read_GBps * 1e3 / 8);
+  g_string_append_printf(s,
+                         "nvme:   # the host's disk; the files are served from the page cache, so it carries no load\n"
+                         "  - {model: \"page cache\", read: %.6g GB/s, latency: 1 us}\n",
+                         read_GBps);
+  g_string_append(s, "nics:   # the clients run on this host: the port is a copy into their sockets, on the same cores\n"
+                     "  - {kind: loopback, ports: 1, model: \"lo 127.0.0.1\"}\n");
+  g_string_append(s, "software:\n  data_path: read_write   # user-space TLS; sendfile: plain HTTP; sendfile_sw_ktls: kernel TLS\n");
+  g_string_append(s, "workload:\n  offered: saturate\n  titles: 1\n  request_size: 1 MiB\n");
+  g_string_append(s, "loopback:\n");
+  for (int k = 0; k < VAL_P_COUNT; k++) param_line(s, p, (ValParam)k);
+  g_string_append_printf(s, "  sha256_cpb: %.6g   # cycles/B, SHA-256 microbenchmark (client body check)\n", p->hash_cpb);
+  g_string_append_printf(s, "  record_size: %zu B\n", p->record_bytes ? p->record_bytes : (size_t)16384);
+  g_string_append(s, "  cipher: aes_128_gcm\n  server_threads: 1\n  client_threads: 1\n  connections: 8\n"
+                     "  file_size: 1 MiB\n  client_hash: false\n");
+  return g_string_free(s, FALSE);
+}
+
+char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, const char *platform,
+                             const char *title) {
+  LoopbackCfg lo;
+  DataPath path;
+  double cap;
+  val_host_loopback(p, cfg, &lo, &path, &cap);
+  g_autofree char *t = yaml_escape(title ? title : "host test");
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s,
+                         "# One test on this host, predicted by the appliance model with the fitted profile:\n"
+                         "#   ocasim bound host-scenario.yaml; ocasim run host-scenario.yaml\n"
+                         "kind: appliance\nname: \"%s\"\nplatform: %s\n",
+                         t, platform);
+  g_string_append_printf(s, "cpu:\n  cap: %.6g %%   # %.3g of %d CPUs available\n", 100 * cap, cap * p->cores,
+                         p->cores);
+  g_string_append_printf(s, "software:\n  data_path: %s\n", datapath_name(path));
+  g_string_append_printf(s, "workload:\n  request_size: %.0f B\n", MAX(1.0, round(cfg->bytes_per_req)));
+  g_string_append_printf(s,
+                         "loopback:\n  cipher: %s\n  server_threads: %d\n  client_threads: %d\n  connections: %d\n"
+                         "  file_size: %.0f B\n  client_hash: %s\n",
+                         loopback_cipher_name(lo.cipher), lo.server_threads, lo.client_threads, lo.connections,
+                         round(lo.file_bytes), lo.client_hash ? "true" : "false");
+  return g_string_free(s, FALSE);
+}
+
+gboolean val_host_appliance(const char *profile_yaml, const ValHostProfile *p, const ValHostConfig *cfg,
+                            Appliance *out, GError **error) {
+  g_autofree char *scen = val_host_scenario_yaml(p, cfg, "host-profile.yaml", NULL);
+  g_autoptr(SimConfDoc) base = sim_conf_load_string(profile_yaml, "host-profile.yaml", error);
+  if (!base) return FALSE;
+  g_autoptr(SimConfDoc) top = sim_conf_load_string(scen, "host-scenario.yaml", error);
+  if (!top) return FALSE;
+  if (!sim_conf_overlay(base, sim_conf_doc_root(base), sim_conf_doc_root(top), error)) return FALSE;
+  return appliance_from_conf(sim_conf_doc_root(base), out, NULL, error);
+}
+
+gboolean val_host_bound_gbps(const char *profile_yaml, const ValHostProfile *p, const ValHostConfig *cfg,
+                             double *gbps, char bottleneck[40], GError **error) {
+  Appliance a;
+  if (!val_host_appliance(profile_yaml, p, cfg, &a, error)) return FALSE;
+  g_autoptr(DemandModel) m = demand_build(&a, error);
+  if (!m) return FALSE;
+  int bn = -1;
+  *gbps = demand_saturation_Bps(m, &bn) * 8e-9;
+  if (bottleneck) g_strlcpy(bottleneck, bn >= 0 ? m->res[bn].name : "-", 40);
+  return TRUE;
+}
