@@ -89,13 +89,13 @@ static inline uint32_t bucket_in(unsigned lev, uint64_t k)
     return first_bucket(lev) + (uint32_t)((k >> shift_of(lev)) & mask_of(lev));
 }
 
-static inline void mark(sim_calendar *cal, unsigned lev, uint32_t b)
+static inline void mark(SimCalendar *cal, unsigned lev, uint32_t b)
 {
     cal->bits[b >> 6] |= UINT64_C(1) << (b & 63);
     cal->summary[lev] |= UINT64_C(1) << (((b - first_bucket(lev)) >> 6) & 63);
 }
 
-static inline void unmark(sim_calendar *cal, unsigned lev, uint32_t b)
+static inline void unmark(SimCalendar *cal, unsigned lev, uint32_t b)
 {
     uint64_t w = cal->bits[b >> 6] &= ~(UINT64_C(1) << (b & 63));
     if (!w)
@@ -103,7 +103,7 @@ static inline void unmark(sim_calendar *cal, unsigned lev, uint32_t b)
 }
 
 /* First non-empty bucket of level lev (summary[lev] != 0). */
-static inline uint32_t lowest(const sim_calendar *cal, unsigned lev)
+static inline uint32_t lowest(const SimCalendar *cal, unsigned lev)
 {
     unsigned w = (unsigned)__builtin_ctzll(cal->summary[lev]);
     uint32_t word = (first_bucket(lev) >> 6) + w;
@@ -113,15 +113,15 @@ static inline uint32_t lowest(const sim_calendar *cal, unsigned lev)
 /* Appends ev to bucket b of level lev without a branch on whether the
  * bucket was empty (hard to predict): the link to write is the old tail's
  * next or the bucket head, and setting the bitmap bits again is harmless. */
-static inline void link_tail(sim_calendar *cal, unsigned lev, uint32_t b, sim_event *ev)
+static inline void link_tail(SimCalendar *cal, unsigned lev, uint32_t b, SimEvent *ev)
 {
-    sim_calendar_list *l = &cal->list[b];
+    SimCalendarList *l = &cal->list[b];
     uint64_t *wp = &cal->bits[b >> 6];
     uint64_t w = *wp, bit = UINT64_C(1) << (b & 63);
-    sim_event *tail = l->tail;
+    SimEvent *tail = l->tail;
     /* integer select: tail may be stale or NULL when the bucket is empty */
-    uintptr_t link = (w & bit) ? (uintptr_t)tail + offsetof(sim_event, next) : (uintptr_t)&l->head;
-    *(sim_event **)link = ev;
+    uintptr_t link = (w & bit) ? (uintptr_t)tail + offsetof(SimEvent, next) : (uintptr_t)&l->head;
+    *(SimEvent **)link = ev;
     ev->prev = tail;
     l->tail = ev;
     *wp = w | bit;
@@ -130,7 +130,7 @@ static inline void link_tail(sim_calendar *cal, unsigned lev, uint32_t b, sim_ev
         cal->cur = b;
 }
 
-static inline void append(sim_calendar *cal, sim_event *ev, uint64_t k)
+static inline void append(SimCalendar *cal, SimEvent *ev, uint64_t k)
 {
     unsigned lev = level_of(k, cal->cursor);
     link_tail(cal, lev, bucket_in(lev, k), ev);
@@ -138,7 +138,7 @@ static inline void append(sim_calendar *cal, sim_event *ev, uint64_t k)
 
 /* Level 0 bucket b (was cur) ran empty and its bit is clear: the next
  * non-empty one, or none. */
-static inline void next_cur(sim_calendar *cal, uint32_t b)
+static inline void next_cur(SimCalendar *cal, uint32_t b)
 {
     uint64_t w = cal->bits[b >> 6] & (~UINT64_C(0) << (b & 63));
     if (w)
@@ -147,13 +147,13 @@ static inline void next_cur(sim_calendar *cal, uint32_t b)
         cal->cur = cal->summary[0] ? lowest(cal, 0) : UINT32_MAX;
 }
 
-void sim_calendar_init(sim_calendar *cal)
+void sim_calendar_init(SimCalendar *cal)
 {
     memset(cal, 0, sizeof *cal);
     cal->cur = UINT32_MAX;
 }
 
-void sim_calendar_clear(sim_calendar *cal)
+void sim_calendar_clear(SimCalendar *cal)
 {
     g_free(cal->list);
     g_free(cal->bits);
@@ -166,18 +166,18 @@ void sim_calendar_clear(sim_calendar *cal)
  * every event below level h shares the cursor's digit h, so all of them go
  * into the (empty) bucket of that digit at level h.  Equal times never sit in
  * different buckets, so concatenating the lists keeps FIFO order. */
-static void rewind_to(sim_calendar *cal, uint64_t k)
+static void rewind_to(SimCalendar *cal, uint64_t k)
 {
     unsigned h = level_of(k, cal->cursor);
     if (h > 0) {
         uint32_t db = bucket_in(h, cal->cursor);
-        sim_calendar_list *dst = &cal->list[db];
+        SimCalendarList *dst = &cal->list[db];
         bool any = false;
         g_assert(!(cal->bits[db >> 6] & (UINT64_C(1) << (db & 63))));
         for (unsigned lev = 0; lev < h; lev++) {
             while (cal->summary[lev]) {
                 uint32_t b = lowest(cal, lev);
-                sim_calendar_list *src = &cal->list[b];
+                SimCalendarList *src = &cal->list[b];
                 if (any) {
                     dst->tail->next = src->head;
                     src->head->prev = dst->tail;
@@ -198,10 +198,10 @@ static void rewind_to(sim_calendar *cal, uint64_t k)
 
 /* Insert off the fast path: first insert, a time before the cursor, or a
  * time that differs from the cursor above level 1. */
-__attribute__((noinline)) static void insert_slow(sim_calendar *cal, sim_event *ev, uint64_t k)
+__attribute__((noinline)) static void insert_slow(SimCalendar *cal, SimEvent *ev, uint64_t k)
 {
     if (!cal->list) {
-        cal->list = g_new0(sim_calendar_list, NBUCKET);
+        cal->list = g_new0(SimCalendarList, NBUCKET);
         cal->bits = g_new0(uint64_t, NBUCKET / 64);
     }
     if (k < cal->cursor)
@@ -214,7 +214,7 @@ __attribute__((noinline, cold, noreturn)) static void insert_pending(void)
     g_error("sim_calendar_insert: the event is already pending");
 }
 
-void sim_calendar_insert(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
+void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
 {
     if (G_UNLIKELY(ev->slot != SIM_EVENT_IDLE))
         insert_pending();
@@ -235,14 +235,14 @@ void sim_calendar_insert(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
     }
 }
 
-bool sim_calendar_remove(sim_calendar *cal, sim_event *ev)
+bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev)
 {
     if (ev->slot == SIM_EVENT_IDLE)
         return false;
     uint64_t k = ukey(ev->time);
     unsigned lev = level_of(k, cal->cursor);
     uint32_t b = bucket_in(lev, k);
-    sim_calendar_list *l = &cal->list[b];
+    SimCalendarList *l = &cal->list[b];
     if (ev == l->head) {
         if (ev == l->tail) {
             unmark(cal, lev, b);
@@ -262,7 +262,7 @@ bool sim_calendar_remove(sim_calendar *cal, sim_event *ev)
     return true;
 }
 
-void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
+void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
 {
     sim_calendar_remove(cal, ev);
     sim_calendar_insert(cal, ev, t_ns);
@@ -271,14 +271,14 @@ void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
 /* The finest level is empty and events are pending: open the first
  * non-empty bucket of the lowest non-empty level, i.e. move the cursor to its
  * start and spread its events over the levels below, in list order. */
-static void cascade(sim_calendar *cal)
+static void cascade(SimCalendar *cal)
 {
     unsigned lev = 1;
     while (!cal->summary[lev])
         lev++;
     uint32_t b = lowest(cal, lev);
-    sim_calendar_list *l = &cal->list[b];
-    sim_event *ev = l->head, *last = l->tail;
+    SimCalendarList *l = &cal->list[b];
+    SimEvent *ev = l->head, *last = l->tail;
     unmark(cal, lev, b);
     unsigned sh = shift_of(lev);
     uint64_t digit = (uint64_t)(b - first_bucket(lev)) << sh;
@@ -286,7 +286,7 @@ static void cascade(sim_calendar *cal)
     cal->cursor = high | digit;
     if (lev == 1) {                   /* all of them land in level 0 */
         for (;;) {
-            sim_event *next = ev->next;   /* stale for the last one */
+            SimEvent *next = ev->next;   /* stale for the last one */
             link_tail(cal, 0, (uint32_t)ukey(ev->time) & (N0 - 1), ev);
             if (ev == last)
                 break;
@@ -295,7 +295,7 @@ static void cascade(sim_calendar *cal)
         return;
     }
     for (;;) {
-        sim_event *next = ev->next;
+        SimEvent *next = ev->next;
         append(cal, ev, ukey(ev->time));
         if (ev == last)
             break;
@@ -303,7 +303,7 @@ static void cascade(sim_calendar *cal)
     }
 }
 
-sim_time_ns sim_calendar_peek_slow_(sim_calendar *cal)
+sim_time_ns sim_calendar_peek_slow_(SimCalendar *cal)
 {
     while (cal->cur == UINT32_MAX)
         cascade(cal);
@@ -312,7 +312,7 @@ sim_time_ns sim_calendar_peek_slow_(sim_calendar *cal)
 
 /* Pop found level 0 empty: NULL if the calendar is, else open buckets until
  * level 0 has one. */
-__attribute__((noinline)) static bool refill(sim_calendar *cal)
+__attribute__((noinline)) static bool refill(SimCalendar *cal)
 {
     if (cal->n == 0)
         return false;
@@ -321,13 +321,13 @@ __attribute__((noinline)) static bool refill(sim_calendar *cal)
     return true;
 }
 
-sim_event *sim_calendar_pop(sim_calendar *cal)
+SimEvent *sim_calendar_pop(SimCalendar *cal)
 {
     if (G_UNLIKELY(cal->cur == UINT32_MAX) && !refill(cal))
         return NULL;
     uint32_t b = cal->cur;
-    sim_calendar_list *l = &cal->list[b];
-    sim_event *ev = l->head, *next = ev->next;
+    SimCalendarList *l = &cal->list[b];
+    SimEvent *ev = l->head, *next = ev->next;
     uint64_t last = ev == l->tail;
     l->head = next;                   /* stale when b runs empty */
     __builtin_prefetch(next);

@@ -11,7 +11,7 @@
  * sequence numbers and no sorting.  When level 0 runs empty, the first
  * non-empty bucket of the lowest non-empty level is opened: the cursor moves
  * to its start and its events spread, in list order, over the levels below.
- * Events are intrusive: the caller owns the sim_event, the calendar links it
+ * Events are intrusive: the caller owns the SimEvent, the calendar links it
  * into a doubly linked bucket list, so cancel and reschedule are O(1) (the
  * bucket follows from the event's time and the cursor).  Insert and pop are
  * O(1) amortised: an event moves down at most 7 times, and on workloads like
@@ -19,7 +19,7 @@
  * Bitmaps with a summary word per level find non-empty buckets.  No
  * allocation after the first insert (the ~100 KiB bucket array), nothing to
  * tune or resize, whatever the distribution of times.  The two list links
- * make sim_event 48 bytes (32 with the heap).
+ * make SimEvent 48 bytes (32 with the heap).
  *
  * Measured with the hold model of bench/ (`make bench`, exponential
  * increments of mean 1 us, 2-core Xeon VM, million holds/s, best of 5
@@ -54,23 +54,23 @@
 #include <stdint.h>
 #include "sim/time.h"
 
-typedef struct sim_event  sim_event;
-typedef struct sim_engine sim_engine;
+typedef struct SimEvent  SimEvent;
+typedef struct SimEngine SimEngine;
 
 /** Slot value of an event that is not scheduled. */
 #define SIM_EVENT_IDLE UINT32_MAX
 
 /** An event handler: runs at ev->time with the engine clock set to it.
  *  It may reschedule @ev itself (periodic events) or schedule others. */
-typedef void (*sim_event_fn)(sim_engine *eng, sim_event *ev, void *ctx);
+typedef void (*sim_event_fn)(SimEngine *eng, SimEvent *ev, void *ctx);
 
 /** An event.  Owned by the caller (embed it in a long-lived object) or taken
  *  from the engine pool with sim_engine_post().  Initialise with
  *  sim_event_init() before first use. */
-struct sim_event {
+struct SimEvent {
     sim_time_ns  time;    /* when it fires; valid while pending */
-    sim_event   *next;    /* calendar internal: bucket list links */
-    sim_event   *prev;
+    SimEvent   *next;    /* calendar internal: bucket list links */
+    SimEvent   *prev;
     uint32_t     slot;    /* 0 while pending, SIM_EVENT_IDLE when not */
     uint32_t     pooled;  /* 1: returned to the engine pool after it runs */
     sim_event_fn fn;
@@ -78,7 +78,7 @@ struct sim_event {
 };
 
 /** Prepares @ev to call @fn(engine, ev, @ctx) when it fires. */
-static inline void sim_event_init(sim_event *ev, sim_event_fn fn, void *ctx)
+static inline void sim_event_init(SimEvent *ev, sim_event_fn fn, void *ctx)
 {
     ev->time = 0;
     ev->next = ev->prev = NULL;
@@ -89,11 +89,11 @@ static inline void sim_event_init(sim_event *ev, sim_event_fn fn, void *ctx)
 }
 
 /** True while @ev is in a calendar. */
-static inline bool sim_event_pending(const sim_event *ev) { return ev->slot != SIM_EVENT_IDLE; }
+static inline bool sim_event_pending(const SimEvent *ev) { return ev->slot != SIM_EVENT_IDLE; }
 
 /* Internal: one bucket, a doubly linked FIFO list of events; both pointers
  * are stale while the bucket is empty (its bitmap bit is clear). */
-typedef struct { sim_event *head, *tail; } sim_calendar_list;
+typedef struct { SimEvent *head, *tail; } SimCalendarList;
 
 /* Internal: most levels any build of calendar.c uses. */
 #define SIM_CALENDAR_MAX_LEVELS 16
@@ -101,51 +101,51 @@ typedef struct { sim_event *head, *tail; } sim_calendar_list;
 /** The pending-event set.  Initialise with sim_calendar_init().  The fields
  *  are internal: use the functions below. */
 typedef struct {
-    sim_calendar_list *list;     /* every bucket, level by level; NULL until the first insert */
+    SimCalendarList *list;     /* every bucket, level by level; NULL until the first insert */
     uint64_t          *bits;     /* occupancy bitmaps of the buckets, level by level */
     uint64_t           summary[SIM_CALENDAR_MAX_LEVELS]; /* bit w: word w of the level's bitmap != 0 */
     uint64_t           cursor;   /* order-preserving key (calendar.c) <= every pending time */
     uint32_t           n;        /* pending events */
     uint32_t           cur;      /* first non-empty bucket of level 0, UINT32_MAX if none */
-} sim_calendar;
+} SimCalendar;
 
 /** Initialises an empty calendar. */
-void sim_calendar_init(sim_calendar *cal);
+void sim_calendar_init(SimCalendar *cal);
 
 /** Frees the bucket arrays without touching the events (their owners may be
  *  gone already); events still pending then must not be scheduled again. */
-void sim_calendar_clear(sim_calendar *cal);
+void sim_calendar_clear(SimCalendar *cal);
 
 /** Number of pending events. */
-static inline uint32_t sim_calendar_len(const sim_calendar *cal) { return cal->n; }
+static inline uint32_t sim_calendar_len(const SimCalendar *cal) { return cal->n; }
 
 /* Internal: time of the earliest event when the finest level is empty. */
-sim_time_ns sim_calendar_peek_slow_(sim_calendar *cal);
+sim_time_ns sim_calendar_peek_slow_(SimCalendar *cal);
 
 /** Time of the earliest pending event, or SIM_TIME_NEVER when empty.  O(1)
  *  amortised. */
-static inline sim_time_ns sim_calendar_peek_time(const sim_calendar *cal)
+static inline sim_time_ns sim_calendar_peek_time(const SimCalendar *cal)
 {
     if (cal->cur != UINT32_MAX)     /* the finest level holds the earliest event */
         return cal->list[cal->cur].head->time;
     /* logically const: the pending set does not change */
-    return cal->n ? sim_calendar_peek_slow_((sim_calendar *)cal) : SIM_TIME_NEVER;
+    return cal->n ? sim_calendar_peek_slow_((SimCalendar *)cal) : SIM_TIME_NEVER;
 }
 
 /** Schedules @ev (which must not be pending) at absolute time @t_ns. O(1)
  *  amortised. */
-void sim_calendar_insert(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns);
+void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns);
 
 /** Removes a pending @ev; returns false (and does nothing) if it is not
  *  pending. O(1). */
-bool sim_calendar_remove(sim_calendar *cal, sim_event *ev);
+bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev);
 
 /** Moves @ev to @t_ns, scheduling it if idle.  It goes behind the events
  *  already scheduled for the same time. O(1) amortised. */
-void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns);
+void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns);
 
 /** Removes and returns the earliest event, or NULL when empty.  Equal times
  *  come out in the order they were scheduled (or moved). O(1) amortised. */
-sim_event *sim_calendar_pop(sim_calendar *cal);
+SimEvent *sim_calendar_pop(SimCalendar *cal);
 
 #endif /* SIM_CALENDAR_H */
