@@ -5,7 +5,7 @@
 
 void loopback_defaults(LoopbackCfg *lo)
 {
-  *lo = (LoopbackCfg){.record_bytes = 16384, .utilisation = 1.0, .cipher = LB_AES_128_GCM, .server_threads = 1,
+  *lo = (LoopbackCfg){.record_bytes = 16384, .head_bytes = LOOPBACK_HEAD_BYTES, .utilisation = 1.0, .cipher = LB_AES_128_GCM, .server_threads = 1,
                       .client_threads = 1, .connections = 8};
 }
 
@@ -26,6 +26,12 @@ double loopback_cross_share(int server_threads, int client_threads, int cores, d
   return spread * MIN(1.0, (avail_cores - 1.0) / (k - 1));
 }
 
+double loopback_records_per_request(double request_bytes, double head_bytes, double record_bytes)
+{
+  if (record_bytes <= 0) return 0.0;
+  return ceil((MAX(request_bytes, 0.0) + MAX(head_bytes, 0.0)) / record_bytes) + 1.0;
+}
+
 double loopback_pool_cores(int threads, int connections, int cores, double cap)
 {
   double n = connections > 0 ? connections : 1;
@@ -35,13 +41,14 @@ double loopback_pool_cores(int threads, int connections, int cores, double cap)
 void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap,
                    LoopbackCost *out)
 {
-  double w = lo->file_bytes > 0 ? lo->file_bytes : request_bytes;
+  /* the bytes a request streams through the cache: its range, not the whole file */
+  double w = lo->file_bytes > 0 ? MIN(lo->file_bytes, request_bytes) : request_bytes;
   double px = loopback_cross_share(lo->server_threads, lo->client_threads, cores, cores * cap);
   double m = loopback_miss_share(w, lo->cache_bytes * (1.0 + px) / 2.0);
   double P = lo->copy_pagecache_cpb + lo->miss_cpb * m;
-  double R = lo->record_bytes > 0 ? lo->record_cycles / lo->record_bytes : 0.0;
   double k = lo->crypto_cpb[lo->cipher];
   double bpr = request_bytes > 0 ? request_bytes : 1.0;
+  double R = lo->record_cycles * loopback_records_per_request(request_bytes, lo->head_bytes, lo->record_bytes) / bpr;
   double s, c;
   switch (path) {
   case DP_SENDFILE: s = lo->stack_cpb; c = P; break;

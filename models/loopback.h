@@ -8,7 +8,9 @@
  * validate/fit.c: there is no other source for them) and the test it runs (threads,
  * connections, cipher, file size). Cycles are at cpu.clock, per body byte served.
  *   file miss    m(W)  = 1 / (1 + (C_e / W)^4): share of page-cache lines a copy misses when the
- *                         W bytes of file content are re-read cyclically through a cache of C_e
+ *                         W bytes a request reads (the range for a range request, else the file;
+ *                         the distinct bytes of a run beyond W are served from the last-level
+ *                         cache, whose size is not modelled) are re-read cyclically through a cache of C_e
  *                         bytes (LRU on a cyclic scan: all hits below C_e, all misses above; the
  *                         power 4 smooths the step over about a factor of two in W);
  *                         C_e = C (1 + p_x) / 2: two ends on one core share its cache C (the
@@ -22,7 +24,14 @@
  *                         evenly over k = min(cores, T) cores gives (T - T/k) / (T - 1), scaled
  *                         by min(1, (A - 1) / (k - 1)) with A = cores x cpu.cap available
  *                         (A <= 1: both ends time-share one core's worth, no transfers);
- *   record       R     = record_cycles / record_size (TLS only);
+ *   record       R     = record_cycles x n_rec / b (TLS only), n_rec = ceil((b + H) / record_size) + 1
+ *                         records per request of b body bytes: the response (head of H bytes and
+ *                         body written together, cut into full records and a last partial one)
+ *                         and the request's record; each side seals or opens every record once.
+ *                         record_cycles is the record layer's fixed work per record beyond the
+ *                         AEAD per-byte cost (SSL_read/SSL_write call, the read(2)/write(2) and
+ *                         the skb of each record, the peer's wake-up): small responses carry
+ *                         proportionally more of it, which is what identifies it;
  *   request            request_{server,client}_cycles / workload.request_size;
  *   server  plain sendfile     stack + X_s + req_s
  *           user-space TLS     P + crypto + copy + stack + R + X_s + req_s      (read_write)
@@ -45,6 +54,11 @@
 
 #include "models/datapath.h"
 
+/* Bytes of the HTTP response head of the validation server (validate/http.c
+ * val_http_format_head: status line, Server, Content-Type, Accept-Ranges, Content-Length,
+ * Connection: 150 B for a 200 with a 7-digit length, about 190 B for a 206). */
+#define LOOPBACK_HEAD_BYTES 160.0
+
 typedef enum { LB_AES_128_GCM, LB_AES_256_GCM, LB_CHACHA20_POLY1305, LB_CIPHER_COUNT } LbCipher;
 
 typedef struct {
@@ -60,6 +74,7 @@ typedef struct {
   double softirq_cpb;         /* receive work in ksoftirqd (outside both sides) */
   double record_cycles;       /* TLS record layer per record and side */
   double record_bytes;        /* TLS record size */
+  double head_bytes;          /* H: HTTP response head sent with each body (LOOPBACK_HEAD_BYTES) */
   double crypto_cpb[LB_CIPHER_COUNT]; /* AEAD encrypt or decrypt */
   double request_server_cycles, request_client_cycles; /* per request */
   double hash_cpb;            /* SHA-256 of each body by the client (client_hash) */
@@ -67,7 +82,7 @@ typedef struct {
   /* the test */
   LbCipher cipher;
   int server_threads, client_threads, connections;
-  double file_bytes;          /* W: bytes of file content served (0: workload.request_size) */
+  double file_bytes;          /* size of the served file (0: workload.request_size); W = min(file, request) */
   bool client_hash;           /* the client hashes every body */
 } LoopbackCfg;
 
@@ -86,6 +101,8 @@ void loopback_defaults(LoopbackCfg *lo);
  * loopback meaning (validation refuses it). */
 void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap,
                    LoopbackCost *out);
+/* n_rec of the header: TLS records per request of request_bytes body bytes. */
+double loopback_records_per_request(double request_bytes, double head_bytes, double record_bytes);
 /* m(W) and p_x of the header. */
 double loopback_miss_share(double file_bytes, double cache_bytes);
 double loopback_cross_share(int server_threads, int client_threads, int cores, double avail_cores);

@@ -51,8 +51,9 @@ START_TEST(test_model_closed_form) {
   val_predict_host(&p, &c, &pr);
   /* one core's worth: the two ends share it, no cross-core term; 16 KiB stays in cache */
   double m16 = 1 / (1 + pow(393216.0 / 16384, 4)); /* shared core: half the cache */
-  s = 0.55 + 0.40 * m16 + 0.35 + 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384;
-  cc = 2 * 0.35 + 0.47 + 3000.0 / 16384 + 15000.0 / 16384;
+  /* records per request: the body's, the head's (16384 + 160 B overflow one) and the request's */
+  s = 0.55 + 0.40 * m16 + 0.35 + 0.47 + 0.30 + 3 * 3000.0 / 16384 + 20000.0 / 16384;
+  cc = 2 * 0.35 + 0.47 + 3 * 3000.0 / 16384 + 15000.0 / 16384;
   ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
   ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
   ck_assert_double_eq_tol(pr.gbps, 0.95 * 2.6e9 / (s + cc + 0.25) * 8 / 1e9, 1e-9);
@@ -61,7 +62,7 @@ START_TEST(test_model_closed_form) {
   c.mode = VAL_MODE_SENDFILE_KTLS;
   c.ktls = TRUE;
   val_predict_host(&p, &c, &pr);
-  ck_assert_double_eq_tol(pr.server_cpb, 0.40 * m16 + 0.47 + 0.30 + 3000.0 / 16384 + 20000.0 / 16384, 1e-12);
+  ck_assert_double_eq_tol(pr.server_cpb, 0.40 * m16 + 0.47 + 0.30 + 3 * 3000.0 / 16384 + 20000.0 / 16384, 1e-12);
   /* the client's hash check adds its cost */
   c.verify_hash = TRUE;
   ValHostPrediction pr2;
@@ -112,8 +113,8 @@ static void fit_and_check(double noise, double tol_rel) {
   start.p[VAL_P_UTIL] = 0.8;
   ValFitObs obs[64];
   int n = make_obs(&t, obs, noise);
-  ValFitPrior pri[3] = {{VAL_P_CRYPTO_AES128, 0.40, 0.02}, {VAL_P_CRYPTO_AES256, 0.47, 0.02},
-                        {VAL_P_CRYPTO_CHACHA, 0.72, 0.03}};
+  ValFitPrior pri[3] = {{VAL_P_CRYPTO_AES128, 0.40, 0.02, FALSE}, {VAL_P_CRYPTO_AES256, 0.47, 0.02, FALSE},
+                        {VAL_P_CRYPTO_CHACHA, 0.72, 0.03, FALSE}};
   ValFitStats st;
   g_autoptr(GError) err = NULL;
   ck_assert_msg(val_fit_host(obs, n, pri, 3, &start, NULL, &out, &st, &err), "%s", err ? err->message : "");
@@ -159,6 +160,28 @@ START_TEST(test_fit_fixed_and_unidentified) {
 }
 END_TEST
 
+START_TEST(test_fit_lower_bound) {
+  /* exact plain-sendfile data: a bound below the true stack_cpb (0.30) changes nothing and
+   * is not a residual; a bound above it (0.5, sd 1e-4) holds the fit near 0.5 */
+  ValHostProfile t = truth(), start = truth(), out0, out1;
+  ValFitObs obs[64], plain[64];
+  int n = make_obs(&t, obs, 0), m = 0;
+  for (int i = 0; i < n; i++)
+    if (obs[i].cfg.mode == VAL_MODE_SENDFILE) plain[m++] = obs[i];
+  gboolean fixed[VAL_P_COUNT] = {FALSE};
+  fixed[VAL_P_UTIL] = TRUE;
+  ValFitStats st0, st1;
+  ValFitPrior lo = {VAL_P_STACK, 0.0, 0.01, TRUE};
+  ck_assert(val_fit_host(plain, m, &lo, 1, &start, fixed, &out0, &st0, NULL));
+  ck_assert_double_eq_tol(out0.p[VAL_P_STACK], 0.30, 0.003);
+  ck_assert_int_eq(st0.nobs, 4 * m);
+  ValFitPrior hi = {VAL_P_STACK, 0.5, 1e-4, TRUE};
+  ck_assert(val_fit_host(plain, m, &hi, 1, &start, fixed, &out1, &st1, NULL));
+  ck_assert_msg(out1.p[VAL_P_STACK] > 0.49, "stack %g", out1.p[VAL_P_STACK]);
+  ck_assert(st1.chi2 > 1);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("validate_fit");
   TCase *tc = tcase_create("fit");
@@ -166,6 +189,7 @@ int main(void) {
   tcase_add_test(tc, test_fit_recovers_exact);
   tcase_add_test(tc, test_fit_recovers_noisy);
   tcase_add_test(tc, test_fit_fixed_and_unidentified);
+  tcase_add_test(tc, test_fit_lower_bound);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

@@ -3,7 +3,7 @@
  * Residuals: for each measured configuration, (model - measured) / sd of the
  * server cycles/B, client cycles/B, softirq cycles/B and Gb/s (sd from the
  * repetition spread, with a floor chosen by the caller); for each prior,
- * (p - value) / sd.  The model is val_predict_host; the throughput term is
+ * (p - value) / sd (a lower bound: only below value).  The model is val_predict_host; the throughput term is
  * nonlinear (1/cycles and a min over bottlenecks), so the Jacobian is taken by
  * GSL's forward differences.  Solver: gsl_multifit_nlinear trust region with
  * Levenberg-Marquardt steps, geodesic acceleration off, xtol = gtol = 1e-10.
@@ -53,13 +53,18 @@ static int resid_f(const gsl_vector *x, void *data, gsl_vector *f) {
     gsl_vector_set(f, k++, o->sd_softirq > 0 ? (pr.softirq_cpb - o->softirq_cpb) / o->sd_softirq : 0);
     gsl_vector_set(f, k++, o->sd_gbps > 0 ? (pr.gbps - o->gbps) / o->sd_gbps : 0);
   }
-  for (int j = 0; j < c->npri; j++)
-    gsl_vector_set(f, k++, (p.p[c->pri[j].param] - c->pri[j].value) / c->pri[j].sd);
+  for (int j = 0; j < c->npri; j++) {
+    double d = p.p[c->pri[j].param] - c->pri[j].value;
+    gsl_vector_set(f, k++, c->pri[j].lower_bound && d > 0 ? 0.0 : d / c->pri[j].sd);
+  }
   return GSL_SUCCESS;
 }
 
-static int count_used(const ValFitObs *obs, int nobs, int npri) {
-  int n = npri;
+/* Residuals that carry information: observables with an sd and the priors (bounds are not
+ * measurements and do not count). */
+static int count_used(const ValFitObs *obs, int nobs, const ValFitPrior *pri, int npri) {
+  int n = 0;
+  for (int j = 0; j < npri; j++) n += !pri[j].lower_bound;
   for (int i = 0; i < nobs; i++)
     n += (obs[i].sd_server > 0) + (obs[i].sd_client > 0) + (obs[i].sd_softirq > 0) + (obs[i].sd_gbps > 0);
   return n;
@@ -92,7 +97,7 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
     gsl_vector_free(f0);
     gsl_vector_free(f1);
   }
-  int used = count_used(obs, nobs, npriors);
+  int used = count_used(obs, nobs, priors, npriors);
   stats->nobs = used;
   stats->npar = c.nfree;
   if (c.nfree == 0 || used <= c.nfree) {

@@ -19,10 +19,13 @@ typedef struct {
 } ValFitObs;
 
 /* A direct measurement of one parameter (e.g. AEAD cycles/B from the EVP
- * microbenchmark), entering the fit as an extra residual (value - p) / sd. */
+ * microbenchmark), entering the fit as an extra residual (value - p) / sd; or, with
+ * lower_bound, a soft bound p >= value: the residual is (p - value) / sd below value and 0
+ * above (a cost cannot be negative). */
 typedef struct {
   ValParam param;
   double value, sd;
+  gboolean lower_bound;
 } ValFitPrior;
 
 typedef struct {

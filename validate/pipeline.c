@@ -5,9 +5,10 @@
  * connections with SHA-256 checks of every body (any mismatch fails validate);
  * 4 measurement runs of the configuration table below, in a seeded shuffled order;
  * 5 fit of the host profile on the runs marked train plus the AEAD microbenchmark
- * as priors (sd 10%), the per-record cycles fixed from the AEAD microbenchmark (every run
- * uses 16 KiB records, so they cannot be told from per-byte costs) and the cache size fixed
- * at the probe's per-core L2, weak priors 0 +- 0.5 cycles/B on the cross-core terms; 6 prediction of every run by the
+ * as priors (sd 10%), the per-record cycles free (records per request = ceil((body + head) /
+ * 16 KiB) + 1 differ between 16 KiB, 64 KiB and 1 MiB responses, which identifies them), the
+ * cache size fixed at the probe's per-core L2, weak priors 0 +- 0.5 cycles/B on the cross-core
+ * terms and a soft bound >= 0 on every cost; 6 prediction of every run by the
  * appliance model (host-profile.yaml with the run's test overlaid, bound mode: what `ocasim
  * bound` answers), cross-checked against the closed form of validate/predict.c; the held-out
  * runs are the test: median and worst absolute relative error of Gb/s.  Each run's prediction uses
@@ -39,7 +40,9 @@
 #define CHA VAL_CIPHER_CHACHA20
 
 /* Training: enough to identify copy, stack, record, the AEADs, per-request costs,
- * softirq and utilisation.  Held out: other TLS versions, ciphers, thread and
+ * softirq and utilisation.  Per-request and per-record cycles are told apart from per-byte
+ * ones only by runs of different response sizes: plain and TLS at 16 KiB and 1 MiB, TLS also
+ * at 64 KiB (TLS 1.2 AES-256, a version and cipher none of the held-out 64 KiB runs has).  Held out: other TLS versions, ciphers, thread and
  * connection counts, file sizes, ranges and modes. */
 static const ValRunSpec quick_specs[] = {
     PL(1, 1, 8, 1 * MiB, 0, TRUE),
@@ -51,6 +54,7 @@ static const ValRunSpec quick_specs[] = {
     U13(CHA, 1, 1, 8, 1 * MiB, 0, TRUE),
     U13(A128, 2, 2, 8, 256 * KiB, 0, TRUE),
     U12(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
+    U12(A256, 1, 1, 16, 64 * KiB, 0, TRUE),
     /* held out */
     U12(A128, 1, 1, 16, 16 * KiB, 0, FALSE),
     U12(A256, 1, 1, 8, 1 * MiB, 0, FALSE),
@@ -232,9 +236,9 @@ static void start_profile(ValReport *r) {
   p->p[VAL_P_XCORE_S] = 0.1;
   p->p[VAL_P_XCORE_C] = 0.1;
   p->p[VAL_P_STACK] = MAX(0.05, r->mb.sendfile_tx_cpb);
-  /* every run uses 16 KiB records, so a per-record cost cannot be told from per-byte ones:
-   * fixed at the AEAD's own per-record cycles (microbenchmark), the rest is in the copies */
-  p->p[VAL_P_RECORD] = r->mb.aead_record_cycles;
+  /* starts at the AEAD's own per-record cycles (microbenchmark); the fit adds the record
+   * layer's calls, syscalls and skbs */
+  p->p[VAL_P_RECORD] = MAX(100.0, r->mb.aead_record_cycles);
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++)
     p->p[val_param_for_cipher((ValCipher)c)] = 0.5 * (r->mb.enc_cpb[c] + r->mb.dec_cpb[c]);
   p->p[VAL_P_REQ_SERVER] = 20000;
@@ -271,20 +275,28 @@ static void fit_and_predict(ValReport *r) {
     o.sd_gbps = sd_of(m->gbps, sp->gbps, 0.05, 0.05);
     g_array_append_val(obs, o);
   }
-  ValFitPrior pri[VAL_CIPHER_COUNT + 2];
+  ValFitPrior pri[VAL_CIPHER_COUNT + 2 + VAL_P_COUNT];
   int np = 0;
   /* the cross-core terms are seen only through the other tenants' load of each run (which
    * decides whether the two ends share a core): a weak prior keeps them of the order of a
    * copy's cost (0 +- 0.5 cycles/B) instead of following the scatter of a few runs */
-  pri[np++] = (ValFitPrior){VAL_P_XCORE_S, 0.0, 0.5};
-  pri[np++] = (ValFitPrior){VAL_P_XCORE_C, 0.0, 0.5};
+  pri[np++] = (ValFitPrior){VAL_P_XCORE_S, 0.0, 0.5, FALSE};
+  pri[np++] = (ValFitPrior){VAL_P_XCORE_C, 0.0, 0.5, FALSE};
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
     double v = 0.5 * (r->mb.enc_cpb[c] + r->mb.dec_cpb[c]);
-    pri[np++] = (ValFitPrior){val_param_for_cipher((ValCipher)c), v, 0.10 * v};
+    pri[np++] = (ValFitPrior){val_param_for_cipher((ValCipher)c), v, 0.10 * v, FALSE};
+  }
+  /* every cost is >= 0: a soft bound (0.01 cycles/B, 100 cycles per record or request) keeps
+   * a term that the runs cannot tell from a collinear one (stack_cpb from the cross-core
+   * sender term and the copies) at zero instead of negative */
+  static const ValParam costs[] = {VAL_P_COPY, VAL_P_COPY_PC, VAL_P_MISS, VAL_P_XCORE_S, VAL_P_XCORE_C,
+                                   VAL_P_STACK, VAL_P_RECORD, VAL_P_REQ_SERVER, VAL_P_REQ_CLIENT, VAL_P_SOFTIRQ};
+  for (size_t i = 0; i < G_N_ELEMENTS(costs); i++) {
+    gboolean cyc = costs[i] == VAL_P_RECORD || costs[i] == VAL_P_REQ_SERVER || costs[i] == VAL_P_REQ_CLIENT;
+    pri[np++] = (ValFitPrior){costs[i], 0.0, cyc ? 100.0 : 0.01, TRUE};
   }
   g_autoptr(GError) err = NULL;
   gboolean fixed[VAL_P_COUNT] = {FALSE};
-  fixed[VAL_P_RECORD] = TRUE;
   /* the cache is the probe's per-core L2: with the run-to-run scatter of a shared machine its
    * size is not identified by the fit (it drifts to unphysical miss costs); miss_cpb is, by the
    * 4 MiB plain run */

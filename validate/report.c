@@ -275,8 +275,8 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                             "closed form of validate/predict.c agrees within %.2g %% on every row%s%s.\n\n",
                          100 * r->model_agree_max, r->app_error[0] ? "; appliance model error: " : "", r->app_error);
   g_string_append(s, "Model (models/loopback.h): P = copy_pagecache + miss × m(W), m(W) = 1 / (1 + (C_e / W)^4), C_e = cache_size × (1 + p_x) / 2, "
-                     "for a file of W bytes; X_s, X_c = xcore_server, xcore_client × p_x, p_x the share of connections whose two ends run on "
-                     "different cores; R = record_cycles / 16 KiB. Server cyc/B = P + crypto + copy + stack + R (user-space "
+                     "for W the bytes a request reads (its range, else the file); X_s, X_c = xcore_server, xcore_client × p_x, p_x the share of connections whose two ends run on "
+                     "different cores; R = record_cycles × (ceil((body + 160 B head) / 16 KiB) + 1) / body (records per request: response and request). Server cyc/B = P + crypto + copy + stack + R (user-space "
                      "TLS), stack (plain sendfile), miss × m + crypto + stack + R (kTLS); client cyc/B = 2 copy + crypto + R "
                      "(TLS) or P (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
                      "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
