@@ -43,6 +43,7 @@ static const bad_case cases[] = {
     { "no-kind.yaml",                1, 1,  "",                               "missing 'kind'" },
     { "bad-kind.yaml",               1, 7,  "kind",                           "did you mean 'queueing_network'" },
     { "yaml-syntax.yaml",            6, 1,  "",                               "YAML syntax error" },
+    { "invalid-utf8.yaml",           3, 15, "",                               "invalid leading UTF-8 octet" },
     { "sources-not-list.yaml",       3, 10, "sources",                        "expected a list" },
     { "negative-mean.yaml",          5, 45, "sources[0].interarrival.mean",   "out of range" },
     { "empty-stations.yaml",         7, 11, "stations",                       "needs at least 1" },
