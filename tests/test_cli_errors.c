@@ -45,7 +45,7 @@ static const bad_case cases[] = {
     { "yaml-syntax.yaml",            6, 1,  "",                               "YAML syntax error" },
     { "invalid-utf8.yaml",           3, 15, "",                               "invalid leading UTF-8 octet" },
     { "sources-not-list.yaml",       3, 10, "sources",                        "expected a list" },
-    { "negative-mean.yaml",          5, 45, "sources[0].interarrival.mean",   "out of range" },
+    { "negative-mean.yaml",          5, 45, "sources[0].interarrival.mean",   "out of range: must be >= 1 ns" },
     { "empty-stations.yaml",         7, 11, "stations",                       "needs at least 1" },
 };
 
@@ -125,6 +125,8 @@ static const bad_run bad_runs[] = {
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.bitrates=[{rate: 5 Mb/s, share: 80 %}, {rate: 8 Mb/s, share: 80 %}]", NULL }, "add up to 160" },
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ns", "--warmup", "0 s", NULL }, "must exceed the warm-up" },
     { { "bound", "scenarios/mm1.yaml", NULL }, "needs an appliance scenario" },
+    /* range limits in the field's unit, not its base unit */
+    { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "cpu.cap=150 %", NULL }, "'150 %' is out of range: must be <= 100 %" },
 };
 
 START_TEST(test_bad_runs)

@@ -323,7 +323,7 @@ static const BadCase bad_cases[] = {
   {"link: 1 Gb/s\nstations:\n  - name: a\n    servers: 65\n", NULL, SIM_CONF_ERROR_RANGE, 4, 14,
    "stations[0].servers", "'65' is out of range: must be <= 64"},
   /* 12 exclusive minimum */
-  {"link: 0 Gb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be > 0"},
+  {"link: 0 Gb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be > 0 b/s"},
   /* 13 maximum in units */
   {"link: 2 Tb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be <= 1.6 Tb/s"},
   /* 14 bytes where bits are wanted */
