@@ -35,23 +35,23 @@ typedef struct {
 
 static void bench_cal(const uint32_t *incr, long n, double seconds, hold_timer *tm, uint64_t *check)
 {
-    sim_calendar cal;
+    SimCalendar cal;
     sim_calendar_init(&cal);
-    sim_event *evs = g_new(sim_event, n);
+    SimEvent *evs = g_new(SimEvent, n);
     uint64_t k = 0;
     for (long i = 0; i < n; i++) {
         sim_event_init(&evs[i], NULL, NULL);
         sim_calendar_insert(&cal, &evs[i], incr[k++ & HOLD_TABLE_MASK]);
     }
     for (long i = 0; i < n; i++) {
-        sim_event *ev = sim_calendar_pop(&cal);
+        SimEvent *ev = sim_calendar_pop(&cal);
         sim_calendar_insert(&cal, ev, ev->time + incr[k++ & HOLD_TABLE_MASK]);
     }
     uint64_t sum = 0;
     hold_timer_start(tm, seconds);
     do {
         for (unsigned c = 0; c < HOLD_CHUNK; c++) {
-            sim_event *ev = sim_calendar_pop(&cal);
+            SimEvent *ev = sim_calendar_pop(&cal);
             sim_time_ns now = ev->time;
             sum += (uint64_t)now;
             sim_calendar_insert(&cal, ev, now + incr[k++ & HOLD_TABLE_MASK]);
@@ -64,7 +64,7 @@ static void bench_cal(const uint32_t *incr, long n, double seconds, hold_timer *
 }
 
 /* Handler of the engine rows: reschedule (or post anew) and count. */
-static void on_hold(sim_engine *eng, sim_event *ev, void *ctx)
+static void on_hold(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     hold_state *h = ctx;
     h->sum += (uint64_t)sim_engine_now(eng);
@@ -73,7 +73,7 @@ static void on_hold(sim_engine *eng, sim_event *ev, void *ctx)
         sim_engine_stop(eng);
 }
 
-static void on_post(sim_engine *eng, sim_event *ev, void *ctx)
+static void on_post(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     hold_state *h = ctx;
     h->sum += (uint64_t)sim_engine_now(eng);
@@ -84,9 +84,9 @@ static void on_post(sim_engine *eng, sim_event *ev, void *ctx)
 
 static void bench_engine(const uint32_t *incr, long n, double seconds, bool post, hold_timer *tm, uint64_t *check)
 {
-    g_autoptr(sim_engine) eng = sim_engine_new();
+    g_autoptr(SimEngine) eng = sim_engine_new();
     hold_state h = { incr, 0, 0, 0 };
-    sim_event *evs = post ? NULL : g_new(sim_event, n);
+    SimEvent *evs = post ? NULL : g_new(SimEvent, n);
     for (long i = 0; i < n; i++) {
         sim_time_ns d = incr[h.k++ & HOLD_TABLE_MASK];
         if (post) {

@@ -57,10 +57,10 @@ int main(int argc, char **argv)
         app_scenario_info_clear(&info);
         return 2;
     }
-    g_autoptr(flowsim_spec) spec = appliance_des_spec(a, &info, m);
+    g_autoptr(FlowsimSpec) spec = appliance_des_spec(a, &info, m);
 
     double w0 = now_s(), c0 = cpu_s();
-    flowsim_result *raw = NULL;
+    FlowsimResult *raw = NULL;
     AppReport *rep = appliance_des_run(a, &info, m, &raw, &err);
     double wall = now_s() - w0, cpu = cpu_s() - c0;
     if (!rep) {

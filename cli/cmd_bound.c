@@ -8,7 +8,7 @@
 
 int cmd_bound(int argc, char **argv)
 {
-  cli_options opt;
+  CliOptions opt;
   g_autoptr(GError) error = NULL;
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Analytic bound of the appliance scenario in FILE: demand per served byte on every resource,\n"
@@ -16,7 +16,7 @@ int cmd_bound(int argc, char **argv)
                  &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
-  cli_appliance ca;
+  CliAppliance ca;
   if (!cli_one_file(&opt, "bound")) {
     /* status stays bad input */
   } else if (!cli_appliance_load(&opt, &ca, &error)) {

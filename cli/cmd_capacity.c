@@ -11,7 +11,7 @@
 #include "models/appliance_report.h"
 #include "sim/json.h"
 
-static void write_capacity(const CapacityResult *c, const AppReport *rep, cli_format fmt, GString *out)
+static void write_capacity(const CapacityResult *c, const AppReport *rep, CliFormat fmt, GString *out)
 {
   if (fmt == CLI_FORMAT_JSON) {
     /* one JSON document: the capacity object, with the report under "at_capacity" */
@@ -53,7 +53,7 @@ static void write_capacity(const CapacityResult *c, const AppReport *rep, cli_fo
 
 int cmd_capacity(int argc, char **argv)
 {
-  cli_options opt;
+  CliOptions opt;
   g_autoptr(GError) error = NULL;
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Largest offered load of the appliance scenario in FILE that keeps the CPU at or below its cap,\n"
@@ -61,7 +61,7 @@ int cmd_capacity(int argc, char **argv)
                  &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
-  cli_appliance ca;
+  CliAppliance ca;
   CapacityResult c;
   if (!cli_one_file(&opt, "capacity")) {
     /* status stays bad input */

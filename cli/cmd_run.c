@@ -14,24 +14,24 @@
 typedef struct {
     const char *kind;
     /* builds the model from @root; with @out, also runs it and writes the results */
-    gboolean (*handle)(const SimConfNode *root, const cli_options *opt, GString *out, GError **error);
+    gboolean (*handle)(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error);
 } scenario_kind;
 
-static gboolean handle_qnet(const SimConfNode *root, const cli_options *opt, GString *out, GError **error)
+static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error)
 {
-    g_autoptr(qnet_spec) spec = qnet_spec_from_conf(root, error);
+    g_autoptr(QnetSpec) spec = qnet_spec_from_conf(root, error);
     if (!spec)
         return FALSE;
     if (!out)
         return TRUE;
-    g_autoptr(qnet_result) res = qnet_run(spec);
-    qnet_result_write(res, (qnet_format)opt->format, out);
+    g_autoptr(QnetResult) res = qnet_run(spec);
+    qnet_result_write(res, (QnetFormat)opt->format, out);
     return TRUE;
 }
 
-static gboolean handle_appliance(const SimConfNode *root, const cli_options *opt, GString *out, GError **error)
+static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error)
 {
-    cli_appliance ca;
+    CliAppliance ca;
     if (!cli_appliance_build(root, &ca, error))
         return FALSE;
     gboolean ok = TRUE;
@@ -50,7 +50,7 @@ static const scenario_kind kinds[] = {
     { "appliance", handle_appliance },
 };
 
-static int run_or_check_file(const cli_options *opt, gboolean run)
+static int run_or_check_file(const CliOptions *opt, gboolean run)
 {
     g_autoptr(GError) error = NULL;
     const char *names[G_N_ELEMENTS(kinds) + 1];
@@ -74,7 +74,7 @@ static int run_or_check_file(const cli_options *opt, gboolean run)
 
 static int run_or_check(int argc, char **argv, gboolean run)
 {
-    cli_options opt;
+    CliOptions opt;
     g_autoptr(GError) error = NULL;
     int status;
     if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",

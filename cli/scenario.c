@@ -9,7 +9,7 @@
 
 static const char *const formats[] = { "table", "json", "csv", NULL };
 
-gboolean cli_parse(int *argc, char ***argv, cli_options *opt, const GOptionEntry *extra,
+gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra,
                    const char *param, const char *summary, GError **error)
 {
     memset(opt, 0, sizeof *opt);
@@ -39,12 +39,12 @@ gboolean cli_parse(int *argc, char ***argv, cli_options *opt, const GOptionEntry
                         "--format: '%s' is not one of table, json, csv", opt->format_text);
             return FALSE;
         }
-        opt->format = (cli_format)i;
+        opt->format = (CliFormat)i;
     }
     return TRUE;
 }
 
-void cli_options_clear(cli_options *opt)
+void cli_options_clear(CliOptions *opt)
 {
     g_free(opt->format_text);
     g_free(opt->seed);
@@ -55,7 +55,7 @@ void cli_options_clear(cli_options *opt)
     memset(opt, 0, sizeof *opt);
 }
 
-SimConfDoc *cli_load_scenario(const char *file, const cli_options *opt, GError **error)
+SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **error)
 {
     g_autoptr(SimConfDoc) doc = sim_conf_load_with_include(file, "platform", error);
     if (!doc)
@@ -82,7 +82,7 @@ SimConfDoc *cli_load_scenario(const char *file, const cli_options *opt, GError *
     return g_steal_pointer(&doc);
 }
 
-gboolean cli_one_file(const cli_options *opt, const char *cmd)
+gboolean cli_one_file(const CliOptions *opt, const char *cmd)
 {
     if (opt->files && opt->files[0] && !opt->files[1])
         return TRUE;
@@ -90,7 +90,7 @@ gboolean cli_one_file(const cli_options *opt, const char *cmd)
     return FALSE;
 }
 
-gboolean cli_appliance_build(const SimConfNode *root, cli_appliance *out, GError **error)
+gboolean cli_appliance_build(const SimConfNode *root, CliAppliance *out, GError **error)
 {
     memset(out, 0, sizeof *out);
     out->a = g_new0(Appliance, 1);
@@ -100,7 +100,7 @@ gboolean cli_appliance_build(const SimConfNode *root, cli_appliance *out, GError
     return FALSE;
 }
 
-gboolean cli_appliance_load(const cli_options *opt, cli_appliance *out, GError **error)
+gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **error)
 {
     static const char *const kinds[] = { "appliance", "queueing_network", NULL };
     memset(out, 0, sizeof *out);
@@ -116,7 +116,7 @@ gboolean cli_appliance_load(const cli_options *opt, cli_appliance *out, GError *
     return cli_appliance_build(sim_conf_doc_root(doc), out, error);
 }
 
-void cli_appliance_clear(cli_appliance *ca)
+void cli_appliance_clear(CliAppliance *ca)
 {
     demand_free(ca->m);
     app_scenario_info_clear(&ca->info);

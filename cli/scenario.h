@@ -8,33 +8,33 @@
 #include "models/appliance_conf.h"
 #include "sim/conf.h"
 
-typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } cli_format;
+typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;
 
 typedef struct {
     char   *format_text;    /* --format table|json|csv */
-    cli_format format;
+    CliFormat format;
     char   *seed;           /* --seed N (passed on as --set seed=N) */
     char   *duration;       /* --duration "10 s" */
     char   *warmup;         /* --warmup "1 s" */
     char  **sets;           /* --set key.path=value, repeatable */
     char  **files;          /* the remaining arguments */
-} cli_options;
+} CliOptions;
 
 /** Parses @argv with the common options plus @extra (may be NULL), with
  *  @summary as the help text.  Returns FALSE (after printing the reason) on a
  *  usage error; sets *@exit_now to TRUE when --help was printed. */
-gboolean cli_parse(int *argc, char ***argv, cli_options *opt, const GOptionEntry *extra,
+gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra,
                    const char *param, const char *summary, GError **error);
 
 /** Frees what cli_parse() allocated. */
-void cli_options_clear(cli_options *opt);
+void cli_options_clear(CliOptions *opt);
 
 /** Loads @file (following `platform:`), then applies --seed, --duration,
  *  --warmup and each --set, in that order.  Returns: (transfer full) or NULL. */
-SimConfDoc *cli_load_scenario(const char *file, const cli_options *opt, GError **error);
+SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **error);
 
 /** TRUE when @opt names exactly one FILE; otherwise prints why for @cmd and returns FALSE. */
-gboolean cli_one_file(const cli_options *opt, const char *cmd);
+gboolean cli_one_file(const CliOptions *opt, const char *cmd);
 
 /** An appliance scenario ready to evaluate: the appliance, its scenario
  *  information and its demand model. */
@@ -42,18 +42,18 @@ typedef struct {
     Appliance      *a;
     AppScenarioInfo info;
     DemandModel    *m;
-} cli_appliance;
+} CliAppliance;
 
 /** Binds the appliance scenario at @root and builds its demand model.
  *  On error returns FALSE (with a located error) and leaves nothing to free. */
-gboolean cli_appliance_build(const SimConfNode *root, cli_appliance *out, GError **error);
+gboolean cli_appliance_build(const SimConfNode *root, CliAppliance *out, GError **error);
 
 /** Loads FILE (opt->files[0]) with the options' overrides and builds it as
  *  cli_appliance_build() does. */
-gboolean cli_appliance_load(const cli_options *opt, cli_appliance *out, GError **error);
+gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **error);
 
 /** Frees what cli_appliance_build() made. */
-void cli_appliance_clear(cli_appliance *ca);
+void cli_appliance_clear(CliAppliance *ca);
 
 /** The value of the root `kind:` key, or NULL with a located error. */
 const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error);

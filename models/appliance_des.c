@@ -13,15 +13,15 @@
 /* Most requests one run may simulate (about an hour of CPU at ~1 us each). */
 #define DES_MAX_REQUESTS 5e9
 
-flowsim_spec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m)
+FlowsimSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m)
 {
-    flowsim_spec *s = flowsim_spec_new();
+    FlowsimSpec *s = flowsim_spec_new();
     s->seed = a->seed;
     s->duration_ns = sim_time_from_s(info->duration_s);
     s->warmup_ns = sim_time_from_s(info->warmup_s);
     s->batches = 20;
     s->offered_Bps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8 : 0;
-    s->request_bytes = (sim_dist){ SIM_DIST_DETERMINISTIC, a->wl.request_bytes, 0 };
+    s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, a->wl.request_bytes, 0 };
     /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
      * request_bytes / io_bytes reads, so it holds QD x io / request requests */
     double in_flight = 0;
@@ -35,7 +35,7 @@ flowsim_spec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
         const DmClass *c = &m->cls[k];
         if (!(c->weight > 0))
             continue;
-        flowsim_class *fc = flowsim_add_class(s, c->name, c->weight, a->drives[c->drive].latency_us * 1e3);
+        FlowsimClass *fc = flowsim_add_class(s, c->name, c->weight, a->drives[c->drive].latency_us * 1e3);
         for (int r = 0; r < m->n_res; r++)
             if (c->demand[r] > 0)
                 flowsim_class_use(fc, r, c->demand[r]);
@@ -44,9 +44,9 @@ flowsim_spec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
 }
 
 AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
-                             flowsim_result **raw, GError **error)
+                             FlowsimResult **raw, GError **error)
 {
-    g_autoptr(flowsim_spec) spec = appliance_des_spec(a, info, m);
+    g_autoptr(FlowsimSpec) spec = appliance_des_spec(a, info, m);
     if (!flowsim_spec_check(spec, error))
         return NULL;
     /* Refuse runs that would take hours rather than hang: the requests the
@@ -60,7 +60,7 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
                     "workload.request_size", requests, DES_MAX_REQUESTS);
         return NULL;
     }
-    flowsim_result *fr = flowsim_run(spec);
+    FlowsimResult *fr = flowsim_run(spec);
 
     AppReport *r = g_new0(AppReport, 1);
     r->scenario = g_strdup(info->name ? info->name : a->name);

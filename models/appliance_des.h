@@ -30,13 +30,13 @@
 
 /** Builds the flowsim spec of @a (demand model @m) for a run of @info's
  *  duration and warm-up.  Returns: (transfer full). */
-flowsim_spec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);
+FlowsimSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);
 
 /** Runs the discrete-event model; returns the report (mode "run") and, when
  *  @raw is not NULL, the raw flowsim result (transfer full) for tests.
  *  Errors: a model the simulation cannot run (no class with load, a run too
  *  short for its batches), with NULL returned. */
 AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
-                             flowsim_result **raw, GError **error);
+                             FlowsimResult **raw, GError **error);
 
 #endif /* MODELS_APPLIANCE_DES_H */

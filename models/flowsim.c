@@ -15,7 +15,7 @@
 
 static void resource_free(gpointer p)
 {
-    flowsim_resource *r = p;
+    FlowsimResource *r = p;
     g_free(r->name);
     g_free(r->kind);
     g_free(r->unit);
@@ -24,26 +24,26 @@ static void resource_free(gpointer p)
 
 static void class_free(gpointer p)
 {
-    flowsim_class *c = p;
+    FlowsimClass *c = p;
     g_array_free(c->uses, TRUE);
     g_free(c->name);
     g_free(c);
 }
 
-flowsim_spec *flowsim_spec_new(void)
+FlowsimSpec *flowsim_spec_new(void)
 {
-    flowsim_spec *s = g_new0(flowsim_spec, 1);
+    FlowsimSpec *s = g_new0(FlowsimSpec, 1);
     s->seed = 1;
     s->batches = 20;
     s->concurrency = 1000;
-    s->request_bytes = (sim_dist){ SIM_DIST_DETERMINISTIC, 1 << 20, 0 };
+    s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, 1 << 20, 0 };
     s->flow_cap_Bps = INFINITY;
     s->resources = g_ptr_array_new_with_free_func(resource_free);
     s->classes = g_ptr_array_new_with_free_func(class_free);
     return s;
 }
 
-void flowsim_spec_free(flowsim_spec *spec)
+void flowsim_spec_free(FlowsimSpec *spec)
 {
     if (!spec)
         return;
@@ -52,9 +52,9 @@ void flowsim_spec_free(flowsim_spec *spec)
     g_free(spec);
 }
 
-int flowsim_add_resource(flowsim_spec *spec, const char *name, const char *kind, const char *unit, double capacity)
+int flowsim_add_resource(FlowsimSpec *spec, const char *name, const char *kind, const char *unit, double capacity)
 {
-    flowsim_resource *r = g_new0(flowsim_resource, 1);
+    FlowsimResource *r = g_new0(FlowsimResource, 1);
     r->name = g_strdup(name);
     r->kind = g_strdup(kind);
     r->unit = g_strdup(unit);
@@ -63,35 +63,35 @@ int flowsim_add_resource(flowsim_spec *spec, const char *name, const char *kind,
     return (int)spec->resources->len - 1;
 }
 
-flowsim_class *flowsim_add_class(flowsim_spec *spec, const char *name, double weight, double latency_ns)
+FlowsimClass *flowsim_add_class(FlowsimSpec *spec, const char *name, double weight, double latency_ns)
 {
-    flowsim_class *c = g_new0(flowsim_class, 1);
+    FlowsimClass *c = g_new0(FlowsimClass, 1);
     c->name = g_strdup(name);
     c->weight = weight;
     c->latency_ns = latency_ns;
-    c->uses = g_array_new(FALSE, FALSE, sizeof(flowsim_use));
+    c->uses = g_array_new(FALSE, FALSE, sizeof(FlowsimUse));
     g_ptr_array_add(spec->classes, c);
     return c;
 }
 
-void flowsim_class_use(flowsim_class *cls, int res, double units_per_byte)
+void flowsim_class_use(FlowsimClass *cls, int res, double units_per_byte)
 {
     for (guint i = 0; i < cls->uses->len; i++) {
-        flowsim_use *u = &g_array_index(cls->uses, flowsim_use, i);
+        FlowsimUse *u = &g_array_index(cls->uses, FlowsimUse, i);
         if (u->res == res) {
             u->units_per_byte += units_per_byte;
             return;
         }
     }
-    flowsim_use u = { res, units_per_byte };
+    FlowsimUse u = { res, units_per_byte };
     g_array_append_val(cls->uses, u);
 }
 
-gboolean flowsim_spec_check(const flowsim_spec *spec, GError **error)
+gboolean flowsim_spec_check(const FlowsimSpec *spec, GError **error)
 {
     int nres = (int)spec->resources->len;
     for (int i = 0; i < nres; i++) {
-        const flowsim_resource *r = g_ptr_array_index(spec->resources, i);
+        const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
         if (!(r->capacity > 0) || !isfinite(r->capacity)) {
             g_set_error(error, FLOWSIM_ERROR, 1, "resource %s: capacity %g must be positive and finite", r->name, r->capacity);
             return FALSE;
@@ -102,14 +102,14 @@ gboolean flowsim_spec_check(const flowsim_spec *spec, GError **error)
         return FALSE;
     }
     for (guint k = 0; k < spec->classes->len; k++) {
-        const flowsim_class *c = g_ptr_array_index(spec->classes, k);
+        const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
         gboolean bounded = isfinite(spec->flow_cap_Bps);
         if (!(c->weight > 0) || !(c->latency_ns >= 0)) {
             g_set_error(error, FLOWSIM_ERROR, 1, "class %s: weight must be > 0 and latency >= 0", c->name);
             return FALSE;
         }
         for (guint i = 0; i < c->uses->len; i++) {
-            const flowsim_use *u = &g_array_index(c->uses, flowsim_use, i);
+            const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
             if (u->res < 0 || u->res >= nres || !(u->units_per_byte >= 0)) {
                 g_set_error(error, FLOWSIM_ERROR, 1, "class %s: bad resource use", c->name);
                 return FALSE;
@@ -130,17 +130,17 @@ gboolean flowsim_spec_check(const flowsim_spec *spec, GError **error)
     return sim_dist_validate(&spec->request_bytes, error);
 }
 
-double flowsim_bound_Bps(const flowsim_spec *spec, int *bottleneck)
+double flowsim_bound_Bps(const FlowsimSpec *spec, int *bottleneck)
 {
     int nres = (int)spec->resources->len;
     g_autofree double *demand = g_new0(double, nres);
     double wsum = 0;
     for (guint k = 0; k < spec->classes->len; k++)
-        wsum += ((flowsim_class *)g_ptr_array_index(spec->classes, k))->weight;
+        wsum += ((FlowsimClass *)g_ptr_array_index(spec->classes, k))->weight;
     for (guint k = 0; k < spec->classes->len; k++) {
-        const flowsim_class *c = g_ptr_array_index(spec->classes, k);
+        const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
         for (guint i = 0; i < c->uses->len; i++) {
-            const flowsim_use *u = &g_array_index(c->uses, flowsim_use, i);
+            const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
             demand[u->res] += c->weight / wsum * u->units_per_byte;
         }
     }
@@ -149,7 +149,7 @@ double flowsim_bound_Bps(const flowsim_spec *spec, int *bottleneck)
     for (int r = 0; r < nres; r++) {
         if (demand[r] <= 0)
             continue;
-        double x = ((flowsim_resource *)g_ptr_array_index(spec->resources, r))->capacity / demand[r];
+        double x = ((FlowsimResource *)g_ptr_array_index(spec->resources, r))->capacity / demand[r];
         if (x < best) {
             best = x;
             arg = r;
@@ -166,10 +166,10 @@ typedef struct request request;
 typedef struct sim_state sim_state;
 
 struct request {
-    sim_event   ev;          /* end of the access latency */
+    SimEvent   ev;          /* end of the access latency */
     request    *next;        /* free list / wait queue */
     request    *prev_act, *next_act;  /* list of requests transferring */
-    sim_flow   *flow;
+    SimFlow   *flow;
     sim_state  *s;
     int         cls;
     double      bytes;
@@ -177,14 +177,14 @@ struct request {
 };
 
 struct sim_state {
-    const flowsim_spec *spec;
-    sim_engine         *eng;
-    sim_flow_net       *net;
-    sim_flow_resource **fres;
-    sim_flow_use      **uses;      /* per class */
+    const FlowsimSpec *spec;
+    SimEngine         *eng;
+    SimFlowNet       *net;
+    SimFlowResource **fres;
+    SimFlowUse      **uses;      /* per class */
     gsl_rng            *rng_arrival, *rng_class, *rng_size;
     gsl_ran_discrete_t *class_table;
-    sim_event           arrival;
+    SimEvent           arrival;
     double              mean_gap_ns;
     int                 active;    /* slots taken (latency phase or transferring) */
     request            *wait_head, *wait_tail;
@@ -193,8 +193,8 @@ struct sim_state {
     request            *free;
     request            *act_head;  /* transferring */
     GPtrArray          *blocks;
-    sim_stats          *stats;
-    sim_stat           *st_latency, *st_bytes, **st_res;
+    SimStats          *stats;
+    SimStat           *st_latency, *st_bytes, **st_res;
     double              bytes_admitted, bytes_completed, bytes_waiting_latency;
     double              max_util;
 };
@@ -221,13 +221,13 @@ static request *req_new(sim_state *s)
     return r;
 }
 
-static void transfer_done(sim_flow_net *net, sim_flow *flow, void *ctx);
+static void transfer_done(SimFlowNet *net, SimFlow *flow, void *ctx);
 
-static void latency_done(sim_engine *eng, sim_event *ev, void *ctx)
+static void latency_done(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     request *r = ctx;
     sim_state *s = r->s;
-    const flowsim_class *c = g_ptr_array_index(s->spec->classes, r->cls);
+    const FlowsimClass *c = g_ptr_array_index(s->spec->classes, r->cls);
     s->bytes_waiting_latency -= r->bytes;
     r->flow = sim_flow_start(s->net, r->bytes, s->uses[r->cls], c->uses->len, s->spec->flow_cap_Bps,
                              transfer_done, r, NULL);
@@ -242,7 +242,7 @@ static void latency_done(sim_engine *eng, sim_event *ev, void *ctx)
 /* Gives @r a slot: access latency, then its transfer. */
 static void admit(sim_state *s, request *r)
 {
-    const flowsim_class *c = g_ptr_array_index(s->spec->classes, r->cls);
+    const FlowsimClass *c = g_ptr_array_index(s->spec->classes, r->cls);
     s->active++;
     s->bytes_admitted += r->bytes;
     s->bytes_waiting_latency += r->bytes;
@@ -250,7 +250,7 @@ static void admit(sim_state *s, request *r)
     sim_engine_schedule_in(s->eng, &r->ev, (sim_time_ns)llround(c->latency_ns));
 }
 
-static void transfer_done(sim_flow_net *net, sim_flow *flow, void *ctx)
+static void transfer_done(SimFlowNet *net, SimFlow *flow, void *ctx)
 {
     request *r = ctx;
     sim_state *s = r->s;
@@ -280,7 +280,7 @@ static void transfer_done(sim_flow_net *net, sim_flow *flow, void *ctx)
     }
 }
 
-static void on_arrival(sim_engine *eng, sim_event *ev, void *ctx)
+static void on_arrival(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     sim_state *s = ctx;
     request *r = req_new(s);
@@ -306,26 +306,26 @@ static void sample_resources(sim_state *s, double *last_units, double *last_byte
 {
     guint nres = s->spec->resources->len;
     for (guint i = 0; i < nres; i++) {
-        sim_flow_stats fs;
+        SimFlowStats fs;
         sim_flow_resource_stats(s->net, s->fres[i], &fs);
         sim_stat_count(s->st_res[i], fs.units - last_units[i]);
         last_units[i] = fs.units;
         double u = sim_flow_resource_utilisation(s->net, s->fres[i]);
         s->max_util = u > s->max_util ? u : s->max_util;
     }
-    sim_flow_stats ns;
+    SimFlowStats ns;
     sim_flow_net_stats(s->net, &ns);
     sim_stat_count(s->st_bytes, ns.units - *last_bytes);
     *last_bytes = ns.units;
 }
 
-static flowsim_estimate est(const sim_stat *st, double scale)
+static FlowsimEstimate est(const SimStat *st, double scale)
 {
-    sim_ci ci = sim_stat_ci(st);
-    return (flowsim_estimate){ ci.mean * scale, ci.half_width * scale };
+    SimCi ci = sim_stat_ci(st);
+    return (FlowsimEstimate){ ci.mean * scale, ci.half_width * scale };
 }
 
-flowsim_result *flowsim_run(const flowsim_spec *spec)
+FlowsimResult *flowsim_run(const FlowsimSpec *spec)
 {
     guint nres = spec->resources->len, ncls = spec->classes->len;
     sim_state s = { .spec = spec };
@@ -333,25 +333,25 @@ flowsim_result *flowsim_run(const flowsim_spec *spec)
     s.net = sim_flow_net_new(s.eng);
     s.stats = sim_stats_new();
     s.blocks = g_ptr_array_new_with_free_func(g_free);
-    s.fres = g_new0(sim_flow_resource *, nres);
-    s.st_res = g_new0(sim_stat *, nres);
+    s.fres = g_new0(SimFlowResource *, nres);
+    s.st_res = g_new0(SimStat *, nres);
     for (guint i = 0; i < nres; i++) {
-        const flowsim_resource *r = g_ptr_array_index(spec->resources, i);
+        const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
         s.fres[i] = sim_flow_net_add_resource(s.net, r->name, r->capacity);
         s.st_res[i] = sim_stats_add(s.stats, r->name, SIM_STAT_RATE);
     }
     s.st_latency = sim_stats_add(s.stats, "request.latency_s", SIM_STAT_TALLY);
     sim_stat_keep_quantiles(s.st_latency);
     s.st_bytes = sim_stats_add(s.stats, "served.bytes", SIM_STAT_RATE);
-    s.uses = g_new0(sim_flow_use *, ncls);
+    s.uses = g_new0(SimFlowUse *, ncls);
     g_autofree double *weights = g_new0(double, ncls);
     for (guint k = 0; k < ncls; k++) {
-        const flowsim_class *c = g_ptr_array_index(spec->classes, k);
+        const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
         weights[k] = c->weight;
-        s.uses[k] = g_new0(sim_flow_use, c->uses->len ? c->uses->len : 1);
+        s.uses[k] = g_new0(SimFlowUse, c->uses->len ? c->uses->len : 1);
         for (guint i = 0; i < c->uses->len; i++) {
-            const flowsim_use *u = &g_array_index(c->uses, flowsim_use, i);
-            s.uses[k][i] = (sim_flow_use){ s.fres[u->res], u->units_per_byte };
+            const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
+            s.uses[k][i] = (SimFlowUse){ s.fres[u->res], u->units_per_byte };
         }
     }
     s.class_table = gsl_ran_discrete_preproc(ncls, weights);
@@ -382,7 +382,7 @@ flowsim_result *flowsim_run(const flowsim_spec *spec)
         sim_stats_close_batch(s.stats, t);
     }
 
-    flowsim_result *res = g_new0(flowsim_result, 1);
+    FlowsimResult *res = g_new0(FlowsimResult, 1);
     res->throughput_Bps = est(s.st_bytes, 1);
     res->latency_s = est(s.st_latency, 1);
     res->latency_p50_s = sim_stat_quantile(s.st_latency, 0);
@@ -390,9 +390,9 @@ flowsim_result *flowsim_run(const flowsim_spec *spec)
     res->simulated_s = sim_time_to_s(spec->duration_ns - spec->warmup_ns);
     res->events = s.eng->events_run;
     res->batches = sim_stat_ci(s.st_bytes).batches;
-    res->resources = g_new0(flowsim_resource_result, nres);
+    res->resources = g_new0(FlowsimResourceResult, nres);
     for (guint i = 0; i < nres; i++) {
-        const flowsim_resource *r = g_ptr_array_index(spec->resources, i);
+        const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
         res->resources[i].load = est(s.st_res[i], 1);
         res->resources[i].utilization = est(s.st_res[i], 1 / r->capacity);
     }
@@ -425,7 +425,7 @@ flowsim_result *flowsim_run(const flowsim_spec *spec)
     return res;
 }
 
-void flowsim_result_free(flowsim_result *res)
+void flowsim_result_free(FlowsimResult *res)
 {
     if (!res)
         return;

@@ -7,7 +7,7 @@
  * bytes take (which drive, which node's memory and cores, which fabric links,
  * which NIC port), given as resource units consumed per served byte.  After a
  * fixed access latency (the drive's read latency) the request becomes one
- * flow on a sim_flow_net that consumes all its resources at once, sharing
+ * flow on a SimFlowNet that consumes all its resources at once, sharing
  * each with the other requests by max-min fairness; rates change only when
  * a request starts or ends.
  *
@@ -44,19 +44,19 @@ typedef struct {
     char  *kind;          /* e.g. "dram" */
     char  *unit;          /* unit of capacity, e.g. "B/s", "cycles/s" */
     double capacity;      /* units per second, > 0 */
-} flowsim_resource;
+} FlowsimResource;
 
 typedef struct {
     int    res;             /* index into resources */
     double units_per_byte;  /* >= 0 */
-} flowsim_use;
+} FlowsimUse;
 
 typedef struct {
     char   *name;
     double  weight;         /* relative share of requests, > 0 */
     double  latency_ns;     /* fixed delay before the first byte moves */
-    GArray *uses;           /* flowsim_use */
-} flowsim_class;
+    GArray *uses;           /* FlowsimUse */
+} FlowsimClass;
 
 typedef struct {
     uint64_t    seed;
@@ -65,22 +65,22 @@ typedef struct {
     int         batches;         /* batch means after warm-up, 2..64 */
     double      offered_Bps;     /* bytes/s; 0 = saturate */
     int         concurrency;     /* requests transferring at once, >= 1 */
-    sim_dist    request_bytes;   /* request size distribution (bytes) */
+    SimDist    request_bytes;   /* request size distribution (bytes) */
     double      flow_cap_Bps;    /* per-request rate cap, INFINITY = none */
-    GPtrArray  *resources;       /* flowsim_resource* */
-    GPtrArray  *classes;         /* flowsim_class* */
-} flowsim_spec;
+    GPtrArray  *resources;       /* FlowsimResource* */
+    GPtrArray  *classes;         /* FlowsimClass* */
+} FlowsimSpec;
 
-typedef struct { double mean, half_width; } flowsim_estimate;
-
-typedef struct {
-    flowsim_estimate load;         /* units/s */
-    flowsim_estimate utilization;  /* load / capacity */
-} flowsim_resource_result;
+typedef struct { double mean, half_width; } FlowsimEstimate;
 
 typedef struct {
-    flowsim_estimate throughput_Bps;
-    flowsim_estimate latency_s;
+    FlowsimEstimate load;         /* units/s */
+    FlowsimEstimate utilization;  /* load / capacity */
+} FlowsimResourceResult;
+
+typedef struct {
+    FlowsimEstimate throughput_Bps;
+    FlowsimEstimate latency_s;
     double           latency_p50_s, latency_p99_s;
     double           simulated_s;
     uint64_t         events;
@@ -90,35 +90,35 @@ typedef struct {
     /* conservation, over the whole run (warm-up included), bytes */
     double           bytes_admitted, bytes_delivered, bytes_in_flight;
     double           max_utilization_seen;   /* highest instantaneous utilisation of any resource */
-    flowsim_resource_result *resources;      /* one per spec resource */
-} flowsim_result;
+    FlowsimResourceResult *resources;      /* one per spec resource */
+} FlowsimResult;
 
-flowsim_spec *flowsim_spec_new(void);
-void          flowsim_spec_free(flowsim_spec *spec);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(flowsim_spec, flowsim_spec_free)
+FlowsimSpec *flowsim_spec_new(void);
+void          flowsim_spec_free(FlowsimSpec *spec);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(FlowsimSpec, flowsim_spec_free)
 
 /** Adds a resource; returns its index. */
-int flowsim_add_resource(flowsim_spec *spec, const char *name, const char *kind, const char *unit, double capacity);
+int flowsim_add_resource(FlowsimSpec *spec, const char *name, const char *kind, const char *unit, double capacity);
 
 /** Adds a class; returns it so uses can be appended with flowsim_class_use(). */
-flowsim_class *flowsim_add_class(flowsim_spec *spec, const char *name, double weight, double latency_ns);
+FlowsimClass *flowsim_add_class(FlowsimSpec *spec, const char *name, double weight, double latency_ns);
 
 /** Adds @units_per_byte of resource @res to class @cls (adds to an existing use). */
-void flowsim_class_use(flowsim_class *cls, int res, double units_per_byte);
+void flowsim_class_use(FlowsimClass *cls, int res, double units_per_byte);
 
 /** Checks the spec: indices, positive capacities and weights, every class
  *  bounded (some use or a cap), durations.  Errors name the class or field. */
-gboolean flowsim_spec_check(const flowsim_spec *spec, GError **error);
+gboolean flowsim_spec_check(const FlowsimSpec *spec, GError **error);
 
 /** Bottleneck law for the spec's class mix: the throughput (bytes/s) at which
  *  the first resource saturates, and its index in *@bottleneck (may be NULL).
  *  Per-request caps bound it by concurrency x cap. */
-double flowsim_bound_Bps(const flowsim_spec *spec, int *bottleneck);
+double flowsim_bound_Bps(const FlowsimSpec *spec, int *bottleneck);
 
 /** Runs the simulation of a checked spec. */
-flowsim_result *flowsim_run(const flowsim_spec *spec);
+FlowsimResult *flowsim_run(const FlowsimSpec *spec);
 
-void flowsim_result_free(flowsim_result *res);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(flowsim_result, flowsim_result_free)
+void flowsim_result_free(FlowsimResult *res);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(FlowsimResult, flowsim_result_free)
 
 #endif /* MODELS_FLOWSIM_H */

@@ -18,13 +18,13 @@
 static void free_routes(GArray *routes)
 {
     for (guint i = 0; i < routes->len; i++)
-        g_free(g_array_index(routes, qnet_route, i).to);
+        g_free(g_array_index(routes, QnetRoute, i).to);
     g_array_free(routes, TRUE);
 }
 
 static void source_free(gpointer p)
 {
-    qnet_source *s = p;
+    QnetSource *s = p;
     free_routes(s->routes);
     g_free(s->name);
     g_free(s);
@@ -32,15 +32,15 @@ static void source_free(gpointer p)
 
 static void station_spec_free(gpointer p)
 {
-    qnet_station *s = p;
+    QnetStation *s = p;
     free_routes(s->routes);
     g_free(s->name);
     g_free(s);
 }
 
-qnet_spec *qnet_spec_new(void)
+QnetSpec *qnet_spec_new(void)
 {
-    qnet_spec *spec = g_new0(qnet_spec, 1);
+    QnetSpec *spec = g_new0(QnetSpec, 1);
     spec->seed = 1;
     spec->batches = 40;
     spec->sources = g_ptr_array_new_with_free_func(source_free);
@@ -48,7 +48,7 @@ qnet_spec *qnet_spec_new(void)
     return spec;
 }
 
-void qnet_spec_free(qnet_spec *spec)
+void qnet_spec_free(QnetSpec *spec)
 {
     if (!spec)
         return;
@@ -58,50 +58,50 @@ void qnet_spec_free(qnet_spec *spec)
     g_free(spec);
 }
 
-qnet_source *qnet_spec_add_source(qnet_spec *spec, const char *name, const sim_dist *interarrival)
+QnetSource *qnet_spec_add_source(QnetSpec *spec, const char *name, const SimDist *interarrival)
 {
-    qnet_source *s = g_new0(qnet_source, 1);
+    QnetSource *s = g_new0(QnetSource, 1);
     s->name = g_strdup(name);
     s->interarrival = *interarrival;
-    s->routes = g_array_new(FALSE, TRUE, sizeof(qnet_route));
+    s->routes = g_array_new(FALSE, TRUE, sizeof(QnetRoute));
     g_ptr_array_add(spec->sources, s);
     return s;
 }
 
-qnet_station *qnet_spec_add_station(qnet_spec *spec, const char *name, sim_station_discipline disc,
-                                    int servers, int capacity, const sim_dist *service)
+QnetStation *qnet_spec_add_station(QnetSpec *spec, const char *name, SimStationDiscipline disc,
+                                    int servers, int capacity, const SimDist *service)
 {
-    qnet_station *s = g_new0(qnet_station, 1);
+    QnetStation *s = g_new0(QnetStation, 1);
     s->name = g_strdup(name);
     s->discipline = disc;
     s->servers = servers;
     s->capacity = capacity;
     s->service = *service;
-    s->routes = g_array_new(FALSE, TRUE, sizeof(qnet_route));
+    s->routes = g_array_new(FALSE, TRUE, sizeof(QnetRoute));
     g_ptr_array_add(spec->stations, s);
     return s;
 }
 
 void qnet_route_add(GArray *routes, const char *to, double p)
 {
-    qnet_route r = { g_strdup(to), p, -1 };
+    QnetRoute r = { g_strdup(to), p, -1 };
     g_array_append_val(routes, r);
 }
 
-static int station_index(const qnet_spec *spec, const char *name)
+static int station_index(const QnetSpec *spec, const char *name)
 {
     for (guint i = 0; i < spec->stations->len; i++)
-        if (!strcmp(((qnet_station *)g_ptr_array_index(spec->stations, i))->name, name))
+        if (!strcmp(((QnetStation *)g_ptr_array_index(spec->stations, i))->name, name))
             return (int)i;
     return -1;
 }
 
-static gboolean resolve_routes(const qnet_spec *spec, const char *owner, GArray *routes,
+static gboolean resolve_routes(const QnetSpec *spec, const char *owner, GArray *routes,
                                gboolean must_sum_to_one, GError **error)
 {
     double sum = 0;
     for (guint i = 0; i < routes->len; i++) {
-        qnet_route *r = &g_array_index(routes, qnet_route, i);
+        QnetRoute *r = &g_array_index(routes, QnetRoute, i);
         r->index = station_index(spec, r->to);
         if (r->index < 0) {
             g_set_error(error, QNET_ERROR, 1, "%s: route to unknown station '%s'", owner, r->to);
@@ -124,7 +124,7 @@ static gboolean resolve_routes(const qnet_spec *spec, const char *owner, GArray 
     return TRUE;
 }
 
-gboolean qnet_spec_resolve(qnet_spec *spec, GError **error)
+gboolean qnet_spec_resolve(QnetSpec *spec, GError **error)
 {
     if (!spec->stations->len) {
         g_set_error(error, QNET_ERROR, 1, "stations: a network needs at least one station");
@@ -135,7 +135,7 @@ gboolean qnet_spec_resolve(qnet_spec *spec, GError **error)
         return FALSE;
     }
     for (guint i = 0; i < spec->stations->len; i++) {
-        qnet_station *s = g_ptr_array_index(spec->stations, i);
+        QnetStation *s = g_ptr_array_index(spec->stations, i);
         if (station_index(spec, s->name) != (int)i) {
             g_set_error(error, QNET_ERROR, 1, "stations[%u]: duplicate station name '%s'", i, s->name);
             return FALSE;
@@ -149,7 +149,7 @@ gboolean qnet_spec_resolve(qnet_spec *spec, GError **error)
             return FALSE;
     }
     for (guint i = 0; i < spec->sources->len; i++) {
-        qnet_source *s = g_ptr_array_index(spec->sources, i);
+        QnetSource *s = g_ptr_array_index(spec->sources, i);
         if (!sim_dist_validate(&s->interarrival, error)) {
             g_prefix_error(error, "sources[%u].interarrival: ", i);
             return FALSE;
@@ -174,38 +174,38 @@ gboolean qnet_spec_resolve(qnet_spec *spec, GError **error)
 typedef struct run run;
 
 typedef struct {
-    sim_event          ev;
-    const qnet_source *spec;
+    SimEvent          ev;
+    const QnetSource *spec;
     gsl_rng           *rng;
     run               *r;
 } source_state;
 
 struct run {
-    const qnet_spec *spec;
-    sim_engine      *eng;
-    sim_stats       *stats;
-    sim_station    **stations;
+    const QnetSpec *spec;
+    SimEngine      *eng;
+    SimStats       *stats;
+    SimStation    **stations;
     gsl_rng        **routers;     /* one routing stream per station */
     source_state    *sources;
     GPtrArray       *job_blocks;
-    sim_job         *free_jobs;
+    SimJob         *free_jobs;
     uint64_t         next_id;
-    sim_stat        *sojourn_s, *exits;
+    SimStat        *sojourn_s, *exits;
 };
 
 #define JOB_BLOCK 256
 
-static sim_job *job_new(run *r)
+static SimJob *job_new(run *r)
 {
     if (!r->free_jobs) {
-        sim_job *block = g_new0(sim_job, JOB_BLOCK);
+        SimJob *block = g_new0(SimJob, JOB_BLOCK);
         g_ptr_array_add(r->job_blocks, block);
         for (int i = 0; i < JOB_BLOCK; i++) {
             block[i].next = r->free_jobs;
             r->free_jobs = &block[i];
         }
     }
-    sim_job *j = r->free_jobs;
+    SimJob *j = r->free_jobs;
     r->free_jobs = j->next;
     memset(j, 0, sizeof *j);
     j->id = r->next_id++;
@@ -213,19 +213,19 @@ static sim_job *job_new(run *r)
     return j;
 }
 
-static void job_release(run *r, sim_job *j)
+static void job_release(run *r, SimJob *j)
 {
     j->next = r->free_jobs;
     r->free_jobs = j;
 }
 
 /* Sends @job along @routes (drawing from @rng) to a station, or out of the network. */
-static void send(run *r, sim_job *job, GArray *routes, gsl_rng *rng)
+static void send(run *r, SimJob *job, GArray *routes, gsl_rng *rng)
 {
     int to = -1;
     double u = routes->len ? gsl_rng_uniform(rng) : 1, acc = 0;
     for (guint k = 0; k < routes->len && to < 0; k++) {
-        const qnet_route *rt = &g_array_index(routes, qnet_route, k);
+        const QnetRoute *rt = &g_array_index(routes, QnetRoute, k);
         acc += rt->p;
         if (u < acc)
             to = rt->index;
@@ -240,45 +240,45 @@ static void send(run *r, sim_job *job, GArray *routes, gsl_rng *rng)
     job_release(r, job);
 }
 
-static void on_depart(sim_station *st, sim_job *job, void *ctx)
+static void on_depart(SimStation *st, SimJob *job, void *ctx)
 {
     run *r = ctx;
-    const qnet_station *sp = g_ptr_array_index(r->spec->stations, job->klass);
+    const QnetStation *sp = g_ptr_array_index(r->spec->stations, job->klass);
     send(r, job, sp->routes, r->routers[job->klass]);
 }
 
-static void on_drop(sim_station *st, sim_job *job, void *ctx)
+static void on_drop(SimStation *st, SimJob *job, void *ctx)
 {
     job_release(ctx, job);
 }
 
-static void on_source(sim_engine *eng, sim_event *ev, void *ctx)
+static void on_source(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     source_state *s = ctx;
-    sim_job *job = job_new(s->r);
+    SimJob *job = job_new(s->r);
     double gap = sim_dist_sample(&s->spec->interarrival, s->rng);
     sim_engine_schedule_in(eng, ev, (sim_time_ns)llround(gap));
     send(s->r, job, s->spec->routes, s->rng);
 }
 
-static qnet_estimate estimate(const sim_stat *st, double scale)
+static QnetEstimate estimate(const SimStat *st, double scale)
 {
-    sim_ci ci = sim_stat_ci(st);
-    return (qnet_estimate){ ci.mean * scale, ci.half_width * scale };
+    SimCi ci = sim_stat_ci(st);
+    return (QnetEstimate){ ci.mean * scale, ci.half_width * scale };
 }
 
-qnet_result *qnet_run(const qnet_spec *spec)
+QnetResult *qnet_run(const QnetSpec *spec)
 {
     guint ns = spec->stations->len, nsrc = spec->sources->len;
     run r = { .spec = spec };
     r.eng = sim_engine_new();
     r.stats = sim_stats_new();
     r.job_blocks = g_ptr_array_new_with_free_func(g_free);
-    r.stations = g_new0(sim_station *, ns);
+    r.stations = g_new0(SimStation *, ns);
     r.routers = g_new0(gsl_rng *, ns);
     r.sources = g_new0(source_state, nsrc);
     for (guint i = 0; i < ns; i++) {
-        const qnet_station *sp = g_ptr_array_index(spec->stations, i);
+        const QnetStation *sp = g_ptr_array_index(spec->stations, i);
         r.stations[i] = sim_station_new(r.eng, r.stats, sp->name, sp->discipline, sp->servers,
                                         sp->capacity, &sp->service, spec->seed, on_depart, on_drop, &r);
         g_autofree char *rname = g_strdup_printf("%s.route", sp->name);
@@ -306,7 +306,7 @@ qnet_result *qnet_run(const qnet_spec *spec)
     sim_time_ns t = spec->warmup_ns, t_max = spec->duration_ns;
     if (spec->precision > 0 && spec->max_duration_ns > t_max)
         t_max = spec->max_duration_ns;
-    g_autofree sim_stat **headline = g_new0(sim_stat *, 4 * ns + 1);
+    g_autofree SimStat **headline = g_new0(SimStat *, 4 * ns + 1);
     for (guint i = 0; i < ns; i++) {
         headline[4 * i + 0] = r.stations[i]->st_departures;
         headline[4 * i + 1] = r.stations[i]->st_busy;
@@ -322,7 +322,7 @@ qnet_result *qnet_run(const qnet_spec *spec)
             break;
     }
 
-    qnet_result *res = g_new0(qnet_result, 1);
+    QnetResult *res = g_new0(QnetResult, 1);
     res->name = g_strdup(spec->name ? spec->name : "");
     res->seed = spec->seed;
     res->simulated_s = sim_time_to_s(t - spec->warmup_ns);
@@ -331,10 +331,10 @@ qnet_result *qnet_run(const qnet_spec *spec)
     res->exit_rate_per_s = estimate(r.exits, 1);
     res->batches = sim_stat_ci(r.exits).batches;
     res->nstations = (int)ns;
-    res->stations = g_new0(qnet_station_result, ns);
+    res->stations = g_new0(QnetStationResult, ns);
     for (guint i = 0; i < ns; i++) {
-        sim_station *st = r.stations[i];
-        qnet_station_result *o = &res->stations[i];
+        SimStation *st = r.stations[i];
+        QnetStationResult *o = &res->stations[i];
         o->name = g_strdup(st->name);
         o->throughput_per_s = estimate(st->st_departures, 1);
         o->utilization = estimate(st->st_busy, 1.0 / st->servers);
@@ -361,7 +361,7 @@ qnet_result *qnet_run(const qnet_spec *spec)
     return res;
 }
 
-void qnet_result_free(qnet_result *res)
+void qnet_result_free(QnetResult *res)
 {
     if (!res)
         return;
@@ -385,30 +385,30 @@ static double erlang_c(int c, double a)
     return b / (1 - (a / c) * (1 - b));
 }
 
-static double mean_s(const sim_dist *d) { return sim_dist_mean(d) * 1e-9; }
+static double mean_s(const SimDist *d) { return sim_dist_mean(d) * 1e-9; }
 
-void qnet_theory(const qnet_spec *spec, qnet_result *res)
+void qnet_theory(const QnetSpec *spec, QnetResult *res)
 {
     int n = (int)spec->stations->len;
     gboolean poisson_sources = TRUE, product_form = TRUE, finite = FALSE;
     g_autofree double *gamma = g_new0(double, n);
     g_autofree gboolean *fed_by_station = g_new0(gboolean, n);
     for (guint i = 0; i < spec->sources->len; i++) {
-        const qnet_source *s = g_ptr_array_index(spec->sources, i);
+        const QnetSource *s = g_ptr_array_index(spec->sources, i);
         poisson_sources &= s->interarrival.kind == SIM_DIST_EXPONENTIAL;
         for (guint k = 0; k < s->routes->len; k++) {
-            const qnet_route *rt = &g_array_index(s->routes, qnet_route, k);
+            const QnetRoute *rt = &g_array_index(s->routes, QnetRoute, k);
             gamma[rt->index] += rt->p / mean_s(&s->interarrival);
         }
     }
     gsl_matrix *a = gsl_matrix_alloc(n, n);   /* I - P^T */
     gsl_matrix_set_identity(a);
     for (int i = 0; i < n; i++) {
-        const qnet_station *s = g_ptr_array_index(spec->stations, i);
+        const QnetStation *s = g_ptr_array_index(spec->stations, i);
         product_form &= s->discipline == SIM_STATION_PS || s->service.kind == SIM_DIST_EXPONENTIAL;
         finite |= s->capacity > 0;
         for (guint k = 0; k < s->routes->len; k++) {
-            const qnet_route *rt = &g_array_index(s->routes, qnet_route, k);
+            const QnetRoute *rt = &g_array_index(s->routes, QnetRoute, k);
             gsl_matrix_set(a, rt->index, i, gsl_matrix_get(a, rt->index, i) - rt->p);
             fed_by_station[rt->index] = TRUE;
         }
@@ -421,12 +421,12 @@ void qnet_theory(const qnet_spec *spec, qnet_result *res)
     gboolean solved = !finite && gsl_linalg_LU_decomp(a, perm, &sign) == GSL_SUCCESS &&
                       gsl_linalg_LU_solve(a, perm, &g.vector, lambda) == GSL_SUCCESS;
     for (int i = 0; i < n; i++) {
-        qnet_station_result *o = &res->stations[i];
+        QnetStationResult *o = &res->stations[i];
         o->th_throughput_per_s = o->th_utilization = o->th_number = o->th_response_s = NAN;
         o->load = NAN;
         if (!solved)
             continue;
-        const qnet_station *s = g_ptr_array_index(spec->stations, i);
+        const QnetStation *s = g_ptr_array_index(spec->stations, i);
         double lam = gsl_vector_get(lambda, i), es = mean_s(&s->service);
         double rho = lam * es / s->servers;
         o->load = rho;
@@ -455,17 +455,17 @@ void qnet_theory(const qnet_spec *spec, qnet_result *res)
 
 typedef struct {
     const char *key, *label;
-    size_t est_off, th_off;    /* offsets into qnet_station_result */
+    size_t est_off, th_off;    /* offsets into QnetStationResult */
 } metric;
 
 static const metric metrics[] = {
-    { "throughput_per_s", "X (1/s)", G_STRUCT_OFFSET(qnet_station_result, throughput_per_s), G_STRUCT_OFFSET(qnet_station_result, th_throughput_per_s) },
-    { "utilization",      "U",       G_STRUCT_OFFSET(qnet_station_result, utilization),      G_STRUCT_OFFSET(qnet_station_result, th_utilization) },
-    { "number",           "L",       G_STRUCT_OFFSET(qnet_station_result, number),           G_STRUCT_OFFSET(qnet_station_result, th_number) },
-    { "response_s",       "W (s)",   G_STRUCT_OFFSET(qnet_station_result, response_s),       G_STRUCT_OFFSET(qnet_station_result, th_response_s) },
+    { "throughput_per_s", "X (1/s)", G_STRUCT_OFFSET(QnetStationResult, throughput_per_s), G_STRUCT_OFFSET(QnetStationResult, th_throughput_per_s) },
+    { "utilization",      "U",       G_STRUCT_OFFSET(QnetStationResult, utilization),      G_STRUCT_OFFSET(QnetStationResult, th_utilization) },
+    { "number",           "L",       G_STRUCT_OFFSET(QnetStationResult, number),           G_STRUCT_OFFSET(QnetStationResult, th_number) },
+    { "response_s",       "W (s)",   G_STRUCT_OFFSET(QnetStationResult, response_s),       G_STRUCT_OFFSET(QnetStationResult, th_response_s) },
 };
 
-#define EST(o, m) (*(const qnet_estimate *)((const char *)(o) + (m)->est_off))
+#define EST(o, m) (*(const QnetEstimate *)((const char *)(o) + (m)->est_off))
 #define TH(o, m)  (*(const double *)((const char *)(o) + (m)->th_off))
 
 static void fmt_num(GString *out, double v)
@@ -474,7 +474,7 @@ static void fmt_num(GString *out, double v)
         g_string_append_printf(out, "%.6g", v);
 }
 
-static void write_json(const qnet_result *res, GString *out)
+static void write_json(const QnetResult *res, GString *out)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
@@ -490,7 +490,7 @@ static void write_json(const qnet_result *res, GString *out)
     json_builder_set_member_name(b, "stations");
     json_builder_begin_array(b);
     for (int i = 0; i < res->nstations; i++) {
-        const qnet_station_result *o = &res->stations[i];
+        const QnetStationResult *o = &res->stations[i];
         json_builder_begin_object(b);
         sim_json_string(b, "name", o->name);
         for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++) {
@@ -519,11 +519,11 @@ static void write_json(const qnet_result *res, GString *out)
     sim_json_append(b, out);
 }
 
-static void write_csv(const qnet_result *res, GString *out)
+static void write_csv(const QnetResult *res, GString *out)
 {
     g_string_append(out, "station,metric,mean,ci95,theory\n");
     for (int i = 0; i < res->nstations; i++) {
-        const qnet_station_result *o = &res->stations[i];
+        const QnetStationResult *o = &res->stations[i];
         for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++) {
             sim_csv_field(out, o->name);
             g_string_append_printf(out, ",%s,", metrics[m].key);
@@ -548,7 +548,7 @@ static void pad_num(GString *out, double v, int width)
     g_string_append_printf(out, "%-*s", width, buf);
 }
 
-static void cell(GString *out, qnet_estimate e, double th)
+static void cell(GString *out, QnetEstimate e, double th)
 {
     char buf[64];
     if (!isfinite(e.mean))
@@ -565,7 +565,7 @@ static void cell(GString *out, qnet_estimate e, double th)
     g_string_append_printf(out, "%-9s", buf);
 }
 
-static void write_table(const qnet_result *res, GString *out)
+static void write_table(const QnetResult *res, GString *out)
 {
     g_string_append_printf(out, "queueing network '%s'  seed %" G_GUINT64_FORMAT "  %.6g s simulated after warm-up, %d batches, %" G_GUINT64_FORMAT " events\n\n",
                            res->name, res->seed, res->simulated_s, res->batches, res->events);
@@ -574,7 +574,7 @@ static void write_table(const qnet_result *res, GString *out)
         g_string_append_printf(out, "  %-19s %-9s", metrics[m].label, "theory");
     g_string_append_printf(out, "  %-10s %-10s %s\n", "p50 W (s)", "p99 W (s)", "drops/s");
     for (int i = 0; i < res->nstations; i++) {
-        const qnet_station_result *o = &res->stations[i];
+        const QnetStationResult *o = &res->stations[i];
         g_string_append_printf(out, "%-12s", o->name);
         for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++)
             cell(out, EST(o, &metrics[m]), TH(o, &metrics[m]));
@@ -600,7 +600,7 @@ static void write_table(const qnet_result *res, GString *out)
         g_string_append(out, "\nnetwork: no job left the network while measured\n");
 }
 
-void qnet_result_write(const qnet_result *res, qnet_format format, GString *out)
+void qnet_result_write(const QnetResult *res, QnetFormat format, GString *out)
 {
     switch (format) {
     case QNET_FORMAT_JSON: write_json(res, out); break;

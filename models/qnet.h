@@ -31,22 +31,22 @@ typedef struct {
     char  *to;       /* station name */
     double p;        /* probability, sum over a node's routes <= 1; the rest leaves */
     int    index;    /* resolved station index */
-} qnet_route;
+} QnetRoute;
 
 typedef struct {
     char     *name;
-    sim_dist  interarrival;   /* ns */
-    GArray   *routes;         /* qnet_route; sum of p == 1 */
-} qnet_source;
+    SimDist  interarrival;   /* ns */
+    GArray   *routes;         /* QnetRoute; sum of p == 1 */
+} QnetSource;
 
 typedef struct {
     char                  *name;
-    sim_station_discipline discipline;
+    SimStationDiscipline discipline;
     int                    servers;    /* >= 1 (FCFS) */
     int                    capacity;   /* most jobs inside, 0 = unlimited */
-    sim_dist               service;    /* ns */
-    GArray                *routes;     /* qnet_route */
-} qnet_station;
+    SimDist               service;    /* ns */
+    GArray                *routes;     /* QnetRoute */
+} QnetStation;
 
 typedef struct {
     char        *name;
@@ -56,64 +56,64 @@ typedef struct {
     int          batches;           /* batches after warm-up (>= 2) */
     double       precision;         /* stop when every CI half-width <= precision x mean; 0 = off */
     sim_time_ns  max_duration_ns;   /* with precision: the longest run */
-    GPtrArray   *sources;           /* qnet_source* */
-    GPtrArray   *stations;          /* qnet_station* */
-} qnet_spec;
+    GPtrArray   *sources;           /* QnetSource* */
+    GPtrArray   *stations;          /* QnetStation* */
+} QnetSpec;
 
 /** An estimate with its 95% half-width (NAN when unknown). */
-typedef struct { double mean, half_width; } qnet_estimate;
+typedef struct { double mean, half_width; } QnetEstimate;
 
 typedef struct {
     char         *name;
-    qnet_estimate throughput_per_s, utilization, number, response_s;
+    QnetEstimate throughput_per_s, utilization, number, response_s;
     double        response_p50_s, response_p99_s;
     double        drop_rate_per_s;
     double        load;             /* offered load rho = lambda E[S] / c from the traffic equations
                                        (NAN when they cannot be solved); >= 1: no steady state */
     /* theory (NAN where the closed forms do not hold) */
     double        th_throughput_per_s, th_utilization, th_number, th_response_s;
-} qnet_station_result;
+} QnetStationResult;
 
 typedef struct {
     char               *name;
     uint64_t            seed;
     double              simulated_s;      /* after warm-up */
     uint64_t            events;
-    qnet_estimate       sojourn_s;        /* entry to exit of the network */
-    qnet_estimate       exit_rate_per_s;
+    QnetEstimate       sojourn_s;        /* entry to exit of the network */
+    QnetEstimate       exit_rate_per_s;
     int                 batches;
     int                 nstations;
-    qnet_station_result *stations;
-} qnet_result;
+    QnetStationResult *stations;
+} QnetResult;
 
-qnet_spec *qnet_spec_new(void);
-void       qnet_spec_free(qnet_spec *spec);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(qnet_spec, qnet_spec_free)
+QnetSpec *qnet_spec_new(void);
+void       qnet_spec_free(QnetSpec *spec);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(QnetSpec, qnet_spec_free)
 
 /** Adds a source / station (the spec takes ownership); returns it for routes. */
-qnet_source  *qnet_spec_add_source(qnet_spec *spec, const char *name, const sim_dist *interarrival);
-qnet_station *qnet_spec_add_station(qnet_spec *spec, const char *name, sim_station_discipline disc,
-                                    int servers, int capacity, const sim_dist *service);
+QnetSource  *qnet_spec_add_source(QnetSpec *spec, const char *name, const SimDist *interarrival);
+QnetStation *qnet_spec_add_station(QnetSpec *spec, const char *name, SimStationDiscipline disc,
+                                    int servers, int capacity, const SimDist *service);
 /** Appends a route to @to with probability @p to @routes (a source's or station's). */
 void qnet_route_add(GArray *routes, const char *to, double p);
 
 /** Resolves route names and checks probabilities, distributions and stability
  *  of nothing: an unstable network simply runs (and shows it).  Errors name
  *  the source or station. */
-gboolean qnet_spec_resolve(qnet_spec *spec, GError **error);
+gboolean qnet_spec_resolve(QnetSpec *spec, GError **error);
 
 /** Simulates @spec (resolved).  Never fails on a valid spec. */
-qnet_result *qnet_run(const qnet_spec *spec);
+QnetResult *qnet_run(const QnetSpec *spec);
 
 /** Fills the th_* fields of @res from the closed forms (see above). */
-void qnet_theory(const qnet_spec *spec, qnet_result *res);
+void qnet_theory(const QnetSpec *spec, QnetResult *res);
 
-void qnet_result_free(qnet_result *res);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(qnet_result, qnet_result_free)
+void qnet_result_free(QnetResult *res);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(QnetResult, qnet_result_free)
 
-typedef enum { QNET_FORMAT_TABLE, QNET_FORMAT_JSON, QNET_FORMAT_CSV } qnet_format;
+typedef enum { QNET_FORMAT_TABLE, QNET_FORMAT_JSON, QNET_FORMAT_CSV } QnetFormat;
 
 /** Appends @res to @out as a table, JSON object or CSV (one row per station). */
-void qnet_result_write(const qnet_result *res, qnet_format format, GString *out);
+void qnet_result_write(const QnetResult *res, QnetFormat format, GString *out);
 
 #endif /* MODELS_QNET_H */

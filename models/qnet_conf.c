@@ -124,7 +124,7 @@ static const SimConfNode *elem_node(const SimConfNode *root, const char *list_ke
 }
 
 /* Converts a bound distribution; shape parameters the family does not use are errors. */
-static gboolean make_dist(const dist_conf *dc, const SimConfNode *node, sim_dist *out, GError **error)
+static gboolean make_dist(const dist_conf *dc, const SimConfNode *node, SimDist *out, GError **error)
 {
     static const char *const shape_key[] = {
         [SIM_DIST_DETERMINISTIC] = NULL, [SIM_DIST_EXPONENTIAL] = NULL, [SIM_DIST_ERLANG] = "k",
@@ -189,10 +189,10 @@ static gboolean add_routes(GArray *routes, const SimConfList *list, const qnet_c
     return TRUE;
 }
 
-qnet_spec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
+QnetSpec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
 {
     qnet_conf qc = { 0 };
-    g_autoptr(qnet_spec) spec = NULL;
+    g_autoptr(QnetSpec) spec = NULL;
     gboolean ok = sim_conf_bind(root, qnet_conf_schema, &qc, error);
     if (ok && strcmp(qc.kind, "queueing_network")) {
         sim_conf_set_error(error, sim_conf_node_get(root, "kind"), SIM_CONF_ERROR_ENUM,
@@ -222,20 +222,20 @@ qnet_spec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
                                    "station name '%s' is used twice", sc->name);
                 ok = FALSE;
             }
-        sim_dist service;
+        SimDist service;
         ok = ok && make_dist(&sc->service, elem_node(root, "stations", (guint)i, "service"), &service, error);
         if (ok) {
-            qnet_station *st = qnet_spec_add_station(spec, sc->name, sc->discipline == 1 ? SIM_STATION_PS : SIM_STATION_FCFS,
+            QnetStation *st = qnet_spec_add_station(spec, sc->name, sc->discipline == 1 ? SIM_STATION_PS : SIM_STATION_FCFS,
                                                      sc->servers, sc->capacity, &service);
             ok = add_routes(st->routes, &sc->route, &qc, elem_node(root, "stations", (guint)i, "route"), FALSE, error);
         }
     }
     for (size_t i = 0; ok && i < qc.sources.n; i++) {
         const source_conf *so = SIM_CONF_LIST_AT(qc.sources, source_conf, i);
-        sim_dist ia;
+        SimDist ia;
         ok = make_dist(&so->interarrival, elem_node(root, "sources", (guint)i, "interarrival"), &ia, error);
         if (ok) {
-            qnet_source *src = qnet_spec_add_source(spec, so->name, &ia);
+            QnetSource *src = qnet_spec_add_source(spec, so->name, &ia);
             ok = add_routes(src->routes, &so->route, &qc, elem_node(root, "sources", (guint)i, "route"), TRUE, error);
         }
     }
@@ -244,7 +244,7 @@ qnet_spec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
         double arrivals = 0, t_s = sim_time_to_s(qc.precision > 0 && qc.max_duration_ns > qc.duration_ns
                                                      ? qc.max_duration_ns : qc.duration_ns);
         for (guint i = 0; i < spec->sources->len; i++)
-            arrivals += t_s * 1e9 / ((qnet_source *)g_ptr_array_index(spec->sources, i))->interarrival.mean;
+            arrivals += t_s * 1e9 / ((QnetSource *)g_ptr_array_index(spec->sources, i))->interarrival.mean;
         if (arrivals > QNET_MAX_ARRIVALS) {
             sim_conf_set_error(error, sim_conf_node_get(root, "duration"), SIM_CONF_ERROR_RANGE,
                                "the run would simulate about %.3g arrivals (more than %.0e): shorten it", arrivals,

@@ -1,4 +1,4 @@
-/* sim/dist.c — sampling, moments and checks for sim_dist (formulas in dist.h). */
+/* sim/dist.c — sampling, moments and checks for SimDist (formulas in dist.h). */
 #include "sim/dist.h"
 
 #include <math.h>
@@ -10,7 +10,7 @@ const char *const sim_dist_kind_names[] = {
 
 #define SIM_DIST_ERROR g_quark_from_static_string("sim-dist-error")
 
-gboolean sim_dist_validate(const sim_dist *d, GError **error)
+gboolean sim_dist_validate(const SimDist *d, GError **error)
 {
     if (!(d->mean > 0) || !isfinite(d->mean)) {
         g_set_error(error, SIM_DIST_ERROR, 1, "mean must be a positive finite number");
@@ -49,7 +49,7 @@ gboolean sim_dist_validate(const sim_dist *d, GError **error)
     return FALSE;
 }
 
-double sim_dist_sample(const sim_dist *d, gsl_rng *rng)
+double sim_dist_sample(const SimDist *d, gsl_rng *rng)
 {
     switch (d->kind) {
     case SIM_DIST_DETERMINISTIC:
@@ -72,7 +72,7 @@ double sim_dist_sample(const sim_dist *d, gsl_rng *rng)
     g_assert_not_reached();
 }
 
-double sim_dist_scv(const sim_dist *d)
+double sim_dist_scv(const SimDist *d)
 {
     switch (d->kind) {
     case SIM_DIST_DETERMINISTIC: return 0;
@@ -86,14 +86,14 @@ double sim_dist_scv(const sim_dist *d)
     g_assert_not_reached();
 }
 
-struct sim_zipf {
+struct SimZipf {
     size_t              n;
     double              h;      /* generalised harmonic number H(n, s) */
     double              s;
     gsl_ran_discrete_t *table;
 };
 
-sim_zipf *sim_zipf_new(size_t n, double s, GError **error)
+SimZipf *sim_zipf_new(size_t n, double s, GError **error)
 {
     if (n < 1 || n > ((size_t)1 << 28) || !(s >= 0) || s > 100) {
         g_set_error(error, SIM_DIST_ERROR, 1, "zipf needs 1..2^28 ranks and an exponent in [0, 100]");
@@ -103,7 +103,7 @@ sim_zipf *sim_zipf_new(size_t n, double s, GError **error)
     double h = 0;
     for (size_t r = 1; r <= n; r++)
         h += p[r - 1] = pow((double)r, -s);
-    sim_zipf *z = g_new0(sim_zipf, 1);
+    SimZipf *z = g_new0(SimZipf, 1);
     z->n = n;
     z->h = h;
     z->s = s;
@@ -117,7 +117,7 @@ sim_zipf *sim_zipf_new(size_t n, double s, GError **error)
     return z;
 }
 
-void sim_zipf_free(sim_zipf *z)
+void sim_zipf_free(SimZipf *z)
 {
     if (!z)
         return;
@@ -125,12 +125,12 @@ void sim_zipf_free(sim_zipf *z)
     g_free(z);
 }
 
-size_t sim_zipf_sample(const sim_zipf *z, gsl_rng *rng)
+size_t sim_zipf_sample(const SimZipf *z, gsl_rng *rng)
 {
     return gsl_ran_discrete(rng, z->table) + 1;
 }
 
-double sim_zipf_pmf(const sim_zipf *z, size_t r)
+double sim_zipf_pmf(const SimZipf *z, size_t r)
 {
     g_return_val_if_fail(r >= 1 && r <= z->n, 0);
     return pow((double)r, -z->s) / z->h;

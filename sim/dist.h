@@ -1,6 +1,6 @@
 /* sim/dist.h — random variates for service times, sizes and inter-arrival times.
  *
- * A sim_dist is a small value type: a family and its parameters, always
+ * A SimDist is a small value type: a family and its parameters, always
  * expressed through the mean (in the caller's unit: ns, bytes, ...) so that a
  * scenario can change the family without re-deriving the mean.  Sampling uses
  * GSL's generators:
@@ -29,43 +29,43 @@ typedef enum {
     SIM_DIST_LOGNORMAL,
     SIM_DIST_PARETO,
     SIM_DIST_UNIFORM,
-} sim_dist_kind;
+} SimDistKind;
 
-/** Names as written in scenarios, indexed by sim_dist_kind, NULL-terminated. */
+/** Names as written in scenarios, indexed by SimDistKind, NULL-terminated. */
 extern const char *const sim_dist_kind_names[];
 
 typedef struct {
-    sim_dist_kind kind;
+    SimDistKind kind;
     double mean;    /* > 0, in the caller's unit */
     double shape;   /* erlang: k (integer >= 1); lognormal, uniform: cv; pareto: alpha (> 1) */
-} sim_dist;
+} SimDist;
 
 /** Checks the parameters; on error returns FALSE with a one-line message in @error. */
-gboolean sim_dist_validate(const sim_dist *d, GError **error);
+gboolean sim_dist_validate(const SimDist *d, GError **error);
 
 /** Draws one variate from @d using @rng. */
-double sim_dist_sample(const sim_dist *d, gsl_rng *rng);
+double sim_dist_sample(const SimDist *d, gsl_rng *rng);
 
 /** The mean of @d. */
-static inline double sim_dist_mean(const sim_dist *d) { return d->mean; }
+static inline double sim_dist_mean(const SimDist *d) { return d->mean; }
 
 /** The squared coefficient of variation of @d (infinite for pareto alpha <= 2). */
-double sim_dist_scv(const sim_dist *d);
+double sim_dist_scv(const SimDist *d);
 
 /** Zipf popularity over ranks 1..n: P(r) = r^-s / H(n, s), drawn in O(1) with
  *  GSL's Walker alias table (gsl_ran_discrete). */
-typedef struct sim_zipf sim_zipf;
+typedef struct SimZipf SimZipf;
 
 /** Builds the table for @n >= 1 ranks and exponent @s >= 0 (0 = uniform).
  *  Returns NULL with @error set on bad parameters. */
-sim_zipf *sim_zipf_new(size_t n, double s, GError **error);
-void      sim_zipf_free(sim_zipf *z);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(sim_zipf, sim_zipf_free)
+SimZipf *sim_zipf_new(size_t n, double s, GError **error);
+void      sim_zipf_free(SimZipf *z);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimZipf, sim_zipf_free)
 
 /** Draws a rank in 1..n. */
-size_t sim_zipf_sample(const sim_zipf *z, gsl_rng *rng);
+size_t sim_zipf_sample(const SimZipf *z, gsl_rng *rng);
 
 /** P(rank = @r), r in 1..n. */
-double sim_zipf_pmf(const sim_zipf *z, size_t r);
+double sim_zipf_pmf(const SimZipf *z, size_t r);
 
 #endif /* SIM_DIST_H */

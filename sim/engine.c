@@ -3,15 +3,15 @@
 
 #define POOL_BLOCK 1024
 
-sim_engine *sim_engine_new(void)
+SimEngine *sim_engine_new(void)
 {
-    sim_engine *eng = g_new0(sim_engine, 1);
+    SimEngine *eng = g_new0(SimEngine, 1);
     sim_calendar_init(&eng->cal);
     eng->pool_blocks = g_ptr_array_new_with_free_func(g_free);
     return eng;
 }
 
-void sim_engine_free(sim_engine *eng)
+void sim_engine_free(SimEngine *eng)
 {
     if (!eng)
         return;
@@ -20,32 +20,32 @@ void sim_engine_free(sim_engine *eng)
     g_free(eng);
 }
 
-void sim_engine_schedule(sim_engine *eng, sim_event *ev, sim_time_ns t_ns)
+void sim_engine_schedule(SimEngine *eng, SimEvent *ev, sim_time_ns t_ns)
 {
     g_assert(t_ns >= eng->now);
     sim_calendar_insert(&eng->cal, ev, t_ns);
 }
 
-void sim_engine_schedule_in(sim_engine *eng, sim_event *ev, sim_time_ns delay_ns)
+void sim_engine_schedule_in(SimEngine *eng, SimEvent *ev, sim_time_ns delay_ns)
 {
     g_assert(delay_ns >= 0);
     sim_calendar_insert(&eng->cal, ev, eng->now + delay_ns);
 }
 
-void sim_engine_reschedule(sim_engine *eng, sim_event *ev, sim_time_ns t_ns)
+void sim_engine_reschedule(SimEngine *eng, SimEvent *ev, sim_time_ns t_ns)
 {
     g_assert(t_ns >= eng->now);
     sim_calendar_move(&eng->cal, ev, t_ns);
 }
 
-static void pool_put(sim_engine *eng, sim_event *ev)
+static void pool_put(SimEngine *eng, SimEvent *ev)
 {
     ev->ctx = eng->pool_free;
     ev->fn = NULL;
     eng->pool_free = ev;
 }
 
-bool sim_engine_cancel(sim_engine *eng, sim_event *ev)
+bool sim_engine_cancel(SimEngine *eng, SimEvent *ev)
 {
     if (!sim_calendar_remove(&eng->cal, ev))
         return false;
@@ -54,10 +54,10 @@ bool sim_engine_cancel(sim_engine *eng, sim_event *ev)
     return true;
 }
 
-sim_event *sim_engine_post(sim_engine *eng, sim_time_ns delay_ns, sim_event_fn fn, void *ctx)
+SimEvent *sim_engine_post(SimEngine *eng, sim_time_ns delay_ns, sim_event_fn fn, void *ctx)
 {
     if (!eng->pool_free) {
-        sim_event *block = g_new(sim_event, POOL_BLOCK);
+        SimEvent *block = g_new(SimEvent, POOL_BLOCK);
         g_ptr_array_add(eng->pool_blocks, block);
         for (int i = POOL_BLOCK - 1; i >= 0; i--) {
             sim_event_init(&block[i], NULL, NULL);
@@ -65,7 +65,7 @@ sim_event *sim_engine_post(sim_engine *eng, sim_time_ns delay_ns, sim_event_fn f
             pool_put(eng, &block[i]);
         }
     }
-    sim_event *ev = eng->pool_free;
+    SimEvent *ev = eng->pool_free;
     eng->pool_free = ev->ctx;
     ev->fn = fn;
     ev->ctx = ctx;
@@ -73,12 +73,12 @@ sim_event *sim_engine_post(sim_engine *eng, sim_time_ns delay_ns, sim_event_fn f
     return ev;
 }
 
-uint64_t sim_engine_run_until(sim_engine *eng, sim_time_ns t_end_ns)
+uint64_t sim_engine_run_until(SimEngine *eng, sim_time_ns t_end_ns)
 {
     uint64_t n = 0;
     eng->stop = false;
     while (!eng->stop && sim_calendar_peek_time(&eng->cal) <= t_end_ns) {
-        sim_event *ev = sim_calendar_pop(&eng->cal);
+        SimEvent *ev = sim_calendar_pop(&eng->cal);
         eng->now = ev->time;
         ev->fn(eng, ev, ev->ctx);
         n++;

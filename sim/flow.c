@@ -99,7 +99,7 @@ G_DEFINE_QUARK(sim-flow-error-quark, sim_flow_error)
 typedef struct flow_group flow_group;
 
 typedef struct {
-    sim_flow_resource *res;
+    SimFlowResource *res;
     double             w;     /* units per byte, > 0 */
     uint32_t           pos;   /* index in res->users while the group is active */
 } group_use;
@@ -112,7 +112,7 @@ typedef struct {
 
 enum { FLOW_FREE, FLOW_ACTIVE, FLOW_DONE_PENDING, FLOW_IN_CALLBACK, FLOW_CANCELLED };
 
-struct sim_flow {
+struct SimFlow {
     flow_group      *g;           /* NULL for a zero-size flow */
     double           tag;         /* finish tag: V_g at start + size */
     double           key;         /* tag - FINISH_REL_EPS x size: member heap key */
@@ -122,10 +122,10 @@ struct sim_flow {
     uint64_t         seq;
     sim_time_ns      start_ns;
     double           alone_s;
-    sim_flow_net    *net;
+    SimFlowNet    *net;
     sim_flow_done_fn done;
     void            *ctx;
-    sim_flow        *next_free;
+    SimFlow        *next_free;
 };
 
 struct flow_group {
@@ -136,7 +136,7 @@ struct flow_group {
     guint        hash;
     /* state */
     uint32_t     n;           /* active flows */
-    sim_flow   **mem;         /* min-heap by (key, seq) */
+    SimFlow   **mem;         /* min-heap by (key, seq) */
     uint32_t     cap_mem, cap_uses;
     group_use   *uses;        /* key[] reordered: saturated resources first */
     uint32_t     n_sat;       /* uses[0..n_sat) are those with res->sat */
@@ -156,7 +156,7 @@ struct flow_group {
     double       x_new;
 };
 
-struct sim_flow_resource {
+struct SimFlowResource {
     char          *name;
     double         capacity;
     res_user      *users;     /* active groups using it */
@@ -175,25 +175,25 @@ struct sim_flow_resource {
     uint32_t       n_comp;        /* the component, fixed load of the others */
     /* statistics, integrated up to t_st */
     sim_time_ns    t_st;
-    sim_flow_stats st;
+    SimFlowStats st;
 };
 
-struct sim_flow_net {
-    sim_engine  *eng;
-    sim_event    ev;
+struct SimFlowNet {
+    SimEngine  *eng;
+    SimEvent    ev;
     bool         in_handler;
-    GPtrArray   *resources;       /* owns sim_flow_resource */
+    GPtrArray   *resources;       /* owns SimFlowResource */
     GHashTable  *by_key;          /* flow_group -> itself, active and idle */
     GPtrArray   *groups;          /* owns every flow_group */
     uint32_t     n_active_groups;
     flow_group **gheap;           /* active groups by (next_ns, id) */
     flow_group **capped;          /* active capped groups with resources, by (cap, id) */
     uint32_t     n_capped, cap_groups;
-    sim_flow   **imm;             /* zero-size flows, completing now */
+    SimFlow   **imm;             /* zero-size flows, completing now */
     uint32_t     n_imm, cap_imm;
-    sim_flow   **batch;
+    SimFlow   **batch;
     uint32_t     cap_batch;
-    sim_flow    *free_list;
+    SimFlow    *free_list;
     GPtrArray   *blocks;          /* owns blocks of FLOW_BLOCK flows */
     uint32_t     n_flows;
     uint64_t     next_seq, next_gid;
@@ -203,11 +203,11 @@ struct sim_flow_net {
     /* changes since the last solve */
     flow_group **changed;
     uint32_t     n_changed;
-    sim_flow_resource **seeds;
+    SimFlowResource **seeds;
     uint32_t     n_seeds;
     /* scratch: groups (cap_groups) and resources (cap_res_scratch) */
     flow_group **comp, **unb;
-    sim_flow_resource **cr, **touched, **live;
+    SimFlowResource **cr, **touched, **live;
     uint32_t     cap_res_scratch;
     group_use   *key_uses;        /* merged uses of the flow being started */
     uint32_t     cap_key_uses;
@@ -217,30 +217,30 @@ struct sim_flow_net {
     uint64_t     n_recomputes;
     uint64_t     n_fast;          /* changes that needed no solve */
     uint32_t     solves_since_resum;
-    sim_flow_stats st;
+    SimFlowStats st;
 };
 
-static void on_event(sim_engine *eng, sim_event *ev, void *ctx);
+static void on_event(SimEngine *eng, SimEvent *ev, void *ctx);
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static sim_flow *flow_alloc(sim_flow_net *net)
+static SimFlow *flow_alloc(SimFlowNet *net)
 {
     if (!net->free_list) {
-        sim_flow *block = g_new0(sim_flow, FLOW_BLOCK);
+        SimFlow *block = g_new0(SimFlow, FLOW_BLOCK);
         g_ptr_array_add(net->blocks, block);
         for (int i = FLOW_BLOCK - 1; i >= 0; i--) {
             block[i].next_free = net->free_list;
             net->free_list = &block[i];
         }
     }
-    sim_flow *f = net->free_list;
+    SimFlow *f = net->free_list;
     net->free_list = f->next_free;
     f->next_free = NULL;
     return f;
 }
 
-static void flow_release(sim_flow_net *net, sim_flow *f)
+static void flow_release(SimFlowNet *net, SimFlow *f)
 {
     f->state = FLOW_FREE;
     f->g = NULL;
@@ -250,12 +250,12 @@ static void flow_release(sim_flow_net *net, sim_flow *f)
     net->free_list = f;
 }
 
-static inline sim_time_ns now_ns(const sim_flow_net *net) { return sim_engine_now(net->eng); }
+static inline sim_time_ns now_ns(const SimFlowNet *net) { return sim_engine_now(net->eng); }
 
 /* A safe resource never saturates: flows through it are limited by their
  * caps or elsewhere, and a flow whose resources are all safe runs at its
  * cap and affects no other flow's rate (fast path: no solve). */
-static inline bool safe(const sim_flow_resource *r)
+static inline bool safe(const SimFlowResource *r)
 {
     return r->n_uncapped == 0 && r->cap_load <= r->capacity * (1 - SAFE_REL_MARGIN);
 }
@@ -263,7 +263,7 @@ static inline bool safe(const sim_flow_resource *r)
 /* ---- statistics ---------------------------------------------------------- */
 
 /* Integrates @r's statistics up to now (before its load or flows change). */
-static inline void res_sync(sim_flow_net *net, sim_flow_resource *r)
+static inline void res_sync(SimFlowNet *net, SimFlowResource *r)
 {
     sim_time_ns now = now_ns(net);
     if (now <= r->t_st)
@@ -276,7 +276,7 @@ static inline void res_sync(sim_flow_net *net, sim_flow_resource *r)
 }
 
 /* Integrates the net's statistics up to now (before its rate or flows change). */
-static inline void net_sync(sim_flow_net *net)
+static inline void net_sync(SimFlowNet *net)
 {
     sim_time_ns now = now_ns(net);
     if (now <= net->t_last)
@@ -289,10 +289,10 @@ static inline void net_sync(sim_flow_net *net)
 
 /* Adds @bytes of @f's group to the statistics of its resources and the net
  * (negative: removes time spent past its last byte). */
-static void count_bytes(sim_flow_net *net, const flow_group *g, double bytes)
+static void count_bytes(SimFlowNet *net, const flow_group *g, double bytes)
 {
     for (uint32_t k = 0; k < g->n_uses; k++) {
-        sim_flow_resource *r = g->uses[k].res;
+        SimFlowResource *r = g->uses[k].res;
         r->st.units += g->uses[k].w * bytes;
         r->st.busy_area_s += g->uses[k].w * bytes / r->capacity;
     }
@@ -306,14 +306,14 @@ static inline double group_V(const flow_group *g, sim_time_ns t)
     return g->V_s + g->x * ((double)(t - g->t_s) / 1e9);
 }
 
-static inline bool mem_less(const sim_flow *a, const sim_flow *b)
+static inline bool mem_less(const SimFlow *a, const SimFlow *b)
 {
     return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 }
 
 static void mem_up(flow_group *g, uint32_t i)
 {
-    sim_flow *f = g->mem[i];
+    SimFlow *f = g->mem[i];
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
         if (!mem_less(f, g->mem[p]))
@@ -328,7 +328,7 @@ static void mem_up(flow_group *g, uint32_t i)
 
 static void mem_down(flow_group *g, uint32_t i)
 {
-    sim_flow *f = g->mem[i];
+    SimFlow *f = g->mem[i];
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= g->n)
@@ -345,21 +345,21 @@ static void mem_down(flow_group *g, uint32_t i)
     f->hpos = i;
 }
 
-static void mem_push(flow_group *g, sim_flow *f)
+static void mem_push(flow_group *g, SimFlow *f)
 {
     if (g->n == g->cap_mem) {
         g->cap_mem = g->cap_mem ? g->cap_mem * 2 : 4;
-        g->mem = g_renew(sim_flow *, g->mem, g->cap_mem);
+        g->mem = g_renew(SimFlow *, g->mem, g->cap_mem);
     }
     g->mem[g->n++] = f;
     mem_up(g, g->n - 1);
 }
 
-static void mem_remove(flow_group *g, sim_flow *f)
+static void mem_remove(flow_group *g, SimFlow *f)
 {
     uint32_t i = f->hpos;
     g_assert(i < g->n && g->mem[i] == f);
-    sim_flow *last = g->mem[--g->n];
+    SimFlow *last = g->mem[--g->n];
     if (i == g->n)
         return;
     g->mem[i] = last;
@@ -373,7 +373,7 @@ static void mem_remove(flow_group *g, sim_flow *f)
 /* Completion time of member @f from the group's anchor: the first ns at
  * which remaining <= FINISH_REL_EPS x size, at least 1 ns after the anchor,
  * or the anchor itself when remaining <= DONE_REL_EPS x size. */
-static sim_time_ns finish_of(const flow_group *g, const sim_flow *f)
+static sim_time_ns finish_of(const flow_group *g, const SimFlow *f)
 {
     double rem = f->tag - g->V_s;
     if (rem <= DONE_REL_EPS * f->size)
@@ -409,7 +409,7 @@ static inline bool gh_less(const flow_group *a, const flow_group *b)
     return a->next_ns < b->next_ns || (a->next_ns == b->next_ns && a->id < b->id);
 }
 
-static void gh_up(sim_flow_net *net, uint32_t i)
+static void gh_up(SimFlowNet *net, uint32_t i)
 {
     flow_group *g = net->gheap[i];
     while (i > 0) {
@@ -424,7 +424,7 @@ static void gh_up(sim_flow_net *net, uint32_t i)
     g->hidx = i;
 }
 
-static void gh_down(sim_flow_net *net, uint32_t i)
+static void gh_down(SimFlowNet *net, uint32_t i)
 {
     flow_group *g = net->gheap[i];
     uint32_t n = net->n_active_groups;
@@ -444,7 +444,7 @@ static void gh_down(sim_flow_net *net, uint32_t i)
     g->hidx = i;
 }
 
-static void gh_fix(sim_flow_net *net, flow_group *g)
+static void gh_fix(SimFlowNet *net, flow_group *g)
 {
     uint32_t i = g->hidx;
     if (i > 0 && gh_less(g, net->gheap[(i - 1) / 2]))
@@ -453,7 +453,7 @@ static void gh_fix(sim_flow_net *net, flow_group *g)
         gh_down(net, i);
 }
 
-static void gh_remove(sim_flow_net *net, flow_group *g)
+static void gh_remove(SimFlowNet *net, flow_group *g)
 {
     uint32_t i = g->hidx;
     g_assert(i < net->n_active_groups && net->gheap[i] == g);
@@ -466,7 +466,7 @@ static void gh_remove(sim_flow_net *net, flow_group *g)
 }
 
 /* Recomputes @g's next completion and its place in the heap. */
-static void update_next(sim_flow_net *net, flow_group *g)
+static void update_next(SimFlowNet *net, flow_group *g)
 {
     sim_time_ns t = g->n ? finish_of(g, g->mem[0]) : SIM_TIME_NEVER;
     if (t != g->next_ns) {
@@ -476,7 +476,7 @@ static void update_next(sim_flow_net *net, flow_group *g)
 }
 
 /* The next completion, never before now. */
-static sim_time_ns net_next(const sim_flow_net *net)
+static sim_time_ns net_next(const SimFlowNet *net)
 {
     sim_time_ns now = now_ns(net);
     if (net->n_imm)
@@ -492,7 +492,7 @@ static inline bool capped_less(const flow_group *a, const flow_group *b)
     return a->cap < b->cap || (a->cap == b->cap && a->id < b->id);
 }
 
-static uint32_t capped_lower_bound(const sim_flow_net *net, const flow_group *g)
+static uint32_t capped_lower_bound(const SimFlowNet *net, const flow_group *g)
 {
     uint32_t lo = 0, hi = net->n_capped;
     while (lo < hi) {
@@ -505,7 +505,7 @@ static uint32_t capped_lower_bound(const sim_flow_net *net, const flow_group *g)
     return lo;
 }
 
-static void capped_insert(sim_flow_net *net, flow_group *g)
+static void capped_insert(SimFlowNet *net, flow_group *g)
 {
     uint32_t i = capped_lower_bound(net, g);
     memmove(&net->capped[i + 1], &net->capped[i], (net->n_capped - i) * sizeof *net->capped);
@@ -513,7 +513,7 @@ static void capped_insert(sim_flow_net *net, flow_group *g)
     net->n_capped++;
 }
 
-static void capped_remove(sim_flow_net *net, flow_group *g)
+static void capped_remove(SimFlowNet *net, flow_group *g)
 {
     uint32_t i = capped_lower_bound(net, g);
     g_assert(i < net->n_capped && net->capped[i] == g);
@@ -559,7 +559,7 @@ static void group_free(gpointer p)
     g_free(g);
 }
 
-static void grow_group_arrays(sim_flow_net *net, uint32_t need)
+static void grow_group_arrays(SimFlowNet *net, uint32_t need)
 {
     if (need <= net->cap_groups)
         return;
@@ -575,7 +575,7 @@ static void grow_group_arrays(sim_flow_net *net, uint32_t need)
 }
 
 /* The group of the @n merged uses in net->key_uses and @cap (created idle). */
-static flow_group *group_get(sim_flow_net *net, uint32_t n, double cap)
+static flow_group *group_get(SimFlowNet *net, uint32_t n, double cap)
 {
     flow_group probe = { .n_uses = n, .key = net->key_uses, .cap = cap };
     probe.hash = key_hash(net->key_uses, n, cap);
@@ -596,7 +596,7 @@ static flow_group *group_get(sim_flow_net *net, uint32_t n, double cap)
 }
 
 /* An idle group becomes active: joins its resources' users and the heaps. */
-static void group_activate(sim_flow_net *net, flow_group *g)
+static void group_activate(SimFlowNet *net, flow_group *g)
 {
     sim_time_ns now = now_ns(net);
     g->id = net->next_gid++;
@@ -613,7 +613,7 @@ static void group_activate(sim_flow_net *net, flow_group *g)
     for (uint32_t k = 0, a = 0, b = ns; k < g->n_uses; k++)
         g->uses[g->key[k].res->sat ? a++ : b++] = g->key[k];
     for (uint32_t k = 0; k < g->n_uses; k++) {
-        sim_flow_resource *r = g->uses[k].res;
+        SimFlowResource *r = g->uses[k].res;
         if (r->n_users == r->cap_users) {
             r->cap_users = r->cap_users ? r->cap_users * 2 : 8;
             r->users = g_renew(res_user, r->users, r->cap_users);
@@ -630,10 +630,10 @@ static void group_activate(sim_flow_net *net, flow_group *g)
 
 /* An emptied group leaves its resources and the heaps; it stays idle in
  * the hash.  Its saturated resources are re-solved unless @quiet. */
-static void group_deactivate(sim_flow_net *net, flow_group *g, bool quiet)
+static void group_deactivate(SimFlowNet *net, flow_group *g, bool quiet)
 {
     for (uint32_t k = 0; k < g->n_uses; k++) {
-        sim_flow_resource *r = g->uses[k].res;
+        SimFlowResource *r = g->uses[k].res;
         uint32_t pos = g->uses[k].pos;
         res_user last = r->users[--r->n_users];
         if (pos != r->n_users) {
@@ -654,7 +654,7 @@ static void group_deactivate(sim_flow_net *net, flow_group *g, bool quiet)
 }
 
 /* Frees idle groups when too many pile up (flows with ever new vectors). */
-static void purge_idle_groups(sim_flow_net *net)
+static void purge_idle_groups(SimFlowNet *net)
 {
     uint32_t idle = net->groups->len - net->n_active_groups;
     if (idle <= IDLE_GROUPS_MAX || idle <= 4 * net->n_active_groups)
@@ -672,7 +672,7 @@ static void purge_idle_groups(sim_flow_net *net)
     g_ptr_array_set_size(net->groups, keep);
 }
 
-static inline void mark_changed(sim_flow_net *net, flow_group *g)
+static inline void mark_changed(SimFlowNet *net, flow_group *g)
 {
     if (!g->changed) {
         g->changed = true;
@@ -680,11 +680,11 @@ static inline void mark_changed(sim_flow_net *net, flow_group *g)
     }
 }
 
-static inline bool dirty(const sim_flow_net *net) { return net->n_changed || net->n_seeds; }
+static inline bool dirty(const SimFlowNet *net) { return net->n_changed || net->n_seeds; }
 
 /* Moves the net's event to now so that pending changes are solved before the
  * clock moves on (outside the handler, which solves before returning). */
-static void request_solve(sim_flow_net *net)
+static void request_solve(SimFlowNet *net)
 {
     if (net->in_handler)
         return;
@@ -695,7 +695,7 @@ static void request_solve(sim_flow_net *net)
 
 /* After a change outside the handler: solve soon, or move the event to the
  * next completion. */
-static void after_change(sim_flow_net *net)
+static void after_change(SimFlowNet *net)
 {
     if (net->in_handler)
         return;
@@ -712,23 +712,23 @@ static void after_change(sim_flow_net *net)
 
 /* ---- solving ------------------------------------------------------------ */
 
-static void bump_epoch(sim_flow_net *net)
+static void bump_epoch(SimFlowNet *net)
 {
     if (++net->epoch != 0)
         return;
     for (guint i = 0; i < net->resources->len; i++)
-        ((sim_flow_resource *)g_ptr_array_index(net->resources, i))->mark = 0;
+        ((SimFlowResource *)g_ptr_array_index(net->resources, i))->mark = 0;
     for (guint i = 0; i < net->groups->len; i++)
         ((flow_group *)g_ptr_array_index(net->groups, i))->mark = 0;
     net->epoch = 1;
 }
 
-static void bump_tepoch(sim_flow_net *net)
+static void bump_tepoch(SimFlowNet *net)
 {
     if (++net->tepoch != 0)
         return;
     for (guint i = 0; i < net->resources->len; i++)
-        ((sim_flow_resource *)g_ptr_array_index(net->resources, i))->tmark = 0;
+        ((SimFlowResource *)g_ptr_array_index(net->resources, i))->tmark = 0;
     net->tepoch = 1;
 }
 
@@ -737,7 +737,7 @@ typedef struct {
     double   lvl0;   /* groups slower than this keep their rates */
 } comp_state;
 
-static inline void add_cr(sim_flow_net *net, comp_state *cs, sim_flow_resource *r)
+static inline void add_cr(SimFlowNet *net, comp_state *cs, SimFlowResource *r)
 {
     if (r->mark != net->epoch) {
         r->mark = net->epoch;
@@ -746,7 +746,7 @@ static inline void add_cr(sim_flow_net *net, comp_state *cs, sim_flow_resource *
     }
 }
 
-static inline void add_group(sim_flow_net *net, comp_state *cs, flow_group *g)
+static inline void add_group(SimFlowNet *net, comp_state *cs, flow_group *g)
 {
     if (g->mark != net->epoch) {
         g->mark = net->epoch;
@@ -756,13 +756,13 @@ static inline void add_group(sim_flow_net *net, comp_state *cs, flow_group *g)
 
 /* Closes the component: every user of a component resource, every
  * saturated resource of a component group. */
-static void close_component(sim_flow_net *net, comp_state *cs)
+static void close_component(SimFlowNet *net, comp_state *cs)
 {
     while (cs->qr < cs->ncr || cs->qg < cs->nc) {
         while (cs->qr < cs->ncr) {
             /* Its users in the component (weight W0) and the fixed load
              * F0 of the others, slower than the restart level. */
-            sim_flow_resource *r = net->cr[cs->qr++];
+            SimFlowResource *r = net->cr[cs->qr++];
             double W = 0, F = 0;
             uint32_t nu = 0;
             for (uint32_t u = 0; u < r->n_users; u++) {
@@ -798,14 +798,14 @@ static void close_component(sim_flow_net *net, comp_state *cs)
 /* Freezes @g at @rate on the component's resources: its saturated ones
  * (all in the component) and, only when the component holds unsaturated
  * resources, those of its others that are in it. */
-static void freeze(sim_flow_net *net, flow_group *g, double rate)
+static void freeze(SimFlowNet *net, flow_group *g, double rate)
 {
     g->frozen = true;
     g->x_new = rate;
     double n = (double)g->n;
     uint32_t end = net->cr_unsat ? g->n_uses : g->n_sat;
     for (uint32_t k = 0; k < end; k++) {
-        sim_flow_resource *r = g->uses[k].res;
+        SimFlowResource *r = g->uses[k].res;
         if (r->mark != net->epoch)
             continue;
         r->frozen_load += n * g->uses[k].w * rate;
@@ -816,13 +816,13 @@ static void freeze(sim_flow_net *net, flow_group *g, double rate)
 }
 
 /* Progressive filling of the component's groups on its resources alone. */
-static void fill(sim_flow_net *net, const comp_state *cs)
+static void fill(SimFlowNet *net, const comp_state *cs)
 {
     const uint32_t e = net->epoch;
-    sim_flow_resource **live = net->live;
+    SimFlowResource **live = net->live;
     uint32_t nl = 0;
     for (uint32_t q = 0; q < cs->ncr; q++) {
-        sim_flow_resource *r = net->cr[q];
+        SimFlowResource *r = net->cr[q];
         r->W = r->W0;
         r->frozen_load = r->F0;   /* users below the restart level keep their rates */
         r->n_unfrozen = r->n_comp;
@@ -837,7 +837,7 @@ static void fill(sim_flow_net *net, const comp_state *cs)
         double lmin = INFINITY;
         uint32_t keep = 0;
         for (uint32_t q = 0; q < nl; q++) {
-            sim_flow_resource *r = live[q];
+            SimFlowResource *r = live[q];
             if (!r->n_unfrozen)
                 continue;
             r->lvl = (r->capacity - r->frozen_load) / r->W;
@@ -870,7 +870,7 @@ static void fill(sim_flow_net *net, const comp_state *cs)
          * the level of a resource leaves its level unchanged, so the levels
          * computed above stay valid during this pass). */
         for (uint32_t q = 0; q < nl; q++) {
-            sim_flow_resource *r = live[q];
+            SimFlowResource *r = live[q];
             if (!r->n_unfrozen || !(r->lvl <= thr))
                 continue;
             r->sat_new = true;
@@ -899,7 +899,7 @@ static inline void use_swap(flow_group *g, uint32_t a, uint32_t b)
 
 /* Sets @r's saturation flag and moves its use in each active user group
  * into (or out of) the group's saturated prefix. */
-static void set_sat(sim_flow_resource *r, bool sat)
+static void set_sat(SimFlowResource *r, bool sat)
 {
     r->sat = sat;
     for (uint32_t u = 0; u < r->n_users; u++) {
@@ -912,11 +912,11 @@ static void set_sat(sim_flow_resource *r, bool sat)
 }
 
 /* Exact sums of every load, cap load and the net's byte rate. */
-static void resum(sim_flow_net *net)
+static void resum(SimFlowNet *net)
 {
     double rate = 0;
     for (guint i = 0; i < net->resources->len; i++) {
-        sim_flow_resource *r = g_ptr_array_index(net->resources, i);
+        SimFlowResource *r = g_ptr_array_index(net->resources, i);
         double L = 0, CL = 0;
         for (uint32_t u = 0; u < r->n_users; u++) {
             const flow_group *g = r->users[u].g;
@@ -944,7 +944,7 @@ static inline double old_rate(const flow_group *g) { return g->fresh ? g->cap : 
  * keeps its old rate below that level: the root of the concave piecewise-
  * linear F(l) = sum_u n_u w_u min(x_u, l) = C_r, by Newton's method from
  * below (each step stays below the root; a stop halfway is still a bound). */
-static double level_bound(const sim_flow_resource *r, double upper)
+static double level_bound(const SimFlowResource *r, double upper)
 {
     const double C = r->capacity;
     double F = 0, W = 0;
@@ -985,7 +985,7 @@ static double level_bound(const sim_flow_resource *r, double upper)
  * below where its load with the new flows first reaches its capacity
  * (level_bound), nor above x_g or g's cap.  A capacity change restarts
  * from 0. */
-static double restart_level(sim_flow_net *net)
+static double restart_level(SimFlowNet *net)
 {
     double l = net->lvl0;
     bool any_fresh = false;   /* a fresh group counts 0 in its resources' loads */
@@ -1001,7 +1001,7 @@ static double restart_level(sim_flow_net *net)
         if (!g->joined)
             continue;
         for (uint32_t k = 0; k < g->n_uses && l > 0; k++) {
-            const sim_flow_resource *r = g->uses[k].res;
+            const SimFlowResource *r = g->uses[k].res;
             /* Quick out: even at its current load (which counts the new
              * flows at their group's rate) it fits. */
             if (!any_fresh && r->load <= r->capacity * (1 - SAFE_REL_MARGIN))
@@ -1013,7 +1013,7 @@ static double restart_level(sim_flow_net *net)
 }
 
 /* Re-solves the rates affected by the changes since the last solve, at now. */
-static void solve(sim_flow_net *net)
+static void solve(SimFlowNet *net)
 {
     if (!dirty(net))
         return;
@@ -1075,7 +1075,7 @@ static void solve(sim_flow_net *net)
             if (dx == 0 && !g->grown)
                 continue;
             for (uint32_t k = g->n_sat; k < g->n_uses; k++) {   /* saturated ones are in the component */
-                sim_flow_resource *r = g->uses[k].res;
+                SimFlowResource *r = g->uses[k].res;
                 if (r->mark == net->epoch)
                     continue;
                 if (r->tmark != net->tepoch) {
@@ -1087,7 +1087,7 @@ static void solve(sim_flow_net *net)
             }
         }
         for (uint32_t q = 0; q < nt; q++) {
-            sim_flow_resource *r = net->touched[q];
+            SimFlowResource *r = net->touched[q];
             if (r->tmp_load > r->capacity * (1 + OVER_REL_TOL)) {
                 add_cr(net, &cs, r);
                 grown = true;
@@ -1100,12 +1100,12 @@ static void solve(sim_flow_net *net)
 
     /* Commit. */
     for (uint32_t q = 0; q < nt; q++) {
-        sim_flow_resource *r = net->touched[q];
+        SimFlowResource *r = net->touched[q];
         res_sync(net, r);
         r->load = r->tmp_load > 0 ? r->tmp_load : 0;
     }
     for (uint32_t q = 0; q < cs.ncr; q++) {
-        sim_flow_resource *r = net->cr[q];
+        SimFlowResource *r = net->cr[q];
         res_sync(net, r);
         r->load = r->frozen_load;
         if (r->sat != r->sat_new)
@@ -1130,7 +1130,7 @@ static void solve(sim_flow_net *net)
 
 /* Brings everything up to date now; outside the handler also moves the
  * event to the next completion. */
-static void flush(sim_flow_net *net)
+static void flush(SimFlowNet *net)
 {
     net_sync(net);
     if (!dirty(net))
@@ -1149,11 +1149,11 @@ static void flush(sim_flow_net *net)
 
 /* Takes @f out of its group, resources and the active set.  Other rates
  * change (a solve is due) unless all its resources were safe. */
-static void detach(sim_flow_net *net, sim_flow *f)
+static void detach(SimFlowNet *net, SimFlow *f)
 {
     net->n_flows--;
     if (!f->g) {   /* zero-size */
-        sim_flow *last = net->imm[--net->n_imm];
+        SimFlow *last = net->imm[--net->n_imm];
         if (f->hpos != net->n_imm) {
             net->imm[f->hpos] = last;
             last->hpos = f->hpos;
@@ -1165,7 +1165,7 @@ static void detach(sim_flow_net *net, sim_flow *f)
     for (uint32_t k = 0; k < g->n_uses; k++)
         all_safe = all_safe && safe(g->uses[k].res);
     for (uint32_t k = 0; k < g->n_uses; k++) {
-        sim_flow_resource *r = g->uses[k].res;
+        SimFlowResource *r = g->uses[k].res;
         res_sync(net, r);
         r->n_flows--;
         r->load -= g->uses[k].w * g->x;
@@ -1194,7 +1194,7 @@ static void detach(sim_flow_net *net, sim_flow *f)
     }
 }
 
-static void record_completion(sim_flow_net *net, sim_flow *f)
+static void record_completion(SimFlowNet *net, SimFlow *f)
 {
     sim_time_ns now = now_ns(net);
     const flow_group *g = f->g;
@@ -1210,7 +1210,7 @@ static void record_completion(sim_flow_net *net, sim_flow *f)
     double slow = f->alone_s > 0 ? resp / f->alone_s : 1.0;
     uint32_t n_uses = g ? g->n_uses : 0;
     for (uint32_t k = 0; k <= n_uses; k++) {
-        sim_flow_stats *s = k < n_uses ? &g->uses[k].res->st : &net->st;
+        SimFlowStats *s = k < n_uses ? &g->uses[k].res->st : &net->st;
         s->completed++;
         s->response_sum_s += resp;
         s->alone_sum_s += f->alone_s;
@@ -1220,22 +1220,22 @@ static void record_completion(sim_flow_net *net, sim_flow *f)
 
 static int batch_cmp(const void *a, const void *b)
 {
-    const sim_flow *fa = *(sim_flow *const *)a, *fb = *(sim_flow *const *)b;
+    const SimFlow *fa = *(SimFlow *const *)a, *fb = *(SimFlow *const *)b;
     return fa->seq < fb->seq ? -1 : fa->seq > fb->seq;
 }
 
-static inline void batch_add(sim_flow_net *net, uint32_t *nb, sim_flow *f)
+static inline void batch_add(SimFlowNet *net, uint32_t *nb, SimFlow *f)
 {
     if (*nb == net->cap_batch) {
         net->cap_batch = net->cap_batch ? net->cap_batch * 2 : 64;
-        net->batch = g_renew(sim_flow *, net->batch, net->cap_batch);
+        net->batch = g_renew(SimFlow *, net->batch, net->cap_batch);
     }
     net->batch[(*nb)++] = f;
 }
 
-static void on_event(sim_engine *eng, sim_event *ev, void *ctx)
+static void on_event(SimEngine *eng, SimEvent *ev, void *ctx)
 {
-    sim_flow_net *net = ctx;
+    SimFlowNet *net = ctx;
     sim_time_ns now = sim_engine_now(eng);
     net->in_handler = true;
     net_sync(net);
@@ -1243,7 +1243,7 @@ static void on_event(sim_engine *eng, sim_event *ev, void *ctx)
         solve(net);
         uint32_t nb = 0;
         while (net->n_imm) {
-            sim_flow *f = net->imm[0];
+            SimFlow *f = net->imm[0];
             record_completion(net, f);
             detach(net, f);
             f->state = FLOW_DONE_PENDING;
@@ -1255,7 +1255,7 @@ static void on_event(sim_engine *eng, sim_event *ev, void *ctx)
              * until the next solve, so the due test is the one the
              * completion times were computed with. */
             do {
-                sim_flow *f = g->mem[0];
+                SimFlow *f = g->mem[0];
                 record_completion(net, f);
                 detach(net, f);
                 f->state = FLOW_DONE_PENDING;
@@ -1268,7 +1268,7 @@ static void on_event(sim_engine *eng, sim_event *ev, void *ctx)
             qsort(net->batch, nb, sizeof *net->batch, batch_cmp);
         /* Callbacks may start flows (never touching net->batch). */
         for (uint32_t i = 0; i < nb; i++) {
-            sim_flow *f = net->batch[i];
+            SimFlow *f = net->batch[i];
             if (f->state == FLOW_DONE_PENDING && f->done) {
                 f->state = FLOW_IN_CALLBACK;
                 f->done(net, f, f->ctx);
@@ -1286,16 +1286,16 @@ static void on_event(sim_engine *eng, sim_event *ev, void *ctx)
 
 static void resource_free(gpointer p)
 {
-    sim_flow_resource *r = p;
+    SimFlowResource *r = p;
     g_free(r->name);
     g_free(r->users);
     g_free(r);
 }
 
-sim_flow_net *sim_flow_net_new(sim_engine *eng)
+SimFlowNet *sim_flow_net_new(SimEngine *eng)
 {
     g_return_val_if_fail(eng != NULL, NULL);
-    sim_flow_net *net = g_new0(sim_flow_net, 1);
+    SimFlowNet *net = g_new0(SimFlowNet, 1);
     net->eng = eng;
     sim_event_init(&net->ev, on_event, net);
     net->resources = g_ptr_array_new_with_free_func(resource_free);
@@ -1308,7 +1308,7 @@ sim_flow_net *sim_flow_net_new(sim_engine *eng)
     return net;
 }
 
-void sim_flow_net_free(sim_flow_net *net)
+void sim_flow_net_free(SimFlowNet *net)
 {
     if (!net)
         return;
@@ -1334,29 +1334,29 @@ void sim_flow_net_free(sim_flow_net *net)
     g_free(net);
 }
 
-uint32_t sim_flow_net_n_flows(const sim_flow_net *net) { return net->n_flows; }
-uint32_t sim_flow_net_n_groups(const sim_flow_net *net) { return net->n_active_groups; }
-uint64_t sim_flow_net_n_recomputes(const sim_flow_net *net) { return net->n_recomputes; }
-uint64_t sim_flow_net_n_fast(const sim_flow_net *net) { return net->n_fast; }
+uint32_t sim_flow_net_n_flows(const SimFlowNet *net) { return net->n_flows; }
+uint32_t sim_flow_net_n_groups(const SimFlowNet *net) { return net->n_active_groups; }
+uint64_t sim_flow_net_n_recomputes(const SimFlowNet *net) { return net->n_recomputes; }
+uint64_t sim_flow_net_n_fast(const SimFlowNet *net) { return net->n_fast; }
 
-void sim_flow_net_reset_stats(sim_flow_net *net)
+void sim_flow_net_reset_stats(SimFlowNet *net)
 {
     net_sync(net);
     memset(&net->st, 0, sizeof net->st);
     for (guint i = 0; i < net->resources->len; i++) {
-        sim_flow_resource *r = g_ptr_array_index(net->resources, i);
+        SimFlowResource *r = g_ptr_array_index(net->resources, i);
         res_sync(net, r);
         memset(&r->st, 0, sizeof r->st);
     }
     net->stats_start = sim_engine_now(net->eng);
 }
 
-static void fill_elapsed(sim_flow_net *net, sim_flow_stats *out)
+static void fill_elapsed(SimFlowNet *net, SimFlowStats *out)
 {
     out->elapsed_s = (double)(sim_engine_now(net->eng) - net->stats_start) / 1e9;
 }
 
-void sim_flow_net_stats(sim_flow_net *net, sim_flow_stats *out)
+void sim_flow_net_stats(SimFlowNet *net, SimFlowStats *out)
 {
     net_sync(net);
     *out = net->st;
@@ -1365,27 +1365,27 @@ void sim_flow_net_stats(sim_flow_net *net, sim_flow_stats *out)
 
 /* ---- public: resources -------------------------------------------------- */
 
-sim_flow_resource *sim_flow_net_add_resource(sim_flow_net *net, const char *name, double capacity_per_s)
+SimFlowResource *sim_flow_net_add_resource(SimFlowNet *net, const char *name, double capacity_per_s)
 {
     g_return_val_if_fail(net != NULL && name != NULL, NULL);
     g_return_val_if_fail(capacity_per_s > 0 && capacity_per_s < INFINITY, NULL);
-    sim_flow_resource *r = g_new0(sim_flow_resource, 1);
+    SimFlowResource *r = g_new0(SimFlowResource, 1);
     r->name = g_strdup(name);
     r->capacity = capacity_per_s;
     r->t_st = sim_engine_now(net->eng);
     g_ptr_array_add(net->resources, r);
     if (net->resources->len > net->cap_res_scratch) {
         uint32_t cap = net->cap_res_scratch ? net->cap_res_scratch * 2 : 16;
-        net->seeds = g_renew(sim_flow_resource *, net->seeds, cap);
-        net->cr = g_renew(sim_flow_resource *, net->cr, cap);
-        net->touched = g_renew(sim_flow_resource *, net->touched, cap);
-        net->live = g_renew(sim_flow_resource *, net->live, cap);
+        net->seeds = g_renew(SimFlowResource *, net->seeds, cap);
+        net->cr = g_renew(SimFlowResource *, net->cr, cap);
+        net->touched = g_renew(SimFlowResource *, net->touched, cap);
+        net->live = g_renew(SimFlowResource *, net->live, cap);
         net->cap_res_scratch = cap;
     }
     return r;
 }
 
-void sim_flow_resource_set_capacity(sim_flow_net *net, sim_flow_resource *res, double capacity_per_s)
+void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, double capacity_per_s)
 {
     g_return_if_fail(capacity_per_s > 0 && capacity_per_s < INFINITY);
     net_sync(net);
@@ -1399,32 +1399,32 @@ void sim_flow_resource_set_capacity(sim_flow_net *net, sim_flow_resource *res, d
     request_solve(net);
 }
 
-const char *sim_flow_resource_name(const sim_flow_resource *res) { return res->name; }
-double sim_flow_resource_capacity(const sim_flow_resource *res) { return res->capacity; }
-uint32_t sim_flow_resource_n_flows(const sim_flow_resource *res) { return res->n_flows; }
+const char *sim_flow_resource_name(const SimFlowResource *res) { return res->name; }
+double sim_flow_resource_capacity(const SimFlowResource *res) { return res->capacity; }
+uint32_t sim_flow_resource_n_flows(const SimFlowResource *res) { return res->n_flows; }
 
-double sim_flow_resource_load(sim_flow_net *net, const sim_flow_resource *res)
+double sim_flow_resource_load(SimFlowNet *net, const SimFlowResource *res)
 {
     flush(net);
     return res->load;
 }
 
-double sim_flow_resource_utilisation(sim_flow_net *net, const sim_flow_resource *res)
+double sim_flow_resource_utilisation(SimFlowNet *net, const SimFlowResource *res)
 {
     flush(net);
     return res->load / res->capacity;
 }
 
-void sim_flow_resource_stats(sim_flow_net *net, const sim_flow_resource *res, sim_flow_stats *out)
+void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlowStats *out)
 {
-    res_sync(net, (sim_flow_resource *)res);
+    res_sync(net, (SimFlowResource *)res);
     *out = res->st;
     fill_elapsed(net, out);
 }
 
 /* ---- public: flows ------------------------------------------------------ */
 
-sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_use *uses, size_t n_uses,
+SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses,
                          double cap_Bps, sim_flow_done_fn done, void *ctx, GError **error)
 {
     g_return_val_if_fail(net != NULL, NULL);
@@ -1466,7 +1466,7 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
         return NULL;
     }
     net_sync(net);
-    sim_flow *f = flow_alloc(net);
+    SimFlow *f = flow_alloc(net);
     f->net = net;
     f->state = FLOW_ACTIVE;
     f->size = size_bytes;
@@ -1483,7 +1483,7 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
         f->tag = f->key = 0;
         if (net->n_imm == net->cap_imm) {
             net->cap_imm = net->cap_imm ? net->cap_imm * 2 : 16;
-            net->imm = g_renew(sim_flow *, net->imm, net->cap_imm);
+            net->imm = g_renew(SimFlow *, net->imm, net->cap_imm);
         }
         f->hpos = net->n_imm;
         net->imm[net->n_imm++] = f;
@@ -1504,7 +1504,7 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
 
     bool all_safe = true;
     for (uint32_t k = 0; k < g->n_uses; k++) {
-        sim_flow_resource *r = g->uses[k].res;
+        SimFlowResource *r = g->uses[k].res;
         res_sync(net, r);
         r->n_flows++;
         if (cap_Bps < INFINITY)
@@ -1531,7 +1531,7 @@ sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_us
     return f;
 }
 
-void sim_flow_cancel(sim_flow_net *net, sim_flow *flow)
+void sim_flow_cancel(SimFlowNet *net, SimFlow *flow)
 {
     g_return_if_fail(net != NULL && flow != NULL && flow->net == net);
     g_return_if_fail(flow->state == FLOW_ACTIVE || flow->state == FLOW_DONE_PENDING);
@@ -1552,7 +1552,7 @@ void sim_flow_cancel(sim_flow_net *net, sim_flow *flow)
     after_change(net);
 }
 
-double sim_flow_rate_Bps(sim_flow *flow)
+double sim_flow_rate_Bps(SimFlow *flow)
 {
     if (flow->state != FLOW_ACTIVE || !flow->g)
         return 0;
@@ -1560,7 +1560,7 @@ double sim_flow_rate_Bps(sim_flow *flow)
     return flow->g->x;
 }
 
-double sim_flow_remaining_bytes(const sim_flow *flow)
+double sim_flow_remaining_bytes(const SimFlow *flow)
 {
     if (flow->state != FLOW_ACTIVE || !flow->g)
         return 0;
@@ -1568,7 +1568,7 @@ double sim_flow_remaining_bytes(const sim_flow *flow)
     return rem > 0 ? rem : 0;
 }
 
-double sim_flow_size_bytes(const sim_flow *flow) { return flow->size; }
-sim_time_ns sim_flow_start_ns(const sim_flow *flow) { return flow->start_ns; }
-double sim_flow_alone_s(const sim_flow *flow) { return flow->alone_s; }
-void *sim_flow_ctx(const sim_flow *flow) { return flow->ctx; }
+double sim_flow_size_bytes(const SimFlow *flow) { return flow->size; }
+sim_time_ns sim_flow_start_ns(const SimFlow *flow) { return flow->start_ns; }
+double sim_flow_alone_s(const SimFlow *flow) { return flow->alone_s; }
+void *sim_flow_ctx(const SimFlow *flow) { return flow->ctx; }

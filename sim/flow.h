@@ -1,6 +1,6 @@
 /* sim/flow.h — bandwidth resources shared by concurrent transfers (flow model).
  *
- * A sim_flow_net holds resources (a capacity C_r in units per second: bytes/s,
+ * A SimFlowNet holds resources (a capacity C_r in units per second: bytes/s,
  * cycles/s, whatever the caller decides) and active flows.  A flow moves S
  * bytes and consumes, per byte, w_{f,r} units of each resource it uses (one
  * served byte may cost 1 NVMe byte, 4 DRAM bytes, 1 PCIe byte and N CPU
@@ -60,9 +60,9 @@
 #include <glib.h>
 #include "sim/engine.h"
 
-typedef struct sim_flow_net      sim_flow_net;
-typedef struct sim_flow_resource sim_flow_resource;
-typedef struct sim_flow          sim_flow;
+typedef struct SimFlowNet      SimFlowNet;
+typedef struct SimFlowResource SimFlowResource;
+typedef struct SimFlow          SimFlow;
 
 /** Cap value meaning "no per-flow cap". */
 #define SIM_FLOW_UNCAPPED ((double)INFINITY)
@@ -72,20 +72,20 @@ typedef enum {
     /** The flow uses no resource (or only at 0 units/byte) and has no cap:
      *  its rate would be infinite. */
     SIM_FLOW_ERROR_UNBOUNDED,
-} sim_flow_error;
+} SimFlowError;
 GQuark sim_flow_error_quark(void);
 
 /** Called when @flow has delivered all its bytes, from the net's event at
  *  the completion time (never from inside sim_flow_start()).  @flow is valid
  *  until the callback returns, then goes back to the net's free list.  The
  *  callback may start and cancel other flows. */
-typedef void (*sim_flow_done_fn)(sim_flow_net *net, sim_flow *flow, void *ctx);
+typedef void (*sim_flow_done_fn)(SimFlowNet *net, SimFlow *flow, void *ctx);
 
 /** One resource used by a flow and its cost in resource units per byte. */
 typedef struct {
-    sim_flow_resource *res;
+    SimFlowResource *res;
     double             units_per_byte;  /* >= 0; 0 entries are ignored */
-} sim_flow_use;
+} SimFlowUse;
 
 /** Raw accumulators, time-weighted over [last reset, now].  Derived figures:
  *  see the sim_flow_stats_* helpers below. */
@@ -98,73 +98,73 @@ typedef struct {
     double   response_sum_s;  /* sum of their start-to-completion times */
     double   alone_sum_s;     /* sum of the times they would have taken alone */
     double   slowdown_sum;    /* sum of response / alone */
-} sim_flow_stats;
+} SimFlowStats;
 
-static inline double sim_flow_stats_utilisation(const sim_flow_stats *s)
+static inline double sim_flow_stats_utilisation(const SimFlowStats *s)
 { return s->elapsed_s > 0 ? s->busy_area_s / s->elapsed_s : 0.0; }
-static inline double sim_flow_stats_throughput(const sim_flow_stats *s)   /* units/s */
+static inline double sim_flow_stats_throughput(const SimFlowStats *s)   /* units/s */
 { return s->elapsed_s > 0 ? s->units / s->elapsed_s : 0.0; }
-static inline double sim_flow_stats_mean_flows(const sim_flow_stats *s)
+static inline double sim_flow_stats_mean_flows(const SimFlowStats *s)
 { return s->elapsed_s > 0 ? s->flows_area_s / s->elapsed_s : 0.0; }
-static inline double sim_flow_stats_mean_response_s(const sim_flow_stats *s)
+static inline double sim_flow_stats_mean_response_s(const SimFlowStats *s)
 { return s->completed ? s->response_sum_s / (double)s->completed : 0.0; }
-static inline double sim_flow_stats_mean_slowdown(const sim_flow_stats *s)
+static inline double sim_flow_stats_mean_slowdown(const SimFlowStats *s)
 { return s->completed ? s->slowdown_sum / (double)s->completed : 0.0; }
 
 /* ---- net ---------------------------------------------------------------- */
 
 /** Creates an empty net bound to @eng (which must outlive it). */
-sim_flow_net *sim_flow_net_new(sim_engine *eng);
+SimFlowNet *sim_flow_net_new(SimEngine *eng);
 
 /** Frees the net, its resources and its flows (no callbacks are called) and
  *  cancels its event. */
-void sim_flow_net_free(sim_flow_net *net);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(sim_flow_net, sim_flow_net_free)
+void sim_flow_net_free(SimFlowNet *net);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimFlowNet, sim_flow_net_free)
 
 /** Number of active flows (started, not yet completed or cancelled). */
-uint32_t sim_flow_net_n_flows(const sim_flow_net *net);
+uint32_t sim_flow_net_n_flows(const SimFlowNet *net);
 
 /** Number of groups of active flows (flows with the same merged (resource,
  *  cost) vector and cap share a group and a rate). */
-uint32_t sim_flow_net_n_groups(const sim_flow_net *net);
+uint32_t sim_flow_net_n_groups(const SimFlowNet *net);
 
 /** Number of rate recomputations (component solves) so far, and number of
  *  starts and ends that needed none (for benchmarks and tests). */
-uint64_t sim_flow_net_n_recomputes(const sim_flow_net *net);
-uint64_t sim_flow_net_n_fast(const sim_flow_net *net);
+uint64_t sim_flow_net_n_recomputes(const SimFlowNet *net);
+uint64_t sim_flow_net_n_fast(const SimFlowNet *net);
 
 /** Zeroes every statistic of the net and its resources and restarts their
  *  clock at now (warm-up deletion).  Active flows are unaffected. */
-void sim_flow_net_reset_stats(sim_flow_net *net);
+void sim_flow_net_reset_stats(SimFlowNet *net);
 
 /** Net-wide statistics: bytes delivered, flow area over all flows, and all
  *  completed flows. */
-void sim_flow_net_stats(sim_flow_net *net, sim_flow_stats *out);
+void sim_flow_net_stats(SimFlowNet *net, SimFlowStats *out);
 
 /* ---- resources ---------------------------------------------------------- */
 
 /** Adds a resource named @name (copied) of @capacity_per_s (> 0) units per
  *  second.  Owned by the net; valid until sim_flow_net_free(). */
-sim_flow_resource *sim_flow_net_add_resource(sim_flow_net *net, const char *name, double capacity_per_s);
+SimFlowResource *sim_flow_net_add_resource(SimFlowNet *net, const char *name, double capacity_per_s);
 
 /** Changes the capacity (> 0, units/s) from now on; rates are re-shared. */
-void sim_flow_resource_set_capacity(sim_flow_net *net, sim_flow_resource *res, double capacity_per_s);
+void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, double capacity_per_s);
 
-const char *sim_flow_resource_name(const sim_flow_resource *res);
-double      sim_flow_resource_capacity(const sim_flow_resource *res);
+const char *sim_flow_resource_name(const SimFlowResource *res);
+double      sim_flow_resource_capacity(const SimFlowResource *res);
 
 /** Number of active flows using @res (at > 0 units/byte). */
-uint32_t sim_flow_resource_n_flows(const sim_flow_resource *res);
+uint32_t sim_flow_resource_n_flows(const SimFlowResource *res);
 
 /** Current allocation of @res: sum over its flows of units/byte x byte rate,
  *  in units/s. */
-double sim_flow_resource_load(sim_flow_net *net, const sim_flow_resource *res);
+double sim_flow_resource_load(SimFlowNet *net, const SimFlowResource *res);
 
 /** Current load / capacity, in [0, 1]. */
-double sim_flow_resource_utilisation(sim_flow_net *net, const sim_flow_resource *res);
+double sim_flow_resource_utilisation(SimFlowNet *net, const SimFlowResource *res);
 
 /** Statistics of @res since the last reset. */
-void sim_flow_resource_stats(sim_flow_net *net, const sim_flow_resource *res, sim_flow_stats *out);
+void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlowStats *out);
 
 /* ---- flows -------------------------------------------------------------- */
 
@@ -175,25 +175,25 @@ void sim_flow_resource_stats(sim_flow_net *net, const sim_flow_resource *res, si
  *  current time, from the net's event.  Returns the flow, valid until its
  *  callback returns or it is cancelled.  Errors: SIM_FLOW_ERROR_UNBOUNDED if
  *  the flow has no cap and no resource with a positive cost (returns NULL). */
-sim_flow *sim_flow_start(sim_flow_net *net, double size_bytes, const sim_flow_use *uses, size_t n_uses,
+SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses,
                          double cap_Bps, sim_flow_done_fn done, void *ctx, GError **error);
 
 /** Cancels an active flow (its callback is not called) and re-shares its
  *  bandwidth from now.  @flow is invalid afterwards.  Must not be called on a
  *  flow from inside its own callback. */
-void sim_flow_cancel(sim_flow_net *net, sim_flow *flow);
+void sim_flow_cancel(SimFlowNet *net, SimFlow *flow);
 
 /** Current rate of @flow in bytes/s. */
-double sim_flow_rate_Bps(sim_flow *flow);
+double sim_flow_rate_Bps(SimFlow *flow);
 
 /** Bytes @flow has still to deliver now. */
-double sim_flow_remaining_bytes(const sim_flow *flow);
+double sim_flow_remaining_bytes(const SimFlow *flow);
 
-double      sim_flow_size_bytes(const sim_flow *flow);
-sim_time_ns sim_flow_start_ns(const sim_flow *flow);
+double      sim_flow_size_bytes(const SimFlow *flow);
+sim_time_ns sim_flow_start_ns(const SimFlow *flow);
 /** Time @flow would take alone (capacities at its start), in seconds. */
-double      sim_flow_alone_s(const sim_flow *flow);
+double      sim_flow_alone_s(const SimFlow *flow);
 /** Context pointer given to sim_flow_start(). */
-void       *sim_flow_ctx(const sim_flow *flow);
+void       *sim_flow_ctx(const SimFlow *flow);
 
 #endif /* SIM_FLOW_H */

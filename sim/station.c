@@ -4,21 +4,21 @@
 #include <math.h>
 #include "sim/rng.h"
 
-static sim_stat *add_stat(sim_stats *stats, const char *station, const char *what, sim_stat_kind kind)
+static SimStat *add_stat(SimStats *stats, const char *station, const char *what, SimStatKind kind)
 {
     g_autofree char *name = g_strdup_printf("%s.%s", station, what);
     return sim_stats_add(stats, name, kind);
 }
 
-static void ps_complete(sim_engine *eng, sim_event *ev, void *ctx);
+static void ps_complete(SimEngine *eng, SimEvent *ev, void *ctx);
 
-sim_station *sim_station_new(sim_engine *eng, sim_stats *stats, const char *name,
-                             sim_station_discipline disc, int servers, int capacity,
-                             const sim_dist *service, uint64_t seed,
+SimStation *sim_station_new(SimEngine *eng, SimStats *stats, const char *name,
+                             SimStationDiscipline disc, int servers, int capacity,
+                             const SimDist *service, uint64_t seed,
                              sim_station_job_fn on_depart, sim_station_job_fn on_drop, void *ctx)
 {
     g_return_val_if_fail(servers >= 1 && capacity >= 0, NULL);
-    sim_station *st = g_new0(sim_station, 1);
+    SimStation *st = g_new0(SimStation, 1);
     st->name = g_strdup(name);
     st->disc = disc;
     st->servers = disc == SIM_STATION_PS ? 1 : servers;
@@ -46,7 +46,7 @@ sim_station *sim_station_new(sim_engine *eng, sim_stats *stats, const char *name
     return st;
 }
 
-void sim_station_free(sim_station *st)
+void sim_station_free(SimStation *st)
 {
     if (!st)
         return;
@@ -56,14 +56,14 @@ void sim_station_free(sim_station *st)
     g_free(st);
 }
 
-static double draw_work(sim_station *st, sim_job *job)
+static double draw_work(SimStation *st, SimJob *job)
 {
     if (st->has_service)
         job->work_ns = sim_dist_sample(&st->service, st->rng);
     return job->work_ns;
 }
 
-static void leave(sim_station *st, sim_job *job)
+static void leave(SimStation *st, SimJob *job)
 {
     sim_time_ns now = sim_engine_now(st->eng);
     st->in_system--;
@@ -75,9 +75,9 @@ static void leave(sim_station *st, sim_job *job)
 
 /* ---- FCFS ---- */
 
-static void fcfs_done(sim_engine *eng, sim_event *ev, void *ctx);
+static void fcfs_done(SimEngine *eng, SimEvent *ev, void *ctx);
 
-static void fcfs_start(sim_station *st, sim_job *job)
+static void fcfs_start(SimStation *st, SimJob *job)
 {
     sim_time_ns now = sim_engine_now(st->eng);
     job->t_started = now;
@@ -90,14 +90,14 @@ static void fcfs_start(sim_station *st, sim_job *job)
     sim_engine_schedule_in(st->eng, &job->ev, (sim_time_ns)llround(w));
 }
 
-static void fcfs_done(sim_engine *eng, sim_event *ev, void *ctx)
+static void fcfs_done(SimEngine *eng, SimEvent *ev, void *ctx)
 {
-    sim_station *st = ctx;
-    sim_job *job = (sim_job *)ev;
+    SimStation *st = ctx;
+    SimJob *job = (SimJob *)ev;
     st->busy--;
     sim_stat_set_level(st->st_busy, sim_engine_now(eng), st->busy);
     if (st->q_head) {
-        sim_job *next = st->q_head;
+        SimJob *next = st->q_head;
         st->q_head = next->next;
         if (!st->q_head)
             st->q_tail = NULL;
@@ -109,7 +109,7 @@ static void fcfs_done(sim_engine *eng, sim_event *ev, void *ctx)
 
 /* ---- PS ---- */
 
-static void ps_advance(sim_station *st, sim_time_ns now)
+static void ps_advance(SimStation *st, sim_time_ns now)
 {
     guint n = st->ps_jobs->len;
     if (n)
@@ -117,7 +117,7 @@ static void ps_advance(sim_station *st, sim_time_ns now)
     st->ps_vtime_at = now;
 }
 
-static void ps_schedule(sim_station *st)
+static void ps_schedule(SimStation *st)
 {
     guint n = st->ps_jobs->len;
     if (!n) {
@@ -126,7 +126,7 @@ static void ps_schedule(sim_station *st)
     }
     double fmin = INFINITY;
     for (guint i = 0; i < n; i++) {
-        sim_job *j = g_ptr_array_index(st->ps_jobs, i);
+        SimJob *j = g_ptr_array_index(st->ps_jobs, i);
         fmin = fmin < j->ps_finish ? fmin : j->ps_finish;
     }
     double dt = (fmin - st->ps_vtime) * n;
@@ -134,15 +134,15 @@ static void ps_schedule(sim_station *st)
     sim_engine_reschedule(st->eng, &st->ps_ev, at);
 }
 
-static void ps_complete(sim_engine *eng, sim_event *ev, void *ctx)
+static void ps_complete(SimEngine *eng, SimEvent *ev, void *ctx)
 {
-    sim_station *st = ctx;
+    SimStation *st = ctx;
     sim_time_ns now = sim_engine_now(eng);
     ps_advance(st, now);
     /* Collect every job whose tag has been reached (ties leave together, in arrival order). */
     g_autoptr(GPtrArray) done = g_ptr_array_new();
     for (guint i = 0; i < st->ps_jobs->len;) {
-        sim_job *j = g_ptr_array_index(st->ps_jobs, i);
+        SimJob *j = g_ptr_array_index(st->ps_jobs, i);
         if (j->ps_finish <= st->ps_vtime + 1e-6)
             g_ptr_array_add(done, g_ptr_array_steal_index(st->ps_jobs, i));
         else
@@ -152,7 +152,7 @@ static void ps_complete(sim_engine *eng, sim_event *ev, void *ctx)
     sim_stat_set_level(st->st_busy, now, st->busy);
     ps_schedule(st);
     for (guint i = 0; i < done->len; i++) {
-        sim_job *j = g_ptr_array_index(done, i);
+        SimJob *j = g_ptr_array_index(done, i);
         sim_stat_observe(st->st_wait_s, sim_time_to_s(now - j->t_arrived) - j->work_ns * 1e-9);
         leave(st, j);
     }
@@ -160,7 +160,7 @@ static void ps_complete(sim_engine *eng, sim_event *ev, void *ctx)
 
 /* ---- arrival ---- */
 
-void sim_station_arrive(sim_station *st, sim_job *job)
+void sim_station_arrive(SimStation *st, SimJob *job)
 {
     sim_time_ns now = sim_engine_now(st->eng);
     sim_stat_count(st->st_arrivals, 1);

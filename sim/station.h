@@ -1,6 +1,6 @@
 /* sim/station.h — queueing stations: FCFS multi-server and processor sharing.
  *
- * A job (sim_job) visits stations; a station serves it and hands it back
+ * A job (SimJob) visits stations; a station serves it and hands it back
  * through its departure callback, which decides where it goes next.
  *
  *   FCFS   c identical servers, one FIFO queue, optional capacity K (the most
@@ -27,12 +27,12 @@
 #include "sim/engine.h"
 #include "sim/stats.h"
 
-typedef struct sim_job sim_job;
-typedef struct sim_station sim_station;
+typedef struct SimJob SimJob;
+typedef struct SimStation SimStation;
 
-struct sim_job {
-    sim_event   ev;          /* service completion (FCFS); owned by the station while in service */
-    sim_job    *next;        /* FIFO queue link */
+struct SimJob {
+    SimEvent   ev;          /* service completion (FCFS); owned by the station while in service */
+    SimJob    *next;        /* FIFO queue link */
     uint64_t    id;
     sim_time_ns t_created;   /* entered the network */
     sim_time_ns t_arrived;   /* entered the current station */
@@ -43,31 +43,31 @@ struct sim_job {
     void       *data;        /* free for the caller */
 };
 
-typedef enum { SIM_STATION_FCFS, SIM_STATION_PS } sim_station_discipline;
+typedef enum { SIM_STATION_FCFS, SIM_STATION_PS } SimStationDiscipline;
 
 /** Called when @job leaves @st (served or dropped); the callee owns @job again. */
-typedef void (*sim_station_job_fn)(sim_station *st, sim_job *job, void *ctx);
+typedef void (*sim_station_job_fn)(SimStation *st, SimJob *job, void *ctx);
 
-struct sim_station {
+struct SimStation {
     char                  *name;
-    sim_station_discipline disc;
+    SimStationDiscipline disc;
     int                    servers;      /* c (FCFS); 1 for PS */
     int                    capacity;     /* K, 0 = unlimited */
-    sim_dist               service;      /* used when has_service */
+    SimDist               service;      /* used when has_service */
     bool                   has_service;
     gsl_rng               *rng;          /* owned, seeded from (seed, name) */
-    sim_engine            *eng;
+    SimEngine            *eng;
     sim_station_job_fn     on_depart, on_drop;
     void                  *ctx;
     /* state */
     int                    in_system, busy;
-    sim_job               *q_head, *q_tail;
+    SimJob               *q_head, *q_tail;
     GPtrArray             *ps_jobs;      /* PS: jobs present */
     double                 ps_vtime;     /* PS: virtual time at ps_vtime_at */
     sim_time_ns            ps_vtime_at;
-    sim_event              ps_ev;        /* PS: next completion */
-    /* statistics (owned by the sim_stats set given at creation) */
-    sim_stat *st_number, *st_busy, *st_response_s, *st_wait_s, *st_waited, *st_departures, *st_arrivals, *st_drops;
+    SimEvent              ps_ev;        /* PS: next completion */
+    /* statistics (owned by the SimStats set given at creation) */
+    SimStat *st_number, *st_busy, *st_response_s, *st_wait_s, *st_waited, *st_departures, *st_arrivals, *st_drops;
 };
 
 /** Creates a station named @name (copied) on @eng whose statistics go into
@@ -76,16 +76,16 @@ struct sim_station {
  *  NULL (demand from job->work_ns).  "<name>.waited" is a tally of 1 (the job
  *  queued before service) or 0, so its mean is the waiting probability (FCFS).  @servers >= 1 (FCFS), @capacity >= 0.
  *  Its RNG stream is sim_rng_new(@seed, @name). */
-sim_station *sim_station_new(sim_engine *eng, sim_stats *stats, const char *name,
-                             sim_station_discipline disc, int servers, int capacity,
-                             const sim_dist *service, uint64_t seed,
+SimStation *sim_station_new(SimEngine *eng, SimStats *stats, const char *name,
+                             SimStationDiscipline disc, int servers, int capacity,
+                             const SimDist *service, uint64_t seed,
                              sim_station_job_fn on_depart, sim_station_job_fn on_drop, void *ctx);
 
 /** Frees @st without touching its engine (free them in either order; the
  *  engine must not run again).  Jobs still inside belong to the caller. */
-void sim_station_free(sim_station *st);
+void sim_station_free(SimStation *st);
 
 /** @job arrives at @st now. */
-void sim_station_arrive(sim_station *st, sim_job *job);
+void sim_station_arrive(SimStation *st, SimJob *job);
 
 #endif /* SIM_STATION_H */

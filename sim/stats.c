@@ -8,7 +8,7 @@ const double sim_stat_quantile_p[SIM_STAT_NQUANT] = { 0.50, 0.90, 0.99, 0.999 };
 
 static void stat_free(gpointer p)
 {
-    sim_stat *st = p;
+    SimStat *st = p;
     for (int i = 0; i < SIM_STAT_NQUANT; i++)
         if (st->quant[i])
             gsl_rstat_quantile_free(st->quant[i]);
@@ -18,14 +18,14 @@ static void stat_free(gpointer p)
     g_free(st);
 }
 
-sim_stats *sim_stats_new(void)
+SimStats *sim_stats_new(void)
 {
-    sim_stats *set = g_new0(sim_stats, 1);
+    SimStats *set = g_new0(SimStats, 1);
     set->stats = g_ptr_array_new_with_free_func(stat_free);
     return set;
 }
 
-void sim_stats_free(sim_stats *set)
+void sim_stats_free(SimStats *set)
 {
     if (!set)
         return;
@@ -33,9 +33,9 @@ void sim_stats_free(sim_stats *set)
     g_free(set);
 }
 
-sim_stat *sim_stats_add(sim_stats *set, const char *name, sim_stat_kind kind)
+SimStat *sim_stats_add(SimStats *set, const char *name, SimStatKind kind)
 {
-    sim_stat *st = g_new0(sim_stat, 1);
+    SimStat *st = g_new0(SimStat, 1);
     st->name = g_strdup(name);
     st->kind = kind;
     st->batch_span = 1;
@@ -44,7 +44,7 @@ sim_stat *sim_stats_add(sim_stats *set, const char *name, sim_stat_kind kind)
     return st;
 }
 
-void sim_stat_keep_quantiles(sim_stat *st)
+void sim_stat_keep_quantiles(SimStat *st)
 {
     g_return_if_fail(st->kind == SIM_STAT_TALLY);
     for (int i = 0; i < SIM_STAT_NQUANT; i++)
@@ -52,14 +52,14 @@ void sim_stat_keep_quantiles(sim_stat *st)
             st->quant[i] = gsl_rstat_quantile_alloc(sim_stat_quantile_p[i]);
 }
 
-void sim_stat_keep_histogram(sim_stat *st, size_t nbins, double lo, double hi)
+void sim_stat_keep_histogram(SimStat *st, size_t nbins, double lo, double hi)
 {
     g_return_if_fail(st->kind == SIM_STAT_TALLY && nbins > 0 && hi > lo && !st->hist);
     st->hist = gsl_histogram_alloc(nbins);
     gsl_histogram_set_ranges_uniform(st->hist, lo, hi);
 }
 
-void sim_stat_observe(sim_stat *st, double x)
+void sim_stat_observe(SimStat *st, double x)
 {
     st->num += x;
     st->den += 1;
@@ -76,7 +76,7 @@ void sim_stat_observe(sim_stat *st, double x)
     }
 }
 
-void sim_stat_set_level(sim_stat *st, sim_time_ns now_ns, double value)
+void sim_stat_set_level(SimStat *st, sim_time_ns now_ns, double value)
 {
     g_assert(now_ns >= st->t_last);
     st->num += st->level * (double)(now_ns - st->t_last);
@@ -84,16 +84,16 @@ void sim_stat_set_level(sim_stat *st, sim_time_ns now_ns, double value)
     st->level = value;
 }
 
-void sim_stats_reset(sim_stats *set, sim_time_ns now_ns)
+void sim_stats_reset(SimStats *set, sim_time_ns now_ns)
 {
     for (guint i = 0; i < set->stats->len; i++) {
-        sim_stat *st = g_ptr_array_index(set->stats, i);
+        SimStat *st = g_ptr_array_index(set->stats, i);
         st->num = st->den = 0;
         st->t_last = now_ns;
         st->nbatches = 0;
         st->batch_span = 1;
         st->pending = 0;
-        st->partial = (sim_batch){ 0, 0 };
+        st->partial = (SimBatch){ 0, 0 };
         for (int q = 0; q < SIM_STAT_NQUANT; q++)
             if (st->quant[q])
                 gsl_rstat_quantile_reset(st->quant[q]);
@@ -105,14 +105,14 @@ void sim_stats_reset(sim_stats *set, sim_time_ns now_ns)
 }
 
 /* Appends one base batch; merges pairs when the store is full. */
-static void push_batch(sim_stat *st, sim_batch b)
+static void push_batch(SimStat *st, SimBatch b)
 {
     st->partial.num += b.num;
     st->partial.den += b.den;
     if (++st->pending < st->batch_span)
         return;
     st->batches[st->nbatches++] = st->partial;
-    st->partial = (sim_batch){ 0, 0 };
+    st->partial = (SimBatch){ 0, 0 };
     st->pending = 0;
     if (st->nbatches == SIM_STATS_MAX_BATCHES) {
         for (int i = 0; i < SIM_STATS_MAX_BATCHES / 2; i++) {
@@ -124,24 +124,24 @@ static void push_batch(sim_stat *st, sim_batch b)
     }
 }
 
-void sim_stats_close_batch(sim_stats *set, sim_time_ns now_ns)
+void sim_stats_close_batch(SimStats *set, sim_time_ns now_ns)
 {
     double dt_ns = (double)(now_ns - set->t_batch_start);
     g_assert(dt_ns > 0);
     for (guint i = 0; i < set->stats->len; i++) {
-        sim_stat *st = g_ptr_array_index(set->stats, i);
-        sim_batch b;
+        SimStat *st = g_ptr_array_index(set->stats, i);
+        SimBatch b;
         switch (st->kind) {
         case SIM_STAT_TALLY:
-            b = (sim_batch){ st->num, st->den };
+            b = (SimBatch){ st->num, st->den };
             break;
         case SIM_STAT_LEVEL:
             sim_stat_set_level(st, now_ns, st->level);
-            b = (sim_batch){ st->num, dt_ns };
+            b = (SimBatch){ st->num, dt_ns };
             break;
         case SIM_STAT_RATE:
         default:
-            b = (sim_batch){ st->num, dt_ns * 1e-9 };
+            b = (SimBatch){ st->num, dt_ns * 1e-9 };
             break;
         }
         push_batch(st, b);
@@ -150,9 +150,9 @@ void sim_stats_close_batch(sim_stats *set, sim_time_ns now_ns)
     set->t_batch_start = now_ns;
 }
 
-sim_ci sim_stat_ci(const sim_stat *st)
+SimCi sim_stat_ci(const SimStat *st)
 {
-    sim_ci ci = { NAN, NAN, 0 };
+    SimCi ci = { NAN, NAN, 0 };
     double tot_num = 0, tot_den = 0;
     int n = 0;
     double means[SIM_STATS_MAX_BATCHES];
@@ -180,7 +180,7 @@ sim_ci sim_stat_ci(const sim_stat *st)
     return ci;
 }
 
-double sim_stat_quantile(const sim_stat *st, int i)
+double sim_stat_quantile(const SimStat *st, int i)
 {
     g_return_val_if_fail(i >= 0 && i < SIM_STAT_NQUANT, NAN);
     if (!st->quant[i] || st->quant[i]->n == 0)
@@ -188,10 +188,10 @@ double sim_stat_quantile(const sim_stat *st, int i)
     return gsl_rstat_quantile_get(st->quant[i]);
 }
 
-bool sim_stats_precise(sim_stat *const *stats, double rel_target)
+bool sim_stats_precise(SimStat *const *stats, double rel_target)
 {
     for (; *stats; stats++) {
-        sim_ci ci = sim_stat_ci(*stats);
+        SimCi ci = sim_stat_ci(*stats);
         if (ci.batches < 10 || !isfinite(ci.half_width) || ci.half_width > rel_target * fabs(ci.mean))
             return false;
     }

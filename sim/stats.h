@@ -33,86 +33,86 @@
 
 #define SIM_STATS_MAX_BATCHES 64
 
-typedef enum { SIM_STAT_TALLY, SIM_STAT_LEVEL, SIM_STAT_RATE } sim_stat_kind;
+typedef enum { SIM_STAT_TALLY, SIM_STAT_LEVEL, SIM_STAT_RATE } SimStatKind;
 
 /** Quantiles a tally can keep (p50, p90, p99, p99.9). */
 #define SIM_STAT_NQUANT 4
 extern const double sim_stat_quantile_p[SIM_STAT_NQUANT];
 
-typedef struct { double num, den; } sim_batch;
+typedef struct { double num, den; } SimBatch;
 
-typedef struct sim_stat {
+typedef struct SimStat {
     char         *name;
-    sim_stat_kind kind;
+    SimStatKind kind;
     /* current batch */
     double        num, den;
     /* level: the current value and when it last changed */
     double        level;
     sim_time_ns   t_last;
     /* closed batches (merged pairwise when full) */
-    sim_batch     batches[SIM_STATS_MAX_BATCHES];
+    SimBatch     batches[SIM_STATS_MAX_BATCHES];
     int           nbatches;
     int           batch_span;  /* how many base batches one stored batch holds */
     int           pending;     /* base batches merged into batches[nbatches] so far */
-    sim_batch     partial;
+    SimBatch     partial;
     /* optional extras of a tally */
     gsl_rstat_quantile_workspace *quant[SIM_STAT_NQUANT];
     gsl_histogram *hist;
     uint64_t       under, over;
-} sim_stat;
+} SimStat;
 
 /** A set of statistics that share batch boundaries and warm-up. */
 typedef struct {
-    GPtrArray  *stats;       /* sim_stat*, in creation order */
+    GPtrArray  *stats;       /* SimStat*, in creation order */
     sim_time_ns t_batch_start;
     sim_time_ns t_reset;
-} sim_stats;
+} SimStats;
 
 /** A confidence interval: point estimate, 95% half-width (NAN if < 2 batches), batches used. */
-typedef struct { double mean; double half_width; int batches; } sim_ci;
+typedef struct { double mean; double half_width; int batches; } SimCi;
 
-sim_stats *sim_stats_new(void);
-void       sim_stats_free(sim_stats *set);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(sim_stats, sim_stats_free)
+SimStats *sim_stats_new(void);
+void       sim_stats_free(SimStats *set);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimStats, sim_stats_free)
 
 /** Adds a statistic named @name (copied) of @kind to @set; it belongs to the set. */
-sim_stat *sim_stats_add(sim_stats *set, const char *name, sim_stat_kind kind);
+SimStat *sim_stats_add(SimStats *set, const char *name, SimStatKind kind);
 
 /** Makes tally @st keep the p50/p90/p99/p99.9 streaming quantiles. */
-void sim_stat_keep_quantiles(sim_stat *st);
+void sim_stat_keep_quantiles(SimStat *st);
 
 /** Makes tally @st keep a histogram of @nbins equal bins over [@lo, @hi). */
-void sim_stat_keep_histogram(sim_stat *st, size_t nbins, double lo, double hi);
+void sim_stat_keep_histogram(SimStat *st, size_t nbins, double lo, double hi);
 
 /** Records observation @x in tally @st. */
-void sim_stat_observe(sim_stat *st, double x);
+void sim_stat_observe(SimStat *st, double x);
 
 /** Sets level @st to @value at time @now_ns (>= its last change). */
-void sim_stat_set_level(sim_stat *st, sim_time_ns now_ns, double value);
+void sim_stat_set_level(SimStat *st, sim_time_ns now_ns, double value);
 
 /** Adds @delta to level @st at time @now_ns. */
-static inline void sim_stat_add_level(sim_stat *st, sim_time_ns now_ns, double delta)
+static inline void sim_stat_add_level(SimStat *st, sim_time_ns now_ns, double delta)
 {
     sim_stat_set_level(st, now_ns, st->level + delta);
 }
 
 /** Counts @units in rate statistic @st. */
-static inline void sim_stat_count(sim_stat *st, double units) { st->num += units; }
+static inline void sim_stat_count(SimStat *st, double units) { st->num += units; }
 
 /** Discards everything recorded before @now_ns (end of warm-up); levels keep their value. */
-void sim_stats_reset(sim_stats *set, sim_time_ns now_ns);
+void sim_stats_reset(SimStats *set, sim_time_ns now_ns);
 
 /** Closes the current batch of every statistic at @now_ns. */
-void sim_stats_close_batch(sim_stats *set, sim_time_ns now_ns);
+void sim_stats_close_batch(SimStats *set, sim_time_ns now_ns);
 
 /** The estimate and 95% CI of @st over the closed batches. */
-sim_ci sim_stat_ci(const sim_stat *st);
+SimCi sim_stat_ci(const SimStat *st);
 
 /** Quantile @i (index into sim_stat_quantile_p) of a tally that keeps them; NAN otherwise. */
-double sim_stat_quantile(const sim_stat *st, int i);
+double sim_stat_quantile(const SimStat *st, int i);
 
 /** True when every statistic in @stats (NULL-terminated) has a 95% CI half-width
  *  at most @rel_target times |mean| (and at least 10 batches). */
-bool sim_stats_precise(sim_stat *const *stats, double rel_target);
+bool sim_stats_precise(SimStat *const *stats, double rel_target);
 
 #endif /* SIM_STATS_H */

@@ -7,12 +7,12 @@
 #include "sim/engine.h"
 #include "sim/rng.h"
 
-typedef struct { sim_event ev; int id; } item;
+typedef struct { SimEvent ev; int id; } item;
 
 START_TEST(test_pop_order_matches_sorted)
 {
     enum { N = 5000 };
-    sim_calendar cal;
+    SimCalendar cal;
     sim_calendar_init(&cal);
     item *items = g_new0(item, N);
     g_autoptr(gsl_rng) r = sim_rng_new(1, "calendar-test");
@@ -31,7 +31,7 @@ START_TEST(test_pop_order_matches_sorted)
     sim_time_ns last_t = -1;
     int count = 0;
     GHashTable *seen_at = g_hash_table_new(NULL, NULL);
-    for (sim_event *ev; (ev = sim_calendar_pop(&cal)); count++) {
+    for (SimEvent *ev; (ev = sim_calendar_pop(&cal)); count++) {
         ck_assert_int_ge(ev->time, last_t);
         ck_assert(!sim_event_pending(ev));
         last_t = ev->time;
@@ -49,7 +49,7 @@ END_TEST
 
 START_TEST(test_equal_times_fifo)
 {
-    sim_calendar cal;
+    SimCalendar cal;
     sim_calendar_init(&cal);
     item items[100];
     for (int i = 0; i < 100; i++) {
@@ -70,7 +70,7 @@ END_TEST
 /* Random interleaving of pop, insert, cancel, move, peek and len (so the
  * root hole that pop leaves meets every operation), against a brute-force
  * reference: the pending event with the smallest (time, order) pair. */
-typedef struct { sim_event ev; sim_time_ns t; uint64_t order; } ref_item;
+typedef struct { SimEvent ev; sim_time_ns t; uint64_t order; } ref_item;
 
 static ref_item *ref_min(ref_item *it, int n)
 {
@@ -85,7 +85,7 @@ static ref_item *ref_min(ref_item *it, int n)
 START_TEST(test_interleaved_against_reference)
 {
     enum { N = 300, OPS = 60000 };
-    sim_calendar cal;
+    SimCalendar cal;
     sim_calendar_init(&cal);
     ref_item *it = g_new0(ref_item, N);
     for (int i = 0; i < N; i++)
@@ -101,7 +101,7 @@ START_TEST(test_interleaved_against_reference)
         switch (gsl_rng_uniform_int(r, 6)) {
         case 0: case 1: {                                   /* pop */
             ref_item *want = ref_min(it, N);
-            sim_event *got = sim_calendar_pop(&cal);
+            SimEvent *got = sim_calendar_pop(&cal);
             ck_assert_ptr_eq(got, want ? &want->ev : NULL);
             if (want) {
                 ck_assert(!sim_event_pending(got));
@@ -193,7 +193,7 @@ static sim_time_ns draw_time(gsl_rng *r, int law, sim_time_ns now)
 
 static void run_differential(int law, int n, int ops, unsigned long seed)
 {
-    sim_calendar cal;
+    SimCalendar cal;
     sim_calendar_init(&cal);
     ref_item *it = g_new0(ref_item, n);
     for (int i = 0; i < n; i++)
@@ -211,7 +211,7 @@ static void run_differential(int law, int n, int ops, unsigned long seed)
         unsigned p_pop = phase == 0 ? 5 : phase == 1 ? 35 : 60;
         if (u < p_pop) {                                    /* pop */
             ref_item *want = ref_min(it, n);
-            sim_event *got = sim_calendar_pop(&cal);
+            SimEvent *got = sim_calendar_pop(&cal);
             ck_assert_ptr_eq(got, want ? &want->ev : NULL);
             if (want) {
                 ck_assert(!sim_event_pending(got));
@@ -270,7 +270,7 @@ END_TEST
 START_TEST(test_many_equal_times_fifo)
 {
     enum { N = 100000 };
-    sim_calendar cal;
+    SimCalendar cal;
     sim_calendar_init(&cal);
     item *items = g_new(item, N);
     sim_time_ns t = 3 * SIM_NS_PER_S + 7;
@@ -298,7 +298,7 @@ END_TEST
  * event; it must come first, and ties must keep FIFO across the rewind. */
 START_TEST(test_insert_after_peek_before_next)
 {
-    sim_calendar cal;
+    SimCalendar cal;
     sim_calendar_init(&cal);
     item a[6];
     for (int i = 0; i < 6; i++) {
@@ -320,16 +320,16 @@ START_TEST(test_insert_after_peek_before_next)
 }
 END_TEST
 
-typedef struct { GArray *log; sim_event self; int ticks; } recorder;
+typedef struct { GArray *log; SimEvent self; int ticks; } recorder;
 
-static void on_post(sim_engine *eng, sim_event *ev, void *ctx)
+static void on_post(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     recorder *rec = ctx;
     sim_time_ns t = sim_engine_now(eng);
     g_array_append_val(rec->log, t);
 }
 
-static void on_tick(sim_engine *eng, sim_event *ev, void *ctx)
+static void on_tick(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     recorder *rec = ctx;
     if (++rec->ticks < 10)
@@ -338,13 +338,13 @@ static void on_tick(sim_engine *eng, sim_event *ev, void *ctx)
 
 START_TEST(test_engine_pool_and_periodic)
 {
-    g_autoptr(sim_engine) eng = sim_engine_new();
+    g_autoptr(SimEngine) eng = sim_engine_new();
     recorder rec = { g_array_new(FALSE, FALSE, sizeof(sim_time_ns)), {0}, 0 };
     sim_event_init(&rec.self, on_tick, &rec);
     sim_engine_schedule(eng, &rec.self, 0);
     for (int i = 0; i < 3000; i++)           /* more than one pool block */
         sim_engine_post(eng, 3000 - i, on_post, &rec);
-    sim_event *cancelled = sim_engine_post(eng, 5, on_post, &rec);
+    SimEvent *cancelled = sim_engine_post(eng, 5, on_post, &rec);
     ck_assert(sim_engine_cancel(eng, cancelled));
     uint64_t n = sim_engine_run_until(eng, 2000);
     ck_assert_int_eq(sim_engine_now(eng), 2000);

@@ -22,20 +22,20 @@ typedef struct test_env test_env;
 typedef struct {
     test_env   *env;
     int         id;
-    sim_flow   *flow;
+    SimFlow   *flow;
     sim_time_ns done_ns;   /* -1 until completed */
     int         calls;
 } rec;
 
 struct test_env {
-    sim_engine   *eng;
-    sim_flow_net *net;
+    SimEngine   *eng;
+    SimFlowNet *net;
     rec           r[16];
     int           order[16], n_order;   /* completion order of ids */
     int           cancel_on_done;       /* id to cancel from a callback, -1 none */
 };
 
-static void on_done(sim_flow_net *net, sim_flow *flow, void *ctx)
+static void on_done(SimFlowNet *net, SimFlow *flow, void *ctx)
 {
     rec *r = ctx;
     ck_assert_ptr_eq(r->flow, flow);
@@ -68,10 +68,10 @@ static void env_clear(test_env *e)
     sim_engine_free(e->eng);
 }
 
-static sim_flow *start(test_env *e, int id, double size, const sim_flow_use *u, size_t n, double cap)
+static SimFlow *start(test_env *e, int id, double size, const SimFlowUse *u, size_t n, double cap)
 {
     g_autoptr(GError) err = NULL;
-    sim_flow *f = sim_flow_start(e->net, size, u, n, cap, on_done, &e->r[id], &err);
+    SimFlow *f = sim_flow_start(e->net, size, u, n, cap, on_done, &e->r[id], &err);
     ck_assert_msg(f != NULL, "%s", err ? err->message : "?");
     e->r[id].flow = f;
     return f;
@@ -97,11 +97,11 @@ START_TEST(test_two_links_three_flows)
 {
     test_env e;
     env_init(&e);
-    sim_flow_resource *A = sim_flow_net_add_resource(e.net, "A", 10);
-    sim_flow_resource *B = sim_flow_net_add_resource(e.net, "B", 6);
-    start(&e, 1, 12, (sim_flow_use[]){ { A, 1 }, { B, 1 } }, 2, SIM_FLOW_UNCAPPED);
-    start(&e, 2, 14, (sim_flow_use[]){ { A, 1 } }, 1, SIM_FLOW_UNCAPPED);
-    start(&e, 3, 3, (sim_flow_use[]){ { B, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    SimFlowResource *A = sim_flow_net_add_resource(e.net, "A", 10);
+    SimFlowResource *B = sim_flow_net_add_resource(e.net, "B", 6);
+    start(&e, 1, 12, (SimFlowUse[]){ { A, 1 }, { B, 1 } }, 2, SIM_FLOW_UNCAPPED);
+    start(&e, 2, 14, (SimFlowUse[]){ { A, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 3, 3, (SimFlowUse[]){ { B, 1 } }, 1, SIM_FLOW_UNCAPPED);
     ck_assert_double_eq_tol(rate(&e, 1), 3, TOL);
     ck_assert_double_eq_tol(rate(&e, 2), 7, TOL);
     ck_assert_double_eq_tol(rate(&e, 3), 3, TOL);
@@ -132,7 +132,7 @@ START_TEST(test_two_links_three_flows)
     ck_assert_uint_eq(sim_engine_pending(e.eng), 0);
 
     /* Units served: A carried flows 1 and 2 (26 bytes), B flows 1 and 3 (15). */
-    sim_flow_stats sa, sb, sn;
+    SimFlowStats sa, sb, sn;
     sim_flow_resource_stats(e.net, A, &sa);
     sim_flow_resource_stats(e.net, B, &sb);
     sim_flow_net_stats(e.net, &sn);
@@ -164,15 +164,15 @@ START_TEST(test_multi_resource_weights)
 {
     test_env e;
     env_init(&e);
-    sim_flow_resource *X = sim_flow_net_add_resource(e.net, "X", 100);
-    sim_flow_resource *Y = sim_flow_net_add_resource(e.net, "Y", 30);
-    start(&e, 1, 1000, (sim_flow_use[]){ { X, 4 }, { Y, 1 } }, 2, SIM_FLOW_UNCAPPED);
+    SimFlowResource *X = sim_flow_net_add_resource(e.net, "X", 100);
+    SimFlowResource *Y = sim_flow_net_add_resource(e.net, "Y", 30);
+    start(&e, 1, 1000, (SimFlowUse[]){ { X, 4 }, { Y, 1 } }, 2, SIM_FLOW_UNCAPPED);
     ck_assert_double_eq_tol(rate(&e, 1), 25, TOL);
     ck_assert_double_eq_tol(sim_flow_resource_load(e.net, X), 100, TOL);
     ck_assert_double_eq_tol(sim_flow_resource_load(e.net, Y), 25, TOL);
     ck_assert_double_eq_tol(sim_flow_alone_s(e.r[1].flow), 1000.0 / 25, TOL);
 
-    start(&e, 2, 1000, (sim_flow_use[]){ { Y, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 2, 1000, (SimFlowUse[]){ { Y, 1 } }, 1, SIM_FLOW_UNCAPPED);
     ck_assert_double_eq_tol(rate(&e, 1), 15, TOL);
     ck_assert_double_eq_tol(rate(&e, 2), 15, TOL);
     ck_assert_double_eq_tol(sim_flow_resource_load(e.net, X), 60, TOL);
@@ -180,7 +180,7 @@ START_TEST(test_multi_resource_weights)
 
     sim_flow_cancel(e.net, e.r[2].flow);
     ck_assert_double_eq_tol(rate(&e, 1), 25, TOL);
-    start(&e, 3, 1000, (sim_flow_use[]){ { Y, 1 } }, 1, 5);
+    start(&e, 3, 1000, (SimFlowUse[]){ { Y, 1 } }, 1, 5);
     ck_assert_double_eq_tol(rate(&e, 3), 5, TOL);
     ck_assert_double_eq_tol(rate(&e, 1), 25, TOL);
     ck_assert_double_eq_tol(sim_flow_resource_load(e.net, Y), 30, TOL);
@@ -188,7 +188,7 @@ START_TEST(test_multi_resource_weights)
     /* A resource listed twice has its costs added: 2 + 2 units of X = 4. */
     sim_flow_cancel(e.net, e.r[3].flow);
     sim_flow_cancel(e.net, e.r[1].flow);
-    start(&e, 4, 1000, (sim_flow_use[]){ { X, 2 }, { Y, 0 }, { X, 2 } }, 3, SIM_FLOW_UNCAPPED);
+    start(&e, 4, 1000, (SimFlowUse[]){ { X, 2 }, { Y, 0 }, { X, 2 } }, 3, SIM_FLOW_UNCAPPED);
     ck_assert_double_eq_tol(rate(&e, 4), 25, TOL);
     ck_assert_uint_eq(sim_flow_resource_n_flows(X), 1);
     ck_assert_uint_eq(sim_flow_resource_n_flows(Y), 0);
@@ -202,24 +202,24 @@ START_TEST(test_caps_and_equal_shares)
 {
     test_env e;
     env_init(&e);
-    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 100);
-    start(&e, 0, 1e6, (sim_flow_use[]){ { L, 2 } }, 1, 30);
+    SimFlowResource *L = sim_flow_net_add_resource(e.net, "L", 100);
+    start(&e, 0, 1e6, (SimFlowUse[]){ { L, 2 } }, 1, 30);
     ck_assert_double_eq_tol(rate(&e, 0), 30, TOL);           /* cap binds */
     sim_flow_cancel(e.net, e.r[0].flow);
-    start(&e, 0, 1e6, (sim_flow_use[]){ { L, 2 } }, 1, 80);
+    start(&e, 0, 1e6, (SimFlowUse[]){ { L, 2 } }, 1, 80);
     ck_assert_double_eq_tol(rate(&e, 0), 50, TOL);           /* 100 / 2 binds */
     sim_flow_cancel(e.net, e.r[0].flow);
 
     for (int i = 0; i < 5; i++)
-        start(&e, i, 1e6, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+        start(&e, i, 1e6, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
     for (int i = 0; i < 5; i++)
         ck_assert_double_eq_tol(rate(&e, i), 20, TOL);
     /* Two of them capped at 5 and 10 (restarted): the other three share
      * 100 - 15 = 85. */
     sim_flow_cancel(e.net, e.r[0].flow);
     sim_flow_cancel(e.net, e.r[1].flow);
-    start(&e, 0, 1e6, (sim_flow_use[]){ { L, 1 } }, 1, 10);
-    start(&e, 1, 1e6, (sim_flow_use[]){ { L, 1 } }, 1, 5);
+    start(&e, 0, 1e6, (SimFlowUse[]){ { L, 1 } }, 1, 10);
+    start(&e, 1, 1e6, (SimFlowUse[]){ { L, 1 } }, 1, 5);
     ck_assert_double_eq_tol(rate(&e, 0), 10, TOL);
     ck_assert_double_eq_tol(rate(&e, 1), 5, TOL);
     for (int i = 2; i < 5; i++)
@@ -233,8 +233,8 @@ START_TEST(test_caps_and_equal_shares)
     /* Sizes 10 and 30 on a 10 B/s link: 5 B/s each; the first completes at
      * 2 s, then the second (20 bytes left) runs at 10 B/s: done at 4 s. */
     sim_flow_resource_set_capacity(e.net, L, 10);
-    start(&e, 6, 10, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
-    start(&e, 7, 30, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 6, 10, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 7, 30, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
     ck_assert_double_eq_tol(rate(&e, 7), 5, TOL);
     sim_engine_run_until(e.eng, S(2));
     ck_assert_int_eq(e.r[6].done_ns, S(2));
@@ -257,15 +257,15 @@ START_TEST(test_capacity_change)
 {
     test_env e;
     env_init(&e);
-    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
-    start(&e, 0, 100, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    SimFlowResource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    start(&e, 0, 100, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
     sim_engine_run_until(e.eng, S(4));
     sim_flow_resource_set_capacity(e.net, L, 5);
     ck_assert_double_eq(sim_flow_resource_capacity(L), 5);
     ck_assert_double_eq_tol(rate(&e, 0), 5, TOL);
     sim_engine_run_until(e.eng, S(100));
     ck_assert_int_eq(e.r[0].done_ns, S(16));
-    sim_flow_stats s;
+    SimFlowStats s;
     sim_flow_resource_stats(e.net, L, &s);
     ck_assert_double_eq_tol(s.units, 100, 1e-9);
     /* busy: 4 s at 1 + 12 s at 1 */
@@ -280,9 +280,9 @@ START_TEST(test_zero_size_and_unbounded)
 {
     test_env e;
     env_init(&e);
-    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    SimFlowResource *L = sim_flow_net_add_resource(e.net, "L", 10);
     sim_engine_run_until(e.eng, S(1));
-    start(&e, 0, 0, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 0, 0, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
     start(&e, 1, 0, NULL, 0, SIM_FLOW_UNCAPPED);   /* zero size: bounded */
     ck_assert_int_eq(e.r[0].calls, 0);
     ck_assert_uint_eq(sim_flow_resource_n_flows(L), 0);
@@ -296,7 +296,7 @@ START_TEST(test_zero_size_and_unbounded)
     ck_assert_ptr_null(sim_flow_start(e.net, 5, NULL, 0, SIM_FLOW_UNCAPPED, on_done, NULL, &err));
     ck_assert(g_error_matches(err, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED));
     g_clear_error(&err);
-    ck_assert_ptr_null(sim_flow_start(e.net, 5, (sim_flow_use[]){ { L, 0 } }, 1, SIM_FLOW_UNCAPPED,
+    ck_assert_ptr_null(sim_flow_start(e.net, 5, (SimFlowUse[]){ { L, 0 } }, 1, SIM_FLOW_UNCAPPED,
                                       on_done, NULL, &err));
     ck_assert(g_error_matches(err, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED));
     ck_assert_uint_eq(sim_flow_net_n_flows(e.net), 0);
@@ -312,9 +312,9 @@ START_TEST(test_cancel)
 {
     test_env e;
     env_init(&e);
-    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
-    start(&e, 1, 20, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
-    start(&e, 2, 20, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    SimFlowResource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    start(&e, 1, 20, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 2, 20, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
     sim_engine_run_until(e.eng, S(1));
     ck_assert_double_eq_tol(sim_flow_remaining_bytes(e.r[2].flow), 15, TOL);
     sim_flow_cancel(e.net, e.r[2].flow);
@@ -322,13 +322,13 @@ START_TEST(test_cancel)
     sim_engine_run_until(e.eng, S(10));
     ck_assert_int_eq(e.r[1].done_ns, S(2.5));
     ck_assert_int_eq(e.r[2].calls, 0);
-    sim_flow_stats s;
+    SimFlowStats s;
     sim_flow_resource_stats(e.net, L, &s);
     ck_assert_double_eq_tol(s.units, 20 + 5, 1e-9);   /* the cancelled one moved 5 */
     ck_assert_uint_eq(s.completed, 1);
 
-    start(&e, 3, 20, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
-    start(&e, 4, 20, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 3, 20, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    start(&e, 4, 20, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
     e.cancel_on_done = 4;
     sim_engine_run_until(e.eng, S(20));
     ck_assert_int_eq(e.r[3].done_ns, S(14));
@@ -345,10 +345,10 @@ START_TEST(test_stats_and_reset)
 {
     test_env e;
     env_init(&e);
-    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
-    start(&e, 0, 10, (sim_flow_use[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    SimFlowResource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    start(&e, 0, 10, (SimFlowUse[]){ { L, 1 } }, 1, SIM_FLOW_UNCAPPED);
     sim_engine_run_until(e.eng, S(2));
-    sim_flow_stats s;
+    SimFlowStats s;
     sim_flow_resource_stats(e.net, L, &s);
     ck_assert_double_eq_tol(s.elapsed_s, 2, 1e-12);
     ck_assert_double_eq_tol(sim_flow_stats_utilisation(&s), 0.5, 1e-12);
@@ -375,26 +375,26 @@ enum { RN_RES = 8, RN_MAXU = 4, RN_FLOWS = 3000 };
 typedef struct rnet rnet;
 typedef struct {
     rnet       *rn;
-    sim_flow   *flow;      /* NULL when not active */
+    SimFlow   *flow;      /* NULL when not active */
     double      size, cap;
-    sim_flow_use u[RN_MAXU];
+    SimFlowUse u[RN_MAXU];
     int         n;
     bool        done;
 } rflow;
 
 struct rnet {
-    sim_engine        *eng;
-    sim_flow_net      *net;
-    sim_flow_resource *res[RN_RES];
+    SimEngine        *eng;
+    SimFlowNet      *net;
+    SimFlowResource *res[RN_RES];
     gsl_rng           *rng;
     rflow             *f;
     int                started, checks, violations;
     int                all_capped;   /* 1: every flow capped (fast path) */
     char               first[128];
-    sim_event          arrive, probe;
+    SimEvent          arrive, probe;
 };
 
-static void rn_done(sim_flow_net *net, sim_flow *flow, void *ctx)
+static void rn_done(SimFlowNet *net, SimFlow *flow, void *ctx)
 {
     rflow *rf = ctx;
     rf->flow = NULL;
@@ -456,7 +456,7 @@ static void rn_check(rnet *rn)
     rn->checks++;
 }
 
-static void rn_arrive(sim_engine *eng, sim_event *ev, void *ctx)
+static void rn_arrive(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     rnet *rn = ctx;
     rflow *rf = &rn->f[rn->started];
@@ -468,7 +468,7 @@ static void rn_arrive(sim_engine *eng, sim_event *ev, void *ctx)
         rf->cap = gsl_rng_uniform_int(rn->rng, 3) == 0 ? 20 + gsl_rng_uniform(rn->rng) * 200 : SIM_FLOW_UNCAPPED;
     rf->n = 1 + (int)gsl_rng_uniform_int(rn->rng, RN_MAXU);
     for (int k = 0; k < rf->n; k++)
-        rf->u[k] = (sim_flow_use){ rn->res[gsl_rng_uniform_int(rn->rng, RN_RES)],
+        rf->u[k] = (SimFlowUse){ rn->res[gsl_rng_uniform_int(rn->rng, RN_RES)],
                                    0.5 + 4 * gsl_rng_uniform(rn->rng) };
     g_autoptr(GError) err = NULL;
     rf->flow = sim_flow_start(rn->net, rf->size, rf->u, (size_t)rf->n, rf->cap, rn_done, rf, &err);
@@ -487,7 +487,7 @@ static void rn_arrive(sim_engine *eng, sim_event *ev, void *ctx)
         sim_engine_schedule_in(eng, ev, (sim_time_ns)gsl_ran_exponential(rn->rng, rn->all_capped ? 2e8 : 2e7));
 }
 
-static void rn_probe(sim_engine *eng, sim_event *ev, void *ctx)
+static void rn_probe(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     rnet *rn = ctx;
     rn_check(rn);
@@ -539,14 +539,14 @@ START_TEST(test_random_conservation_and_maxmin)
                 if (rn.f[i].u[k].res == rn.res[r])
                     expect[r] += rn.f[i].u[k].units_per_byte * rn.f[i].size;
     }
-    sim_flow_stats ns;
+    SimFlowStats ns;
     sim_flow_net_stats(rn.net, &ns);
     ck_assert_uint_eq(ns.completed, completed);
     ck_assert_uint_lt(completed, RN_FLOWS);   /* some were cancelled */
     /* Cancelled flows delivered part of their bytes: served >= expected. */
     ck_assert_double_ge(ns.units, bytes * (1 - 1e-12));
     for (int r = 0; r < RN_RES; r++) {
-        sim_flow_stats s;
+        SimFlowStats s;
         sim_flow_resource_stats(rn.net, rn.res[r], &s);
         ck_assert_double_ge(s.units, expect[r] * (1 - 1e-12));
         /* units served = capacity x busy area (the integral of allocation) */
@@ -564,10 +564,10 @@ END_TEST
 /* Exact conservation without cancels: every byte of every flow is served. */
 START_TEST(test_conservation_exact)
 {
-    g_autoptr(sim_engine) eng = sim_engine_new();
-    g_autoptr(sim_flow_net) net = sim_flow_net_new(eng);
+    g_autoptr(SimEngine) eng = sim_engine_new();
+    g_autoptr(SimFlowNet) net = sim_flow_net_new(eng);
     g_autoptr(gsl_rng) rng = sim_rng_new(7, "flow-conservation");
-    sim_flow_resource *res[5];
+    SimFlowResource *res[5];
     for (int r = 0; r < 5; r++)
         res[r] = sim_flow_net_add_resource(net, "r", 50 + 100 * r);
     double expect[5] = { 0 }, bytes = 0;
@@ -575,9 +575,9 @@ START_TEST(test_conservation_exact)
     for (int wave = 0; wave < 40; wave++) {
         sim_engine_run_until(eng, wave * 7 * SIM_NS_PER_MS);
         for (int j = 0; j < 10; j++) {
-            sim_flow_use u[3];
+            SimFlowUse u[3];
             for (int k = 0; k < 3; k++)
-                u[k] = (sim_flow_use){ res[gsl_rng_uniform_int(rng, 5)], 0.25 + gsl_rng_uniform(rng) };
+                u[k] = (SimFlowUse){ res[gsl_rng_uniform_int(rng, 5)], 0.25 + gsl_rng_uniform(rng) };
             double size = gsl_ran_exponential(rng, 2);
             for (int k = 0; k < 3; k++)
                 for (int r = 0; r < 5; r++)
@@ -588,12 +588,12 @@ START_TEST(test_conservation_exact)
         }
     }
     sim_engine_run_until(eng, SIM_TIME_NEVER - 1);
-    sim_flow_stats ns;
+    SimFlowStats ns;
     sim_flow_net_stats(net, &ns);
     ck_assert_uint_eq(ns.completed, 400);
     ck_assert_double_eq_tol(ns.units, bytes, 1e-9 * bytes);
     for (int r = 0; r < 5; r++) {
-        sim_flow_stats s;
+        SimFlowStats s;
         sim_flow_resource_stats(net, res[r], &s);
         ck_assert_double_eq_tol(s.units, expect[r], 1e-9 * expect[r]);
         ck_assert_double_le(sim_flow_stats_utilisation(&s), 1 + TOL);
@@ -609,18 +609,18 @@ END_TEST
  * in x). */
 
 typedef struct {
-    sim_engine        *eng;
-    sim_flow_net      *net;
-    sim_flow_resource *link;
+    SimEngine        *eng;
+    SimFlowNet      *net;
+    SimFlowResource *link;
     gsl_rng           *rng;
-    sim_event          arrive;
+    SimEvent          arrive;
     double             lambda, mean_size;
     sim_time_ns        t_warm, t_stop;
     double             resp_sum, slow_sum;
     uint64_t           n, failed_starts;
 } ps_model;
 
-static void ps_done(sim_flow_net *net, sim_flow *flow, void *ctx)
+static void ps_done(SimFlowNet *net, SimFlow *flow, void *ctx)
 {
     ps_model *m = ctx;
     if (sim_flow_start_ns(flow) < m->t_warm)
@@ -631,10 +631,10 @@ static void ps_done(sim_flow_net *net, sim_flow *flow, void *ctx)
     m->n++;
 }
 
-static void ps_arrive(sim_engine *eng, sim_event *ev, void *ctx)
+static void ps_arrive(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     ps_model *m = ctx;
-    sim_flow_use u = { m->link, 1 };
+    SimFlowUse u = { m->link, 1 };
     double size = gsl_ran_exponential(m->rng, m->mean_size);
     if (!sim_flow_start(m->net, size, &u, 1, SIM_FLOW_UNCAPPED, ps_done, m, NULL))
         m->failed_starts++;
@@ -659,7 +659,7 @@ START_TEST(test_mm1_processor_sharing)
     sim_engine_run_until(m.eng, m.t_warm);
     sim_flow_net_reset_stats(m.net);
     sim_engine_run_until(m.eng, m.t_stop);
-    sim_flow_stats s;
+    SimFlowStats s;
     sim_flow_resource_stats(m.net, m.link, &s);
     sim_engine_run_until(m.eng, SIM_TIME_NEVER - 1);   /* drain */
 
@@ -689,11 +689,11 @@ START_TEST(test_grouping_by_content)
 {
     test_env e;
     env_init(&e);
-    sim_flow_resource *A = sim_flow_net_add_resource(e.net, "A", 100);
-    sim_flow_resource *B = sim_flow_net_add_resource(e.net, "B", 60);
-    sim_flow_use u1[] = { { A, 1 }, { B, 2 } };
-    sim_flow_use u2[] = { { A, 0.5 }, { B, 2 }, { A, 0.5 } };   /* merges to u1 */
-    sim_flow_use u3[] = { { A, 1 }, { B, 3 } };
+    SimFlowResource *A = sim_flow_net_add_resource(e.net, "A", 100);
+    SimFlowResource *B = sim_flow_net_add_resource(e.net, "B", 60);
+    SimFlowUse u1[] = { { A, 1 }, { B, 2 } };
+    SimFlowUse u2[] = { { A, 0.5 }, { B, 2 }, { A, 0.5 } };   /* merges to u1 */
+    SimFlowUse u3[] = { { A, 1 }, { B, 3 } };
     start(&e, 0, 1e6, u1, 2, SIM_FLOW_UNCAPPED);
     start(&e, 1, 1e6, u1, 2, SIM_FLOW_UNCAPPED);
     start(&e, 2, 1e6, u2, 3, SIM_FLOW_UNCAPPED);
@@ -734,8 +734,8 @@ START_TEST(test_group_order_unequal_sizes)
 {
     test_env e;
     env_init(&e);
-    sim_flow_resource *L = sim_flow_net_add_resource(e.net, "L", 10);
-    sim_flow_use u[] = { { L, 1 } };
+    SimFlowResource *L = sim_flow_net_add_resource(e.net, "L", 10);
+    SimFlowUse u[] = { { L, 1 } };
     start(&e, 0, 100, u, 1, SIM_FLOW_UNCAPPED);
     sim_engine_run_until(e.eng, S(1));
     start(&e, 1, 10, u, 1, SIM_FLOW_UNCAPPED);
@@ -755,7 +755,7 @@ START_TEST(test_group_order_unequal_sizes)
     ck_assert_int_eq(e.r[2].done_ns, S(8.5));
     ck_assert_int_eq(e.r[0].done_ns, S(14));
     ck_assert_int_eq(e.r[3].calls, 0);
-    sim_flow_stats s;
+    SimFlowStats s;
     sim_flow_resource_stats(e.net, L, &s);
     ck_assert_double_eq_tol(s.units, 140, 1e-9);
     ck_assert_uint_eq(s.completed, 3);
@@ -788,18 +788,18 @@ enum { DF_RES = 10, DF_CLASSES = 12, DF_FLOWS = 4000, DF_MAXU = 5 };
 typedef struct dfnet dfnet;
 typedef struct {
     dfnet       *d;
-    sim_flow    *f;
+    SimFlow    *f;
     ref_flow    *rf;
     sim_time_ns  done_new, done_ref;
 } dflow;
 
 struct dfnet {
-    sim_engine        *eng;
-    sim_flow_net      *net;
+    SimEngine        *eng;
+    SimFlowNet      *net;
     ref_flow_net      *ref;
-    sim_flow_resource *res[DF_RES];
+    SimFlowResource *res[DF_RES];
     ref_flow_resource *rres[DF_RES];
-    sim_flow_use       cu[DF_CLASSES][DF_MAXU];
+    SimFlowUse       cu[DF_CLASSES][DF_MAXU];
     ref_flow_use       rcu[DF_CLASSES][DF_MAXU];
     int                cn[DF_CLASSES];
     double             ccap[DF_CLASSES];
@@ -807,10 +807,10 @@ struct dfnet {
     dflow             *fl;
     int                started, probes, rate_diffs, max_groups, variant;
     double             max_rel;
-    sim_event          arrive, probe;
+    SimEvent          arrive, probe;
 };
 
-static void df_done_new(sim_flow_net *net, sim_flow *f, void *ctx)
+static void df_done_new(SimFlowNet *net, SimFlow *f, void *ctx)
 {
     dflow *x = ctx;
     x->done_new = sim_engine_now(x->d->eng);
@@ -824,14 +824,14 @@ static void df_done_ref(ref_flow_net *net, ref_flow *f, void *ctx)
     x->rf = NULL;
 }
 
-static void df_arrive(sim_engine *eng, sim_event *ev, void *ctx)
+static void df_arrive(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     dfnet *d = ctx;
     dflow *x = &d->fl[d->started++];
     x->d = d;
     x->done_new = x->done_ref = -1;
     double size = gsl_rng_uniform_int(d->rng, 20) == 0 ? 0 : gsl_ran_exponential(d->rng, 500);
-    sim_flow_use u[DF_MAXU];
+    SimFlowUse u[DF_MAXU];
     ref_flow_use ru[DF_MAXU];
     int n;
     double cap;
@@ -840,7 +840,7 @@ static void df_arrive(sim_engine *eng, sim_event *ev, void *ctx)
         for (int k = 0; k < n; k++) {
             int r = (int)gsl_rng_uniform_int(d->rng, DF_RES);
             double w = 0.5 + 2 * gsl_rng_uniform(d->rng);
-            u[k] = (sim_flow_use){ d->res[r], w };
+            u[k] = (SimFlowUse){ d->res[r], w };
             ru[k] = (ref_flow_use){ d->rres[r], w };
         }
         cap = gsl_rng_uniform_int(d->rng, 3) == 0 ? 10 + 100 * gsl_rng_uniform(d->rng) : SIM_FLOW_UNCAPPED;
@@ -872,7 +872,7 @@ static void df_arrive(sim_engine *eng, sim_event *ev, void *ctx)
         sim_engine_schedule_in(eng, ev, (sim_time_ns)gsl_ran_exponential(d->rng, d->variant == 2 ? 2e6 : 1e7));
 }
 
-static void df_probe(sim_engine *eng, sim_event *ev, void *ctx)
+static void df_probe(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     dfnet *d = ctx;
     for (int i = 0; i < d->started; i++) {
@@ -920,7 +920,7 @@ START_TEST(test_groups_match_per_flow_solver)
         for (int k = 0; k < d.cn[c]; k++) {
             int r = (int)gsl_rng_uniform_int(d.rng, DF_RES);
             double w = gsl_rng_uniform_int(d.rng, 8) == 0 ? 0 : 0.5 + 3 * gsl_rng_uniform(d.rng);
-            d.cu[c][k] = (sim_flow_use){ d.res[r], w };
+            d.cu[c][k] = (SimFlowUse){ d.res[r], w };
             d.rcu[c][k] = (ref_flow_use){ d.rres[r], w };
         }
         if (d.cu[c][0].units_per_byte == 0) {
@@ -951,7 +951,7 @@ START_TEST(test_groups_match_per_flow_solver)
     ck_assert_int_gt(completed, DF_FLOWS / 2);
     ck_assert_msg(time_diffs == 0, "%d completion times differ by more than 1 ns", time_diffs);
     /* the same units and completion statistics */
-    sim_flow_stats a, b;
+    SimFlowStats a, b;
     sim_flow_net_stats(d.net, &a);
     ref_flow_net_stats(d.ref, (ref_flow_stats *)&b);
     ck_assert_uint_eq(a.completed, b.completed);

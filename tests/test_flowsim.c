@@ -13,23 +13,23 @@
  *   nic   30 B/s:     both 1/B
  * Mix a:b = 3:1 -> D_mem = 0.75*4 + 0.25*5 = 4.25, D_cpu = 1.75, D_nic = 1.
  * X = min(100/4.25, 60/1.75, 30/1) = min(23.53, 34.29, 30) = 23.53 B/s, memory-bound. */
-static flowsim_spec *hand_spec(double offered_Bps)
+static FlowsimSpec *hand_spec(double offered_Bps)
 {
-    flowsim_spec *s = flowsim_spec_new();
+    FlowsimSpec *s = flowsim_spec_new();
     s->seed = 3;
     s->duration_ns = 2000 * SIM_NS_PER_S;
     s->warmup_ns = 100 * SIM_NS_PER_S;
     s->offered_Bps = offered_Bps;
     s->concurrency = 64;
-    s->request_bytes = (sim_dist){ SIM_DIST_EXPONENTIAL, 2.0, 0 };   /* 2 B mean: many requests */
+    s->request_bytes = (SimDist){ SIM_DIST_EXPONENTIAL, 2.0, 0 };   /* 2 B mean: many requests */
     int mem = flowsim_add_resource(s, "mem", "dram", "units/s", 100);
     int cpu = flowsim_add_resource(s, "cpu", "cpu", "units/s", 60);
     int nic = flowsim_add_resource(s, "nic", "nic_port", "B/s", 30);
-    flowsim_class *a = flowsim_add_class(s, "a", 3, 1e6);
+    FlowsimClass *a = flowsim_add_class(s, "a", 3, 1e6);
     flowsim_class_use(a, mem, 4);
     flowsim_class_use(a, cpu, 2);
     flowsim_class_use(a, nic, 1);
-    flowsim_class *b = flowsim_add_class(s, "b", 1, 1e6);
+    FlowsimClass *b = flowsim_add_class(s, "b", 1, 1e6);
     flowsim_class_use(b, mem, 5);
     flowsim_class_use(b, cpu, 1);
     flowsim_class_use(b, nic, 1);
@@ -39,7 +39,7 @@ static flowsim_spec *hand_spec(double offered_Bps)
 
 START_TEST(test_bound_by_hand)
 {
-    g_autoptr(flowsim_spec) s = hand_spec(0);
+    g_autoptr(FlowsimSpec) s = hand_spec(0);
     int bn = -1;
     double x = flowsim_bound_Bps(s, &bn);
     ck_assert_double_eq_tol(x, 100 / 4.25, 1e-9);
@@ -49,8 +49,8 @@ END_TEST
 
 START_TEST(test_saturation_meets_bound)
 {
-    g_autoptr(flowsim_spec) s = hand_spec(0);
-    g_autoptr(flowsim_result) r = flowsim_run(s);
+    g_autoptr(FlowsimSpec) s = hand_spec(0);
+    g_autoptr(FlowsimResult) r = flowsim_run(s);
     double bound = 100 / 4.25;
     ck_assert_msg(fabs(r->throughput_Bps.mean - bound) <= 0.03 * bound, "DES %.4f vs bound %.4f",
                   r->throughput_Bps.mean, bound);
@@ -66,8 +66,8 @@ END_TEST
 START_TEST(test_open_below_capacity)
 {
     /* offered 15 B/s (64% of the bound): served = offered, utilisations = offered x D / C */
-    g_autoptr(flowsim_spec) s = hand_spec(15);
-    g_autoptr(flowsim_result) r = flowsim_run(s);
+    g_autoptr(FlowsimSpec) s = hand_spec(15);
+    g_autoptr(FlowsimResult) r = flowsim_run(s);
     ck_assert_msg(fabs(r->throughput_Bps.mean - 15) <= 0.03 * 15, "served %.4f", r->throughput_Bps.mean);
     ck_assert_double_eq_tol(r->resources[0].utilization.mean, 15 * 4.25 / 100, 0.03 * 15 * 4.25 / 100);
     ck_assert_double_eq_tol(r->resources[2].utilization.mean, 0.5, 0.03 * 0.5);
@@ -78,9 +78,9 @@ END_TEST
 
 START_TEST(test_conservation_and_determinism)
 {
-    g_autoptr(flowsim_spec) s = hand_spec(20);
-    g_autoptr(flowsim_result) r1 = flowsim_run(s);
-    g_autoptr(flowsim_result) r2 = flowsim_run(s);
+    g_autoptr(FlowsimSpec) s = hand_spec(20);
+    g_autoptr(FlowsimResult) r1 = flowsim_run(s);
+    g_autoptr(FlowsimResult) r2 = flowsim_run(s);
     ck_assert_double_eq_tol(r1->bytes_admitted, r1->bytes_delivered + r1->bytes_in_flight, 1e-6 * r1->bytes_admitted);
     ck_assert_double_gt(r1->bytes_delivered, 0);
     ck_assert_uint_gt(r1->requests_done, 1000);
@@ -92,7 +92,7 @@ END_TEST
 
 START_TEST(test_rejects_unbounded_class)
 {
-    g_autoptr(flowsim_spec) s = hand_spec(0);
+    g_autoptr(FlowsimSpec) s = hand_spec(0);
     flowsim_add_class(s, "free", 1, 0);
     GError *err = NULL;
     ck_assert(!flowsim_spec_check(s, &err));

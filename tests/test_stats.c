@@ -12,13 +12,13 @@
 START_TEST(test_level_time_average)
 {
     /* level 2 on [0,10), 5 on [10,40): mean over 40 ns = (20 + 150) / 40 = 4.25 */
-    g_autoptr(sim_stats) set = sim_stats_new();
-    sim_stat *l = sim_stats_add(set, "l", SIM_STAT_LEVEL);
+    g_autoptr(SimStats) set = sim_stats_new();
+    SimStat *l = sim_stats_add(set, "l", SIM_STAT_LEVEL);
     sim_stat_set_level(l, 0, 2);
     sim_stat_set_level(l, 10, 5);
     sim_stats_close_batch(set, 20);      /* batch 1: (20 + 50) / 20 = 3.5 */
     sim_stats_close_batch(set, 40);      /* batch 2: 5 */
-    sim_ci ci = sim_stat_ci(l);
+    SimCi ci = sim_stat_ci(l);
     ck_assert_double_eq_tol(ci.mean, 4.25, 1e-12);
     ck_assert_int_eq(ci.batches, 2);
     /* two batch means 3.5 and 5: s = 1.06066, t(1, 0.975) = 12.7062, hw = 12.7062 * 1.06066 / sqrt 2 = 9.5297 */
@@ -28,8 +28,8 @@ END_TEST
 
 START_TEST(test_rate_and_reset)
 {
-    g_autoptr(sim_stats) set = sim_stats_new();
-    sim_stat *r = sim_stats_add(set, "r", SIM_STAT_RATE);
+    g_autoptr(SimStats) set = sim_stats_new();
+    SimStat *r = sim_stats_add(set, "r", SIM_STAT_RATE);
     sim_stat_count(r, 1000);                      /* warm-up: discarded */
     sim_stats_reset(set, SIM_NS_PER_S);
     for (int b = 1; b <= 4; b++) {
@@ -44,13 +44,13 @@ END_TEST
 START_TEST(test_batch_merging)
 {
     /* 200 batches close: the store keeps 32..63 of them, spanning everything */
-    g_autoptr(sim_stats) set = sim_stats_new();
-    sim_stat *t = sim_stats_add(set, "t", SIM_STAT_TALLY);
+    g_autoptr(SimStats) set = sim_stats_new();
+    SimStat *t = sim_stats_add(set, "t", SIM_STAT_TALLY);
     for (int b = 1; b <= 200; b++) {
         sim_stat_observe(t, b);
         sim_stats_close_batch(set, b);
     }
-    sim_ci ci = sim_stat_ci(t);
+    SimCi ci = sim_stat_ci(t);
     ck_assert_int_ge(ci.batches, SIM_STATS_MAX_BATCHES / 2);
     ck_assert_int_lt(ci.batches, SIM_STATS_MAX_BATCHES);
     ck_assert_double_eq_tol(ci.mean, 100.5, 1e-9);      /* all 200 observations count */
@@ -64,14 +64,14 @@ START_TEST(test_ci_coverage)
     g_autoptr(gsl_rng) rng = sim_rng_new(42, "coverage");
     int covered = 0;
     for (int rep = 0; rep < 200; rep++) {
-        g_autoptr(sim_stats) set = sim_stats_new();
-        sim_stat *t = sim_stats_add(set, "x", SIM_STAT_TALLY);
+        g_autoptr(SimStats) set = sim_stats_new();
+        SimStat *t = sim_stats_add(set, "x", SIM_STAT_TALLY);
         for (int b = 1; b <= 20; b++) {
             for (int i = 0; i < 50; i++)
                 sim_stat_observe(t, 10 + gsl_ran_gaussian(rng, 1));
             sim_stats_close_batch(set, b);
         }
-        sim_ci ci = sim_stat_ci(t);
+        SimCi ci = sim_stat_ci(t);
         covered += fabs(ci.mean - 10) <= ci.half_width;
     }
     ck_assert_int_ge(covered, 180);
@@ -81,8 +81,8 @@ END_TEST
 
 START_TEST(test_quantiles_and_histogram)
 {
-    g_autoptr(sim_stats) set = sim_stats_new();
-    sim_stat *t = sim_stats_add(set, "t", SIM_STAT_TALLY);
+    g_autoptr(SimStats) set = sim_stats_new();
+    SimStat *t = sim_stats_add(set, "t", SIM_STAT_TALLY);
     sim_stat_keep_quantiles(t);
     sim_stat_keep_histogram(t, 10, 0, 1);
     g_autoptr(gsl_rng) rng = sim_rng_new(1, "q");
@@ -105,9 +105,9 @@ END_TEST
 
 START_TEST(test_precision_rule)
 {
-    g_autoptr(sim_stats) set = sim_stats_new();
-    sim_stat *a = sim_stats_add(set, "a", SIM_STAT_TALLY);
-    sim_stat *const heads[] = { a, NULL };
+    g_autoptr(SimStats) set = sim_stats_new();
+    SimStat *a = sim_stats_add(set, "a", SIM_STAT_TALLY);
+    SimStat *const heads[] = { a, NULL };
     for (int b = 1; b <= 9; b++) {
         sim_stat_observe(a, 100 + (b % 2));
         sim_stats_close_batch(set, b);
@@ -123,7 +123,7 @@ END_TEST
 START_TEST(test_distribution_moments)
 {
     /* sample mean and SCV of each family against its parameters */
-    const sim_dist d[] = {
+    const SimDist d[] = {
         { SIM_DIST_DETERMINISTIC, 5, 0 }, { SIM_DIST_EXPONENTIAL, 5, 0 }, { SIM_DIST_ERLANG, 5, 4 },
         { SIM_DIST_LOGNORMAL, 5, 0.5 },   { SIM_DIST_PARETO, 5, 4.5 },    { SIM_DIST_UNIFORM, 5, 0.3 },
     };
@@ -142,14 +142,14 @@ START_TEST(test_distribution_moments)
         ck_assert_msg(fabs(var / (m * m) - sim_dist_scv(&d[k])) < 0.03 + 0.05 * sim_dist_scv(&d[k]),
                       "%s scv %g vs %g", sim_dist_kind_names[d[k].kind], var / (m * m), sim_dist_scv(&d[k]));
     }
-    sim_dist bad = { SIM_DIST_PARETO, 5, 1 };
+    SimDist bad = { SIM_DIST_PARETO, 5, 1 };
     ck_assert(!sim_dist_validate(&bad, NULL));
 }
 END_TEST
 
 START_TEST(test_zipf)
 {
-    g_autoptr(sim_zipf) z = sim_zipf_new(1000, 1.0, NULL);
+    g_autoptr(SimZipf) z = sim_zipf_new(1000, 1.0, NULL);
     /* H(1000, 1) = 7.48547086; P(1) = 1/H */
     ck_assert_double_eq_tol(sim_zipf_pmf(z, 1), 1 / 7.48547086, 1e-8);
     ck_assert_double_eq_tol(sim_zipf_pmf(z, 10), 0.1 / 7.48547086, 1e-9);

@@ -9,18 +9,18 @@
 
 #define ARITY 4
 
-static inline bool key_less(const sim_calendar_entry *a, const sim_calendar_entry *b)
+static inline bool key_less(const SimCalendarEntry *a, const SimCalendarEntry *b)
 {
     return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-static inline void place(sim_calendar *cal, uint32_t i, sim_calendar_entry e)
+static inline void place(SimCalendar *cal, uint32_t i, SimCalendarEntry e)
 {
     cal->heap[i] = e;
     e.ev->slot = i;
 }
 
-static void sift_up(sim_calendar *cal, uint32_t i, sim_calendar_entry e)
+static void sift_up(SimCalendar *cal, uint32_t i, SimCalendarEntry e)
 {
     while (i > 0) {
         uint32_t parent = (i - 1) / ARITY;
@@ -32,7 +32,7 @@ static void sift_up(sim_calendar *cal, uint32_t i, sim_calendar_entry e)
     place(cal, i, e);
 }
 
-static void sift_down(sim_calendar *cal, uint32_t i, sim_calendar_entry e)
+static void sift_down(SimCalendar *cal, uint32_t i, SimCalendarEntry e)
 {
     uint32_t n = cal->len;
     for (;;) {
@@ -52,14 +52,14 @@ static void sift_down(sim_calendar *cal, uint32_t i, sim_calendar_entry e)
     place(cal, i, e);
 }
 
-void sim_calendar_init(sim_calendar *cal)
+void sim_calendar_init(SimCalendar *cal)
 {
     cal->heap = NULL;
     cal->len = cal->cap = 0;
     cal->next_seq = 0;
 }
 
-void sim_calendar_clear(sim_calendar *cal)
+void sim_calendar_clear(SimCalendar *cal)
 {
     for (uint32_t i = 0; i < cal->len; i++)
         cal->heap[i].ev->slot = SIM_EVENT_IDLE;
@@ -67,34 +67,34 @@ void sim_calendar_clear(sim_calendar *cal)
     sim_calendar_init(cal);
 }
 
-void sim_calendar_insert(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
+void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
 {
     g_assert(ev->slot == SIM_EVENT_IDLE);
     if (cal->len == cal->cap) {
         g_assert(cal->cap < SIM_EVENT_IDLE / 2);
         cal->cap = cal->cap ? cal->cap * 2 : 64;
-        cal->heap = g_renew(sim_calendar_entry, cal->heap, cal->cap);
+        cal->heap = g_renew(SimCalendarEntry, cal->heap, cal->cap);
     }
     ev->time = t_ns;
-    sim_calendar_entry e = { t_ns, cal->next_seq++, ev };
+    SimCalendarEntry e = { t_ns, cal->next_seq++, ev };
     sift_up(cal, cal->len++, e);
 }
 
 /* Removes the entry at slot i and restores the heap. */
-static void remove_at(sim_calendar *cal, uint32_t i)
+static void remove_at(SimCalendar *cal, uint32_t i)
 {
     cal->heap[i].ev->slot = SIM_EVENT_IDLE;
     uint32_t last = --cal->len;
     if (i == last)
         return;
-    sim_calendar_entry moved = cal->heap[last];
+    SimCalendarEntry moved = cal->heap[last];
     if (i > 0 && key_less(&moved, &cal->heap[(i - 1) / ARITY]))
         sift_up(cal, i, moved);
     else
         sift_down(cal, i, moved);
 }
 
-bool sim_calendar_remove(sim_calendar *cal, sim_event *ev)
+bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev)
 {
     if (ev->slot == SIM_EVENT_IDLE)
         return false;
@@ -103,7 +103,7 @@ bool sim_calendar_remove(sim_calendar *cal, sim_event *ev)
     return true;
 }
 
-void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
+void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
 {
     if (ev->slot == SIM_EVENT_IDLE) {
         sim_calendar_insert(cal, ev, t_ns);
@@ -111,7 +111,7 @@ void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
     }
     uint32_t i = ev->slot;
     g_assert(i < cal->len && cal->heap[i].ev == ev);
-    sim_calendar_entry e = { t_ns, cal->next_seq++, ev };
+    SimCalendarEntry e = { t_ns, cal->next_seq++, ev };
     ev->time = t_ns;
     /* The new key is later than the old one unless the time went down. */
     if (i > 0 && key_less(&e, &cal->heap[(i - 1) / ARITY]))
@@ -120,11 +120,11 @@ void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
         sift_down(cal, i, e);
 }
 
-sim_event *sim_calendar_pop(sim_calendar *cal)
+SimEvent *sim_calendar_pop(SimCalendar *cal)
 {
     if (cal->len == 0)
         return NULL;
-    sim_event *ev = cal->heap[0].ev;
+    SimEvent *ev = cal->heap[0].ev;
     remove_at(cal, 0);
     return ev;
 }

@@ -72,8 +72,8 @@ struct ref_flow_resource {
 };
 
 struct ref_flow_net {
-    sim_engine  *eng;
-    sim_event    ev;
+    SimEngine  *eng;
+    SimEvent    ev;
     bool         in_handler;
     GPtrArray   *resources;       /* owns ref_flow_resource */
     ref_flow   **flows;           /* active */
@@ -101,7 +101,7 @@ struct ref_flow_net {
     ref_flow_stats st;
 };
 
-static void on_event(sim_engine *eng, sim_event *ev, void *ctx);
+static void on_event(SimEngine *eng, SimEvent *ev, void *ctx);
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -528,7 +528,7 @@ static int batch_cmp(const void *a, const void *b)
     return fa->seq < fb->seq ? -1 : fa->seq > fb->seq;
 }
 
-static void on_event(sim_engine *eng, sim_event *ev, void *ctx)
+static void on_event(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     ref_flow_net *net = ctx;
     sim_time_ns now = sim_engine_now(eng);
@@ -582,7 +582,7 @@ static void resource_free(gpointer p)
     g_free(r);
 }
 
-ref_flow_net *ref_flow_net_new(sim_engine *eng)
+ref_flow_net *ref_flow_net_new(SimEngine *eng)
 {
     g_return_val_if_fail(eng != NULL, NULL);
     ref_flow_net *net = g_new0(ref_flow_net, 1);

@@ -66,7 +66,7 @@ static inline double ref_flow_stats_mean_slowdown(const ref_flow_stats *s)
 /* ---- net ---------------------------------------------------------------- */
 
 /** Creates an empty net bound to @eng (which must outlive it). */
-ref_flow_net *ref_flow_net_new(sim_engine *eng);
+ref_flow_net *ref_flow_net_new(SimEngine *eng);
 
 /** Frees the net, its resources and its flows (no callbacks are called) and
  *  cancels its event. */

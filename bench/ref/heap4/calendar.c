@@ -46,14 +46,14 @@ static inline key_t128 make_key(sim_time_ns t, uint64_t seq)
     return ((key_t128)((uint64_t)t ^ SIGN_BIT) << 64) | seq;
 }
 
-static inline void place(sim_calendar *cal, uint32_t i, key_t128 k, sim_event *ev)
+static inline void place(SimCalendar *cal, uint32_t i, key_t128 k, SimEvent *ev)
 {
     cal->key[i] = k;
     cal->ev[i] = ev;
     ev->slot = i;
 }
 
-static void sift_up(sim_calendar *cal, uint32_t i, key_t128 k, sim_event *ev)
+static void sift_up(SimCalendar *cal, uint32_t i, key_t128 k, SimEvent *ev)
 {
     while (i > 0) {
         uint32_t parent = (i - 1) / D;
@@ -100,7 +100,7 @@ static inline uint32_t min_child_full(const key_t128 *key, uint32_t c)
     return i0;
 }
 
-static void sift_down(sim_calendar *cal, uint32_t i, key_t128 k, sim_event *ev)
+static void sift_down(SimCalendar *cal, uint32_t i, key_t128 k, SimEvent *ev)
 {
     uint32_t n = cal->n;
     const key_t128 *key = cal->key;
@@ -132,51 +132,51 @@ static void sift_down(sim_calendar *cal, uint32_t i, key_t128 k, sim_event *ev)
     place(cal, i, k, ev);
 }
 
-void sim_calendar_init(sim_calendar *cal)
+void sim_calendar_init(SimCalendar *cal)
 {
     memset(cal, 0, sizeof *cal);
 }
 
-void sim_calendar_clear(sim_calendar *cal)
+void sim_calendar_clear(SimCalendar *cal)
 {
     free(cal->key_mem);
     g_free(cal->ev);
     sim_calendar_init(cal);
 }
 
-static void grow(sim_calendar *cal)
+static void grow(SimCalendar *cal)
 {
     g_assert(cal->cap < SIM_EVENT_IDLE / 4);
     uint32_t cap = cal->cap ? cal->cap * 2 : 64;
     void *mem = NULL;
     /* D-1 spare nodes in front so that key[D*i+1] is 64-byte aligned */
     if (posix_memalign(&mem, 64, (cap + D - 1) * sizeof(key_t128)) != 0)
-        g_error("sim_calendar: out of memory for %u events", cap);
+        g_error("SimCalendar: out of memory for %u events", cap);
     key_t128 *key = (key_t128 *)mem + (D - 1);
     if (cal->n)
         memcpy(key, cal->key, cal->n * sizeof *key);
     free(cal->key_mem);
     cal->key_mem = mem;
     cal->key = key;
-    cal->ev = g_renew(sim_event *, cal->ev, cap);
+    cal->ev = g_renew(SimEvent *, cal->ev, cap);
     cal->cap = cap;
 }
 
 /* Removes node i (not the hole) and restores the heap. */
-static void remove_at(sim_calendar *cal, uint32_t i)
+static void remove_at(SimCalendar *cal, uint32_t i)
 {
     uint32_t last = --cal->n;
     if (i == last)
         return;
     key_t128 k = cal->key[last];
-    sim_event *ev = cal->ev[last];
+    SimEvent *ev = cal->ev[last];
     if (i > 0 && k < cal->key[(i - 1) / D])
         sift_up(cal, i, k, ev);
     else
         sift_down(cal, i, k, ev);
 }
 
-void sim_calendar_settle_(sim_calendar *cal)
+void sim_calendar_settle_(SimCalendar *cal)
 {
     if (!cal->hole)
         return;
@@ -184,7 +184,7 @@ void sim_calendar_settle_(sim_calendar *cal)
     remove_at(cal, 0);
 }
 
-void sim_calendar_insert(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
+void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
 {
     g_assert(ev->slot == SIM_EVENT_IDLE);
     ev->time = t_ns;
@@ -199,7 +199,7 @@ void sim_calendar_insert(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
     sift_up(cal, cal->n++, k, ev);
 }
 
-bool sim_calendar_remove(sim_calendar *cal, sim_event *ev)
+bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev)
 {
     if (ev->slot == SIM_EVENT_IDLE)
         return false;
@@ -210,7 +210,7 @@ bool sim_calendar_remove(sim_calendar *cal, sim_event *ev)
     return true;
 }
 
-void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
+void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
 {
     if (ev->slot == SIM_EVENT_IDLE) {
         sim_calendar_insert(cal, ev, t_ns);
@@ -228,12 +228,12 @@ void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns)
         sift_down(cal, i, k, ev);
 }
 
-sim_event *sim_calendar_pop(sim_calendar *cal)
+SimEvent *sim_calendar_pop(SimCalendar *cal)
 {
     sim_calendar_settle_(cal);
     if (cal->n == 0)
         return NULL;
-    sim_event *ev = cal->ev[0];
+    SimEvent *ev = cal->ev[0];
     ev->slot = SIM_EVENT_IDLE;
     if (cal->n == 1)
         cal->n = 0;

@@ -1,7 +1,7 @@
 /* bench/ref/heap4/sim/calendar.h — header of the 4-ary heap calendar (sim/calendar.h before the radix wheel), bench reference only.
  *
  * An implicit 4-ary min-heap of (time, sequence) keys.  Events are intrusive:
- * the caller owns the sim_event (usually embedded in a longer-lived object or
+ * the caller owns the SimEvent (usually embedded in a longer-lived object or
  * taken from the engine's free list); the heap keeps a copy of each event's
  * key in one array and the event pointer in a parallel one, so comparisons
  * never chase a pointer.  Each event remembers its heap slot, which makes
@@ -38,20 +38,20 @@
 #include <stdint.h>
 #include "sim/time.h"
 
-typedef struct sim_event  sim_event;
-typedef struct sim_engine sim_engine;
+typedef struct SimEvent  SimEvent;
+typedef struct SimEngine SimEngine;
 
 /** Heap slot value of an event that is not scheduled. */
 #define SIM_EVENT_IDLE UINT32_MAX
 
 /** An event handler: runs at ev->time with the engine clock set to it.
  *  It may reschedule @ev itself (periodic events) or schedule others. */
-typedef void (*sim_event_fn)(sim_engine *eng, sim_event *ev, void *ctx);
+typedef void (*sim_event_fn)(SimEngine *eng, SimEvent *ev, void *ctx);
 
 /** An event.  Owned by the caller (embed it in a long-lived object) or taken
  *  from the engine pool with sim_engine_post().  Initialise with
  *  sim_event_init() before first use. */
-struct sim_event {
+struct SimEvent {
     sim_time_ns  time;    /* when it fires; valid while pending */
     uint32_t     slot;    /* heap index, SIM_EVENT_IDLE when not pending */
     uint32_t     pooled;  /* 1: returned to the engine pool after it runs */
@@ -60,7 +60,7 @@ struct sim_event {
 };
 
 /** Prepares @ev to call @fn(engine, ev, @ctx) when it fires. */
-static inline void sim_event_init(sim_event *ev, sim_event_fn fn, void *ctx)
+static inline void sim_event_init(SimEvent *ev, sim_event_fn fn, void *ctx)
 {
     ev->time = 0;
     ev->slot = SIM_EVENT_IDLE;
@@ -70,7 +70,7 @@ static inline void sim_event_init(sim_event *ev, sim_event_fn fn, void *ctx)
 }
 
 /** True while @ev is in a calendar. */
-static inline bool sim_event_pending(const sim_event *ev) { return ev->slot != SIM_EVENT_IDLE; }
+static inline bool sim_event_pending(const SimEvent *ev) { return ev->slot != SIM_EVENT_IDLE; }
 
 /* Internal: a heap key, (time, sequence) packed into one unsigned 128-bit
  * integer whose order is the event order: the time with its sign bit flipped
@@ -81,46 +81,46 @@ __extension__ typedef unsigned __int128 sim_calendar_key;
  *  are internal: use the functions below. */
 typedef struct {
     sim_calendar_key *key;      /* key[i]: key of heap node i; key[0] is the earliest */
-    sim_event       **ev;       /* ev[i]: the event of heap node i */
+    SimEvent       **ev;       /* ev[i]: the event of heap node i */
     void             *key_mem;  /* allocation behind key (aligned, see calendar.c) */
     uint32_t          n;        /* heap nodes in use, the hole included */
     uint32_t          cap;
     uint32_t          hole;     /* 1: node 0 was popped and not refilled yet */
     uint64_t          next_seq;
-} sim_calendar;
+} SimCalendar;
 
 /** Initialises an empty calendar. */
-void sim_calendar_init(sim_calendar *cal);
+void sim_calendar_init(SimCalendar *cal);
 
 /** Frees the heap arrays without touching the events (their owners may be
  *  gone already); events still pending then must not be scheduled again. */
-void sim_calendar_clear(sim_calendar *cal);
+void sim_calendar_clear(SimCalendar *cal);
 
 /** Number of pending events. */
-static inline uint32_t sim_calendar_len(const sim_calendar *cal) { return cal->n - cal->hole; }
+static inline uint32_t sim_calendar_len(const SimCalendar *cal) { return cal->n - cal->hole; }
 
 /* Internal: refills the hole left by sim_calendar_pop(). */
-void sim_calendar_settle_(sim_calendar *cal);
+void sim_calendar_settle_(SimCalendar *cal);
 
 /** Time of the earliest pending event, or SIM_TIME_NEVER when empty. */
-static inline sim_time_ns sim_calendar_peek_time(const sim_calendar *cal)
+static inline sim_time_ns sim_calendar_peek_time(const SimCalendar *cal)
 {
     if (cal->hole)      /* logically const: the pending set does not change */
-        sim_calendar_settle_((sim_calendar *)cal);
+        sim_calendar_settle_((SimCalendar *)cal);
     return cal->n ? (sim_time_ns)((uint64_t)(cal->key[0] >> 64) ^ (UINT64_C(1) << 63)) : SIM_TIME_NEVER;
 }
 
 /** Schedules @ev (which must not be pending) at absolute time @t_ns. O(log n). */
-void sim_calendar_insert(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns);
+void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns);
 
 /** Removes a pending @ev; returns false (and does nothing) if it is not pending. O(log n). */
-bool sim_calendar_remove(sim_calendar *cal, sim_event *ev);
+bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev);
 
 /** Moves @ev to @t_ns, scheduling it if idle.  It takes a new sequence number,
  *  so it runs after events already scheduled for the same time. O(log n). */
-void sim_calendar_move(sim_calendar *cal, sim_event *ev, sim_time_ns t_ns);
+void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns);
 
 /** Removes and returns the earliest event, or NULL when empty. O(log n). */
-sim_event *sim_calendar_pop(sim_calendar *cal);
+SimEvent *sim_calendar_pop(SimCalendar *cal);
 
 #endif /* SIM_CALENDAR_H */
