@@ -140,9 +140,9 @@ END_TEST
 
 /* serve and load: a bad option value names the option, the value and the allowed range;
  * a stray argument is a usage error. Every row fails before anything binds or connects. */
-typedef struct { const char *args[10]; const char *message[3]; } bad_option;
+typedef struct { const char *args[10]; const char *message[3]; } BadOption;
 
-static const bad_option bad_options[] = {
+static const BadOption bad_options[] = {
     { { "serve", "--root", "tests", "extra", NULL }, { "unexpected argument 'extra'" } },
     { { "serve", "--root", "tests", "--port", "70000", NULL }, { "--port '70000'", "out of range", "0..65535" } },
     { { "serve", "--root", "tests", "-p", "x1", NULL }, { "--port 'x1'", "not an integer", "0..65535" } },
@@ -165,7 +165,7 @@ static const bad_option bad_options[] = {
 START_TEST(test_bad_options)
 {
     g_autofree char *out = NULL, *err = NULL;
-    const bad_option *b = &bad_options[_i];
+    const BadOption *b = &bad_options[_i];
     int rc = run_ocasim(b->args, &out, &err);
     ck_assert_msg(rc == 2, "%s row %d: exit %d, stderr: %s", b->args[0], _i, rc, err);
     for (int k = 0; k < 3 && b->message[k]; k++)
