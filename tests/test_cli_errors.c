@@ -17,9 +17,9 @@ typedef struct {
     int line, col;
     const char *path;      /* key path printed after the position ("" at the root) */
     const char *message;   /* a substring of the message */
-} bad_case;
+} BadCase;
 
-static const bad_case cases[] = {
+static const BadCase cases[] = {
     { "unknown-top-key.yaml",        2, 1,  "duraton",                        "did you mean 'duration'" },
     { "unknown-station-key.yaml",    9, 5,  "stations[0].servres",            "did you mean 'servers'" },
     { "duplicate-key.yaml",          3, 1,  "duration",                       "duplicate key" },
@@ -69,7 +69,7 @@ static int run_ocasim(const char *const *args, char **out, char **err)
 
 START_TEST(test_bad_scenario)
 {
-    const bad_case *c = &cases[_i];
+    const BadCase *c = &cases[_i];
     g_autofree char *file = g_strdup_printf("tests/data/bad/%s", c->file);
     g_autofree char *out = NULL, *err = NULL;
     const char *args[] = { "check", file, NULL };
@@ -112,9 +112,9 @@ START_TEST(test_usage_errors)
 END_TEST
 
 /* Inputs that once hung, crashed or were silently accepted: each must be exit 2 with its reason. */
-typedef struct { const char *args[10]; const char *message; } bad_run;
+typedef struct { const char *args[10]; const char *message; } BadRun;
 
-static const bad_run bad_runs[] = {
+static const BadRun bad_runs[] = {
     { { "check", "/dev/zero", NULL }, "not a regular file" },
     { { "check", "scenarios", NULL }, "not a regular file" },
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--seed", "-1", NULL }, "seed" },
