@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "validate/client.h"
 #include "validate/loadgen.h"
 #include "validate/util.h"
@@ -27,30 +28,37 @@ static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last) {
 int cmd_load(int argc, char **argv) {
   g_autofree char *host = NULL, *root = NULL, *range = NULL, *ver_s = NULL, *cipher_s = NULL;
   g_auto(GStrv) paths = NULL;
-  int port = 8443, conns = 16, threads = 1, requests = 0;
+  g_autofree char *port_s = NULL, *conns_s = NULL, *threads_s = NULL, *requests_s = NULL, *duration_s = NULL,
+                  *timeout_s = NULL;
+  int port = 8443, conns = 16, threads = 1, requests = 0; /* requests 0: run for the duration */
   double duration = 10, timeout = 10;
   gboolean plain = FALSE, close_each = FALSE;
   GOptionEntry entries[] = {
       {"host", 'H', 0, G_OPTION_ARG_STRING, &host, "Server IPv4 address (default 127.0.0.1)", "ADDR"},
-      {"port", 'p', 0, G_OPTION_ARG_INT, &port, "Server port (default 8443)", "N"},
+      {"port", 'p', 0, G_OPTION_ARG_STRING, &port_s, "Server port 1..65535 (default 8443)", "N"},
       {"plain", 0, 0, G_OPTION_ARG_NONE, &plain, "Plain HTTP (the server's sendfile mode)", NULL},
       {"tls-version", 0, 0, G_OPTION_ARG_STRING, &ver_s, "1.2, 1.3 or any (default any)", "V"},
       {"cipher", 0, 0, G_OPTION_ARG_STRING, &cipher_s, "aes-128-gcm, aes-256-gcm, chacha20-poly1305 or any", "C"},
       {"path", 'P', 0, G_OPTION_ARG_STRING_ARRAY, &paths, "Request path (repeatable)", "PATH"},
       {"range", 0, 0, G_OPTION_ARG_STRING, &range, "Byte range FIRST-LAST of every request", "A-B"},
       {"root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Local copy of the served directory: check SHA-256", "DIR"},
-      {"connections", 'c', 0, G_OPTION_ARG_INT, &conns, "Concurrent connections (default 16)", "N"},
-      {"threads", 't', 0, G_OPTION_ARG_INT, &threads, "Client threads (default 1)", "N"},
-      {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &duration, "Run time, s (default 10)", "S"},
-      {"requests", 'n', 0, G_OPTION_ARG_INT, &requests, "Requests per connection instead of a duration", "N"},
+      {"connections", 'c', 0, G_OPTION_ARG_STRING, &conns_s, "Concurrent connections 1..1000000 (default 16)", "N"},
+      {"threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Client threads 1..1024 (default 1)", "N"},
+      {"duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, "Run time, s, > 0 (default 10)", "S"},
+      {"requests", 'n', 0, G_OPTION_ARG_STRING, &requests_s,
+       "Requests per connection, >= 1, instead of a duration (default: run for --duration)", "N"},
       {"close", 0, 0, G_OPTION_ARG_NONE, &close_each, "New connection per request", NULL},
-      {"timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Stall timeout per connection, s (default 10)", "S"},
+      {"timeout", 0, 0, G_OPTION_ARG_STRING, &timeout_s, "Stall timeout per connection, s, > 0 (default 10)", "S"},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("- fetch files over many HTTPS connections and check them");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_autoptr(GError) err = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (argc > 1) {
+    fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[1]);
     return OCASIM_EXIT_BADINPUT;
   }
   ValTlsVersion ver = VAL_TLS_ANY;
@@ -60,10 +68,28 @@ int cmd_load(int argc, char **argv) {
     fprintf(stderr, "%s: at least one --path is required\n", argv[0]);
     return OCASIM_EXIT_BADINPUT;
   }
-  if ((ver_s && !val_tls_version_parse(ver_s, &ver)) || (cipher_s && !val_cipher_parse(cipher_s, &cipher)) ||
-      (range && !parse_range(range, &rf, &rl)) || port <= 0 || port > 65535 || conns < 1 || threads < 1 ||
-      duration <= 0 || requests < 0 || timeout <= 0) {
-    fprintf(stderr, "%s: bad option value (see --help)\n", argv[0]);
+  if (ver_s && !val_tls_version_parse(ver_s, &ver)) {
+    fprintf(stderr, "%s: --tls-version '%s': expected 1.2, 1.3 or any\n", argv[0], ver_s);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (cipher_s && !val_cipher_parse(cipher_s, &cipher)) {
+    fprintf(stderr, "%s: --cipher '%s': expected aes-128-gcm, aes-256-gcm, chacha20-poly1305 or any\n", argv[0],
+            cipher_s);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (range && !parse_range(range, &rf, &rl)) {
+    fprintf(stderr, "%s: --range '%s': expected FIRST-LAST, byte offsets with FIRST <= LAST\n", argv[0], range);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  /* --requests 0 would mean "no count" (the duration mode), never zero requests: not accepted */
+  if (!cli_int_option("--port", port_s, 1, 65535, NULL, &port, &err) ||
+      !cli_int_option("--connections", conns_s, 1, 1000000, NULL, &conns, &err) ||
+      !cli_int_option("--threads", threads_s, 1, 1024, NULL, &threads, &err) ||
+      !cli_int_option("--requests", requests_s, 1, G_MAXINT, "without --requests the load runs for --duration",
+                      &requests, &err) ||
+      !cli_seconds_option("--duration", duration_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &duration, &err) ||
+      !cli_seconds_option("--timeout", timeout_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &timeout, &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
   signal(SIGPIPE, SIG_IGN);

@@ -7,33 +7,41 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "validate/server.h"
 #include "validate/util.h"
 
 int cmd_serve(int argc, char **argv) {
   g_autofree char *root = NULL, *bind = NULL, *mode_s = NULL, *cert = NULL, *key = NULL;
+  g_autofree char *port_s = NULL, *threads_s = NULL, *duration_s = NULL, *idle_s = NULL;
   int port = 8443, threads = 1;
   gboolean no_pin = FALSE;
-  double duration = 0, idle = 30;
+  double duration = 0, idle = 30; /* duration 0: until SIGINT/SIGTERM */
   GOptionEntry entries[] = {
       {"root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Directory to serve (required)", "DIR"},
-      {"port", 'p', 0, G_OPTION_ARG_INT, &port, "TCP port (default 8443; 0: any)", "N"},
+      {"port", 'p', 0, G_OPTION_ARG_STRING, &port_s, "TCP port 0..65535 (default 8443; 0: any free port)", "N"},
       {"bind", 'b', 0, G_OPTION_ARG_STRING, &bind, "IPv4 address to bind (default 127.0.0.1)", "ADDR"},
       {"mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "sendfile_ktls (default), userspace or sendfile (plain HTTP)",
        "MODE"},
-      {"threads", 't', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default 1)", "N"},
+      {"threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Worker threads 1..1024 (default 1)", "N"},
       {"no-pin", 0, 0, G_OPTION_ARG_NONE, &no_pin, "Do not pin workers to CPUs", NULL},
       {"cert", 'c', 0, G_OPTION_ARG_FILENAME, &cert, "Certificate chain, PEM (default: self-signed, generated)",
        "FILE"},
       {"key", 'k', 0, G_OPTION_ARG_FILENAME, &key, "Private key, PEM (default: in --cert)", "FILE"},
-      {"idle-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &idle, "Close connections idle this long, s (default 30)", "S"},
-      {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &duration, "Stop after S seconds (default: at SIGINT/SIGTERM)", "S"},
+      {"idle-timeout", 0, 0, G_OPTION_ARG_STRING, &idle_s, "Close connections idle this long, s, > 0 (default 30)",
+       "S"},
+      {"duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s,
+       "Stop after S seconds, 0..1000000; 0 (the default): run until SIGINT/SIGTERM", "S"},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("- serve files over HTTPS (or HTTP) from one directory");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_autoptr(GError) err = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (argc > 1) {
+    fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[1]);
     return OCASIM_EXIT_BADINPUT;
   }
   ValServerMode mode = VAL_MODE_SENDFILE_KTLS;
@@ -45,8 +53,12 @@ int cmd_serve(int argc, char **argv) {
     fprintf(stderr, "%s: --mode: expected sendfile_ktls, userspace or sendfile, got '%s'\n", argv[0], mode_s);
     return OCASIM_EXIT_BADINPUT;
   }
-  if (port < 0 || port > 65535 || threads < 1 || threads > 1024 || duration < 0 || idle <= 0) {
-    fprintf(stderr, "%s: --port 0..65535, --threads 1..1024, --duration >= 0, --idle-timeout > 0\n", argv[0]);
+  if (!cli_int_option("--port", port_s, 0, 65535, NULL, &port, &err) ||
+      !cli_int_option("--threads", threads_s, 1, 1024, NULL, &threads, &err) ||
+      !cli_seconds_option("--idle-timeout", idle_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &idle, &err) ||
+      !cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: until interrupted", &duration,
+                          &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
   /* SIGPIPE must never kill the server; SIGINT/SIGTERM are taken with sigwait */
@@ -65,9 +77,10 @@ int cmd_serve(int argc, char **argv) {
                ? OCASIM_EXIT_BADINPUT
                : OCASIM_EXIT_FAILURE;
   }
-  printf("serving %s on %s://%s:%d/ (mode %s, %d worker%s%s)\n", root, val_server_mode_is_tls(mode) ? "https" : "http",
-         bind ? bind : "127.0.0.1", val_server_port(s), val_server_mode_name(mode), threads, threads > 1 ? "s" : "",
-         no_pin ? "" : ", pinned");
+  g_autofree char *until = duration > 0 ? g_strdup_printf("for %g s", duration) : g_strdup("until SIGINT/SIGTERM");
+  printf("serving %s on %s://%s:%d/ (mode %s, %d worker%s%s) %s\n", root,
+         val_server_mode_is_tls(mode) ? "https" : "http", bind ? bind : "127.0.0.1", val_server_port(s),
+         val_server_mode_name(mode), threads, threads > 1 ? "s" : "", no_pin ? "" : ", pinned", until);
   fflush(stdout);
   if (duration > 0) {
     struct timespec ts = {.tv_sec = (time_t)duration, .tv_nsec = (long)((duration - (time_t)duration) * 1e9)};

@@ -12,8 +12,11 @@
  */
 #include "sim/conf.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "sim/conf_private.h"
 
 #include <string.h>
@@ -60,6 +63,8 @@ sim_conf_node_free_(SimConfNode *n)
     g_ptr_array_free(n->children, TRUE);
   }
   g_ref_string_release(n->file);
+  if (n->from)
+    g_ref_string_release(n->from);
   g_free(n->text);
   g_free(n->key);
   g_free(n);
@@ -70,6 +75,7 @@ static SimConfNode *
 node_copy(const SimConfNode *src, gsize *count)
 {
   SimConfNode *n = node_new(src->kind, src->file, src->line, src->col);
+  n->from = src->from ? g_ref_string_acquire(src->from) : NULL;
   if (count)
     (*count)++;
   n->text = g_strdup(src->text);
@@ -94,6 +100,9 @@ node_mark(SimConfNode *n, GRefString *file)
 {
   g_ref_string_release(n->file);
   n->file = g_ref_string_acquire(file);
+  if (n->from)
+    g_ref_string_release(n->from);
+  n->from = NULL;
   n->line = n->col = n->key_line = n->key_col = 0;
   if (n->children)
     for (guint i = 0; i < n->children->len; i++)
@@ -263,6 +272,17 @@ sim_conf_error_at_(GError **error, SimConfErrorCode code, const char *file, int 
   g_string_free(s, TRUE);
 }
 
+/* Appends " (included from FROM)" to the message of *@error (set) when @from is given. */
+static void
+append_from(GError **error, const char *from)
+{
+  if (!from || !error || !*error)
+    return;
+  char *m = g_strdup_printf("%s (included from %s)", (*error)->message, from);
+  g_free((*error)->message);
+  (*error)->message = m;
+}
+
 void
 sim_conf_set_error(GError **error, const SimConfNode *node, SimConfErrorCode code, const char *fmt, ...)
 {
@@ -276,6 +296,7 @@ sim_conf_set_error(GError **error, const SimConfNode *node, SimConfErrorCode cod
   }
   g_autofree char *path = sim_conf_node_path(node);
   sim_conf_error_at_(error, code, node->file, node->line, node->col, path, msg);
+  append_from(error, node->from);
 }
 
 void
@@ -289,6 +310,7 @@ sim_conf_key_error_(GError **error, const SimConfNode *value, SimConfErrorCode c
   int line = value->key_line ? value->key_line : value->line;
   int col = value->key_line ? value->key_col : value->col;
   sim_conf_error_at_(error, code, value->file, line, col, path, msg);
+  append_from(error, value->from);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -348,7 +370,31 @@ typedef struct {
   GHashTable *anchors; /* anchor -> SimConfNode* (owned copies) */
   gsize n_nodes;
   int depth;
+  const char *text; /* the input (UTF-8), for positions of reader errors */
+  size_t len;
 } Loader;
+
+/* 1-based line and column (in characters, as libyaml counts them) of byte @offset of the
+ * input: libyaml gives reader errors (invalid UTF-8, control characters) as a byte offset
+ * only. Line breaks are LF, CR LF and lone CR. */
+static void
+offset_position(const Loader *L, size_t offset, int *line, int *col)
+{
+  if (offset > L->len)
+    offset = L->len;
+  int ln = 1, c = 1;
+  for (size_t i = 0; i < offset; i++) {
+    unsigned char b = (unsigned char)L->text[i];
+    if (b == '\n' || (b == '\r' && (i + 1 >= L->len || L->text[i + 1] != '\n'))) {
+      ln++;
+      c = 1;
+    } else if (b != '\r' && (b & 0xC0) != 0x80) {
+      c++; /* count characters: every byte but UTF-8 continuation bytes */
+    }
+  }
+  *line = ln;
+  *col = c;
+}
 
 static void
 syntax_error(Loader *L, GError **error)
@@ -361,9 +407,11 @@ syntax_error(Loader *L, GError **error)
                           p->context, p->context_mark.line + 1);
   else
     msg = g_strdup_printf("YAML syntax error: %s", p->problem ? p->problem : "error");
-  if (p->error == YAML_READER_ERROR)
-    sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, 0, 0, NULL, msg);
-  else
+  if (p->error == YAML_READER_ERROR) {
+    int line, col;
+    offset_position(L, p->problem_offset, &line, &col);
+    sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, msg);
+  } else
     sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)m->line + 1, (int)m->column + 1,
                        NULL, msg);
 }
@@ -584,7 +632,9 @@ load_string(const char *text, const char *name, gboolean null_as_map, GError **e
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: cannot initialise the YAML parser", name);
     return NULL;
   }
-  yaml_parser_set_input_string(&L.parser, (const unsigned char *)text, strlen(text));
+  L.text = text;
+  L.len = strlen(text);
+  yaml_parser_set_input_string(&L.parser, (const unsigned char *)text, L.len);
   yaml_parser_set_encoding(&L.parser, YAML_UTF8_ENCODING);
   L.file = g_ref_string_new(name);
   L.anchors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)sim_conf_node_free_);
@@ -611,31 +661,60 @@ SimConfDoc *
 sim_conf_load_file(const char *path, GError **error)
 {
   g_return_val_if_fail(path != NULL, NULL);
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  GError *e = NULL;
-  /* Only regular files of sane size: a device such as /dev/zero or a FIFO
-   * would be read forever, a directory gives a confusing message. */
-  GStatBuf st;
-  if (g_stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+  /* Plain messages ("FILE: cannot open: No such file or directory"), one stat of the open
+   * file, and only regular files of sane size: a device such as /dev/zero would be read
+   * forever, a directory gives a confusing message. O_NONBLOCK: opening a FIFO must not
+   * wait for a writer; it has no effect on regular files. */
+  int fd = g_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+  if (fd < 0) {
+    int errsv = errno;
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: cannot open: %s", path, g_strerror(errsv));
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: not a regular file", path);
     return NULL;
   }
-  if (g_stat(path, &st) == 0 && st.st_size > SIM_CONF_MAX_FILE_BYTES) {
+  if (st.st_size > SIM_CONF_MAX_FILE_BYTES) {
+    close(fd);
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: %lld bytes is too large for a scenario (at most %d MiB)",
                 path, (long long)st.st_size, SIM_CONF_MAX_FILE_BYTES >> 20);
     return NULL;
   }
-  if (!g_file_get_contents(path, &text, &len, &e)) {
-    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: %s", path, e->message);
-    g_error_free(e);
-    return NULL;
+  GString *text = g_string_sized_new((gsize)st.st_size + 1);
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int errsv = errno;
+      close(fd);
+      g_string_free(text, TRUE);
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: cannot read: %s", path, g_strerror(errsv));
+      return NULL;
+    }
+    if (n == 0)
+      break;
+    g_string_append_len(text, buf, n);
+    if (text->len > SIM_CONF_MAX_FILE_BYTES) {
+      close(fd);
+      g_string_free(text, TRUE);
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: too large for a scenario (at most %d MiB)", path,
+                  SIM_CONF_MAX_FILE_BYTES >> 20);
+      return NULL;
+    }
   }
-  if (strlen(text) != len) {
+  close(fd);
+  gsize len = text->len;
+  g_autofree char *contents = g_string_free(text, FALSE);
+  if (strlen(contents) != len) {
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_SYNTAX, "%s: file contains a NUL byte", path);
     return NULL;
   }
-  return sim_conf_load_string(text, path, error);
+  return sim_conf_load_string(contents, path, error);
 }
 
 void
@@ -864,6 +943,9 @@ overlay_map(SimConfNode *base, const SimConfNode *top)
   /* The merged map takes the position of the overriding one (the file the user edits). */
   g_ref_string_release(base->file);
   base->file = g_ref_string_acquire(top->file);
+  if (base->from)
+    g_ref_string_release(base->from);
+  base->from = top->from ? g_ref_string_acquire(top->from) : NULL;
   base->line = top->line;
   base->col = top->col;
   for (guint i = 0; i < top->children->len; i++) {
@@ -898,12 +980,47 @@ sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConfNode *top
   return TRUE;
 }
 
-static SimConfDoc *
-load_include(const char *path, const char *key, GPtrArray *chain, GError **error)
+/* Sets n->from to @from on every node of the subtree that has none yet (nodes of deeper
+ * includes already carry their longer chain). */
+static void
+mark_from(SimConfNode *n, GRefString *from)
 {
-  SimConfDoc *doc = sim_conf_load_file(path, error);
-  if (!doc)
+  if (!n->from)
+    n->from = g_ref_string_acquire(from);
+  if (n->children)
+    for (guint i = 0; i < n->children->len; i++)
+      mark_from(g_ptr_array_index(n->children, i), from);
+}
+
+/* Loads @path and, recursively, the file its @key names, overlaid. @site is the node that
+ * named @path (NULL for the top file). The nodes of an included file remember where it was
+ * included, so that every error in it, here or when binding, ends in
+ * " (included from FILE:LINE:COL[, included from ...])". A file that cannot be read is
+ * reported at the site that names it. */
+static SimConfDoc *
+load_include(const char *path, const char *key, GPtrArray *chain, const SimConfNode *site, GError **error)
+{
+  g_autofree char *from = NULL; /* where @path was included */
+  if (site)
+    from = site->from ? g_strdup_printf("%s:%d:%d, included from %s", site->file, site->line, site->col, site->from)
+                      : g_strdup_printf("%s:%d:%d", site->file, site->line, site->col);
+  GError *e = NULL;
+  SimConfDoc *doc = sim_conf_load_file(path, &e);
+  if (!doc) {
+    if (site && e->code == SIM_CONF_ERROR_IO) {
+      sim_conf_set_error(error, site, SIM_CONF_ERROR_IO, "%s", e->message);
+      g_clear_error(&e);
+    } else {
+      append_from(&e, from);
+      g_propagate_error(error, e);
+    }
     return NULL;
+  }
+  if (from) {
+    GRefString *ref = g_ref_string_new(from);
+    mark_from(doc->root, ref);
+    g_ref_string_release(ref);
+  }
   SimConfNode *inc = sim_conf_node_get(doc->root, key);
   if (!inc)
     return doc;
@@ -926,15 +1043,9 @@ load_include(const char *path, const char *key, GPtrArray *chain, GError **error
     return NULL;
   }
   g_ptr_array_add(chain, g_steal_pointer(&canon));
-  GError *e = NULL;
-  SimConfDoc *base = load_include(ipath, key, chain, &e);
+  SimConfDoc *base = load_include(ipath, key, chain, inc, error);
   g_free(g_ptr_array_steal_index(chain, chain->len - 1));
   if (!base) {
-    if (e->code == SIM_CONF_ERROR_IO)
-      sim_conf_set_error(error, inc, SIM_CONF_ERROR_IO, "%s", e->message);
-    else
-      g_propagate_error(error, g_steal_pointer(&e));
-    g_clear_error(&e);
     sim_conf_doc_free(doc);
     return NULL;
   }
@@ -955,7 +1066,7 @@ sim_conf_load_with_include(const char *path, const char *include_key, GError **e
   g_return_val_if_fail(path != NULL && include_key != NULL, NULL);
   GPtrArray *chain = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(chain, g_canonicalize_filename(path, NULL));
-  SimConfDoc *doc = load_include(path, include_key, chain, error);
+  SimConfDoc *doc = load_include(path, include_key, chain, NULL, error);
   g_ptr_array_unref(chain);
   return doc;
 }

@@ -218,6 +218,14 @@ schema_number(const SimConfField *f, SimUnitKind unit, const char *what, const c
   return schema_error(error, f, what, text, e);
 }
 
+/* The bound @b of @f (schema text @text) for a message: in the field's unit when it has one
+ * ("100 %", "1 ns"), else as the schema writes it. */
+static char *
+bound_text(SimUnitKind unit, const char *text, double b)
+{
+  return unit == SIM_UNIT_NONE ? g_strdup(text) : sim_units_format(b, unit);
+}
+
 static gboolean
 check_range(const SimConfField *f, SimUnitKind unit, double v, const SimConfNode *node, GError **error)
 {
@@ -226,8 +234,9 @@ check_range(const SimConfField *f, SimUnitKind unit, double v, const SimConfNode
     if (!schema_number(f, unit, "min", f->min, &b, error))
       return FALSE;
     if (f->min_exclusive ? !(v > b) : !(v >= b)) {
+      g_autofree char *bt = bound_text(unit, f->min, b);
       sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range: must be %s %s",
-                         node->text, f->min_exclusive ? ">" : ">=", f->min);
+                         node->text, f->min_exclusive ? ">" : ">=", bt);
       return FALSE;
     }
   }
@@ -235,8 +244,9 @@ check_range(const SimConfField *f, SimUnitKind unit, double v, const SimConfNode
     if (!schema_number(f, unit, "max", f->max, &b, error))
       return FALSE;
     if (f->max_exclusive ? !(v < b) : !(v <= b)) {
+      g_autofree char *bt = bound_text(unit, f->max, b);
       sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range: must be %s %s",
-                         node->text, f->max_exclusive ? "<" : "<=", f->max);
+                         node->text, f->max_exclusive ? "<" : "<=", bt);
       return FALSE;
     }
   }

@@ -9,6 +9,8 @@
 struct SimConfNode {
   SimConfNodeKind kind;
   GRefString *file;       /* file the node was read from, "--set" for overrides */
+  GRefString *from;       /* where that file was included: "FILE:LINE:COL[, included from ...]"; NULL in the
+                             top file (set by sim_conf_load_with_include) */
   int line, col;          /* 1-based start; 0 = no position (override values) */
   SimConfNode *parent;    /* NULL at the root */
   char *key;              /* key in the parent map; NULL in a sequence or at the root */

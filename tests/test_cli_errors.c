@@ -8,16 +8,18 @@
 #include "tests/support/check_run.h"
 #include <glib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct {
     const char *file;      /* under tests/data/bad/ */
     int line, col;
     const char *path;      /* key path printed after the position ("" at the root) */
     const char *message;   /* a substring of the message */
-} bad_case;
+} BadCase;
 
-static const bad_case cases[] = {
+static const BadCase cases[] = {
     { "unknown-top-key.yaml",        2, 1,  "duraton",                        "did you mean 'duration'" },
     { "unknown-station-key.yaml",    9, 5,  "stations[0].servres",            "did you mean 'servers'" },
     { "duplicate-key.yaml",          3, 1,  "duration",                       "duplicate key" },
@@ -41,8 +43,9 @@ static const bad_case cases[] = {
     { "no-kind.yaml",                1, 1,  "",                               "missing 'kind'" },
     { "bad-kind.yaml",               1, 7,  "kind",                           "did you mean 'queueing_network'" },
     { "yaml-syntax.yaml",            6, 1,  "",                               "YAML syntax error" },
+    { "invalid-utf8.yaml",           3, 15, "",                               "invalid leading UTF-8 octet" },
     { "sources-not-list.yaml",       3, 10, "sources",                        "expected a list" },
-    { "negative-mean.yaml",          5, 45, "sources[0].interarrival.mean",   "out of range" },
+    { "negative-mean.yaml",          5, 45, "sources[0].interarrival.mean",   "out of range: must be >= 1 ns" },
     { "empty-stations.yaml",         7, 11, "stations",                       "needs at least 1" },
 };
 
@@ -66,7 +69,7 @@ static int run_ocasim(const char *const *args, char **out, char **err)
 
 START_TEST(test_bad_scenario)
 {
-    const bad_case *c = &cases[_i];
+    const BadCase *c = &cases[_i];
     g_autofree char *file = g_strdup_printf("tests/data/bad/%s", c->file);
     g_autofree char *out = NULL, *err = NULL;
     const char *args[] = { "check", file, NULL };
@@ -109,9 +112,9 @@ START_TEST(test_usage_errors)
 END_TEST
 
 /* Inputs that once hung, crashed or were silently accepted: each must be exit 2 with its reason. */
-typedef struct { const char *args[10]; const char *message; } bad_run;
+typedef struct { const char *args[10]; const char *message; } BadRun;
 
-static const bad_run bad_runs[] = {
+static const BadRun bad_runs[] = {
     { { "check", "/dev/zero", NULL }, "not a regular file" },
     { { "check", "scenarios", NULL }, "not a regular file" },
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--seed", "-1", NULL }, "seed" },
@@ -122,6 +125,8 @@ static const bad_run bad_runs[] = {
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.bitrates=[{rate: 5 Mb/s, share: 80 %}, {rate: 8 Mb/s, share: 80 %}]", NULL }, "add up to 160" },
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ns", "--warmup", "0 s", NULL }, "must exceed the warm-up" },
     { { "bound", "scenarios/mm1.yaml", NULL }, "needs an appliance scenario" },
+    /* range limits in the field's unit, not its base unit */
+    { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "cpu.cap=150 %", NULL }, "'150 %' is out of range: must be <= 100 %" },
 };
 
 START_TEST(test_bad_runs)
@@ -130,6 +135,119 @@ START_TEST(test_bad_runs)
     int rc = run_ocasim(bad_runs[_i].args, &out, &err);
     ck_assert_msg(rc == 2, "%s %s: exit %d, stderr: %s", bad_runs[_i].args[0], bad_runs[_i].args[1], rc, err);
     ck_assert_msg(strstr(err, bad_runs[_i].message), "expected '%s' in: %s", bad_runs[_i].message, err);
+}
+END_TEST
+
+/* serve and load: a bad option value names the option, the value and the allowed range;
+ * a stray argument is a usage error. Every row fails before anything binds or connects. */
+typedef struct { const char *args[10]; const char *message[3]; } BadOption;
+
+static const BadOption bad_options[] = {
+    { { "serve", "--root", "tests", "extra", NULL }, { "unexpected argument 'extra'" } },
+    { { "serve", "--root", "tests", "--port", "70000", NULL }, { "--port '70000'", "out of range", "0..65535" } },
+    { { "serve", "--root", "tests", "-p", "x1", NULL }, { "--port 'x1'", "not an integer", "0..65535" } },
+    { { "serve", "--root", "tests", "--threads", "0", NULL }, { "--threads '0'", "1..1024" } },
+    { { "serve", "--root", "tests", "--duration", "-1", NULL }, { "--duration '-1'", "0..1000000 s", "0: until interrupted" } },
+    { { "serve", "--root", "tests", "--duration", "nan", NULL }, { "--duration 'nan'", "not a number" } },
+    { { "serve", "--root", "tests", "--idle-timeout", "0", NULL }, { "--idle-timeout '0'", "> 0 s" } },
+    { { "load", "--path", "/f", "extra", NULL }, { "unexpected argument 'extra'" } },
+    { { "load", "--path", "/f", "-n", "0", NULL }, { "--requests '0'", ">= 1", "runs for --duration" } },
+    { { "load", "--path", "/f", "--requests", "-3", NULL }, { "--requests '-3'", ">= 1" } },
+    { { "load", "--path", "/f", "--connections", "0", NULL }, { "--connections '0'", "1..1000000" } },
+    { { "load", "--path", "/f", "--port", "0", NULL }, { "--port '0'", "1..65535" } },
+    { { "load", "--path", "/f", "--threads", "2000", NULL }, { "--threads '2000'", "1..1024" } },
+    { { "load", "--path", "/f", "--duration", "0", NULL }, { "--duration '0'", "> 0 s" } },
+    { { "load", "--path", "/f", "--timeout", "1e300", NULL }, { "--timeout '1e300'", "<= 1000000 s" } },
+    { { "load", "--path", "/f", "--tls-version", "1.1", NULL }, { "--tls-version '1.1'", "1.2, 1.3 or any" } },
+    { { "load", "--path", "/f", "--range", "9-3", NULL }, { "--range '9-3'", "FIRST-LAST" } },
+};
+
+START_TEST(test_bad_options)
+{
+    g_autofree char *out = NULL, *err = NULL;
+    const BadOption *b = &bad_options[_i];
+    int rc = run_ocasim(b->args, &out, &err);
+    ck_assert_msg(rc == 2, "%s row %d: exit %d, stderr: %s", b->args[0], _i, rc, err);
+    for (int k = 0; k < 3 && b->message[k]; k++)
+        ck_assert_msg(strstr(err, b->message[k]), "expected '%s' in: %s", b->message[k], err);
+    ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "message is not one line: %s", err);
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
+/* Reads one line of @fd within @timeout_s (bounded); NULL on timeout or EOF. */
+static char *read_line_bounded(int fd, double timeout_s)
+{
+    GString *s = g_string_new(NULL);
+    gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
+    for (;;) {
+        gint64 left = end - g_get_monotonic_time();
+        if (left <= 0)
+            break;
+        GPollFD p = { fd, G_IO_IN, 0 };
+        if (g_poll(&p, 1, (int)(left / 1000) + 1) <= 0)
+            continue;
+        char c;
+        if (read(fd, &c, 1) != 1)
+            break;
+        if (c == '\n')
+            return g_string_free(s, FALSE);
+        g_string_append_c(s, c);
+    }
+    g_string_free(s, TRUE);
+    return NULL;
+}
+
+/* Waits (bounded) for @pid; returns its wait status, or -1 after killing it on timeout. */
+static int wait_bounded(GPid pid, double timeout_s)
+{
+    gint64 end = g_get_monotonic_time() + (gint64)(timeout_s * 1e6);
+    int status;
+    while (g_get_monotonic_time() < end) {
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return status;
+        g_usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+}
+
+/* serve --duration 0 (the default) serves until SIGTERM, as --help says; --duration S stops by itself. */
+START_TEST(test_serve_duration)
+{
+    const char *bin = g_getenv("OCASIM_BIN");
+    ck_assert(bin != NULL);
+    g_autofree char *out = NULL, *err = NULL;
+    const char *help[] = { "serve", "--help", NULL };
+    ck_assert_int_eq(run_ocasim(help, &out, &err), 0);
+    ck_assert_msg(strstr(out, "0 (the default): run until SIGINT/SIGTERM"), "%s", out);
+
+    for (int timed = 0; timed < 2; timed++) {
+        const char *argv[] = { bin, "serve", "--root", "tests", "--bind", "127.0.0.1", "--port", "0", "--mode",
+                               "sendfile", "--no-pin", "--duration", timed ? "0.2" : "0", NULL };
+        GPid pid;
+        int fd_out;
+        GError *e = NULL;
+        ck_assert_msg(g_spawn_async_with_pipes(NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid,
+                                               NULL, &fd_out, NULL, &e), "%s", e ? e->message : "");
+        g_autofree char *line = read_line_bounded(fd_out, 20);
+        ck_assert_msg(line && g_str_has_prefix(line, "serving tests on http://127.0.0.1:"), "first line: %s", line);
+        ck_assert_msg(strstr(line, timed ? "for 0.2 s" : "until SIGINT/SIGTERM"), "%s", line);
+        if (!timed) {
+            /* still serving well after what "0 s" would have meant */
+            g_usleep(300000);
+            ck_assert_int_eq(waitpid(pid, NULL, WNOHANG), 0);
+            kill(pid, SIGTERM);
+        }
+        int status = wait_bounded(pid, 20);
+        ck_assert_msg(status != -1, "serve did not stop");
+        ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        g_autofree char *last = read_line_bounded(fd_out, 5);
+        ck_assert_msg(last && g_str_has_prefix(last, "served 0 requests"), "last line: %s", last);
+        close(fd_out);
+        g_spawn_close_pid(pid);
+    }
 }
 END_TEST
 
@@ -157,6 +275,8 @@ int main(void)
     tcase_add_test(tc, test_bad_override);
     tcase_add_loop_test(tc, test_bad_runs, 0, G_N_ELEMENTS(bad_runs));
     tcase_add_test(tc, test_usage_errors);
+    tcase_add_loop_test(tc, test_bad_options, 0, G_N_ELEMENTS(bad_options));
+    tcase_add_test(tc, test_serve_duration);
     tcase_add_test(tc, test_run_is_deterministic_and_overridable);
     suite_add_tcase(s, tc);
     return test_run_suite(s);

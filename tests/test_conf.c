@@ -323,7 +323,7 @@ static const BadCase bad_cases[] = {
   {"link: 1 Gb/s\nstations:\n  - name: a\n    servers: 65\n", NULL, SIM_CONF_ERROR_RANGE, 4, 14,
    "stations[0].servers", "'65' is out of range: must be <= 64"},
   /* 12 exclusive minimum */
-  {"link: 0 Gb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be > 0"},
+  {"link: 0 Gb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be > 0 b/s"},
   /* 13 maximum in units */
   {"link: 2 Tb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be <= 1.6 Tb/s"},
   /* 14 bytes where bits are wanted */
@@ -531,19 +531,39 @@ START_TEST(test_include_errors)
   sim_conf_unbind(scen_schema, &s);
   ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/platforms/bad.yaml:3:7: link: '100 GB/s'"), "%s",
                 err->message);
+  /* ... and names the scenario line that included the platform, on the same line */
+  ck_assert_msg(g_str_has_suffix(err->message, " (included from tests/data/conf/scenario_badplat.yaml:1:11)"), "%s",
+                err->message);
+  ck_assert_ptr_null(strchr(err->message, '\n'));
+  g_clear_error(&err);
+
+  /* A syntax error (invalid UTF-8) in a platform: its position there, and the including line. */
+  ck_assert_ptr_null(sim_conf_load_with_include("tests/data/conf/scenario_badutf8_plat.yaml", "platform", &err));
+  ck_assert_int_eq(err->code, SIM_CONF_ERROR_SYNTAX);
+  ck_assert_str_eq(err->message, "tests/data/conf/platforms/bad_utf8.yaml:3:17: YAML syntax error: invalid leading "
+                                 "UTF-8 octet (included from tests/data/conf/scenario_badutf8_plat.yaml:2:11)");
+  g_clear_error(&err);
+
+  /* A platform that includes a missing file: reported at its line, then where it was included. */
+  ck_assert_ptr_null(sim_conf_load_with_include("tests/data/conf/scenario_nested_missing.yaml", "platform", &err));
+  ck_assert_int_eq(err->code, SIM_CONF_ERROR_IO);
+  ck_assert_str_eq(err->message, "tests/data/conf/platforms/nested_missing.yaml:2:11: platform: "
+                                 "tests/data/conf/platforms/nope.yaml: cannot open: No such file or directory "
+                                 "(included from tests/data/conf/scenario_nested_missing.yaml:1:11)");
   g_clear_error(&err);
 
   ck_assert_ptr_null(sim_conf_load_with_include("tests/data/conf/cycle_a.yaml", "platform", &err));
   ck_assert_int_eq(err->code, SIM_CONF_ERROR_INCLUDE);
   ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/cycle_b.yaml:1:11: platform: include cycle"), "%s",
                 err->message);
+  ck_assert_msg(g_str_has_suffix(err->message, " (included from tests/data/conf/cycle_a.yaml:1:11)"), "%s",
+                err->message);
   g_clear_error(&err);
 
   ck_assert_ptr_null(sim_conf_load_with_include("tests/data/conf/scenario_missing_plat.yaml", "platform", &err));
   ck_assert_int_eq(err->code, SIM_CONF_ERROR_IO);
-  ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/scenario_missing_plat.yaml:3:11: platform: "
-                                               "tests/data/conf/platforms/nope.yaml: "),
-                "%s", err->message);
+  ck_assert_str_eq(err->message, "tests/data/conf/scenario_missing_plat.yaml:3:11: platform: "
+                                 "tests/data/conf/platforms/nope.yaml: cannot open: No such file or directory");
   g_clear_error(&err);
 
   ck_assert_ptr_null(sim_conf_load_file("tests/data/conf/bad_syntax.yaml", &err));
@@ -554,6 +574,16 @@ START_TEST(test_include_errors)
 
   ck_assert_ptr_null(sim_conf_load_file("tests/data/conf/does_not_exist.yaml", &err));
   ck_assert_int_eq(err->code, SIM_CONF_ERROR_IO);
+  /* plain text, no GLib curly quotes */
+  ck_assert_str_eq(err->message, "tests/data/conf/does_not_exist.yaml: cannot open: No such file or directory");
+  g_clear_error(&err);
+
+  /* Invalid UTF-8 and control characters are reported at FILE:LINE:COL (libyaml gives a byte offset). */
+  ck_assert_ptr_null(sim_conf_load_string("a: 1\r\nb: caf\xc3\xa9 \xff\n", "u.yaml", &err));
+  ck_assert_str_eq(err->message, "u.yaml:2:9: YAML syntax error: invalid leading UTF-8 octet");
+  g_clear_error(&err);
+  ck_assert_ptr_null(sim_conf_load_string("a: 1\nb: \x01\n", "c.yaml", &err));
+  ck_assert_str_eq(err->message, "c.yaml:2:4: YAML syntax error: control characters are not allowed");
   g_clear_error(&err);
 }
 END_TEST
