@@ -35,15 +35,9 @@ int cmd_serve(int argc, char **argv) {
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("- serve files over HTTPS (or HTTP) from one directory");
   g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!cli_parse_no_args(ctx, &argc, &argv))
+    return OCASIM_EXIT_BADINPUT;
   g_autoptr(GError) err = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-    fprintf(stderr, "%s: %s\n", argv[0], err->message);
-    return OCASIM_EXIT_BADINPUT;
-  }
-  if (argc > 1) {
-    fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[1]);
-    return OCASIM_EXIT_BADINPUT;
-  }
   ValServerMode mode = VAL_MODE_SENDFILE_KTLS;
   if (!root) {
     fprintf(stderr, "%s: --root DIR is required\n", argv[0]);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "validate/pipeline.h"
 #include "validate/report.h"
 
@@ -32,15 +33,9 @@ int cmd_validate(int argc, char **argv) {
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   g_autoptr(GOptionContext) ctx = g_option_context_new("- measure the real TLS serving path and calibrate the model");
   g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!cli_parse_no_args(ctx, &argc, &argv))
+    return OCASIM_EXIT_BADINPUT;
   g_autoptr(GError) err = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-    fprintf(stderr, "%s: %s\n", argv[0], err->message);
-    return OCASIM_EXIT_BADINPUT;
-  }
-  if (argc > 1) {
-    fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[1]);
-    return OCASIM_EXIT_BADINPUT;
-  }
   if (nice < -20 || nice > 19) {
     fprintf(stderr, "%s: --nice must be -20..19\n", argv[0]);
     return OCASIM_EXIT_BADINPUT;

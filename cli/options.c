@@ -2,6 +2,8 @@
  * option, the value as written and the allowed range (see cli/options.h). */
 #include "cli/options.h"
 
+#include <stdio.h>
+
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -69,4 +71,18 @@ gboolean cli_seconds_option(const char *name, const char *text, double lo, gbool
     }
     *out = v;
     return TRUE;
+}
+
+gboolean cli_parse_no_args(GOptionContext *ctx, int *argc, char ***argv)
+{
+  g_autoptr(GError) err = NULL;
+  if (!g_option_context_parse(ctx, argc, argv, &err)) {
+    fprintf(stderr, "%s: %s\n", (*argv)[0], err->message);
+    return FALSE;
+  }
+  if (*argc > 1) {
+    fprintf(stderr, "%s: unexpected argument '%s'\n", (*argv)[0], (*argv)[1]);
+    return FALSE;
+  }
+  return TRUE;
 }

@@ -20,6 +20,11 @@ gboolean cli_int_option(const char *name, const char *text, int lo, int hi, cons
 gboolean cli_seconds_option(const char *name, const char *text, double lo, gboolean lo_open, double hi,
                             const char *note, double *out, GError **error);
 
+/** Parses the options of a subcommand that takes no positional argument: on an
+ *  option error or a stray argument prints "PROG: reason" and returns FALSE
+ *  (the caller exits with status 2). */
+gboolean cli_parse_no_args(GOptionContext *ctx, int *argc, char ***argv);
+
 /** The longest time, s, a seconds option accepts (keeps every conversion to ns in int64). */
 #define CLI_MAX_SECONDS 1e6
 
