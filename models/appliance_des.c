@@ -80,12 +80,7 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
         const DmResource *d = &m->res[i];
         AppReportResource *o = &r->res[i];
         double load = fr->resources[i].load.mean;          /* units/s */
-        g_strlcpy(o->name, d->name, sizeof o->name);
-        o->kind = demand_kind_name(d->kind);
-        o->utilization = load / d->capacity;
-        o->limit = d->limit;
-        o->value = load * d->value_scale;
-        o->unit = d->unit;
+        app_report_fill_resource(o, d, load);
         if (d->kind == RK_NIC_PORT && spec->offered_Bps > 0 && o->utilization >= DES_SATURATED * d->limit) {
             double offered = spec->offered_Bps * m->total[i];
             o->drop = offered > load ? 1 - load / offered : 0;
@@ -95,16 +90,9 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
             cpu_cap += d->capacity;
         }
     }
+    r->nodes_known = TRUE;
     r->cpu_util_pct = cpu_cap > 0 ? 100 * cpu_load / cpu_cap : 0;
-    r->bottleneck = -1;
-    double best = -1;
-    for (int i = 0; i < m->n_res; i++) {
-        double h = r->res[i].utilization / r->res[i].limit;
-        if (h > best + 1e-12) {
-            best = h;
-            r->bottleneck = i;
-        }
-    }
+    app_report_pick_bottleneck(r);
     if (info->ref.present)
         r->ref = info->ref;
     if (raw)

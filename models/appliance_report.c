@@ -37,15 +37,20 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
     r->res[i].drop = b->drop[i];
   }
   r->nodes_known = TRUE;
-  /* the bottleneck is the resource closest to its limit (ties: first in order) */
+  app_report_pick_bottleneck(r);
+  if (info && info->ref.present) r->ref = info->ref;
+  return r;
+}
+
+void app_report_pick_bottleneck(AppReport *r)
+{
+  /* the resource closest to its limit (ties: first in order) */
   r->bottleneck = -1;
   double best = -1;
-  for (int i = 0; i < m->n_res; i++) {
+  for (int i = 0; i < r->n_res; i++) {
     double h = r->res[i].utilization / r->res[i].limit;
     if (h > best + 1e-12) { best = h; r->bottleneck = i; }
   }
-  if (info && info->ref.present) r->ref = info->ref;
-  return r;
 }
 
 void app_report_free(AppReport *r)

@@ -50,6 +50,9 @@ typedef struct {
  * second (B/s, cycles/s, tags...): name, kind, utilisation load/capacity, limit, value in its
  * unit, node. Drops are left to the caller. Use it for every resource and set nodes_known. */
 void app_report_fill_resource(AppReportResource *o, const DmResource *d, double load);
+/* Sets r->bottleneck to the resource closest to its limit (utilization / limit; ties: the
+ * first in order), -1 when there is none. */
+void app_report_pick_bottleneck(AppReport *r);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
