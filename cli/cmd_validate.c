@@ -10,7 +10,7 @@
 #include "validate/report.h"
 
 int cmd_validate(int argc, char **argv) {
-  gboolean quick = FALSE, pin = FALSE, quiet = FALSE;
+  gboolean quick = FALSE, pin = FALSE, no_pin = FALSE, quiet = FALSE;
   g_autofree char *out = NULL, *work = NULL, *verify = NULL;
   double duration = 0, warmup = 0;
   int reps = 0, threads = 0, seed = 1, nice = -10;
@@ -24,7 +24,8 @@ int cmd_validate(int argc, char **argv) {
       {"reps", 'r', 0, G_OPTION_ARG_INT, &reps, "Repetitions per configuration (>= 3 for a spread)", "N"},
       {"threads", 't', 0, G_OPTION_ARG_INT, &threads, "Largest server/client thread count (default: CPUs)", "N"},
       {"seed", 's', 0, G_OPTION_ARG_INT, &seed, "Seed of the run order (default 1)", "N"},
-      {"pin", 0, 0, G_OPTION_ARG_NONE, &pin, "Pin server and client threads to CPUs", NULL},
+      {"pin", 0, 0, G_OPTION_ARG_NONE, &pin, "Pin server and client threads to disjoint CPU sets (default)", NULL},
+      {"no-pin", 0, 0, G_OPTION_ARG_NONE, &no_pin, "Leave thread placement to the scheduler (the model then estimates co-location)", NULL},
       {"verify", 0, 0, G_OPTION_ARG_STRING, &verify, "Checks in timed runs: length (default) or sha256", "WHAT"},
       {"work-dir", 0, 0, G_OPTION_ARG_FILENAME, &work, "Where to create the served files (default: temporary)", "DIR"},
       {"nice", 0, 0, G_OPTION_ARG_INT, &nice, "Scheduling priority of the runs (default -10 where permitted)", "N"},
@@ -45,6 +46,10 @@ int cmd_validate(int argc, char **argv) {
             VAL_MAX_REPS);
     return OCASIM_EXIT_BADINPUT;
   }
+  if (pin && no_pin) {
+    fprintf(stderr, "%s: --pin and --no-pin exclude each other\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
   ValVerify v = VAL_VERIFY_LENGTH;
   if (verify && !strcmp(verify, "sha256")) v = VAL_VERIFY_ALL;
   else if (verify && strcmp(verify, "length")) {
@@ -54,7 +59,7 @@ int cmd_validate(int argc, char **argv) {
   gsl_set_error_handler_off();
   ValValidateConfig cfg = {.quick = quick, .out_dir = out ? out : "validate-out", .work_dir = work,
                            .warmup_s = warmup, .duration_s = duration, .reps = reps, .max_threads = threads,
-                           .seed = (guint32)seed, .pin = pin, .verify = v, .progress = !quiet, .nice = nice, .keep_nice = keep_nice};
+                           .seed = (guint32)seed, .pin = !no_pin, .verify = v, .progress = !quiet, .nice = nice, .keep_nice = keep_nice};
   ValReport *rep = NULL;
   gboolean ok = val_validate_run(&cfg, &rep, &err);
   g_autoptr(GError) werr = NULL;

@@ -16,7 +16,8 @@ typedef struct { int gen, lanes, tag_bits; int64_t mrrs, mps; bool ro; } PcieCon
 typedef struct { int count, socket, quadrant, node; char *model; double read_Bps; double latency_ns; int qd; PcieConf pcie; } NvmeConf;
 typedef struct { int kind, count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
 typedef struct { double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, req_s, req_c, hash, util; int64_t cache, rec_bytes, file;
-                 double aes128, aes256, chacha; int cipher, st, ct, conns; bool client_hash; } LoopConf;
+                 double aes128, aes256, chacha; int cipher, st, ct, conns; bool client_hash;
+                 int server_cpus, client_cpus; double cross_share; } LoopConf;
 typedef struct { int kind, count, width; double rate; double encoding; bool dlwm; int dlwm_width; SimConfList attach; } LinkConf;
 typedef struct { char *model; int uarch, sockets, cores_per_socket, threads_per_core; double clock_hz, cap; } CpuConf;
 typedef struct { int quadrants, nps, port_domains, link_routing; SimConfList nps_supported; double intra_Bps, intra_pen_ns, inter_pen_ns; SimConfList links; } TopoConf;
@@ -261,6 +262,12 @@ static const SimConfField loop_schema[] = {
   {.key = "file_size", .type = SIM_CONF_T_INT64, .offset = F(LoopConf, file), .unit = SIM_UNIT_SIZE, .def = "0 B", .min = "0",
    .doc = "bytes of file content served (0: workload.request_size)"},
   {.key = "client_hash", .type = SIM_CONF_T_BOOL, .offset = F(LoopConf, client_hash), .def = "false", .doc = "the client hashes every body (SHA-256)"},
+  {.key = "server_cpus", .type = SIM_CONF_T_INT, .offset = F(LoopConf, server_cpus), .def = "0", .min = "0",
+   .doc = "CPUs the server threads are pinned to (0: unpinned)"},
+  {.key = "client_cpus", .type = SIM_CONF_T_INT, .offset = F(LoopConf, client_cpus), .def = "0", .min = "0",
+   .doc = "CPUs the client threads are pinned to (0: unpinned)"},
+  {.key = "cross_share", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, cross_share), .def = "-1", .min = "-1", .max = "1",
+   .doc = "share of connections whose two ends run on different cores, from the pinned placement (-1: unpinned, estimated)"},
   SIM_CONF_END};
 
 static const SimConfField ref_schema[] = {
@@ -448,6 +455,9 @@ static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError *
     lo->connections = c.conns;
     lo->file_bytes = (double)c.file;
     lo->client_hash = c.client_hash;
+    lo->server_cpus = c.server_cpus;
+    lo->client_cpus = c.client_cpus;
+    lo->cross_share = c.cross_share < 0 ? -1.0 : c.cross_share;
   }
   sim_conf_unbind(loop_schema, &c);
   return ok;

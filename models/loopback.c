@@ -6,7 +6,7 @@
 void loopback_defaults(LoopbackCfg *lo)
 {
   *lo = (LoopbackCfg){.record_bytes = 16384, .head_bytes = LOOPBACK_HEAD_BYTES, .utilisation = 1.0, .cipher = LB_AES_128_GCM, .server_threads = 1,
-                      .client_threads = 1, .connections = 8};
+                      .client_threads = 1, .connections = 8, .cross_share = -1.0};
 }
 
 double loopback_miss_share(double file_bytes, double cache_bytes)
@@ -32,10 +32,12 @@ double loopback_records_per_request(double request_bytes, double head_bytes, dou
   return ceil((MAX(request_bytes, 0.0) + MAX(head_bytes, 0.0)) / record_bytes) + 1.0;
 }
 
-double loopback_pool_cores(int threads, int connections, int cores, double cap)
+double loopback_pool_cores(int threads, int pinned_cpus, int connections, int cores, double cap)
 {
   double n = connections > 0 ? connections : 1;
-  return MIN(MIN((double)MAX(threads, 1), n), cores * cap);
+  double t = (double)MAX(threads, 1);
+  if (pinned_cpus > 0) t = MIN(t, (double)pinned_cpus);
+  return MIN(MIN(t, n), cores * cap);
 }
 
 void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap,
@@ -43,19 +45,25 @@ void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, i
 {
   /* the bytes a request streams through the cache: its range, not the whole file */
   double w = lo->file_bytes > 0 ? MIN(lo->file_bytes, request_bytes) : request_bytes;
-  double px = loopback_cross_share(lo->server_threads, lo->client_threads, cores, cores * cap);
+  /* pinned threads: the placement's p_x; unpinned: estimated from the thread counts */
+  double px = lo->cross_share >= 0 ? MIN(lo->cross_share, 1.0)
+                                   : loopback_cross_share(lo->server_threads, lo->client_threads, cores, cores * cap);
   double m = loopback_miss_share(w, lo->cache_bytes * (1.0 + px) / 2.0);
-  double P = lo->copy_pagecache_cpb + lo->miss_cpb * m;
+  /* per stage (see the header): the server's pread into the TLS record buffer reads a hot,
+   * prefetched stream (no miss term); the plain-sendfile client's recv copy is the only work
+   * on those page-cache bytes and pays every miss */
+  double P_hot = lo->copy_pagecache_cpb;
+  double P_cold = lo->copy_pagecache_cpb + lo->miss_cpb * m;
   double k = lo->crypto_cpb[lo->cipher];
   double bpr = request_bytes > 0 ? request_bytes : 1.0;
   double R = lo->record_cycles * loopback_records_per_request(request_bytes, lo->head_bytes, lo->record_bytes) / bpr;
   double s, c;
   switch (path) {
-  case DP_SENDFILE: s = lo->stack_cpb; c = P; break;
-  case DP_SENDFILE_SW_KTLS: s = lo->miss_cpb * m + k + lo->stack_cpb + R; c = 2 * lo->copy_cpb + k + R; break;
+  case DP_SENDFILE: s = lo->stack_cpb; c = P_cold; break;
+  case DP_SENDFILE_SW_KTLS: s = k + lo->stack_cpb + R; c = 2 * lo->copy_cpb + k + R; break;
   case DP_READ_WRITE_KTLS:
   case DP_READ_WRITE:
-  default: s = P + k + lo->copy_cpb + lo->stack_cpb + R; c = 2 * lo->copy_cpb + k + R; break;
+  default: s = P_hot + k + lo->copy_cpb + lo->stack_cpb + R; c = 2 * lo->copy_cpb + k + R; break;
   }
   if (lo->client_hash) c += lo->hash_cpb;
   out->server_cpb = s + lo->xcore_server_cpb * px + lo->request_server_cycles / bpr;
@@ -80,5 +88,9 @@ gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error)
     return model_fail(error, "loopback.utilisation", "must be in (0, 1], got %g", lo->utilisation);
   if (lo->server_threads < 1 || lo->client_threads < 1 || lo->connections < 1)
     return model_fail(error, "loopback", "threads and connections must be >= 1");
+  if (lo->cross_share > 1)
+    return model_fail(error, "loopback.cross_share", "must be <= 1 (< 0: unpinned), got %g", lo->cross_share);
+  if (lo->server_cpus < 0 || lo->client_cpus < 0)
+    return model_fail(error, "loopback", "server_cpus and client_cpus must be >= 0");
   return TRUE;
 }

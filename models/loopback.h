@@ -15,12 +15,24 @@
  *                         power 4 smooths the step over about a factor of two in W);
  *                         C_e = C (1 + p_x) / 2: two ends on one core share its cache C (the
  *                         socket data of the other side takes half), apart each has its own;
- *   page copy    P     = copy_pagecache_cpb + miss_cpb * m(W);
+ *   page copy    P_hot  = copy_pagecache_cpb: a copy out of a page-cache page whose miss cost is
+ *                         not exposed (the user-space TLS server's pread into its record buffer:
+ *                         a sequential stream of a file read over and over, which the prefetcher
+ *                         runs ahead of and whose next stage, the AEAD, is compute bound);
+ *                P_cold = copy_pagecache_cpb + miss_cpb * m(W): a copy that is the only work on
+ *                         those bytes, so it runs at the memory system's pace and every miss is
+ *                         exposed (the plain-sendfile client's recv copy out of skbs that point
+ *                         at the page-cache pages). Which stage pays the miss is the physics
+ *                         above, not a per-configuration factor; the runs back it: plain
+ *                         sendfile at 4 MiB slows down on the client side, user-space TLS at
+ *                         4 MiB runs at its 1 MiB rate;
  *   cross-core   X_s   = xcore_server_cpb * p_x, X_c = xcore_client_cpb * p_x: wake-ups of the
  *                         peer (IPIs, VM exits in a guest) on the sender, cache-to-cache transfers
  *                         of the socket data on the receiver, when the two ends of a connection
  *                         run on different cores. p_x = share of connections whose server and
- *                         client threads run on different cores: T = S + C busy threads spread
+ *                         client threads run on different cores: with pinned threads the test's
+ *                         placement gives it (cross_share: 1 when server and client threads have
+ *                         disjoint CPU sets, 0 all on one CPU); unpinned, T = S + C busy threads spread
  *                         evenly over k = min(cores, T) cores gives (T - T/k) / (T - 1), scaled
  *                         by min(1, (A - 1) / (k - 1)) with A = cores x cpu.cap available
  *                         (A <= 1: both ends time-share one core's worth, no transfers);
@@ -34,15 +46,17 @@
  *                         proportionally more of it, which is what identifies it;
  *   request            request_{server,client}_cycles / workload.request_size;
  *   server  plain sendfile     stack + X_s + req_s
- *           user-space TLS     P + crypto + copy + stack + R + X_s + req_s      (read_write)
- *           kTLS sendfile      miss * m(W) + crypto + stack + R + X_s + req_s   (sendfile_sw_ktls)
- *           kTLS read/write    P + copy + crypto + stack + R + X_s + req_s      (read_write_ktls)
- *   client  plain              P + X_c + req_c (recv copies the page-cache pages the skbs hold)
+ *           user-space TLS     P_hot + crypto + copy + stack + R + X_s + req_s  (read_write)
+ *           kTLS sendfile      crypto + stack + R + X_s + req_s                 (sendfile_sw_ktls: the
+ *                              kernel AEAD reads the page itself, like the user-space AEAD its buffer)
+ *           kTLS read/write    P_hot + copy + crypto + stack + R + X_s + req_s  (read_write_ktls)
+ *   client  plain              P_cold + X_c + req_c (recv copies the page-cache pages the skbs hold)
  *           TLS                2 copy + crypto + R + X_c + req_c (+ sha256 when client_hash)
  *   softirq q = softirq_cpb (ksoftirqd, outside both sides).
  * Resources (demand.c): the node's CPU carries s + c + q at capacity cores x clock, limit
  * cpu.cap x utilisation; the server threads carry s and the client threads c, each a pool of
- * min(threads, connections, cores x cpu.cap) cores at limit utilisation. DRAM reads m(W) bytes
+ * min(threads, pinned CPUs, connections, cores x cpu.cap) cores at limit utilisation (pinned CPUs:
+ * the CPUs that side's threads are pinned to, when they are). DRAM reads m(W) bytes
  * per byte (the page-cache misses; at these working sets everything else stays in cache). The
  * loopback "port" has no line rate and no PCIe link; the files are in the page cache, so the
  * drives see no load (a platform still lists one: the host's disk the files came from).
@@ -84,6 +98,9 @@ typedef struct {
   int server_threads, client_threads, connections;
   double file_bytes;          /* size of the served file (0: workload.request_size); W = min(file, request) */
   bool client_hash;           /* the client hashes every body */
+  /* placement of the threads (validate pins them; 0 / < 0: unpinned, the model estimates) */
+  int server_cpus, client_cpus; /* CPUs the server's / client's threads are pinned to (0: any) */
+  double cross_share;         /* p_x of the placement, 0..1 (< 0: unpinned, estimated) */
 } LoopbackCfg;
 
 typedef struct {
@@ -93,7 +110,7 @@ typedef struct {
 } LoopbackCost;
 
 /* Fills the test defaults (1 server and 1 client thread, 8 connections, AES-128-GCM,
- * 16 KiB records, utilisation 1) and zero costs. */
+ * 16 KiB records, utilisation 1, threads unpinned) and zero costs. */
 void loopback_defaults(LoopbackCfg *lo);
 /* Cycles per body byte of each side for data path `path` (plain sendfile, read_write =
  * user-space TLS, sendfile_sw_ktls, read_write_ktls), request_bytes body bytes per request,
@@ -106,8 +123,8 @@ double loopback_records_per_request(double request_bytes, double head_bytes, dou
 /* m(W) and p_x of the header. */
 double loopback_miss_share(double file_bytes, double cache_bytes);
 double loopback_cross_share(int server_threads, int client_threads, int cores, double avail_cores);
-/* Cores a side's threads can keep busy: min(threads, connections, cores x cap). */
-double loopback_pool_cores(int threads, int connections, int cores, double cap);
+/* Cores a side's threads can keep busy: min(threads, pinned_cpus (0: no limit), connections, cores x cap). */
+double loopback_pool_cores(int threads, int pinned_cpus, int connections, int cores, double cap);
 const char *loopback_cipher_name(LbCipher c);
 /* Errors: MODEL_ERROR_INVALID "loopback.key: message". */
 gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error);

@@ -8,6 +8,7 @@
 
 #include "models/appliance_conf.h"
 #include "models/demand.h"
+#include "validate/measure.h"
 #include "validate/profile.h"
 
 static ValHostProfile synthetic(void) {
@@ -51,8 +52,9 @@ START_TEST(test_loopback_terms) {
                      .client_threads = 1, .connections = 8, .bytes_per_req = 65536, .avail_cores = 2};
   ValHostPrediction pr;
   val_predict_host(&p, &c, &pr);
-  double m = loopback_miss_share(65536, 786432), R = 600.0 * 6 / 65536; /* 4 full records, the head's, the request's */
-  double s = 0.20 + 0.40 * m + 0.47 + 0.35 + 0.30 + R + 0.25 + 20000.0 / 65536;
+  double R = 600.0 * 6 / 65536; /* 4 full records, the head's, the request's */
+  /* the server's pread pays no miss term (hot stream), whatever the file size */
+  double s = 0.20 + 0.47 + 0.35 + 0.30 + R + 0.25 + 20000.0 / 65536;
   double cc = 2 * 0.35 + 0.47 + R + 0.15 + 15000.0 / 65536;
   ck_assert_double_eq_tol(pr.server_cpb, s, 1e-12);
   ck_assert_double_eq_tol(pr.client_cpb, cc, 1e-12);
@@ -67,6 +69,62 @@ START_TEST(test_loopback_terms) {
   ck_assert_double_eq_tol(pr.client_cpb, 0.20 + 0.40 * loopback_miss_share(16777216, 393216) + 15000.0 / 16777216,
                           1e-12);
   ck_assert_double_eq_tol(pr.server_cpb, 0.30 + 20000.0 / 16777216, 1e-12);
+  /* user-space TLS of the same 16 MiB file: the server side is the 64 KiB one's per-byte terms
+   * (no miss on the pread), only R and the request share change */
+  c.mode = VAL_MODE_USERSPACE;
+  c.avail_cores = 2;
+  val_predict_host(&p, &c, &pr);
+  double R16 = 600.0 * (1024 + 2) / 16777216;
+  ck_assert_double_eq_tol(pr.server_cpb, 0.20 + 0.47 + 0.35 + 0.30 + R16 + 0.25 + 20000.0 / 16777216, 1e-12);
+}
+END_TEST
+
+/* Placement of pinned threads and what the model takes from it. */
+START_TEST(test_placement) {
+  ValPlacement pl;
+  val_placement(1, 1, 2, &pl); /* one CPU each */
+  ck_assert_int_eq(pl.server_first, 0);
+  ck_assert_int_eq(pl.server_cpus, 1);
+  ck_assert_int_eq(pl.client_last, 1);
+  ck_assert_int_eq(pl.client_cpus, 1);
+  ck_assert_double_eq(pl.cross_share, 1.0);
+  ck_assert_str_eq(pl.desc, "server CPU 0, client CPU 1");
+  val_placement(2, 2, 2, &pl); /* more threads than CPUs: one CPU a side, shared */
+  ck_assert_int_eq(pl.server_cpus, 1);
+  ck_assert_int_eq(pl.client_cpus, 1);
+  ck_assert_int_eq(pl.client_last, 1);
+  ck_assert_str_eq(pl.desc, "server CPU 0, client CPU 1 (shared)");
+  val_placement(2, 1, 8, &pl); /* enough CPUs: one a thread */
+  ck_assert_int_eq(pl.server_cpus, 2);
+  ck_assert_int_eq(pl.client_last, 2);
+  ck_assert_int_eq(pl.client_cpus, 1);
+  val_placement(3, 1, 2, &pl); /* k = round(2 * 3 / 4) = 2 clamps to n - 1 = 1 */
+  ck_assert_int_eq(pl.server_cpus, 1);
+  ck_assert_int_eq(pl.client_cpus, 1);
+  val_placement(6, 2, 4, &pl); /* k = round(4 * 6 / 8) = 3 */
+  ck_assert_int_eq(pl.server_cpus, 3);
+  ck_assert_int_eq(pl.client_cpus, 1);
+  ck_assert_int_eq(pl.client_last, 3);
+  val_placement(2, 2, 1, &pl); /* one CPU: both ends on it */
+  ck_assert_double_eq(pl.cross_share, 0.0);
+  ck_assert_int_eq(pl.client_last, 0);
+  /* the pool of a side is capped at its pinned CPUs */
+  ck_assert_double_eq_tol(loopback_pool_cores(2, 1, 16, 2, 1.0), 1.0, 1e-12);
+  ck_assert_double_eq_tol(loopback_pool_cores(2, 0, 16, 2, 1.0), 2.0, 1e-12);
+  /* the model takes p_x from the placement instead of estimating it: s2c2 on 2 cores is
+   * estimated at 2/3 unpinned, 1 pinned apart; each side then has one core */
+  ValHostProfile p = synthetic();
+  ValHostConfig c = {.mode = VAL_MODE_SENDFILE, .server_threads = 2, .client_threads = 2, .connections = 16,
+                     .bytes_per_req = 65536, .avail_cores = 2};
+  ValHostPrediction un, pin;
+  val_predict_host(&p, &c, &un);
+  c.pinned = TRUE;
+  c.server_cpus = c.client_cpus = 1;
+  c.cross_share = 1.0;
+  val_predict_host(&p, &c, &pin);
+  ck_assert_double_eq_tol(pin.server_cpb - un.server_cpb, 0.25 * (1 - 2.0 / 3), 1e-12);
+  double cap = MIN(1 / pin.server_cpb, MIN(1 / pin.client_cpb, 2 / (pin.total_cpb)));
+  ck_assert_double_eq_tol(pin.gbps, 0.93 * 2.6e9 * cap * 8 / 1e9, 1e-9);
 }
 END_TEST
 
@@ -85,11 +143,19 @@ START_TEST(test_profile_bound_matches_closed_form) {
   for (int mi = 0; mi < 3; mi++)
     for (int ci = 0; ci < 3; ci++)
       for (int si = 0; si < 4; si++)
-        for (int ti = 0; ti < 5; ti++) {
+        for (int ti = 0; ti < 10; ti++) {
           ValHostConfig c = {.mode = modes[mi], .ktls = mi == 2 && ci == 0, .cipher = ciphers[ci],
-                             .server_threads = thr[ti][0], .client_threads = thr[ti][1], .connections = thr[ti][2],
+                             .server_threads = thr[ti % 5][0], .client_threads = thr[ti % 5][1], .connections = thr[ti % 5][2],
                              .bytes_per_req = sizes[si], .file_bytes = si == 3 ? 4 * sizes[si] : 0,
                              .avail_cores = avail[(mi + si + ti) % 3], .verify_hash = ti == 1};
+          if (ti >= 5) { /* pinned as validate places the threads on 2 CPUs */
+            ValPlacement pl;
+            val_placement(c.server_threads, c.client_threads, 2, &pl);
+            c.pinned = TRUE;
+            c.server_cpus = pl.server_cpus;
+            c.client_cpus = pl.client_cpus;
+            c.cross_share = pl.cross_share;
+          }
           ValHostPrediction pr;
           val_predict_host(&p, &c, &pr);
           double g = 0;
@@ -105,7 +171,7 @@ START_TEST(test_profile_bound_matches_closed_form) {
           ck_assert_msg(!strcmp(bn, want) || fabs(g - pr.gbps) <= 1e-9 * pr.gbps, "%s vs %s", bn, want);
           n++;
         }
-  ck_assert_int_eq(n, 180);
+  ck_assert_int_eq(n, 360);
 }
 END_TEST
 
@@ -178,6 +244,7 @@ int main(void) {
   TCase *tc = tcase_create("profile");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_loopback_terms);
+  tcase_add_test(tc, test_placement);
   tcase_add_test(tc, test_profile_bound_matches_closed_form);
   tcase_add_test(tc, test_profile_files_load);
   suite_add_tcase(s, tc);

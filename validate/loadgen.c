@@ -383,7 +383,7 @@ static void *thread_main(void *arg) {
   sigemptyset(&set);
   sigaddset(&set, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
-  if (l->cfg.pin) val_pin_self(l->cfg.last_cpu - t->idx);
+  if (l->cfg.pin) val_pin_self(l->cfg.last_cpu - (l->cfg.ncpus > 0 ? t->idx % l->cfg.ncpus : t->idx));
   for (int i = 0; i < t->nconns; i++) conn_open(t, t->conns[i]);
   struct epoll_event ev[64];
   int64_t last_check = val_now_ns();

@@ -31,8 +31,9 @@ typedef struct {
   ValCipher cipher;
   int connections;        /* concurrent connections (default 1) */
   int threads;            /* client threads (default 1); connection i belongs to thread i mod threads */
-  gboolean pin;           /* pin thread i to CPU (last_cpu - i) mod online CPUs */
+  gboolean pin;           /* pin thread i to CPU last_cpu - (i mod ncpus), mod online CPUs */
   int last_cpu;           /* -1: the last online CPU */
+  int ncpus;              /* CPUs of the client's set (0: all online CPUs) */
   const ValLoadTarget *targets; /* connection i starts at target i mod n and walks the list */
   int ntargets;
   int requests_per_conn;  /* > 0: each connection makes this many requests then stops; 0: until stopped */

@@ -1,7 +1,9 @@
 /* validate/measure.c — measurement runs of the real serving path.
  *
- * Each repetition starts a fresh server (mode, threads pinned from CPU 0 up) and
- * load generator (threads pinned from the last CPU down, same process, loopback),
+ * Each repetition starts a fresh server and load generator (same process, loopback); with
+ * pin, their threads are pinned as val_placement says (measure.h: disjoint CPU sets for the
+ * server and the client, so the two ends of every connection run on different cores), else
+ * the scheduler places them;
  * applies load for warmup_s, then measures a window of duration_s:
  *   Gb/s           = body bytes received x 8 / window / 1e9
  *   side cycles/B  = CPU time of that side's threads (pthread CPU clocks)
@@ -23,6 +25,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +104,33 @@ gboolean val_measure_prepare(const char *root, const ValRunSpec *specs, int nspe
     warm_cache(p);
   }
   return TRUE;
+}
+
+static void cpu_range(char *buf, size_t n, int first, int count) {
+  if (count <= 1) g_snprintf(buf, n, "CPU %d", first);
+  else g_snprintf(buf, n, "CPUs %d-%d", first, first + count - 1);
+}
+
+void val_placement(int server_threads, int client_threads, int ncpus, ValPlacement *out) {
+  int S = MAX(server_threads, 1), C = MAX(client_threads, 1), n = MAX(ncpus, 1);
+  memset(out, 0, sizeof *out);
+  int ks;
+  if (n == 1) {
+    out->server_first = 0, out->server_cpus = 1, out->client_last = 0, out->client_cpus = 1;
+    out->cross_share = 0.0;
+  } else {
+    if (S + C <= n) ks = S;
+    else ks = CLAMP((int)lround((double)n * S / (S + C)), 1, n - 1);
+    int kc = S + C <= n ? C : n - ks;
+    out->server_first = 0, out->server_cpus = MIN(ks, S);
+    out->client_cpus = MIN(kc, C), out->client_last = ks + out->client_cpus - 1;
+    out->cross_share = 1.0;
+  }
+  char a[24], b[24];
+  cpu_range(a, sizeof a, out->server_first, out->server_cpus);
+  cpu_range(b, sizeof b, out->client_last - out->client_cpus + 1, out->client_cpus);
+  g_snprintf(out->desc, sizeof out->desc, "server %s, client %s%s", a, b,
+             S > out->server_cpus || C > out->client_cpus ? " (shared)" : "");
 }
 
 /* ---- CPU accounting ------------------------------------------------------ */
@@ -199,15 +229,17 @@ static ValLoadTarget *make_targets(const char *root, const ValRunSpec *spec, int
 }
 
 static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec,
-                        const ValLoadTarget *targets, int ntargets, ValRunSample *out, GError **error) {
+                        const ValPlacement *pl, const ValLoadTarget *targets, int ntargets, ValRunSample *out,
+                        GError **error) {
   memset(out, 0, sizeof *out);
   ValServerConfig sc = {.root = root, .mode = spec->mode, .threads = spec->server_threads, .pin = cfg->pin,
-                        .first_cpu = 0, .quiet = TRUE};
+                        .first_cpu = pl->server_first, .ncpus = pl->server_cpus, .quiet = TRUE};
   ValServer *srv = val_server_start(&sc, error);
   if (!srv) return FALSE;
   ValLoadConfig lc = {.port = val_server_port(srv), .tls = val_server_mode_is_tls(spec->mode),
                       .version = spec->version, .cipher = spec->cipher, .connections = spec->connections,
-                      .threads = spec->client_threads, .pin = cfg->pin, .last_cpu = -1, .targets = targets,
+                      .threads = spec->client_threads, .pin = cfg->pin, .last_cpu = pl->client_last,
+                      .ncpus = pl->client_cpus, .targets = targets,
                       .ntargets = ntargets, .verify = cfg->verify, .timeout_s = 10};
   ValLoad *ld = val_load_start(&lc, error);
   if (!ld) {
@@ -289,6 +321,9 @@ gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const Va
                          GError **error) {
   memset(out, 0, sizeof *out);
   out->spec = *spec;
+  out->pinned = cfg->pin;
+  val_placement(spec->server_threads, spec->client_threads, val_online_cpus(), &out->placement);
+  if (!cfg->pin) g_strlcpy(out->placement.desc, "unpinned", sizeof out->placement.desc);
   int ntg = 0;
   ValLoadTarget *tg = make_targets(root, spec, &ntg, error);
   if (!tg) return FALSE;
@@ -304,7 +339,7 @@ gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const Va
       for (int i = 0; i < nall; i++) contended += all[i].foreign_cores > limit;
       if (nall - contended >= reps || nall >= reps + extra) break;
     }
-    ok = one_rep(cfg, root, spec, tg, ntg, &all[nall], error);
+    ok = one_rep(cfg, root, spec, &out->placement, tg, ntg, &all[nall], error);
     if (ok) nall++;
   }
   out->attempts = nall;
@@ -378,6 +413,8 @@ void val_measure_to_json(const ValRunResult *r, JsonBuilder *b) {
   json_builder_add_int_value(b, r->attempts);
   json_builder_set_member_name(b, "ktls_engaged");
   json_builder_add_boolean_value(b, r->median.ktls_engaged);
+  json_builder_set_member_name(b, "placement");
+  json_builder_add_string_value(b, r->placement.desc);
   json_builder_set_member_name(b, "note");
   json_builder_add_string_value(b, r->note);
   json_builder_end_object(b);

@@ -29,6 +29,22 @@ typedef struct {
   gboolean train;         /* used by the fit (else held out for prediction) */
 } ValRunSpec;
 
+/* Where pinned threads run.  S server and C client threads on n CPUs:
+ *   S + C <= n: server thread i on CPU i, client thread j on CPU S + C - 1 - j (one thread a CPU);
+ *   S + C >  n, n >= 2: the server threads share CPUs 0 .. k-1 and the client threads CPUs k .. n-1,
+ *              k = clamp(round(n S / (S + C)), 1, n - 1) (thread i on CPU i mod k of its set);
+ *   n = 1: every thread on CPU 0.
+ * The two ends of a connection thus run on different cores (cross_share 1) unless n = 1 (0);
+ * each side keeps at most its set's CPUs busy. */
+typedef struct {
+  int server_first, server_cpus;   /* server set: CPUs server_first .. server_first + server_cpus - 1 */
+  int client_last, client_cpus;    /* client set: CPUs client_last - client_cpus + 1 .. client_last */
+  double cross_share;              /* share of connections whose two ends run on different cores */
+  char desc[64];                   /* "server CPU 0, client CPU 1" */
+} ValPlacement;
+
+void val_placement(int server_threads, int client_threads, int ncpus, ValPlacement *out);
+
 /* One repetition (or the per-field median / spread of several). */
 typedef struct {
   double gbps;            /* body bytes x 8 / window / 1e9 */
@@ -56,6 +72,8 @@ typedef struct {
   ValRunSample median;
   ValRunSample spread;    /* half the min-max range of each field */
   int attempts;           /* repetitions run (>= nrep when contended ones were replaced) */
+  gboolean pinned;        /* threads pinned as placement says (else unpinned) */
+  ValPlacement placement;
   char note[160];
 } ValRunResult;
 
@@ -64,12 +82,13 @@ typedef struct {
   double duration_s;      /* measured window, s */
   int reps;               /* repetitions (>= 1; >= 3 for a spread) */
   double clock_hz;        /* cycles per CPU second (probe) */
-  gboolean pin;           /* pin server threads from CPU 0 up, client threads from the last CPU down */
+  gboolean pin;           /* pin the threads as val_placement says (else unpinned) */
   ValVerify verify;       /* load generator checks */
   double foreign_limit;   /* a repetition with more foreign busy cores than this is contended (0: 0.25) */
   int extra_reps;         /* at most this many extra repetitions replace contended ones */
   gboolean quiet;
 } ValMeasureConfig;
+
 
 /* Path of the file of `bytes` bytes inside a prepared root: "/f-<bytes>.bin". */
 char *val_measure_file_path(uint64_t bytes);

@@ -13,7 +13,10 @@
  * bound` answers), cross-checked against the closed form of validate/predict.c; the held-out
  * runs are the test: median and worst absolute relative error of Gb/s.  Each run's prediction uses
  * the cores left to it by other tenants (ncpu - foreign busy cores measured in that
- * run): a condition of the machine, not a fitted quantity.  To keep other
+ * run): a condition of the machine, not a fitted quantity; and, when the threads are
+ * pinned (the default), the placement the run used (measure.h val_placement: the CPUs of
+ * each side and whether the two ends of a connection share a core), likewise a condition of
+ * the test rather than an estimate.  To keep other
  * tenants of a small shared machine from dominating the windows, the runs use a
  * raised scheduling priority (nice -10 by default, when permitted), restored after.
  */
@@ -207,6 +210,13 @@ static ValHostConfig host_config(const ValReport *r, const ValRunResult *run) {
                      .file_bytes = (double)s->file_bytes,
                      .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
   c.avail_cores = MAX(0.25, (double)r->probe->cpus_online - run->median.foreign_cores);
+  /* pinned: the placement the run used is a condition of the test, told to the model */
+  if (run->pinned) {
+    c.pinned = TRUE;
+    c.server_cpus = run->placement.server_cpus;
+    c.client_cpus = run->placement.client_cpus;
+    c.cross_share = run->placement.cross_share;
+  }
   return c;
 }
 
@@ -346,6 +356,14 @@ static void fit_and_predict(ValReport *r) {
                                           .server_threads = 1, .client_threads = 1, .connections = 8,
                                           .bytes_per_req = (double)MiB, .avail_cores = r->probe->cpus_online,
                                           .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
+  if (r->cfg.pin) {
+    ValPlacement pl;
+    val_placement(1, 1, r->probe->cpus_online, &pl);
+    r->ktls_reference_cfg.pinned = TRUE;
+    r->ktls_reference_cfg.server_cpus = pl.server_cpus;
+    r->ktls_reference_cfg.client_cpus = pl.client_cpus;
+    r->ktls_reference_cfg.cross_share = pl.cross_share;
+  }
   val_predict_host(&r->profile, &r->ktls_reference_cfg, &r->ktls_reference);
 }
 

@@ -23,7 +23,8 @@ typedef struct {
   int reps;               /* 0: 3 quick, 5 full */
   int max_threads;        /* cap on server/client threads (0: online CPUs) */
   guint32 seed;           /* order of the runs */
-  gboolean pin;           /* pin threads (default off: a shared box schedules better unpinned) */
+  gboolean pin;           /* pin threads as val_placement says (the CLI's default; FALSE: the scheduler
+                           * places them and the model estimates how often the two ends share a core) */
   ValVerify verify;       /* checks during timed runs (mechanics pass always checks SHA-256) */
   gboolean progress;      /* one line per step on stderr */
   int nice;               /* scheduling priority of the runs (setpriority; < 0 needs privileges) */

@@ -58,6 +58,10 @@ typedef struct {
   double file_bytes;        /* size of the served file (0: bytes_per_req) */
   double avail_cores;       /* cores available to this workload (cores minus other tenants' load) */
   gboolean verify_hash;     /* the client hashes every body (SHA-256) */
+  /* placement of pinned threads (validate/measure.h val_placement); pinned FALSE: unpinned */
+  gboolean pinned;
+  int server_cpus, client_cpus; /* CPUs each side's threads are pinned to */
+  double cross_share;       /* share of connections whose two ends run on different cores */
 } ValHostConfig;
 
 typedef struct {

@@ -126,6 +126,9 @@ char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, 
                          "  file_size: %.0f B\n  client_hash: %s\n",
                          loopback_cipher_name(lo.cipher), lo.server_threads, lo.client_threads, lo.connections,
                          round(lo.file_bytes), lo.client_hash ? "true" : "false");
+  if (lo.cross_share >= 0)
+    g_string_append_printf(s, "  server_cpus: %d   # pinned placement\n  client_cpus: %d\n  cross_share: %.6g\n",
+                           lo.server_cpus, lo.client_cpus, lo.cross_share);
   return g_string_free(s, FALSE);
 }
 

@@ -187,16 +187,16 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
 
 static void md_rows(GString *s, const ValReport *r, gboolean train) {
   g_string_append(s, "| configuration | measured Gb/s | predicted Gb/s (appliance) | closed form | error | server cyc/B meas/pred | "
-                     "client cyc/B meas/pred | cores avail | bottleneck |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                     "client cyc/B meas/pred | cores avail | placement | bottleneck |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
   for (guint i = 0; i < r->rows->len; i++) {
     const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
     if (row->run.spec.train != train) continue;
     g_autofree char *label = val_run_spec_label(&row->run.spec);
-    g_string_append_printf(s, "| %s%s | %.2f ± %.2f | %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %.2f | %s |\n",
+    g_string_append_printf(s, "| %s%s | %.2f ± %.2f | %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %.2f | %s | %s |\n",
                            label, row->run.note[0] ? " (kTLS fell back)" : "", row->run.median.gbps,
                            row->run.spread.gbps, row->app_gbps, row->pred.gbps, 100 * row->err_rel,
                            row->run.median.server_cpb, row->pred.server_cpb, row->run.median.client_cpb,
-                           row->pred.client_cpb, row->cfg.avail_cores, row->app_bottleneck);
+                           row->pred.client_cpb, row->cfg.avail_cores, row->run.placement.desc, row->app_bottleneck);
   }
 }
 
@@ -209,7 +209,7 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                             "warm-up, %d repetitions (median ± half range), client checks: %s, threads %s, nice %d%s%s.\n\n",
                          now, r->cfg.quick ? "quick" : "full", r->elapsed_s, r->cfg.duration_s, r->cfg.warmup_s,
                          r->cfg.reps, r->cfg.verify == VAL_VERIFY_ALL ? "length + SHA-256" : "length",
-                         r->cfg.pin ? "pinned" : "unpinned", r->nice_used, r->nice_note[0] ? ": " : "", r->nice_note);
+                         r->cfg.pin ? "pinned (placement per run in the tables)" : "unpinned", r->nice_used, r->nice_note[0] ? ": " : "", r->nice_note);
   g_string_append(s, "## Host\n\n");
   g_string_append_printf(s, "- CPU: %s, %d CPUs (%d socket(s) x %d cores x %d threads), clock %.3g GHz (%s)%s\n",
                          p->cpu_model, p->cpus_online, p->sockets, p->cores_per_socket, p->threads_per_core,
@@ -274,13 +274,16 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                             "overlaid: data path, cipher, threads, connections, request and file size, CPU share); the "
                             "closed form of validate/predict.c agrees within %.2g %% on every row%s%s.\n\n",
                          100 * r->model_agree_max, r->app_error[0] ? "; appliance model error: " : "", r->app_error);
-  g_string_append(s, "Model (models/loopback.h): P = copy_pagecache + miss × m(W), m(W) = 1 / (1 + (C_e / W)^4), C_e = cache_size × (1 + p_x) / 2, "
+  g_string_append(s, "Model (models/loopback.h): P_hot = copy_pagecache (the user-space TLS server's pread: a hot, prefetched stream "
+                     "feeding the AEAD), P_cold = copy_pagecache + miss × m(W) (the plain-sendfile client's recv copy of the page-cache "
+                     "pages, the only work on those bytes), m(W) = 1 / (1 + (C_e / W)^4), C_e = cache_size × (1 + p_x) / 2, "
                      "for W the bytes a request reads (its range, else the file); X_s, X_c = xcore_server, xcore_client × p_x, p_x the share of connections whose two ends run on "
-                     "different cores; R = record_cycles × (ceil((body + 160 B head) / 16 KiB) + 1) / body (records per request: response and request). Server cyc/B = P + crypto + copy + stack + R (user-space "
-                     "TLS), stack (plain sendfile), miss × m + crypto + stack + R (kTLS); client cyc/B = 2 copy + crypto + R "
-                     "(TLS) or P (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
+                     "different cores: from the run's placement when pinned (1 for disjoint server and client CPU sets, 0 on one CPU), "
+                     "estimated from the thread counts when unpinned; R = record_cycles × (ceil((body + 160 B head) / 16 KiB) + 1) / body (records per request: response and request). Server cyc/B = P_hot + crypto + copy + stack + R (user-space "
+                     "TLS), stack (plain sendfile), crypto + stack + R (kTLS sendfile); client cyc/B = 2 copy + crypto + R "
+                     "(TLS) or P_cold (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
                      "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
-                     "+ ksoftirqd)) × 8. cores_avail = CPUs − other tenants' busy cores measured in that run.\n");
+                     "+ ksoftirqd)) × 8, threads_x capped at the CPUs that side is pinned to. cores_avail = CPUs − other tenants' busy cores measured in that run.\n");
   gboolean ok = set_contents(path, s->str, error);
   g_string_free(s, TRUE);
   return ok;

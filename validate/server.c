@@ -502,7 +502,7 @@ static void *worker_main(void *arg) {
   sigemptyset(&set);
   sigaddset(&set, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
-  if (s->cfg.pin) val_pin_self(s->cfg.first_cpu + w->idx);
+  if (s->cfg.pin) val_pin_self(s->cfg.first_cpu + (s->cfg.ncpus > 0 ? w->idx % s->cfg.ncpus : w->idx));
   struct epoll_event ev[64];
   int64_t last_sweep = val_now_ns();
   gboolean running = TRUE;

@@ -29,8 +29,9 @@ typedef struct {
   int port;               /* 0: ephemeral (read it back with val_server_port) */
   ValServerMode mode;
   int threads;            /* worker threads, default 1 */
-  gboolean pin;           /* pin worker i to CPU (first_cpu + i) mod online CPUs */
+  gboolean pin;           /* pin worker i to CPU first_cpu + (i mod ncpus), mod online CPUs */
   int first_cpu;
+  int ncpus;              /* CPUs of the server's set (0: all online CPUs) */
   const char *cert_file;  /* PEM; NULL: self-signed certificate generated at start */
   const char *key_file;   /* PEM; NULL: key inside cert_file */
   size_t chunk_bytes;     /* user-space read / SSL_write chunk, default 65536 */
