@@ -321,6 +321,9 @@ __attribute__((noinline)) static bool refill(SimCalendar *cal)
     return true;
 }
 
+/* Pending events above which pop prefetches two events ahead. */
+#define CAL_DEEP_PREFETCH_MIN 65536
+
 SimEvent *sim_calendar_pop(SimCalendar *cal)
 {
     if (G_UNLIKELY(cal->cur == UINT32_MAX) && !refill(cal))
@@ -331,6 +334,12 @@ SimEvent *sim_calendar_pop(SimCalendar *cal)
     uint64_t last = ev == l->tail;
     l->head = next;                   /* stale when b runs empty */
     __builtin_prefetch(next);
+    /* Large sets hold long runs of equal times (1e6 pending events at a 1 us
+     * mean increment: about a thousand per ns) whose events are cold: next
+     * was prefetched by the previous pop, so fetch one further to overlap
+     * two misses.  Small sets stay in cache and skip it (a predictable branch). */
+    if (cal->n > CAL_DEEP_PREFETCH_MIN && !last)
+        __builtin_prefetch(next->next);
     /* b is the lowest set bit of its word: clear it when b runs empty */
     uint32_t wi = b >> 6;
     uint64_t w = cal->bits[wi];
