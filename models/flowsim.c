@@ -2,7 +2,6 @@
 #include "models/flowsim.h"
 
 #include <math.h>
-#include <string.h>
 #include <gsl/gsl_randist.h>
 #include "sim/engine.h"
 #include "sim/flow.h"
@@ -195,7 +194,7 @@ struct sim_state {
     GPtrArray          *blocks;
     SimStats          *stats;
     SimStat           *st_latency, *st_bytes, **st_res;
-    double              bytes_admitted, bytes_completed, bytes_waiting_latency;
+    double              bytes_admitted, bytes_waiting_latency;
     double              max_util;
 };
 
@@ -256,7 +255,6 @@ static void transfer_done(SimFlowNet *net, SimFlow *flow, void *ctx)
     sim_state *s = r->s;
     sim_time_ns now = sim_engine_now(s->eng);
     sim_stat_observe(s->st_latency, sim_time_to_s(now - r->t_arrival));
-    s->bytes_completed += r->bytes;
     s->active--;
     if (r->prev_act)
         r->prev_act->next_act = r->next_act;
