@@ -98,6 +98,8 @@ G_DEFINE_QUARK(sim-flow-error-quark, sim_flow_error)
 
 typedef struct flow_group flow_group;
 
+typedef struct flow_clock flow_clock;
+
 typedef struct {
     SimFlowResource *res;
     double             w;     /* units per byte, > 0 */
@@ -140,11 +142,11 @@ struct flow_group {
     uint32_t     cap_mem, cap_uses;
     group_use   *uses;        /* key[] reordered: saturated resources first */
     uint32_t     n_sat;       /* uses[0..n_sat) are those with res->sat */
-    double       x;           /* byte rate of each flow */
-    double       V_s;         /* virtual time at t_s */
-    sim_time_ns  t_s;
-    sim_time_ns  next_ns;     /* completion of mem[0] */
-    uint32_t     hidx;        /* in net->gheap while active */
+    double       x;           /* byte rate of each flow (= its clock's) */
+    flow_clock  *ck;          /* its clock while active */
+    double       off;         /* V_g = V_clock - off */
+    double       hkey;        /* mem[0]->key + off: key in the clock's heap */
+    uint32_t     ckpos;       /* index in ck->gh */
     uint64_t     id;          /* activation order */
     bool         changed;     /* in net->changed */
     bool         joined;      /* flows joined since the last solve */
@@ -154,13 +156,54 @@ struct flow_group {
     bool         frozen;
     uint32_t     mark;
     double       x_new;
+    SimFlowResource *froze_by; /* the resource it froze on (NULL: its cap) */
+};
+
+/* A clock: groups that move at the same byte rate share one virtual time,
+ * so a rate change of all of them is one re-anchor, one completion time and
+ * one load update per resource they use, whatever their number. */
+typedef struct {
+    SimFlowResource *res;
+    double           A;       /* sum over member groups using it of n w */
+    uint32_t         cnt;     /* member groups using it */
+    uint32_t         upos;    /* index in res->cusers */
+} clock_res;
+
+typedef struct {
+    flow_clock *c;
+    uint32_t    idx;          /* the resource's entry in c->res */
+} res_cuser;
+
+struct flow_clock {
+    double       x;           /* byte rate of every flow of its groups */
+    double       V_s;         /* clock virtual time at t_s */
+    sim_time_ns  t_s;
+    sim_time_ns  next_ns;     /* next completion of its flows */
+    uint32_t     hidx;        /* in net->cheap */
+    uint64_t     id;          /* creation order */
+    flow_group **gh;          /* member groups, min-heap by (hkey, id) */
+    uint32_t     n_g, cap_gh;
+    clock_res   *res;         /* resources its members use, with weights */
+    uint32_t     n_res, cap_res;
+    uint32_t    *slot;        /* by resource index: 1 + index in res[], 0 if none */
+    uint32_t     n_slot;
+    uint32_t     n_flows;     /* flows of its members */
+    /* solve scratch */
+    uint32_t     mark, nsame;
+    bool         uniform, whole, grown, fb_same, frozen;
+    double       x_new;
+    SimFlowResource *fb;      /* resource its groups froze on, when fb_same */
+    flow_clock  *next_free;
 };
 
 struct SimFlowResource {
     char          *name;
+    uint32_t       idx;       /* in net->resources */
     double         capacity;
     res_user      *users;     /* active groups using it */
     uint32_t       n_users, cap_users;
+    res_cuser     *cusers;    /* clocks using it */
+    uint32_t       n_cusers, cap_cusers;
     uint32_t       n_flows;       /* active flows using it */
     uint32_t       n_uncapped;    /* of which without a cap */
     double         load;          /* sum n w x, units/s */
@@ -186,7 +229,13 @@ struct SimFlowNet {
     GHashTable  *by_key;          /* flow_group -> itself, active and idle */
     GPtrArray   *groups;          /* owns every flow_group */
     uint32_t     n_active_groups;
-    flow_group **gheap;           /* active groups by (next_ns, id) */
+    GPtrArray   *clocks;          /* owns every flow_clock */
+    flow_clock  *free_clocks;
+    flow_clock **cheap;           /* clocks in use by (next_ns, id) */
+    uint32_t     n_cheap, cap_cheap;
+    flow_clock **tclk, **tnew;    /* solve scratch (cap_cheap) */
+    uint64_t     next_cid;
+    uint32_t     cepoch;
     flow_group **capped;          /* active capped groups with resources, by (cap, id) */
     uint32_t     n_capped, cap_groups;
     SimFlow   **imm;             /* zero-size flows, completing now */
@@ -301,9 +350,15 @@ static void count_bytes(SimFlowNet *net, const flow_group *g, double bytes)
 
 /* ---- groups: virtual time, member heap, completion times ---------------- */
 
+static inline double clock_V(const flow_clock *c, sim_time_ns t)
+{
+    return c->V_s + c->x * ((double)(t - c->t_s) / 1e9);
+}
+
+/* Bytes each flow of @g has delivered since the group's origin, at @t. */
 static inline double group_V(const flow_group *g, sim_time_ns t)
 {
-    return g->V_s + g->x * ((double)(t - g->t_s) / 1e9);
+    return clock_V(g->ck, t) - g->off;
 }
 
 static inline bool mem_less(const SimFlow *a, const SimFlow *b)
@@ -370,109 +425,319 @@ static void mem_remove(flow_group *g, SimFlow *f)
         mem_down(g, i);
 }
 
-/* Completion time of member @f from the group's anchor: the first ns at
- * which remaining <= FINISH_REL_EPS x size, at least 1 ns after the anchor,
- * or the anchor itself when remaining <= DONE_REL_EPS x size. */
+/* Completion time of member @f of @g from its clock's anchor: the first ns
+ * at which remaining <= FINISH_REL_EPS x size, at least 1 ns after the
+ * anchor, or the anchor itself when remaining <= DONE_REL_EPS x size. */
 static sim_time_ns finish_of(const flow_group *g, const SimFlow *f)
 {
-    double rem = f->tag - g->V_s;
+    const flow_clock *c = g->ck;
+    double rem = (f->tag + g->off) - c->V_s;
     if (rem <= DONE_REL_EPS * f->size)
-        return g->t_s;
-    if (g->x <= 0)
+        return c->t_s;
+    if (c->x <= 0)
         return SIM_TIME_NEVER;
-    double x = ceil((rem - FINISH_REL_EPS * f->size) / g->x * 1e9);
+    double x = ceil((rem - FINISH_REL_EPS * f->size) / c->x * 1e9);
     if (x < 1)
         x = 1;
-    if (x >= (double)(SIM_TIME_NEVER - g->t_s))
+    if (x >= (double)(SIM_TIME_NEVER - c->t_s))
         return SIM_TIME_NEVER;
-    return g->t_s + (sim_time_ns)x;
+    return c->t_s + (sim_time_ns)x;
 }
 
-/* Moves the anchor of @g to now at its current rate; rebases V when large. */
-static void reanchor(flow_group *g, sim_time_ns now)
+/* ---- the clocks' heaps: member groups by next flow, clocks by next time -- */
+
+static inline bool cg_less(const flow_group *a, const flow_group *b)
 {
-    g->V_s = group_V(g, now);
-    g->t_s = now;
-    if (g->V_s > REBASE_BYTES) {
-        for (uint32_t i = 0; i < g->n; i++) {
-            g->mem[i]->tag -= g->V_s;
-            g->mem[i]->key -= g->V_s;
-        }
-        g->V_s = 0;
-    }
+    return a->hkey < b->hkey || (a->hkey == b->hkey && a->id < b->id);
 }
 
-/* ---- the heap of active groups by next completion ----------------------- */
+static void cg_up(flow_clock *c, uint32_t i)
+{
+    flow_group *g = c->gh[i];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!cg_less(g, c->gh[p]))
+            break;
+        c->gh[i] = c->gh[p];
+        c->gh[i]->ckpos = i;
+        i = p;
+    }
+    c->gh[i] = g;
+    g->ckpos = i;
+}
 
-static inline bool gh_less(const flow_group *a, const flow_group *b)
+static void cg_down(flow_clock *c, uint32_t i)
+{
+    flow_group *g = c->gh[i];
+    uint32_t n = c->n_g;
+    for (;;) {
+        uint32_t k = 2 * i + 1;
+        if (k >= n)
+            break;
+        if (k + 1 < n && cg_less(c->gh[k + 1], c->gh[k]))
+            k++;
+        if (!cg_less(c->gh[k], g))
+            break;
+        c->gh[i] = c->gh[k];
+        c->gh[i]->ckpos = i;
+        i = k;
+    }
+    c->gh[i] = g;
+    g->ckpos = i;
+}
+
+static void cg_fix(flow_clock *c, uint32_t i)
+{
+    if (i > 0 && cg_less(c->gh[i], c->gh[(i - 1) / 2]))
+        cg_up(c, i);
+    else
+        cg_down(c, i);
+}
+
+static inline bool ch_less(const flow_clock *a, const flow_clock *b)
 {
     return a->next_ns < b->next_ns || (a->next_ns == b->next_ns && a->id < b->id);
 }
 
-static void gh_up(SimFlowNet *net, uint32_t i)
+static void ch_up(SimFlowNet *net, uint32_t i)
 {
-    flow_group *g = net->gheap[i];
+    flow_clock *c = net->cheap[i];
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (!gh_less(g, net->gheap[p]))
+        if (!ch_less(c, net->cheap[p]))
             break;
-        net->gheap[i] = net->gheap[p];
-        net->gheap[i]->hidx = i;
+        net->cheap[i] = net->cheap[p];
+        net->cheap[i]->hidx = i;
         i = p;
     }
-    net->gheap[i] = g;
-    g->hidx = i;
+    net->cheap[i] = c;
+    c->hidx = i;
 }
 
-static void gh_down(SimFlowNet *net, uint32_t i)
+static void ch_down(SimFlowNet *net, uint32_t i)
 {
-    flow_group *g = net->gheap[i];
-    uint32_t n = net->n_active_groups;
+    flow_clock *c = net->cheap[i];
+    uint32_t n = net->n_cheap;
     for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= n)
+        uint32_t k = 2 * i + 1;
+        if (k >= n)
             break;
-        if (c + 1 < n && gh_less(net->gheap[c + 1], net->gheap[c]))
-            c++;
-        if (!gh_less(net->gheap[c], g))
+        if (k + 1 < n && ch_less(net->cheap[k + 1], net->cheap[k]))
+            k++;
+        if (!ch_less(net->cheap[k], c))
             break;
-        net->gheap[i] = net->gheap[c];
-        net->gheap[i]->hidx = i;
-        i = c;
+        net->cheap[i] = net->cheap[k];
+        net->cheap[i]->hidx = i;
+        i = k;
     }
-    net->gheap[i] = g;
-    g->hidx = i;
+    net->cheap[i] = c;
+    c->hidx = i;
 }
 
-static void gh_fix(SimFlowNet *net, flow_group *g)
+static void ch_fix(SimFlowNet *net, flow_clock *c)
 {
-    uint32_t i = g->hidx;
-    if (i > 0 && gh_less(g, net->gheap[(i - 1) / 2]))
-        gh_up(net, i);
+    uint32_t i = c->hidx;
+    if (i > 0 && ch_less(c, net->cheap[(i - 1) / 2]))
+        ch_up(net, i);
     else
-        gh_down(net, i);
+        ch_down(net, i);
 }
 
-static void gh_remove(SimFlowNet *net, flow_group *g)
+/* Recomputes @c's next completion (its first group's first flow) and its
+ * place in the heap of clocks. */
+static void clock_update_next(SimFlowNet *net, flow_clock *c)
 {
-    uint32_t i = g->hidx;
-    g_assert(i < net->n_active_groups && net->gheap[i] == g);
-    flow_group *last = net->gheap[--net->n_active_groups];
-    if (i == net->n_active_groups)
-        return;
-    net->gheap[i] = last;
-    last->hidx = i;
-    gh_fix(net, last);
-}
-
-/* Recomputes @g's next completion and its place in the heap. */
-static void update_next(SimFlowNet *net, flow_group *g)
-{
-    sim_time_ns t = g->n ? finish_of(g, g->mem[0]) : SIM_TIME_NEVER;
-    if (t != g->next_ns) {
-        g->next_ns = t;
-        gh_fix(net, g);
+    sim_time_ns t = SIM_TIME_NEVER;
+    if (c->n_g && c->gh[0]->n)
+        t = finish_of(c->gh[0], c->gh[0]->mem[0]);
+    if (t != c->next_ns) {
+        c->next_ns = t;
+        ch_fix(net, c);
     }
+}
+
+/* After @g's first flow changed (a flow joined or left): its key in its
+ * clock and, when it is or was the clock's first, the clock's next time. */
+static void group_top_changed(SimFlowNet *net, flow_group *g)
+{
+    flow_clock *c = g->ck;
+    bool was_top = c->gh[0] == g;
+    double hk = g->n ? g->mem[0]->key + g->off : INFINITY;
+    if (hk != g->hkey) {
+        g->hkey = hk;
+        cg_fix(c, g->ckpos);
+    }
+    if (was_top || c->gh[0] == g)
+        clock_update_next(net, c);
+}
+
+/* Rebases @c and its groups to virtual time 0 (keeps floats precise). */
+static void clock_rebase(flow_clock *c)
+{
+    for (uint32_t j = 0; j < c->n_g; j++) {
+        flow_group *g = c->gh[j];
+        double Vg = c->V_s - g->off;
+        for (uint32_t i = 0; i < g->n; i++) {
+            g->mem[i]->tag -= Vg;
+            g->mem[i]->key -= Vg;
+        }
+        g->off = 0;
+        g->hkey = g->n ? g->mem[0]->key : INFINITY;
+    }
+    c->V_s = 0;
+    for (uint32_t j = c->n_g / 2; j-- > 0;)
+        cg_down(c, j);
+}
+
+/* Moves the anchor of @c to now at its current rate; rebases V when large. */
+static void clock_reanchor(flow_clock *c, sim_time_ns now)
+{
+    c->V_s = clock_V(c, now);
+    c->t_s = now;
+    if (c->V_s > REBASE_BYTES)
+        clock_rebase(c);
+}
+
+/* A new empty clock at rate @x, anchored at now, in the heap of clocks. */
+static flow_clock *clock_new(SimFlowNet *net, double x)
+{
+    flow_clock *c = net->free_clocks;
+    if (c) {
+        net->free_clocks = c->next_free;
+    } else {
+        c = g_new0(flow_clock, 1);
+        g_ptr_array_add(net->clocks, c);
+        if (net->clocks->len > net->cap_cheap) {
+            net->cap_cheap = net->cap_cheap ? 2 * net->cap_cheap : 64;
+            net->cheap = g_renew(flow_clock *, net->cheap, net->cap_cheap);
+            net->tclk = g_renew(flow_clock *, net->tclk, net->cap_cheap);
+            net->tnew = g_renew(flow_clock *, net->tnew, net->cap_cheap);
+        }
+    }
+    c->next_free = NULL;
+    c->id = net->next_cid++;
+    c->x = x;
+    c->V_s = 0;
+    c->t_s = now_ns(net);
+    c->next_ns = SIM_TIME_NEVER;
+    c->n_g = c->n_res = c->n_flows = 0;
+    c->mark = 0;
+    net->cheap[net->n_cheap] = c;
+    c->hidx = net->n_cheap++;
+    ch_up(net, c->hidx);
+    return c;
+}
+
+/* An emptied clock leaves the heap and goes back to the free list. */
+static void clock_release(SimFlowNet *net, flow_clock *c)
+{
+    g_assert(c->n_g == 0);
+    uint32_t i = c->hidx;
+    g_assert(i < net->n_cheap && net->cheap[i] == c);
+    flow_clock *last = net->cheap[--net->n_cheap];
+    if (i != net->n_cheap) {
+        net->cheap[i] = last;
+        last->hidx = i;
+        ch_fix(net, last);
+    }
+    c->next_free = net->free_clocks;
+    net->free_clocks = c;
+}
+
+/* @g joins @c with offset @off (its virtual time is V_c - off): its key,
+ * its weights on @c's resources.  The caller updates @c's next time. */
+static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, double off)
+{
+    g->ck = c;
+    g->off = off;
+    g->hkey = g->n ? g->mem[0]->key + g->off : INFINITY;
+    if (c->n_g == c->cap_gh) {
+        c->cap_gh = c->cap_gh ? 2 * c->cap_gh : 8;
+        c->gh = g_renew(flow_group *, c->gh, c->cap_gh);
+    }
+    c->gh[c->n_g] = g;
+    g->ckpos = c->n_g++;
+    cg_up(c, g->ckpos);
+    c->n_flows += g->n;
+    double n = (double)g->n;
+    if (c->n_slot < net->resources->len) {
+        c->slot = g_renew(uint32_t, c->slot, net->resources->len);
+        memset(c->slot + c->n_slot, 0, (net->resources->len - c->n_slot) * sizeof *c->slot);
+        c->n_slot = net->resources->len;
+    }
+    for (uint32_t k = 0; k < g->n_uses; k++) {
+        SimFlowResource *r = g->uses[k].res;
+        uint32_t j = c->slot[r->idx];
+        if (j == 0) {
+            if (c->n_res == c->cap_res) {
+                c->cap_res = c->cap_res ? 2 * c->cap_res : 16;
+                c->res = g_renew(clock_res, c->res, c->cap_res);
+            }
+            if (r->n_cusers == r->cap_cusers) {
+                r->cap_cusers = r->cap_cusers ? 2 * r->cap_cusers : 8;
+                r->cusers = g_renew(res_cuser, r->cusers, r->cap_cusers);
+            }
+            r->cusers[r->n_cusers] = (res_cuser){ .c = c, .idx = c->n_res };
+            c->res[c->n_res++] = (clock_res){ .res = r, .A = 0, .cnt = 0, .upos = r->n_cusers++ };
+            j = c->slot[r->idx] = c->n_res;
+        }
+        c->res[j - 1].cnt++;
+        c->res[j - 1].A += n * g->uses[k].w;
+    }
+}
+
+/* The entry of @r in @c's resources (@c has a member using @r). */
+static inline clock_res *clock_entry(flow_clock *c, const SimFlowResource *r)
+{
+    return &c->res[c->slot[r->idx] - 1];
+}
+
+/* @g leaves its clock (which the caller releases when emptied). */
+static void clock_remove_group(flow_clock *c, flow_group *g)
+{
+    uint32_t i = g->ckpos;
+    g_assert(i < c->n_g && c->gh[i] == g);
+    flow_group *last = c->gh[--c->n_g];
+    if (i != c->n_g) {
+        c->gh[i] = last;
+        last->ckpos = i;
+        cg_fix(c, i);
+    }
+    c->n_flows -= g->n;
+    double n = (double)g->n;
+    for (uint32_t k = 0; k < g->n_uses; k++) {
+        SimFlowResource *r = g->uses[k].res;
+        uint32_t j = c->slot[r->idx] - 1;
+        clock_res *e = &c->res[j];
+        if (--e->cnt > 0) {
+            e->A -= n * g->uses[k].w;
+            continue;
+        }
+        /* No member uses it any more: it leaves the resource's clocks, and
+         * the clock's last entry takes its place. */
+        uint32_t up = e->upos;
+        res_cuser lu = r->cusers[--r->n_cusers];
+        if (up != r->n_cusers) {
+            r->cusers[up] = lu;
+            lu.c->res[lu.idx].upos = up;
+        }
+        c->slot[r->idx] = 0;
+        if (j != --c->n_res) {
+            c->res[j] = c->res[c->n_res];
+            c->slot[c->res[j].res->idx] = j + 1;
+            c->res[j].res->cusers[c->res[j].upos].idx = j;
+        }
+    }
+    g->ck = NULL;
+}
+
+/* Moves @g (rate already set) from its clock to @c, keeping its virtual time. */
+static void group_move(SimFlowNet *net, flow_group *g, flow_clock *c)
+{
+    sim_time_ns now = now_ns(net);
+    double Vg = group_V(g, now);
+    clock_remove_group(g->ck, g);
+    clock_add_group(net, c, g, clock_V(c, now) - Vg);
 }
 
 /* The next completion, never before now. */
@@ -481,7 +746,7 @@ static sim_time_ns net_next(const SimFlowNet *net)
     sim_time_ns now = now_ns(net);
     if (net->n_imm)
         return now;
-    sim_time_ns t = net->n_active_groups ? net->gheap[0]->next_ns : SIM_TIME_NEVER;
+    sim_time_ns t = net->n_cheap ? net->cheap[0]->next_ns : SIM_TIME_NEVER;
     return t < now ? now : t;
 }
 
@@ -566,7 +831,6 @@ static void grow_group_arrays(SimFlowNet *net, uint32_t need)
     uint32_t cap = net->cap_groups ? net->cap_groups : 64;
     while (cap < need)
         cap *= 2;
-    net->gheap = g_renew(flow_group *, net->gheap, cap);
     net->capped = g_renew(flow_group *, net->capped, cap);
     net->comp = g_renew(flow_group *, net->comp, cap);
     net->unb = g_renew(flow_group *, net->unb, cap);
@@ -588,7 +852,6 @@ static flow_group *group_get(SimFlowNet *net, uint32_t n, double cap)
     g->uses = g_memdup2(net->key_uses, n * sizeof *g->uses);
     g->cap = cap;
     g->hash = probe.hash;
-    g->next_ns = SIM_TIME_NEVER;
     g_hash_table_add(net->by_key, g);
     g_ptr_array_add(net->groups, g);
     grow_group_arrays(net, net->groups->len);
@@ -598,13 +861,9 @@ static flow_group *group_get(SimFlowNet *net, uint32_t n, double cap)
 /* An idle group becomes active: joins its resources' users and the heaps. */
 static void group_activate(SimFlowNet *net, flow_group *g)
 {
-    sim_time_ns now = now_ns(net);
     g->id = net->next_gid++;
-    g->V_s = 0;
-    g->t_s = now;
     g->x = g->n_uses == 0 ? g->cap : 0;
     g->fresh = true;
-    g->next_ns = SIM_TIME_NEVER;
     /* Saturated resources first (stable, from the key order). */
     uint32_t ns = 0;
     for (uint32_t k = 0; k < g->n_uses; k++)
@@ -621,9 +880,9 @@ static void group_activate(SimFlowNet *net, flow_group *g)
         g->uses[k].pos = r->n_users;
         r->users[r->n_users++] = (res_user){ .g = g, .w = g->uses[k].w, .use = k };
     }
-    net->gheap[net->n_active_groups] = g;
-    g->hidx = net->n_active_groups++;
-    gh_up(net, g->hidx);
+    net->n_active_groups++;
+    /* Its own clock, at virtual time 0, until a solve gives it a rate. */
+    clock_add_group(net, clock_new(net, g->x), g, 0);   /* V_g = 0 */
     if (g->cap < INFINITY && g->n_uses > 0)
         capped_insert(net, g);
 }
@@ -645,12 +904,16 @@ static void group_deactivate(SimFlowNet *net, flow_group *g, bool quiet)
             net->seeds[net->n_seeds++] = r;
         }
     }
-    gh_remove(net, g);
+    flow_clock *c = g->ck;
+    clock_remove_group(c, g);
+    if (c->n_g == 0)
+        clock_release(net, c);
+    else
+        clock_update_next(net, c);
+    net->n_active_groups--;
     if (g->cap < INFINITY && g->n_uses > 0)
         capped_remove(net, g);
     g->x = 0;
-    g->V_s = 0;
-    g->next_ns = SIM_TIME_NEVER;
 }
 
 /* Frees idle groups when too many pile up (flows with ever new vectors). */
@@ -860,6 +1123,7 @@ static void fill(SimFlowNet *net, const comp_state *cs)
             if (!(g->cap <= thr))
                 break;
             freeze(net, g, g->cap < lmin ? g->cap : lmin);
+            g->froze_by = NULL;
             unfrozen--;
             froze_cap = true;
         }
@@ -878,6 +1142,7 @@ static void fill(SimFlowNet *net, const comp_state *cs)
                 flow_group *g = r->users[u].g;
                 if (g->mark == e && !g->frozen) {
                     freeze(net, g, lmin);
+                    g->froze_by = r;
                     unfrozen--;
                 }
             }
@@ -911,7 +1176,7 @@ static void set_sat(SimFlowResource *r, bool sat)
     }
 }
 
-/* Exact sums of every load, cap load and the net's byte rate. */
+/* Exact sums of every load, cap load, clock weight and the net's byte rate. */
 static void resum(SimFlowNet *net)
 {
     double rate = 0;
@@ -928,8 +1193,17 @@ static void resum(SimFlowNet *net)
         r->load = L;
         r->cap_load = CL;
     }
-    for (uint32_t i = 0; i < net->n_active_groups; i++)
-        rate += (double)net->gheap[i]->n * net->gheap[i]->x;
+    for (uint32_t i = 0; i < net->n_cheap; i++) {
+        flow_clock *c = net->cheap[i];
+        rate += (double)c->n_flows * c->x;
+        for (uint32_t j = 0; j < c->n_res; j++)
+            c->res[j].A = 0;
+        for (uint32_t j = 0; j < c->n_g; j++) {
+            const flow_group *g = c->gh[j];
+            for (uint32_t k = 0; k < g->n_uses; k++)
+                clock_entry(c, g->uses[k].res)->A += (double)g->n * g->uses[k].w;
+        }
+    }
     net_sync(net);
     net->rate_sum = rate;
     net->solves_since_resum = 0;
@@ -1012,12 +1286,439 @@ static double restart_level(SimFlowNet *net)
     return l > 0 ? l : 0;
 }
 
-/* Re-solves the rates affected by the changes since the last solve, at now. */
-static void solve(SimFlowNet *net)
+/* Commits the loads of the component's resources (and their saturation
+ * flags) and of the other resources its groups use (@nt of them in
+ * net->touched). */
+static void commit_loads(SimFlowNet *net, const comp_state *cs, uint32_t nt)
 {
-    if (!dirty(net))
-        return;
-    net->n_recomputes++;
+    for (uint32_t q = 0; q < nt; q++) {
+        SimFlowResource *r = net->touched[q];
+        res_sync(net, r);
+        r->load = r->tmp_load > 0 ? r->tmp_load : 0;
+    }
+    for (uint32_t q = 0; q < cs->ncr; q++) {
+        SimFlowResource *r = net->cr[q];
+        res_sync(net, r);
+        r->load = r->frozen_load;
+        if (r->sat != r->sat_new)
+            set_sat(r, r->sat_new);
+    }
+    net_sync(net);
+}
+
+/* ---- solving by clocks ---------------------------------------------------
+ * The same progressive filling with clocks as units: a clock's weight on a
+ * resource is the sum of n w over its groups using it.  When a resource
+ * saturates, a clock all of whose groups use it freezes whole; one only
+ * some of whose groups use it splits first (those groups move to a new
+ * clock at the same rate and anchor, which freezes), since in the filling
+ * by groups they freeze and the others go on rising.  The component is
+ * closed over clocks: every clock using one of its resources (at or above
+ * the restart level), every saturated resource of its clocks; it holds
+ * whole clocks, so it may be larger than the one by groups, which is still
+ * exact (any closed set holding the changes gives the max-min allocation). */
+
+static inline void add_clock(SimFlowNet *net, comp_state *cs, flow_clock *c)
+{
+    if (c->mark != net->cepoch) {
+        c->mark = net->cepoch;
+        c->grown = false;
+        net->tclk[cs->nc++] = c;
+    }
+}
+
+/* Closes the clock component (net->tclk[0..nc)); sets each resource's
+ * weight of component clocks (W0), their number (n_comp) and the fixed
+ * load of the others (F0). */
+static void close_clocks(SimFlowNet *net, comp_state *cs)
+{
+    while (cs->qr < cs->ncr || cs->qg < cs->nc) {
+        while (cs->qr < cs->ncr) {
+            SimFlowResource *r = net->cr[cs->qr++];
+            double W = 0, F = 0;
+            uint32_t nu = 0;
+            for (uint32_t u = 0; u < r->n_cusers; u++) {
+                flow_clock *c = r->cusers[u].c;
+                double A = c->res[r->cusers[u].idx].A;
+                if (c->mark == net->cepoch || c->x >= cs->lvl0) {
+                    add_clock(net, cs, c);
+                    W += A;
+                    nu++;
+                } else {
+                    F += A * c->x;
+                }
+            }
+            r->W0 = W;
+            r->F0 = F;
+            r->n_comp = nu;
+        }
+        while (cs->qg < cs->nc) {
+            flow_clock *c = net->tclk[cs->qg++];
+            for (uint32_t j = 0; j < c->n_res; j++)
+                if (c->res[j].res->sat)
+                    add_cr(net, cs, c->res[j].res);
+        }
+    }
+}
+
+/* Freezes clock @c at @rate (saturated @by) on the component's resources. */
+static void freeze_clock(SimFlowNet *net, flow_clock *c, double rate, SimFlowResource *by)
+{
+    c->frozen = true;
+    c->x_new = rate;
+    c->fb = by;
+    for (uint32_t j = 0; j < c->n_res; j++) {
+        SimFlowResource *r = c->res[j].res;
+        if (r->mark != net->epoch)
+            continue;
+        r->frozen_load += c->res[j].A * rate;
+        r->W -= c->res[j].A;
+        if (--r->n_unfrozen == 0)
+            r->W = 0;
+    }
+}
+
+static inline bool group_uses(const flow_group *g, const SimFlowResource *r)
+{
+    for (uint32_t k = 0; k < g->n_uses; k++)
+        if (g->uses[k].res == r)
+            return true;
+    return false;
+}
+
+/* Moves the groups of component clock @c that use @r to a new component
+ * clock at the same rate and anchor (their virtual times unchanged) and
+ * returns it, unfrozen, counted on the component's resources. */
+static flow_clock *clock_split(SimFlowNet *net, comp_state *cs, flow_clock *c, const SimFlowResource *r)
+{
+    flow_clock *d = clock_new(net, c->x);
+    d->V_s = c->V_s;
+    d->t_s = c->t_s;
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < c->n_g; j++)
+        if (group_uses(c->gh[j], r))
+            net->unb[m++] = c->gh[j];
+    for (uint32_t i = 0; i < m; i++) {
+        flow_group *g = net->unb[i];
+        clock_remove_group(c, g);
+        clock_add_group(net, d, g, g->off);
+    }
+    clock_update_next(net, c);
+    add_clock(net, cs, d);
+    d->grown = c->grown;
+    d->frozen = false;
+    /* A resource both use now counts one more clock of the component (for
+     * this filling and any redone after the component grows). */
+    for (uint32_t j = 0; j < d->n_res; j++) {
+        SimFlowResource *q = d->res[j].res;
+        if (q->mark == net->epoch && c->slot[q->idx]) {
+            q->n_unfrozen++;
+            q->n_comp++;
+        }
+    }
+    return d;
+}
+
+/* Progressive filling of the component's clocks; false if some clock is
+ * left without a resource of the component (the group-level solve then
+ * gives its groups the resource that bounds them). */
+static bool fill_clocks(SimFlowNet *net, comp_state *cs)
+{
+    SimFlowResource **live = net->live;
+    uint32_t nl = 0;
+    for (uint32_t q = 0; q < cs->ncr; q++) {
+        SimFlowResource *r = net->cr[q];
+        r->W = r->W0;
+        r->frozen_load = r->F0;
+        r->n_unfrozen = r->n_comp;
+        r->sat_new = false;
+        if (r->n_comp)
+            live[nl++] = r;
+    }
+    for (uint32_t i = 0; i < cs->nc; i++)
+        net->tclk[i]->frozen = false;
+    uint32_t unfrozen = cs->nc;
+    while (unfrozen > 0) {
+        double lmin = INFINITY;
+        uint32_t keep = 0;
+        for (uint32_t q = 0; q < nl; q++) {
+            SimFlowResource *r = live[q];
+            if (!r->n_unfrozen)
+                continue;
+            r->lvl = (r->capacity - r->frozen_load) / r->W;
+            if (r->lvl < lmin)
+                lmin = r->lvl;
+            live[keep++] = r;
+        }
+        nl = keep;
+        if (!(lmin < INFINITY))
+            return false;
+        if (lmin < 0)
+            lmin = 0;
+        double thr = lmin * (1 + LEVEL_REL_TOL);
+        for (uint32_t q = 0; q < nl; q++) {
+            SimFlowResource *r = live[q];
+            if (!r->n_unfrozen || !(r->lvl <= thr))
+                continue;
+            r->sat_new = true;
+            for (uint32_t u = 0; u < r->n_cusers; u++) {
+                flow_clock *c = r->cusers[u].c;
+                if (c->mark != net->cepoch || c->frozen)
+                    continue;
+                if (c->res[r->cusers[u].idx].cnt == c->n_g) {
+                    freeze_clock(net, c, lmin, r);
+                    unfrozen--;
+                } else {
+                    /* c leaves r's clocks (the last one takes its place,
+                     * look at it again) and the new clock joins them. */
+                    freeze_clock(net, clock_split(net, cs, c, r), lmin, r);
+                    u--;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* Commits the clocks' new rates: one re-anchor per clock whose rate
+ * changed; clocks frozen on the same resource at the same rate merge (the
+ * smaller into the larger); then their next completion times. */
+static void commit_clocks(SimFlowNet *net, const comp_state *cs, sim_time_ns now)
+{
+    for (uint32_t k = 0; k < cs->nc; k++) {
+        flow_clock *c = net->tclk[k];
+        double dx = c->x_new - c->x;
+        if (dx != 0) {
+            clock_reanchor(c, now);
+            net->rate_sum += (double)c->n_flows * dx;
+            c->x = c->x_new;
+        }
+        for (uint32_t j = 0; j < c->n_g; j++) {
+            flow_group *g = c->gh[j];
+            g->x = c->x;
+            g->grown = false;
+            g->fresh = false;
+        }
+    }
+    if (cs->nc <= 64) {
+        for (uint32_t k = 1; k < cs->nc; k++) {
+            flow_clock *a = net->tclk[k];
+            if (!a->n_g || !a->fb)
+                continue;
+            for (uint32_t k2 = 0; k2 < k; k2++) {
+                flow_clock *b = net->tclk[k2];
+                if (!b->n_g || b->fb != a->fb || b->x != a->x)
+                    continue;
+                flow_clock *from = a->n_g < b->n_g ? a : b, *to = from == a ? b : a;
+                while (from->n_g)
+                    group_move(net, from->gh[from->n_g - 1], to);
+                break;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < cs->nc; k++) {
+        flow_clock *c = net->tclk[k];
+        c->fb_same = true;   /* the group-level solve may merge it with others of the same fb */
+        if (c->n_g == 0)
+            clock_release(net, c);
+        else
+            clock_update_next(net, c);
+    }
+}
+
+/* The clock-level solve; false (having changed nothing but clock
+ * membership) when the group-level one must do it. */
+static bool solve_clocks(SimFlowNet *net)
+{
+    bump_epoch(net);
+    if (++net->cepoch == 0) {
+        for (guint i = 0; i < net->clocks->len; i++)
+            ((flow_clock *)g_ptr_array_index(net->clocks, i))->mark = 0;
+        net->cepoch = 1;
+    }
+    net->cr_unsat = 0;
+    sim_time_ns now = now_ns(net);
+    comp_state cs = { 0 };
+    for (uint32_t i = 0; i < net->n_seeds; i++)
+        add_cr(net, &cs, net->seeds[i]);
+    cs.lvl0 = restart_level(net);
+    for (uint32_t i = 0; i < net->n_changed; i++)
+        if (net->changed[i]->n > 0)
+            add_clock(net, &cs, net->changed[i]->ck);
+    for (uint32_t i = 0; i < net->n_changed; i++)
+        if (net->changed[i]->n > 0)
+            net->changed[i]->ck->grown = true;   /* its flows changed its loads: check them */
+    close_clocks(net, &cs);
+
+    uint32_t nt;
+    for (;;) {
+        if (!fill_clocks(net, &cs))
+            return false;
+        /* Loads of the other resources the component uses, after the change. */
+        bump_tepoch(net);
+        nt = 0;
+        for (uint32_t k = 0; k < cs.nc; k++) {
+            flow_clock *c = net->tclk[k];
+            double dx = c->x_new - c->x;
+            if (dx == 0 && !c->grown)
+                continue;
+            for (uint32_t j = 0; j < c->n_res; j++) {
+                SimFlowResource *r = c->res[j].res;
+                if (r->mark == net->epoch)
+                    continue;   /* saturated ones are in the component */
+                if (r->tmark != net->tepoch) {
+                    r->tmark = net->tepoch;
+                    r->tmp_load = r->load;
+                    net->touched[nt++] = r;
+                }
+                r->tmp_load += c->res[j].A * dx;
+            }
+        }
+        bool grown = false;
+        for (uint32_t q = 0; q < nt; q++) {
+            SimFlowResource *r = net->touched[q];
+            if (r->tmp_load > r->capacity * (1 + OVER_REL_TOL)) {
+                add_cr(net, &cs, r);
+                grown = true;
+            }
+        }
+        if (!grown)
+            break;
+        close_clocks(net, &cs);
+    }
+    /* Done: the changes are consumed. */
+    for (uint32_t i = 0; i < net->n_seeds; i++)
+        net->seeds[i]->seeded = false;
+    for (uint32_t i = 0; i < net->n_changed; i++) {
+        net->changed[i]->changed = false;
+        net->changed[i]->joined = false;
+    }
+    net->n_seeds = net->n_changed = 0;
+    net->lvl0 = INFINITY;
+    commit_loads(net, &cs, nt);
+    commit_clocks(net, &cs, now);
+    return true;
+}
+
+/* Groups the component's groups by clock: a clock all of whose groups are
+ * in the component and get the same new rate moves whole (whole); the
+ * other changed groups change clock.  Returns the clocks, in net->tclk. */
+static uint32_t classify(SimFlowNet *net, const comp_state *cs)
+{
+    if (++net->cepoch == 0) {
+        for (guint i = 0; i < net->clocks->len; i++)
+            ((flow_clock *)g_ptr_array_index(net->clocks, i))->mark = 0;
+        net->cepoch = 1;
+    }
+    uint32_t nk = 0;
+    for (uint32_t i = 0; i < cs->nc; i++) {
+        flow_group *g = net->comp[i];
+        flow_clock *c = g->ck;
+        if (c->mark != net->cepoch) {
+            c->mark = net->cepoch;
+            c->x_new = g->x_new;
+            c->nsame = 0;
+            c->uniform = true;
+            c->grown = false;
+            c->fb = g->froze_by;
+            c->fb_same = true;
+            net->tclk[nk++] = c;
+        }
+        if (g->x_new == c->x_new)
+            c->nsame++;
+        else
+            c->uniform = false;
+        if (g->froze_by != c->fb)
+            c->fb_same = false;
+        c->grown = c->grown || g->grown;
+    }
+    for (uint32_t k = 0; k < nk; k++) {
+        flow_clock *c = net->tclk[k];
+        c->whole = c->uniform && c->nsame == c->n_g;
+    }
+    return nk;
+}
+
+/* The clock a group changing to rate @x joins: a clock of this solve that
+ * ends at @x with all its groups, or a new one. */
+static flow_clock *clock_target(SimFlowNet *net, uint32_t nk, uint32_t *nn, double x, SimFlowResource *fb)
+{
+    for (uint32_t k = 0; k < nk; k++) {
+        flow_clock *c = net->tclk[k];
+        if (c->whole && c->x == x && c->n_g && c->fb_same && c->fb == fb)
+            return c;
+    }
+    for (uint32_t k = 0; k < *nn; k++)
+        if (net->tnew[k]->x == x && net->tnew[k]->fb == fb)
+            return net->tnew[k];
+    flow_clock *c = clock_new(net, x);
+    c->fb = fb;
+    c->fb_same = true;
+    net->tnew[(*nn)++] = c;
+    return c;
+}
+
+/* Commits the new rates of the component's groups: clocks moving whole
+ * re-anchor once; other changed groups move to a clock of their new rate;
+ * whole clocks that end at the same rate merge (the smaller into the
+ * larger).  Then the clocks' next completion times. */
+static void commit_rates(SimFlowNet *net, const comp_state *cs, uint32_t nk, sim_time_ns now)
+{
+    for (uint32_t k = 0; k < nk; k++) {
+        flow_clock *c = net->tclk[k];
+        double dx = c->x_new - c->x;
+        if (!c->whole || dx == 0)
+            continue;
+        clock_reanchor(c, now);
+        net->rate_sum += (double)c->n_flows * dx;
+        c->x = c->x_new;
+        for (uint32_t j = 0; j < c->n_g; j++)
+            c->gh[j]->x = c->x;
+    }
+    uint32_t nn = 0;
+    for (uint32_t i = 0; i < cs->nc; i++) {
+        flow_group *g = net->comp[i];
+        g->grown = false;
+        g->fresh = false;
+        if (g->ck->whole || g->x_new == g->x)
+            continue;
+        net->rate_sum += (double)g->n * (g->x_new - g->x);
+        double Vg = group_V(g, now);
+        flow_clock *old = g->ck;
+        clock_remove_group(old, g);
+        g->x = g->x_new;
+        flow_clock *t = clock_target(net, nk, &nn, g->x, g->froze_by);
+        clock_add_group(net, t, g, clock_V(t, now) - Vg);
+    }
+    if (nk <= 64) {
+        for (uint32_t k = 1; k < nk; k++) {
+            flow_clock *a = net->tclk[k];
+            if (!a->whole || !a->n_g)
+                continue;
+            for (uint32_t k2 = 0; k2 < k; k2++) {
+                flow_clock *b = net->tclk[k2];
+                if (!b->whole || !b->n_g || b->x != a->x || !a->fb_same || !b->fb_same || a->fb != b->fb || !a->fb)
+                    continue;
+                flow_clock *from = a->n_g < b->n_g ? a : b, *to = from == a ? b : a;
+                while (from->n_g)
+                    group_move(net, from->gh[from->n_g - 1], to);
+                break;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < nk + nn; k++) {
+        flow_clock *c = k < nk ? net->tclk[k] : net->tnew[k - nk];
+        if (c->n_g == 0)
+            clock_release(net, c);
+        else
+            clock_update_next(net, c);
+    }
+}
+
+/* The group-level solve: re-solves the rates affected by the changes since
+ * the last solve, at now, group by group. */
+static void solve_groups(SimFlowNet *net)
+{
     bump_epoch(net);
     net->cr_unsat = 0;
     sim_time_ns now = now_ns(net);
@@ -1040,7 +1741,7 @@ static void solve(SimFlowNet *net)
     net->lvl0 = INFINITY;
     close_component(net, &cs);
 
-    uint32_t nt;
+    uint32_t nt, nk;
     for (;;) {
         /* A group with no resource of the component and no cap would be
          * unbounded: it gets the resource that bounds it alone. */
@@ -1066,13 +1767,32 @@ static void solve(SimFlowNet *net)
             continue;
         }
         fill(net, &cs);
-        /* Loads of the other resources the component uses, after the change. */
+        nk = classify(net, &cs);
+        /* Loads of the other resources the component uses, after the change:
+         * by clock weights for clocks that move whole, by group otherwise. */
         bump_tepoch(net);
         nt = 0;
+        for (uint32_t k = 0; k < nk; k++) {
+            flow_clock *c = net->tclk[k];
+            double dx = c->x_new - c->x;
+            if (!c->whole || (dx == 0 && !c->grown))
+                continue;
+            for (uint32_t j = 0; j < c->n_res; j++) {
+                SimFlowResource *r = c->res[j].res;
+                if (r->mark == net->epoch)
+                    continue;   /* saturated ones are in the component */
+                if (r->tmark != net->tepoch) {
+                    r->tmark = net->tepoch;
+                    r->tmp_load = r->load;
+                    net->touched[nt++] = r;
+                }
+                r->tmp_load += c->res[j].A * dx;
+            }
+        }
         for (uint32_t i = 0; i < cs.nc; i++) {
             flow_group *g = net->comp[i];
             double dx = g->x_new - g->x;
-            if (dx == 0 && !g->grown)
+            if (g->ck->whole || (dx == 0 && !g->grown))
                 continue;
             for (uint32_t k = g->n_sat; k < g->n_uses; k++) {   /* saturated ones are in the component */
                 SimFlowResource *r = g->uses[k].res;
@@ -1098,31 +1818,20 @@ static void solve(SimFlowNet *net)
         close_component(net, &cs);
     }
 
-    /* Commit. */
-    for (uint32_t q = 0; q < nt; q++) {
-        SimFlowResource *r = net->touched[q];
-        res_sync(net, r);
-        r->load = r->tmp_load > 0 ? r->tmp_load : 0;
-    }
-    for (uint32_t q = 0; q < cs.ncr; q++) {
-        SimFlowResource *r = net->cr[q];
-        res_sync(net, r);
-        r->load = r->frozen_load;
-        if (r->sat != r->sat_new)
-            set_sat(r, r->sat_new);
-    }
-    net_sync(net);
-    for (uint32_t i = 0; i < cs.nc; i++) {
-        flow_group *g = net->comp[i];
-        g->grown = false;
-        g->fresh = false;
-        if (g->x_new == g->x)
-            continue;
-        reanchor(g, now);
-        net->rate_sum += (double)g->n * (g->x_new - g->x);
-        g->x = g->x_new;
-        update_next(net, g);
-    }
+    commit_loads(net, &cs, nt);
+    commit_rates(net, &cs, nk, now);
+}
+
+/* Re-solves the rates affected by the changes since the last solve, at now:
+ * by clocks when no capped group is active and no group is left without a
+ * resource of the component, otherwise group by group. */
+static void solve(SimFlowNet *net)
+{
+    if (!dirty(net))
+        return;
+    net->n_recomputes++;
+    if (net->n_capped > 0 || !solve_clocks(net))
+        solve_groups(net);
     if (++net->solves_since_resum >= RESUM_EVERY)
         resum(net);
     purge_idle_groups(net);
@@ -1176,6 +1885,10 @@ static void detach(SimFlowNet *net, SimFlow *f)
         if (r->n_flows == 0)
             r->load = r->cap_load = 0;   /* exact when empty */
     }
+    flow_clock *c = g->ck;
+    c->n_flows--;
+    for (uint32_t k = 0; k < g->n_uses; k++)
+        clock_entry(c, g->uses[k].res)->A -= g->uses[k].w;
     net_sync(net);
     net->rate_sum -= g->x;
     if (!all_safe && !g->fresh && g->x < net->lvl0)
@@ -1190,7 +1903,7 @@ static void detach(SimFlowNet *net, SimFlow *f)
     else {
         if (!all_safe && g->n_uses > 0)
             mark_changed(net, g);
-        update_next(net, g);
+        group_top_changed(net, g);
     }
 }
 
@@ -1249,8 +1962,8 @@ static void on_event(SimEngine *eng, SimEvent *ev, void *ctx)
             f->state = FLOW_DONE_PENDING;
             batch_add(net, &nb, f);
         }
-        while (net->n_active_groups && net->gheap[0]->next_ns <= now) {
-            flow_group *g = net->gheap[0];
+        while (net->n_cheap && net->cheap[0]->next_ns <= now) {
+            flow_group *g = net->cheap[0]->gh[0];
             /* Its members due now: the rate and anchor stay as they are
              * until the next solve, so the due test is the one the
              * completion times were computed with. */
@@ -1284,11 +1997,21 @@ static void on_event(SimEngine *eng, SimEvent *ev, void *ctx)
 
 /* ---- public: net -------------------------------------------------------- */
 
+static void clock_free(gpointer p)
+{
+    flow_clock *c = p;
+    g_free(c->gh);
+    g_free(c->res);
+    g_free(c->slot);
+    g_free(c);
+}
+
 static void resource_free(gpointer p)
 {
     SimFlowResource *r = p;
     g_free(r->name);
     g_free(r->users);
+    g_free(r->cusers);
     g_free(r);
 }
 
@@ -1302,6 +2025,7 @@ SimFlowNet *sim_flow_net_new(SimEngine *eng)
     net->blocks = g_ptr_array_new_with_free_func(g_free);
     net->groups = g_ptr_array_new();
     net->by_key = g_hash_table_new(group_hash, group_equal);
+    net->clocks = g_ptr_array_new_with_free_func(clock_free);
     net->t_last = net->stats_start = sim_engine_now(eng);
     net->lvl0 = INFINITY;
     grow_group_arrays(net, 1);
@@ -1319,7 +2043,10 @@ void sim_flow_net_free(SimFlowNet *net)
         group_free(g_ptr_array_index(net->groups, i));
     g_ptr_array_free(net->groups, TRUE);
     g_ptr_array_free(net->resources, TRUE);
-    g_free(net->gheap);
+    g_ptr_array_free(net->clocks, TRUE);
+    g_free(net->cheap);
+    g_free(net->tclk);
+    g_free(net->tnew);
     g_free(net->capped);
     g_free(net->comp);
     g_free(net->unb);
@@ -1371,6 +2098,7 @@ SimFlowResource *sim_flow_net_add_resource(SimFlowNet *net, const char *name, do
     g_return_val_if_fail(capacity_per_s > 0 && capacity_per_s < INFINITY, NULL);
     SimFlowResource *r = g_new0(SimFlowResource, 1);
     r->name = g_strdup(name);
+    r->idx = net->resources->len;
     r->capacity = capacity_per_s;
     r->t_st = sim_engine_now(net->eng);
     g_ptr_array_add(net->resources, r);
@@ -1495,10 +2223,8 @@ SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *us
     bool was_idle = g->n == 0;
     if (was_idle)
         group_activate(net, g);
-    else
-        reanchor(g, now);
     f->g = g;
-    f->tag = g->V_s + size_bytes;
+    f->tag = group_V(g, now) + size_bytes;
     f->key = f->tag - FINISH_REL_EPS * size_bytes;
     mem_push(g, f);
 
@@ -1517,16 +2243,21 @@ SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *us
         /* Fast path: none of its resources can saturate, it runs at its cap. */
         net->n_fast++;
         g->x = cap_Bps;
+        g->ck->x = cap_Bps;   /* its own clock, anchored now, when it was idle */
         g->fresh = false;
     } else if (g->n_uses > 0) {
         mark_changed(net, g);
         g->joined = true;
     }
     /* It runs at its group's rate until the next solve. */
-    for (uint32_t k = 0; k < g->n_uses; k++)
+    flow_clock *c = g->ck;
+    c->n_flows++;
+    for (uint32_t k = 0; k < g->n_uses; k++) {
         g->uses[k].res->load += g->uses[k].w * g->x;
+        clock_entry(c, g->uses[k].res)->A += g->uses[k].w;
+    }
     net->rate_sum += g->x;
-    update_next(net, g);
+    group_top_changed(net, g);
     after_change(net);
     return f;
 }

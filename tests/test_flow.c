@@ -844,6 +844,8 @@ static void df_arrive(SimEngine *eng, SimEvent *ev, void *ctx)
             ru[k] = (ref_flow_use){ d->rres[r], w };
         }
         cap = gsl_rng_uniform_int(d->rng, 3) == 0 ? 10 + 100 * gsl_rng_uniform(d->rng) : SIM_FLOW_UNCAPPED;
+        if (d->variant >= 3)
+            cap = SIM_FLOW_UNCAPPED;
     } else {
         int c = (int)gsl_rng_uniform_int(d->rng, DF_CLASSES);
         n = d->cn[c];
@@ -862,7 +864,7 @@ static void df_arrive(SimEngine *eng, SimEvent *ev, void *ctx)
             v->rf = NULL;
         }
     }
-    if (d->variant == 1 && gsl_rng_uniform_int(d->rng, 50) == 0) {   /* capacity changes */
+    if ((d->variant == 1 || d->variant == 4) && gsl_rng_uniform_int(d->rng, 50) == 0) {   /* capacity changes */
         int r = (int)gsl_rng_uniform_int(d->rng, DF_RES);
         double c = 100 + 900 * gsl_rng_uniform(d->rng);
         sim_flow_resource_set_capacity(d->net, d->res[r], c);
@@ -900,7 +902,8 @@ static void df_probe(SimEngine *eng, SimEvent *ev, void *ctx)
 }
 
 /* Variant 0: classes and one-offs; 1: with capacity changes; 2: heavier
- * load (more flows per group). */
+ * load (more flows per group); 3 and 4: as 0 and 1 without caps, so that
+ * the net solves by clocks (sim/flow.c) rather than group by group. */
 START_TEST(test_groups_match_per_flow_solver)
 {
     dfnet d = { 0 };
@@ -928,6 +931,8 @@ START_TEST(test_groups_match_per_flow_solver)
             d.rcu[c][0].units_per_byte = 1;
         }
         d.ccap[c] = gsl_rng_uniform_int(d.rng, 3) == 0 ? 5 + 60 * gsl_rng_uniform(d.rng) : SIM_FLOW_UNCAPPED;
+        if (d.variant >= 3)
+            d.ccap[c] = SIM_FLOW_UNCAPPED;
     }
     sim_event_init(&d.arrive, df_arrive, &d);
     sim_event_init(&d.probe, df_probe, &d);
@@ -992,7 +997,7 @@ int main(void)
     tcase_add_test(tc, test_mm1_processor_sharing);
     tcase_add_test(tc, test_grouping_by_content);
     tcase_add_test(tc, test_group_order_unequal_sizes);
-    tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 3);
+    tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 5);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
