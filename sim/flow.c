@@ -183,14 +183,16 @@ struct flow_clock {
     uint64_t     id;          /* creation order */
     flow_group **gh;          /* member groups, min-heap by (hkey, id) */
     uint32_t     n_g, cap_gh;
-    clock_res   *res;         /* resources its members use, with weights */
+    clock_res   *res;         /* resources its members use, with weights; */
     uint32_t     n_res, cap_res;
+    uint32_t     n_sat;       /* res[0..n_sat) are those with res->sat */
     uint32_t    *slot;        /* by resource index: 1 + index in res[], 0 if none */
     uint32_t     n_slot;
     uint32_t     n_flows;     /* flows of its members */
     /* solve scratch */
     uint32_t     mark, nsame;
     bool         uniform, whole, grown, fb_same, frozen;
+    bool         fresh;       /* holds one group not solved yet */
     double       x_new;
     SimFlowResource *fb;      /* resource its groups froze on, when fb_same */
     flow_clock  *next_free;
@@ -620,8 +622,9 @@ static flow_clock *clock_new(SimFlowNet *net, double x)
     c->V_s = 0;
     c->t_s = now_ns(net);
     c->next_ns = SIM_TIME_NEVER;
-    c->n_g = c->n_res = c->n_flows = 0;
+    c->n_g = c->n_res = c->n_flows = c->n_sat = 0;
     c->mark = 0;
+    c->fresh = false;
     net->cheap[net->n_cheap] = c;
     c->hidx = net->n_cheap++;
     ch_up(net, c->hidx);
@@ -642,6 +645,20 @@ static void clock_release(SimFlowNet *net, flow_clock *c)
     }
     c->next_free = net->free_clocks;
     net->free_clocks = c;
+}
+
+/* Swaps entries a and b of @c's resources, keeping the back-references. */
+static inline void clock_swap_res(flow_clock *c, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return;
+    clock_res t = c->res[a];
+    c->res[a] = c->res[b];
+    c->res[b] = t;
+    c->slot[c->res[a].res->idx] = a + 1;
+    c->slot[c->res[b].res->idx] = b + 1;
+    c->res[a].res->cusers[c->res[a].upos].idx = a;
+    c->res[b].res->cusers[c->res[b].upos].idx = b;
 }
 
 /* @g joins @c with offset @off (its virtual time is V_c - off): its key,
@@ -680,6 +697,10 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
             r->cusers[r->n_cusers] = (res_cuser){ .c = c, .idx = c->n_res };
             c->res[c->n_res++] = (clock_res){ .res = r, .A = 0, .cnt = 0, .upos = r->n_cusers++ };
             j = c->slot[r->idx] = c->n_res;
+            if (r->sat) {   /* into the saturated prefix */
+                clock_swap_res(c, c->n_res - 1, c->n_sat++);
+                j = c->slot[r->idx];
+            }
         }
         c->res[j - 1].cnt++;
         c->res[j - 1].A += n * g->uses[k].w;
@@ -713,8 +734,14 @@ static void clock_remove_group(flow_clock *c, flow_group *g)
             e->A -= n * g->uses[k].w;
             continue;
         }
-        /* No member uses it any more: it leaves the resource's clocks, and
-         * the clock's last entry takes its place. */
+        /* No member uses it any more: it leaves the resource's clocks (from
+         * the end of the saturated prefix if it is in it), and the clock's
+         * last entry takes its place. */
+        if (j < c->n_sat) {
+            clock_swap_res(c, j, --c->n_sat);
+            j = c->n_sat;
+            e = &c->res[j];
+        }
         uint32_t up = e->upos;
         res_cuser lu = r->cusers[--r->n_cusers];
         if (up != r->n_cusers) {
@@ -882,7 +909,9 @@ static void group_activate(SimFlowNet *net, flow_group *g)
     }
     net->n_active_groups++;
     /* Its own clock, at virtual time 0, until a solve gives it a rate. */
-    clock_add_group(net, clock_new(net, g->x), g, 0);   /* V_g = 0 */
+    flow_clock *c = clock_new(net, g->x);
+    c->fresh = true;
+    clock_add_group(net, c, g, 0);   /* V_g = 0 */
     if (g->cap < INFINITY && g->n_uses > 0)
         capped_insert(net, g);
 }
@@ -1174,6 +1203,13 @@ static void set_sat(SimFlowResource *r, bool sat)
         else
             use_swap(g, r->users[u].use, --g->n_sat);
     }
+    for (uint32_t u = 0; u < r->n_cusers; u++) {
+        flow_clock *c = r->cusers[u].c;
+        if (sat)
+            clock_swap_res(c, r->cusers[u].idx, c->n_sat++);
+        else
+            clock_swap_res(c, r->cusers[u].idx, --c->n_sat);
+    }
 }
 
 /* Exact sums of every load, cap load, clock weight and the net's byte rate. */
@@ -1251,6 +1287,42 @@ static double level_bound(const SimFlowResource *r, double upper)
     return l < upper ? l : upper;
 }
 
+/* level_bound() by clocks (no capped group active): a clock's users of @r
+ * weigh A, and a fresh clock (its one group not solved yet, uncapped)
+ * rises with the level. */
+static double level_bound_clocks(const SimFlowResource *r, double upper)
+{
+    const double C = r->capacity;
+    double F = 0, W = 0;
+    for (uint32_t u = 0; u < r->n_cusers; u++) {
+        const flow_clock *c = r->cusers[u].c;
+        double nw = c->res[r->cusers[u].idx].A, x = c->fresh ? INFINITY : c->x;
+        W += nw;
+        F += nw * (x < upper ? x : upper);
+    }
+    if (F <= C)
+        return upper;
+    double l = C / W;   /* F(l) <= W l = C */
+    for (int it = 0; it < 16; it++) {
+        double Fl = 0, S = 0;
+        for (uint32_t u = 0; u < r->n_cusers; u++) {
+            const flow_clock *c = r->cusers[u].c;
+            double nw = c->res[r->cusers[u].idx].A, x = c->fresh ? INFINITY : c->x;
+            if (x > l) {
+                Fl += nw * l;
+                S += nw;
+            } else {
+                Fl += nw * x;
+            }
+        }
+        if (!(C - Fl > LEVEL_REL_TOL * C) || !(S > 0))
+            break;
+        l += (C - Fl) / S;
+    }
+    l *= 1 - RESTART_REL_MARGIN;
+    return l < upper ? l : upper;
+}
+
 /* The level from which the progressive filling restarts: below it the
  * filling after the changes goes exactly as the last one did, so every
  * group slower than it keeps its rate (max-min is monotone).  A flow
@@ -1259,7 +1331,7 @@ static double level_bound(const SimFlowResource *r, double upper)
  * below where its load with the new flows first reaches its capacity
  * (level_bound), nor above x_g or g's cap.  A capacity change restarts
  * from 0. */
-static double restart_level(SimFlowNet *net)
+static double restart_level(SimFlowNet *net, bool by_clocks)
 {
     double l = net->lvl0;
     bool any_fresh = false;   /* a fresh group counts 0 in its resources' loads */
@@ -1280,7 +1352,7 @@ static double restart_level(SimFlowNet *net)
              * flows at their group's rate) it fits. */
             if (!any_fresh && r->load <= r->capacity * (1 - SAFE_REL_MARGIN))
                 continue;
-            l = level_bound(r, l);
+            l = by_clocks ? level_bound_clocks(r, l) : level_bound(r, l);
         }
     }
     return l > 0 ? l : 0;
@@ -1354,9 +1426,8 @@ static void close_clocks(SimFlowNet *net, comp_state *cs)
         }
         while (cs->qg < cs->nc) {
             flow_clock *c = net->tclk[cs->qg++];
-            for (uint32_t j = 0; j < c->n_res; j++)
-                if (c->res[j].res->sat)
-                    add_cr(net, cs, c->res[j].res);
+            for (uint32_t j = 0; j < c->n_sat; j++)
+                add_cr(net, cs, c->res[j].res);
         }
     }
 }
@@ -1367,7 +1438,8 @@ static void freeze_clock(SimFlowNet *net, flow_clock *c, double rate, SimFlowRes
     c->frozen = true;
     c->x_new = rate;
     c->fb = by;
-    for (uint32_t j = 0; j < c->n_res; j++) {
+    uint32_t end = net->cr_unsat ? c->n_res : c->n_sat;   /* saturated ones are all in it */
+    for (uint32_t j = 0; j < end; j++) {
         SimFlowResource *r = c->res[j].res;
         if (r->mark != net->epoch)
             continue;
@@ -1519,6 +1591,7 @@ static void commit_clocks(SimFlowNet *net, const comp_state *cs, sim_time_ns now
     for (uint32_t k = 0; k < cs->nc; k++) {
         flow_clock *c = net->tclk[k];
         c->fb_same = true;   /* the group-level solve may merge it with others of the same fb */
+        c->fresh = false;
         if (c->n_g == 0)
             clock_release(net, c);
         else
@@ -1541,7 +1614,7 @@ static bool solve_clocks(SimFlowNet *net)
     comp_state cs = { 0 };
     for (uint32_t i = 0; i < net->n_seeds; i++)
         add_cr(net, &cs, net->seeds[i]);
-    cs.lvl0 = restart_level(net);
+    cs.lvl0 = restart_level(net, true);
     for (uint32_t i = 0; i < net->n_changed; i++)
         if (net->changed[i]->n > 0)
             add_clock(net, &cs, net->changed[i]->ck);
@@ -1562,10 +1635,10 @@ static bool solve_clocks(SimFlowNet *net)
             double dx = c->x_new - c->x;
             if (dx == 0 && !c->grown)
                 continue;
-            for (uint32_t j = 0; j < c->n_res; j++) {
+            for (uint32_t j = c->n_sat; j < c->n_res; j++) {   /* saturated ones are in the component */
                 SimFlowResource *r = c->res[j].res;
                 if (r->mark == net->epoch)
-                    continue;   /* saturated ones are in the component */
+                    continue;
                 if (r->tmark != net->tepoch) {
                     r->tmark = net->tepoch;
                     r->tmp_load = r->load;
@@ -1708,6 +1781,7 @@ static void commit_rates(SimFlowNet *net, const comp_state *cs, uint32_t nk, sim
     }
     for (uint32_t k = 0; k < nk + nn; k++) {
         flow_clock *c = k < nk ? net->tclk[k] : net->tnew[k - nk];
+        c->fresh = false;
         if (c->n_g == 0)
             clock_release(net, c);
         else
@@ -1727,7 +1801,7 @@ static void solve_groups(SimFlowNet *net)
         net->seeds[i]->seeded = false;
         add_cr(net, &cs, net->seeds[i]);
     }
-    cs.lvl0 = restart_level(net);
+    cs.lvl0 = restart_level(net, false);
     for (uint32_t i = 0; i < net->n_changed; i++) {
         flow_group *g = net->changed[i];
         g->changed = false;
@@ -1777,7 +1851,7 @@ static void solve_groups(SimFlowNet *net)
             double dx = c->x_new - c->x;
             if (!c->whole || (dx == 0 && !c->grown))
                 continue;
-            for (uint32_t j = 0; j < c->n_res; j++) {
+            for (uint32_t j = c->n_sat; j < c->n_res; j++) {
                 SimFlowResource *r = c->res[j].res;
                 if (r->mark == net->epoch)
                     continue;   /* saturated ones are in the component */
@@ -2244,6 +2318,7 @@ SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *us
         net->n_fast++;
         g->x = cap_Bps;
         g->ck->x = cap_Bps;   /* its own clock, anchored now, when it was idle */
+        g->ck->fresh = false;
         g->fresh = false;
     } else if (g->n_uses > 0) {
         mark_changed(net, g);
