@@ -1334,9 +1334,9 @@ static double level_bound_clocks(const SimFlowResource *r, double upper)
 static double restart_level(SimFlowNet *net, bool by_clocks)
 {
     double l = net->lvl0;
-    bool any_fresh = false;   /* a fresh group counts 0 in its resources' loads */
+    uint32_t n_fresh = 0;   /* a fresh group counts 0 in its resources' loads */
     for (uint32_t i = 0; i < net->n_changed; i++)
-        any_fresh = any_fresh || (net->changed[i]->fresh && net->changed[i]->n > 0);
+        n_fresh += net->changed[i]->fresh && net->changed[i]->n > 0;
     for (uint32_t i = 0; i < net->n_changed && l > 0; i++) {
         const flow_group *g = net->changed[i];
         if (g->n == 0)
@@ -1346,11 +1346,15 @@ static double restart_level(SimFlowNet *net, bool by_clocks)
             l = x;
         if (!g->joined)
             continue;
+        /* Quick out when no other changed group is fresh: the resource fits
+         * even at its current load (which counts the new flows at their
+         * group's rate) plus, when g is fresh (it counts 0 there), g's
+         * flows at the level: F(l) is at most that. */
+        bool quick = n_fresh == 0 || (n_fresh == 1 && g->fresh);
         for (uint32_t k = 0; k < g->n_uses && l > 0; k++) {
             const SimFlowResource *r = g->uses[k].res;
-            /* Quick out: even at its current load (which counts the new
-             * flows at their group's rate) it fits. */
-            if (!any_fresh && r->load <= r->capacity * (1 - SAFE_REL_MARGIN))
+            double mine = g->fresh ? (double)g->n * g->uses[k].w * l : 0;
+            if (quick && r->load + mine <= r->capacity * (1 - SAFE_REL_MARGIN))
                 continue;
             l = by_clocks ? level_bound_clocks(r, l) : level_bound(r, l);
         }
