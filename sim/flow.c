@@ -167,6 +167,7 @@ typedef struct {
     double           A;       /* sum over member groups using it of n w */
     uint32_t         cnt;     /* member groups using it */
     uint32_t         upos;    /* index in res->cusers */
+    double           V0;      /* clock virtual time up to which A was counted in res->st.units */
 } clock_res;
 
 typedef struct {
@@ -218,8 +219,11 @@ struct SimFlowResource {
     double         frozen_load, W, lvl, tmp_load;
     double         W0, F0;        /* set by the closure: weight of its users in */
     uint32_t       n_comp;        /* the component, fixed load of the others */
-    /* statistics, integrated up to t_st */
+    /* statistics: flows_area integrated up to t_st; units counted up to V0
+     * of each clock entry (see res_units); busy area up to the last
+     * capacity change, when units were units_cc */
     sim_time_ns    t_st;
+    double         units_cc;
     SimFlowStats st;
 };
 
@@ -313,15 +317,13 @@ static inline bool safe(const SimFlowResource *r)
 
 /* ---- statistics ---------------------------------------------------------- */
 
-/* Integrates @r's statistics up to now (before its load or flows change). */
+/* Integrates @r's flow area up to now (before its number of flows changes). */
 static inline void res_sync(SimFlowNet *net, SimFlowResource *r)
 {
     sim_time_ns now = now_ns(net);
     if (now <= r->t_st)
         return;
     double dt = (double)(now - r->t_st) / 1e9;
-    r->st.units += r->load * dt;
-    r->st.busy_area_s += r->load / r->capacity * dt;
     r->st.flows_area_s += (double)r->n_flows * dt;
     r->t_st = now;
 }
@@ -344,8 +346,7 @@ static void count_bytes(SimFlowNet *net, const flow_group *g, double bytes)
 {
     for (uint32_t k = 0; k < g->n_uses; k++) {
         SimFlowResource *r = g->uses[k].res;
-        r->st.units += g->uses[k].w * bytes;
-        r->st.busy_area_s += g->uses[k].w * bytes / r->capacity;
+        r->st.units += g->uses[k].w * bytes;   /* busy area follows (res_busy) */
     }
     net->st.units += bytes;
 }
@@ -355,6 +356,14 @@ static void count_bytes(SimFlowNet *net, const flow_group *g, double bytes)
 static inline double clock_V(const flow_clock *c, sim_time_ns t)
 {
     return c->V_s + c->x * ((double)(t - c->t_s) / 1e9);
+}
+
+/* Counts the units @r served through clock entry @e up to clock virtual
+ * time @V (before its weight A changes): units = A x bytes per flow. */
+static inline void entry_fold(clock_res *e, double V)
+{
+    e->res->st.units += e->A * (V - e->V0);
+    e->V0 = V;
 }
 
 /* Bytes each flow of @g has delivered since the group's origin, at @t. */
@@ -586,6 +595,10 @@ static void clock_rebase(flow_clock *c)
         g->off = 0;
         g->hkey = g->n ? g->mem[0]->key : INFINITY;
     }
+    for (uint32_t j = 0; j < c->n_res; j++) {
+        entry_fold(&c->res[j], c->V_s);
+        c->res[j].V0 = 0;
+    }
     c->V_s = 0;
     for (uint32_t j = c->n_g / 2; j-- > 0;)
         cg_down(c, j);
@@ -676,7 +689,7 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
     g->ckpos = c->n_g++;
     cg_up(c, g->ckpos);
     c->n_flows += g->n;
-    double n = (double)g->n;
+    double n = (double)g->n, V = clock_V(c, now_ns(net));
     if (c->n_slot < net->resources->len) {
         c->slot = g_renew(uint32_t, c->slot, net->resources->len);
         memset(c->slot + c->n_slot, 0, (net->resources->len - c->n_slot) * sizeof *c->slot);
@@ -695,7 +708,7 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
                 r->cusers = g_renew(res_cuser, r->cusers, r->cap_cusers);
             }
             r->cusers[r->n_cusers] = (res_cuser){ .c = c, .idx = c->n_res };
-            c->res[c->n_res++] = (clock_res){ .res = r, .A = 0, .cnt = 0, .upos = r->n_cusers++ };
+            c->res[c->n_res++] = (clock_res){ .res = r, .A = 0, .cnt = 0, .upos = r->n_cusers++, .V0 = V };
             j = c->slot[r->idx] = c->n_res;
             if (r->sat) {   /* into the saturated prefix */
                 clock_swap_res(c, c->n_res - 1, c->n_sat++);
@@ -703,8 +716,31 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
             }
         }
         c->res[j - 1].cnt++;
+        entry_fold(&c->res[j - 1], V);
         c->res[j - 1].A += n * g->uses[k].w;
     }
+}
+
+/* Counts the units @r served up to now through every clock using it. */
+static void res_fold(SimFlowNet *net, SimFlowResource *r)
+{
+    sim_time_ns now = now_ns(net);
+    for (uint32_t u = 0; u < r->n_cusers; u++) {
+        flow_clock *c = r->cusers[u].c;
+        entry_fold(&c->res[r->cusers[u].idx], clock_V(c, now));
+    }
+}
+
+/* The exact load of @r (units/s) at the clocks' current rates; r->load is
+ * exact for saturated resources and an upper bound for the others. */
+static double res_load(const SimFlowResource *r)
+{
+    double L = 0;
+    for (uint32_t u = 0; u < r->n_cusers; u++) {
+        const flow_clock *c = r->cusers[u].c;
+        L += c->res[r->cusers[u].idx].A * c->x;
+    }
+    return L;
 }
 
 /* The entry of @r in @c's resources (@c has a member using @r). */
@@ -714,7 +750,7 @@ static inline clock_res *clock_entry(flow_clock *c, const SimFlowResource *r)
 }
 
 /* @g leaves its clock (which the caller releases when emptied). */
-static void clock_remove_group(flow_clock *c, flow_group *g)
+static void clock_remove_group(SimFlowNet *net, flow_clock *c, flow_group *g)
 {
     uint32_t i = g->ckpos;
     g_assert(i < c->n_g && c->gh[i] == g);
@@ -725,11 +761,12 @@ static void clock_remove_group(flow_clock *c, flow_group *g)
         cg_fix(c, i);
     }
     c->n_flows -= g->n;
-    double n = (double)g->n;
+    double n = (double)g->n, V = clock_V(c, now_ns(net));
     for (uint32_t k = 0; k < g->n_uses; k++) {
         SimFlowResource *r = g->uses[k].res;
         uint32_t j = c->slot[r->idx] - 1;
         clock_res *e = &c->res[j];
+        entry_fold(e, V);
         if (--e->cnt > 0) {
             e->A -= n * g->uses[k].w;
             continue;
@@ -763,7 +800,7 @@ static void group_move(SimFlowNet *net, flow_group *g, flow_clock *c)
 {
     sim_time_ns now = now_ns(net);
     double Vg = group_V(g, now);
-    clock_remove_group(g->ck, g);
+    clock_remove_group(net, g->ck, g);
     clock_add_group(net, c, g, clock_V(c, now) - Vg);
 }
 
@@ -934,7 +971,7 @@ static void group_deactivate(SimFlowNet *net, flow_group *g, bool quiet)
         }
     }
     flow_clock *c = g->ck;
-    clock_remove_group(c, g);
+    clock_remove_group(net, c, g);
     if (c->n_g == 0)
         clock_release(net, c);
     else
@@ -1212,7 +1249,8 @@ static void set_sat(SimFlowResource *r, bool sat)
     }
 }
 
-/* Exact sums of every load, cap load, clock weight and the net's byte rate. */
+/* Exact sums of every load, cap load, clock weight and the net's byte rate
+ * (loads of unsaturated resources are upper bounds in between). */
 static void resum(SimFlowNet *net)
 {
     double rate = 0;
@@ -1225,15 +1263,18 @@ static void resum(SimFlowNet *net)
             if (g->cap < INFINITY)
                 CL += (double)g->n * r->users[u].w * g->cap;
         }
-        res_sync(net, r);
         r->load = L;
         r->cap_load = CL;
     }
+    sim_time_ns now = now_ns(net);
     for (uint32_t i = 0; i < net->n_cheap; i++) {
         flow_clock *c = net->cheap[i];
         rate += (double)c->n_flows * c->x;
-        for (uint32_t j = 0; j < c->n_res; j++)
+        double V = clock_V(c, now);
+        for (uint32_t j = 0; j < c->n_res; j++) {
+            entry_fold(&c->res[j], V);
             c->res[j].A = 0;
+        }
         for (uint32_t j = 0; j < c->n_g; j++) {
             const flow_group *g = c->gh[j];
             for (uint32_t k = 0; k < g->n_uses; k++)
@@ -1369,12 +1410,10 @@ static void commit_loads(SimFlowNet *net, const comp_state *cs, uint32_t nt)
 {
     for (uint32_t q = 0; q < nt; q++) {
         SimFlowResource *r = net->touched[q];
-        res_sync(net, r);
         r->load = r->tmp_load > 0 ? r->tmp_load : 0;
     }
     for (uint32_t q = 0; q < cs->ncr; q++) {
         SimFlowResource *r = net->cr[q];
-        res_sync(net, r);
         r->load = r->frozen_load;
         if (r->sat != r->sat_new)
             set_sat(r, r->sat_new);
@@ -1476,7 +1515,7 @@ static flow_clock *clock_split(SimFlowNet *net, comp_state *cs, flow_clock *c, c
             net->unb[m++] = c->gh[j];
     for (uint32_t i = 0; i < m; i++) {
         flow_group *g = net->unb[i];
-        clock_remove_group(c, g);
+        clock_remove_group(net, c, g);
         clock_add_group(net, d, g, g->off);
     }
     clock_update_next(net, c);
@@ -1634,11 +1673,16 @@ static bool solve_clocks(SimFlowNet *net)
         /* Loads of the other resources the component uses, after the change. */
         bump_tepoch(net);
         nt = 0;
+        /* Their loads are kept as upper bounds: a clock slowing down only
+         * lowers them, so only the rises (and the loads of new flows,
+         * `grown') are checked, exactly when the bound does not fit. */
         for (uint32_t k = 0; k < cs.nc; k++) {
             flow_clock *c = net->tclk[k];
             double dx = c->x_new - c->x;
-            if (dx == 0 && !c->grown)
+            if (!(dx > 0) && !c->grown)
                 continue;
+            if (dx < 0)
+                dx = 0;
             for (uint32_t j = c->n_sat; j < c->n_res; j++) {   /* saturated ones are in the component */
                 SimFlowResource *r = c->res[j].res;
                 if (r->mark == net->epoch)
@@ -1654,7 +1698,15 @@ static bool solve_clocks(SimFlowNet *net)
         bool grown = false;
         for (uint32_t q = 0; q < nt; q++) {
             SimFlowResource *r = net->touched[q];
-            if (r->tmp_load > r->capacity * (1 + OVER_REL_TOL)) {
+            if (!(r->tmp_load > r->capacity * (1 + OVER_REL_TOL)))
+                continue;
+            double L = 0;
+            for (uint32_t u = 0; u < r->n_cusers; u++) {
+                const flow_clock *c = r->cusers[u].c;
+                L += c->res[r->cusers[u].idx].A * (c->mark == net->cepoch ? c->x_new : c->x);
+            }
+            r->tmp_load = L;
+            if (L > r->capacity * (1 + OVER_REL_TOL)) {
                 add_cr(net, &cs, r);
                 grown = true;
             }
@@ -1762,7 +1814,7 @@ static void commit_rates(SimFlowNet *net, const comp_state *cs, uint32_t nk, sim
         net->rate_sum += (double)g->n * (g->x_new - g->x);
         double Vg = group_V(g, now);
         flow_clock *old = g->ck;
-        clock_remove_group(old, g);
+        clock_remove_group(net, old, g);
         g->x = g->x_new;
         flow_clock *t = clock_target(net, nk, &nn, g->x, g->froze_by);
         clock_add_group(net, t, g, clock_V(t, now) - Vg);
@@ -1886,7 +1938,16 @@ static void solve_groups(SimFlowNet *net)
         }
         for (uint32_t q = 0; q < nt; q++) {
             SimFlowResource *r = net->touched[q];
-            if (r->tmp_load > r->capacity * (1 + OVER_REL_TOL)) {
+            if (!(r->tmp_load > r->capacity * (1 + OVER_REL_TOL)))
+                continue;
+            /* The load is an upper bound: check exactly. */
+            double L = 0;
+            for (uint32_t u = 0; u < r->n_users; u++) {
+                const flow_group *g = r->users[u].g;
+                L += (double)g->n * r->users[u].w * (g->mark == net->epoch ? g->x_new : g->x);
+            }
+            r->tmp_load = L;
+            if (L > r->capacity * (1 + OVER_REL_TOL)) {
                 add_cr(net, &cs, r);
                 grown = true;
             }
@@ -1965,8 +2026,12 @@ static void detach(SimFlowNet *net, SimFlow *f)
     }
     flow_clock *c = g->ck;
     c->n_flows--;
-    for (uint32_t k = 0; k < g->n_uses; k++)
-        clock_entry(c, g->uses[k].res)->A -= g->uses[k].w;
+    double V = clock_V(c, now_ns(net));
+    for (uint32_t k = 0; k < g->n_uses; k++) {
+        clock_res *e = clock_entry(c, g->uses[k].res);
+        entry_fold(e, V);
+        e->A -= g->uses[k].w;
+    }
     net_sync(net);
     net->rate_sum -= g->x;
     if (!all_safe && !g->fresh && g->x < net->lvl0)
@@ -2151,7 +2216,9 @@ void sim_flow_net_reset_stats(SimFlowNet *net)
     for (guint i = 0; i < net->resources->len; i++) {
         SimFlowResource *r = g_ptr_array_index(net->resources, i);
         res_sync(net, r);
+        res_fold(net, r);
         memset(&r->st, 0, sizeof r->st);
+        r->units_cc = 0;
     }
     net->stats_start = sim_engine_now(net->eng);
 }
@@ -2196,6 +2263,9 @@ void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, doubl
     g_return_if_fail(capacity_per_s > 0 && capacity_per_s < INFINITY);
     net_sync(net);
     res_sync(net, res);
+    res_fold(net, res);
+    res->st.busy_area_s += (res->st.units - res->units_cc) / res->capacity;
+    res->units_cc = res->st.units;
     res->capacity = capacity_per_s;
     net->lvl0 = 0;   /* no restart level worked out for capacity changes */
     if (!res->seeded) {
@@ -2212,19 +2282,21 @@ uint32_t sim_flow_resource_n_flows(const SimFlowResource *res) { return res->n_f
 double sim_flow_resource_load(SimFlowNet *net, const SimFlowResource *res)
 {
     flush(net);
-    return res->load;
+    return res_load(res);
 }
 
 double sim_flow_resource_utilisation(SimFlowNet *net, const SimFlowResource *res)
 {
     flush(net);
-    return res->load / res->capacity;
+    return res_load(res) / res->capacity;
 }
 
 void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlowStats *out)
 {
     res_sync(net, (SimFlowResource *)res);
+    res_fold(net, (SimFlowResource *)res);
     *out = res->st;
+    out->busy_area_s += (res->st.units - res->units_cc) / res->capacity;
     fill_elapsed(net, out);
 }
 
@@ -2331,9 +2403,12 @@ SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *us
     /* It runs at its group's rate until the next solve. */
     flow_clock *c = g->ck;
     c->n_flows++;
+    double V = clock_V(c, now);
     for (uint32_t k = 0; k < g->n_uses; k++) {
         g->uses[k].res->load += g->uses[k].w * g->x;
-        clock_entry(c, g->uses[k].res)->A += g->uses[k].w;
+        clock_res *e = clock_entry(c, g->uses[k].res);
+        entry_fold(e, V);
+        e->A += g->uses[k].w;
     }
     net->rate_sum += g->x;
     group_top_changed(net, g);
