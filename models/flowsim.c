@@ -181,6 +181,7 @@ struct sim_state {
     SimFlowNet       *net;
     SimFlowResource **fres;
     SimFlowUse      **uses;      /* per class */
+    SimFlowPath     **paths;     /* per class */
     gsl_rng            *rng_arrival, *rng_class, *rng_size;
     gsl_ran_discrete_t *class_table;
     SimEvent           arrival;
@@ -226,10 +227,8 @@ static void latency_done(SimEngine *eng, SimEvent *ev, void *ctx)
 {
     request *r = ctx;
     sim_state *s = r->s;
-    const FlowsimClass *c = g_ptr_array_index(s->spec->classes, r->cls);
     s->bytes_waiting_latency -= r->bytes;
-    r->flow = sim_flow_start(s->net, r->bytes, s->uses[r->cls], c->uses->len, s->spec->flow_cap_Bps,
-                             transfer_done, r, NULL);
+    r->flow = sim_flow_start_path(s->net, s->paths[r->cls], r->bytes, transfer_done, r);
     g_assert(r->flow);
     r->prev_act = NULL;
     r->next_act = s->act_head;
@@ -352,6 +351,12 @@ FlowsimResult *flowsim_run(const FlowsimSpec *spec)
             s.uses[k][i] = (SimFlowUse){ s.fres[u->res], u->units_per_byte };
         }
     }
+    s.paths = g_new0(SimFlowPath *, ncls);
+    for (guint k = 0; k < ncls; k++) {
+        const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
+        s.paths[k] = sim_flow_net_path(s.net, s.uses[k], c->uses->len, spec->flow_cap_Bps, NULL);
+        g_assert(s.paths[k]);   /* flowsim_spec_check: every class is bounded */
+    }
     s.class_table = gsl_ran_discrete_preproc(ncls, weights);
     s.rng_arrival = sim_rng_new(spec->seed, "workload.arrivals");
     s.rng_class = sim_rng_new(spec->seed, "workload.class");
@@ -414,6 +419,7 @@ FlowsimResult *flowsim_run(const FlowsimSpec *spec)
     for (guint k = 0; k < ncls; k++)
         g_free(s.uses[k]);
     g_free(s.uses);
+    g_free(s.paths);
     sim_flow_net_free(s.net);
     sim_engine_free(s.eng);
     sim_stats_free(s.stats);

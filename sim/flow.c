@@ -152,6 +152,7 @@ struct flow_group {
     bool         joined;      /* flows joined since the last solve */
     bool         fresh;       /* activated, rate not solved yet (x = 0) */
     bool         grown;       /* changed, being solved */
+    bool         pinned;      /* a SimFlowPath refers to it: never purged */
     /* solve scratch */
     bool         frozen;
     uint32_t     mark;
@@ -227,8 +228,16 @@ struct SimFlowResource {
     SimFlowStats st;
 };
 
+struct SimFlowPath {
+    flow_group *g;
+    double      alone_rate;   /* min(cap, C_r / w_r) at capacity epoch cap_epoch */
+    uint64_t    cap_epoch;
+};
+
 struct SimFlowNet {
     SimEngine  *eng;
+    GPtrArray   *paths;           /* owns every SimFlowPath */
+    uint64_t     cap_epoch;       /* capacity changes so far */
     SimEvent    ev;
     bool         in_handler;
     GPtrArray   *resources;       /* owns SimFlowResource */
@@ -991,7 +1000,7 @@ static void purge_idle_groups(SimFlowNet *net)
     guint keep = 0;
     for (guint i = 0; i < net->groups->len; i++) {
         flow_group *g = g_ptr_array_index(net->groups, i);
-        if (g->n == 0 && !g->changed) {
+        if (g->n == 0 && !g->changed && !g->pinned) {
             g_hash_table_remove(net->by_key, g);
             group_free(g);
         } else {
@@ -2169,6 +2178,7 @@ SimFlowNet *sim_flow_net_new(SimEngine *eng)
     net->groups = g_ptr_array_new();
     net->by_key = g_hash_table_new(group_hash, group_equal);
     net->clocks = g_ptr_array_new_with_free_func(clock_free);
+    net->paths = g_ptr_array_new_with_free_func(g_free);
     net->t_last = net->stats_start = sim_engine_now(eng);
     net->lvl0 = INFINITY;
     grow_group_arrays(net, 1);
@@ -2187,6 +2197,7 @@ void sim_flow_net_free(SimFlowNet *net)
     g_ptr_array_free(net->groups, TRUE);
     g_ptr_array_free(net->resources, TRUE);
     g_ptr_array_free(net->clocks, TRUE);
+    g_ptr_array_free(net->paths, TRUE);
     g_free(net->cheap);
     g_free(net->tclk);
     g_free(net->tnew);
@@ -2267,6 +2278,7 @@ void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, doubl
     res->st.busy_area_s += (res->st.units - res->units_cc) / res->capacity;
     res->units_cc = res->st.units;
     res->capacity = capacity_per_s;
+    net->cap_epoch++;
     net->lvl0 = 0;   /* no restart level worked out for capacity changes */
     if (!res->seeded) {
         res->seeded = true;
@@ -2302,24 +2314,15 @@ void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlo
 
 /* ---- public: flows ------------------------------------------------------ */
 
-SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses,
-                         double cap_Bps, sim_flow_done_fn done, void *ctx, GError **error)
+/* Merges @uses into net->key_uses (duplicates added, zero costs dropped);
+ * returns their number and the rate the flow would get alone. */
+static uint32_t merge_uses(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double cap_Bps,
+                           double *alone_rate)
 {
-    g_return_val_if_fail(net != NULL, NULL);
-    g_return_val_if_fail(size_bytes >= 0 && size_bytes < INFINITY, NULL);
-    g_return_val_if_fail(cap_Bps > 0, NULL);   /* also rejects NaN */
-    g_return_val_if_fail(n_uses == 0 || uses != NULL, NULL);
-    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-    for (size_t i = 0; i < n_uses; i++)
-        g_return_val_if_fail(uses[i].res != NULL && uses[i].units_per_byte >= 0 &&
-                             uses[i].units_per_byte < INFINITY, NULL);
-
-    sim_time_ns now = sim_engine_now(net->eng);
     if (net->cap_key_uses < n_uses) {
         net->cap_key_uses = (uint32_t)n_uses;
         net->key_uses = g_renew(group_use, net->key_uses, n_uses);
     }
-    /* Merge duplicates, drop zero costs; the alone rate on the way. */
     group_use *ku = net->key_uses;
     uint32_t nu = 0;
     for (size_t i = 0; i < n_uses; i++) {
@@ -2332,17 +2335,29 @@ SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *us
             ku[nu++] = (group_use){ .res = uses[i].res, .w = 0 };
         ku[k].w += uses[i].units_per_byte;
     }
-    double alone_rate = cap_Bps;
+    double alone = cap_Bps;
     for (uint32_t k = 0; k < nu; k++) {
         double r = ku[k].res->capacity / ku[k].w;
-        if (r < alone_rate)
-            alone_rate = r;
+        if (r < alone)
+            alone = r;
     }
-    if (!(alone_rate < INFINITY) && size_bytes > 0) {
-        g_set_error(error, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED,
-                    "flow uses no resource and has no rate cap: its rate would be infinite");
-        return NULL;
-    }
+    *alone_rate = alone;
+    return nu;
+}
+
+static bool uses_valid(const SimFlowUse *uses, size_t n_uses)
+{
+    for (size_t i = 0; i < n_uses; i++)
+        if (!(uses[i].res != NULL && uses[i].units_per_byte >= 0 && uses[i].units_per_byte < INFINITY))
+            return false;
+    return true;
+}
+
+/* Starts a flow of @size_bytes in group @g (NULL: a zero-size flow). */
+static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, double alone_rate,
+                         sim_flow_done_fn done, void *ctx)
+{
+    sim_time_ns now = sim_engine_now(net->eng);
     net_sync(net);
     SimFlow *f = flow_alloc(net);
     f->net = net;
@@ -2369,7 +2384,7 @@ SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *us
         return f;
     }
 
-    flow_group *g = group_get(net, nu, cap_Bps);
+    double cap_Bps = g->cap;
     bool was_idle = g->n == 0;
     if (was_idle)
         group_activate(net, g);
@@ -2414,6 +2429,71 @@ SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *us
     group_top_changed(net, g);
     after_change(net);
     return f;
+}
+
+
+SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses,
+                         double cap_Bps, sim_flow_done_fn done, void *ctx, GError **error)
+{
+    g_return_val_if_fail(net != NULL, NULL);
+    g_return_val_if_fail(size_bytes >= 0 && size_bytes < INFINITY, NULL);
+    g_return_val_if_fail(cap_Bps > 0, NULL);   /* also rejects NaN */
+    g_return_val_if_fail(n_uses == 0 || uses != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    g_return_val_if_fail(uses_valid(uses, n_uses), NULL);
+
+    double alone_rate;
+    uint32_t nu = merge_uses(net, uses, n_uses, cap_Bps, &alone_rate);
+    if (!(alone_rate < INFINITY) && size_bytes > 0) {
+        g_set_error(error, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED,
+                    "flow uses no resource and has no rate cap: its rate would be infinite");
+        return NULL;
+    }
+    return start_in(net, size_bytes > 0 ? group_get(net, nu, cap_Bps) : NULL, size_bytes, alone_rate, done, ctx);
+}
+
+SimFlowPath *sim_flow_net_path(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double cap_Bps,
+                               GError **error)
+{
+    g_return_val_if_fail(net != NULL, NULL);
+    g_return_val_if_fail(cap_Bps > 0, NULL);
+    g_return_val_if_fail(n_uses == 0 || uses != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    g_return_val_if_fail(uses_valid(uses, n_uses), NULL);
+
+    double alone_rate;
+    uint32_t nu = merge_uses(net, uses, n_uses, cap_Bps, &alone_rate);
+    if (!(alone_rate < INFINITY)) {
+        g_set_error(error, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED,
+                    "flow uses no resource and has no rate cap: its rate would be infinite");
+        return NULL;
+    }
+    SimFlowPath *p = g_new0(SimFlowPath, 1);
+    p->g = group_get(net, nu, cap_Bps);
+    p->g->pinned = true;
+    p->alone_rate = alone_rate;
+    p->cap_epoch = net->cap_epoch;
+    g_ptr_array_add(net->paths, p);
+    return p;
+}
+
+SimFlow *sim_flow_start_path(SimFlowNet *net, SimFlowPath *path, double size_bytes,
+                              sim_flow_done_fn done, void *ctx)
+{
+    g_return_val_if_fail(net != NULL && path != NULL, NULL);
+    g_return_val_if_fail(size_bytes >= 0 && size_bytes < INFINITY, NULL);
+    flow_group *g = path->g;
+    if (path->cap_epoch != net->cap_epoch) {
+        double alone = g->cap;
+        for (uint32_t k = 0; k < g->n_uses; k++) {
+            double r = g->key[k].res->capacity / g->key[k].w;
+            if (r < alone)
+                alone = r;
+        }
+        path->alone_rate = alone;
+        path->cap_epoch = net->cap_epoch;
+    }
+    return start_in(net, size_bytes > 0 ? g : NULL, size_bytes, path->alone_rate, done, ctx);
 }
 
 void sim_flow_cancel(SimFlowNet *net, SimFlow *flow)

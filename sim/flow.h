@@ -63,6 +63,7 @@
 typedef struct SimFlowNet      SimFlowNet;
 typedef struct SimFlowResource SimFlowResource;
 typedef struct SimFlow          SimFlow;
+typedef struct SimFlowPath      SimFlowPath;
 
 /** Cap value meaning "no per-flow cap". */
 #define SIM_FLOW_UNCAPPED ((double)INFINITY)
@@ -177,6 +178,20 @@ void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlo
  *  the flow has no cap and no resource with a positive cost (returns NULL). */
 SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses,
                          double cap_Bps, sim_flow_done_fn done, void *ctx, GError **error);
+
+/** A path: the merged uses and cap of sim_flow_start(), worked out once,
+ *  for callers that start many flows on the same vector (flows on it share
+ *  a group).  Owned by the net, valid until sim_flow_net_free().  Errors:
+ *  SIM_FLOW_ERROR_UNBOUNDED if it has no cap and no resource with a
+ *  positive cost (returns NULL). */
+SimFlowPath *sim_flow_net_path(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double cap_Bps,
+                               GError **error);
+
+/** Starts a flow of @size_bytes (>= 0) on @path: the same as
+ *  sim_flow_start() with the path's uses and cap, without merging them or
+ *  looking up their group again. */
+SimFlow *sim_flow_start_path(SimFlowNet *net, SimFlowPath *path, double size_bytes,
+                              sim_flow_done_fn done, void *ctx);
 
 /** Cancels an active flow (its callback is not called) and re-shares its
  *  bandwidth from now.  @flow is invalid afterwards.  Must not be called on a

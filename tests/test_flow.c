@@ -720,6 +720,40 @@ START_TEST(test_grouping_by_content)
 }
 END_TEST
 
+/* Paths: flows started on a path join the group of the same merged vector
+ * started by sim_flow_start() and get its rate; an unbounded path is an
+ * error; the alone time follows capacity changes. */
+START_TEST(test_paths)
+{
+    test_env e;
+    env_init(&e);
+    SimFlowResource *A = sim_flow_net_add_resource(e.net, "A", 100);
+    SimFlowResource *B = sim_flow_net_add_resource(e.net, "B", 60);
+    SimFlowUse u1[] = { { A, 1 }, { B, 2 } };
+    SimFlowUse u2[] = { { A, 0.5 }, { B, 2 }, { A, 0.5 } };   /* merges to u1 */
+    g_autoptr(GError) err = NULL;
+    SimFlowPath *p = sim_flow_net_path(e.net, u2, 3, SIM_FLOW_UNCAPPED, &err);
+    ck_assert_ptr_nonnull(p);
+    start(&e, 0, 1e6, u1, 2, SIM_FLOW_UNCAPPED);
+    e.r[1].flow = sim_flow_start_path(e.net, p, 1e6, on_done, &e.r[1]);
+    ck_assert_ptr_nonnull(e.r[1].flow);
+    ck_assert_uint_eq(sim_flow_net_n_groups(e.net), 1);
+    ck_assert_double_eq_tol(rate(&e, 1), 15, TOL);   /* B: 2 x 2 x = 60 */
+    ck_assert(rate(&e, 0) == rate(&e, 1));
+    ck_assert_double_eq_tol(sim_flow_alone_s(e.r[1].flow), 1e6 / 30, TOL);
+    sim_flow_resource_set_capacity(e.net, B, 120);
+    e.r[2].flow = sim_flow_start_path(e.net, p, 1e6, on_done, &e.r[2]);
+    ck_assert_double_eq_tol(sim_flow_alone_s(e.r[2].flow), 1e6 / 60, TOL);
+    ck_assert_double_eq_tol(rate(&e, 2), 20, TOL);   /* B: 3 x 2 x = 120 */
+    ck_assert_ptr_null(sim_flow_net_path(e.net, (SimFlowUse[]){ { A, 0 } }, 1, SIM_FLOW_UNCAPPED, &err) );
+    ck_assert(g_error_matches(err, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED));
+    for (int i = 0; i < 3; i++)
+        sim_flow_cancel(e.net, e.r[i].flow);
+    ck_assert_uint_eq(sim_flow_net_n_groups(e.net), 0);
+    env_clear(&e);
+}
+END_TEST
+
 /* Within a group, flows of unequal sizes started at different times finish
  * in the order of their finish tags (start bytes + size), not FIFO: on one
  * 10 B/s link, flow 0 (100 B at 0 s), flow 1 (10 B at 1 s), flow 2 (30 B at
@@ -997,6 +1031,7 @@ int main(void)
     tcase_add_test(tc, test_mm1_processor_sharing);
     tcase_add_test(tc, test_grouping_by_content);
     tcase_add_test(tc, test_group_order_unequal_sizes);
+    tcase_add_test(tc, test_paths);
     tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 5);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
