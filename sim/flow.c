@@ -195,6 +195,7 @@ struct flow_clock {
     uint32_t     mark, nsame;
     bool         uniform, whole, grown, fb_same, frozen;
     bool         fresh;       /* holds one group not solved yet */
+    bool         moved;       /* rate or groups changed since its next time was set */
     double       x_new;
     SimFlowResource *fb;      /* resource its groups froze on, when fb_same */
     flow_clock  *next_free;
@@ -689,6 +690,7 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
 {
     g->ck = c;
     g->off = off;
+    c->moved = true;
     g->hkey = g->n ? g->mem[0]->key + g->off : INFINITY;
     if (c->n_g == c->cap_gh) {
         c->cap_gh = c->cap_gh ? 2 * c->cap_gh : 8;
@@ -770,6 +772,7 @@ static void clock_remove_group(SimFlowNet *net, flow_clock *c, flow_group *g)
         cg_fix(c, i);
     }
     c->n_flows -= g->n;
+    c->moved = true;
     double n = (double)g->n, V = clock_V(c, now_ns(net));
     for (uint32_t k = 0; k < g->n_uses; k++) {
         SimFlowResource *r = g->uses[k].res;
@@ -1616,13 +1619,12 @@ static void commit_clocks(SimFlowNet *net, const comp_state *cs, sim_time_ns now
             clock_reanchor(c, now);
             net->rate_sum += (double)c->n_flows * dx;
             c->x = c->x_new;
+            c->moved = true;
+            for (uint32_t j = 0; j < c->n_g; j++)
+                c->gh[j]->x = c->x;
         }
-        for (uint32_t j = 0; j < c->n_g; j++) {
-            flow_group *g = c->gh[j];
-            g->x = c->x;
-            g->grown = false;
-            g->fresh = false;
-        }
+        if (c->fresh)
+            c->gh[0]->fresh = false;
     }
     if (cs->nc <= 64) {
         for (uint32_t k = 1; k < cs->nc; k++) {
@@ -1644,10 +1646,12 @@ static void commit_clocks(SimFlowNet *net, const comp_state *cs, sim_time_ns now
         flow_clock *c = net->tclk[k];
         c->fb_same = true;   /* the group-level solve may merge it with others of the same fb */
         c->fresh = false;
-        if (c->n_g == 0)
+        if (c->n_g == 0) {
             clock_release(net, c);
-        else
+        } else if (c->moved) {   /* its rate or groups changed */
             clock_update_next(net, c);
+            c->moved = false;
+        }
     }
 }
 
