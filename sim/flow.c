@@ -1655,6 +1655,38 @@ static void commit_clocks(SimFlowNet *net, const comp_state *cs, sim_time_ns now
     }
 }
 
+/* A component clock with no resource in the component (its groups use no
+ * saturated one) would rise without bound: it gets the resource used by
+ * all its groups that bounds it alone (least capacity per unit of its
+ * weight).  Returns the number of resources added, -1 if a clock has no
+ * such resource (the group-level solve then bounds each group). */
+static int bound_clocks(SimFlowNet *net, comp_state *cs)
+{
+    int added = 0;
+    for (uint32_t k = 0; k < cs->nc; k++) {
+        flow_clock *c = net->tclk[k];
+        if (c->n_sat > 0)
+            continue;   /* its saturated resources are in the component */
+        bool has = false;
+        for (uint32_t j = 0; j < c->n_res && !has; j++)
+            has = c->res[j].res->mark == net->epoch;
+        if (has)
+            continue;
+        int best = -1;
+        for (uint32_t j = 0; j < c->n_res; j++) {
+            const clock_res *e = &c->res[j];
+            if (e->cnt == c->n_g && e->A > 0 &&
+                (best < 0 || e->res->capacity / e->A < c->res[best].res->capacity / c->res[best].A))
+                best = (int)j;
+        }
+        if (best < 0)
+            return -1;
+        add_cr(net, cs, c->res[best].res);
+        added++;
+    }
+    return added;
+}
+
 /* The clock-level solve; false (having changed nothing but clock
  * membership) when the group-level one must do it. */
 static bool solve_clocks(SimFlowNet *net)
@@ -1681,6 +1713,13 @@ static bool solve_clocks(SimFlowNet *net)
 
     uint32_t nt;
     for (;;) {
+        int b = bound_clocks(net, &cs);
+        if (b < 0)
+            return false;
+        if (b > 0) {
+            close_clocks(net, &cs);
+            continue;
+        }
         if (!fill_clocks(net, &cs))
             return false;
         /* Loads of the other resources the component uses, after the change. */
