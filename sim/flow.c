@@ -215,6 +215,7 @@ struct SimFlowResource {
     double         cap_load;      /* sum n w cap over capped users, units/s */
     bool           sat;           /* saturated in the solve that last set it */
     bool           seeded;        /* in net->seeds */
+    bool           chk;           /* in net->chk */
     /* solve scratch */
     bool           sat_new;
     uint32_t       mark, tmark, n_unfrozen;
@@ -269,6 +270,8 @@ struct SimFlowNet {
     flow_group **changed;
     uint32_t     n_changed;
     SimFlowResource **seeds;
+    SimFlowResource **chk;        /* loads above capacity after starts: check in the solve */
+    uint32_t     n_chk;
     uint32_t     n_seeds;
     /* scratch: groups (cap_groups) and resources (cap_res_scratch) */
     flow_group **comp, **unb;
@@ -1726,15 +1729,14 @@ static bool solve_clocks(SimFlowNet *net)
         bump_tepoch(net);
         nt = 0;
         /* Their loads are kept as upper bounds: a clock slowing down only
-         * lowers them, so only the rises (and the loads of new flows,
-         * `grown') are checked, exactly when the bound does not fit. */
+         * lowers them, so only the rises are checked, and the resources
+         * whose bound new flows took above their capacity (net->chk),
+         * exactly when the bound does not fit. */
         for (uint32_t k = 0; k < cs.nc; k++) {
             flow_clock *c = net->tclk[k];
             double dx = c->x_new - c->x;
-            if (!(dx > 0) && !c->grown)
+            if (!(dx > 0))
                 continue;
-            if (dx < 0)
-                dx = 0;
             for (uint32_t j = c->n_sat; j < c->n_res; j++) {   /* saturated ones are in the component */
                 SimFlowResource *r = c->res[j].res;
                 if (r->mark == net->epoch)
@@ -1745,6 +1747,14 @@ static bool solve_clocks(SimFlowNet *net)
                     net->touched[nt++] = r;
                 }
                 r->tmp_load += c->res[j].A * dx;
+            }
+        }
+        for (uint32_t q = 0; q < net->n_chk; q++) {
+            SimFlowResource *r = net->chk[q];
+            if (r->mark != net->epoch && r->tmark != net->tepoch) {
+                r->tmark = net->tepoch;
+                r->tmp_load = r->load;
+                net->touched[nt++] = r;
             }
         }
         bool grown = false;
@@ -2023,6 +2033,9 @@ static void solve(SimFlowNet *net)
     net->n_recomputes++;
     if (net->n_capped > 0 || !solve_clocks(net))
         solve_groups(net);
+    for (uint32_t q = 0; q < net->n_chk; q++)
+        net->chk[q]->chk = false;
+    net->n_chk = 0;
     if (++net->solves_since_resum >= RESUM_EVERY)
         resum(net);
     purge_idle_groups(net);
@@ -2251,6 +2264,7 @@ void sim_flow_net_free(SimFlowNet *net)
     g_free(net->imm);
     g_free(net->batch);
     g_free(net->seeds);
+    g_free(net->chk);
     g_free(net->cr);
     g_free(net->touched);
     g_free(net->live);
@@ -2304,6 +2318,7 @@ SimFlowResource *sim_flow_net_add_resource(SimFlowNet *net, const char *name, do
     if (net->resources->len > net->cap_res_scratch) {
         uint32_t cap = net->cap_res_scratch ? net->cap_res_scratch * 2 : 16;
         net->seeds = g_renew(SimFlowResource *, net->seeds, cap);
+        net->chk = g_renew(SimFlowResource *, net->chk, cap);
         net->cr = g_renew(SimFlowResource *, net->cr, cap);
         net->touched = g_renew(SimFlowResource *, net->touched, cap);
         net->live = g_renew(SimFlowResource *, net->live, cap);
@@ -2463,8 +2478,13 @@ static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, doub
     c->n_flows++;
     double V = clock_V(c, now);
     for (uint32_t k = 0; k < g->n_uses; k++) {
-        g->uses[k].res->load += g->uses[k].w * g->x;
-        clock_res *e = clock_entry(c, g->uses[k].res);
+        SimFlowResource *r = g->uses[k].res;
+        r->load += g->uses[k].w * g->x;
+        if (r->load > r->capacity * (1 + OVER_REL_TOL) && !r->chk) {
+            r->chk = true;
+            net->chk[net->n_chk++] = r;
+        }
+        clock_res *e = clock_entry(c, r);
         entry_fold(e, V);
         e->A += g->uses[k].w;
     }
