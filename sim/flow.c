@@ -368,7 +368,7 @@ static void count_bytes(SimFlowNet *net, const flow_group *g, double bytes)
 
 static inline double clock_V(const flow_clock *c, sim_time_ns t)
 {
-    return c->V_s + c->x * ((double)(t - c->t_s) / 1e9);
+    return c->V_s + c->x * ((double)(t - c->t_s) * 1e-9);
 }
 
 /* Counts the units @r served through clock entry @e up to clock virtual
