@@ -10,14 +10,21 @@
  *   are found by content (a hash of the vector and cap), so grouping needs
  *   nothing from the caller.  An emptied group stays idle in the hash for
  *   reuse (purged when idle groups pile up).
- * - Virtual time.  All flows of a group move at x_g, so the group keeps V_g,
- *   the bytes each of its flows has delivered since the group's origin:
- *   V_g(t) = V_s + x_g (t - t_s), re-anchored (t_s = now) when x_g changes or
- *   a flow joins.  A flow started at V_g0 with S bytes has the finish tag
- *   F = V_g0 + S and remaining bytes F - V_g(t).  The members sit in a min-
- *   heap by F - FINISH_REL_EPS S; the group's next completion is its top's,
- *   and the groups sit in a min-heap by next completion: no per-flow work
- *   when rates change, no scan to find the next completion.
+ * - Clocks and virtual time.  Groups that move at the same byte rate x
+ *   share a clock: V_c(t) = V_s + x (t - t_s), the bytes each of their flows
+ *   delivered since the clock's origin, re-anchored (t_s = now) only when x
+ *   changes.  A group keeps an offset (V_g = V_c - off_g); a flow started at
+ *   V_g0 with S bytes has the finish tag F = V_g0 + S and remaining bytes
+ *   F - V_g(t).  The members of a group sit in a min-heap by
+ *   F - FINISH_REL_EPS S, the groups of a clock in a min-heap by their
+ *   first member's key + off, and the clocks in a min-heap by next
+ *   completion.  So a rate change of a clock costs one re-anchor and one
+ *   completion time whatever its number of groups and flows.  A clock also
+ *   keeps, per resource its groups use, A = sum n_g w_{g,r}: the load it
+ *   puts there is A x, and the units it served A (V_c - V0), counted into
+ *   the resource's statistics (entry_fold) only when A changes or on a
+ *   query, so no statistics work is done per solve.  On the 800G appliance
+ *   the ~24 groups a solve re-rates sit in ~5 clocks.
  * - Local re-solve.  A resource that saturated in the last solve is marked
  *   `sat`.  Changes (a group's multiplicity, a group emptied, a capacity)
  *   are re-solved on the component reachable from the changed groups through
@@ -47,20 +54,37 @@
  *   component's resources, and the closure does not go through them.  On
  *   the appliance this halves the re-solved groups (~46 to ~24 on 800G, of
  *   which ~21 do change rate).
- * - Saturated uses first.  Each active group keeps the uses of its
- *   saturated resources at the front of its use array (n_sat of them;
- *   moved when a resource's flag flips), so the closure, the freezing and
- *   the overload check skip the ~7 unsaturated uses of an appliance group.
+ * - Solving by clocks.  Without capped groups the progressive filling
+ *   runs over clocks (solve_clocks): a clock's weight on a resource is its
+ *   A; when a resource saturates, a clock all of whose groups use it
+ *   freezes whole, one only some of whose groups use it first splits (they
+ *   move to a new clock at the same rate and anchor).  The component is
+ *   closed over whole clocks (any closed set holding the changes gives the
+ *   max-min allocation).  Clocks frozen on the same resource at the same
+ *   rate merge (the smaller into the larger).  With capped groups the same
+ *   filling runs group by group (solve_groups); a clock whose groups all get
+ *   the same new rate is still moved whole, the other groups move to a
+ *   clock of their new rate.
+ * - Saturated resources first.  Each active group keeps the uses of its
+ *   saturated resources at the front of its use array (n_sat of them), each
+ *   clock the same for its resources, moved when a resource's flag flips:
+ *   the closure, the freezing and the overload check skip the ~13
+ *   unsaturated resources of an appliance clock.
  *   The key the group is hashed by keeps the order of the first start.
- * - Loads of saturated resources are re-summed by each solve; those of the
- *   others are updated by differences, and every load, cap load and the
- *   net's byte rate are re-summed exactly every RESUM_EVERY solves (drift
- *   stays below 1e-13 relative).
+ * - Loads.  Loads of saturated resources are re-summed by each solve; those
+ *   of the others are kept as upper bounds: rises are added, falls are not
+ *   (a solve checks only the resources of clocks that speed up, and those
+ *   whose bound new flows took above capacity, exactly when the bound does
+ *   not fit).  Exact loads (sim_flow_resource_load) are summed over the
+ *   clocks using the resource.  Every load, cap load, clock weight and the
+ *   net's byte rate are re-summed exactly every RESUM_EVERY solves.
  * - Fast path: a resource whose users all have caps that fit in its capacity
  *   (sum w x cap <= C) can never saturate; a flow all of whose resources are
  *   such runs at its cap and starts and ends without a solve.
- * - Statistics are integrated lazily: each resource up to the last change of
- *   its load or flow count (or a query), the net at every change.  The part
+ * - Statistics are integrated lazily: resource units through the clocks
+ *   (above), busy area as units / capacity between capacity changes, flow
+ *   area up to the last change of the resource's flow count (or a query),
+ *   the net at every change.  The part
  *   of an interval a flow spends past its last byte (it completes at the
  *   ceil'd ns) is subtracted at completion, the residue added, so units
  *   served equal sum of w x bytes exactly.

@@ -22,7 +22,9 @@
  * groups linked to the changed ones through saturated resources are
  * re-solved (widened while an unsaturated resource would be overloaded);
  * and a flow whose resources cannot saturate (all their users capped, caps
- * fitting in the capacity) starts and ends without any re-solve.
+ * fitting in the capacity) starts and ends without any re-solve.  Groups
+ * that move at the same rate share a clock (one virtual time), so a rate
+ * change costs the same whatever the number of groups and flows it moves.
  *
  * Completion: a flow completes at the first nanosecond at which its remaining
  * bytes are <= 1e-12 of its size (ceil to the ns, so completion never comes
