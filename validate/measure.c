@@ -240,7 +240,8 @@ static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const Val
                       .version = spec->version, .cipher = spec->cipher, .connections = spec->connections,
                       .threads = spec->client_threads, .pin = cfg->pin, .last_cpu = pl->client_last,
                       .ncpus = pl->client_cpus, .targets = targets,
-                      .ntargets = ntargets, .verify = cfg->verify, .timeout_s = 10};
+                      .ntargets = ntargets, .verify = cfg->verify, .timeout_s = 10,
+                      .wake_bytes = cfg->wake_bytes};
   ValLoad *ld = val_load_start(&lc, error);
   if (!ld) {
     val_server_stop(srv);

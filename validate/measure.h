@@ -86,6 +86,7 @@ typedef struct {
   ValVerify verify;       /* load generator checks */
   double foreign_limit;   /* a repetition with more foreign busy cores than this is contended (0: 0.25) */
   int extra_reps;         /* at most this many extra repetitions replace contended ones */
+  size_t wake_bytes;      /* load generator: response bytes per wake-up (ValLoadConfig.wake_bytes) */
   gboolean quiet;
 } ValMeasureConfig;
 

@@ -434,7 +434,8 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   g_rand_free(rng);
   ValMeasureConfig mcfg = {.warmup_s = cfg->warmup_s, .duration_s = cfg->duration_s, .reps = cfg->reps,
                            .clock_hz = r->probe->clock_hz, .pin = cfg->pin, .verify = cfg->verify,
-                           .foreign_limit = 0.25, .extra_reps = cfg->quick ? 1 : 3};
+                           .foreign_limit = 0.25, .extra_reps = cfg->quick ? 1 : 3,
+                           .wake_bytes = VAL_WAKE_BYTES};
   ValRunResult *res = g_new0(ValRunResult, n);
   gboolean *have = g_new0(gboolean, n);
   for (int k = 0; k < n && ok; k++) {

@@ -15,6 +15,17 @@
 
 G_BEGIN_DECLS
 
+/* Response bytes the load generator waits for before the kernel wakes it in the timed runs
+ * (SO_RCVLOWAT, capped by what is left of the response; measure.h, loadgen.h).  Without it the
+ * client thread sleeps after every drained segment and the sender pays a cross-CPU wake-up for
+ * the next one: measured on the 2-vCPU validation VM, plain sendfile s1c1 1 MiB, 8 runs: the
+ * server's cycles/B rose with the client's wake-ups per MB as 0.22 + 0.100 x wakes/MB (about
+ * 1e5 cycles, ~40 us, per wake-up: a function-call IPI to a halted vCPU of a nested guest),
+ * and wake-ups per MB wandered between 2.9 and 10 from run to run (18-43 Gb/s); with 1 MiB they
+ * stay near 0.3 per MB (about one per response) and the same runs give 97-102 Gb/s at 0.20
+ * cycles/B.  An instrument setting: remote clients do not wake the server's cores. */
+#define VAL_WAKE_BYTES ((size_t)1 << 20)
+
 typedef struct {
   gboolean quick;         /* short runs and fewer configurations (< 3 min on 2 cores) */
   const char *out_dir;    /* report.md, report.json, host-profile.yaml */
