@@ -309,7 +309,6 @@ static double total_at(const DemandModel *m, int r, double x_Bps, const double *
 }
 
 /* Highest utilisation over limit at throughput x, minus 1; *arg gets the resource. */
-typedef struct { const DemandModel *m; const double *scale; } SatCtx;
 static double excess(const DemandModel *m, double x_Bps, const double *scale, int *arg)
 {
   double best = -G_MAXDOUBLE;
@@ -323,6 +322,8 @@ static double excess(const DemandModel *m, double x_Bps, const double *scale, in
   if (arg) *arg = bi;
   return best - 1.0;
 }
+
+typedef struct { const DemandModel *m; const double *scale; } SatCtx;
 
 static double excess_fn(double x, void *p)
 {
