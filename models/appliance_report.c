@@ -32,17 +32,17 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
   for (int i = 0; i < m->n_res; i++) {
-    app_report_fill_resource(&r->res[i], &m->res[i], b->throughput_Bps * m->total[i]);
+    app_report_fill_resource(&r->res[i], &m->res[i], b->throughput_Bps * demand_total_at(m, i, b->throughput_Bps));
     r->res[i].utilization = b->util[i];
     r->res[i].drop = b->drop[i];
   }
   r->nodes_known = TRUE;
-  app_report_pick_bottleneck(r);
+  app_report_pick_bottleneck(r, m);
   if (info && info->ref.present) r->ref = info->ref;
   return r;
 }
 
-void app_report_pick_bottleneck(AppReport *r)
+void app_report_pick_bottleneck(AppReport *r, const DemandModel *m)
 {
   /* the resource closest to its limit (ties: first in order) */
   r->bottleneck = -1;
@@ -51,6 +51,13 @@ void app_report_pick_bottleneck(AppReport *r)
     double h = r->res[i].utilization / r->res[i].limit;
     if (h > best + 1e-12) { best = h; r->bottleneck = i; }
   }
+  if (r->bottleneck < 0 || !m->stall_named || m->res[r->bottleneck].kind != RK_CPU) return;
+  best = -1;
+  for (int i = 0; i < r->n_res; i++)
+    if (m->res[i].kind == RK_DRAM && r->res[i].utilization > best + 1e-12) {
+      best = r->res[i].utilization;
+      r->bottleneck = i;
+    }
 }
 
 void app_report_free(AppReport *r)

@@ -138,7 +138,7 @@ START_TEST(test_bad_runs)
 }
 END_TEST
 
-/* serve and load: a bad option value names the option, the value and the allowed range;
+/* serve, load and validate: a bad option value names the option, the value and the allowed range;
  * a stray argument is a usage error. Every row fails before anything binds or connects. */
 typedef struct { const char *args[10]; const char *message[3]; } BadOption;
 
@@ -160,6 +160,12 @@ static const BadOption bad_options[] = {
     { { "load", "--path", "/f", "--timeout", "1e300", NULL }, { "--timeout '1e300'", "<= 1000000 s" } },
     { { "load", "--path", "/f", "--tls-version", "1.1", NULL }, { "--tls-version '1.1'", "1.2, 1.3 or any" } },
     { { "load", "--path", "/f", "--range", "9-3", NULL }, { "--range '9-3'", "FIRST-LAST" } },
+    { { "validate", "--duration", "-1", NULL }, { "--duration '-1'", "0..1000000 s" } },
+    { { "validate", "--warmup", "abc", NULL }, { "--warmup 'abc'", "not a number" } },
+    { { "validate", "--threads", "-2", NULL }, { "--threads '-2'", "0..1024" } },
+    { { "validate", "--reps", "99", NULL }, { "--reps '99'", "out of range" } },
+    { { "validate", "--nice", "30", NULL }, { "--nice '30'", "-20..19" } },
+    { { "validate", "--seed", "x", NULL }, { "--seed 'x'", "not an integer" } },
 };
 
 START_TEST(test_bad_options)
