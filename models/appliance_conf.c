@@ -15,8 +15,8 @@
 typedef struct { int gen, lanes, tag_bits; int64_t mrrs, mps; bool ro; } PcieConf;
 typedef struct { int count, socket, quadrant, node; char *model; double read_Bps; double latency_ns; int qd; PcieConf pcie; } NvmeConf;
 typedef struct { int kind, count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
-typedef struct { double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, rec13_cycles, req_s, req_c, hash, util; int64_t cache, rec_bytes, file;
-                 double aes128, aes256, chacha; int cipher, tls_version, st, ct, conns; bool client_hash;
+typedef struct { double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, req_s, req_c, hash, util; int64_t cache, rec_bytes, file;
+                 double aes128, aes256, chacha; int cipher, st, ct, conns; bool client_hash;
                  int server_cpus, client_cpus; double cross_share; } LoopConf;
 typedef struct { int kind, count, width; double rate; double encoding; bool dlwm; int dlwm_width; SimConfList attach; } LinkConf;
 typedef struct { char *model; int uarch, sockets, cores_per_socket, threads_per_core; double clock_hz, cap; } CpuConf;
@@ -238,8 +238,6 @@ static const SimConfField loop_schema[] = {
    .doc = "cycles/B of receive work in ksoftirqd, outside both sides (" LBM ")"},
   {.key = "record_cycles", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, rec_cycles), .def = "0",
    .doc = "cycles per TLS record and side beyond the per-byte AEAD cost (" LBM ")"},
-  {.key = "record_tls13_cycles", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, rec13_cycles), .def = "0",
-   .doc = "extra cycles per TLS 1.3 record and side (" LBM ")"},
   {.key = "record_size", .type = SIM_CONF_T_INT64, .offset = F(LoopConf, rec_bytes), .unit = SIM_UNIT_SIZE, .def = "16 KiB", .min = "1",
    .doc = "TLS record size (16 KiB: the TLS maximum, what OpenSSL writes for bulk data)"},
   {.key = "aes_128_gcm_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, aes128), .required = true,
@@ -258,8 +256,6 @@ static const SimConfField loop_schema[] = {
    .doc = "fraction of a core a busy side achieves: wake-ups, scheduling (" LBM ")"},
   {.key = "cipher", .type = SIM_CONF_T_ENUM, .offset = F(LoopConf, cipher), .enum_names = LB_CIPHER_NAMES, .def = "aes_128_gcm",
    .doc = "TLS bulk cipher of the test"},
-  {.key = "tls_version", .type = SIM_CONF_T_INT, .offset = F(LoopConf, tls_version), .def = "13", .min = "12", .max = "13",
-   .doc = "TLS version of the test (12 or 13)"},
   {.key = "server_threads", .type = SIM_CONF_T_INT, .offset = F(LoopConf, st), .def = "1", .min = "1", .doc = "server worker threads"},
   {.key = "client_threads", .type = SIM_CONF_T_INT, .offset = F(LoopConf, ct), .def = "1", .min = "1", .doc = "load-generator threads"},
   {.key = "connections", .type = SIM_CONF_T_INT, .offset = F(LoopConf, conns), .def = "8", .min = "1", .doc = "concurrent connections"},
@@ -445,8 +441,6 @@ static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError *
     lo->stack_cpb = c.stack;
     lo->softirq_cpb = c.softirq;
     lo->record_cycles = c.rec_cycles;
-    lo->record_tls13_cycles = c.rec13_cycles;
-    lo->tls_version = c.tls_version;
     lo->record_bytes = (double)c.rec_bytes;
     lo->crypto_cpb[LB_AES_128_GCM] = c.aes128;
     lo->crypto_cpb[LB_AES_256_GCM] = c.aes256;

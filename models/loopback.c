@@ -5,7 +5,7 @@
 
 void loopback_defaults(LoopbackCfg *lo)
 {
-  *lo = (LoopbackCfg){.record_bytes = 16384, .head_bytes = LOOPBACK_HEAD_BYTES, .utilisation = 1.0, .cipher = LB_AES_128_GCM, .tls_version = 13, .server_threads = 1,
+  *lo = (LoopbackCfg){.record_bytes = 16384, .head_bytes = LOOPBACK_HEAD_BYTES, .utilisation = 1.0, .cipher = LB_AES_128_GCM, .server_threads = 1,
                       .client_threads = 1, .connections = 8, .cross_share = -1.0};
 }
 
@@ -56,8 +56,7 @@ void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, i
   double P_cold = lo->copy_pagecache_cpb + lo->miss_cpb * m;
   double k = lo->crypto_cpb[lo->cipher];
   double bpr = request_bytes > 0 ? request_bytes : 1.0;
-  double rec = lo->record_cycles + (lo->tls_version == 13 ? lo->record_tls13_cycles : 0.0);
-  double R = rec * loopback_records_per_request(request_bytes, lo->head_bytes, lo->record_bytes) / bpr;
+  double R = lo->record_cycles * loopback_records_per_request(request_bytes, lo->head_bytes, lo->record_bytes) / bpr;
   double s, c;
   switch (path) {
   case DP_SENDFILE: s = lo->stack_cpb; c = P_cold; break;
@@ -89,8 +88,6 @@ gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error)
     return model_fail(error, "loopback.utilisation", "must be in (0, 1], got %g", lo->utilisation);
   if (lo->server_threads < 1 || lo->client_threads < 1 || lo->connections < 1)
     return model_fail(error, "loopback", "threads and connections must be >= 1");
-  if (lo->tls_version != 12 && lo->tls_version != 13)
-    return model_fail(error, "loopback.tls_version", "must be 12 or 13, got %d", lo->tls_version);
   if (lo->cross_share > 1)
     return model_fail(error, "loopback.cross_share", "must be <= 1 (< 0: unpinned), got %g", lo->cross_share);
   if (lo->server_cpus < 0 || lo->client_cpus < 0)

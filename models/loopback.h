@@ -43,11 +43,7 @@
  *                         record_cycles is the record layer's fixed work per record beyond the
  *                         AEAD per-byte cost (SSL_read/SSL_write call, the read(2)/write(2) and
  *                         the skb of each record, the peer's wake-up): small responses carry
- *                         proportionally more of it, which is what identifies it; under TLS 1.3
- *                         each record costs record_tls13_cycles more on each side (OpenSSL 3.0's
- *                         TLS 1.3 record layer sets the per-record nonce by re-initialising the
- *                         AEAD context, TLS 1.2's by an IV control; measured: TLS 1.2 runs are
- *                         ~10 % faster at 1 MiB and ~17 % at 16 KiB, ~1.7e3 cycles a record);
+ *                         proportionally more of it, which is what identifies it;
  *   request            request_{server,client}_cycles / workload.request_size;
  *   server  plain sendfile     stack + X_s + req_s
  *           user-space TLS     P_hot + crypto + copy + stack + R + X_s + req_s  (read_write)
@@ -91,7 +87,6 @@ typedef struct {
   double stack_cpb;           /* TCP + loopback transmit per byte (sendfile page path) */
   double softirq_cpb;         /* receive work in ksoftirqd (outside both sides) */
   double record_cycles;       /* TLS record layer per record and side */
-  double record_tls13_cycles; /* extra per record and side under TLS 1.3 */
   double record_bytes;        /* TLS record size */
   double head_bytes;          /* H: HTTP response head sent with each body (LOOPBACK_HEAD_BYTES) */
   double crypto_cpb[LB_CIPHER_COUNT]; /* AEAD encrypt or decrypt */
@@ -100,7 +95,6 @@ typedef struct {
   double utilisation;         /* fraction of a core a busy side achieves, 0..1 */
   /* the test */
   LbCipher cipher;
-  int tls_version;            /* 12 or 13 (TLS paths) */
   int server_threads, client_threads, connections;
   double file_bytes;          /* size of the served file (0: workload.request_size); W = min(file, request) */
   bool client_hash;           /* the client hashes every body */
@@ -115,7 +109,7 @@ typedef struct {
   double cross_share;         /* p_x */
 } LoopbackCost;
 
-/* Fills the test defaults (1 server and 1 client thread, 8 connections, TLS 1.3 AES-128-GCM,
+/* Fills the test defaults (1 server and 1 client thread, 8 connections, AES-128-GCM,
  * 16 KiB records, utilisation 1, threads unpinned) and zero costs. */
 void loopback_defaults(LoopbackCfg *lo);
 /* Cycles per body byte of each side for data path `path` (plain sendfile, read_write =

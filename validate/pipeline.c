@@ -6,8 +6,7 @@
  * 4 measurement runs of the configuration table below, in a seeded shuffled order;
  * 5 fit of the host profile on the runs marked train plus the AEAD microbenchmark
  * as priors (sd 10%), the per-record cycles free (records per request = ceil((body + head) /
- * 16 KiB) + 1 differ between 16 KiB, 64 KiB and 1 MiB responses, which identifies them; the
- * TLS 1.3 extra per record by the TLS 1.2 and 1.3 runs of one configuration), the
+ * 16 KiB) + 1 differ between 16 KiB, 64 KiB and 1 MiB responses, which identifies them), the
  * cache size fixed at the probe's per-core L2, weak priors 0 +- 0.5 cycles/B on the cross-core
  * terms and a soft bound >= 0 on every cost; 6 prediction of every run by the
  * appliance model (host-profile.yaml with the run's test overlaid, bound mode: what `ocasim
@@ -250,7 +249,6 @@ static void start_profile(ValReport *r) {
   /* starts at the AEAD's own per-record cycles (microbenchmark); the fit adds the record
    * layer's calls, syscalls and skbs */
   p->p[VAL_P_RECORD] = MAX(100.0, r->mb.aead_record_cycles);
-  p->p[VAL_P_RECORD13] = 500;
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++)
     p->p[val_param_for_cipher((ValCipher)c)] = 0.5 * (r->mb.enc_cpb[c] + r->mb.dec_cpb[c]);
   p->p[VAL_P_REQ_SERVER] = 20000;
@@ -302,11 +300,9 @@ static void fit_and_predict(ValReport *r) {
    * a term that the runs cannot tell from a collinear one (stack_cpb from the cross-core
    * sender term and the copies) at zero instead of negative */
   static const ValParam costs[] = {VAL_P_COPY, VAL_P_COPY_PC, VAL_P_MISS, VAL_P_XCORE_S, VAL_P_XCORE_C,
-                                   VAL_P_STACK, VAL_P_RECORD, VAL_P_RECORD13, VAL_P_REQ_SERVER, VAL_P_REQ_CLIENT,
-                                   VAL_P_SOFTIRQ};
+                                   VAL_P_STACK, VAL_P_RECORD, VAL_P_REQ_SERVER, VAL_P_REQ_CLIENT, VAL_P_SOFTIRQ};
   for (size_t i = 0; i < G_N_ELEMENTS(costs); i++) {
-    gboolean cyc = costs[i] == VAL_P_RECORD || costs[i] == VAL_P_RECORD13 || costs[i] == VAL_P_REQ_SERVER ||
-                   costs[i] == VAL_P_REQ_CLIENT;
+    gboolean cyc = costs[i] == VAL_P_RECORD || costs[i] == VAL_P_REQ_SERVER || costs[i] == VAL_P_REQ_CLIENT;
     pri[np++] = (ValFitPrior){costs[i], 0.0, cyc ? 100.0 : 0.01, TRUE};
   }
   g_autoptr(GError) err = NULL;

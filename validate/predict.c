@@ -18,10 +18,10 @@ static const char *const pname[VAL_P_COUNT] = {
     "cache_size",      "xcore_server_cpb",      "xcore_client_cpb",      "stack_cpb",
     "record_cycles",   "aes_128_gcm_cpb",       "aes_256_gcm_cpb",
     "chacha20_poly1305_cpb", "request_server_cycles", "request_client_cycles",
-    "softirq_cpb",     "utilisation",           "record_tls13_cycles"};
+    "softirq_cpb",     "utilisation"};
 static const char *const punit[VAL_P_COUNT] = {"cycles/B", "cycles/B",       "cycles/B",       "B",        "cycles/B", "cycles/B",
                                                "cycles/B", "cycles/record",  "cycles/B",       "cycles/B", "cycles/B",
-                                               "cycles/request", "cycles/request", "cycles/B", "", "cycles/record"};
+                                               "cycles/request", "cycles/request", "cycles/B", ""};
 
 const char *val_param_name(ValParam p) { return (p >= 0 && p < VAL_P_COUNT) ? pname[p] : "?"; }
 const char *val_param_unit(ValParam p) { return (p >= 0 && p < VAL_P_COUNT) ? punit[p] : "?"; }
@@ -48,8 +48,6 @@ void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, Loo
   lo->stack_cpb = p[VAL_P_STACK];
   lo->softirq_cpb = p[VAL_P_SOFTIRQ];
   lo->record_cycles = p[VAL_P_RECORD];
-  lo->record_tls13_cycles = p[VAL_P_RECORD13];
-  lo->tls_version = cfg->version == VAL_TLS_12 ? 12 : 13;
   lo->record_bytes = (double)(prof->record_bytes ? prof->record_bytes : 16384);
   lo->crypto_cpb[LB_AES_128_GCM] = p[VAL_P_CRYPTO_AES128];
   lo->crypto_cpb[LB_AES_256_GCM] = p[VAL_P_CRYPTO_AES256];

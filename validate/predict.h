@@ -31,7 +31,6 @@ typedef enum {
   VAL_P_REQ_CLIENT,    /* client per request (request, head parse), cycles/request */
   VAL_P_SOFTIRQ,       /* loopback receive work in ksoftirqd threads (outside both sides), cycles/B */
   VAL_P_UTIL,          /* fraction of a core a busy side achieves (scheduling, wake-ups), 0..1 */
-  VAL_P_RECORD13,      /* extra per TLS 1.3 record and side, cycles/record */
   VAL_P_COUNT
 } ValParam;
 
@@ -53,7 +52,7 @@ typedef struct {
   ValServerMode mode;
   gboolean ktls;            /* sendfile_ktls with kernel TLS engaged (else its user-space fallback) */
   ValCipher cipher;
-  ValTlsVersion version;    /* TLS 1.3 records cost record_tls13_cycles more (VAL_TLS_ANY: 1.3, what OpenSSL negotiates) */
+  ValTlsVersion version;    /* modelled as cost-neutral: the record layer is the same size */
   int server_threads, client_threads, connections;
   double bytes_per_req;     /* body bytes per request (file or range size) */
   double file_bytes;        /* size of the served file (0: bytes_per_req) */

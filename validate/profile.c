@@ -99,7 +99,7 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   for (int k = 0; k < VAL_P_COUNT; k++) param_line(s, p, (ValParam)k);
   g_string_append_printf(s, "  sha256_cpb: %.6g   # cycles/B, SHA-256 microbenchmark (client body check)\n", p->hash_cpb);
   g_string_append_printf(s, "  record_size: %zu B\n", p->record_bytes ? p->record_bytes : (size_t)16384);
-  g_string_append(s, "  cipher: aes_128_gcm\n  tls_version: 13\n  server_threads: 1\n  client_threads: 1\n  connections: 8\n"
+  g_string_append(s, "  cipher: aes_128_gcm\n  server_threads: 1\n  client_threads: 1\n  connections: 8\n"
                      "  file_size: 1 MiB\n  client_hash: false\n");
   return g_string_free(s, FALSE);
 }
@@ -122,9 +122,9 @@ char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, 
   g_string_append_printf(s, "software:\n  data_path: %s\n", datapath_name(path));
   g_string_append_printf(s, "workload:\n  request_size: %.0f B\n", MAX(1.0, round(cfg->bytes_per_req)));
   g_string_append_printf(s,
-                         "loopback:\n  cipher: %s\n  tls_version: %d\n  server_threads: %d\n  client_threads: %d\n"
-                         "  connections: %d\n  file_size: %.0f B\n  client_hash: %s\n",
-                         loopback_cipher_name(lo.cipher), lo.tls_version, lo.server_threads, lo.client_threads, lo.connections,
+                         "loopback:\n  cipher: %s\n  server_threads: %d\n  client_threads: %d\n  connections: %d\n"
+                         "  file_size: %.0f B\n  client_hash: %s\n",
+                         loopback_cipher_name(lo.cipher), lo.server_threads, lo.client_threads, lo.connections,
                          round(lo.file_bytes), lo.client_hash ? "true" : "false");
   if (lo.cross_share >= 0)
     g_string_append_printf(s, "  server_cpus: %d   # pinned placement\n  client_cpus: %d\n  cross_share: %.6g\n",

@@ -280,7 +280,7 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                      "pages, the only work on those bytes), m(W) = 1 / (1 + (C_e / W)^4), C_e = cache_size × (1 + p_x) / 2, "
                      "for W the bytes a request reads (its range, else the file); X_s, X_c = xcore_server, xcore_client × p_x, p_x the share of connections whose two ends run on "
                      "different cores: from the run's placement when pinned (1 for disjoint server and client CPU sets, 0 on one CPU), "
-                     "estimated from the thread counts when unpinned; R = (record_cycles + record_tls13_cycles under TLS 1.3) × (ceil((body + 160 B head) / 16 KiB) + 1) / body (records per request: response and request). Server cyc/B = P_hot + crypto + copy + stack + R (user-space "
+                     "estimated from the thread counts when unpinned; R = record_cycles × (ceil((body + 160 B head) / 16 KiB) + 1) / body (records per request: response and request). Server cyc/B = P_hot + crypto + copy + stack + R (user-space "
                      "TLS), stack (plain sendfile), crypto + stack + R (kTLS sendfile); client cyc/B = 2 copy + crypto + R "
                      "(TLS) or P_cold (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
                      "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
