@@ -45,13 +45,14 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
 void app_report_pick_bottleneck(AppReport *r, const DemandModel *m)
 {
   /* the resource closest to its limit (ties: first in order) */
-  r->bottleneck = -1;
+  r->bottleneck = r->stalled_cpu = -1;
   double best = -1;
   for (int i = 0; i < r->n_res; i++) {
     double h = r->res[i].utilization / r->res[i].limit;
     if (h > best + 1e-12) { best = h; r->bottleneck = i; }
   }
   if (r->bottleneck < 0 || !m->stall_named || m->res[r->bottleneck].kind != RK_CPU) return;
+  r->stalled_cpu = r->bottleneck;
   best = -1;
   for (int i = 0; i < r->n_res; i++)
     if (m->res[i].kind == RK_DRAM && r->res[i].utilization > best + 1e-12) {
@@ -110,6 +111,10 @@ static void write_table(const AppReport *r, GString *out)
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];
     g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
+    if (r->stalled_cpu >= 0)
+      g_string_append_printf(out, "            its queueing stalls fill %s to its %.0f %% cap: 1 %% more memory bandwidth\n"
+                                  "            buys more throughput than 1 %% more cycles\n",
+                             r->res[r->stalled_cpu].name, r->res[r->stalled_cpu].limit * 100);
     g_autofree int *co = g_new(int, r->n_res);
     int nco = co_bottlenecks(r, co);
     for (int k = 0; k < nco && k < 8; k++)
@@ -175,6 +180,7 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_string(b, "resource", x->name);
     sim_json_string(b, "kind", x->kind);
     sim_json_number(b, "utilization", x->utilization);
+    if (r->stalled_cpu >= 0) sim_json_string(b, "stalls_fill", r->res[r->stalled_cpu].name);
     json_builder_end_object(b);
     g_autofree int *co = g_new(int, r->n_res);
     int nco = co_bottlenecks(r, co);

@@ -40,6 +40,8 @@ typedef struct {
   double lat_p50_ms, lat_p99_ms;
   double connections;
   int bottleneck;          /* index into res, -1 none */
+  int stalled_cpu;         /* the CPU at its limit whose cycles the named DRAM bottleneck's
+                              queueing stalls fill (app_report_pick_bottleneck), -1 none */
   int n_res;
   AppReportResource *res;
   AppReference ref;        /* copied (borrowed strings) when the scenario has one */

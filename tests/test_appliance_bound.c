@@ -383,6 +383,11 @@ START_TEST(test_dram_queueing_stalls)
   ck_assert(x < x_idle * 0.99);                  /* the stalls cost throughput */
   ck_assert_int_eq(m->res[b->bottleneck].kind, RK_DRAM);
   ck_assert(m->stall_named);
+  AppReport *rep = app_report_from_bound(a, NULL, m, b);
+  ck_assert_int_eq(m->res[rep->bottleneck].kind, RK_DRAM);
+  ck_assert_int_ge(rep->stalled_cpu, 0);
+  ck_assert_int_eq(m->res[rep->stalled_cpu].kind, RK_CPU);
+  app_report_free(rep);
   for (int r = 0; r < m->n_res; r++) {
     if (m->res[r].kind == RK_CPU) ck_assert_double_eq_tol(b->util[r], m->res[r].limit, 1e-9);
     if (m->res[r].kind == RK_DRAM) ck_assert(b->util[r] > 0.85 && b->util[r] < 1.0);
