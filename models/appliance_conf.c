@@ -17,7 +17,7 @@ typedef struct { int count, socket, quadrant, node; char *model; double read_Bps
 typedef struct { int kind, count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
 typedef struct { double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, req_s, req_c, hash, util; int64_t cache, rec_bytes, file;
                  double aes128, aes256, chacha; int cipher, st, ct, conns; bool client_hash;
-                 int server_cpus, client_cpus; double cross_share; } LoopConf;
+                 int server_cpus, client_cpus; double cross_share, server_free, client_free; } LoopConf;
 typedef struct { int kind, count, width; double rate; double encoding; bool dlwm; int dlwm_width; SimConfList attach; } LinkConf;
 typedef struct { char *model; int uarch, sockets, cores_per_socket, threads_per_core; double clock_hz, cap; } CpuConf;
 typedef struct { int quadrants, nps, port_domains, link_routing; SimConfList nps_supported; double intra_Bps, intra_pen_ns, inter_pen_ns; SimConfList links; } TopoConf;
@@ -268,6 +268,10 @@ static const SimConfField loop_schema[] = {
    .doc = "CPUs the client threads are pinned to (0: unpinned)"},
   {.key = "cross_share", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, cross_share), .def = "-1", .min = "-1", .max = "1",
    .doc = "share of connections whose two ends run on different cores, from the pinned placement (-1: unpinned, estimated)"},
+  {.key = "server_free_cores", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, server_free), .def = "0", .min = "0",
+   .doc = "cores other tenants left on the server's pinned CPUs in the test, measured (0: all of them)"},
+  {.key = "client_free_cores", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, client_free), .def = "0", .min = "0",
+   .doc = "cores other tenants left on the client's pinned CPUs in the test, measured (0: all of them)"},
   SIM_CONF_END};
 
 static const SimConfField ref_schema[] = {
@@ -458,6 +462,8 @@ static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError *
     lo->server_cpus = c.server_cpus;
     lo->client_cpus = c.client_cpus;
     lo->cross_share = c.cross_share < 0 ? -1.0 : c.cross_share;
+    lo->server_free_cores = c.server_free;
+    lo->client_free_cores = c.client_free;
   }
   sim_conf_unbind(loop_schema, &c);
   return ok;

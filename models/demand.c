@@ -69,8 +69,8 @@ static void build_resources(Build *b)
   if (b->loop) {
     int cores = appliance_cores_per_node(a);
     double hz = a->cpu.clock_ghz * 1e9;
-    double sc = loopback_pool_cores(a->lo.server_threads, a->lo.server_cpus, a->lo.connections, cores, a->cpu.cap) * hz;
-    double cc = loopback_pool_cores(a->lo.client_threads, a->lo.client_cpus, a->lo.connections, cores, a->cpu.cap) * hz;
+    double sc = loopback_pool_cores(a->lo.server_threads, a->lo.server_cpus, a->lo.server_free_cores, a->lo.connections, cores, a->cpu.cap) * hz;
+    double cc = loopback_pool_cores(a->lo.client_threads, a->lo.client_cpus, a->lo.client_free_cores, a->lo.connections, cores, a->cpu.cap) * hz;
     b->lb_server_res = add_res(b, "loopback.server", RK_THREADS, sc, a->lo.utilisation, 100.0 / sc, "%", 0);
     b->lb_client_res = add_res(b, "loopback.client", RK_THREADS, cc, a->lo.utilisation, 100.0 / cc, "%", 0);
   }

@@ -26,6 +26,20 @@ G_BEGIN_DECLS
  * cycles/B.  An instrument setting: remote clients do not wake the server's cores. */
 #define VAL_WAKE_BYTES ((size_t)1 << 20)
 
+/* A run is CPU bound, and so described by the model's bottleneck law, when its busier side
+ * kept at least this share of its usable cores busy.  Below it neither side ran out of CPU
+ * (latency-bound operation, outside the model, loopback.h) and each side's cycles/B carry the
+ * sleeps and wake-ups of a thread that ran dry: plain sendfile s1c1 n8 4 MiB on the 2-vCPU
+ * validation VM, six quick runs: server 63-76 % and client 61-69 % busy, server 0.33-0.42
+ * cycles/B against 0.22 at 1 MiB (98 % busy); every other training run had a side at
+ * 97-99 % when no other tenant took its CPU.  Such training runs are left out of the fit. */
+#define VAL_CPU_BOUND 0.9
+
+/* Busy share of the busier side: max(server_util / S, client_util / C), S and C the cores each
+ * side's threads can use (loopback_pool_cores: threads capped by pinned CPUs, what other
+ * tenants left of them, and connections). */
+double val_busiest_share(const ValHostConfig *cfg, const ValRunSample *median, int cores);
+
 typedef struct {
   gboolean quick;         /* short runs and fewer configurations (< 3 min on 2 cores) */
   const char *out_dir;    /* report.md, report.json, host-profile.yaml */
@@ -50,6 +64,8 @@ typedef struct {
   double app_gbps;        /* the appliance model (`ocasim bound` on host-profile.yaml + this test) */
   char app_bottleneck[40];
   double err_rel;         /* (appliance model - measured) / measured Gb/s */
+  double busiest;         /* measured busy share of the busier side's usable cores, 0..1 (val_busiest_share) */
+  gboolean in_fit;        /* a training row the fit used (CPU bound: busiest >= VAL_CPU_BOUND) */
 } ValPredRow;
 
 typedef struct {

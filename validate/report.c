@@ -143,6 +143,8 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
     JD("closed_form_gbps", row->pred.gbps);
     JS("appliance_bottleneck", row->app_bottleneck);
     JD("error_rel", row->err_rel);
+    JD("busiest_side_share", row->busiest);
+    JB("in_fit", row->in_fit);
     JD("measured_server_cpb", row->run.median.server_cpb);
     JD("predicted_server_cpb", row->pred.server_cpb);
     JD("measured_client_cpb", row->run.median.client_cpb);
@@ -192,11 +194,20 @@ static void md_rows(GString *s, const ValReport *r, gboolean train) {
     const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
     if (row->run.spec.train != train) continue;
     g_autofree char *label = val_run_spec_label(&row->run.spec);
-    g_string_append_printf(s, "| %s%s | %.2f ± %.2f | %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %.2f | %s | %s |\n",
-                           label, row->run.note[0] ? " (kTLS fell back)" : "", row->run.median.gbps,
+    char cpu[96] = "", avail[64];
+    if (row->cfg.server_free_cores > 0 || row->cfg.client_free_cores > 0)
+      g_snprintf(avail, sizeof avail, "%.2f (left: server %.2f, client %.2f)", row->cfg.avail_cores,
+                 row->cfg.server_free_cores, row->cfg.client_free_cores);
+    else
+      g_snprintf(avail, sizeof avail, "%.2f", row->cfg.avail_cores);
+    if (row->busiest < VAL_CPU_BOUND)
+      g_snprintf(cpu, sizeof cpu, " (not CPU bound: busier side %.0f %% busy%s)", 100 * row->busiest,
+                 train ? ", left out of the fit" : "");
+    g_string_append_printf(s, "| %s%s%s | %.2f ± %.2f | %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %s | %s | %s |\n",
+                           label, row->run.note[0] ? " (kTLS fell back)" : "", cpu, row->run.median.gbps,
                            row->run.spread.gbps, row->app_gbps, row->pred.gbps, 100 * row->err_rel,
                            row->run.median.server_cpb, row->pred.server_cpb, row->run.median.client_cpb,
-                           row->pred.client_cpb, row->cfg.avail_cores, row->run.placement.desc, row->app_bottleneck);
+                           row->pred.client_cpb, avail, row->run.placement.desc, row->app_bottleneck);
   }
 }
 
@@ -284,7 +295,7 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                      "TLS), stack (plain sendfile), crypto + stack + R (kTLS sendfile); client cyc/B = 2 copy + crypto + R "
                      "(TLS) or P_cold (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
                      "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
-                     "+ ksoftirqd)) × 8, threads_x capped at the CPUs that side is pinned to. cores_avail = CPUs − other tenants' busy cores measured in that run.\n");
+                     "+ ksoftirqd)) × 8, threads_x capped at the CPUs that side is pinned to and at what other tenants left of them in that run (\"left\" in the tables). cores_avail = CPUs − other tenants' busy cores measured in that run. Training runs whose busier side kept under 90 % of its cores busy (not CPU bound) are left out of the fit.\n");
   gboolean ok = set_contents(path, s->str, error);
   g_string_free(s, TRUE);
   return ok;
