@@ -327,7 +327,7 @@ static void fit_and_predict(ValReport *r) {
   gboolean fixed[VAL_P_COUNT] = {FALSE};
   /* the cache is the probe's per-core L2: with the run-to-run scatter of a shared machine its
    * size is not identified by the fit (it drifts to unphysical miss costs); miss_cpb is, weakly,
-   * by the plain runs at 1 MiB (m = 0.06) and at 4 MiB when that one is CPU bound */
+   * by the plain runs at 1 MiB (m = 0.06) and 4 MiB (m = 0.94) */
   fixed[VAL_P_CACHE] = TRUE;
   r->fit_ok = val_fit_host((ValFitObs *)obs->data, (int)obs->len, pri, np, &r->start, fixed, &r->profile, &r->fit,
                            &err);
