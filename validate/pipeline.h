@@ -43,6 +43,10 @@ G_BEGIN_DECLS
  * Such training runs are left out of the fit. */
 #define VAL_CPU_BOUND 0.9
 
+/* A repetition with more than this many busy cores of other processes is contended (measure.c
+ * replaces a few such; a run whose median stays above it is reported as contended). */
+#define VAL_FOREIGN_LIMIT 0.25
+
 /* Busy share of the busier side: max(server_util / S, client_util / C), S and C the cores each
  * side's threads can use (loopback_pool_cores: threads capped by pinned CPUs, what other
  * tenants left of them, and connections). */
@@ -91,6 +95,8 @@ typedef struct {
   char fit_error[160];
   int n_train, n_heldout;
   double heldout_median_abs_err, heldout_max_abs_err, train_median_abs_err;
+  int n_heldout_quiet;    /* held-out runs whose median foreign load was <= VAL_FOREIGN_LIMIT */
+  double heldout_quiet_median_abs_err, heldout_quiet_max_abs_err;
   double model_agree_max; /* largest |appliance - closed form| / closed form over all rows */
   char *profile_yaml;     /* host-profile.yaml text of the fitted profile */
   char app_error[160];    /* why the appliance model could not predict a row (empty: it did) */

@@ -162,6 +162,9 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   JD("train_median_abs_error", r->train_median_abs_err);
   JD("heldout_median_abs_error", r->heldout_median_abs_err);
   JD("heldout_max_abs_error", r->heldout_max_abs_err);
+  JI("heldout_uncontended_runs", r->n_heldout_quiet);
+  JD("heldout_uncontended_median_abs_error", r->heldout_quiet_median_abs_err);
+  JD("heldout_uncontended_max_abs_error", r->heldout_quiet_max_abs_err);
   JD("target_median_abs_error", TARGET_MEDIAN);
   JD("target_max_abs_error", TARGET_WORST);
   JB("target_met", r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN &&
@@ -277,6 +280,12 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                              ? "met"
                              : "not met",
                          100 * r->train_median_abs_err);
+  if (r->n_heldout_quiet < r->n_heldout)
+    g_string_append_printf(s, "Other tenants took more than %.2f cores during %d of the held-out runs (their load slows "
+                              "a side through scheduling delays the model does not describe); over the other %d: "
+                              "median |error| %.1f %%, worst %.1f %%.\n\n",
+                           VAL_FOREIGN_LIMIT, r->n_heldout - r->n_heldout_quiet, r->n_heldout_quiet,
+                           100 * r->heldout_quiet_median_abs_err, 100 * r->heldout_quiet_max_abs_err);
   g_string_append_printf(s, "With kernel TLS engaged the model predicts %.2f Gb/s for userspace-equivalent "
                             "tls1.3 aes-128-gcm s1c1 n8 1MiB (server %.2f cyc/B instead of %.2f in user space); "
                             "not measurable on this host when kTLS is unavailable.\n\n",
@@ -341,6 +350,10 @@ void val_report_print_summary(const ValReport *r, FILE *f) {
              "worst <= %.0f%%: %s\n",
           100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN,
           100 * TARGET_WORST, met ? "met" : "NOT met");
+  if (r->n_heldout_quiet < r->n_heldout)
+    fprintf(f, "  %d held-out runs contended by other tenants (> %.2f cores); the other %d: median %.1f%%, worst %.1f%%\n",
+            r->n_heldout - r->n_heldout_quiet, VAL_FOREIGN_LIMIT, r->n_heldout_quiet,
+            100 * r->heldout_quiet_median_abs_err, 100 * r->heldout_quiet_max_abs_err);
   fprintf(f, "appliance model vs closed form: largest difference %.2g %%%s%s\n", 100 * r->model_agree_max,
           r->app_error[0] ? "; appliance model error: " : "", r->app_error);
   fprintf(f, "report: %s/report.md, %s/report.json, profile: %s/host-profile.yaml (%.0f s)\n", r->out_dir, r->out_dir,
