@@ -125,6 +125,10 @@ static const BadRun bad_runs[] = {
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.bitrates=[{rate: 5 Mb/s, share: 80 %}, {rate: 8 Mb/s, share: 80 %}]", NULL }, "add up to 160" },
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ns", "--warmup", "0 s", NULL }, "must exceed the warm-up" },
     { { "bound", "scenarios/mm1.yaml", NULL }, "needs an appliance scenario" },
+    /* a duration past 2^53 ns is refused where it is read, named as the option that gave it */
+    { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1e30 s", NULL }, "--duration: duration: '1e30 s' is out of range" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "duration=1e10 s", NULL }, "--set: duration: '1e10 s' is out of range" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--seed", "abc", NULL }, "--seed: seed: 'abc'" },
     /* range limits in the field's unit, not its base unit */
     { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "cpu.cap=150 %", NULL }, "'150 %' is out of range: must be <= 100 %" },
 };
@@ -166,6 +170,9 @@ static const BadOption bad_options[] = {
     { { "validate", "--reps", "99", NULL }, { "--reps '99'", "out of range" } },
     { { "validate", "--nice", "30", NULL }, { "--nice '30'", "-20..19" } },
     { { "validate", "--seed", "x", NULL }, { "--seed 'x'", "not an integer" } },
+    { { "validate", "--out", "README.md", NULL }, { "--out 'README.md'", "cannot create" } },
+    { { "validate", "--out", "", NULL }, { "--out: empty directory name" } },
+    { { "validate", "--work-dir", "README.md", NULL }, { "--work-dir 'README.md'", "not a directory" } },
 };
 
 START_TEST(test_bad_options)
