@@ -106,7 +106,10 @@ static void write_table(const AppReport *r, GString *out)
   else g_string_append(out, "offered:    saturate\n");
   g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
   g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
-  g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
+  if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
+    g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
+  else
+    g_string_append(out, "latency:    n/a (no request completed after the warm-up: lengthen duration)\n");
   g_string_append_printf(out, "clients:    %.0f connections\n", r->connections);
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];
@@ -226,8 +229,12 @@ static void write_csv(const AppReport *r, GString *out)
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
     sim_csv_field(out, r->scenario);
-    g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.6g,%.6g,", r->mode, r->seed, r->throughput_gbps,
-                           r->cpu_util_pct, r->lat_p50_ms, r->lat_p99_ms);
+    g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,", r->mode, r->seed, r->throughput_gbps,
+                           r->cpu_util_pct);
+    sim_csv_number(out, r->lat_p50_ms);
+    g_string_append_c(out, ',');
+    sim_csv_number(out, r->lat_p99_ms);
+    g_string_append_c(out, ',');
     sim_csv_field(out, x->name);
     g_string_append_printf(out, ",%s,%.6g,%.6g,%s,%.6g,%d\n", x->kind, x->utilization, x->value, x->unit, x->drop,
                            i == r->bottleneck);

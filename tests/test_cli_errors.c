@@ -96,6 +96,22 @@ START_TEST(test_bad_override)
 }
 END_TEST
 
+/* A run too short for any request to finish after the warm-up has no latency: the table
+ * says so and CSV leaves the fields empty (JSON writes null), never "nan". */
+START_TEST(test_no_latency_is_not_nan)
+{
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ms", "--warmup", "0 s", NULL };
+    ck_assert_int_eq(run_ocasim(args, &out, &err), 0);
+    ck_assert_msg(strstr(out, "latency:    n/a") && !strstr(out, "nan"), "%s", out);
+    g_free(out); g_free(err);
+    const char *args2[] = { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ms", "--warmup", "0 s",
+                            "--format", "csv", NULL };
+    ck_assert_int_eq(run_ocasim(args2, &out, &err), 0);
+    ck_assert_msg(strstr(out, ",,cpu.node0,") && !strstr(out, "nan"), "%s", out);
+}
+END_TEST
+
 START_TEST(test_usage_errors)
 {
     g_autofree char *out = NULL, *err = NULL;
@@ -287,6 +303,7 @@ int main(void)
     tcase_add_loop_test(tc, test_bad_scenario, 0, G_N_ELEMENTS(cases));
     tcase_add_test(tc, test_bad_override);
     tcase_add_loop_test(tc, test_bad_runs, 0, G_N_ELEMENTS(bad_runs));
+    tcase_add_test(tc, test_no_latency_is_not_nan);
     tcase_add_test(tc, test_usage_errors);
     tcase_add_loop_test(tc, test_bad_options, 0, G_N_ELEMENTS(bad_options));
     tcase_add_test(tc, test_serve_duration);
