@@ -355,6 +355,16 @@ static gboolean group_pos(const SimConfNode *root, const char *list, guint gi, i
 {
   char path[48];
   if (node >= 0) {
+    g_snprintf(path, sizeof path, "%s[%u]", list, gi);
+    const SimConfNode *grp = locate(root, path);
+    for (int k = 0; k < 2; k++) {
+      const SimConfNode *both = sim_conf_node_get(grp, k ? "quadrant" : "socket");
+      if (both) {
+        sim_conf_set_error(error, both, SIM_CONF_ERROR_TYPE,
+                           "give a device's place either as node or as socket/quadrant, not both");
+        return FALSE;
+      }
+    }
     if (node >= topo_nodes(t)) {
       g_snprintf(path, sizeof path, "%s[%u].node", list, gi);
       sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE,
@@ -587,11 +597,11 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     if (!group_pos(root, "nics", (guint)g, nc->socket, nc->quadrant, nc->node, t, &pos, error)) goto out;
     if (nc->kind == 0 && !(nc->port_bps > 0)) {
       char p[32];
-      g_snprintf(p, sizeof p, "nics[%zu].port_speed", g);
-      const SimConfNode *at = locate(root, p);
-      sim_conf_set_error(error, at, sim_conf_node_get(at, "port_speed") ? SIM_CONF_ERROR_RANGE : SIM_CONF_ERROR_MISSING,
-                         sim_conf_node_get(at, "port_speed") ? "a PCIe NIC's port speed must be positive"
-                                                             : "missing required key 'port_speed' (line rate of one port)");
+      g_snprintf(p, sizeof p, "nics[%zu]", g);
+      const SimConfNode *grp = locate(root, p), *speed = sim_conf_node_get(grp, "port_speed");
+      sim_conf_set_error(error, speed ? speed : grp, speed ? SIM_CONF_ERROR_RANGE : SIM_CONF_ERROR_MISSING,
+                         speed ? "a PCIe NIC's port speed must be positive"
+                               : "missing required key 'port_speed' (line rate of one port)");
       goto out;
     }
     if (nc->domains.n > 0 && (int)nc->domains.n != nc->ports * nc->count) {
