@@ -121,7 +121,11 @@ gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **e
                            "this command needs an appliance scenario (kind: appliance), not a %s; use 'ocasim run'", kind);
         return FALSE;
     }
-    return cli_appliance_build(sim_conf_doc_root(doc), out, error);
+    if (!cli_appliance_build(sim_conf_doc_root(doc), out, error))
+        return FALSE;
+    /* a published result describes the scenario as written, not as overridden */
+    out->info.ref.changed = opt->sets && opt->sets[0];
+    return TRUE;
 }
 
 void cli_appliance_clear(CliAppliance *ca)

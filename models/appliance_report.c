@@ -129,7 +129,8 @@ static void write_table(const AppReport *r, GString *out)
     g_string_append_printf(out, "reference:  %s: %.0f Gb/s", r->ref.id, r->ref.gbps);
     if (r->ref.cpu_pct >= 0) g_string_append_printf(out, ", CPU %.0f %%", r->ref.cpu_pct);
     if (r->ref.bottleneck) g_string_append_printf(out, ", bottleneck \"%s\"", r->ref.bottleneck);
-    g_string_append_printf(out, " (%s)\n", r->ref.source ? r->ref.source : "");
+    g_string_append_printf(out, " (%s)%s\n", r->ref.source ? r->ref.source : "",
+                           r->ref.changed ? "; for the scenario before --set" : "");
   }
   if (r->nodes_known) {
     /* NIC ports per node: hot vs cold nodes under skew */
@@ -217,6 +218,8 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_number(b, "gbps", r->ref.gbps);
     if (r->ref.cpu_pct >= 0) { sim_json_number(b, "cpu_pct", r->ref.cpu_pct); }
     if (r->ref.bottleneck) { sim_json_string(b, "bottleneck", r->ref.bottleneck); }
+    json_builder_set_member_name(b, "scenario_changed");
+    json_builder_add_boolean_value(b, r->ref.changed);
     json_builder_end_object(b);
   }
   json_builder_end_object(b);
