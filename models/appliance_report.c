@@ -158,6 +158,8 @@ static void write_table(const AppReport *r, GString *out)
     if (i == r->bottleneck) g_string_append(out, " <- bottleneck");
     g_string_append_c(out, '\n');
   }
+  g_string_append(out, "\nutil is of full capacity; '|' marks a usable limit below it (the CPU cap). NIC ports carry TCP\n"
+                       "payload: 100 % is line rate x port_eff (payload per wire byte, ~1448/1538 at MTU 1500; models/coeffs.c).\n");
 }
 
 static void write_json(const AppReport *r, GString *out)

@@ -180,6 +180,7 @@ static const BadOption bad_options[] = {
     { { "load", "--path", "/f", "--timeout", "1e300", NULL }, { "--timeout '1e300'", "<= 1000000 s" } },
     { { "load", "--path", "/f", "--tls-version", "1.1", NULL }, { "--tls-version '1.1'", "1.2, 1.3 or any" } },
     { { "load", "--path", "/f", "--range", "9-3", NULL }, { "--range '9-3'", "FIRST-LAST" } },
+    { { "load", "--path", "/f", "--host", "not-an-ip", NULL }, { "--host 'not-an-ip'", "not an IPv4 address" } },
     { { "validate", "--duration", "-1", NULL }, { "--duration '-1'", "0..1000000 s" } },
     { { "validate", "--warmup", "abc", NULL }, { "--warmup 'abc'", "not a number" } },
     { { "validate", "--threads", "-2", NULL }, { "--threads '-2'", "0..1024" } },
