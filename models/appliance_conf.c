@@ -703,10 +703,10 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   w->latency_slo_ms = c.wl.slo_ns / 1e6;
   w->drop_max = c.wl.drop_max;
   if (c.duration_ns - c.warmup_ns < APPCONF_MIN_MEASURED_NS) {
-    const SimConfNode *at = locate(root, "warmup") ? locate(root, "warmup") : locate(root, "duration");
-    sim_conf_set_error(error, at ? at : root, SIM_CONF_ERROR_RANGE,
-                       "the duration (%g s) must exceed the warm-up (%g s) by at least %g ms", c.duration_ns / 1e9,
-                       c.warmup_ns / 1e9, APPCONF_MIN_MEASURED_NS / 1e6);
+    const SimConfNode *wu = sim_conf_node_get(root, "warmup"), *du = sim_conf_node_get(root, "duration");
+    sim_conf_set_error(error, du ? du : wu ? wu : root, SIM_CONF_ERROR_RANGE,
+                       "the duration (%g s%s) must exceed the warm-up (%g s%s) by at least %g ms", c.duration_ns / 1e9,
+                       du ? "" : ", the default", c.warmup_ns / 1e9, wu ? "" : ", the default", APPCONF_MIN_MEASURED_NS / 1e6);
     goto out;
   }
   if (c.loopback_node && !sim_conf_node_is_null(c.loopback_node) && !bind_loopback(c.loopback_node, &a->lo, error)) goto out;
