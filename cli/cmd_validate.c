@@ -1,13 +1,37 @@
 /* cli/cmd_validate.c — `ocasim validate`: measure this host's TLS serving path,
  * calibrate the host profile and check its predictions (validate/pipeline.c). */
 #include <gsl/gsl_errno.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "validate/pipeline.h"
 #include "validate/report.h"
+
+/* A directory option must name a directory this process can write into before anything is
+ * measured (a typo would otherwise fail minutes later); `create` makes it (and its parents). */
+static gboolean usable_dir(const char *opt, const char *dir, gboolean create, GError **error) {
+  if (!*dir) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: empty directory name", opt);
+    return FALSE;
+  }
+  if (create && g_mkdir_with_parents(dir, 0755) != 0) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': cannot create: %s", opt, dir, g_strerror(errno));
+    return FALSE;
+  }
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not a directory", opt, dir);
+    return FALSE;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not writable: %s", opt, dir, g_strerror(errno));
+    return FALSE;
+  }
+  return TRUE;
+}
 
 int cmd_validate(int argc, char **argv) {
   gboolean quick = FALSE, pin = FALSE, no_pin = FALSE, quiet = FALSE;
@@ -44,6 +68,10 @@ int cmd_validate(int argc, char **argv) {
       !cli_int_option("--threads", threads_s, 0, 1024, "0: the CPUs", &threads, &err) ||
       !cli_int_option("--seed", seed_s, 0, G_MAXINT, NULL, &seed, &err) ||
       !cli_int_option("--nice", nice_s, -20, 19, NULL, &nice, &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if ((work && !usable_dir("--work-dir", work, FALSE, &err)) || !usable_dir("--out", out ? out : "validate-out", TRUE, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }

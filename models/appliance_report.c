@@ -106,7 +106,10 @@ static void write_table(const AppReport *r, GString *out)
   else g_string_append(out, "offered:    saturate\n");
   g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
   g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
-  g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
+  if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
+    g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
+  else
+    g_string_append(out, "latency:    n/a (no request completed after the warm-up: lengthen duration)\n");
   g_string_append_printf(out, "clients:    %.0f connections\n", r->connections);
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];
@@ -126,7 +129,8 @@ static void write_table(const AppReport *r, GString *out)
     g_string_append_printf(out, "reference:  %s: %.0f Gb/s", r->ref.id, r->ref.gbps);
     if (r->ref.cpu_pct >= 0) g_string_append_printf(out, ", CPU %.0f %%", r->ref.cpu_pct);
     if (r->ref.bottleneck) g_string_append_printf(out, ", bottleneck \"%s\"", r->ref.bottleneck);
-    g_string_append_printf(out, " (%s)\n", r->ref.source ? r->ref.source : "");
+    g_string_append_printf(out, " (%s)%s\n", r->ref.source ? r->ref.source : "",
+                           r->ref.changed ? "; for the scenario before --set" : "");
   }
   if (r->nodes_known) {
     /* NIC ports per node: hot vs cold nodes under skew */
@@ -154,6 +158,8 @@ static void write_table(const AppReport *r, GString *out)
     if (i == r->bottleneck) g_string_append(out, " <- bottleneck");
     g_string_append_c(out, '\n');
   }
+  g_string_append(out, "\nutil is of full capacity; '|' marks a usable limit below it (the CPU cap). NIC ports carry TCP\n"
+                       "payload: 100 % is line rate x port_eff (payload per wire byte, ~1448/1538 at MTU 1500; models/coeffs.c).\n");
 }
 
 static void write_json(const AppReport *r, GString *out)
@@ -214,6 +220,8 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_number(b, "gbps", r->ref.gbps);
     if (r->ref.cpu_pct >= 0) { sim_json_number(b, "cpu_pct", r->ref.cpu_pct); }
     if (r->ref.bottleneck) { sim_json_string(b, "bottleneck", r->ref.bottleneck); }
+    json_builder_set_member_name(b, "scenario_changed");
+    json_builder_add_boolean_value(b, r->ref.changed);
     json_builder_end_object(b);
   }
   json_builder_end_object(b);
@@ -226,8 +234,12 @@ static void write_csv(const AppReport *r, GString *out)
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
     sim_csv_field(out, r->scenario);
-    g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.6g,%.6g,", r->mode, r->seed, r->throughput_gbps,
-                           r->cpu_util_pct, r->lat_p50_ms, r->lat_p99_ms);
+    g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,", r->mode, r->seed, r->throughput_gbps,
+                           r->cpu_util_pct);
+    sim_csv_number(out, r->lat_p50_ms);
+    g_string_append_c(out, ',');
+    sim_csv_number(out, r->lat_p99_ms);
+    g_string_append_c(out, ',');
     sim_csv_field(out, x->name);
     g_string_append_printf(out, ",%s,%.6g,%.6g,%s,%.6g,%d\n", x->kind, x->utilization, x->value, x->unit, x->drop,
                            i == r->bottleneck);

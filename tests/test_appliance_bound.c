@@ -492,6 +492,20 @@ START_TEST(test_bad_platforms)
      "nvme: [{count: 2, read: 3 GB/s}]\n"
      "nics: [{port_speed: 100 Gb/s}]\n"
      "software: {data_path: sendfile_nic_ktls}\n", "5:8: nics[0]: sendfile_nic_ktls needs an inline kTLS engine"},
+    /* a drive placed twice, by node and by quadrant */
+    {"topology: {quadrants: 4, nps: 4, nps_supported: [1, 2, 4], intra_link: 47 GB/s}\n"
+     "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+     "nvme: [{count: 2, node: 1, quadrant: 3, read: 3 GB/s}]\n"
+     "nics: [{port_speed: 100 Gb/s}]\n", "5:38: nvme[0].quadrant: give a device's place either as node or as socket/quadrant"},
+    /* a port speed of zero is out of range, not missing */
+    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+     "nvme: [{count: 2, read: 3 GB/s}]\n"
+     "nics: [{port_speed: 0 Gb/s}]\n", "5:21: nics[0].port_speed: a PCIe NIC's port speed must be positive"},
+    /* software kTLS without a cipher */
+    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+     "nvme: [{count: 2, read: 3 GB/s}]\n"
+     "nics: [{port_speed: 100 Gb/s}]\n"
+     "software: {data_path: sendfile_sw_ktls, crypto: none}\n", "software.crypto: sendfile_sw_ktls encrypts on the CPU"},
     /* unknown key with a suggestion */
     {"memory: {channels_per_socket: 8, speed: 3200 MT/s, latncy: 90 ns}\n"
      "nvme: [{count: 2, read: 3 GB/s}]\n"
