@@ -9,9 +9,24 @@
 #include "cli/scenario.h"
 #include "models/appliance_capacity.h"
 #include "models/appliance_report.h"
+#include "sim/csv.h"
 #include "sim/json.h"
 
-static void write_capacity(const CapacityResult *c, const AppReport *rep, CliFormat fmt, GString *out)
+/* What each criterion's limit means, for the table (the scenario's own thresholds). */
+static char *criterion_meaning(CapCriterion k, const Appliance *a)
+{
+  switch (k) {
+  case CAP_CPU: return g_strdup_printf("busiest node's CPU reaches its %.0f %% cap", a->cpu.cap * 100);
+  case CAP_DROPS: return g_strdup_printf("NIC output drops reach workload.drop_max (%g %%)", a->wl.drop_max * 100);
+  case CAP_LATENCY:
+    return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's M/M/1 estimate: check with ocasim run",
+                           a->wl.latency_slo_ms);
+  case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link or NIC TLS engine at 100 %");
+  default: g_assert_not_reached();
+  }
+}
+
+static void write_capacity(const CapacityResult *c, const Appliance *a, const AppReport *rep, CliFormat fmt, GString *out)
 {
   if (fmt == CLI_FORMAT_JSON) {
     /* one JSON document: the capacity object, with the report under "at_capacity" */
@@ -38,14 +53,24 @@ static void write_capacity(const CapacityResult *c, const AppReport *rep, CliFor
   if (fmt == CLI_FORMAT_CSV) {
     g_string_append(out, "criterion,limit_gbps,limiting\n");
     for (int k = 0; k < CAP_COUNT; k++)
-      g_string_append_printf(out, "%s,%.6g,%d\n", capacity_criterion_name((CapCriterion)k), c->limit_gbps[k], k == (int)c->limiting);
+    {
+      g_string_append_printf(out, "%s,", capacity_criterion_name((CapCriterion)k));
+      sim_csv_number(out, c->limit_gbps[k]); /* empty: never reached */
+      g_string_append_printf(out, ",%d\n", k == (int)c->limiting && isfinite(c->capacity_gbps));
+    }
     return;
   }
-  g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by %s\n", c->capacity_gbps, capacity_criterion_name(c->limiting));
+  if (isinf(c->capacity_gbps))
+    g_string_append(out, "capacity:   no limit: every criterion holds up to twice the saturation throughput\n");
+  else
+    g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by %s\n", c->capacity_gbps, capacity_criterion_name(c->limiting));
   for (int k = 0; k < CAP_COUNT; k++) {
-    if (isinf(c->limit_gbps[k])) g_string_append_printf(out, "  %-11s never reached\n", capacity_criterion_name((CapCriterion)k));
-    else g_string_append_printf(out, "  %-11s %8.1f Gb/s%s\n", capacity_criterion_name((CapCriterion)k), c->limit_gbps[k],
-                                k == (int)c->limiting ? "   <- limiting" : "");
+    g_autofree char *what = criterion_meaning((CapCriterion)k, a);
+    if (isinf(c->limit_gbps[k]))
+      g_string_append_printf(out, "  %-11s    never reached   (%s)\n", capacity_criterion_name((CapCriterion)k), what);
+    else
+      g_string_append_printf(out, "  %-11s %8.1f Gb/s%s (%s)\n", capacity_criterion_name((CapCriterion)k), c->limit_gbps[k],
+                             k == (int)c->limiting ? " <- " : "    ", what);
   }
   g_string_append(out, "\nAt the capacity load:\n");
   app_report_write(rep, APP_FMT_TABLE, out);
@@ -78,7 +103,7 @@ int cmd_capacity(int argc, char **argv)
       g_free(rep->mode);
       rep->mode = g_strdup("capacity");
       g_autoptr(GString) out = g_string_new(NULL);
-      write_capacity(&c, rep, opt.format, out);
+      write_capacity(&c, ca.a, rep, opt.format, out);
       status = cli_emit(out);
     }
     cli_appliance_clear(&ca);

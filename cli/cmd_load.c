@@ -3,6 +3,7 @@
  * expected length and SHA-256 of every body come from the local files, else the
  * length comes from a HEAD request and only the length is checked. */
 #include <signal.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,8 +87,13 @@ int cmd_load(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
-  signal(SIGPIPE, SIG_IGN);
   const char *h = host ? host : "127.0.0.1";
+  struct in_addr probe;
+  if (inet_pton(AF_INET, h, &probe) != 1) {
+    fprintf(stderr, "%s: --host '%s': not an IPv4 address\n", argv[0], h);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  signal(SIGPIPE, SIG_IGN);
   int n = (int)g_strv_length(paths);
   ValLoadTarget *tg = g_new0(ValLoadTarget, n);
   SSL_CTX *cctx = plain ? NULL : val_tls_client_ctx_new(ver, cipher, FALSE, NULL);

@@ -1,17 +1,42 @@
 /* cli/cmd_validate.c — `ocasim validate`: measure this host's TLS serving path,
  * calibrate the host profile and check its predictions (validate/pipeline.c). */
 #include <gsl/gsl_errno.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "validate/pipeline.h"
 #include "validate/report.h"
 
+/* A directory option must name a directory this process can write into before anything is
+ * measured (a typo would otherwise fail minutes later); `create` makes it (and its parents). */
+static gboolean usable_dir(const char *opt, const char *dir, gboolean create, GError **error) {
+  if (!*dir) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: empty directory name", opt);
+    return FALSE;
+  }
+  if (create && g_mkdir_with_parents(dir, 0755) != 0) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': cannot create: %s", opt, dir, g_strerror(errno));
+    return FALSE;
+  }
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not a directory", opt, dir);
+    return FALSE;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not writable: %s", opt, dir, g_strerror(errno));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 int cmd_validate(int argc, char **argv) {
   gboolean quick = FALSE, pin = FALSE, no_pin = FALSE, quiet = FALSE;
   g_autofree char *out = NULL, *work = NULL, *verify = NULL;
+  g_autofree char *duration_s = NULL, *warmup_s = NULL, *reps_s = NULL, *threads_s = NULL, *seed_s = NULL, *nice_s = NULL;
   double duration = 0, warmup = 0;
   int reps = 0, threads = 0, seed = 1, nice = -10;
   gboolean keep_nice = FALSE;
@@ -19,16 +44,16 @@ int cmd_validate(int argc, char **argv) {
       {"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Short runs, fewer configurations (< 3 min on 2 cores)", NULL},
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Directory for report.md, report.json, host-profile.yaml, host-scenario.yaml "
                                                   "(default validate-out)", "DIR"},
-      {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &duration, "Measured window per repetition, s", "S"},
-      {"warmup", 'w', 0, G_OPTION_ARG_DOUBLE, &warmup, "Load before each window, s", "S"},
-      {"reps", 'r', 0, G_OPTION_ARG_INT, &reps, "Repetitions per configuration (>= 3 for a spread)", "N"},
-      {"threads", 't', 0, G_OPTION_ARG_INT, &threads, "Largest server/client thread count (default: CPUs)", "N"},
-      {"seed", 's', 0, G_OPTION_ARG_INT, &seed, "Seed of the run order (default 1)", "N"},
+      {"duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, "Measured window per repetition, s", "S"},
+      {"warmup", 'w', 0, G_OPTION_ARG_STRING, &warmup_s, "Load before each window, s", "S"},
+      {"reps", 'r', 0, G_OPTION_ARG_STRING, &reps_s, "Repetitions per configuration (>= 3 for a spread)", "N"},
+      {"threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Largest server/client thread count (default: CPUs)", "N"},
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &seed_s, "Seed of the run order (default 1)", "N"},
       {"pin", 0, 0, G_OPTION_ARG_NONE, &pin, "Pin server and client threads to disjoint CPU sets (default)", NULL},
       {"no-pin", 0, 0, G_OPTION_ARG_NONE, &no_pin, "Leave thread placement to the scheduler (the model then estimates co-location)", NULL},
       {"verify", 0, 0, G_OPTION_ARG_STRING, &verify, "Checks in timed runs: length (default) or sha256", "WHAT"},
       {"work-dir", 0, 0, G_OPTION_ARG_FILENAME, &work, "Where to create the served files (default: temporary)", "DIR"},
-      {"nice", 0, 0, G_OPTION_ARG_INT, &nice, "Scheduling priority of the runs (default -10 where permitted)", "N"},
+      {"nice", 0, 0, G_OPTION_ARG_STRING, &nice_s, "Scheduling priority of the runs (default -10 where permitted)", "N"},
       {"keep-nice", 0, 0, G_OPTION_ARG_NONE, &keep_nice, "Do not change the scheduling priority", NULL},
       {"quiet", 0, 0, G_OPTION_ARG_NONE, &quiet, "No progress lines", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
@@ -37,13 +62,17 @@ int cmd_validate(int argc, char **argv) {
   if (!cli_parse_no_args(ctx, &argc, &argv))
     return OCASIM_EXIT_BADINPUT;
   g_autoptr(GError) err = NULL;
-  if (nice < -20 || nice > 19) {
-    fprintf(stderr, "%s: --nice must be -20..19\n", argv[0]);
+  if (!cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: the mode's default", &duration, &err) ||
+      !cli_seconds_option("--warmup", warmup_s, 0, FALSE, CLI_MAX_SECONDS, "0: the mode's default", &warmup, &err) ||
+      !cli_int_option("--reps", reps_s, 0, VAL_MAX_REPS, "0: the mode's default", &reps, &err) ||
+      !cli_int_option("--threads", threads_s, 0, 1024, "0: the CPUs", &threads, &err) ||
+      !cli_int_option("--seed", seed_s, 0, G_MAXINT, NULL, &seed, &err) ||
+      !cli_int_option("--nice", nice_s, -20, 19, NULL, &nice, &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
-  if (duration < 0 || warmup < 0 || reps < 0 || reps > VAL_MAX_REPS || threads < 0 || seed < 0) {
-    fprintf(stderr, "%s: --duration, --warmup, --threads and --seed must be >= 0, --reps 0..%d\n", argv[0],
-            VAL_MAX_REPS);
+  if ((work && !usable_dir("--work-dir", work, FALSE, &err)) || !usable_dir("--out", out ? out : "validate-out", TRUE, &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
   if (pin && no_pin) {

@@ -27,8 +27,10 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
     g_option_context_add_main_entries(ctx, common, NULL);
     if (extra)
         g_option_context_add_main_entries(ctx, extra, NULL);
-    if (!g_option_context_parse(ctx, argc, argv, error))
+    if (!g_option_context_parse(ctx, argc, argv, error)) {
+        cli_options_clear(opt);
         return FALSE;
+    }
     opt->format = CLI_FORMAT_TABLE;
     if (opt->format_text) {
         int i = 0;
@@ -37,6 +39,7 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
         if (!formats[i]) {
             g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                         "--format: '%s' is not one of table, json, csv", opt->format_text);
+            cli_options_clear(opt);
             return FALSE;
         }
         opt->format = (CliFormat)i;
@@ -60,13 +63,18 @@ SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **
     g_autoptr(SimConfDoc) doc = sim_conf_load_with_include(file, "platform", error);
     if (!doc)
         return NULL;
+    /* --seed, --duration and --warmup are overrides of the top-level keys, named as themselves */
+    const struct { const char *key, *value; } shorthand[] = {
+        { "seed", opt->seed }, { "duration", opt->duration }, { "warmup", opt->warmup } };
+    for (size_t i = 0; i < G_N_ELEMENTS(shorthand); i++) {
+        if (!shorthand[i].value)
+            continue;
+        g_autofree char *as = g_strdup_printf("%s=%s", shorthand[i].key, shorthand[i].value);
+        g_autofree char *label = g_strdup_printf("--%s", shorthand[i].key);
+        if (!sim_conf_apply_override_as(doc, as, label, error))
+            return NULL;
+    }
     g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
-    if (opt->seed)
-        g_ptr_array_add(sets, g_strdup_printf("seed=%s", opt->seed));
-    if (opt->duration)
-        g_ptr_array_add(sets, g_strdup_printf("duration=%s", opt->duration));
-    if (opt->warmup)
-        g_ptr_array_add(sets, g_strdup_printf("warmup=%s", opt->warmup));
     for (char **s = opt->sets; s && *s; s++) {
         /* the platform is included while loading, before any override */
         if (g_str_has_prefix(*s, "platform=") || g_str_has_prefix(*s, "platform.")) {
@@ -113,7 +121,11 @@ gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **e
                            "this command needs an appliance scenario (kind: appliance), not a %s; use 'ocasim run'", kind);
         return FALSE;
     }
-    return cli_appliance_build(sim_conf_doc_root(doc), out, error);
+    if (!cli_appliance_build(sim_conf_doc_root(doc), out, error))
+        return FALSE;
+    /* a published result describes the scenario as written, not as overridden */
+    out->info.ref.changed = opt->sets && opt->sets[0];
+    return TRUE;
 }
 
 void cli_appliance_clear(CliAppliance *ca)

@@ -46,6 +46,10 @@ gboolean appliance_validate(const Appliance *a, GError **error)
   } else if (a->lo.present) {
     return model_fail(error, "loopback", "a `loopback:` section needs a NIC of kind loopback");
   }
+  gboolean cpu_crypto = datapath_cpu_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_cpu_crypto(a->wl.alt_path));
+  if (n_loop == 0 && cpu_crypto && a->crypto == CRYPTO_NONE)
+    return model_fail(error, "software.crypto", "%s encrypts on the CPU: name its bulk cipher (none is for sendfile and "
+                      "sendfile_nic_ktls)", datapath_name(datapath_cpu_crypto(a->path) ? a->path : a->wl.alt_path));
   gboolean nic_path = a->path == DP_SENDFILE_NIC_KTLS ||
                       (a->wl.alt_fraction > 0 && a->wl.alt_path == DP_SENDFILE_NIC_KTLS);
   if (nic_path)

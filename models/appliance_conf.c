@@ -17,7 +17,7 @@ typedef struct { int count, socket, quadrant, node; char *model; double read_Bps
 typedef struct { int kind, count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
 typedef struct { double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, req_s, req_c, hash, util; int64_t cache, rec_bytes, file;
                  double aes128, aes256, chacha; int cipher, st, ct, conns; bool client_hash;
-                 int server_cpus, client_cpus; double cross_share; } LoopConf;
+                 int server_cpus, client_cpus; double cross_share, server_free, client_free; } LoopConf;
 typedef struct { int kind, count, width; double rate; double encoding; bool dlwm; int dlwm_width; SimConfList attach; } LinkConf;
 typedef struct { char *model; int uarch, sockets, cores_per_socket, threads_per_core; double clock_hz, cap; } CpuConf;
 typedef struct { int quadrants, nps, port_domains, link_routing; SimConfList nps_supported; double intra_Bps, intra_pen_ns, inter_pen_ns; SimConfList links; } TopoConf;
@@ -268,6 +268,10 @@ static const SimConfField loop_schema[] = {
    .doc = "CPUs the client threads are pinned to (0: unpinned)"},
   {.key = "cross_share", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, cross_share), .def = "-1", .min = "-1", .max = "1",
    .doc = "share of connections whose two ends run on different cores, from the pinned placement (-1: unpinned, estimated)"},
+  {.key = "server_free_cores", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, server_free), .def = "0", .min = "0",
+   .doc = "cores other tenants left on the server's pinned CPUs in the test, measured (0: all of them)"},
+  {.key = "client_free_cores", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, client_free), .def = "0", .min = "0",
+   .doc = "cores other tenants left on the client's pinned CPUs in the test, measured (0: all of them)"},
   SIM_CONF_END};
 
 static const SimConfField ref_schema[] = {
@@ -303,9 +307,9 @@ static const SimConfField root_schema[] = {
   {.key = "platform_name", .type = SIM_CONF_T_STRING, .offset = F(AppConf, platform_name), .doc = "name of the platform (platform files)"},
   {.key = "seed", .type = SIM_CONF_T_INT64, .offset = F(AppConf, seed), .def = "1", .min = "0", .doc = "random seed"},
   {.key = "duration", .type = SIM_CONF_T_DOUBLE, .offset = F(AppConf, duration_ns), .unit = SIM_UNIT_TIME, .def = "2 s", .min = "0",
-   .min_exclusive = true, .doc = "simulated time (ocasim run)"},
+   .min_exclusive = true, .max = "9007199254740992", .doc = "simulated time (ocasim run); at most 2^53 ns (~104 days)"},
   {.key = "warmup", .type = SIM_CONF_T_DOUBLE, .offset = F(AppConf, warmup_ns), .unit = SIM_UNIT_TIME, .def = "0.2 s", .min = "0",
-   .doc = "warm-up discarded from statistics (ocasim run)"},
+   .max = "9007199254740992", .doc = "warm-up discarded from statistics (ocasim run)"},
   {.key = "cpu", .type = SIM_CONF_T_MAP, .offset = F(AppConf, cpu), .sub = cpu_schema, .required = true, .doc = "processor"},
   {.key = "topology", .type = SIM_CONF_T_MAP, .offset = F(AppConf, topo), .sub = topo_schema, .doc = "NUMA and fabric"},
   {.key = "memory", .type = SIM_CONF_T_MAP, .offset = F(AppConf, mem), .sub = mem_schema, .required = true, .doc = "DRAM"},
@@ -355,6 +359,16 @@ static gboolean group_pos(const SimConfNode *root, const char *list, guint gi, i
 {
   char path[48];
   if (node >= 0) {
+    g_snprintf(path, sizeof path, "%s[%u]", list, gi);
+    const SimConfNode *grp = locate(root, path);
+    for (int k = 0; k < 2; k++) {
+      const SimConfNode *both = sim_conf_node_get(grp, k ? "quadrant" : "socket");
+      if (both) {
+        sim_conf_set_error(error, both, SIM_CONF_ERROR_TYPE,
+                           "give a device's place either as node or as socket/quadrant, not both");
+        return FALSE;
+      }
+    }
     if (node >= topo_nodes(t)) {
       g_snprintf(path, sizeof path, "%s[%u].node", list, gi);
       sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE,
@@ -458,6 +472,8 @@ static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError *
     lo->server_cpus = c.server_cpus;
     lo->client_cpus = c.client_cpus;
     lo->cross_share = c.cross_share < 0 ? -1.0 : c.cross_share;
+    lo->server_free_cores = c.server_free;
+    lo->client_free_cores = c.client_free;
   }
   sim_conf_unbind(loop_schema, &c);
   return ok;
@@ -587,11 +603,11 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     if (!group_pos(root, "nics", (guint)g, nc->socket, nc->quadrant, nc->node, t, &pos, error)) goto out;
     if (nc->kind == 0 && !(nc->port_bps > 0)) {
       char p[32];
-      g_snprintf(p, sizeof p, "nics[%zu].port_speed", g);
-      const SimConfNode *at = locate(root, p);
-      sim_conf_set_error(error, at, sim_conf_node_get(at, "port_speed") ? SIM_CONF_ERROR_RANGE : SIM_CONF_ERROR_MISSING,
-                         sim_conf_node_get(at, "port_speed") ? "a PCIe NIC's port speed must be positive"
-                                                             : "missing required key 'port_speed' (line rate of one port)");
+      g_snprintf(p, sizeof p, "nics[%zu]", g);
+      const SimConfNode *grp = locate(root, p), *speed = sim_conf_node_get(grp, "port_speed");
+      sim_conf_set_error(error, speed ? speed : grp, speed ? SIM_CONF_ERROR_RANGE : SIM_CONF_ERROR_MISSING,
+                         speed ? "a PCIe NIC's port speed must be positive"
+                               : "missing required key 'port_speed' (line rate of one port)");
       goto out;
     }
     if (nc->domains.n > 0 && (int)nc->domains.n != nc->ports * nc->count) {
@@ -693,10 +709,10 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   w->latency_slo_ms = c.wl.slo_ns / 1e6;
   w->drop_max = c.wl.drop_max;
   if (c.duration_ns - c.warmup_ns < APPCONF_MIN_MEASURED_NS) {
-    const SimConfNode *at = locate(root, "warmup") ? locate(root, "warmup") : locate(root, "duration");
-    sim_conf_set_error(error, at ? at : root, SIM_CONF_ERROR_RANGE,
-                       "the duration (%g s) must exceed the warm-up (%g s) by at least %g ms", c.duration_ns / 1e9,
-                       c.warmup_ns / 1e9, APPCONF_MIN_MEASURED_NS / 1e6);
+    const SimConfNode *wu = sim_conf_node_get(root, "warmup"), *du = sim_conf_node_get(root, "duration");
+    sim_conf_set_error(error, du ? du : wu ? wu : root, SIM_CONF_ERROR_RANGE,
+                       "the duration (%g s%s) must exceed the warm-up (%g s%s) by at least %g ms", c.duration_ns / 1e9,
+                       du ? "" : ", the default", c.warmup_ns / 1e9, wu ? "" : ", the default", APPCONF_MIN_MEASURED_NS / 1e6);
     goto out;
   }
   if (c.loopback_node && !sim_conf_node_is_null(c.loopback_node) && !bind_loopback(c.loopback_node, &a->lo, error)) goto out;

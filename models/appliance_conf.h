@@ -34,6 +34,7 @@ typedef struct {
   double tolerance_pct;    /* CI tolerance on throughput (10 unless a known deviation) */
   double cpu_tolerance_pts;/* CI tolerance on CPU % points (10 unless a known deviation) */
   char *known_deviation;   /* why the model misses by more than 10 % / 10 points, NULL if it does not */
+  gboolean changed;        /* the scenario was changed (--set) after it named this result */
 } AppReference;
 
 typedef struct {

@@ -92,7 +92,7 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
     }
     r->nodes_known = TRUE;
     r->cpu_util_pct = cpu_cap > 0 ? 100 * cpu_load / cpu_cap : 0;
-    app_report_pick_bottleneck(r);
+    app_report_pick_bottleneck(r, m);
     if (info->ref.present)
         r->ref = info->ref;
     if (raw)

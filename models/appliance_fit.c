@@ -113,6 +113,16 @@ static gboolean kind_expected(const AppReference *r, ResKind k)
   return FALSE;
 }
 
+/* Resource i has a kind the reference expects (and, for a "remote_stall" cause, a CPU whose
+ * demand is at least a quarter remote-access stalls). */
+static gboolean kind_matches(const AppReference *ref, const DemandModel *m, int i)
+{
+  if (!kind_expected(ref, m->res[i].kind)) return FALSE;
+  if (ref->cause && strcmp(ref->cause, "remote_stall") == 0 && m->res[i].kind == RK_CPU)
+    return m->total[i] > 0 && m->res[i].remote_stall / m->total[i] >= 0.25;
+  return TRUE;
+}
+
 /* Evaluates item with coefficient set c; optionally returns the throughput at which the first
  * resource of an expected kind would saturate (for the mismatch residual). */
 static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *x_expected, GError **error)
@@ -170,23 +180,15 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
   row->cpu_ok = ref->cpu_pct < 0 || fabs(row->model_cpu - ref->cpu_pct) <= 10.0;
   row->kind_ok = TRUE;
   if (ref->n_kinds > 0) {
-    /* the bottleneck, or a co-bottleneck within APP_COBOTTLENECK of its limit, has an expected kind */
-    row->kind_ok = FALSE;
+    /* the named bottleneck (demand.h: DRAM when its stalls fill the CPU), or else a
+     * co-bottleneck within APP_COBOTTLENECK of its limit, has an expected kind */
+    row->kind_ok = bn >= 0 && kind_matches(ref, m, bn);
     double xsat = r->sat_Bps;
-    for (int i = 0; i < m->n_res && bn >= 0; i++) {
-      if (m->total[i] <= 0 || !kind_expected(ref, m->res[i].kind)) continue;
-      double xi = m->res[i].limit * m->res[i].capacity / m->total[i];
-      if (xi > xsat * (1.0 + APP_COBOTTLENECK)) continue;
-      gboolean ok = TRUE;
-      if (ref->cause && strcmp(ref->cause, "remote_stall") == 0 && m->res[i].kind == RK_CPU)
-        ok = m->res[i].remote_stall / m->total[i] >= 0.25;
-      if (ok) {
-        row->kind_ok = TRUE;
-        if (i != bn) {
-          g_strlcpy(row->cobottleneck, m->res[i].name, sizeof row->cobottleneck);
-        }
-        break;
-      }
+    for (int i = 0; i < m->n_res && bn >= 0 && !row->kind_ok; i++) {
+      if (m->total[i] <= 0 || !kind_matches(ref, m, i)) continue;
+      if (m->res[i].limit * m->res[i].capacity / m->total[i] > xsat * (1.0 + APP_COBOTTLENECK)) continue;
+      row->kind_ok = TRUE;
+      g_strlcpy(row->cobottleneck, m->res[i].name, sizeof row->cobottleneck);
     }
   }
   row->ok = row->gbps_ok && row->cpu_ok && row->kind_ok;
@@ -198,7 +200,8 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
     for (int i = 0; i < m->n_res; i++)
       if (m->total[i] > 0 && kind_expected(ref, m->res[i].kind))
         xe = MIN(xe, m->res[i].limit * m->res[i].capacity / m->total[i]);
-    *x_expected = ref->n_kinds > 0 ? xe * 8e-9 : row->model_gbps;
+    gboolean named = bn >= 0 && kind_matches(ref, m, bn);
+    *x_expected = ref->n_kinds > 0 && !named ? xe * 8e-9 : row->model_gbps;
   }
   g_free(a);
   return TRUE;

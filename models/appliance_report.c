@@ -32,25 +32,33 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
   for (int i = 0; i < m->n_res; i++) {
-    app_report_fill_resource(&r->res[i], &m->res[i], b->throughput_Bps * m->total[i]);
+    app_report_fill_resource(&r->res[i], &m->res[i], b->throughput_Bps * demand_total_at(m, i, b->throughput_Bps));
     r->res[i].utilization = b->util[i];
     r->res[i].drop = b->drop[i];
   }
   r->nodes_known = TRUE;
-  app_report_pick_bottleneck(r);
+  app_report_pick_bottleneck(r, m);
   if (info && info->ref.present) r->ref = info->ref;
   return r;
 }
 
-void app_report_pick_bottleneck(AppReport *r)
+void app_report_pick_bottleneck(AppReport *r, const DemandModel *m)
 {
   /* the resource closest to its limit (ties: first in order) */
-  r->bottleneck = -1;
+  r->bottleneck = r->stalled_cpu = -1;
   double best = -1;
   for (int i = 0; i < r->n_res; i++) {
     double h = r->res[i].utilization / r->res[i].limit;
     if (h > best + 1e-12) { best = h; r->bottleneck = i; }
   }
+  if (r->bottleneck < 0 || !m->stall_named || m->res[r->bottleneck].kind != RK_CPU) return;
+  r->stalled_cpu = r->bottleneck;
+  best = -1;
+  for (int i = 0; i < r->n_res; i++)
+    if (m->res[i].kind == RK_DRAM && r->res[i].utilization > best + 1e-12) {
+      best = r->res[i].utilization;
+      r->bottleneck = i;
+    }
 }
 
 void app_report_free(AppReport *r)
@@ -98,11 +106,18 @@ static void write_table(const AppReport *r, GString *out)
   else g_string_append(out, "offered:    saturate\n");
   g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
   g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
-  g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
+  if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
+    g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
+  else
+    g_string_append(out, "latency:    n/a (no request completed after the warm-up: lengthen duration)\n");
   g_string_append_printf(out, "clients:    %.0f connections\n", r->connections);
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];
     g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
+    if (r->stalled_cpu >= 0)
+      g_string_append_printf(out, "            its queueing stalls fill %s to its %.0f %% cap: 1 %% more memory bandwidth\n"
+                                  "            buys more throughput than 1 %% more cycles\n",
+                             r->res[r->stalled_cpu].name, r->res[r->stalled_cpu].limit * 100);
     g_autofree int *co = g_new(int, r->n_res);
     int nco = co_bottlenecks(r, co);
     for (int k = 0; k < nco && k < 8; k++)
@@ -114,7 +129,8 @@ static void write_table(const AppReport *r, GString *out)
     g_string_append_printf(out, "reference:  %s: %.0f Gb/s", r->ref.id, r->ref.gbps);
     if (r->ref.cpu_pct >= 0) g_string_append_printf(out, ", CPU %.0f %%", r->ref.cpu_pct);
     if (r->ref.bottleneck) g_string_append_printf(out, ", bottleneck \"%s\"", r->ref.bottleneck);
-    g_string_append_printf(out, " (%s)\n", r->ref.source ? r->ref.source : "");
+    g_string_append_printf(out, " (%s)%s\n", r->ref.source ? r->ref.source : "",
+                           r->ref.changed ? "; for the scenario before --set" : "");
   }
   if (r->nodes_known) {
     /* NIC ports per node: hot vs cold nodes under skew */
@@ -142,6 +158,8 @@ static void write_table(const AppReport *r, GString *out)
     if (i == r->bottleneck) g_string_append(out, " <- bottleneck");
     g_string_append_c(out, '\n');
   }
+  g_string_append(out, "\nutil is of full capacity; '|' marks a usable limit below it (the CPU cap). NIC ports carry TCP\n"
+                       "payload: 100 % is line rate x port_eff (payload per wire byte, ~1448/1538 at MTU 1500; models/coeffs.c).\n");
 }
 
 static void write_json(const AppReport *r, GString *out)
@@ -168,6 +186,7 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_string(b, "resource", x->name);
     sim_json_string(b, "kind", x->kind);
     sim_json_number(b, "utilization", x->utilization);
+    if (r->stalled_cpu >= 0) sim_json_string(b, "stalls_fill", r->res[r->stalled_cpu].name);
     json_builder_end_object(b);
     g_autofree int *co = g_new(int, r->n_res);
     int nco = co_bottlenecks(r, co);
@@ -201,6 +220,8 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_number(b, "gbps", r->ref.gbps);
     if (r->ref.cpu_pct >= 0) { sim_json_number(b, "cpu_pct", r->ref.cpu_pct); }
     if (r->ref.bottleneck) { sim_json_string(b, "bottleneck", r->ref.bottleneck); }
+    json_builder_set_member_name(b, "scenario_changed");
+    json_builder_add_boolean_value(b, r->ref.changed);
     json_builder_end_object(b);
   }
   json_builder_end_object(b);
@@ -213,8 +234,12 @@ static void write_csv(const AppReport *r, GString *out)
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
     sim_csv_field(out, r->scenario);
-    g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.6g,%.6g,", r->mode, r->seed, r->throughput_gbps,
-                           r->cpu_util_pct, r->lat_p50_ms, r->lat_p99_ms);
+    g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,", r->mode, r->seed, r->throughput_gbps,
+                           r->cpu_util_pct);
+    sim_csv_number(out, r->lat_p50_ms);
+    g_string_append_c(out, ',');
+    sim_csv_number(out, r->lat_p99_ms);
+    g_string_append_c(out, ',');
     sim_csv_field(out, x->name);
     g_string_append_printf(out, ",%s,%.6g,%.6g,%s,%.6g,%d\n", x->kind, x->utilization, x->value, x->unit, x->drop,
                            i == r->bottleneck);

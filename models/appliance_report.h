@@ -40,6 +40,8 @@ typedef struct {
   double lat_p50_ms, lat_p99_ms;
   double connections;
   int bottleneck;          /* index into res, -1 none */
+  int stalled_cpu;         /* the CPU at its limit whose cycles the named DRAM bottleneck's
+                              queueing stalls fill (app_report_pick_bottleneck), -1 none */
   int n_res;
   AppReportResource *res;
   AppReference ref;        /* copied (borrowed strings) when the scenario has one */
@@ -51,8 +53,10 @@ typedef struct {
  * unit, node. Drops are left to the caller. Use it for every resource and set nodes_known. */
 void app_report_fill_resource(AppReportResource *o, const DmResource *d, double load);
 /* Sets r->bottleneck to the resource closest to its limit (utilization / limit; ties: the
- * first in order), -1 when there is none. */
-void app_report_pick_bottleneck(AppReport *r);
+ * first in order), -1 when there is none. r->res must follow m->res. When that is a CPU and the
+ * demand model names DRAM for it (m->stall_named: the CPU is filled by DRAM queueing stalls,
+ * demand.h), the most utilised DRAM node is named instead. */
+void app_report_pick_bottleneck(AppReport *r, const DemandModel *m);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,

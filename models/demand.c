@@ -2,6 +2,9 @@
  * for the model and equations). */
 #include "models/demand.h"
 #include "models/model_error.h"
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
 #include <string.h>
 
 /* Bytes of an inbound ACK frame on the wire per ACK (Ethernet 14 + IP 20 + TCP 32). */
@@ -66,8 +69,8 @@ static void build_resources(Build *b)
   if (b->loop) {
     int cores = appliance_cores_per_node(a);
     double hz = a->cpu.clock_ghz * 1e9;
-    double sc = loopback_pool_cores(a->lo.server_threads, a->lo.server_cpus, a->lo.connections, cores, a->cpu.cap) * hz;
-    double cc = loopback_pool_cores(a->lo.client_threads, a->lo.client_cpus, a->lo.connections, cores, a->cpu.cap) * hz;
+    double sc = loopback_pool_cores(a->lo.server_threads, a->lo.server_cpus, a->lo.server_free_cores, a->lo.connections, cores, a->cpu.cap) * hz;
+    double cc = loopback_pool_cores(a->lo.client_threads, a->lo.client_cpus, a->lo.client_free_cores, a->lo.connections, cores, a->cpu.cap) * hz;
     b->lb_server_res = add_res(b, "loopback.server", RK_THREADS, sc, a->lo.utilisation, 100.0 / sc, "%", 0);
     b->lb_client_res = add_res(b, "loopback.client", RK_THREADS, cc, a->lo.utilisation, 100.0 / cc, "%", 0);
   }
@@ -139,6 +142,16 @@ static void build_resources(Build *b)
   b->workers_res = -1;
   if (a->sendfile_sync && datapath_is_sendfile(a->path))
     b->workers_res = add_res(b, "sendfile.workers", RK_NVME, a->sendfile_workers, 1.0, 1.0, "workers", -1);
+}
+
+/* Adds per_ns to the load-dependent term (res, dram) of a term list. */
+static void add_lat(int *n, DmLatTerm **lat, int res, int dram, double per_ns)
+{
+  if (per_ns == 0) return;
+  for (int i = 0; i < *n; i++)
+    if ((*lat)[i].res == res && (*lat)[i].dram == dram) { (*lat)[i].per_ns += per_ns; return; }
+  *lat = g_renew(DmLatTerm, *lat, *n + 1);
+  (*lat)[(*n)++] = (DmLatTerm){res, dram, per_ns};
 }
 
 /* A role's node: fixed, or -1 for uniformly random. */
@@ -227,14 +240,16 @@ static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include
         else add_fabric(b, dem, mn, an, dev, bytes);
         double lat = mem_latency_ns(&a->mem, t, an, mn);
         double local = lat - topo_penalty_ns(t, an, mn), pen = topo_penalty_ns(t, an, mn);
-        if (T->stall == ST_BULK)
-          dem[b->cpu_res[an]] += bytes * (c->k_bulk * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
-        else if (T->stall == ST_META)
-          dem[b->cpu_res[an]] += bytes * (c->k_meta * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
-        if (T->stall != ST_NONE)
+        if (T->stall != ST_NONE) {
+          double kx = T->stall == ST_BULK ? c->k_bulk : c->k_meta;
+          dem[b->cpu_res[an]] += bytes * (kx * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
+          add_lat(&k->n_lat, &k->lat, b->cpu_res[an], b->dram_res[mn], bytes * kx * f / CACHE_LINE_BYTES);
           m->res[b->cpu_res[an]].remote_stall += k->weight * bytes * c->k_remote * pen * f / CACHE_LINE_BYTES;
-        if (T->agent == AG_NIC && !T->write)
+        }
+        if (T->agent == AG_NIC && !T->write) {
           dem[b->tags_res[eg_nic]] += bytes * (c->pcie_rtt_ns + lat) * 1e-9 / egc->link.mrrs_bytes;
+          add_lat(&k->n_lat, &k->lat, b->tags_res[eg_nic], b->dram_res[mn], bytes * 1e-9 / egc->link.mrrs_bytes);
+        }
       }
     }
   }
@@ -268,6 +283,118 @@ static Roles roles_for(const Appliance *a, int disk_node, int home)
   case PL_DISK_CENTRIC: return (Roles){disk_node, home, disk_node, disk_node, home};
   case PL_STRICT_DISK_CENTRIC: return (Roles){disk_node, disk_node, disk_node, disk_node, disk_node};
   default: g_assert_not_reached();
+  }
+}
+
+/* Capacity of resource r with its kind's capacity scaled by scale[kind] (NULL: 1). */
+static double cap_of(const DemandModel *m, int r, const double *scale)
+{
+  return m->res[r].capacity * (scale ? scale[m->res[r].kind] : 1.0);
+}
+
+static double queue_ns(const DemandModel *m, int dram, double x_Bps, const double *scale)
+{
+  double cap = cap_of(m, dram, scale);
+  if (cap <= 0 || x_Bps <= 0) return 0.0;
+  double rho = MIN(x_Bps * m->base_total[dram] / cap, 1.0 - 1e-9);
+  return mem_queue_ns(m->dram_channels, cap * 1e-9, rho);
+}
+
+static double total_at(const DemandModel *m, int r, double x_Bps, const double *scale)
+{
+  double d = m->base_total[r];
+  for (int i = 0; i < m->n_lat; i++)
+    if (m->lat[i].res == r) d += m->lat[i].per_ns * queue_ns(m, m->lat[i].dram, x_Bps, scale);
+  return d;
+}
+
+/* Highest utilisation over limit at throughput x, minus 1; *arg gets the resource. */
+static double excess(const DemandModel *m, double x_Bps, const double *scale, int *arg)
+{
+  double best = -G_MAXDOUBLE;
+  int bi = -1;
+  for (int r = 0; r < m->n_res; r++) {
+    double cap = cap_of(m, r, scale) * m->res[r].limit;
+    if (cap <= 0 || m->base_total[r] <= 0) continue;
+    double h = x_Bps * total_at(m, r, x_Bps, scale) / cap;
+    if (h > best + 1e-12) { best = h; bi = r; }
+  }
+  if (arg) *arg = bi;
+  return best - 1.0;
+}
+
+typedef struct { const DemandModel *m; const double *scale; } SatCtx;
+
+static double excess_fn(double x, void *p)
+{
+  const SatCtx *c = p;
+  return excess(c->m, x, c->scale, NULL);
+}
+
+/* X* with capacities scaled per kind (see demand.h); *binding gets the resource at its limit. */
+static double saturation(const DemandModel *m, const double *scale, int *binding)
+{
+  double x_lin = G_MAXDOUBLE;
+  int bl = -1;
+  for (int r = 0; r < m->n_res; r++) {
+    if (m->base_total[r] <= 0) continue;
+    double xr = m->res[r].limit * cap_of(m, r, scale) / m->base_total[r];
+    if (xr < x_lin) { x_lin = xr; bl = r; }
+  }
+  if (binding) *binding = bl;
+  if (bl < 0 || m->n_lat == 0 || excess(m, x_lin * (1.0 - 1e-12), scale, NULL) <= 0) return x_lin;
+  SatCtx ctx = {m, scale};
+  gsl_function F = {.function = excess_fn, .params = &ctx};
+  gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  gsl_root_fsolver_set(s, &F, 0.0, x_lin);
+  int st = GSL_CONTINUE;
+  for (int it = 0; it < 200 && st == GSL_CONTINUE; it++) {
+    gsl_root_fsolver_iterate(s);
+    st = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-12);
+  }
+  double x = gsl_root_fsolver_x_lower(s); /* every resource still within its limit */
+  gsl_root_fsolver_free(s);
+  if (binding) {
+    double xu = x * (1.0 + 1e-9);
+    excess(m, xu, scale, binding);
+  }
+  return x;
+}
+
+/* Solves X*, names the bottleneck and evaluates demands at X_op = min(offered, X*). */
+static void settle(DemandModel *m, double offered_Bps)
+{
+  int bn = -1;
+  m->sat_Bps = saturation(m, NULL, &bn);
+  m->bottleneck = bn;
+  m->stall_named = FALSE;
+  gboolean cpu_lat = FALSE;
+  for (int i = 0; i < m->n_lat; i++) cpu_lat = cpu_lat || m->lat[i].res == bn;
+  if (bn >= 0 && m->res[bn].kind == RK_CPU && cpu_lat) {
+    /* which 1 % upgrade buys more: cycles or DRAM bandwidth? */
+    double up_cpu[RK_COUNT], up_dram[RK_COUNT];
+    for (int k = 0; k < RK_COUNT; k++) up_cpu[k] = up_dram[k] = 1.0;
+    up_cpu[RK_CPU] = up_dram[RK_DRAM] = 1.01;
+    if (saturation(m, up_dram, NULL) > saturation(m, up_cpu, NULL)) {
+      double hi = -1;
+      for (int r = 0; r < m->n_res; r++)
+        if (m->res[r].kind == RK_DRAM && m->res[r].capacity > 0) {
+          double u = m->sat_Bps * m->base_total[r] / m->res[r].capacity;
+          if (u > hi + 1e-12) { hi = u; m->bottleneck = r; }
+        }
+      m->stall_named = TRUE;
+    }
+  }
+  m->op_Bps = offered_Bps > 0 ? MIN(offered_Bps, m->sat_Bps) : m->sat_Bps;
+  g_autofree double *w = g_new(double, m->n_res);
+  for (int r = 0; r < m->n_res; r++) {
+    w[r] = m->res[r].kind == RK_DRAM ? queue_ns(m, r, m->op_Bps, NULL) : 0.0;
+    m->total[r] = total_at(m, r, m->op_Bps, NULL);
+  }
+  for (int i = 0; i < m->n_class; i++) {
+    DmClass *k = &m->cls[i];
+    memcpy(k->demand, k->base, sizeof(double) * (size_t)m->n_res);
+    for (int j = 0; j < k->n_lat; j++) k->demand[k->lat[j].res] += k->lat[j].per_ns * w[k->lat[j].dram];
   }
 }
 
@@ -341,8 +468,14 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
     class_demand(&b, k, &ro, include_meta);
   }
   m->total = g_new0(double, m->n_res);
-  for (int i = 0; i < m->n_class; i++)
-    for (int r = 0; r < m->n_res; r++) m->total[r] += m->cls[i].weight * m->cls[i].demand[r];
+  for (int i = 0; i < m->n_class; i++) {
+    DmClass *k = &m->cls[i];
+    k->base = g_memdup2(k->demand, sizeof(double) * (size_t)m->n_res);
+    for (int r = 0; r < m->n_res; r++) m->total[r] += k->weight * k->demand[r];
+    for (int j = 0; j < k->n_lat; j++)
+      add_lat(&m->n_lat, &m->lat, k->lat[j].res, k->lat[j].dram, k->weight * k->lat[j].per_ns);
+  }
+  m->base_total = g_memdup2(m->total, sizeof(double) * (size_t)m->n_res);
   /* DRAM read/write split and mix-dependent capacity: recount reads/writes per node */
   for (int n = 0; n < b.nodes; n++) { m->res[b.dram_res[n]].rd = 0; m->res[b.dram_res[n]].wr = 0; }
   {
@@ -383,6 +516,8 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
     double w = tot > 0 ? r->wr / tot : 0.5;
     r->capacity = mem_node_GBps(&a->mem, t, a->coef.dram_eff, a->coef.dram_turnaround, w) * 1e9;
   }
+  m->dram_channels = mem_node_channels(&a->mem, t);
+  settle(m, a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8.0 : 0.0);
   g_free(b.cpu_res); g_free(b.dram_res); g_free(b.intra_res); g_free(b.inter_res);
   g_free(b.nvme_res); g_free(b.pcie_nvme_res); g_free(b.port_res); g_free(b.tls_res);
   g_free(b.pcie_nic_res); g_free(b.tags_res);
@@ -399,7 +534,13 @@ DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, 
 void demand_free(DemandModel *m)
 {
   if (!m) return;
-  for (int i = 0; i < m->n_class; i++) g_free(m->cls[i].demand);
+  for (int i = 0; i < m->n_class; i++) {
+    g_free(m->cls[i].demand);
+    g_free(m->cls[i].base);
+    g_free(m->cls[i].lat);
+  }
+  g_free(m->lat);
+  g_free(m->base_total);
   g_free(m->cls);
   g_free(m->res);
   g_free(m->total);
@@ -418,15 +559,20 @@ int demand_find(const DemandModel *m, const char *name)
 
 double demand_saturation_Bps(const DemandModel *m, int *bottleneck)
 {
-  double x = G_MAXDOUBLE;
-  int best = -1;
-  for (int r = 0; r < m->n_res; r++) {
-    if (m->total[r] <= 0) continue;
-    double xr = m->res[r].limit * m->res[r].capacity / m->total[r];
-    if (xr < x) { x = xr; best = r; }
-  }
-  if (bottleneck) *bottleneck = best;
-  return x;
+  if (bottleneck) *bottleneck = m->bottleneck;
+  return m->sat_Bps;
+}
+
+double demand_total_at(const DemandModel *m, int r, double x_Bps)
+{
+  g_return_val_if_fail(r >= 0 && r < m->n_res, 0.0);
+  return total_at(m, r, x_Bps, NULL);
+}
+
+double demand_dram_queue_ns(const DemandModel *m, int dram, double x_Bps)
+{
+  g_return_val_if_fail(dram >= 0 && dram < m->n_res && m->res[dram].kind == RK_DRAM, 0.0);
+  return queue_ns(m, dram, x_Bps, NULL);
 }
 
 const char *demand_kind_name(ResKind k)

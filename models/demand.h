@@ -18,6 +18,18 @@
  * Roles placed on a random node (policy none) are averaged over the nodes, so demands are
  * expectations. Totals: D_r = sum_c w_c d_cr. DRAM capacity is evaluated at each node's
  * read/write mix of the totals.
+ * Load-dependent demand: the latencies above are idle ones; under load every CPU read (and NIC
+ * DMA read) also waits W_m(X) in node m's DRAM queue (memory.h, M/D/1 per channel at the node's
+ * utilisation rho_m = X D_m / C_m), which adds
+ *   cpu[a]  += bytes * k * W_m(X) * f / 64        nic tags += bytes * W_m(X) / MRRS
+ * (DmLatTerm). Demand then grows with throughput X, so the saturation throughput X* is the root
+ * of max_r X D_r(X) / (limit_r C_r) = 1 (GSL Brent), not min_r limit_r C_r / D_r; near a DRAM
+ * node's limit the stall cycles climb steeply and the CPU cap binds first, as on the Rome
+ * software-kTLS box (80 % CPU, memory bound; euro2021). The named bottleneck is then the
+ * resource kind whose 1 % upgrade raises X* most: when the CPU binds but 1 % more DRAM bandwidth
+ * buys more throughput than 1 % more cycles, the most utilised DRAM node is named (its stalls are
+ * what fill the CPU). Class demands and totals are evaluated at the operating point
+ * X_op = min(offered, X*) (X* when saturating); demand_total_at() gives them at any X.
  * Conventions for the DES: a class is a flow type; serving B bytes of class c consumes
  * B * d_cr units of resource r; resource r delivers capacity_r * limit_r units per second.
  *     Appliance a; AppScenarioInfo info;
@@ -29,7 +41,8 @@
  * A loopback host (a NIC of kind loopback, loopback.h) replaces the CPU cycles above by the host's
  * measured costs on its one node plus two thread pools (loopback.server, loopback.client), and has
  * no port, NIC PCIe link or drive DMA (files are served from the page cache).
- * Leaves out: demand that depends on load (queueing latency is in appliance_bound.c only).
+ * Leaves out: queueing on fabric links and in the caches; CPU queueing latency is in
+ * appliance_bound.c.
  */
 #pragma once
 #include "models/appliance.h"
@@ -50,6 +63,13 @@ typedef struct {
   double remote_stall;     /* CPU: part of the total demand that is remote-access stall cycles */
 } DmResource;
 
+/* Load-dependent demand: resource `res` needs `per_ns` more units per served byte for every ns
+ * of DRAM queueing delay at DRAM resource `dram`. */
+typedef struct {
+  int res, dram;
+  double per_ns;
+} DmLatTerm;
+
 typedef struct {
   char name[48];           /* e.g. "sendfile_nic_ktls nvme3>nic1.p0" */
   double weight;           /* share of served bytes; weights sum to 1 */
@@ -57,7 +77,10 @@ typedef struct {
   int drive;               /* drive index */
   int ingress, egress;     /* global port indices (demand_port_*) */
   int disk_node, egress_node, home_node; /* home = node of the connection (-1: random) */
-  double *demand;          /* [n_res] units per served byte */
+  double *demand;          /* [n_res] units per served byte at the operating point */
+  double *base;            /* [n_res] the same at idle DRAM latency */
+  int n_lat;
+  DmLatTerm *lat;          /* load-dependent part (one term per (res, dram) pair) */
 } DmClass;
 
 typedef struct {
@@ -65,7 +88,15 @@ typedef struct {
   DmResource *res;
   int n_class;
   DmClass *cls;
-  double *total;           /* [n_res] sum_c weight_c * demand_cr */
+  double *total;           /* [n_res] sum_c weight_c * demand_cr (at the operating point) */
+  double *base_total;      /* [n_res] the same at idle DRAM latency */
+  int n_lat;
+  DmLatTerm *lat;          /* sum_c weight_c of the classes' load-dependent terms */
+  double dram_channels;    /* memory channels per node (M/D/1 servers) */
+  double op_Bps;           /* operating point X_op = min(offered, X*), B/s */
+  double sat_Bps;          /* X*, B/s */
+  int bottleneck;          /* named bottleneck at X* (see above), -1 if none */
+  gboolean stall_named;    /* the CPU binds but DRAM is named (its stalls fill the CPU) */
   int n_ports;
   int *port_nic;           /* [n_ports] card of global port p */
   int *port_num;           /* [n_ports] port number on its card */
@@ -83,9 +114,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)
 
 /* Index of a resource by name, -1 if none. */
 int demand_find(const DemandModel *m, const char *name);
-/* Saturation throughput by the bottleneck law, B/s: min_r limit_r * capacity_r / D_r.
- * *bottleneck (may be NULL) gets the limiting resource. */
+/* Saturation throughput X*, B/s: the bottleneck law with load-dependent demand (above);
+ * min_r limit_r * capacity_r / D_r when nothing depends on load. *bottleneck (may be NULL)
+ * gets the named bottleneck. */
 double demand_saturation_Bps(const DemandModel *m, int *bottleneck);
+/* Total demand of resource r per served byte at throughput x_Bps (>= 0): the idle total plus
+ * the DRAM queueing terms at that load. A DRAM node at or past its limit counts as just below
+ * it (rho = 1 - 1e-9), so the value stays finite (and huge). */
+double demand_total_at(const DemandModel *m, int r, double x_Bps);
+/* M/D/1 queueing delay (ns) at DRAM resource `dram` when the appliance serves x_Bps. */
+double demand_dram_queue_ns(const DemandModel *m, int dram, double x_Bps);
 const char *demand_kind_name(ResKind k);
 /* Sum over touches of P(remote) for the whole load: fabric bytes per served byte,
  * counting bulk touches only when bulk_only (published crossing counts are bulk). */

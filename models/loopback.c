@@ -32,11 +32,12 @@ double loopback_records_per_request(double request_bytes, double head_bytes, dou
   return ceil((MAX(request_bytes, 0.0) + MAX(head_bytes, 0.0)) / record_bytes) + 1.0;
 }
 
-double loopback_pool_cores(int threads, int pinned_cpus, int connections, int cores, double cap)
+double loopback_pool_cores(int threads, int pinned_cpus, double free_cores, int connections, int cores, double cap)
 {
   double n = connections > 0 ? connections : 1;
   double t = (double)MAX(threads, 1);
   if (pinned_cpus > 0) t = MIN(t, (double)pinned_cpus);
+  if (free_cores > 0) t = MIN(t, free_cores);
   return MIN(MIN(t, n), cores * cap);
 }
 
@@ -90,6 +91,8 @@ gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error)
     return model_fail(error, "loopback", "threads and connections must be >= 1");
   if (lo->cross_share > 1)
     return model_fail(error, "loopback.cross_share", "must be <= 1 (< 0: unpinned), got %g", lo->cross_share);
+  if (lo->server_free_cores < 0 || lo->client_free_cores < 0)
+    return model_fail(error, "loopback", "server_free_cores and client_free_cores must be >= 0");
   if (lo->server_cpus < 0 || lo->client_cpus < 0)
     return model_fail(error, "loopback", "server_cpus and client_cpus must be >= 0");
   return TRUE;

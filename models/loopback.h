@@ -56,7 +56,9 @@
  * Resources (demand.c): the node's CPU carries s + c + q at capacity cores x clock, limit
  * cpu.cap x utilisation; the server threads carry s and the client threads c, each a pool of
  * min(threads, pinned CPUs, connections, cores x cpu.cap) cores at limit utilisation (pinned CPUs:
- * the CPUs that side's threads are pinned to, when they are). DRAM reads m(W) bytes
+ * the CPUs that side's threads are pinned to, when they are; and, when given, at most the
+ * server_free_cores / client_free_cores other tenants left on those CPUs in the test: a
+ * tenant on one side's CPU slows that side, not the other, which cpu.cap alone cannot say). DRAM reads m(W) bytes
  * per byte (the page-cache misses; at these working sets everything else stays in cache). The
  * loopback "port" has no line rate and no PCIe link; the files are in the page cache, so the
  * drives see no load (a platform still lists one: the host's disk the files came from).
@@ -101,6 +103,8 @@ typedef struct {
   /* placement of the threads (validate pins them; 0 / < 0: unpinned, the model estimates) */
   int server_cpus, client_cpus; /* CPUs the server's / client's threads are pinned to (0: any) */
   double cross_share;         /* p_x of the placement, 0..1 (< 0: unpinned, estimated) */
+  double server_free_cores, client_free_cores; /* cores other tenants left on each side's pinned
+                                                * CPUs, measured in the test (0: all of them) */
 } LoopbackCfg;
 
 typedef struct {
@@ -123,8 +127,9 @@ double loopback_records_per_request(double request_bytes, double head_bytes, dou
 /* m(W) and p_x of the header. */
 double loopback_miss_share(double file_bytes, double cache_bytes);
 double loopback_cross_share(int server_threads, int client_threads, int cores, double avail_cores);
-/* Cores a side's threads can keep busy: min(threads, pinned_cpus (0: no limit), connections, cores x cap). */
-double loopback_pool_cores(int threads, int pinned_cpus, int connections, int cores, double cap);
+/* Cores a side's threads can keep busy: min(threads, pinned_cpus (0: no limit), free_cores (0: no
+ * limit; the cores other tenants left on the pinned CPUs), connections, cores x cap). */
+double loopback_pool_cores(int threads, int pinned_cpus, double free_cores, int connections, int cores, double cap);
 const char *loopback_cipher_name(LbCipher c);
 /* Errors: MODEL_ERROR_INVALID "loopback.key: message". */
 gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error);

@@ -5,8 +5,7 @@
 
 double mem_node_peak_GBps(const MemoryCfg *m, const Topology *t)
 {
-  double ch = (double)m->channels_per_socket / t->nps;
-  return ch * m->mts * m->bus_bytes / 1000.0;
+  return mem_node_channels(m, t) * m->mts * m->bus_bytes / 1000.0;
 }
 
 double mem_mix_eff(double dram_eff, double turnaround, double w)
@@ -32,12 +31,14 @@ double mem_latency_ns(const MemoryCfg *m, const Topology *t, int a, int node_m)
   return m->latency_ns + topo_interleave_remote_fraction(t) * t->intra_penalty_ns + topo_penalty_ns(t, a, node_m);
 }
 
-double mem_loaded_latency_ns(const MemoryCfg *m, const Topology *t, double idle_ns, double node_GBps, double rho)
+double mem_node_channels(const MemoryCfg *m, const Topology *t) { return (double)m->channels_per_socket / t->nps; }
+
+double mem_queue_ns(double channels, double node_GBps, double rho)
 {
+  if (rho <= 0) return 0.0;
   if (rho >= 1.0) return INFINITY;
-  double ch = (double)m->channels_per_socket / t->nps;
-  double service_ns = 64.0 / (node_GBps / ch); /* one line on one channel; GB/s == B/ns */
-  return idle_ns + MAX(rho, 0.0) / (2.0 * (1.0 - rho)) * service_ns;
+  double service_ns = 64.0 / (node_GBps / channels); /* one line on one channel; GB/s == B/ns */
+  return rho / (2.0 * (1.0 - rho)) * service_ns;
 }
 
 double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround)

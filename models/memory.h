@@ -14,8 +14,9 @@
  * - Latency seen by a requester on node a for a line on node m:
  *     L = L0 + f_x P_q + penalty(a, m)
  *   and under load the M/D/1 queueing term rho/(2(1-rho)) * 64 B / (usable channel bandwidth)
- *   (mem_loaded_latency_ns). The bound keeps demands linear (idle latencies in the stall
- *   cycles); the loaded latency is for the discrete-event model and reports.
+ *   (mem_queue_ns): a line's transfer on one channel is the deterministic service, requests
+ *   spread evenly over the node's channels. The demand model (demand.h) turns it into stall
+ *   cycles of CPU reads, so a node near its bandwidth limit shows up as CPU time.
  * Leaves out: bank conflicts, refresh, page policy, DIMM ranks, write-allocate in caches.
  */
 #pragma once
@@ -38,9 +39,12 @@ double mem_interleave_factor(const MemoryCfg *m, const Topology *t);
 double mem_node_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround, double w);
 /* Latency (ns) of a CPU or device on node a reading a line on node m, idle. */
 double mem_latency_ns(const MemoryCfg *m, const Topology *t, int a, int node_m);
-/* Idle latency plus M/D/1 queueing on one channel at utilisation rho (0 <= rho < 1), ns:
- * L + rho / (2 (1 - rho)) * 64 B / (node bandwidth / channels). rho >= 1 gives +inf. */
-double mem_loaded_latency_ns(const MemoryCfg *m, const Topology *t, double idle_ns, double node_GBps, double rho);
+/* Memory channels of one NUMA node: channels_per_socket / NPS. */
+double mem_node_channels(const MemoryCfg *m, const Topology *t);
+/* M/D/1 queueing delay (ns) of a 64 B line at a node with `channels` channels delivering
+ * node_GBps together, at utilisation rho: rho / (2 (1 - rho)) * 64 B / (node_GBps / channels).
+ * 0 for rho <= 0, +inf for rho >= 1. */
+double mem_queue_ns(double channels, double node_GBps, double rho);
 /* STREAM-triad-like bandwidth of the whole machine, GB/s (2 reads : 1 non-temporal write),
  * with every node used locally: used by `make fit` against quoted STREAM figures. */
 double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround);

@@ -774,7 +774,7 @@ steps_free(GArray *steps)
 }
 
 static gboolean
-parse_steps(const char *path, GArray *steps, GError **error)
+parse_steps(const char *path, GArray *steps, const char *source, GError **error)
 {
   const char *p = path;
   while (*p) {
@@ -814,7 +814,7 @@ parse_steps(const char *path, GArray *steps, GError **error)
     goto bad;
   return TRUE;
 bad:
-  g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "--set: '%s': malformed key path", path);
+  g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: '%s': malformed key path", source, path);
   return FALSE;
 }
 
@@ -825,24 +825,24 @@ shape_name(const SimConfNode *n)
 }
 
 gboolean
-sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
+sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *source, GError **error)
 {
-  g_return_val_if_fail(doc != NULL && assignment != NULL, FALSE);
+  g_return_val_if_fail(doc != NULL && assignment != NULL && source != NULL, FALSE);
   const char *eq = strchr(assignment, '=');
   if (!eq) {
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
-                "--set: '%s': expected key.path=value", assignment);
+                "%s: '%s': expected key.path=value", source, assignment);
     return FALSE;
   }
   g_autofree char *path = g_strstrip(g_strndup(assignment, eq - assignment));
   g_autofree char *value = g_strstrip(g_strdup(eq + 1));
   GArray *steps = g_array_new(FALSE, TRUE, sizeof(Step));
   gboolean ok = FALSE;
-  GRefString *set_file = g_ref_string_new("--set");
+  GRefString *set_file = g_ref_string_new(source);
   GString *done = g_string_new(NULL); /* path walked so far, canonical form */
   SimConfNode *newval = NULL;
 
-  if (!parse_steps(path, steps, error))
+  if (!parse_steps(path, steps, source, error))
     goto out;
 
   /* Parse the value as YAML; an empty value is an empty scalar. */
@@ -852,10 +852,10 @@ sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
     newval->plain = TRUE;
   } else {
     GError *e = NULL;
-    SimConfDoc *vdoc = load_string(value, "--set", FALSE, &e);
+    SimConfDoc *vdoc = load_string(value, source, FALSE, &e);
     if (!vdoc) {
-      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "--set: %s: bad value '%s': %s",
-                  path, value, e->message);
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: %s: bad value '%s': %s",
+                  source, path, value, e->message);
       g_error_free(e);
       goto out;
     }
@@ -872,7 +872,7 @@ sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
       g_string_append_printf(done, "[%" G_GINT64_FORMAT "]", st->index);
       if (st->index >= (gint64)cur->children->len) {
         g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
-                    "--set: %s: no such element (the list has %u)", done->str, cur->children->len);
+                    "%s: %s: no such element (the list has %u)", source, done->str, cur->children->len);
         goto out;
       }
       SimConfNode *old = g_ptr_array_index(cur->children, st->index);
@@ -888,8 +888,8 @@ sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
     if (!st->key || cur->kind != SIM_CONF_NODE_MAP) {
       g_autofree char *what = st->key ? g_strdup_printf("key '%s'", st->key)
                                       : g_strdup_printf("element [%" G_GINT64_FORMAT "]", st->index);
-      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "--set: %s: is %s, it has no %s",
-                  done->len ? done->str : "(root)", shape_name(cur), what);
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: %s: is %s, it has no %s",
+                  source, done->len ? done->str : "(root)", shape_name(cur), what);
       goto out;
     }
     if (done->len)
@@ -908,7 +908,7 @@ sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
       const Step *nx = &g_array_index(steps, Step, i + 1);
       if (!nx->key) {
         g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
-                    "--set: %s: no such list", done->str);
+                    "%s: %s: no such list", source, done->str);
         goto out;
       }
       child = node_new(SIM_CONF_NODE_MAP, set_file, 0, 0);
@@ -923,6 +923,12 @@ out:
   g_string_free(done, TRUE);
   g_ref_string_release(set_file);
   return ok;
+}
+
+gboolean
+sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
+{
+  return sim_conf_apply_override_as(doc, assignment, "--set", error);
 }
 
 gboolean

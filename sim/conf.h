@@ -195,6 +195,9 @@ const char *sim_conf_suggest(const char *word, const char *const *candidates);
  * value that is not valid YAML.
  */
 gboolean sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error);
+/** As sim_conf_apply_override, with @source ("--duration", ...) in place of "--set" as the
+ *  new nodes' file and in the messages: for options that are shorthands of an override. */
+gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *source, GError **error);
 
 /** Applies each assignment of the NULL-terminated @assignments in order (NULL is fine). */
 gboolean sim_conf_apply_overrides(SimConfDoc *doc, const char *const *assignments, GError **error);

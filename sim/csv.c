@@ -1,6 +1,7 @@
 /* sim/csv.c — see csv.h. */
 #include "sim/csv.h"
 
+#include <math.h>
 #include <string.h>
 
 void sim_csv_field(GString *out, const char *s)
@@ -16,4 +17,10 @@ void sim_csv_field(GString *out, const char *s)
         g_string_append_c(out, *s);
     }
     g_string_append_c(out, '"');
+}
+
+void sim_csv_number(GString *out, double v)
+{
+    if (isfinite(v))
+        g_string_append_printf(out, "%.6g", v);
 }

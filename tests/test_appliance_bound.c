@@ -346,10 +346,68 @@ START_TEST(test_offered_below_saturation)
   g_autoptr(BoundResult) sat = bound_eval(a, m, 0);
   g_autoptr(BoundResult) half = bound_eval(a, m, sat->sat_Bps * 8e-9 / 2);
   ck_assert_double_eq_tol(half->throughput_Bps * 2, sat->throughput_Bps, 1.0);
-  for (int i = 0; i < m->n_res; i++) ck_assert_double_eq_tol(half->util[i] * 2, sat->util[i], 1e-9);
+  /* linear in load, except the DRAM queueing stalls (demand.h): those grow by the M/D/1 delay
+   * at each DRAM node's utilisation, computed here from the reported utilisations */
+  for (int i = 0; i < m->n_res; i++) {
+    double extra = 0;
+    for (int j = 0; j < m->n_lat; j++) {
+      if (m->lat[j].res != i) continue;
+      int d = m->lat[j].dram;
+      double ch = m->dram_channels, cap_GBps = m->res[d].capacity * 1e-9;
+      double w_sat = sat->util[d] / (2 * (1 - sat->util[d])) * 64 / (cap_GBps / ch);
+      double w_half = half->util[d] / (2 * (1 - half->util[d])) * 64 / (cap_GBps / ch);
+      extra += m->lat[j].per_ns * (sat->throughput_Bps * w_sat - half->throughput_Bps * 2 * w_half);
+    }
+    ck_assert_double_eq_tol(sat->util[i], half->util[i] * 2 + extra / m->res[i].capacity, 1e-9);
+  }
   ck_assert(half->lat_p99_ms < sat->lat_p99_ms);
   ck_assert(half->lat_p50_ms < half->lat_p99_ms);
   g_free(a);
+}
+END_TEST
+
+/* Rome NPS4 software kTLS (euro2021: 280 Gb/s, 80 % CPU, memory bound): with DRAM queueing
+ * stalls the CPU cap binds first, below the idle-latency bound, and DRAM is named because 1 %
+ * more memory bandwidth buys more throughput than 1 % more usable CPU cycles. */
+START_TEST(test_dram_queueing_stalls)
+{
+  Appliance *a = load("scenarios/reference/rome2021_sw_nps4.yaml", NULL);
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  g_autoptr(BoundResult) b = bound_eval(a, m, 0);
+  double x = m->sat_Bps, x_idle = G_MAXDOUBLE, hmax = 0;
+  for (int r = 0; r < m->n_res; r++) {
+    if (m->base_total[r] > 0) x_idle = MIN(x_idle, m->res[r].limit * m->res[r].capacity / m->base_total[r]);
+    hmax = MAX(hmax, b->util[r] / m->res[r].limit);
+  }
+  ck_assert_double_eq_tol(hmax, 1.0, 1e-9);     /* some resource exactly at its limit */
+  ck_assert(x < x_idle * 0.99);                  /* the stalls cost throughput */
+  ck_assert_int_eq(m->res[b->bottleneck].kind, RK_DRAM);
+  ck_assert(m->stall_named);
+  AppReport *rep = app_report_from_bound(a, NULL, m, b);
+  ck_assert_int_eq(m->res[rep->bottleneck].kind, RK_DRAM);
+  ck_assert_int_ge(rep->stalled_cpu, 0);
+  ck_assert_int_eq(m->res[rep->stalled_cpu].kind, RK_CPU);
+  app_report_free(rep);
+  for (int r = 0; r < m->n_res; r++) {
+    if (m->res[r].kind == RK_CPU) ck_assert_double_eq_tol(b->util[r], m->res[r].limit, 1e-9);
+    if (m->res[r].kind == RK_DRAM) ck_assert(b->util[r] > 0.85 && b->util[r] < 1.0);
+  }
+  /* the naming rule, checked through the configuration: +1 % MT/s vs +1 % CPU cap */
+  Appliance *mem = g_memdup2(a, sizeof *a), *cpu = g_memdup2(a, sizeof *a);
+  mem->mem.mts *= 1.01;
+  cpu->cpu.cap *= 1.01;
+  g_autoptr(DemandModel) mm = demand_build(mem, NULL);
+  g_autoptr(DemandModel) mc = demand_build(cpu, NULL);
+  ck_assert(demand_saturation_Bps(mm, NULL) > demand_saturation_Bps(mc, NULL));
+  ck_assert(demand_saturation_Bps(mc, NULL) > x);
+  /* a NIC-kTLS box of the same platform is NIC bound: nothing changes there */
+  Appliance *nic = load("scenarios/reference/rome2021_nic_nps4.yaml", NULL);
+  g_autoptr(DemandModel) mn = demand_build(nic, NULL);
+  int bn;
+  demand_saturation_Bps(mn, &bn);
+  ck_assert_int_eq(mn->res[bn].kind, RK_NIC_PORT);
+  ck_assert(!mn->stall_named);
+  g_free(a); g_free(mem); g_free(cpu); g_free(nic);
 }
 END_TEST
 
@@ -434,6 +492,20 @@ START_TEST(test_bad_platforms)
      "nvme: [{count: 2, read: 3 GB/s}]\n"
      "nics: [{port_speed: 100 Gb/s}]\n"
      "software: {data_path: sendfile_nic_ktls}\n", "5:8: nics[0]: sendfile_nic_ktls needs an inline kTLS engine"},
+    /* a drive placed twice, by node and by quadrant */
+    {"topology: {quadrants: 4, nps: 4, nps_supported: [1, 2, 4], intra_link: 47 GB/s}\n"
+     "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+     "nvme: [{count: 2, node: 1, quadrant: 3, read: 3 GB/s}]\n"
+     "nics: [{port_speed: 100 Gb/s}]\n", "5:38: nvme[0].quadrant: give a device's place either as node or as socket/quadrant"},
+    /* a port speed of zero is out of range, not missing */
+    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+     "nvme: [{count: 2, read: 3 GB/s}]\n"
+     "nics: [{port_speed: 0 Gb/s}]\n", "5:21: nics[0].port_speed: a PCIe NIC's port speed must be positive"},
+    /* software kTLS without a cipher */
+    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+     "nvme: [{count: 2, read: 3 GB/s}]\n"
+     "nics: [{port_speed: 100 Gb/s}]\n"
+     "software: {data_path: sendfile_sw_ktls, crypto: none}\n", "software.crypto: sendfile_sw_ktls encrypts on the CPU"},
     /* unknown key with a suggestion */
     {"memory: {channels_per_socket: 8, speed: 3200 MT/s, latncy: 90 ns}\n"
      "nvme: [{count: 2, read: 3 GB/s}]\n"
@@ -506,6 +578,7 @@ static Suite *suite(void)
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_conservation);
   tcase_add_test(t, test_offered_below_saturation);
+  tcase_add_test(t, test_dram_queueing_stalls);
   tcase_add_test(t, test_determinism);
   tcase_add_test(t, test_cli_json_identical);
   suite_add_tcase(s, t);

@@ -96,6 +96,22 @@ START_TEST(test_bad_override)
 }
 END_TEST
 
+/* A run too short for any request to finish after the warm-up has no latency: the table
+ * says so and CSV leaves the fields empty (JSON writes null), never "nan". */
+START_TEST(test_no_latency_is_not_nan)
+{
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ms", "--warmup", "0 s", NULL };
+    ck_assert_int_eq(run_ocasim(args, &out, &err), 0);
+    ck_assert_msg(strstr(out, "latency:    n/a") && !strstr(out, "nan"), "%s", out);
+    g_free(out); g_free(err);
+    const char *args2[] = { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ms", "--warmup", "0 s",
+                            "--format", "csv", NULL };
+    ck_assert_int_eq(run_ocasim(args2, &out, &err), 0);
+    ck_assert_msg(strstr(out, ",,cpu.node0,") && !strstr(out, "nan"), "%s", out);
+}
+END_TEST
+
 START_TEST(test_usage_errors)
 {
     g_autofree char *out = NULL, *err = NULL;
@@ -125,6 +141,10 @@ static const BadRun bad_runs[] = {
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.bitrates=[{rate: 5 Mb/s, share: 80 %}, {rate: 8 Mb/s, share: 80 %}]", NULL }, "add up to 160" },
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ns", "--warmup", "0 s", NULL }, "must exceed the warm-up" },
     { { "bound", "scenarios/mm1.yaml", NULL }, "needs an appliance scenario" },
+    /* a duration past 2^53 ns is refused where it is read, named as the option that gave it */
+    { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1e30 s", NULL }, "--duration: duration: '1e30 s' is out of range" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "duration=1e10 s", NULL }, "--set: duration: '1e10 s' is out of range" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--seed", "abc", NULL }, "--seed: seed: 'abc'" },
     /* range limits in the field's unit, not its base unit */
     { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "cpu.cap=150 %", NULL }, "'150 %' is out of range: must be <= 100 %" },
 };
@@ -138,7 +158,7 @@ START_TEST(test_bad_runs)
 }
 END_TEST
 
-/* serve and load: a bad option value names the option, the value and the allowed range;
+/* serve, load and validate: a bad option value names the option, the value and the allowed range;
  * a stray argument is a usage error. Every row fails before anything binds or connects. */
 typedef struct { const char *args[10]; const char *message[3]; } BadOption;
 
@@ -160,6 +180,16 @@ static const BadOption bad_options[] = {
     { { "load", "--path", "/f", "--timeout", "1e300", NULL }, { "--timeout '1e300'", "<= 1000000 s" } },
     { { "load", "--path", "/f", "--tls-version", "1.1", NULL }, { "--tls-version '1.1'", "1.2, 1.3 or any" } },
     { { "load", "--path", "/f", "--range", "9-3", NULL }, { "--range '9-3'", "FIRST-LAST" } },
+    { { "load", "--path", "/f", "--host", "not-an-ip", NULL }, { "--host 'not-an-ip'", "not an IPv4 address" } },
+    { { "validate", "--duration", "-1", NULL }, { "--duration '-1'", "0..1000000 s" } },
+    { { "validate", "--warmup", "abc", NULL }, { "--warmup 'abc'", "not a number" } },
+    { { "validate", "--threads", "-2", NULL }, { "--threads '-2'", "0..1024" } },
+    { { "validate", "--reps", "99", NULL }, { "--reps '99'", "out of range" } },
+    { { "validate", "--nice", "30", NULL }, { "--nice '30'", "-20..19" } },
+    { { "validate", "--seed", "x", NULL }, { "--seed 'x'", "not an integer" } },
+    { { "validate", "--out", "README.md", NULL }, { "--out 'README.md'", "cannot create" } },
+    { { "validate", "--out", "", NULL }, { "--out: empty directory name" } },
+    { { "validate", "--work-dir", "README.md", NULL }, { "--work-dir 'README.md'", "not a directory" } },
 };
 
 START_TEST(test_bad_options)
@@ -274,6 +304,7 @@ int main(void)
     tcase_add_loop_test(tc, test_bad_scenario, 0, G_N_ELEMENTS(cases));
     tcase_add_test(tc, test_bad_override);
     tcase_add_loop_test(tc, test_bad_runs, 0, G_N_ELEMENTS(bad_runs));
+    tcase_add_test(tc, test_no_latency_is_not_nan);
     tcase_add_test(tc, test_usage_errors);
     tcase_add_loop_test(tc, test_bad_options, 0, G_N_ELEMENTS(bad_options));
     tcase_add_test(tc, test_serve_duration);

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "validate/fit.h"
+#include "validate/pipeline.h"
 #include "validate/predict.h"
 
 static ValHostProfile truth(void) {
@@ -182,6 +183,37 @@ START_TEST(test_fit_lower_bound) {
 }
 END_TEST
 
+/* the busier side's share of the cores its threads can use: pinned sets cap the threads,
+ * connections cap them too; the 4 MiB plain run of the quick table is not CPU bound */
+START_TEST(test_busiest_share) {
+  ValHostConfig c = {.server_threads = 1, .client_threads = 1, .connections = 8, .pinned = TRUE,
+                     .server_cpus = 1, .client_cpus = 1};
+  ValRunSample m = {.server_util = 0.68, .client_util = 0.65};
+  ck_assert_double_eq_tol(val_busiest_share(&c, &m, 2), 0.68, 1e-12);
+  ck_assert(val_busiest_share(&c, &m, 2) < VAL_CPU_BOUND);
+  m.client_util = 0.98;
+  ck_assert_double_eq_tol(val_busiest_share(&c, &m, 2), 0.98, 1e-12);
+  /* two server threads on one pinned CPU (s2c2 on 2 CPUs) can use one core */
+  c.server_threads = c.client_threads = 2;
+  m = (ValRunSample){.server_util = 0.97, .client_util = 0.5};
+  ck_assert_double_eq_tol(val_busiest_share(&c, &m, 2), 0.97, 1e-12);
+  /* unpinned, 2 threads a side on 4 cores: 2 cores each */
+  c.pinned = FALSE;
+  ck_assert_double_eq_tol(val_busiest_share(&c, &m, 4), 0.485, 1e-12);
+  /* pinned, a tenant took 0.4 of the server's CPU: 0.55 busy of the 0.6 left is CPU bound */
+  c = (ValHostConfig){.server_threads = 1, .client_threads = 1, .connections = 8, .pinned = TRUE,
+                      .server_cpus = 1, .client_cpus = 1, .server_free_cores = 0.6};
+  m = (ValRunSample){.server_util = 0.55, .client_util = 0.4};
+  ck_assert_double_eq_tol(val_busiest_share(&c, &m, 2), 0.55 / 0.6, 1e-12);
+  ck_assert(val_busiest_share(&c, &m, 2) >= VAL_CPU_BOUND);
+  c = (ValHostConfig){.server_threads = 2, .client_threads = 2, .connections = 8, .server_cpus = 1, .client_cpus = 1};
+  m = (ValRunSample){.server_util = 0.97, .client_util = 0.5};
+  /* one connection keeps one thread busy */
+  c.connections = 1;
+  ck_assert_double_eq_tol(val_busiest_share(&c, &m, 4), 0.97, 1e-12);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("validate_fit");
   TCase *tc = tcase_create("fit");
@@ -190,6 +222,7 @@ int main(void) {
   tcase_add_test(tc, test_fit_recovers_noisy);
   tcase_add_test(tc, test_fit_fixed_and_unidentified);
   tcase_add_test(tc, test_fit_lower_bound);
+  tcase_add_test(tc, test_busiest_share);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

@@ -109,8 +109,11 @@ START_TEST(test_placement) {
   ck_assert_double_eq(pl.cross_share, 0.0);
   ck_assert_int_eq(pl.client_last, 0);
   /* the pool of a side is capped at its pinned CPUs */
-  ck_assert_double_eq_tol(loopback_pool_cores(2, 1, 16, 2, 1.0), 1.0, 1e-12);
-  ck_assert_double_eq_tol(loopback_pool_cores(2, 0, 16, 2, 1.0), 2.0, 1e-12);
+  ck_assert_double_eq_tol(loopback_pool_cores(2, 1, 0, 16, 2, 1.0), 1.0, 1e-12);
+  ck_assert_double_eq_tol(loopback_pool_cores(2, 0, 0, 16, 2, 1.0), 2.0, 1e-12);
+  /* another tenant took 0.4 of the side's pinned CPU */
+  ck_assert_double_eq_tol(loopback_pool_cores(1, 1, 0.6, 16, 2, 1.0), 0.6, 1e-12);
+  ck_assert_double_eq_tol(loopback_pool_cores(2, 2, 1.5, 1, 2, 1.0), 1.0, 1e-12);
   /* the model takes p_x from the placement instead of estimating it: s2c2 on 2 cores is
    * estimated at 2/3 unpinned, 1 pinned apart; each side then has one core */
   ValHostProfile p = synthetic();
@@ -125,6 +128,13 @@ START_TEST(test_placement) {
   ck_assert_double_eq_tol(pin.server_cpb - un.server_cpb, 0.25 * (1 - 2.0 / 3), 1e-12);
   double cap = MIN(1 / pin.server_cpb, MIN(1 / pin.client_cpb, 2 / (pin.total_cpb)));
   ck_assert_double_eq_tol(pin.gbps, 0.93 * 2.6e9 * cap * 8 / 1e9, 1e-9);
+  /* a tenant on the server's CPU leaves it 0.5 core: the server pool halves, the client's does not */
+  ValHostPrediction half;
+  c.server_free_cores = 0.5;
+  val_predict_host(&p, &c, &half);
+  cap = MIN(0.5 / half.server_cpb, MIN(1 / half.client_cpb, 2 / (half.total_cpb)));
+  ck_assert_double_eq_tol(half.gbps, 0.93 * 2.6e9 * cap * 8 / 1e9, 1e-9);
+  ck_assert(half.gbps < pin.gbps);
 }
 END_TEST
 
@@ -155,6 +165,10 @@ START_TEST(test_profile_bound_matches_closed_form) {
             c.server_cpus = pl.server_cpus;
             c.client_cpus = pl.client_cpus;
             c.cross_share = pl.cross_share;
+            if (ti >= 8) { /* another tenant took part of one side's CPU */
+              c.server_free_cores = ti == 8 ? 0.55 * pl.server_cpus : 0;
+              c.client_free_cores = ti == 9 ? 0.6 * pl.client_cpus : 0;
+            }
           }
           ValHostPrediction pr;
           val_predict_host(&p, &c, &pr);

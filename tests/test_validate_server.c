@@ -128,8 +128,10 @@ static void add_target(GArray *a, const char *root, const char *name, gboolean r
   g_array_append_val(a, tg);
 }
 
-/* Every size, full and in ranges, through the load generator (4 connections). */
-static void bodies_exact(ValServerMode mode) {
+/* Every size, full and in ranges, through the load generator (4 connections); wake_bytes > 0
+ * sets the receive low-water mark the measurement runs use (a mark the response cannot reach
+ * would stall a connection into a timeout error). */
+static void bodies_exact(ValServerMode mode, size_t wake_bytes) {
   Tree t = make_tree();
   int fds0 = count_fds();
   ValServer *s = start(&t, mode, 2);
@@ -147,7 +149,8 @@ static void bodies_exact(ValServerMode mode) {
   add_target(tg, t.root, "sparse.bin", TRUE, SPARSE_SIZE - 100000, SPARSE_SIZE - 1, SPARSE_SIZE);
   ValLoadConfig lc = {.port = val_server_port(s), .tls = val_server_mode_is_tls(mode), .connections = 4,
                       .threads = 2, .targets = (ValLoadTarget *)tg->data, .ntargets = (int)tg->len,
-                      .requests_per_conn = (int)tg->len, .duration_s = 60, .last_cpu = -1};
+                      .requests_per_conn = (int)tg->len, .duration_s = 60, .last_cpu = -1,
+                      .wake_bytes = wake_bytes};
   ValLoadResult r;
   g_autoptr(GError) err = NULL;
   ck_assert(val_load_run(&lc, &r, &err));
@@ -172,11 +175,16 @@ static void bodies_exact(ValServerMode mode) {
   free_tree(&t);
 }
 
-START_TEST(test_bodies_userspace) { bodies_exact(VAL_MODE_USERSPACE); }
+START_TEST(test_bodies_userspace) { bodies_exact(VAL_MODE_USERSPACE, 0); }
 END_TEST
-START_TEST(test_bodies_sendfile) { bodies_exact(VAL_MODE_SENDFILE); }
+START_TEST(test_bodies_sendfile) { bodies_exact(VAL_MODE_SENDFILE, 0); }
 END_TEST
-START_TEST(test_bodies_ktls) { bodies_exact(VAL_MODE_SENDFILE_KTLS); }
+START_TEST(test_bodies_ktls) { bodies_exact(VAL_MODE_SENDFILE_KTLS, 0); }
+END_TEST
+/* 48 KiB: above one TLS record, below most bodies (the mark follows what is left of each) */
+START_TEST(test_bodies_userspace_lowat) { bodies_exact(VAL_MODE_USERSPACE, 49152); }
+END_TEST
+START_TEST(test_bodies_sendfile_lowat) { bodies_exact(VAL_MODE_SENDFILE, 49152); }
 END_TEST
 
 /* One request on a fresh connection; returns status, fills len and sha. */
@@ -519,6 +527,8 @@ int main(void) {
   tcase_add_test(tc, test_bodies_userspace);
   tcase_add_test(tc, test_bodies_sendfile);
   tcase_add_test(tc, test_bodies_ktls);
+  tcase_add_test(tc, test_bodies_userspace_lowat);
+  tcase_add_test(tc, test_bodies_sendfile_lowat);
   tcase_add_test(tc, test_sparse_over_4gib);
   tcase_add_test(tc, test_outside_root_refused);
   tcase_add_test(tc, test_keepalive_pipeline_head_errors);

@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
@@ -49,6 +50,7 @@ typedef struct LConn {
   size_t head_len;
   int status;
   uint64_t body_len, body_got;
+  int lowat;         /* SO_RCVLOWAT set on fd (1: the default) */
   gboolean server_close;
   EVP_MD_CTX *md;
 } LConn;
@@ -154,6 +156,7 @@ static void conn_open(LThread *t, LConn *c) {
   }
   int one = 1;
   setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  c->lowat = 1;
   INC(t, connects);
   c->last_progress_ns = val_now_ns();
   int r = connect(c->fd, (struct sockaddr *)&l->addr, sizeof l->addr);
@@ -240,18 +243,38 @@ static void feed_body(LThread *t, LConn *c, const char *p, size_t n) {
   atomic_fetch_add_explicit(&t->st.bytes, n, memory_order_relaxed);
 }
 
+/* Before waiting for response bytes: with wake_bytes, the socket's receive low-water mark is
+ * set so the kernel wakes this thread only once min(wake_bytes, what is left of the response)
+ * bytes are queued (less one TLS record's worth under TLS: the SSL object may hold the start
+ * of a record already); head and body together are at least the expected body length. */
+static void arm_lowat(LThread *t, LConn *c) {
+  size_t L = t->load->cfg.wake_bytes;
+  if (!L) return;
+  const ValLoadTarget *tg = &t->load->targets[c->target];
+  uint64_t left = c->st == C_BODY ? c->body_len - c->body_got : c->st == C_HEAD ? tg->expect_len : 0;
+  int64_t want = (int64_t)MIN((uint64_t)L, left);
+  if (c->ssl) want -= 16384 + 512;
+  int v = (int)CLAMP(want, 1, INT_MAX);
+  if (v == c->lowat) return;
+  if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof v) == 0) c->lowat = v;
+}
+
 /* Reads once; returns >0 bytes, 0 would block (interest set), -1 failed (conn reset). */
 static ssize_t conn_read(LThread *t, LConn *c, char *buf, size_t cap) {
   if (c->ssl) {
     ERR_clear_error();
     int r = SSL_read(c->ssl, buf, (int)cap);
     if (r > 0) return r;
-    if (ssl_wait(t, c, r, &t->st.e_io)) return 0;
+    if (ssl_wait(t, c, r, &t->st.e_io)) {
+      if (SSL_get_error(c->ssl, r) == SSL_ERROR_WANT_READ) arm_lowat(t, c);
+      return 0;
+    }
     return -1;
   }
   ssize_t r = recv(c->fd, buf, cap, 0);
   if (r > 0) return r;
   if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    arm_lowat(t, c);
     set_interest(t, c, EPOLLIN);
     return 0;
   }

@@ -41,6 +41,8 @@ typedef struct {
   ValVerify verify;       /* ALL: length and SHA-256 of every body with check_sha; LENGTH: length only */
   double timeout_s;       /* no progress on a connection for this long is an error (default 10) */
   gboolean close_each;    /* send "Connection: close" (new connection per request) */
+  size_t wake_bytes;      /* > 0: wait for this many bytes of the response (SO_RCVLOWAT, capped by
+                           * what is left of it) before the kernel wakes the thread; 0: any byte */
 } ValLoadConfig;
 
 typedef struct {

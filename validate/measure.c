@@ -13,6 +13,11 @@
  *   foreign cores  = box busy - this process - ksoftirqd threads, per second of
  *                    window (another tenant's load; irq/softirq ticks are charged
  *                    to the interrupted thread with tick-based accounting)
+ *   side foreign   = with pinned, disjoint server and client CPU sets: busy jiffies of that
+ *                    side's CPUs (the cpuN lines of /proc/stat) - that side's threads -
+ *                    ksoftirqd/N of those CPUs, per second: the part of the side's own
+ *                    cores another tenant took (the model's side then holds only what is
+ *                    left of them; a tenant on the other side's CPU does not slow it)
  * The result of a spec is the per-field median of its repetitions; the spread is
  * half the min-max range.  On a shared machine another tenant's load (foreign
  * cores) competes for the CPUs: up to extra_reps more repetitions are run while
@@ -138,6 +143,8 @@ void val_placement(int server_threads, int client_threads, int ncpus, ValPlaceme
 typedef struct {
   double busy_s, irqsoft_s, total_s; /* whole box, from /proc/stat */
   double ksoftirqd_s;
+  double cpu_busy_s[VAL_MAX_CPUS];   /* per CPU, from the cpuN lines of /proc/stat */
+  double cpu_ksoftirqd_s[VAL_MAX_CPUS]; /* ksoftirqd/N of CPU N */
   int64_t process_ns, server_ns, client_ns, wall_ns;
   ValLoadResult load;
 } Snap;
@@ -153,10 +160,18 @@ static void read_proc_stat(Snap *s) {
   s->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / hz;
   s->irqsoft_s = (double)(v[5] + v[6]) / hz;
   s->total_s = (double)(v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]) / hz;
+  for (char *l = strchr(txt, '\n'); l && g_str_has_prefix(l + 1, "cpu"); l = strchr(l + 1, '\n')) {
+    int cpu = -1;
+    if (sscanf(l + 1, "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+               &v[6]) < 8 || cpu < 0 || cpu >= VAL_MAX_CPUS)
+      continue;
+    s->cpu_busy_s[cpu] = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / hz;
+  }
 }
 
+/* (pid, cpu) of every ksoftirqd/N thread */
 static GArray *find_ksoftirqd(void) {
-  GArray *pids = g_array_new(FALSE, FALSE, sizeof(int));
+  GArray *pids = g_array_new(FALSE, FALSE, 2 * sizeof(int));
   DIR *d = opendir("/proc");
   if (!d) return pids;
   struct dirent *e;
@@ -165,8 +180,8 @@ static GArray *find_ksoftirqd(void) {
     g_autofree char *p = g_strdup_printf("/proc/%s/comm", e->d_name);
     g_autofree char *comm = NULL;
     if (g_file_get_contents(p, &comm, NULL, NULL) && g_str_has_prefix(comm, "ksoftirqd/")) {
-      int pid = atoi(e->d_name);
-      g_array_append_val(pids, pid);
+      int pid_cpu[2] = {atoi(e->d_name), atoi(comm + strlen("ksoftirqd/"))};
+      g_array_append_val(pids, pid_cpu);
     }
   }
   closedir(d);
@@ -189,7 +204,12 @@ static void snap(Snap *s, ValServer *srv, ValLoad *ld, GArray *ksirq) {
   memset(s, 0, sizeof *s);
   s->wall_ns = val_now_ns();
   read_proc_stat(s);
-  for (guint i = 0; i < ksirq->len; i++) s->ksoftirqd_s += task_cpu_s(g_array_index(ksirq, int, i));
+  for (guint i = 0; i < ksirq->len; i++) {
+    const int *pc = (const int *)(void *)(ksirq->data + i * 2 * sizeof(int));
+    double t = task_cpu_s(pc[0]);
+    s->ksoftirqd_s += t;
+    if (pc[1] >= 0 && pc[1] < VAL_MAX_CPUS) s->cpu_ksoftirqd_s[pc[1]] += t;
+  }
   s->process_ns = val_process_cpu_ns();
   s->server_ns = val_server_cpu_ns(srv);
   s->client_ns = val_load_cpu_ns(ld);
@@ -240,7 +260,8 @@ static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const Val
                       .version = spec->version, .cipher = spec->cipher, .connections = spec->connections,
                       .threads = spec->client_threads, .pin = cfg->pin, .last_cpu = pl->client_last,
                       .ncpus = pl->client_cpus, .targets = targets,
-                      .ntargets = ntargets, .verify = cfg->verify, .timeout_s = 10};
+                      .ntargets = ntargets, .verify = cfg->verify, .timeout_s = 10,
+                      .wake_bytes = cfg->wake_bytes};
   ValLoad *ld = val_load_start(&lc, error);
   if (!ld) {
     val_server_stop(srv);
@@ -281,6 +302,17 @@ static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const Val
   out->client_util = cli_s / win;
   out->box_busy_cores = busy / win;
   out->foreign_cores = MAX(0.0, (busy - proc_s - ksi) / win);
+  /* each side's CPUs: what other tenants took of them (pinned, disjoint sets only) */
+  if (cfg->pin && pl->server_first + pl->server_cpus <= pl->client_last - pl->client_cpus + 1 &&
+      pl->client_last < VAL_MAX_CPUS) {
+    double sb = 0, cb = 0;
+    for (int k = pl->server_first; k < pl->server_first + pl->server_cpus; k++)
+      sb += (b.cpu_busy_s[k] - a.cpu_busy_s[k]) - (b.cpu_ksoftirqd_s[k] - a.cpu_ksoftirqd_s[k]);
+    for (int k = pl->client_last - pl->client_cpus + 1; k <= pl->client_last; k++)
+      cb += (b.cpu_busy_s[k] - a.cpu_busy_s[k]) - (b.cpu_ksoftirqd_s[k] - a.cpu_ksoftirqd_s[k]);
+    out->server_foreign_cores = CLAMP((sb - srv_s) / win, 0.0, (double)pl->server_cpus);
+    out->client_foreign_cores = CLAMP((cb - cli_s) / win, 0.0, (double)pl->client_cpus);
+  }
   out->tls_version = d.tls_version;
   out->cipher = d.cipher;
   out->ktls_engaged = st.ktls_conns > 0;
@@ -300,7 +332,8 @@ static int cmp_double(const void *a, const void *b) {
 #define SAMPLE_FIELDS(X) \
   X(gbps) X(req_per_s) X(bytes_per_req) X(server_cpb) X(client_cpb) X(box_cpb) X(softirq_cpb) X(irq_softirq_cpb) \
   X(server_util) \
-  X(client_util) X(box_busy_cores) X(foreign_cores) X(errors) X(requests)
+  X(client_util) X(box_busy_cores) X(foreign_cores) X(server_foreign_cores) X(client_foreign_cores) X(errors) \
+  X(requests)
 
 static void summarise(ValRunResult *r) {
   double v[VAL_MAX_REPS];

@@ -59,6 +59,8 @@ typedef struct {
   double server_util, client_util; /* CPU seconds per second (cores) */
   double box_busy_cores;  /* busy cores of the whole box */
   double foreign_cores;   /* busy cores not ours (other processes), >= 0 */
+  double server_foreign_cores, client_foreign_cores; /* of those, on the server's / client's pinned CPUs
+                           * (0 when unpinned or the sets overlap) */
   double errors, requests;
   int tls_version;
   ValCipher cipher;
@@ -86,6 +88,7 @@ typedef struct {
   ValVerify verify;       /* load generator checks */
   double foreign_limit;   /* a repetition with more foreign busy cores than this is contended (0: 0.25) */
   int extra_reps;         /* at most this many extra repetitions replace contended ones */
+  size_t wake_bytes;      /* load generator: response bytes per wake-up (ValLoadConfig.wake_bytes) */
   gboolean quiet;
 } ValMeasureConfig;
 

@@ -68,6 +68,8 @@ void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, Loo
     lo->server_cpus = cfg->server_cpus;
     lo->client_cpus = cfg->client_cpus;
     lo->cross_share = CLAMP(cfg->cross_share, 0.0, 1.0);
+    lo->server_free_cores = MAX(0.0, cfg->server_free_cores);
+    lo->client_free_cores = MAX(0.0, cfg->client_free_cores);
   }
   if (cfg->mode == VAL_MODE_SENDFILE) *path = DP_SENDFILE;
   else if (cfg->mode == VAL_MODE_SENDFILE_KTLS && cfg->ktls) *path = DP_SENDFILE_SW_KTLS;
@@ -86,8 +88,8 @@ void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValH
   loopback_cost(&lo, path, bpr, prof->cores, capf, &lc);
   double s = lc.server_cpb, c = lc.client_cpb, q = lc.softirq_cpb;
   double avail = prof->cores * capf;
-  double ts = loopback_pool_cores(lo.server_threads, lo.server_cpus, lo.connections, prof->cores, capf);
-  double tc = loopback_pool_cores(lo.client_threads, lo.client_cpus, lo.connections, prof->cores, capf);
+  double ts = loopback_pool_cores(lo.server_threads, lo.server_cpus, lo.server_free_cores, lo.connections, prof->cores, capf);
+  double tc = loopback_pool_cores(lo.client_threads, lo.client_cpus, lo.client_free_cores, lo.connections, prof->cores, capf);
   double cap_s = ts / s, cap_c = tc / c, cap_t = avail / (s + c + q); /* cores / (cycles/B) */
   double cap = MIN(cap_s, MIN(cap_c, cap_t));
   out->server_cpb = s;

@@ -62,6 +62,7 @@ typedef struct {
   gboolean pinned;
   int server_cpus, client_cpus; /* CPUs each side's threads are pinned to */
   double cross_share;       /* share of connections whose two ends run on different cores */
+  double server_free_cores, client_free_cores; /* cores other tenants left on each side's pinned CPUs (0: all) */
 } ValHostConfig;
 
 typedef struct {

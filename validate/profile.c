@@ -129,6 +129,9 @@ char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, 
   if (lo.cross_share >= 0)
     g_string_append_printf(s, "  server_cpus: %d   # pinned placement\n  client_cpus: %d\n  cross_share: %.6g\n",
                            lo.server_cpus, lo.client_cpus, lo.cross_share);
+  if (lo.server_free_cores > 0 || lo.client_free_cores > 0)
+    g_string_append_printf(s, "  server_free_cores: %.6g   # left by other tenants on each side's CPUs\n"
+                              "  client_free_cores: %.6g\n", lo.server_free_cores, lo.client_free_cores);
   return g_string_free(s, FALSE);
 }
 

@@ -143,6 +143,8 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
     JD("closed_form_gbps", row->pred.gbps);
     JS("appliance_bottleneck", row->app_bottleneck);
     JD("error_rel", row->err_rel);
+    JD("busiest_side_share", row->busiest);
+    JB("in_fit", row->in_fit);
     JD("measured_server_cpb", row->run.median.server_cpb);
     JD("predicted_server_cpb", row->pred.server_cpb);
     JD("measured_client_cpb", row->run.median.client_cpb);
@@ -160,6 +162,9 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   JD("train_median_abs_error", r->train_median_abs_err);
   JD("heldout_median_abs_error", r->heldout_median_abs_err);
   JD("heldout_max_abs_error", r->heldout_max_abs_err);
+  JI("heldout_uncontended_runs", r->n_heldout_quiet);
+  JD("heldout_uncontended_median_abs_error", r->heldout_quiet_median_abs_err);
+  JD("heldout_uncontended_max_abs_error", r->heldout_quiet_max_abs_err);
   JD("target_median_abs_error", TARGET_MEDIAN);
   JD("target_max_abs_error", TARGET_WORST);
   JB("target_met", r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN &&
@@ -192,11 +197,20 @@ static void md_rows(GString *s, const ValReport *r, gboolean train) {
     const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
     if (row->run.spec.train != train) continue;
     g_autofree char *label = val_run_spec_label(&row->run.spec);
-    g_string_append_printf(s, "| %s%s | %.2f ± %.2f | %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %.2f | %s | %s |\n",
-                           label, row->run.note[0] ? " (kTLS fell back)" : "", row->run.median.gbps,
+    char cpu[96] = "", avail[64];
+    if (row->cfg.server_free_cores > 0 || row->cfg.client_free_cores > 0)
+      g_snprintf(avail, sizeof avail, "%.2f (left: server %.2f, client %.2f)", row->cfg.avail_cores,
+                 row->cfg.server_free_cores, row->cfg.client_free_cores);
+    else
+      g_snprintf(avail, sizeof avail, "%.2f", row->cfg.avail_cores);
+    if (row->busiest < VAL_CPU_BOUND)
+      g_snprintf(cpu, sizeof cpu, " (not CPU bound: busier side %.0f %% busy%s)", 100 * row->busiest,
+                 train ? ", left out of the fit" : "");
+    g_string_append_printf(s, "| %s%s%s | %.2f ± %.2f | %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %s | %s | %s |\n",
+                           label, row->run.note[0] ? " (kTLS fell back)" : "", cpu, row->run.median.gbps,
                            row->run.spread.gbps, row->app_gbps, row->pred.gbps, 100 * row->err_rel,
                            row->run.median.server_cpb, row->pred.server_cpb, row->run.median.client_cpb,
-                           row->pred.client_cpb, row->cfg.avail_cores, row->run.placement.desc, row->app_bottleneck);
+                           row->pred.client_cpb, avail, row->run.placement.desc, row->app_bottleneck);
   }
 }
 
@@ -206,9 +220,10 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
   g_autofree char *now = iso_now();
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, "# ocasim validate report\n\nGenerated %s, %s mode, %.0f s. Windows of %.1f s after %.1f s "
-                            "warm-up, %d repetitions (median ± half range), client checks: %s, threads %s, nice %d%s%s.\n\n",
+                            "warm-up, %d repetitions (median ± half range), client checks: %s, client woken per %zu KiB of a response "
+                            "(SO_RCVLOWAT), threads %s, nice %d%s%s.\n\n",
                          now, r->cfg.quick ? "quick" : "full", r->elapsed_s, r->cfg.duration_s, r->cfg.warmup_s,
-                         r->cfg.reps, r->cfg.verify == VAL_VERIFY_ALL ? "length + SHA-256" : "length",
+                         r->cfg.reps, r->cfg.verify == VAL_VERIFY_ALL ? "length + SHA-256" : "length", VAL_WAKE_BYTES >> 10,
                          r->cfg.pin ? "pinned (placement per run in the tables)" : "unpinned", r->nice_used, r->nice_note[0] ? ": " : "", r->nice_note);
   g_string_append(s, "## Host\n\n");
   g_string_append_printf(s, "- CPU: %s, %d CPUs (%d socket(s) x %d cores x %d threads), clock %.3g GHz (%s)%s\n",
@@ -265,6 +280,12 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                              ? "met"
                              : "not met",
                          100 * r->train_median_abs_err);
+  if (r->n_heldout_quiet < r->n_heldout)
+    g_string_append_printf(s, "Other tenants took more than %.2f cores during %d of the held-out runs (their load slows "
+                              "a side through scheduling delays the model does not describe); over the other %d: "
+                              "median |error| %.1f %%, worst %.1f %%.\n\n",
+                           VAL_FOREIGN_LIMIT, r->n_heldout - r->n_heldout_quiet, r->n_heldout_quiet,
+                           100 * r->heldout_quiet_median_abs_err, 100 * r->heldout_quiet_max_abs_err);
   g_string_append_printf(s, "With kernel TLS engaged the model predicts %.2f Gb/s for userspace-equivalent "
                             "tls1.3 aes-128-gcm s1c1 n8 1MiB (server %.2f cyc/B instead of %.2f in user space); "
                             "not measurable on this host when kTLS is unavailable.\n\n",
@@ -283,7 +304,7 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
                      "TLS), stack (plain sendfile), crypto + stack + R (kTLS sendfile); client cyc/B = 2 copy + crypto + R "
                      "(TLS) or P_cold (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
                      "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
-                     "+ ksoftirqd)) × 8, threads_x capped at the CPUs that side is pinned to. cores_avail = CPUs − other tenants' busy cores measured in that run.\n");
+                     "+ ksoftirqd)) × 8, threads_x capped at the CPUs that side is pinned to and at what other tenants left of them in that run (\"left\" in the tables). cores_avail = CPUs − other tenants' busy cores measured in that run. Training runs whose busier side kept under 90 % of its cores busy (not CPU bound) are left out of the fit.\n");
   gboolean ok = set_contents(path, s->str, error);
   g_string_free(s, TRUE);
   return ok;
@@ -329,6 +350,10 @@ void val_report_print_summary(const ValReport *r, FILE *f) {
              "worst <= %.0f%%: %s\n",
           100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN,
           100 * TARGET_WORST, met ? "met" : "NOT met");
+  if (r->n_heldout_quiet < r->n_heldout)
+    fprintf(f, "  %d held-out runs contended by other tenants (> %.2f cores); the other %d: median %.1f%%, worst %.1f%%\n",
+            r->n_heldout - r->n_heldout_quiet, VAL_FOREIGN_LIMIT, r->n_heldout_quiet,
+            100 * r->heldout_quiet_median_abs_err, 100 * r->heldout_quiet_max_abs_err);
   fprintf(f, "appliance model vs closed form: largest difference %.2g %%%s%s\n", 100 * r->model_agree_max,
           r->app_error[0] ? "; appliance model error: " : "", r->app_error);
   fprintf(f, "report: %s/report.md, %s/report.json, profile: %s/host-profile.yaml (%.0f s)\n", r->out_dir, r->out_dir,
