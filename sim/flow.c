@@ -1476,7 +1476,6 @@ static inline void add_clock(SimFlowNet *net, comp_state *cs, flow_clock *c)
 {
     if (c->mark != net->cepoch) {
         c->mark = net->cepoch;
-        c->grown = false;
         net->tclk[cs->nc++] = c;
     }
 }
@@ -1559,7 +1558,6 @@ static flow_clock *clock_split(SimFlowNet *net, comp_state *cs, flow_clock *c, c
     }
     clock_update_next(net, c);
     add_clock(net, cs, d);
-    d->grown = c->grown;
     d->frozen = false;
     /* A resource both use now counts one more clock of the component (for
      * this filling and any redone after the component grows). */
@@ -1733,9 +1731,6 @@ static bool solve_clocks(SimFlowNet *net)
     for (uint32_t i = 0; i < net->n_changed; i++)
         if (net->changed[i]->n > 0)
             add_clock(net, &cs, net->changed[i]->ck);
-    for (uint32_t i = 0; i < net->n_changed; i++)
-        if (net->changed[i]->n > 0)
-            net->changed[i]->ck->grown = true;   /* its flows changed its loads: check them */
     close_clocks(net, &cs);
 
     uint32_t nt;
