@@ -44,12 +44,17 @@ SimStat *sim_stats_add(SimStats *set, const char *name, SimStatKind kind)
     return st;
 }
 
-void sim_stat_keep_quantiles(SimStat *st)
+void sim_stat_keep_quantiles_of(SimStat *st, unsigned mask)
 {
     g_return_if_fail(st->kind == SIM_STAT_TALLY);
     for (int i = 0; i < SIM_STAT_NQUANT; i++)
-        if (!st->quant[i])
+        if ((mask & (1u << i)) && !st->quant[i])
             st->quant[i] = gsl_rstat_quantile_alloc(sim_stat_quantile_p[i]);
+}
+
+void sim_stat_keep_quantiles(SimStat *st)
+{
+    sim_stat_keep_quantiles_of(st, (1u << SIM_STAT_NQUANT) - 1);
 }
 
 void sim_stat_keep_histogram(SimStat *st, size_t nbins, double lo, double hi)
@@ -63,8 +68,8 @@ void sim_stat_observe(SimStat *st, double x)
 {
     st->num += x;
     st->den += 1;
-    if (st->quant[0])
-        for (int i = 0; i < SIM_STAT_NQUANT; i++)
+    for (int i = 0; i < SIM_STAT_NQUANT; i++)
+        if (st->quant[i])
             gsl_rstat_quantile_add(x, st->quant[i]);
     if (st->hist) {
         if (x < gsl_histogram_min(st->hist))

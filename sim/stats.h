@@ -81,6 +81,12 @@ SimStat *sim_stats_add(SimStats *set, const char *name, SimStatKind kind);
 /** Makes tally @st keep the p50/p90/p99/p99.9 streaming quantiles. */
 void sim_stat_keep_quantiles(SimStat *st);
 
+/** Makes tally @st keep the streaming quantiles whose bit (1u << index into
+ *  sim_stat_quantile_p) is set in @mask; each estimator is independent, so a
+ *  kept quantile has the same value as with sim_stat_keep_quantiles(), and
+ *  sim_stat_quantile() of one not kept is NAN. */
+void sim_stat_keep_quantiles_of(SimStat *st, unsigned mask);
+
 /** Makes tally @st keep a histogram of @nbins equal bins over [@lo, @hi). */
 void sim_stat_keep_histogram(SimStat *st, size_t nbins, double lo, double hi);
 
