@@ -2093,28 +2093,28 @@ static void detach(SimFlowNet *net, SimFlow *f)
         return;
     }
     flow_group *g = f->g;
+    flow_clock *c = g->ck;
+    c->n_flows--;
+    double V = clock_V(c, now_ns(net));
+    /* One pass: a group's uses name distinct resources (merged), so each
+     * one's safety is read before its own counts change, as before. */
     bool all_safe = true;
-    for (uint32_t k = 0; k < g->n_uses; k++)
-        all_safe = all_safe && safe(g->uses[k].res);
     for (uint32_t k = 0; k < g->n_uses; k++) {
         SimFlowResource *r = g->uses[k].res;
+        double w = g->uses[k].w;
+        all_safe = all_safe && safe(r);
         res_sync(net, r);
         r->n_flows--;
-        r->load -= g->uses[k].w * g->x;
+        r->load -= w * g->x;
         if (g->cap < INFINITY)
-            r->cap_load -= g->uses[k].w * g->cap;
+            r->cap_load -= w * g->cap;
         else
             r->n_uncapped--;
         if (r->n_flows == 0)
             r->load = r->cap_load = 0;   /* exact when empty */
-    }
-    flow_clock *c = g->ck;
-    c->n_flows--;
-    double V = clock_V(c, now_ns(net));
-    for (uint32_t k = 0; k < g->n_uses; k++) {
-        clock_res *e = clock_entry(c, g->uses[k].res);
+        clock_res *e = clock_entry(c, r);
         entry_fold(e, V);
-        e->A -= g->uses[k].w;
+        e->A -= w;
     }
     net_sync(net);
     net->rate_sum -= g->x;
