@@ -409,44 +409,49 @@ static inline double group_V(const flow_group *g, sim_time_ns t)
     return clock_V(g->ck, t) - g->off;
 }
 
+/* Sift-up and sift-down of an indexed binary min-heap of pointers to T ordered by LESS,
+ * each element keeping its index in its field POS: the heaps of a group's flows, of a
+ * clock's groups and of the clocks. */
+#define FLOW_HEAP(NAME, T, LESS, POS)                                         \
+    static void NAME##_up(T **h, uint32_t i)                                  \
+    {                                                                         \
+        T *x = h[i];                                                          \
+        while (i > 0) {                                                       \
+            uint32_t p = (i - 1) / 2;                                         \
+            if (!LESS(x, h[p]))                                               \
+                break;                                                        \
+            h[i] = h[p];                                                      \
+            h[i]->POS = i;                                                    \
+            i = p;                                                            \
+        }                                                                     \
+        h[i] = x;                                                             \
+        x->POS = i;                                                           \
+    }                                                                         \
+    static void NAME##_down(T **h, uint32_t n, uint32_t i)                    \
+    {                                                                         \
+        T *x = h[i];                                                          \
+        for (;;) {                                                            \
+            uint32_t k = 2 * i + 1;                                           \
+            if (k >= n)                                                       \
+                break;                                                        \
+            if (k + 1 < n && LESS(h[k + 1], h[k]))                            \
+                k++;                                                          \
+            if (!LESS(h[k], x))                                               \
+                break;                                                        \
+            h[i] = h[k];                                                      \
+            h[i]->POS = i;                                                    \
+            i = k;                                                            \
+        }                                                                     \
+        h[i] = x;                                                             \
+        x->POS = i;                                                           \
+    }
+
 static inline bool mem_less(const SimFlow *a, const SimFlow *b)
 {
     return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 }
 
-static void mem_up(flow_group *g, uint32_t i)
-{
-    SimFlow *f = g->mem[i];
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (!mem_less(f, g->mem[p]))
-            break;
-        g->mem[i] = g->mem[p];
-        g->mem[i]->hpos = i;
-        i = p;
-    }
-    g->mem[i] = f;
-    f->hpos = i;
-}
-
-static void mem_down(flow_group *g, uint32_t i)
-{
-    SimFlow *f = g->mem[i];
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= g->n)
-            break;
-        if (c + 1 < g->n && mem_less(g->mem[c + 1], g->mem[c]))
-            c++;
-        if (!mem_less(g->mem[c], f))
-            break;
-        g->mem[i] = g->mem[c];
-        g->mem[i]->hpos = i;
-        i = c;
-    }
-    g->mem[i] = f;
-    f->hpos = i;
-}
+FLOW_HEAP(mem, SimFlow, mem_less, hpos)
 
 static void mem_push(flow_group *g, SimFlow *f)
 {
@@ -455,7 +460,7 @@ static void mem_push(flow_group *g, SimFlow *f)
         g->mem = g_renew(SimFlow *, g->mem, g->cap_mem);
     }
     g->mem[g->n++] = f;
-    mem_up(g, g->n - 1);
+    mem_up(g->mem, g->n - 1);
 }
 
 static void mem_remove(flow_group *g, SimFlow *f)
@@ -468,9 +473,9 @@ static void mem_remove(flow_group *g, SimFlow *f)
     g->mem[i] = last;
     last->hpos = i;
     if (i > 0 && mem_less(last, g->mem[(i - 1) / 2]))
-        mem_up(g, i);
+        mem_up(g->mem, i);
     else
-        mem_down(g, i);
+        mem_down(g->mem, g->n, i);
 }
 
 /* Completion time of member @f of @g from its clock's anchor: the first ns
@@ -499,47 +504,14 @@ static inline bool cg_less(const flow_group *a, const flow_group *b)
     return a->hkey < b->hkey || (a->hkey == b->hkey && a->id < b->id);
 }
 
-static void cg_up(flow_clock *c, uint32_t i)
-{
-    flow_group *g = c->gh[i];
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (!cg_less(g, c->gh[p]))
-            break;
-        c->gh[i] = c->gh[p];
-        c->gh[i]->ckpos = i;
-        i = p;
-    }
-    c->gh[i] = g;
-    g->ckpos = i;
-}
-
-static void cg_down(flow_clock *c, uint32_t i)
-{
-    flow_group *g = c->gh[i];
-    uint32_t n = c->n_g;
-    for (;;) {
-        uint32_t k = 2 * i + 1;
-        if (k >= n)
-            break;
-        if (k + 1 < n && cg_less(c->gh[k + 1], c->gh[k]))
-            k++;
-        if (!cg_less(c->gh[k], g))
-            break;
-        c->gh[i] = c->gh[k];
-        c->gh[i]->ckpos = i;
-        i = k;
-    }
-    c->gh[i] = g;
-    g->ckpos = i;
-}
+FLOW_HEAP(cg, flow_group, cg_less, ckpos)
 
 static void cg_fix(flow_clock *c, uint32_t i)
 {
     if (i > 0 && cg_less(c->gh[i], c->gh[(i - 1) / 2]))
-        cg_up(c, i);
+        cg_up(c->gh, i);
     else
-        cg_down(c, i);
+        cg_down(c->gh, c->n_g, i);
 }
 
 static inline bool ch_less(const flow_clock *a, const flow_clock *b)
@@ -547,48 +519,15 @@ static inline bool ch_less(const flow_clock *a, const flow_clock *b)
     return a->next_ns < b->next_ns || (a->next_ns == b->next_ns && a->id < b->id);
 }
 
-static void ch_up(SimFlowNet *net, uint32_t i)
-{
-    flow_clock *c = net->cheap[i];
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (!ch_less(c, net->cheap[p]))
-            break;
-        net->cheap[i] = net->cheap[p];
-        net->cheap[i]->hidx = i;
-        i = p;
-    }
-    net->cheap[i] = c;
-    c->hidx = i;
-}
-
-static void ch_down(SimFlowNet *net, uint32_t i)
-{
-    flow_clock *c = net->cheap[i];
-    uint32_t n = net->n_cheap;
-    for (;;) {
-        uint32_t k = 2 * i + 1;
-        if (k >= n)
-            break;
-        if (k + 1 < n && ch_less(net->cheap[k + 1], net->cheap[k]))
-            k++;
-        if (!ch_less(net->cheap[k], c))
-            break;
-        net->cheap[i] = net->cheap[k];
-        net->cheap[i]->hidx = i;
-        i = k;
-    }
-    net->cheap[i] = c;
-    c->hidx = i;
-}
+FLOW_HEAP(ch, flow_clock, ch_less, hidx)
 
 static void ch_fix(SimFlowNet *net, flow_clock *c)
 {
     uint32_t i = c->hidx;
     if (i > 0 && ch_less(c, net->cheap[(i - 1) / 2]))
-        ch_up(net, i);
+        ch_up(net->cheap, i);
     else
-        ch_down(net, i);
+        ch_down(net->cheap, net->n_cheap, i);
 }
 
 /* Recomputes @c's next completion (its first group's first flow) and its
@@ -638,7 +577,7 @@ static void clock_rebase(flow_clock *c)
     }
     c->V_s = 0;
     for (uint32_t j = c->n_g / 2; j-- > 0;)
-        cg_down(c, j);
+        cg_down(c->gh, c->n_g, j);
 }
 
 /* Moves the anchor of @c to now at its current rate; rebases V when large. */
@@ -677,7 +616,7 @@ static flow_clock *clock_new(SimFlowNet *net, double x)
     c->fresh = false;
     net->cheap[net->n_cheap] = c;
     c->hidx = net->n_cheap++;
-    ch_up(net, c->hidx);
+    ch_up(net->cheap, c->hidx);
     return c;
 }
 
@@ -725,7 +664,7 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
     }
     c->gh[c->n_g] = g;
     g->ckpos = c->n_g++;
-    cg_up(c, g->ckpos);
+    cg_up(c->gh, g->ckpos);
     c->n_flows += g->n;
     double n = (double)g->n, V = clock_V(c, now_ns(net));
     if (c->n_slot < net->resources->len) {
