@@ -240,6 +240,7 @@ struct SimFlowResource {
     bool           sat;           /* saturated in the solve that last set it */
     bool           seeded;        /* in net->seeds */
     bool           chk;           /* in net->chk */
+    bool           bounded;       /* its load can never exceed its capacity (cover_bounds) */
     /* solve scratch */
     bool           sat_new;
     uint32_t       mark, tmark, n_unfrozen;
@@ -309,6 +310,8 @@ struct SimFlowNet {
     uint64_t     n_recomputes;
     uint64_t     n_fast;          /* changes that needed no solve */
     uint32_t     solves_since_resum;
+    bool         bounds_dirty;    /* groups or capacities changed since cover_bounds */
+    uint32_t     dirty_solves;    /* solves since bounds_dirty was set */
     SimFlowStats st;
 };
 
@@ -828,6 +831,143 @@ static void capped_remove(SimFlowNet *net, flow_group *g)
     net->n_capped--;
 }
 
+/* ---- resources that can never be overloaded ------------------------------
+ * A resource r is `bounded` when a cover proves that no allocation within
+ * the capacities of the other resources loads it to its capacity: assign
+ * every known group using r (active or idle, so the proof outlives changes
+ * of the active set) to another resource q it uses; the groups on q load r
+ * at most C_q max_g (w_{g,r} / w_{g,q}), so the sum over the chosen q is a
+ * bound (weak LP duality).  Covers are chosen greedily (least bound per
+ * newly covered group).  A bounded resource never joins a solve, so the
+ * solves skip its load bound, its overload check and its restart level.
+ * To keep the proofs acyclic, a cover q is either bounded by an earlier
+ * proof or pinned (never declared bounded afterwards): then every bounded
+ * resource fits whenever the checked ones do, by induction in proof order. */
+
+static double res_load(const SimFlowResource *r);
+
+/* Clears every resource's bounded flag until the next cover_bounds
+ * (a group was created or a capacity changed).  The solves did not keep
+ * the load bounds of bounded resources: they are summed again. */
+static void bounds_invalidate(SimFlowNet *net)
+{
+    for (guint i = 0; i < net->resources->len; i++) {
+        SimFlowResource *r = g_ptr_array_index(net->resources, i);
+        if (r->bounded)
+            r->load = res_load(r);
+        r->bounded = false;
+    }
+    net->bounds_dirty = true;
+    net->dirty_solves = 0;
+}
+
+/* Works out the bounded flag of every resource from the known groups. */
+static void cover_bounds(SimFlowNet *net)
+{
+    const guint nr = net->resources->len, ng = net->groups->len;
+    enum { OPEN, BOUNDED, PINNED };
+    g_autofree uint8_t *state = g_new0(uint8_t, nr);
+    g_autofree double *ratio = g_new(double, nr);
+    g_autofree uint32_t *newc = g_new(uint32_t, nr);
+    g_autofree uint32_t *cand = g_new(uint32_t, nr);
+    g_autofree uint32_t *nusers = g_new0(uint32_t, nr + 1);
+    /* Groups by resource (counting sort): users[start[r] .. start[r+1]). */
+    for (guint i = 0; i < ng; i++) {
+        const flow_group *g = g_ptr_array_index(net->groups, i);
+        for (uint32_t k = 0; k < g->n_uses; k++)
+            nusers[g->key[k].res->idx + 1]++;
+    }
+    for (guint r = 0; r < nr; r++)
+        nusers[r + 1] += nusers[r];
+    g_autofree uint32_t *fill_at = g_memdup2(nusers, nr * sizeof *nusers);
+    g_autofree const flow_group **users = g_new(const flow_group *, nusers[nr] ? nusers[nr] : 1);
+    g_autofree double *wr = g_new(double, nusers[nr] ? nusers[nr] : 1);
+    for (guint i = 0; i < ng; i++) {
+        const flow_group *g = g_ptr_array_index(net->groups, i);
+        for (uint32_t k = 0; k < g->n_uses; k++) {
+            uint32_t at = fill_at[g->key[k].res->idx]++;
+            users[at] = g;
+            wr[at] = g->key[k].w;
+        }
+    }
+    g_autofree bool *covered = g_new(bool, ng ? ng : 1);
+    g_autofree bool *seen = g_new0(bool, nr);
+    /* Pass 0 covers with any resource and pins those it cannot bound (they
+     * stay checked); pass 1 covers with pinned or already bounded ones. */
+    for (int pass = 0; pass < 2; pass++)
+    for (guint ri = 0; ri < nr; ri++) {
+        SimFlowResource *r = g_ptr_array_index(net->resources, ri);
+        r->bounded = false;
+        const uint32_t u0 = nusers[ri], u1 = nusers[ri + 1];
+        if (state[ri] == PINNED || u0 == u1)
+            continue;
+        double total = 0;
+        uint32_t left = u1 - u0, nc = 0;
+        for (uint32_t u = u0; u < u1; u++)
+            covered[u - u0] = false;
+        while (left > 0 && total <= r->capacity) {
+            /* Per candidate q: the largest ratio over all r's groups using
+             * it and the number of uncovered ones it would cover. */
+            uint32_t ncand = 0;
+            for (uint32_t u = u0; u < u1; u++) {
+                const flow_group *g = users[u];
+                for (uint32_t k = 0; k < g->n_uses; k++) {
+                    const SimFlowResource *q = g->key[k].res;
+                    if (q == r || (pass == 1 && state[q->idx] == OPEN))
+                        continue;
+                    double rt = wr[u] / g->key[k].w;
+                    if (!seen[q->idx]) {
+                        seen[q->idx] = true;
+                        cand[ncand++] = q->idx;
+                        ratio[q->idx] = rt;
+                        newc[q->idx] = 0;
+                    } else if (rt > ratio[q->idx]) {
+                        ratio[q->idx] = rt;
+                    }
+                    newc[q->idx] += !covered[u - u0];
+                }
+            }
+            int best = -1;
+            double best_cost = INFINITY;
+            for (uint32_t j = 0; j < ncand; j++) {
+                SimFlowResource *q = g_ptr_array_index(net->resources, cand[j]);
+                seen[q->idx] = false;
+                if (newc[q->idx] == 0)
+                    continue;
+                double cost = q->capacity * ratio[q->idx] / newc[q->idx];
+                if (cost < best_cost) {
+                    best_cost = cost;
+                    best = (int)q->idx;
+                }
+            }
+            if (best < 0)
+                break;   /* a group uses r alone */
+            SimFlowResource *q = g_ptr_array_index(net->resources, (guint)best);
+            total += q->capacity * ratio[best];
+            cand[nc++] = (uint32_t)best;   /* the chosen covers (reusing cand) */
+            for (uint32_t u = u0; u < u1; u++) {
+                if (covered[u - u0])
+                    continue;
+                const flow_group *g = users[u];
+                for (uint32_t k = 0; k < g->n_uses; k++)
+                    if (g->key[k].res == q) {
+                        covered[u - u0] = true;
+                        left--;
+                        break;
+                    }
+            }
+        }
+        bool fits = left == 0 && total <= r->capacity * (1 - SAFE_REL_MARGIN);
+        if (pass == 0 && !fits)
+            state[ri] = PINNED;
+        else if (pass == 1 && fits) {
+            r->bounded = true;
+            state[ri] = BOUNDED;
+        }
+    }
+    net->bounds_dirty = false;
+}
+
 /* ---- group lookup, activation ------------------------------------------- */
 
 static guint key_hash(const group_use *u, uint32_t n, double cap)
@@ -897,6 +1037,7 @@ static flow_group *group_get(SimFlowNet *net, uint32_t n, double cap)
     g_hash_table_add(net->by_key, g);
     g_ptr_array_add(net->groups, g);
     grow_group_arrays(net, net->groups->len);
+    bounds_invalidate(net);
     return g;
 }
 
@@ -1372,6 +1513,8 @@ static double restart_level(SimFlowNet *net, bool by_clocks)
         bool quick = n_fresh == 0 || (n_fresh == 1 && g->fresh);
         for (uint32_t k = 0; k < g->n_uses && l > 0; k++) {
             const SimFlowResource *r = g->uses[k].res;
+            if (r->bounded)
+                continue;   /* never reaches its capacity */
             double mine = g->fresh ? (double)g->n * g->uses[k].w * l : 0;
             if (quick && r->load + mine <= r->capacity * (1 - SAFE_REL_MARGIN))
                 continue;
@@ -1697,7 +1840,7 @@ static bool solve_clocks(SimFlowNet *net)
                 continue;
             for (uint32_t j = c->n_sat; j < c->n_res; j++) {   /* saturated ones are in the component */
                 SimFlowResource *r = c->res[j].res;
-                if (r->mark == net->epoch)
+                if (r->mark == net->epoch || r->bounded)
                     continue;
                 if (r->tmark != net->tepoch) {
                     r->tmark = net->tepoch;
@@ -1929,7 +2072,7 @@ static void solve_groups(SimFlowNet *net)
                 continue;
             for (uint32_t j = c->n_sat; j < c->n_res; j++) {
                 SimFlowResource *r = c->res[j].res;
-                if (r->mark == net->epoch)
+                if (r->mark == net->epoch || r->bounded)
                     continue;   /* saturated ones are in the component */
                 if (r->tmark != net->tepoch) {
                     r->tmark = net->tepoch;
@@ -1946,7 +2089,7 @@ static void solve_groups(SimFlowNet *net)
                 continue;
             for (uint32_t k = g->n_sat; k < g->n_uses; k++) {   /* saturated ones are in the component */
                 SimFlowResource *r = g->uses[k].res;
-                if (r->mark == net->epoch)
+                if (r->mark == net->epoch || r->bounded)
                     continue;
                 if (r->tmark != net->tepoch) {
                     r->tmark = net->tepoch;
@@ -1989,6 +2132,9 @@ static void solve(SimFlowNet *net)
     if (!dirty(net))
         return;
     net->n_recomputes++;
+    /* Work the bounds out again once the groups settle (not per new group). */
+    if (net->bounds_dirty && ++net->dirty_solves > net->groups->len / 16)
+        cover_bounds(net);
     if (net->n_capped > 0 || !solve_clocks(net))
         solve_groups(net);
     for (uint32_t q = 0; q < net->n_chk; q++)
@@ -2295,6 +2441,7 @@ void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, doubl
     res->units_cc = res->st.units;
     res->capacity = capacity_per_s;
     net->cap_epoch++;
+    bounds_invalidate(net);
     net->lvl0 = 0;   /* no restart level worked out for capacity changes */
     if (!res->seeded) {
         res->seeded = true;
@@ -2438,7 +2585,7 @@ static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, doub
     for (uint32_t k = 0; k < g->n_uses; k++) {
         SimFlowResource *r = g->uses[k].res;
         r->load += g->uses[k].w * g->x;
-        if (r->load > r->capacity * (1 + OVER_REL_TOL) && !r->chk) {
+        if (r->load > r->capacity * (1 + OVER_REL_TOL) && !r->chk && !r->bounded) {
             r->chk = true;
             net->chk[net->n_chk++] = r;
         }
