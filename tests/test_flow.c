@@ -935,6 +935,51 @@ static void df_probe(SimEngine *eng, SimEvent *ev, void *ctx)
         sim_engine_schedule_in(eng, ev, 5 * SIM_NS_PER_MS);
 }
 
+/* A resource that a cover proves can never reach its capacity is left out
+ * of the overload checks (sim/flow.c, cover_bounds) only while that proof
+ * holds.  D 100 B/s, L 120, P 100.  Four flows on {D, L} get 25 each (D
+ * saturates; L carries 100, and no allocation can put more than D's 100
+ * on it: L is bounded), one flow on {P} gets 100.  Then a flow on {L, P}:
+ * it creates a group that also loads L, so the proof no longer holds.
+ * Filling: L saturates first at 120 / 5 = 24 (D would at 25, P at 50), so
+ * the {D, L} flows and the new one get 24 and the {P} flow 100 - 24 = 76.
+ * Were L still taken as bounded, the new flow would get P's 50 and L would
+ * carry 150. */
+START_TEST(test_bounded_resource_proof_invalidated)
+{
+    test_env e;
+    env_init(&e);
+    SimFlowResource *D = sim_flow_net_add_resource(e.net, "D", 100);
+    SimFlowResource *L = sim_flow_net_add_resource(e.net, "L", 120);
+    SimFlowResource *P = sim_flow_net_add_resource(e.net, "P", 100);
+    for (int i = 0; i < 4; i++)
+        start(&e, i, 1e6, (SimFlowUse[]){ { D, 1 }, { L, 1 } }, 2, SIM_FLOW_UNCAPPED);
+    start(&e, 4, 1e6, (SimFlowUse[]){ { P, 1 } }, 1, SIM_FLOW_UNCAPPED);
+    sim_engine_run_until(e.eng, S(1));
+    ck_assert_double_eq_tol(rate(&e, 0), 25, TOL);
+    ck_assert_double_eq_tol(rate(&e, 4), 100, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, L), 100, TOL);
+    start(&e, 5, 1e6, (SimFlowUse[]){ { L, 1 }, { P, 1 } }, 2, SIM_FLOW_UNCAPPED);
+    sim_engine_run_until(e.eng, S(2));
+    for (int i = 0; i < 4; i++)
+        ck_assert_double_eq_tol(rate(&e, i), 24, TOL);
+    ck_assert_double_eq_tol(rate(&e, 5), 24, TOL);
+    ck_assert_double_eq_tol(rate(&e, 4), 76, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, L), 120, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, D), 96, TOL);
+    /* A {D, L} flow ends: the other three rise to 120 / 4 ... until L, now
+     * with 3 + 1 flows, saturates at 30 and D carries 90. */
+    sim_flow_cancel(e.net, e.r[0].flow);
+    e.r[0].flow = NULL;
+    for (int i = 1; i < 4; i++)
+        ck_assert_double_eq_tol(rate(&e, i), 30, TOL);
+    ck_assert_double_eq_tol(rate(&e, 5), 30, TOL);
+    ck_assert_double_eq_tol(rate(&e, 4), 70, TOL);
+    ck_assert_double_eq_tol(sim_flow_resource_load(e.net, L), 120, TOL);
+    env_clear(&e);
+}
+END_TEST
+
 /* Variant 0: classes and one-offs; 1: with capacity changes; 2: heavier
  * load (more flows per group); 3 and 4: as 0 and 1 without caps, so that
  * the net solves by clocks (sim/flow.c) rather than group by group. */
@@ -1032,6 +1077,7 @@ int main(void)
     tcase_add_test(tc, test_grouping_by_content);
     tcase_add_test(tc, test_group_order_unequal_sizes);
     tcase_add_test(tc, test_paths);
+    tcase_add_test(tc, test_bounded_resource_proof_invalidated);
     tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 5);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
