@@ -189,6 +189,43 @@ START_TEST(test_profile_bound_matches_closed_form) {
 }
 END_TEST
 
+/* The profile's memory is the best measured bus bandwidth (copy counts reads and writes), or
+ * what a measured run pulled through DRAM when that is more: the DRAM node's capacity in the
+ * model is that figure (the speed is divided by dram_eff), so it limits no measured run. */
+static double dram_capacity_GBps(const char *yaml) {
+  g_autofree char *dir = g_dir_make_tmp("ocasim-profile-XXXXXX", NULL);
+  g_autofree char *prof = g_build_filename(dir, "host-profile.yaml", NULL);
+  ck_assert(g_file_set_contents(prof, yaml, -1, NULL));
+  Appliance a;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(appliance_load_file(prof, NULL, &a, NULL, &err), "%s", err ? err->message : "");
+  g_autoptr(DemandModel) m = demand_build(&a, &err);
+  ck_assert(m != NULL);
+  int r = demand_find(m, "dram.node0");
+  ck_assert_int_ge(r, 0);
+  g_unlink(prof);
+  g_rmdir(dir);
+  return m->res[r].capacity * 1e-9;
+}
+
+START_TEST(test_profile_memory_capacity) {
+  ValHostProfile p = synthetic();
+  ValMicrobench mb = {.dram_threads = 2};
+  mb.dram_read_GBps[0] = 10.4, mb.dram_read_GBps[1] = 10.0;
+  mb.dram_write_GBps[0] = 10.3, mb.dram_write_GBps[1] = 8.9;
+  mb.dram_copy_GBps[0] = 13.1, mb.dram_copy_GBps[1] = 14.5;
+  g_autofree char *y1 = val_host_profile_yaml(&p, NULL, &mb, NULL);
+  ck_assert_double_eq_tol(dram_capacity_GBps(y1), 14.5, 1e-4);
+  p.dram_shown_GBps = 12.9; /* below the microbenchmark: no change */
+  g_autofree char *y2 = val_host_profile_yaml(&p, NULL, &mb, NULL);
+  ck_assert_double_eq_tol(dram_capacity_GBps(y2), 14.5, 1e-4);
+  p.dram_shown_GBps = 17.25; /* a run pulled more through DRAM than the microbenchmark did */
+  g_autofree char *y3 = val_host_profile_yaml(&p, NULL, &mb, NULL);
+  ck_assert_double_eq_tol(dram_capacity_GBps(y3), 17.25, 1e-4);
+  ck_assert(strstr(y3, "fastest measured run") != NULL);
+}
+END_TEST
+
 /* The written files load through the appliance loader from disk (platform include), and
  * bound and run (DES) agree at saturation. */
 START_TEST(test_profile_files_load) {
@@ -261,6 +298,7 @@ int main(void) {
   tcase_add_test(tc, test_placement);
   tcase_add_test(tc, test_profile_bound_matches_closed_form);
   tcase_add_test(tc, test_profile_files_load);
+  tcase_add_test(tc, test_profile_memory_capacity);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

@@ -342,6 +342,17 @@ static void fit_and_predict(ValReport *r) {
   r->heldout_quiet_max_abs_err = 0;
   r->n_train = r->n_heldout = 0;
   r->heldout_max_abs_err = 0;
+  r->profile.dram_shown_GBps = 0.0;
+  for (guint i = 0; i < r->rows->len; i++) {
+    const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
+    LoopbackCfg lo;
+    DataPath path;
+    double cap;
+    LoopbackCost lc;
+    val_host_loopback(&r->profile, &row->cfg, &lo, &path, &cap);
+    loopback_cost(&lo, path, row->cfg.bytes_per_req, MAX(r->profile.cores, 1), cap, &lc);
+    r->profile.dram_shown_GBps = MAX(r->profile.dram_shown_GBps, lc.miss_share * row->run.median.gbps / 8.0);
+  }
   g_free(r->profile_yaml);
   r->profile_yaml = val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
   r->model_agree_max = 0;
