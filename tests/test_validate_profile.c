@@ -226,6 +226,41 @@ START_TEST(test_profile_memory_capacity) {
 }
 END_TEST
 
+/* Repetitions: cfg->reps are run, contended ones (other tenants' load plus steal above the
+ * limit) are replaced while extra_reps last, and the least contended reps are kept, in run order. */
+START_TEST(test_measure_reps) {
+  ValMeasureConfig cfg = {.reps = 3, .extra_reps = 2, .foreign_limit = 0.25};
+  ValRunResult r;
+  memset(&r, 0, sizeof r);
+  r.spec.mode = VAL_MODE_USERSPACE;
+  ck_assert(val_measure_needs_rep(&cfg, &r));
+  const double gbps[] = {10.0, 4.0, 11.0, 12.0, 9.0};
+  const double foreign[] = {0.01, 0.9, 0.02, 0.0, 0.1};
+  const double steal[] = {0.0, 0.0, 0.0, 0.0, 0.2}; /* the fifth: 0.1 + 0.2 > 0.25 */
+  for (int i = 0; i < 3; i++) r.all[r.attempts++] = (ValRunSample){.gbps = gbps[i], .foreign_cores = foreign[i]};
+  ck_assert(val_measure_contended(&cfg, &r.all[1]) && !val_measure_contended(&cfg, &r.all[0]));
+  ck_assert(val_measure_needs_rep(&cfg, &r)); /* one of three contended: a fourth */
+  r.all[r.attempts++] = (ValRunSample){.gbps = gbps[3], .foreign_cores = foreign[3]};
+  ck_assert(!val_measure_needs_rep(&cfg, &r)); /* three quiet ones */
+  val_measure_finish(&cfg, &r);
+  ck_assert_int_eq(r.nrep, 3);
+  ck_assert_double_eq(r.rep[0].gbps, 10.0);
+  ck_assert_double_eq(r.rep[1].gbps, 11.0);
+  ck_assert_double_eq(r.rep[2].gbps, 12.0);
+  ck_assert_double_eq(r.median.gbps, 11.0);
+  ck_assert_double_eq(r.spread.gbps, 1.0);
+  /* steal counts as contention; the budget (3 + 2) ends the replacing */
+  memset(&r, 0, sizeof r);
+  for (int i = 0; i < 5; i++)
+    r.all[r.attempts++] = (ValRunSample){.gbps = gbps[i], .foreign_cores = foreign[i], .steal_cores = steal[i]};
+  ck_assert(val_measure_contended(&cfg, &r.all[4]));
+  ck_assert(!val_measure_needs_rep(&cfg, &r));
+  r.attempts = 3;
+  r.all[2].steal_cores = 0.5;
+  ck_assert(val_measure_needs_rep(&cfg, &r)); /* two of three contended */
+}
+END_TEST
+
 /* The written files load through the appliance loader from disk (platform include), and
  * bound and run (DES) agree at saturation. */
 START_TEST(test_profile_files_load) {
@@ -299,6 +334,7 @@ int main(void) {
   tcase_add_test(tc, test_profile_bound_matches_closed_form);
   tcase_add_test(tc, test_profile_files_load);
   tcase_add_test(tc, test_profile_memory_capacity);
+  tcase_add_test(tc, test_measure_reps);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
