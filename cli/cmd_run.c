@@ -10,6 +10,8 @@
 #include "cli/scenario.h"
 #include "models/appliance_des.h"
 #include "models/qnet_conf.h"
+#include "sim/csv.h"
+#include "sim/json.h"
 
 typedef struct {
     const char *kind;
@@ -64,12 +66,37 @@ static int run_or_check_file(const CliOptions *opt, gboolean run)
         return cli_fail(error);
     g_autoptr(GString) text = run ? g_string_new(NULL) : NULL;
     for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
-        if (!strcmp(kinds[i].kind, kind) && !kinds[i].handle(sim_conf_doc_root(doc), opt, text, &error))
+        if (!strcmp(kinds[i].kind, kind) && !kinds[i].handle(sim_conf_doc_root(doc), opt, text, &error)) {
+            cli_note_overrides(opt, &error);
             return cli_fail(error);
+        }
     if (run)
         return cli_emit(text);
-    printf("%s: ok (%s)\n", opt->files[0], kind);
-    return OCASIM_EXIT_OK;
+    g_autoptr(GString) ok = g_string_new(NULL);
+    switch (opt->format) {
+    case CLI_FORMAT_JSON: {
+        g_autoptr(JsonBuilder) b = json_builder_new();
+        json_builder_begin_object(b);
+        sim_json_string(b, "file", opt->files[0]);
+        sim_json_string(b, "kind", kind);
+        json_builder_set_member_name(b, "ok");
+        json_builder_add_boolean_value(b, TRUE);
+        json_builder_end_object(b);
+        sim_json_append(b, ok);
+        break;
+    }
+    case CLI_FORMAT_CSV:
+        g_string_append(ok, "file,kind,ok\n");
+        sim_csv_field(ok, opt->files[0]);
+        g_string_append_c(ok, ',');
+        sim_csv_field(ok, kind);
+        g_string_append(ok, ",true\n");
+        break;
+    default:
+        g_string_append_printf(ok, "%s: ok (%s)\n", opt->files[0], kind);
+        break;
+    }
+    return cli_emit(ok);
 }
 
 static int run_or_check(int argc, char **argv, gboolean run)

@@ -98,6 +98,16 @@ gboolean cli_one_file(const CliOptions *opt, const char *cmd)
     return FALSE;
 }
 
+void cli_note_overrides(const CliOptions *opt, GError **error)
+{
+    if (!error || !*error || !opt->sets || !opt->sets[0] || g_str_has_prefix((*error)->message, "--set"))
+        return;
+    g_autofree char *list = g_strjoinv(", ", opt->sets);
+    g_autofree char *msg = g_strdup_printf("%s (the scenario as changed by --set %s)", (*error)->message, list);
+    g_free((*error)->message);
+    (*error)->message = g_steal_pointer(&msg);
+}
+
 gboolean cli_appliance_build(const SimConfNode *root, CliAppliance *out, GError **error)
 {
     memset(out, 0, sizeof *out);
@@ -121,8 +131,10 @@ gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **e
                            "this command needs an appliance scenario (kind: appliance), not a %s; use 'ocasim run'", kind);
         return FALSE;
     }
-    if (!cli_appliance_build(sim_conf_doc_root(doc), out, error))
+    if (!cli_appliance_build(sim_conf_doc_root(doc), out, error)) {
+        cli_note_overrides(opt, error);
         return FALSE;
+    }
     /* a published result describes the scenario as written, not as overridden */
     out->info.ref.changed = opt->sets && opt->sets[0];
     return TRUE;

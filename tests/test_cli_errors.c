@@ -147,6 +147,9 @@ static const BadRun bad_runs[] = {
     { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--seed", "abc", NULL }, "--seed: seed: 'abc'" },
     /* range limits in the field's unit, not its base unit */
     { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "cpu.cap=150 %", NULL }, "'150 %' is out of range: must be <= 100 %" },
+    /* a check across keys that a --set broke: located in the file, and the --set named */
+    { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nvme[0].count=60", NULL }, "at most 64 drives (included from scenarios/rome-400g-nic-ktls.yaml:7:11) (the scenario as changed by --set nvme[0].count=60)" },
+    { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nvme[0].count=60", NULL }, "(the scenario as changed by --set nvme[0].count=60)" },
 };
 
 START_TEST(test_bad_runs)
@@ -296,6 +299,22 @@ START_TEST(test_run_is_deterministic_and_overridable)
 }
 END_TEST
 
+/* check honours --format: a JSON object and a CSV row name the file and its kind */
+START_TEST(test_check_formats)
+{
+    g_autofree char *j = NULL, *c = NULL, *t = NULL, *e1 = NULL, *e2 = NULL, *e3 = NULL;
+    const char *aj[] = { "check", "scenarios/mm1.yaml", "--format", "json", NULL };
+    const char *ac[] = { "check", "scenarios/mm1.yaml", "--format", "csv", NULL };
+    const char *at[] = { "check", "scenarios/mm1.yaml", NULL };
+    ck_assert_int_eq(run_ocasim(aj, &j, &e1), 0);
+    ck_assert_int_eq(run_ocasim(ac, &c, &e2), 0);
+    ck_assert_int_eq(run_ocasim(at, &t, &e3), 0);
+    ck_assert_str_eq(j, "{\n  \"file\" : \"scenarios/mm1.yaml\",\n  \"kind\" : \"queueing_network\",\n  \"ok\" : true\n}\n");
+    ck_assert_str_eq(c, "file,kind,ok\nscenarios/mm1.yaml,queueing_network,true\n");
+    ck_assert_str_eq(t, "scenarios/mm1.yaml: ok (queueing_network)\n");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_errors");
@@ -309,6 +328,7 @@ int main(void)
     tcase_add_loop_test(tc, test_bad_options, 0, G_N_ELEMENTS(bad_options));
     tcase_add_test(tc, test_serve_duration);
     tcase_add_test(tc, test_run_is_deterministic_and_overridable);
+    tcase_add_test(tc, test_check_formats);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

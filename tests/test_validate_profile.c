@@ -189,6 +189,78 @@ START_TEST(test_profile_bound_matches_closed_form) {
 }
 END_TEST
 
+/* The profile's memory is the best measured bus bandwidth (copy counts reads and writes), or
+ * what a measured run pulled through DRAM when that is more: the DRAM node's capacity in the
+ * model is that figure (the speed is divided by dram_eff), so it limits no measured run. */
+static double dram_capacity_GBps(const char *yaml) {
+  g_autofree char *dir = g_dir_make_tmp("ocasim-profile-XXXXXX", NULL);
+  g_autofree char *prof = g_build_filename(dir, "host-profile.yaml", NULL);
+  ck_assert(g_file_set_contents(prof, yaml, -1, NULL));
+  Appliance a;
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(appliance_load_file(prof, NULL, &a, NULL, &err), "%s", err ? err->message : "");
+  g_autoptr(DemandModel) m = demand_build(&a, &err);
+  ck_assert(m != NULL);
+  int r = demand_find(m, "dram.node0");
+  ck_assert_int_ge(r, 0);
+  g_unlink(prof);
+  g_rmdir(dir);
+  return m->res[r].capacity * 1e-9;
+}
+
+START_TEST(test_profile_memory_capacity) {
+  ValHostProfile p = synthetic();
+  ValMicrobench mb = {.dram_threads = 2};
+  mb.dram_read_GBps[0] = 10.4, mb.dram_read_GBps[1] = 10.0;
+  mb.dram_write_GBps[0] = 10.3, mb.dram_write_GBps[1] = 8.9;
+  mb.dram_copy_GBps[0] = 13.1, mb.dram_copy_GBps[1] = 14.5;
+  g_autofree char *y1 = val_host_profile_yaml(&p, NULL, &mb, NULL);
+  ck_assert_double_eq_tol(dram_capacity_GBps(y1), 14.5, 1e-4);
+  p.dram_shown_GBps = 12.9; /* below the microbenchmark: no change */
+  g_autofree char *y2 = val_host_profile_yaml(&p, NULL, &mb, NULL);
+  ck_assert_double_eq_tol(dram_capacity_GBps(y2), 14.5, 1e-4);
+  p.dram_shown_GBps = 17.25; /* a run pulled more through DRAM than the microbenchmark did */
+  g_autofree char *y3 = val_host_profile_yaml(&p, NULL, &mb, NULL);
+  ck_assert_double_eq_tol(dram_capacity_GBps(y3), 17.25, 1e-4);
+  ck_assert(strstr(y3, "fastest measured run") != NULL);
+}
+END_TEST
+
+/* Repetitions: cfg->reps are run, contended ones (other tenants' load plus steal above the
+ * limit) are replaced while extra_reps last, and the least contended reps are kept, in run order. */
+START_TEST(test_measure_reps) {
+  ValMeasureConfig cfg = {.reps = 3, .extra_reps = 2, .foreign_limit = 0.25};
+  ValRunResult r;
+  memset(&r, 0, sizeof r);
+  r.spec.mode = VAL_MODE_USERSPACE;
+  ck_assert(val_measure_needs_rep(&cfg, &r));
+  const double gbps[] = {10.0, 4.0, 11.0, 12.0, 9.0};
+  const double foreign[] = {0.01, 0.9, 0.02, 0.0, 0.1};
+  const double steal[] = {0.0, 0.0, 0.0, 0.0, 0.2}; /* the fifth: 0.1 + 0.2 > 0.25 */
+  for (int i = 0; i < 3; i++) r.all[r.attempts++] = (ValRunSample){.gbps = gbps[i], .foreign_cores = foreign[i]};
+  ck_assert(val_measure_contended(&cfg, &r.all[1]) && !val_measure_contended(&cfg, &r.all[0]));
+  ck_assert(val_measure_needs_rep(&cfg, &r)); /* one of three contended: a fourth */
+  r.all[r.attempts++] = (ValRunSample){.gbps = gbps[3], .foreign_cores = foreign[3]};
+  ck_assert(!val_measure_needs_rep(&cfg, &r)); /* three quiet ones */
+  val_measure_finish(&cfg, &r);
+  ck_assert_int_eq(r.nrep, 3);
+  ck_assert_double_eq(r.rep[0].gbps, 10.0);
+  ck_assert_double_eq(r.rep[1].gbps, 11.0);
+  ck_assert_double_eq(r.rep[2].gbps, 12.0);
+  ck_assert_double_eq(r.median.gbps, 11.0);
+  ck_assert_double_eq(r.spread.gbps, 1.0);
+  /* steal counts as contention; the budget (3 + 2) ends the replacing */
+  memset(&r, 0, sizeof r);
+  for (int i = 0; i < 5; i++)
+    r.all[r.attempts++] = (ValRunSample){.gbps = gbps[i], .foreign_cores = foreign[i], .steal_cores = steal[i]};
+  ck_assert(val_measure_contended(&cfg, &r.all[4]));
+  ck_assert(!val_measure_needs_rep(&cfg, &r));
+  r.attempts = 3;
+  r.all[2].steal_cores = 0.5;
+  ck_assert(val_measure_needs_rep(&cfg, &r)); /* two of three contended */
+}
+END_TEST
+
 /* The written files load through the appliance loader from disk (platform include), and
  * bound and run (DES) agree at saturation. */
 START_TEST(test_profile_files_load) {
@@ -261,6 +333,8 @@ int main(void) {
   tcase_add_test(tc, test_placement);
   tcase_add_test(tc, test_profile_bound_matches_closed_form);
   tcase_add_test(tc, test_profile_files_load);
+  tcase_add_test(tc, test_profile_memory_capacity);
+  tcase_add_test(tc, test_measure_reps);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

@@ -18,10 +18,14 @@
  *                    ksoftirqd/N of those CPUs, per second: the part of the side's own
  *                    cores another tenant took (the model's side then holds only what is
  *                    left of them; a tenant on the other side's CPU does not slow it)
+ *   steal cores    = the steal column of /proc/stat per second of window: time the
+ *                    hypervisor gave our vCPUs to someone else
  * The result of a spec is the per-field median of its repetitions; the spread is
  * half the min-max range.  On a shared machine another tenant's load (foreign
- * cores) competes for the CPUs: up to extra_reps more repetitions are run while
- * some exceed foreign_limit, and the least contended `reps` are kept.  Left out: frequency changes within a run (the clock is
+ * cores, plus steal) competes for the CPUs: up to extra_reps more repetitions are run while
+ * some exceed foreign_limit, and the least contended `reps` are kept.  A caller measuring
+ * several specs can interleave their repetitions (val_measure_rep per spec in turn), so a
+ * slow spell of the machine lands in one repetition of many specs, not in all of one.  Left out: frequency changes within a run (the clock is
  * the probe's nominal one), SMT siblings, interrupt placement of real NICs.
  */
 #include "validate/measure.h"
@@ -142,6 +146,7 @@ void val_placement(int server_threads, int client_threads, int ncpus, ValPlaceme
 
 typedef struct {
   double busy_s, irqsoft_s, total_s; /* whole box, from /proc/stat */
+  double steal_s;                    /* time the hypervisor ran something else on our vCPUs */
   double ksoftirqd_s;
   double cpu_busy_s[VAL_MAX_CPUS];   /* per CPU, from the cpuN lines of /proc/stat */
   double cpu_ksoftirqd_s[VAL_MAX_CPUS]; /* ksoftirqd/N of CPU N */
@@ -157,6 +162,7 @@ static void read_proc_stat(Snap *s) {
              &v[7]) < 7)
     return;
   double hz = (double)sysconf(_SC_CLK_TCK);
+  s->steal_s = (double)v[7] / hz; /* 0 where the kernel has no steal column */
   s->busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / hz;
   s->irqsoft_s = (double)(v[5] + v[6]) / hz;
   s->total_s = (double)(v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]) / hz;
@@ -302,6 +308,7 @@ static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const Val
   out->client_util = cli_s / win;
   out->box_busy_cores = busy / win;
   out->foreign_cores = MAX(0.0, (busy - proc_s - ksi) / win);
+  out->steal_cores = MAX(0.0, (b.steal_s - a.steal_s) / win);
   /* each side's CPUs: what other tenants took of them (pinned, disjoint sets only) */
   if (cfg->pin && pl->server_first + pl->server_cpus <= pl->client_last - pl->client_cpus + 1 &&
       pl->client_last < VAL_MAX_CPUS) {
@@ -332,7 +339,8 @@ static int cmp_double(const void *a, const void *b) {
 #define SAMPLE_FIELDS(X) \
   X(gbps) X(req_per_s) X(bytes_per_req) X(server_cpb) X(client_cpb) X(box_cpb) X(softirq_cpb) X(irq_softirq_cpb) \
   X(server_util) \
-  X(client_util) X(box_busy_cores) X(foreign_cores) X(server_foreign_cores) X(client_foreign_cores) X(errors) \
+  X(client_util) X(box_busy_cores) X(foreign_cores) X(server_foreign_cores) X(client_foreign_cores) X(steal_cores) \
+  X(errors) \
   X(requests)
 
 static void summarise(ValRunResult *r) {
@@ -350,52 +358,73 @@ static void summarise(ValRunResult *r) {
   r->median.ktls_engaged = r->rep[0].ktls_engaged;
 }
 
+gboolean val_measure_contended(const ValMeasureConfig *cfg, const ValRunSample *s) {
+  double limit = cfg->foreign_limit > 0 ? cfg->foreign_limit : 0.25;
+  return s->foreign_cores + s->steal_cores > limit;
+}
+
+gboolean val_measure_needs_rep(const ValMeasureConfig *cfg, const ValRunResult *r) {
+  int reps = CLAMP(cfg->reps, 1, VAL_MAX_REPS);
+  int extra = CLAMP(cfg->extra_reps, 0, VAL_MAX_REPS - reps);
+  if (r->attempts < reps) return TRUE;
+  if (r->attempts >= reps + extra) return FALSE;
+  int quiet = 0;
+  for (int i = 0; i < r->attempts; i++) quiet += !val_measure_contended(cfg, &r->all[i]);
+  return quiet < reps; /* replace contended repetitions while the budget lasts */
+}
+
+gboolean val_measure_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *r,
+                         GError **error) {
+  if (r->attempts == 0) {
+    memset(r, 0, sizeof *r);
+    r->spec = *spec;
+    r->pinned = cfg->pin;
+    val_placement(spec->server_threads, spec->client_threads, val_online_cpus(), &r->placement);
+    if (!cfg->pin) g_strlcpy(r->placement.desc, "unpinned", sizeof r->placement.desc);
+  }
+  if (r->attempts >= VAL_MAX_REPS) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "more than %d repetitions", VAL_MAX_REPS);
+    return FALSE;
+  }
+  int ntg = 0;
+  ValLoadTarget *tg = make_targets(root, spec, &ntg, error);
+  gboolean ok = tg && one_rep(cfg, root, spec, &r->placement, tg, ntg, &r->all[r->attempts], error);
+  for (int i = 0; tg && i < ntg; i++) g_free(tg[i].path);
+  g_free(tg);
+  if (ok) r->attempts++;
+  else {
+    g_autofree char *label = val_run_spec_label(spec);
+    g_prefix_error(error, "run '%s': ", label);
+  }
+  return ok;
+}
+
+void val_measure_finish(const ValMeasureConfig *cfg, ValRunResult *r) {
+  int reps = CLAMP(cfg->reps, 1, VAL_MAX_REPS);
+  /* keep the `reps` least contended, in run order */
+  gboolean keep[VAL_MAX_REPS] = {FALSE};
+  for (int k = 0; k < MIN(reps, r->attempts); k++) {
+    int best = -1;
+    for (int i = 0; i < r->attempts; i++) {
+      double li = r->all[i].foreign_cores + r->all[i].steal_cores;
+      if (!keep[i] && (best < 0 || li < r->all[best].foreign_cores + r->all[best].steal_cores)) best = i;
+    }
+    keep[best] = TRUE;
+  }
+  r->nrep = 0;
+  for (int i = 0; i < r->attempts; i++)
+    if (keep[i]) r->rep[r->nrep++] = r->all[i];
+  summarise(r);
+  if (r->spec.mode == VAL_MODE_SENDFILE_KTLS && !r->median.ktls_engaged)
+    g_strlcpy(r->note, "kTLS did not engage: served in user space", sizeof r->note);
+}
+
 gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *out,
                          GError **error) {
   memset(out, 0, sizeof *out);
-  out->spec = *spec;
-  out->pinned = cfg->pin;
-  val_placement(spec->server_threads, spec->client_threads, val_online_cpus(), &out->placement);
-  if (!cfg->pin) g_strlcpy(out->placement.desc, "unpinned", sizeof out->placement.desc);
-  int ntg = 0;
-  ValLoadTarget *tg = make_targets(root, spec, &ntg, error);
-  if (!tg) return FALSE;
-  int reps = CLAMP(cfg->reps, 1, VAL_MAX_REPS);
-  int extra = CLAMP(cfg->extra_reps, 0, VAL_MAX_REPS - reps);
-  double limit = cfg->foreign_limit > 0 ? cfg->foreign_limit : 0.25;
-  ValRunSample all[VAL_MAX_REPS];
-  int nall = 0;
-  gboolean ok = TRUE;
-  while (ok && nall < reps + extra) {
-    if (nall >= reps) { /* enough, unless some were contended */
-      int contended = 0;
-      for (int i = 0; i < nall; i++) contended += all[i].foreign_cores > limit;
-      if (nall - contended >= reps || nall >= reps + extra) break;
-    }
-    ok = one_rep(cfg, root, spec, &out->placement, tg, ntg, &all[nall], error);
-    if (ok) nall++;
-  }
-  out->attempts = nall;
-  /* keep the `reps` least contended, in run order */
-  gboolean keep[VAL_MAX_REPS] = {FALSE};
-  for (int k = 0; k < MIN(reps, nall); k++) {
-    int best = -1;
-    for (int i = 0; i < nall; i++)
-      if (!keep[i] && (best < 0 || all[i].foreign_cores < all[best].foreign_cores)) best = i;
-    keep[best] = TRUE;
-  }
-  for (int i = 0; i < nall; i++)
-    if (keep[i]) out->rep[out->nrep++] = all[i];
-  for (int i = 0; i < ntg; i++) g_free(tg[i].path);
-  g_free(tg);
-  if (!ok) {
-    g_autofree char *label = val_run_spec_label(spec);
-    g_prefix_error(error, "run '%s': ", label);
-    return FALSE;
-  }
-  summarise(out);
-  if (spec->mode == VAL_MODE_SENDFILE_KTLS && !out->median.ktls_engaged)
-    g_strlcpy(out->note, "kTLS did not engage: served in user space", sizeof out->note);
+  while (val_measure_needs_rep(cfg, out))
+    if (!val_measure_rep(cfg, root, spec, out, error)) return FALSE;
+  val_measure_finish(cfg, out);
   return TRUE;
 }
 

@@ -61,6 +61,7 @@ typedef struct {
   double foreign_cores;   /* busy cores not ours (other processes), >= 0 */
   double server_foreign_cores, client_foreign_cores; /* of those, on the server's / client's pinned CPUs
                            * (0 when unpinned or the sets overlap) */
+  double steal_cores;     /* steal time of /proc/stat per second of window (hypervisor), cores */
   double errors, requests;
   int tls_version;
   ValCipher cipher;
@@ -69,8 +70,9 @@ typedef struct {
 
 typedef struct {
   ValRunSpec spec;
+  ValRunSample all[VAL_MAX_REPS]; /* every repetition run, in run order (attempts of them) */
   int nrep;
-  ValRunSample rep[VAL_MAX_REPS];
+  ValRunSample rep[VAL_MAX_REPS]; /* those kept: the least contended, in run order */
   ValRunSample median;
   ValRunSample spread;    /* half the min-max range of each field */
   int attempts;           /* repetitions run (>= nrep when contended ones were replaced) */
@@ -98,9 +100,20 @@ char *val_measure_file_path(uint64_t bytes);
 /* Creates (once) every file the specs need under root, with deterministic
  * content, and reads them into the page cache. */
 gboolean val_measure_prepare(const char *root, const ValRunSpec *specs, int nspecs, GError **error);
-/* Runs one spec cfg->reps times (fresh server and load generator each time). */
+/* Runs one spec cfg->reps times (fresh server and load generator each time), plus up to
+ * cfg->extra_reps in place of contended ones; out gets the median and spread of those kept.
+ * Errors: a server or load generator that cannot start, no bytes moved (VAL_ERROR). */
 gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *out,
                          GError **error);
+/* The same one repetition at a time, so that the repetitions of several specs can be
+ * interleaved: start from a zeroed r, call val_measure_rep while val_measure_needs_rep, then
+ * val_measure_finish (median and spread of the least contended cfg->reps). */
+gboolean val_measure_needs_rep(const ValMeasureConfig *cfg, const ValRunResult *r);
+gboolean val_measure_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *r,
+                         GError **error);
+void val_measure_finish(const ValMeasureConfig *cfg, ValRunResult *r);
+/* A repetition is contended when other tenants' busy cores plus steal exceed cfg->foreign_limit. */
+gboolean val_measure_contended(const ValMeasureConfig *cfg, const ValRunSample *s);
 /* Adds the result as a JSON object. */
 void val_measure_to_json(const ValRunResult *r, JsonBuilder *b);
 /* Short label of a spec: "userspace tls1.3 aes-128-gcm s1c1 n8 1MiB". */

@@ -210,7 +210,7 @@ static ValHostConfig host_config(const ValReport *r, const ValRunResult *run) {
                      .bytes_per_req = (double)(s->range_bytes ? MIN(s->range_bytes, s->file_bytes) : s->file_bytes),
                      .file_bytes = (double)s->file_bytes,
                      .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
-  c.avail_cores = MAX(0.25, (double)r->probe->cpus_online - run->median.foreign_cores);
+  c.avail_cores = MAX(0.25, (double)r->probe->cpus_online - run->median.foreign_cores - run->median.steal_cores);
   /* pinned: the placement the run used is a condition of the test, told to the model */
   if (run->pinned) {
     c.pinned = TRUE;
@@ -342,6 +342,17 @@ static void fit_and_predict(ValReport *r) {
   r->heldout_quiet_max_abs_err = 0;
   r->n_train = r->n_heldout = 0;
   r->heldout_max_abs_err = 0;
+  r->profile.dram_shown_GBps = 0.0;
+  for (guint i = 0; i < r->rows->len; i++) {
+    const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
+    LoopbackCfg lo;
+    DataPath path;
+    double cap;
+    LoopbackCost lc;
+    val_host_loopback(&r->profile, &row->cfg, &lo, &path, &cap);
+    loopback_cost(&lo, path, row->cfg.bytes_per_req, MAX(r->profile.cores, 1), cap, &lc);
+    r->profile.dram_shown_GBps = MAX(r->profile.dram_shown_GBps, lc.miss_share * row->run.median.gbps / 8.0);
+  }
   g_free(r->profile_yaml);
   r->profile_yaml = val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
   r->model_agree_max = 0;
@@ -364,7 +375,7 @@ static void fit_and_predict(ValReport *r) {
     else {
       ho[r->n_heldout++] = fabs(row->err_rel);
       r->heldout_max_abs_err = MAX(r->heldout_max_abs_err, fabs(row->err_rel));
-      if (row->run.median.foreign_cores <= VAL_FOREIGN_LIMIT) {
+      if (row->run.median.foreign_cores + row->run.median.steal_cores <= VAL_FOREIGN_LIMIT) {
         hq[r->n_heldout_quiet++] = fabs(row->err_rel);
         r->heldout_quiet_max_abs_err = MAX(r->heldout_quiet_max_abs_err, fabs(row->err_rel));
       }
@@ -464,15 +475,29 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
                            .wake_bytes = VAL_WAKE_BYTES};
   ValRunResult *res = g_new0(ValRunResult, n);
   gboolean *have = g_new0(gboolean, n);
-  for (int k = 0; k < n && ok; k++) {
-    int i = order[k];
-    g_autofree char *label = val_run_spec_label(&specs[i]);
-    ok = val_measure_run(&mcfg, root, &specs[i], &res[i], error);
-    if (!ok) break;
-    have[i] = TRUE;
-    progress(cfg, "run %2d/%d %-52s %7.2f Gb/s (+-%.2f)%s", k + 1, n, label, res[i].median.gbps, res[i].spread.gbps,
-             res[i].median.foreign_cores > 0.25 ? " [contended]" : "");
+  /* the repetitions are interleaved: pass p runs the p-th repetition of every spec (in the
+   * shuffled order), so a slow spell of the machine lands in one repetition of several specs,
+   * where the median drops it, rather than in all repetitions of one */
+  gboolean more = TRUE;
+  for (int pass = 1; ok && more; pass++) {
+    more = FALSE;
+    for (int k = 0; k < n && ok; k++) {
+      int i = order[k];
+      if (!val_measure_needs_rep(&mcfg, &res[i])) continue;
+      ok = val_measure_rep(&mcfg, root, &specs[i], &res[i], error);
+      if (!ok) break;
+      const ValRunSample *last = &res[i].all[res[i].attempts - 1];
+      g_autofree char *label = val_run_spec_label(&specs[i]);
+      progress(cfg, "pass %d run %2d/%d %-52s %7.2f Gb/s%s", pass, k + 1, n, label, last->gbps,
+               val_measure_contended(&mcfg, last) ? " [contended]" : "");
+      more = more || val_measure_needs_rep(&mcfg, &res[i]);
+    }
   }
+  for (int i = 0; i < n; i++) /* after a failure, what was measured still goes in the report */
+    if (res[i].attempts > 0) {
+      val_measure_finish(&mcfg, &res[i]);
+      have[i] = TRUE;
+    }
   for (int pass = 0; pass < 2; pass++) /* training rows first, then held out, in table order */
     for (int i = 0; i < n; i++)
       if (have[i] && specs[i].train == (pass == 0)) {

@@ -45,6 +45,9 @@ typedef struct {
   int cores;                /* online CPUs */
   double hash_cpb;          /* SHA-256 of the client's body check (microbenchmark, not fitted) */
   size_t record_bytes;      /* TLS record size, bytes (16384) */
+  double dram_shown_GBps;   /* largest DRAM read rate a measured run demonstrated: its page-cache
+                             * miss share m(W) x its body rate, GB/s (0: no runs); host-profile.yaml
+                             * never gives the memory less than this */
 } ValHostProfile;
 
 /* A configuration to predict. */

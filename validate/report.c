@@ -220,10 +220,11 @@ gboolean val_report_write_md(const ValReport *r, const char *path, GError **erro
   g_autofree char *now = iso_now();
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, "# ocasim validate report\n\nGenerated %s, %s mode, %.0f s. Windows of %.1f s after %.1f s "
-                            "warm-up, %d repetitions (median ± half range), client checks: %s, client woken per %zu KiB of a response "
+                            "warm-up, %d repetitions interleaved over the specs (median ± half range; a repetition with other "
+                            "tenants' load plus steal above %.2f cores is replaced while the budget lasts), client checks: %s, client woken per %zu KiB of a response "
                             "(SO_RCVLOWAT), threads %s, nice %d%s%s.\n\n",
                          now, r->cfg.quick ? "quick" : "full", r->elapsed_s, r->cfg.duration_s, r->cfg.warmup_s,
-                         r->cfg.reps, r->cfg.verify == VAL_VERIFY_ALL ? "length + SHA-256" : "length", VAL_WAKE_BYTES >> 10,
+                         r->cfg.reps, VAL_FOREIGN_LIMIT, r->cfg.verify == VAL_VERIFY_ALL ? "length + SHA-256" : "length", VAL_WAKE_BYTES >> 10,
                          r->cfg.pin ? "pinned (placement per run in the tables)" : "unpinned", r->nice_used, r->nice_note[0] ? ": " : "", r->nice_note);
   g_string_append(s, "## Host\n\n");
   g_string_append_printf(s, "- CPU: %s, %d CPUs (%d socket(s) x %d cores x %d threads), clock %.3g GHz (%s)%s\n",
