@@ -21,9 +21,7 @@
  *   completion.  So a rate change of a clock costs one re-anchor and one
  *   completion time whatever its number of groups and flows.  A clock also
  *   keeps, per resource its groups use, A = sum n_g w_{g,r}: the load it
- *   puts there is A x, and the units it served A (V_c - V0), counted into
- *   the resource's statistics (entry_fold) only when A changes or on a
- *   query, so no statistics work is done per solve.  On the 800G appliance
+ *   puts there is A x.  On the 800G appliance
  *   the ~24 groups a solve re-rates sit in ~5 clocks.
  * - Local re-solve.  A resource that saturated in the last solve is marked
  *   `sat`.  Changes (a group's multiplicity, a group emptied, a capacity)
@@ -169,6 +167,7 @@ struct flow_group {
     double       x;           /* byte rate of each flow (= its clock's) */
     flow_clock  *ck;          /* its clock while active */
     double       off;         /* V_g = V_clock - off */
+    double       vs_sum;      /* sum over its flows of tag - size (V_g at their start) */
     double       hkey;        /* mem[0]->key + off: key in the clock's heap */
     uint32_t     ckpos;       /* index in ck->gh */
     uint64_t     id;          /* activation order */
@@ -192,7 +191,6 @@ typedef struct {
     double           A;       /* sum over member groups using it of n w */
     uint32_t         cnt;     /* member groups using it */
     uint32_t         upos;    /* index in res->cusers */
-    double           V0;      /* clock virtual time up to which A was counted in res->st.units */
 } clock_res;
 
 typedef struct {
@@ -247,9 +245,10 @@ struct SimFlowResource {
     double         frozen_load, W, lvl, tmp_load;
     double         W0, F0;        /* set by the closure: weight of its users in */
     uint32_t       n_comp;        /* the component, fixed load of the others */
-    /* statistics: flows_area integrated up to t_st; units counted up to V0
-     * of each clock entry (see res_units); busy area up to the last
-     * capacity change, when units were units_cc */
+    /* statistics: flows_area integrated up to t_st; st.units holds the
+     * units of flows that left (and minus those active flows had served at
+     * the last reset), res_units adds the active ones'; busy area up to the
+     * last capacity change, when units were units_cc */
     sim_time_ns    t_st;
     double         units_cc;
     SimFlowStats st;
@@ -380,30 +379,12 @@ static inline void net_sync(SimFlowNet *net)
     net->t_last = now;
 }
 
-/* Adds @bytes of @f's group to the statistics of its resources and the net
- * (negative: removes time spent past its last byte). */
-static void count_bytes(SimFlowNet *net, const flow_group *g, double bytes)
-{
-    for (uint32_t k = 0; k < g->n_uses; k++) {
-        SimFlowResource *r = g->uses[k].res;
-        r->st.units += g->uses[k].w * bytes;   /* busy area follows (res_busy) */
-    }
-    net->st.units += bytes;
-}
 
 /* ---- groups: virtual time, member heap, completion times ---------------- */
 
 static inline double clock_V(const flow_clock *c, sim_time_ns t)
 {
     return c->V_s + c->x * ((double)(t - c->t_s) * 1e-9);
-}
-
-/* Counts the units @r served through clock entry @e up to clock virtual
- * time @V (before its weight A changes): units = A x bytes per flow. */
-static inline void entry_fold(clock_res *e, double V)
-{
-    e->res->st.units += e->A * (V - e->V0);
-    e->V0 = V;
 }
 
 /* Bytes each flow of @g has delivered since the group's origin, at @t. */
@@ -571,12 +552,9 @@ static void clock_rebase(flow_clock *c)
             g->mem[i]->tag -= Vg;
             g->mem[i]->key -= Vg;
         }
+        g->vs_sum -= (double)g->n * Vg;
         g->off = 0;
         g->hkey = g->n ? g->mem[0]->key : INFINITY;
-    }
-    for (uint32_t j = 0; j < c->n_res; j++) {
-        entry_fold(&c->res[j], c->V_s);
-        c->res[j].V0 = 0;
     }
     c->V_s = 0;
     for (uint32_t j = c->n_g / 2; j-- > 0;)
@@ -669,7 +647,7 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
     g->ckpos = c->n_g++;
     cg_up(c->gh, g->ckpos);
     c->n_flows += g->n;
-    double n = (double)g->n, V = clock_V(c, now_ns(net));
+    double n = (double)g->n;
     if (c->n_slot < net->resources->len) {
         c->slot = g_renew(uint32_t, c->slot, net->resources->len);
         memset(c->slot + c->n_slot, 0, (net->resources->len - c->n_slot) * sizeof *c->slot);
@@ -688,7 +666,7 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
                 r->cusers = g_renew(res_cuser, r->cusers, r->cap_cusers);
             }
             r->cusers[r->n_cusers] = (res_cuser){ .c = c, .idx = c->n_res };
-            c->res[c->n_res++] = (clock_res){ .res = r, .A = 0, .cnt = 0, .upos = r->n_cusers++, .V0 = V };
+            c->res[c->n_res++] = (clock_res){ .res = r, .A = 0, .cnt = 0, .upos = r->n_cusers++ };
             j = c->slot[r->idx] = c->n_res;
             if (r->sat) {   /* into the saturated prefix */
                 clock_swap_res(c, c->n_res - 1, c->n_sat++);
@@ -696,19 +674,21 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
             }
         }
         c->res[j - 1].cnt++;
-        entry_fold(&c->res[j - 1], V);
         c->res[j - 1].A += n * g->uses[k].w;
     }
 }
 
-/* Counts the units @r served up to now through every clock using it. */
-static void res_fold(SimFlowNet *net, SimFlowResource *r)
+/* The units @r served since the last reset: those of flows that left,
+ * and w (n V_g - sum of V_g at start) of each active group using it. */
+static double res_units(const SimFlowNet *net, const SimFlowResource *r)
 {
     sim_time_ns now = now_ns(net);
-    for (uint32_t u = 0; u < r->n_cusers; u++) {
-        flow_clock *c = r->cusers[u].c;
-        entry_fold(&c->res[r->cusers[u].idx], clock_V(c, now));
+    double units = r->st.units;
+    for (uint32_t u = 0; u < r->n_users; u++) {
+        const flow_group *g = r->users[u].g;
+        units += r->users[u].w * ((double)g->n * group_V(g, now) - g->vs_sum);
     }
+    return units;
 }
 
 /* The exact load of @r (units/s) at the clocks' current rates; r->load is
@@ -742,12 +722,11 @@ static void clock_remove_group(SimFlowNet *net, flow_clock *c, flow_group *g)
     }
     c->n_flows -= g->n;
     c->moved = true;
-    double n = (double)g->n, V = clock_V(c, now_ns(net));
+    double n = (double)g->n;
     for (uint32_t k = 0; k < g->n_uses; k++) {
         SimFlowResource *r = g->uses[k].res;
         uint32_t j = c->slot[r->idx] - 1;
         clock_res *e = &c->res[j];
-        entry_fold(e, V);
         if (--e->cnt > 0) {
             e->A -= n * g->uses[k].w;
             continue;
@@ -1385,15 +1364,11 @@ static void resum(SimFlowNet *net)
         r->load = L;
         r->cap_load = CL;
     }
-    sim_time_ns now = now_ns(net);
     for (uint32_t i = 0; i < net->n_cheap; i++) {
         flow_clock *c = net->cheap[i];
         rate += (double)c->n_flows * c->x;
-        double V = clock_V(c, now);
-        for (uint32_t j = 0; j < c->n_res; j++) {
-            entry_fold(&c->res[j], V);
+        for (uint32_t j = 0; j < c->n_res; j++)
             c->res[j].A = 0;
-        }
         for (uint32_t j = 0; j < c->n_g; j++) {
             const flow_group *g = c->gh[j];
             for (uint32_t k = 0; k < g->n_uses; k++)
@@ -2164,9 +2139,10 @@ static void flush(SimFlowNet *net)
 
 /* ---- removing flows ----------------------------------------------------- */
 
-/* Takes @f out of its group, resources and the active set.  Other rates
+/* Takes @f out of its group, resources and the active set, counting the
+ * @delivered bytes it served into its resources' units.  Other rates
  * change (a solve is due) unless all its resources were safe. */
-static void detach(SimFlowNet *net, SimFlow *f)
+static void detach(SimFlowNet *net, SimFlow *f, double delivered)
 {
     net->n_flows--;
     if (!f->g) {   /* zero-size */
@@ -2180,7 +2156,7 @@ static void detach(SimFlowNet *net, SimFlow *f)
     flow_group *g = f->g;
     flow_clock *c = g->ck;
     c->n_flows--;
-    double V = clock_V(c, now_ns(net));
+    g->vs_sum -= f->tag - f->size;
     /* One pass: a group's uses name distinct resources (merged), so each
      * one's safety is read before its own counts change, as before. */
     bool all_safe = true;
@@ -2197,9 +2173,8 @@ static void detach(SimFlowNet *net, SimFlow *f)
             r->n_uncapped--;
         if (r->n_flows == 0)
             r->load = r->cap_load = 0;   /* exact when empty */
-        clock_res *e = clock_entry(c, r);
-        entry_fold(e, V);
-        e->A -= w;
+        r->st.units += w * delivered;
+        clock_entry(c, r)->A -= w;
     }
     net_sync(net);
     net->rate_sum -= g->x;
@@ -2210,8 +2185,10 @@ static void detach(SimFlowNet *net, SimFlow *f)
     mem_remove(g, f);
     if (all_safe && g->n_uses > 0)
         net->n_fast++;
-    if (g->n == 0)
+    if (g->n == 0) {
+        g->vs_sum = 0;   /* exact when empty */
         group_deactivate(net, g, all_safe);
+    }
     else {
         if (!all_safe && g->n_uses > 0)
             mark_changed(net, g);
@@ -2225,11 +2202,12 @@ static void record_completion(SimFlowNet *net, SimFlow *f)
     const flow_group *g = f->g;
     if (g) {
         /* The residue of at most FINISH_REL_EPS x size, or (negative) the
-         * bytes counted past the last one within the ceil'd ns. */
+         * bytes counted past the last one within the ceil'd ns (its
+         * resources count its size when it is detached). */
         net_sync(net);
         double rem = f->tag - group_V(g, now);
         if (rem != 0)
-            count_bytes(net, g, rem);
+            net->st.units += rem;
     }
     double resp = (double)(now - f->start_ns) / 1e9;
     double slow = f->alone_s > 0 ? resp / f->alone_s : 1.0;
@@ -2270,7 +2248,7 @@ static void on_event(SimEngine *eng, SimEvent *ev, void *ctx)
         while (net->n_imm) {
             SimFlow *f = net->imm[0];
             record_completion(net, f);
-            detach(net, f);
+            detach(net, f, 0);
             f->state = FLOW_DONE_PENDING;
             batch_add(net, &nb, f);
         }
@@ -2282,7 +2260,7 @@ static void on_event(SimEngine *eng, SimEvent *ev, void *ctx)
             do {
                 SimFlow *f = g->mem[0];
                 record_completion(net, f);
-                detach(net, f);
+                detach(net, f, f->size);
                 f->state = FLOW_DONE_PENDING;
                 batch_add(net, &nb, f);
             } while (g->n > 0 && finish_of(g, g->mem[0]) <= now);
@@ -2388,8 +2366,8 @@ void sim_flow_net_reset_stats(SimFlowNet *net)
     for (guint i = 0; i < net->resources->len; i++) {
         SimFlowResource *r = g_ptr_array_index(net->resources, i);
         res_sync(net, r);
-        res_fold(net, r);
         memset(&r->st, 0, sizeof r->st);
+        r->st.units = -res_units(net, r);   /* what its active flows served so far */
         r->units_cc = 0;
     }
     net->stats_start = sim_engine_now(net->eng);
@@ -2436,9 +2414,9 @@ void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, doubl
     g_return_if_fail(capacity_per_s > 0 && capacity_per_s < INFINITY);
     net_sync(net);
     res_sync(net, res);
-    res_fold(net, res);
-    res->st.busy_area_s += (res->st.units - res->units_cc) / res->capacity;
-    res->units_cc = res->st.units;
+    double units = res_units(net, res);
+    res->st.busy_area_s += (units - res->units_cc) / res->capacity;
+    res->units_cc = units;
     res->capacity = capacity_per_s;
     net->cap_epoch++;
     bounds_invalidate(net);
@@ -2469,9 +2447,9 @@ double sim_flow_resource_utilisation(SimFlowNet *net, const SimFlowResource *res
 void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlowStats *out)
 {
     res_sync(net, (SimFlowResource *)res);
-    res_fold(net, (SimFlowResource *)res);
     *out = res->st;
-    out->busy_area_s += (res->st.units - res->units_cc) / res->capacity;
+    out->units = res_units(net, res);
+    out->busy_area_s += (out->units - res->units_cc) / res->capacity;
     fill_elapsed(net, out);
 }
 
@@ -2554,6 +2532,7 @@ static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, doub
     f->g = g;
     f->tag = group_V(g, now) + size_bytes;
     f->key = f->tag - FINISH_REL_EPS * size_bytes;
+    g->vs_sum += f->tag - size_bytes;
     mem_push(g, f);
 
     bool all_safe = true;
@@ -2581,7 +2560,6 @@ static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, doub
     /* It runs at its group's rate until the next solve. */
     flow_clock *c = g->ck;
     c->n_flows++;
-    double V = clock_V(c, now);
     for (uint32_t k = 0; k < g->n_uses; k++) {
         SimFlowResource *r = g->uses[k].res;
         r->load += g->uses[k].w * g->x;
@@ -2589,9 +2567,7 @@ static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, doub
             r->chk = true;
             net->chk[net->n_chk++] = r;
         }
-        clock_res *e = clock_entry(c, r);
-        entry_fold(e, V);
-        e->A += g->uses[k].w;
+        clock_entry(c, r)->A += g->uses[k].w;
     }
     net->rate_sum += g->x;
     group_top_changed(net, g);
@@ -2674,13 +2650,15 @@ void sim_flow_cancel(SimFlowNet *net, SimFlow *flow)
         return;
     }
     net_sync(net);
+    double delivered = 0;
     if (flow->g) {
         /* Bytes counted past its last one (it was due within this ns). */
         double rem = flow->tag - group_V(flow->g, now_ns(net));
         if (rem < 0)
-            count_bytes(net, flow->g, rem);
+            net->st.units += rem;
+        delivered = rem < 0 ? flow->size : flow->size - rem;
     }
-    detach(net, flow);
+    detach(net, flow, delivered);
     flow_release(net, flow);
     after_change(net);
 }
