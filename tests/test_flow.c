@@ -958,9 +958,22 @@ START_TEST(test_bounded_resource_proof_invalidated)
     sim_engine_run_until(e.eng, S(1));
     ck_assert_double_eq_tol(rate(&e, 0), 25, TOL);
     ck_assert_double_eq_tol(rate(&e, 4), 100, TOL);
+    /* L is bounded now (D covers it): no clock tracks it, its load and the
+     * units its active flows served are summed by group. */
     ck_assert_double_eq_tol(sim_flow_resource_load(e.net, L), 100, TOL);
+    SimFlowStats st;
+    sim_flow_resource_stats(e.net, L, &st);
+    ck_assert_double_eq_tol(st.units, 100, TOL);
     start(&e, 5, 1e6, (SimFlowUse[]){ { L, 1 }, { P, 1 } }, 2, SIM_FLOW_UNCAPPED);
     sim_engine_run_until(e.eng, S(2));
+    /* The new group cleared the proof: the clocks track L again, with the
+     * weight of every flow using it. */
+    sim_flow_resource_stats(e.net, L, &st);
+    ck_assert_double_eq_tol(st.units, 100 + 120, TOL);
+    sim_flow_resource_stats(e.net, D, &st);
+    ck_assert_double_eq_tol(st.units, 100 + 96, TOL);
+    sim_flow_resource_stats(e.net, P, &st);
+    ck_assert_double_eq_tol(st.units, 100 + 76 + 24, TOL);
     for (int i = 0; i < 4; i++)
         ck_assert_double_eq_tol(rate(&e, i), 24, TOL);
     ck_assert_double_eq_tol(rate(&e, 5), 24, TOL);
@@ -976,6 +989,12 @@ START_TEST(test_bounded_resource_proof_invalidated)
     ck_assert_double_eq_tol(rate(&e, 5), 30, TOL);
     ck_assert_double_eq_tol(rate(&e, 4), 70, TOL);
     ck_assert_double_eq_tol(sim_flow_resource_load(e.net, L), 120, TOL);
+    /* One more second: the cancelled flow counts the 49 bytes it moved. */
+    sim_engine_run_until(e.eng, S(3));
+    sim_flow_resource_stats(e.net, L, &st);
+    ck_assert_double_eq_tol(st.units, 220 + 120, TOL);
+    sim_flow_resource_stats(e.net, D, &st);
+    ck_assert_double_eq_tol(st.units, 196 + 90, TOL);
     env_clear(&e);
 }
 END_TEST
