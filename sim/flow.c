@@ -83,12 +83,12 @@
  * - Statistics are integrated lazily: resource units as w x bytes of the
  *   flows that left, plus w (n_g V_g - sum of V_g at their starts) of each
  *   active group using the resource (res_units: a start or end adds one
- *   term, a rate change or clock move nothing), busy area as units / capacity between capacity changes, flow
- *   area up to the last change of the resource's flow count (or a query),
- *   the net at every change.  The part
- *   of an interval a flow spends past its last byte (it completes at the
- *   ceil'd ns) is subtracted at completion, the residue added, so units
- *   served equal sum of w x bytes exactly.
+ *   term, a rate change or clock move nothing), busy area as units /
+ *   capacity between capacity changes, flow area up to the last change of
+ *   the resource's flow count (or a query), the net at every change.  A
+ *   completed flow counts its size (the residue and the part of an
+ *   interval it spends past its last byte, as it completes at the ceil'd
+ *   ns, included), so units served equal sum of w x bytes exactly.
  * - Scratch arrays grow by doubling and are kept: no allocation per solve.
  */
 #include "sim/flow.h"
