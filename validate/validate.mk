@@ -3,10 +3,15 @@
 #                         mechanics are asserted, exit status != 0 on a mismatched body;
 #                         timings and prediction errors are reported, never asserted)
 #   make validate         the full run into build/validate (about 10 minutes on 2 cores)
-.PHONY: validate-quick validate
+#   make wrk-check        `ocasim serve` in each mode under wrk (whole files and a Range, 2 s
+#                         each): only 2xx on both sides, no socket errors (CI; ~15 s)
+.PHONY: validate-quick validate wrk-check
 
 validate-quick: $(BIN)
 	./$(BIN) validate --quick --out build/validate-quick
 
 validate: $(BIN)
 	./$(BIN) validate --out build/validate
+
+wrk-check: $(BIN)
+	sh scripts/wrk-check.sh ./$(BIN)
