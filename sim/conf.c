@@ -520,6 +520,8 @@ parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *
     attach(n, parent, key);
     L->depth++;
     gboolean ok = FALSE;
+    /* key -> index + 1 of this map's children: the duplicate check stays linear in the keys */
+    g_autoptr(GHashTable) seen = is_map ? g_hash_table_new(g_str_hash, g_str_equal) : NULL;
     for (;;) {
       yaml_event_t e;
       if (!next_event(L, &e, error))
@@ -544,7 +546,7 @@ parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *
         sim_conf_node_free_(k);
         break;
       }
-      gssize prev = map_find(n, k->text);
+      gssize prev = (gssize)GPOINTER_TO_SIZE(g_hash_table_lookup(seen, k->text)) - 1;
       if (prev >= 0) {
         const SimConfNode *first = g_ptr_array_index(n->children, prev);
         g_autofree char *ppath = sim_conf_node_path(n);
@@ -554,7 +556,10 @@ parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *
         sim_conf_node_free_(k);
         break;
       }
-      gboolean vok = next_event(L, &e, error) && parse_node(L, &e, n, k, error) != NULL;
+      SimConfNode *v = next_event(L, &e, error) ? parse_node(L, &e, n, k, error) : NULL;
+      gboolean vok = v != NULL;
+      if (vok) /* the value's own copy of the key lives as long as the table */
+        g_hash_table_insert(seen, v->key, GSIZE_TO_POINTER((gsize)n->children->len));
       sim_conf_node_free_(k);
       if (!vok)
         break;

@@ -726,6 +726,24 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* A map of 50 000 keys: a duplicate of a key far back is found and located at both places
+ * (the check goes through a hash table of the map's keys, not a scan per key). */
+START_TEST(test_duplicate_in_large_map)
+{
+  GString *y = g_string_new(NULL);
+  for (int i = 0; i < 50000; i++)
+    g_string_append_printf(y, "k%d: %d\n", i, i);
+  g_string_append(y, "k123: again\n");
+  g_autoptr(GError) err = NULL;
+  g_autoptr(SimConfDoc) doc = sim_conf_load_string(y->str, "big.yaml", &err);
+  g_string_free(y, TRUE);
+  ck_assert_ptr_null(doc);
+  ck_assert(g_error_matches(err, SIM_CONF_ERROR, SIM_CONF_ERROR_DUPLICATE));
+  ck_assert_msg(strstr(err->message, "big.yaml:50001:1: k123: duplicate key 'k123' (first at line 124)"), "%s",
+                err->message);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -745,6 +763,7 @@ main(void)
   tcase_add_test(tc, test_markdown);
   tcase_add_test(tc, test_bad_schema_default);
   tcase_add_test(tc, test_threads);
+  tcase_add_test(tc, test_duplicate_in_large_map);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }
