@@ -4,6 +4,10 @@
 #   make SANITIZE=1 test   the same under AddressSanitizer + UBSan (objects in build/asan)
 #   make bench        engine and model benchmarks (report only, never fail on timing)
 #   make deps         install the Debian packages the build needs (see scripts/deps.sh)
+#   make reference    every published result: model (bound and DES) vs published (models/models.mk)
+#   make fit          refit the shared coefficients, with the leave-one-out report (models/models.mk)
+#   make scenario-docs  regenerate scenarios/README.md and the README's reference table
+#   make validate-quick / validate / wrk-check   the validation mode (validate/validate.mk)
 #
 # Sources are picked up by wildcard: a new sim/*.c, models/*.c, validate/*.c or
 # cli/*.c joins the build, a new tests/test_*.c becomes its own test binary.

@@ -61,7 +61,7 @@ static const SimConfField pcie_schema[] = {
    .doc = "max read request size (512 B: common OS default)"},
   {.key = "mps", .type = SIM_CONF_T_INT64, .offset = F(PcieConf, mps), .unit = SIM_UNIT_SIZE, .def = "256 B", .min = "128", .max = "4096",
    .doc = "max payload size (256 B: common root-complex limit)"},
-  {.key = "relaxed_ordering", .type = SIM_CONF_T_BOOL, .offset = F(PcieConf, ro), .def = "true", .doc = "relaxed ordering enabled"},
+  {.key = "relaxed_ordering", .type = SIM_CONF_T_BOOL, .offset = F(PcieConf, ro), .def = "true", .doc = "relaxed ordering enabled (recorded, not modelled: no sourced throughput effect)"},
   SIM_CONF_END};
 
 static const SimConfField nvme_schema[] = {
@@ -94,7 +94,7 @@ static const SimConfField nic_schema[] = {
   {.key = "ktls", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, ktls_bps), .unit = SIM_UNIT_BIT_RATE, .def = "0 Gb/s", .min = "0",
    .doc = "inline kTLS engine cap per card (0: no engine)"},
   {.key = "queue", .type = SIM_CONF_T_INT64, .offset = F(NicConf, queue), .unit = SIM_UNIT_SIZE, .def = "16 MiB", .min = "1",
-   .doc = "output queue per port (assumption: ring + NIC buffer)"},
+   .doc = "output queue per port (assumption: ring + NIC buffer; recorded, not modelled: the flow-level DES has no packet queue, a saturated port's drops are its offered minus served bytes)"},
   {.key = "domains", .type = SIM_CONF_T_LIST, .offset = F(NicConf, domains), .elem_type = SIM_CONF_T_INT, .min = "0", .max_items = 4,
    .doc = "NUMA domain each port's connections are bound to (default: the card's node)"},
   {.key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NicConf, pcie), .sub = pcie_schema, .doc = "the card's PCIe link"},
