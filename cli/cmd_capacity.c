@@ -62,6 +62,9 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
   }
   if (isinf(c->capacity_gbps))
     g_string_append(out, "capacity:   no limit: every criterion holds up to twice the saturation throughput\n");
+  else if (c->capacity_gbps <= 0)
+    g_string_append_printf(out, "capacity:   none: no offered load meets the %s criterion, not even a trickle (%.3g Gb/s)\n",
+                           capacity_criterion_name(c->limiting), c->probe_floor_gbps);
   else
     g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by %s\n", c->capacity_gbps, capacity_criterion_name(c->limiting));
   for (int k = 0; k < CAP_COUNT; k++) {

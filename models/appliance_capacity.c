@@ -22,9 +22,13 @@ static double g_of(double L, void *p)
       if (x->m->res[i].kind == RK_CPU) v = MAX(v, r->offered_util[i] - x->m->res[i].limit);
     return v;
   case CAP_DROPS:
-    v = -x->a->wl.drop_max;
+    /* below saturation a port's headroom u - 1 (< 0), above it its drop fraction 1 - 1/u: one
+     * continuous, increasing function, so drop_max = 0 has its root at the port's saturation */
     for (int i = 0; i < x->m->n_res; i++)
-      if (x->m->res[i].kind == RK_NIC_PORT) v = MAX(v, r->drop[i] - x->a->wl.drop_max);
+      if (x->m->res[i].kind == RK_NIC_PORT) {
+        double u = r->offered_util[i];
+        v = MAX(v, (u > 1.0 ? r->drop[i] : u - 1.0) - x->a->wl.drop_max);
+      }
     return v;
   case CAP_LATENCY:
     return r->lat_p99_ms - x->a->wl.latency_slo_ms;
@@ -41,6 +45,7 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
 {
   double xsat = demand_saturation_Bps(m, NULL) * 8e-9;
   double lo = xsat * 1e-3, hi = xsat * 2.0;
+  out->probe_floor_gbps = lo;
   gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   out->capacity_gbps = INFINITY;
   out->limiting = CAP_SATURATION;

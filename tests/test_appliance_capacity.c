@@ -33,6 +33,14 @@ START_TEST(test_drop_criterion_closed_form)
   ck_assert_int_eq(c.limiting, CAP_DROPS);
   ck_assert_double_eq_tol(c.capacity_gbps, c.limit_gbps[CAP_DROPS], 1e-9);
   g_free(a);
+  /* drop_max 0: no drops at all, so the limit is the port's saturation (it was a trickle) */
+  const char *sets0[] = {"workload.latency_slo=10 s", "workload.drop_max=0 %", NULL};
+  a = load("scenarios/reference/milan2022_strict_disk_silo.yaml", sets0);
+  g_autoptr(DemandModel) m0 = demand_build(a, NULL);
+  ck_assert(appliance_capacity(a, m0, &c, &e));
+  ck_assert_double_eq_tol(c.limit_gbps[CAP_DROPS], xsat, 1e-3);
+  ck_assert_int_eq(c.limiting, CAP_DROPS);
+  g_free(a);
 }
 END_TEST
 
