@@ -100,7 +100,7 @@ gboolean cli_one_file(const CliOptions *opt, const char *cmd)
 
 void cli_note_overrides(const CliOptions *opt, GError **error)
 {
-    if (!error || !*error || !opt->sets || !opt->sets[0] || g_str_has_prefix((*error)->message, "--set"))
+    if (!error || !*error || !opt->sets || !opt->sets[0] || g_str_has_prefix((*error)->message, "--"))
         return;
     g_autofree char *list = g_strjoinv(", ", opt->sets);
     g_autofree char *msg = g_strdup_printf("%s (the scenario as changed by --set %s)", (*error)->message, list);
