@@ -52,6 +52,44 @@ static const scenario_kind kinds[] = {
     { "appliance", handle_appliance },
 };
 
+/* `check`'s verdict on stdout in the chosen format: ok with the kind, or not ok with the
+ * error's message (which cli_fail also prints on stderr, with the exit status). */
+static int check_verdict(const CliOptions *opt, const char *kind, const GError *error)
+{
+    g_autoptr(GString) out = g_string_new(NULL);
+    switch (opt->format) {
+    case CLI_FORMAT_JSON: {
+        g_autoptr(JsonBuilder) b = json_builder_new();
+        json_builder_begin_object(b);
+        sim_json_string(b, "file", opt->files[0]);
+        sim_json_string(b, "kind", kind);
+        json_builder_set_member_name(b, "ok");
+        json_builder_add_boolean_value(b, error == NULL);
+        if (error)
+            sim_json_string(b, "error", error->message);
+        json_builder_end_object(b);
+        sim_json_append(b, out);
+        break;
+    }
+    case CLI_FORMAT_CSV:
+        g_string_append(out, "file,kind,ok,error\n");
+        sim_csv_field(out, opt->files[0]);
+        g_string_append_c(out, ',');
+        sim_csv_field(out, kind ? kind : "");
+        g_string_append(out, error ? ",false," : ",true,");
+        sim_csv_field(out, error ? error->message : "");
+        g_string_append_c(out, '\n');
+        break;
+    default:
+        if (error)
+            return cli_fail(error);
+        g_string_append_printf(out, "%s: ok (%s)\n", opt->files[0], kind);
+        return cli_emit(out);
+    }
+    int status = cli_emit(out);
+    return error ? cli_fail(error) : status;
+}
+
 static int run_or_check_file(const CliOptions *opt, gboolean run)
 {
     g_autoptr(GError) error = NULL;
@@ -63,40 +101,16 @@ static int run_or_check_file(const CliOptions *opt, gboolean run)
     g_autoptr(SimConfDoc) doc = cli_load_scenario(opt->files[0], opt, &error);
     const char *kind = doc ? cli_scenario_kind(doc, names, &error) : NULL;
     if (!kind)
-        return cli_fail(error);
+        return run ? cli_fail(error) : check_verdict(opt, NULL, error);
     g_autoptr(GString) text = run ? g_string_new(NULL) : NULL;
     for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
         if (!strcmp(kinds[i].kind, kind) && !kinds[i].handle(sim_conf_doc_root(doc), opt, text, &error)) {
             cli_note_overrides(opt, &error);
-            return cli_fail(error);
+            return run ? cli_fail(error) : check_verdict(opt, kind, error);
         }
     if (run)
         return cli_emit(text);
-    g_autoptr(GString) ok = g_string_new(NULL);
-    switch (opt->format) {
-    case CLI_FORMAT_JSON: {
-        g_autoptr(JsonBuilder) b = json_builder_new();
-        json_builder_begin_object(b);
-        sim_json_string(b, "file", opt->files[0]);
-        sim_json_string(b, "kind", kind);
-        json_builder_set_member_name(b, "ok");
-        json_builder_add_boolean_value(b, TRUE);
-        json_builder_end_object(b);
-        sim_json_append(b, ok);
-        break;
-    }
-    case CLI_FORMAT_CSV:
-        g_string_append(ok, "file,kind,ok\n");
-        sim_csv_field(ok, opt->files[0]);
-        g_string_append_c(ok, ',');
-        sim_csv_field(ok, kind);
-        g_string_append(ok, ",true\n");
-        break;
-    default:
-        g_string_append_printf(ok, "%s: ok (%s)\n", opt->files[0], kind);
-        break;
-    }
-    return cli_emit(ok);
+    return check_verdict(opt, kind, NULL);
 }
 
 static int run_or_check(int argc, char **argv, gboolean run)

@@ -310,8 +310,19 @@ START_TEST(test_check_formats)
     ck_assert_int_eq(run_ocasim(ac, &c, &e2), 0);
     ck_assert_int_eq(run_ocasim(at, &t, &e3), 0);
     ck_assert_str_eq(j, "{\n  \"file\" : \"scenarios/mm1.yaml\",\n  \"kind\" : \"queueing_network\",\n  \"ok\" : true\n}\n");
-    ck_assert_str_eq(c, "file,kind,ok\nscenarios/mm1.yaml,queueing_network,true\n");
+    ck_assert_str_eq(c, "file,kind,ok,error\nscenarios/mm1.yaml,queueing_network,true,\n");
     ck_assert_str_eq(t, "scenarios/mm1.yaml: ok (queueing_network)\n");
+    /* a bad file: the verdict on stdout carries the located error, which stderr prints too; exit 2 */
+    g_autofree char *bj = NULL, *bc = NULL, *f1 = NULL, *f2 = NULL;
+    const char *bad_j[] = { "check", "tests/data/bad/route-unknown-station.yaml", "--format", "json", NULL };
+    const char *bad_c[] = { "check", "tests/data/bad/route-unknown-station.yaml", "--format", "csv", NULL };
+    ck_assert_int_eq(run_ocasim(bad_j, &bj, &f1), 2);
+    ck_assert_int_eq(run_ocasim(bad_c, &bc, &f2), 2);
+    const char *msg = "tests/data/bad/route-unknown-station.yaml:6:18: sources[0].route[0].to: no station named 'sever'";
+    ck_assert_msg(strstr(bj, "\"ok\" : false") && strstr(bj, msg), "%s", bj);
+    ck_assert_msg(g_str_has_prefix(bc, "file,kind,ok,error\ntests/data/bad/route-unknown-station.yaml,queueing_network,false,") &&
+                  strstr(bc, msg), "%s", bc);
+    ck_assert_msg(strstr(f1, msg) && strstr(f2, msg), "%s", f1);
 }
 END_TEST
 
