@@ -358,9 +358,11 @@ static void summarise(ValRunResult *r) {
   r->median.ktls_engaged = r->rep[0].ktls_engaged;
 }
 
+double val_measure_taken_cores(const ValRunSample *s) { return s->foreign_cores + s->steal_cores; }
+
 gboolean val_measure_contended(const ValMeasureConfig *cfg, const ValRunSample *s) {
   double limit = cfg->foreign_limit > 0 ? cfg->foreign_limit : 0.25;
-  return s->foreign_cores + s->steal_cores > limit;
+  return val_measure_taken_cores(s) > limit;
 }
 
 gboolean val_measure_needs_rep(const ValMeasureConfig *cfg, const ValRunResult *r) {
@@ -405,10 +407,9 @@ void val_measure_finish(const ValMeasureConfig *cfg, ValRunResult *r) {
   gboolean keep[VAL_MAX_REPS] = {FALSE};
   for (int k = 0; k < MIN(reps, r->attempts); k++) {
     int best = -1;
-    for (int i = 0; i < r->attempts; i++) {
-      double li = r->all[i].foreign_cores + r->all[i].steal_cores;
-      if (!keep[i] && (best < 0 || li < r->all[best].foreign_cores + r->all[best].steal_cores)) best = i;
-    }
+    for (int i = 0; i < r->attempts; i++)
+      if (!keep[i] && (best < 0 || val_measure_taken_cores(&r->all[i]) < val_measure_taken_cores(&r->all[best])))
+        best = i;
     keep[best] = TRUE;
   }
   r->nrep = 0;

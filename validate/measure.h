@@ -112,7 +112,9 @@ gboolean val_measure_needs_rep(const ValMeasureConfig *cfg, const ValRunResult *
 gboolean val_measure_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *r,
                          GError **error);
 void val_measure_finish(const ValMeasureConfig *cfg, ValRunResult *r);
-/* A repetition is contended when other tenants' busy cores plus steal exceed cfg->foreign_limit. */
+/* Cores this workload did not get in s: other tenants' busy cores plus hypervisor steal. */
+double val_measure_taken_cores(const ValRunSample *s);
+/* A repetition is contended when its taken cores exceed cfg->foreign_limit. */
 gboolean val_measure_contended(const ValMeasureConfig *cfg, const ValRunSample *s);
 /* Adds the result as a JSON object. */
 void val_measure_to_json(const ValRunResult *r, JsonBuilder *b);

@@ -210,7 +210,7 @@ static ValHostConfig host_config(const ValReport *r, const ValRunResult *run) {
                      .bytes_per_req = (double)(s->range_bytes ? MIN(s->range_bytes, s->file_bytes) : s->file_bytes),
                      .file_bytes = (double)s->file_bytes,
                      .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
-  c.avail_cores = MAX(0.25, (double)r->probe->cpus_online - run->median.foreign_cores - run->median.steal_cores);
+  c.avail_cores = MAX(0.25, (double)r->probe->cpus_online - val_measure_taken_cores(&run->median));
   /* pinned: the placement the run used is a condition of the test, told to the model */
   if (run->pinned) {
     c.pinned = TRUE;
@@ -375,7 +375,7 @@ static void fit_and_predict(ValReport *r) {
     else {
       ho[r->n_heldout++] = fabs(row->err_rel);
       r->heldout_max_abs_err = MAX(r->heldout_max_abs_err, fabs(row->err_rel));
-      if (row->run.median.foreign_cores + row->run.median.steal_cores <= VAL_FOREIGN_LIMIT) {
+      if (val_measure_taken_cores(&row->run.median) <= VAL_FOREIGN_LIMIT) {
         hq[r->n_heldout_quiet++] = fabs(row->err_rel);
         r->heldout_quiet_max_abs_err = MAX(r->heldout_quiet_max_abs_err, fabs(row->err_rel));
       }
