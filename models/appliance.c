@@ -30,7 +30,7 @@ gboolean appliance_validate(const Appliance *a, GError **error)
   for (int i = 0; i < a->n_nics; i++) {
     char kp[32];
     g_snprintf(kp, sizeof kp, "nics[%d]", i);
-    if (!nic_validate(&a->nics[i], &a->topo, kp, error)) return FALSE;
+    if (!nic_validate(&a->nics[i], &a->topo, cpu_burst_bytes(&a->stack), kp, error)) return FALSE;
   }
   if (!workload_validate(&a->wl, error)) return FALSE;
   int n_loop = 0;

@@ -26,7 +26,7 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
     if (res->capacity <= 0) continue;
     r->util[i] = MIN(1.0, r->throughput_Bps * demand_total_at(m, i, r->throughput_Bps) / res->capacity);
     r->offered_util[i] = L * demand_total_at(m, i, L) / res->capacity;
-    if (res->kind == RK_NIC_PORT && r->offered_util[i] > 1.0) r->drop[i] = 1.0 - 1.0 / r->offered_util[i];
+    if (res->kind == RK_NIC_PORT) r->drop[i] = nic_port_drop_fraction(r->offered_util[i], res->queue_bursts);
     if (res->kind == RK_CPU) {
       busy += r->util[i] * res->capacity;
       cap += res->capacity;

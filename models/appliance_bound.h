@@ -3,8 +3,9 @@
  * What it models: with D_r the demand of resource r per served byte and C_r its capacity,
  * the saturation throughput is X* = min_r limit_r C_r / D_r (limit = CPU cap, else 1). At an
  * offered load L (B/s) the served throughput is X = min(L, X*) and each resource runs at
- * utilisation u_r = X D_r / C_r. NIC ports see their share of the offered load, L D_port:
- * above their capacity the excess is dropped, drop = 1 - C/(L D). Request latency: each
+ * utilisation u_r = X D_r / C_r. NIC ports see their share of the offered load, L D_port, and
+ * their output queues drop the M/M/1/K share of it at rho = L D / C (nic_port_drop_fraction:
+ * about 1 - 1/rho above line rate, 1/(K+1) at it). Request latency: each
  * class's request of R bytes passes the drive (latency + R/bw), its CPU node (R * cpb on one
  * core) and its egress port (R / port rate); each stage is an M/M/1 sojourn s / (1 - u), and
  * the class total is taken as exponential, so p50/p99 solve sum_c w_c (1 - exp(-t/T_c)) = q.

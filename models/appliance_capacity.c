@@ -22,13 +22,9 @@ static double g_of(double L, void *p)
       if (x->m->res[i].kind == RK_CPU) v = MAX(v, r->offered_util[i] - x->m->res[i].limit);
     return v;
   case CAP_DROPS:
-    /* below saturation a port's headroom u - 1 (< 0), above it its drop fraction 1 - 1/u: one
-     * continuous, increasing function, so drop_max = 0 has its root at the port's saturation */
+    /* the output queue's drop fraction (nic.h) is continuous and increasing in the load */
     for (int i = 0; i < x->m->n_res; i++)
-      if (x->m->res[i].kind == RK_NIC_PORT) {
-        double u = r->offered_util[i];
-        v = MAX(v, (u > 1.0 ? r->drop[i] : u - 1.0) - x->a->wl.drop_max);
-      }
+      if (x->m->res[i].kind == RK_NIC_PORT) v = MAX(v, r->drop[i] - x->a->wl.drop_max);
     return v;
   case CAP_LATENCY:
     return r->lat_p99_ms - x->a->wl.latency_slo_ms;

@@ -94,7 +94,7 @@ static const SimConfField nic_schema[] = {
   {.key = "ktls", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, ktls_bps), .unit = SIM_UNIT_BIT_RATE, .def = "0 Gb/s", .min = "0",
    .doc = "inline kTLS engine cap per card (0: no engine)"},
   {.key = "queue", .type = SIM_CONF_T_INT64, .offset = F(NicConf, queue), .unit = SIM_UNIT_SIZE, .def = "16 MiB", .min = "1",
-   .doc = "output queue per port (assumption: ring + NIC buffer; recorded, not modelled: the flow-level DES has no packet queue, a saturated port's drops are its offered minus served bytes)"},
+   .doc = "output queue per port (assumption: ring + NIC buffer); in TSO bursts it is the K of the port's M/M/1/K drop fraction, so a smaller queue drops more below line rate"},
   {.key = "domains", .type = SIM_CONF_T_LIST, .offset = F(NicConf, domains), .elem_type = SIM_CONF_T_INT, .min = "0", .max_items = 4,
    .doc = "NUMA domain each port's connections are bound to (default: the card's node)"},
   {.key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NicConf, pcie), .sub = pcie_schema, .doc = "the card's PCIe link"},
@@ -215,7 +215,8 @@ static const SimConfField work_schema[] = {
   {.key = "latency_slo", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, slo_ns), .unit = SIM_UNIT_TIME, .def = "50 ms", .min = "0",
    .min_exclusive = true, .doc = "p99 request latency objective for capacity (assumption)"},
   {.key = "drop_max", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, drop_max), .unit = SIM_UNIT_PERCENT, .def = "0.1 %", .min = "0",
-   .max = "1", .doc = "largest tolerated NIC output drop fraction for capacity (assumption)"},
+   .min_exclusive = true, .max = "1",
+   .doc = "largest tolerated NIC output drop fraction for capacity (assumption); above 0, since a finite queue drops a little at any load"},
   SIM_CONF_END};
 
 #define LBM "measured on the host by ocasim validate"

@@ -7,9 +7,6 @@
 /* Fewest requests in flight: enough that no resource idles for want of work
  * when a few drives have shallow queues. */
 #define DES_MIN_IN_FLIGHT 64
-/* A port below this fraction of its limit is not saturated: whatever it did
- * not serve of its nominal offered share is arrival noise, not drops. */
-#define DES_SATURATED 0.99
 /* Most requests one run may simulate (about an hour of CPU at ~1 us each). */
 #define DES_MAX_REQUESTS 5e9
 
@@ -81,9 +78,11 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
         AppReportResource *o = &r->res[i];
         double load = fr->resources[i].load.mean;          /* units/s */
         app_report_fill_resource(o, d, load);
-        if (d->kind == RK_NIC_PORT && spec->offered_Bps > 0 && o->utilization >= DES_SATURATED * d->limit) {
-            double offered = spec->offered_Bps * m->total[i];
-            o->drop = offered > load ? 1 - load / offered : 0;
+        /* the fluid flows carry no packets: a port's output-queue drops are those of its
+         * offered load (open: the offered stream's share; saturate: what it carries) */
+        if (d->kind == RK_NIC_PORT) {
+            double offered = spec->offered_Bps > 0 ? spec->offered_Bps * m->total[i] : load;
+            o->drop = nic_port_drop_fraction(offered / d->capacity, d->queue_bursts);
         }
         if (d->kind == RK_CPU) {
             cpu_load += load;

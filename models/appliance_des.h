@@ -15,10 +15,11 @@
  * Resource capacities are the demand model's capacity x limit (the CPU cap),
  * so at saturation the simulation must meet the bottleneck law of `ocasim
  * bound` (within 3% on scenarios without skew; tested).
- * NIC output drops: with an offered load, a saturated port's (at 99% of its
- * capacity or more) drop fraction is the share of the bytes offered to it
- * (offered x its demand per byte) that it could not serve; under "saturate" every class is backlogged and nothing is offered in
- * excess, so no drops are counted.
+ * NIC output drops: the fluid flows carry no packets, so a port's drop fraction
+ * is its output queue's M/M/1/K share (nic_port_drop_fraction) at the load
+ * offered to it: the offered stream's share (offered x its demand per byte)
+ * with an offered load, what it carries under "saturate" (a saturated port
+ * then drops 1/(K+1)).
  * Leaves out: packet-level TCP dynamics, retransmissions, per-connection
  * bitrate pacing (flows are aggregated sendfile work, not single clients).
  */

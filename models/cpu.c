@@ -39,6 +39,8 @@ gboolean cpu_crypto_ordinary_stores(CryptoImpl impl)
 
 double cpu_mss_bytes(const StackCfg *s) { return s->mtu - 52.0; }
 
+double cpu_burst_bytes(const StackCfg *s) { return s->tso ? s->tso_bytes : cpu_mss_bytes(s); }
+
 const char *cpu_uarch_name(CpuUarch u)
 {
   static const char *n[UARCH_COUNT] = {"broadwell", "skylake", "icelake", "zen1", "zen2", "zen3", "zen4", "neoverse-n1"};

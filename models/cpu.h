@@ -54,6 +54,8 @@ double cpu_crypto_cpb(CryptoImpl impl, CpuUarch uarch);
 gboolean cpu_crypto_ordinary_stores(CryptoImpl impl);
 /* TCP payload per MTU-sized packet: MTU - 20 (IP) - 20 (TCP) - 12 (timestamps). */
 double cpu_mss_bytes(const StackCfg *s);
+/* Payload the stack hands a NIC port at once: one TSO segment with TSO on, else one MSS. */
+double cpu_burst_bytes(const StackCfg *s);
 const char *cpu_uarch_name(CpuUarch u);
 const char *cpu_crypto_name(CryptoImpl c);
 gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error);

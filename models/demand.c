@@ -120,6 +120,7 @@ static void build_resources(Build *b)
                              topo_node_of(t, nc->pos));
     b->m->res[b->port_res[p]].nic = b->m->port_nic[p];
     b->m->res[b->port_res[p]].port = b->m->port_num[p];
+    b->m->res[b->port_res[p]].queue_bursts = nc->queue_bytes / cpu_burst_bytes(&a->stack);
   }
   for (int i = 0; i < a->n_nics; i++) {
     const NicCard *nc = &a->nics[i];
@@ -256,7 +257,7 @@ static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include
   /* CPU work that is not a memory stall */
   double crypto_cpb = datapath_cpu_crypto(k->path) ? cpu_crypto_cpb(impl, a->cpu.uarch) : 0.0;
   double copy_cpb = datapath_copies(k->path) * c->copy_cpb;
-  double seg = a->stack.tso ? a->stack.tso_bytes : mss;
+  double seg = cpu_burst_bytes(&a->stack);
   double per_ack_event = 2.0 * mss * (a->stack.lro ? a->stack.lro_acks : 1.0);
   double stack_cpb = (c->page_cycles + (a->stack.mapped_mbufs ? c->mapped_page_cycles : 0.0)) / PAGE_BYTES +
                      c->pkt_cycles / seg + c->ack_cycles / per_ack_event;

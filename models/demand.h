@@ -61,6 +61,7 @@ typedef struct {
   int nic, port, drive, link; /* owner indices, -1 when not applicable */
   double rd, wr;           /* DRAM: total read / write bytes per served byte */
   double remote_stall;     /* CPU: part of the total demand that is remote-access stall cycles */
+  double queue_bursts;     /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
 } DmResource;
 
 /* Load-dependent demand: resource `res` needs `per_ns` more units per served byte for every ns

@@ -1,6 +1,7 @@
 /* nic.c — NIC placement and port domains (see nic.h). */
 #include "models/nic.h"
 #include "models/model_error.h"
+#include <math.h>
 
 int nic_port_domain(const NicCard *n, const Topology *t, int p)
 {
@@ -8,7 +9,7 @@ int nic_port_domain(const NicCard *n, const Topology *t, int p)
   return n->domain[p] >= 0 ? n->domain[p] : topo_node_of(t, n->pos);
 }
 
-gboolean nic_validate(const NicCard *n, const Topology *t, const char *keypath, GError **error)
+gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, const char *keypath, GError **error)
 {
   if (topo_node_of(t, n->pos) < 0)
     return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist",
@@ -23,10 +24,25 @@ gboolean nic_validate(const NicCard *n, const Topology *t, const char *keypath, 
     return model_fail(error, keypath, "port speed must be positive");
   if (n->ktls_gbps < 0)
     return model_fail(error, keypath, "kTLS engine cap cannot be negative");
+  if (n->queue_bytes < burst_bytes) {
+    g_autofree char *kq = g_strdup_printf("%s.queue", keypath);
+    return model_fail(error, kq, "an output queue of %.0f B cannot hold one %.0f B burst from the stack "
+                      "(stack.tso_size, or one MSS without TSO)", n->queue_bytes, burst_bytes);
+  }
   for (int p = 0; p < n->ports; p++)
     if (n->domain[p] >= topo_nodes(t))
       return model_fail(error, keypath, "port %d is bound to NUMA node %d, but the platform has %d nodes",
                         p, n->domain[p], topo_nodes(t));
   g_autofree char *kp = g_strdup_printf("%s.pcie", keypath);
   return pcie_validate(&n->link, kp, error);
+}
+
+double nic_port_drop_fraction(double rho, double k_bursts)
+{
+  g_return_val_if_fail(k_bursts >= 1.0, 1.0);
+  if (!(rho > 0)) return 0.0;
+  if (fabs(rho - 1.0) < 1e-12) return 1.0 / (k_bursts + 1.0);
+  if (rho < 1.0) return (1.0 - rho) * pow(rho, k_bursts) / (1.0 - pow(rho, k_bursts + 1.0));
+  double r = 1.0 / rho;
+  return (1.0 - r) / (1.0 - pow(r, k_bursts + 1.0));
 }

@@ -5,8 +5,11 @@
  * coefficient, covers Ethernet/IP/TCP/TLS framing and the drop-free ceiling of a real
  * port). An inline kTLS engine encrypts at most ktls_gbps per card (0: no engine).
  * The card reads payload from host memory by non-posted PCIe reads (pcie.h tag ceiling).
- * Each port has an output queue of queue_bytes: offered load above the port's capacity is
- * dropped (bound mode: drop fraction = 1 - capacity/offered; the DES queues and drops).
+ * Each port has an output queue of queue_bytes. The stack hands the port whole TSO bursts, so
+ * the queue holds K = queue_bytes / burst bursts, and the fraction of offered bytes it drops at
+ * offered load rho (offered / capacity) is the M/M/1/K blocking probability over bursts
+ * (nic_port_drop_fraction): negligible well below line rate, 1/(K+1) at rho = 1, and tending
+ * to 1 - 1/rho above it. Bound, DES and capacity all use it.
  * LACP: the switch hashes connections over all ports of the lagg, weighted by port speed;
  * each port has an OS NUMA domain (`domain`) the connection is bound to; by default the
  * card's node, but a platform may spread ports of one card over nodes (Rome "as built":
@@ -35,4 +38,14 @@ typedef struct {
 
 /* The NUMA domain connections arriving on port p of the card are bound to. */
 int nic_port_domain(const NicCard *n, const Topology *t, int p);
-gboolean nic_validate(const NicCard *n, const Topology *t, const char *keypath, GError **error);
+/* Checks a card against the platform; burst_bytes (cpu_burst_bytes) is the least output queue
+ * a port needs. Errors name keypath (e.g. "nics[1]"). */
+gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, const char *keypath, GError **error);
+
+/* Fraction of the bytes offered to a port that its output queue drops, at offered load rho
+ * (offered bytes/s over the port's capacity, >= 0) with room for k_bursts bursts (>= 1):
+ * the M/M/1/K blocking probability P_K = (1 - rho) rho^K / (1 - rho^(K+1)) (Kleinrock,
+ * "Queueing Systems, Vol. 1", 1975, Sec. 3.6), written as (1 - r) / (1 - r^(K+1)) with
+ * r = 1/rho above rho = 1 so it stays finite; 1/(K+1) at rho = 1. Poisson burst arrivals are
+ * an assumption: many independent TCP connections share a port. Increasing in rho. */
+double nic_port_drop_fraction(double rho, double k_bursts);

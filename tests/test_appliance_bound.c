@@ -100,12 +100,20 @@ START_TEST(test_strict_disk_centric_hot_node)
       double cold = r->throughput_Bps * m->total[i] * 8e-9;
       ck_assert_msg(cold < hot - 1.0, "cold port %.1f not below hot %.1f", cold, hot);
     }
-  /* offered above saturation: only the hot node's ports drop */
+  /* offered above saturation: the hot node's ports drop about 1 - 1/rho of their offered load
+   * (M/M/1/K over a 256-burst queue), the cold ones, offered 99 % of line rate, a tenth of that */
   g_autoptr(BoundResult) o = bound_eval(a, m, 1.02 * r->sat_Bps * 8e-9);
   for (int i = 0; i < m->n_res; i++)
     if (m->res[i].kind == RK_NIC_PORT) {
-      if (m->res[i].node == 0) ck_assert_msg(o->drop[i] > 0, "hot port %s does not drop", m->res[i].name);
-      else ck_assert_msg(o->drop[i] == 0, "cold port %s drops", m->res[i].name);
+      ck_assert_double_eq_tol(m->res[i].queue_bursts, 16.0 * 1024 * 1024 / a->stack.tso_bytes, 1e-9);
+      if (m->res[i].node == 0) {
+        ck_assert_double_eq_tol(o->offered_util[i], 1.02, 1e-9);
+        ck_assert_msg(o->drop[i] > 1 - 1 / 1.02 && o->drop[i] < 1.3 * (1 - 1 / 1.02), "hot port %s drops %g",
+                      m->res[i].name, o->drop[i]);
+      } else {
+        ck_assert_msg(o->offered_util[i] < 1 && o->drop[i] < 0.1 * (1 - 1 / 1.02), "cold port %s drops %g",
+                      m->res[i].name, o->drop[i]);
+      }
     }
   /* bulk traffic does not cross the fabric under strict siloing (ACKs still do) */
   ck_assert_double_eq_tol(demand_crossings_per_byte(a, m, TRUE), 0.0, TOL);
@@ -516,6 +524,10 @@ START_TEST(test_bad_platforms)
      "nics: [{port_speed: 100 Gb/s}]\n"
      "software: {data_path: sendfile}\n"
      "reference: {id: x, gbps: 100, tolerance_pct: 15}\n", "reference.tolerance_pct: above 10 only with a known_deviation"},
+    /* an output queue smaller than one TSO burst */
+    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+     "nvme: [{count: 2, read: 3 GB/s}]\n"
+     "nics: [{port_speed: 100 Gb/s, queue: 16 KiB}]\n", "5:38: nics[0].queue: an output queue of 16384 B cannot hold one"},
     /* units: a byte rate where a bit rate is wanted */
     {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
      "nvme: [{count: 2, read: 3 GB/s}]\n"

@@ -7,6 +7,7 @@
 
 #include "models/appliance_capacity.h"
 #include "models/appliance_conf.h"
+#include "models/qnet.h"
 #include <json-glib/json-glib.h>
 
 static Appliance *load(const char *file, const char *const *sets)
@@ -19,7 +20,9 @@ static Appliance *load(const char *file, const char *const *sets)
 
 START_TEST(test_drop_criterion_closed_form)
 {
-  /* a port drops 1 - C/(L D) of its offered load: drops reach drop_max at L = X_port / (1 - drop_max) */
+  /* the drop criterion stops where the hot ports' output queues drop drop_max of their offered
+   * load: rho = L D / C with P_K(rho) = 1 %, K = 16 MiB / 64 KiB = 256 bursts; P_K(rho) is
+   * increasing, so that rho lies between saturation (P_K(1) = 1/257) and 1/(1 - 1 %) */
   const char *sets[] = {"workload.latency_slo=10 s", "workload.drop_max=1 %", NULL};
   Appliance *a = load("scenarios/reference/milan2022_strict_disk_silo.yaml", sets);
   g_autoptr(DemandModel) m = demand_build(a, NULL);
@@ -29,18 +32,60 @@ START_TEST(test_drop_criterion_closed_form)
   CapacityResult c;
   GError *e = NULL;
   ck_assert(appliance_capacity(a, m, &c, &e));
-  ck_assert_double_eq_tol(c.limit_gbps[CAP_DROPS], xsat / (1 - 0.01), 1e-3);
   ck_assert_int_eq(c.limiting, CAP_DROPS);
   ck_assert_double_eq_tol(c.capacity_gbps, c.limit_gbps[CAP_DROPS], 1e-9);
+  double rho = c.limit_gbps[CAP_DROPS] / xsat;
+  ck_assert_msg(rho > 1.0 && rho < 1.0 / (1 - 0.01), "rho %g", rho);
+  ck_assert_double_eq_tol(nic_port_drop_fraction(rho, m->res[b].queue_bursts), 0.01, 1e-5);
   g_free(a);
-  /* drop_max 0: no drops at all, so the limit is the port's saturation (it was a trickle) */
-  const char *sets0[] = {"workload.latency_slo=10 s", "workload.drop_max=0 %", NULL};
-  a = load("scenarios/reference/milan2022_strict_disk_silo.yaml", sets0);
-  g_autoptr(DemandModel) m0 = demand_build(a, NULL);
-  ck_assert(appliance_capacity(a, m0, &c, &e));
-  ck_assert_double_eq_tol(c.limit_gbps[CAP_DROPS], xsat, 1e-3);
-  ck_assert_int_eq(c.limiting, CAP_DROPS);
+  /* drop_max 0 is refused: a finite queue drops a little at any load */
+  const char *sets0[] = {"workload.drop_max=0 %", NULL};
+  a = g_new0(Appliance, 1);
+  ck_assert(!appliance_load_file("scenarios/reference/milan2022_strict_disk_silo.yaml", sets0, a, NULL, &e));
+  ck_assert_msg(strstr(e->message, "workload.drop_max") && strstr(e->message, "> 0"), "%s", e->message);
+  g_clear_error(&e);
   g_free(a);
+}
+END_TEST
+
+START_TEST(test_port_drop_mm1k)
+{
+  /* nic_port_drop_fraction is the M/M/1/K blocking probability, worked by hand:
+   * K = 5, rho = 0.9: 0.1 * 0.9^5 / (1 - 0.9^6) = 0.126023; rho = 1.5: (1/3) / (1 - (2/3)^6) = 0.365414;
+   * rho = 1: 1/6; and it tends to 1 - 1/rho for a long queue */
+  ck_assert_double_eq_tol(nic_port_drop_fraction(0.9, 5), 0.126023, 1e-6);
+  ck_assert_double_eq_tol(nic_port_drop_fraction(1.5, 5), 0.365414, 1e-6);
+  ck_assert_double_eq_tol(nic_port_drop_fraction(1.0, 5), 1.0 / 6, 1e-12);
+  ck_assert_double_eq_tol(nic_port_drop_fraction(1.0 - 1e-9, 5), 1.0 / 6, 1e-8);
+  ck_assert_double_eq_tol(nic_port_drop_fraction(1.0 + 1e-9, 5), 1.0 / 6, 1e-8);
+  ck_assert_double_eq_tol(nic_port_drop_fraction(1.25, 1e4), 0.2, 1e-12);
+  ck_assert(nic_port_drop_fraction(0.5, 256) < 1e-70);
+  ck_assert(nic_port_drop_fraction(0.0, 256) == 0.0);
+  double prev = 0;
+  for (double rho = 0.8; rho < 1.2; rho += 0.001) {
+    double p = nic_port_drop_fraction(rho, 256);
+    ck_assert_msg(p >= prev, "not increasing at rho %g", rho);
+    prev = p;
+  }
+  /* and the engine agrees: an M/M/1/5 station at rho 0.9 and 1.5 drops that share of arrivals */
+  const double rhos[] = {0.9, 1.5};
+  for (int i = 0; i < 2; i++) {
+    g_autoptr(QnetSpec) spec = qnet_spec_new();
+    spec->name = g_strdup("mm1k");
+    spec->seed = 11;
+    spec->duration_ns = sim_time_from_s(2e5);
+    spec->warmup_ns = sim_time_from_s(2e3);
+    SimDist ia = {SIM_DIST_EXPONENTIAL, 1e9 / rhos[i], 0}, sv = {SIM_DIST_EXPONENTIAL, 1e9, 0};
+    QnetSource *src = qnet_spec_add_source(spec, "in", &ia);
+    qnet_route_add(src->routes, "port", 1);
+    qnet_spec_add_station(spec, "port", SIM_STATION_FCFS, 1, 5, &sv);
+    GError *err = NULL;
+    ck_assert_msg(qnet_spec_resolve(spec, &err), "%s", err ? err->message : "");
+    g_autoptr(QnetResult) r = qnet_run(spec);
+    double sim = r->stations[0].drop_rate_per_s / rhos[i];
+    double th = nic_port_drop_fraction(rhos[i], 5);
+    ck_assert_msg(fabs(sim / th - 1) < 0.03, "rho %g: simulated %g vs M/M/1/K %g", rhos[i], sim, th);
+  }
 }
 END_TEST
 
@@ -116,6 +161,7 @@ static Suite *suite(void)
   TCase *t = tcase_create("capacity");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_drop_criterion_closed_form);
+  tcase_add_test(t, test_port_drop_mm1k);
   tcase_add_test(t, test_cpu_criterion);
   tcase_add_test(t, test_latency_slo);
   tcase_add_test(t, test_cli_capacity_json);
