@@ -66,6 +66,7 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
     r->offered_gbps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps : -1;
     double x_Bps = fr->throughput_Bps.mean;
     r->throughput_gbps = x_Bps * 8e-9;
+    r->requests_rejected = (gint64)fr->requests_rejected;
     r->lat_p50_ms = fr->latency_p50_s * 1e3;
     r->lat_p99_ms = fr->latency_p99_s * 1e3;
     double mean_bitrate_bps = workload_mean_bitrate_mbps(&a->wl) * 1e6;

@@ -29,6 +29,7 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->lat_p50_ms = b->lat_p50_ms;
   r->lat_p99_ms = b->lat_p99_ms;
   r->connections = b->connections;
+  r->requests_rejected = -1;
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
   for (int i = 0; i < m->n_res; i++) {
@@ -99,12 +100,28 @@ static void bar(GString *out, double u, double limit)
   g_string_append_c(out, ']');
 }
 
+double app_report_unserved_gbps(const AppReport *r)
+{
+  return r->offered_gbps > 0 ? MAX(0.0, r->offered_gbps - r->throughput_gbps) : 0.0;
+}
+
+/* Shortfalls below this share of the offered load are arrival noise of the DES, not overload. */
+#define UNSERVED_SHOWN 0.01
+
 static void write_table(const AppReport *r, GString *out)
 {
   g_string_append_printf(out, "scenario: %s  (mode %s, seed %" G_GUINT64_FORMAT ")\n", r->scenario, r->mode, r->seed);
   if (r->offered_gbps > 0) g_string_append_printf(out, "offered:    %.1f Gb/s\n", r->offered_gbps);
   else g_string_append(out, "offered:    saturate\n");
   g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
+  double un = app_report_unserved_gbps(r);
+  if (un > UNSERVED_SHOWN * r->offered_gbps || r->requests_rejected > 0) {
+    g_string_append_printf(out, "unserved:   %.1f Gb/s (%.1f %% of offered): more than the box serves", un,
+                           100 * un / r->offered_gbps);
+    if (r->requests_rejected > 0)
+      g_string_append_printf(out, "; %" G_GINT64_FORMAT " requests turned away", r->requests_rejected);
+    g_string_append_c(out, '\n');
+  }
   g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
   if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
     g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
@@ -172,6 +189,11 @@ static void write_json(const AppReport *r, GString *out)
   json_builder_set_member_name(b, "offered_gbps");
   if (r->offered_gbps > 0) json_builder_add_double_value(b, r->offered_gbps); else json_builder_add_string_value(b, "saturate");
   sim_json_number(b, "throughput_gbps", r->throughput_gbps);
+  if (r->offered_gbps > 0) sim_json_number(b, "unserved_gbps", app_report_unserved_gbps(r));
+  if (r->requests_rejected >= 0) {
+    json_builder_set_member_name(b, "requests_rejected");
+    json_builder_add_int_value(b, r->requests_rejected);
+  }
   sim_json_number(b, "cpu_util_pct", r->cpu_util_pct);
   json_builder_set_member_name(b, "latency_ms");
   json_builder_begin_object(b);

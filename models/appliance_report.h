@@ -5,7 +5,8 @@
  * CPU % per node), and the bottleneck. Formats: a table with a utilisation bar per resource,
  * JSON (json-glib; top level throughput_gbps, cpu_util_pct, bottleneck {resource, kind,
  * utilization}, co_bottlenecks [names of resources within 5 % of their limit when the
- * bottleneck is at its own], resources [{name, kind, utilization, value, unit}], seed) and CSV
+ * bottleneck is at its own], resources [{name, kind, utilization, value, unit}], seed; with an
+ * offered load also unserved_gbps, and in run mode requests_rejected) and CSV
  * (one row per resource). Output order is the resource order of the demand model (deterministic).
  */
 #pragma once
@@ -39,6 +40,8 @@ typedef struct {
   double cpu_util_pct;
   double lat_p50_ms, lat_p99_ms;
   double connections;
+  gint64 requests_rejected;/* run mode: arrivals turned away because every slot's wait queue was
+                              full (the box is overloaded); -1 in bound mode */
   int bottleneck;          /* index into res, -1 none */
   int stalled_cpu;         /* the CPU at its limit whose cycles the named DRAM bottleneck's
                               queueing stalls fill (app_report_pick_bottleneck), -1 none */
@@ -57,6 +60,8 @@ void app_report_fill_resource(AppReportResource *o, const DmResource *d, double 
  * demand model names DRAM for it (m->stall_named: the CPU is filled by DRAM queueing stalls,
  * demand.h), the most utilised DRAM node is named instead. */
 void app_report_pick_bottleneck(AppReport *r, const DemandModel *m);
+/* Offered load the box did not serve, Gb/s: offered - throughput, at least 0; 0 for "saturate". */
+double app_report_unserved_gbps(const AppReport *r);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
