@@ -74,7 +74,7 @@ static const SimConfField nvme_schema[] = {
   {.key = "read", .type = SIM_CONF_T_DOUBLE, .offset = F(NvmeConf, read_Bps), .unit = SIM_UNIT_BYTE_RATE, .required = true, .min = "0",
    .min_exclusive = true, .doc = "sustained sequential read bandwidth (datasheet)"},
   {.key = "latency", .type = SIM_CONF_T_DOUBLE, .offset = F(NvmeConf, latency_ns), .unit = SIM_UNIT_TIME, .def = "100 us", .min = "0",
-   .min_exclusive = true, .doc = "read latency at low queue depth (datacenter TLC NVMe datasheets: 80-120 us)"},
+   .min_exclusive = true, .max = "1 s", .doc = "read latency at low queue depth (datacenter TLC NVMe datasheets: 80-120 us; at most 1 s)"},
   {.key = "queue_depth", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, qd), .def = "128", .min = "1", .doc = "outstanding reads kept per drive (assumption)"},
   {.key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NvmeConf, pcie), .sub = pcie_schema, .doc = "the drive's PCIe link"},
   SIM_CONF_END};

@@ -115,7 +115,7 @@ static void write_table(const AppReport *r, GString *out)
   else g_string_append(out, "offered:    saturate\n");
   g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
   double un = app_report_unserved_gbps(r);
-  if (un > UNSERVED_SHOWN * r->offered_gbps || r->requests_rejected > 0) {
+  if (r->offered_gbps > 0 && (un > UNSERVED_SHOWN * r->offered_gbps || r->requests_rejected > 0)) {
     g_string_append_printf(out, "unserved:   %.1f Gb/s (%.1f %% of offered): more than the box serves", un,
                            100 * un / r->offered_gbps);
     if (r->requests_rejected > 0)

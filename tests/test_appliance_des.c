@@ -66,6 +66,10 @@ START_TEST(test_des_meets_bound)
         if (l->m->res[i].kind == RK_NVME)
             nvme += raw->resources[i].load.mean;
     ck_assert_double_eq_tol(nvme, raw->throughput_Bps.mean, 1e-6 * nvme);
+    /* "saturate" offers no load to leave unserved */
+    g_autoptr(GString) t = g_string_new(NULL);
+    app_report_write(rep, APP_FMT_TABLE, t);
+    ck_assert_msg(!strstr(t->str, "unserved"), "%s", t->str);
     flowsim_result_free(raw);
     app_report_free(rep);
     unload(l);
