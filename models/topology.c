@@ -56,8 +56,13 @@ gboolean topo_validate(const Topology *t, GError **error)
     return model_fail(error, "topology.sockets", "must be 1..%d, got %d", TOPO_MAX_SOCKETS, t->sockets);
   if (t->quadrants != 1 && t->quadrants != 2 && t->quadrants != 4)
     return model_fail(error, "topology.quadrants", "must be 1, 2 or 4, got %d", t->quadrants);
-  if (t->nps < 1 || t->nps > 4 || !(t->nps_supported & (1u << t->nps)))
-    return model_fail(error, "topology.nps", "NPS%d is not supported by this CPU", t->nps);
+  if (t->nps < 1 || t->nps > 4 || !(t->nps_supported & (1u << t->nps))) {
+    g_autoptr(GString) ok = g_string_new(NULL);
+    for (int n = 1; n <= 4; n++)
+      if (t->nps_supported & (1u << n)) g_string_append_printf(ok, "%sNPS%d", ok->len ? ", " : "", n);
+    return model_fail(error, "topology.nps", "NPS%d is not supported by this CPU (topology.nps_supported allows %s)", t->nps,
+                      ok->len ? ok->str : "none");
+  }
   if (t->quadrants % t->nps != 0)
     return model_fail(error, "topology.nps", "NPS%d does not divide %d quadrants", t->nps, t->quadrants);
   if (t->cores_per_socket < 1)
