@@ -205,7 +205,7 @@ static const SimConfField work_schema[] = {
   {.key = "request_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, request), .unit = SIM_UNIT_SIZE, .def = "2 MiB", .min = "4 KiB",
    .doc = "bytes per client request (assumption: a few seconds of video)"},
   {.key = "io_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, io), .unit = SIM_UNIT_SIZE, .def = "256 KiB", .min = "512",
-   .doc = "bytes per drive read (assumption: sendfile read-ahead)"},
+   .doc = "bytes per drive read (assumption: sendfile read-ahead); it sets a drive's Little's-law ceiling queue_depth x io_size / latency (binding only when below its read bandwidth), the sync-sendfile worker ceiling and the requests the DES keeps in flight"},
   {.key = "bitrates", .type = SIM_CONF_T_LIST, .offset = F(WorkConf, bitrates), .sub = bitrate_schema, .elem_size = sizeof(BitrateConf),
    .min_items = 1, .max_items = 8, .doc = "client bitrate mix (default one class at 5 Mb/s, an HD stream)"},
   {.key = "alt_path", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, alt_path), .enum_names = ALT_PATH_NAMES, .def = "none",
