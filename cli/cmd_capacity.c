@@ -21,7 +21,7 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a)
   case CAP_LATENCY:
     return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's M/M/1 estimate: check with ocasim run",
                            a->wl.latency_slo_ms);
-  case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link or NIC TLS engine at 100 %");
+  case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
   default: g_assert_not_reached();
   }
 }

@@ -26,7 +26,9 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
     if (res->capacity <= 0) continue;
     r->util[i] = MIN(1.0, r->throughput_Bps * demand_total_at(m, i, r->throughput_Bps) / res->capacity);
     r->offered_util[i] = L * demand_total_at(m, i, L) / res->capacity;
-    if (res->kind == RK_NIC_PORT) r->drop[i] = nic_port_drop_fraction(r->offered_util[i], res->queue_bursts);
+    /* the port's queue sees the load it carries: above saturation TCP backs off and the excess
+     * is unserved load (offered - X*), not drops */
+    if (res->kind == RK_NIC_PORT) r->drop[i] = nic_port_drop_fraction(r->util[i], res->queue_bursts);
     if (res->kind == RK_CPU) {
       busy += r->util[i] * res->capacity;
       cap += res->capacity;

@@ -3,9 +3,10 @@
  * What it models: with D_r the demand of resource r per served byte and C_r its capacity,
  * the saturation throughput is X* = min_r limit_r C_r / D_r (limit = CPU cap, else 1). At an
  * offered load L (B/s) the served throughput is X = min(L, X*) and each resource runs at
- * utilisation u_r = X D_r / C_r. NIC ports see their share of the offered load, L D_port, and
- * their output queues drop the M/M/1/K share of it at rho = L D / C (nic_port_drop_fraction:
- * about 1 - 1/rho above line rate, 1/(K+1) at it). Request latency: each
+ * utilisation u_r = X D_r / C_r; the rest of the offered load, L - X, is unserved. A NIC port's
+ * output queue drops the M/M/1/K share of the load it carries, rho = X D / C
+ * (nic_port_drop_fraction; at most 1/(K+1), at line rate): TCP senders back off at a full
+ * port, so load above line rate is unserved, not dropped. Request latency: each
  * class's request of R bytes passes the drive (latency + R/bw), its CPU node (R * cpb on one
  * core) and its egress port (R / port rate); each stage is an M/M/1 sojourn s / (1 - u), and
  * the class total is taken as exponential, so p50/p99 solve sum_c w_c (1 - exp(-t/T_c)) = q.
@@ -23,7 +24,7 @@ typedef struct {
   int n_res;
   double *util;            /* [n_res] utilisation at the served throughput, 0..1 */
   double *offered_util;    /* [n_res] load/capacity at the offered load (can exceed 1) */
-  double *drop;            /* [n_res] drop fraction (NIC ports), 0 elsewhere */
+  double *drop;            /* [n_res] output-queue drop fraction of the carried load (NIC ports), 0 elsewhere */
   double cpu_util;         /* busy cycles / all cycles, 0..1 */
   double cpu_util_max_node;/* busiest node, 0..1 */
   double lat_mean_ms, lat_p50_ms, lat_p99_ms;

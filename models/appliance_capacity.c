@@ -22,7 +22,8 @@ static double g_of(double L, void *p)
       if (x->m->res[i].kind == RK_CPU) v = MAX(v, r->offered_util[i] - x->m->res[i].limit);
     return v;
   case CAP_DROPS:
-    /* the output queue's drop fraction (nic.h) is continuous and increasing in the load */
+    /* the output queue's drop fraction (nic.h) rises with the carried load up to 1/(K+1) at
+     * line rate; a drop_max above that leaves the ports to the saturation criterion */
     for (int i = 0; i < x->m->n_res; i++)
       if (x->m->res[i].kind == RK_NIC_PORT) v = MAX(v, r->drop[i] - x->a->wl.drop_max);
     return v;
@@ -30,7 +31,7 @@ static double g_of(double L, void *p)
     return r->lat_p99_ms - x->a->wl.latency_slo_ms;
   case CAP_SATURATION:
     for (int i = 0; i < x->m->n_res; i++)
-      if (x->m->res[i].kind != RK_CPU && x->m->res[i].kind != RK_NIC_PORT) v = MAX(v, r->offered_util[i] - 1.0);
+      if (x->m->res[i].kind != RK_CPU) v = MAX(v, r->offered_util[i] - 1.0);
     return v;
   default:
     g_assert_not_reached();

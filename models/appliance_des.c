@@ -67,6 +67,8 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
     double x_Bps = fr->throughput_Bps.mean;
     r->throughput_gbps = x_Bps * 8e-9;
     r->requests_rejected = (gint64)fr->requests_rejected;
+    r->overloaded = r->requests_rejected > 0 ||
+                    (spec->offered_Bps > 0 && spec->offered_Bps > demand_saturation_Bps(m, NULL));
     r->lat_p50_ms = fr->latency_p50_s * 1e3;
     r->lat_p99_ms = fr->latency_p99_s * 1e3;
     double mean_bitrate_bps = workload_mean_bitrate_mbps(&a->wl) * 1e6;
@@ -79,12 +81,10 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
         AppReportResource *o = &r->res[i];
         double load = fr->resources[i].load.mean;          /* units/s */
         app_report_fill_resource(o, d, load);
-        /* the fluid flows carry no packets: a port's output-queue drops are those of its
-         * offered load (open: the offered stream's share; saturate: what it carries) */
-        if (d->kind == RK_NIC_PORT) {
-            double offered = spec->offered_Bps > 0 ? spec->offered_Bps * m->total[i] : load;
-            o->drop = nic_port_drop_fraction(offered / d->capacity, d->queue_bursts);
-        }
+        /* the fluid flows carry no packets: a port's drops are its output queue's M/M/1/K
+         * share at the load it carries (as in bound) */
+        if (d->kind == RK_NIC_PORT)
+            o->drop = nic_port_drop_fraction(load / d->capacity, d->queue_bursts);
         if (d->kind == RK_CPU) {
             cpu_load += load;
             cpu_cap += d->capacity;

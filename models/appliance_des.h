@@ -16,10 +16,11 @@
  * so at saturation the simulation must meet the bottleneck law of `ocasim
  * bound` (within 3% on scenarios without skew; tested).
  * NIC output drops: the fluid flows carry no packets, so a port's drop fraction
- * is its output queue's M/M/1/K share (nic_port_drop_fraction) at the load
- * offered to it: the offered stream's share (offered x its demand per byte)
- * with an offered load, what it carries under "saturate" (a saturated port
- * then drops 1/(K+1)).
+ * is its output queue's M/M/1/K share (nic_port_drop_fraction) at the load it
+ * carries, as in bound (a saturated port drops 1/(K+1)). An offered load above
+ * the bound's saturation throughput, or arrivals turned away, mark the run
+ * overloaded: offered minus served is then reported as unserved; below it the
+ * shortfall is arrival noise.
  * Leaves out: packet-level TCP dynamics, retransmissions, per-connection
  * bitrate pacing (flows are aggregated sendfile work, not single clients).
  */

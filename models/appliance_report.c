@@ -30,6 +30,7 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->lat_p99_ms = b->lat_p99_ms;
   r->connections = b->connections;
   r->requests_rejected = -1;
+  r->overloaded = b->offered_Bps > b->sat_Bps;
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
   for (int i = 0; i < m->n_res; i++) {
@@ -102,11 +103,8 @@ static void bar(GString *out, double u, double limit)
 
 double app_report_unserved_gbps(const AppReport *r)
 {
-  return r->offered_gbps > 0 ? MAX(0.0, r->offered_gbps - r->throughput_gbps) : 0.0;
+  return r->offered_gbps > 0 && r->overloaded ? MAX(0.0, r->offered_gbps - r->throughput_gbps) : 0.0;
 }
-
-/* Shortfalls below this share of the offered load are arrival noise of the DES, not overload. */
-#define UNSERVED_SHOWN 0.01
 
 static void write_table(const AppReport *r, GString *out)
 {
@@ -115,7 +113,7 @@ static void write_table(const AppReport *r, GString *out)
   else g_string_append(out, "offered:    saturate\n");
   g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
   double un = app_report_unserved_gbps(r);
-  if (r->offered_gbps > 0 && (un > UNSERVED_SHOWN * r->offered_gbps || r->requests_rejected > 0)) {
+  if (r->offered_gbps > 0 && r->overloaded) {
     g_string_append_printf(out, "unserved:   %.1f Gb/s (%.1f %% of offered): more than the box serves", un,
                            100 * un / r->offered_gbps);
     if (r->requests_rejected > 0)
@@ -160,7 +158,7 @@ static void write_table(const AppReport *r, GString *out)
         if (strcmp(r->res[i].kind, "nic_port") == 0 && r->res[i].node == n) { s += r->res[i].value; drop = MAX(drop, r->res[i].drop); k++; }
       if (!k) continue;
       g_string_append_printf(line, "%snode%d %.1f Gb/s per port", shown++ ? ", " : "", n, s / k);
-      if (drop > 0) g_string_append_printf(line, " (drops %.2f %%)", drop * 100);
+      if (drop > 0) g_string_append_printf(line, " (drops up to %.2f %%)", drop * 100);
     }
     if (shown > 1) g_string_append_printf(out, "nic ports:  %s\n", line->str);
     g_string_free(line, TRUE);
@@ -229,6 +227,10 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_number(b, "utilization", x->utilization);
     sim_json_number(b, "value", x->value);
     sim_json_string(b, "unit", x->unit);
+    if (r->nodes_known && x->node >= 0) {
+      json_builder_set_member_name(b, "node");
+      json_builder_add_int_value(b, x->node);
+    }
     if (strcmp(x->kind, "nic_port") == 0) {
       sim_json_number(b, "drop_fraction", x->drop);
     }
@@ -252,19 +254,25 @@ static void write_json(const AppReport *r, GString *out)
 
 static void write_csv(const AppReport *r, GString *out)
 {
-  g_string_append(out, "scenario,mode,seed,throughput_gbps,cpu_util_pct,p50_ms,p99_ms,resource,kind,utilization,value,unit,drop_fraction,bottleneck\n");
+  g_string_append(out, "scenario,mode,seed,offered_gbps,throughput_gbps,unserved_gbps,cpu_util_pct,p50_ms,p99_ms,resource,kind,node,"
+                       "utilization,value,unit,drop_fraction,bottleneck\n");
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
     sim_csv_field(out, r->scenario);
-    g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",%.6g,%.6g,", r->mode, r->seed, r->throughput_gbps,
-                           r->cpu_util_pct);
+    g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",", r->mode, r->seed);
+    if (r->offered_gbps > 0) g_string_append_printf(out, "%.6g", r->offered_gbps);
+    else g_string_append(out, "saturate");
+    g_string_append_printf(out, ",%.6g,%.6g,%.6g,", r->throughput_gbps, app_report_unserved_gbps(r), r->cpu_util_pct);
     sim_csv_number(out, r->lat_p50_ms);
     g_string_append_c(out, ',');
     sim_csv_number(out, r->lat_p99_ms);
     g_string_append_c(out, ',');
     sim_csv_field(out, x->name);
-    g_string_append_printf(out, ",%s,%.6g,%.6g,%s,%.6g,%d\n", x->kind, x->utilization, x->value, x->unit, x->drop,
-                           i == r->bottleneck);
+    g_string_append_printf(out, ",%s,", x->kind);
+    if (r->nodes_known && x->node >= 0) g_string_append_printf(out, "%d", x->node);
+    g_string_append_printf(out, ",%.6g,%.6g,%s,", x->utilization, x->value, x->unit);
+    if (strcmp(x->kind, "nic_port") == 0) g_string_append_printf(out, "%.6g", x->drop);
+    g_string_append_printf(out, ",%d\n", i == r->bottleneck);
   }
 }
 

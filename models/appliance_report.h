@@ -42,6 +42,8 @@ typedef struct {
   double connections;
   gint64 requests_rejected;/* run mode: arrivals turned away because every slot's wait queue was
                               full (the box is overloaded); -1 in bound mode */
+  gboolean overloaded;     /* the offered load exceeds what the box serves (bound: offered > X*;
+                              run: that, or arrivals turned away) */
   int bottleneck;          /* index into res, -1 none */
   int stalled_cpu;         /* the CPU at its limit whose cycles the named DRAM bottleneck's
                               queueing stalls fill (app_report_pick_bottleneck), -1 none */
@@ -60,7 +62,8 @@ void app_report_fill_resource(AppReportResource *o, const DmResource *d, double 
  * demand model names DRAM for it (m->stall_named: the CPU is filled by DRAM queueing stalls,
  * demand.h), the most utilised DRAM node is named instead. */
 void app_report_pick_bottleneck(AppReport *r, const DemandModel *m);
-/* Offered load the box did not serve, Gb/s: offered - throughput, at least 0; 0 for "saturate". */
+/* Offered load the box did not serve, Gb/s: offered - throughput when overloaded, else 0 (a
+ * shortfall of a run below saturation is arrival noise); 0 for "saturate". */
 double app_report_unserved_gbps(const AppReport *r);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
