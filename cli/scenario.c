@@ -100,10 +100,19 @@ gboolean cli_one_file(const CliOptions *opt, const char *cmd)
 
 void cli_note_overrides(const CliOptions *opt, GError **error)
 {
-    if (!error || !*error || !opt->sets || !opt->sets[0] || g_str_has_prefix((*error)->message, "--"))
+    if (!error || !*error || g_str_has_prefix((*error)->message, "--"))
         return;
-    g_autofree char *list = g_strjoinv(", ", opt->sets);
-    g_autofree char *msg = g_strdup_printf("%s (the scenario as changed by --set %s)", (*error)->message, list);
+    g_autoptr(GString) list = g_string_new(NULL);
+    const struct { const char *opt, *value; } shorthand[] = {
+        { "--seed", opt->seed }, { "--duration", opt->duration }, { "--warmup", opt->warmup } };
+    for (size_t i = 0; i < G_N_ELEMENTS(shorthand); i++)
+        if (shorthand[i].value)
+            g_string_append_printf(list, "%s%s %s", list->len ? ", " : "", shorthand[i].opt, shorthand[i].value);
+    for (char **s = opt->sets; s && *s; s++)
+        g_string_append_printf(list, "%s--set %s", list->len ? ", " : "", *s);
+    if (!list->len)
+        return;
+    g_autofree char *msg = g_strdup_printf("%s (the scenario as changed by %s)", (*error)->message, list->str);
     g_free((*error)->message);
     (*error)->message = g_steal_pointer(&msg);
 }

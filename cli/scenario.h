@@ -52,9 +52,10 @@ gboolean cli_appliance_build(const SimConfNode *root, CliAppliance *out, GError 
  *  cli_appliance_build() does. */
 gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **error);
 
-/** When @error is set, the scenario was changed by --set and the error is not located at a
- *  command-line option itself (a check across keys, e.g. too many drives in total), appends which --set
- *  assignments changed it: the located key is in the file, the value that broke it is not. */
+/** When @error is set, the scenario was changed by --set, --seed, --duration or --warmup and
+ *  the error is not located at a command-line option itself (a check across keys, e.g. too
+ *  many drives in total), appends which options changed it: the located key is in the file,
+ *  the value that broke it is not. */
 void cli_note_overrides(const CliOptions *opt, GError **error);
 
 /** Frees what cli_appliance_build() made. */

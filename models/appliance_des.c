@@ -20,10 +20,11 @@ FlowsimSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info,
     s->offered_Bps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8 : 0;
     s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, a->wl.request_bytes, 0 };
     /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
-     * request_bytes / io_bytes reads, so it holds QD x io / request requests */
+     * request_bytes / io_bytes reads, so it holds QD x io / request requests;
+     * a read larger than its request (read-ahead) still serves one request */
     double in_flight = 0;
     for (int d = 0; d < a->n_drives; d++)
-        in_flight += a->drives[d].queue_depth * a->wl.io_bytes / a->wl.request_bytes;
+        in_flight += a->drives[d].queue_depth * MIN(1.0, a->wl.io_bytes / a->wl.request_bytes);
     s->concurrency = in_flight > DES_MIN_IN_FLIGHT ? (int)ceil(in_flight) : DES_MIN_IN_FLIGHT;
     for (int r = 0; r < m->n_res; r++)
         flowsim_add_resource(s, m->res[r].name, demand_kind_name(m->res[r].kind), "units/s",

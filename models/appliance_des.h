@@ -9,9 +9,9 @@
  * once, sharing each resource max-min fairly with the other requests.
  *
  * Requests in flight: a drive keeps queue_depth reads of io_bytes outstanding
- * (nvme.h) and a request is request_bytes / io_bytes reads, so the box holds
- * sum over drives of queue_depth x io_bytes / request_bytes requests, at
- * least 64.
+ * (nvme.h) and a request is request_bytes / io_bytes reads (one read when
+ * io_bytes >= request_bytes), so the box holds sum over drives of queue_depth x
+ * min(1, io_bytes / request_bytes) requests, at least 64.
  * Resource capacities are the demand model's capacity x limit (the CPU cap),
  * so at saturation the simulation must meet the bottleneck law of `ocasim
  * bound` (within 3% on scenarios without skew; tested).

@@ -150,6 +150,7 @@ static const BadRun bad_runs[] = {
     /* a check across keys that a --set broke: located in the file, and the --set named */
     { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nvme[0].count=60", NULL }, "at most 64 drives (included from scenarios/rome-400g-nic-ktls.yaml:7:11) (the scenario as changed by --set nvme[0].count=60)" },
     { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nvme[0].count=60", NULL }, "(the scenario as changed by --set nvme[0].count=60)" },
+    { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--warmup", "3 s", NULL }, "must exceed the warm-up (3 s) by at least 1 ms (the scenario as changed by --warmup 3 s)" },
 };
 
 START_TEST(test_bad_runs)
