@@ -31,6 +31,7 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->connections = b->connections;
   r->requests_rejected = -1;
   r->overloaded = b->offered_Bps > b->sat_Bps;
+  r->expected_gbps = -1;
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
   for (int i = 0; i < m->n_res; i++) {
@@ -101,6 +102,15 @@ static void bar(GString *out, double u, double limit)
   g_string_append_c(out, ']');
 }
 
+/* A run serving less than this share of what the bound serves has not reached steady state
+ * (skew costs the DES at most a few %: README). */
+#define RUN_STEADY_SHARE 0.9
+
+gboolean app_report_steady(const AppReport *r)
+{
+  return r->expected_gbps < 0 || r->throughput_gbps >= RUN_STEADY_SHARE * r->expected_gbps;
+}
+
 double app_report_unserved_gbps(const AppReport *r)
 {
   return r->offered_gbps > 0 && r->overloaded ? MAX(0.0, r->offered_gbps - r->throughput_gbps) : 0.0;
@@ -120,6 +130,10 @@ static void write_table(const AppReport *r, GString *out)
       g_string_append_printf(out, "; %" G_GINT64_FORMAT " requests turned away", r->requests_rejected);
     g_string_append_c(out, '\n');
   }
+  if (!app_report_steady(r))
+    g_string_append_printf(out, "note:       %.0f %% below the bound's %.1f Gb/s: the run has not reached steady state (slow requests\n"
+                                "            hold the request slots); lengthen duration\n",
+                           100 * (1 - r->throughput_gbps / r->expected_gbps), r->expected_gbps);
   g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
   if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
     g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
@@ -191,6 +205,10 @@ static void write_json(const AppReport *r, GString *out)
   if (r->requests_rejected >= 0) {
     json_builder_set_member_name(b, "requests_rejected");
     json_builder_add_int_value(b, r->requests_rejected);
+  }
+  if (r->expected_gbps >= 0) {
+    json_builder_set_member_name(b, "steady_state");
+    json_builder_add_boolean_value(b, app_report_steady(r));
   }
   sim_json_number(b, "cpu_util_pct", r->cpu_util_pct);
   json_builder_set_member_name(b, "latency_ms");

@@ -6,7 +6,7 @@
  * JSON (json-glib; top level throughput_gbps, cpu_util_pct, bottleneck {resource, kind,
  * utilization}, co_bottlenecks [names of resources within 5 % of their limit when the
  * bottleneck is at its own], resources [{name, kind, utilization, value, unit}], seed; with an
- * offered load also unserved_gbps, and in run mode requests_rejected) and CSV
+ * offered load also unserved_gbps, and in run mode requests_rejected and steady_state) and CSV
  * (one row per resource). Output order is the resource order of the demand model (deterministic).
  */
 #pragma once
@@ -44,6 +44,8 @@ typedef struct {
                               full (the box is overloaded); -1 in bound mode */
   gboolean overloaded;     /* the offered load exceeds what the box serves (bound: offered > X*;
                               run: that, or arrivals turned away) */
+  double expected_gbps;    /* run: what the bound serves of the offered load, min(offered, X*);
+                              a run far below it has not reached steady state; < 0 in bound */
   int bottleneck;          /* index into res, -1 none */
   int stalled_cpu;         /* the CPU at its limit whose cycles the named DRAM bottleneck's
                               queueing stalls fill (app_report_pick_bottleneck), -1 none */
@@ -62,6 +64,8 @@ void app_report_fill_resource(AppReportResource *o, const DmResource *d, double 
  * demand model names DRAM for it (m->stall_named: the CPU is filled by DRAM queueing stalls,
  * demand.h), the most utilised DRAM node is named instead. */
 void app_report_pick_bottleneck(AppReport *r, const DemandModel *m);
+/* FALSE for a run that serves less than 90 % of what the bound serves (not in steady state). */
+gboolean app_report_steady(const AppReport *r);
 /* Offered load the box did not serve, Gb/s: offered - throughput when overloaded, else 0 (a
  * shortfall of a run below saturation is arrival noise); 0 for "saturate". */
 double app_report_unserved_gbps(const AppReport *r);
