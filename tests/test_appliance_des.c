@@ -79,15 +79,23 @@ END_TEST
 
 START_TEST(test_des_open_load)
 {
-    /* 200 Gb/s offered to the 400G NIC-kTLS box: all of it served, nothing dropped */
-    const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", "workload.offered=200 Gb/s", NULL };
-    loaded *l = load("scenarios/reference/rome2021_nic_nps4.yaml", sets);
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
-    ck_assert_msg(fabs(rep->throughput_gbps - 200) <= 0.03 * 200, "served %.1f Gb/s", rep->throughput_gbps);
-    for (int i = 0; i < rep->n_res; i++)
-        ck_assert_double_le(rep->res[i].drop, 0.01);
-    app_report_free(rep);
-    unload(l);
+    /* 200 Gb/s offered to the 400G NIC-kTLS box: all of it served, nothing dropped; at 10 Gb/s
+     * (seed 3) a short run serves about 5 % less, which is arrival noise, not unserved load */
+    const struct { const char *offered, *seed; double gbps, tol; } cases[] = {
+        { "workload.offered=200 Gb/s", "seed=1", 200, 0.03 }, { "workload.offered=10 Gb/s", "seed=3", 10, 0.10 } };
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", cases[c].offered, cases[c].seed, NULL };
+        loaded *l = load("scenarios/rome-400g-nic-ktls.yaml", sets);
+        AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
+        ck_assert_msg(fabs(rep->throughput_gbps - cases[c].gbps) <= cases[c].tol * cases[c].gbps, "served %.2f Gb/s",
+                      rep->throughput_gbps);
+        for (int i = 0; i < rep->n_res; i++)
+            ck_assert_double_le(rep->res[i].drop, 0.01);
+        ck_assert(!rep->overloaded);
+        ck_assert_double_eq(app_report_unserved_gbps(rep), 0.0);
+        app_report_free(rep);
+        unload(l);
+    }
 }
 END_TEST
 
@@ -114,19 +122,6 @@ START_TEST(test_des_overload)
     app_report_write(rep, APP_FMT_TABLE, t);
     ck_assert(strstr(j->str, "\"unserved_gbps\"") && strstr(j->str, "\"requests_rejected\""));
     ck_assert_msg(strstr(t->str, "unserved: "), "%s", t->str);
-    app_report_free(rep);
-    unload(l);
-}
-END_TEST
-
-START_TEST(test_des_light_load_served)
-{
-    /* 10 Gb/s offered to a 370 Gb/s box: what a short run does not serve is arrival noise */
-    const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", "workload.offered=10 Gb/s", "seed=3", NULL };
-    loaded *l = load("scenarios/rome-400g-nic-ktls.yaml", sets);
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
-    ck_assert(!rep->overloaded);
-    ck_assert_double_eq(app_report_unserved_gbps(rep), 0.0);
     app_report_free(rep);
     unload(l);
 }
@@ -173,7 +168,6 @@ int main(void)
     tcase_add_loop_test(tc, test_des_meets_bound, 0, G_N_ELEMENTS(unskewed));
     tcase_add_test(tc, test_des_open_load);
     tcase_add_test(tc, test_des_overload);
-    tcase_add_test(tc, test_des_light_load_served);
     tcase_add_test(tc, test_des_not_steady);
     tcase_add_test(tc, test_des_deterministic);
     suite_add_tcase(s, tc);
