@@ -131,8 +131,8 @@ static void write_table(const AppReport *r, GString *out)
     g_string_append_c(out, '\n');
   }
   if (!app_report_steady(r))
-    g_string_append_printf(out, "note:       %.0f %% below the bound's %.1f Gb/s: the run has not reached steady state (slow requests\n"
-                                "            hold the request slots); lengthen duration\n",
+    g_string_append_printf(out, "note:       %.0f %% below the bound's %.1f Gb/s: the run has not reached steady state (too few\n"
+                                "            requests, or slow ones holding the request slots); lengthen duration\n",
                            100 * (1 - r->throughput_gbps / r->expected_gbps), r->expected_gbps);
   g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
   if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
