@@ -58,15 +58,25 @@ void cli_options_clear(CliOptions *opt)
     memset(opt, 0, sizeof *opt);
 }
 
+/* --seed, --duration and --warmup: overrides of the top-level keys of the same name */
+typedef struct { const char *key, *value; } Shorthand;
+enum { N_SHORTHANDS = 3 };
+
+static void shorthands(const CliOptions *opt, Shorthand out[N_SHORTHANDS])
+{
+    out[0] = (Shorthand){ "seed", opt->seed };
+    out[1] = (Shorthand){ "duration", opt->duration };
+    out[2] = (Shorthand){ "warmup", opt->warmup };
+}
+
 SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **error)
 {
     g_autoptr(SimConfDoc) doc = sim_conf_load_with_include(file, "platform", error);
     if (!doc)
         return NULL;
-    /* --seed, --duration and --warmup are overrides of the top-level keys, named as themselves */
-    const struct { const char *key, *value; } shorthand[] = {
-        { "seed", opt->seed }, { "duration", opt->duration }, { "warmup", opt->warmup } };
-    for (size_t i = 0; i < G_N_ELEMENTS(shorthand); i++) {
+    Shorthand shorthand[N_SHORTHANDS];
+    shorthands(opt, shorthand);
+    for (size_t i = 0; i < N_SHORTHANDS; i++) {
         if (!shorthand[i].value)
             continue;
         g_autofree char *as = g_strdup_printf("%s=%s", shorthand[i].key, shorthand[i].value);
@@ -103,11 +113,11 @@ void cli_note_overrides(const CliOptions *opt, GError **error)
     if (!error || !*error || g_str_has_prefix((*error)->message, "--"))
         return;
     g_autoptr(GString) list = g_string_new(NULL);
-    const struct { const char *opt, *value; } shorthand[] = {
-        { "--seed", opt->seed }, { "--duration", opt->duration }, { "--warmup", opt->warmup } };
-    for (size_t i = 0; i < G_N_ELEMENTS(shorthand); i++)
+    Shorthand shorthand[N_SHORTHANDS];
+    shorthands(opt, shorthand);
+    for (size_t i = 0; i < N_SHORTHANDS; i++)
         if (shorthand[i].value)
-            g_string_append_printf(list, "%s%s %s", list->len ? ", " : "", shorthand[i].opt, shorthand[i].value);
+            g_string_append_printf(list, "%s--%s %s", list->len ? ", " : "", shorthand[i].key, shorthand[i].value);
     for (char **s = opt->sets; s && *s; s++)
         g_string_append_printf(list, "%s--set %s", list->len ? ", " : "", *s);
     if (!list->len)

@@ -30,7 +30,7 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->lat_p99_ms = b->lat_p99_ms;
   r->connections = b->connections;
   r->requests_rejected = -1;
-  r->overloaded = b->offered_Bps > b->sat_Bps;
+  r->overloaded = a->wl.offered_gbps > 0 && b->offered_Bps > b->sat_Bps;
   r->expected_gbps = -1;
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
