@@ -68,9 +68,8 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
     double x_Bps = fr->throughput_Bps.mean;
     r->throughput_gbps = x_Bps * 8e-9;
     r->requests_rejected = (gint64)fr->requests_rejected;
-    double sat_Bps = demand_saturation_Bps(m, NULL);
-    r->overloaded = r->requests_rejected > 0 || (spec->offered_Bps > 0 && spec->offered_Bps > sat_Bps);
-    r->expected_gbps = (spec->offered_Bps > 0 ? MIN(spec->offered_Bps, sat_Bps) : sat_Bps) * 8e-9;
+    r->overloaded = r->requests_rejected > 0 || (spec->offered_Bps > 0 && spec->offered_Bps > m->sat_Bps);
+    r->expected_gbps = m->op_Bps * 8e-9;   /* the bound's min(offered, X*) */
     r->lat_p50_ms = fr->latency_p50_s * 1e3;
     r->lat_p99_ms = fr->latency_p99_s * 1e3;
     double mean_bitrate_bps = workload_mean_bitrate_mbps(&a->wl) * 1e6;
