@@ -8,6 +8,8 @@
 #   make fit          refit the shared coefficients, with the leave-one-out report (models/models.mk)
 #   make scenario-docs  regenerate scenarios/README.md and the README's reference table
 #   make validate-quick / validate / wrk-check   the validation mode (validate/validate.mk)
+#   make format / format-check   apply / check the house style (.clang-format; CI runs format-check)
+#   make golden-update   rewrite the golden outputs after an intended change (tests/tests.mk)
 #
 # Sources are picked up by wildcard: a new sim/*.c, models/*.c, validate/*.c or
 # cli/*.c joins the build, a new tests/test_*.c becomes its own test binary.
@@ -82,6 +84,16 @@ test: $(TEST_BIN) $(BIN)
 
 deps:
 	@sh scripts/deps.sh
+
+# The house style (.clang-format, clang-format 14). bench/ref/ keeps earlier code verbatim.
+FORMAT_SRC := $(sort $(wildcard */*.[ch] */*/*.[ch]))
+FORMAT_SRC := $(filter-out build/% bench/ref/%,$(FORMAT_SRC))
+CLANG_FORMAT ?= clang-format
+.PHONY: format format-check
+format:
+	@$(CLANG_FORMAT) -i $(FORMAT_SRC)
+format-check:
+	@$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRC) && echo "format-check: $(words $(FORMAT_SRC)) files in the house style"
 
 clean:
 	rm -rf build ocasim

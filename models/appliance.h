@@ -16,7 +16,8 @@
  *                        that node's ports; only ingress ACKs cross.
  * Leaves out: anything not listed in the component headers.
  */
-#pragma once
+#ifndef MODELS_APPLIANCE_H
+#define MODELS_APPLIANCE_H
 #include "models/coeffs.h"
 #include "models/cpu.h"
 #include "models/datapath.h"
@@ -62,3 +63,5 @@ int appliance_ports(const Appliance *a);
  * every node with memory) and that the policy can be applied. Errors: MODEL_ERROR_INVALID,
  * message "key.path: what is wrong". */
 gboolean appliance_validate(const Appliance *a, GError **error);
+
+#endif /* MODELS_APPLIANCE_H */

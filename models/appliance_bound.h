@@ -13,7 +13,8 @@
  * Leaves out: anything time-dependent (transients, TCP dynamics, skew between drives of one
  * class): that is the discrete-event model's job.
  */
-#pragma once
+#ifndef MODELS_APPLIANCE_BOUND_H
+#define MODELS_APPLIANCE_BOUND_H
 #include "models/demand.h"
 
 typedef struct {
@@ -35,3 +36,5 @@ typedef struct {
 BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps);
 void bound_result_free(BoundResult *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(BoundResult, bound_result_free)
+
+#endif /* MODELS_APPLIANCE_BOUND_H */

@@ -10,7 +10,8 @@
  * the capacity is the smallest root and the criterion that gives it is the limiting one.
  * Leaves out: transients (the discrete-event model can re-check the capacity point).
  */
-#pragma once
+#ifndef MODELS_APPLIANCE_CAPACITY_H
+#define MODELS_APPLIANCE_CAPACITY_H
 #include "models/appliance_bound.h"
 
 typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_COUNT } CapCriterion;
@@ -27,3 +28,5 @@ typedef struct {
 /* Finds the capacity; FALSE with error if GSL fails. */
 gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityResult *out, GError **error);
 const char *capacity_criterion_name(CapCriterion c);
+
+#endif /* MODELS_APPLIANCE_CAPACITY_H */

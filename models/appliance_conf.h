@@ -9,7 +9,8 @@
  * NPS4 on a CPU without it, a port bound to a missing node) is a located error
  * FILE:LINE:COL: key.path: message in the SIM_CONF_ERROR domain.
  */
-#pragma once
+#ifndef MODELS_APPLIANCE_CONF_H
+#define MODELS_APPLIANCE_CONF_H
 #include "models/appliance.h"
 #include "models/demand.h"
 #include "sim/conf.h"
@@ -56,3 +57,5 @@ void app_scenario_info_clear(AppScenarioInfo *info);
 void appliance_conf_markdown(GString *out);
 /* Default values of everything a scenario may leave out (stack, workload, software). */
 void appliance_defaults(Appliance *a);
+
+#endif /* MODELS_APPLIANCE_CONF_H */

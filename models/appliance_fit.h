@@ -13,7 +13,8 @@
  * leave-one-out report refits without each result and predicts it.
  * Quoted STREAM figures (published.yaml platforms) pin the DRAM efficiency.
  */
-#pragma once
+#ifndef MODELS_APPLIANCE_FIT_H
+#define MODELS_APPLIANCE_FIT_H
 #include "models/appliance_report.h"
 
 typedef struct {
@@ -60,3 +61,5 @@ int app_refset_des_table(AppRefSet *s, GString *out);
  * rows (documented ones included), *ci_fails (may be NULL) the rows outside even the documented
  * bound. */
 int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails);
+
+#endif /* MODELS_APPLIANCE_FIT_H */

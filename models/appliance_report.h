@@ -9,7 +9,8 @@
  * offered load also unserved_gbps, and in run mode requests_rejected and steady_state) and CSV
  * (one row per resource). Output order is the resource order of the demand model (deterministic).
  */
-#pragma once
+#ifndef MODELS_APPLIANCE_REPORT_H
+#define MODELS_APPLIANCE_REPORT_H
 #include "models/appliance_bound.h"
 #include "models/appliance_conf.h"
 
@@ -79,3 +80,5 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppReport, app_report_free)
 void app_report_write(const AppReport *r, AppReportFormat fmt, GString *out);
 /* Name of the kind the bottleneck of a report has, "" when none. */
 const char *app_report_bottleneck_kind(const AppReport *r);
+
+#endif /* MODELS_APPLIANCE_REPORT_H */

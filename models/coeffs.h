@@ -6,7 +6,8 @@
  * every published result (GSL nonlinear least squares, `make fit`, models/fit.c) and written
  * here as defaults; the fixed ones carry their own source.
  */
-#pragma once
+#ifndef MODELS_COEFFS_H
+#define MODELS_COEFFS_H
 
 typedef struct {
   /* fitted (make fit) */
@@ -38,3 +39,5 @@ void coeffs_prior(Coeffs *c);
 /* Name of fitted coefficient i (0..COEFFS_N_FITTED-1), pointer to it. */
 const char *coeffs_fitted_name(int i);
 double *coeffs_fitted_ptr(Coeffs *c, int i);
+
+#endif /* MODELS_COEFFS_H */

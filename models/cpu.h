@@ -20,7 +20,8 @@
  * Leaves out: SMT (the CPU % of the sources counts logical CPUs; we count cores), frequency
  * changes with load, cache-capacity effects, interrupt moderation details.
  */
-#pragma once
+#ifndef MODELS_CPU_H
+#define MODELS_CPU_H
 #include <glib.h>
 #include <stdbool.h>
 
@@ -59,3 +60,5 @@ double cpu_burst_bytes(const StackCfg *s);
 const char *cpu_uarch_name(CpuUarch u);
 const char *cpu_crypto_name(CryptoImpl c);
 gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error);
+
+#endif /* MODELS_CPU_H */

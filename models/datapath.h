@@ -19,7 +19,8 @@
  * Leaves out: page-cache hits (every served byte is read from a drive), retransmissions
  * (the NIC re-DMAs whole TLS records), TLS record framing overhead (29 B per 16 KB).
  */
-#pragma once
+#ifndef MODELS_DATAPATH_H
+#define MODELS_DATAPATH_H
 #include <glib.h>
 #include <stdbool.h>
 
@@ -65,3 +66,5 @@ gboolean datapath_from_name(const char *s, DataPath *out);
 typedef enum { PL_NONE, PL_NETWORK_CENTRIC, PL_DISK_CENTRIC, PL_STRICT_DISK_CENTRIC, PL_COUNT } Placement;
 const char *placement_name(Placement p);
 gboolean placement_from_name(const char *s, Placement *out);
+
+#endif /* MODELS_DATAPATH_H */

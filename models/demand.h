@@ -44,7 +44,8 @@
  * Leaves out: queueing on fabric links and in the caches; CPU queueing latency is in
  * appliance_bound.c.
  */
-#pragma once
+#ifndef MODELS_DEMAND_H
+#define MODELS_DEMAND_H
 #include "models/appliance.h"
 
 /* RK_THREADS: a pool of threads of a loopback host (loopback.h), cycles/s of the cores it can keep busy. */
@@ -129,3 +130,5 @@ const char *demand_kind_name(ResKind k);
 /* Sum over touches of P(remote) for the whole load: fabric bytes per served byte,
  * counting bulk touches only when bulk_only (published crossing counts are bulk). */
 double demand_crossings_per_byte(const Appliance *a, const DemandModel *m, gboolean bulk_only);
+
+#endif /* MODELS_DEMAND_H */

@@ -64,7 +64,8 @@
  * drives see no load (a platform still lists one: the host's disk the files came from).
  * Leaves out: latency-bound operation with one or two connections, frequency changes, SMT.
  */
-#pragma once
+#ifndef MODELS_LOOPBACK_H
+#define MODELS_LOOPBACK_H
 #include <glib.h>
 #include <stdbool.h>
 
@@ -133,3 +134,5 @@ double loopback_pool_cores(int threads, int pinned_cpus, double free_cores, int 
 const char *loopback_cipher_name(LbCipher c);
 /* Errors: MODEL_ERROR_INVALID "loopback.key: message". */
 gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error);
+
+#endif /* MODELS_LOOPBACK_H */

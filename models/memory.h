@@ -19,7 +19,8 @@
  *   cycles of CPU reads, so a node near its bandwidth limit shows up as CPU time.
  * Leaves out: bank conflicts, refresh, page policy, DIMM ranks, write-allocate in caches.
  */
-#pragma once
+#ifndef MODELS_MEMORY_H
+#define MODELS_MEMORY_H
 #include "models/topology.h"
 
 typedef struct {
@@ -49,3 +50,5 @@ double mem_queue_ns(double channels, double node_GBps, double rho);
  * with every node used locally: used by `make fit` against quoted STREAM figures. */
 double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround);
 gboolean mem_validate(const MemoryCfg *m, const Topology *t, GError **error);
+
+#endif /* MODELS_MEMORY_H */

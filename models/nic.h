@@ -17,7 +17,8 @@
  * Leaves out: flow-control pause frames, per-queue RSS imbalance, NIC TLS session-state
  * paging (about 400k sessions at 400 Gb/s, euro2021).
  */
-#pragma once
+#ifndef MODELS_NIC_H
+#define MODELS_NIC_H
 #include "models/pcie.h"
 #include "models/topology.h"
 #include <stdbool.h>
@@ -49,3 +50,5 @@ gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, c
  * r = 1/rho above rho = 1 so it stays finite; 1/(K+1) at rho = 1. Poisson burst arrivals are
  * an assumption: many independent TCP connections share a port. Increasing in rho. */
 double nic_port_drop_fraction(double rho, double k_bursts);
+
+#endif /* MODELS_NIC_H */

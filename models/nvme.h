@@ -9,7 +9,8 @@
  * (demand.c adds it as a resource).
  * Leaves out: garbage collection, mixed read/write interference, thermal throttling.
  */
-#pragma once
+#ifndef MODELS_NVME_H
+#define MODELS_NVME_H
 #include "models/pcie.h"
 #include "models/topology.h"
 
@@ -24,3 +25,5 @@ typedef struct {
 /* Service ceiling of one drive in GB/s for requests of io_bytes. */
 double nvme_ceiling_GBps(const NvmeDrive *d, double io_bytes);
 gboolean nvme_validate(const NvmeDrive *d, const Topology *t, const char *keypath, GError **error);
+
+#endif /* MODELS_NVME_H */

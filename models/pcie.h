@@ -17,7 +17,8 @@
  * model carries only as ACKs).
  * Leaves out: DLLP/flow-control traffic, replay, read-completion boundary splitting, RO.
  */
-#pragma once
+#ifndef MODELS_PCIE_H
+#define MODELS_PCIE_H
 #include <glib.h>
 #include <stdbool.h>
 
@@ -40,3 +41,5 @@ int pcie_tags(int tag_bits);
 double pcie_read_ceiling_GBps(int tags, double mrrs_bytes, double latency_ns);
 /* Validate; keypath names the link in error messages. */
 gboolean pcie_validate(const PcieLink *l, const char *keypath, GError **error);
+
+#endif /* MODELS_PCIE_H */

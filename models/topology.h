@@ -26,7 +26,8 @@
  * Leaves out: multi-hop routing inside a socket for inter-socket traffic, link-level
  * retries, coherence probe traffic, and more than one hop between sockets.
  */
-#pragma once
+#ifndef MODELS_TOPOLOGY_H
+#define MODELS_TOPOLOGY_H
 #include <glib.h>
 #include <stdbool.h>
 
@@ -92,3 +93,5 @@ double topo_penalty_ns(const Topology *t, int a, int m);
 int topo_link_for_device(const Topology *t, TopoPos p);
 /* Validate; on error sets a message naming the key path. */
 gboolean topo_validate(const Topology *t, GError **error);
+
+#endif /* MODELS_TOPOLOGY_H */

@@ -17,7 +17,8 @@
  * second data path (e.g. mixed NIC and software kTLS).
  * Leaves out: diurnal change, cache hits, request-size distribution (one size).
  */
-#pragma once
+#ifndef MODELS_WORKLOAD_H
+#define MODELS_WORKLOAD_H
 #include "models/datapath.h"
 #include <glib.h>
 
@@ -48,3 +49,5 @@ double workload_mean_bitrate_mbps(const Workload *w);
 void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed,
                            double *share_out);
 gboolean workload_validate(const Workload *w, GError **error);
+
+#endif /* MODELS_WORKLOAD_H */

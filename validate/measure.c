@@ -336,12 +336,12 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* clang-format off */
 #define SAMPLE_FIELDS(X) \
   X(gbps) X(req_per_s) X(bytes_per_req) X(server_cpb) X(client_cpb) X(box_cpb) X(softirq_cpb) X(irq_softirq_cpb) \
-  X(server_util) \
-  X(client_util) X(box_busy_cores) X(foreign_cores) X(server_foreign_cores) X(client_foreign_cores) X(steal_cores) \
-  X(errors) \
-  X(requests)
+  X(server_util) X(client_util) X(box_busy_cores) X(foreign_cores) X(server_foreign_cores) X(client_foreign_cores) \
+  X(steal_cores) X(errors) X(requests)
+/* clang-format on */
 
 static void summarise(ValRunResult *r) {
   double v[VAL_MAX_REPS];
