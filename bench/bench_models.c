@@ -21,63 +21,61 @@
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static double cpu_s(void)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: %s NAME FILE DURATION WARMUP\n", argv[0]);
-        return 2;
-    }
-    gsl_set_error_handler_off();
-    g_autofree char *dur = g_strdup_printf("duration=%s", argv[3]);
-    g_autofree char *warm = g_strdup_printf("warmup=%s", argv[4]);
-    const char *sets[] = { dur, warm, NULL };
-    g_autofree Appliance *a = g_new0(Appliance, 1);
-    AppScenarioInfo info = { 0 };
-    g_autoptr(GError) err = NULL;
-    if (!appliance_load_file(argv[2], sets, a, &info, &err)) {
-        fprintf(stderr, "%s\n", err->message);
-        return 2;
-    }
-    g_autoptr(DemandModel) m = demand_build(a, &err);
-    if (!m) {
-        fprintf(stderr, "%s\n", err->message);
-        app_scenario_info_clear(&info);
-        return 2;
-    }
-    g_autoptr(FlowsimSpec) spec = appliance_des_spec(a, &info, m);
-
-    double w0 = now_s(), c0 = cpu_s();
-    FlowsimResult *raw = NULL;
-    AppReport *rep = appliance_des_run(a, &info, m, &raw, &err);
-    double wall = now_s() - w0, cpu = cpu_s() - c0;
-    if (!rep) {
-        fprintf(stderr, "%s\n", err->message);
-        app_scenario_info_clear(&info);
-        return 1;
-    }
-
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("RESULT %s sim_s=%.3f wall_s=%.4f cpu_s=%.4f rss_mib=%.1f events=%" G_GUINT64_FORMAT
-           " requests=%" G_GUINT64_FORMAT " classes=%u resources=%u concurrency=%d gbps=%.1f\n",
-           argv[1], info.duration_s, wall, cpu, (double)ru.ru_maxrss / 1024.0, raw->events,
-           raw->requests_done, spec->classes->len, spec->resources->len, spec->concurrency,
-           rep->throughput_gbps);
-    flowsim_result_free(raw);
-    app_report_free(rep);
+  if (argc != 5) {
+    fprintf(stderr, "usage: %s NAME FILE DURATION WARMUP\n", argv[0]);
+    return 2;
+  }
+  gsl_set_error_handler_off();
+  g_autofree char *dur = g_strdup_printf("duration=%s", argv[3]);
+  g_autofree char *warm = g_strdup_printf("warmup=%s", argv[4]);
+  const char *sets[] = { dur, warm, NULL };
+  g_autofree Appliance *a = g_new0(Appliance, 1);
+  AppScenarioInfo info = { 0 };
+  g_autoptr(GError) err = NULL;
+  if (!appliance_load_file(argv[2], sets, a, &info, &err)) {
+    fprintf(stderr, "%s\n", err->message);
+    return 2;
+  }
+  g_autoptr(DemandModel) m = demand_build(a, &err);
+  if (!m) {
+    fprintf(stderr, "%s\n", err->message);
     app_scenario_info_clear(&info);
-    return 0;
+    return 2;
+  }
+  g_autoptr(FlowsimSpec) spec = appliance_des_spec(a, &info, m);
+
+  double w0 = now_s(), c0 = cpu_s();
+  FlowsimResult *raw = NULL;
+  AppReport *rep = appliance_des_run(a, &info, m, &raw, &err);
+  double wall = now_s() - w0, cpu = cpu_s() - c0;
+  if (!rep) {
+    fprintf(stderr, "%s\n", err->message);
+    app_scenario_info_clear(&info);
+    return 1;
+  }
+
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("RESULT %s sim_s=%.3f wall_s=%.4f cpu_s=%.4f rss_mib=%.1f events=%" G_GUINT64_FORMAT " requests=%" G_GUINT64_FORMAT
+         " classes=%u resources=%u concurrency=%d gbps=%.1f\n",
+         argv[1], info.duration_s, wall, cpu, (double)ru.ru_maxrss / 1024.0, raw->events, raw->requests_done, spec->classes->len,
+         spec->resources->len, spec->concurrency, rep->throughput_gbps);
+  flowsim_result_free(raw);
+  app_report_free(rep);
+  app_scenario_info_clear(&info);
+  return 0;
 }

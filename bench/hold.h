@@ -23,20 +23,20 @@
 #include <string.h>
 #include <time.h>
 
-#define HOLD_TABLE_LEN  (1u << 20)          /* 4 MiB of uint32 increments */
+#define HOLD_TABLE_LEN  (1u << 20) /* 4 MiB of uint32 increments */
 #define HOLD_TABLE_MASK (HOLD_TABLE_LEN - 1u)
-#define HOLD_CHUNK      4096u               /* holds between clock reads */
-#define HOLD_CHECK_OPS  (1u << 20)          /* timed holds under the checksum */
-#define HOLD_MEAN_NS    1000.0              /* mean increment */
+#define HOLD_CHUNK      4096u      /* holds between clock reads */
+#define HOLD_CHECK_OPS  (1u << 20) /* timed holds under the checksum */
+#define HOLD_MEAN_NS    1000.0     /* mean increment */
 
 typedef enum { HOLD_EXP = 0, HOLD_UNIFORM = 1, HOLD_BIMODAL = 2, HOLD_TIES = 3 } hold_dist;
 
 static inline uint64_t hold_splitmix64(uint64_t *s)
 {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
 }
 
 /** Fills @incr[HOLD_TABLE_LEN] with increments in ns: exponential with mean
@@ -48,71 +48,70 @@ static inline uint64_t hold_splitmix64(uint64_t *s)
  *  Deterministic in @seed. */
 static inline void hold_fill_table(uint32_t *incr, hold_dist dist, uint64_t seed)
 {
-    uint64_t s = seed;
-    for (uint32_t i = 0; i < HOLD_TABLE_LEN; i++) {
-        /* u in (0, 1]: 53 random bits, never 0 so log(u) is finite */
-        double u = (double)((hold_splitmix64(&s) >> 11) + 1) * (1.0 / 9007199254740992.0);
-        double x;
-        if (dist == HOLD_EXP)
-            x = -HOLD_MEAN_NS * log(u);
-        else if (dist == HOLD_UNIFORM)
-            x = 2.0 * HOLD_MEAN_NS * (1.0 - u);
-        else if (dist == HOLD_BIMODAL)   /* the low bits pick the mode */
-            x = ((hold_splitmix64(&s) % 100) < 95 ? -0.1 : -20.0) * HOLD_MEAN_NS * log(u);
-        else
-            x = (u <= 0.25 ? 0.0 : u <= 0.5 ? 0.5 : u <= 0.75 ? 1.0 : 2.0) * HOLD_MEAN_NS;
-        incr[i] = (uint32_t)x;
-    }
+  uint64_t s = seed;
+  for (uint32_t i = 0; i < HOLD_TABLE_LEN; i++) {
+    /* u in (0, 1]: 53 random bits, never 0 so log(u) is finite */
+    double u = (double)((hold_splitmix64(&s) >> 11) + 1) * (1.0 / 9007199254740992.0);
+    double x;
+    if (dist == HOLD_EXP)
+      x = -HOLD_MEAN_NS * log(u);
+    else if (dist == HOLD_UNIFORM)
+      x = 2.0 * HOLD_MEAN_NS * (1.0 - u);
+    else if (dist == HOLD_BIMODAL) /* the low bits pick the mode */
+      x = ((hold_splitmix64(&s) % 100) < 95 ? -0.1 : -20.0) * HOLD_MEAN_NS * log(u);
+    else
+      x = (u <= 0.25 ? 0.0 : u <= 0.5 ? 0.5 : u <= 0.75 ? 1.0 : 2.0) * HOLD_MEAN_NS;
+    incr[i] = (uint32_t)x;
+  }
 }
 
 static inline double hold_now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /** Command line shared by both drivers: sizes, seconds per measurement, law. */
 typedef struct {
-    long      sizes[16];
-    int       n_sizes;
-    double    seconds;
-    hold_dist dist;
-    int       cal_only;   /* --cal-only: scheduler rows only, no engine rows */
+  long sizes[16];
+  int n_sizes;
+  double seconds;
+  hold_dist dist;
+  int cal_only; /* --cal-only: scheduler rows only, no engine rows */
 } hold_args;
 
 static inline int hold_parse_args(int argc, char **argv, hold_args *a)
 {
-    a->n_sizes = 0;
-    a->seconds = 0.4;
-    a->dist = HOLD_EXP;
-    a->cal_only = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-            a->seconds = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--uniform"))
-            a->dist = HOLD_UNIFORM;
-        else if (!strcmp(argv[i], "--bimodal"))
-            a->dist = HOLD_BIMODAL;
-        else if (!strcmp(argv[i], "--ties"))
-            a->dist = HOLD_TIES;
-        else if (!strcmp(argv[i], "--cal-only"))
-            a->cal_only = 1;
-        else if (!strcmp(argv[i], "--exp"))
-            a->dist = HOLD_EXP;
-        else if (argv[i][0] != '-' && a->n_sizes < 16 && atof(argv[i]) >= 1)
-            a->sizes[a->n_sizes++] = (long)atof(argv[i]);
-        else {
-            fprintf(stderr, "usage: %s [--seconds S] [--exp|--uniform|--bimodal|--ties] [--cal-only] N...\n", argv[0]);
-            return 2;
-        }
+  a->n_sizes = 0;
+  a->seconds = 0.4;
+  a->dist = HOLD_EXP;
+  a->cal_only = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+      a->seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--uniform"))
+      a->dist = HOLD_UNIFORM;
+    else if (!strcmp(argv[i], "--bimodal"))
+      a->dist = HOLD_BIMODAL;
+    else if (!strcmp(argv[i], "--ties"))
+      a->dist = HOLD_TIES;
+    else if (!strcmp(argv[i], "--cal-only"))
+      a->cal_only = 1;
+    else if (!strcmp(argv[i], "--exp"))
+      a->dist = HOLD_EXP;
+    else if (argv[i][0] != '-' && a->n_sizes < 16 && atof(argv[i]) >= 1)
+      a->sizes[a->n_sizes++] = (long)atof(argv[i]);
+    else {
+      fprintf(stderr, "usage: %s [--seconds S] [--exp|--uniform|--bimodal|--ties] [--cal-only] N...\n", argv[0]);
+      return 2;
     }
-    if (a->n_sizes == 0) {
-        static const long def[] = { 1000, 10000, 100000, 1000000 };
-        for (int i = 0; i < 4; i++)
-            a->sizes[a->n_sizes++] = def[i];
-    }
-    return 0;
+  }
+  if (a->n_sizes == 0) {
+    static const long def[] = { 1000, 10000, 100000, 1000000 };
+    for (int i = 0; i < 4; i++) a->sizes[a->n_sizes++] = def[i];
+  }
+  return 0;
 }
 
 /* Timing of the timed phase, robust to a shared, busy machine: the holds run
@@ -122,50 +121,48 @@ static inline int hold_parse_args(int argc, char **argv, hold_args *a)
 #define HOLD_WINDOWS 5
 
 typedef struct {
-    double   win_s;      /* length of one window */
-    double   t0, w0;     /* start of the phase, of the window */
-    uint64_t ops, w_ops; /* holds in the phase, at the window start */
-    double   best;       /* best window rate, holds/s */
-    int      windows;    /* windows closed */
-    double   secs;       /* phase length so far */
+  double win_s;        /* length of one window */
+  double t0, w0;       /* start of the phase, of the window */
+  uint64_t ops, w_ops; /* holds in the phase, at the window start */
+  double best;         /* best window rate, holds/s */
+  int windows;         /* windows closed */
+  double secs;         /* phase length so far */
 } hold_timer;
 
 static inline void hold_timer_start(hold_timer *t, double seconds)
 {
-    t->win_s = seconds / HOLD_WINDOWS;
-    t->t0 = t->w0 = hold_now_s();
-    t->ops = t->w_ops = 0;
-    t->best = 0;
-    t->windows = 0;
-    t->secs = 0;
+  t->win_s = seconds / HOLD_WINDOWS;
+  t->t0 = t->w0 = hold_now_s();
+  t->ops = t->w_ops = 0;
+  t->best = 0;
+  t->windows = 0;
+  t->secs = 0;
 }
 
 /** Accounts one finished chunk; true while the phase must go on (fewer than
  *  HOLD_WINDOWS windows or fewer than HOLD_CHECK_OPS holds so far). */
 static inline int hold_timer_chunk(hold_timer *t)
 {
-    t->ops += HOLD_CHUNK;
-    double now = hold_now_s();
-    if (now - t->w0 >= t->win_s) {
-        double rate = (double)(t->ops - t->w_ops) / (now - t->w0);
-        if (rate > t->best)
-            t->best = rate;
-        t->windows++;
-        t->w0 = now;
-        t->w_ops = t->ops;
-    }
-    t->secs = now - t->t0;
-    return t->windows < HOLD_WINDOWS || t->ops < HOLD_CHECK_OPS;
+  t->ops += HOLD_CHUNK;
+  double now = hold_now_s();
+  if (now - t->w0 >= t->win_s) {
+    double rate = (double)(t->ops - t->w_ops) / (now - t->w0);
+    if (rate > t->best) t->best = rate;
+    t->windows++;
+    t->w0 = now;
+    t->w_ops = t->ops;
+  }
+  t->secs = now - t->t0;
+  return t->windows < HOLD_WINDOWS || t->ops < HOLD_CHECK_OPS;
 }
 
 /* One result line, the format bench/table.awk reads:
  *   RESULT <impl> <N> <best-window holds/s> <checksum> <mean holds/s> <holds timed> <seconds> */
 static inline void hold_report(const char *impl, long n, const hold_timer *t, uint64_t check)
 {
-    printf("RESULT %s %ld %.0f %016llx %.0f %llu %.3f\n", impl, n, t->best,
-           (unsigned long long)check, (double)t->ops / t->secs,
-           (unsigned long long)t->ops, t->secs);
-    fflush(stdout);
+  printf("RESULT %s %ld %.0f %016llx %.0f %llu %.3f\n", impl, n, t->best, (unsigned long long)check, (double)t->ops / t->secs,
+         (unsigned long long)t->ops, t->secs);
+  fflush(stdout);
 }
 
 #endif /* BENCH_HOLD_H */

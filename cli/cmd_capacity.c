@@ -16,13 +16,13 @@
 static char *criterion_meaning(CapCriterion k, const Appliance *a)
 {
   switch (k) {
-  case CAP_CPU: return g_strdup_printf("busiest node's CPU reaches its %.0f %% cap", a->cpu.cap * 100);
-  case CAP_DROPS: return g_strdup_printf("NIC output drops reach workload.drop_max (%g %%)", a->wl.drop_max * 100);
-  case CAP_LATENCY:
-    return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's M/M/1 estimate: check with ocasim run",
-                           a->wl.latency_slo_ms);
-  case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
-  default: g_assert_not_reached();
+    case CAP_CPU: return g_strdup_printf("busiest node's CPU reaches its %.0f %% cap", a->cpu.cap * 100);
+    case CAP_DROPS: return g_strdup_printf("NIC output drops reach workload.drop_max (%g %%)", a->wl.drop_max * 100);
+    case CAP_LATENCY:
+      return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's M/M/1 estimate: check with ocasim run",
+                             a->wl.latency_slo_ms);
+    case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
+    default: g_assert_not_reached();
   }
 }
 
@@ -36,8 +36,7 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     sim_json_string(b, "limiting_criterion", capacity_criterion_name(c->limiting));
     json_builder_set_member_name(b, "criteria");
     json_builder_begin_object(b);
-    for (int k = 0; k < CAP_COUNT; k++)
-      sim_json_number(b, capacity_criterion_name((CapCriterion)k), c->limit_gbps[k]);
+    for (int k = 0; k < CAP_COUNT; k++) sim_json_number(b, capacity_criterion_name((CapCriterion)k), c->limit_gbps[k]);
     json_builder_end_object(b);
     g_autoptr(GString) r = g_string_new(NULL);
     app_report_write(rep, APP_FMT_JSON, r);
@@ -52,8 +51,7 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
   }
   if (fmt == CLI_FORMAT_CSV) {
     g_string_append(out, "criterion,limit_gbps,limiting\n");
-    for (int k = 0; k < CAP_COUNT; k++)
-    {
+    for (int k = 0; k < CAP_COUNT; k++) {
       g_string_append_printf(out, "%s,", capacity_criterion_name((CapCriterion)k));
       sim_csv_number(out, c->limit_gbps[k]); /* empty: never reached */
       g_string_append_printf(out, ",%d\n", k == (int)c->limiting && isfinite(c->capacity_gbps));

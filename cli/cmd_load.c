@@ -14,7 +14,8 @@
 #include "validate/loadgen.h"
 #include "validate/util.h"
 
-static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last) {
+static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last)
+{
   char *end;
   guint64 a = g_ascii_strtoull(s, &end, 10);
   if (end == s || *end != '-') return FALSE;
@@ -26,35 +27,35 @@ static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last) {
   return TRUE;
 }
 
-int cmd_load(int argc, char **argv) {
+int cmd_load(int argc, char **argv)
+{
   g_autofree char *host = NULL, *root = NULL, *range = NULL, *ver_s = NULL, *cipher_s = NULL;
   g_auto(GStrv) paths = NULL;
-  g_autofree char *port_s = NULL, *conns_s = NULL, *threads_s = NULL, *requests_s = NULL, *duration_s = NULL,
-                  *timeout_s = NULL;
+  g_autofree char *port_s = NULL, *conns_s = NULL, *threads_s = NULL, *requests_s = NULL, *duration_s = NULL, *timeout_s = NULL;
   int port = 8443, conns = 16, threads = 1, requests = 0; /* requests 0: run for the duration */
   double duration = 10, timeout = 10;
   gboolean plain = FALSE, close_each = FALSE;
   GOptionEntry entries[] = {
-      {"host", 'H', 0, G_OPTION_ARG_STRING, &host, "Server IPv4 address (default 127.0.0.1)", "ADDR"},
-      {"port", 'p', 0, G_OPTION_ARG_STRING, &port_s, "Server port 1..65535 (default 8443)", "N"},
-      {"plain", 0, 0, G_OPTION_ARG_NONE, &plain, "Plain HTTP (the server's sendfile mode)", NULL},
-      {"tls-version", 0, 0, G_OPTION_ARG_STRING, &ver_s, "1.2, 1.3 or any (default any)", "V"},
-      {"cipher", 0, 0, G_OPTION_ARG_STRING, &cipher_s, "aes-128-gcm, aes-256-gcm, chacha20-poly1305 or any", "C"},
-      {"path", 'P', 0, G_OPTION_ARG_STRING_ARRAY, &paths, "Request path (repeatable)", "PATH"},
-      {"range", 0, 0, G_OPTION_ARG_STRING, &range, "Byte range FIRST-LAST of every request", "A-B"},
-      {"root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Local copy of the served directory: check SHA-256", "DIR"},
-      {"connections", 'c', 0, G_OPTION_ARG_STRING, &conns_s, "Concurrent connections 1..1000000 (default 16)", "N"},
-      {"threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Client threads 1..1024 (default 1)", "N"},
-      {"duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, "Run time, s, > 0 (default 10)", "S"},
-      {"requests", 'n', 0, G_OPTION_ARG_STRING, &requests_s,
-       "Requests per connection, >= 1, instead of a duration (default: run for --duration)", "N"},
-      {"close", 0, 0, G_OPTION_ARG_NONE, &close_each, "New connection per request", NULL},
-      {"timeout", 0, 0, G_OPTION_ARG_STRING, &timeout_s, "Stall timeout per connection, s, > 0 (default 10)", "S"},
-      {NULL, 0, 0, 0, NULL, NULL, NULL}};
+    { "host", 'H', 0, G_OPTION_ARG_STRING, &host, "Server IPv4 address (default 127.0.0.1)", "ADDR" },
+    { "port", 'p', 0, G_OPTION_ARG_STRING, &port_s, "Server port 1..65535 (default 8443)", "N" },
+    { "plain", 0, 0, G_OPTION_ARG_NONE, &plain, "Plain HTTP (the server's sendfile mode)", NULL },
+    { "tls-version", 0, 0, G_OPTION_ARG_STRING, &ver_s, "1.2, 1.3 or any (default any)", "V" },
+    { "cipher", 0, 0, G_OPTION_ARG_STRING, &cipher_s, "aes-128-gcm, aes-256-gcm, chacha20-poly1305 or any", "C" },
+    { "path", 'P', 0, G_OPTION_ARG_STRING_ARRAY, &paths, "Request path (repeatable)", "PATH" },
+    { "range", 0, 0, G_OPTION_ARG_STRING, &range, "Byte range FIRST-LAST of every request", "A-B" },
+    { "root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Local copy of the served directory: check SHA-256", "DIR" },
+    { "connections", 'c', 0, G_OPTION_ARG_STRING, &conns_s, "Concurrent connections 1..1000000 (default 16)", "N" },
+    { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Client threads 1..1024 (default 1)", "N" },
+    { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, "Run time, s, > 0 (default 10)", "S" },
+    { "requests", 'n', 0, G_OPTION_ARG_STRING, &requests_s,
+      "Requests per connection, >= 1, instead of a duration (default: run for --duration)", "N" },
+    { "close", 0, 0, G_OPTION_ARG_NONE, &close_each, "New connection per request", NULL },
+    { "timeout", 0, 0, G_OPTION_ARG_STRING, &timeout_s, "Stall timeout per connection, s, > 0 (default 10)", "S" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
   g_autoptr(GOptionContext) ctx = g_option_context_new("- fetch files over many HTTPS connections and check them");
   g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!cli_parse_no_args(ctx, &argc, &argv))
-    return OCASIM_EXIT_BADINPUT;
+  if (!cli_parse_no_args(ctx, &argc, &argv)) return OCASIM_EXIT_BADINPUT;
   g_autoptr(GError) err = NULL;
   ValTlsVersion ver = VAL_TLS_ANY;
   ValCipher cipher = VAL_CIPHER_ANY;
@@ -68,8 +69,7 @@ int cmd_load(int argc, char **argv) {
     return OCASIM_EXIT_BADINPUT;
   }
   if (cipher_s && !val_cipher_parse(cipher_s, &cipher)) {
-    fprintf(stderr, "%s: --cipher '%s': expected aes-128-gcm, aes-256-gcm, chacha20-poly1305 or any\n", argv[0],
-            cipher_s);
+    fprintf(stderr, "%s: --cipher '%s': expected aes-128-gcm, aes-256-gcm, chacha20-poly1305 or any\n", argv[0], cipher_s);
     return OCASIM_EXIT_BADINPUT;
   }
   if (range && !parse_range(range, &rf, &rl)) {
@@ -80,8 +80,8 @@ int cmd_load(int argc, char **argv) {
   if (!cli_int_option("--port", port_s, 1, 65535, NULL, &port, &err) ||
       !cli_int_option("--connections", conns_s, 1, 1000000, NULL, &conns, &err) ||
       !cli_int_option("--threads", threads_s, 1, 1024, NULL, &threads, &err) ||
-      !cli_int_option("--requests", requests_s, 1, G_MAXINT, "without --requests the load runs for --duration",
-                      &requests, &err) ||
+      !cli_int_option("--requests", requests_s, 1, G_MAXINT, "without --requests the load runs for --duration", &requests,
+                      &err) ||
       !cli_seconds_option("--duration", duration_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &duration, &err) ||
       !cli_seconds_option("--timeout", timeout_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &timeout, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
@@ -144,11 +144,21 @@ int cmd_load(int argc, char **argv) {
   }
   SSL_CTX_free(cctx);
   if (rc == OCASIM_EXIT_OK) {
-    ValLoadConfig cfg = {.host = h, .port = port, .tls = !plain, .version = ver, .cipher = cipher,
-                         .connections = conns, .threads = threads, .targets = tg, .ntargets = n,
-                         .requests_per_conn = requests, .duration_s = requests ? 3600 : duration,
-                         .verify = root ? VAL_VERIFY_ALL : VAL_VERIFY_LENGTH, .timeout_s = timeout,
-                         .close_each = close_each, .last_cpu = -1};
+    ValLoadConfig cfg = { .host = h,
+                          .port = port,
+                          .tls = !plain,
+                          .version = ver,
+                          .cipher = cipher,
+                          .connections = conns,
+                          .threads = threads,
+                          .targets = tg,
+                          .ntargets = n,
+                          .requests_per_conn = requests,
+                          .duration_s = requests ? 3600 : duration,
+                          .verify = root ? VAL_VERIFY_ALL : VAL_VERIFY_LENGTH,
+                          .timeout_s = timeout,
+                          .close_each = close_each,
+                          .last_cpu = -1 };
     ValLoadResult r;
     if (!val_load_run(&cfg, &r, &err)) {
       fprintf(stderr, "%s: %s\n", argv[0], err->message);
@@ -156,13 +166,12 @@ int cmd_load(int argc, char **argv) {
     } else {
       printf("%.3f Gb/s, %.0f requests/s, %" G_GUINT64_FORMAT " responses ok, %.3f GB in %.2f s, %s%s\n", r.gbps,
              r.requests_ok / r.elapsed_s, r.requests_ok, r.bytes_body / 1e9, r.elapsed_s,
-             plain ? "plain HTTP" : (r.tls_version == 13 ? "TLS 1.3 " : "TLS 1.2 "),
-             plain ? "" : val_cipher_name(r.cipher));
-      printf("errors: %" G_GUINT64_FORMAT " (connect %" G_GUINT64_FORMAT ", tls %" G_GUINT64_FORMAT ", status %"
-             G_GUINT64_FORMAT ", length %" G_GUINT64_FORMAT ", sha256 %" G_GUINT64_FORMAT ", io %" G_GUINT64_FORMAT
-             ", timeout %" G_GUINT64_FORMAT ")%s\n",
-             val_load_errors(&r), r.errors_connect, r.errors_tls, r.errors_status, r.errors_length, r.errors_hash,
-             r.errors_io, r.errors_timeout, root ? "" : " — bodies checked for length only (no --root)");
+             plain ? "plain HTTP" : (r.tls_version == 13 ? "TLS 1.3 " : "TLS 1.2 "), plain ? "" : val_cipher_name(r.cipher));
+      printf("errors: %" G_GUINT64_FORMAT " (connect %" G_GUINT64_FORMAT ", tls %" G_GUINT64_FORMAT ", status %" G_GUINT64_FORMAT
+             ", length %" G_GUINT64_FORMAT ", sha256 %" G_GUINT64_FORMAT ", io %" G_GUINT64_FORMAT ", timeout %" G_GUINT64_FORMAT
+             ")%s\n",
+             val_load_errors(&r), r.errors_connect, r.errors_tls, r.errors_status, r.errors_length, r.errors_hash, r.errors_io,
+             r.errors_timeout, root ? "" : " — bodies checked for length only (no --root)");
       if (val_load_errors(&r)) rc = OCASIM_EXIT_FAILURE;
     }
   }

@@ -14,128 +14,119 @@
 #include "sim/json.h"
 
 typedef struct {
-    const char *kind;
-    /* builds the model from @root; with @out, also runs it and writes the results */
-    gboolean (*handle)(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error);
+  const char *kind;
+  /* builds the model from @root; with @out, also runs it and writes the results */
+  gboolean (*handle)(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error);
 } scenario_kind;
 
 static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error)
 {
-    g_autoptr(QnetSpec) spec = qnet_spec_from_conf(root, error);
-    if (!spec)
-        return FALSE;
-    if (!out)
-        return TRUE;
-    g_autoptr(QnetResult) res = qnet_run(spec);
-    qnet_result_write(res, (QnetFormat)opt->format, out);
-    return TRUE;
+  g_autoptr(QnetSpec) spec = qnet_spec_from_conf(root, error);
+  if (!spec) return FALSE;
+  if (!out) return TRUE;
+  g_autoptr(QnetResult) res = qnet_run(spec);
+  qnet_result_write(res, (QnetFormat)opt->format, out);
+  return TRUE;
 }
 
 static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error)
 {
-    CliAppliance ca;
-    if (!cli_appliance_build(root, &ca, error))
-        return FALSE;
-    gboolean ok = TRUE;
-    if (out) {
-        g_autoptr(AppReport) rep = appliance_des_run(ca.a, &ca.info, ca.m, NULL, error);
-        if (rep)
-            app_report_write(rep, (AppReportFormat)opt->format, out);
-        ok = rep != NULL;
-    }
-    cli_appliance_clear(&ca);
-    return ok;
+  CliAppliance ca;
+  if (!cli_appliance_build(root, &ca, error)) return FALSE;
+  gboolean ok = TRUE;
+  if (out) {
+    g_autoptr(AppReport) rep = appliance_des_run(ca.a, &ca.info, ca.m, NULL, error);
+    if (rep) app_report_write(rep, (AppReportFormat)opt->format, out);
+    ok = rep != NULL;
+  }
+  cli_appliance_clear(&ca);
+  return ok;
 }
 
 static const scenario_kind kinds[] = {
-    { "queueing_network", handle_qnet },
-    { "appliance", handle_appliance },
+  { "queueing_network", handle_qnet },
+  { "appliance", handle_appliance },
 };
 
 /* `check`'s verdict on stdout in the chosen format: ok with the kind, or not ok with the
  * error's message (which cli_fail also prints on stderr, with the exit status). */
 static int check_verdict(const CliOptions *opt, const char *kind, const GError *error)
 {
-    g_autoptr(GString) out = g_string_new(NULL);
-    switch (opt->format) {
+  g_autoptr(GString) out = g_string_new(NULL);
+  switch (opt->format) {
     case CLI_FORMAT_JSON: {
-        g_autoptr(JsonBuilder) b = json_builder_new();
-        json_builder_begin_object(b);
-        sim_json_string(b, "file", opt->files[0]);
-        sim_json_string(b, "kind", kind);
-        json_builder_set_member_name(b, "ok");
-        json_builder_add_boolean_value(b, error == NULL);
-        if (error)
-            sim_json_string(b, "error", error->message);
-        json_builder_end_object(b);
-        sim_json_append(b, out);
-        break;
+      g_autoptr(JsonBuilder) b = json_builder_new();
+      json_builder_begin_object(b);
+      sim_json_string(b, "file", opt->files[0]);
+      sim_json_string(b, "kind", kind);
+      json_builder_set_member_name(b, "ok");
+      json_builder_add_boolean_value(b, error == NULL);
+      if (error) sim_json_string(b, "error", error->message);
+      json_builder_end_object(b);
+      sim_json_append(b, out);
+      break;
     }
     case CLI_FORMAT_CSV:
-        g_string_append(out, "file,kind,ok,error\n");
-        sim_csv_field(out, opt->files[0]);
-        g_string_append_c(out, ',');
-        sim_csv_field(out, kind ? kind : "");
-        g_string_append(out, error ? ",false," : ",true,");
-        sim_csv_field(out, error ? error->message : "");
-        g_string_append_c(out, '\n');
-        break;
+      g_string_append(out, "file,kind,ok,error\n");
+      sim_csv_field(out, opt->files[0]);
+      g_string_append_c(out, ',');
+      sim_csv_field(out, kind ? kind : "");
+      g_string_append(out, error ? ",false," : ",true,");
+      sim_csv_field(out, error ? error->message : "");
+      g_string_append_c(out, '\n');
+      break;
     default: /* the error alone, on stderr */
-        if (!error)
-            g_string_append_printf(out, "%s: ok (%s)\n", opt->files[0], kind);
-        break;
-    }
-    int status = cli_emit(out);
-    return error ? cli_fail(error) : status;
+      if (!error) g_string_append_printf(out, "%s: ok (%s)\n", opt->files[0], kind);
+      break;
+  }
+  int status = cli_emit(out);
+  return error ? cli_fail(error) : status;
 }
 
 static int run_or_check_file(const CliOptions *opt, gboolean run)
 {
-    g_autoptr(GError) error = NULL;
-    const char *names[G_N_ELEMENTS(kinds) + 1];
-    for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
-        names[i] = kinds[i].kind;
-    names[G_N_ELEMENTS(kinds)] = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *names[G_N_ELEMENTS(kinds) + 1];
+  for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) names[i] = kinds[i].kind;
+  names[G_N_ELEMENTS(kinds)] = NULL;
 
-    g_autoptr(SimConfDoc) doc = cli_load_scenario(opt->files[0], opt, &error);
-    const char *kind = doc ? cli_scenario_kind(doc, names, &error) : NULL;
-    if (!kind)
-        return run ? cli_fail(error) : check_verdict(opt, NULL, error);
-    g_autoptr(GString) text = run ? g_string_new(NULL) : NULL;
-    for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
-        if (!strcmp(kinds[i].kind, kind) && !kinds[i].handle(sim_conf_doc_root(doc), opt, text, &error)) {
-            cli_note_overrides(opt, &error);
-            return run ? cli_fail(error) : check_verdict(opt, kind, error);
-        }
-    if (run)
-        return cli_emit(text);
-    return check_verdict(opt, kind, NULL);
+  g_autoptr(SimConfDoc) doc = cli_load_scenario(opt->files[0], opt, &error);
+  const char *kind = doc ? cli_scenario_kind(doc, names, &error) : NULL;
+  if (!kind) return run ? cli_fail(error) : check_verdict(opt, NULL, error);
+  g_autoptr(GString) text = run ? g_string_new(NULL) : NULL;
+  for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
+    if (!strcmp(kinds[i].kind, kind) && !kinds[i].handle(sim_conf_doc_root(doc), opt, text, &error)) {
+      cli_note_overrides(opt, &error);
+      return run ? cli_fail(error) : check_verdict(opt, kind, error);
+    }
+  if (run) return cli_emit(text);
+  return check_verdict(opt, kind, NULL);
 }
 
 static int run_or_check(int argc, char **argv, gboolean run)
 {
-    CliOptions opt;
-    g_autoptr(GError) error = NULL;
-    int status;
-    if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
-                   run ? "Simulates the scenario in FILE and prints its results."
-                       : "Checks the scenario in FILE (every key, unit and range) without running it.",
-                   &error))
-        status = cli_fail(error);
-    else if (!cli_one_file(&opt, run ? "run" : "check"))
-        status = OCASIM_EXIT_BADINPUT;
-    else
-        status = run_or_check_file(&opt, run);
-    cli_options_clear(&opt);
-    return status;
+  CliOptions opt;
+  g_autoptr(GError) error = NULL;
+  int status;
+  if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
+                 run ? "Simulates the scenario in FILE and prints its results."
+                     : "Checks the scenario in FILE (every key, unit and range) without running it.",
+                 &error))
+    status = cli_fail(error);
+  else if (!cli_one_file(&opt, run ? "run" : "check"))
+    status = OCASIM_EXIT_BADINPUT;
+  else
+    status = run_or_check_file(&opt, run);
+  cli_options_clear(&opt);
+  return status;
 }
 
 int cmd_run(int argc, char **argv)
 {
-    return run_or_check(argc, argv, TRUE);
+  return run_or_check(argc, argv, TRUE);
 }
 
 int cmd_check(int argc, char **argv)
 {
-    return run_or_check(argc, argv, FALSE);
+  return run_or_check(argc, argv, FALSE);
 }

@@ -11,32 +11,30 @@
 #include "validate/server.h"
 #include "validate/util.h"
 
-int cmd_serve(int argc, char **argv) {
+int cmd_serve(int argc, char **argv)
+{
   g_autofree char *root = NULL, *bind = NULL, *mode_s = NULL, *cert = NULL, *key = NULL;
   g_autofree char *port_s = NULL, *threads_s = NULL, *duration_s = NULL, *idle_s = NULL;
   int port = 8443, threads = 1;
   gboolean no_pin = FALSE;
   double duration = 0, idle = 30; /* duration 0: until SIGINT/SIGTERM */
   GOptionEntry entries[] = {
-      {"root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Directory to serve (required)", "DIR"},
-      {"port", 'p', 0, G_OPTION_ARG_STRING, &port_s, "TCP port 0..65535 (default 8443; 0: any free port)", "N"},
-      {"bind", 'b', 0, G_OPTION_ARG_STRING, &bind, "IPv4 address to bind (default 127.0.0.1)", "ADDR"},
-      {"mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "sendfile_ktls (default), userspace or sendfile (plain HTTP)",
-       "MODE"},
-      {"threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Worker threads 1..1024 (default 1)", "N"},
-      {"no-pin", 0, 0, G_OPTION_ARG_NONE, &no_pin, "Do not pin workers to CPUs", NULL},
-      {"cert", 'c', 0, G_OPTION_ARG_FILENAME, &cert, "Certificate chain, PEM (default: self-signed, generated)",
-       "FILE"},
-      {"key", 'k', 0, G_OPTION_ARG_FILENAME, &key, "Private key, PEM (default: in --cert)", "FILE"},
-      {"idle-timeout", 0, 0, G_OPTION_ARG_STRING, &idle_s, "Close connections idle this long, s, > 0 (default 30)",
-       "S"},
-      {"duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s,
-       "Stop after S seconds, 0..1000000; 0 (the default): run until SIGINT/SIGTERM", "S"},
-      {NULL, 0, 0, 0, NULL, NULL, NULL}};
+    { "root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Directory to serve (required)", "DIR" },
+    { "port", 'p', 0, G_OPTION_ARG_STRING, &port_s, "TCP port 0..65535 (default 8443; 0: any free port)", "N" },
+    { "bind", 'b', 0, G_OPTION_ARG_STRING, &bind, "IPv4 address to bind (default 127.0.0.1)", "ADDR" },
+    { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "sendfile_ktls (default), userspace or sendfile (plain HTTP)", "MODE" },
+    { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Worker threads 1..1024 (default 1)", "N" },
+    { "no-pin", 0, 0, G_OPTION_ARG_NONE, &no_pin, "Do not pin workers to CPUs", NULL },
+    { "cert", 'c', 0, G_OPTION_ARG_FILENAME, &cert, "Certificate chain, PEM (default: self-signed, generated)", "FILE" },
+    { "key", 'k', 0, G_OPTION_ARG_FILENAME, &key, "Private key, PEM (default: in --cert)", "FILE" },
+    { "idle-timeout", 0, 0, G_OPTION_ARG_STRING, &idle_s, "Close connections idle this long, s, > 0 (default 30)", "S" },
+    { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s,
+      "Stop after S seconds, 0..1000000; 0 (the default): run until SIGINT/SIGTERM", "S" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
   g_autoptr(GOptionContext) ctx = g_option_context_new("- serve files over HTTPS (or HTTP) from one directory");
   g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!cli_parse_no_args(ctx, &argc, &argv))
-    return OCASIM_EXIT_BADINPUT;
+  if (!cli_parse_no_args(ctx, &argc, &argv)) return OCASIM_EXIT_BADINPUT;
   g_autoptr(GError) err = NULL;
   ValServerMode mode = VAL_MODE_SENDFILE_KTLS;
   if (!root) {
@@ -50,8 +48,7 @@ int cmd_serve(int argc, char **argv) {
   if (!cli_int_option("--port", port_s, 0, 65535, NULL, &port, &err) ||
       !cli_int_option("--threads", threads_s, 1, 1024, NULL, &threads, &err) ||
       !cli_seconds_option("--idle-timeout", idle_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &idle, &err) ||
-      !cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: until interrupted", &duration,
-                          &err)) {
+      !cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: until interrupted", &duration, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
@@ -62,8 +59,15 @@ int cmd_serve(int argc, char **argv) {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
-  ValServerConfig cfg = {.root = root, .bind_addr = bind, .port = port, .mode = mode, .threads = threads,
-                         .pin = !no_pin, .cert_file = cert, .key_file = key, .idle_timeout_s = idle};
+  ValServerConfig cfg = { .root = root,
+                          .bind_addr = bind,
+                          .port = port,
+                          .mode = mode,
+                          .threads = threads,
+                          .pin = !no_pin,
+                          .cert_file = cert,
+                          .key_file = key,
+                          .idle_timeout_s = idle };
   ValServer *s = val_server_start(&cfg, &err);
   if (!s) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
@@ -72,12 +76,12 @@ int cmd_serve(int argc, char **argv) {
                : OCASIM_EXIT_FAILURE;
   }
   g_autofree char *until = duration > 0 ? g_strdup_printf("for %g s", duration) : g_strdup("until SIGINT/SIGTERM");
-  printf("serving %s on %s://%s:%d/ (mode %s, %d worker%s%s) %s\n", root,
-         val_server_mode_is_tls(mode) ? "https" : "http", bind ? bind : "127.0.0.1", val_server_port(s),
-         val_server_mode_name(mode), threads, threads > 1 ? "s" : "", no_pin ? "" : ", pinned", until);
+  printf("serving %s on %s://%s:%d/ (mode %s, %d worker%s%s) %s\n", root, val_server_mode_is_tls(mode) ? "https" : "http",
+         bind ? bind : "127.0.0.1", val_server_port(s), val_server_mode_name(mode), threads, threads > 1 ? "s" : "",
+         no_pin ? "" : ", pinned", until);
   fflush(stdout);
   if (duration > 0) {
-    struct timespec ts = {.tv_sec = (time_t)duration, .tv_nsec = (long)((duration - (time_t)duration) * 1e9)};
+    struct timespec ts = { .tv_sec = (time_t)duration, .tv_nsec = (long)((duration - (time_t)duration) * 1e9) };
     sigtimedwait(&set, NULL, &ts);
   } else {
     int sig;
@@ -89,7 +93,6 @@ int cmd_serve(int argc, char **argv) {
   printf("served %" G_GUINT64_FORMAT " requests (%" G_GUINT64_FORMAT " 2xx, %" G_GUINT64_FORMAT " 4xx), %.3f GB of "
          "bodies, %" G_GUINT64_FORMAT " connections, %" G_GUINT64_FORMAT " client aborts, kTLS on %" G_GUINT64_FORMAT
          " connections\n",
-         st.requests, st.status_2xx, st.status_4xx, (double)st.bytes_body / 1e9, st.accepted, st.client_aborts,
-         st.ktls_conns);
+         st.requests, st.status_2xx, st.status_4xx, (double)st.bytes_body / 1e9, st.accepted, st.client_aborts, st.ktls_conns);
   return OCASIM_EXIT_OK;
 }

@@ -10,67 +10,57 @@
 
 static char *int_range(int lo, int hi)
 {
-    return hi == G_MAXINT ? g_strdup_printf(">= %d", lo) : g_strdup_printf("%d..%d", lo, hi);
+  return hi == G_MAXINT ? g_strdup_printf(">= %d", lo) : g_strdup_printf("%d..%d", lo, hi);
 }
 
-gboolean cli_int_option(const char *name, const char *text, int lo, int hi, const char *note, int *out,
-                        GError **error)
+gboolean cli_int_option(const char *name, const char *text, int lo, int hi, const char *note, int *out, GError **error)
 {
-    if (!text)
-        return TRUE;
-    g_autofree char *bare = int_range(lo, hi);
-    g_autofree char *range = note ? g_strdup_printf("%s (%s)", bare, note) : g_strdup(bare);
-    const char *s = text;
-    while (g_ascii_isspace(*s))
-        s++;
-    char *end = NULL;
-    errno = 0;
-    gint64 v = g_ascii_strtoll(s, &end, 10);
-    gboolean digits = end != s && (g_ascii_isdigit(*s) || ((*s == '-' || *s == '+') && g_ascii_isdigit(s[1])));
-    while (end && g_ascii_isspace(*end))
-        end++;
-    if (!digits || *end) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not an integer, allowed %s", name, text,
-                    range);
-        return FALSE;
-    }
-    if (errno == ERANGE || v < lo || v > hi) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': out of range, allowed %s", name, text,
-                    range);
-        return FALSE;
-    }
-    *out = (int)v;
-    return TRUE;
+  if (!text) return TRUE;
+  g_autofree char *bare = int_range(lo, hi);
+  g_autofree char *range = note ? g_strdup_printf("%s (%s)", bare, note) : g_strdup(bare);
+  const char *s = text;
+  while (g_ascii_isspace(*s)) s++;
+  char *end = NULL;
+  errno = 0;
+  gint64 v = g_ascii_strtoll(s, &end, 10);
+  gboolean digits = end != s && (g_ascii_isdigit(*s) || ((*s == '-' || *s == '+') && g_ascii_isdigit(s[1])));
+  while (end && g_ascii_isspace(*end)) end++;
+  if (!digits || *end) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not an integer, allowed %s", name, text, range);
+    return FALSE;
+  }
+  if (errno == ERANGE || v < lo || v > hi) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': out of range, allowed %s", name, text, range);
+    return FALSE;
+  }
+  *out = (int)v;
+  return TRUE;
 }
 
-gboolean cli_seconds_option(const char *name, const char *text, double lo, gboolean lo_open, double hi,
-                            const char *note, double *out, GError **error)
+gboolean cli_seconds_option(const char *name, const char *text, double lo, gboolean lo_open, double hi, const char *note,
+                            double *out, GError **error)
 {
-    if (!text)
-        return TRUE;
-    g_autofree char *range = lo_open ? g_strdup_printf("> %.15g s and <= %.15g s", lo, hi)
-                                     : g_strdup_printf("%.15g..%.15g s", lo, hi);
-    g_autofree char *full = note ? g_strdup_printf("%s (%s)", range, note) : g_strdup(range);
-    const char *s = text;
-    while (g_ascii_isspace(*s))
-        s++;
-    char *end = NULL;
-    double v = g_ascii_strtod(s, &end);
-    gboolean number = end != s && !strpbrk(s, "xXnNiI"); /* no hex, NaN or infinity */
-    while (end && g_ascii_isspace(*end))
-        end++;
-    if (!number || *end || !isfinite(v)) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not a number of seconds, allowed %s",
-                    name, text, full);
-        return FALSE;
-    }
-    if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': out of range, allowed %s", name, text,
-                    full);
-        return FALSE;
-    }
-    *out = v;
-    return TRUE;
+  if (!text) return TRUE;
+  g_autofree char *range =
+      lo_open ? g_strdup_printf("> %.15g s and <= %.15g s", lo, hi) : g_strdup_printf("%.15g..%.15g s", lo, hi);
+  g_autofree char *full = note ? g_strdup_printf("%s (%s)", range, note) : g_strdup(range);
+  const char *s = text;
+  while (g_ascii_isspace(*s)) s++;
+  char *end = NULL;
+  double v = g_ascii_strtod(s, &end);
+  gboolean number = end != s && !strpbrk(s, "xXnNiI"); /* no hex, NaN or infinity */
+  while (end && g_ascii_isspace(*end)) end++;
+  if (!number || *end || !isfinite(v)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not a number of seconds, allowed %s", name, text,
+                full);
+    return FALSE;
+  }
+  if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': out of range, allowed %s", name, text, full);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
 }
 
 gboolean cli_parse_no_args(GOptionContext *ctx, int *argc, char ***argv)

@@ -11,14 +11,13 @@
  *  added to the range in the message.  @text NULL (option not
  *  given) leaves *@out as it is.  Errors (G_OPTION_ERROR_BAD_VALUE): not an integer,
  *  out of range; the message names @name, @text and the range. */
-gboolean cli_int_option(const char *name, const char *text, int lo, int hi, const char *note, int *out,
-                        GError **error);
+gboolean cli_int_option(const char *name, const char *text, int lo, int hi, const char *note, int *out, GError **error);
 
 /** Parses @text as a number of seconds in [@lo, @hi] (or (@lo, @hi] when @lo_open).
  *  NaN, infinities and trailing garbage are rejected.  @note, when not NULL, is added
  *  to the range in the message, e.g. "0: until interrupted".  @text NULL leaves *@out. */
-gboolean cli_seconds_option(const char *name, const char *text, double lo, gboolean lo_open, double hi,
-                            const char *note, double *out, GError **error);
+gboolean cli_seconds_option(const char *name, const char *text, double lo, gboolean lo_open, double hi, const char *note,
+                            double *out, GError **error);
 
 /** Parses the options of a subcommand that takes no positional argument: on an
  *  option error or a stray argument prints "PROG: reason" and returns FALSE

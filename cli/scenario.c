@@ -9,193 +9,183 @@
 
 static const char *const formats[] = { "table", "json", "csv", NULL };
 
-gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra,
-                   const char *param, const char *summary, GError **error)
+gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra, const char *param, const char *summary,
+                   GError **error)
 {
-    memset(opt, 0, sizeof *opt);
-    GOptionEntry common[] = {
-        { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text, "Output format: table (default), json or csv", "FMT" },
-        { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
-        { "duration", 0, 0, G_OPTION_ARG_STRING, &opt->duration, "Simulated time, e.g. \"10 s\" (overrides 'duration')", "TIME" },
-        { "warmup", 0, 0, G_OPTION_ARG_STRING, &opt->warmup, "Warm-up discarded from the statistics (overrides 'warmup')", "TIME" },
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets, "Override a scenario value, e.g. stations[0].servers=2 (repeatable)", "KEY=VALUE" },
-        { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, NULL },
-        { NULL, 0, 0, 0, NULL, NULL, NULL }
-    };
-    g_autoptr(GOptionContext) ctx = g_option_context_new(param);
-    g_option_context_set_summary(ctx, summary);
-    g_option_context_add_main_entries(ctx, common, NULL);
-    if (extra)
-        g_option_context_add_main_entries(ctx, extra, NULL);
-    if (!g_option_context_parse(ctx, argc, argv, error)) {
-        cli_options_clear(opt);
-        return FALSE;
+  memset(opt, 0, sizeof *opt);
+  GOptionEntry common[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text, "Output format: table (default), json or csv", "FMT" },
+    { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
+    { "duration", 0, 0, G_OPTION_ARG_STRING, &opt->duration, "Simulated time, e.g. \"10 s\" (overrides 'duration')", "TIME" },
+    { "warmup", 0, 0, G_OPTION_ARG_STRING, &opt->warmup, "Warm-up discarded from the statistics (overrides 'warmup')", "TIME" },
+    { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets, "Override a scenario value, e.g. stations[0].servers=2 (repeatable)",
+      "KEY=VALUE" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new(param);
+  g_option_context_set_summary(ctx, summary);
+  g_option_context_add_main_entries(ctx, common, NULL);
+  if (extra) g_option_context_add_main_entries(ctx, extra, NULL);
+  if (!g_option_context_parse(ctx, argc, argv, error)) {
+    cli_options_clear(opt);
+    return FALSE;
+  }
+  opt->format = CLI_FORMAT_TABLE;
+  if (opt->format_text) {
+    int i = 0;
+    while (formats[i] && strcmp(formats[i], opt->format_text)) i++;
+    if (!formats[i]) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format: '%s' is not one of table, json, csv",
+                  opt->format_text);
+      cli_options_clear(opt);
+      return FALSE;
     }
-    opt->format = CLI_FORMAT_TABLE;
-    if (opt->format_text) {
-        int i = 0;
-        while (formats[i] && strcmp(formats[i], opt->format_text))
-            i++;
-        if (!formats[i]) {
-            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "--format: '%s' is not one of table, json, csv", opt->format_text);
-            cli_options_clear(opt);
-            return FALSE;
-        }
-        opt->format = (CliFormat)i;
-    }
-    return TRUE;
+    opt->format = (CliFormat)i;
+  }
+  return TRUE;
 }
 
 void cli_options_clear(CliOptions *opt)
 {
-    g_free(opt->format_text);
-    g_free(opt->seed);
-    g_free(opt->duration);
-    g_free(opt->warmup);
-    g_strfreev(opt->sets);
-    g_strfreev(opt->files);
-    memset(opt, 0, sizeof *opt);
+  g_free(opt->format_text);
+  g_free(opt->seed);
+  g_free(opt->duration);
+  g_free(opt->warmup);
+  g_strfreev(opt->sets);
+  g_strfreev(opt->files);
+  memset(opt, 0, sizeof *opt);
 }
 
 /* --seed, --duration and --warmup: overrides of the top-level keys of the same name */
-typedef struct { const char *key, *value; } Shorthand;
+typedef struct {
+  const char *key, *value;
+} Shorthand;
 enum { N_SHORTHANDS = 3 };
 
 static void shorthands(const CliOptions *opt, Shorthand out[N_SHORTHANDS])
 {
-    out[0] = (Shorthand){ "seed", opt->seed };
-    out[1] = (Shorthand){ "duration", opt->duration };
-    out[2] = (Shorthand){ "warmup", opt->warmup };
+  out[0] = (Shorthand){ "seed", opt->seed };
+  out[1] = (Shorthand){ "duration", opt->duration };
+  out[2] = (Shorthand){ "warmup", opt->warmup };
 }
 
 SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **error)
 {
-    g_autoptr(SimConfDoc) doc = sim_conf_load_with_include(file, "platform", error);
-    if (!doc)
-        return NULL;
-    Shorthand shorthand[N_SHORTHANDS];
-    shorthands(opt, shorthand);
-    for (size_t i = 0; i < N_SHORTHANDS; i++) {
-        if (!shorthand[i].value)
-            continue;
-        g_autofree char *as = g_strdup_printf("%s=%s", shorthand[i].key, shorthand[i].value);
-        g_autofree char *label = g_strdup_printf("--%s", shorthand[i].key);
-        if (!sim_conf_apply_override_as(doc, as, label, error))
-            return NULL;
+  g_autoptr(SimConfDoc) doc = sim_conf_load_with_include(file, "platform", error);
+  if (!doc) return NULL;
+  Shorthand shorthand[N_SHORTHANDS];
+  shorthands(opt, shorthand);
+  for (size_t i = 0; i < N_SHORTHANDS; i++) {
+    if (!shorthand[i].value) continue;
+    g_autofree char *as = g_strdup_printf("%s=%s", shorthand[i].key, shorthand[i].value);
+    g_autofree char *label = g_strdup_printf("--%s", shorthand[i].key);
+    if (!sim_conf_apply_override_as(doc, as, label, error)) return NULL;
+  }
+  g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
+  for (char **s = opt->sets; s && *s; s++) {
+    /* the platform is included while loading, before any override */
+    if (g_str_has_prefix(*s, "platform=") || g_str_has_prefix(*s, "platform.")) {
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
+                  "--set: platform: the platform file cannot be overridden; write a scenario that includes it");
+      return NULL;
     }
-    g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
-    for (char **s = opt->sets; s && *s; s++) {
-        /* the platform is included while loading, before any override */
-        if (g_str_has_prefix(*s, "platform=") || g_str_has_prefix(*s, "platform.")) {
-            g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
-                        "--set: platform: the platform file cannot be overridden; write a scenario that includes it");
-            return NULL;
-        }
-        g_ptr_array_add(sets, g_strdup(*s));
-    }
-    g_ptr_array_add(sets, NULL);
-    if (!sim_conf_apply_overrides(doc, (const char *const *)sets->pdata, error))
-        return NULL;
-    return g_steal_pointer(&doc);
+    g_ptr_array_add(sets, g_strdup(*s));
+  }
+  g_ptr_array_add(sets, NULL);
+  if (!sim_conf_apply_overrides(doc, (const char *const *)sets->pdata, error)) return NULL;
+  return g_steal_pointer(&doc);
 }
 
 gboolean cli_one_file(const CliOptions *opt, const char *cmd)
 {
-    if (opt->files && opt->files[0] && !opt->files[1])
-        return TRUE;
-    fprintf(stderr, "ocasim: %s needs exactly one scenario FILE (see --help)\n", cmd);
-    return FALSE;
+  if (opt->files && opt->files[0] && !opt->files[1]) return TRUE;
+  fprintf(stderr, "ocasim: %s needs exactly one scenario FILE (see --help)\n", cmd);
+  return FALSE;
 }
 
 void cli_note_overrides(const CliOptions *opt, GError **error)
 {
-    if (!error || !*error || g_str_has_prefix((*error)->message, "--"))
-        return;
-    g_autoptr(GString) list = g_string_new(NULL);
-    Shorthand shorthand[N_SHORTHANDS];
-    shorthands(opt, shorthand);
-    for (size_t i = 0; i < N_SHORTHANDS; i++)
-        if (shorthand[i].value)
-            g_string_append_printf(list, "%s--%s %s", list->len ? ", " : "", shorthand[i].key, shorthand[i].value);
-    for (char **s = opt->sets; s && *s; s++)
-        g_string_append_printf(list, "%s--set %s", list->len ? ", " : "", *s);
-    if (!list->len)
-        return;
-    g_autofree char *msg = g_strdup_printf("%s (the scenario as changed by %s)", (*error)->message, list->str);
-    g_free((*error)->message);
-    (*error)->message = g_steal_pointer(&msg);
+  if (!error || !*error || g_str_has_prefix((*error)->message, "--")) return;
+  g_autoptr(GString) list = g_string_new(NULL);
+  Shorthand shorthand[N_SHORTHANDS];
+  shorthands(opt, shorthand);
+  for (size_t i = 0; i < N_SHORTHANDS; i++)
+    if (shorthand[i].value)
+      g_string_append_printf(list, "%s--%s %s", list->len ? ", " : "", shorthand[i].key, shorthand[i].value);
+  for (char **s = opt->sets; s && *s; s++) g_string_append_printf(list, "%s--set %s", list->len ? ", " : "", *s);
+  if (!list->len) return;
+  g_autofree char *msg = g_strdup_printf("%s (the scenario as changed by %s)", (*error)->message, list->str);
+  g_free((*error)->message);
+  (*error)->message = g_steal_pointer(&msg);
 }
 
 gboolean cli_appliance_build(const SimConfNode *root, CliAppliance *out, GError **error)
 {
-    memset(out, 0, sizeof *out);
-    out->a = g_new0(Appliance, 1);
-    if (appliance_from_conf(root, out->a, &out->info, error) && (out->m = demand_build(out->a, error)))
-        return TRUE;
-    cli_appliance_clear(out);
-    return FALSE;
+  memset(out, 0, sizeof *out);
+  out->a = g_new0(Appliance, 1);
+  if (appliance_from_conf(root, out->a, &out->info, error) && (out->m = demand_build(out->a, error))) return TRUE;
+  cli_appliance_clear(out);
+  return FALSE;
 }
 
 gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **error)
 {
-    static const char *const kinds[] = { "appliance", "queueing_network", NULL };
-    memset(out, 0, sizeof *out);
-    g_autoptr(SimConfDoc) doc = cli_load_scenario(opt->files[0], opt, error);
-    const char *kind = doc ? cli_scenario_kind(doc, kinds, error) : NULL;
-    if (!kind)
-        return FALSE;
-    if (strcmp(kind, "appliance")) {
-        sim_conf_set_error(error, sim_conf_node_get(sim_conf_doc_root(doc), "kind"), SIM_CONF_ERROR_ENUM,
-                           "this command needs an appliance scenario (kind: appliance), not a %s; use 'ocasim run'", kind);
-        return FALSE;
-    }
-    if (!cli_appliance_build(sim_conf_doc_root(doc), out, error)) {
-        cli_note_overrides(opt, error);
-        return FALSE;
-    }
-    /* a published result describes the scenario as written, not as overridden */
-    out->info.ref.changed = opt->sets && opt->sets[0];
-    return TRUE;
+  static const char *const kinds[] = { "appliance", "queueing_network", NULL };
+  memset(out, 0, sizeof *out);
+  g_autoptr(SimConfDoc) doc = cli_load_scenario(opt->files[0], opt, error);
+  const char *kind = doc ? cli_scenario_kind(doc, kinds, error) : NULL;
+  if (!kind) return FALSE;
+  if (strcmp(kind, "appliance")) {
+    sim_conf_set_error(error, sim_conf_node_get(sim_conf_doc_root(doc), "kind"), SIM_CONF_ERROR_ENUM,
+                       "this command needs an appliance scenario (kind: appliance), not a %s; use 'ocasim run'", kind);
+    return FALSE;
+  }
+  if (!cli_appliance_build(sim_conf_doc_root(doc), out, error)) {
+    cli_note_overrides(opt, error);
+    return FALSE;
+  }
+  /* a published result describes the scenario as written, not as overridden */
+  out->info.ref.changed = opt->sets && opt->sets[0];
+  return TRUE;
 }
 
 void cli_appliance_clear(CliAppliance *ca)
 {
-    demand_free(ca->m);
-    app_scenario_info_clear(&ca->info);
-    g_free(ca->a);
-    memset(ca, 0, sizeof *ca);
+  demand_free(ca->m);
+  app_scenario_info_clear(&ca->info);
+  g_free(ca->a);
+  memset(ca, 0, sizeof *ca);
 }
 
 const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error)
 {
-    SimConfNode *root = sim_conf_doc_root(doc);
-    SimConfNode *kind = sim_conf_node_get(root, "kind");
-    if (!kind) {
-        g_autofree char *list = g_strjoinv(", ", (char **)known);
-        sim_conf_set_error(error, root, SIM_CONF_ERROR_MISSING, "missing 'kind' (one of %s)", list);
-        return NULL;
-    }
-    int idx;
-    if (!sim_conf_node_enum(kind, known, &idx, error))
-        return NULL;
-    return known[idx];
+  SimConfNode *root = sim_conf_doc_root(doc);
+  SimConfNode *kind = sim_conf_node_get(root, "kind");
+  if (!kind) {
+    g_autofree char *list = g_strjoinv(", ", (char **)known);
+    sim_conf_set_error(error, root, SIM_CONF_ERROR_MISSING, "missing 'kind' (one of %s)", list);
+    return NULL;
+  }
+  int idx;
+  if (!sim_conf_node_enum(kind, known, &idx, error)) return NULL;
+  return known[idx];
 }
 
 int cli_fail(const GError *error)
 {
-    fprintf(stderr, "ocasim: %s\n", error->message);
-    if (error->domain == SIM_CONF_ERROR || error->domain == SIM_UNITS_ERROR || error->domain == G_OPTION_ERROR ||
-        error->domain == MODEL_ERROR)
-        return OCASIM_EXIT_BADINPUT;
-    return OCASIM_EXIT_FAILURE;
+  fprintf(stderr, "ocasim: %s\n", error->message);
+  if (error->domain == SIM_CONF_ERROR || error->domain == SIM_UNITS_ERROR || error->domain == G_OPTION_ERROR ||
+      error->domain == MODEL_ERROR)
+    return OCASIM_EXIT_BADINPUT;
+  return OCASIM_EXIT_FAILURE;
 }
 
 int cli_emit(const GString *text)
 {
-    if (fwrite(text->str, 1, text->len, stdout) != text->len || fflush(stdout) != 0) {
-        perror("ocasim: stdout");
-        return OCASIM_EXIT_FAILURE;
-    }
-    return OCASIM_EXIT_OK;
+  if (fwrite(text->str, 1, text->len, stdout) != text->len || fflush(stdout) != 0) {
+    perror("ocasim: stdout");
+    return OCASIM_EXIT_FAILURE;
+  }
+  return OCASIM_EXIT_OK;
 }

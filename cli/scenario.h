@@ -11,20 +11,20 @@
 typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;
 
 typedef struct {
-    char   *format_text;    /* --format table|json|csv */
-    CliFormat format;
-    char   *seed;           /* --seed N (passed on as --set seed=N) */
-    char   *duration;       /* --duration "10 s" */
-    char   *warmup;         /* --warmup "1 s" */
-    char  **sets;           /* --set key.path=value, repeatable */
-    char  **files;          /* the remaining arguments */
+  char *format_text; /* --format table|json|csv */
+  CliFormat format;
+  char *seed;     /* --seed N (passed on as --set seed=N) */
+  char *duration; /* --duration "10 s" */
+  char *warmup;   /* --warmup "1 s" */
+  char **sets;    /* --set key.path=value, repeatable */
+  char **files;   /* the remaining arguments */
 } CliOptions;
 
 /** Parses @argv with the common options plus @extra (may be NULL), with
  *  @summary as the help text.  Returns FALSE (after printing the reason) on a
  *  usage error; sets *@exit_now to TRUE when --help was printed. */
-gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra,
-                   const char *param, const char *summary, GError **error);
+gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra, const char *param, const char *summary,
+                   GError **error);
 
 /** Frees what cli_parse() allocated. */
 void cli_options_clear(CliOptions *opt);
@@ -39,9 +39,9 @@ gboolean cli_one_file(const CliOptions *opt, const char *cmd);
 /** An appliance scenario ready to evaluate: the appliance, its scenario
  *  information and its demand model. */
 typedef struct {
-    Appliance      *a;
-    AppScenarioInfo info;
-    DemandModel    *m;
+  Appliance *a;
+  AppScenarioInfo info;
+  DemandModel *m;
 } CliAppliance;
 
 /** Binds the appliance scenario at @root and builds its demand model.

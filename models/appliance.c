@@ -2,9 +2,15 @@
 #include "models/appliance.h"
 #include "models/model_error.h"
 
-int appliance_nodes(const Appliance *a) { return topo_nodes(&a->topo); }
+int appliance_nodes(const Appliance *a)
+{
+  return topo_nodes(&a->topo);
+}
 
-int appliance_cores_per_node(const Appliance *a) { return a->topo.cores_per_socket / a->topo.nps; }
+int appliance_cores_per_node(const Appliance *a)
+{
+  return a->topo.cores_per_socket / a->topo.nps;
+}
 
 int appliance_ports(const Appliance *a)
 {
@@ -38,20 +44,19 @@ gboolean appliance_validate(const Appliance *a, GError **error)
   if (n_loop > 0) {
     if (n_loop != a->n_nics || a->n_nics != 1)
       return model_fail(error, "nics", "a loopback host has exactly one NIC group, of kind loopback");
-    if (topo_nodes(&a->topo) != 1)
-      return model_fail(error, "topology", "a loopback host is modelled on one NUMA node");
-    if (a->wl.alt_fraction > 0)
-      return model_fail(error, "workload.alt_fraction", "a loopback host serves one data path");
+    if (topo_nodes(&a->topo) != 1) return model_fail(error, "topology", "a loopback host is modelled on one NUMA node");
+    if (a->wl.alt_fraction > 0) return model_fail(error, "workload.alt_fraction", "a loopback host serves one data path");
     if (!loopback_validate(&a->lo, a->path, error)) return FALSE;
   } else if (a->lo.present) {
     return model_fail(error, "loopback", "a `loopback:` section needs a NIC of kind loopback");
   }
   gboolean cpu_crypto = datapath_cpu_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_cpu_crypto(a->wl.alt_path));
   if (n_loop == 0 && cpu_crypto && a->crypto == CRYPTO_NONE)
-    return model_fail(error, "software.crypto", "%s encrypts on the CPU: name its bulk cipher (none is for sendfile and "
-                      "sendfile_nic_ktls)", datapath_name(datapath_cpu_crypto(a->path) ? a->path : a->wl.alt_path));
-  gboolean nic_path = a->path == DP_SENDFILE_NIC_KTLS ||
-                      (a->wl.alt_fraction > 0 && a->wl.alt_path == DP_SENDFILE_NIC_KTLS);
+    return model_fail(error, "software.crypto",
+                      "%s encrypts on the CPU: name its bulk cipher (none is for sendfile and "
+                      "sendfile_nic_ktls)",
+                      datapath_name(datapath_cpu_crypto(a->path) ? a->path : a->wl.alt_path));
+  gboolean nic_path = a->path == DP_SENDFILE_NIC_KTLS || (a->wl.alt_fraction > 0 && a->wl.alt_path == DP_SENDFILE_NIC_KTLS);
   if (nic_path)
     for (int i = 0; i < a->n_nics; i++)
       if (a->nics[i].ktls_gbps <= 0) {

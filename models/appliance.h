@@ -43,12 +43,12 @@ typedef struct {
   NicCard nics[APP_MAX_NICS];
   /* software */
   DataPath path;
-  CryptoImpl crypto;       /* bulk crypto of CPU-crypto paths */
+  CryptoImpl crypto; /* bulk crypto of CPU-crypto paths */
   Placement placement;
-  gboolean sendfile_sync;  /* a worker blocks on each disk read */
-  int sendfile_workers;    /* workers (processes/threads) for synchronous sendfile */
+  gboolean sendfile_sync; /* a worker blocks on each disk read */
+  int sendfile_workers;   /* workers (processes/threads) for synchronous sendfile */
   Workload wl;
-  LoopbackCfg lo;          /* a loopback host (NICs of kind loopback), loopback.h */
+  LoopbackCfg lo; /* a loopback host (NICs of kind loopback), loopback.h */
   Coeffs coef;
   guint64 seed;
 } Appliance;

@@ -7,7 +7,10 @@
  * steady state; the cap keeps a saturated report finite (and very large). */
 #define LAT_U_CAP 0.995
 
-static double sojourn(double s, double u) { return s / (1.0 - MIN(u, LAT_U_CAP)); }
+static double sojourn(double s, double u)
+{
+  return s / (1.0 - MIN(u, LAT_U_CAP));
+}
 
 BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps)
 {
@@ -66,13 +69,16 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
     tmax = MAX(tmax, T[c]);
   }
   r->lat_mean_ms = mean * 1e3;
-  double qs[2] = {0.5, 0.99}, out[2];
+  double qs[2] = { 0.5, 0.99 }, out[2];
   for (int q = 0; q < 2; q++) {
     double lo = 0, hi = tmax * 20 + 1e-9;
     for (int it = 0; it < 200; it++) {
       double mid = 0.5 * (lo + hi), F = 0;
       for (int c = 0; c < m->n_class; c++) F += m->cls[c].weight * (1.0 - exp(-mid / T[c]));
-      if (F < qs[q]) lo = mid; else hi = mid;
+      if (F < qs[q])
+        lo = mid;
+      else
+        hi = mid;
     }
     out[q] = 0.5 * (lo + hi) * 1e3;
   }

@@ -18,18 +18,18 @@
 #include "models/demand.h"
 
 typedef struct {
-  double offered_Bps;      /* G_MAXDOUBLE for "saturate" */
-  double sat_Bps;          /* X*, bottleneck-law saturation throughput */
-  int bottleneck;          /* resource index limiting X* */
-  double throughput_Bps;   /* min(offered, X*) */
+  double offered_Bps;    /* G_MAXDOUBLE for "saturate" */
+  double sat_Bps;        /* X*, bottleneck-law saturation throughput */
+  int bottleneck;        /* resource index limiting X* */
+  double throughput_Bps; /* min(offered, X*) */
   int n_res;
-  double *util;            /* [n_res] utilisation at the served throughput, 0..1 */
-  double *offered_util;    /* [n_res] load/capacity at the offered load (can exceed 1) */
-  double *drop;            /* [n_res] output-queue drop fraction of the carried load (NIC ports), 0 elsewhere */
-  double cpu_util;         /* busy cycles / all cycles, 0..1 */
-  double cpu_util_max_node;/* busiest node, 0..1 */
+  double *util;             /* [n_res] utilisation at the served throughput, 0..1 */
+  double *offered_util;     /* [n_res] load/capacity at the offered load (can exceed 1) */
+  double *drop;             /* [n_res] output-queue drop fraction of the carried load (NIC ports), 0 elsewhere */
+  double cpu_util;          /* busy cycles / all cycles, 0..1 */
+  double cpu_util_max_node; /* busiest node, 0..1 */
   double lat_mean_ms, lat_p50_ms, lat_p99_ms;
-  double connections;      /* throughput / mean client bitrate */
+  double connections; /* throughput / mean client bitrate */
 } BoundResult;
 
 /* Evaluates the model at an offered load in Gb/s (<= 0: saturate). (transfer full) */

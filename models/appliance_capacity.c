@@ -17,24 +17,22 @@ static double g_of(double L, void *p)
   g_autoptr(BoundResult) r = bound_eval(x->a, x->m, L);
   double v = -1;
   switch (x->c) {
-  case CAP_CPU:
-    for (int i = 0; i < x->m->n_res; i++)
-      if (x->m->res[i].kind == RK_CPU) v = MAX(v, r->offered_util[i] - x->m->res[i].limit);
-    return v;
-  case CAP_DROPS:
-    /* the output queue's drop fraction (nic.h) rises with the carried load up to 1/(K+1) at
+    case CAP_CPU:
+      for (int i = 0; i < x->m->n_res; i++)
+        if (x->m->res[i].kind == RK_CPU) v = MAX(v, r->offered_util[i] - x->m->res[i].limit);
+      return v;
+    case CAP_DROPS:
+      /* the output queue's drop fraction (nic.h) rises with the carried load up to 1/(K+1) at
      * line rate; a drop_max above that leaves the ports to the saturation criterion */
-    for (int i = 0; i < x->m->n_res; i++)
-      if (x->m->res[i].kind == RK_NIC_PORT) v = MAX(v, r->drop[i] - x->a->wl.drop_max);
-    return v;
-  case CAP_LATENCY:
-    return r->lat_p99_ms - x->a->wl.latency_slo_ms;
-  case CAP_SATURATION:
-    for (int i = 0; i < x->m->n_res; i++)
-      if (x->m->res[i].kind != RK_CPU) v = MAX(v, r->offered_util[i] - 1.0);
-    return v;
-  default:
-    g_assert_not_reached();
+      for (int i = 0; i < x->m->n_res; i++)
+        if (x->m->res[i].kind == RK_NIC_PORT) v = MAX(v, r->drop[i] - x->a->wl.drop_max);
+      return v;
+    case CAP_LATENCY: return r->lat_p99_ms - x->a->wl.latency_slo_ms;
+    case CAP_SATURATION:
+      for (int i = 0; i < x->m->n_res; i++)
+        if (x->m->res[i].kind != RK_CPU) v = MAX(v, r->offered_util[i] - 1.0);
+      return v;
+    default: g_assert_not_reached();
   }
 }
 
@@ -48,8 +46,8 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
   out->limiting = CAP_SATURATION;
   out->iterations = 0;
   for (int c = 0; c < CAP_COUNT; c++) {
-    CapCtx ctx = {a, m, (CapCriterion)c};
-    gsl_function F = {.function = g_of, .params = &ctx};
+    CapCtx ctx = { a, m, (CapCriterion)c };
+    gsl_function F = { .function = g_of, .params = &ctx };
     double glo = g_of(lo, &ctx), ghi = g_of(hi, &ctx);
     double root;
     if (glo > 0) {
@@ -92,6 +90,6 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
 
 const char *capacity_criterion_name(CapCriterion c)
 {
-  static const char *n[CAP_COUNT] = {"cpu", "drops", "latency", "saturation"};
+  static const char *n[CAP_COUNT] = { "cpu", "drops", "latency", "saturation" };
   return c < CAP_COUNT ? n[c] : "?";
 }

@@ -17,11 +17,11 @@
 typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_COUNT } CapCriterion;
 
 typedef struct {
-  double capacity_gbps;            /* largest healthy offered load */
+  double capacity_gbps; /* largest healthy offered load */
   CapCriterion limiting;
-  double limit_gbps[CAP_COUNT];    /* load at which each criterion is met with equality (inf: never;
+  double limit_gbps[CAP_COUNT]; /* load at which each criterion is met with equality (inf: never;
                                     * 0: not met even at probe_floor_gbps) */
-  double probe_floor_gbps;         /* smallest load probed: 1e-3 of the saturation throughput */
+  double probe_floor_gbps;      /* smallest load probed: 1e-3 of the saturation throughput */
   int iterations;
 } CapacityResult;
 

@@ -12,318 +12,965 @@
 #include <string.h>
 
 /* ---- conf-side structs (what the file says) ---------------------------------------------- */
-typedef struct { int gen, lanes, tag_bits; int64_t mrrs, mps; bool ro; } PcieConf;
-typedef struct { int count, socket, quadrant, node; char *model; double read_Bps; double latency_ns; int qd; PcieConf pcie; } NvmeConf;
-typedef struct { int kind, count, socket, quadrant, node; char *model; int ports; double port_bps, ktls_bps; int64_t queue; SimConfList domains; PcieConf pcie; } NicConf;
-typedef struct { double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, req_s, req_c, hash, util; int64_t cache, rec_bytes, file;
-                 double aes128, aes256, chacha; int cipher, st, ct, conns; bool client_hash;
-                 int server_cpus, client_cpus; double cross_share, server_free, client_free; } LoopConf;
-typedef struct { int kind, count, width; double rate; double encoding; bool dlwm; int dlwm_width; SimConfList attach; } LinkConf;
-typedef struct { char *model; int uarch, sockets, cores_per_socket, threads_per_core; double clock_hz, cap; } CpuConf;
-typedef struct { int quadrants, nps, port_domains, link_routing; SimConfList nps_supported; double intra_Bps, intra_pen_ns, inter_pen_ns; SimConfList links; } TopoConf;
-typedef struct { int channels; double speed; int64_t bus; double latency_ns; } MemConf;
-typedef struct { bool tso, lro, mapped; int64_t mtu, tso_size; int lro_acks; } StackConf;
-typedef struct { int path, crypto, placement, sendfile, workers; } SoftConf;
-typedef struct { double rate_bps, share; } BitrateConf;
-typedef struct { const SimConfNode *offered; int titles; double zipf_s; int title_placement; int64_t request, io;
-                 SimConfList bitrates; int alt_path; double alt_fraction; double slo_ns; double drop_max; } WorkConf;
-typedef struct { char *id, *source, *bottleneck, *cause, *known; double gbps, cpu_pct, fabric_util, hot, cold, tol_pct, cpu_tol, dram; SimConfList kinds; } RefConf;
+typedef struct {
+  int gen, lanes, tag_bits;
+  int64_t mrrs, mps;
+  bool ro;
+} PcieConf;
+typedef struct {
+  int count, socket, quadrant, node;
+  char *model;
+  double read_Bps;
+  double latency_ns;
+  int qd;
+  PcieConf pcie;
+} NvmeConf;
+typedef struct {
+  int kind, count, socket, quadrant, node;
+  char *model;
+  int ports;
+  double port_bps, ktls_bps;
+  int64_t queue;
+  SimConfList domains;
+  PcieConf pcie;
+} NicConf;
+typedef struct {
+  double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, req_s, req_c, hash, util;
+  int64_t cache, rec_bytes, file;
+  double aes128, aes256, chacha;
+  int cipher, st, ct, conns;
+  bool client_hash;
+  int server_cpus, client_cpus;
+  double cross_share, server_free, client_free;
+} LoopConf;
+typedef struct {
+  int kind, count, width;
+  double rate;
+  double encoding;
+  bool dlwm;
+  int dlwm_width;
+  SimConfList attach;
+} LinkConf;
+typedef struct {
+  char *model;
+  int uarch, sockets, cores_per_socket, threads_per_core;
+  double clock_hz, cap;
+} CpuConf;
+typedef struct {
+  int quadrants, nps, port_domains, link_routing;
+  SimConfList nps_supported;
+  double intra_Bps, intra_pen_ns, inter_pen_ns;
+  SimConfList links;
+} TopoConf;
+typedef struct {
+  int channels;
+  double speed;
+  int64_t bus;
+  double latency_ns;
+} MemConf;
+typedef struct {
+  bool tso, lro, mapped;
+  int64_t mtu, tso_size;
+  int lro_acks;
+} StackConf;
+typedef struct {
+  int path, crypto, placement, sendfile, workers;
+} SoftConf;
+typedef struct {
+  double rate_bps, share;
+} BitrateConf;
+typedef struct {
+  const SimConfNode *offered;
+  int titles;
+  double zipf_s;
+  int title_placement;
+  int64_t request, io;
+  SimConfList bitrates;
+  int alt_path;
+  double alt_fraction;
+  double slo_ns;
+  double drop_max;
+} WorkConf;
+typedef struct {
+  char *id, *source, *bottleneck, *cause, *known;
+  double gbps, cpu_pct, fabric_util, hot, cold, tol_pct, cpu_tol, dram;
+  SimConfList kinds;
+} RefConf;
 typedef struct {
   char *kind, *name, *description, *platform, *platform_name;
-  int64_t seed; double duration_ns, warmup_ns;
-  CpuConf cpu; TopoConf topo; MemConf mem; SimConfList nvme, nics; StackConf stack; SoftConf soft; WorkConf wl; RefConf ref;
+  int64_t seed;
+  double duration_ns, warmup_ns;
+  CpuConf cpu;
+  TopoConf topo;
+  MemConf mem;
+  SimConfList nvme, nics;
+  StackConf stack;
+  SoftConf soft;
+  WorkConf wl;
+  RefConf ref;
   const SimConfNode *reference_node;
   const SimConfNode *loopback_node;
 } AppConf;
 
-static const char *const UARCH_NAMES[] = {"broadwell", "skylake", "icelake", "zen1", "zen2", "zen3", "zen4", "neoverse-n1", NULL};
-static const char *const CRYPTO_NAMES[] = {"none", "isal_aes_gcm", "openssl_aes_gcm", "chacha20_poly1305", NULL};
-static const char *const PATH_NAMES[] = {"read_write", "read_write_ktls", "sendfile", "sendfile_sw_ktls", "sendfile_nic_ktls", NULL};
-static const char *const ALT_PATH_NAMES[] = {"read_write", "read_write_ktls", "sendfile", "sendfile_sw_ktls", "sendfile_nic_ktls", "none", NULL};
-static const char *const PLACEMENT_NAMES[] = {"none", "network_centric", "disk_centric", "strict_disk_centric", NULL};
-static const char *const SENDFILE_NAMES[] = {"async", "sync", NULL};
-static const char *const LINK_NAMES[] = {"xgmi", "upi", NULL};
-static const char *const TITLE_PLACEMENT_NAMES[] = {"node_striped", "round_robin", "random", NULL};
-static const char *const PORT_DOMAIN_NAMES[] = {"card", "spread", NULL};
-static const char *const NIC_KIND_NAMES[] = {"pcie", "loopback", NULL};
-static const char *const LB_CIPHER_NAMES[] = {"aes_128_gcm", "aes_256_gcm", "chacha20_poly1305", NULL};
-static const char *const LINK_ROUTING_NAMES[] = {"interleave", "device", NULL};
-static const char *const KIND_NAMES[] = {"cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", "threads", NULL};
+static const char *const UARCH_NAMES[] = {
+  "broadwell", "skylake", "icelake", "zen1", "zen2", "zen3", "zen4", "neoverse-n1", NULL
+};
+static const char *const CRYPTO_NAMES[] = { "none", "isal_aes_gcm", "openssl_aes_gcm", "chacha20_poly1305", NULL };
+static const char *const PATH_NAMES[] = { "read_write",       "read_write_ktls",   "sendfile",
+                                          "sendfile_sw_ktls", "sendfile_nic_ktls", NULL };
+static const char *const ALT_PATH_NAMES[] = {
+  "read_write", "read_write_ktls", "sendfile", "sendfile_sw_ktls", "sendfile_nic_ktls", "none", NULL
+};
+static const char *const PLACEMENT_NAMES[] = { "none", "network_centric", "disk_centric", "strict_disk_centric", NULL };
+static const char *const SENDFILE_NAMES[] = { "async", "sync", NULL };
+static const char *const LINK_NAMES[] = { "xgmi", "upi", NULL };
+static const char *const TITLE_PLACEMENT_NAMES[] = { "node_striped", "round_robin", "random", NULL };
+static const char *const PORT_DOMAIN_NAMES[] = { "card", "spread", NULL };
+static const char *const NIC_KIND_NAMES[] = { "pcie", "loopback", NULL };
+static const char *const LB_CIPHER_NAMES[] = { "aes_128_gcm", "aes_256_gcm", "chacha20_poly1305", NULL };
+static const char *const LINK_ROUTING_NAMES[] = { "interleave", "device", NULL };
+static const char *const KIND_NAMES[] = { "cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", "threads", NULL };
 
 #define F(st, m) offsetof(st, m)
 
 static const SimConfField pcie_schema[] = {
-  {.key = "gen", .type = SIM_CONF_T_INT, .offset = F(PcieConf, gen), .def = "3", .min = "1", .max = "5", .doc = "PCIe generation (drive/NIC datasheet)"},
-  {.key = "lanes", .type = SIM_CONF_T_INT, .offset = F(PcieConf, lanes), .def = "4", .min = "1", .max = "16", .doc = "link width (x1..x16)"},
-  {.key = "tag_bits", .type = SIM_CONF_T_INT, .offset = F(PcieConf, tag_bits), .def = "8", .min = "5", .max = "10",
-   .doc = "tag field: 5 (32 outstanding reads), 8 extended (256), 10 (768); default 8: extended tags enabled (euro2021)"},
-  {.key = "mrrs", .type = SIM_CONF_T_INT64, .offset = F(PcieConf, mrrs), .unit = SIM_UNIT_SIZE, .def = "512 B", .min = "128", .max = "4096",
-   .doc = "max read request size (512 B: common OS default)"},
-  {.key = "mps", .type = SIM_CONF_T_INT64, .offset = F(PcieConf, mps), .unit = SIM_UNIT_SIZE, .def = "256 B", .min = "128", .max = "4096",
-   .doc = "max payload size (256 B: common root-complex limit)"},
-  {.key = "relaxed_ordering", .type = SIM_CONF_T_BOOL, .offset = F(PcieConf, ro), .def = "true", .doc = "relaxed ordering enabled (recorded, not modelled: no sourced throughput effect)"},
-  SIM_CONF_END};
+  { .key = "gen",
+    .type = SIM_CONF_T_INT,
+    .offset = F(PcieConf, gen),
+    .def = "3",
+    .min = "1",
+    .max = "5",
+    .doc = "PCIe generation (drive/NIC datasheet)" },
+  { .key = "lanes",
+    .type = SIM_CONF_T_INT,
+    .offset = F(PcieConf, lanes),
+    .def = "4",
+    .min = "1",
+    .max = "16",
+    .doc = "link width (x1..x16)" },
+  { .key = "tag_bits",
+    .type = SIM_CONF_T_INT,
+    .offset = F(PcieConf, tag_bits),
+    .def = "8",
+    .min = "5",
+    .max = "10",
+    .doc = "tag field: 5 (32 outstanding reads), 8 extended (256), 10 (768); default 8: extended tags enabled (euro2021)" },
+  { .key = "mrrs",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(PcieConf, mrrs),
+    .unit = SIM_UNIT_SIZE,
+    .def = "512 B",
+    .min = "128",
+    .max = "4096",
+    .doc = "max read request size (512 B: common OS default)" },
+  { .key = "mps",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(PcieConf, mps),
+    .unit = SIM_UNIT_SIZE,
+    .def = "256 B",
+    .min = "128",
+    .max = "4096",
+    .doc = "max payload size (256 B: common root-complex limit)" },
+  { .key = "relaxed_ordering",
+    .type = SIM_CONF_T_BOOL,
+    .offset = F(PcieConf, ro),
+    .def = "true",
+    .doc = "relaxed ordering enabled (recorded, not modelled: no sourced throughput effect)" },
+  SIM_CONF_END
+};
 
 static const SimConfField nvme_schema[] = {
-  {.key = "count", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, count), .def = "1", .min = "1", .max = "64", .doc = "identical drives in this group"},
-  {.key = "socket", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, socket), .def = "0", .min = "0", .doc = "socket"},
-  {.key = "quadrant", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, quadrant), .def = "0", .min = "0", .doc = "I/O quadrant of the socket"},
-  {.key = "node", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, node), .def = "-1", .min = "-1",
-   .doc = "NUMA node (instead of socket/quadrant), at the platform's NPS"},
-  {.key = "model", .type = SIM_CONF_T_STRING, .offset = F(NvmeConf, model), .doc = "drive model (documentation)"},
-  {.key = "read", .type = SIM_CONF_T_DOUBLE, .offset = F(NvmeConf, read_Bps), .unit = SIM_UNIT_BYTE_RATE, .required = true, .min = "0",
-   .min_exclusive = true, .doc = "sustained sequential read bandwidth (datasheet)"},
-  {.key = "latency", .type = SIM_CONF_T_DOUBLE, .offset = F(NvmeConf, latency_ns), .unit = SIM_UNIT_TIME, .def = "100 us", .min = "0",
-   .min_exclusive = true, .max = "1 s", .doc = "read latency at low queue depth (datacenter TLC NVMe datasheets: 80-120 us; at most 1 s)"},
-  {.key = "queue_depth", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, qd), .def = "128", .min = "1", .doc = "outstanding reads kept per drive (assumption)"},
-  {.key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NvmeConf, pcie), .sub = pcie_schema, .doc = "the drive's PCIe link"},
-  SIM_CONF_END};
+  { .key = "count",
+    .type = SIM_CONF_T_INT,
+    .offset = F(NvmeConf, count),
+    .def = "1",
+    .min = "1",
+    .max = "64",
+    .doc = "identical drives in this group" },
+  { .key = "socket", .type = SIM_CONF_T_INT, .offset = F(NvmeConf, socket), .def = "0", .min = "0", .doc = "socket" },
+  { .key = "quadrant",
+    .type = SIM_CONF_T_INT,
+    .offset = F(NvmeConf, quadrant),
+    .def = "0",
+    .min = "0",
+    .doc = "I/O quadrant of the socket" },
+  { .key = "node",
+    .type = SIM_CONF_T_INT,
+    .offset = F(NvmeConf, node),
+    .def = "-1",
+    .min = "-1",
+    .doc = "NUMA node (instead of socket/quadrant), at the platform's NPS" },
+  { .key = "model", .type = SIM_CONF_T_STRING, .offset = F(NvmeConf, model), .doc = "drive model (documentation)" },
+  { .key = "read",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(NvmeConf, read_Bps),
+    .unit = SIM_UNIT_BYTE_RATE,
+    .required = true,
+    .min = "0",
+    .min_exclusive = true,
+    .doc = "sustained sequential read bandwidth (datasheet)" },
+  { .key = "latency",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(NvmeConf, latency_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "100 us",
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1 s",
+    .doc = "read latency at low queue depth (datacenter TLC NVMe datasheets: 80-120 us; at most 1 s)" },
+  { .key = "queue_depth",
+    .type = SIM_CONF_T_INT,
+    .offset = F(NvmeConf, qd),
+    .def = "128",
+    .min = "1",
+    .doc = "outstanding reads kept per drive (assumption)" },
+  { .key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NvmeConf, pcie), .sub = pcie_schema, .doc = "the drive's PCIe link" },
+  SIM_CONF_END
+};
 
 static const SimConfField nic_schema[] = {
-  {.key = "kind", .type = SIM_CONF_T_ENUM, .offset = F(NicConf, kind), .enum_names = NIC_KIND_NAMES, .def = "pcie",
-   .doc = "pcie: a card; loopback: the clients run on this host, the port is a copy into their sockets (needs `loopback:`)"},
-  {.key = "count", .type = SIM_CONF_T_INT, .offset = F(NicConf, count), .def = "1", .min = "1", .max = "16", .doc = "identical cards in this group"},
-  {.key = "socket", .type = SIM_CONF_T_INT, .offset = F(NicConf, socket), .def = "0", .min = "0", .doc = "socket"},
-  {.key = "quadrant", .type = SIM_CONF_T_INT, .offset = F(NicConf, quadrant), .def = "0", .min = "0", .doc = "I/O quadrant of the socket"},
-  {.key = "node", .type = SIM_CONF_T_INT, .offset = F(NicConf, node), .def = "-1", .min = "-1",
-   .doc = "NUMA node (instead of socket/quadrant), at the platform's NPS"},
-  {.key = "model", .type = SIM_CONF_T_STRING, .offset = F(NicConf, model), .doc = "card model (documentation)"},
-  {.key = "ports", .type = SIM_CONF_T_INT, .offset = F(NicConf, ports), .def = "2", .min = "1", .max = "4", .doc = "ports per card"},
-  {.key = "port_speed", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, port_bps), .unit = SIM_UNIT_BIT_RATE, .def = "0 Gb/s", .min = "0",
-   .doc = "line rate of one port (required for kind pcie)"},
-  {.key = "ktls", .type = SIM_CONF_T_DOUBLE, .offset = F(NicConf, ktls_bps), .unit = SIM_UNIT_BIT_RATE, .def = "0 Gb/s", .min = "0",
-   .doc = "inline kTLS engine cap per card (0: no engine)"},
-  {.key = "queue", .type = SIM_CONF_T_INT64, .offset = F(NicConf, queue), .unit = SIM_UNIT_SIZE, .def = "16 MiB", .min = "1",
-   .doc = "output queue per port (assumption: ring + NIC buffer); in TSO bursts it is the K of the port's M/M/1/K drop fraction, so a smaller queue drops more below line rate"},
-  {.key = "domains", .type = SIM_CONF_T_LIST, .offset = F(NicConf, domains), .elem_type = SIM_CONF_T_INT, .min = "0", .max_items = 4,
-   .doc = "NUMA domain each port's connections are bound to (default: the card's node)"},
-  {.key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NicConf, pcie), .sub = pcie_schema, .doc = "the card's PCIe link"},
-  SIM_CONF_END};
+  { .key = "kind",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(NicConf, kind),
+    .enum_names = NIC_KIND_NAMES,
+    .def = "pcie",
+    .doc = "pcie: a card; loopback: the clients run on this host, the port is a copy into their sockets (needs `loopback:`)" },
+  { .key = "count",
+    .type = SIM_CONF_T_INT,
+    .offset = F(NicConf, count),
+    .def = "1",
+    .min = "1",
+    .max = "16",
+    .doc = "identical cards in this group" },
+  { .key = "socket", .type = SIM_CONF_T_INT, .offset = F(NicConf, socket), .def = "0", .min = "0", .doc = "socket" },
+  { .key = "quadrant",
+    .type = SIM_CONF_T_INT,
+    .offset = F(NicConf, quadrant),
+    .def = "0",
+    .min = "0",
+    .doc = "I/O quadrant of the socket" },
+  { .key = "node",
+    .type = SIM_CONF_T_INT,
+    .offset = F(NicConf, node),
+    .def = "-1",
+    .min = "-1",
+    .doc = "NUMA node (instead of socket/quadrant), at the platform's NPS" },
+  { .key = "model", .type = SIM_CONF_T_STRING, .offset = F(NicConf, model), .doc = "card model (documentation)" },
+  { .key = "ports",
+    .type = SIM_CONF_T_INT,
+    .offset = F(NicConf, ports),
+    .def = "2",
+    .min = "1",
+    .max = "4",
+    .doc = "ports per card" },
+  { .key = "port_speed",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(NicConf, port_bps),
+    .unit = SIM_UNIT_BIT_RATE,
+    .def = "0 Gb/s",
+    .min = "0",
+    .doc = "line rate of one port (required for kind pcie)" },
+  { .key = "ktls",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(NicConf, ktls_bps),
+    .unit = SIM_UNIT_BIT_RATE,
+    .def = "0 Gb/s",
+    .min = "0",
+    .doc = "inline kTLS engine cap per card (0: no engine)" },
+  { .key = "queue",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(NicConf, queue),
+    .unit = SIM_UNIT_SIZE,
+    .def = "16 MiB",
+    .min = "1",
+    .doc =
+        "output queue per port (assumption: ring + NIC buffer); in TSO bursts it is the K of the port's M/M/1/K drop fraction, so a smaller queue drops more below line rate" },
+  { .key = "domains",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(NicConf, domains),
+    .elem_type = SIM_CONF_T_INT,
+    .min = "0",
+    .max_items = 4,
+    .doc = "NUMA domain each port's connections are bound to (default: the card's node)" },
+  { .key = "pcie", .type = SIM_CONF_T_MAP, .offset = F(NicConf, pcie), .sub = pcie_schema, .doc = "the card's PCIe link" },
+  SIM_CONF_END
+};
 
 static const SimConfField link_schema[] = {
-  {.key = "kind", .type = SIM_CONF_T_ENUM, .offset = F(LinkConf, kind), .enum_names = LINK_NAMES, .def = "xgmi", .doc = "xgmi or upi"},
-  {.key = "count", .type = SIM_CONF_T_INT, .offset = F(LinkConf, count), .def = "1", .min = "1", .max = "8", .doc = "identical links"},
-  {.key = "width", .type = SIM_CONF_T_INT, .offset = F(LinkConf, width), .def = "16", .min = "1", .max = "32", .doc = "data lanes per direction"},
-  {.key = "rate", .type = SIM_CONF_T_DOUBLE, .offset = F(LinkConf, rate), .unit = SIM_UNIT_TRANSFER_RATE, .required = true, .min = "0",
-   .min_exclusive = true, .doc = "per-lane rate"},
-  {.key = "encoding", .type = SIM_CONF_T_DOUBLE, .offset = F(LinkConf, encoding), .def = "0", .min = "0", .max = "1",
-   .doc = "line-code efficiency (0 = 1: xGMI x16 at 18 GT/s is 36 GB/s per direction raw, published.yaml general)"},
-  {.key = "dlwm", .type = SIM_CONF_T_BOOL, .offset = F(LinkConf, dlwm), .def = "false", .doc = "dynamic link width management on"},
-  {.key = "dlwm_width", .type = SIM_CONF_T_INT, .offset = F(LinkConf, dlwm_width), .def = "2", .min = "1", .max = "32",
-   .doc = "width while DLWM narrows the link (nab2022: suspected x2)"},
-  {.key = "attach", .type = SIM_CONF_T_LIST, .offset = F(LinkConf, attach), .elem_type = SIM_CONF_T_INT, .min = "0", .max_items = 8,
-   .doc = "quadrant each link of the group attaches to (default 0, 1, 2, ...)"},
-  SIM_CONF_END};
+  { .key = "kind",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(LinkConf, kind),
+    .enum_names = LINK_NAMES,
+    .def = "xgmi",
+    .doc = "xgmi or upi" },
+  { .key = "count",
+    .type = SIM_CONF_T_INT,
+    .offset = F(LinkConf, count),
+    .def = "1",
+    .min = "1",
+    .max = "8",
+    .doc = "identical links" },
+  { .key = "width",
+    .type = SIM_CONF_T_INT,
+    .offset = F(LinkConf, width),
+    .def = "16",
+    .min = "1",
+    .max = "32",
+    .doc = "data lanes per direction" },
+  { .key = "rate",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LinkConf, rate),
+    .unit = SIM_UNIT_TRANSFER_RATE,
+    .required = true,
+    .min = "0",
+    .min_exclusive = true,
+    .doc = "per-lane rate" },
+  { .key = "encoding",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LinkConf, encoding),
+    .def = "0",
+    .min = "0",
+    .max = "1",
+    .doc = "line-code efficiency (0 = 1: xGMI x16 at 18 GT/s is 36 GB/s per direction raw, published.yaml general)" },
+  { .key = "dlwm",
+    .type = SIM_CONF_T_BOOL,
+    .offset = F(LinkConf, dlwm),
+    .def = "false",
+    .doc = "dynamic link width management on" },
+  { .key = "dlwm_width",
+    .type = SIM_CONF_T_INT,
+    .offset = F(LinkConf, dlwm_width),
+    .def = "2",
+    .min = "1",
+    .max = "32",
+    .doc = "width while DLWM narrows the link (nab2022: suspected x2)" },
+  { .key = "attach",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(LinkConf, attach),
+    .elem_type = SIM_CONF_T_INT,
+    .min = "0",
+    .max_items = 8,
+    .doc = "quadrant each link of the group attaches to (default 0, 1, 2, ...)" },
+  SIM_CONF_END
+};
 
 static const SimConfField cpu_schema[] = {
-  {.key = "model", .type = SIM_CONF_T_STRING, .offset = F(CpuConf, model), .doc = "CPU model (documentation)"},
-  {.key = "uarch", .type = SIM_CONF_T_ENUM, .offset = F(CpuConf, uarch), .enum_names = UARCH_NAMES, .required = true,
-   .doc = "micro-architecture (selects crypto cycles per byte)"},
-  {.key = "sockets", .type = SIM_CONF_T_INT, .offset = F(CpuConf, sockets), .def = "1", .min = "1", .max = "2", .doc = "sockets"},
-  {.key = "cores_per_socket", .type = SIM_CONF_T_INT, .offset = F(CpuConf, cores_per_socket), .required = true, .min = "1", .doc = "cores per socket"},
-  {.key = "threads_per_core", .type = SIM_CONF_T_INT, .offset = F(CpuConf, threads_per_core), .def = "2", .min = "1", .max = "8",
-   .doc = "SMT threads (recorded, not modelled)"},
-  {.key = "clock", .type = SIM_CONF_T_DOUBLE, .offset = F(CpuConf, clock_hz), .unit = SIM_UNIT_FREQUENCY, .required = true, .min = "100 MHz",
-   .max = "10 GHz", .doc = "clock used for capacity (datasheet base clock)"},
-  {.key = "cap", .type = SIM_CONF_T_DOUBLE, .offset = F(CpuConf, cap), .unit = SIM_UNIT_PERCENT, .def = "80 %", .min = "0", .max = "1",
-   .min_exclusive = true, .doc = "CPU-utilisation cap (production: 80 %, euro2021)"},
-  SIM_CONF_END};
+  { .key = "model", .type = SIM_CONF_T_STRING, .offset = F(CpuConf, model), .doc = "CPU model (documentation)" },
+  { .key = "uarch",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(CpuConf, uarch),
+    .enum_names = UARCH_NAMES,
+    .required = true,
+    .doc = "micro-architecture (selects crypto cycles per byte)" },
+  { .key = "sockets",
+    .type = SIM_CONF_T_INT,
+    .offset = F(CpuConf, sockets),
+    .def = "1",
+    .min = "1",
+    .max = "2",
+    .doc = "sockets" },
+  { .key = "cores_per_socket",
+    .type = SIM_CONF_T_INT,
+    .offset = F(CpuConf, cores_per_socket),
+    .required = true,
+    .min = "1",
+    .doc = "cores per socket" },
+  { .key = "threads_per_core",
+    .type = SIM_CONF_T_INT,
+    .offset = F(CpuConf, threads_per_core),
+    .def = "2",
+    .min = "1",
+    .max = "8",
+    .doc = "SMT threads (recorded, not modelled)" },
+  { .key = "clock",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(CpuConf, clock_hz),
+    .unit = SIM_UNIT_FREQUENCY,
+    .required = true,
+    .min = "100 MHz",
+    .max = "10 GHz",
+    .doc = "clock used for capacity (datasheet base clock)" },
+  { .key = "cap",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(CpuConf, cap),
+    .unit = SIM_UNIT_PERCENT,
+    .def = "80 %",
+    .min = "0",
+    .max = "1",
+    .min_exclusive = true,
+    .doc = "CPU-utilisation cap (production: 80 %, euro2021)" },
+  SIM_CONF_END
+};
 
 static const SimConfField topo_schema[] = {
-  {.key = "quadrants", .type = SIM_CONF_T_INT, .offset = F(TopoConf, quadrants), .def = "1", .min = "1", .max = "4",
-   .doc = "physical quadrants (EPYC I/O-die quadrants or Naples dies) per socket"},
-  {.key = "nps", .type = SIM_CONF_T_INT, .offset = F(TopoConf, nps), .def = "1", .min = "1", .max = "4", .doc = "NUMA nodes per socket (BIOS NPS)"},
-  {.key = "nps_supported", .type = SIM_CONF_T_LIST, .offset = F(TopoConf, nps_supported), .elem_type = SIM_CONF_T_INT, .min = "1", .max = "4",
-   .doc = "NPS values the CPU supports (default [1])"},
-  {.key = "intra_link", .type = SIM_CONF_T_DOUBLE, .offset = F(TopoConf, intra_Bps), .unit = SIM_UNIT_BYTE_RATE, .def = "0 GB/s", .min = "0",
-   .doc = "per-direction bandwidth of one quadrant-to-quadrant link"},
-  {.key = "intra_penalty", .type = SIM_CONF_T_DOUBLE, .offset = F(TopoConf, intra_pen_ns), .unit = SIM_UNIT_TIME, .def = "0 ns", .min = "0",
-   .doc = "latency added by crossing to another quadrant"},
-  {.key = "inter_penalty", .type = SIM_CONF_T_DOUBLE, .offset = F(TopoConf, inter_pen_ns), .unit = SIM_UNIT_TIME, .def = "0 ns", .min = "0",
-   .doc = "latency added by crossing to the other socket"},
-  {.key = "port_domains", .type = SIM_CONF_T_ENUM, .offset = F(TopoConf, port_domains), .enum_names = PORT_DOMAIN_NAMES,
-   .def = "card", .doc = "NUMA domain of NIC ports without explicit domains: the card's node, or spread round robin over all nodes"},
-  {.key = "links", .type = SIM_CONF_T_LIST, .offset = F(TopoConf, links), .sub = link_schema, .elem_size = sizeof(LinkConf),
-   .doc = "inter-socket link groups"},
-  {.key = "link_routing", .type = SIM_CONF_T_ENUM, .offset = F(TopoConf, link_routing), .enum_names = LINK_ROUTING_NAMES,
-   .def = "interleave", .doc = "how remote traffic picks an inter-socket link: interleave (by address over all links, Intel UPI routing table; "
-   "topology.h) or device (the link attached to the DMA-ing device's quadrant)"},
-  SIM_CONF_END};
+  { .key = "quadrants",
+    .type = SIM_CONF_T_INT,
+    .offset = F(TopoConf, quadrants),
+    .def = "1",
+    .min = "1",
+    .max = "4",
+    .doc = "physical quadrants (EPYC I/O-die quadrants or Naples dies) per socket" },
+  { .key = "nps",
+    .type = SIM_CONF_T_INT,
+    .offset = F(TopoConf, nps),
+    .def = "1",
+    .min = "1",
+    .max = "4",
+    .doc = "NUMA nodes per socket (BIOS NPS)" },
+  { .key = "nps_supported",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(TopoConf, nps_supported),
+    .elem_type = SIM_CONF_T_INT,
+    .min = "1",
+    .max = "4",
+    .doc = "NPS values the CPU supports (default [1])" },
+  { .key = "intra_link",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(TopoConf, intra_Bps),
+    .unit = SIM_UNIT_BYTE_RATE,
+    .def = "0 GB/s",
+    .min = "0",
+    .doc = "per-direction bandwidth of one quadrant-to-quadrant link" },
+  { .key = "intra_penalty",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(TopoConf, intra_pen_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "0 ns",
+    .min = "0",
+    .doc = "latency added by crossing to another quadrant" },
+  { .key = "inter_penalty",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(TopoConf, inter_pen_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "0 ns",
+    .min = "0",
+    .doc = "latency added by crossing to the other socket" },
+  { .key = "port_domains",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(TopoConf, port_domains),
+    .enum_names = PORT_DOMAIN_NAMES,
+    .def = "card",
+    .doc = "NUMA domain of NIC ports without explicit domains: the card's node, or spread round robin over all nodes" },
+  { .key = "links",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(TopoConf, links),
+    .sub = link_schema,
+    .elem_size = sizeof(LinkConf),
+    .doc = "inter-socket link groups" },
+  { .key = "link_routing",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(TopoConf, link_routing),
+    .enum_names = LINK_ROUTING_NAMES,
+    .def = "interleave",
+    .doc = "how remote traffic picks an inter-socket link: interleave (by address over all links, Intel UPI routing table; "
+           "topology.h) or device (the link attached to the DMA-ing device's quadrant)" },
+  SIM_CONF_END
+};
 
-static const SimConfField mem_schema[] = {
-  {.key = "channels_per_socket", .type = SIM_CONF_T_INT, .offset = F(MemConf, channels), .required = true, .min = "0",
-   .doc = "populated DRAM channels per socket"},
-  {.key = "speed", .type = SIM_CONF_T_DOUBLE, .offset = F(MemConf, speed), .unit = SIM_UNIT_TRANSFER_RATE, .required = true, .min = "100 MT/s",
-   .max = "20000 MT/s", .doc = "DIMM transfer rate (DDR4 1600-3200, DDR5 4800-8800 MT/s)"},
-  {.key = "bus_width", .type = SIM_CONF_T_INT64, .offset = F(MemConf, bus), .unit = SIM_UNIT_SIZE, .def = "8 B", .min = "1",
-   .doc = "bytes per transfer per channel (64-bit DDR channel)"},
-  {.key = "latency", .type = SIM_CONF_T_DOUBLE, .offset = F(MemConf, latency_ns), .unit = SIM_UNIT_TIME, .def = "90 ns", .min = "0",
-   .min_exclusive = true, .doc = "idle local DRAM latency (assumption: typical DDR4 server figure)"},
-  SIM_CONF_END};
+static const SimConfField mem_schema[] = { { .key = "channels_per_socket",
+                                             .type = SIM_CONF_T_INT,
+                                             .offset = F(MemConf, channels),
+                                             .required = true,
+                                             .min = "0",
+                                             .doc = "populated DRAM channels per socket" },
+                                           { .key = "speed",
+                                             .type = SIM_CONF_T_DOUBLE,
+                                             .offset = F(MemConf, speed),
+                                             .unit = SIM_UNIT_TRANSFER_RATE,
+                                             .required = true,
+                                             .min = "100 MT/s",
+                                             .max = "20000 MT/s",
+                                             .doc = "DIMM transfer rate (DDR4 1600-3200, DDR5 4800-8800 MT/s)" },
+                                           { .key = "bus_width",
+                                             .type = SIM_CONF_T_INT64,
+                                             .offset = F(MemConf, bus),
+                                             .unit = SIM_UNIT_SIZE,
+                                             .def = "8 B",
+                                             .min = "1",
+                                             .doc = "bytes per transfer per channel (64-bit DDR channel)" },
+                                           { .key = "latency",
+                                             .type = SIM_CONF_T_DOUBLE,
+                                             .offset = F(MemConf, latency_ns),
+                                             .unit = SIM_UNIT_TIME,
+                                             .def = "90 ns",
+                                             .min = "0",
+                                             .min_exclusive = true,
+                                             .doc = "idle local DRAM latency (assumption: typical DDR4 server figure)" },
+                                           SIM_CONF_END };
 
 static const SimConfField stack_schema[] = {
-  {.key = "tso", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, tso), .def = "true", .doc = "TCP segmentation offload"},
-  {.key = "lro", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, lro), .def = "true", .doc = "large receive offload (merges ACKs)"},
-  {.key = "mtu", .type = SIM_CONF_T_INT64, .offset = F(StackConf, mtu), .unit = SIM_UNIT_SIZE, .def = "1500 B", .min = "576", .max = "9216",
-   .doc = "IP MTU (1500 B toward internet clients)"},
-  {.key = "tso_size", .type = SIM_CONF_T_INT64, .offset = F(StackConf, tso_size), .unit = SIM_UNIT_SIZE, .def = "64 KiB", .min = "576",
-   .doc = "payload per TSO segment (64 KiB: the TSO maximum)"},
-  {.key = "lro_acks", .type = SIM_CONF_T_INT, .offset = F(StackConf, lro_acks), .def = "8", .min = "1", .max = "64",
-   .doc = "ACK packets merged per LRO aggregate (assumption)"},
-  {.key = "mapped_mbufs", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, mapped), .def = "false",
-   .doc = "pre-2019 mapped mbufs and sf_bufs (FreeBSD before unmapped mbufs)"},
-  SIM_CONF_END};
+  { .key = "tso", .type = SIM_CONF_T_BOOL, .offset = F(StackConf, tso), .def = "true", .doc = "TCP segmentation offload" },
+  { .key = "lro",
+    .type = SIM_CONF_T_BOOL,
+    .offset = F(StackConf, lro),
+    .def = "true",
+    .doc = "large receive offload (merges ACKs)" },
+  { .key = "mtu",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(StackConf, mtu),
+    .unit = SIM_UNIT_SIZE,
+    .def = "1500 B",
+    .min = "576",
+    .max = "9216",
+    .doc = "IP MTU (1500 B toward internet clients)" },
+  { .key = "tso_size",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(StackConf, tso_size),
+    .unit = SIM_UNIT_SIZE,
+    .def = "64 KiB",
+    .min = "576",
+    .doc = "payload per TSO segment (64 KiB: the TSO maximum)" },
+  { .key = "lro_acks",
+    .type = SIM_CONF_T_INT,
+    .offset = F(StackConf, lro_acks),
+    .def = "8",
+    .min = "1",
+    .max = "64",
+    .doc = "ACK packets merged per LRO aggregate (assumption)" },
+  { .key = "mapped_mbufs",
+    .type = SIM_CONF_T_BOOL,
+    .offset = F(StackConf, mapped),
+    .def = "false",
+    .doc = "pre-2019 mapped mbufs and sf_bufs (FreeBSD before unmapped mbufs)" },
+  SIM_CONF_END
+};
 
-static const SimConfField soft_schema[] = {
-  {.key = "data_path", .type = SIM_CONF_T_ENUM, .offset = F(SoftConf, path), .enum_names = PATH_NAMES, .def = "sendfile_nic_ktls",
-   .doc = "serving data path"},
-  {.key = "crypto", .type = SIM_CONF_T_ENUM, .offset = F(SoftConf, crypto), .enum_names = CRYPTO_NAMES, .def = "isal_aes_gcm",
-   .doc = "bulk crypto of CPU-crypto paths"},
-  {.key = "placement", .type = SIM_CONF_T_ENUM, .offset = F(SoftConf, placement), .enum_names = PLACEMENT_NAMES, .def = "network_centric",
-   .doc = "NUMA placement policy"},
-  {.key = "sendfile", .type = SIM_CONF_T_ENUM, .offset = F(SoftConf, sendfile), .enum_names = SENDFILE_NAMES, .def = "async",
-   .doc = "async, or sync (a worker blocks on each disk read)"},
-  {.key = "workers", .type = SIM_CONF_T_INT, .offset = F(SoftConf, workers), .def = "64", .min = "1", .doc = "workers for synchronous sendfile (assumption: one per core pair)"},
-  SIM_CONF_END};
+static const SimConfField soft_schema[] = { { .key = "data_path",
+                                              .type = SIM_CONF_T_ENUM,
+                                              .offset = F(SoftConf, path),
+                                              .enum_names = PATH_NAMES,
+                                              .def = "sendfile_nic_ktls",
+                                              .doc = "serving data path" },
+                                            { .key = "crypto",
+                                              .type = SIM_CONF_T_ENUM,
+                                              .offset = F(SoftConf, crypto),
+                                              .enum_names = CRYPTO_NAMES,
+                                              .def = "isal_aes_gcm",
+                                              .doc = "bulk crypto of CPU-crypto paths" },
+                                            { .key = "placement",
+                                              .type = SIM_CONF_T_ENUM,
+                                              .offset = F(SoftConf, placement),
+                                              .enum_names = PLACEMENT_NAMES,
+                                              .def = "network_centric",
+                                              .doc = "NUMA placement policy" },
+                                            { .key = "sendfile",
+                                              .type = SIM_CONF_T_ENUM,
+                                              .offset = F(SoftConf, sendfile),
+                                              .enum_names = SENDFILE_NAMES,
+                                              .def = "async",
+                                              .doc = "async, or sync (a worker blocks on each disk read)" },
+                                            { .key = "workers",
+                                              .type = SIM_CONF_T_INT,
+                                              .offset = F(SoftConf, workers),
+                                              .def = "64",
+                                              .min = "1",
+                                              .doc = "workers for synchronous sendfile (assumption: one per core pair)" },
+                                            SIM_CONF_END };
 
-static const SimConfField bitrate_schema[] = {
-  {.key = "rate", .type = SIM_CONF_T_DOUBLE, .offset = F(BitrateConf, rate_bps), .unit = SIM_UNIT_BIT_RATE, .required = true, .min = "0",
-   .min_exclusive = true, .doc = "client stream bitrate"},
-  {.key = "share", .type = SIM_CONF_T_DOUBLE, .offset = F(BitrateConf, share), .unit = SIM_UNIT_PERCENT, .required = true, .min = "0",
-   .max = "1", .doc = "share of connections"},
-  SIM_CONF_END};
+static const SimConfField bitrate_schema[] = { { .key = "rate",
+                                                 .type = SIM_CONF_T_DOUBLE,
+                                                 .offset = F(BitrateConf, rate_bps),
+                                                 .unit = SIM_UNIT_BIT_RATE,
+                                                 .required = true,
+                                                 .min = "0",
+                                                 .min_exclusive = true,
+                                                 .doc = "client stream bitrate" },
+                                               { .key = "share",
+                                                 .type = SIM_CONF_T_DOUBLE,
+                                                 .offset = F(BitrateConf, share),
+                                                 .unit = SIM_UNIT_PERCENT,
+                                                 .required = true,
+                                                 .min = "0",
+                                                 .max = "1",
+                                                 .doc = "share of connections" },
+                                               SIM_CONF_END };
 
 static const SimConfField work_schema[] = {
-  {.key = "offered", .type = SIM_CONF_T_NODE, .offset = F(WorkConf, offered), .doc = "offered load (bit rate) or \"saturate\" (default)"},
-  {.key = "titles", .type = SIM_CONF_T_INT, .offset = F(WorkConf, titles), .def = "100000", .min = "1", .max = "10000000",
-   .doc = "files in the catalogue (assumption: ~200 TB of flash / ~2 GB per encoded file)"},
-  {.key = "zipf_s", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, zipf_s), .def = "0.8", .min = "0", .max = "3",
-   .doc = "Zipf popularity exponent (0.64-0.83 in Breslau et al., INFOCOM 1999)"},
-  {.key = "title_placement", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, title_placement), .enum_names = TITLE_PLACEMENT_NAMES,
-   .def = "node_striped",
-   .doc = "titles on drives: node_striped (rank r on node r mod N, striped over its drives), round_robin (whole titles, node-interleaved drive order) or random"},
-  {.key = "request_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, request), .unit = SIM_UNIT_SIZE, .def = "2 MiB", .min = "4 KiB",
-   .max = "1 GiB", .doc = "bytes per client request (assumption: a few seconds of video)"},
-  {.key = "io_size", .type = SIM_CONF_T_INT64, .offset = F(WorkConf, io), .unit = SIM_UNIT_SIZE, .def = "256 KiB", .min = "512",
-   .doc = "bytes per drive read (assumption: sendfile read-ahead); it sets a drive's Little's-law ceiling queue_depth x io_size / latency (binding only when below its read bandwidth), the sync-sendfile worker ceiling and the requests the DES keeps in flight"},
-  {.key = "bitrates", .type = SIM_CONF_T_LIST, .offset = F(WorkConf, bitrates), .sub = bitrate_schema, .elem_size = sizeof(BitrateConf),
-   .min_items = 1, .max_items = 8, .doc = "client bitrate mix (default one class at 5 Mb/s, an HD stream)"},
-  {.key = "alt_path", .type = SIM_CONF_T_ENUM, .offset = F(WorkConf, alt_path), .enum_names = ALT_PATH_NAMES, .def = "none",
-   .doc = "second data path for a fraction of connections"},
-  {.key = "alt_fraction", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, alt_fraction), .unit = SIM_UNIT_PERCENT, .def = "0 %", .min = "0",
-   .max = "1", .doc = "share of load on alt_path"},
-  {.key = "latency_slo", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, slo_ns), .unit = SIM_UNIT_TIME, .def = "50 ms", .min = "0",
-   .min_exclusive = true, .doc = "p99 request latency objective for capacity (assumption)"},
-  {.key = "drop_max", .type = SIM_CONF_T_DOUBLE, .offset = F(WorkConf, drop_max), .unit = SIM_UNIT_PERCENT, .def = "0.1 %", .min = "0",
-   .min_exclusive = true, .max = "1",
-   .doc = "largest tolerated NIC output drop fraction for capacity (assumption); above 0, since a finite queue drops a little at any load"},
-  SIM_CONF_END};
+  { .key = "offered",
+    .type = SIM_CONF_T_NODE,
+    .offset = F(WorkConf, offered),
+    .doc = "offered load (bit rate) or \"saturate\" (default)" },
+  { .key = "titles",
+    .type = SIM_CONF_T_INT,
+    .offset = F(WorkConf, titles),
+    .def = "100000",
+    .min = "1",
+    .max = "10000000",
+    .doc = "files in the catalogue (assumption: ~200 TB of flash / ~2 GB per encoded file)" },
+  { .key = "zipf_s",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(WorkConf, zipf_s),
+    .def = "0.8",
+    .min = "0",
+    .max = "3",
+    .doc = "Zipf popularity exponent (0.64-0.83 in Breslau et al., INFOCOM 1999)" },
+  { .key = "title_placement",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(WorkConf, title_placement),
+    .enum_names = TITLE_PLACEMENT_NAMES,
+    .def = "node_striped",
+    .doc =
+        "titles on drives: node_striped (rank r on node r mod N, striped over its drives), round_robin (whole titles, node-interleaved drive order) or random" },
+  { .key = "request_size",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(WorkConf, request),
+    .unit = SIM_UNIT_SIZE,
+    .def = "2 MiB",
+    .min = "4 KiB",
+    .max = "1 GiB",
+    .doc = "bytes per client request (assumption: a few seconds of video)" },
+  { .key = "io_size",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(WorkConf, io),
+    .unit = SIM_UNIT_SIZE,
+    .def = "256 KiB",
+    .min = "512",
+    .doc =
+        "bytes per drive read (assumption: sendfile read-ahead); it sets a drive's Little's-law ceiling queue_depth x io_size / latency (binding only when below its read bandwidth), the sync-sendfile worker ceiling and the requests the DES keeps in flight" },
+  { .key = "bitrates",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(WorkConf, bitrates),
+    .sub = bitrate_schema,
+    .elem_size = sizeof(BitrateConf),
+    .min_items = 1,
+    .max_items = 8,
+    .doc = "client bitrate mix (default one class at 5 Mb/s, an HD stream)" },
+  { .key = "alt_path",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(WorkConf, alt_path),
+    .enum_names = ALT_PATH_NAMES,
+    .def = "none",
+    .doc = "second data path for a fraction of connections" },
+  { .key = "alt_fraction",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(WorkConf, alt_fraction),
+    .unit = SIM_UNIT_PERCENT,
+    .def = "0 %",
+    .min = "0",
+    .max = "1",
+    .doc = "share of load on alt_path" },
+  { .key = "latency_slo",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(WorkConf, slo_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "50 ms",
+    .min = "0",
+    .min_exclusive = true,
+    .doc = "p99 request latency objective for capacity (assumption)" },
+  { .key = "drop_max",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(WorkConf, drop_max),
+    .unit = SIM_UNIT_PERCENT,
+    .def = "0.1 %",
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc =
+        "largest tolerated NIC output drop fraction for capacity (assumption); above 0, since a finite queue drops a little at any load" },
+  SIM_CONF_END
+};
 
 #define LBM "measured on the host by ocasim validate"
 static const SimConfField loop_schema[] = {
-  {.key = "copy_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, copy), .required = true,
-   .doc = "cycles/B of a user<->kernel copy of data just written (" LBM ")"},
-  {.key = "copy_pagecache_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, copy_pc), .required = true,
-   .doc = "cycles/B of a copy out of a cache-resident page-cache page (" LBM ")"},
-  {.key = "miss_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, miss), .def = "0",
-   .doc = "extra cycles/B of a page-cache copy that misses the cache (" LBM ")"},
-  {.key = "cache_size", .type = SIM_CONF_T_INT64, .offset = F(LoopConf, cache), .unit = SIM_UNIT_SIZE, .def = "0 B", .min = "0",
-   .doc = "cache the served file competes for (" LBM "; starts at the probe's per-core L2)"},
-  {.key = "xcore_server_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, xcore_s), .def = "0",
-   .doc = "extra sender cycles/B when the two ends of a connection run on different cores: wake-ups (" LBM ")"},
-  {.key = "xcore_client_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, xcore_c), .def = "0",
-   .doc = "extra receiver cycles/B, likewise: cache-to-cache transfers (" LBM ")"},
-  {.key = "stack_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, stack), .required = true,
-   .doc = "cycles/B of TCP + loopback transmit, sendfile page path (" LBM ")"},
-  {.key = "softirq_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, softirq), .def = "0",
-   .doc = "cycles/B of receive work in ksoftirqd, outside both sides (" LBM ")"},
-  {.key = "record_cycles", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, rec_cycles), .def = "0",
-   .doc = "cycles per TLS record and side beyond the per-byte AEAD cost (" LBM ")"},
-  {.key = "record_size", .type = SIM_CONF_T_INT64, .offset = F(LoopConf, rec_bytes), .unit = SIM_UNIT_SIZE, .def = "16 KiB", .min = "1",
-   .doc = "TLS record size (16 KiB: the TLS maximum, what OpenSSL writes for bulk data)"},
-  {.key = "aes_128_gcm_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, aes128), .required = true,
-   .doc = "AES-128-GCM encrypt or decrypt, cycles/B (" LBM ")"},
-  {.key = "aes_256_gcm_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, aes256), .required = true,
-   .doc = "AES-256-GCM, cycles/B (" LBM ")"},
-  {.key = "chacha20_poly1305_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, chacha), .required = true,
-   .doc = "ChaCha20-Poly1305, cycles/B (" LBM ")"},
-  {.key = "request_server_cycles", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, req_s), .def = "0",
-   .doc = "server cycles per request: parse, open, fstat, head, close (" LBM ")"},
-  {.key = "request_client_cycles", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, req_c), .def = "0",
-   .doc = "client cycles per request (" LBM ")"},
-  {.key = "sha256_cpb", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, hash), .def = "0",
-   .doc = "SHA-256 cycles/B of the client's body check (" LBM ")"},
-  {.key = "utilisation", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, util), .def = "1", .min = "0", .max = "1", .min_exclusive = true,
-   .doc = "fraction of a core a busy side achieves: wake-ups, scheduling (" LBM ")"},
-  {.key = "cipher", .type = SIM_CONF_T_ENUM, .offset = F(LoopConf, cipher), .enum_names = LB_CIPHER_NAMES, .def = "aes_128_gcm",
-   .doc = "TLS bulk cipher of the test"},
-  {.key = "server_threads", .type = SIM_CONF_T_INT, .offset = F(LoopConf, st), .def = "1", .min = "1", .doc = "server worker threads"},
-  {.key = "client_threads", .type = SIM_CONF_T_INT, .offset = F(LoopConf, ct), .def = "1", .min = "1", .doc = "load-generator threads"},
-  {.key = "connections", .type = SIM_CONF_T_INT, .offset = F(LoopConf, conns), .def = "8", .min = "1", .doc = "concurrent connections"},
-  {.key = "file_size", .type = SIM_CONF_T_INT64, .offset = F(LoopConf, file), .unit = SIM_UNIT_SIZE, .def = "0 B", .min = "0",
-   .doc = "bytes of file content served (0: workload.request_size)"},
-  {.key = "client_hash", .type = SIM_CONF_T_BOOL, .offset = F(LoopConf, client_hash), .def = "false", .doc = "the client hashes every body (SHA-256)"},
-  {.key = "server_cpus", .type = SIM_CONF_T_INT, .offset = F(LoopConf, server_cpus), .def = "0", .min = "0",
-   .doc = "CPUs the server threads are pinned to (0: unpinned)"},
-  {.key = "client_cpus", .type = SIM_CONF_T_INT, .offset = F(LoopConf, client_cpus), .def = "0", .min = "0",
-   .doc = "CPUs the client threads are pinned to (0: unpinned)"},
-  {.key = "cross_share", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, cross_share), .def = "-1", .min = "-1", .max = "1",
-   .doc = "share of connections whose two ends run on different cores, from the pinned placement (-1: unpinned, estimated)"},
-  {.key = "server_free_cores", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, server_free), .def = "0", .min = "0",
-   .doc = "cores other tenants left on the server's pinned CPUs in the test, measured (0: all of them)"},
-  {.key = "client_free_cores", .type = SIM_CONF_T_DOUBLE, .offset = F(LoopConf, client_free), .def = "0", .min = "0",
-   .doc = "cores other tenants left on the client's pinned CPUs in the test, measured (0: all of them)"},
-  SIM_CONF_END};
+  { .key = "copy_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, copy),
+    .required = true,
+    .doc = "cycles/B of a user<->kernel copy of data just written (" LBM ")" },
+  { .key = "copy_pagecache_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, copy_pc),
+    .required = true,
+    .doc = "cycles/B of a copy out of a cache-resident page-cache page (" LBM ")" },
+  { .key = "miss_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, miss),
+    .def = "0",
+    .doc = "extra cycles/B of a page-cache copy that misses the cache (" LBM ")" },
+  { .key = "cache_size",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(LoopConf, cache),
+    .unit = SIM_UNIT_SIZE,
+    .def = "0 B",
+    .min = "0",
+    .doc = "cache the served file competes for (" LBM "; starts at the probe's per-core L2)" },
+  { .key = "xcore_server_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, xcore_s),
+    .def = "0",
+    .doc = "extra sender cycles/B when the two ends of a connection run on different cores: wake-ups (" LBM ")" },
+  { .key = "xcore_client_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, xcore_c),
+    .def = "0",
+    .doc = "extra receiver cycles/B, likewise: cache-to-cache transfers (" LBM ")" },
+  { .key = "stack_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, stack),
+    .required = true,
+    .doc = "cycles/B of TCP + loopback transmit, sendfile page path (" LBM ")" },
+  { .key = "softirq_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, softirq),
+    .def = "0",
+    .doc = "cycles/B of receive work in ksoftirqd, outside both sides (" LBM ")" },
+  { .key = "record_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, rec_cycles),
+    .def = "0",
+    .doc = "cycles per TLS record and side beyond the per-byte AEAD cost (" LBM ")" },
+  { .key = "record_size",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(LoopConf, rec_bytes),
+    .unit = SIM_UNIT_SIZE,
+    .def = "16 KiB",
+    .min = "1",
+    .doc = "TLS record size (16 KiB: the TLS maximum, what OpenSSL writes for bulk data)" },
+  { .key = "aes_128_gcm_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, aes128),
+    .required = true,
+    .doc = "AES-128-GCM encrypt or decrypt, cycles/B (" LBM ")" },
+  { .key = "aes_256_gcm_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, aes256),
+    .required = true,
+    .doc = "AES-256-GCM, cycles/B (" LBM ")" },
+  { .key = "chacha20_poly1305_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, chacha),
+    .required = true,
+    .doc = "ChaCha20-Poly1305, cycles/B (" LBM ")" },
+  { .key = "request_server_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, req_s),
+    .def = "0",
+    .doc = "server cycles per request: parse, open, fstat, head, close (" LBM ")" },
+  { .key = "request_client_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, req_c),
+    .def = "0",
+    .doc = "client cycles per request (" LBM ")" },
+  { .key = "sha256_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, hash),
+    .def = "0",
+    .doc = "SHA-256 cycles/B of the client's body check (" LBM ")" },
+  { .key = "utilisation",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, util),
+    .def = "1",
+    .min = "0",
+    .max = "1",
+    .min_exclusive = true,
+    .doc = "fraction of a core a busy side achieves: wake-ups, scheduling (" LBM ")" },
+  { .key = "cipher",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(LoopConf, cipher),
+    .enum_names = LB_CIPHER_NAMES,
+    .def = "aes_128_gcm",
+    .doc = "TLS bulk cipher of the test" },
+  { .key = "server_threads",
+    .type = SIM_CONF_T_INT,
+    .offset = F(LoopConf, st),
+    .def = "1",
+    .min = "1",
+    .doc = "server worker threads" },
+  { .key = "client_threads",
+    .type = SIM_CONF_T_INT,
+    .offset = F(LoopConf, ct),
+    .def = "1",
+    .min = "1",
+    .doc = "load-generator threads" },
+  { .key = "connections",
+    .type = SIM_CONF_T_INT,
+    .offset = F(LoopConf, conns),
+    .def = "8",
+    .min = "1",
+    .doc = "concurrent connections" },
+  { .key = "file_size",
+    .type = SIM_CONF_T_INT64,
+    .offset = F(LoopConf, file),
+    .unit = SIM_UNIT_SIZE,
+    .def = "0 B",
+    .min = "0",
+    .doc = "bytes of file content served (0: workload.request_size)" },
+  { .key = "client_hash",
+    .type = SIM_CONF_T_BOOL,
+    .offset = F(LoopConf, client_hash),
+    .def = "false",
+    .doc = "the client hashes every body (SHA-256)" },
+  { .key = "server_cpus",
+    .type = SIM_CONF_T_INT,
+    .offset = F(LoopConf, server_cpus),
+    .def = "0",
+    .min = "0",
+    .doc = "CPUs the server threads are pinned to (0: unpinned)" },
+  { .key = "client_cpus",
+    .type = SIM_CONF_T_INT,
+    .offset = F(LoopConf, client_cpus),
+    .def = "0",
+    .min = "0",
+    .doc = "CPUs the client threads are pinned to (0: unpinned)" },
+  { .key = "cross_share",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, cross_share),
+    .def = "-1",
+    .min = "-1",
+    .max = "1",
+    .doc = "share of connections whose two ends run on different cores, from the pinned placement (-1: unpinned, estimated)" },
+  { .key = "server_free_cores",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, server_free),
+    .def = "0",
+    .min = "0",
+    .doc = "cores other tenants left on the server's pinned CPUs in the test, measured (0: all of them)" },
+  { .key = "client_free_cores",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(LoopConf, client_free),
+    .def = "0",
+    .min = "0",
+    .doc = "cores other tenants left on the client's pinned CPUs in the test, measured (0: all of them)" },
+  SIM_CONF_END
+};
 
 static const SimConfField ref_schema[] = {
-  {.key = "id", .type = SIM_CONF_T_STRING, .offset = F(RefConf, id), .required = true, .doc = "result id in published.yaml"},
-  {.key = "source", .type = SIM_CONF_T_STRING, .offset = F(RefConf, source), .doc = "source talk(s)"},
-  {.key = "gbps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, gbps), .required = true, .min = "0", .min_exclusive = true,
-   .doc = "published throughput, Gb/s"},
-  {.key = "cpu_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, cpu_pct), .def = "-1", .min = "-1", .max = "100",
-   .doc = "published CPU %, -1 when not published"},
-  {.key = "bottleneck", .type = SIM_CONF_T_STRING, .offset = F(RefConf, bottleneck), .doc = "published bottleneck, as worded"},
-  {.key = "bottleneck_kinds", .type = SIM_CONF_T_LIST, .offset = F(RefConf, kinds), .elem_type = SIM_CONF_T_ENUM, .enum_names = KIND_NAMES,
-   .max_items = APPCONF_MAX_KINDS, .doc = "resource kinds that match the published bottleneck"},
-  {.key = "cause", .type = SIM_CONF_T_STRING, .offset = F(RefConf, cause), .doc = "remote_stall: the CPU limit must come from remote-memory stalls"},
-  {.key = "tolerance_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, tol_pct), .def = "10", .min = "0", .max = "100",
-   .doc = "CI bound on throughput, % (above 10 only with known_deviation; the row still FAILs the 10 % rule)"},
-  {.key = "cpu_tolerance_pts", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, cpu_tol), .def = "10", .min = "0", .max = "100",
-   .doc = "CI bound on CPU, points (above 10 only with known_deviation; the row still FAILs the 10-point rule)"},
-  {.key = "known_deviation", .type = SIM_CONF_T_STRING, .offset = F(RefConf, known),
-   .doc = "why the model misses this result by more than 10 % / 10 points: reported as FAIL, CI holds it to the bounds above"},
-  {.key = "dram_GBps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, dram), .def = "-1", .min = "-1",
-   .doc = "published DRAM traffic, GB/s (-1: not published)"},
-  {.key = "fabric_util_pct", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, fabric_util), .def = "-1", .min = "-1", .max = "100",
-   .doc = "published fabric utilisation %"},
-  {.key = "hot_port_gbps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, hot), .def = "-1", .min = "-1", .doc = "published Gb/s per port, hot node"},
-  {.key = "cold_port_gbps", .type = SIM_CONF_T_DOUBLE, .offset = F(RefConf, cold), .def = "-1", .min = "-1", .doc = "published Gb/s per port, other nodes"},
-  SIM_CONF_END};
+  { .key = "id", .type = SIM_CONF_T_STRING, .offset = F(RefConf, id), .required = true, .doc = "result id in published.yaml" },
+  { .key = "source", .type = SIM_CONF_T_STRING, .offset = F(RefConf, source), .doc = "source talk(s)" },
+  { .key = "gbps",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(RefConf, gbps),
+    .required = true,
+    .min = "0",
+    .min_exclusive = true,
+    .doc = "published throughput, Gb/s" },
+  { .key = "cpu_pct",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(RefConf, cpu_pct),
+    .def = "-1",
+    .min = "-1",
+    .max = "100",
+    .doc = "published CPU %, -1 when not published" },
+  { .key = "bottleneck", .type = SIM_CONF_T_STRING, .offset = F(RefConf, bottleneck), .doc = "published bottleneck, as worded" },
+  { .key = "bottleneck_kinds",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(RefConf, kinds),
+    .elem_type = SIM_CONF_T_ENUM,
+    .enum_names = KIND_NAMES,
+    .max_items = APPCONF_MAX_KINDS,
+    .doc = "resource kinds that match the published bottleneck" },
+  { .key = "cause",
+    .type = SIM_CONF_T_STRING,
+    .offset = F(RefConf, cause),
+    .doc = "remote_stall: the CPU limit must come from remote-memory stalls" },
+  { .key = "tolerance_pct",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(RefConf, tol_pct),
+    .def = "10",
+    .min = "0",
+    .max = "100",
+    .doc = "CI bound on throughput, % (above 10 only with known_deviation; the row still FAILs the 10 % rule)" },
+  { .key = "cpu_tolerance_pts",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(RefConf, cpu_tol),
+    .def = "10",
+    .min = "0",
+    .max = "100",
+    .doc = "CI bound on CPU, points (above 10 only with known_deviation; the row still FAILs the 10-point rule)" },
+  { .key = "known_deviation",
+    .type = SIM_CONF_T_STRING,
+    .offset = F(RefConf, known),
+    .doc = "why the model misses this result by more than 10 % / 10 points: reported as FAIL, CI holds it to the bounds above" },
+  { .key = "dram_GBps",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(RefConf, dram),
+    .def = "-1",
+    .min = "-1",
+    .doc = "published DRAM traffic, GB/s (-1: not published)" },
+  { .key = "fabric_util_pct",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(RefConf, fabric_util),
+    .def = "-1",
+    .min = "-1",
+    .max = "100",
+    .doc = "published fabric utilisation %" },
+  { .key = "hot_port_gbps",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(RefConf, hot),
+    .def = "-1",
+    .min = "-1",
+    .doc = "published Gb/s per port, hot node" },
+  { .key = "cold_port_gbps",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(RefConf, cold),
+    .def = "-1",
+    .min = "-1",
+    .doc = "published Gb/s per port, other nodes" },
+  SIM_CONF_END
+};
 
 static const SimConfField root_schema[] = {
-  {.key = "kind", .type = SIM_CONF_T_STRING, .offset = F(AppConf, kind), .required = true, .doc = "appliance"},
-  {.key = "name", .type = SIM_CONF_T_STRING, .offset = F(AppConf, name), .doc = "scenario name"},
-  {.key = "description", .type = SIM_CONF_T_STRING, .offset = F(AppConf, description), .doc = "what the scenario shows"},
-  {.key = "platform", .type = SIM_CONF_T_STRING, .offset = F(AppConf, platform), .doc = "platform file included under this scenario"},
-  {.key = "platform_name", .type = SIM_CONF_T_STRING, .offset = F(AppConf, platform_name), .doc = "name of the platform (platform files)"},
-  {.key = "seed", .type = SIM_CONF_T_INT64, .offset = F(AppConf, seed), .def = "1", .min = "0", .doc = "random seed"},
-  {.key = "duration", .type = SIM_CONF_T_DOUBLE, .offset = F(AppConf, duration_ns), .unit = SIM_UNIT_TIME, .def = "2 s", .min = "0",
-   .min_exclusive = true, .max = "9007199254740992", .doc = "simulated time (ocasim run); at most 2^53 ns (~104 days)"},
-  {.key = "warmup", .type = SIM_CONF_T_DOUBLE, .offset = F(AppConf, warmup_ns), .unit = SIM_UNIT_TIME, .def = "0.2 s", .min = "0",
-   .max = "9007199254740992", .doc = "warm-up discarded from statistics (ocasim run)"},
-  {.key = "cpu", .type = SIM_CONF_T_MAP, .offset = F(AppConf, cpu), .sub = cpu_schema, .required = true, .doc = "processor"},
-  {.key = "topology", .type = SIM_CONF_T_MAP, .offset = F(AppConf, topo), .sub = topo_schema, .doc = "NUMA and fabric"},
-  {.key = "memory", .type = SIM_CONF_T_MAP, .offset = F(AppConf, mem), .sub = mem_schema, .required = true, .doc = "DRAM"},
-  {.key = "nvme", .type = SIM_CONF_T_LIST, .offset = F(AppConf, nvme), .sub = nvme_schema, .elem_size = sizeof(NvmeConf), .min_items = 1,
-   .required = true, .doc = "drive groups"},
-  {.key = "nics", .type = SIM_CONF_T_LIST, .offset = F(AppConf, nics), .sub = nic_schema, .elem_size = sizeof(NicConf), .min_items = 1,
-   .required = true, .doc = "NIC groups"},
-  {.key = "stack", .type = SIM_CONF_T_MAP, .offset = F(AppConf, stack), .sub = stack_schema, .doc = "network stack offloads"},
-  {.key = "software", .type = SIM_CONF_T_MAP, .offset = F(AppConf, soft), .sub = soft_schema, .doc = "serving software"},
-  {.key = "workload", .type = SIM_CONF_T_MAP, .offset = F(AppConf, wl), .sub = work_schema, .doc = "clients and content"},
-  {.key = "loopback", .type = SIM_CONF_T_NODE, .offset = F(AppConf, loopback_node), .doc = "a loopback host's costs and test (with nics[].kind loopback)"},
-  {.key = "reference", .type = SIM_CONF_T_NODE, .offset = F(AppConf, reference_node), .doc = "published result this scenario reproduces"},
-  SIM_CONF_END};
+  { .key = "kind", .type = SIM_CONF_T_STRING, .offset = F(AppConf, kind), .required = true, .doc = "appliance" },
+  { .key = "name", .type = SIM_CONF_T_STRING, .offset = F(AppConf, name), .doc = "scenario name" },
+  { .key = "description", .type = SIM_CONF_T_STRING, .offset = F(AppConf, description), .doc = "what the scenario shows" },
+  { .key = "platform",
+    .type = SIM_CONF_T_STRING,
+    .offset = F(AppConf, platform),
+    .doc = "platform file included under this scenario" },
+  { .key = "platform_name",
+    .type = SIM_CONF_T_STRING,
+    .offset = F(AppConf, platform_name),
+    .doc = "name of the platform (platform files)" },
+  { .key = "seed", .type = SIM_CONF_T_INT64, .offset = F(AppConf, seed), .def = "1", .min = "0", .doc = "random seed" },
+  { .key = "duration",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(AppConf, duration_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "2 s",
+    .min = "0",
+    .min_exclusive = true,
+    .max = "9007199254740992",
+    .doc = "simulated time (ocasim run); at most 2^53 ns (~104 days)" },
+  { .key = "warmup",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(AppConf, warmup_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "0.2 s",
+    .min = "0",
+    .max = "9007199254740992",
+    .doc = "warm-up discarded from statistics (ocasim run)" },
+  { .key = "cpu", .type = SIM_CONF_T_MAP, .offset = F(AppConf, cpu), .sub = cpu_schema, .required = true, .doc = "processor" },
+  { .key = "topology", .type = SIM_CONF_T_MAP, .offset = F(AppConf, topo), .sub = topo_schema, .doc = "NUMA and fabric" },
+  { .key = "memory", .type = SIM_CONF_T_MAP, .offset = F(AppConf, mem), .sub = mem_schema, .required = true, .doc = "DRAM" },
+  { .key = "nvme",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(AppConf, nvme),
+    .sub = nvme_schema,
+    .elem_size = sizeof(NvmeConf),
+    .min_items = 1,
+    .required = true,
+    .doc = "drive groups" },
+  { .key = "nics",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(AppConf, nics),
+    .sub = nic_schema,
+    .elem_size = sizeof(NicConf),
+    .min_items = 1,
+    .required = true,
+    .doc = "NIC groups" },
+  { .key = "stack", .type = SIM_CONF_T_MAP, .offset = F(AppConf, stack), .sub = stack_schema, .doc = "network stack offloads" },
+  { .key = "software", .type = SIM_CONF_T_MAP, .offset = F(AppConf, soft), .sub = soft_schema, .doc = "serving software" },
+  { .key = "workload", .type = SIM_CONF_T_MAP, .offset = F(AppConf, wl), .sub = work_schema, .doc = "clients and content" },
+  { .key = "loopback",
+    .type = SIM_CONF_T_NODE,
+    .offset = F(AppConf, loopback_node),
+    .doc = "a loopback host's costs and test (with nics[].kind loopback)" },
+  { .key = "reference",
+    .type = SIM_CONF_T_NODE,
+    .offset = F(AppConf, reference_node),
+    .doc = "published result this scenario reproduces" },
+  SIM_CONF_END
+};
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -336,7 +983,10 @@ static const SimConfNode *locate(const SimConfNode *root, const char *path)
   for (int i = 0; segs[i]; i++) {
     char *br = strchr(segs[i], '[');
     int idx = -1;
-    if (br) { idx = atoi(br + 1); *br = 0; }
+    if (br) {
+      idx = atoi(br + 1);
+      *br = 0;
+    }
     const SimConfNode *c = sim_conf_node_get(n, segs[i]);
     if (!c) return n;
     n = c;
@@ -350,8 +1000,12 @@ static const SimConfNode *locate(const SimConfNode *root, const char *path)
 
 static void pcie_from(const PcieConf *c, PcieLink *l)
 {
-  *l = (PcieLink){.gen = c->gen, .lanes = c->lanes, .tag_bits = c->tag_bits, .mrrs_bytes = (double)c->mrrs,
-                  .mps_bytes = (double)c->mps, .relaxed_ordering = c->ro};
+  *l = (PcieLink){ .gen = c->gen,
+                   .lanes = c->lanes,
+                   .tag_bits = c->tag_bits,
+                   .mrrs_bytes = (double)c->mrrs,
+                   .mps_bytes = (double)c->mps,
+                   .relaxed_ordering = c->ro };
 }
 
 /* Position of a device group; located error if it cannot exist. */
@@ -373,8 +1027,8 @@ static gboolean group_pos(const SimConfNode *root, const char *list, guint gi, i
     if (node >= topo_nodes(t)) {
       g_snprintf(path, sizeof path, "%s[%u].node", list, gi);
       sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE,
-                         "node %d does not exist: the platform has %d NUMA node%s (%d socket%s x NPS%d)", node,
-                         topo_nodes(t), topo_nodes(t) == 1 ? "" : "s", t->sockets, t->sockets == 1 ? "" : "s", t->nps);
+                         "node %d does not exist: the platform has %d NUMA node%s (%d socket%s x NPS%d)", node, topo_nodes(t),
+                         topo_nodes(t) == 1 ? "" : "s", t->sockets, t->sockets == 1 ? "" : "s", t->nps);
       return FALSE;
     }
     out->socket = node / t->nps;
@@ -383,17 +1037,17 @@ static gboolean group_pos(const SimConfNode *root, const char *list, guint gi, i
   }
   if (socket >= t->sockets) {
     g_snprintf(path, sizeof path, "%s[%u].socket", list, gi);
-    sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE, "socket %d does not exist: the platform has %d",
-                       socket, t->sockets);
+    sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE, "socket %d does not exist: the platform has %d", socket,
+                       t->sockets);
     return FALSE;
   }
   if (quadrant >= t->quadrants) {
     g_snprintf(path, sizeof path, "%s[%u].quadrant", list, gi);
-    sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE,
-                       "quadrant %d does not exist: a socket has %d", quadrant, t->quadrants);
+    sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE, "quadrant %d does not exist: a socket has %d", quadrant,
+                       t->quadrants);
     return FALSE;
   }
-  *out = (TopoPos){socket, quadrant};
+  *out = (TopoPos){ socket, quadrant };
   return TRUE;
 }
 
@@ -403,15 +1057,24 @@ void appliance_defaults(Appliance *a)
   g_strlcpy(a->name, "appliance", sizeof a->name);
   a->cpu.cap = 0.8;
   a->cpu.threads_per_core = 2;
-  a->stack = (StackCfg){.tso = true, .lro = true, .mtu = 1500, .tso_bytes = 65536, .lro_acks = 8, .mapped_mbufs = false};
+  a->stack = (StackCfg){ .tso = true, .lro = true, .mtu = 1500, .tso_bytes = 65536, .lro_acks = 8, .mapped_mbufs = false };
   a->path = DP_SENDFILE_NIC_KTLS;
   a->crypto = CRYPTO_ISAL_AESGCM;
   a->placement = PL_NETWORK_CENTRIC;
   a->sendfile_workers = 64;
-  a->wl = (Workload){.offered_gbps = 0, .titles = 100000, .zipf_s = 0.8, .title_placement = WL_PLACE_NODE_STRIPED,
-                     .request_bytes = 2 << 20, .io_bytes = 256 << 10, .n_bitrates = 1, .bitrate_mbps = {5.0},
-                     .bitrate_frac = {1.0}, .alt_fraction = 0, .alt_path = DP_SENDFILE_SW_KTLS, .latency_slo_ms = 50,
-                     .drop_max = 0.001};
+  a->wl = (Workload){ .offered_gbps = 0,
+                      .titles = 100000,
+                      .zipf_s = 0.8,
+                      .title_placement = WL_PLACE_NODE_STRIPED,
+                      .request_bytes = 2 << 20,
+                      .io_bytes = 256 << 10,
+                      .n_bitrates = 1,
+                      .bitrate_mbps = { 5.0 },
+                      .bitrate_frac = { 1.0 },
+                      .alt_fraction = 0,
+                      .alt_path = DP_SENDFILE_SW_KTLS,
+                      .latency_slo_ms = 50,
+                      .drop_max = 0.001 };
   a->mem.bus_bytes = 8;
   a->mem.latency_ns = 90;
   coeffs_defaults(&a->coef);
@@ -442,7 +1105,7 @@ static void locate_model_error(const SimConfNode *root, const GError *merr, cons
 
 static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError **error)
 {
-  LoopConf c = {0};
+  LoopConf c = { 0 };
   gboolean ok = sim_conf_bind(node, loop_schema, &c, error);
   if (ok) {
     loopback_defaults(lo);
@@ -482,7 +1145,7 @@ static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError *
 
 static gboolean bind_reference(const SimConfNode *node, AppReference *r, GError **error)
 {
-  RefConf rc = {0};
+  RefConf rc = { 0 };
   gboolean ok = sim_conf_bind(node, ref_schema, &rc, error);
   if (ok && !rc.known && (rc.tol_pct > 10 || rc.cpu_tol > 10)) {
     /* a wider bound is no way to pass: only a documented deviation may have one (and it FAILs) */
@@ -516,13 +1179,14 @@ static gboolean bind_reference(const SimConfNode *node, AppReference *r, GError 
 
 gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioInfo *info, GError **error)
 {
-  AppConf c = {0};
+  AppConf c = { 0 };
   gboolean ok = FALSE;
-  int drive_group[APP_MAX_DRIVES] = {0}, nic_group[APP_MAX_NICS] = {0};
+  int drive_group[APP_MAX_DRIVES] = { 0 }, nic_group[APP_MAX_NICS] = { 0 };
   appliance_defaults(a);
   if (!sim_conf_bind(root, root_schema, &c, error)) goto out;
   if (strcmp(c.kind, "appliance") != 0) {
-    sim_conf_set_error(error, sim_conf_node_get(root, "kind"), SIM_CONF_ERROR_ENUM, "expected kind 'appliance', got '%s'", c.kind);
+    sim_conf_set_error(error, sim_conf_node_get(root, "kind"), SIM_CONF_ERROR_ENUM, "expected kind 'appliance', got '%s'",
+                       c.kind);
     goto out;
   }
   g_strlcpy(a->name, c.name ? c.name : "appliance", sizeof a->name);
@@ -652,8 +1316,12 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
       for (int j = 0; j < a->nics[i].ports; j++, p++)
         if (a->nics[i].domain[j] < 0) a->nics[i].domain[j] = p % topo_nodes(t);
   }
-  a->stack = (StackCfg){.tso = c.stack.tso, .lro = c.stack.lro, .mtu = (int)c.stack.mtu, .tso_bytes = (double)c.stack.tso_size,
-                        .lro_acks = c.stack.lro_acks, .mapped_mbufs = c.stack.mapped};
+  a->stack = (StackCfg){ .tso = c.stack.tso,
+                         .lro = c.stack.lro,
+                         .mtu = (int)c.stack.mtu,
+                         .tso_bytes = (double)c.stack.tso_size,
+                         .lro_acks = c.stack.lro_acks,
+                         .mapped_mbufs = c.stack.mapped };
   a->path = (DataPath)c.soft.path;
   a->crypto = (CryptoImpl)c.soft.crypto;
   a->placement = (Placement)c.soft.placement;
@@ -701,8 +1369,13 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
       w->bitrate_frac[i] = b->share;
     }
   }
-  if (c.wl.alt_path == DP_COUNT) { w->alt_fraction = 0; w->alt_path = a->path; }
-  else { w->alt_path = (DataPath)c.wl.alt_path; w->alt_fraction = c.wl.alt_fraction; }
+  if (c.wl.alt_path == DP_COUNT) {
+    w->alt_fraction = 0;
+    w->alt_path = a->path;
+  } else {
+    w->alt_path = (DataPath)c.wl.alt_path;
+    w->alt_fraction = c.wl.alt_fraction;
+  }
   if (c.wl.alt_path == DP_COUNT && c.wl.alt_fraction > 0) {
     sim_conf_set_error(error, locate(root, "workload.alt_fraction"), SIM_CONF_ERROR_RANGE, "alt_fraction needs an alt_path");
     goto out;
@@ -711,9 +1384,13 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   w->drop_max = c.wl.drop_max;
   if (c.duration_ns - c.warmup_ns < APPCONF_MIN_MEASURED_NS) {
     const SimConfNode *wu = sim_conf_node_get(root, "warmup"), *du = sim_conf_node_get(root, "duration");
-    sim_conf_set_error(error, du ? du : wu ? wu : root, SIM_CONF_ERROR_RANGE,
-                       "the duration (%g s%s) must exceed the warm-up (%g s%s) by at least %g ms", c.duration_ns / 1e9,
-                       du ? "" : ", the default", c.warmup_ns / 1e9, wu ? "" : ", the default", APPCONF_MIN_MEASURED_NS / 1e6);
+    sim_conf_set_error(error,
+                       du   ? du
+                       : wu ? wu
+                            : root,
+                       SIM_CONF_ERROR_RANGE, "the duration (%g s%s) must exceed the warm-up (%g s%s) by at least %g ms",
+                       c.duration_ns / 1e9, du ? "" : ", the default", c.warmup_ns / 1e9, wu ? "" : ", the default",
+                       APPCONF_MIN_MEASURED_NS / 1e6);
     goto out;
   }
   if (c.loopback_node && !sim_conf_node_is_null(c.loopback_node) && !bind_loopback(c.loopback_node, &a->lo, error)) goto out;
@@ -739,8 +1416,7 @@ out:
   return ok;
 }
 
-gboolean appliance_load_file(const char *path, const char *const *sets, Appliance *out, AppScenarioInfo *info,
-                             GError **error)
+gboolean appliance_load_file(const char *path, const char *const *sets, Appliance *out, AppScenarioInfo *info, GError **error)
 {
   g_autoptr(SimConfDoc) doc = sim_conf_load_with_include(path, "platform", error);
   if (!doc) return FALSE;
@@ -765,7 +1441,8 @@ void appliance_conf_markdown(GString *out)
 {
   g_string_append(out, "### Scenario and platform keys\n\n");
   sim_conf_schema_markdown(root_schema, NULL, out);
-  g_string_append(out, "\n### `loopback:` (a host whose clients run on it, nics[].kind loopback; written by `ocasim validate`)\n\n");
+  g_string_append(out,
+                  "\n### `loopback:` (a host whose clients run on it, nics[].kind loopback; written by `ocasim validate`)\n\n");
   sim_conf_schema_markdown(loop_schema, "loopback.", out);
   g_string_append(out, "\n### `reference:` (published-result scenarios)\n\n");
   sim_conf_schema_markdown(ref_schema, "reference.", out);

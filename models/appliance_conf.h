@@ -20,28 +20,28 @@
 /* What a reference scenario reproduces (the `reference:` block). */
 typedef struct {
   gboolean present;
-  char *id;                /* result id in published.yaml */
-  char *source;            /* talk(s) */
-  double gbps;             /* published throughput */
-  double cpu_pct;          /* published CPU %, < 0 when not published */
-  char *bottleneck;        /* published bottleneck text, NULL when not published */
-  int n_kinds;             /* resource kinds that match the published bottleneck */
+  char *id;         /* result id in published.yaml */
+  char *source;     /* talk(s) */
+  double gbps;      /* published throughput */
+  double cpu_pct;   /* published CPU %, < 0 when not published */
+  char *bottleneck; /* published bottleneck text, NULL when not published */
+  int n_kinds;      /* resource kinds that match the published bottleneck */
   ResKind kinds[APPCONF_MAX_KINDS];
-  char *cause;             /* "remote_stall" when a CPU limit must come from remote stalls */
-  double fabric_util_pct;  /* published fabric (UPI) utilisation, < 0 when not published */
-  double dram_GBps;        /* published DRAM traffic, < 0 when not published */
-  double hot_port_gbps;    /* per-port throughput on the hot node, < 0 when not published */
-  double cold_port_gbps;   /* per-port throughput on the other nodes, < 0 when not published */
-  double tolerance_pct;    /* CI tolerance on throughput (10 unless a known deviation) */
-  double cpu_tolerance_pts;/* CI tolerance on CPU % points (10 unless a known deviation) */
-  char *known_deviation;   /* why the model misses by more than 10 % / 10 points, NULL if it does not */
-  gboolean changed;        /* the scenario was changed (--set) after it named this result */
+  char *cause;              /* "remote_stall" when a CPU limit must come from remote stalls */
+  double fabric_util_pct;   /* published fabric (UPI) utilisation, < 0 when not published */
+  double dram_GBps;         /* published DRAM traffic, < 0 when not published */
+  double hot_port_gbps;     /* per-port throughput on the hot node, < 0 when not published */
+  double cold_port_gbps;    /* per-port throughput on the other nodes, < 0 when not published */
+  double tolerance_pct;     /* CI tolerance on throughput (10 unless a known deviation) */
+  double cpu_tolerance_pts; /* CI tolerance on CPU % points (10 unless a known deviation) */
+  char *known_deviation;    /* why the model misses by more than 10 % / 10 points, NULL if it does not */
+  gboolean changed;         /* the scenario was changed (--set) after it named this result */
 } AppReference;
 
 typedef struct {
   char *name;
   char *description;
-  double duration_s;       /* simulated time for `ocasim run` */
+  double duration_s; /* simulated time for `ocasim run` */
   double warmup_s;
   AppReference ref;
 } AppScenarioInfo;
@@ -50,8 +50,7 @@ typedef struct {
  * SIM_CONF_ERROR. info may be NULL. */
 gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenarioInfo *info, GError **error);
 /* Loads FILE (following `platform:`), applies the NULL-terminated --set assignments, binds. */
-gboolean appliance_load_file(const char *path, const char *const *sets, Appliance *out, AppScenarioInfo *info,
-                             GError **error);
+gboolean appliance_load_file(const char *path, const char *const *sets, Appliance *out, AppScenarioInfo *info, GError **error);
 void app_scenario_info_clear(AppScenarioInfo *info);
 /* Appends the Markdown tables of the schema (for scenarios/README.md). */
 void appliance_conf_markdown(GString *out);

@@ -12,93 +12,87 @@
 
 FlowsimSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m)
 {
-    FlowsimSpec *s = flowsim_spec_new();
-    s->seed = a->seed;
-    s->duration_ns = sim_time_from_s(info->duration_s);
-    s->warmup_ns = sim_time_from_s(info->warmup_s);
-    s->batches = 20;
-    s->offered_Bps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8 : 0;
-    s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, a->wl.request_bytes, 0 };
-    /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
+  FlowsimSpec *s = flowsim_spec_new();
+  s->seed = a->seed;
+  s->duration_ns = sim_time_from_s(info->duration_s);
+  s->warmup_ns = sim_time_from_s(info->warmup_s);
+  s->batches = 20;
+  s->offered_Bps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8 : 0;
+  s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, a->wl.request_bytes, 0 };
+  /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
      * request_bytes / io_bytes reads, so it holds QD x io / request requests;
      * a read larger than its request (read-ahead) still serves one request */
-    double in_flight = 0;
-    for (int d = 0; d < a->n_drives; d++)
-        in_flight += a->drives[d].queue_depth * MIN(1.0, a->wl.io_bytes / a->wl.request_bytes);
-    s->concurrency = in_flight > DES_MIN_IN_FLIGHT ? (int)ceil(in_flight) : DES_MIN_IN_FLIGHT;
+  double in_flight = 0;
+  for (int d = 0; d < a->n_drives; d++) in_flight += a->drives[d].queue_depth * MIN(1.0, a->wl.io_bytes / a->wl.request_bytes);
+  s->concurrency = in_flight > DES_MIN_IN_FLIGHT ? (int)ceil(in_flight) : DES_MIN_IN_FLIGHT;
+  for (int r = 0; r < m->n_res; r++)
+    flowsim_add_resource(s, m->res[r].name, demand_kind_name(m->res[r].kind), "units/s", m->res[r].capacity * m->res[r].limit);
+  for (int k = 0; k < m->n_class; k++) {
+    const DmClass *c = &m->cls[k];
+    if (!(c->weight > 0)) continue;
+    FlowsimClass *fc = flowsim_add_class(s, c->name, c->weight, a->drives[c->drive].latency_us * 1e3);
     for (int r = 0; r < m->n_res; r++)
-        flowsim_add_resource(s, m->res[r].name, demand_kind_name(m->res[r].kind), "units/s",
-                             m->res[r].capacity * m->res[r].limit);
-    for (int k = 0; k < m->n_class; k++) {
-        const DmClass *c = &m->cls[k];
-        if (!(c->weight > 0))
-            continue;
-        FlowsimClass *fc = flowsim_add_class(s, c->name, c->weight, a->drives[c->drive].latency_us * 1e3);
-        for (int r = 0; r < m->n_res; r++)
-            if (c->demand[r] > 0)
-                flowsim_class_use(fc, r, c->demand[r]);
-    }
-    return s;
+      if (c->demand[r] > 0) flowsim_class_use(fc, r, c->demand[r]);
+  }
+  return s;
 }
 
-AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
-                             FlowsimResult **raw, GError **error)
+AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, FlowsimResult **raw,
+                             GError **error)
 {
-    g_autoptr(FlowsimSpec) spec = appliance_des_spec(a, info, m);
-    if (!flowsim_spec_check(spec, error))
-        return NULL;
-    /* Refuse runs that would take hours rather than hang: the requests the
+  g_autoptr(FlowsimSpec) spec = appliance_des_spec(a, info, m);
+  if (!flowsim_spec_check(spec, error)) return NULL;
+  /* Refuse runs that would take hours rather than hang: the requests the
      * run would simulate, at most the bound's throughput over the duration. */
-    /* saturate: as many requests as the bound serves; open: every arrival is an event */
-    double max_Bps = spec->offered_Bps > 0 ? spec->offered_Bps : flowsim_bound_Bps(spec, NULL);
-    double requests = max_Bps * sim_time_to_s(spec->duration_ns) / sim_dist_mean(&spec->request_bytes);
-    if (requests > DES_MAX_REQUESTS) {
-        g_set_error(error, MODEL_ERROR, MODEL_ERROR_INVALID,
-                    "the run would simulate about %.3g requests (more than %.0e): shorten duration or raise "
-                    "workload.request_size", requests, DES_MAX_REQUESTS);
-        return NULL;
-    }
-    FlowsimResult *fr = flowsim_run(spec);
+  /* saturate: as many requests as the bound serves; open: every arrival is an event */
+  double max_Bps = spec->offered_Bps > 0 ? spec->offered_Bps : flowsim_bound_Bps(spec, NULL);
+  double requests = max_Bps * sim_time_to_s(spec->duration_ns) / sim_dist_mean(&spec->request_bytes);
+  if (requests > DES_MAX_REQUESTS) {
+    g_set_error(error, MODEL_ERROR, MODEL_ERROR_INVALID,
+                "the run would simulate about %.3g requests (more than %.0e): shorten duration or raise "
+                "workload.request_size",
+                requests, DES_MAX_REQUESTS);
+    return NULL;
+  }
+  FlowsimResult *fr = flowsim_run(spec);
 
-    AppReport *r = g_new0(AppReport, 1);
-    r->scenario = g_strdup(info->name ? info->name : a->name);
-    r->mode = g_strdup("run");
-    r->seed = a->seed;
-    r->offered_gbps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps : -1;
-    double x_Bps = fr->throughput_Bps.mean;
-    r->throughput_gbps = x_Bps * 8e-9;
-    r->requests_rejected = (gint64)fr->requests_rejected;
-    r->overloaded = r->requests_rejected > 0 || (spec->offered_Bps > 0 && spec->offered_Bps > m->sat_Bps);
-    r->expected_gbps = m->op_Bps * 8e-9;   /* the bound's min(offered, X*) */
-    r->lat_p50_ms = fr->latency_p50_s * 1e3;
-    r->lat_p99_ms = fr->latency_p99_s * 1e3;
-    double mean_bitrate_bps = workload_mean_bitrate_mbps(&a->wl) * 1e6;
-    r->connections = mean_bitrate_bps > 0 ? x_Bps * 8 / mean_bitrate_bps : 0;
-    r->n_res = m->n_res;
-    r->res = g_new0(AppReportResource, m->n_res);
-    double cpu_load = 0, cpu_cap = 0;
-    for (int i = 0; i < m->n_res; i++) {
-        const DmResource *d = &m->res[i];
-        AppReportResource *o = &r->res[i];
-        double load = fr->resources[i].load.mean;          /* units/s */
-        app_report_fill_resource(o, d, load);
-        /* the fluid flows carry no packets: a port's drops are its output queue's M/M/1/K
+  AppReport *r = g_new0(AppReport, 1);
+  r->scenario = g_strdup(info->name ? info->name : a->name);
+  r->mode = g_strdup("run");
+  r->seed = a->seed;
+  r->offered_gbps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps : -1;
+  double x_Bps = fr->throughput_Bps.mean;
+  r->throughput_gbps = x_Bps * 8e-9;
+  r->requests_rejected = (gint64)fr->requests_rejected;
+  r->overloaded = r->requests_rejected > 0 || (spec->offered_Bps > 0 && spec->offered_Bps > m->sat_Bps);
+  r->expected_gbps = m->op_Bps * 8e-9; /* the bound's min(offered, X*) */
+  r->lat_p50_ms = fr->latency_p50_s * 1e3;
+  r->lat_p99_ms = fr->latency_p99_s * 1e3;
+  double mean_bitrate_bps = workload_mean_bitrate_mbps(&a->wl) * 1e6;
+  r->connections = mean_bitrate_bps > 0 ? x_Bps * 8 / mean_bitrate_bps : 0;
+  r->n_res = m->n_res;
+  r->res = g_new0(AppReportResource, m->n_res);
+  double cpu_load = 0, cpu_cap = 0;
+  for (int i = 0; i < m->n_res; i++) {
+    const DmResource *d = &m->res[i];
+    AppReportResource *o = &r->res[i];
+    double load = fr->resources[i].load.mean; /* units/s */
+    app_report_fill_resource(o, d, load);
+    /* the fluid flows carry no packets: a port's drops are its output queue's M/M/1/K
          * share at the load it carries (as in bound) */
-        if (d->kind == RK_NIC_PORT)
-            o->drop = nic_port_drop_fraction(load / d->capacity, d->queue_bursts);
-        if (d->kind == RK_CPU) {
-            cpu_load += load;
-            cpu_cap += d->capacity;
-        }
+    if (d->kind == RK_NIC_PORT) o->drop = nic_port_drop_fraction(load / d->capacity, d->queue_bursts);
+    if (d->kind == RK_CPU) {
+      cpu_load += load;
+      cpu_cap += d->capacity;
     }
-    r->nodes_known = TRUE;
-    r->cpu_util_pct = cpu_cap > 0 ? 100 * cpu_load / cpu_cap : 0;
-    app_report_pick_bottleneck(r, m);
-    if (info->ref.present)
-        r->ref = info->ref;
-    if (raw)
-        *raw = fr;
-    else
-        flowsim_result_free(fr);
-    return r;
+  }
+  r->nodes_known = TRUE;
+  r->cpu_util_pct = cpu_cap > 0 ? 100 * cpu_load / cpu_cap : 0;
+  app_report_pick_bottleneck(r, m);
+  if (info->ref.present) r->ref = info->ref;
+  if (raw)
+    *raw = fr;
+  else
+    flowsim_result_free(fr);
+  return r;
 }

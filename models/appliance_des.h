@@ -38,7 +38,7 @@ FlowsimSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info,
  *  @raw is not NULL, the raw flowsim result (transfer full) for tests.
  *  Errors: a model the simulation cannot run (no class with load, a run too
  *  short for its batches), with NULL returned. */
-AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
-                             FlowsimResult **raw, GError **error);
+AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, FlowsimResult **raw,
+                             GError **error);
 
 #endif /* MODELS_APPLIANCE_DES_H */

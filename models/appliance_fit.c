@@ -17,20 +17,20 @@ typedef struct {
 
 /* Quoted STREAM bandwidths (published.yaml platforms): the whole machine, GB/s. */
 typedef struct {
-  const char *platform;   /* file under scenarios/platforms */
+  const char *platform; /* file under scenarios/platforms */
   int nps;
   double GBps, tol;
   const char *src;
 } StreamRef;
 static const StreamRef STREAM_REFS[] = {
-  {"rome-7502p.yaml", 1, 150, 0.10, "rome_400g memory.stream_GBps.NPS1 (euro2021)"},
-  {"rome-7502p.yaml", 4, 175, 0.10, "rome_400g memory.stream_GBps.NPS4 (euro2021)"},
-  {"skx-4216-2s.yaml", 1, 180, 0.10, "skx_2s_200g_2019 memory.bw_GBps 180 = 2 x 90 (euro2019_numa)"},
-  {"epyc-7551-1s.yaml", 4, 135, 0.15, "epyc_1s_200g_2019 memory.bw_GBps 120-150 (euro2019_numa), midpoint"},
+  { "rome-7502p.yaml", 1, 150, 0.10, "rome_400g memory.stream_GBps.NPS1 (euro2021)" },
+  { "rome-7502p.yaml", 4, 175, 0.10, "rome_400g memory.stream_GBps.NPS4 (euro2021)" },
+  { "skx-4216-2s.yaml", 1, 180, 0.10, "skx_2s_200g_2019 memory.bw_GBps 180 = 2 x 90 (euro2019_numa)" },
+  { "epyc-7551-1s.yaml", 4, 135, 0.15, "epyc_1s_200g_2019 memory.bw_GBps 120-150 (euro2019_numa), midpoint" },
 };
 
 struct AppRefSet {
-  GPtrArray *items;       /* RefItem* */
+  GPtrArray *items; /* RefItem* */
   Appliance *stream_a[G_N_ELEMENTS(STREAM_REFS)];
 };
 
@@ -55,7 +55,9 @@ AppRefSet *app_refset_load(const char *dir, GError **error)
   for (guint i = 0; i + 1 < names->len; i++)
     for (guint j = i + 1; j < names->len; j++)
       if (strcmp(names->pdata[i], names->pdata[j]) > 0) {
-        gpointer t = names->pdata[i]; names->pdata[i] = names->pdata[j]; names->pdata[j] = t;
+        gpointer t = names->pdata[i];
+        names->pdata[i] = names->pdata[j];
+        names->pdata[j] = t;
       }
   AppRefSet *s = g_new0(AppRefSet, 1);
   s->items = g_ptr_array_new_with_free_func(item_free);
@@ -68,7 +70,10 @@ AppRefSet *app_refset_load(const char *dir, GError **error)
       app_refset_free(s);
       return NULL;
     }
-    if (!it->info.ref.present) { item_free(it); continue; }
+    if (!it->info.ref.present) {
+      item_free(it);
+      continue;
+    }
     int D = it->a->n_drives, dn[APP_MAX_DRIVES];
     for (int k = 0; k < D; k++) dn[k] = topo_node_of(&it->a->topo, it->a->drives[k].pos);
     it->shares = g_new(double, D);
@@ -78,7 +83,7 @@ AppRefSet *app_refset_load(const char *dir, GError **error)
   for (guint k = 0; k < G_N_ELEMENTS(STREAM_REFS); k++) {
     g_autofree char *pdir = g_build_filename(dir, "..", "platforms", STREAM_REFS[k].platform, NULL);
     g_autofree char *nps = g_strdup_printf("topology.nps=%d", STREAM_REFS[k].nps);
-    const char *sets[] = {"kind=appliance", nps, "topology.port_domains=card", "software.data_path=sendfile", NULL};
+    const char *sets[] = { "kind=appliance", nps, "topology.port_domains=card", "software.data_path=sendfile", NULL };
     s->stream_a[k] = g_new0(Appliance, 1);
     if (!appliance_load_file(pdir, sets, s->stream_a[k], NULL, error)) {
       app_refset_free(s);
@@ -96,7 +101,10 @@ void app_refset_free(AppRefSet *s)
   g_free(s);
 }
 
-int app_refset_size(const AppRefSet *s) { return (int)s->items->len; }
+int app_refset_size(const AppRefSet *s)
+{
+  return (int)s->items->len;
+}
 
 void app_ref_row_clear(AppRefRow *row)
 {
@@ -131,7 +139,10 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
   *a = *it->a;
   if (c) a->coef = *c;
   g_autoptr(DemandModel) m = demand_build_shares(a, it->shares, error);
-  if (!m) { g_free(a); return FALSE; }
+  if (!m) {
+    g_free(a);
+    return FALSE;
+  }
   g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
   const AppReference *ref = &it->info.ref;
   memset(row, 0, sizeof *row);
@@ -152,10 +163,16 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
   int hot = -1;
   double hotv = -1;
   for (int i = 0; i < m->n_res; i++) {
-    if (m->res[i].kind == RK_FABRIC) { fl += r->throughput_Bps * m->total[i]; fc += m->res[i].capacity; }
+    if (m->res[i].kind == RK_FABRIC) {
+      fl += r->throughput_Bps * m->total[i];
+      fc += m->res[i].capacity;
+    }
     if (m->res[i].kind == RK_NIC_PORT) {
       double v = r->throughput_Bps * m->total[i] * 8e-9;
-      if (v > hotv + 1e-9) { hotv = v; hot = i; }
+      if (v > hotv + 1e-9) {
+        hotv = v;
+        hot = i;
+      }
     }
   }
   row->model_fab_util = fc > 0 ? 100 * fl / fc : 0;
@@ -198,8 +215,7 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
   if (x_expected) {
     double xe = G_MAXDOUBLE;
     for (int i = 0; i < m->n_res; i++)
-      if (m->total[i] > 0 && kind_expected(ref, m->res[i].kind))
-        xe = MIN(xe, m->res[i].limit * m->res[i].capacity / m->total[i]);
+      if (m->total[i] > 0 && kind_expected(ref, m->res[i].kind)) xe = MIN(xe, m->res[i].limit * m->res[i].capacity / m->total[i]);
     gboolean named = bn >= 0 && kind_matches(ref, m, bn);
     *x_expected = ref->n_kinds > 0 && !named ? xe * 8e-9 : row->model_gbps;
   }
@@ -224,7 +240,10 @@ typedef struct {
   double x0[COEFFS_N_FITTED];
 } FitCtx;
 
-static gboolean is_eff(int i) { return i <= 2; } /* dram_eff, port_eff, fabric_eff in (0, 1) */
+static gboolean is_eff(int i)
+{
+  return i <= 2;
+} /* dram_eff, port_eff, fabric_eff in (0, 1) */
 
 static void x_to_coeffs(const gsl_vector *x, const Coeffs *base, Coeffs *c)
 {
@@ -281,8 +300,8 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError **error)
 {
   const size_t p = COEFFS_N_FITTED, n = (size_t)n_residuals(s);
-  FitCtx ctx = {.s = s, .base = *c, .skip = skip};
-  gsl_multifit_nlinear_fdf fdf = {.f = residuals, .df = NULL, .fvv = NULL, .n = n, .p = p, .params = &ctx};
+  FitCtx ctx = { .s = s, .base = *c, .skip = skip };
+  gsl_multifit_nlinear_fdf fdf = { .f = residuals, .df = NULL, .fvv = NULL, .n = n, .p = p, .params = &ctx };
   gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
   par.h_df = 1e-4; /* the model is piecewise linear (min over resources): take wide steps */
   gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
@@ -313,7 +332,8 @@ gboolean app_refset_loo_table(AppRefSet *s, const Coeffs *fitted, GString *out, 
 {
   Coeffs c0;
   coeffs_prior(&c0);
-  g_string_append_printf(out, "| %-28s | %9s | %9s | %7s | %8s | %9s |\n", "result", "in-fit", "left-out", "publ.", "error", "CPU err");
+  g_string_append_printf(out, "| %-28s | %9s | %9s | %7s | %8s | %9s |\n", "result", "in-fit", "left-out", "publ.", "error",
+                         "CPU err");
   g_string_append(out, "|------------------------------|----------:|----------:|--------:|---------:|----------:|\n");
   for (int i = 0; i < app_refset_size(s); i++) {
     Coeffs ci = c0;
@@ -337,17 +357,24 @@ gboolean app_refset_loo_table(AppRefSet *s, const Coeffs *fitted, GString *out, 
 int app_refset_des_table(AppRefSet *s, GString *out)
 {
   int fails = 0;
-  g_string_append_printf(out, "| %-28s | %7s | %7s | %7s | %7s | %6s | %-28s |\n", "result", "bound", "DES", "publ.",
-                         "DES err", "CPU", "DES bottleneck");
-  g_string_append(out, "|------------------------------|--------:|--------:|--------:|--------:|-------:|------------------------------|\n");
+  g_string_append_printf(out, "| %-28s | %7s | %7s | %7s | %7s | %6s | %-28s |\n", "result", "bound", "DES", "publ.", "DES err",
+                         "CPU", "DES bottleneck");
+  g_string_append(
+      out, "|------------------------------|--------:|--------:|--------:|--------:|-------:|------------------------------|\n");
   for (guint i = 0; i < s->items->len; i++) {
     RefItem *it = s->items->pdata[i];
     g_autoptr(DemandModel) m = demand_build_shares(it->a, it->shares, NULL);
-    if (!m) { fails++; continue; }
+    if (!m) {
+      fails++;
+      continue;
+    }
     double xb = demand_saturation_Bps(m, NULL) * 8e-9;
     if (it->a->wl.offered_gbps > 0) xb = MIN(xb, it->a->wl.offered_gbps);
     g_autoptr(AppReport) r = appliance_des_run(it->a, &it->info, m, NULL, NULL);
-    if (!r) { fails++; continue; }
+    if (!r) {
+      fails++;
+      continue;
+    }
     double err = 100.0 * (r->throughput_gbps / it->info.ref.gbps - 1.0);
     gboolean ok = fabs(err) <= (it->info.ref.known_deviation ? it->info.ref.tolerance_pct : 10.0);
     if (!ok) fails++;
@@ -364,7 +391,9 @@ int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
   if (ci_fails) *ci_fails = 0;
   g_string_append_printf(out, "| %-28s | %7s | %7s | %6s | %6s | %6s | %-36s | %-40s | %-17s |\n", "result", "model", "publ.",
                          "error", "CPU", "publ.", "model bottleneck", "published bottleneck", "");
-  g_string_append(out, "|------------------------------|--------:|--------:|-------:|-------:|-------:|--------------------------------------|------------------------------------------|-------------------|\n");
+  g_string_append(
+      out,
+      "|------------------------------|--------:|--------:|-------:|-------:|-------:|--------------------------------------|------------------------------------------|-------------------|\n");
   for (guint i = 0; i < s->items->len; i++) {
     AppRefRow row;
     g_autoptr(GError) err = NULL;
@@ -377,8 +406,10 @@ int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
     char cpu_pub[16] = "-";
     if (row.pub_cpu >= 0) g_snprintf(cpu_pub, sizeof cpu_pub, "%.0f %%", row.pub_cpu);
     char bn[80];
-    if (row.cobottleneck[0]) g_snprintf(bn, sizeof bn, "%s (%s) + %s", row.bottleneck, row.kind, row.cobottleneck);
-    else g_snprintf(bn, sizeof bn, "%s (%s)", row.bottleneck, row.kind);
+    if (row.cobottleneck[0])
+      g_snprintf(bn, sizeof bn, "%s (%s) + %s", row.bottleneck, row.kind, row.cobottleneck);
+    else
+      g_snprintf(bn, sizeof bn, "%s (%s)", row.bottleneck, row.kind);
     g_string_append_printf(out, "| %-28s | %7.1f | %7.1f | %+5.1f%% | %4.0f %% | %6s | %-36s | %-40.40s | %-17s |\n", row.id,
                            row.model_gbps, row.pub_gbps, row.err_pct, row.model_cpu, cpu_pub, bn,
                            row.pub_bottleneck ? row.pub_bottleneck : "-",

@@ -21,17 +21,17 @@ typedef struct {
   char *file;
   char *id;
   double model_gbps, pub_gbps, err_pct;
-  double model_cpu, pub_cpu;        /* pub < 0: not published */
+  double model_cpu, pub_cpu; /* pub < 0: not published */
   char bottleneck[40];
-  char cobottleneck[40];            /* expected-kind resource within APP_COBOTTLENECK of the limit, "" if none */
+  char cobottleneck[40]; /* expected-kind resource within APP_COBOTTLENECK of the limit, "" if none */
   const char *kind;
-  char *pub_bottleneck;             /* NULL: not published */
-  double stall_share;               /* remote-stall share of the bottleneck CPU's demand */
+  char *pub_bottleneck; /* NULL: not published */
+  double stall_share;   /* remote-stall share of the bottleneck CPU's demand */
   double model_fab_util, pub_fab_util;
   double model_dram_GBps, pub_dram_GBps;
   double hot_gbps, cold_gbps, pub_hot, pub_cold;
   gboolean gbps_ok, cpu_ok, kind_ok, ok; /* strict: 10 %, 10 points, expected bottleneck */
-  gboolean within_ci;               /* within the CI bound: 10 % / 10 points, or a documented deviation's own bound */
+  gboolean within_ci;                    /* within the CI bound: 10 % / 10 points, or a documented deviation's own bound */
   gboolean known_deviation;
 } AppRefRow;
 

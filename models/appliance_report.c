@@ -16,8 +16,7 @@ void app_report_fill_resource(AppReportResource *o, const DmResource *d, double 
   o->node = d->node;
 }
 
-AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
-                                 const BoundResult *b)
+AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const BoundResult *b)
 {
   AppReport *r = g_new0(AppReport, 1);
   r->scenario = g_strdup(info && info->name ? info->name : a->name);
@@ -52,7 +51,10 @@ void app_report_pick_bottleneck(AppReport *r, const DemandModel *m)
   double best = -1;
   for (int i = 0; i < r->n_res; i++) {
     double h = r->res[i].utilization / r->res[i].limit;
-    if (h > best + 1e-12) { best = h; r->bottleneck = i; }
+    if (h > best + 1e-12) {
+      best = h;
+      r->bottleneck = i;
+    }
   }
   if (r->bottleneck < 0 || !m->stall_named || m->res[r->bottleneck].kind != RK_CPU) return;
   r->stalled_cpu = r->bottleneck;
@@ -119,8 +121,10 @@ double app_report_unserved_gbps(const AppReport *r)
 static void write_table(const AppReport *r, GString *out)
 {
   g_string_append_printf(out, "scenario: %s  (mode %s, seed %" G_GUINT64_FORMAT ")\n", r->scenario, r->mode, r->seed);
-  if (r->offered_gbps > 0) g_string_append_printf(out, "offered:    %.1f Gb/s\n", r->offered_gbps);
-  else g_string_append(out, "offered:    saturate\n");
+  if (r->offered_gbps > 0)
+    g_string_append_printf(out, "offered:    %.1f Gb/s\n", r->offered_gbps);
+  else
+    g_string_append(out, "offered:    saturate\n");
   g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
   double un = app_report_unserved_gbps(r);
   if (r->offered_gbps > 0 && r->overloaded) {
@@ -131,8 +135,9 @@ static void write_table(const AppReport *r, GString *out)
     g_string_append_c(out, '\n');
   }
   if (!app_report_steady(r))
-    g_string_append_printf(out, "note:       %.0f %% below the bound's %.1f Gb/s: the run has not reached steady state (too few\n"
-                                "            requests, or slow ones holding the request slots); lengthen duration\n",
+    g_string_append_printf(out,
+                           "note:       %.0f %% below the bound's %.1f Gb/s: the run has not reached steady state (too few\n"
+                           "            requests, or slow ones holding the request slots); lengthen duration\n",
                            100 * (1 - r->throughput_gbps / r->expected_gbps), r->expected_gbps);
   g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
   if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
@@ -144,8 +149,9 @@ static void write_table(const AppReport *r, GString *out)
     const AppReportResource *b = &r->res[r->bottleneck];
     g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
     if (r->stalled_cpu >= 0)
-      g_string_append_printf(out, "            its queueing stalls fill %s to its %.0f %% cap: 1 %% more memory bandwidth\n"
-                                  "            buys more throughput than 1 %% more cycles\n",
+      g_string_append_printf(out,
+                             "            its queueing stalls fill %s to its %.0f %% cap: 1 %% more memory bandwidth\n"
+                             "            buys more throughput than 1 %% more cycles\n",
                              r->res[r->stalled_cpu].name, r->res[r->stalled_cpu].limit * 100);
     g_autofree int *co = g_new(int, r->n_res);
     int nco = co_bottlenecks(r, co);
@@ -169,7 +175,11 @@ static void write_table(const AppReport *r, GString *out)
       double s = 0, drop = 0;
       int k = 0;
       for (int i = 0; i < r->n_res; i++)
-        if (strcmp(r->res[i].kind, "nic_port") == 0 && r->res[i].node == n) { s += r->res[i].value; drop = MAX(drop, r->res[i].drop); k++; }
+        if (strcmp(r->res[i].kind, "nic_port") == 0 && r->res[i].node == n) {
+          s += r->res[i].value;
+          drop = MAX(drop, r->res[i].drop);
+          k++;
+        }
       if (!k) continue;
       g_string_append_printf(line, "%snode%d %.1f Gb/s per port", shown++ ? ", " : "", n, s / k);
       if (drop > 0) g_string_append_printf(line, " (drops up to %.2f %%)", drop * 100);
@@ -187,8 +197,9 @@ static void write_table(const AppReport *r, GString *out)
     if (i == r->bottleneck) g_string_append(out, " <- bottleneck");
     g_string_append_c(out, '\n');
   }
-  g_string_append(out, "\nutil is of full capacity; '|' marks a usable limit below it (the CPU cap). NIC ports carry TCP\n"
-                       "payload: 100 % is line rate x port_eff (payload per wire byte, ~1448/1538 at MTU 1500; models/coeffs.c).\n");
+  g_string_append(out,
+                  "\nutil is of full capacity; '|' marks a usable limit below it (the CPU cap). NIC ports carry TCP\n"
+                  "payload: 100 % is line rate x port_eff (payload per wire byte, ~1448/1538 at MTU 1500; models/coeffs.c).\n");
 }
 
 static void write_json(const AppReport *r, GString *out)
@@ -197,9 +208,13 @@ static void write_json(const AppReport *r, GString *out)
   json_builder_begin_object(b);
   sim_json_string(b, "scenario", r->scenario);
   sim_json_string(b, "mode", r->mode);
-  json_builder_set_member_name(b, "seed"); json_builder_add_int_value(b, (gint64)r->seed);
+  json_builder_set_member_name(b, "seed");
+  json_builder_add_int_value(b, (gint64)r->seed);
   json_builder_set_member_name(b, "offered_gbps");
-  if (r->offered_gbps > 0) json_builder_add_double_value(b, r->offered_gbps); else json_builder_add_string_value(b, "saturate");
+  if (r->offered_gbps > 0)
+    json_builder_add_double_value(b, r->offered_gbps);
+  else
+    json_builder_add_string_value(b, "saturate");
   sim_json_number(b, "throughput_gbps", r->throughput_gbps);
   if (r->offered_gbps > 0) sim_json_number(b, "unserved_gbps", app_report_unserved_gbps(r));
   if (r->requests_rejected >= 0) {
@@ -260,8 +275,12 @@ static void write_json(const AppReport *r, GString *out)
     json_builder_begin_object(b);
     sim_json_string(b, "id", r->ref.id);
     sim_json_number(b, "gbps", r->ref.gbps);
-    if (r->ref.cpu_pct >= 0) { sim_json_number(b, "cpu_pct", r->ref.cpu_pct); }
-    if (r->ref.bottleneck) { sim_json_string(b, "bottleneck", r->ref.bottleneck); }
+    if (r->ref.cpu_pct >= 0) {
+      sim_json_number(b, "cpu_pct", r->ref.cpu_pct);
+    }
+    if (r->ref.bottleneck) {
+      sim_json_string(b, "bottleneck", r->ref.bottleneck);
+    }
     json_builder_set_member_name(b, "scenario_changed");
     json_builder_add_boolean_value(b, r->ref.changed);
     json_builder_end_object(b);
@@ -272,14 +291,17 @@ static void write_json(const AppReport *r, GString *out)
 
 static void write_csv(const AppReport *r, GString *out)
 {
-  g_string_append(out, "scenario,mode,seed,offered_gbps,throughput_gbps,unserved_gbps,cpu_util_pct,p50_ms,p99_ms,resource,kind,node,"
-                       "utilization,value,unit,drop_fraction,bottleneck\n");
+  g_string_append(out,
+                  "scenario,mode,seed,offered_gbps,throughput_gbps,unserved_gbps,cpu_util_pct,p50_ms,p99_ms,resource,kind,node,"
+                  "utilization,value,unit,drop_fraction,bottleneck\n");
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
     sim_csv_field(out, r->scenario);
     g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",", r->mode, r->seed);
-    if (r->offered_gbps > 0) g_string_append_printf(out, "%.6g", r->offered_gbps);
-    else g_string_append(out, "saturate");
+    if (r->offered_gbps > 0)
+      g_string_append_printf(out, "%.6g", r->offered_gbps);
+    else
+      g_string_append(out, "saturate");
     g_string_append_printf(out, ",%.6g,%.6g,%.6g,", r->throughput_gbps, app_report_unserved_gbps(r), r->cpu_util_pct);
     sim_csv_number(out, r->lat_p50_ms);
     g_string_append_c(out, ',');
@@ -297,8 +319,8 @@ static void write_csv(const AppReport *r, GString *out)
 void app_report_write(const AppReport *r, AppReportFormat fmt, GString *out)
 {
   switch (fmt) {
-  case APP_FMT_TABLE: write_table(r, out); break;
-  case APP_FMT_JSON: write_json(r, out); break;
-  case APP_FMT_CSV: write_csv(r, out); break;
+    case APP_FMT_TABLE: write_table(r, out); break;
+    case APP_FMT_JSON: write_json(r, out); break;
+    case APP_FMT_CSV: write_csv(r, out); break;
   }
 }

@@ -24,36 +24,36 @@ typedef enum { APP_FMT_TABLE, APP_FMT_JSON, APP_FMT_CSV } AppReportFormat;
 typedef struct {
   char name[40];
   const char *kind;
-  double utilization;      /* 0..1 of full capacity */
-  double limit;            /* usable fraction (CPU cap) */
-  double value;            /* in unit */
+  double utilization; /* 0..1 of full capacity */
+  double limit;       /* usable fraction (CPU cap) */
+  double value;       /* in unit */
   const char *unit;
-  double drop;             /* NIC ports: output drop fraction */
-  int node;                /* NUMA node of the resource, -1 none (valid when AppReport.nodes_known) */
+  double drop; /* NIC ports: output drop fraction */
+  int node;    /* NUMA node of the resource, -1 none (valid when AppReport.nodes_known) */
 } AppReportResource;
 
 typedef struct {
   char *scenario;
-  char *mode;              /* "bound" or "run" */
+  char *mode; /* "bound" or "run" */
   guint64 seed;
-  double offered_gbps;     /* < 0: saturate */
+  double offered_gbps; /* < 0: saturate */
   double throughput_gbps;
   double cpu_util_pct;
   double lat_p50_ms, lat_p99_ms;
   double connections;
-  gint64 requests_rejected;/* run mode: arrivals turned away because every slot's wait queue was
+  gint64 requests_rejected; /* run mode: arrivals turned away because every slot's wait queue was
                               full (the box is overloaded); -1 in bound mode */
-  gboolean overloaded;     /* the offered load exceeds what the box serves (bound: offered > X*;
+  gboolean overloaded;      /* the offered load exceeds what the box serves (bound: offered > X*;
                               run: that, or arrivals turned away) */
-  double expected_gbps;    /* run: what the bound serves of the offered load, min(offered, X*);
+  double expected_gbps;     /* run: what the bound serves of the offered load, min(offered, X*);
                               a run far below it has not reached steady state; < 0 in bound */
-  int bottleneck;          /* index into res, -1 none */
-  int stalled_cpu;         /* the CPU at its limit whose cycles the named DRAM bottleneck's
+  int bottleneck;           /* index into res, -1 none */
+  int stalled_cpu;          /* the CPU at its limit whose cycles the named DRAM bottleneck's
                               queueing stalls fill (app_report_pick_bottleneck), -1 none */
   int n_res;
   AppReportResource *res;
-  AppReference ref;        /* copied (borrowed strings) when the scenario has one */
-  gboolean nodes_known;    /* res[].node filled (app_report_fill_resource): per-node NIC summary */
+  AppReference ref;     /* copied (borrowed strings) when the scenario has one */
+  gboolean nodes_known; /* res[].node filled (app_report_fill_resource): per-node NIC summary */
 } AppReport;
 
 /* Fills one report resource from the demand model's resource d carrying `load` units per
@@ -72,8 +72,7 @@ gboolean app_report_steady(const AppReport *r);
 double app_report_unserved_gbps(const AppReport *r);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
-AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
-                                 const BoundResult *r);
+AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const BoundResult *r);
 void app_report_free(AppReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppReport, app_report_free)
 /* Appends the report in a format to out. */

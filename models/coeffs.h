@@ -11,22 +11,22 @@
 
 typedef struct {
   /* fitted (make fit) */
-  double dram_eff;         /* DRAM controller efficiency at a pure-read mix (memory.h) */
-  double port_eff;         /* TLS payload per line-rate bit of a NIC port (nic.h) */
-  double fabric_eff;       /* payload per raw bit of a fabric link (topology.h) */
-  double page_cycles;      /* stack cycles per 4 KiB payload page, unmapped mbufs (cpu.h) */
+  double dram_eff;           /* DRAM controller efficiency at a pure-read mix (memory.h) */
+  double port_eff;           /* TLS payload per line-rate bit of a NIC port (nic.h) */
+  double fabric_eff;         /* payload per raw bit of a fabric link (topology.h) */
+  double page_cycles;        /* stack cycles per 4 KiB payload page, unmapped mbufs (cpu.h) */
   double mapped_page_cycles; /* extra cycles per page with mapped mbufs + sf_bufs (cpu.h) */
-  double k_bulk;           /* exposed fraction of a DRAM miss for streaming CPU reads */
-  double k_meta;           /* exposed fraction of a DRAM miss for metadata reads */
-  double copy_cpb;         /* cycles per byte of a kernel<->user copy, in-cache part */
-  double k_remote;         /* stall cycles per cycle of remote-access penalty (fabric hop,
+  double k_bulk;             /* exposed fraction of a DRAM miss for streaming CPU reads */
+  double k_meta;             /* exposed fraction of a DRAM miss for metadata reads */
+  double copy_cpb;           /* cycles per byte of a kernel<->user copy, in-cache part */
+  double k_remote;           /* stall cycles per cycle of remote-access penalty (fabric hop,
                               coherence); multiplies penalty * f / 64 B per remote CPU read */
   /* fixed, sourced */
-  double dram_turnaround;  /* bandwidth lost to read/write turnarounds at a 1:1 mix */
-  double meta_bytes;       /* metadata bytes each way per payload byte */
-  double pkt_cycles;       /* cycles per transmitted segment through TCP/IP + driver */
-  double ack_cycles;       /* cycles per received ACK packet */
-  double pcie_rtt_ns;      /* non-posted read round trip through the root complex, excl. DRAM */
+  double dram_turnaround; /* bandwidth lost to read/write turnarounds at a 1:1 mix */
+  double meta_bytes;      /* metadata bytes each way per payload byte */
+  double pkt_cycles;      /* cycles per transmitted segment through TCP/IP + driver */
+  double ack_cycles;      /* cycles per received ACK packet */
+  double pcie_rtt_ns;     /* non-posted read round trip through the root complex, excl. DRAM */
 } Coeffs;
 
 #define COEFFS_N_FITTED 9

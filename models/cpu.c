@@ -13,22 +13,22 @@
  * 1.1 + 0.5 cpb on Skylake-class cores; AVX-512 parts about 1.0 total; ARM NEON about 2.5. */
 static const double AESGCM_CPB[UARCH_COUNT] = {
   [UARCH_BROADWELL] = 0.74, [UARCH_SKYLAKE] = 0.63, [UARCH_ICELAKE] = 0.32, [UARCH_ZEN1] = 0.63,
-  [UARCH_ZEN2] = 0.63, [UARCH_ZEN3] = 0.32, [UARCH_ZEN4] = 0.32, [UARCH_NEOVERSE_N1] = 1.0,
+  [UARCH_ZEN2] = 0.63,      [UARCH_ZEN3] = 0.32,    [UARCH_ZEN4] = 0.32,    [UARCH_NEOVERSE_N1] = 1.0,
 };
 static const double CHACHA_CPB[UARCH_COUNT] = {
   [UARCH_BROADWELL] = 1.6, [UARCH_SKYLAKE] = 1.6, [UARCH_ICELAKE] = 1.0, [UARCH_ZEN1] = 1.6,
-  [UARCH_ZEN2] = 1.6, [UARCH_ZEN3] = 1.6, [UARCH_ZEN4] = 1.0, [UARCH_NEOVERSE_N1] = 2.5,
+  [UARCH_ZEN2] = 1.6,      [UARCH_ZEN3] = 1.6,    [UARCH_ZEN4] = 1.0,    [UARCH_NEOVERSE_N1] = 2.5,
 };
 
 double cpu_crypto_cpb(CryptoImpl impl, CpuUarch uarch)
 {
   g_return_val_if_fail(uarch < UARCH_COUNT, 0.0);
   switch (impl) {
-  case CRYPTO_NONE: return 0.0;
-  case CRYPTO_ISAL_AESGCM:
-  case CRYPTO_OPENSSL_AESGCM: return AESGCM_CPB[uarch];
-  case CRYPTO_CHACHA20_POLY1305: return CHACHA_CPB[uarch];
-  default: g_return_val_if_reached(0.0);
+    case CRYPTO_NONE: return 0.0;
+    case CRYPTO_ISAL_AESGCM:
+    case CRYPTO_OPENSSL_AESGCM: return AESGCM_CPB[uarch];
+    case CRYPTO_CHACHA20_POLY1305: return CHACHA_CPB[uarch];
+    default: g_return_val_if_reached(0.0);
   }
 }
 
@@ -37,19 +37,25 @@ gboolean cpu_crypto_ordinary_stores(CryptoImpl impl)
   return impl == CRYPTO_OPENSSL_AESGCM || impl == CRYPTO_CHACHA20_POLY1305;
 }
 
-double cpu_mss_bytes(const StackCfg *s) { return s->mtu - 52.0; }
+double cpu_mss_bytes(const StackCfg *s)
+{
+  return s->mtu - 52.0;
+}
 
-double cpu_burst_bytes(const StackCfg *s) { return s->tso ? s->tso_bytes : cpu_mss_bytes(s); }
+double cpu_burst_bytes(const StackCfg *s)
+{
+  return s->tso ? s->tso_bytes : cpu_mss_bytes(s);
+}
 
 const char *cpu_uarch_name(CpuUarch u)
 {
-  static const char *n[UARCH_COUNT] = {"broadwell", "skylake", "icelake", "zen1", "zen2", "zen3", "zen4", "neoverse-n1"};
+  static const char *n[UARCH_COUNT] = { "broadwell", "skylake", "icelake", "zen1", "zen2", "zen3", "zen4", "neoverse-n1" };
   return u < UARCH_COUNT ? n[u] : "?";
 }
 
 const char *cpu_crypto_name(CryptoImpl c)
 {
-  static const char *n[CRYPTO_COUNT] = {"none", "isal_aes_gcm", "openssl_aes_gcm", "chacha20_poly1305"};
+  static const char *n[CRYPTO_COUNT] = { "none", "isal_aes_gcm", "openssl_aes_gcm", "chacha20_poly1305" };
   return c < CRYPTO_COUNT ? n[c] : "?";
 }
 
@@ -57,13 +63,10 @@ gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error)
 {
   if (c->clock_ghz <= 0 || c->clock_ghz > 10)
     return model_fail(error, "cpu.clock", "clock must be in (0, 10] GHz, got %g", c->clock_ghz);
-  if (c->cap <= 0 || c->cap > 1)
-    return model_fail(error, "cpu.cap", "utilisation cap must be in (0, 1], got %g", c->cap);
-  if (s->mtu < 576 || s->mtu > 9216)
-    return model_fail(error, "stack.mtu", "MTU must be 576..9216 bytes, got %d", s->mtu);
+  if (c->cap <= 0 || c->cap > 1) return model_fail(error, "cpu.cap", "utilisation cap must be in (0, 1], got %g", c->cap);
+  if (s->mtu < 576 || s->mtu > 9216) return model_fail(error, "stack.mtu", "MTU must be 576..9216 bytes, got %d", s->mtu);
   if (s->tso && s->tso_bytes < cpu_mss_bytes(s))
     return model_fail(error, "stack.tso_size", "TSO segment must be at least one MSS");
-  if (s->lro && s->lro_acks < 1)
-    return model_fail(error, "stack.lro_acks", "must be at least 1");
+  if (s->lro && s->lro_acks < 1) return model_fail(error, "stack.lro_acks", "must be at least 1");
   return TRUE;
 }

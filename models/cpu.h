@@ -26,26 +26,33 @@
 #include <stdbool.h>
 
 typedef enum {
-  UARCH_BROADWELL, UARCH_SKYLAKE, UARCH_ICELAKE, UARCH_ZEN1, UARCH_ZEN2, UARCH_ZEN3, UARCH_ZEN4,
-  UARCH_NEOVERSE_N1, UARCH_COUNT
+  UARCH_BROADWELL,
+  UARCH_SKYLAKE,
+  UARCH_ICELAKE,
+  UARCH_ZEN1,
+  UARCH_ZEN2,
+  UARCH_ZEN3,
+  UARCH_ZEN4,
+  UARCH_NEOVERSE_N1,
+  UARCH_COUNT
 } CpuUarch;
 
 typedef enum { CRYPTO_NONE, CRYPTO_ISAL_AESGCM, CRYPTO_OPENSSL_AESGCM, CRYPTO_CHACHA20_POLY1305, CRYPTO_COUNT } CryptoImpl;
 
 typedef struct {
   CpuUarch uarch;
-  int threads_per_core;    /* recorded; SMT not modelled (see above) */
-  double clock_ghz;        /* sustained all-core clock used for capacity */
-  double cap;              /* CPU-utilisation cap, fraction (0.8 in production) */
+  int threads_per_core; /* recorded; SMT not modelled (see above) */
+  double clock_ghz;     /* sustained all-core clock used for capacity */
+  double cap;           /* CPU-utilisation cap, fraction (0.8 in production) */
 } CpuCfg;
 
 typedef struct {
-  bool tso;                /* TCP segmentation offload */
-  bool lro;                /* large receive offload (merges ACKs) */
-  int mtu;                 /* bytes */
-  double tso_bytes;        /* payload per TSO segment */
-  double lro_acks;         /* ACK packets merged per LRO aggregate */
-  bool mapped_mbufs;       /* pre-2019 mapped mbufs + sf_bufs (FreeBSD < 13) */
+  bool tso;          /* TCP segmentation offload */
+  bool lro;          /* large receive offload (merges ACKs) */
+  int mtu;           /* bytes */
+  double tso_bytes;  /* payload per TSO segment */
+  double lro_acks;   /* ACK packets merged per LRO aggregate */
+  bool mapped_mbufs; /* pre-2019 mapped mbufs + sf_bufs (FreeBSD < 13) */
 } StackCfg;
 
 /* Bulk crypto cycles per byte on a micro-architecture (cache-resident data). */

@@ -24,9 +24,7 @@
 #include <glib.h>
 #include <stdbool.h>
 
-typedef enum {
-  DP_READ_WRITE, DP_READ_WRITE_KTLS, DP_SENDFILE, DP_SENDFILE_SW_KTLS, DP_SENDFILE_NIC_KTLS, DP_COUNT
-} DataPath;
+typedef enum { DP_READ_WRITE, DP_READ_WRITE_KTLS, DP_SENDFILE, DP_SENDFILE_SW_KTLS, DP_SENDFILE_NIC_KTLS, DP_COUNT } DataPath;
 
 /* Who does a touch. */
 typedef enum { AG_DISK, AG_NIC, AG_INGRESS_NIC, AG_CPU_CRYPTO, AG_CPU_STACK } TouchAgent;
@@ -39,17 +37,16 @@ typedef struct {
   TouchAgent agent;
   TouchBuf buf;
   bool write;
-  double bytes;            /* per payload byte */
+  double bytes; /* per payload byte */
   TouchStall stall;
-  const char *what;        /* label for reports/tests */
+  const char *what; /* label for reports/tests */
 } Touch;
 
 #define DP_MAX_TOUCHES 16
 
 /* Fills `out` with the touches of `path` for a crypto implementation that uses ordinary
  * stores or not; meta_bytes each way and ack_bytes per payload byte. Returns the count. */
-int datapath_touches(DataPath path, gboolean ordinary_stores, double meta_bytes, double ack_bytes,
-                     Touch out[DP_MAX_TOUCHES]);
+int datapath_touches(DataPath path, gboolean ordinary_stores, double meta_bytes, double ack_bytes, Touch out[DP_MAX_TOUCHES]);
 /* Bulk DRAM touches per payload byte (no metadata): 8, 8, 2, 4 (+1 RFO), 2. */
 double datapath_bulk_touches(DataPath path, gboolean ordinary_stores);
 /* Kernel/user copies per payload byte (read_write paths: 2). */

@@ -8,27 +8,26 @@
 #include <string.h>
 
 /* Bytes of an inbound ACK frame on the wire per ACK (Ethernet 14 + IP 20 + TCP 32). */
-#define ACK_FRAME_BYTES 66.0
+#define ACK_FRAME_BYTES  66.0
 #define CACHE_LINE_BYTES 64.0
-#define PAGE_BYTES 4096.0
+#define PAGE_BYTES       4096.0
 
 typedef struct {
   const Appliance *a;
   DemandModel *m;
   int nodes;
-  int *cpu_res, *dram_res;       /* [nodes] */
-  int *intra_res;                /* [nodes*nodes], -1 if not same socket */
-  int *inter_res;                /* [links*2] direction: from socket s */
-  int *nvme_res, *pcie_nvme_res; /* [drives] */
-  int *port_res;                 /* [ports] */
+  int *cpu_res, *dram_res;                /* [nodes] */
+  int *intra_res;                         /* [nodes*nodes], -1 if not same socket */
+  int *inter_res;                         /* [links*2] direction: from socket s */
+  int *nvme_res, *pcie_nvme_res;          /* [drives] */
+  int *port_res;                          /* [ports] */
   int *tls_res, *pcie_nic_res, *tags_res; /* [nics] */
   int workers_res;
-  bool loop;                     /* a loopback host (loopback.h) */
+  bool loop; /* a loopback host (loopback.h) */
   int lb_server_res, lb_client_res;
 } Build;
 
-static int add_res(Build *b, const char *name, ResKind kind, double cap, double limit, double scale,
-                   const char *unit, int node)
+static int add_res(Build *b, const char *name, ResKind kind, double cap, double limit, double scale, const char *unit, int node)
 {
   DemandModel *m = b->m;
   m->res = g_renew(DmResource, m->res, m->n_res + 1);
@@ -69,12 +68,16 @@ static void build_resources(Build *b)
   if (b->loop) {
     int cores = appliance_cores_per_node(a);
     double hz = a->cpu.clock_ghz * 1e9;
-    double sc = loopback_pool_cores(a->lo.server_threads, a->lo.server_cpus, a->lo.server_free_cores, a->lo.connections, cores, a->cpu.cap) * hz;
-    double cc = loopback_pool_cores(a->lo.client_threads, a->lo.client_cpus, a->lo.client_free_cores, a->lo.connections, cores, a->cpu.cap) * hz;
+    double sc = loopback_pool_cores(a->lo.server_threads, a->lo.server_cpus, a->lo.server_free_cores, a->lo.connections, cores,
+                                    a->cpu.cap) *
+                hz;
+    double cc = loopback_pool_cores(a->lo.client_threads, a->lo.client_cpus, a->lo.client_free_cores, a->lo.connections, cores,
+                                    a->cpu.cap) *
+                hz;
     b->lb_server_res = add_res(b, "loopback.server", RK_THREADS, sc, a->lo.utilisation, 100.0 / sc, "%", 0);
     b->lb_client_res = add_res(b, "loopback.client", RK_THREADS, cc, a->lo.utilisation, 100.0 / cc, "%", 0);
   }
-  b->intra_res = g_new(int, N * N);
+  b->intra_res = g_new(int, N *N);
   for (int i = 0; i < N * N; i++) b->intra_res[i] = -1;
   for (int x = 0; x < N; x++)
     for (int y = 0; y < N; y++) {
@@ -116,8 +119,8 @@ static void build_resources(Build *b)
     b->port_res[p] = -1;
     if (nc->loopback) continue; /* no line rate: a copy into the receiving socket (CPU) */
     g_snprintf(nm, sizeof nm, "nic%d.port%d", b->m->port_nic[p], b->m->port_num[p]);
-    b->port_res[p] = add_res(b, nm, RK_NIC_PORT, nc->port_gbps * c->port_eff * 1e9 / 8.0, 1.0, 8e-9, "Gb/s",
-                             topo_node_of(t, nc->pos));
+    b->port_res[p] =
+        add_res(b, nm, RK_NIC_PORT, nc->port_gbps * c->port_eff * 1e9 / 8.0, 1.0, 8e-9, "Gb/s", topo_node_of(t, nc->pos));
     b->m->res[b->port_res[p]].nic = b->m->port_nic[p];
     b->m->res[b->port_res[p]].port = b->m->port_num[p];
     b->m->res[b->port_res[p]].queue_bursts = nc->queue_bytes / cpu_burst_bytes(&a->stack);
@@ -150,9 +153,12 @@ static void add_lat(int *n, DmLatTerm **lat, int res, int dram, double per_ns)
 {
   if (per_ns == 0) return;
   for (int i = 0; i < *n; i++)
-    if ((*lat)[i].res == res && (*lat)[i].dram == dram) { (*lat)[i].per_ns += per_ns; return; }
+    if ((*lat)[i].res == res && (*lat)[i].dram == dram) {
+      (*lat)[i].per_ns += per_ns;
+      return;
+    }
   *lat = g_renew(DmLatTerm, *lat, *n + 1);
-  (*lat)[(*n)++] = (DmLatTerm){res, dram, per_ns};
+  (*lat)[(*n)++] = (DmLatTerm){ res, dram, per_ns };
 }
 
 /* A role's node: fixed, or -1 for uniformly random. */
@@ -212,21 +218,33 @@ static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include
     int anode;
     const TopoPos *dev = NULL;
     switch (T->agent) {
-    case AG_DISK: anode = k->disk_node; dev = &drive->pos; break;
-    case AG_NIC: anode = topo_node_of(t, egc->pos); dev = &egc->pos; break;
-    case AG_INGRESS_NIC: anode = topo_node_of(t, inc->pos); dev = &inc->pos; break;
-    case AG_CPU_CRYPTO: anode = ro->crypto; break;
-    case AG_CPU_STACK: anode = ro->stack; break;
-    default: g_assert_not_reached();
+      case AG_DISK:
+        anode = k->disk_node;
+        dev = &drive->pos;
+        break;
+      case AG_NIC:
+        anode = topo_node_of(t, egc->pos);
+        dev = &egc->pos;
+        break;
+      case AG_INGRESS_NIC:
+        anode = topo_node_of(t, inc->pos);
+        dev = &inc->pos;
+        break;
+      case AG_CPU_CRYPTO: anode = ro->crypto; break;
+      case AG_CPU_STACK: anode = ro->stack; break;
+      default: g_assert_not_reached();
     }
     int mnode;
     gboolean same_as_agent = FALSE;
     switch (T->buf) {
-    case BUF_PAGECACHE: mnode = ro->pagecache; break;
-    case BUF_SOCKBUF: mnode = ro->sockbuf; break;
-    case BUF_META: mnode = ro->meta; break;
-    case BUF_USER: mnode = -1; same_as_agent = TRUE; break;
-    default: g_assert_not_reached();
+      case BUF_PAGECACHE: mnode = ro->pagecache; break;
+      case BUF_SOCKBUF: mnode = ro->sockbuf; break;
+      case BUF_META: mnode = ro->meta; break;
+      case BUF_USER:
+        mnode = -1;
+        same_as_agent = TRUE;
+        break;
+      default: g_assert_not_reached();
     }
     int a_lo = anode < 0 ? 0 : anode, a_hi = anode < 0 ? N - 1 : anode;
     double pa = anode < 0 ? 1.0 / N : 1.0;
@@ -237,8 +255,10 @@ static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include
       for (int mn = m_lo; mn <= m_hi; mn++) {
         double bytes = T->bytes * pa * pm;
         dem[b->dram_res[mn]] += bytes;
-        if (T->write) add_fabric(b, dem, an, mn, dev, bytes);
-        else add_fabric(b, dem, mn, an, dev, bytes);
+        if (T->write)
+          add_fabric(b, dem, an, mn, dev, bytes);
+        else
+          add_fabric(b, dem, mn, an, dev, bytes);
         double lat = mem_latency_ns(&a->mem, t, an, mn);
         double local = lat - topo_penalty_ns(t, an, mn), pen = topo_penalty_ns(t, an, mn);
         if (T->stall != ST_NONE) {
@@ -259,8 +279,8 @@ static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include
   double copy_cpb = datapath_copies(k->path) * c->copy_cpb;
   double seg = cpu_burst_bytes(&a->stack);
   double per_ack_event = 2.0 * mss * (a->stack.lro ? a->stack.lro_acks : 1.0);
-  double stack_cpb = (c->page_cycles + (a->stack.mapped_mbufs ? c->mapped_page_cycles : 0.0)) / PAGE_BYTES +
-                     c->pkt_cycles / seg + c->ack_cycles / per_ack_event;
+  double stack_cpb = (c->page_cycles + (a->stack.mapped_mbufs ? c->mapped_page_cycles : 0.0)) / PAGE_BYTES + c->pkt_cycles / seg +
+                     c->ack_cycles / per_ack_event;
   for (int n = 0; n < N; n++) {
     double pc = ro->crypto < 0 ? 1.0 / N : (ro->crypto == n);
     double ps = ro->stack < 0 ? 1.0 / N : (ro->stack == n);
@@ -279,11 +299,11 @@ static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include
 static Roles roles_for(const Appliance *a, int disk_node, int home)
 {
   switch (a->placement) {
-  case PL_NONE: return (Roles){-1, -1, -1, -1, -1};
-  case PL_NETWORK_CENTRIC: return (Roles){home, home, home, home, home};
-  case PL_DISK_CENTRIC: return (Roles){disk_node, home, disk_node, disk_node, home};
-  case PL_STRICT_DISK_CENTRIC: return (Roles){disk_node, disk_node, disk_node, disk_node, disk_node};
-  default: g_assert_not_reached();
+    case PL_NONE: return (Roles){ -1, -1, -1, -1, -1 };
+    case PL_NETWORK_CENTRIC: return (Roles){ home, home, home, home, home };
+    case PL_DISK_CENTRIC: return (Roles){ disk_node, home, disk_node, disk_node, home };
+    case PL_STRICT_DISK_CENTRIC: return (Roles){ disk_node, disk_node, disk_node, disk_node, disk_node };
+    default: g_assert_not_reached();
   }
 }
 
@@ -318,13 +338,19 @@ static double excess(const DemandModel *m, double x_Bps, const double *scale, in
     double cap = cap_of(m, r, scale) * m->res[r].limit;
     if (cap <= 0 || m->base_total[r] <= 0) continue;
     double h = x_Bps * total_at(m, r, x_Bps, scale) / cap;
-    if (h > best + 1e-12) { best = h; bi = r; }
+    if (h > best + 1e-12) {
+      best = h;
+      bi = r;
+    }
   }
   if (arg) *arg = bi;
   return best - 1.0;
 }
 
-typedef struct { const DemandModel *m; const double *scale; } SatCtx;
+typedef struct {
+  const DemandModel *m;
+  const double *scale;
+} SatCtx;
 
 static double excess_fn(double x, void *p)
 {
@@ -340,12 +366,15 @@ static double saturation(const DemandModel *m, const double *scale, int *binding
   for (int r = 0; r < m->n_res; r++) {
     if (m->base_total[r] <= 0) continue;
     double xr = m->res[r].limit * cap_of(m, r, scale) / m->base_total[r];
-    if (xr < x_lin) { x_lin = xr; bl = r; }
+    if (xr < x_lin) {
+      x_lin = xr;
+      bl = r;
+    }
   }
   if (binding) *binding = bl;
   if (bl < 0 || m->n_lat == 0 || excess(m, x_lin * (1.0 - 1e-12), scale, NULL) <= 0) return x_lin;
-  SatCtx ctx = {m, scale};
-  gsl_function F = {.function = excess_fn, .params = &ctx};
+  SatCtx ctx = { m, scale };
+  gsl_function F = { .function = excess_fn, .params = &ctx };
   gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   gsl_root_fsolver_set(s, &F, 0.0, x_lin);
   int st = GSL_CONTINUE;
@@ -381,7 +410,10 @@ static void settle(DemandModel *m, double offered_Bps)
       for (int r = 0; r < m->n_res; r++)
         if (m->res[r].kind == RK_DRAM && m->res[r].capacity > 0) {
           double u = m->sat_Bps * m->base_total[r] / m->res[r].capacity;
-          if (u > hi + 1e-12) { hi = u; m->bottleneck = r; }
+          if (u > hi + 1e-12) {
+            hi = u;
+            m->bottleneck = r;
+          }
         }
       m->stall_named = TRUE;
     }
@@ -404,28 +436,33 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   if (!appliance_validate(a, error)) return NULL;
   const Topology *t = &a->topo;
   DemandModel *m = g_new0(DemandModel, 1);
-  Build b = {.a = a, .m = m, .nodes = topo_nodes(t)};
+  Build b = { .a = a, .m = m, .nodes = topo_nodes(t) };
   for (int i = 0; i < a->n_nics; i++) b.loop = b.loop || a->nics[i].loopback;
   m->n_ports = appliance_ports(a);
   m->port_nic = g_new(int, m->n_ports);
   m->port_num = g_new(int, m->n_ports);
   for (int i = 0, p = 0; i < a->n_nics; i++)
-    for (int j = 0; j < a->nics[i].ports; j++, p++) { m->port_nic[p] = i; m->port_num[p] = j; }
+    for (int j = 0; j < a->nics[i].ports; j++, p++) {
+      m->port_nic[p] = i;
+      m->port_num[p] = j;
+    }
   build_resources(&b);
 
   int D = a->n_drives, P = m->n_ports;
   g_autofree int *dnode = g_new(int, D);
   for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
   m->drive_share = g_new(double, D);
-  if (shares) memcpy(m->drive_share, shares, sizeof(double) * (size_t)D);
-  else workload_drive_shares(&a->wl, D, dnode, b.nodes, a->seed, m->drive_share);
+  if (shares)
+    memcpy(m->drive_share, shares, sizeof(double) * (size_t)D);
+  else
+    workload_drive_shares(&a->wl, D, dnode, b.nodes, a->seed, m->drive_share);
   g_autofree double *port_w = g_new(double, P);
   double sw = 0;
   for (int p = 0; p < P; p++) sw += (port_w[p] = a->nics[m->port_nic[p]].port_gbps);
   for (int p = 0; p < P; p++) port_w[p] = sw > 0 ? port_w[p] / sw : 1.0 / P; /* loopback: no line rate */
 
-  DataPath paths[2] = {a->path, a->wl.alt_path};
-  double pw[2] = {1.0 - a->wl.alt_fraction, a->wl.alt_fraction};
+  DataPath paths[2] = { a->path, a->wl.alt_path };
+  double pw[2] = { 1.0 - a->wl.alt_fraction, a->wl.alt_fraction };
   for (int pi = 0; pi < 2; pi++) {
     if (pw[pi] <= 0) continue;
     for (int d = 0; d < D; d++) {
@@ -453,8 +490,8 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
           k->egress_node = topo_node_of(t, a->nics[m->port_nic[eg[e]]].pos);
           k->home_node = a->placement == PL_NONE ? -1 : home;
           k->weight = pw[pi] * m->drive_share[d] * port_w[in] / ne;
-          g_snprintf(k->name, sizeof k->name, "%s nvme%d>nic%d.p%d", datapath_name(k->path), d,
-                     m->port_nic[eg[e]], m->port_num[eg[e]]);
+          g_snprintf(k->name, sizeof k->name, "%s nvme%d>nic%d.p%d", datapath_name(k->path), d, m->port_nic[eg[e]],
+                     m->port_num[eg[e]]);
           k->demand = g_new0(double, 1); /* sized below */
         }
       }
@@ -473,12 +510,14 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
     DmClass *k = &m->cls[i];
     k->base = g_memdup2(k->demand, sizeof(double) * (size_t)m->n_res);
     for (int r = 0; r < m->n_res; r++) m->total[r] += k->weight * k->demand[r];
-    for (int j = 0; j < k->n_lat; j++)
-      add_lat(&m->n_lat, &m->lat, k->lat[j].res, k->lat[j].dram, k->weight * k->lat[j].per_ns);
+    for (int j = 0; j < k->n_lat; j++) add_lat(&m->n_lat, &m->lat, k->lat[j].res, k->lat[j].dram, k->weight * k->lat[j].per_ns);
   }
   m->base_total = g_memdup2(m->total, sizeof(double) * (size_t)m->n_res);
   /* DRAM read/write split and mix-dependent capacity: recount reads/writes per node */
-  for (int n = 0; n < b.nodes; n++) { m->res[b.dram_res[n]].rd = 0; m->res[b.dram_res[n]].wr = 0; }
+  for (int n = 0; n < b.nodes; n++) {
+    m->res[b.dram_res[n]].rd = 0;
+    m->res[b.dram_res[n]].wr = 0;
+  }
   {
     /* second pass over touches for the split: reuse class_demand on a scratch vector with
      * only-writes; cheaper to recompute with a flag is overkill, so compute via touches */
@@ -497,16 +536,18 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
       for (int j = 0; j < nt; j++) {
         int mnode;
         switch (tt[j].buf) {
-        case BUF_PAGECACHE: mnode = ro.pagecache; break;
-        case BUF_SOCKBUF: mnode = ro.sockbuf; break;
-        case BUF_META: mnode = ro.meta; break;
-        default: mnode = ro.crypto; break; /* user buffer: on the crypto CPU's node */
+          case BUF_PAGECACHE: mnode = ro.pagecache; break;
+          case BUF_SOCKBUF: mnode = ro.sockbuf; break;
+          case BUF_META: mnode = ro.meta; break;
+          default: mnode = ro.crypto; break; /* user buffer: on the crypto CPU's node */
         }
         for (int n = 0; n < b.nodes; n++) {
           double p = mnode < 0 ? 1.0 / b.nodes : (mnode == n);
           if (p == 0) continue;
-          if (tt[j].write) m->res[b.dram_res[n]].wr += k->weight * tt[j].bytes * p;
-          else m->res[b.dram_res[n]].rd += k->weight * tt[j].bytes * p;
+          if (tt[j].write)
+            m->res[b.dram_res[n]].wr += k->weight * tt[j].bytes * p;
+          else
+            m->res[b.dram_res[n]].rd += k->weight * tt[j].bytes * p;
         }
       }
     }
@@ -519,13 +560,23 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   }
   m->dram_channels = mem_node_channels(&a->mem, t);
   settle(m, a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8.0 : 0.0);
-  g_free(b.cpu_res); g_free(b.dram_res); g_free(b.intra_res); g_free(b.inter_res);
-  g_free(b.nvme_res); g_free(b.pcie_nvme_res); g_free(b.port_res); g_free(b.tls_res);
-  g_free(b.pcie_nic_res); g_free(b.tags_res);
+  g_free(b.cpu_res);
+  g_free(b.dram_res);
+  g_free(b.intra_res);
+  g_free(b.inter_res);
+  g_free(b.nvme_res);
+  g_free(b.pcie_nvme_res);
+  g_free(b.port_res);
+  g_free(b.tls_res);
+  g_free(b.pcie_nic_res);
+  g_free(b.tags_res);
   return m;
 }
 
-DemandModel *demand_build(const Appliance *a, GError **error) { return build(a, TRUE, NULL, error); }
+DemandModel *demand_build(const Appliance *a, GError **error)
+{
+  return build(a, TRUE, NULL, error);
+}
 
 DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error)
 {
@@ -578,7 +629,7 @@ double demand_dram_queue_ns(const DemandModel *m, int dram, double x_Bps)
 
 const char *demand_kind_name(ResKind k)
 {
-  static const char *n[RK_COUNT] = {"cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", "threads"};
+  static const char *n[RK_COUNT] = { "cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", "threads" };
   return k < RK_COUNT ? n[k] : "?";
 }
 

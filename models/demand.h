@@ -52,17 +52,17 @@
 typedef enum { RK_CPU, RK_DRAM, RK_FABRIC, RK_NVME, RK_PCIE, RK_NIC_PORT, RK_NIC_TLS, RK_THREADS, RK_COUNT } ResKind;
 
 typedef struct {
-  char name[40];           /* e.g. "cpu.node0", "dram.node2", "xgmi.link1.s0>s1", "nic0.port1" */
+  char name[40]; /* e.g. "cpu.node0", "dram.node2", "xgmi.link1.s0>s1", "nic0.port1" */
   ResKind kind;
-  double capacity;         /* units per second: B/s, cycles/s, tags or workers (concurrency) */
-  double limit;            /* usable fraction of capacity (CPU cap; 1 otherwise) */
-  double value_scale;      /* report value = load (units/s) * value_scale */
-  const char *unit;        /* unit of the report value: "GB/s", "Gb/s", "%", "tags", "workers" */
-  int node;                /* NUMA node, -1 when not node-local */
+  double capacity;            /* units per second: B/s, cycles/s, tags or workers (concurrency) */
+  double limit;               /* usable fraction of capacity (CPU cap; 1 otherwise) */
+  double value_scale;         /* report value = load (units/s) * value_scale */
+  const char *unit;           /* unit of the report value: "GB/s", "Gb/s", "%", "tags", "workers" */
+  int node;                   /* NUMA node, -1 when not node-local */
   int nic, port, drive, link; /* owner indices, -1 when not applicable */
-  double rd, wr;           /* DRAM: total read / write bytes per served byte */
-  double remote_stall;     /* CPU: part of the total demand that is remote-access stall cycles */
-  double queue_bursts;     /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
+  double rd, wr;              /* DRAM: total read / write bytes per served byte */
+  double remote_stall;        /* CPU: part of the total demand that is remote-access stall cycles */
+  double queue_bursts;        /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
 } DmResource;
 
 /* Load-dependent demand: resource `res` needs `per_ns` more units per served byte for every ns
@@ -73,16 +73,16 @@ typedef struct {
 } DmLatTerm;
 
 typedef struct {
-  char name[48];           /* e.g. "sendfile_nic_ktls nvme3>nic1.p0" */
-  double weight;           /* share of served bytes; weights sum to 1 */
+  char name[48]; /* e.g. "sendfile_nic_ktls nvme3>nic1.p0" */
+  double weight; /* share of served bytes; weights sum to 1 */
   DataPath path;
-  int drive;               /* drive index */
-  int ingress, egress;     /* global port indices (demand_port_*) */
+  int drive;                             /* drive index */
+  int ingress, egress;                   /* global port indices (demand_port_*) */
   int disk_node, egress_node, home_node; /* home = node of the connection (-1: random) */
-  double *demand;          /* [n_res] units per served byte at the operating point */
-  double *base;            /* [n_res] the same at idle DRAM latency */
+  double *demand;                        /* [n_res] units per served byte at the operating point */
+  double *base;                          /* [n_res] the same at idle DRAM latency */
   int n_lat;
-  DmLatTerm *lat;          /* load-dependent part (one term per (res, dram) pair) */
+  DmLatTerm *lat; /* load-dependent part (one term per (res, dram) pair) */
 } DmClass;
 
 typedef struct {
@@ -90,19 +90,19 @@ typedef struct {
   DmResource *res;
   int n_class;
   DmClass *cls;
-  double *total;           /* [n_res] sum_c weight_c * demand_cr (at the operating point) */
-  double *base_total;      /* [n_res] the same at idle DRAM latency */
+  double *total;      /* [n_res] sum_c weight_c * demand_cr (at the operating point) */
+  double *base_total; /* [n_res] the same at idle DRAM latency */
   int n_lat;
-  DmLatTerm *lat;          /* sum_c weight_c of the classes' load-dependent terms */
-  double dram_channels;    /* memory channels per node (M/D/1 servers) */
-  double op_Bps;           /* operating point X_op = min(offered, X*), B/s */
-  double sat_Bps;          /* X*, B/s */
-  int bottleneck;          /* named bottleneck at X* (see above), -1 if none */
-  gboolean stall_named;    /* the CPU binds but DRAM is named (its stalls fill the CPU) */
+  DmLatTerm *lat;       /* sum_c weight_c of the classes' load-dependent terms */
+  double dram_channels; /* memory channels per node (M/D/1 servers) */
+  double op_Bps;        /* operating point X_op = min(offered, X*), B/s */
+  double sat_Bps;       /* X*, B/s */
+  int bottleneck;       /* named bottleneck at X* (see above), -1 if none */
+  gboolean stall_named; /* the CPU binds but DRAM is named (its stalls fill the CPU) */
   int n_ports;
-  int *port_nic;           /* [n_ports] card of global port p */
-  int *port_num;           /* [n_ports] port number on its card */
-  double *drive_share;     /* [n_drives] share of served bytes per drive */
+  int *port_nic;       /* [n_ports] card of global port p */
+  int *port_num;       /* [n_ports] port number on its card */
+  double *drive_share; /* [n_drives] share of served bytes per drive */
 } DemandModel;
 
 /* As demand_build, with the per-drive content shares given (n_drives values summing to 1)

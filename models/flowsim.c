@@ -14,149 +14,145 @@
 
 static void resource_free(gpointer p)
 {
-    FlowsimResource *r = p;
-    g_free(r->name);
-    g_free(r->kind);
-    g_free(r->unit);
-    g_free(r);
+  FlowsimResource *r = p;
+  g_free(r->name);
+  g_free(r->kind);
+  g_free(r->unit);
+  g_free(r);
 }
 
 static void class_free(gpointer p)
 {
-    FlowsimClass *c = p;
-    g_array_free(c->uses, TRUE);
-    g_free(c->name);
-    g_free(c);
+  FlowsimClass *c = p;
+  g_array_free(c->uses, TRUE);
+  g_free(c->name);
+  g_free(c);
 }
 
 FlowsimSpec *flowsim_spec_new(void)
 {
-    FlowsimSpec *s = g_new0(FlowsimSpec, 1);
-    s->seed = 1;
-    s->batches = 20;
-    s->concurrency = 1000;
-    s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, 1 << 20, 0 };
-    s->flow_cap_Bps = INFINITY;
-    s->resources = g_ptr_array_new_with_free_func(resource_free);
-    s->classes = g_ptr_array_new_with_free_func(class_free);
-    return s;
+  FlowsimSpec *s = g_new0(FlowsimSpec, 1);
+  s->seed = 1;
+  s->batches = 20;
+  s->concurrency = 1000;
+  s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, 1 << 20, 0 };
+  s->flow_cap_Bps = INFINITY;
+  s->resources = g_ptr_array_new_with_free_func(resource_free);
+  s->classes = g_ptr_array_new_with_free_func(class_free);
+  return s;
 }
 
 void flowsim_spec_free(FlowsimSpec *spec)
 {
-    if (!spec)
-        return;
-    g_ptr_array_free(spec->resources, TRUE);
-    g_ptr_array_free(spec->classes, TRUE);
-    g_free(spec);
+  if (!spec) return;
+  g_ptr_array_free(spec->resources, TRUE);
+  g_ptr_array_free(spec->classes, TRUE);
+  g_free(spec);
 }
 
 int flowsim_add_resource(FlowsimSpec *spec, const char *name, const char *kind, const char *unit, double capacity)
 {
-    FlowsimResource *r = g_new0(FlowsimResource, 1);
-    r->name = g_strdup(name);
-    r->kind = g_strdup(kind);
-    r->unit = g_strdup(unit);
-    r->capacity = capacity;
-    g_ptr_array_add(spec->resources, r);
-    return (int)spec->resources->len - 1;
+  FlowsimResource *r = g_new0(FlowsimResource, 1);
+  r->name = g_strdup(name);
+  r->kind = g_strdup(kind);
+  r->unit = g_strdup(unit);
+  r->capacity = capacity;
+  g_ptr_array_add(spec->resources, r);
+  return (int)spec->resources->len - 1;
 }
 
 FlowsimClass *flowsim_add_class(FlowsimSpec *spec, const char *name, double weight, double latency_ns)
 {
-    FlowsimClass *c = g_new0(FlowsimClass, 1);
-    c->name = g_strdup(name);
-    c->weight = weight;
-    c->latency_ns = latency_ns;
-    c->uses = g_array_new(FALSE, FALSE, sizeof(FlowsimUse));
-    g_ptr_array_add(spec->classes, c);
-    return c;
+  FlowsimClass *c = g_new0(FlowsimClass, 1);
+  c->name = g_strdup(name);
+  c->weight = weight;
+  c->latency_ns = latency_ns;
+  c->uses = g_array_new(FALSE, FALSE, sizeof(FlowsimUse));
+  g_ptr_array_add(spec->classes, c);
+  return c;
 }
 
 void flowsim_class_use(FlowsimClass *cls, int res, double units_per_byte)
 {
-    for (guint i = 0; i < cls->uses->len; i++) {
-        FlowsimUse *u = &g_array_index(cls->uses, FlowsimUse, i);
-        if (u->res == res) {
-            u->units_per_byte += units_per_byte;
-            return;
-        }
+  for (guint i = 0; i < cls->uses->len; i++) {
+    FlowsimUse *u = &g_array_index(cls->uses, FlowsimUse, i);
+    if (u->res == res) {
+      u->units_per_byte += units_per_byte;
+      return;
     }
-    FlowsimUse u = { res, units_per_byte };
-    g_array_append_val(cls->uses, u);
+  }
+  FlowsimUse u = { res, units_per_byte };
+  g_array_append_val(cls->uses, u);
 }
 
 gboolean flowsim_spec_check(const FlowsimSpec *spec, GError **error)
 {
-    int nres = (int)spec->resources->len;
-    for (int i = 0; i < nres; i++) {
-        const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
-        if (!(r->capacity > 0) || !isfinite(r->capacity)) {
-            g_set_error(error, FLOWSIM_ERROR, 1, "resource %s: capacity %g must be positive and finite", r->name, r->capacity);
-            return FALSE;
-        }
+  int nres = (int)spec->resources->len;
+  for (int i = 0; i < nres; i++) {
+    const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
+    if (!(r->capacity > 0) || !isfinite(r->capacity)) {
+      g_set_error(error, FLOWSIM_ERROR, 1, "resource %s: capacity %g must be positive and finite", r->name, r->capacity);
+      return FALSE;
     }
-    if (!spec->classes->len) {
-        g_set_error(error, FLOWSIM_ERROR, 1, "no request classes: nothing to serve");
+  }
+  if (!spec->classes->len) {
+    g_set_error(error, FLOWSIM_ERROR, 1, "no request classes: nothing to serve");
+    return FALSE;
+  }
+  for (guint k = 0; k < spec->classes->len; k++) {
+    const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
+    gboolean bounded = isfinite(spec->flow_cap_Bps);
+    if (!(c->weight > 0) || !(c->latency_ns >= 0)) {
+      g_set_error(error, FLOWSIM_ERROR, 1, "class %s: weight must be > 0 and latency >= 0", c->name);
+      return FALSE;
+    }
+    for (guint i = 0; i < c->uses->len; i++) {
+      const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
+      if (u->res < 0 || u->res >= nres || !(u->units_per_byte >= 0)) {
+        g_set_error(error, FLOWSIM_ERROR, 1, "class %s: bad resource use", c->name);
         return FALSE;
+      }
+      bounded |= u->units_per_byte > 0;
     }
-    for (guint k = 0; k < spec->classes->len; k++) {
-        const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
-        gboolean bounded = isfinite(spec->flow_cap_Bps);
-        if (!(c->weight > 0) || !(c->latency_ns >= 0)) {
-            g_set_error(error, FLOWSIM_ERROR, 1, "class %s: weight must be > 0 and latency >= 0", c->name);
-            return FALSE;
-        }
-        for (guint i = 0; i < c->uses->len; i++) {
-            const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
-            if (u->res < 0 || u->res >= nres || !(u->units_per_byte >= 0)) {
-                g_set_error(error, FLOWSIM_ERROR, 1, "class %s: bad resource use", c->name);
-                return FALSE;
-            }
-            bounded |= u->units_per_byte > 0;
-        }
-        if (!bounded) {
-            g_set_error(error, FLOWSIM_ERROR, 1, "class %s uses no resource: its rate would be unbounded", c->name);
-            return FALSE;
-        }
+    if (!bounded) {
+      g_set_error(error, FLOWSIM_ERROR, 1, "class %s uses no resource: its rate would be unbounded", c->name);
+      return FALSE;
     }
-    if (spec->concurrency < 1 || spec->batches < 2 || spec->batches > SIM_STATS_MAX_BATCHES ||
-        spec->warmup_ns < 0 || spec->duration_ns - spec->warmup_ns < spec->batches * SIM_NS_PER_US ||
-        !(spec->offered_Bps >= 0)) {
-        g_set_error(error, FLOWSIM_ERROR, 1, "bad run parameters: concurrency >= 1, 2..64 batches of at least 1 us after the warm-up, offered load >= 0");
-        return FALSE;
-    }
-    return sim_dist_validate(&spec->request_bytes, error);
+  }
+  if (spec->concurrency < 1 || spec->batches < 2 || spec->batches > SIM_STATS_MAX_BATCHES || spec->warmup_ns < 0 ||
+      spec->duration_ns - spec->warmup_ns < spec->batches * SIM_NS_PER_US || !(spec->offered_Bps >= 0)) {
+    g_set_error(error, FLOWSIM_ERROR, 1,
+                "bad run parameters: concurrency >= 1, 2..64 batches of at least 1 us after the warm-up, offered load >= 0");
+    return FALSE;
+  }
+  return sim_dist_validate(&spec->request_bytes, error);
 }
 
 double flowsim_bound_Bps(const FlowsimSpec *spec, int *bottleneck)
 {
-    int nres = (int)spec->resources->len;
-    g_autofree double *demand = g_new0(double, nres);
-    double wsum = 0;
-    for (guint k = 0; k < spec->classes->len; k++)
-        wsum += ((FlowsimClass *)g_ptr_array_index(spec->classes, k))->weight;
-    for (guint k = 0; k < spec->classes->len; k++) {
-        const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
-        for (guint i = 0; i < c->uses->len; i++) {
-            const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
-            demand[u->res] += c->weight / wsum * u->units_per_byte;
-        }
+  int nres = (int)spec->resources->len;
+  g_autofree double *demand = g_new0(double, nres);
+  double wsum = 0;
+  for (guint k = 0; k < spec->classes->len; k++) wsum += ((FlowsimClass *)g_ptr_array_index(spec->classes, k))->weight;
+  for (guint k = 0; k < spec->classes->len; k++) {
+    const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
+    for (guint i = 0; i < c->uses->len; i++) {
+      const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
+      demand[u->res] += c->weight / wsum * u->units_per_byte;
     }
-    double best = spec->concurrency * spec->flow_cap_Bps;
-    int arg = -1;
-    for (int r = 0; r < nres; r++) {
-        if (demand[r] <= 0)
-            continue;
-        double x = ((FlowsimResource *)g_ptr_array_index(spec->resources, r))->capacity / demand[r];
-        if (x < best) {
-            best = x;
-            arg = r;
-        }
+  }
+  double best = spec->concurrency * spec->flow_cap_Bps;
+  int arg = -1;
+  for (int r = 0; r < nres; r++) {
+    if (demand[r] <= 0) continue;
+    double x = ((FlowsimResource *)g_ptr_array_index(spec->resources, r))->capacity / demand[r];
+    if (x < best) {
+      best = x;
+      arg = r;
     }
-    if (bottleneck)
-        *bottleneck = arg;
-    return best;
+  }
+  if (bottleneck) *bottleneck = arg;
+  return best;
 }
 
 /* ---------- simulation ---------- */
@@ -165,274 +161,266 @@ typedef struct request request;
 typedef struct sim_state sim_state;
 
 struct request {
-    SimEvent   ev;          /* end of the access latency */
-    request    *next;        /* free list / wait queue */
-    request    *prev_act, *next_act;  /* list of requests transferring */
-    SimFlow   *flow;
-    sim_state  *s;
-    int         cls;
-    double      bytes;
-    sim_time_ns t_arrival;
+  SimEvent ev;                  /* end of the access latency */
+  request *next;                /* free list / wait queue */
+  request *prev_act, *next_act; /* list of requests transferring */
+  SimFlow *flow;
+  sim_state *s;
+  int cls;
+  double bytes;
+  sim_time_ns t_arrival;
 };
 
 struct sim_state {
-    const FlowsimSpec *spec;
-    SimEngine         *eng;
-    SimFlowNet       *net;
-    SimFlowResource **fres;
-    SimFlowUse      **uses;      /* per class */
-    SimFlowPath     **paths;     /* per class */
-    gsl_rng            *rng_arrival, *rng_class, *rng_size;
-    gsl_ran_discrete_t *class_table;
-    SimEvent           arrival;
-    double              mean_gap_ns;
-    int                 active;    /* slots taken (latency phase or transferring) */
-    request            *wait_head, *wait_tail;
-    int                 n_waiting;
-    uint64_t            rejected;
-    request            *free;
-    request            *act_head;  /* transferring */
-    GPtrArray          *blocks;
-    SimStats          *stats;
-    SimStat           *st_latency, *st_bytes, **st_res;
-    double              bytes_admitted, bytes_waiting_latency;
-    double              max_util;
+  const FlowsimSpec *spec;
+  SimEngine *eng;
+  SimFlowNet *net;
+  SimFlowResource **fres;
+  SimFlowUse **uses;   /* per class */
+  SimFlowPath **paths; /* per class */
+  gsl_rng *rng_arrival, *rng_class, *rng_size;
+  gsl_ran_discrete_t *class_table;
+  SimEvent arrival;
+  double mean_gap_ns;
+  int active; /* slots taken (latency phase or transferring) */
+  request *wait_head, *wait_tail;
+  int n_waiting;
+  uint64_t rejected;
+  request *free;
+  request *act_head; /* transferring */
+  GPtrArray *blocks;
+  SimStats *stats;
+  SimStat *st_latency, *st_bytes, **st_res;
+  double bytes_admitted, bytes_waiting_latency;
+  double max_util;
 };
 
 #define REQ_BLOCK 512
 
 static request *req_new(sim_state *s)
 {
-    if (!s->free) {
-        request *b = g_new0(request, REQ_BLOCK);
-        g_ptr_array_add(s->blocks, b);
-        for (int i = 0; i < REQ_BLOCK; i++) {
-            b[i].next = s->free;
-            s->free = &b[i];
-        }
+  if (!s->free) {
+    request *b = g_new0(request, REQ_BLOCK);
+    g_ptr_array_add(s->blocks, b);
+    for (int i = 0; i < REQ_BLOCK; i++) {
+      b[i].next = s->free;
+      s->free = &b[i];
     }
-    request *r = s->free;
-    s->free = r->next;
-    r->next = NULL;
-    r->s = s;
-    r->cls = (int)gsl_ran_discrete(s->rng_class, s->class_table);
-    r->bytes = sim_dist_sample(&s->spec->request_bytes, s->rng_size);
-    r->t_arrival = sim_engine_now(s->eng);
-    return r;
+  }
+  request *r = s->free;
+  s->free = r->next;
+  r->next = NULL;
+  r->s = s;
+  r->cls = (int)gsl_ran_discrete(s->rng_class, s->class_table);
+  r->bytes = sim_dist_sample(&s->spec->request_bytes, s->rng_size);
+  r->t_arrival = sim_engine_now(s->eng);
+  return r;
 }
 
 static void transfer_done(SimFlowNet *net, SimFlow *flow, void *ctx);
 
 static void latency_done(SimEngine *eng, SimEvent *ev, void *ctx)
 {
-    request *r = ctx;
-    sim_state *s = r->s;
-    s->bytes_waiting_latency -= r->bytes;
-    r->flow = sim_flow_start_path(s->net, s->paths[r->cls], r->bytes, transfer_done, r);
-    g_assert(r->flow);
-    r->prev_act = NULL;
-    r->next_act = s->act_head;
-    if (s->act_head)
-        s->act_head->prev_act = r;
-    s->act_head = r;
+  request *r = ctx;
+  sim_state *s = r->s;
+  s->bytes_waiting_latency -= r->bytes;
+  r->flow = sim_flow_start_path(s->net, s->paths[r->cls], r->bytes, transfer_done, r);
+  g_assert(r->flow);
+  r->prev_act = NULL;
+  r->next_act = s->act_head;
+  if (s->act_head) s->act_head->prev_act = r;
+  s->act_head = r;
 }
 
 /* Gives @r a slot: access latency, then its transfer. */
 static void admit(sim_state *s, request *r)
 {
-    const FlowsimClass *c = g_ptr_array_index(s->spec->classes, r->cls);
-    s->active++;
-    s->bytes_admitted += r->bytes;
-    s->bytes_waiting_latency += r->bytes;
-    sim_event_init(&r->ev, latency_done, r);
-    sim_engine_schedule_in(s->eng, &r->ev, (sim_time_ns)llround(c->latency_ns));
+  const FlowsimClass *c = g_ptr_array_index(s->spec->classes, r->cls);
+  s->active++;
+  s->bytes_admitted += r->bytes;
+  s->bytes_waiting_latency += r->bytes;
+  sim_event_init(&r->ev, latency_done, r);
+  sim_engine_schedule_in(s->eng, &r->ev, (sim_time_ns)llround(c->latency_ns));
 }
 
 static void transfer_done(SimFlowNet *net, SimFlow *flow, void *ctx)
 {
-    request *r = ctx;
-    sim_state *s = r->s;
-    sim_time_ns now = sim_engine_now(s->eng);
-    sim_stat_observe(s->st_latency, sim_time_to_s(now - r->t_arrival));
-    s->active--;
-    if (r->prev_act)
-        r->prev_act->next_act = r->next_act;
-    else
-        s->act_head = r->next_act;
-    if (r->next_act)
-        r->next_act->prev_act = r->prev_act;
-    r->flow = NULL;
-    r->next = s->free;
-    s->free = r;
-    if (s->spec->offered_Bps <= 0) {
-        admit(s, req_new(s));                       /* saturate: refill the slot */
-    } else if (s->wait_head) {
-        request *w = s->wait_head;
-        s->n_waiting--;
-        s->wait_head = w->next;
-        if (!s->wait_head)
-            s->wait_tail = NULL;
-        w->next = NULL;
-        admit(s, w);
-    }
+  request *r = ctx;
+  sim_state *s = r->s;
+  sim_time_ns now = sim_engine_now(s->eng);
+  sim_stat_observe(s->st_latency, sim_time_to_s(now - r->t_arrival));
+  s->active--;
+  if (r->prev_act)
+    r->prev_act->next_act = r->next_act;
+  else
+    s->act_head = r->next_act;
+  if (r->next_act) r->next_act->prev_act = r->prev_act;
+  r->flow = NULL;
+  r->next = s->free;
+  s->free = r;
+  if (s->spec->offered_Bps <= 0) {
+    admit(s, req_new(s)); /* saturate: refill the slot */
+  } else if (s->wait_head) {
+    request *w = s->wait_head;
+    s->n_waiting--;
+    s->wait_head = w->next;
+    if (!s->wait_head) s->wait_tail = NULL;
+    w->next = NULL;
+    admit(s, w);
+  }
 }
 
 static void on_arrival(SimEngine *eng, SimEvent *ev, void *ctx)
 {
-    sim_state *s = ctx;
-    request *r = req_new(s);
-    if (s->active < s->spec->concurrency) {
-        admit(s, r);
-    } else if (s->n_waiting >= FLOWSIM_MAX_WAITING_PER_SLOT * s->spec->concurrency) {
-        s->rejected++;                      /* the client gives up: the box is overloaded */
-        r->next = s->free;
-        s->free = r;
-    } else {
-        s->n_waiting++;
-        if (s->wait_tail)
-            s->wait_tail->next = r;
-        else
-            s->wait_head = r;
-        s->wait_tail = r;
-    }
-    sim_engine_schedule_in(eng, ev, (sim_time_ns)llround(gsl_ran_exponential(s->rng_arrival, s->mean_gap_ns)));
+  sim_state *s = ctx;
+  request *r = req_new(s);
+  if (s->active < s->spec->concurrency) {
+    admit(s, r);
+  } else if (s->n_waiting >= FLOWSIM_MAX_WAITING_PER_SLOT * s->spec->concurrency) {
+    s->rejected++; /* the client gives up: the box is overloaded */
+    r->next = s->free;
+    s->free = r;
+  } else {
+    s->n_waiting++;
+    if (s->wait_tail)
+      s->wait_tail->next = r;
+    else
+      s->wait_head = r;
+    s->wait_tail = r;
+  }
+  sim_engine_schedule_in(eng, ev, (sim_time_ns)llround(gsl_ran_exponential(s->rng_arrival, s->mean_gap_ns)));
 }
 
 /* Feeds the units each resource served since the last call into its rate statistic. */
 static void sample_resources(sim_state *s, double *last_units, double *last_bytes)
 {
-    guint nres = s->spec->resources->len;
-    for (guint i = 0; i < nres; i++) {
-        SimFlowStats fs;
-        sim_flow_resource_stats(s->net, s->fres[i], &fs);
-        sim_stat_count(s->st_res[i], fs.units - last_units[i]);
-        last_units[i] = fs.units;
-        double u = sim_flow_resource_utilisation(s->net, s->fres[i]);
-        s->max_util = u > s->max_util ? u : s->max_util;
-    }
-    SimFlowStats ns;
-    sim_flow_net_stats(s->net, &ns);
-    sim_stat_count(s->st_bytes, ns.units - *last_bytes);
-    *last_bytes = ns.units;
+  guint nres = s->spec->resources->len;
+  for (guint i = 0; i < nres; i++) {
+    SimFlowStats fs;
+    sim_flow_resource_stats(s->net, s->fres[i], &fs);
+    sim_stat_count(s->st_res[i], fs.units - last_units[i]);
+    last_units[i] = fs.units;
+    double u = sim_flow_resource_utilisation(s->net, s->fres[i]);
+    s->max_util = u > s->max_util ? u : s->max_util;
+  }
+  SimFlowStats ns;
+  sim_flow_net_stats(s->net, &ns);
+  sim_stat_count(s->st_bytes, ns.units - *last_bytes);
+  *last_bytes = ns.units;
 }
 
 static FlowsimEstimate est(const SimStat *st, double scale)
 {
-    SimCi ci = sim_stat_ci(st);
-    return (FlowsimEstimate){ ci.mean * scale, ci.half_width * scale };
+  SimCi ci = sim_stat_ci(st);
+  return (FlowsimEstimate){ ci.mean * scale, ci.half_width * scale };
 }
 
 FlowsimResult *flowsim_run(const FlowsimSpec *spec)
 {
-    guint nres = spec->resources->len, ncls = spec->classes->len;
-    sim_state s = { .spec = spec };
-    s.eng = sim_engine_new();
-    s.net = sim_flow_net_new(s.eng);
-    s.stats = sim_stats_new();
-    s.blocks = g_ptr_array_new_with_free_func(g_free);
-    s.fres = g_new0(SimFlowResource *, nres);
-    s.st_res = g_new0(SimStat *, nres);
-    for (guint i = 0; i < nres; i++) {
-        const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
-        s.fres[i] = sim_flow_net_add_resource(s.net, r->name, r->capacity);
-        s.st_res[i] = sim_stats_add(s.stats, r->name, SIM_STAT_RATE);
+  guint nres = spec->resources->len, ncls = spec->classes->len;
+  sim_state s = { .spec = spec };
+  s.eng = sim_engine_new();
+  s.net = sim_flow_net_new(s.eng);
+  s.stats = sim_stats_new();
+  s.blocks = g_ptr_array_new_with_free_func(g_free);
+  s.fres = g_new0(SimFlowResource *, nres);
+  s.st_res = g_new0(SimStat *, nres);
+  for (guint i = 0; i < nres; i++) {
+    const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
+    s.fres[i] = sim_flow_net_add_resource(s.net, r->name, r->capacity);
+    s.st_res[i] = sim_stats_add(s.stats, r->name, SIM_STAT_RATE);
+  }
+  s.st_latency = sim_stats_add(s.stats, "request.latency_s", SIM_STAT_TALLY);
+  sim_stat_keep_quantiles_of(s.st_latency, 1u << 0 | 1u << 2); /* p50, p99: all that is reported */
+  s.st_bytes = sim_stats_add(s.stats, "served.bytes", SIM_STAT_RATE);
+  s.uses = g_new0(SimFlowUse *, ncls);
+  g_autofree double *weights = g_new0(double, ncls);
+  for (guint k = 0; k < ncls; k++) {
+    const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
+    weights[k] = c->weight;
+    s.uses[k] = g_new0(SimFlowUse, c->uses->len ? c->uses->len : 1);
+    for (guint i = 0; i < c->uses->len; i++) {
+      const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
+      s.uses[k][i] = (SimFlowUse){ s.fres[u->res], u->units_per_byte };
     }
-    s.st_latency = sim_stats_add(s.stats, "request.latency_s", SIM_STAT_TALLY);
-    sim_stat_keep_quantiles_of(s.st_latency, 1u << 0 | 1u << 2);   /* p50, p99: all that is reported */
-    s.st_bytes = sim_stats_add(s.stats, "served.bytes", SIM_STAT_RATE);
-    s.uses = g_new0(SimFlowUse *, ncls);
-    g_autofree double *weights = g_new0(double, ncls);
-    for (guint k = 0; k < ncls; k++) {
-        const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
-        weights[k] = c->weight;
-        s.uses[k] = g_new0(SimFlowUse, c->uses->len ? c->uses->len : 1);
-        for (guint i = 0; i < c->uses->len; i++) {
-            const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
-            s.uses[k][i] = (SimFlowUse){ s.fres[u->res], u->units_per_byte };
-        }
-    }
-    s.paths = g_new0(SimFlowPath *, ncls);
-    for (guint k = 0; k < ncls; k++) {
-        const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
-        s.paths[k] = sim_flow_net_path(s.net, s.uses[k], c->uses->len, spec->flow_cap_Bps, NULL);
-        g_assert(s.paths[k]);   /* flowsim_spec_check: every class is bounded */
-    }
-    s.class_table = gsl_ran_discrete_preproc(ncls, weights);
-    s.rng_arrival = sim_rng_new(spec->seed, "workload.arrivals");
-    s.rng_class = sim_rng_new(spec->seed, "workload.class");
-    s.rng_size = sim_rng_new(spec->seed, "workload.size");
+  }
+  s.paths = g_new0(SimFlowPath *, ncls);
+  for (guint k = 0; k < ncls; k++) {
+    const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
+    s.paths[k] = sim_flow_net_path(s.net, s.uses[k], c->uses->len, spec->flow_cap_Bps, NULL);
+    g_assert(s.paths[k]); /* flowsim_spec_check: every class is bounded */
+  }
+  s.class_table = gsl_ran_discrete_preproc(ncls, weights);
+  s.rng_arrival = sim_rng_new(spec->seed, "workload.arrivals");
+  s.rng_class = sim_rng_new(spec->seed, "workload.class");
+  s.rng_size = sim_rng_new(spec->seed, "workload.size");
 
-    if (spec->offered_Bps > 0) {
-        s.mean_gap_ns = 1e9 * sim_dist_mean(&spec->request_bytes) / spec->offered_Bps;
-        sim_event_init(&s.arrival, on_arrival, &s);
-        sim_engine_schedule(s.eng, &s.arrival, (sim_time_ns)llround(gsl_ran_exponential(s.rng_arrival, s.mean_gap_ns)));
-    } else {
-        for (int i = 0; i < spec->concurrency; i++)
-            admit(&s, req_new(&s));
-    }
+  if (spec->offered_Bps > 0) {
+    s.mean_gap_ns = 1e9 * sim_dist_mean(&spec->request_bytes) / spec->offered_Bps;
+    sim_event_init(&s.arrival, on_arrival, &s);
+    sim_engine_schedule(s.eng, &s.arrival, (sim_time_ns)llround(gsl_ran_exponential(s.rng_arrival, s.mean_gap_ns)));
+  } else {
+    for (int i = 0; i < spec->concurrency; i++) admit(&s, req_new(&s));
+  }
 
-    g_autofree double *last_units = g_new0(double, nres);
-    double last_bytes = 0;
-    sim_engine_run_until(s.eng, spec->warmup_ns);
+  g_autofree double *last_units = g_new0(double, nres);
+  double last_bytes = 0;
+  sim_engine_run_until(s.eng, spec->warmup_ns);
+  sample_resources(&s, last_units, &last_bytes);
+
+  sim_stats_reset(s.stats, spec->warmup_ns);
+  sim_time_ns batch = (spec->duration_ns - spec->warmup_ns) / spec->batches, t = spec->warmup_ns;
+  for (int b = 0; b < spec->batches; b++) {
+    t = b == spec->batches - 1 ? spec->duration_ns : t + batch;
+    sim_engine_run_until(s.eng, t);
     sample_resources(&s, last_units, &last_bytes);
+    sim_stats_close_batch(s.stats, t);
+  }
 
-    sim_stats_reset(s.stats, spec->warmup_ns);
-    sim_time_ns batch = (spec->duration_ns - spec->warmup_ns) / spec->batches, t = spec->warmup_ns;
-    for (int b = 0; b < spec->batches; b++) {
-        t = b == spec->batches - 1 ? spec->duration_ns : t + batch;
-        sim_engine_run_until(s.eng, t);
-        sample_resources(&s, last_units, &last_bytes);
-        sim_stats_close_batch(s.stats, t);
-    }
+  FlowsimResult *res = g_new0(FlowsimResult, 1);
+  res->throughput_Bps = est(s.st_bytes, 1);
+  res->latency_s = est(s.st_latency, 1);
+  res->latency_p50_s = sim_stat_quantile(s.st_latency, 0);
+  res->latency_p99_s = sim_stat_quantile(s.st_latency, 2);
+  res->simulated_s = sim_time_to_s(spec->duration_ns - spec->warmup_ns);
+  res->events = s.eng->events_run;
+  res->batches = sim_stat_ci(s.st_bytes).batches;
+  res->resources = g_new0(FlowsimResourceResult, nres);
+  for (guint i = 0; i < nres; i++) {
+    const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
+    res->resources[i].load = est(s.st_res[i], 1);
+    res->resources[i].utilization = est(s.st_res[i], 1 / r->capacity);
+  }
+  /* conservation: admitted = delivered by the flow net + still to move */
+  double completed_n = 0;
+  for (int b = 0; b < s.st_latency->nbatches; b++) completed_n += s.st_latency->batches[b].den;
+  res->requests_done = (uint64_t)(completed_n + s.st_latency->partial.den);
+  res->bytes_admitted = s.bytes_admitted;
+  res->bytes_delivered = last_bytes; /* cumulative: the net's statistics are never reset */
+  res->bytes_in_flight = s.bytes_waiting_latency;
+  res->requests_rejected = s.rejected;
+  for (request *r = s.act_head; r; r = r->next_act) res->bytes_in_flight += sim_flow_remaining_bytes(r->flow);
+  res->max_utilization_seen = s.max_util;
 
-    FlowsimResult *res = g_new0(FlowsimResult, 1);
-    res->throughput_Bps = est(s.st_bytes, 1);
-    res->latency_s = est(s.st_latency, 1);
-    res->latency_p50_s = sim_stat_quantile(s.st_latency, 0);
-    res->latency_p99_s = sim_stat_quantile(s.st_latency, 2);
-    res->simulated_s = sim_time_to_s(spec->duration_ns - spec->warmup_ns);
-    res->events = s.eng->events_run;
-    res->batches = sim_stat_ci(s.st_bytes).batches;
-    res->resources = g_new0(FlowsimResourceResult, nres);
-    for (guint i = 0; i < nres; i++) {
-        const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
-        res->resources[i].load = est(s.st_res[i], 1);
-        res->resources[i].utilization = est(s.st_res[i], 1 / r->capacity);
-    }
-    /* conservation: admitted = delivered by the flow net + still to move */
-    double completed_n = 0;
-    for (int b = 0; b < s.st_latency->nbatches; b++)
-        completed_n += s.st_latency->batches[b].den;
-    res->requests_done = (uint64_t)(completed_n + s.st_latency->partial.den);
-    res->bytes_admitted = s.bytes_admitted;
-    res->bytes_delivered = last_bytes;   /* cumulative: the net's statistics are never reset */
-    res->bytes_in_flight = s.bytes_waiting_latency;
-    res->requests_rejected = s.rejected;
-    for (request *r = s.act_head; r; r = r->next_act)
-        res->bytes_in_flight += sim_flow_remaining_bytes(r->flow);
-    res->max_utilization_seen = s.max_util;
-
-    gsl_ran_discrete_free(s.class_table);
-    gsl_rng_free(s.rng_arrival);
-    gsl_rng_free(s.rng_class);
-    gsl_rng_free(s.rng_size);
-    for (guint k = 0; k < ncls; k++)
-        g_free(s.uses[k]);
-    g_free(s.uses);
-    g_free(s.paths);
-    sim_flow_net_free(s.net);
-    sim_engine_free(s.eng);
-    sim_stats_free(s.stats);
-    g_ptr_array_free(s.blocks, TRUE);
-    g_free(s.fres);
-    g_free(s.st_res);
-    return res;
+  gsl_ran_discrete_free(s.class_table);
+  gsl_rng_free(s.rng_arrival);
+  gsl_rng_free(s.rng_class);
+  gsl_rng_free(s.rng_size);
+  for (guint k = 0; k < ncls; k++) g_free(s.uses[k]);
+  g_free(s.uses);
+  g_free(s.paths);
+  sim_flow_net_free(s.net);
+  sim_engine_free(s.eng);
+  sim_stats_free(s.stats);
+  g_ptr_array_free(s.blocks, TRUE);
+  g_free(s.fres);
+  g_free(s.st_res);
+  return res;
 }
 
 void flowsim_result_free(FlowsimResult *res)
 {
-    if (!res)
-        return;
-    g_free(res->resources);
-    g_free(res);
+  if (!res) return;
+  g_free(res->resources);
+  g_free(res);
 }

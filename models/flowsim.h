@@ -40,61 +40,63 @@
 #define FLOWSIM_MAX_WAITING_PER_SLOT 64
 
 typedef struct {
-    char  *name;          /* e.g. "dram.node0" */
-    char  *kind;          /* e.g. "dram" */
-    char  *unit;          /* unit of capacity, e.g. "B/s", "cycles/s" */
-    double capacity;      /* units per second, > 0 */
+  char *name;      /* e.g. "dram.node0" */
+  char *kind;      /* e.g. "dram" */
+  char *unit;      /* unit of capacity, e.g. "B/s", "cycles/s" */
+  double capacity; /* units per second, > 0 */
 } FlowsimResource;
 
 typedef struct {
-    int    res;             /* index into resources */
-    double units_per_byte;  /* >= 0 */
+  int res;               /* index into resources */
+  double units_per_byte; /* >= 0 */
 } FlowsimUse;
 
 typedef struct {
-    char   *name;
-    double  weight;         /* relative share of requests, > 0 */
-    double  latency_ns;     /* fixed delay before the first byte moves */
-    GArray *uses;           /* FlowsimUse */
+  char *name;
+  double weight;     /* relative share of requests, > 0 */
+  double latency_ns; /* fixed delay before the first byte moves */
+  GArray *uses;      /* FlowsimUse */
 } FlowsimClass;
 
 typedef struct {
-    uint64_t    seed;
-    sim_time_ns duration_ns;     /* warm-up included */
-    sim_time_ns warmup_ns;
-    int         batches;         /* batch means after warm-up, 2..64 */
-    double      offered_Bps;     /* bytes/s; 0 = saturate */
-    int         concurrency;     /* requests transferring at once, >= 1 */
-    SimDist    request_bytes;   /* request size distribution (bytes) */
-    double      flow_cap_Bps;    /* per-request rate cap, INFINITY = none */
-    GPtrArray  *resources;       /* FlowsimResource* */
-    GPtrArray  *classes;         /* FlowsimClass* */
+  uint64_t seed;
+  sim_time_ns duration_ns; /* warm-up included */
+  sim_time_ns warmup_ns;
+  int batches;           /* batch means after warm-up, 2..64 */
+  double offered_Bps;    /* bytes/s; 0 = saturate */
+  int concurrency;       /* requests transferring at once, >= 1 */
+  SimDist request_bytes; /* request size distribution (bytes) */
+  double flow_cap_Bps;   /* per-request rate cap, INFINITY = none */
+  GPtrArray *resources;  /* FlowsimResource* */
+  GPtrArray *classes;    /* FlowsimClass* */
 } FlowsimSpec;
 
-typedef struct { double mean, half_width; } FlowsimEstimate;
+typedef struct {
+  double mean, half_width;
+} FlowsimEstimate;
 
 typedef struct {
-    FlowsimEstimate load;         /* units/s */
-    FlowsimEstimate utilization;  /* load / capacity */
+  FlowsimEstimate load;        /* units/s */
+  FlowsimEstimate utilization; /* load / capacity */
 } FlowsimResourceResult;
 
 typedef struct {
-    FlowsimEstimate throughput_Bps;
-    FlowsimEstimate latency_s;
-    double           latency_p50_s, latency_p99_s;
-    double           simulated_s;
-    uint64_t         events;
-    uint64_t         requests_done;
-    uint64_t         requests_rejected;      /* arrivals turned away: wait queue full (overload) */
-    int              batches;
-    /* conservation, over the whole run (warm-up included), bytes */
-    double           bytes_admitted, bytes_delivered, bytes_in_flight;
-    double           max_utilization_seen;   /* highest instantaneous utilisation of any resource */
-    FlowsimResourceResult *resources;      /* one per spec resource */
+  FlowsimEstimate throughput_Bps;
+  FlowsimEstimate latency_s;
+  double latency_p50_s, latency_p99_s;
+  double simulated_s;
+  uint64_t events;
+  uint64_t requests_done;
+  uint64_t requests_rejected; /* arrivals turned away: wait queue full (overload) */
+  int batches;
+  /* conservation, over the whole run (warm-up included), bytes */
+  double bytes_admitted, bytes_delivered, bytes_in_flight;
+  double max_utilization_seen;      /* highest instantaneous utilisation of any resource */
+  FlowsimResourceResult *resources; /* one per spec resource */
 } FlowsimResult;
 
 FlowsimSpec *flowsim_spec_new(void);
-void          flowsim_spec_free(FlowsimSpec *spec);
+void flowsim_spec_free(FlowsimSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(FlowsimSpec, flowsim_spec_free)
 
 /** Adds a resource; returns its index. */

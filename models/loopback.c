@@ -5,8 +5,14 @@
 
 void loopback_defaults(LoopbackCfg *lo)
 {
-  *lo = (LoopbackCfg){.record_bytes = 16384, .head_bytes = LOOPBACK_HEAD_BYTES, .utilisation = 1.0, .cipher = LB_AES_128_GCM, .server_threads = 1,
-                      .client_threads = 1, .connections = 8, .cross_share = -1.0};
+  *lo = (LoopbackCfg){ .record_bytes = 16384,
+                       .head_bytes = LOOPBACK_HEAD_BYTES,
+                       .utilisation = 1.0,
+                       .cipher = LB_AES_128_GCM,
+                       .server_threads = 1,
+                       .client_threads = 1,
+                       .connections = 8,
+                       .cross_share = -1.0 };
 }
 
 double loopback_miss_share(double file_bytes, double cache_bytes)
@@ -41,8 +47,7 @@ double loopback_pool_cores(int threads, int pinned_cpus, double free_cores, int 
   return MIN(MIN(t, n), cores * cap);
 }
 
-void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap,
-                   LoopbackCost *out)
+void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap, LoopbackCost *out)
 {
   /* the bytes a request streams through the cache: its range, not the whole file */
   double w = lo->file_bytes > 0 ? MIN(lo->file_bytes, request_bytes) : request_bytes;
@@ -60,11 +65,20 @@ void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, i
   double R = lo->record_cycles * loopback_records_per_request(request_bytes, lo->head_bytes, lo->record_bytes) / bpr;
   double s, c;
   switch (path) {
-  case DP_SENDFILE: s = lo->stack_cpb; c = P_cold; break;
-  case DP_SENDFILE_SW_KTLS: s = k + lo->stack_cpb + R; c = 2 * lo->copy_cpb + k + R; break;
-  case DP_READ_WRITE_KTLS:
-  case DP_READ_WRITE:
-  default: s = P_hot + k + lo->copy_cpb + lo->stack_cpb + R; c = 2 * lo->copy_cpb + k + R; break;
+    case DP_SENDFILE:
+      s = lo->stack_cpb;
+      c = P_cold;
+      break;
+    case DP_SENDFILE_SW_KTLS:
+      s = k + lo->stack_cpb + R;
+      c = 2 * lo->copy_cpb + k + R;
+      break;
+    case DP_READ_WRITE_KTLS:
+    case DP_READ_WRITE:
+    default:
+      s = P_hot + k + lo->copy_cpb + lo->stack_cpb + R;
+      c = 2 * lo->copy_cpb + k + R;
+      break;
   }
   if (lo->client_hash) c += lo->hash_cpb;
   out->server_cpb = s + lo->xcore_server_cpb * px + lo->request_server_cycles / bpr;
@@ -76,7 +90,7 @@ void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, i
 
 const char *loopback_cipher_name(LbCipher c)
 {
-  static const char *n[LB_CIPHER_COUNT] = {"aes_128_gcm", "aes_256_gcm", "chacha20_poly1305"};
+  static const char *n[LB_CIPHER_COUNT] = { "aes_128_gcm", "aes_256_gcm", "chacha20_poly1305" };
   return c < LB_CIPHER_COUNT ? n[c] : "?";
 }
 

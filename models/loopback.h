@@ -79,39 +79,39 @@
 typedef enum { LB_AES_128_GCM, LB_AES_256_GCM, LB_CHACHA20_POLY1305, LB_CIPHER_COUNT } LbCipher;
 
 typedef struct {
-  bool present;               /* the `loopback:` section was given */
+  bool present; /* the `loopback:` section was given */
   /* host costs, cycles at cpu.clock (measured by ocasim validate on the host) */
-  double copy_cpb;            /* user<->kernel copy of data just written (in cache) */
-  double copy_pagecache_cpb;  /* copy out of a cache-resident page-cache page */
-  double miss_cpb;            /* extra per byte of a page-cache copy that misses the cache */
-  double cache_bytes;         /* C: cache the file's content competes for */
-  double xcore_server_cpb;    /* extra per byte on the sender when the two ends run on different cores */
-  double xcore_client_cpb;    /* extra per byte on the receiver, likewise */
-  double stack_cpb;           /* TCP + loopback transmit per byte (sendfile page path) */
-  double softirq_cpb;         /* receive work in ksoftirqd (outside both sides) */
-  double record_cycles;       /* TLS record layer per record and side */
-  double record_bytes;        /* TLS record size */
-  double head_bytes;          /* H: HTTP response head sent with each body (LOOPBACK_HEAD_BYTES) */
-  double crypto_cpb[LB_CIPHER_COUNT]; /* AEAD encrypt or decrypt */
+  double copy_cpb;                                     /* user<->kernel copy of data just written (in cache) */
+  double copy_pagecache_cpb;                           /* copy out of a cache-resident page-cache page */
+  double miss_cpb;                                     /* extra per byte of a page-cache copy that misses the cache */
+  double cache_bytes;                                  /* C: cache the file's content competes for */
+  double xcore_server_cpb;                             /* extra per byte on the sender when the two ends run on different cores */
+  double xcore_client_cpb;                             /* extra per byte on the receiver, likewise */
+  double stack_cpb;                                    /* TCP + loopback transmit per byte (sendfile page path) */
+  double softirq_cpb;                                  /* receive work in ksoftirqd (outside both sides) */
+  double record_cycles;                                /* TLS record layer per record and side */
+  double record_bytes;                                 /* TLS record size */
+  double head_bytes;                                   /* H: HTTP response head sent with each body (LOOPBACK_HEAD_BYTES) */
+  double crypto_cpb[LB_CIPHER_COUNT];                  /* AEAD encrypt or decrypt */
   double request_server_cycles, request_client_cycles; /* per request */
-  double hash_cpb;            /* SHA-256 of each body by the client (client_hash) */
-  double utilisation;         /* fraction of a core a busy side achieves, 0..1 */
+  double hash_cpb;                                     /* SHA-256 of each body by the client (client_hash) */
+  double utilisation;                                  /* fraction of a core a busy side achieves, 0..1 */
   /* the test */
   LbCipher cipher;
   int server_threads, client_threads, connections;
-  double file_bytes;          /* size of the served file (0: workload.request_size); W = min(file, request) */
-  bool client_hash;           /* the client hashes every body */
+  double file_bytes; /* size of the served file (0: workload.request_size); W = min(file, request) */
+  bool client_hash;  /* the client hashes every body */
   /* placement of the threads (validate pins them; 0 / < 0: unpinned, the model estimates) */
-  int server_cpus, client_cpus; /* CPUs the server's / client's threads are pinned to (0: any) */
-  double cross_share;         /* p_x of the placement, 0..1 (< 0: unpinned, estimated) */
+  int server_cpus, client_cpus;                /* CPUs the server's / client's threads are pinned to (0: any) */
+  double cross_share;                          /* p_x of the placement, 0..1 (< 0: unpinned, estimated) */
   double server_free_cores, client_free_cores; /* cores other tenants left on each side's pinned
                                                 * CPUs, measured in the test (0: all of them) */
 } LoopbackCfg;
 
 typedef struct {
   double server_cpb, client_cpb, softirq_cpb; /* cycles per body byte */
-  double miss_share;          /* m(W) at the effective cache C_e */
-  double cross_share;         /* p_x */
+  double miss_share;                          /* m(W) at the effective cache C_e */
+  double cross_share;                         /* p_x */
 } LoopbackCost;
 
 /* Fills the test defaults (1 server and 1 client thread, 8 connections, AES-128-GCM,
@@ -121,8 +121,7 @@ void loopback_defaults(LoopbackCfg *lo);
  * user-space TLS, sendfile_sw_ktls, read_write_ktls), request_bytes body bytes per request,
  * on `cores` cores of which the share `cap` (0..1] is available. sendfile_nic_ktls has no
  * loopback meaning (validation refuses it). */
-void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap,
-                   LoopbackCost *out);
+void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap, LoopbackCost *out);
 /* n_rec of the header: TLS records per request of request_bytes body bytes. */
 double loopback_records_per_request(double request_bytes, double head_bytes, double record_bytes);
 /* m(W) and p_x of the header. */

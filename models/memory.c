@@ -31,7 +31,10 @@ double mem_latency_ns(const MemoryCfg *m, const Topology *t, int a, int node_m)
   return m->latency_ns + topo_interleave_remote_fraction(t) * t->intra_penalty_ns + topo_penalty_ns(t, a, node_m);
 }
 
-double mem_node_channels(const MemoryCfg *m, const Topology *t) { return (double)m->channels_per_socket / t->nps; }
+double mem_node_channels(const MemoryCfg *m, const Topology *t)
+{
+  return (double)m->channels_per_socket / t->nps;
+}
 
 double mem_queue_ns(double channels, double node_GBps, double rho)
 {
@@ -49,13 +52,12 @@ double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, d
 gboolean mem_validate(const MemoryCfg *m, const Topology *t, GError **error)
 {
   if (m->channels_per_socket < 1)
-    return model_fail(error, "memory.channels_per_socket", "a socket needs at least 1 memory channel, got %d", m->channels_per_socket);
+    return model_fail(error, "memory.channels_per_socket", "a socket needs at least 1 memory channel, got %d",
+                      m->channels_per_socket);
   if (m->channels_per_socket % t->nps != 0)
     return model_fail(error, "memory.channels_per_socket", "%d channels per socket do not split over NPS%d nodes",
                       m->channels_per_socket, t->nps);
-  if (m->mts <= 0 || m->bus_bytes <= 0)
-    return model_fail(error, "memory.speed", "memory speed must be positive");
-  if (m->latency_ns <= 0)
-    return model_fail(error, "memory.latency", "memory latency must be positive");
+  if (m->mts <= 0 || m->bus_bytes <= 0) return model_fail(error, "memory.speed", "memory speed must be positive");
+  if (m->latency_ns <= 0) return model_fail(error, "memory.latency", "memory latency must be positive");
   return TRUE;
 }

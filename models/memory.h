@@ -25,9 +25,9 @@
 
 typedef struct {
   int channels_per_socket;
-  double mts;              /* MT/s of the DIMMs */
-  double bus_bytes;        /* bytes per transfer: 8 (64-bit channel) */
-  double latency_ns;       /* idle local latency L0 */
+  double mts;        /* MT/s of the DIMMs */
+  double bus_bytes;  /* bytes per transfer: 8 (64-bit channel) */
+  double latency_ns; /* idle local latency L0 */
 } MemoryCfg;
 
 /* Peak (theoretical) bandwidth of one node, GB/s. */

@@ -1,7 +1,7 @@
 /* model_error.c — located validation errors of the appliance model (see model_error.h). */
 #include "models/model_error.h"
 
-G_DEFINE_QUARK(ocasim-model-error-quark, model_error)
+G_DEFINE_QUARK(ocasim - model - error - quark, model_error)
 
 gboolean model_fail(GError **error, const char *keypath, const char *fmt, ...)
 {

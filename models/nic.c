@@ -12,27 +12,27 @@ int nic_port_domain(const NicCard *n, const Topology *t, int p)
 gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, const char *keypath, GError **error)
 {
   if (topo_node_of(t, n->pos) < 0)
-    return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist",
-                      n->pos.socket, n->pos.quadrant);
+    return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist", n->pos.socket,
+                      n->pos.quadrant);
   if (n->loopback) {
     if (n->ktls_gbps > 0) return model_fail(error, keypath, "a loopback NIC has no kTLS engine");
     return TRUE;
   }
   if (n->ports < 1 || n->ports > NIC_MAX_PORTS)
     return model_fail(error, keypath, "ports must be 1..%d, got %d", NIC_MAX_PORTS, n->ports);
-  if (n->port_gbps <= 0)
-    return model_fail(error, keypath, "port speed must be positive");
-  if (n->ktls_gbps < 0)
-    return model_fail(error, keypath, "kTLS engine cap cannot be negative");
+  if (n->port_gbps <= 0) return model_fail(error, keypath, "port speed must be positive");
+  if (n->ktls_gbps < 0) return model_fail(error, keypath, "kTLS engine cap cannot be negative");
   if (n->queue_bytes < burst_bytes) {
     g_autofree char *kq = g_strdup_printf("%s.queue", keypath);
-    return model_fail(error, kq, "an output queue of %.0f B cannot hold one %.0f B burst from the stack "
-                      "(stack.tso_size, or one MSS without TSO)", n->queue_bytes, burst_bytes);
+    return model_fail(error, kq,
+                      "an output queue of %.0f B cannot hold one %.0f B burst from the stack "
+                      "(stack.tso_size, or one MSS without TSO)",
+                      n->queue_bytes, burst_bytes);
   }
   for (int p = 0; p < n->ports; p++)
     if (n->domain[p] >= topo_nodes(t))
-      return model_fail(error, keypath, "port %d is bound to NUMA node %d, but the platform has %d nodes",
-                        p, n->domain[p], topo_nodes(t));
+      return model_fail(error, keypath, "port %d is bound to NUMA node %d, but the platform has %d nodes", p, n->domain[p],
+                        topo_nodes(t));
   g_autofree char *kp = g_strdup_printf("%s.pcie", keypath);
   return pcie_validate(&n->link, kp, error);
 }

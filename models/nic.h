@@ -28,12 +28,12 @@
 typedef struct {
   TopoPos pos;
   int ports;
-  double port_gbps;        /* line rate of one port */
-  double ktls_gbps;        /* inline TLS engine cap of the card, 0 = none */
-  double queue_bytes;      /* output queue per port */
+  double port_gbps;          /* line rate of one port */
+  double ktls_gbps;          /* inline TLS engine cap of the card, 0 = none */
+  double queue_bytes;        /* output queue per port */
   int domain[NIC_MAX_PORTS]; /* OS NUMA domain of each port, -1 = the card's node */
   PcieLink link;
-  bool loopback;           /* kind loopback: the clients run on this host (loopback.h); no line
+  bool loopback; /* kind loopback: the clients run on this host (loopback.h); no line
                               rate, no PCIe link, no engine */
 } NicCard;
 

@@ -12,8 +12,8 @@ double nvme_ceiling_GBps(const NvmeDrive *d, double io_bytes)
 gboolean nvme_validate(const NvmeDrive *d, const Topology *t, const char *keypath, GError **error)
 {
   if (topo_node_of(t, d->pos) < 0)
-    return model_fail(error, keypath, "drive placed on socket %d quadrant %d, which does not exist",
-                      d->pos.socket, d->pos.quadrant);
+    return model_fail(error, keypath, "drive placed on socket %d quadrant %d, which does not exist", d->pos.socket,
+                      d->pos.quadrant);
   if (d->read_GBps <= 0 || d->latency_us <= 0 || d->queue_depth < 1)
     return model_fail(error, keypath, "read bandwidth, latency and queue depth must be positive");
   g_autofree char *kp = g_strdup_printf("%s.pcie", keypath);

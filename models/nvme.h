@@ -16,9 +16,9 @@
 
 typedef struct {
   TopoPos pos;
-  double read_GBps;        /* sustained sequential read, datasheet */
-  double latency_us;       /* read latency of one io_bytes request at low queue depth */
-  int queue_depth;         /* outstanding reads the host keeps per drive */
+  double read_GBps;  /* sustained sequential read, datasheet */
+  double latency_us; /* read latency of one io_bytes request at low queue depth */
+  int queue_depth;   /* outstanding reads the host keeps per drive */
   PcieLink link;
 } NvmeDrive;
 

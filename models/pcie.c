@@ -8,7 +8,7 @@
 
 double pcie_gtps(int gen)
 {
-  static const double gt[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0}; /* PCI-SIG base specs 1.0-5.0 */
+  static const double gt[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0 }; /* PCI-SIG base specs 1.0-5.0 */
   return (gen >= 1 && gen <= 5) ? gt[gen] : 0.0;
 }
 
@@ -22,10 +22,10 @@ double pcie_link_GBps(const PcieLink *l)
 int pcie_tags(int tag_bits)
 {
   switch (tag_bits) {
-  case 5: return 32;
-  case 8: return 256;
-  case 10: return 768;
-  default: return 0;
+    case 5: return 32;
+    case 8: return 256;
+    case 10: return 768;
+    default: return 0;
   }
 }
 
@@ -37,12 +37,10 @@ double pcie_read_ceiling_GBps(int tags, double mrrs_bytes, double latency_ns)
 
 gboolean pcie_validate(const PcieLink *l, const char *keypath, GError **error)
 {
-  if (pcie_gtps(l->gen) == 0)
-    return model_fail(error, keypath, "PCIe gen must be 1..5, got %d", l->gen);
+  if (pcie_gtps(l->gen) == 0) return model_fail(error, keypath, "PCIe gen must be 1..5, got %d", l->gen);
   if (l->lanes != 1 && l->lanes != 2 && l->lanes != 4 && l->lanes != 8 && l->lanes != 16)
     return model_fail(error, keypath, "PCIe lanes must be x1, x2, x4, x8 or x16, got x%d", l->lanes);
-  if (pcie_tags(l->tag_bits) == 0)
-    return model_fail(error, keypath, "tag_bits must be 5, 8 or 10, got %d", l->tag_bits);
+  if (pcie_tags(l->tag_bits) == 0) return model_fail(error, keypath, "tag_bits must be 5, 8 or 10, got %d", l->tag_bits);
   if (l->mrrs_bytes < 128 || l->mrrs_bytes > 4096 || l->mps_bytes < 128 || l->mps_bytes > 4096)
     return model_fail(error, keypath, "MRRS/MPS must be 128..4096 bytes");
   return TRUE;

@@ -23,11 +23,11 @@
 #include <stdbool.h>
 
 typedef struct {
-  int gen;                 /* 1..5 */
-  int lanes;               /* 1..16 */
-  int tag_bits;            /* 5, 8 or 10 */
-  double mrrs_bytes;       /* max read request size */
-  double mps_bytes;        /* max payload size */
+  int gen;           /* 1..5 */
+  int lanes;         /* 1..16 */
+  int tag_bits;      /* 5, 8 or 10 */
+  double mrrs_bytes; /* max read request size */
+  double mps_bytes;  /* max payload size */
   bool relaxed_ordering;
 } PcieLink;
 

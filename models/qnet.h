@@ -28,72 +28,74 @@
 #include "sim/time.h"
 
 typedef struct {
-    char  *to;       /* station name */
-    double p;        /* probability, sum over a node's routes <= 1; the rest leaves */
-    int    index;    /* resolved station index */
+  char *to;  /* station name */
+  double p;  /* probability, sum over a node's routes <= 1; the rest leaves */
+  int index; /* resolved station index */
 } QnetRoute;
 
 typedef struct {
-    char     *name;
-    SimDist  interarrival;   /* ns */
-    GArray   *routes;         /* QnetRoute; sum of p == 1 */
+  char *name;
+  SimDist interarrival; /* ns */
+  GArray *routes;       /* QnetRoute; sum of p == 1 */
 } QnetSource;
 
 typedef struct {
-    char                  *name;
-    SimStationDiscipline discipline;
-    int                    servers;    /* >= 1 (FCFS) */
-    int                    capacity;   /* most jobs inside, 0 = unlimited */
-    SimDist               service;    /* ns */
-    GArray                *routes;     /* QnetRoute */
+  char *name;
+  SimStationDiscipline discipline;
+  int servers;     /* >= 1 (FCFS) */
+  int capacity;    /* most jobs inside, 0 = unlimited */
+  SimDist service; /* ns */
+  GArray *routes;  /* QnetRoute */
 } QnetStation;
 
 typedef struct {
-    char        *name;
-    uint64_t     seed;
-    sim_time_ns  duration_ns;       /* total simulated time, warm-up included */
-    sim_time_ns  warmup_ns;
-    int          batches;           /* batches after warm-up (>= 2) */
-    double       precision;         /* stop when every CI half-width <= precision x mean; 0 = off */
-    sim_time_ns  max_duration_ns;   /* with precision: the longest run */
-    GPtrArray   *sources;           /* QnetSource* */
-    GPtrArray   *stations;          /* QnetStation* */
+  char *name;
+  uint64_t seed;
+  sim_time_ns duration_ns; /* total simulated time, warm-up included */
+  sim_time_ns warmup_ns;
+  int batches;                 /* batches after warm-up (>= 2) */
+  double precision;            /* stop when every CI half-width <= precision x mean; 0 = off */
+  sim_time_ns max_duration_ns; /* with precision: the longest run */
+  GPtrArray *sources;          /* QnetSource* */
+  GPtrArray *stations;         /* QnetStation* */
 } QnetSpec;
 
 /** An estimate with its 95% half-width (NAN when unknown). */
-typedef struct { double mean, half_width; } QnetEstimate;
+typedef struct {
+  double mean, half_width;
+} QnetEstimate;
 
 typedef struct {
-    char         *name;
-    QnetEstimate throughput_per_s, utilization, number, response_s;
-    double        response_p50_s, response_p99_s;
-    double        drop_rate_per_s;
-    double        load;             /* offered load rho = lambda E[S] / c from the traffic equations
+  char *name;
+  QnetEstimate throughput_per_s, utilization, number, response_s;
+  double response_p50_s, response_p99_s;
+  double drop_rate_per_s;
+  double load; /* offered load rho = lambda E[S] / c from the traffic equations
                                        (NAN when they cannot be solved); >= 1: no steady state */
-    /* theory (NAN where the closed forms do not hold) */
-    double        th_throughput_per_s, th_utilization, th_number, th_response_s;
+  /* theory (NAN where the closed forms do not hold) */
+  double th_throughput_per_s, th_utilization, th_number, th_response_s;
 } QnetStationResult;
 
 typedef struct {
-    char               *name;
-    uint64_t            seed;
-    double              simulated_s;      /* after warm-up */
-    uint64_t            events;
-    QnetEstimate       sojourn_s;        /* entry to exit of the network */
-    QnetEstimate       exit_rate_per_s;
-    int                 batches;
-    int                 nstations;
-    QnetStationResult *stations;
+  char *name;
+  uint64_t seed;
+  double simulated_s; /* after warm-up */
+  uint64_t events;
+  QnetEstimate sojourn_s; /* entry to exit of the network */
+  QnetEstimate exit_rate_per_s;
+  int batches;
+  int nstations;
+  QnetStationResult *stations;
 } QnetResult;
 
 QnetSpec *qnet_spec_new(void);
-void       qnet_spec_free(QnetSpec *spec);
+void qnet_spec_free(QnetSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(QnetSpec, qnet_spec_free)
 
 /** Adds a source / station (the spec takes ownership); returns it for routes. */
-QnetSource  *qnet_spec_add_source(QnetSpec *spec, const char *name, const SimDist *interarrival);
-QnetStation *qnet_spec_add_station(QnetSpec *spec, const char *name, SimStationDiscipline disc,
-                                    int servers, int capacity, const SimDist *service);
+QnetSource *qnet_spec_add_source(QnetSpec *spec, const char *name, const SimDist *interarrival);
+QnetStation *qnet_spec_add_station(QnetSpec *spec, const char *name, SimStationDiscipline disc, int servers, int capacity,
+                                   const SimDist *service);
 /** Appends a route to @to with probability @p to @routes (a source's or station's). */
 void qnet_route_add(GArray *routes, const char *to, double p);
 

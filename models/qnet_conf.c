@@ -26,239 +26,352 @@
 /* Most external arrivals one run may simulate (tens of minutes of CPU). */
 #define QNET_MAX_ARRIVALS 2e9
 
-typedef struct { char *to; double p; } route_conf;
-typedef struct { int dist; int64_t mean_ns; int k; double cv, alpha; } dist_conf;
-typedef struct { char *name; dist_conf interarrival; SimConfList route; } source_conf;
-typedef struct { char *name; int discipline; int servers, capacity; dist_conf service; SimConfList route; } station_conf;
 typedef struct {
-    char *kind, *name, *description;
-    int64_t seed;
-    int64_t duration_ns, warmup_ns, max_duration_ns;
-    int batches;
-    double precision;
-    SimConfList sources, stations;
+  char *to;
+  double p;
+} route_conf;
+typedef struct {
+  int dist;
+  int64_t mean_ns;
+  int k;
+  double cv, alpha;
+} dist_conf;
+typedef struct {
+  char *name;
+  dist_conf interarrival;
+  SimConfList route;
+} source_conf;
+typedef struct {
+  char *name;
+  int discipline;
+  int servers, capacity;
+  dist_conf service;
+  SimConfList route;
+} station_conf;
+typedef struct {
+  char *kind, *name, *description;
+  int64_t seed;
+  int64_t duration_ns, warmup_ns, max_duration_ns;
+  int batches;
+  double precision;
+  SimConfList sources, stations;
 } qnet_conf;
 
 static const char *const disciplines[] = { "fcfs", "ps", NULL };
 
-static const SimConfField route_schema[] = {
-    { .key = "to", .type = SIM_CONF_T_STRING, .offset = offsetof(route_conf, to), .required = true,
-      .doc = "name of the next station" },
-    { .key = "p", .type = SIM_CONF_T_DOUBLE, .offset = offsetof(route_conf, p), .def = "1", .min = "0", .max = "1",
-      .doc = "probability of this route; what the routes leave over exits the network" },
-    SIM_CONF_END
-};
+static const SimConfField route_schema[] = { { .key = "to",
+                                               .type = SIM_CONF_T_STRING,
+                                               .offset = offsetof(route_conf, to),
+                                               .required = true,
+                                               .doc = "name of the next station" },
+                                             { .key = "p",
+                                               .type = SIM_CONF_T_DOUBLE,
+                                               .offset = offsetof(route_conf, p),
+                                               .def = "1",
+                                               .min = "0",
+                                               .max = "1",
+                                               .doc = "probability of this route; what the routes leave over exits the network" },
+                                             SIM_CONF_END };
 
-static const SimConfField dist_schema[] = {
-    { .key = "dist", .type = SIM_CONF_T_ENUM, .offset = offsetof(dist_conf, dist), .required = true,
-      .enum_names = sim_dist_kind_names, .doc = "distribution family" },
-    { .key = "mean", .type = SIM_CONF_T_INT64, .offset = offsetof(dist_conf, mean_ns), .unit = SIM_UNIT_TIME,
-      .required = true, .min = "1", .doc = "mean" },
-    { .key = "k", .type = SIM_CONF_T_INT, .offset = offsetof(dist_conf, k), .min = "1", .max = "1000",
-      .doc = "erlang: number of phases (SCV 1/k)" },
-    { .key = "cv", .type = SIM_CONF_T_DOUBLE, .offset = offsetof(dist_conf, cv), .min = "0", .max = "100",
-      .doc = "lognormal, uniform: coefficient of variation" },
-    { .key = "alpha", .type = SIM_CONF_T_DOUBLE, .offset = offsetof(dist_conf, alpha), .min = "1", .min_exclusive = true,
-      .max = "1000", .doc = "pareto: tail index (> 1)" },
-    SIM_CONF_END
-};
+static const SimConfField dist_schema[] = { { .key = "dist",
+                                              .type = SIM_CONF_T_ENUM,
+                                              .offset = offsetof(dist_conf, dist),
+                                              .required = true,
+                                              .enum_names = sim_dist_kind_names,
+                                              .doc = "distribution family" },
+                                            { .key = "mean",
+                                              .type = SIM_CONF_T_INT64,
+                                              .offset = offsetof(dist_conf, mean_ns),
+                                              .unit = SIM_UNIT_TIME,
+                                              .required = true,
+                                              .min = "1",
+                                              .doc = "mean" },
+                                            { .key = "k",
+                                              .type = SIM_CONF_T_INT,
+                                              .offset = offsetof(dist_conf, k),
+                                              .min = "1",
+                                              .max = "1000",
+                                              .doc = "erlang: number of phases (SCV 1/k)" },
+                                            { .key = "cv",
+                                              .type = SIM_CONF_T_DOUBLE,
+                                              .offset = offsetof(dist_conf, cv),
+                                              .min = "0",
+                                              .max = "100",
+                                              .doc = "lognormal, uniform: coefficient of variation" },
+                                            { .key = "alpha",
+                                              .type = SIM_CONF_T_DOUBLE,
+                                              .offset = offsetof(dist_conf, alpha),
+                                              .min = "1",
+                                              .min_exclusive = true,
+                                              .max = "1000",
+                                              .doc = "pareto: tail index (> 1)" },
+                                            SIM_CONF_END };
 
 static const SimConfField source_schema[] = {
-    { .key = "name", .type = SIM_CONF_T_STRING, .offset = offsetof(source_conf, name), .required = true,
-      .doc = "source name" },
-    { .key = "interarrival", .type = SIM_CONF_T_MAP, .offset = offsetof(source_conf, interarrival),
-      .sub = dist_schema, .required = true, .doc = "time between arrivals (exponential: Poisson source)" },
-    { .key = "route", .type = SIM_CONF_T_LIST, .offset = offsetof(source_conf, route), .sub = route_schema,
-      .elem_size = sizeof(route_conf), .min_items = 1, .required = true,
-      .doc = "where arrivals go; probabilities sum to 1" },
-    SIM_CONF_END
+  { .key = "name", .type = SIM_CONF_T_STRING, .offset = offsetof(source_conf, name), .required = true, .doc = "source name" },
+  { .key = "interarrival",
+    .type = SIM_CONF_T_MAP,
+    .offset = offsetof(source_conf, interarrival),
+    .sub = dist_schema,
+    .required = true,
+    .doc = "time between arrivals (exponential: Poisson source)" },
+  { .key = "route",
+    .type = SIM_CONF_T_LIST,
+    .offset = offsetof(source_conf, route),
+    .sub = route_schema,
+    .elem_size = sizeof(route_conf),
+    .min_items = 1,
+    .required = true,
+    .doc = "where arrivals go; probabilities sum to 1" },
+  SIM_CONF_END
 };
 
 static const SimConfField station_schema[] = {
-    { .key = "name", .type = SIM_CONF_T_STRING, .offset = offsetof(station_conf, name), .required = true,
-      .doc = "station name" },
-    { .key = "discipline", .type = SIM_CONF_T_ENUM, .offset = offsetof(station_conf, discipline), .def = "fcfs",
-      .enum_names = disciplines, .doc = "fcfs (c servers, one queue) or ps (processor sharing)" },
-    { .key = "servers", .type = SIM_CONF_T_INT, .offset = offsetof(station_conf, servers), .def = "1", .min = "1",
-      .max = "100000", .doc = "number of servers c (fcfs)" },
-    { .key = "capacity", .type = SIM_CONF_T_INT, .offset = offsetof(station_conf, capacity), .def = "0", .min = "0",
-      .max = "100000000", .doc = "most jobs in the station, queue included; arrivals beyond are dropped; 0 = unlimited" },
-    { .key = "service", .type = SIM_CONF_T_MAP, .offset = offsetof(station_conf, service), .sub = dist_schema,
-      .required = true, .doc = "service time" },
-    { .key = "route", .type = SIM_CONF_T_LIST, .offset = offsetof(station_conf, route), .sub = route_schema,
-      .elem_size = sizeof(route_conf), .doc = "where jobs go after service; empty: they leave" },
-    SIM_CONF_END
+  { .key = "name", .type = SIM_CONF_T_STRING, .offset = offsetof(station_conf, name), .required = true, .doc = "station name" },
+  { .key = "discipline",
+    .type = SIM_CONF_T_ENUM,
+    .offset = offsetof(station_conf, discipline),
+    .def = "fcfs",
+    .enum_names = disciplines,
+    .doc = "fcfs (c servers, one queue) or ps (processor sharing)" },
+  { .key = "servers",
+    .type = SIM_CONF_T_INT,
+    .offset = offsetof(station_conf, servers),
+    .def = "1",
+    .min = "1",
+    .max = "100000",
+    .doc = "number of servers c (fcfs)" },
+  { .key = "capacity",
+    .type = SIM_CONF_T_INT,
+    .offset = offsetof(station_conf, capacity),
+    .def = "0",
+    .min = "0",
+    .max = "100000000",
+    .doc = "most jobs in the station, queue included; arrivals beyond are dropped; 0 = unlimited" },
+  { .key = "service",
+    .type = SIM_CONF_T_MAP,
+    .offset = offsetof(station_conf, service),
+    .sub = dist_schema,
+    .required = true,
+    .doc = "service time" },
+  { .key = "route",
+    .type = SIM_CONF_T_LIST,
+    .offset = offsetof(station_conf, route),
+    .sub = route_schema,
+    .elem_size = sizeof(route_conf),
+    .doc = "where jobs go after service; empty: they leave" },
+  SIM_CONF_END
 };
 
 const SimConfField qnet_conf_schema[] = {
-    { .key = "kind", .type = SIM_CONF_T_STRING, .offset = offsetof(qnet_conf, kind), .required = true,
-      .doc = "queueing_network" },
-    { .key = "name", .type = SIM_CONF_T_STRING, .offset = offsetof(qnet_conf, name), .def = "",
-      .doc = "scenario name, printed in the results" },
-    { .key = "description", .type = SIM_CONF_T_STRING, .offset = offsetof(qnet_conf, description), .def = "",
-      .doc = "free text" },
-    { .key = "seed", .type = SIM_CONF_T_INT64, .offset = offsetof(qnet_conf, seed), .def = "1", .min = "0",
-      .doc = "scenario seed; every component's RNG stream derives from it and its name" },
-    { .key = "duration", .type = SIM_CONF_T_INT64, .offset = offsetof(qnet_conf, duration_ns), .unit = SIM_UNIT_TIME,
-      .required = true, .min = "1", .doc = "simulated time, warm-up included" },
-    { .key = "warmup", .type = SIM_CONF_T_INT64, .offset = offsetof(qnet_conf, warmup_ns), .unit = SIM_UNIT_TIME,
-      .def = "0 s", .min = "0", .doc = "initial time discarded from the statistics" },
-    { .key = "batches", .type = SIM_CONF_T_INT, .offset = offsetof(qnet_conf, batches), .def = "40", .min = "2",
-      .max = "64", .doc = "batches for the batch-means confidence intervals" },
-    { .key = "precision", .type = SIM_CONF_T_DOUBLE, .offset = offsetof(qnet_conf, precision), .unit = SIM_UNIT_PERCENT,
-      .def = "0 %", .min = "0", .max = "1", .doc = "stop rule: run on until every CI half-width is within this fraction of its mean; 0 = off" },
-    { .key = "max_duration", .type = SIM_CONF_T_INT64, .offset = offsetof(qnet_conf, max_duration_ns), .unit = SIM_UNIT_TIME,
-      .def = "0 s", .min = "0", .doc = "with precision: the longest run" },
-    { .key = "sources", .type = SIM_CONF_T_LIST, .offset = offsetof(qnet_conf, sources), .sub = source_schema,
-      .elem_size = sizeof(source_conf), .min_items = 1, .required = true, .doc = "external arrival streams" },
-    { .key = "stations", .type = SIM_CONF_T_LIST, .offset = offsetof(qnet_conf, stations), .sub = station_schema,
-      .elem_size = sizeof(station_conf), .min_items = 1, .required = true, .doc = "service stations" },
-    SIM_CONF_END
+  { .key = "kind", .type = SIM_CONF_T_STRING, .offset = offsetof(qnet_conf, kind), .required = true, .doc = "queueing_network" },
+  { .key = "name",
+    .type = SIM_CONF_T_STRING,
+    .offset = offsetof(qnet_conf, name),
+    .def = "",
+    .doc = "scenario name, printed in the results" },
+  { .key = "description", .type = SIM_CONF_T_STRING, .offset = offsetof(qnet_conf, description), .def = "", .doc = "free text" },
+  { .key = "seed",
+    .type = SIM_CONF_T_INT64,
+    .offset = offsetof(qnet_conf, seed),
+    .def = "1",
+    .min = "0",
+    .doc = "scenario seed; every component's RNG stream derives from it and its name" },
+  { .key = "duration",
+    .type = SIM_CONF_T_INT64,
+    .offset = offsetof(qnet_conf, duration_ns),
+    .unit = SIM_UNIT_TIME,
+    .required = true,
+    .min = "1",
+    .doc = "simulated time, warm-up included" },
+  { .key = "warmup",
+    .type = SIM_CONF_T_INT64,
+    .offset = offsetof(qnet_conf, warmup_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "0 s",
+    .min = "0",
+    .doc = "initial time discarded from the statistics" },
+  { .key = "batches",
+    .type = SIM_CONF_T_INT,
+    .offset = offsetof(qnet_conf, batches),
+    .def = "40",
+    .min = "2",
+    .max = "64",
+    .doc = "batches for the batch-means confidence intervals" },
+  { .key = "precision",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = offsetof(qnet_conf, precision),
+    .unit = SIM_UNIT_PERCENT,
+    .def = "0 %",
+    .min = "0",
+    .max = "1",
+    .doc = "stop rule: run on until every CI half-width is within this fraction of its mean; 0 = off" },
+  { .key = "max_duration",
+    .type = SIM_CONF_T_INT64,
+    .offset = offsetof(qnet_conf, max_duration_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "0 s",
+    .min = "0",
+    .doc = "with precision: the longest run" },
+  { .key = "sources",
+    .type = SIM_CONF_T_LIST,
+    .offset = offsetof(qnet_conf, sources),
+    .sub = source_schema,
+    .elem_size = sizeof(source_conf),
+    .min_items = 1,
+    .required = true,
+    .doc = "external arrival streams" },
+  { .key = "stations",
+    .type = SIM_CONF_T_LIST,
+    .offset = offsetof(qnet_conf, stations),
+    .sub = station_schema,
+    .elem_size = sizeof(station_conf),
+    .min_items = 1,
+    .required = true,
+    .doc = "service stations" },
+  SIM_CONF_END
 };
 
 /* The node at @key of the @i-th element of list @list_key under @root (for error positions). */
 static const SimConfNode *elem_node(const SimConfNode *root, const char *list_key, guint i, const char *key)
 {
-    const SimConfNode *n = sim_conf_node_child(sim_conf_node_get(root, list_key), i);
-    return key && n ? sim_conf_node_get(n, key) : n;
+  const SimConfNode *n = sim_conf_node_child(sim_conf_node_get(root, list_key), i);
+  return key && n ? sim_conf_node_get(n, key) : n;
 }
 
 /* Converts a bound distribution; shape parameters the family does not use are errors. */
 static gboolean make_dist(const dist_conf *dc, const SimConfNode *node, SimDist *out, GError **error)
 {
-    static const char *const shape_key[] = {
-        [SIM_DIST_DETERMINISTIC] = NULL, [SIM_DIST_EXPONENTIAL] = NULL, [SIM_DIST_ERLANG] = "k",
-        [SIM_DIST_LOGNORMAL] = "cv", [SIM_DIST_PARETO] = "alpha", [SIM_DIST_UNIFORM] = "cv",
-    };
-    const char *want = shape_key[dc->dist];
-    const char *const all[] = { "k", "cv", "alpha" };
-    for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
-        const SimConfNode *n = sim_conf_node_get(node, all[i]);
-        if (n && (!want || strcmp(want, all[i]))) {
-            sim_conf_set_error(error, n, SIM_CONF_ERROR_UNKNOWN_KEY, "'%s' does not apply to the %s distribution",
-                               all[i], sim_dist_kind_names[dc->dist]);
-            return FALSE;
-        }
+  static const char *const shape_key[] = {
+    [SIM_DIST_DETERMINISTIC] = NULL, [SIM_DIST_EXPONENTIAL] = NULL, [SIM_DIST_ERLANG] = "k",
+    [SIM_DIST_LOGNORMAL] = "cv",     [SIM_DIST_PARETO] = "alpha",   [SIM_DIST_UNIFORM] = "cv",
+  };
+  const char *want = shape_key[dc->dist];
+  const char *const all[] = { "k", "cv", "alpha" };
+  for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+    const SimConfNode *n = sim_conf_node_get(node, all[i]);
+    if (n && (!want || strcmp(want, all[i]))) {
+      sim_conf_set_error(error, n, SIM_CONF_ERROR_UNKNOWN_KEY, "'%s' does not apply to the %s distribution", all[i],
+                         sim_dist_kind_names[dc->dist]);
+      return FALSE;
     }
-    if (want && !sim_conf_node_get(node, want)) {
-        sim_conf_set_error(error, node, SIM_CONF_ERROR_MISSING, "the %s distribution needs '%s'",
-                           sim_dist_kind_names[dc->dist], want);
-        return FALSE;
-    }
-    out->kind = dc->dist;
-    out->mean = (double)dc->mean_ns;
-    out->shape = dc->dist == SIM_DIST_ERLANG ? dc->k : dc->dist == SIM_DIST_PARETO ? dc->alpha : dc->cv;
-    GError *derr = NULL;
-    if (!sim_dist_validate(out, &derr)) {
-        sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "%s", derr->message);
-        g_error_free(derr);
-        return FALSE;
-    }
-    return TRUE;
+  }
+  if (want && !sim_conf_node_get(node, want)) {
+    sim_conf_set_error(error, node, SIM_CONF_ERROR_MISSING, "the %s distribution needs '%s'", sim_dist_kind_names[dc->dist],
+                       want);
+    return FALSE;
+  }
+  out->kind = dc->dist;
+  out->mean = (double)dc->mean_ns;
+  out->shape = dc->dist == SIM_DIST_ERLANG ? dc->k : dc->dist == SIM_DIST_PARETO ? dc->alpha : dc->cv;
+  GError *derr = NULL;
+  if (!sim_dist_validate(out, &derr)) {
+    sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "%s", derr->message);
+    g_error_free(derr);
+    return FALSE;
+  }
+  return TRUE;
 }
 
-static gboolean add_routes(GArray *routes, const SimConfList *list, const qnet_conf *qc,
-                           const SimConfNode *route_list_node, gboolean is_source, GError **error)
+static gboolean add_routes(GArray *routes, const SimConfList *list, const qnet_conf *qc, const SimConfNode *route_list_node,
+                           gboolean is_source, GError **error)
 {
-    double sum = 0;
-    for (size_t k = 0; k < list->n; k++)
-        sum += SIM_CONF_LIST_AT(*list, route_conf, k)->p;
-    if (sum > 1 + 1e-9 || (is_source && sum < 1 - 1e-9)) {
-        sim_conf_set_error(error, route_list_node, SIM_CONF_ERROR_RANGE, "route probabilities sum to %g; %s", sum,
-                           is_source ? "a source's must sum to 1" : "they must sum to at most 1");
-        return FALSE;
+  double sum = 0;
+  for (size_t k = 0; k < list->n; k++) sum += SIM_CONF_LIST_AT(*list, route_conf, k)->p;
+  if (sum > 1 + 1e-9 || (is_source && sum < 1 - 1e-9)) {
+    sim_conf_set_error(error, route_list_node, SIM_CONF_ERROR_RANGE, "route probabilities sum to %g; %s", sum,
+                       is_source ? "a source's must sum to 1" : "they must sum to at most 1");
+    return FALSE;
+  }
+  for (size_t k = 0; k < list->n; k++) {
+    const route_conf *rc = SIM_CONF_LIST_AT(*list, route_conf, k);
+    gboolean known = FALSE;
+    for (size_t s = 0; s < qc->stations.n && !known; s++)
+      known = !strcmp(SIM_CONF_LIST_AT(qc->stations, station_conf, s)->name, rc->to);
+    if (!known) {
+      g_autoptr(GPtrArray) names = g_ptr_array_new();
+      for (size_t s = 0; s < qc->stations.n; s++) g_ptr_array_add(names, SIM_CONF_LIST_AT(qc->stations, station_conf, s)->name);
+      g_ptr_array_add(names, NULL);
+      const char *near = sim_conf_suggest(rc->to, (const char *const *)names->pdata);
+      const SimConfNode *n = sim_conf_node_get(sim_conf_node_child(route_list_node, (guint)k), "to");
+      sim_conf_set_error(error, n, SIM_CONF_ERROR_ENUM, "no station named '%s'%s%s%s", rc->to, near ? " (did you mean '" : "",
+                         near ? near : "", near ? "'?)" : "");
+      return FALSE;
     }
-    for (size_t k = 0; k < list->n; k++) {
-        const route_conf *rc = SIM_CONF_LIST_AT(*list, route_conf, k);
-        gboolean known = FALSE;
-        for (size_t s = 0; s < qc->stations.n && !known; s++)
-            known = !strcmp(SIM_CONF_LIST_AT(qc->stations, station_conf, s)->name, rc->to);
-        if (!known) {
-            g_autoptr(GPtrArray) names = g_ptr_array_new();
-            for (size_t s = 0; s < qc->stations.n; s++)
-                g_ptr_array_add(names, SIM_CONF_LIST_AT(qc->stations, station_conf, s)->name);
-            g_ptr_array_add(names, NULL);
-            const char *near = sim_conf_suggest(rc->to, (const char *const *)names->pdata);
-            const SimConfNode *n = sim_conf_node_get(sim_conf_node_child(route_list_node, (guint)k), "to");
-            sim_conf_set_error(error, n, SIM_CONF_ERROR_ENUM, "no station named '%s'%s%s%s", rc->to,
-                               near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
-            return FALSE;
-        }
-        qnet_route_add(routes, rc->to, rc->p);
-    }
-    return TRUE;
+    qnet_route_add(routes, rc->to, rc->p);
+  }
+  return TRUE;
 }
 
 QnetSpec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
 {
-    qnet_conf qc = { 0 };
-    g_autoptr(QnetSpec) spec = NULL;
-    gboolean ok = sim_conf_bind(root, qnet_conf_schema, &qc, error);
-    if (ok && strcmp(qc.kind, "queueing_network")) {
-        sim_conf_set_error(error, sim_conf_node_get(root, "kind"), SIM_CONF_ERROR_ENUM,
-                           "expected 'queueing_network', got '%s'", qc.kind);
+  qnet_conf qc = { 0 };
+  g_autoptr(QnetSpec) spec = NULL;
+  gboolean ok = sim_conf_bind(root, qnet_conf_schema, &qc, error);
+  if (ok && strcmp(qc.kind, "queueing_network")) {
+    sim_conf_set_error(error, sim_conf_node_get(root, "kind"), SIM_CONF_ERROR_ENUM, "expected 'queueing_network', got '%s'",
+                       qc.kind);
+    ok = FALSE;
+  }
+  if (ok && qc.warmup_ns >= qc.duration_ns) {
+    sim_conf_set_error(error, sim_conf_node_get(root, "warmup"), SIM_CONF_ERROR_RANGE,
+                       "warm-up must be shorter than the duration");
+    ok = FALSE;
+  }
+  if (ok) {
+    spec = qnet_spec_new();
+    spec->name = g_strdup(qc.name);
+    spec->seed = (uint64_t)qc.seed;
+    spec->duration_ns = qc.duration_ns;
+    spec->warmup_ns = qc.warmup_ns;
+    spec->batches = qc.batches;
+    spec->precision = qc.precision;
+    spec->max_duration_ns = qc.max_duration_ns;
+  }
+  for (size_t i = 0; ok && i < qc.stations.n; i++) {
+    const station_conf *sc = SIM_CONF_LIST_AT(qc.stations, station_conf, i);
+    for (size_t j = 0; j < i && ok; j++)
+      if (!strcmp(SIM_CONF_LIST_AT(qc.stations, station_conf, j)->name, sc->name)) {
+        sim_conf_set_error(error, elem_node(root, "stations", (guint)i, "name"), SIM_CONF_ERROR_DUPLICATE,
+                           "station name '%s' is used twice", sc->name);
         ok = FALSE;
-    }
-    if (ok && qc.warmup_ns >= qc.duration_ns) {
-        sim_conf_set_error(error, sim_conf_node_get(root, "warmup"), SIM_CONF_ERROR_RANGE,
-                           "warm-up must be shorter than the duration");
-        ok = FALSE;
-    }
+      }
+    SimDist service;
+    ok = ok && make_dist(&sc->service, elem_node(root, "stations", (guint)i, "service"), &service, error);
     if (ok) {
-        spec = qnet_spec_new();
-        spec->name = g_strdup(qc.name);
-        spec->seed = (uint64_t)qc.seed;
-        spec->duration_ns = qc.duration_ns;
-        spec->warmup_ns = qc.warmup_ns;
-        spec->batches = qc.batches;
-        spec->precision = qc.precision;
-        spec->max_duration_ns = qc.max_duration_ns;
+      QnetStation *st = qnet_spec_add_station(spec, sc->name, sc->discipline == 1 ? SIM_STATION_PS : SIM_STATION_FCFS,
+                                              sc->servers, sc->capacity, &service);
+      ok = add_routes(st->routes, &sc->route, &qc, elem_node(root, "stations", (guint)i, "route"), FALSE, error);
     }
-    for (size_t i = 0; ok && i < qc.stations.n; i++) {
-        const station_conf *sc = SIM_CONF_LIST_AT(qc.stations, station_conf, i);
-        for (size_t j = 0; j < i && ok; j++)
-            if (!strcmp(SIM_CONF_LIST_AT(qc.stations, station_conf, j)->name, sc->name)) {
-                sim_conf_set_error(error, elem_node(root, "stations", (guint)i, "name"), SIM_CONF_ERROR_DUPLICATE,
-                                   "station name '%s' is used twice", sc->name);
-                ok = FALSE;
-            }
-        SimDist service;
-        ok = ok && make_dist(&sc->service, elem_node(root, "stations", (guint)i, "service"), &service, error);
-        if (ok) {
-            QnetStation *st = qnet_spec_add_station(spec, sc->name, sc->discipline == 1 ? SIM_STATION_PS : SIM_STATION_FCFS,
-                                                     sc->servers, sc->capacity, &service);
-            ok = add_routes(st->routes, &sc->route, &qc, elem_node(root, "stations", (guint)i, "route"), FALSE, error);
-        }
-    }
-    for (size_t i = 0; ok && i < qc.sources.n; i++) {
-        const source_conf *so = SIM_CONF_LIST_AT(qc.sources, source_conf, i);
-        SimDist ia;
-        ok = make_dist(&so->interarrival, elem_node(root, "sources", (guint)i, "interarrival"), &ia, error);
-        if (ok) {
-            QnetSource *src = qnet_spec_add_source(spec, so->name, &ia);
-            ok = add_routes(src->routes, &so->route, &qc, elem_node(root, "sources", (guint)i, "route"), TRUE, error);
-        }
-    }
-    /* refuse runs that would take hours rather than hang */
+  }
+  for (size_t i = 0; ok && i < qc.sources.n; i++) {
+    const source_conf *so = SIM_CONF_LIST_AT(qc.sources, source_conf, i);
+    SimDist ia;
+    ok = make_dist(&so->interarrival, elem_node(root, "sources", (guint)i, "interarrival"), &ia, error);
     if (ok) {
-        double arrivals = 0, t_s = sim_time_to_s(qc.precision > 0 && qc.max_duration_ns > qc.duration_ns
-                                                     ? qc.max_duration_ns : qc.duration_ns);
-        for (guint i = 0; i < spec->sources->len; i++)
-            arrivals += t_s * 1e9 / ((QnetSource *)g_ptr_array_index(spec->sources, i))->interarrival.mean;
-        if (arrivals > QNET_MAX_ARRIVALS) {
-            sim_conf_set_error(error, sim_conf_node_get(root, "duration"), SIM_CONF_ERROR_RANGE,
-                               "the run would simulate about %.3g arrivals (more than %.0e): shorten it", arrivals,
-                               QNET_MAX_ARRIVALS);
-            ok = FALSE;
-        }
+      QnetSource *src = qnet_spec_add_source(spec, so->name, &ia);
+      ok = add_routes(src->routes, &so->route, &qc, elem_node(root, "sources", (guint)i, "route"), TRUE, error);
     }
-    /* what is left (probability sums) is checked by the model; give it a position */
-    GError *rerr = NULL;
-    if (ok && !qnet_spec_resolve(spec, &rerr)) {
-        sim_conf_set_error(error, root, SIM_CONF_ERROR_RANGE, "%s", rerr->message);
-        g_error_free(rerr);
-        ok = FALSE;
+  }
+  /* refuse runs that would take hours rather than hang */
+  if (ok) {
+    double arrivals = 0,
+           t_s = sim_time_to_s(qc.precision > 0 && qc.max_duration_ns > qc.duration_ns ? qc.max_duration_ns : qc.duration_ns);
+    for (guint i = 0; i < spec->sources->len; i++)
+      arrivals += t_s * 1e9 / ((QnetSource *)g_ptr_array_index(spec->sources, i))->interarrival.mean;
+    if (arrivals > QNET_MAX_ARRIVALS) {
+      sim_conf_set_error(error, sim_conf_node_get(root, "duration"), SIM_CONF_ERROR_RANGE,
+                         "the run would simulate about %.3g arrivals (more than %.0e): shorten it", arrivals, QNET_MAX_ARRIVALS);
+      ok = FALSE;
     }
-    sim_conf_unbind(qnet_conf_schema, &qc);
-    return ok ? g_steal_pointer(&spec) : NULL;
+  }
+  /* what is left (probability sums) is checked by the model; give it a position */
+  GError *rerr = NULL;
+  if (ok && !qnet_spec_resolve(spec, &rerr)) {
+    sim_conf_set_error(error, root, SIM_CONF_ERROR_RANGE, "%s", rerr->message);
+    g_error_free(rerr);
+    ok = FALSE;
+  }
+  sim_conf_unbind(qnet_conf_schema, &qc);
+  return ok ? g_steal_pointer(&spec) : NULL;
 }

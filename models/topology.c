@@ -3,18 +3,26 @@
 #include "models/topology.h"
 #include "models/model_error.h"
 
-int topo_nodes(const Topology *t) { return t->sockets * t->nps; }
+int topo_nodes(const Topology *t)
+{
+  return t->sockets * t->nps;
+}
 
-int topo_quads_per_node(const Topology *t) { return t->quadrants / t->nps; }
+int topo_quads_per_node(const Topology *t)
+{
+  return t->quadrants / t->nps;
+}
 
 int topo_node_of(const Topology *t, TopoPos p)
 {
-  if (p.socket < 0 || p.socket >= t->sockets || p.quadrant < 0 || p.quadrant >= t->quadrants)
-    return -1;
+  if (p.socket < 0 || p.socket >= t->sockets || p.quadrant < 0 || p.quadrant >= t->quadrants) return -1;
   return p.socket * t->nps + p.quadrant / topo_quads_per_node(t);
 }
 
-int topo_socket_of_node(const Topology *t, int node) { return node / t->nps; }
+int topo_socket_of_node(const Topology *t, int node)
+{
+  return node / t->nps;
+}
 
 double topo_interleave_remote_fraction(const Topology *t)
 {
@@ -31,7 +39,8 @@ double topo_intra_raw_GBps(const Topology *t, int a, int b)
 {
   int qpn = topo_quads_per_node(t);
   /* full mesh of quadrants: every quadrant of a talks to every quadrant of b */
-  (void)a; (void)b;
+  (void)a;
+  (void)b;
   return (double)(qpn * qpn) * t->intra_link_GBps;
 }
 

@@ -47,12 +47,12 @@ typedef struct {
 /* One inter-socket link (per-direction figures). */
 typedef struct {
   TopoLinkKind kind;
-  int width;              /* data lanes per direction (x16 xGMI; 16 data bits of a 20-lane UPI link) */
-  double gtps;            /* GT/s per lane */
-  double encoding;        /* line-code efficiency; 1.0 by default: the raw figures count data (xGMI x16 at
+  int width;                  /* data lanes per direction (x16 xGMI; 16 data bits of a 20-lane UPI link) */
+  double gtps;                /* GT/s per lane */
+  double encoding;            /* line-code efficiency; 1.0 by default: the raw figures count data (xGMI x16 at
                              18 GT/s = 36 GB/s per direction, published.yaml general; UPI width = 16 data bits) */
-  bool dlwm;              /* dynamic link width management on */
-  int dlwm_width;         /* width the link runs at while DLWM narrows it */
+  bool dlwm;                  /* dynamic link width management on */
+  int dlwm_width;             /* width the link runs at while DLWM narrows it */
   int quad[TOPO_MAX_SOCKETS]; /* quadrant the link attaches to on each socket (routing by device position) */
 } TopoLink;
 
@@ -62,11 +62,11 @@ typedef struct {
   int nps;                /* NUMA nodes per socket (BIOS NPS1/NPS2/NPS4; 1 on Intel without SNC) */
   unsigned nps_supported; /* bit n set when NPSn is allowed on this CPU */
   int cores_per_socket;
-  double intra_link_GBps; /* per-direction raw bandwidth of one quadrant-to-quadrant link */
-  double intra_penalty_ns;/* latency added to an access that crosses to another quadrant */
-  double inter_penalty_ns;/* latency added to an access that crosses to the other socket */
-  bool route_by_device;   /* device DMA takes the link at the device's quadrant (else address-interleaved) */
-  int n_links;            /* inter-socket links */
+  double intra_link_GBps;  /* per-direction raw bandwidth of one quadrant-to-quadrant link */
+  double intra_penalty_ns; /* latency added to an access that crosses to another quadrant */
+  double inter_penalty_ns; /* latency added to an access that crosses to the other socket */
+  bool route_by_device;    /* device DMA takes the link at the device's quadrant (else address-interleaved) */
+  int n_links;             /* inter-socket links */
   TopoLink links[TOPO_MAX_LINKS];
 } Topology;
 

@@ -8,12 +8,14 @@
 double workload_mean_bitrate_mbps(const Workload *w)
 {
   double s = 0, f = 0;
-  for (int i = 0; i < w->n_bitrates; i++) { s += w->bitrate_mbps[i] * w->bitrate_frac[i]; f += w->bitrate_frac[i]; }
+  for (int i = 0; i < w->n_bitrates; i++) {
+    s += w->bitrate_mbps[i] * w->bitrate_frac[i];
+    f += w->bitrate_frac[i];
+  }
   return f > 0 ? s / f : 0.0;
 }
 
-void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed,
-                           double *share)
+void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed, double *share)
 {
   g_return_if_fail(n_drives > 0);
   /* node-interleaved drive order */
@@ -25,7 +27,11 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
       int seen = 0;
       for (int d = 0; d < n_drives; d++) {
         if (drive_node[d] != n) continue;
-        if (seen++ == taken[n]) { order[k++] = d; taken[n]++; break; }
+        if (seen++ == taken[n]) {
+          order[k++] = d;
+          taken[n]++;
+          break;
+        }
       }
     }
   }
@@ -57,8 +63,7 @@ gboolean workload_validate(const Workload *w, GError **error)
   if (w->zipf_s < 0) return model_fail(error, "workload.zipf_s", "Zipf exponent cannot be negative");
   if (w->request_bytes <= 0 || w->io_bytes <= 0)
     return model_fail(error, "workload.request_size", "request and I/O sizes must be positive");
-  if (w->alt_fraction < 0 || w->alt_fraction > 1)
-    return model_fail(error, "workload.alt_fraction", "must be in [0, 1]");
+  if (w->alt_fraction < 0 || w->alt_fraction > 1) return model_fail(error, "workload.alt_fraction", "must be in [0, 1]");
   if (w->n_bitrates < 1) return model_fail(error, "workload.bitrates", "give at least one bitrate");
   for (int i = 0; i < w->n_bitrates; i++)
     if (w->bitrate_mbps[i] <= 0 || w->bitrate_frac[i] < 0)

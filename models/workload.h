@@ -27,27 +27,26 @@
 typedef enum { WL_PLACE_NODE_STRIPED, WL_PLACE_ROUND_ROBIN, WL_PLACE_RANDOM } WlTitlePlacement;
 
 typedef struct {
-  double offered_gbps;     /* <= 0: saturate */
-  int titles;              /* catalogue size (files) */
-  double zipf_s;           /* Zipf exponent */
+  double offered_gbps; /* <= 0: saturate */
+  int titles;          /* catalogue size (files) */
+  double zipf_s;       /* Zipf exponent */
   WlTitlePlacement title_placement;
-  double request_bytes;    /* bytes per client request (range request) */
-  double io_bytes;         /* bytes per drive read */
+  double request_bytes; /* bytes per client request (range request) */
+  double io_bytes;      /* bytes per drive read */
   int n_bitrates;
   double bitrate_mbps[WL_MAX_BITRATES];
   double bitrate_frac[WL_MAX_BITRATES];
-  double alt_fraction;     /* share of load on alt_path */
+  double alt_fraction; /* share of load on alt_path */
   DataPath alt_path;
-  double latency_slo_ms;   /* p99 request latency objective (capacity) */
-  double drop_max;         /* largest tolerated NIC output drop fraction (capacity) */
+  double latency_slo_ms; /* p99 request latency objective (capacity) */
+  double drop_max;       /* largest tolerated NIC output drop fraction (capacity) */
 } Workload;
 
 /* Mean bitrate of the mix, Mb/s. */
 double workload_mean_bitrate_mbps(const Workload *w);
 /* Share of served bytes read from each drive (sums to 1). drive_node[i] gives the node of
  * drive i; n_nodes nodes. seed is used by the random placement only. */
-void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed,
-                           double *share_out);
+void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed, double *share_out);
 gboolean workload_validate(const Workload *w, GError **error);
 
 #endif /* MODELS_WORKLOAD_H */

@@ -54,7 +54,7 @@
 #include <stdint.h>
 #include "sim/time.h"
 
-typedef struct SimEvent  SimEvent;
+typedef struct SimEvent SimEvent;
 typedef struct SimEngine SimEngine;
 
 /** Slot value of an event that is not scheduled. */
@@ -68,32 +68,37 @@ typedef void (*sim_event_fn)(SimEngine *eng, SimEvent *ev, void *ctx);
  *  from the engine pool with sim_engine_post().  Initialise with
  *  sim_event_init() before first use. */
 struct SimEvent {
-    sim_time_ns  time;    /* when it fires; valid while pending */
-    SimEvent   *next;    /* calendar internal: bucket list links */
-    SimEvent   *prev;
-    uint32_t     slot;    /* 0 while pending, SIM_EVENT_IDLE when not */
-    uint32_t     pooled;  /* 1: returned to the engine pool after it runs */
-    sim_event_fn fn;
-    void        *ctx;
+  sim_time_ns time; /* when it fires; valid while pending */
+  SimEvent *next;   /* calendar internal: bucket list links */
+  SimEvent *prev;
+  uint32_t slot;   /* 0 while pending, SIM_EVENT_IDLE when not */
+  uint32_t pooled; /* 1: returned to the engine pool after it runs */
+  sim_event_fn fn;
+  void *ctx;
 };
 
 /** Prepares @ev to call @fn(engine, ev, @ctx) when it fires. */
 static inline void sim_event_init(SimEvent *ev, sim_event_fn fn, void *ctx)
 {
-    ev->time = 0;
-    ev->next = ev->prev = NULL;
-    ev->slot = SIM_EVENT_IDLE;
-    ev->pooled = 0;
-    ev->fn = fn;
-    ev->ctx = ctx;
+  ev->time = 0;
+  ev->next = ev->prev = NULL;
+  ev->slot = SIM_EVENT_IDLE;
+  ev->pooled = 0;
+  ev->fn = fn;
+  ev->ctx = ctx;
 }
 
 /** True while @ev is in a calendar. */
-static inline bool sim_event_pending(const SimEvent *ev) { return ev->slot != SIM_EVENT_IDLE; }
+static inline bool sim_event_pending(const SimEvent *ev)
+{
+  return ev->slot != SIM_EVENT_IDLE;
+}
 
 /* Internal: one bucket, a doubly linked FIFO list of events; both pointers
  * are stale while the bucket is empty (its bitmap bit is clear). */
-typedef struct { SimEvent *head, *tail; } SimCalendarList;
+typedef struct {
+  SimEvent *head, *tail;
+} SimCalendarList;
 
 /* Internal: most levels any build of calendar.c uses. */
 #define SIM_CALENDAR_MAX_LEVELS 16
@@ -101,12 +106,12 @@ typedef struct { SimEvent *head, *tail; } SimCalendarList;
 /** The pending-event set.  Initialise with sim_calendar_init().  The fields
  *  are internal: use the functions below. */
 typedef struct {
-    SimCalendarList *list;     /* every bucket, level by level; NULL until the first insert */
-    uint64_t          *bits;     /* occupancy bitmaps of the buckets, level by level */
-    uint64_t           summary[SIM_CALENDAR_MAX_LEVELS]; /* bit w: word w of the level's bitmap != 0 */
-    uint64_t           cursor;   /* order-preserving key (calendar.c) <= every pending time */
-    uint32_t           n;        /* pending events */
-    uint32_t           cur;      /* first non-empty bucket of level 0, UINT32_MAX if none */
+  SimCalendarList *list;                     /* every bucket, level by level; NULL until the first insert */
+  uint64_t *bits;                            /* occupancy bitmaps of the buckets, level by level */
+  uint64_t summary[SIM_CALENDAR_MAX_LEVELS]; /* bit w: word w of the level's bitmap != 0 */
+  uint64_t cursor;                           /* order-preserving key (calendar.c) <= every pending time */
+  uint32_t n;                                /* pending events */
+  uint32_t cur;                              /* first non-empty bucket of level 0, UINT32_MAX if none */
 } SimCalendar;
 
 /** Initialises an empty calendar. */
@@ -117,7 +122,10 @@ void sim_calendar_init(SimCalendar *cal);
 void sim_calendar_clear(SimCalendar *cal);
 
 /** Number of pending events. */
-static inline uint32_t sim_calendar_len(const SimCalendar *cal) { return cal->n; }
+static inline uint32_t sim_calendar_len(const SimCalendar *cal)
+{
+  return cal->n;
+}
 
 /* Internal: time of the earliest event when the finest level is empty. */
 sim_time_ns sim_calendar_peek_slow_(SimCalendar *cal);
@@ -126,10 +134,10 @@ sim_time_ns sim_calendar_peek_slow_(SimCalendar *cal);
  *  amortised. */
 static inline sim_time_ns sim_calendar_peek_time(const SimCalendar *cal)
 {
-    if (cal->cur != UINT32_MAX)     /* the finest level holds the earliest event */
-        return cal->list[cal->cur].head->time;
-    /* logically const: the pending set does not change */
-    return cal->n ? sim_calendar_peek_slow_((SimCalendar *)cal) : SIM_TIME_NEVER;
+  if (cal->cur != UINT32_MAX) /* the finest level holds the earliest event */
+    return cal->list[cal->cur].head->time;
+  /* logically const: the pending set does not change */
+  return cal->n ? sim_calendar_peek_slow_((SimCalendar *)cal) : SIM_TIME_NEVER;
 }
 
 /** Schedules @ev (which must not be pending) at absolute time @t_ns. O(1)

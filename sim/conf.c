@@ -22,13 +22,13 @@
 #include <string.h>
 #include <yaml.h>
 
-G_DEFINE_QUARK(sim-conf-error-quark, sim_conf_error)
+G_DEFINE_QUARK(sim - conf - error - quark, sim_conf_error)
 
 /* Largest scenario or platform file read (a scenario is a few KiB). */
 #define SIM_CONF_MAX_FILE_BYTES (16 << 20)
 
-#define MAX_DEPTH 200
-#define MAX_NODES 1000000
+#define MAX_DEPTH         200
+#define MAX_NODES         1000000
 #define MAX_INCLUDE_DEPTH 8
 
 struct SimConfDoc {
@@ -39,45 +39,37 @@ struct SimConfDoc {
 /* ------------------------------------------------------------------------------------------ */
 /* Nodes                                                                                      */
 
-static SimConfNode *
-node_new(SimConfNodeKind kind, GRefString *file, int line, int col)
+static SimConfNode *node_new(SimConfNodeKind kind, GRefString *file, int line, int col)
 {
   SimConfNode *n = g_new0(SimConfNode, 1);
   n->kind = kind;
   n->file = g_ref_string_acquire(file);
   n->line = line;
   n->col = col;
-  if (kind != SIM_CONF_NODE_SCALAR)
-    n->children = g_ptr_array_new();
+  if (kind != SIM_CONF_NODE_SCALAR) n->children = g_ptr_array_new();
   return n;
 }
 
-void
-sim_conf_node_free_(SimConfNode *n)
+void sim_conf_node_free_(SimConfNode *n)
 {
-  if (!n)
-    return;
+  if (!n) return;
   if (n->children) {
-    for (guint i = 0; i < n->children->len; i++)
-      sim_conf_node_free_(g_ptr_array_index(n->children, i));
+    for (guint i = 0; i < n->children->len; i++) sim_conf_node_free_(g_ptr_array_index(n->children, i));
     g_ptr_array_free(n->children, TRUE);
   }
   g_ref_string_release(n->file);
-  if (n->from)
-    g_ref_string_release(n->from);
+  if (n->from) g_ref_string_release(n->from);
   g_free(n->text);
   g_free(n->key);
   g_free(n);
 }
 
 /* Deep copy; the copy has no parent and no key. *count is incremented per node. */
-static SimConfNode *
-node_copy(const SimConfNode *src, gsize *count)
+static SimConfNode *node_copy(const SimConfNode *src, gsize *count)
 {
   SimConfNode *n = node_new(src->kind, src->file, src->line, src->col);
   n->from = src->from ? g_ref_string_acquire(src->from) : NULL;
-  if (count)
-    (*count)++;
+  if (count) (*count)++;
   n->text = g_strdup(src->text);
   n->plain = src->plain;
   if (src->children) {
@@ -95,36 +87,29 @@ node_copy(const SimConfNode *src, gsize *count)
 }
 
 /* Marks a subtree as coming from --set (file "--set", no position). */
-static void
-node_mark(SimConfNode *n, GRefString *file)
+static void node_mark(SimConfNode *n, GRefString *file)
 {
   g_ref_string_release(n->file);
   n->file = g_ref_string_acquire(file);
-  if (n->from)
-    g_ref_string_release(n->from);
+  if (n->from) g_ref_string_release(n->from);
   n->from = NULL;
   n->line = n->col = n->key_line = n->key_col = 0;
   if (n->children)
-    for (guint i = 0; i < n->children->len; i++)
-      node_mark(g_ptr_array_index(n->children, i), file);
+    for (guint i = 0; i < n->children->len; i++) node_mark(g_ptr_array_index(n->children, i), file);
 }
 
-static gssize
-map_find(const SimConfNode *map, const char *key)
+static gssize map_find(const SimConfNode *map, const char *key)
 {
-  if (!map || map->kind != SIM_CONF_NODE_MAP)
-    return -1;
+  if (!map || map->kind != SIM_CONF_NODE_MAP) return -1;
   for (guint i = 0; i < map->children->len; i++) {
     const SimConfNode *c = g_ptr_array_index(map->children, i);
-    if (strcmp(c->key, key) == 0)
-      return i;
+    if (strcmp(c->key, key) == 0) return i;
   }
   return -1;
 }
 
 /* Puts @value under @key of @map, replacing an existing value in place (freed) or appending. */
-static void
-map_set(SimConfNode *map, const char *key, int key_line, int key_col, SimConfNode *value)
+static void map_set(SimConfNode *map, const char *key, int key_line, int key_col, SimConfNode *value)
 {
   gssize i = map_find(map, key);
   g_free(value->key);
@@ -142,68 +127,56 @@ map_set(SimConfNode *map, const char *key, int key_line, int key_col, SimConfNod
   }
 }
 
-SimConfNodeKind
-sim_conf_node_kind(const SimConfNode *node)
+SimConfNodeKind sim_conf_node_kind(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, SIM_CONF_NODE_SCALAR);
   return node->kind;
 }
 
-const char *
-sim_conf_node_text(const SimConfNode *node)
+const char *sim_conf_node_text(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, NULL);
   return node->kind == SIM_CONF_NODE_SCALAR ? node->text : NULL;
 }
 
-gboolean
-sim_conf_node_is_null(const SimConfNode *node)
+gboolean sim_conf_node_is_null(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, FALSE);
-  if (node->kind != SIM_CONF_NODE_SCALAR || !node->plain)
-    return FALSE;
+  if (node->kind != SIM_CONF_NODE_SCALAR || !node->plain) return FALSE;
   const char *t = node->text;
-  return t[0] == '\0' || strcmp(t, "~") == 0 || strcmp(t, "null") == 0 || strcmp(t, "Null") == 0 ||
-         strcmp(t, "NULL") == 0;
+  return t[0] == '\0' || strcmp(t, "~") == 0 || strcmp(t, "null") == 0 || strcmp(t, "Null") == 0 || strcmp(t, "NULL") == 0;
 }
 
-const char *
-sim_conf_node_file(const SimConfNode *node)
+const char *sim_conf_node_file(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, NULL);
   return node->file;
 }
 
-int
-sim_conf_node_line(const SimConfNode *node)
+int sim_conf_node_line(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, 0);
   return node->line;
 }
 
-int
-sim_conf_node_col(const SimConfNode *node)
+int sim_conf_node_col(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, 0);
   return node->col;
 }
 
-SimConfNode *
-sim_conf_node_parent(const SimConfNode *node)
+SimConfNode *sim_conf_node_parent(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, NULL);
   return node->parent;
 }
 
-static void
-path_append(GString *s, const SimConfNode *n)
+static void path_append(GString *s, const SimConfNode *n)
 {
-  if (!n->parent)
-    return;
+  if (!n->parent) return;
   path_append(s, n->parent);
   if (n->parent->kind == SIM_CONF_NODE_MAP) {
-    if (s->len)
-      g_string_append_c(s, '.');
+    if (s->len) g_string_append_c(s, '.');
     g_string_append(s, n->key);
   } else {
     guint idx = 0;
@@ -212,8 +185,7 @@ path_append(GString *s, const SimConfNode *n)
   }
 }
 
-char *
-sim_conf_node_path(const SimConfNode *node)
+char *sim_conf_node_path(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, NULL);
   GString *s = g_string_new(NULL);
@@ -221,33 +193,27 @@ sim_conf_node_path(const SimConfNode *node)
   return g_string_free(s, FALSE);
 }
 
-guint
-sim_conf_node_size(const SimConfNode *node)
+guint sim_conf_node_size(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, 0);
   return node->children ? node->children->len : 0;
 }
 
-const char *
-sim_conf_map_key(const SimConfNode *map, guint i)
+const char *sim_conf_map_key(const SimConfNode *map, guint i)
 {
   g_return_val_if_fail(map != NULL, NULL);
-  if (map->kind != SIM_CONF_NODE_MAP || i >= map->children->len)
-    return NULL;
+  if (map->kind != SIM_CONF_NODE_MAP || i >= map->children->len) return NULL;
   return ((SimConfNode *)g_ptr_array_index(map->children, i))->key;
 }
 
-SimConfNode *
-sim_conf_node_child(const SimConfNode *node, guint i)
+SimConfNode *sim_conf_node_child(const SimConfNode *node, guint i)
 {
   g_return_val_if_fail(node != NULL, NULL);
-  if (!node->children || i >= node->children->len)
-    return NULL;
+  if (!node->children || i >= node->children->len) return NULL;
   return g_ptr_array_index(node->children, i);
 }
 
-SimConfNode *
-sim_conf_node_get(const SimConfNode *map, const char *key)
+SimConfNode *sim_conf_node_get(const SimConfNode *map, const char *key)
 {
   g_return_val_if_fail(key != NULL, NULL);
   gssize i = map_find(map, key);
@@ -257,34 +223,28 @@ sim_conf_node_get(const SimConfNode *map, const char *key)
 /* ------------------------------------------------------------------------------------------ */
 /* Errors                                                                                     */
 
-void
-sim_conf_error_at_(GError **error, SimConfErrorCode code, const char *file, int line, int col,
-                   const char *path, const char *msg)
+void sim_conf_error_at_(GError **error, SimConfErrorCode code, const char *file, int line, int col, const char *path,
+                        const char *msg)
 {
   GString *s = g_string_new(file ? file : "<unknown>");
-  if (line > 0)
-    g_string_append_printf(s, ":%d:%d", line, col);
+  if (line > 0) g_string_append_printf(s, ":%d:%d", line, col);
   g_string_append(s, ": ");
-  if (path && *path)
-    g_string_append_printf(s, "%s: ", path);
+  if (path && *path) g_string_append_printf(s, "%s: ", path);
   g_string_append(s, msg);
   g_set_error_literal(error, SIM_CONF_ERROR, code, s->str);
   g_string_free(s, TRUE);
 }
 
 /* Appends " (included from FROM)" to the message of *@error (set) when @from is given. */
-static void
-append_from(GError **error, const char *from)
+static void append_from(GError **error, const char *from)
 {
-  if (!from || !error || !*error)
-    return;
+  if (!from || !error || !*error) return;
   char *m = g_strdup_printf("%s (included from %s)", (*error)->message, from);
   g_free((*error)->message);
   (*error)->message = m;
 }
 
-void
-sim_conf_set_error(GError **error, const SimConfNode *node, SimConfErrorCode code, const char *fmt, ...)
+void sim_conf_set_error(GError **error, const SimConfNode *node, SimConfErrorCode code, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -299,8 +259,7 @@ sim_conf_set_error(GError **error, const SimConfNode *node, SimConfErrorCode cod
   append_from(error, node->from);
 }
 
-void
-sim_conf_key_error_(GError **error, const SimConfNode *value, SimConfErrorCode code, const char *fmt, ...)
+void sim_conf_key_error_(GError **error, const SimConfNode *value, SimConfErrorCode code, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -317,17 +276,13 @@ sim_conf_key_error_(GError **error, const SimConfNode *value, SimConfErrorCode c
 /* Suggestions                                                                                */
 
 /* Optimal string alignment distance, ASCII case-insensitive. */
-static guint
-osa_distance(const char *a, const char *b)
+static guint osa_distance(const char *a, const char *b)
 {
   size_t la = strlen(a), lb = strlen(b);
-  if (la > 64 || lb > 64)
-    return G_MAXUINT;
+  if (la > 64 || lb > 64) return G_MAXUINT;
   guint d[65][65];
-  for (size_t i = 0; i <= la; i++)
-    d[i][0] = i;
-  for (size_t j = 0; j <= lb; j++)
-    d[0][j] = j;
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
   for (size_t i = 1; i <= la; i++) {
     for (size_t j = 1; j <= lb; j++) {
       guint cost = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]) ? 0 : 1;
@@ -341,12 +296,10 @@ osa_distance(const char *a, const char *b)
   return d[la][lb];
 }
 
-const char *
-sim_conf_suggest(const char *word, const char *const *candidates)
+const char *sim_conf_suggest(const char *word, const char *const *candidates)
 {
   g_return_val_if_fail(word != NULL, NULL);
-  if (!candidates)
-    return NULL;
+  if (!candidates) return NULL;
   size_t len = strlen(word);
   guint limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
   const char *best = NULL;
@@ -377,11 +330,9 @@ typedef struct {
 /* 1-based line and column (in characters, as libyaml counts them) of byte @offset of the
  * input: libyaml gives reader errors (invalid UTF-8, control characters) as a byte offset
  * only. Line breaks are LF, CR LF and lone CR. */
-static void
-offset_position(const Loader *L, size_t offset, int *line, int *col)
+static void offset_position(const Loader *L, size_t offset, int *line, int *col)
 {
-  if (offset > L->len)
-    offset = L->len;
+  if (offset > L->len) offset = L->len;
   int ln = 1, c = 1;
   for (size_t i = 0; i < offset; i++) {
     unsigned char b = (unsigned char)L->text[i];
@@ -396,15 +347,14 @@ offset_position(const Loader *L, size_t offset, int *line, int *col)
   *col = c;
 }
 
-static void
-syntax_error(Loader *L, GError **error)
+static void syntax_error(Loader *L, GError **error)
 {
   const yaml_parser_t *p = &L->parser;
   const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->mark;
   g_autofree char *msg = NULL;
   if (p->context)
-    msg = g_strdup_printf("YAML syntax error: %s %s started at line %zu", p->problem ? p->problem : "error",
-                          p->context, p->context_mark.line + 1);
+    msg = g_strdup_printf("YAML syntax error: %s %s started at line %zu", p->problem ? p->problem : "error", p->context,
+                          p->context_mark.line + 1);
   else
     msg = g_strdup_printf("YAML syntax error: %s", p->problem ? p->problem : "error");
   if (p->error == YAML_READER_ERROR) {
@@ -412,12 +362,10 @@ syntax_error(Loader *L, GError **error)
     offset_position(L, p->problem_offset, &line, &col);
     sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, msg);
   } else
-    sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)m->line + 1, (int)m->column + 1,
-                       NULL, msg);
+    sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)m->line + 1, (int)m->column + 1, NULL, msg);
 }
 
-static gboolean
-next_event(Loader *L, yaml_event_t *ev, GError **error)
+static gboolean next_event(Loader *L, yaml_event_t *ev, GError **error)
 {
   if (!yaml_parser_parse(&L->parser, ev)) {
     syntax_error(L, error);
@@ -426,34 +374,27 @@ next_event(Loader *L, yaml_event_t *ev, GError **error)
   return TRUE;
 }
 
-static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *key,
-                               GError **error);
+static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *key, GError **error);
 
-static gboolean
-register_anchor(Loader *L, const yaml_char_t *anchor, const SimConfNode *n)
+static gboolean register_anchor(Loader *L, const yaml_char_t *anchor, const SimConfNode *n)
 {
-  if (!anchor)
-    return TRUE;
+  if (!anchor) return TRUE;
   g_hash_table_replace(L->anchors, g_strdup((const char *)anchor), node_copy(n, &L->n_nodes));
   return TRUE;
 }
 
-static gboolean
-too_big(Loader *L, const yaml_event_t *ev, GError **error)
+static gboolean too_big(Loader *L, const yaml_event_t *ev, GError **error)
 {
-  if (L->n_nodes <= MAX_NODES)
-    return FALSE;
-  sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)ev->start_mark.line + 1,
-                     (int)ev->start_mark.column + 1, NULL, "document too large (alias expansion?)");
+  if (L->n_nodes <= MAX_NODES) return FALSE;
+  sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1, NULL,
+                     "document too large (alias expansion?)");
   return TRUE;
 }
 
 /* Attaches @n to @parent (if any) under @key (a scalar key node, or NULL in a sequence). */
-static void
-attach(SimConfNode *n, SimConfNode *parent, const SimConfNode *key)
+static void attach(SimConfNode *n, SimConfNode *parent, const SimConfNode *key)
 {
-  if (!parent)
-    return;
+  if (!parent) return;
   n->parent = parent;
   if (key) {
     n->key = g_strdup(key->text);
@@ -467,8 +408,7 @@ attach(SimConfNode *n, SimConfNode *parent, const SimConfNode *key)
  * attached to it (under @key for a map) before its contents are read, so that error paths
  * are complete; on failure it stays attached and is freed with the parent. Returns the node,
  * or NULL with @error set. */
-static SimConfNode *
-parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *key, GError **error)
+static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *key, GError **error)
 {
   int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
   SimConfNode *n = NULL;
@@ -478,119 +418,110 @@ parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent, const SimConfNode *
     return NULL;
   }
   switch (ev->type) {
-  case YAML_SCALAR_EVENT:
-    n = node_new(SIM_CONF_NODE_SCALAR, L->file, line, col);
-    n->text = g_strndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
-    n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
-    register_anchor(L, ev->data.scalar.anchor, n);
-    yaml_event_delete(ev);
-    attach(n, parent, key);
-    return n;
+    case YAML_SCALAR_EVENT:
+      n = node_new(SIM_CONF_NODE_SCALAR, L->file, line, col);
+      n->text = g_strndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
+      n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
+      register_anchor(L, ev->data.scalar.anchor, n);
+      yaml_event_delete(ev);
+      attach(n, parent, key);
+      return n;
 
-  case YAML_ALIAS_EVENT: {
-    const SimConfNode *target = g_hash_table_lookup(L->anchors, ev->data.alias.anchor);
-    if (!target) {
-      g_autofree char *msg = g_strdup_printf("undefined alias '*%s'", ev->data.alias.anchor);
-      sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, msg);
+    case YAML_ALIAS_EVENT: {
+      const SimConfNode *target = g_hash_table_lookup(L->anchors, ev->data.alias.anchor);
+      if (!target) {
+        g_autofree char *msg = g_strdup_printf("undefined alias '*%s'", ev->data.alias.anchor);
+        sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, msg);
+        yaml_event_delete(ev);
+        return NULL;
+      }
+      n = node_copy(target, &L->n_nodes);
+      gboolean big = too_big(L, ev, error);
+      yaml_event_delete(ev);
+      if (big) {
+        sim_conf_node_free_(n);
+        return NULL;
+      }
+      attach(n, parent, key);
+      return n;
+    }
+
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT: {
+      gboolean is_map = ev->type == YAML_MAPPING_START_EVENT;
+      g_autofree char *anchor = g_strdup((const char *)(is_map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor));
+      yaml_event_delete(ev);
+      if (L->depth >= MAX_DEPTH) {
+        sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, "nesting too deep");
+        return NULL;
+      }
+      n = node_new(is_map ? SIM_CONF_NODE_MAP : SIM_CONF_NODE_SEQ, L->file, line, col);
+      attach(n, parent, key);
+      L->depth++;
+      gboolean ok = FALSE;
+      /* key -> index + 1 of this map's children: the duplicate check stays linear in the keys */
+      g_autoptr(GHashTable) seen = is_map ? g_hash_table_new(g_str_hash, g_str_equal) : NULL;
+      for (;;) {
+        yaml_event_t e;
+        if (!next_event(L, &e, error)) break;
+        if (e.type == YAML_MAPPING_END_EVENT || e.type == YAML_SEQUENCE_END_EVENT) {
+          yaml_event_delete(&e);
+          ok = TRUE;
+          break;
+        }
+        if (!is_map) {
+          if (!parse_node(L, &e, n, NULL, error)) break;
+          continue;
+        }
+        SimConfNode *k = parse_node(L, &e, NULL, NULL, error);
+        if (!k) break;
+        if (k->kind != SIM_CONF_NODE_SCALAR) {
+          g_autofree char *path = sim_conf_node_path(n);
+          sim_conf_error_at_(error, SIM_CONF_ERROR_TYPE, L->file, k->line, k->col, path, "map keys must be scalars");
+          sim_conf_node_free_(k);
+          break;
+        }
+        gssize prev = (gssize)GPOINTER_TO_SIZE(g_hash_table_lookup(seen, k->text)) - 1;
+        if (prev >= 0) {
+          const SimConfNode *first = g_ptr_array_index(n->children, prev);
+          g_autofree char *ppath = sim_conf_node_path(n);
+          g_autofree char *path = *ppath ? g_strdup_printf("%s.%s", ppath, k->text) : g_strdup(k->text);
+          g_autofree char *msg = g_strdup_printf("duplicate key '%s' (first at line %d)", k->text, first->key_line);
+          sim_conf_error_at_(error, SIM_CONF_ERROR_DUPLICATE, L->file, k->line, k->col, path, msg);
+          sim_conf_node_free_(k);
+          break;
+        }
+        SimConfNode *v = next_event(L, &e, error) ? parse_node(L, &e, n, k, error) : NULL;
+        gboolean vok = v != NULL;
+        if (vok) /* the value's own copy of the key lives as long as the table */
+          g_hash_table_insert(seen, v->key, GSIZE_TO_POINTER((gsize)n->children->len));
+        sim_conf_node_free_(k);
+        if (!vok) break;
+      }
+      L->depth--;
+      if (!ok) {
+        if (!parent) sim_conf_node_free_(n);
+        return NULL;
+      }
+      register_anchor(L, (const yaml_char_t *)anchor, n);
+      return n;
+    }
+
+    default:
+      sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, "unexpected YAML event");
       yaml_event_delete(ev);
       return NULL;
-    }
-    n = node_copy(target, &L->n_nodes);
-    gboolean big = too_big(L, ev, error);
-    yaml_event_delete(ev);
-    if (big) {
-      sim_conf_node_free_(n);
-      return NULL;
-    }
-    attach(n, parent, key);
-    return n;
-  }
-
-  case YAML_SEQUENCE_START_EVENT:
-  case YAML_MAPPING_START_EVENT: {
-    gboolean is_map = ev->type == YAML_MAPPING_START_EVENT;
-    g_autofree char *anchor = g_strdup((const char *)(is_map ? ev->data.mapping_start.anchor
-                                                             : ev->data.sequence_start.anchor));
-    yaml_event_delete(ev);
-    if (L->depth >= MAX_DEPTH) {
-      sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, "nesting too deep");
-      return NULL;
-    }
-    n = node_new(is_map ? SIM_CONF_NODE_MAP : SIM_CONF_NODE_SEQ, L->file, line, col);
-    attach(n, parent, key);
-    L->depth++;
-    gboolean ok = FALSE;
-    /* key -> index + 1 of this map's children: the duplicate check stays linear in the keys */
-    g_autoptr(GHashTable) seen = is_map ? g_hash_table_new(g_str_hash, g_str_equal) : NULL;
-    for (;;) {
-      yaml_event_t e;
-      if (!next_event(L, &e, error))
-        break;
-      if (e.type == YAML_MAPPING_END_EVENT || e.type == YAML_SEQUENCE_END_EVENT) {
-        yaml_event_delete(&e);
-        ok = TRUE;
-        break;
-      }
-      if (!is_map) {
-        if (!parse_node(L, &e, n, NULL, error))
-          break;
-        continue;
-      }
-      SimConfNode *k = parse_node(L, &e, NULL, NULL, error);
-      if (!k)
-        break;
-      if (k->kind != SIM_CONF_NODE_SCALAR) {
-        g_autofree char *path = sim_conf_node_path(n);
-        sim_conf_error_at_(error, SIM_CONF_ERROR_TYPE, L->file, k->line, k->col, path,
-                           "map keys must be scalars");
-        sim_conf_node_free_(k);
-        break;
-      }
-      gssize prev = (gssize)GPOINTER_TO_SIZE(g_hash_table_lookup(seen, k->text)) - 1;
-      if (prev >= 0) {
-        const SimConfNode *first = g_ptr_array_index(n->children, prev);
-        g_autofree char *ppath = sim_conf_node_path(n);
-        g_autofree char *path = *ppath ? g_strdup_printf("%s.%s", ppath, k->text) : g_strdup(k->text);
-        g_autofree char *msg = g_strdup_printf("duplicate key '%s' (first at line %d)", k->text, first->key_line);
-        sim_conf_error_at_(error, SIM_CONF_ERROR_DUPLICATE, L->file, k->line, k->col, path, msg);
-        sim_conf_node_free_(k);
-        break;
-      }
-      SimConfNode *v = next_event(L, &e, error) ? parse_node(L, &e, n, k, error) : NULL;
-      gboolean vok = v != NULL;
-      if (vok) /* the value's own copy of the key lives as long as the table */
-        g_hash_table_insert(seen, v->key, GSIZE_TO_POINTER((gsize)n->children->len));
-      sim_conf_node_free_(k);
-      if (!vok)
-        break;
-    }
-    L->depth--;
-    if (!ok) {
-      if (!parent)
-        sim_conf_node_free_(n);
-      return NULL;
-    }
-    register_anchor(L, (const yaml_char_t *)anchor, n);
-    return n;
-  }
-
-  default:
-    sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, "unexpected YAML event");
-    yaml_event_delete(ev);
-    return NULL;
   }
 }
 
-static SimConfNode *
-parse_stream(Loader *L, gboolean null_as_map, GError **error)
+static SimConfNode *parse_stream(Loader *L, gboolean null_as_map, GError **error)
 {
   yaml_event_t ev;
   SimConfNode *root = NULL;
   gboolean ok = FALSE;
   int docs = 0;
   for (;;) {
-    if (!next_event(L, &ev, error))
-      break;
+    if (!next_event(L, &ev, error)) break;
     yaml_event_type_t t = ev.type;
     if (t == YAML_STREAM_END_EVENT) {
       yaml_event_delete(&ev);
@@ -599,9 +530,8 @@ parse_stream(Loader *L, gboolean null_as_map, GError **error)
     }
     if (t == YAML_DOCUMENT_START_EVENT) {
       if (++docs > 1) {
-        sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)ev.start_mark.line + 1,
-                           (int)ev.start_mark.column + 1, NULL,
-                           "only one YAML document is allowed per file");
+        sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
+                           NULL, "only one YAML document is allowed per file");
         yaml_event_delete(&ev);
         break;
       }
@@ -613,8 +543,7 @@ parse_stream(Loader *L, gboolean null_as_map, GError **error)
       continue;
     }
     root = parse_node(L, &ev, NULL, NULL, error);
-    if (!root)
-      break;
+    if (!root) break;
   }
   if (!ok) {
     sim_conf_node_free_(root);
@@ -627,12 +556,10 @@ parse_stream(Loader *L, gboolean null_as_map, GError **error)
   return root;
 }
 
-static SimConfDoc *
-load_string(const char *text, const char *name, gboolean null_as_map, GError **error)
+static SimConfDoc *load_string(const char *text, const char *name, gboolean null_as_map, GError **error)
 {
-  if (!name)
-    name = "<string>";
-  Loader L = {0};
+  if (!name) name = "<string>";
+  Loader L = { 0 };
   if (!yaml_parser_initialize(&L.parser)) {
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: cannot initialise the YAML parser", name);
     return NULL;
@@ -647,23 +574,20 @@ load_string(const char *text, const char *name, gboolean null_as_map, GError **e
   yaml_parser_delete(&L.parser);
   g_hash_table_destroy(L.anchors);
   g_ref_string_release(L.file);
-  if (!root)
-    return NULL;
+  if (!root) return NULL;
   SimConfDoc *doc = g_new0(SimConfDoc, 1);
   doc->root = root;
   doc->file = g_strdup(name);
   return doc;
 }
 
-SimConfDoc *
-sim_conf_load_string(const char *text, const char *name, GError **error)
+SimConfDoc *sim_conf_load_string(const char *text, const char *name, GError **error)
 {
   g_return_val_if_fail(text != NULL, NULL);
   return load_string(text, name, TRUE, error);
 }
 
-SimConfDoc *
-sim_conf_load_file(const char *path, GError **error)
+SimConfDoc *sim_conf_load_file(const char *path, GError **error)
 {
   g_return_val_if_fail(path != NULL, NULL);
   /* Plain messages ("FILE: cannot open: No such file or directory"), one stat of the open
@@ -684,16 +608,15 @@ sim_conf_load_file(const char *path, GError **error)
   }
   if (st.st_size > SIM_CONF_MAX_FILE_BYTES) {
     close(fd);
-    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: %lld bytes is too large for a scenario (at most %d MiB)",
-                path, (long long)st.st_size, SIM_CONF_MAX_FILE_BYTES >> 20);
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: %lld bytes is too large for a scenario (at most %d MiB)", path,
+                (long long)st.st_size, SIM_CONF_MAX_FILE_BYTES >> 20);
     return NULL;
   }
   GString *text = g_string_sized_new((gsize)st.st_size + 1);
   char buf[65536];
   for (;;) {
     ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR)
-      continue;
+    if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int errsv = errno;
       close(fd);
@@ -701,8 +624,7 @@ sim_conf_load_file(const char *path, GError **error)
       g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: cannot read: %s", path, g_strerror(errsv));
       return NULL;
     }
-    if (n == 0)
-      break;
+    if (n == 0) break;
     g_string_append_len(text, buf, n);
     if (text->len > SIM_CONF_MAX_FILE_BYTES) {
       close(fd);
@@ -722,43 +644,36 @@ sim_conf_load_file(const char *path, GError **error)
   return sim_conf_load_string(contents, path, error);
 }
 
-void
-sim_conf_doc_free(SimConfDoc *doc)
+void sim_conf_doc_free(SimConfDoc *doc)
 {
-  if (!doc)
-    return;
+  if (!doc) return;
   sim_conf_node_free_(doc->root);
   g_free(doc->file);
   g_free(doc);
 }
 
-SimConfNode *
-sim_conf_doc_root(const SimConfDoc *doc)
+SimConfNode *sim_conf_doc_root(const SimConfDoc *doc)
 {
   g_return_val_if_fail(doc != NULL, NULL);
   return doc->root;
 }
 
-const char *
-sim_conf_doc_file(const SimConfDoc *doc)
+const char *sim_conf_doc_file(const SimConfDoc *doc)
 {
   g_return_val_if_fail(doc != NULL, NULL);
   return doc->file;
 }
 
-char *
-sim_conf_node_resolve_path(const SimConfNode *node, GError **error)
+char *sim_conf_node_resolve_path(const SimConfNode *node, GError **error)
 {
   g_return_val_if_fail(node != NULL, NULL);
   if (node->kind != SIM_CONF_NODE_SCALAR || sim_conf_node_is_null(node)) {
     sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected a file path");
     return NULL;
   }
-  if (g_path_is_absolute(node->text) || node->line == 0)
-    return g_strdup(node->text);
+  if (g_path_is_absolute(node->text) || node->line == 0) return g_strdup(node->text);
   g_autofree char *dir = g_path_get_dirname(node->file);
-  if (strcmp(dir, ".") == 0)
-    return g_strdup(node->text);
+  if (strcmp(dir, ".") == 0) return g_strdup(node->text);
   return g_build_filename(dir, node->text, NULL);
 }
 
@@ -770,73 +685,61 @@ typedef struct {
   gint64 index; /* for [i], or the numeric value of key when it is all digits, else -1 */
 } Step;
 
-static void
-steps_free(GArray *steps)
+static void steps_free(GArray *steps)
 {
-  for (guint i = 0; i < steps->len; i++)
-    g_free(g_array_index(steps, Step, i).key);
+  for (guint i = 0; i < steps->len; i++) g_free(g_array_index(steps, Step, i).key);
   g_array_free(steps, TRUE);
 }
 
-static gboolean
-parse_steps(const char *path, GArray *steps, const char *source, GError **error)
+static gboolean parse_steps(const char *path, GArray *steps, const char *source, GError **error)
 {
   const char *p = path;
   while (*p) {
     const char *s = p;
-    while (*p && *p != '.' && *p != '[')
-      p++;
+    while (*p && *p != '.' && *p != '[') p++;
     if (p > s) {
-      Step st = {g_strndup(s, p - s), -1};
+      Step st = { g_strndup(s, p - s), -1 };
       guint64 v;
-      if (g_ascii_string_to_unsigned(st.key, 10, 0, G_MAXINT32, &v, NULL))
-        st.index = (gint64)v;
+      if (g_ascii_string_to_unsigned(st.key, 10, 0, G_MAXINT32, &v, NULL)) st.index = (gint64)v;
       g_array_append_val(steps, st);
     } else if (*p != '[') {
       goto bad;
     }
     while (*p == '[') {
       const char *e = strchr(p, ']');
-      if (!e || e == p + 1)
-        goto bad;
+      if (!e || e == p + 1) goto bad;
       g_autofree char *num = g_strndup(p + 1, e - p - 1);
       guint64 v;
-      if (!g_ascii_string_to_unsigned(num, 10, 0, G_MAXINT32, &v, NULL))
-        goto bad;
-      Step st = {NULL, (gint64)v};
+      if (!g_ascii_string_to_unsigned(num, 10, 0, G_MAXINT32, &v, NULL)) goto bad;
+      Step st = { NULL, (gint64)v };
       g_array_append_val(steps, st);
       p = e + 1;
     }
     if (*p == '.') {
       p++;
-      if (*p == '\0')
-        goto bad;
+      if (*p == '\0') goto bad;
     } else if (*p != '\0') {
       goto bad;
     }
   }
-  if (steps->len == 0)
-    goto bad;
+  if (steps->len == 0) goto bad;
   return TRUE;
 bad:
   g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: '%s': malformed key path", source, path);
   return FALSE;
 }
 
-static const char *
-shape_name(const SimConfNode *n)
+static const char *shape_name(const SimConfNode *n)
 {
   return n->kind == SIM_CONF_NODE_MAP ? "a map" : n->kind == SIM_CONF_NODE_SEQ ? "a list" : "a scalar";
 }
 
-gboolean
-sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *source, GError **error)
+gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *source, GError **error)
 {
   g_return_val_if_fail(doc != NULL && assignment != NULL && source != NULL, FALSE);
   const char *eq = strchr(assignment, '=');
   if (!eq) {
-    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
-                "%s: '%s': expected key.path=value", source, assignment);
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: '%s': expected key.path=value", source, assignment);
     return FALSE;
   }
   g_autofree char *path = g_strstrip(g_strndup(assignment, eq - assignment));
@@ -847,8 +750,7 @@ sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *
   GString *done = g_string_new(NULL); /* path walked so far, canonical form */
   SimConfNode *newval = NULL;
 
-  if (!parse_steps(path, steps, source, error))
-    goto out;
+  if (!parse_steps(path, steps, source, error)) goto out;
 
   /* Parse the value as YAML; an empty value is an empty scalar. */
   if (value[0] == '\0') {
@@ -859,8 +761,7 @@ sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *
     GError *e = NULL;
     SimConfDoc *vdoc = load_string(value, source, FALSE, &e);
     if (!vdoc) {
-      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: %s: bad value '%s': %s",
-                  source, path, value, e->message);
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: %s: bad value '%s': %s", source, path, value, e->message);
       g_error_free(e);
       goto out;
     }
@@ -876,8 +777,8 @@ sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *
     if (cur->kind == SIM_CONF_NODE_SEQ && st->index >= 0) {
       g_string_append_printf(done, "[%" G_GINT64_FORMAT "]", st->index);
       if (st->index >= (gint64)cur->children->len) {
-        g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
-                    "%s: %s: no such element (the list has %u)", source, done->str, cur->children->len);
+        g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: %s: no such element (the list has %u)", source,
+                    done->str, cur->children->len);
         goto out;
       }
       SimConfNode *old = g_ptr_array_index(cur->children, st->index);
@@ -891,14 +792,13 @@ sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *
       continue;
     }
     if (!st->key || cur->kind != SIM_CONF_NODE_MAP) {
-      g_autofree char *what = st->key ? g_strdup_printf("key '%s'", st->key)
-                                      : g_strdup_printf("element [%" G_GINT64_FORMAT "]", st->index);
-      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: %s: is %s, it has no %s",
-                  source, done->len ? done->str : "(root)", shape_name(cur), what);
+      g_autofree char *what =
+          st->key ? g_strdup_printf("key '%s'", st->key) : g_strdup_printf("element [%" G_GINT64_FORMAT "]", st->index);
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: %s: is %s, it has no %s", source,
+                  done->len ? done->str : "(root)", shape_name(cur), what);
       goto out;
     }
-    if (done->len)
-      g_string_append_c(done, '.');
+    if (done->len) g_string_append_c(done, '.');
     g_string_append(done, st->key);
     SimConfNode *child = sim_conf_node_get(cur, st->key);
     if (last) {
@@ -912,8 +812,7 @@ sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *
     if (!child) {
       const Step *nx = &g_array_index(steps, Step, i + 1);
       if (!nx->key) {
-        g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE,
-                    "%s: %s: no such list", source, done->str);
+        g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: %s: no such list", source, done->str);
         goto out;
       }
       child = node_new(SIM_CONF_NODE_MAP, set_file, 0, 0);
@@ -930,32 +829,27 @@ out:
   return ok;
 }
 
-gboolean
-sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
+gboolean sim_conf_apply_override(SimConfDoc *doc, const char *assignment, GError **error)
 {
   return sim_conf_apply_override_as(doc, assignment, "--set", error);
 }
 
-gboolean
-sim_conf_apply_overrides(SimConfDoc *doc, const char *const *assignments, GError **error)
+gboolean sim_conf_apply_overrides(SimConfDoc *doc, const char *const *assignments, GError **error)
 {
   for (const char *const *a = assignments; a && *a; a++)
-    if (!sim_conf_apply_override(doc, *a, error))
-      return FALSE;
+    if (!sim_conf_apply_override(doc, *a, error)) return FALSE;
   return TRUE;
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Overlay and include                                                                        */
 
-static void
-overlay_map(SimConfNode *base, const SimConfNode *top)
+static void overlay_map(SimConfNode *base, const SimConfNode *top)
 {
   /* The merged map takes the position of the overriding one (the file the user edits). */
   g_ref_string_release(base->file);
   base->file = g_ref_string_acquire(top->file);
-  if (base->from)
-    g_ref_string_release(base->from);
+  if (base->from) g_ref_string_release(base->from);
   base->from = top->from ? g_ref_string_acquire(top->from) : NULL;
   base->line = top->line;
   base->col = top->col;
@@ -975,8 +869,7 @@ overlay_map(SimConfNode *base, const SimConfNode *top)
   }
 }
 
-gboolean
-sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConfNode *top, GError **error)
+gboolean sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConfNode *top, GError **error)
 {
   g_return_val_if_fail(base_doc != NULL && base != NULL && top != NULL, FALSE);
   if (base->kind != SIM_CONF_NODE_MAP) {
@@ -993,14 +886,11 @@ sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConfNode *top
 
 /* Sets n->from to @from on every node of the subtree that has none yet (nodes of deeper
  * includes already carry their longer chain). */
-static void
-mark_from(SimConfNode *n, GRefString *from)
+static void mark_from(SimConfNode *n, GRefString *from)
 {
-  if (!n->from)
-    n->from = g_ref_string_acquire(from);
+  if (!n->from) n->from = g_ref_string_acquire(from);
   if (n->children)
-    for (guint i = 0; i < n->children->len; i++)
-      mark_from(g_ptr_array_index(n->children, i), from);
+    for (guint i = 0; i < n->children->len; i++) mark_from(g_ptr_array_index(n->children, i), from);
 }
 
 /* Loads @path and, recursively, the file its @key names, overlaid. @site is the node that
@@ -1008,8 +898,7 @@ mark_from(SimConfNode *n, GRefString *from)
  * included, so that every error in it, here or when binding, ends in
  * " (included from FILE:LINE:COL[, included from ...])". A file that cannot be read is
  * reported at the site that names it. */
-static SimConfDoc *
-load_include(const char *path, const char *key, GPtrArray *chain, const SimConfNode *site, GError **error)
+static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *chain, const SimConfNode *site, GError **error)
 {
   g_autofree char *from = NULL; /* where @path was included */
   if (site)
@@ -1033,8 +922,7 @@ load_include(const char *path, const char *key, GPtrArray *chain, const SimConfN
     g_ref_string_release(ref);
   }
   SimConfNode *inc = sim_conf_node_get(doc->root, key);
-  if (!inc)
-    return doc;
+  if (!inc) return doc;
   g_autofree char *ipath = sim_conf_node_resolve_path(inc, error);
   if (!ipath) {
     sim_conf_doc_free(doc);
@@ -1071,8 +959,7 @@ load_include(const char *path, const char *key, GPtrArray *chain, const SimConfN
   return base;
 }
 
-SimConfDoc *
-sim_conf_load_with_include(const char *path, const char *include_key, GError **error)
+SimConfDoc *sim_conf_load_with_include(const char *path, const char *include_key, GError **error)
 {
   g_return_val_if_fail(path != NULL && include_key != NULL, NULL);
   GPtrArray *chain = g_ptr_array_new_with_free_func(g_free);

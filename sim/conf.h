@@ -66,11 +66,7 @@ typedef enum {
 typedef struct SimConfDoc SimConfDoc;
 typedef struct SimConfNode SimConfNode;
 
-typedef enum {
-  SIM_CONF_NODE_SCALAR,
-  SIM_CONF_NODE_MAP,
-  SIM_CONF_NODE_SEQ
-} SimConfNodeKind;
+typedef enum { SIM_CONF_NODE_SCALAR, SIM_CONF_NODE_MAP, SIM_CONF_NODE_SEQ } SimConfNodeKind;
 
 /**
  * sim_conf_load_file:
@@ -153,8 +149,7 @@ char *sim_conf_node_resolve_path(const SimConfNode *node, GError **error);
  * Sets @error (SIM_CONF_ERROR, @code) to "FILE:LINE:COL: path: <printf message>" for @node,
  * for code that handles a section by hand. @node may be NULL (message kept as is).
  */
-void sim_conf_set_error(GError **error, const SimConfNode *node, SimConfErrorCode code,
-                        const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+void sim_conf_set_error(GError **error, const SimConfNode *node, SimConfErrorCode code, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 
 /* Typed scalar readers (the same rules as binding). Errors carry the node position. */
 
@@ -213,8 +208,7 @@ gboolean sim_conf_apply_overrides(SimConfDoc *doc, const char *const *assignment
  * after, in @top's order.
  * @top is not modified. Errors: SIM_CONF_ERROR_TYPE if either is not a map.
  */
-gboolean sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConfNode *top,
-                          GError **error);
+gboolean sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConfNode *top, GError **error);
 
 /**
  * sim_conf_load_with_include:
@@ -267,27 +261,30 @@ typedef struct {
  * a bare number there is taken in the base unit (so .min = "0" works for any kind).
  */
 typedef struct SimConfField {
-  const char *key;                 /**< YAML key */
+  const char *key; /**< YAML key */
   SimConfType type;
-  size_t offset;                   /**< offsetof(struct, member) */
-  SimUnitKind unit;                /**< for DOUBLE/INT/INT64 (and scalar LIST elements) */
-  const char *def;                 /**< default as text, NULL = none (field left untouched) */
-  const char *min, *max;           /**< value bounds as text, NULL = unbounded (also applied
+  size_t offset;         /**< offsetof(struct, member) */
+  SimUnitKind unit;      /**< for DOUBLE/INT/INT64 (and scalar LIST elements) */
+  const char *def;       /**< default as text, NULL = none (field left untouched) */
+  const char *min, *max; /**< value bounds as text, NULL = unbounded (also applied
                                         to the elements of a LIST of scalars) */
   bool min_exclusive, max_exclusive;
-  size_t min_items, max_items;     /**< LIST/DICT: bounds on the element count, 0 = none */
-  bool required;                   /**< absence is SIM_CONF_ERROR_MISSING */
-  const char *const *enum_names;   /**< ENUM (and enum list elements): NULL-terminated names */
-  const struct SimConfField *sub;  /**< MAP: nested schema; LIST/DICT: element schema */
-  SimConfType elem_type;           /**< LIST of scalars: element type (DOUBLE, INT, INT64,
+  size_t min_items, max_items;    /**< LIST/DICT: bounds on the element count, 0 = none */
+  bool required;                  /**< absence is SIM_CONF_ERROR_MISSING */
+  const char *const *enum_names;  /**< ENUM (and enum list elements): NULL-terminated names */
+  const struct SimConfField *sub; /**< MAP: nested schema; LIST/DICT: element schema */
+  SimConfType elem_type;          /**< LIST of scalars: element type (DOUBLE, INT, INT64,
                                         BOOL, STRING, ENUM) */
-  size_t elem_size;                /**< LIST/DICT of maps: sizeof(element struct) */
-  size_t key_offset;               /**< DICT: offsetof(element, char *name) */
-  const char *doc;                 /**< one line: meaning (unit is printed from .unit) */
+  size_t elem_size;               /**< LIST/DICT of maps: sizeof(element struct) */
+  size_t key_offset;              /**< DICT: offsetof(element, char *name) */
+  const char *doc;                /**< one line: meaning (unit is printed from .unit) */
 } SimConfField;
 
 /** Terminator of a schema array. */
-#define SIM_CONF_END { .key = NULL }
+#define SIM_CONF_END \
+  {                  \
+    .key = NULL      \
+  }
 
 /**
  * sim_conf_bind:

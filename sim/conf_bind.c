@@ -20,15 +20,13 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Typed scalar readers                                                                       */
 
-static const char *
-shape_desc(const SimConfNode *n)
+static const char *shape_desc(const SimConfNode *n)
 {
   return n->kind == SIM_CONF_NODE_MAP ? "a map" : n->kind == SIM_CONF_NODE_SEQ ? "a list" : "a value";
 }
 
 /* Ensures @node is a non-null scalar; @want describes what was expected. */
-static gboolean
-need_scalar(const SimConfNode *node, const char *want, GError **error)
+static gboolean need_scalar(const SimConfNode *node, const char *want, GError **error)
 {
   if (node->kind != SIM_CONF_NODE_SCALAR) {
     sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected %s, got %s", want, shape_desc(node));
@@ -41,32 +39,26 @@ need_scalar(const SimConfNode *node, const char *want, GError **error)
   return TRUE;
 }
 
-static char *
-quantity_desc(SimUnitKind kind)
+static char *quantity_desc(SimUnitKind kind)
 {
-  if (kind == SIM_UNIT_NONE)
-    return g_strdup("a number");
+  if (kind == SIM_UNIT_NONE) return g_strdup("a number");
   return g_strdup_printf("a %s (e.g. '%s')", sim_unit_kind_name(kind), sim_unit_kind_example(kind));
 }
 
 /* Re-raises a SIM_UNITS_ERROR at @node's position. */
-static void
-units_error(GError **error, const SimConfNode *node, GError *e)
+static void units_error(GError **error, const SimConfNode *node, GError *e)
 {
-  SimConfErrorCode code = e->code == SIM_UNITS_ERROR_SYNTAX || e->code == SIM_UNITS_ERROR_NOT_INTEGER
-                              ? SIM_CONF_ERROR_TYPE
-                              : SIM_CONF_ERROR_UNIT;
+  SimConfErrorCode code =
+      e->code == SIM_UNITS_ERROR_SYNTAX || e->code == SIM_UNITS_ERROR_NOT_INTEGER ? SIM_CONF_ERROR_TYPE : SIM_CONF_ERROR_UNIT;
   sim_conf_set_error(error, node, code, "%s", e->message);
   g_error_free(e);
 }
 
-gboolean
-sim_conf_node_double(const SimConfNode *node, SimUnitKind kind, double *out, GError **error)
+gboolean sim_conf_node_double(const SimConfNode *node, SimUnitKind kind, double *out, GError **error)
 {
   g_return_val_if_fail(node != NULL && out != NULL, FALSE);
   g_autofree char *want = quantity_desc(kind);
-  if (!need_scalar(node, want, error))
-    return FALSE;
+  if (!need_scalar(node, want, error)) return FALSE;
   GError *e = NULL;
   if (!sim_units_parse(node->text, kind, out, &e)) {
     units_error(error, node, e);
@@ -75,13 +67,11 @@ sim_conf_node_double(const SimConfNode *node, SimUnitKind kind, double *out, GEr
   return TRUE;
 }
 
-gboolean
-sim_conf_node_int64(const SimConfNode *node, SimUnitKind kind, int64_t *out, GError **error)
+gboolean sim_conf_node_int64(const SimConfNode *node, SimUnitKind kind, int64_t *out, GError **error)
 {
   g_return_val_if_fail(node != NULL && out != NULL, FALSE);
   g_autofree char *want = kind == SIM_UNIT_NONE ? g_strdup("an integer") : quantity_desc(kind);
-  if (!need_scalar(node, want, error))
-    return FALSE;
+  if (!need_scalar(node, want, error)) return FALSE;
   GError *e = NULL;
   if (!sim_units_parse_int64(node->text, kind, out, &e)) {
     units_error(error, node, e);
@@ -90,12 +80,10 @@ sim_conf_node_int64(const SimConfNode *node, SimUnitKind kind, int64_t *out, GEr
   return TRUE;
 }
 
-gboolean
-sim_conf_node_bool(const SimConfNode *node, bool *out, GError **error)
+gboolean sim_conf_node_bool(const SimConfNode *node, bool *out, GError **error)
 {
   g_return_val_if_fail(node != NULL && out != NULL, FALSE);
-  if (!need_scalar(node, "true or false", error))
-    return FALSE;
+  if (!need_scalar(node, "true or false", error)) return FALSE;
   const char *t = node->text;
   if (!strcmp(t, "true") || !strcmp(t, "True") || !strcmp(t, "TRUE")) {
     *out = true;
@@ -109,23 +97,19 @@ sim_conf_node_bool(const SimConfNode *node, bool *out, GError **error)
   return FALSE;
 }
 
-static char *
-join_names(const char *const *names)
+static char *join_names(const char *const *names)
 {
   GString *s = g_string_new(NULL);
-  for (const char *const *n = names; *n; n++)
-    g_string_append_printf(s, "%s%s", n == names ? "" : ", ", *n);
+  for (const char *const *n = names; *n; n++) g_string_append_printf(s, "%s%s", n == names ? "" : ", ", *n);
   return g_string_free(s, FALSE);
 }
 
-gboolean
-sim_conf_node_enum(const SimConfNode *node, const char *const *names, int *out, GError **error)
+gboolean sim_conf_node_enum(const SimConfNode *node, const char *const *names, int *out, GError **error)
 {
   g_return_val_if_fail(node != NULL && names != NULL && out != NULL, FALSE);
   g_autofree char *list = join_names(names);
   g_autofree char *want = g_strdup_printf("one of %s", list);
-  if (!need_scalar(node, want, error))
-    return FALSE;
+  if (!need_scalar(node, want, error)) return FALSE;
   for (int i = 0; names[i]; i++) {
     if (strcmp(names[i], node->text) == 0) {
       *out = i;
@@ -141,27 +125,22 @@ sim_conf_node_enum(const SimConfNode *node, const char *const *names, int *out, 
   return FALSE;
 }
 
-static void
-unknown_key_error(GError **error, const SimConfNode *value, const char *const *allowed)
+static void unknown_key_error(GError **error, const SimConfNode *value, const char *const *allowed)
 {
   const char *near = sim_conf_suggest(value->key, allowed);
   if (near)
-    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s' (did you mean '%s'?)",
-                        value->key, near);
+    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s' (did you mean '%s'?)", value->key, near);
   else if (allowed && allowed[0]) {
     g_autofree char *list = join_names(allowed);
-    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s' (known keys: %s)",
-                        value->key, list);
+    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s' (known keys: %s)", value->key, list);
   } else {
     sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s'", value->key);
   }
 }
 
-static gboolean
-need_map(const SimConfNode *node, GError **error)
+static gboolean need_map(const SimConfNode *node, GError **error)
 {
-  if (node->kind == SIM_CONF_NODE_MAP)
-    return TRUE;
+  if (node->kind == SIM_CONF_NODE_MAP) return TRUE;
   if (node->kind == SIM_CONF_NODE_SCALAR && sim_conf_node_is_null(node))
     sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "missing value, expected a map");
   else if (node->kind == SIM_CONF_NODE_SCALAR)
@@ -171,17 +150,14 @@ need_map(const SimConfNode *node, GError **error)
   return FALSE;
 }
 
-gboolean
-sim_conf_check_keys(const SimConfNode *map, const char *const *allowed, GError **error)
+gboolean sim_conf_check_keys(const SimConfNode *map, const char *const *allowed, GError **error)
 {
   g_return_val_if_fail(map != NULL, FALSE);
-  if (!need_map(map, error))
-    return FALSE;
+  if (!need_map(map, error)) return FALSE;
   for (guint i = 0; i < map->children->len; i++) {
     const SimConfNode *v = g_ptr_array_index(map->children, i);
     gboolean ok = FALSE;
-    for (const char *const *a = allowed; a && *a && !ok; a++)
-      ok = strcmp(*a, v->key) == 0;
+    for (const char *const *a = allowed; a && *a && !ok; a++) ok = strcmp(*a, v->key) == 0;
     if (!ok) {
       unknown_key_error(error, v, allowed);
       return FALSE;
@@ -193,60 +169,52 @@ sim_conf_check_keys(const SimConfNode *map, const char *const *allowed, GError *
 /* ------------------------------------------------------------------------------------------ */
 /* Binding                                                                                    */
 
-static gboolean
-schema_error(GError **error, const SimConfField *f, const char *what, const char *text, GError *e)
+static gboolean schema_error(GError **error, const SimConfField *f, const char *what, const char *text, GError *e)
 {
-  g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_SCHEMA, "schema: field '%s': bad %s '%s': %s",
-              f->key, what, text, e ? e->message : "invalid");
+  g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_SCHEMA, "schema: field '%s': bad %s '%s': %s", f->key, what, text,
+              e ? e->message : "invalid");
   g_clear_error(&e);
   return FALSE;
 }
 
 /* Parses schema text (default or bound) of a quantity; a bare number is in the base unit. */
-static gboolean
-schema_number(const SimConfField *f, SimUnitKind unit, const char *what, const char *text, double *out,
-              GError **error)
+static gboolean schema_number(const SimConfField *f, SimUnitKind unit, const char *what, const char *text, double *out,
+                              GError **error)
 {
   GError *e = NULL;
-  if (sim_units_parse(text, unit, out, &e))
-    return TRUE;
+  if (sim_units_parse(text, unit, out, &e)) return TRUE;
   if (e->code == SIM_UNITS_ERROR_NO_UNIT) {
     g_clear_error(&e);
-    if (sim_units_parse_double(text, out, &e))
-      return TRUE;
+    if (sim_units_parse_double(text, out, &e)) return TRUE;
   }
   return schema_error(error, f, what, text, e);
 }
 
 /* The bound @b of @f (schema text @text) for a message: in the field's unit when it has one
  * ("100 %", "1 ns"), else as the schema writes it. */
-static char *
-bound_text(SimUnitKind unit, const char *text, double b)
+static char *bound_text(SimUnitKind unit, const char *text, double b)
 {
   return unit == SIM_UNIT_NONE ? g_strdup(text) : sim_units_format(b, unit);
 }
 
-static gboolean
-check_range(const SimConfField *f, SimUnitKind unit, double v, const SimConfNode *node, GError **error)
+static gboolean check_range(const SimConfField *f, SimUnitKind unit, double v, const SimConfNode *node, GError **error)
 {
   double b;
   if (f->min) {
-    if (!schema_number(f, unit, "min", f->min, &b, error))
-      return FALSE;
+    if (!schema_number(f, unit, "min", f->min, &b, error)) return FALSE;
     if (f->min_exclusive ? !(v > b) : !(v >= b)) {
       g_autofree char *bt = bound_text(unit, f->min, b);
-      sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range: must be %s %s",
-                         node->text, f->min_exclusive ? ">" : ">=", bt);
+      sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range: must be %s %s", node->text,
+                         f->min_exclusive ? ">" : ">=", bt);
       return FALSE;
     }
   }
   if (f->max) {
-    if (!schema_number(f, unit, "max", f->max, &b, error))
-      return FALSE;
+    if (!schema_number(f, unit, "max", f->max, &b, error)) return FALSE;
     if (f->max_exclusive ? !(v < b) : !(v <= b)) {
       g_autofree char *bt = bound_text(unit, f->max, b);
-      sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range: must be %s %s",
-                         node->text, f->max_exclusive ? "<" : "<=", bt);
+      sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range: must be %s %s", node->text,
+                         f->max_exclusive ? "<" : "<=", bt);
       return FALSE;
     }
   }
@@ -255,221 +223,192 @@ check_range(const SimConfField *f, SimUnitKind unit, double v, const SimConfNode
 
 /* Stores one scalar of @type (DOUBLE, INT, INT64, BOOL, STRING, ENUM) read from @node into @p,
  * with @f's unit, range and enum names. */
-static gboolean
-bind_scalar(const SimConfField *f, SimConfType type, const SimConfNode *node, void *p, GError **error)
+static gboolean bind_scalar(const SimConfField *f, SimConfType type, const SimConfNode *node, void *p, GError **error)
 {
   switch (type) {
-  case SIM_CONF_T_DOUBLE: {
-    double v;
-    if (!sim_conf_node_double(node, f->unit, &v, error) || !check_range(f, f->unit, v, node, error))
-      return FALSE;
-    *(double *)p = v;
-    return TRUE;
-  }
-  case SIM_CONF_T_INT:
-  case SIM_CONF_T_INT64: {
-    int64_t v;
-    if (!sim_conf_node_int64(node, f->unit, &v, error) || !check_range(f, f->unit, (double)v, node, error))
-      return FALSE;
-    if (type == SIM_CONF_T_INT) {
-      if (v < INT_MIN || v > INT_MAX) {
-        sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range for an int", node->text);
-        return FALSE;
-      }
-      *(int *)p = (int)v;
-    } else {
-      *(int64_t *)p = v;
+    case SIM_CONF_T_DOUBLE: {
+      double v;
+      if (!sim_conf_node_double(node, f->unit, &v, error) || !check_range(f, f->unit, v, node, error)) return FALSE;
+      *(double *)p = v;
+      return TRUE;
     }
-    return TRUE;
-  }
-  case SIM_CONF_T_BOOL:
-    return sim_conf_node_bool(node, (bool *)p, error);
-  case SIM_CONF_T_STRING:
-    if (!need_scalar(node, "a string", error))
+    case SIM_CONF_T_INT:
+    case SIM_CONF_T_INT64: {
+      int64_t v;
+      if (!sim_conf_node_int64(node, f->unit, &v, error) || !check_range(f, f->unit, (double)v, node, error)) return FALSE;
+      if (type == SIM_CONF_T_INT) {
+        if (v < INT_MIN || v > INT_MAX) {
+          sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range for an int", node->text);
+          return FALSE;
+        }
+        *(int *)p = (int)v;
+      } else {
+        *(int64_t *)p = v;
+      }
+      return TRUE;
+    }
+    case SIM_CONF_T_BOOL: return sim_conf_node_bool(node, (bool *)p, error);
+    case SIM_CONF_T_STRING:
+      if (!need_scalar(node, "a string", error)) return FALSE;
+      g_free(*(char **)p);
+      *(char **)p = g_strdup(node->text);
+      return TRUE;
+    case SIM_CONF_T_ENUM:
+      g_return_val_if_fail(f->enum_names != NULL, FALSE);
+      return sim_conf_node_enum(node, f->enum_names, (int *)p, error);
+    default:
+      g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_SCHEMA, "schema: field '%s': type %d is not a scalar type", f->key, type);
       return FALSE;
-    g_free(*(char **)p);
-    *(char **)p = g_strdup(node->text);
-    return TRUE;
-  case SIM_CONF_T_ENUM:
-    g_return_val_if_fail(f->enum_names != NULL, FALSE);
-    return sim_conf_node_enum(node, f->enum_names, (int *)p, error);
-  default:
-    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_SCHEMA, "schema: field '%s': type %d is not a scalar type",
-                f->key, type);
-    return FALSE;
   }
 }
 
-static size_t
-scalar_size(SimConfType t)
+static size_t scalar_size(SimConfType t)
 {
   switch (t) {
-  case SIM_CONF_T_DOUBLE: return sizeof(double);
-  case SIM_CONF_T_INT: return sizeof(int);
-  case SIM_CONF_T_INT64: return sizeof(int64_t);
-  case SIM_CONF_T_BOOL: return sizeof(bool);
-  case SIM_CONF_T_STRING: return sizeof(char *);
-  case SIM_CONF_T_ENUM: return sizeof(int);
-  default: return 0;
+    case SIM_CONF_T_DOUBLE: return sizeof(double);
+    case SIM_CONF_T_INT: return sizeof(int);
+    case SIM_CONF_T_INT64: return sizeof(int64_t);
+    case SIM_CONF_T_BOOL: return sizeof(bool);
+    case SIM_CONF_T_STRING: return sizeof(char *);
+    case SIM_CONF_T_ENUM: return sizeof(int);
+    default: return 0;
   }
 }
 
-static gboolean
-apply_default(const SimConfField *f, void *p, GError **error)
+static gboolean apply_default(const SimConfField *f, void *p, GError **error)
 {
   GError *e = NULL;
   switch (f->type) {
-  case SIM_CONF_T_DOUBLE:
-    return schema_number(f, f->unit, "default", f->def, (double *)p, error);
-  case SIM_CONF_T_INT:
-  case SIM_CONF_T_INT64: {
-    int64_t v;
-    if (!sim_units_parse_int64(f->def, f->unit, &v, &e)) {
-      if (e->code != SIM_UNITS_ERROR_NO_UNIT)
-        return schema_error(error, f, "default", f->def, e);
-      g_clear_error(&e);
-      if (!sim_units_parse_int64(f->def, SIM_UNIT_NONE, &v, &e))
-        return schema_error(error, f, "default", f->def, e);
-    }
-    if (f->type == SIM_CONF_T_INT) {
-      if (v < INT_MIN || v > INT_MAX)
-        return schema_error(error, f, "default", f->def, NULL);
-      *(int *)p = (int)v;
-    } else {
-      *(int64_t *)p = v;
-    }
-    return TRUE;
-  }
-  case SIM_CONF_T_BOOL:
-    if (!strcmp(f->def, "true") || !strcmp(f->def, "false")) {
-      *(bool *)p = f->def[0] == 't';
+    case SIM_CONF_T_DOUBLE: return schema_number(f, f->unit, "default", f->def, (double *)p, error);
+    case SIM_CONF_T_INT:
+    case SIM_CONF_T_INT64: {
+      int64_t v;
+      if (!sim_units_parse_int64(f->def, f->unit, &v, &e)) {
+        if (e->code != SIM_UNITS_ERROR_NO_UNIT) return schema_error(error, f, "default", f->def, e);
+        g_clear_error(&e);
+        if (!sim_units_parse_int64(f->def, SIM_UNIT_NONE, &v, &e)) return schema_error(error, f, "default", f->def, e);
+      }
+      if (f->type == SIM_CONF_T_INT) {
+        if (v < INT_MIN || v > INT_MAX) return schema_error(error, f, "default", f->def, NULL);
+        *(int *)p = (int)v;
+      } else {
+        *(int64_t *)p = v;
+      }
       return TRUE;
     }
-    return schema_error(error, f, "default", f->def, NULL);
-  case SIM_CONF_T_STRING:
-    g_free(*(char **)p);
-    *(char **)p = g_strdup(f->def);
-    return TRUE;
-  case SIM_CONF_T_ENUM:
-    for (int i = 0; f->enum_names && f->enum_names[i]; i++) {
-      if (!strcmp(f->enum_names[i], f->def)) {
-        *(int *)p = i;
+    case SIM_CONF_T_BOOL:
+      if (!strcmp(f->def, "true") || !strcmp(f->def, "false")) {
+        *(bool *)p = f->def[0] == 't';
         return TRUE;
       }
-    }
-    return schema_error(error, f, "default", f->def, NULL);
-  default:
-    return TRUE; /* maps, lists, nodes: no default text */
+      return schema_error(error, f, "default", f->def, NULL);
+    case SIM_CONF_T_STRING:
+      g_free(*(char **)p);
+      *(char **)p = g_strdup(f->def);
+      return TRUE;
+    case SIM_CONF_T_ENUM:
+      for (int i = 0; f->enum_names && f->enum_names[i]; i++) {
+        if (!strcmp(f->enum_names[i], f->def)) {
+          *(int *)p = i;
+          return TRUE;
+        }
+      }
+      return schema_error(error, f, "default", f->def, NULL);
+    default: return TRUE; /* maps, lists, nodes: no default text */
   }
 }
 
-static gboolean bind_map(const SimConfNode *node, const SimConfNode *anchor, const char *prefix,
-                         const SimConfField *schema, void *out, GError **error);
+static gboolean bind_map(const SimConfNode *node, const SimConfNode *anchor, const char *prefix, const SimConfField *schema,
+                         void *out, GError **error);
 
-static gboolean
-check_count(const SimConfField *f, const SimConfNode *node, size_t n, GError **error)
+static gboolean check_count(const SimConfField *f, const SimConfNode *node, size_t n, GError **error)
 {
   if (f->min_items && n < f->min_items) {
-    sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "has %zu element%s, needs at least %zu", n,
-                       n == 1 ? "" : "s", f->min_items);
+    sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "has %zu element%s, needs at least %zu", n, n == 1 ? "" : "s",
+                       f->min_items);
     return FALSE;
   }
   if (f->max_items && n > f->max_items) {
-    sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "has %zu elements, at most %zu allowed", n,
-                       f->max_items);
+    sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "has %zu elements, at most %zu allowed", n, f->max_items);
     return FALSE;
   }
   return TRUE;
 }
 
-static gboolean
-bind_value(const SimConfField *f, const SimConfNode *node, void *out, GError **error)
+static gboolean bind_value(const SimConfField *f, const SimConfNode *node, void *out, GError **error)
 {
   void *p = (char *)out + f->offset;
   switch (f->type) {
-  case SIM_CONF_T_MAP:
-    g_return_val_if_fail(f->sub != NULL, FALSE);
-    if (!need_map(node, error))
-      return FALSE;
-    return bind_map(node, node, "", f->sub, p, error);
+    case SIM_CONF_T_MAP:
+      g_return_val_if_fail(f->sub != NULL, FALSE);
+      if (!need_map(node, error)) return FALSE;
+      return bind_map(node, node, "", f->sub, p, error);
 
-  case SIM_CONF_T_LIST: {
-    if (node->kind != SIM_CONF_NODE_SEQ) {
-      if (node->kind == SIM_CONF_NODE_SCALAR && sim_conf_node_is_null(node))
-        sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "missing value, expected a list");
-      else
-        sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected a list, got %s", shape_desc(node));
-      return FALSE;
-    }
-    size_t n = node->children->len;
-    if (!check_count(f, node, n, error))
-      return FALSE;
-    size_t esize = f->sub ? f->elem_size : scalar_size(f->elem_type);
-    g_return_val_if_fail(esize > 0, FALSE);
-    SimConfList *list = p;
-    g_free(list->items); /* only NULL or a previous bind's array (never with elements to free) */
-    list->items = g_malloc0_n(MAX(n, 1), esize);
-    list->n = n;
-    for (size_t i = 0; i < n; i++) {
-      const SimConfNode *c = g_ptr_array_index(node->children, i);
-      void *ep = (char *)list->items + i * esize;
-      gboolean ok = f->sub ? (need_map(c, error) && bind_map(c, c, "", f->sub, ep, error))
-                           : bind_scalar(f, f->elem_type, c, ep, error);
-      if (!ok)
+    case SIM_CONF_T_LIST: {
+      if (node->kind != SIM_CONF_NODE_SEQ) {
+        if (node->kind == SIM_CONF_NODE_SCALAR && sim_conf_node_is_null(node))
+          sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "missing value, expected a list");
+        else
+          sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected a list, got %s", shape_desc(node));
         return FALSE;
+      }
+      size_t n = node->children->len;
+      if (!check_count(f, node, n, error)) return FALSE;
+      size_t esize = f->sub ? f->elem_size : scalar_size(f->elem_type);
+      g_return_val_if_fail(esize > 0, FALSE);
+      SimConfList *list = p;
+      g_free(list->items); /* only NULL or a previous bind's array (never with elements to free) */
+      list->items = g_malloc0_n(MAX(n, 1), esize);
+      list->n = n;
+      for (size_t i = 0; i < n; i++) {
+        const SimConfNode *c = g_ptr_array_index(node->children, i);
+        void *ep = (char *)list->items + i * esize;
+        gboolean ok =
+            f->sub ? (need_map(c, error) && bind_map(c, c, "", f->sub, ep, error)) : bind_scalar(f, f->elem_type, c, ep, error);
+        if (!ok) return FALSE;
+      }
+      return TRUE;
     }
-    return TRUE;
-  }
 
-  case SIM_CONF_T_DICT: {
-    g_return_val_if_fail(f->sub != NULL && f->elem_size > 0, FALSE);
-    if (!need_map(node, error))
-      return FALSE;
-    size_t n = node->children->len;
-    if (!check_count(f, node, n, error))
-      return FALSE;
-    SimConfList *list = p;
-    g_free(list->items);
-    list->items = g_malloc0_n(MAX(n, 1), f->elem_size);
-    list->n = n;
-    for (size_t i = 0; i < n; i++) {
-      const SimConfNode *c = g_ptr_array_index(node->children, i);
-      void *ep = (char *)list->items + i * f->elem_size;
-      *(char **)((char *)ep + f->key_offset) = g_strdup(c->key);
-      if (!need_map(c, error) || !bind_map(c, c, "", f->sub, ep, error))
-        return FALSE;
+    case SIM_CONF_T_DICT: {
+      g_return_val_if_fail(f->sub != NULL && f->elem_size > 0, FALSE);
+      if (!need_map(node, error)) return FALSE;
+      size_t n = node->children->len;
+      if (!check_count(f, node, n, error)) return FALSE;
+      SimConfList *list = p;
+      g_free(list->items);
+      list->items = g_malloc0_n(MAX(n, 1), f->elem_size);
+      list->n = n;
+      for (size_t i = 0; i < n; i++) {
+        const SimConfNode *c = g_ptr_array_index(node->children, i);
+        void *ep = (char *)list->items + i * f->elem_size;
+        *(char **)((char *)ep + f->key_offset) = g_strdup(c->key);
+        if (!need_map(c, error) || !bind_map(c, c, "", f->sub, ep, error)) return FALSE;
+      }
+      return TRUE;
     }
-    return TRUE;
-  }
 
-  case SIM_CONF_T_NODE:
-    *(const SimConfNode **)p = node;
-    return TRUE;
+    case SIM_CONF_T_NODE: *(const SimConfNode **)p = node; return TRUE;
 
-  case SIM_CONF_T_IGNORE:
-    return TRUE;
+    case SIM_CONF_T_IGNORE: return TRUE;
 
-  default:
-    if (!bind_scalar(f, f->type, node, p, error))
-      return FALSE;
-    return TRUE;
+    default:
+      if (!bind_scalar(f, f->type, node, p, error)) return FALSE;
+      return TRUE;
   }
 }
 
-static const SimConfField *
-find_field(const SimConfField *schema, const char *key)
+static const SimConfField *find_field(const SimConfField *schema, const char *key)
 {
   for (const SimConfField *f = schema; f->key; f++)
-    if (strcmp(f->key, key) == 0)
-      return f;
+    if (strcmp(f->key, key) == 0) return f;
   return NULL;
 }
 
 /* Binds map @node (NULL when the whole map is absent) with @schema into @out. Missing keys are
  * reported at @anchor, named @prefix + key. */
-static gboolean
-bind_map(const SimConfNode *node, const SimConfNode *anchor, const char *prefix, const SimConfField *schema,
-         void *out, GError **error)
+static gboolean bind_map(const SimConfNode *node, const SimConfNode *anchor, const char *prefix, const SimConfField *schema,
+                         void *out, GError **error)
 {
   if (node) {
     for (guint i = 0; i < node->children->len; i++) {
@@ -477,51 +416,42 @@ bind_map(const SimConfNode *node, const SimConfNode *anchor, const char *prefix,
       const SimConfField *f = find_field(schema, v->key);
       if (!f) {
         GPtrArray *keys = g_ptr_array_new();
-        for (const SimConfField *k = schema; k->key; k++)
-          g_ptr_array_add(keys, (gpointer)k->key);
+        for (const SimConfField *k = schema; k->key; k++) g_ptr_array_add(keys, (gpointer)k->key);
         g_ptr_array_add(keys, NULL);
         unknown_key_error(error, v, (const char *const *)keys->pdata);
         g_ptr_array_free(keys, TRUE);
         return FALSE;
       }
-      if (!bind_value(f, v, out, error))
-        return FALSE;
+      if (!bind_value(f, v, out, error)) return FALSE;
     }
   }
   for (const SimConfField *f = schema; f->key; f++) {
-    if (node && sim_conf_node_get(node, f->key))
-      continue;
+    if (node && sim_conf_node_get(node, f->key)) continue;
     if (f->required) {
       if (f->doc)
-        sim_conf_set_error(error, anchor, SIM_CONF_ERROR_MISSING, "missing required key '%s%s' (%s)", prefix,
-                           f->key, f->doc);
+        sim_conf_set_error(error, anchor, SIM_CONF_ERROR_MISSING, "missing required key '%s%s' (%s)", prefix, f->key, f->doc);
       else
         sim_conf_set_error(error, anchor, SIM_CONF_ERROR_MISSING, "missing required key '%s%s'", prefix, f->key);
       return FALSE;
     }
     if (f->type == SIM_CONF_T_MAP) {
       g_autofree char *sub_prefix = g_strdup_printf("%s%s.", prefix, f->key);
-      if (!bind_map(NULL, anchor, sub_prefix, f->sub, (char *)out + f->offset, error))
-        return FALSE;
+      if (!bind_map(NULL, anchor, sub_prefix, f->sub, (char *)out + f->offset, error)) return FALSE;
     } else if (f->def) {
-      if (!apply_default(f, (char *)out + f->offset, error))
-        return FALSE;
+      if (!apply_default(f, (char *)out + f->offset, error)) return FALSE;
     }
   }
   return TRUE;
 }
 
-gboolean
-sim_conf_bind(const SimConfNode *node, const SimConfField *schema, void *out, GError **error)
+gboolean sim_conf_bind(const SimConfNode *node, const SimConfField *schema, void *out, GError **error)
 {
   g_return_val_if_fail(node != NULL && schema != NULL && out != NULL, FALSE);
-  if (!need_map(node, error))
-    return FALSE;
+  if (!need_map(node, error)) return FALSE;
   return bind_map(node, node, "", schema, out, error);
 }
 
-static void
-unbind_scalar(SimConfType t, void *p)
+static void unbind_scalar(SimConfType t, void *p)
 {
   if (t == SIM_CONF_T_STRING) {
     g_free(*(char **)p);
@@ -529,41 +459,35 @@ unbind_scalar(SimConfType t, void *p)
   }
 }
 
-void
-sim_conf_unbind(const SimConfField *schema, void *out)
+void sim_conf_unbind(const SimConfField *schema, void *out)
 {
   g_return_if_fail(schema != NULL && out != NULL);
   for (const SimConfField *f = schema; f->key; f++) {
     void *p = (char *)out + f->offset;
     switch (f->type) {
-    case SIM_CONF_T_STRING:
-      unbind_scalar(f->type, p);
-      break;
-    case SIM_CONF_T_MAP:
-      sim_conf_unbind(f->sub, p);
-      break;
-    case SIM_CONF_T_LIST:
-    case SIM_CONF_T_DICT: {
-      SimConfList *list = p;
-      size_t esize = f->sub ? f->elem_size : scalar_size(f->elem_type);
-      for (size_t i = 0; list->items && i < list->n; i++) {
-        void *ep = (char *)list->items + i * esize;
-        if (f->type == SIM_CONF_T_DICT) {
-          g_free(*(char **)((char *)ep + f->key_offset));
-          *(char **)((char *)ep + f->key_offset) = NULL;
+      case SIM_CONF_T_STRING: unbind_scalar(f->type, p); break;
+      case SIM_CONF_T_MAP: sim_conf_unbind(f->sub, p); break;
+      case SIM_CONF_T_LIST:
+      case SIM_CONF_T_DICT: {
+        SimConfList *list = p;
+        size_t esize = f->sub ? f->elem_size : scalar_size(f->elem_type);
+        for (size_t i = 0; list->items && i < list->n; i++) {
+          void *ep = (char *)list->items + i * esize;
+          if (f->type == SIM_CONF_T_DICT) {
+            g_free(*(char **)((char *)ep + f->key_offset));
+            *(char **)((char *)ep + f->key_offset) = NULL;
+          }
+          if (f->sub)
+            sim_conf_unbind(f->sub, ep);
+          else
+            unbind_scalar(f->elem_type, ep);
         }
-        if (f->sub)
-          sim_conf_unbind(f->sub, ep);
-        else
-          unbind_scalar(f->elem_type, ep);
+        g_free(list->items);
+        list->items = NULL;
+        list->n = 0;
+        break;
       }
-      g_free(list->items);
-      list->items = NULL;
-      list->n = 0;
-      break;
-    }
-    default:
-      break;
+      default: break;
     }
   }
 }
@@ -571,8 +495,7 @@ sim_conf_unbind(const SimConfField *schema, void *out)
 /* ------------------------------------------------------------------------------------------ */
 /* Documentation                                                                              */
 
-static void
-md_escape(GString *out, const char *s)
+static void md_escape(GString *out, const char *s)
 {
   for (; s && *s; s++) {
     if (*s == '|')
@@ -584,27 +507,25 @@ md_escape(GString *out, const char *s)
   }
 }
 
-static const char *
-type_name(SimConfType t, SimUnitKind unit)
+static const char *type_name(SimConfType t, SimUnitKind unit)
 {
   switch (t) {
-  case SIM_CONF_T_DOUBLE: return unit == SIM_UNIT_NONE ? "number" : sim_unit_kind_name(unit);
-  case SIM_CONF_T_INT:
-  case SIM_CONF_T_INT64: return unit == SIM_UNIT_NONE ? "integer" : sim_unit_kind_name(unit);
-  case SIM_CONF_T_BOOL: return "bool";
-  case SIM_CONF_T_STRING: return "string";
-  case SIM_CONF_T_ENUM: return "enum";
-  case SIM_CONF_T_MAP: return "map";
-  case SIM_CONF_T_LIST: return "list";
-  case SIM_CONF_T_DICT: return "map of named entries";
-  case SIM_CONF_T_NODE: return "section";
-  case SIM_CONF_T_IGNORE: return "any";
-  default: return "?";
+    case SIM_CONF_T_DOUBLE: return unit == SIM_UNIT_NONE ? "number" : sim_unit_kind_name(unit);
+    case SIM_CONF_T_INT:
+    case SIM_CONF_T_INT64: return unit == SIM_UNIT_NONE ? "integer" : sim_unit_kind_name(unit);
+    case SIM_CONF_T_BOOL: return "bool";
+    case SIM_CONF_T_STRING: return "string";
+    case SIM_CONF_T_ENUM: return "enum";
+    case SIM_CONF_T_MAP: return "map";
+    case SIM_CONF_T_LIST: return "list";
+    case SIM_CONF_T_DICT: return "map of named entries";
+    case SIM_CONF_T_NODE: return "section";
+    case SIM_CONF_T_IGNORE: return "any";
+    default: return "?";
   }
 }
 
-static void
-md_rows(const SimConfField *schema, const char *prefix, GString *out)
+static void md_rows(const SimConfField *schema, const char *prefix, GString *out)
 {
   for (const SimConfField *f = schema; f->key; f++) {
     g_autofree char *key = g_strdup_printf("%s%s", prefix, f->key);
@@ -624,8 +545,7 @@ md_rows(const SimConfField *schema, const char *prefix, GString *out)
     g_string_append(out, " | ");
     gboolean has_unit = f->type == SIM_CONF_T_DOUBLE || f->type == SIM_CONF_T_INT || f->type == SIM_CONF_T_INT64 ||
                         (f->type == SIM_CONF_T_LIST && !f->sub);
-    if (has_unit && f->unit != SIM_UNIT_NONE)
-      g_string_append(out, sim_unit_kind_base(f->unit));
+    if (has_unit && f->unit != SIM_UNIT_NONE) g_string_append(out, sim_unit_kind_base(f->unit));
     /* Default */
     g_string_append(out, " | ");
     if (f->required)
@@ -635,15 +555,13 @@ md_rows(const SimConfField *schema, const char *prefix, GString *out)
     /* Range */
     g_string_append(out, " | ");
     if (f->min && f->max)
-      g_string_append_printf(out, "%s%s .. %s%s", f->min_exclusive ? "> " : "", f->min, f->max_exclusive ? "< " : "",
-                             f->max);
+      g_string_append_printf(out, "%s%s .. %s%s", f->min_exclusive ? "> " : "", f->min, f->max_exclusive ? "< " : "", f->max);
     else if (f->min)
       g_string_append_printf(out, "%s %s", f->min_exclusive ? ">" : ">=", f->min);
     else if (f->max)
       g_string_append_printf(out, "%s %s", f->max_exclusive ? "<" : "<=", f->max);
     if (f->min_items || f->max_items) {
-      if (f->min || f->max)
-        g_string_append(out, "; ");
+      if (f->min || f->max) g_string_append(out, "; ");
       if (f->min_items && f->max_items)
         g_string_append_printf(out, "%zu .. %zu entries", f->min_items, f->max_items);
       else if (f->min_items)
@@ -668,8 +586,7 @@ md_rows(const SimConfField *schema, const char *prefix, GString *out)
   }
 }
 
-void
-sim_conf_schema_markdown(const SimConfField *schema, const char *prefix, GString *out)
+void sim_conf_schema_markdown(const SimConfField *schema, const char *prefix, GString *out)
 {
   g_return_if_fail(schema != NULL && out != NULL);
   g_string_append(out, "| Key | Type | Unit | Default | Range | Description |\n");

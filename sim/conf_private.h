@@ -8,27 +8,27 @@
 
 struct SimConfNode {
   SimConfNodeKind kind;
-  GRefString *file;       /* file the node was read from, "--set" for overrides */
-  GRefString *from;       /* where that file was included: "FILE:LINE:COL[, included from ...]"; NULL in the
+  GRefString *file;      /* file the node was read from, "--set" for overrides */
+  GRefString *from;      /* where that file was included: "FILE:LINE:COL[, included from ...]"; NULL in the
                              top file (set by sim_conf_load_with_include) */
-  int line, col;          /* 1-based start; 0 = no position (override values) */
-  SimConfNode *parent;    /* NULL at the root */
-  char *key;              /* key in the parent map; NULL in a sequence or at the root */
-  int key_line, key_col;  /* position of that key */
-  char *text;             /* SCALAR: text */
-  gboolean plain;         /* SCALAR: unquoted and untagged */
-  GPtrArray *children;    /* MAP/SEQ: owned child nodes in file order */
+  int line, col;         /* 1-based start; 0 = no position (override values) */
+  SimConfNode *parent;   /* NULL at the root */
+  char *key;             /* key in the parent map; NULL in a sequence or at the root */
+  int key_line, key_col; /* position of that key */
+  char *text;            /* SCALAR: text */
+  gboolean plain;        /* SCALAR: unquoted and untagged */
+  GPtrArray *children;   /* MAP/SEQ: owned child nodes in file order */
 };
 
 /* Frees a node and its subtree. */
 void sim_conf_node_free_(SimConfNode *n);
 
 /* Sets "FILE[:LINE:COL]: [PATH: ]MSG" in SIM_CONF_ERROR with @code. */
-void sim_conf_error_at_(GError **error, SimConfErrorCode code, const char *file, int line, int col,
-                        const char *path, const char *msg);
+void sim_conf_error_at_(GError **error, SimConfErrorCode code, const char *file, int line, int col, const char *path,
+                        const char *msg);
 
 /* Like sim_conf_set_error() but at the position of the key of @value (map pair). */
-void sim_conf_key_error_(GError **error, const SimConfNode *value, SimConfErrorCode code,
-                         const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+void sim_conf_key_error_(GError **error, const SimConfNode *value, SimConfErrorCode code, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
 
 #endif /* SIM_CONF_PRIVATE_H */

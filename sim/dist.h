@@ -23,21 +23,21 @@
 #include <gsl/gsl_rng.h>
 
 typedef enum {
-    SIM_DIST_DETERMINISTIC,
-    SIM_DIST_EXPONENTIAL,
-    SIM_DIST_ERLANG,
-    SIM_DIST_LOGNORMAL,
-    SIM_DIST_PARETO,
-    SIM_DIST_UNIFORM,
+  SIM_DIST_DETERMINISTIC,
+  SIM_DIST_EXPONENTIAL,
+  SIM_DIST_ERLANG,
+  SIM_DIST_LOGNORMAL,
+  SIM_DIST_PARETO,
+  SIM_DIST_UNIFORM,
 } SimDistKind;
 
 /** Names as written in scenarios, indexed by SimDistKind, NULL-terminated. */
 extern const char *const sim_dist_kind_names[];
 
 typedef struct {
-    SimDistKind kind;
-    double mean;    /* > 0, in the caller's unit */
-    double shape;   /* erlang: k (integer >= 1); lognormal, uniform: cv; pareto: alpha (> 1) */
+  SimDistKind kind;
+  double mean;  /* > 0, in the caller's unit */
+  double shape; /* erlang: k (integer >= 1); lognormal, uniform: cv; pareto: alpha (> 1) */
 } SimDist;
 
 /** Checks the parameters; on error returns FALSE with a one-line message in @error. */
@@ -47,7 +47,10 @@ gboolean sim_dist_validate(const SimDist *d, GError **error);
 double sim_dist_sample(const SimDist *d, gsl_rng *rng);
 
 /** The mean of @d. */
-static inline double sim_dist_mean(const SimDist *d) { return d->mean; }
+static inline double sim_dist_mean(const SimDist *d)
+{
+  return d->mean;
+}
 
 /** The squared coefficient of variation of @d (infinite for pareto alpha <= 2). */
 double sim_dist_scv(const SimDist *d);
@@ -59,7 +62,7 @@ typedef struct SimZipf SimZipf;
 /** Builds the table for @n >= 1 ranks and exponent @s >= 0 (0 = uniform).
  *  Returns NULL with @error set on bad parameters. */
 SimZipf *sim_zipf_new(size_t n, double s, GError **error);
-void      sim_zipf_free(SimZipf *z);
+void sim_zipf_free(SimZipf *z);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimZipf, sim_zipf_free)
 
 /** Draws a rank in 1..n. */

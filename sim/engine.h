@@ -19,12 +19,12 @@
 #include "sim/calendar.h"
 
 struct SimEngine {
-    SimCalendar cal;
-    sim_time_ns  now;            /* the clock */
-    uint64_t     events_run;     /* handlers called so far */
-    bool         stop;           /* set by sim_engine_stop() */
-    SimEvent   *pool_free;      /* free pooled events, linked through ctx */
-    GPtrArray   *pool_blocks;    /* owned blocks of pooled events */
+  SimCalendar cal;
+  sim_time_ns now;        /* the clock */
+  uint64_t events_run;    /* handlers called so far */
+  bool stop;              /* set by sim_engine_stop() */
+  SimEvent *pool_free;    /* free pooled events, linked through ctx */
+  GPtrArray *pool_blocks; /* owned blocks of pooled events */
 };
 
 /** Creates an engine with the clock at 0.  Free with sim_engine_free(). */
@@ -36,7 +36,10 @@ void sim_engine_free(SimEngine *eng);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimEngine, sim_engine_free)
 
 /** Current simulated time in ns. */
-static inline sim_time_ns sim_engine_now(const SimEngine *eng) { return eng->now; }
+static inline sim_time_ns sim_engine_now(const SimEngine *eng)
+{
+  return eng->now;
+}
 
 /** Schedules an idle caller-owned @ev at absolute time @t_ns (>= now). */
 void sim_engine_schedule(SimEngine *eng, SimEvent *ev, sim_time_ns t_ns);
@@ -62,9 +65,15 @@ SimEvent *sim_engine_post(SimEngine *eng, sim_time_ns delay_ns, sim_event_fn fn,
 uint64_t sim_engine_run_until(SimEngine *eng, sim_time_ns t_end_ns);
 
 /** Asks sim_engine_run_until() to return after the current handler. */
-static inline void sim_engine_stop(SimEngine *eng) { eng->stop = true; }
+static inline void sim_engine_stop(SimEngine *eng)
+{
+  eng->stop = true;
+}
 
 /** Number of pending events. */
-static inline uint32_t sim_engine_pending(const SimEngine *eng) { return sim_calendar_len(&eng->cal); }
+static inline uint32_t sim_engine_pending(const SimEngine *eng)
+{
+  return sim_calendar_len(&eng->cal);
+}
 
 #endif /* SIM_ENGINE_H */

@@ -62,19 +62,19 @@
 #include <glib.h>
 #include "sim/engine.h"
 
-typedef struct SimFlowNet      SimFlowNet;
+typedef struct SimFlowNet SimFlowNet;
 typedef struct SimFlowResource SimFlowResource;
-typedef struct SimFlow          SimFlow;
-typedef struct SimFlowPath      SimFlowPath;
+typedef struct SimFlow SimFlow;
+typedef struct SimFlowPath SimFlowPath;
 
 /** Cap value meaning "no per-flow cap". */
 #define SIM_FLOW_UNCAPPED ((double)INFINITY)
 
 #define SIM_FLOW_ERROR (sim_flow_error_quark())
 typedef enum {
-    /** The flow uses no resource (or only at 0 units/byte) and has no cap:
+  /** The flow uses no resource (or only at 0 units/byte) and has no cap:
      *  its rate would be infinite. */
-    SIM_FLOW_ERROR_UNBOUNDED,
+  SIM_FLOW_ERROR_UNBOUNDED,
 } SimFlowError;
 GQuark sim_flow_error_quark(void);
 
@@ -86,33 +86,43 @@ typedef void (*sim_flow_done_fn)(SimFlowNet *net, SimFlow *flow, void *ctx);
 
 /** One resource used by a flow and its cost in resource units per byte. */
 typedef struct {
-    SimFlowResource *res;
-    double             units_per_byte;  /* >= 0; 0 entries are ignored */
+  SimFlowResource *res;
+  double units_per_byte; /* >= 0; 0 entries are ignored */
 } SimFlowUse;
 
 /** Raw accumulators, time-weighted over [last reset, now].  Derived figures:
  *  see the sim_flow_stats_* helpers below. */
 typedef struct {
-    double   elapsed_s;       /* now - last reset */
-    double   units;           /* resource: units served; net: bytes delivered */
-    double   busy_area_s;     /* resource: integral of load/capacity dt; net: 0 */
-    double   flows_area_s;    /* integral of the number of flows (using it) dt */
-    uint64_t completed;       /* flows completed (that used it) */
-    double   response_sum_s;  /* sum of their start-to-completion times */
-    double   alone_sum_s;     /* sum of the times they would have taken alone */
-    double   slowdown_sum;    /* sum of response / alone */
+  double elapsed_s;      /* now - last reset */
+  double units;          /* resource: units served; net: bytes delivered */
+  double busy_area_s;    /* resource: integral of load/capacity dt; net: 0 */
+  double flows_area_s;   /* integral of the number of flows (using it) dt */
+  uint64_t completed;    /* flows completed (that used it) */
+  double response_sum_s; /* sum of their start-to-completion times */
+  double alone_sum_s;    /* sum of the times they would have taken alone */
+  double slowdown_sum;   /* sum of response / alone */
 } SimFlowStats;
 
 static inline double sim_flow_stats_utilisation(const SimFlowStats *s)
-{ return s->elapsed_s > 0 ? s->busy_area_s / s->elapsed_s : 0.0; }
-static inline double sim_flow_stats_throughput(const SimFlowStats *s)   /* units/s */
-{ return s->elapsed_s > 0 ? s->units / s->elapsed_s : 0.0; }
+{
+  return s->elapsed_s > 0 ? s->busy_area_s / s->elapsed_s : 0.0;
+}
+static inline double sim_flow_stats_throughput(const SimFlowStats *s) /* units/s */
+{
+  return s->elapsed_s > 0 ? s->units / s->elapsed_s : 0.0;
+}
 static inline double sim_flow_stats_mean_flows(const SimFlowStats *s)
-{ return s->elapsed_s > 0 ? s->flows_area_s / s->elapsed_s : 0.0; }
+{
+  return s->elapsed_s > 0 ? s->flows_area_s / s->elapsed_s : 0.0;
+}
 static inline double sim_flow_stats_mean_response_s(const SimFlowStats *s)
-{ return s->completed ? s->response_sum_s / (double)s->completed : 0.0; }
+{
+  return s->completed ? s->response_sum_s / (double)s->completed : 0.0;
+}
 static inline double sim_flow_stats_mean_slowdown(const SimFlowStats *s)
-{ return s->completed ? s->slowdown_sum / (double)s->completed : 0.0; }
+{
+  return s->completed ? s->slowdown_sum / (double)s->completed : 0.0;
+}
 
 /* ---- net ---------------------------------------------------------------- */
 
@@ -154,7 +164,7 @@ SimFlowResource *sim_flow_net_add_resource(SimFlowNet *net, const char *name, do
 void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, double capacity_per_s);
 
 const char *sim_flow_resource_name(const SimFlowResource *res);
-double      sim_flow_resource_capacity(const SimFlowResource *res);
+double sim_flow_resource_capacity(const SimFlowResource *res);
 
 /** Number of active flows using @res (at > 0 units/byte). */
 uint32_t sim_flow_resource_n_flows(const SimFlowResource *res);
@@ -178,22 +188,20 @@ void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlo
  *  current time, from the net's event.  Returns the flow, valid until its
  *  callback returns or it is cancelled.  Errors: SIM_FLOW_ERROR_UNBOUNDED if
  *  the flow has no cap and no resource with a positive cost (returns NULL). */
-SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses,
-                         double cap_Bps, sim_flow_done_fn done, void *ctx, GError **error);
+SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses, double cap_Bps,
+                        sim_flow_done_fn done, void *ctx, GError **error);
 
 /** A path: the merged uses and cap of sim_flow_start(), worked out once,
  *  for callers that start many flows on the same vector (flows on it share
  *  a group).  Owned by the net, valid until sim_flow_net_free().  Errors:
  *  SIM_FLOW_ERROR_UNBOUNDED if it has no cap and no resource with a
  *  positive cost (returns NULL). */
-SimFlowPath *sim_flow_net_path(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double cap_Bps,
-                               GError **error);
+SimFlowPath *sim_flow_net_path(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double cap_Bps, GError **error);
 
 /** Starts a flow of @size_bytes (>= 0) on @path: the same as
  *  sim_flow_start() with the path's uses and cap, without merging them or
  *  looking up their group again. */
-SimFlow *sim_flow_start_path(SimFlowNet *net, SimFlowPath *path, double size_bytes,
-                              sim_flow_done_fn done, void *ctx);
+SimFlow *sim_flow_start_path(SimFlowNet *net, SimFlowPath *path, double size_bytes, sim_flow_done_fn done, void *ctx);
 
 /** Cancels an active flow (its callback is not called) and re-shares its
  *  bandwidth from now.  @flow is invalid afterwards.  Must not be called on a
@@ -206,11 +214,11 @@ double sim_flow_rate_Bps(SimFlow *flow);
 /** Bytes @flow has still to deliver now. */
 double sim_flow_remaining_bytes(const SimFlow *flow);
 
-double      sim_flow_size_bytes(const SimFlow *flow);
+double sim_flow_size_bytes(const SimFlow *flow);
 sim_time_ns sim_flow_start_ns(const SimFlow *flow);
 /** Time @flow would take alone (capacities at its start), in seconds. */
-double      sim_flow_alone_s(const SimFlow *flow);
+double sim_flow_alone_s(const SimFlow *flow);
 /** Context pointer given to sim_flow_start(). */
-void       *sim_flow_ctx(const SimFlow *flow);
+void *sim_flow_ctx(const SimFlow *flow);
 
 #endif /* SIM_FLOW_H */

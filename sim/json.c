@@ -5,29 +5,29 @@
 
 void sim_json_number(JsonBuilder *b, const char *key, double v)
 {
-    json_builder_set_member_name(b, key);
-    if (isfinite(v))
-        json_builder_add_double_value(b, v);
-    else
-        json_builder_add_null_value(b);
+  json_builder_set_member_name(b, key);
+  if (isfinite(v))
+    json_builder_add_double_value(b, v);
+  else
+    json_builder_add_null_value(b);
 }
 
 void sim_json_string(JsonBuilder *b, const char *key, const char *s)
 {
-    json_builder_set_member_name(b, key);
-    if (s)
-        json_builder_add_string_value(b, s);
-    else
-        json_builder_add_null_value(b);
+  json_builder_set_member_name(b, key);
+  if (s)
+    json_builder_add_string_value(b, s);
+  else
+    json_builder_add_null_value(b);
 }
 
 void sim_json_append(JsonBuilder *b, GString *out)
 {
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, TRUE);
-    g_autofree char *text = json_generator_to_data(gen, NULL);
-    g_string_append(out, text);
-    g_string_append_c(out, '\n');
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  json_generator_set_root(gen, root);
+  json_generator_set_pretty(gen, TRUE);
+  g_autofree char *text = json_generator_to_data(gen, NULL);
+  g_string_append(out, text);
+  g_string_append_c(out, '\n');
 }

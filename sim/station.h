@@ -31,16 +31,16 @@ typedef struct SimJob SimJob;
 typedef struct SimStation SimStation;
 
 struct SimJob {
-    SimEvent   ev;          /* service completion (FCFS); owned by the station while in service */
-    SimJob    *next;        /* FIFO queue link */
-    uint64_t    id;
-    sim_time_ns t_created;   /* entered the network */
-    sim_time_ns t_arrived;   /* entered the current station */
-    sim_time_ns t_started;   /* began service at the current station (FCFS) */
-    double      work_ns;     /* service demand at the current station */
-    double      ps_finish;   /* PS: virtual finish tag */
-    int         klass;       /* free for the caller */
-    void       *data;        /* free for the caller */
+  SimEvent ev;  /* service completion (FCFS); owned by the station while in service */
+  SimJob *next; /* FIFO queue link */
+  uint64_t id;
+  sim_time_ns t_created; /* entered the network */
+  sim_time_ns t_arrived; /* entered the current station */
+  sim_time_ns t_started; /* began service at the current station (FCFS) */
+  double work_ns;        /* service demand at the current station */
+  double ps_finish;      /* PS: virtual finish tag */
+  int klass;             /* free for the caller */
+  void *data;            /* free for the caller */
 };
 
 typedef enum { SIM_STATION_FCFS, SIM_STATION_PS } SimStationDiscipline;
@@ -49,25 +49,25 @@ typedef enum { SIM_STATION_FCFS, SIM_STATION_PS } SimStationDiscipline;
 typedef void (*sim_station_job_fn)(SimStation *st, SimJob *job, void *ctx);
 
 struct SimStation {
-    char                  *name;
-    SimStationDiscipline disc;
-    int                    servers;      /* c (FCFS); 1 for PS */
-    int                    capacity;     /* K, 0 = unlimited */
-    SimDist               service;      /* used when has_service */
-    bool                   has_service;
-    gsl_rng               *rng;          /* owned, seeded from (seed, name) */
-    SimEngine            *eng;
-    sim_station_job_fn     on_depart, on_drop;
-    void                  *ctx;
-    /* state */
-    int                    in_system, busy;
-    SimJob               *q_head, *q_tail;
-    GPtrArray             *ps_jobs;      /* PS: jobs present */
-    double                 ps_vtime;     /* PS: virtual time at ps_vtime_at */
-    sim_time_ns            ps_vtime_at;
-    SimEvent              ps_ev;        /* PS: next completion */
-    /* statistics (owned by the SimStats set given at creation) */
-    SimStat *st_number, *st_busy, *st_response_s, *st_wait_s, *st_waited, *st_departures, *st_arrivals, *st_drops;
+  char *name;
+  SimStationDiscipline disc;
+  int servers;     /* c (FCFS); 1 for PS */
+  int capacity;    /* K, 0 = unlimited */
+  SimDist service; /* used when has_service */
+  bool has_service;
+  gsl_rng *rng; /* owned, seeded from (seed, name) */
+  SimEngine *eng;
+  sim_station_job_fn on_depart, on_drop;
+  void *ctx;
+  /* state */
+  int in_system, busy;
+  SimJob *q_head, *q_tail;
+  GPtrArray *ps_jobs; /* PS: jobs present */
+  double ps_vtime;    /* PS: virtual time at ps_vtime_at */
+  sim_time_ns ps_vtime_at;
+  SimEvent ps_ev; /* PS: next completion */
+  /* statistics (owned by the SimStats set given at creation) */
+  SimStat *st_number, *st_busy, *st_response_s, *st_wait_s, *st_waited, *st_departures, *st_arrivals, *st_drops;
 };
 
 /** Creates a station named @name (copied) on @eng whose statistics go into
@@ -76,10 +76,9 @@ struct SimStation {
  *  NULL (demand from job->work_ns).  "<name>.waited" is a tally of 1 (the job
  *  queued before service) or 0, so its mean is the waiting probability (FCFS).  @servers >= 1 (FCFS), @capacity >= 0.
  *  Its RNG stream is sim_rng_new(@seed, @name). */
-SimStation *sim_station_new(SimEngine *eng, SimStats *stats, const char *name,
-                             SimStationDiscipline disc, int servers, int capacity,
-                             const SimDist *service, uint64_t seed,
-                             sim_station_job_fn on_depart, sim_station_job_fn on_drop, void *ctx);
+SimStation *sim_station_new(SimEngine *eng, SimStats *stats, const char *name, SimStationDiscipline disc, int servers,
+                            int capacity, const SimDist *service, uint64_t seed, sim_station_job_fn on_depart,
+                            sim_station_job_fn on_drop, void *ctx);
 
 /** Frees @st without touching its engine (free them in either order; the
  *  engine must not run again).  Jobs still inside belong to the caller. */

@@ -39,40 +39,46 @@ typedef enum { SIM_STAT_TALLY, SIM_STAT_LEVEL, SIM_STAT_RATE } SimStatKind;
 #define SIM_STAT_NQUANT 4
 extern const double sim_stat_quantile_p[SIM_STAT_NQUANT];
 
-typedef struct { double num, den; } SimBatch;
+typedef struct {
+  double num, den;
+} SimBatch;
 
 typedef struct SimStat {
-    char         *name;
-    SimStatKind kind;
-    /* current batch */
-    double        num, den;
-    /* level: the current value and when it last changed */
-    double        level;
-    sim_time_ns   t_last;
-    /* closed batches (merged pairwise when full) */
-    SimBatch     batches[SIM_STATS_MAX_BATCHES];
-    int           nbatches;
-    int           batch_span;  /* how many base batches one stored batch holds */
-    int           pending;     /* base batches merged into batches[nbatches] so far */
-    SimBatch     partial;
-    /* optional extras of a tally */
-    gsl_rstat_quantile_workspace *quant[SIM_STAT_NQUANT];
-    gsl_histogram *hist;
-    uint64_t       under, over;
+  char *name;
+  SimStatKind kind;
+  /* current batch */
+  double num, den;
+  /* level: the current value and when it last changed */
+  double level;
+  sim_time_ns t_last;
+  /* closed batches (merged pairwise when full) */
+  SimBatch batches[SIM_STATS_MAX_BATCHES];
+  int nbatches;
+  int batch_span; /* how many base batches one stored batch holds */
+  int pending;    /* base batches merged into batches[nbatches] so far */
+  SimBatch partial;
+  /* optional extras of a tally */
+  gsl_rstat_quantile_workspace *quant[SIM_STAT_NQUANT];
+  gsl_histogram *hist;
+  uint64_t under, over;
 } SimStat;
 
 /** A set of statistics that share batch boundaries and warm-up. */
 typedef struct {
-    GPtrArray  *stats;       /* SimStat*, in creation order */
-    sim_time_ns t_batch_start;
-    sim_time_ns t_reset;
+  GPtrArray *stats; /* SimStat*, in creation order */
+  sim_time_ns t_batch_start;
+  sim_time_ns t_reset;
 } SimStats;
 
 /** A confidence interval: point estimate, 95% half-width (NAN if < 2 batches), batches used. */
-typedef struct { double mean; double half_width; int batches; } SimCi;
+typedef struct {
+  double mean;
+  double half_width;
+  int batches;
+} SimCi;
 
 SimStats *sim_stats_new(void);
-void       sim_stats_free(SimStats *set);
+void sim_stats_free(SimStats *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimStats, sim_stats_free)
 
 /** Adds a statistic named @name (copied) of @kind to @set; it belongs to the set. */
@@ -99,11 +105,14 @@ void sim_stat_set_level(SimStat *st, sim_time_ns now_ns, double value);
 /** Adds @delta to level @st at time @now_ns. */
 static inline void sim_stat_add_level(SimStat *st, sim_time_ns now_ns, double delta)
 {
-    sim_stat_set_level(st, now_ns, st->level + delta);
+  sim_stat_set_level(st, now_ns, st->level + delta);
 }
 
 /** Counts @units in rate statistic @st. */
-static inline void sim_stat_count(SimStat *st, double units) { st->num += units; }
+static inline void sim_stat_count(SimStat *st, double units)
+{
+  st->num += units;
+}
 
 /** Discards everything recorded before @now_ns (end of warm-up); levels keep their value. */
 void sim_stats_reset(SimStats *set, sim_time_ns now_ns);

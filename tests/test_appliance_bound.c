@@ -47,16 +47,15 @@ START_TEST(test_reference_results)
   for (int i = 0; i < app_refset_size(s); i++) {
     AppRefRow row;
     ck_assert(app_refset_eval(s, i, NULL, &row, &e));
-    ck_assert_msg(row.kind_ok, "%s: model bottleneck %s (%s) does not match published \"%s\"", row.id, row.bottleneck,
-                  row.kind, row.pub_bottleneck ? row.pub_bottleneck : "-");
+    ck_assert_msg(row.kind_ok, "%s: model bottleneck %s (%s) does not match published \"%s\"", row.id, row.bottleneck, row.kind,
+                  row.pub_bottleneck ? row.pub_bottleneck : "-");
     ck_assert_msg(row.within_ci, "%s: model %.1f Gb/s (%+.1f%%), CPU %.1f%% vs published %.1f Gb/s, CPU %.1f%%", row.id,
                   row.model_gbps, row.err_pct, row.model_cpu, row.pub_gbps, row.pub_cpu);
     if (row.pub_dram_GBps > 0) /* DRAM bytes per payload byte (measured 4.9 and 2.7 on the 2016 box) */
       ck_assert_msg(fabs((row.model_dram_GBps / row.model_gbps) / (row.pub_dram_GBps / row.pub_gbps) - 1) <= 0.10,
                     "%s: DRAM %.1f GB/s at %.1f Gb/s vs %.1f at %.1f", row.id, row.model_dram_GBps, row.model_gbps,
                     row.pub_dram_GBps, row.pub_gbps);
-    if (!row.known_deviation)
-      ck_assert_msg(row.ok, "%s: outside 10 %% / 10 points without a documented known deviation", row.id);
+    if (!row.known_deviation) ck_assert_msg(row.ok, "%s: outside 10 %% / 10 points without a documented known deviation", row.id);
     strict_ok += row.ok;
     app_ref_row_clear(&row);
   }
@@ -93,7 +92,7 @@ START_TEST(test_strict_disk_centric_hot_node)
   g_autoptr(BoundResult) r = bound_eval(a, m, 0);
   const DmResource *b = &m->res[r->bottleneck];
   ck_assert_int_eq(b->kind, RK_NIC_PORT);
-  ck_assert_int_eq(b->node, 0);              /* rank-1 content sits on node 0 */
+  ck_assert_int_eq(b->node, 0); /* rank-1 content sits on node 0 */
   double hot = r->throughput_Bps * m->total[r->bottleneck] * 8e-9;
   for (int i = 0; i < m->n_res; i++)
     if (m->res[i].kind == RK_NIC_PORT && m->res[i].node == 1) {
@@ -127,7 +126,7 @@ START_TEST(test_link_routing)
   /* 800G box on BIOS defaults: remote traffic address-interleaved over the three x2 xGMI links
    * loads them evenly; routing by the DMA-ing drive's quadrant (2/3/3 drives per socket on the
    * links' quadrants) puts 3/8 of a direction on the busiest link, 3/8 / (1/3) = 9/8 of even */
-  const char *dev[] = {"topology.link_routing=device", NULL};
+  const char *dev[] = { "topology.link_routing=device", NULL };
   Appliance *a = load("scenarios/reference/milan2022_default_bios.yaml", NULL);
   Appliance *b = load("scenarios/reference/milan2022_default_bios.yaml", dev);
   g_autoptr(DemandModel) ma = demand_build(a, NULL);
@@ -136,7 +135,7 @@ START_TEST(test_link_routing)
   ck_assert_double_eq_tol(res_total(ma, "xgmi.link1.s0>s1"), even, 1e-12);
   ck_assert_double_eq_tol(res_total(ma, "xgmi.link2.s0>s1"), even, 1e-12);
   double sum = res_total(mb, "xgmi.link0.s0>s1") + res_total(mb, "xgmi.link1.s0>s1") + res_total(mb, "xgmi.link2.s0>s1");
-  ck_assert_double_eq_tol(sum, 3 * even, 1e-12);  /* same bytes cross, only the split differs */
+  ck_assert_double_eq_tol(sum, 3 * even, 1e-12); /* same bytes cross, only the split differs */
   ck_assert_double_eq_tol(res_total(mb, "xgmi.link1.s0>s1") / even, 9.0 / 8.0, 1e-9);
   /* even split: 420 Gb/s published = 52.5 GB/s, a quarter per direction over three x2 links */
   double x_even = demand_saturation_Bps(ma, NULL), x_dev = demand_saturation_Bps(mb, NULL);
@@ -160,11 +159,11 @@ START_TEST(test_dram_touches)
   /* through the demand model: ISA-L (non-temporal) 4, OpenSSL (ordinary stores) 5 DRAM bytes per
    * payload byte, plus 0.4 B each way of metadata and the inbound ACKs (66 B per 2 MSS) */
   const double extra = 2 * 0.4 + 66.0 / (2 * 1448.0);
-  const char *isal[] = {"software.data_path=sendfile_sw_ktls", "software.crypto=isal_aes_gcm", NULL};
-  const char *ossl[] = {"software.data_path=sendfile_sw_ktls", "software.crypto=openssl_aes_gcm", NULL};
-  const char *nic[] = {"software.data_path=sendfile_nic_ktls", NULL};
-  const char *const *sets[] = {isal, ossl, nic};
-  const double want[] = {4, 5, 2};
+  const char *isal[] = { "software.data_path=sendfile_sw_ktls", "software.crypto=isal_aes_gcm", NULL };
+  const char *ossl[] = { "software.data_path=sendfile_sw_ktls", "software.crypto=openssl_aes_gcm", NULL };
+  const char *nic[] = { "software.data_path=sendfile_nic_ktls", NULL };
+  const char *const *sets[] = { isal, ossl, nic };
+  const double want[] = { 4, 5, 2 };
   for (int k = 0; k < 3; k++) {
     Appliance *a = load("scenarios/reference/rome2021_sw_nps4.yaml", sets[k]);
     g_autoptr(DemandModel) m = demand_build(a, NULL);
@@ -177,11 +176,11 @@ END_TEST
 START_TEST(test_numa_crossings)
 {
   /* uniform placement (policy none) over N nodes: (N-1)/N per touch; 4 touches of sw kTLS */
-  Appliance *a = load("scenarios/reference/epyc2019_no_silo.yaml", NULL);      /* 4 nodes */
+  Appliance *a = load("scenarios/reference/epyc2019_no_silo.yaml", NULL); /* 4 nodes */
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   ck_assert_double_eq_tol(demand_crossings_per_byte(a, m, TRUE), 4 * 3.0 / 4.0, 1e-9);
   g_free(a);
-  a = load("scenarios/reference/skx2019_no_silo.yaml", NULL);                  /* 2 nodes */
+  a = load("scenarios/reference/skx2019_no_silo.yaml", NULL); /* 2 nodes */
   g_autoptr(DemandModel) m2 = demand_build(a, NULL);
   ck_assert_double_eq_tol(demand_crossings_per_byte(a, m2, TRUE), 4 * 1.0 / 2.0, 1e-9);
   g_free(a);
@@ -204,7 +203,7 @@ START_TEST(test_numa_crossings)
   g_free(a);
   /* 2 sockets, disk-centric: buffers on the disk's node, the NIC reads cross when remote (1 per
    * byte in the worst case, 0.5 on average with the NIC on either socket) */
-  const char *dc[] = {"software.placement=disk_centric", NULL};
+  const char *dc[] = { "software.placement=disk_centric", NULL };
   a = load("scenarios/reference/milan2022_strict_disk_silo.yaml", dc);
   g_autoptr(DemandModel) m6 = demand_build(a, NULL);
   ck_assert_double_eq_tol(demand_crossings_per_byte(a, m6, TRUE), 0.5, 1e-9);
@@ -224,7 +223,7 @@ START_TEST(test_device_routing_uneven_links)
   /* the 800G box routed by device (topology.link_routing: device): remote disk writes take the
    * xGMI link of the drive's quadrant; drives spread 2/3/3 over the three links give link loads
    * in the same ratio */
-  const char *dev[] = {"topology.link_routing=device", NULL};
+  const char *dev[] = { "topology.link_routing=device", NULL };
   Appliance *a = load("scenarios/reference/milan2022_default_bios.yaml", dev);
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   double l0 = res_total(m, "xgmi.link0.s0>s1"), l1 = res_total(m, "xgmi.link1.s0>s1"), l2 = res_total(m, "xgmi.link2.s0>s1");
@@ -240,12 +239,15 @@ START_TEST(test_zipf_node_share)
 {
   /* node-striped placement over two nodes with s = 1: node 0 holds the odd ranks, so its share is
    * 1/2 + (alternating harmonic sum) / (2 H_N) */
-  Workload w = {.titles = 100000, .zipf_s = 1.0, .title_placement = WL_PLACE_NODE_STRIPED};
-  int dn[4] = {0, 1, 0, 1};
+  Workload w = { .titles = 100000, .zipf_s = 1.0, .title_placement = WL_PLACE_NODE_STRIPED };
+  int dn[4] = { 0, 1, 0, 1 };
   double sh[4];
   workload_drive_shares(&w, 4, dn, 2, 1, sh);
   double h = 0, alt = 0;
-  for (int r = 1; r <= w.titles; r++) { h += 1.0 / r; alt += (r % 2 ? 1.0 : -1.0) / r; }
+  for (int r = 1; r <= w.titles; r++) {
+    h += 1.0 / r;
+    alt += (r % 2 ? 1.0 : -1.0) / r;
+  }
   ck_assert_double_eq_tol(sh[0] + sh[2], 0.5 + alt / (2 * h), 1e-12);
   ck_assert_double_eq_tol(sh[0], sh[2], 1e-15); /* striped evenly over the node's drives */
   ck_assert_double_eq_tol(sh[0] + sh[1] + sh[2] + sh[3], 1.0, 1e-12);
@@ -272,11 +274,11 @@ START_TEST(test_pcie_tags)
   ck_assert_int_eq(pcie_tags(10), 768);
   ck_assert_double_eq_tol(pcie_read_ceiling_GBps(32, 512, 1000), 16.384, 1e-12);
   ck_assert_double_eq_tol(pcie_read_ceiling_GBps(256, 512, 1000), 131.072, 1e-12);
-  PcieLink l = {.gen = 3, .lanes = 4, .tag_bits = 8, .mrrs_bytes = 512, .mps_bytes = 256};
+  PcieLink l = { .gen = 3, .lanes = 4, .tag_bits = 8, .mrrs_bytes = 512, .mps_bytes = 256 };
   ck_assert_double_eq_tol(pcie_link_GBps(&l), 8.0 * 4 / 8 * 128.0 / 130.0 * 256.0 / 280.0, 1e-12);
   /* through the model: a NIC with 5-bit tags is limited by Little's law on its DMA reads */
-  const char *five[] = {"nics[0].pcie.tag_bits=5", "nics[1].pcie.tag_bits=5", "nics[0].pcie.mrrs=256 B",
-                        "nics[1].pcie.mrrs=256 B", NULL};
+  const char *five[] = { "nics[0].pcie.tag_bits=5", "nics[1].pcie.tag_bits=5", "nics[0].pcie.mrrs=256 B",
+                         "nics[1].pcie.mrrs=256 B", NULL };
   Appliance *a = load("scenarios/reference/rome2021_nic_nps4.yaml", five);
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   g_autoptr(BoundResult) r = bound_eval(a, m, 0);
@@ -294,7 +296,7 @@ END_TEST
 START_TEST(test_stream_rome)
 {
   /* quoted STREAM: Rome 150 GB/s in NPS1, 175 GB/s in NPS4 (published.yaml), within 10 % */
-  const char *nps1[] = {"topology.nps=1", NULL};
+  const char *nps1[] = { "topology.nps=1", NULL };
   Appliance *a = load("scenarios/reference/rome2021_sw_nps4.yaml", nps1);
   double s1 = mem_stream_GBps(&a->mem, &a->topo, a->coef.dram_eff, a->coef.dram_turnaround);
   g_free(a);
@@ -388,8 +390,8 @@ START_TEST(test_dram_queueing_stalls)
     if (m->base_total[r] > 0) x_idle = MIN(x_idle, m->res[r].limit * m->res[r].capacity / m->base_total[r]);
     hmax = MAX(hmax, b->util[r] / m->res[r].limit);
   }
-  ck_assert_double_eq_tol(hmax, 1.0, 1e-9);     /* some resource exactly at its limit */
-  ck_assert(x < x_idle * 0.99);                  /* the stalls cost throughput */
+  ck_assert_double_eq_tol(hmax, 1.0, 1e-9); /* some resource exactly at its limit */
+  ck_assert(x < x_idle * 0.99);             /* the stalls cost throughput */
   ck_assert_int_eq(m->res[b->bottleneck].kind, RK_DRAM);
   ck_assert(m->stall_named);
   AppReport *rep = app_report_from_bound(a, NULL, m, b);
@@ -416,7 +418,10 @@ START_TEST(test_dram_queueing_stalls)
   demand_saturation_Bps(mn, &bn);
   ck_assert_int_eq(mn->res[bn].kind, RK_NIC_PORT);
   ck_assert(!mn->stall_named);
-  g_free(a); g_free(mem); g_free(cpu); g_free(nic);
+  g_free(a);
+  g_free(mem);
+  g_free(cpu);
+  g_free(nic);
 }
 END_TEST
 
@@ -425,7 +430,7 @@ START_TEST(test_determinism)
   g_autofree char *j1 = NULL, *j2 = NULL;
   for (int k = 0; k < 2; k++) {
     Appliance *a = load("scenarios/rome-400g-nic-ktls.yaml", NULL);
-    AppScenarioInfo info = {0};
+    AppScenarioInfo info = { 0 };
     GError *e = NULL;
     ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", NULL, a, &info, &e));
     g_autoptr(DemandModel) m = demand_build(a, NULL);
@@ -433,7 +438,10 @@ START_TEST(test_determinism)
     g_autoptr(AppReport) rep = app_report_from_bound(a, &info, m, r);
     GString *out = g_string_new(NULL);
     app_report_write(rep, APP_FMT_JSON, out);
-    if (k == 0) j1 = g_string_free(out, FALSE); else j2 = g_string_free(out, FALSE);
+    if (k == 0)
+      j1 = g_string_free(out, FALSE);
+    else
+      j2 = g_string_free(out, FALSE);
     app_scenario_info_clear(&info);
     g_free(a);
   }
@@ -451,7 +459,7 @@ START_TEST(test_cli_json_identical)
   if (!bin) return;
   g_autofree char *o1 = NULL, *o2 = NULL;
   int st1 = -1, st2 = -1;
-  const char *argv[] = {bin, "bound", "--format", "json", "--seed", "7", "scenarios/rome-400g-nic-ktls.yaml", NULL};
+  const char *argv[] = { bin, "bound", "--format", "json", "--seed", "7", "scenarios/rome-400g-nic-ktls.yaml", NULL };
   ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL, &o1, NULL, &st1, NULL));
   ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL, &o2, NULL, &st2, NULL));
   ck_assert_int_eq(st1, 0);
@@ -464,75 +472,87 @@ END_TEST
 
 typedef struct {
   const char *yaml;
-  const char *want;        /* substring of the message: "LINE:COL: key.path" */
+  const char *want; /* substring of the message: "LINE:COL: key.path" */
 } BadCase;
 
-static const char *GOOD_HEAD =
-  "kind: appliance\n"
-  "cpu: {uarch: zen2, cores_per_socket: 32, clock: 2.5 GHz}\n";
+static const char *GOOD_HEAD = "kind: appliance\n"
+                               "cpu: {uarch: zen2, cores_per_socket: 32, clock: 2.5 GHz}\n";
 
 START_TEST(test_bad_platforms)
 {
   const BadCase cases[] = {
     /* a NIC on a node that does not exist */
-    {"topology: {quadrants: 4, nps: 4, nps_supported: [1, 2, 4], intra_link: 47 GB/s}\n"
-     "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics:\n  - {node: 7, port_speed: 100 Gb/s}\n", "7:12: nics[0].node: node 7 does not exist"},
+    { "topology: {quadrants: 4, nps: 4, nps_supported: [1, 2, 4], intra_link: 47 GB/s}\n"
+      "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics:\n  - {node: 7, port_speed: 100 Gb/s}\n",
+      "7:12: nics[0].node: node 7 does not exist" },
     /* zero memory channels */
-    {"memory: {channels_per_socket: 0, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 Gb/s}]\n", "3:31: memory.channels_per_socket: a socket needs at least 1 memory channel"},
+    { "memory: {channels_per_socket: 0, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 Gb/s}]\n",
+      "3:31: memory.channels_per_socket: a socket needs at least 1 memory channel" },
     /* NPS4 on a CPU without it */
-    {"topology: {quadrants: 4, nps: 4, nps_supported: [1]}\n"
-     "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 Gb/s}]\n", "3:31: topology.nps: NPS4 is not supported"},
+    { "topology: {quadrants: 4, nps: 4, nps_supported: [1]}\n"
+      "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 Gb/s}]\n",
+      "3:31: topology.nps: NPS4 is not supported" },
     /* a drive on a socket that does not exist */
-    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, socket: 1, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 Gb/s}]\n", "4:27: nvme[0].socket: socket 1 does not exist"},
+    { "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, socket: 1, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 Gb/s}]\n",
+      "4:27: nvme[0].socket: socket 1 does not exist" },
     /* a port bound to a node that does not exist */
-    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{ports: 2, port_speed: 100 Gb/s, domains: [0, 3]}]\n", "5:54: nics[0].domains[1]: port bound to NUMA node 3"},
+    { "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{ports: 2, port_speed: 100 Gb/s, domains: [0, 3]}]\n",
+      "5:54: nics[0].domains[1]: port bound to NUMA node 3" },
     /* NIC kTLS path on a NIC without an engine */
-    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 Gb/s}]\n"
-     "software: {data_path: sendfile_nic_ktls}\n", "5:8: nics[0]: sendfile_nic_ktls needs an inline kTLS engine"},
+    { "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 Gb/s}]\n"
+      "software: {data_path: sendfile_nic_ktls}\n",
+      "5:8: nics[0]: sendfile_nic_ktls needs an inline kTLS engine" },
     /* a drive placed twice, by node and by quadrant */
-    {"topology: {quadrants: 4, nps: 4, nps_supported: [1, 2, 4], intra_link: 47 GB/s}\n"
-     "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, node: 1, quadrant: 3, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 Gb/s}]\n", "5:38: nvme[0].quadrant: give a device's place either as node or as socket/quadrant"},
+    { "topology: {quadrants: 4, nps: 4, nps_supported: [1, 2, 4], intra_link: 47 GB/s}\n"
+      "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, node: 1, quadrant: 3, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 Gb/s}]\n",
+      "5:38: nvme[0].quadrant: give a device's place either as node or as socket/quadrant" },
     /* a port speed of zero is out of range, not missing */
-    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 0 Gb/s}]\n", "5:21: nics[0].port_speed: a PCIe NIC's port speed must be positive"},
+    { "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 0 Gb/s}]\n",
+      "5:21: nics[0].port_speed: a PCIe NIC's port speed must be positive" },
     /* software kTLS without a cipher */
-    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 Gb/s}]\n"
-     "software: {data_path: sendfile_sw_ktls, crypto: none}\n", "software.crypto: sendfile_sw_ktls encrypts on the CPU"},
+    { "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 Gb/s}]\n"
+      "software: {data_path: sendfile_sw_ktls, crypto: none}\n",
+      "software.crypto: sendfile_sw_ktls encrypts on the CPU" },
     /* unknown key with a suggestion */
-    {"memory: {channels_per_socket: 8, speed: 3200 MT/s, latncy: 90 ns}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 Gb/s}]\n", "latency"},
+    { "memory: {channels_per_socket: 8, speed: 3200 MT/s, latncy: 90 ns}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 Gb/s}]\n",
+      "latency" },
     /* a wider CI bound without a documented deviation */
-    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 Gb/s}]\n"
-     "software: {data_path: sendfile}\n"
-     "reference: {id: x, gbps: 100, tolerance_pct: 15}\n", "reference.tolerance_pct: above 10 only with a known_deviation"},
+    { "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 Gb/s}]\n"
+      "software: {data_path: sendfile}\n"
+      "reference: {id: x, gbps: 100, tolerance_pct: 15}\n",
+      "reference.tolerance_pct: above 10 only with a known_deviation" },
     /* an output queue smaller than one TSO burst */
-    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 Gb/s, queue: 16 KiB}]\n", "5:38: nics[0].queue: an output queue of 16384 B cannot hold one"},
+    { "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 Gb/s, queue: 16 KiB}]\n",
+      "5:38: nics[0].queue: an output queue of 16384 B cannot hold one" },
     /* units: a byte rate where a bit rate is wanted */
-    {"memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
-     "nvme: [{count: 2, read: 3 GB/s}]\n"
-     "nics: [{port_speed: 100 GB/s}]\n", "5:21: nics[0].port_speed"},
+    { "memory: {channels_per_socket: 8, speed: 3200 MT/s}\n"
+      "nvme: [{count: 2, read: 3 GB/s}]\n"
+      "nics: [{port_speed: 100 GB/s}]\n",
+      "5:21: nics[0].port_speed" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *text = g_strconcat(GOOD_HEAD, cases[i].yaml, NULL);
@@ -540,7 +560,7 @@ START_TEST(test_bad_platforms)
     g_autoptr(SimConfDoc) doc = sim_conf_load_string(text, "bad.yaml", &e);
     ck_assert_msg(doc != NULL, "case %zu: %s", i, e ? e->message : "");
     Appliance *a = g_new0(Appliance, 1);
-    AppScenarioInfo info = {0};
+    AppScenarioInfo info = { 0 };
     gboolean ok = appliance_from_conf(sim_conf_doc_root(doc), a, &info, &e);
     app_scenario_info_clear(&info);
     ck_assert_msg(!ok, "case %zu accepted", i);
@@ -559,7 +579,7 @@ START_TEST(test_cli_bad_platform_exit_2)
   if (!bin) return;
   g_autofree char *err = NULL;
   int st = -1;
-  const char *argv[] = {bin, "bound", "tests/data/model/bad-nic-node.yaml", NULL};
+  const char *argv[] = { bin, "bound", "tests/data/model/bad-nic-node.yaml", NULL };
   ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &st, NULL));
   ck_assert(g_spawn_check_wait_status(st, NULL) == FALSE);
   ck_assert_int_eq(WEXITSTATUS(st), 2);

@@ -23,7 +23,7 @@ START_TEST(test_drop_criterion_closed_form)
   /* the drop criterion stops where the hot ports' output queues drop drop_max of the load they
    * carry: P_K(rho) = 0.2 % with rho = L D / C below line rate, K = 16 MiB / 64 KiB = 256
    * bursts; P_K rises to 1/257 = 0.39 % at line rate, so this rho lies just below 1 */
-  const char *sets[] = {"workload.latency_slo=10 s", "workload.drop_max=0.2 %", NULL};
+  const char *sets[] = { "workload.latency_slo=10 s", "workload.drop_max=0.2 %", NULL };
   Appliance *a = load("scenarios/reference/milan2022_strict_disk_silo.yaml", sets);
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   int b;
@@ -40,7 +40,7 @@ START_TEST(test_drop_criterion_closed_form)
   ck_assert_double_eq_tol(c.limit_gbps[CAP_SATURATION], xsat, 1e-3);
   g_free(a);
   /* a drop_max above 1/(K+1) is never reached: the ports' saturation limits instead */
-  const char *sets1[] = {"workload.latency_slo=10 s", "workload.drop_max=1 %", NULL};
+  const char *sets1[] = { "workload.latency_slo=10 s", "workload.drop_max=1 %", NULL };
   a = load("scenarios/reference/milan2022_strict_disk_silo.yaml", sets1);
   g_autoptr(DemandModel) m1 = demand_build(a, NULL);
   ck_assert(appliance_capacity(a, m1, &c, &e));
@@ -49,7 +49,7 @@ START_TEST(test_drop_criterion_closed_form)
   ck_assert_double_eq_tol(c.capacity_gbps, xsat, 1e-3);
   g_free(a);
   /* drop_max 0 is refused: a finite queue drops a little at any load */
-  const char *sets0[] = {"workload.drop_max=0 %", NULL};
+  const char *sets0[] = { "workload.drop_max=0 %", NULL };
   a = g_new0(Appliance, 1);
   ck_assert(!appliance_load_file("scenarios/reference/milan2022_strict_disk_silo.yaml", sets0, a, NULL, &e));
   ck_assert_msg(strstr(e->message, "workload.drop_max") && strstr(e->message, "> 0"), "%s", e->message);
@@ -78,14 +78,14 @@ START_TEST(test_port_drop_mm1k)
     prev = p;
   }
   /* and the engine agrees: an M/M/1/5 station at rho 0.9 and 1.5 drops that share of arrivals */
-  const double rhos[] = {0.9, 1.5};
+  const double rhos[] = { 0.9, 1.5 };
   for (int i = 0; i < 2; i++) {
     g_autoptr(QnetSpec) spec = qnet_spec_new();
     spec->name = g_strdup("mm1k");
     spec->seed = 11;
     spec->duration_ns = sim_time_from_s(2e5);
     spec->warmup_ns = sim_time_from_s(2e3);
-    SimDist ia = {SIM_DIST_EXPONENTIAL, 1e9 / rhos[i], 0}, sv = {SIM_DIST_EXPONENTIAL, 1e9, 0};
+    SimDist ia = { SIM_DIST_EXPONENTIAL, 1e9 / rhos[i], 0 }, sv = { SIM_DIST_EXPONENTIAL, 1e9, 0 };
     QnetSource *src = qnet_spec_add_source(spec, "in", &ia);
     qnet_route_add(src->routes, "port", 1);
     qnet_spec_add_station(spec, "port", SIM_STATION_FCFS, 1, 5, &sv);
@@ -102,7 +102,7 @@ END_TEST
 START_TEST(test_cpu_criterion)
 {
   /* user-space TLS on Rome is CPU-bound: the CPU criterion gives the bound's saturation point */
-  const char *sets[] = {"workload.latency_slo=10 s", NULL};
+  const char *sets[] = { "workload.latency_slo=10 s", NULL };
   Appliance *a = load("scenarios/reference/rome2022_userspace_tls.yaml", sets);
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   int b;
@@ -122,7 +122,7 @@ END_TEST
 START_TEST(test_latency_slo)
 {
   /* a tight SLO binds before any resource saturates, and p99 at the capacity equals the SLO */
-  const char *sets[] = {"workload.latency_slo=20 ms", NULL};
+  const char *sets[] = { "workload.latency_slo=20 ms", NULL };
   Appliance *a = load("scenarios/rome-400g-nic-ktls.yaml", sets);
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   CapacityResult c;
@@ -133,7 +133,7 @@ START_TEST(test_latency_slo)
   ck_assert_double_eq_tol(r->lat_p99_ms, 20.0, 1e-3);
   ck_assert(c.capacity_gbps < demand_saturation_Bps(m, NULL) * 8e-9);
   /* an SLO below the idle latency: no healthy load at all */
-  const char *tight[] = {"workload.latency_slo=1 ms", NULL};
+  const char *tight[] = { "workload.latency_slo=1 ms", NULL };
   Appliance *b = load("scenarios/rome-400g-nic-ktls.yaml", tight);
   g_autoptr(DemandModel) mb = demand_build(b, NULL);
   ck_assert(appliance_capacity(b, mb, &c, &e));
@@ -150,7 +150,7 @@ START_TEST(test_cli_capacity_json)
   if (!bin) return;
   g_autofree char *out = NULL;
   int st = -1;
-  const char *argv[] = {bin, "capacity", "--format", "json", "scenarios/reference/milan2022_strict_disk_silo.yaml", NULL};
+  const char *argv[] = { bin, "capacity", "--format", "json", "scenarios/reference/milan2022_strict_disk_silo.yaml", NULL };
   ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &st, NULL));
   ck_assert_int_eq(st, 0);
   g_autoptr(JsonParser) p = json_parser_new();

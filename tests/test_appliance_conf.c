@@ -16,7 +16,7 @@ static gboolean is_appliance(const char *path)
 
 START_TEST(test_all_scenarios_load)
 {
-  const char *dirs[] = {"scenarios", "scenarios/reference"};
+  const char *dirs[] = { "scenarios", "scenarios/reference" };
   int n = 0;
   for (size_t k = 0; k < G_N_ELEMENTS(dirs); k++) {
     g_autoptr(GDir) d = g_dir_open(dirs[k], 0, NULL);
@@ -26,7 +26,7 @@ START_TEST(test_all_scenarios_load)
       g_autofree char *p = g_build_filename(dirs[k], f, NULL);
       if (!g_str_has_suffix(f, ".yaml") || !is_appliance(p)) continue;
       Appliance *a = g_new0(Appliance, 1);
-      AppScenarioInfo info = {0};
+      AppScenarioInfo info = { 0 };
       GError *e = NULL;
       ck_assert_msg(appliance_load_file(p, NULL, a, &info, &e), "%s: %s", p, e ? e->message : "");
       g_autoptr(DemandModel) m = demand_build(a, &e);
@@ -48,9 +48,12 @@ START_TEST(test_nps_mapping_and_overrides)
   ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", NULL, a, NULL, &e));
   ck_assert_int_eq(topo_nodes(&a->topo), 4);
   /* drives per node n0:2 n1:6 n2:4 n3:6 (published.yaml) */
-  int per[4] = {0};
+  int per[4] = { 0 };
   for (int d = 0; d < a->n_drives; d++) per[topo_node_of(&a->topo, a->drives[d].pos)]++;
-  ck_assert_int_eq(per[0], 2); ck_assert_int_eq(per[1], 6); ck_assert_int_eq(per[2], 4); ck_assert_int_eq(per[3], 6);
+  ck_assert_int_eq(per[0], 2);
+  ck_assert_int_eq(per[1], 6);
+  ck_assert_int_eq(per[2], 4);
+  ck_assert_int_eq(per[3], 6);
   /* "as built": four ports bound to the four domains, NICs physically on nodes 0 and 2 */
   ck_assert_int_eq(topo_node_of(&a->topo, a->nics[0].pos), 0);
   ck_assert_int_eq(topo_node_of(&a->topo, a->nics[1].pos), 2);
@@ -60,13 +63,13 @@ START_TEST(test_nps_mapping_and_overrides)
   ck_assert_double_eq_tol(a->mem.mts, 3200, 1e-9);
   ck_assert_double_eq_tol(a->nics[0].ktls_gbps, 190, 1e-9);
   /* the same platform in NPS1 through --set: one node, every device on it */
-  const char *sets[] = {"topology.nps=1", "workload.offered=200 Gb/s", NULL};
+  const char *sets[] = { "topology.nps=1", "workload.offered=200 Gb/s", NULL };
   ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, NULL, &e));
   ck_assert_int_eq(topo_nodes(&a->topo), 1);
   ck_assert_double_eq_tol(a->wl.offered_gbps, 200, 1e-9);
   for (int d = 0; d < a->n_drives; d++) ck_assert_int_eq(topo_node_of(&a->topo, a->drives[d].pos), 0);
   /* a bad override is a located --set error */
-  const char *bad[] = {"topology.nps=3", NULL};
+  const char *bad[] = { "topology.nps=3", NULL };
   ck_assert(!appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", bad, a, NULL, &e));
   ck_assert_msg(strstr(e->message, "topology.nps"), "%s", e->message);
   g_clear_error(&e);

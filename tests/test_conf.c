@@ -45,84 +45,149 @@ typedef struct {
 } Scen;
 
 enum { DISC_FCFS, DISC_PS, DISC_LCFS };
-static const char *const disc_names[] = {"fcfs", "ps", "lcfs", NULL};
+static const char *const disc_names[] = { "fcfs", "ps", "lcfs", NULL };
 
 static const SimConfField station_schema[] = {
-  {.key = "name", .type = SIM_CONF_T_STRING, .offset = offsetof(Station, name), .required = true,
-   .doc = "station name"},
-  {.key = "servers", .type = SIM_CONF_T_INT, .offset = offsetof(Station, servers), .def = "1", .min = "1",
-   .max = "64", .doc = "number of servers"},
-  {.key = "service", .type = SIM_CONF_T_DOUBLE, .unit = SIM_UNIT_TIME, .offset = offsetof(Station, service_ns),
-   .def = "10 us", .min = "0", .min_exclusive = true, .doc = "mean service time"},
-  {.key = "discipline", .type = SIM_CONF_T_ENUM, .offset = offsetof(Station, discipline), .enum_names = disc_names,
-   .def = "fcfs", .doc = "queueing discipline"},
-  {.key = "weights", .type = SIM_CONF_T_LIST, .offset = offsetof(Station, weights), .elem_type = SIM_CONF_T_DOUBLE,
-   .min = "0", .max = "1", .doc = "routing weights"},
-  SIM_CONF_END};
+  { .key = "name", .type = SIM_CONF_T_STRING, .offset = offsetof(Station, name), .required = true, .doc = "station name" },
+  { .key = "servers",
+    .type = SIM_CONF_T_INT,
+    .offset = offsetof(Station, servers),
+    .def = "1",
+    .min = "1",
+    .max = "64",
+    .doc = "number of servers" },
+  { .key = "service",
+    .type = SIM_CONF_T_DOUBLE,
+    .unit = SIM_UNIT_TIME,
+    .offset = offsetof(Station, service_ns),
+    .def = "10 us",
+    .min = "0",
+    .min_exclusive = true,
+    .doc = "mean service time" },
+  { .key = "discipline",
+    .type = SIM_CONF_T_ENUM,
+    .offset = offsetof(Station, discipline),
+    .enum_names = disc_names,
+    .def = "fcfs",
+    .doc = "queueing discipline" },
+  { .key = "weights",
+    .type = SIM_CONF_T_LIST,
+    .offset = offsetof(Station, weights),
+    .elem_type = SIM_CONF_T_DOUBLE,
+    .min = "0",
+    .max = "1",
+    .doc = "routing weights" },
+  SIM_CONF_END
+};
 
-static const SimConfField link_schema[] = {
-  {.key = "rate", .type = SIM_CONF_T_DOUBLE, .unit = SIM_UNIT_BIT_RATE, .offset = offsetof(Link, rate_bps),
-   .required = true, .doc = "line rate"},
-  {.key = "mtu", .type = SIM_CONF_T_INT64, .unit = SIM_UNIT_SIZE, .offset = offsetof(Link, mtu_bytes),
-   .def = "1500 B", .min = "576 B", .max = "9 KiB", .doc = "maximum transfer unit"},
-  SIM_CONF_END};
+static const SimConfField link_schema[] = { { .key = "rate",
+                                              .type = SIM_CONF_T_DOUBLE,
+                                              .unit = SIM_UNIT_BIT_RATE,
+                                              .offset = offsetof(Link, rate_bps),
+                                              .required = true,
+                                              .doc = "line rate" },
+                                            { .key = "mtu",
+                                              .type = SIM_CONF_T_INT64,
+                                              .unit = SIM_UNIT_SIZE,
+                                              .offset = offsetof(Link, mtu_bytes),
+                                              .def = "1500 B",
+                                              .min = "576 B",
+                                              .max = "9 KiB",
+                                              .doc = "maximum transfer unit" },
+                                            SIM_CONF_END };
 
-static const SimConfField run_schema[] = {
-  {.key = "warmup", .type = SIM_CONF_T_DOUBLE, .unit = SIM_UNIT_TIME, .offset = offsetof(Run, warmup_ns),
-   .def = "100 us", .doc = "discarded start"},
-  {.key = "duration", .type = SIM_CONF_T_INT64, .unit = SIM_UNIT_TIME, .offset = offsetof(Run, duration_ns),
-   .def = "1 s", .min = "1 ns", .doc = "simulated time"},
-  SIM_CONF_END};
+static const SimConfField run_schema[] = { { .key = "warmup",
+                                             .type = SIM_CONF_T_DOUBLE,
+                                             .unit = SIM_UNIT_TIME,
+                                             .offset = offsetof(Run, warmup_ns),
+                                             .def = "100 us",
+                                             .doc = "discarded start" },
+                                           { .key = "duration",
+                                             .type = SIM_CONF_T_INT64,
+                                             .unit = SIM_UNIT_TIME,
+                                             .offset = offsetof(Run, duration_ns),
+                                             .def = "1 s",
+                                             .min = "1 ns",
+                                             .doc = "simulated time" },
+                                           SIM_CONF_END };
 
 static const SimConfField scen_schema[] = {
-  {.key = "platform", .type = SIM_CONF_T_STRING, .offset = offsetof(Scen, platform), .doc = "platform file"},
-  {.key = "link", .type = SIM_CONF_T_DOUBLE, .unit = SIM_UNIT_BIT_RATE, .offset = offsetof(Scen, link_bps),
-   .required = true, .min = "0", .min_exclusive = true, .max = "1.6 Tb/s", .doc = "NIC line rate"},
-  {.key = "buffer", .type = SIM_CONF_T_INT64, .unit = SIM_UNIT_SIZE, .offset = offsetof(Scen, buffer_bytes),
-   .def = "2 MiB", .doc = "socket buffer"},
-  {.key = "trace", .type = SIM_CONF_T_BOOL, .offset = offsetof(Scen, trace), .def = "false", .doc = "trace events"},
-  {.key = "util", .type = SIM_CONF_T_DOUBLE, .unit = SIM_UNIT_PERCENT, .offset = offsetof(Scen, util),
-   .def = "80 %", .min = "0 %", .max = "100 %", .doc = "target utilisation"},
-  {.key = "ratio", .type = SIM_CONF_T_DOUBLE, .offset = offsetof(Scen, ratio), .def = "0.5", .doc = "a plain number"},
-  {.key = "run", .type = SIM_CONF_T_MAP, .offset = offsetof(Scen, run), .sub = run_schema, .doc = "run control"},
-  {.key = "stations", .type = SIM_CONF_T_LIST, .offset = offsetof(Scen, stations), .sub = station_schema,
-   .elem_size = sizeof(Station), .min_items = 1, .required = true, .doc = "queueing stations"},
-  {.key = "links", .type = SIM_CONF_T_DICT, .offset = offsetof(Scen, links), .sub = link_schema,
-   .elem_size = sizeof(Link), .key_offset = offsetof(Link, name), .doc = "named links"},
-  {.key = "tags", .type = SIM_CONF_T_LIST, .offset = offsetof(Scen, tags), .elem_type = SIM_CONF_T_STRING,
-   .doc = "free labels"},
-  {.key = "extra", .type = SIM_CONF_T_NODE, .offset = offsetof(Scen, extra), .doc = "custom section"},
-  SIM_CONF_END};
+  { .key = "platform", .type = SIM_CONF_T_STRING, .offset = offsetof(Scen, platform), .doc = "platform file" },
+  { .key = "link",
+    .type = SIM_CONF_T_DOUBLE,
+    .unit = SIM_UNIT_BIT_RATE,
+    .offset = offsetof(Scen, link_bps),
+    .required = true,
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1.6 Tb/s",
+    .doc = "NIC line rate" },
+  { .key = "buffer",
+    .type = SIM_CONF_T_INT64,
+    .unit = SIM_UNIT_SIZE,
+    .offset = offsetof(Scen, buffer_bytes),
+    .def = "2 MiB",
+    .doc = "socket buffer" },
+  { .key = "trace", .type = SIM_CONF_T_BOOL, .offset = offsetof(Scen, trace), .def = "false", .doc = "trace events" },
+  { .key = "util",
+    .type = SIM_CONF_T_DOUBLE,
+    .unit = SIM_UNIT_PERCENT,
+    .offset = offsetof(Scen, util),
+    .def = "80 %",
+    .min = "0 %",
+    .max = "100 %",
+    .doc = "target utilisation" },
+  { .key = "ratio", .type = SIM_CONF_T_DOUBLE, .offset = offsetof(Scen, ratio), .def = "0.5", .doc = "a plain number" },
+  { .key = "run", .type = SIM_CONF_T_MAP, .offset = offsetof(Scen, run), .sub = run_schema, .doc = "run control" },
+  { .key = "stations",
+    .type = SIM_CONF_T_LIST,
+    .offset = offsetof(Scen, stations),
+    .sub = station_schema,
+    .elem_size = sizeof(Station),
+    .min_items = 1,
+    .required = true,
+    .doc = "queueing stations" },
+  { .key = "links",
+    .type = SIM_CONF_T_DICT,
+    .offset = offsetof(Scen, links),
+    .sub = link_schema,
+    .elem_size = sizeof(Link),
+    .key_offset = offsetof(Link, name),
+    .doc = "named links" },
+  { .key = "tags",
+    .type = SIM_CONF_T_LIST,
+    .offset = offsetof(Scen, tags),
+    .elem_type = SIM_CONF_T_STRING,
+    .doc = "free labels" },
+  { .key = "extra", .type = SIM_CONF_T_NODE, .offset = offsetof(Scen, extra), .doc = "custom section" },
+  SIM_CONF_END
+};
 
-static const char *good_yaml =
-  "link: 400 Gb/s\n"               /* 1 */
-  "buffer: 16 KiB\n"               /* 2 */
-  "trace: true\n"                  /* 3 */
-  "util: 90%\n"                    /* 4 */
-  "run:\n"                         /* 5 */
-  "  duration: 1.5 ms\n"           /* 6 */
-  "stations:\n"                    /* 7 */
-  "  - name: nic\n"                /* 8 */
-  "    servers: 4\n"               /* 9 */
-  "    service: 250 ns\n"          /* 10 */
-  "    weights: [0.25, 0.75]\n"    /* 11 */
-  "  - name: cpu\n"                /* 12 */
-  "    discipline: ps\n"           /* 13 */
-  "links:\n"                       /* 14 */
-  "  zeta: {rate: 100 Gb/s}\n"     /* 15 */
-  "  alpha: {rate: 25 Gb/s, mtu: 9000 B}\n"
-  "tags: [a, \"b c\"]\n"
-  "extra: {kind: anything, n: 3}\n";
+static const char *good_yaml = "link: 400 Gb/s\n"            /* 1 */
+                               "buffer: 16 KiB\n"            /* 2 */
+                               "trace: true\n"               /* 3 */
+                               "util: 90%\n"                 /* 4 */
+                               "run:\n"                      /* 5 */
+                               "  duration: 1.5 ms\n"        /* 6 */
+                               "stations:\n"                 /* 7 */
+                               "  - name: nic\n"             /* 8 */
+                               "    servers: 4\n"            /* 9 */
+                               "    service: 250 ns\n"       /* 10 */
+                               "    weights: [0.25, 0.75]\n" /* 11 */
+                               "  - name: cpu\n"             /* 12 */
+                               "    discipline: ps\n"        /* 13 */
+                               "links:\n"                    /* 14 */
+                               "  zeta: {rate: 100 Gb/s}\n"  /* 15 */
+                               "  alpha: {rate: 25 Gb/s, mtu: 9000 B}\n"
+                               "tags: [a, \"b c\"]\n"
+                               "extra: {kind: anything, n: 3}\n";
 
 /* Loads @yaml as "t.yaml", applies @sets, binds; returns the bind result and sets *err. */
-static gboolean
-load_bind(const char *yaml, const char *const *sets, Scen *s, GError **err)
+static gboolean load_bind(const char *yaml, const char *const *sets, Scen *s, GError **err)
 {
   g_autoptr(SimConfDoc) doc = sim_conf_load_string(yaml, "t.yaml", err);
-  if (!doc)
-    return FALSE;
-  if (!sim_conf_apply_overrides(doc, sets, err))
-    return FALSE;
+  if (!doc) return FALSE;
+  if (!sim_conf_apply_overrides(doc, sets, err)) return FALSE;
   gboolean ok = sim_conf_bind(sim_conf_doc_root(doc), scen_schema, s, err);
   s->extra = NULL; /* borrowed from doc, gone now */
   return ok;
@@ -132,17 +197,17 @@ START_TEST(test_bind_good)
 {
   g_autoptr(SimConfDoc) doc = sim_conf_load_string(good_yaml, "t.yaml", NULL);
   ck_assert_ptr_nonnull(doc);
-  Scen s = {0};
+  Scen s = { 0 };
   GError *err = NULL;
   ck_assert_msg(sim_conf_bind(sim_conf_doc_root(doc), scen_schema, &s, &err), "%s", err ? err->message : "");
   ck_assert(s.link_bps == 4e11);
   ck_assert_int_eq(s.buffer_bytes, 16384);
   ck_assert(s.trace);
   ck_assert(s.util == 0.9);
-  ck_assert(s.ratio == 0.5);             /* default */
-  ck_assert(s.run.warmup_ns == 100e3);   /* default inside a present map */
+  ck_assert(s.ratio == 0.5);           /* default */
+  ck_assert(s.run.warmup_ns == 100e3); /* default inside a present map */
   ck_assert_int_eq(s.run.duration_ns, 1500000);
-  ck_assert_ptr_null(s.platform);        /* optional, no default: untouched */
+  ck_assert_ptr_null(s.platform); /* optional, no default: untouched */
 
   ck_assert_uint_eq(s.stations.n, 2);
   Station *nic = SIM_CONF_LIST_AT(s.stations, Station, 0);
@@ -184,7 +249,7 @@ END_TEST
 
 START_TEST(test_absent_map_defaults)
 {
-  Scen s = {0};
+  Scen s = { 0 };
   GError *err = NULL;
   ck_assert(load_bind("link: 1 Tb/s\nstations: [{name: a}]\n", NULL, &s, &err));
   ck_assert(s.run.warmup_ns == 100e3);
@@ -205,9 +270,8 @@ START_TEST(test_nodes_positions_order)
   ck_assert_str_eq(sim_conf_doc_file(doc), "t.yaml");
   ck_assert_int_eq(sim_conf_node_kind(root), SIM_CONF_NODE_MAP);
   ck_assert_uint_eq(sim_conf_node_size(root), 9);
-  static const char *const order[] = {"link", "buffer", "trace", "util", "run", "stations", "links", "tags", "extra"};
-  for (guint i = 0; i < G_N_ELEMENTS(order); i++)
-    ck_assert_str_eq(sim_conf_map_key(root, i), order[i]);
+  static const char *const order[] = { "link", "buffer", "trace", "util", "run", "stations", "links", "tags", "extra" };
+  for (guint i = 0; i < G_N_ELEMENTS(order); i++) ck_assert_str_eq(sim_conf_map_key(root, i), order[i]);
   ck_assert_ptr_null(sim_conf_map_key(root, 99));
 
   SimConfNode *st = sim_conf_node_get(root, "stations");
@@ -255,8 +319,7 @@ START_TEST(test_nodes_positions_order)
 
   /* Aliases are expanded by copy. */
   g_autoptr(SimConfDoc) d4 = sim_conf_load_string("a: &x {rate: 1 Gb/s}\nb: *x\n", "e.yaml", NULL);
-  ck_assert_str_eq(sim_conf_node_text(sim_conf_node_get(sim_conf_node_get(sim_conf_doc_root(d4), "b"), "rate")),
-                   "1 Gb/s");
+  ck_assert_str_eq(sim_conf_node_text(sim_conf_node_get(sim_conf_node_get(sim_conf_doc_root(d4), "b"), "rate")), "1 Gb/s");
 }
 END_TEST
 
@@ -266,10 +329,9 @@ START_TEST(test_repeat_is_deterministic)
   g_autofree char *first = NULL;
   for (int i = 0; i < 20; i++) {
     GError *err = NULL;
-    Scen s = {0};
+    Scen s = { 0 };
     ck_assert(!load_bind("link: 1 Tb/s\nstations: [{name: a}]\nb: 1\na: 2\n", NULL, &s, &err));
-    if (!first)
-      first = g_strdup(err->message);
+    if (!first) first = g_strdup(err->message);
     ck_assert_str_eq(err->message, first);
     g_clear_error(&err);
     sim_conf_unbind(scen_schema, &s);
@@ -283,10 +345,10 @@ END_TEST
 
 typedef struct {
   const char *yaml;
-  const char *set;   /* one --set assignment or NULL */
+  const char *set; /* one --set assignment or NULL */
   int code;
-  int line, col;     /* 0: no position (override values) */
-  const char *path;  /* key path, "" for none */
+  int line, col;    /* 0: no position (override values) */
+  const char *path; /* key path, "" for none */
   const char *substr;
 } BadCase;
 
@@ -294,105 +356,104 @@ typedef struct {
 
 static const BadCase bad_cases[] = {
   /* 0 unknown key + suggestion */
-  {"lnk: 100 Gb/s\n" OK_ST, NULL, SIM_CONF_ERROR_UNKNOWN_KEY, 1, 1, "lnk", "unknown key 'lnk' (did you mean 'link'?)"},
+  { "lnk: 100 Gb/s\n" OK_ST, NULL, SIM_CONF_ERROR_UNKNOWN_KEY, 1, 1, "lnk", "unknown key 'lnk' (did you mean 'link'?)" },
   /* 1 unknown key in nested map */
-  {"link: 1 Gb/s\nrun:\n  warmpu: 1 ms\n" OK_ST, NULL, SIM_CONF_ERROR_UNKNOWN_KEY, 3, 3, "run.warmpu",
-   "did you mean 'warmup'?"},
+  { "link: 1 Gb/s\nrun:\n  warmpu: 1 ms\n" OK_ST, NULL, SIM_CONF_ERROR_UNKNOWN_KEY, 3, 3, "run.warmpu",
+    "did you mean 'warmup'?" },
   /* 2 unknown key in a list element */
-  {"link: 1 Gb/s\nstations:\n  - name: a\n  - name: b\n    srvers: 2\n", NULL, SIM_CONF_ERROR_UNKNOWN_KEY, 5, 5,
-   "stations[1].srvers", "did you mean 'servers'?"},
+  { "link: 1 Gb/s\nstations:\n  - name: a\n  - name: b\n    srvers: 2\n", NULL, SIM_CONF_ERROR_UNKNOWN_KEY, 5, 5,
+    "stations[1].srvers", "did you mean 'servers'?" },
   /* 3 unknown key, nothing close */
-  {"link: 1 Gb/s\n" OK_ST "zzzzzz: 1\n", NULL, SIM_CONF_ERROR_UNKNOWN_KEY, 3, 1, "zzzzzz", "known keys: platform"},
+  { "link: 1 Gb/s\n" OK_ST "zzzzzz: 1\n", NULL, SIM_CONF_ERROR_UNKNOWN_KEY, 3, 1, "zzzzzz", "known keys: platform" },
   /* 4 duplicate key */
-  {"link: 1 Gb/s\nbuffer: 1 MiB\nlink: 2 Gb/s\n", NULL, SIM_CONF_ERROR_DUPLICATE, 3, 1, "link",
-   "duplicate key 'link' (first at line 1)"},
+  { "link: 1 Gb/s\nbuffer: 1 MiB\nlink: 2 Gb/s\n", NULL, SIM_CONF_ERROR_DUPLICATE, 3, 1, "link",
+    "duplicate key 'link' (first at line 1)" },
   /* 5 duplicate key inside a list element */
-  {"stations:\n  - name: a\n    name: b\n", NULL, SIM_CONF_ERROR_DUPLICATE, 3, 5, "stations[0].name", "duplicate key"},
+  { "stations:\n  - name: a\n    name: b\n", NULL, SIM_CONF_ERROR_DUPLICATE, 3, 5, "stations[0].name", "duplicate key" },
   /* 6 map where a quantity is wanted */
-  {"link: {a: 1}\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 1, 7, "link", "expected a bit rate (e.g. '100 Gb/s'), got a map"},
+  { "link: {a: 1}\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 1, 7, "link", "expected a bit rate (e.g. '100 Gb/s'), got a map" },
   /* 7 scalar where a list is wanted */
-  {"link: 1 Gb/s\nstations: 3\n", NULL, SIM_CONF_ERROR_TYPE, 2, 11, "stations", "expected a list"},
+  { "link: 1 Gb/s\nstations: 3\n", NULL, SIM_CONF_ERROR_TYPE, 2, 11, "stations", "expected a list" },
   /* 8 list element not a map */
-  {"link: 1 Gb/s\nstations: [{name: a}, 3]\n", NULL, SIM_CONF_ERROR_TYPE, 2, 23, "stations[1]", "expected a map"},
+  { "link: 1 Gb/s\nstations: [{name: a}, 3]\n", NULL, SIM_CONF_ERROR_TYPE, 2, 23, "stations[1]", "expected a map" },
   /* 9 int that is not an integer */
-  {"link: 1 Gb/s\nstations:\n  - {name: a, servers: 2.5}\n", NULL, SIM_CONF_ERROR_TYPE, 3, 24, "stations[0].servers",
-   "not an integer"},
+  { "link: 1 Gb/s\nstations:\n  - {name: a, servers: 2.5}\n", NULL, SIM_CONF_ERROR_TYPE, 3, 24, "stations[0].servers",
+    "not an integer" },
   /* 10 bad bool */
-  {"link: 1 Gb/s\ntrace: yes\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 2, 8, "trace", "expected true or false"},
+  { "link: 1 Gb/s\ntrace: yes\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 2, 8, "trace", "expected true or false" },
   /* 11 int out of range */
-  {"link: 1 Gb/s\nstations:\n  - name: a\n    servers: 65\n", NULL, SIM_CONF_ERROR_RANGE, 4, 14,
-   "stations[0].servers", "'65' is out of range: must be <= 64"},
+  { "link: 1 Gb/s\nstations:\n  - name: a\n    servers: 65\n", NULL, SIM_CONF_ERROR_RANGE, 4, 14, "stations[0].servers",
+    "'65' is out of range: must be <= 64" },
   /* 12 exclusive minimum */
-  {"link: 0 Gb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be > 0 b/s"},
+  { "link: 0 Gb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be > 0 b/s" },
   /* 13 maximum in units */
-  {"link: 2 Tb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be <= 1.6 Tb/s"},
+  { "link: 2 Tb/s\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 1, 7, "link", "must be <= 1.6 Tb/s" },
   /* 14 bytes where bits are wanted */
-  {"link: 100 GB/s\n" OK_ST, NULL, SIM_CONF_ERROR_UNIT, 1, 7, "link", "'GB/s' is a byte rate unit, expected a bit rate"},
+  { "link: 100 GB/s\n" OK_ST, NULL, SIM_CONF_ERROR_UNIT, 1, 7, "link", "'GB/s' is a byte rate unit, expected a bit rate" },
   /* 15 bare number */
-  {"link: 100\n" OK_ST, NULL, SIM_CONF_ERROR_UNIT, 1, 7, "link", "needs a unit, e.g. '100 Gb/s'"},
+  { "link: 100\n" OK_ST, NULL, SIM_CONF_ERROR_UNIT, 1, 7, "link", "needs a unit, e.g. '100 Gb/s'" },
   /* 16 unknown unit in a map of maps */
-  {"link: 1 Gb/s\n" OK_ST "links:\n  eth0: {rate: 10 Gb/s, mtu: 9 kiB}\n", NULL, SIM_CONF_ERROR_UNIT, 4, 30,
-   "links.eth0.mtu", "did you mean 'KiB'?"},
+  { "link: 1 Gb/s\n" OK_ST "links:\n  eth0: {rate: 10 Gb/s, mtu: 9 kiB}\n", NULL, SIM_CONF_ERROR_UNIT, 4, 30, "links.eth0.mtu",
+    "did you mean 'KiB'?" },
   /* 17 missing required at the root */
-  {OK_ST, NULL, SIM_CONF_ERROR_MISSING, 1, 1, "", "missing required key 'link' (NIC line rate)"},
+  { OK_ST, NULL, SIM_CONF_ERROR_MISSING, 1, 1, "", "missing required key 'link' (NIC line rate)" },
   /* 18 missing required in a list element */
-  {"link: 1 Gb/s\nstations:\n  - servers: 2\n", NULL, SIM_CONF_ERROR_MISSING, 3, 5, "stations[0]",
-   "missing required key 'name'"},
+  { "link: 1 Gb/s\nstations:\n  - servers: 2\n", NULL, SIM_CONF_ERROR_MISSING, 3, 5, "stations[0]",
+    "missing required key 'name'" },
   /* 19 missing required in a map of maps */
-  {"link: 1 Gb/s\n" OK_ST "links:\n  eth0: {mtu: 1500 B}\n", NULL, SIM_CONF_ERROR_MISSING, 4, 9, "links.eth0",
-   "missing required key 'rate'"},
+  { "link: 1 Gb/s\n" OK_ST "links:\n  eth0: {mtu: 1500 B}\n", NULL, SIM_CONF_ERROR_MISSING, 4, 9, "links.eth0",
+    "missing required key 'rate'" },
   /* 20 bad enum + suggestion */
-  {"link: 1 Gb/s\nstations:\n  - name: a\n    discipline: fcsf\n", NULL, SIM_CONF_ERROR_ENUM, 4, 17,
-   "stations[0].discipline", "unknown value 'fcsf' (did you mean 'fcfs'?); expected one of fcfs, ps, lcfs"},
+  { "link: 1 Gb/s\nstations:\n  - name: a\n    discipline: fcsf\n", NULL, SIM_CONF_ERROR_ENUM, 4, 17, "stations[0].discipline",
+    "unknown value 'fcsf' (did you mean 'fcfs'?); expected one of fcfs, ps, lcfs" },
   /* 21 YAML syntax error with its position */
-  {"link: 1 Gb/s\nstations: [\n", NULL, SIM_CONF_ERROR_SYNTAX, 3, 1, "", "YAML syntax error"},
+  { "link: 1 Gb/s\nstations: [\n", NULL, SIM_CONF_ERROR_SYNTAX, 3, 1, "", "YAML syntax error" },
   /* 22 YAML syntax error: bad indentation */
-  {"link: 1 Gb/s\n  buffer: 2 MiB\n", NULL, SIM_CONF_ERROR_SYNTAX, 2, 9, "", "mapping values are not allowed"},
+  { "link: 1 Gb/s\n  buffer: 2 MiB\n", NULL, SIM_CONF_ERROR_SYNTAX, 2, 9, "", "mapping values are not allowed" },
   /* 23 element of a scalar list */
-  {"link: 1 Gb/s\nstations:\n  - {name: a, weights: [0.5, 0.25, 2]}\n", NULL, SIM_CONF_ERROR_RANGE, 3, 36,
-   "stations[0].weights[2]", "must be <= 1"},
+  { "link: 1 Gb/s\nstations:\n  - {name: a, weights: [0.5, 0.25, 2]}\n", NULL, SIM_CONF_ERROR_RANGE, 3, 36,
+    "stations[0].weights[2]", "must be <= 1" },
   /* 24 too few list elements */
-  {"link: 1 Gb/s\nstations: []\n", NULL, SIM_CONF_ERROR_RANGE, 2, 11, "stations", "needs at least 1"},
+  { "link: 1 Gb/s\nstations: []\n", NULL, SIM_CONF_ERROR_RANGE, 2, 11, "stations", "needs at least 1" },
   /* 25 missing value */
-  {"link:\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 1, 6, "link", "missing value, expected a bit rate"},
+  { "link:\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 1, 6, "link", "missing value, expected a bit rate" },
   /* 26 percent above its maximum */
-  {"link: 1 Gb/s\nutil: 120 %\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 2, 7, "util", "must be <= 100 %"},
+  { "link: 1 Gb/s\nutil: 120 %\n" OK_ST, NULL, SIM_CONF_ERROR_RANGE, 2, 7, "util", "must be <= 100 %" },
   /* 27 whole ns required */
-  {"link: 1 Gb/s\nrun: {duration: 0.5 ns}\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 2, 17, "run.duration",
-   "not a whole number of ns"},
+  { "link: 1 Gb/s\nrun: {duration: 0.5 ns}\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 2, 17, "run.duration",
+    "not a whole number of ns" },
   /* 28 several documents */
-  {"link: 1 Gb/s\n---\nlink: 2 Gb/s\n", NULL, SIM_CONF_ERROR_SYNTAX, 2, 1, "", "only one YAML document"},
+  { "link: 1 Gb/s\n---\nlink: 2 Gb/s\n", NULL, SIM_CONF_ERROR_SYNTAX, 2, 1, "", "only one YAML document" },
   /* 29 undefined alias */
-  {"link: *nope\n", NULL, SIM_CONF_ERROR_SYNTAX, 1, 7, "", "undefined alias '*nope'"},
+  { "link: *nope\n", NULL, SIM_CONF_ERROR_SYNTAX, 1, 7, "", "undefined alias '*nope'" },
   /* 30 trailing garbage in a plain number */
-  {"link: 1 Gb/s\nratio: 0.5x\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 2, 8, "ratio", "not a number"},
+  { "link: 1 Gb/s\nratio: 0.5x\n" OK_ST, NULL, SIM_CONF_ERROR_TYPE, 2, 8, "ratio", "not a number" },
   /* 31 override: index past the end */
-  {"link: 1 Gb/s\n" OK_ST, "stations[9].servers=2", SIM_CONF_ERROR_OVERRIDE, 0, 0, "stations[9]", "no such element"},
+  { "link: 1 Gb/s\n" OK_ST, "stations[9].servers=2", SIM_CONF_ERROR_OVERRIDE, 0, 0, "stations[9]", "no such element" },
   /* 32 override: value validated like a file value */
-  {"link: 1 Gb/s\n" OK_ST, "link=100 GB/s", SIM_CONF_ERROR_UNIT, 0, 0, "link", "expected a bit rate"},
+  { "link: 1 Gb/s\n" OK_ST, "link=100 GB/s", SIM_CONF_ERROR_UNIT, 0, 0, "link", "expected a bit rate" },
   /* 33 override: unknown key gets a suggestion */
-  {"link: 1 Gb/s\n" OK_ST, "stations.0.srvers=3", SIM_CONF_ERROR_UNKNOWN_KEY, 0, 0, "stations[0].srvers",
-   "did you mean 'servers'?"},
+  { "link: 1 Gb/s\n" OK_ST, "stations.0.srvers=3", SIM_CONF_ERROR_UNKNOWN_KEY, 0, 0, "stations[0].srvers",
+    "did you mean 'servers'?" },
   /* 34 override: no '=' */
-  {"link: 1 Gb/s\n" OK_ST, "link", SIM_CONF_ERROR_OVERRIDE, 0, 0, "", "'link': expected key.path=value"},
+  { "link: 1 Gb/s\n" OK_ST, "link", SIM_CONF_ERROR_OVERRIDE, 0, 0, "", "'link': expected key.path=value" },
   /* 35 override: descending into a scalar */
-  {"link: 1 Gb/s\n" OK_ST, "link.x=3", SIM_CONF_ERROR_OVERRIDE, 0, 0, "link", "is a scalar, it has no key 'x'"},
+  { "link: 1 Gb/s\n" OK_ST, "link.x=3", SIM_CONF_ERROR_OVERRIDE, 0, 0, "link", "is a scalar, it has no key 'x'" },
   /* 36 override: out of range */
-  {"link: 1 Gb/s\n" OK_ST, "stations[0].servers=0", SIM_CONF_ERROR_RANGE, 0, 0, "stations[0].servers",
-   "must be >= 1"},
+  { "link: 1 Gb/s\n" OK_ST, "stations[0].servers=0", SIM_CONF_ERROR_RANGE, 0, 0, "stations[0].servers", "must be >= 1" },
   /* 37 override: malformed path */
-  {"link: 1 Gb/s\n" OK_ST, "stations[x].servers=1", SIM_CONF_ERROR_OVERRIDE, 0, 0, "", "malformed key path"},
+  { "link: 1 Gb/s\n" OK_ST, "stations[x].servers=1", SIM_CONF_ERROR_OVERRIDE, 0, 0, "", "malformed key path" },
   /* 38 override: value that is not YAML */
-  {"link: 1 Gb/s\n" OK_ST, "tags=[a, b", SIM_CONF_ERROR_OVERRIDE, 0, 0, "tags", "bad value '[a, b'"},
+  { "link: 1 Gb/s\n" OK_ST, "tags=[a, b", SIM_CONF_ERROR_OVERRIDE, 0, 0, "tags", "bad value '[a, b'" },
   /* 39 override: indexing a map */
-  {"link: 1 Gb/s\n" OK_ST, "run[0]=1", SIM_CONF_ERROR_OVERRIDE, 0, 0, "run", "no such list"},
+  { "link: 1 Gb/s\n" OK_ST, "run[0]=1", SIM_CONF_ERROR_OVERRIDE, 0, 0, "run", "no such list" },
 };
 
 START_TEST(test_bad_inputs)
 {
   const BadCase *c = &bad_cases[_i];
-  const char *sets[] = {c->set, NULL};
-  Scen s = {0};
+  const char *sets[] = { c->set, NULL };
+  Scen s = { 0 };
   GError *err = NULL;
   gboolean ok = load_bind(c->yaml, sets, &s, &err);
   sim_conf_unbind(scen_schema, &s);
@@ -403,14 +464,11 @@ START_TEST(test_bad_inputs)
   g_autofree char *prefix = NULL;
   const char *file = c->set ? "--set" : "t.yaml";
   GString *p = g_string_new(file);
-  if (c->line)
-    g_string_append_printf(p, ":%d:%d", c->line, c->col);
+  if (c->line) g_string_append_printf(p, ":%d:%d", c->line, c->col);
   g_string_append(p, ": ");
-  if (*c->path)
-    g_string_append_printf(p, "%s: ", c->path);
+  if (*c->path) g_string_append_printf(p, "%s: ", c->path);
   prefix = g_string_free(p, FALSE);
-  ck_assert_msg(g_str_has_prefix(err->message, prefix), "case %d: '%s' does not start with '%s'", _i, err->message,
-                prefix);
+  ck_assert_msg(g_str_has_prefix(err->message, prefix), "case %d: '%s' does not start with '%s'", _i, err->message, prefix);
   ck_assert_msg(strstr(err->message, c->substr), "case %d: '%s' lacks '%s'", _i, err->message, c->substr);
   ck_assert_msg(!strchr(err->message, '\n'), "case %d: message has several lines", _i);
   g_error_free(err);
@@ -421,19 +479,17 @@ END_TEST
 
 START_TEST(test_overrides)
 {
-  const char *sets[] = {
-    "stations[1].servers=4",          /* bracket index */
-    "stations.0.service=1.5 us",      /* dotted index, value with unit */
-    "run.warmup=2 ms",                /* key absent from the file, map absent too: created */
-    "link=800 Gb/s",                  /* replace */
-    "tags=[x, y, z]",                 /* flow value */
-    "links.eth9.rate=10 Gb/s",        /* new dict entry */
-    "stations[1].weights=[1]",
-    NULL};
-  Scen s = {0};
+  const char *sets[] = { "stations[1].servers=4",     /* bracket index */
+                         "stations.0.service=1.5 us", /* dotted index, value with unit */
+                         "run.warmup=2 ms",           /* key absent from the file, map absent too: created */
+                         "link=800 Gb/s",             /* replace */
+                         "tags=[x, y, z]",            /* flow value */
+                         "links.eth9.rate=10 Gb/s",   /* new dict entry */
+                         "stations[1].weights=[1]",
+                         NULL };
+  Scen s = { 0 };
   GError *err = NULL;
-  ck_assert_msg(load_bind("link: 1 Gb/s\nstations:\n  - name: a\n  - name: b\n", sets, &s, &err), "%s",
-                err ? err->message : "");
+  ck_assert_msg(load_bind("link: 1 Gb/s\nstations:\n  - name: a\n  - name: b\n", sets, &s, &err), "%s", err ? err->message : "");
   ck_assert(s.link_bps == 8e11);
   ck_assert_int_eq(SIM_CONF_LIST_AT(s.stations, Station, 1)->servers, 4);
   ck_assert(SIM_CONF_LIST_AT(s.stations, Station, 0)->service_ns == 1500.0);
@@ -462,12 +518,12 @@ START_TEST(test_overrides)
 
   /* An empty intermediate map in the file is filled in; a replaced unknown key is reported
    * against --set, never with a line of the file. */
-  Scen s2 = {0};
-  const char *sets2[] = {"run.duration=5 s", NULL};
+  Scen s2 = { 0 };
+  const char *sets2[] = { "run.duration=5 s", NULL };
   ck_assert(load_bind("link: 1 Gb/s\nrun:\n" OK_ST, sets2, &s2, &err));
   ck_assert_int_eq(s2.run.duration_ns, INT64_C(5000000000));
   sim_conf_unbind(scen_schema, &s2);
-  const char *sets3[] = {"bogus=1", NULL};
+  const char *sets3[] = { "bogus=1", NULL };
   ck_assert(!load_bind("link: 1 Gb/s\nbogus: 2\n" OK_ST, sets3, &s2, &err));
   ck_assert_str_eq(err->message, "--set: bogus: unknown key 'bogus' (known keys: platform, link, buffer, trace, util, "
                                  "ratio, run, stations, links, tags, extra)");
@@ -483,7 +539,7 @@ START_TEST(test_include_overlay)
   GError *err = NULL;
   g_autoptr(SimConfDoc) doc = sim_conf_load_with_include("tests/data/conf/scenario_inc.yaml", "platform", &err);
   ck_assert_msg(doc != NULL, "%s", err ? err->message : "");
-  Scen s = {0};
+  Scen s = { 0 };
   ck_assert_msg(sim_conf_bind(sim_conf_doc_root(doc), scen_schema, &s, &err), "%s", err ? err->message : "");
   ck_assert_str_eq(s.platform, "platforms/base.yaml");
   ck_assert(s.link_bps == 4e11);                   /* scenario overrides platform */
@@ -526,11 +582,10 @@ START_TEST(test_include_errors)
   /* An error in a platform value points into the platform file. */
   g_autoptr(SimConfDoc) doc = sim_conf_load_with_include("tests/data/conf/scenario_badplat.yaml", "platform", &err);
   ck_assert_ptr_nonnull(doc);
-  Scen s = {0};
+  Scen s = { 0 };
   ck_assert(!sim_conf_bind(sim_conf_doc_root(doc), scen_schema, &s, &err));
   sim_conf_unbind(scen_schema, &s);
-  ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/platforms/bad.yaml:3:7: link: '100 GB/s'"), "%s",
-                err->message);
+  ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/platforms/bad.yaml:3:7: link: '100 GB/s'"), "%s", err->message);
   /* ... and names the scenario line that included the platform, on the same line */
   ck_assert_msg(g_str_has_suffix(err->message, " (included from tests/data/conf/scenario_badplat.yaml:1:11)"), "%s",
                 err->message);
@@ -554,10 +609,8 @@ START_TEST(test_include_errors)
 
   ck_assert_ptr_null(sim_conf_load_with_include("tests/data/conf/cycle_a.yaml", "platform", &err));
   ck_assert_int_eq(err->code, SIM_CONF_ERROR_INCLUDE);
-  ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/cycle_b.yaml:1:11: platform: include cycle"), "%s",
-                err->message);
-  ck_assert_msg(g_str_has_suffix(err->message, " (included from tests/data/conf/cycle_a.yaml:1:11)"), "%s",
-                err->message);
+  ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/cycle_b.yaml:1:11: platform: include cycle"), "%s", err->message);
+  ck_assert_msg(g_str_has_suffix(err->message, " (included from tests/data/conf/cycle_a.yaml:1:11)"), "%s", err->message);
   g_clear_error(&err);
 
   ck_assert_ptr_null(sim_conf_load_with_include("tests/data/conf/scenario_missing_plat.yaml", "platform", &err));
@@ -568,8 +621,7 @@ START_TEST(test_include_errors)
 
   ck_assert_ptr_null(sim_conf_load_file("tests/data/conf/bad_syntax.yaml", &err));
   ck_assert_int_eq(err->code, SIM_CONF_ERROR_SYNTAX);
-  ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/bad_syntax.yaml:5:1: YAML syntax error"), "%s",
-                err->message);
+  ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/bad_syntax.yaml:5:1: YAML syntax error"), "%s", err->message);
   g_clear_error(&err);
 
   ck_assert_ptr_null(sim_conf_load_file("tests/data/conf/does_not_exist.yaml", &err));
@@ -596,36 +648,37 @@ typedef struct {
   int64_t size;
 } Poly;
 
-static const char *const poly_kinds[] = {"link", "disk", NULL};
+static const char *const poly_kinds[] = { "link", "disk", NULL };
 static const SimConfField poly_link[] = {
-  {.key = "kind", .type = SIM_CONF_T_IGNORE},
-  {.key = "rate", .type = SIM_CONF_T_DOUBLE, .unit = SIM_UNIT_BIT_RATE, .offset = offsetof(Poly, rate), .required = true},
-  SIM_CONF_END};
+  { .key = "kind", .type = SIM_CONF_T_IGNORE },
+  { .key = "rate", .type = SIM_CONF_T_DOUBLE, .unit = SIM_UNIT_BIT_RATE, .offset = offsetof(Poly, rate), .required = true },
+  SIM_CONF_END
+};
 static const SimConfField poly_disk[] = {
-  {.key = "kind", .type = SIM_CONF_T_IGNORE},
-  {.key = "size", .type = SIM_CONF_T_INT64, .unit = SIM_UNIT_SIZE, .offset = offsetof(Poly, size), .required = true},
-  SIM_CONF_END};
+  { .key = "kind", .type = SIM_CONF_T_IGNORE },
+  { .key = "size", .type = SIM_CONF_T_INT64, .unit = SIM_UNIT_SIZE, .offset = offsetof(Poly, size), .required = true },
+  SIM_CONF_END
+};
 
-static gboolean
-bind_poly(const SimConfNode *n, Poly *p, GError **err)
+static gboolean bind_poly(const SimConfNode *n, Poly *p, GError **err)
 {
   SimConfNode *k = sim_conf_node_get(n, "kind");
   if (!k) {
     sim_conf_set_error(err, n, SIM_CONF_ERROR_MISSING, "missing required key 'kind'");
     return FALSE;
   }
-  if (!sim_conf_node_enum(k, poly_kinds, &p->kind, err))
-    return FALSE;
+  if (!sim_conf_node_enum(k, poly_kinds, &p->kind, err)) return FALSE;
   return sim_conf_bind(n, p->kind == 0 ? poly_link : poly_disk, p, err);
 }
 
 START_TEST(test_kind_dispatch)
 {
   g_autoptr(SimConfDoc) doc =
-    sim_conf_load_string("- {kind: link, rate: 10 Gb/s}\n- {kind: disk, size: 2 TB}\n- {kind: dsk, size: 1 TB}\n"
-                         "- {kind: disk, rate: 1 Gb/s}\n", "p.yaml", NULL);
+      sim_conf_load_string("- {kind: link, rate: 10 Gb/s}\n- {kind: disk, size: 2 TB}\n- {kind: dsk, size: 1 TB}\n"
+                           "- {kind: disk, rate: 1 Gb/s}\n",
+                           "p.yaml", NULL);
   SimConfNode *root = sim_conf_doc_root(doc);
-  Poly p = {0};
+  Poly p = { 0 };
   GError *err = NULL;
   ck_assert(bind_poly(sim_conf_node_child(root, 0), &p, &err));
   ck_assert(p.rate == 1e10);
@@ -638,7 +691,7 @@ START_TEST(test_kind_dispatch)
   ck_assert_str_eq(err->message, "p.yaml:4:16: [3].rate: unknown key 'rate' (known keys: kind, size)");
   g_clear_error(&err);
 
-  static const char *const allowed[] = {"kind", "rate", NULL};
+  static const char *const allowed[] = { "kind", "rate", NULL };
   ck_assert(sim_conf_check_keys(sim_conf_node_child(root, 0), allowed, &err));
   ck_assert(!sim_conf_check_keys(sim_conf_node_child(root, 1), allowed, &err));
   ck_assert_int_eq(err->code, SIM_CONF_ERROR_UNKNOWN_KEY);
@@ -651,7 +704,7 @@ END_TEST
 
 START_TEST(test_suggest)
 {
-  static const char *const words[] = {"servers", "service", "stations", "link", "duration", NULL};
+  static const char *const words[] = { "servers", "service", "stations", "link", "duration", NULL };
   ck_assert_str_eq(sim_conf_suggest("srvers", words), "servers");
   ck_assert_str_eq(sim_conf_suggest("servcie", words), "service"); /* transposition */
   ck_assert_str_eq(sim_conf_suggest("LINK", words), "link");       /* case */
@@ -667,16 +720,14 @@ START_TEST(test_markdown)
   GString *md = g_string_new(NULL);
   sim_conf_schema_markdown(scen_schema, NULL, md);
   ck_assert_msg(g_str_has_prefix(md->str, "| Key | Type | Unit | Default | Range | Description |\n|---|"), "%s", md->str);
-  ck_assert_msg(strstr(md->str, "| `link` | bit rate | bit/s | **required** | > 0 .. 1.6 Tb/s | NIC line rate |\n"),
-                "%s", md->str);
-  ck_assert_msg(strstr(md->str, "| `stations[].servers` | integer |  | 1 | 1 .. 64 | number of servers |\n"), "%s",
+  ck_assert_msg(strstr(md->str, "| `link` | bit rate | bit/s | **required** | > 0 .. 1.6 Tb/s | NIC line rate |\n"), "%s",
                 md->str);
-  ck_assert_msg(strstr(md->str, "| `stations[].discipline` | fcfs \\| ps \\| lcfs |  | fcfs |  | queueing discipline |"),
-                "%s", md->str);
+  ck_assert_msg(strstr(md->str, "| `stations[].servers` | integer |  | 1 | 1 .. 64 | number of servers |\n"), "%s", md->str);
+  ck_assert_msg(strstr(md->str, "| `stations[].discipline` | fcfs \\| ps \\| lcfs |  | fcfs |  | queueing discipline |"), "%s",
+                md->str);
   ck_assert_msg(strstr(md->str, "| `links.<name>.mtu` | size | bytes | 1500 B | 576 B .. 9 KiB |"), "%s", md->str);
   ck_assert_msg(strstr(md->str, "| `run.duration` | time | ns | 1 s | >= 1 ns | simulated time |"), "%s", md->str);
-  ck_assert_msg(strstr(md->str, "| `stations` | list |  | **required** | >= 1 entries | queueing stations |"), "%s",
-                md->str);
+  ck_assert_msg(strstr(md->str, "| `stations` | list |  | **required** | >= 1 entries | queueing stations |"), "%s", md->str);
   g_string_free(md, TRUE);
 }
 END_TEST
@@ -684,7 +735,8 @@ END_TEST
 START_TEST(test_bad_schema_default)
 {
   static const SimConfField bad[] = {
-    {.key = "x", .type = SIM_CONF_T_DOUBLE, .unit = SIM_UNIT_BIT_RATE, .offset = 0, .def = "10 GB/s"}, SIM_CONF_END};
+    { .key = "x", .type = SIM_CONF_T_DOUBLE, .unit = SIM_UNIT_BIT_RATE, .offset = 0, .def = "10 GB/s" }, SIM_CONF_END
+  };
   double x = 0;
   GError *err = NULL;
   g_autoptr(SimConfDoc) doc = sim_conf_load_string("{}", "s.yaml", NULL);
@@ -697,20 +749,17 @@ END_TEST
 
 /* ---- threads ------------------------------------------------------------------------------- */
 
-static gpointer
-thread_main(gpointer data)
+static gpointer thread_main(gpointer data)
 {
   for (int i = 0; i < 50; i++) {
     g_autoptr(SimConfDoc) doc = sim_conf_load_string(good_yaml, "t.yaml", NULL);
-    const char *sets[] = {"stations[0].servers=7", NULL};
-    if (!doc || !sim_conf_apply_overrides(doc, sets, NULL))
-      return GINT_TO_POINTER(1);
-    Scen s = {0};
+    const char *sets[] = { "stations[0].servers=7", NULL };
+    if (!doc || !sim_conf_apply_overrides(doc, sets, NULL)) return GINT_TO_POINTER(1);
+    Scen s = { 0 };
     gboolean ok = sim_conf_bind(sim_conf_doc_root(doc), scen_schema, &s, NULL);
     ok = ok && s.link_bps == 4e11 && SIM_CONF_LIST_AT(s.stations, Station, 0)->servers == 7;
     sim_conf_unbind(scen_schema, &s);
-    if (!ok)
-      return GINT_TO_POINTER(1);
+    if (!ok) return GINT_TO_POINTER(1);
   }
   (void)data;
   return NULL;
@@ -719,10 +768,8 @@ thread_main(gpointer data)
 START_TEST(test_threads)
 {
   GThread *t[8];
-  for (int i = 0; i < 8; i++)
-    t[i] = g_thread_new("conf", thread_main, NULL);
-  for (int i = 0; i < 8; i++)
-    ck_assert_ptr_null(g_thread_join(t[i]));
+  for (int i = 0; i < 8; i++) t[i] = g_thread_new("conf", thread_main, NULL);
+  for (int i = 0; i < 8; i++) ck_assert_ptr_null(g_thread_join(t[i]));
 }
 END_TEST
 
@@ -731,21 +778,18 @@ END_TEST
 START_TEST(test_duplicate_in_large_map)
 {
   GString *y = g_string_new(NULL);
-  for (int i = 0; i < 50000; i++)
-    g_string_append_printf(y, "k%d: %d\n", i, i);
+  for (int i = 0; i < 50000; i++) g_string_append_printf(y, "k%d: %d\n", i, i);
   g_string_append(y, "k123: again\n");
   g_autoptr(GError) err = NULL;
   g_autoptr(SimConfDoc) doc = sim_conf_load_string(y->str, "big.yaml", &err);
   g_string_free(y, TRUE);
   ck_assert_ptr_null(doc);
   ck_assert(g_error_matches(err, SIM_CONF_ERROR, SIM_CONF_ERROR_DUPLICATE));
-  ck_assert_msg(strstr(err->message, "big.yaml:50001:1: k123: duplicate key 'k123' (first at line 124)"), "%s",
-                err->message);
+  ck_assert_msg(strstr(err->message, "big.yaml:50001:1: k123: duplicate key 'k123' (first at line 124)"), "%s", err->message);
 }
 END_TEST
 
-int
-main(void)
+int main(void)
 {
   Suite *s = suite_create("conf");
   TCase *tc = tcase_create("conf");

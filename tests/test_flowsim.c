@@ -15,103 +15,102 @@
  * X = min(100/4.25, 60/1.75, 30/1) = min(23.53, 34.29, 30) = 23.53 B/s, memory-bound. */
 static FlowsimSpec *hand_spec(double offered_Bps)
 {
-    FlowsimSpec *s = flowsim_spec_new();
-    s->seed = 3;
-    s->duration_ns = 2000 * SIM_NS_PER_S;
-    s->warmup_ns = 100 * SIM_NS_PER_S;
-    s->offered_Bps = offered_Bps;
-    s->concurrency = 64;
-    s->request_bytes = (SimDist){ SIM_DIST_EXPONENTIAL, 2.0, 0 };   /* 2 B mean: many requests */
-    int mem = flowsim_add_resource(s, "mem", "dram", "units/s", 100);
-    int cpu = flowsim_add_resource(s, "cpu", "cpu", "units/s", 60);
-    int nic = flowsim_add_resource(s, "nic", "nic_port", "B/s", 30);
-    FlowsimClass *a = flowsim_add_class(s, "a", 3, 1e6);
-    flowsim_class_use(a, mem, 4);
-    flowsim_class_use(a, cpu, 2);
-    flowsim_class_use(a, nic, 1);
-    FlowsimClass *b = flowsim_add_class(s, "b", 1, 1e6);
-    flowsim_class_use(b, mem, 5);
-    flowsim_class_use(b, cpu, 1);
-    flowsim_class_use(b, nic, 1);
-    ck_assert(flowsim_spec_check(s, NULL));
-    return s;
+  FlowsimSpec *s = flowsim_spec_new();
+  s->seed = 3;
+  s->duration_ns = 2000 * SIM_NS_PER_S;
+  s->warmup_ns = 100 * SIM_NS_PER_S;
+  s->offered_Bps = offered_Bps;
+  s->concurrency = 64;
+  s->request_bytes = (SimDist){ SIM_DIST_EXPONENTIAL, 2.0, 0 }; /* 2 B mean: many requests */
+  int mem = flowsim_add_resource(s, "mem", "dram", "units/s", 100);
+  int cpu = flowsim_add_resource(s, "cpu", "cpu", "units/s", 60);
+  int nic = flowsim_add_resource(s, "nic", "nic_port", "B/s", 30);
+  FlowsimClass *a = flowsim_add_class(s, "a", 3, 1e6);
+  flowsim_class_use(a, mem, 4);
+  flowsim_class_use(a, cpu, 2);
+  flowsim_class_use(a, nic, 1);
+  FlowsimClass *b = flowsim_add_class(s, "b", 1, 1e6);
+  flowsim_class_use(b, mem, 5);
+  flowsim_class_use(b, cpu, 1);
+  flowsim_class_use(b, nic, 1);
+  ck_assert(flowsim_spec_check(s, NULL));
+  return s;
 }
 
 START_TEST(test_bound_by_hand)
 {
-    g_autoptr(FlowsimSpec) s = hand_spec(0);
-    int bn = -1;
-    double x = flowsim_bound_Bps(s, &bn);
-    ck_assert_double_eq_tol(x, 100 / 4.25, 1e-9);
-    ck_assert_int_eq(bn, 0);
+  g_autoptr(FlowsimSpec) s = hand_spec(0);
+  int bn = -1;
+  double x = flowsim_bound_Bps(s, &bn);
+  ck_assert_double_eq_tol(x, 100 / 4.25, 1e-9);
+  ck_assert_int_eq(bn, 0);
 }
 END_TEST
 
 START_TEST(test_saturation_meets_bound)
 {
-    g_autoptr(FlowsimSpec) s = hand_spec(0);
-    g_autoptr(FlowsimResult) r = flowsim_run(s);
-    double bound = 100 / 4.25;
-    ck_assert_msg(fabs(r->throughput_Bps.mean - bound) <= 0.03 * bound, "DES %.4f vs bound %.4f",
-                  r->throughput_Bps.mean, bound);
-    ck_assert_double_le(r->resources[0].utilization.mean, 1 + 1e-9);
-    ck_assert_double_ge(r->resources[0].utilization.mean, 0.97);    /* the bottleneck is saturated */
-    ck_assert_double_le(r->max_utilization_seen, 1 + 1e-9);
-    /* the other resources at the bound's throughput: cpu 23.53*1.75/60, nic 23.53/30 */
-    ck_assert_double_eq_tol(r->resources[1].utilization.mean, bound * 1.75 / 60, 0.03 * bound * 1.75 / 60);
-    ck_assert_double_eq_tol(r->resources[2].utilization.mean, bound / 30, 0.03 * bound / 30);
+  g_autoptr(FlowsimSpec) s = hand_spec(0);
+  g_autoptr(FlowsimResult) r = flowsim_run(s);
+  double bound = 100 / 4.25;
+  ck_assert_msg(fabs(r->throughput_Bps.mean - bound) <= 0.03 * bound, "DES %.4f vs bound %.4f", r->throughput_Bps.mean, bound);
+  ck_assert_double_le(r->resources[0].utilization.mean, 1 + 1e-9);
+  ck_assert_double_ge(r->resources[0].utilization.mean, 0.97); /* the bottleneck is saturated */
+  ck_assert_double_le(r->max_utilization_seen, 1 + 1e-9);
+  /* the other resources at the bound's throughput: cpu 23.53*1.75/60, nic 23.53/30 */
+  ck_assert_double_eq_tol(r->resources[1].utilization.mean, bound * 1.75 / 60, 0.03 * bound * 1.75 / 60);
+  ck_assert_double_eq_tol(r->resources[2].utilization.mean, bound / 30, 0.03 * bound / 30);
 }
 END_TEST
 
 START_TEST(test_open_below_capacity)
 {
-    /* offered 15 B/s (64% of the bound): served = offered, utilisations = offered x D / C */
-    g_autoptr(FlowsimSpec) s = hand_spec(15);
-    g_autoptr(FlowsimResult) r = flowsim_run(s);
-    ck_assert_msg(fabs(r->throughput_Bps.mean - 15) <= 0.03 * 15, "served %.4f", r->throughput_Bps.mean);
-    ck_assert_double_eq_tol(r->resources[0].utilization.mean, 15 * 4.25 / 100, 0.03 * 15 * 4.25 / 100);
-    ck_assert_double_eq_tol(r->resources[2].utilization.mean, 0.5, 0.03 * 0.5);
-    /* Little: mean requests in the box = arrival rate x mean latency, and latency >= access latency */
-    ck_assert_double_ge(r->latency_p50_s, 1e-3);
+  /* offered 15 B/s (64% of the bound): served = offered, utilisations = offered x D / C */
+  g_autoptr(FlowsimSpec) s = hand_spec(15);
+  g_autoptr(FlowsimResult) r = flowsim_run(s);
+  ck_assert_msg(fabs(r->throughput_Bps.mean - 15) <= 0.03 * 15, "served %.4f", r->throughput_Bps.mean);
+  ck_assert_double_eq_tol(r->resources[0].utilization.mean, 15 * 4.25 / 100, 0.03 * 15 * 4.25 / 100);
+  ck_assert_double_eq_tol(r->resources[2].utilization.mean, 0.5, 0.03 * 0.5);
+  /* Little: mean requests in the box = arrival rate x mean latency, and latency >= access latency */
+  ck_assert_double_ge(r->latency_p50_s, 1e-3);
 }
 END_TEST
 
 START_TEST(test_conservation_and_determinism)
 {
-    g_autoptr(FlowsimSpec) s = hand_spec(20);
-    g_autoptr(FlowsimResult) r1 = flowsim_run(s);
-    g_autoptr(FlowsimResult) r2 = flowsim_run(s);
-    ck_assert_double_eq_tol(r1->bytes_admitted, r1->bytes_delivered + r1->bytes_in_flight, 1e-6 * r1->bytes_admitted);
-    ck_assert_double_gt(r1->bytes_delivered, 0);
-    ck_assert_uint_gt(r1->requests_done, 1000);
-    ck_assert(r1->throughput_Bps.mean == r2->throughput_Bps.mean);
-    ck_assert(r1->latency_s.mean == r2->latency_s.mean);
-    ck_assert_uint_eq(r1->events, r2->events);
+  g_autoptr(FlowsimSpec) s = hand_spec(20);
+  g_autoptr(FlowsimResult) r1 = flowsim_run(s);
+  g_autoptr(FlowsimResult) r2 = flowsim_run(s);
+  ck_assert_double_eq_tol(r1->bytes_admitted, r1->bytes_delivered + r1->bytes_in_flight, 1e-6 * r1->bytes_admitted);
+  ck_assert_double_gt(r1->bytes_delivered, 0);
+  ck_assert_uint_gt(r1->requests_done, 1000);
+  ck_assert(r1->throughput_Bps.mean == r2->throughput_Bps.mean);
+  ck_assert(r1->latency_s.mean == r2->latency_s.mean);
+  ck_assert_uint_eq(r1->events, r2->events);
 }
 END_TEST
 
 START_TEST(test_rejects_unbounded_class)
 {
-    g_autoptr(FlowsimSpec) s = hand_spec(0);
-    flowsim_add_class(s, "free", 1, 0);
-    GError *err = NULL;
-    ck_assert(!flowsim_spec_check(s, &err));
-    ck_assert_ptr_nonnull(strstr(err->message, "free"));
-    g_error_free(err);
+  g_autoptr(FlowsimSpec) s = hand_spec(0);
+  flowsim_add_class(s, "free", 1, 0);
+  GError *err = NULL;
+  ck_assert(!flowsim_spec_check(s, &err));
+  ck_assert_ptr_nonnull(strstr(err->message, "free"));
+  g_error_free(err);
 }
 END_TEST
 
 int main(void)
 {
-    gsl_set_error_handler_off();
-    Suite *su = suite_create("flowsim");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_bound_by_hand);
-    tcase_add_test(tc, test_saturation_meets_bound);
-    tcase_add_test(tc, test_open_below_capacity);
-    tcase_add_test(tc, test_conservation_and_determinism);
-    tcase_add_test(tc, test_rejects_unbounded_class);
-    suite_add_tcase(su, tc);
-    return test_run_suite(su);
+  gsl_set_error_handler_off();
+  Suite *su = suite_create("flowsim");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_bound_by_hand);
+  tcase_add_test(tc, test_saturation_meets_bound);
+  tcase_add_test(tc, test_open_below_capacity);
+  tcase_add_test(tc, test_conservation_and_determinism);
+  tcase_add_test(tc, test_rejects_unbounded_class);
+  suite_add_tcase(su, tc);
+  return test_run_suite(su);
 }

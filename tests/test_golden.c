@@ -18,14 +18,14 @@
 
 #define GOLDEN_DIR "tests/golden"
 
-static const char *const commands[] = {"bound", "run", "capacity"};
-static const char *const formats[] = {"table", "json"};
+static const char *const commands[] = { "bound", "run", "capacity" };
+static const char *const formats[] = { "table", "json" };
 enum { N_COMMANDS = G_N_ELEMENTS(commands), N_FORMATS = G_N_ELEMENTS(formats) };
 
 /* Scenario files (sorted, relative to the repository root). */
 static GPtrArray *scenario_files(void)
 {
-  static const char *const dirs[] = {"scenarios", "scenarios/reference"};
+  static const char *const dirs[] = { "scenarios", "scenarios/reference" };
   GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
   for (gsize d = 0; d < G_N_ELEMENTS(dirs); d++) {
     g_autoptr(GDir) dir = g_dir_open(dirs[d], 0, NULL);
@@ -54,7 +54,7 @@ static char *transcript(const char *scenario, const char *command, const char *f
 {
   const char *bin = g_getenv("OCASIM_BIN");
   ck_assert_msg(bin != NULL, "OCASIM_BIN is not set (run through make test)");
-  const char *argv[] = {bin, command, scenario, "--format", format, NULL};
+  const char *argv[] = { bin, command, scenario, "--format", format, NULL };
   g_autofree char *out = NULL, *err = NULL;
   int status = -1;
   GError *error = NULL;
@@ -103,8 +103,10 @@ START_TEST(test_golden_outputs)
       fprintf(stderr, "golden: %s/%s has no scenario (remove it)\n", GOLDEN_DIR, name);
       mismatches++;
     }
-  ck_assert_msg(mismatches == 0, "%d golden outputs differ or are missing; diff them, and run make golden-update only "
-                "for an intended change", mismatches);
+  ck_assert_msg(mismatches == 0,
+                "%d golden outputs differ or are missing; diff them, and run make golden-update only "
+                "for an intended change",
+                mismatches);
 }
 END_TEST
 

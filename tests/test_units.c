@@ -8,8 +8,7 @@
 #include "sim/units.h"
 
 /* Parses @text as @kind and checks the exact value. */
-static void
-expect_value(const char *text, SimUnitKind kind, double want)
+static void expect_value(const char *text, SimUnitKind kind, double want)
 {
   double v = -12345.0;
   GError *e = NULL;
@@ -19,8 +18,7 @@ expect_value(const char *text, SimUnitKind kind, double want)
 }
 
 /* Parses @text as @kind, expects error @code and @substr in the message. */
-static void
-expect_error(const char *text, SimUnitKind kind, int code, const char *substr)
+static void expect_error(const char *text, SimUnitKind kind, int code, const char *substr)
 {
   double v = 0.0;
   GError *e = NULL;
@@ -195,16 +193,20 @@ END_TEST
 
 START_TEST(test_format_roundtrip)
 {
-  static const struct { double v; SimUnitKind k; const char *s; } cases[] = {
-    {1e11, SIM_UNIT_BIT_RATE, "100 Gb/s"},
-    {1048576.0, SIM_UNIT_SIZE, "1 MiB"},
-    {4000.0, SIM_UNIT_SIZE, "4 kB"},
-    {0.8, SIM_UNIT_PERCENT, "80 %"},
-    {80e3, SIM_UNIT_TIME, "80 us"},
-    {120e9, SIM_UNIT_TIME, "2 min"},
-    {3.2e9, SIM_UNIT_TRANSFER_RATE, "3.2 GT/s"},
-    {2.5e9, SIM_UNIT_FREQUENCY, "2.5 GHz"},
-    {1.25e10, SIM_UNIT_BYTE_RATE, "12.5 GB/s"},
+  static const struct {
+    double v;
+    SimUnitKind k;
+    const char *s;
+  } cases[] = {
+    { 1e11, SIM_UNIT_BIT_RATE, "100 Gb/s" },
+    { 1048576.0, SIM_UNIT_SIZE, "1 MiB" },
+    { 4000.0, SIM_UNIT_SIZE, "4 kB" },
+    { 0.8, SIM_UNIT_PERCENT, "80 %" },
+    { 80e3, SIM_UNIT_TIME, "80 us" },
+    { 120e9, SIM_UNIT_TIME, "2 min" },
+    { 3.2e9, SIM_UNIT_TRANSFER_RATE, "3.2 GT/s" },
+    { 2.5e9, SIM_UNIT_FREQUENCY, "2.5 GHz" },
+    { 1.25e10, SIM_UNIT_BYTE_RATE, "12.5 GB/s" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *s = sim_units_format(cases[i].v, cases[i].k);
@@ -216,8 +218,7 @@ START_TEST(test_format_roundtrip)
 }
 END_TEST
 
-int
-main(void)
+int main(void)
 {
   Suite *s = suite_create("units");
   TCase *tc = tcase_create("parse");

@@ -8,8 +8,9 @@
 #include "validate/pipeline.h"
 #include "validate/predict.h"
 
-static ValHostProfile truth(void) {
-  ValHostProfile p = {.clock_hz = 2.6e9, .cores = 2, .hash_cpb = 1.3, .record_bytes = 16384};
+static ValHostProfile truth(void)
+{
+  ValHostProfile p = { .clock_hz = 2.6e9, .cores = 2, .hash_cpb = 1.3, .record_bytes = 16384 };
   p.p[VAL_P_COPY] = 0.35;
   p.p[VAL_P_COPY_PC] = 0.55;
   p.p[VAL_P_MISS] = 0.40;
@@ -28,12 +29,17 @@ static ValHostProfile truth(void) {
   return p;
 }
 
-START_TEST(test_model_closed_form) {
+START_TEST(test_model_closed_form)
+{
   ValHostProfile p = truth();
   ValHostPrediction pr;
   /* plain sendfile, 1 MiB, one thread per side, both cores free */
-  ValHostConfig c = {.mode = VAL_MODE_SENDFILE, .server_threads = 1, .client_threads = 1, .connections = 8,
-                     .bytes_per_req = 1048576, .avail_cores = 2};
+  ValHostConfig c = { .mode = VAL_MODE_SENDFILE,
+                      .server_threads = 1,
+                      .client_threads = 1,
+                      .connections = 8,
+                      .bytes_per_req = 1048576,
+                      .avail_cores = 2 };
   val_predict_host(&p, &c, &pr);
   double m1 = 1 / (1 + pow(786432.0 / 1048576, 4)); /* page-cache miss share of a 1 MiB file */
   double s = 0.30 + 0.15 + 20000.0 / 1048576, cc = 0.55 + 0.40 * m1 + 0.15 + 15000.0 / 1048576;
@@ -73,22 +79,28 @@ START_TEST(test_model_closed_form) {
 END_TEST
 
 /* Synthetic observations of the model itself over a grid of configurations. */
-static int make_obs(const ValHostProfile *p, ValFitObs *obs, double noise) {
+static int make_obs(const ValHostProfile *p, ValFitObs *obs, double noise)
+{
   int n = 0;
-  const ValServerMode modes[] = {VAL_MODE_SENDFILE, VAL_MODE_USERSPACE};
-  const ValCipher ciphers[] = {VAL_CIPHER_AES128GCM, VAL_CIPHER_AES256GCM, VAL_CIPHER_CHACHA20};
-  const double sizes[] = {16384, 262144, 1048576, 4194304};
-  const int thr[][2] = {{1, 1}, {2, 2}, {2, 1}};
-  const double avail[] = {2.0, 1.3};
+  const ValServerMode modes[] = { VAL_MODE_SENDFILE, VAL_MODE_USERSPACE };
+  const ValCipher ciphers[] = { VAL_CIPHER_AES128GCM, VAL_CIPHER_AES256GCM, VAL_CIPHER_CHACHA20 };
+  const double sizes[] = { 16384, 262144, 1048576, 4194304 };
+  const int thr[][2] = { { 1, 1 }, { 2, 2 }, { 2, 1 } };
+  const double avail[] = { 2.0, 1.3 };
   uint32_t rng = 12345;
   for (int m = 0; m < 2; m++)
     for (int ci = 0; ci < (m ? 3 : 1); ci++)
       for (int si = 0; si < 4; si++)
         for (int ti = 0; ti < 3; ti++) {
           ValFitObs *o = &obs[n++];
-          o->cfg = (ValHostConfig){.mode = modes[m], .cipher = ciphers[ci], .version = VAL_TLS_13,
-                                   .server_threads = thr[ti][0], .client_threads = thr[ti][1], .connections = 16,
-                                   .bytes_per_req = sizes[si], .avail_cores = avail[(si + ti) % 2]};
+          o->cfg = (ValHostConfig){ .mode = modes[m],
+                                    .cipher = ciphers[ci],
+                                    .version = VAL_TLS_13,
+                                    .server_threads = thr[ti][0],
+                                    .client_threads = thr[ti][1],
+                                    .connections = 16,
+                                    .bytes_per_req = sizes[si],
+                                    .avail_cores = avail[(si + ti) % 2] };
           ValHostPrediction pr;
           val_predict_host(p, &o->cfg, &pr);
           double e[4];
@@ -108,14 +120,16 @@ static int make_obs(const ValHostProfile *p, ValFitObs *obs, double noise) {
   return n;
 }
 
-static void fit_and_check(double noise, double tol_rel) {
+static void fit_and_check(double noise, double tol_rel)
+{
   ValHostProfile t = truth(), start = truth(), out;
   for (int i = 0; i < VAL_P_COUNT; i++) start.p[i] *= (i % 2) ? 1.6 : 0.6;
   start.p[VAL_P_UTIL] = 0.8;
   ValFitObs obs[64];
   int n = make_obs(&t, obs, noise);
-  ValFitPrior pri[3] = {{VAL_P_CRYPTO_AES128, 0.40, 0.02, FALSE}, {VAL_P_CRYPTO_AES256, 0.47, 0.02, FALSE},
-                        {VAL_P_CRYPTO_CHACHA, 0.72, 0.03, FALSE}};
+  ValFitPrior pri[3] = { { VAL_P_CRYPTO_AES128, 0.40, 0.02, FALSE },
+                         { VAL_P_CRYPTO_AES256, 0.47, 0.02, FALSE },
+                         { VAL_P_CRYPTO_CHACHA, 0.72, 0.03, FALSE } };
   ValFitStats st;
   g_autoptr(GError) err = NULL;
   ck_assert_msg(val_fit_host(obs, n, pri, 3, &start, NULL, &out, &st, &err), "%s", err ? err->message : "");
@@ -123,21 +137,27 @@ static void fit_and_check(double noise, double tol_rel) {
   ck_assert_int_eq(st.nobs, 4 * n + 3);
   for (int i = 0; i < VAL_P_COUNT; i++) {
     double rel = fabs(out.p[i] - t.p[i]) / t.p[i];
-    ck_assert_msg(rel < tol_rel, "%s: fitted %g true %g (rel %g)", val_param_name((ValParam)i), out.p[i], t.p[i],
-                  rel);
+    ck_assert_msg(rel < tol_rel, "%s: fitted %g true %g (rel %g)", val_param_name((ValParam)i), out.p[i], t.p[i], rel);
     ck_assert(out.fitted[i]);
     ck_assert(out.se[i] > 0 && isfinite(out.se[i]));
   }
   if (noise == 0) ck_assert(st.chi2_dof < 1e-6);
 }
 
-START_TEST(test_fit_recovers_exact) { fit_and_check(0.0, 0.01); }
+START_TEST(test_fit_recovers_exact)
+{
+  fit_and_check(0.0, 0.01);
+}
 END_TEST
 
-START_TEST(test_fit_recovers_noisy) { fit_and_check(0.005, 0.05); }
+START_TEST(test_fit_recovers_noisy)
+{
+  fit_and_check(0.005, 0.05);
+}
 END_TEST
 
-START_TEST(test_fit_fixed_and_unidentified) {
+START_TEST(test_fit_fixed_and_unidentified)
+{
   /* only plain-sendfile data: crypto and record parameters are untouched and stay fixed */
   ValHostProfile t = truth(), start = truth(), out;
   start.p[VAL_P_COPY_PC] = 0.7;
@@ -145,7 +165,7 @@ START_TEST(test_fit_fixed_and_unidentified) {
   int n = make_obs(&t, obs, 0), m = 0;
   for (int i = 0; i < n; i++)
     if (obs[i].cfg.mode == VAL_MODE_SENDFILE) plain[m++] = obs[i];
-  gboolean fixed[VAL_P_COUNT] = {FALSE};
+  gboolean fixed[VAL_P_COUNT] = { FALSE };
   fixed[VAL_P_UTIL] = TRUE;
   ValFitStats st;
   ck_assert(val_fit_host(plain, m, NULL, 0, &start, fixed, &out, &st, NULL));
@@ -161,7 +181,8 @@ START_TEST(test_fit_fixed_and_unidentified) {
 }
 END_TEST
 
-START_TEST(test_fit_lower_bound) {
+START_TEST(test_fit_lower_bound)
+{
   /* exact plain-sendfile data: a bound below the true stack_cpb (0.30) changes nothing and
    * is not a residual; a bound above it (0.5, sd 1e-4) holds the fit near 0.5 */
   ValHostProfile t = truth(), start = truth(), out0, out1;
@@ -169,14 +190,14 @@ START_TEST(test_fit_lower_bound) {
   int n = make_obs(&t, obs, 0), m = 0;
   for (int i = 0; i < n; i++)
     if (obs[i].cfg.mode == VAL_MODE_SENDFILE) plain[m++] = obs[i];
-  gboolean fixed[VAL_P_COUNT] = {FALSE};
+  gboolean fixed[VAL_P_COUNT] = { FALSE };
   fixed[VAL_P_UTIL] = TRUE;
   ValFitStats st0, st1;
-  ValFitPrior lo = {VAL_P_STACK, 0.0, 0.01, TRUE};
+  ValFitPrior lo = { VAL_P_STACK, 0.0, 0.01, TRUE };
   ck_assert(val_fit_host(plain, m, &lo, 1, &start, fixed, &out0, &st0, NULL));
   ck_assert_double_eq_tol(out0.p[VAL_P_STACK], 0.30, 0.003);
   ck_assert_int_eq(st0.nobs, 4 * m);
-  ValFitPrior hi = {VAL_P_STACK, 0.5, 1e-4, TRUE};
+  ValFitPrior hi = { VAL_P_STACK, 0.5, 1e-4, TRUE };
   ck_assert(val_fit_host(plain, m, &hi, 1, &start, fixed, &out1, &st1, NULL));
   ck_assert_msg(out1.p[VAL_P_STACK] > 0.49, "stack %g", out1.p[VAL_P_STACK]);
   ck_assert(st1.chi2 > 1);
@@ -185,36 +206,44 @@ END_TEST
 
 /* the busier side's share of the cores its threads can use: pinned sets cap the threads,
  * connections cap them too; the 4 MiB plain run of the quick table is not CPU bound */
-START_TEST(test_busiest_share) {
-  ValHostConfig c = {.server_threads = 1, .client_threads = 1, .connections = 8, .pinned = TRUE,
-                     .server_cpus = 1, .client_cpus = 1};
-  ValRunSample m = {.server_util = 0.68, .client_util = 0.65};
+START_TEST(test_busiest_share)
+{
+  ValHostConfig c = {
+    .server_threads = 1, .client_threads = 1, .connections = 8, .pinned = TRUE, .server_cpus = 1, .client_cpus = 1
+  };
+  ValRunSample m = { .server_util = 0.68, .client_util = 0.65 };
   ck_assert_double_eq_tol(val_busiest_share(&c, &m, 2), 0.68, 1e-12);
   ck_assert(val_busiest_share(&c, &m, 2) < VAL_CPU_BOUND);
   m.client_util = 0.98;
   ck_assert_double_eq_tol(val_busiest_share(&c, &m, 2), 0.98, 1e-12);
   /* two server threads on one pinned CPU (s2c2 on 2 CPUs) can use one core */
   c.server_threads = c.client_threads = 2;
-  m = (ValRunSample){.server_util = 0.97, .client_util = 0.5};
+  m = (ValRunSample){ .server_util = 0.97, .client_util = 0.5 };
   ck_assert_double_eq_tol(val_busiest_share(&c, &m, 2), 0.97, 1e-12);
   /* unpinned, 2 threads a side on 4 cores: 2 cores each */
   c.pinned = FALSE;
   ck_assert_double_eq_tol(val_busiest_share(&c, &m, 4), 0.485, 1e-12);
   /* pinned, a tenant took 0.4 of the server's CPU: 0.55 busy of the 0.6 left is CPU bound */
-  c = (ValHostConfig){.server_threads = 1, .client_threads = 1, .connections = 8, .pinned = TRUE,
-                      .server_cpus = 1, .client_cpus = 1, .server_free_cores = 0.6};
-  m = (ValRunSample){.server_util = 0.55, .client_util = 0.4};
+  c = (ValHostConfig){ .server_threads = 1,
+                       .client_threads = 1,
+                       .connections = 8,
+                       .pinned = TRUE,
+                       .server_cpus = 1,
+                       .client_cpus = 1,
+                       .server_free_cores = 0.6 };
+  m = (ValRunSample){ .server_util = 0.55, .client_util = 0.4 };
   ck_assert_double_eq_tol(val_busiest_share(&c, &m, 2), 0.55 / 0.6, 1e-12);
   ck_assert(val_busiest_share(&c, &m, 2) >= VAL_CPU_BOUND);
-  c = (ValHostConfig){.server_threads = 2, .client_threads = 2, .connections = 8, .server_cpus = 1, .client_cpus = 1};
-  m = (ValRunSample){.server_util = 0.97, .client_util = 0.5};
+  c = (ValHostConfig){ .server_threads = 2, .client_threads = 2, .connections = 8, .server_cpus = 1, .client_cpus = 1 };
+  m = (ValRunSample){ .server_util = 0.97, .client_util = 0.5 };
   /* one connection keeps one thread busy */
   c.connections = 1;
   ck_assert_double_eq_tol(val_busiest_share(&c, &m, 4), 0.97, 1e-12);
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
   Suite *s = suite_create("validate_fit");
   TCase *tc = tcase_create("fit");
   tcase_add_test(tc, test_model_closed_form);

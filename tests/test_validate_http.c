@@ -12,14 +12,16 @@
 #include "validate/pathres.h"
 #include "validate/util.h"
 
-static int parse(const char *s, ValHttpRequest *r) {
+static int parse(const char *s, ValHttpRequest *r)
+{
   size_t used = 0;
   int st = val_http_parse_request(s, strlen(s), r, &used);
   if (st == 1) ck_assert_uint_eq(used, strlen(s));
   return st;
 }
 
-START_TEST(test_request_basic) {
+START_TEST(test_request_basic)
+{
   ValHttpRequest r;
   ck_assert_int_eq(parse("GET /a/b.bin?x=1 HTTP/1.1\r\nHost: x\r\nRange: bytes=5-9\r\n\r\n", &r), 1);
   ck_assert_str_eq(r.path, "/a/b.bin");
@@ -54,7 +56,8 @@ START_TEST(test_request_basic) {
 }
 END_TEST
 
-START_TEST(test_ranges) {
+START_TEST(test_ranges)
+{
   uint64_t f, l;
   const uint64_t big = (5ULL << 30) + 17; /* > 4 GiB */
   ck_assert_int_eq(val_http_resolve_range("bytes=0-0", 10, &f, &l), 206);
@@ -83,7 +86,8 @@ START_TEST(test_ranges) {
 }
 END_TEST
 
-START_TEST(test_format_head) {
+START_TEST(test_format_head)
+{
   char h[512];
   size_t n = val_http_format_head(h, sizeof h, 206, 6000000000ULL, 4294967296ULL, 4294967305ULL, TRUE);
   ck_assert_uint_gt(n, 0);
@@ -114,11 +118,13 @@ typedef struct {
   int root_fd;
 } Tree;
 
-static void write_file(const char *path, const char *data) {
+static void write_file(const char *path, const char *data)
+{
   ck_assert(g_file_set_contents(path, data, -1, NULL));
 }
 
-static Tree make_tree(void) {
+static Tree make_tree(void)
+{
   Tree t;
   t.base = g_dir_make_tmp("ocasim-path-XXXXXX", NULL);
   ck_assert(t.base);
@@ -146,7 +152,8 @@ static Tree make_tree(void) {
   return t;
 }
 
-static void free_tree(Tree *t) {
+static void free_tree(Tree *t)
+{
   close(t->root_fd);
   val_rm_rf(t->base);
   g_free(t->base);
@@ -155,7 +162,8 @@ static void free_tree(Tree *t) {
   g_free(t->secret);
 }
 
-static int try_open(Tree *t, const char *path, unsigned flags, char *out, size_t cap) {
+static int try_open(Tree *t, const char *path, unsigned flags, char *out, size_t cap)
+{
   uint64_t size = 0;
   int fd = val_path_open(t->root_fd, t->root_real, path, flags, &size);
   if (fd < 0) return fd;
@@ -166,15 +174,16 @@ static int try_open(Tree *t, const char *path, unsigned flags, char *out, size_t
   return 0;
 }
 
-static void check_containment(unsigned flags) {
+static void check_containment(unsigned flags)
+{
   Tree t = make_tree();
   char buf[64];
   ck_assert_int_eq(try_open(&t, "/a.txt", flags, buf, sizeof buf), 0);
   ck_assert_str_eq(buf, "hello");
   ck_assert_int_eq(try_open(&t, "//sub/./b.txt", flags, buf, sizeof buf), 0);
   ck_assert_str_eq(buf, "world");
-  const char *bad403[] = {"/../secret.txt", "/sub/../../secret.txt", "/sub/..", "/..", "/out", "/sub/up",
-                          "/outdir/secret.txt", "/", "/sub", "/fifo"};
+  const char *bad403[] = { "/../secret.txt", "/sub/../../secret.txt", "/sub/..", "/..",  "/out",
+                           "/sub/up",        "/outdir/secret.txt",    "/",       "/sub", "/fifo" };
   for (size_t i = 0; i < G_N_ELEMENTS(bad403); i++) {
     int r = try_open(&t, bad403[i], flags, buf, sizeof buf);
     ck_assert_msg(r == -403 || r == -404, "%s -> %d", bad403[i], r);
@@ -187,22 +196,31 @@ static void check_containment(unsigned flags) {
   ck_assert_int_eq(try_open(&t, "relative", flags, buf, sizeof buf), -404);
   /* a symlink inside the root: followed by openat2, refused by the walk */
   int r = try_open(&t, "/in", flags, buf, sizeof buf);
-  if (flags & VAL_PATH_FORCE_WALK) ck_assert_int_eq(r, -403);
-  else if (r == 0) ck_assert_str_eq(buf, "world");
+  if (flags & VAL_PATH_FORCE_WALK)
+    ck_assert_int_eq(r, -403);
+  else if (r == 0)
+    ck_assert_str_eq(buf, "world");
   free_tree(&t);
 }
 
-START_TEST(test_path_openat2) { check_containment(0); }
+START_TEST(test_path_openat2)
+{
+  check_containment(0);
+}
 END_TEST
 
-START_TEST(test_path_walk) { check_containment(VAL_PATH_FORCE_WALK); }
+START_TEST(test_path_walk)
+{
+  check_containment(VAL_PATH_FORCE_WALK);
+}
 END_TEST
 
-START_TEST(test_encoded_dotdot_end_to_end) {
+START_TEST(test_encoded_dotdot_end_to_end)
+{
   /* decode + resolve, the way the server chains them */
   Tree t = make_tree();
-  const char *targets[] = {"/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/%2e%2e/%2e%2e/secret.txt",
-                           "/..%2fsecret.txt", "/%2e%2e%2f%2e%2e%2fetc%2fpasswd"};
+  const char *targets[] = { "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/%2e%2e/%2e%2e/secret.txt", "/..%2fsecret.txt",
+                            "/%2e%2e%2f%2e%2e%2fetc%2fpasswd" };
   for (size_t i = 0; i < G_N_ELEMENTS(targets); i++) {
     g_autofree char *req = g_strdup_printf("GET %s HTTP/1.1\r\n\r\n", targets[i]);
     ValHttpRequest r;
@@ -216,7 +234,8 @@ START_TEST(test_encoded_dotdot_end_to_end) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
   Suite *s = suite_create("validate_http");
   TCase *tc = tcase_create("http");
   tcase_add_test(tc, test_request_basic);

@@ -8,7 +8,8 @@
 #include "validate/microbench.h"
 #include "validate/probe.h"
 
-START_TEST(test_probe_fields) {
+START_TEST(test_probe_fields)
+{
   g_autoptr(ValProbe) p = val_probe_run();
   ck_assert_int_ge(p->cpus_online, 1);
   ck_assert(p->clock_hz > 1e8 && p->clock_hz < 1e10);
@@ -35,7 +36,8 @@ START_TEST(test_probe_fields) {
 }
 END_TEST
 
-START_TEST(test_aead_cpb_sane) {
+START_TEST(test_aead_cpb_sane)
+{
   /* AES-GCM with AES-NI costs well under 10 cycles/byte; every cipher must run. */
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
     double e = val_mb_aead_cpb((ValCipher)c, FALSE, 16384, 0.02, 2.6e9);
@@ -47,9 +49,11 @@ START_TEST(test_aead_cpb_sane) {
 }
 END_TEST
 
-START_TEST(test_microbench_small) {
-  ValMbConfig cfg = {.clock_hz = 2.6e9, .seconds_per_item = 0.01, .max_threads = 2,
-                     .dram_bytes = 4 << 20, .socket_bytes = 8 << 20};
+START_TEST(test_microbench_small)
+{
+  ValMbConfig cfg = {
+    .clock_hz = 2.6e9, .seconds_per_item = 0.01, .max_threads = 2, .dram_bytes = 4 << 20, .socket_bytes = 8 << 20
+  };
   ValMicrobench m;
   g_autoptr(GError) err = NULL;
   ck_assert_msg(val_mb_run(&cfg, &m, &err), "%s", err ? err->message : "");
@@ -61,7 +65,8 @@ START_TEST(test_microbench_small) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
   Suite *s = suite_create("validate_probe");
   TCase *tc = tcase_create("probe");
   tcase_set_timeout(tc, 60);

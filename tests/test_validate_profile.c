@@ -11,8 +11,9 @@
 #include "validate/measure.h"
 #include "validate/profile.h"
 
-static ValHostProfile synthetic(void) {
-  ValHostProfile p = {.clock_hz = 2.6e9, .cores = 2, .hash_cpb = 1.3, .record_bytes = 16384};
+static ValHostProfile synthetic(void)
+{
+  ValHostProfile p = { .clock_hz = 2.6e9, .cores = 2, .hash_cpb = 1.3, .record_bytes = 16384 };
   p.p[VAL_P_COPY] = 0.35;
   p.p[VAL_P_COPY_PC] = 0.20;
   p.p[VAL_P_MISS] = 0.40;
@@ -35,7 +36,8 @@ static ValHostProfile synthetic(void) {
   return p;
 }
 
-START_TEST(test_loopback_terms) {
+START_TEST(test_loopback_terms)
+{
   /* m(W): half at W = C, about 1/17 at C/2, 16/17 at 2C */
   ck_assert_double_eq_tol(loopback_miss_share(1e6, 1e6), 0.5, 1e-12);
   ck_assert_double_eq_tol(loopback_miss_share(5e5, 1e6), 1.0 / 17, 1e-12);
@@ -48,8 +50,13 @@ START_TEST(test_loopback_terms) {
   ck_assert_double_eq_tol(loopback_cross_share(2, 1, 1, 1.0), 0.0, 1e-12);
   /* user-space TLS, AES-256, 64 KiB file, all cores: hand-computed sides */
   ValHostProfile p = synthetic();
-  ValHostConfig c = {.mode = VAL_MODE_USERSPACE, .cipher = VAL_CIPHER_AES256GCM, .server_threads = 1,
-                     .client_threads = 1, .connections = 8, .bytes_per_req = 65536, .avail_cores = 2};
+  ValHostConfig c = { .mode = VAL_MODE_USERSPACE,
+                      .cipher = VAL_CIPHER_AES256GCM,
+                      .server_threads = 1,
+                      .client_threads = 1,
+                      .connections = 8,
+                      .bytes_per_req = 65536,
+                      .avail_cores = 2 };
   ValHostPrediction pr;
   val_predict_host(&p, &c, &pr);
   double R = 600.0 * 6 / 65536; /* 4 full records, the head's, the request's */
@@ -66,8 +73,7 @@ START_TEST(test_loopback_terms) {
   c.avail_cores = 1;
   val_predict_host(&p, &c, &pr);
   /* one core's worth: the two ends share its cache, C_e = C / 2 */
-  ck_assert_double_eq_tol(pr.client_cpb, 0.20 + 0.40 * loopback_miss_share(16777216, 393216) + 15000.0 / 16777216,
-                          1e-12);
+  ck_assert_double_eq_tol(pr.client_cpb, 0.20 + 0.40 * loopback_miss_share(16777216, 393216) + 15000.0 / 16777216, 1e-12);
   ck_assert_double_eq_tol(pr.server_cpb, 0.30 + 20000.0 / 16777216, 1e-12);
   /* user-space TLS of the same 16 MiB file: the server side is the 64 KiB one's per-byte terms
    * (no miss on the pread), only R and the request share change */
@@ -80,7 +86,8 @@ START_TEST(test_loopback_terms) {
 END_TEST
 
 /* Placement of pinned threads and what the model takes from it. */
-START_TEST(test_placement) {
+START_TEST(test_placement)
+{
   ValPlacement pl;
   val_placement(1, 1, 2, &pl); /* one CPU each */
   ck_assert_int_eq(pl.server_first, 0);
@@ -117,8 +124,12 @@ START_TEST(test_placement) {
   /* the model takes p_x from the placement instead of estimating it: s2c2 on 2 cores is
    * estimated at 2/3 unpinned, 1 pinned apart; each side then has one core */
   ValHostProfile p = synthetic();
-  ValHostConfig c = {.mode = VAL_MODE_SENDFILE, .server_threads = 2, .client_threads = 2, .connections = 16,
-                     .bytes_per_req = 65536, .avail_cores = 2};
+  ValHostConfig c = { .mode = VAL_MODE_SENDFILE,
+                      .server_threads = 2,
+                      .client_threads = 2,
+                      .connections = 16,
+                      .bytes_per_req = 65536,
+                      .avail_cores = 2 };
   ValHostPrediction un, pin;
   val_predict_host(&p, &c, &un);
   c.pinned = TRUE;
@@ -140,24 +151,31 @@ END_TEST
 
 /* Every mode, cipher, thread count, size and CPU share: the appliance model's bound on the
  * written profile equals the closed form (same equations, built as resources and demands). */
-START_TEST(test_profile_bound_matches_closed_form) {
+START_TEST(test_profile_bound_matches_closed_form)
+{
   ValHostProfile p = synthetic();
-  ValFitStats st = {.nobs = 40, .npar = 13, .chi2_dof = 1.2};
+  ValFitStats st = { .nobs = 40, .npar = 13, .chi2_dof = 1.2 };
   g_autofree char *yaml = val_host_profile_yaml(&p, NULL, NULL, &st);
-  const ValServerMode modes[] = {VAL_MODE_SENDFILE, VAL_MODE_USERSPACE, VAL_MODE_SENDFILE_KTLS};
-  const ValCipher ciphers[] = {VAL_CIPHER_AES128GCM, VAL_CIPHER_AES256GCM, VAL_CIPHER_CHACHA20};
-  const double sizes[] = {16384, 262144, 1048576, 16777216};
-  const int thr[][3] = {{1, 1, 8}, {2, 2, 16}, {2, 1, 8}, {1, 2, 2}, {1, 1, 1}};
-  const double avail[] = {2.0, 1.4, 0.7};
+  const ValServerMode modes[] = { VAL_MODE_SENDFILE, VAL_MODE_USERSPACE, VAL_MODE_SENDFILE_KTLS };
+  const ValCipher ciphers[] = { VAL_CIPHER_AES128GCM, VAL_CIPHER_AES256GCM, VAL_CIPHER_CHACHA20 };
+  const double sizes[] = { 16384, 262144, 1048576, 16777216 };
+  const int thr[][3] = { { 1, 1, 8 }, { 2, 2, 16 }, { 2, 1, 8 }, { 1, 2, 2 }, { 1, 1, 1 } };
+  const double avail[] = { 2.0, 1.4, 0.7 };
   int n = 0;
   for (int mi = 0; mi < 3; mi++)
     for (int ci = 0; ci < 3; ci++)
       for (int si = 0; si < 4; si++)
         for (int ti = 0; ti < 10; ti++) {
-          ValHostConfig c = {.mode = modes[mi], .ktls = mi == 2 && ci == 0, .cipher = ciphers[ci],
-                             .server_threads = thr[ti % 5][0], .client_threads = thr[ti % 5][1], .connections = thr[ti % 5][2],
-                             .bytes_per_req = sizes[si], .file_bytes = si == 3 ? 4 * sizes[si] : 0,
-                             .avail_cores = avail[(mi + si + ti) % 3], .verify_hash = ti == 1};
+          ValHostConfig c = { .mode = modes[mi],
+                              .ktls = mi == 2 && ci == 0,
+                              .cipher = ciphers[ci],
+                              .server_threads = thr[ti % 5][0],
+                              .client_threads = thr[ti % 5][1],
+                              .connections = thr[ti % 5][2],
+                              .bytes_per_req = sizes[si],
+                              .file_bytes = si == 3 ? 4 * sizes[si] : 0,
+                              .avail_cores = avail[(mi + si + ti) % 3],
+                              .verify_hash = ti == 1 };
           if (ti >= 5) { /* pinned as validate places the threads on 2 CPUs */
             ValPlacement pl;
             val_placement(c.server_threads, c.client_threads, 2, &pl);
@@ -176,10 +194,10 @@ START_TEST(test_profile_bound_matches_closed_form) {
           char bn[40];
           g_autoptr(GError) err = NULL;
           ck_assert_msg(val_host_bound_gbps(yaml, &p, &c, &g, bn, &err), "%s", err ? err->message : "");
-          ck_assert_msg(fabs(g - pr.gbps) <= 1e-9 * pr.gbps, "config %d: appliance %.9g vs closed form %.9g (%s)", n, g,
-                        pr.gbps, bn);
+          ck_assert_msg(fabs(g - pr.gbps) <= 1e-9 * pr.gbps, "config %d: appliance %.9g vs closed form %.9g (%s)", n, g, pr.gbps,
+                        bn);
           /* the limiting resource is the same one */
-          const char *want = !strcmp(pr.bottleneck, "cpu") ? "cpu.node0"
+          const char *want = !strcmp(pr.bottleneck, "cpu")      ? "cpu.node0"
                              : !strcmp(pr.bottleneck, "server") ? "loopback.server"
                                                                 : "loopback.client";
           ck_assert_msg(!strcmp(bn, want) || fabs(g - pr.gbps) <= 1e-9 * pr.gbps, "%s vs %s", bn, want);
@@ -192,7 +210,8 @@ END_TEST
 /* The profile's memory is the best measured bus bandwidth (copy counts reads and writes), or
  * what a measured run pulled through DRAM when that is more: the DRAM node's capacity in the
  * model is that figure (the speed is divided by dram_eff), so it limits no measured run. */
-static double dram_capacity_GBps(const char *yaml) {
+static double dram_capacity_GBps(const char *yaml)
+{
   g_autofree char *dir = g_dir_make_tmp("ocasim-profile-XXXXXX", NULL);
   g_autofree char *prof = g_build_filename(dir, "host-profile.yaml", NULL);
   ck_assert(g_file_set_contents(prof, yaml, -1, NULL));
@@ -208,9 +227,10 @@ static double dram_capacity_GBps(const char *yaml) {
   return m->res[r].capacity * 1e-9;
 }
 
-START_TEST(test_profile_memory_capacity) {
+START_TEST(test_profile_memory_capacity)
+{
   ValHostProfile p = synthetic();
-  ValMicrobench mb = {.dram_threads = 2};
+  ValMicrobench mb = { .dram_threads = 2 };
   mb.dram_read_GBps[0] = 10.4, mb.dram_read_GBps[1] = 10.0;
   mb.dram_write_GBps[0] = 10.3, mb.dram_write_GBps[1] = 8.9;
   mb.dram_copy_GBps[0] = 13.1, mb.dram_copy_GBps[1] = 14.5;
@@ -228,19 +248,20 @@ END_TEST
 
 /* Repetitions: cfg->reps are run, contended ones (other tenants' load plus steal above the
  * limit) are replaced while extra_reps last, and the least contended reps are kept, in run order. */
-START_TEST(test_measure_reps) {
-  ValMeasureConfig cfg = {.reps = 3, .extra_reps = 2, .foreign_limit = 0.25};
+START_TEST(test_measure_reps)
+{
+  ValMeasureConfig cfg = { .reps = 3, .extra_reps = 2, .foreign_limit = 0.25 };
   ValRunResult r;
   memset(&r, 0, sizeof r);
   r.spec.mode = VAL_MODE_USERSPACE;
   ck_assert(val_measure_needs_rep(&cfg, &r));
-  const double gbps[] = {10.0, 4.0, 11.0, 12.0, 9.0};
-  const double foreign[] = {0.01, 0.9, 0.02, 0.0, 0.1};
-  const double steal[] = {0.0, 0.0, 0.0, 0.0, 0.2}; /* the fifth: 0.1 + 0.2 > 0.25 */
-  for (int i = 0; i < 3; i++) r.all[r.attempts++] = (ValRunSample){.gbps = gbps[i], .foreign_cores = foreign[i]};
+  const double gbps[] = { 10.0, 4.0, 11.0, 12.0, 9.0 };
+  const double foreign[] = { 0.01, 0.9, 0.02, 0.0, 0.1 };
+  const double steal[] = { 0.0, 0.0, 0.0, 0.0, 0.2 }; /* the fifth: 0.1 + 0.2 > 0.25 */
+  for (int i = 0; i < 3; i++) r.all[r.attempts++] = (ValRunSample){ .gbps = gbps[i], .foreign_cores = foreign[i] };
   ck_assert(val_measure_contended(&cfg, &r.all[1]) && !val_measure_contended(&cfg, &r.all[0]));
   ck_assert(val_measure_needs_rep(&cfg, &r)); /* one of three contended: a fourth */
-  r.all[r.attempts++] = (ValRunSample){.gbps = gbps[3], .foreign_cores = foreign[3]};
+  r.all[r.attempts++] = (ValRunSample){ .gbps = gbps[3], .foreign_cores = foreign[3] };
   ck_assert(!val_measure_needs_rep(&cfg, &r)); /* three quiet ones */
   val_measure_finish(&cfg, &r);
   ck_assert_int_eq(r.nrep, 3);
@@ -252,7 +273,7 @@ START_TEST(test_measure_reps) {
   /* steal counts as contention; the budget (3 + 2) ends the replacing */
   memset(&r, 0, sizeof r);
   for (int i = 0; i < 5; i++)
-    r.all[r.attempts++] = (ValRunSample){.gbps = gbps[i], .foreign_cores = foreign[i], .steal_cores = steal[i]};
+    r.all[r.attempts++] = (ValRunSample){ .gbps = gbps[i], .foreign_cores = foreign[i], .steal_cores = steal[i] };
   ck_assert(val_measure_contended(&cfg, &r.all[4]));
   ck_assert(!val_measure_needs_rep(&cfg, &r));
   r.attempts = 3;
@@ -263,15 +284,21 @@ END_TEST
 
 /* The written files load through the appliance loader from disk (platform include), and
  * bound and run (DES) agree at saturation. */
-START_TEST(test_profile_files_load) {
+START_TEST(test_profile_files_load)
+{
   ValHostProfile p = synthetic();
   g_autofree char *dir = g_dir_make_tmp("ocasim-profile-XXXXXX", NULL);
   ck_assert(dir != NULL);
   g_autofree char *prof = g_build_filename(dir, "host-profile.yaml", NULL);
   g_autofree char *scen = g_build_filename(dir, "host-scenario.yaml", NULL);
   g_autofree char *yaml = val_host_profile_yaml(&p, NULL, NULL, NULL);
-  ValHostConfig c = {.mode = VAL_MODE_USERSPACE, .cipher = VAL_CIPHER_CHACHA20, .server_threads = 2,
-                     .client_threads = 2, .connections = 16, .bytes_per_req = 262144, .avail_cores = 1.5};
+  ValHostConfig c = { .mode = VAL_MODE_USERSPACE,
+                      .cipher = VAL_CIPHER_CHACHA20,
+                      .server_threads = 2,
+                      .client_threads = 2,
+                      .connections = 16,
+                      .bytes_per_req = 262144,
+                      .avail_cores = 1.5 };
   g_autofree char *sy = val_host_scenario_yaml(&p, &c, "host-profile.yaml", "test");
   ck_assert(g_file_set_contents(prof, yaml, -1, NULL));
   ck_assert(g_file_set_contents(scen, sy, -1, NULL));
@@ -325,7 +352,8 @@ START_TEST(test_profile_files_load) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
   Suite *s = suite_create("validate_profile");
   TCase *tc = tcase_create("profile");
   tcase_set_timeout(tc, 60);

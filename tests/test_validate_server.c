@@ -20,13 +20,14 @@
 
 #define SPARSE_SIZE ((4ULL << 30) + 40961ULL) /* > 4 GiB */
 
-static const uint64_t sizes[] = {0, 1, 16383, 16384, 16385, 65535, 65536, 1 << 20};
+static const uint64_t sizes[] = { 0, 1, 16383, 16384, 16385, 65535, 65536, 1 << 20 };
 
 typedef struct {
   char *base, *root, *secret, *sparse;
 } Tree;
 
-static void fill_file(const char *path, uint64_t size, uint32_t seed) {
+static void fill_file(const char *path, uint64_t size, uint32_t seed)
+{
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   ck_assert_int_ge(fd, 0);
   unsigned char buf[4096];
@@ -45,7 +46,8 @@ static void fill_file(const char *path, uint64_t size, uint32_t seed) {
   close(fd);
 }
 
-static Tree make_tree(void) {
+static Tree make_tree(void)
+{
   Tree t;
   t.base = g_dir_make_tmp("ocasim-srv-XXXXXX", NULL);
   ck_assert(t.base);
@@ -66,7 +68,7 @@ static Tree make_tree(void) {
   int fd = open(t.sparse, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   ck_assert_int_ge(fd, 0);
   ck_assert_int_eq(ftruncate(fd, (off_t)SPARSE_SIZE), 0);
-  const uint64_t marks[] = {0, (1ULL << 32) - 7, (1ULL << 32) + 12345, SPARSE_SIZE - 9};
+  const uint64_t marks[] = { 0, (1ULL << 32) - 7, (1ULL << 32) + 12345, SPARSE_SIZE - 9 };
   for (size_t i = 0; i < G_N_ELEMENTS(marks); i++) {
     char m[16];
     g_snprintf(m, sizeof m, "MARK%zu-%08x", i, (unsigned)(marks[i] & 0xffffffffu));
@@ -77,7 +79,8 @@ static Tree make_tree(void) {
   return t;
 }
 
-static void free_tree(Tree *t) {
+static void free_tree(Tree *t)
+{
   val_rm_rf(t->base);
   ck_assert(!g_file_test(t->base, G_FILE_TEST_EXISTS));
   g_free(t->base);
@@ -86,7 +89,8 @@ static void free_tree(Tree *t) {
   g_free(t->sparse);
 }
 
-static int count_fds(void) {
+static int count_fds(void)
+{
   int n = 0;
   DIR *d = opendir("/proc/self/fd");
   struct dirent *e;
@@ -96,21 +100,24 @@ static int count_fds(void) {
   return n;
 }
 
-static ValServer *start(Tree *t, ValServerMode mode, int threads) {
-  ValServerConfig c = {.root = t->root, .mode = mode, .threads = threads, .quiet = TRUE, .idle_timeout_s = 20};
+static ValServer *start(Tree *t, ValServerMode mode, int threads)
+{
+  ValServerConfig c = { .root = t->root, .mode = mode, .threads = threads, .quiet = TRUE, .idle_timeout_s = 20 };
   g_autoptr(GError) err = NULL;
   ValServer *s = val_server_start(&c, &err);
   ck_assert_msg(s != NULL, "server: %s", err ? err->message : "");
   return s;
 }
 
-static SSL_CTX *client_ctx(ValServerMode m) {
+static SSL_CTX *client_ctx(ValServerMode m)
+{
   return val_server_mode_is_tls(m) ? val_tls_client_ctx_new(VAL_TLS_ANY, VAL_CIPHER_ANY, FALSE, NULL) : NULL;
 }
 
-static void add_target(GArray *a, const char *root, const char *name, gboolean range, uint64_t first,
-                       uint64_t last, uint64_t fsize) {
-  ValLoadTarget tg = {0};
+static void add_target(GArray *a, const char *root, const char *name, gboolean range, uint64_t first, uint64_t last,
+                       uint64_t fsize)
+{
+  ValLoadTarget tg = { 0 };
   tg.path = g_strdup_printf("/%s", name);
   g_autofree char *fpath = g_build_filename(root, name, NULL);
   if (range) {
@@ -131,7 +138,8 @@ static void add_target(GArray *a, const char *root, const char *name, gboolean r
 /* Every size, full and in ranges, through the load generator (4 connections); wake_bytes > 0
  * sets the receive low-water mark the measurement runs use (a mark the response cannot reach
  * would stall a connection into a timeout error). */
-static void bodies_exact(ValServerMode mode, size_t wake_bytes) {
+static void bodies_exact(ValServerMode mode, size_t wake_bytes)
+{
   Tree t = make_tree();
   int fds0 = count_fds();
   ValServer *s = start(&t, mode, 2);
@@ -147,10 +155,16 @@ static void bodies_exact(ValServerMode mode, size_t wake_bytes) {
   add_target(tg, t.root, "sparse.bin", TRUE, (1ULL << 32) - 100, (1ULL << 32) + 20000, SPARSE_SIZE);
   add_target(tg, t.root, "sparse.bin", TRUE, (1ULL << 32) + 5, (1ULL << 32) + 70000, SPARSE_SIZE);
   add_target(tg, t.root, "sparse.bin", TRUE, SPARSE_SIZE - 100000, SPARSE_SIZE - 1, SPARSE_SIZE);
-  ValLoadConfig lc = {.port = val_server_port(s), .tls = val_server_mode_is_tls(mode), .connections = 4,
-                      .threads = 2, .targets = (ValLoadTarget *)tg->data, .ntargets = (int)tg->len,
-                      .requests_per_conn = (int)tg->len, .duration_s = 60, .last_cpu = -1,
-                      .wake_bytes = wake_bytes};
+  ValLoadConfig lc = { .port = val_server_port(s),
+                       .tls = val_server_mode_is_tls(mode),
+                       .connections = 4,
+                       .threads = 2,
+                       .targets = (ValLoadTarget *)tg->data,
+                       .ntargets = (int)tg->len,
+                       .requests_per_conn = (int)tg->len,
+                       .duration_s = 60,
+                       .last_cpu = -1,
+                       .wake_bytes = wake_bytes };
   ValLoadResult r;
   g_autoptr(GError) err = NULL;
   ck_assert(val_load_run(&lc, &r, &err));
@@ -175,21 +189,37 @@ static void bodies_exact(ValServerMode mode, size_t wake_bytes) {
   free_tree(&t);
 }
 
-START_TEST(test_bodies_userspace) { bodies_exact(VAL_MODE_USERSPACE, 0); }
+START_TEST(test_bodies_userspace)
+{
+  bodies_exact(VAL_MODE_USERSPACE, 0);
+}
 END_TEST
-START_TEST(test_bodies_sendfile) { bodies_exact(VAL_MODE_SENDFILE, 0); }
+START_TEST(test_bodies_sendfile)
+{
+  bodies_exact(VAL_MODE_SENDFILE, 0);
+}
 END_TEST
-START_TEST(test_bodies_ktls) { bodies_exact(VAL_MODE_SENDFILE_KTLS, 0); }
+START_TEST(test_bodies_ktls)
+{
+  bodies_exact(VAL_MODE_SENDFILE_KTLS, 0);
+}
 END_TEST
 /* 48 KiB: above one TLS record, below most bodies (the mark follows what is left of each) */
-START_TEST(test_bodies_userspace_lowat) { bodies_exact(VAL_MODE_USERSPACE, 49152); }
+START_TEST(test_bodies_userspace_lowat)
+{
+  bodies_exact(VAL_MODE_USERSPACE, 49152);
+}
 END_TEST
-START_TEST(test_bodies_sendfile_lowat) { bodies_exact(VAL_MODE_SENDFILE, 49152); }
+START_TEST(test_bodies_sendfile_lowat)
+{
+  bodies_exact(VAL_MODE_SENDFILE, 49152);
+}
 END_TEST
 
 /* One request on a fresh connection; returns status, fills len and sha. */
 static int get1(int port, SSL_CTX *ctx, const char *method, const char *path, const char *range, uint64_t *len,
-                unsigned char sha[32]) {
+                unsigned char sha[32])
+{
   g_autoptr(GError) err = NULL;
   g_autoptr(ValClient) c = val_client_connect("127.0.0.1", port, ctx, 20, &err);
   ck_assert_msg(c != NULL, "%s", err ? err->message : "");
@@ -199,7 +229,8 @@ static int get1(int port, SSL_CTX *ctx, const char *method, const char *path, co
   return status;
 }
 
-static void check_range(Tree *t, int port, SSL_CTX *ctx, uint64_t first, uint64_t last) {
+static void check_range(Tree *t, int port, SSL_CTX *ctx, uint64_t first, uint64_t last)
+{
   g_autofree char *range = g_strdup_printf("bytes=%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, first, last);
   uint64_t len;
   unsigned char got[32], want[32];
@@ -209,16 +240,17 @@ static void check_range(Tree *t, int port, SSL_CTX *ctx, uint64_t first, uint64_
   ck_assert_msg(memcmp(got, want, 32) == 0, "range %s differs", range);
 }
 
-START_TEST(test_sparse_over_4gib) {
+START_TEST(test_sparse_over_4gib)
+{
   Tree t = make_tree();
   for (int m = 0; m < VAL_MODE_COUNT; m++) {
     ValServer *s = start(&t, (ValServerMode)m, 1);
     SSL_CTX *ctx = client_ctx((ValServerMode)m);
     int port = val_server_port(s);
-    check_range(&t, port, ctx, (1ULL << 32) + 12000, (1ULL << 32) + 12999);     /* starts past 2^32 */
-    check_range(&t, port, ctx, (1ULL << 32) - 10, (1ULL << 32) + 10);           /* crosses 2^32 */
-    check_range(&t, port, ctx, SPARSE_SIZE - 70000, SPARSE_SIZE - 1);           /* the tail */
-    check_range(&t, port, ctx, (1ULL << 31) - 3, (1ULL << 31) + 200000);        /* across 2^31 (signed 32-bit) */
+    check_range(&t, port, ctx, (1ULL << 32) + 12000, (1ULL << 32) + 12999); /* starts past 2^32 */
+    check_range(&t, port, ctx, (1ULL << 32) - 10, (1ULL << 32) + 10);       /* crosses 2^32 */
+    check_range(&t, port, ctx, SPARSE_SIZE - 70000, SPARSE_SIZE - 1);       /* the tail */
+    check_range(&t, port, ctx, (1ULL << 31) - 3, (1ULL << 31) + 200000);    /* across 2^31 (signed 32-bit) */
     uint64_t len;
     unsigned char sha[32];
     ck_assert_int_eq(get1(port, ctx, "HEAD", "/sparse.bin", NULL, &len, sha), 200);
@@ -239,14 +271,16 @@ START_TEST(test_sparse_over_4gib) {
 }
 END_TEST
 
-START_TEST(test_outside_root_refused) {
+START_TEST(test_outside_root_refused)
+{
   Tree t = make_tree();
   for (int m = VAL_MODE_USERSPACE; m < VAL_MODE_COUNT; m++) {
     ValServer *s = start(&t, (ValServerMode)m, 1);
     SSL_CTX *ctx = client_ctx((ValServerMode)m);
-    const char *paths[] = {"/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt", "/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
-                           "/escape", "/escape-rel", "//etc/passwd", "/etc/passwd", "/./../secret.txt",
-                           "http://localhost/../secret.txt", "/"};
+    const char *paths[] = {
+      "/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt", "/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd", "/escape", "/escape-rel",
+      "//etc/passwd",   "/etc/passwd",        "/./../secret.txt", "http://localhost/../secret.txt",  "/"
+    };
     for (size_t i = 0; i < G_N_ELEMENTS(paths); i++) {
       g_autoptr(GError) err = NULL;
       g_autoptr(ValClient) c = val_client_connect("127.0.0.1", val_server_port(s), ctx, 20, &err);
@@ -279,7 +313,8 @@ START_TEST(test_outside_root_refused) {
 }
 END_TEST
 
-START_TEST(test_keepalive_pipeline_head_errors) {
+START_TEST(test_keepalive_pipeline_head_errors)
+{
   Tree t = make_tree();
   ValServer *s = start(&t, VAL_MODE_USERSPACE, 1);
   SSL_CTX *ctx = client_ctx(VAL_MODE_USERSPACE);
@@ -320,7 +355,8 @@ START_TEST(test_keepalive_pipeline_head_errors) {
 END_TEST
 
 /* Waits (bounded) until the server has no open connection. */
-static gboolean wait_closed(ValServer *s, double secs) {
+static gboolean wait_closed(ValServer *s, double secs)
+{
   int64_t end = val_now_ns() + (int64_t)(secs * 1e9);
   ValServerStats st;
   do {
@@ -331,7 +367,8 @@ static gboolean wait_closed(ValServer *s, double secs) {
   return FALSE;
 }
 
-static void vanish(ValServerMode mode, gboolean rst, gboolean read_some) {
+static void vanish(ValServerMode mode, gboolean rst, gboolean read_some)
+{
   Tree t = make_tree();
   int fds0 = count_fds();
   ValServer *s = start(&t, mode, 2);
@@ -363,8 +400,7 @@ static void vanish(ValServerMode mode, gboolean rst, gboolean read_some) {
   int64_t c0 = val_server_cpu_ns(s), w0 = val_now_ns();
   val_sleep_ns(400000000);
   int64_t c1 = val_server_cpu_ns(s), w1 = val_now_ns();
-  ck_assert_msg((c1 - c0) * 4 < (w1 - w0), "server used %.3f s CPU in %.3f s idle", (c1 - c0) * 1e-9,
-                (w1 - w0) * 1e-9);
+  ck_assert_msg((c1 - c0) * 4 < (w1 - w0), "server used %.3f s CPU in %.3f s idle", (c1 - c0) * 1e-9, (w1 - w0) * 1e-9);
   /* still healthy */
   uint64_t len;
   unsigned char sha[32], want[32];
@@ -381,16 +417,29 @@ static void vanish(ValServerMode mode, gboolean rst, gboolean read_some) {
   free_tree(&t);
 }
 
-START_TEST(test_close_mid_transfer_tls) { vanish(VAL_MODE_USERSPACE, FALSE, TRUE); }
+START_TEST(test_close_mid_transfer_tls)
+{
+  vanish(VAL_MODE_USERSPACE, FALSE, TRUE);
+}
 END_TEST
-START_TEST(test_rst_mid_transfer_tls) { vanish(VAL_MODE_USERSPACE, TRUE, TRUE); }
+START_TEST(test_rst_mid_transfer_tls)
+{
+  vanish(VAL_MODE_USERSPACE, TRUE, TRUE);
+}
 END_TEST
-START_TEST(test_close_mid_transfer_plain) { vanish(VAL_MODE_SENDFILE, FALSE, TRUE); }
+START_TEST(test_close_mid_transfer_plain)
+{
+  vanish(VAL_MODE_SENDFILE, FALSE, TRUE);
+}
 END_TEST
-START_TEST(test_rst_unread_ktls_mode) { vanish(VAL_MODE_SENDFILE_KTLS, TRUE, FALSE); }
+START_TEST(test_rst_unread_ktls_mode)
+{
+  vanish(VAL_MODE_SENDFILE_KTLS, TRUE, FALSE);
+}
 END_TEST
 
-START_TEST(test_slow_reader) {
+START_TEST(test_slow_reader)
+{
   Tree t = make_tree();
   ValServer *s = start(&t, VAL_MODE_USERSPACE, 1); /* one worker: the slow reader must not block it */
   SSL_CTX *ctx = client_ctx(VAL_MODE_USERSPACE);
@@ -409,8 +458,15 @@ START_TEST(test_slow_reader) {
   GArray *tg = g_array_new(FALSE, TRUE, sizeof(ValLoadTarget));
   add_target(tg, t.root, "f65536.bin", FALSE, 0, 0, 65536);
   add_target(tg, t.root, "f16385.bin", FALSE, 0, 0, 16385);
-  ValLoadConfig lc = {.port = port, .tls = TRUE, .connections = 3, .threads = 1, .targets = (ValLoadTarget *)tg->data,
-                      .ntargets = (int)tg->len, .requests_per_conn = 10, .duration_s = 30, .last_cpu = -1};
+  ValLoadConfig lc = { .port = port,
+                       .tls = TRUE,
+                       .connections = 3,
+                       .threads = 1,
+                       .targets = (ValLoadTarget *)tg->data,
+                       .ntargets = (int)tg->len,
+                       .requests_per_conn = 10,
+                       .duration_s = 30,
+                       .last_cpu = -1 };
   ValLoad *l = val_load_start(&lc, &err);
   ck_assert(l);
   EVP_MD_CTX *md = EVP_MD_CTX_new();
@@ -442,27 +498,24 @@ START_TEST(test_slow_reader) {
 }
 END_TEST
 
-START_TEST(test_certificates) {
+START_TEST(test_certificates)
+{
   Tree t = make_tree();
-  ValServerConfig c = {.root = t.root, .mode = VAL_MODE_USERSPACE, .quiet = TRUE};
+  ValServerConfig c = { .root = t.root, .mode = VAL_MODE_USERSPACE, .quiet = TRUE };
   g_autofree char *missing = g_build_filename(t.base, "missing.pem", NULL);
   g_autofree char *junk = g_build_filename(t.base, "junk.pem", NULL);
   g_autofree char *cert = g_build_filename(t.base, "cert.pem", NULL);
   g_autofree char *key = g_build_filename(t.base, "key.pem", NULL);
   g_autofree char *cert2 = g_build_filename(t.base, "cert2.pem", NULL);
   g_autofree char *key2 = g_build_filename(t.base, "key2.pem", NULL);
-  ck_assert(g_file_set_contents(junk, "-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n", -1,
-                                NULL));
+  ck_assert(g_file_set_contents(junk, "-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n", -1, NULL));
   ck_assert(val_tls_write_self_signed(cert, key, NULL));
   ck_assert(val_tls_write_self_signed(cert2, key2, NULL));
   struct {
     const char *cert, *key, *expect;
-  } cases[] = {{missing, key, "no such file"},
-               {junk, key, "cannot load certificate"},
-               {cert, missing, "no such file"},
-               {cert, junk, "cannot load private key"},
-               {cert, key2, "mismatch"},
-               {NULL, key, "without a certificate"}};
+  } cases[] = { { missing, key, "no such file" },  { junk, key, "cannot load certificate" },
+                { cert, missing, "no such file" }, { cert, junk, "cannot load private key" },
+                { cert, key2, "mismatch" },        { NULL, key, "without a certificate" } };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     c.cert_file = cases[i].cert;
     c.key_file = cases[i].key;
@@ -495,17 +548,25 @@ START_TEST(test_certificates) {
 }
 END_TEST
 
-START_TEST(test_versions_and_ciphers) {
+START_TEST(test_versions_and_ciphers)
+{
   Tree t = make_tree();
   ValServer *s = start(&t, VAL_MODE_USERSPACE, 1);
   GArray *tg = g_array_new(FALSE, TRUE, sizeof(ValLoadTarget));
   add_target(tg, t.root, "f65535.bin", FALSE, 0, 0, 65535);
-  const ValTlsVersion vers[] = {VAL_TLS_12, VAL_TLS_13};
+  const ValTlsVersion vers[] = { VAL_TLS_12, VAL_TLS_13 };
   for (int v = 0; v < 2; v++)
     for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
-      ValLoadConfig lc = {.port = val_server_port(s), .tls = TRUE, .version = vers[v], .cipher = (ValCipher)c,
-                          .connections = 1, .targets = (ValLoadTarget *)tg->data, .ntargets = 1,
-                          .requests_per_conn = 2, .duration_s = 20, .last_cpu = -1};
+      ValLoadConfig lc = { .port = val_server_port(s),
+                           .tls = TRUE,
+                           .version = vers[v],
+                           .cipher = (ValCipher)c,
+                           .connections = 1,
+                           .targets = (ValLoadTarget *)tg->data,
+                           .ntargets = 1,
+                           .requests_per_conn = 2,
+                           .duration_s = 20,
+                           .last_cpu = -1 };
       ValLoadResult r;
       ck_assert(val_load_run(&lc, &r, NULL));
       ck_assert_uint_eq(val_load_errors(&r), 0);
@@ -520,7 +581,8 @@ START_TEST(test_versions_and_ciphers) {
 }
 END_TEST
 
-int main(void) {
+int main(void)
+{
   Suite *s = suite_create("validate_server");
   TCase *tc = tcase_create("server");
   tcase_set_timeout(tc, 120);

@@ -25,8 +25,9 @@ struct ValClient {
   size_t len; /* bytes buffered after the last head */
 };
 
-ValClient *val_client_connect(const char *host, int port, SSL_CTX *ctx, double timeout_s, GError **error) {
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+ValClient *val_client_connect(const char *host, int port, SSL_CTX *ctx, double timeout_s, GError **error)
+{
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
   if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "bad IPv4 address '%s'", host);
     return NULL;
@@ -35,7 +36,7 @@ ValClient *val_client_connect(const char *host, int port, SSL_CTX *ctx, double t
   c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (c->fd < 0) goto fail_errno;
   double t = timeout_s > 0 ? timeout_s : 30;
-  struct timeval tv = {.tv_sec = (time_t)t, .tv_usec = (suseconds_t)((t - (time_t)t) * 1e6)};
+  struct timeval tv = { .tv_sec = (time_t)t, .tv_usec = (suseconds_t)((t - (time_t)t) * 1e6) };
   setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   int one = 1;
@@ -58,9 +59,13 @@ fail_errno:
   return NULL;
 }
 
-int val_client_fd(const ValClient *c) { return c->fd; }
+int val_client_fd(const ValClient *c)
+{
+  return c->fd;
+}
 
-static gssize raw_read(ValClient *c, void *p, size_t n, GError **error) {
+static gssize raw_read(ValClient *c, void *p, size_t n, GError **error)
+{
   for (;;) {
     if (c->ssl) {
       ERR_clear_error();
@@ -70,8 +75,7 @@ static gssize raw_read(ValClient *c, void *p, size_t n, GError **error) {
       if (e == SSL_ERROR_ZERO_RETURN) return 0;
       if (e == SSL_ERROR_SYSCALL && errno == 0) return 0;
       g_autofree char *msg = val_tls_error_string();
-      g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "TLS read: %s (%s)", msg,
-                  errno ? g_strerror(errno) : "no errno");
+      g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "TLS read: %s (%s)", msg, errno ? g_strerror(errno) : "no errno");
       return -1;
     }
     ssize_t r = recv(c->fd, p, n, 0);
@@ -82,7 +86,8 @@ static gssize raw_read(ValClient *c, void *p, size_t n, GError **error) {
   }
 }
 
-gboolean val_client_send(ValClient *c, const void *data, size_t len, GError **error) {
+gboolean val_client_send(ValClient *c, const void *data, size_t len, GError **error)
+{
   size_t off = 0;
   while (off < len) {
     if (c->ssl) {
@@ -107,8 +112,8 @@ gboolean val_client_send(ValClient *c, const void *data, size_t len, GError **er
   return TRUE;
 }
 
-gboolean val_client_read_head(ValClient *c, int *status, int64_t *content_length, gboolean *close,
-                              GError **error) {
+gboolean val_client_read_head(ValClient *c, int *status, int64_t *content_length, gboolean *close, GError **error)
+{
   for (;;) {
     size_t used = 0;
     int r = val_http_parse_response(c->buf, c->len, status, content_length, close, &used);
@@ -131,7 +136,8 @@ gboolean val_client_read_head(ValClient *c, int *status, int64_t *content_length
   }
 }
 
-gssize val_client_read_body(ValClient *c, uint64_t max, EVP_MD_CTX *md, GError **error) {
+gssize val_client_read_body(ValClient *c, uint64_t max, EVP_MD_CTX *md, GError **error)
+{
   if (max == 0) return 0;
   if (c->len > 0) {
     size_t n = (size_t)MIN((uint64_t)c->len, max);
@@ -146,10 +152,11 @@ gssize val_client_read_body(ValClient *c, uint64_t max, EVP_MD_CTX *md, GError *
   return n;
 }
 
-gboolean val_client_get(ValClient *c, const char *method, const char *path, const char *range, int *status,
-                        uint64_t *body_len, unsigned char sha256[32], GError **error) {
-  g_autofree char *req = g_strdup_printf("%s %s HTTP/1.1\r\nHost: localhost\r\n%s%s%s\r\n", method, path,
-                                         range ? "Range: " : "", range ? range : "", range ? "\r\n" : "");
+gboolean val_client_get(ValClient *c, const char *method, const char *path, const char *range, int *status, uint64_t *body_len,
+                        unsigned char sha256[32], GError **error)
+{
+  g_autofree char *req = g_strdup_printf("%s %s HTTP/1.1\r\nHost: localhost\r\n%s%s%s\r\n", method, path, range ? "Range: " : "",
+                                         range ? range : "", range ? "\r\n" : "");
   if (!val_client_send(c, req, strlen(req), error)) return FALSE;
   int64_t clen;
   gboolean cl;
@@ -165,8 +172,8 @@ gboolean val_client_get(ValClient *c, const char *method, const char *path, cons
     gssize n = val_client_read_body(c, want - got, md, error);
     if (n <= 0) {
       if (n == 0)
-        g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "body truncated at %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
-                    got, want);
+        g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "body truncated at %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, got,
+                    want);
       EVP_MD_CTX_free(md);
       return FALSE;
     }
@@ -179,11 +186,12 @@ gboolean val_client_get(ValClient *c, const char *method, const char *path, cons
   return TRUE;
 }
 
-void val_client_abort(ValClient *c, gboolean rst) {
+void val_client_abort(ValClient *c, gboolean rst)
+{
   if (!c) return;
   if (c->fd >= 0) {
     if (rst) {
-      struct linger lg = {.l_onoff = 1, .l_linger = 0};
+      struct linger lg = { .l_onoff = 1, .l_linger = 0 };
       setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
     }
     close(c->fd);
@@ -193,7 +201,8 @@ void val_client_abort(ValClient *c, gboolean rst) {
   g_free(c);
 }
 
-void val_client_close(ValClient *c) {
+void val_client_close(ValClient *c)
+{
   if (!c) return;
   if (c->ssl) {
     ERR_clear_error();
@@ -202,8 +211,8 @@ void val_client_close(ValClient *c) {
   val_client_abort(c, FALSE);
 }
 
-gboolean val_sha256_file_range(const char *path, uint64_t first, uint64_t len, unsigned char out[32],
-                               GError **error) {
+gboolean val_sha256_file_range(const char *path, uint64_t first, uint64_t len, unsigned char out[32], GError **error)
+{
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "%s: %s", path, g_strerror(errno));

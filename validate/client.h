@@ -19,15 +19,14 @@ ValClient *val_client_connect(const char *host, int port, SSL_CTX *ctx, double t
 /* Sends len bytes (the whole buffer). */
 gboolean val_client_send(ValClient *c, const void *data, size_t len, GError **error);
 /* Reads a response head: status, Content-Length (-1 absent), Connection: close. */
-gboolean val_client_read_head(ValClient *c, int *status, int64_t *content_length, gboolean *close,
-                              GError **error);
+gboolean val_client_read_head(ValClient *c, int *status, int64_t *content_length, gboolean *close, GError **error);
 /* Reads up to max body bytes, feeding md when non-NULL; returns bytes read (0 at
  * EOF), -1 on error.  Bytes left over after the head are returned first. */
 gssize val_client_read_body(ValClient *c, uint64_t max, EVP_MD_CTX *md, GError **error);
 /* GET (or HEAD) path with an optional Range value ("bytes=0-99"; NULL for none);
  * reads the whole body and returns status, body length and SHA-256. */
-gboolean val_client_get(ValClient *c, const char *method, const char *path, const char *range, int *status,
-                        uint64_t *body_len, unsigned char sha256[32], GError **error);
+gboolean val_client_get(ValClient *c, const char *method, const char *path, const char *range, int *status, uint64_t *body_len,
+                        unsigned char sha256[32], GError **error);
 /* Underlying socket. */
 int val_client_fd(const ValClient *c);
 /* Closes without a TLS close_notify; rst: send a TCP RST (SO_LINGER 0). */
@@ -37,8 +36,7 @@ void val_client_close(ValClient *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValClient, val_client_close)
 
 /* SHA-256 of bytes [first, first+len) of a file (pread), for expected bodies. */
-gboolean val_sha256_file_range(const char *path, uint64_t first, uint64_t len, unsigned char out[32],
-                               GError **error);
+gboolean val_sha256_file_range(const char *path, uint64_t first, uint64_t len, unsigned char out[32], GError **error);
 
 G_END_DECLS
 #endif

@@ -32,14 +32,16 @@ typedef struct {
   int nfree;
 } FitCtx;
 
-static void unpack(const FitCtx *c, const gsl_vector *x, ValHostProfile *p) {
+static void unpack(const FitCtx *c, const gsl_vector *x, ValHostProfile *p)
+{
   *p = c->base;
   for (int i = 0; i < c->nfree; i++) p->p[c->free_idx[i]] = gsl_vector_get(x, (size_t)i);
 }
 
 /* Residual rows are laid out obs-major: 4 per observation, then one per prior;
  * unused observables give 0. */
-static int resid_f(const gsl_vector *x, void *data, gsl_vector *f) {
+static int resid_f(const gsl_vector *x, void *data, gsl_vector *f)
+{
   const FitCtx *c = data;
   ValHostProfile p;
   unpack(c, x, &p);
@@ -62,7 +64,8 @@ static int resid_f(const gsl_vector *x, void *data, gsl_vector *f) {
 
 /* Residuals that carry information: observables with an sd and the priors (bounds are not
  * measurements and do not count). */
-static int count_used(const ValFitObs *obs, int nobs, const ValFitPrior *pri, int npri) {
+static int count_used(const ValFitObs *obs, int nobs, const ValFitPrior *pri, int npri)
+{
   int n = 0;
   for (int j = 0; j < npri; j++) n += !pri[j].lower_bound;
   for (int i = 0; i < nobs; i++)
@@ -70,11 +73,11 @@ static int count_used(const ValFitObs *obs, int nobs, const ValFitPrior *pri, in
   return n;
 }
 
-gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors, int npriors,
-                      const ValHostProfile *start, const gboolean fixed[VAL_P_COUNT], ValHostProfile *out,
-                      ValFitStats *stats, GError **error) {
+gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors, int npriors, const ValHostProfile *start,
+                      const gboolean fixed[VAL_P_COUNT], ValHostProfile *out, ValFitStats *stats, GError **error)
+{
   memset(stats, 0, sizeof *stats);
-  FitCtx c = {.obs = obs, .nobs = nobs, .pri = priors, .npri = npriors, .base = *start};
+  FitCtx c = { .obs = obs, .nobs = nobs, .pri = priors, .npri = npriors, .base = *start };
   size_t n = (size_t)(4 * nobs + npriors);
   /* find the parameters some residual depends on (numerical sensitivity at start) */
   {
@@ -104,7 +107,7 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
     g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "fit: %d residuals for %d free parameters", used, c.nfree);
     return FALSE;
   }
-  gsl_multifit_nlinear_fdf fdf = {.f = resid_f, .df = NULL, .fvv = NULL, .n = n, .p = (size_t)c.nfree, .params = &c};
+  gsl_multifit_nlinear_fdf fdf = { .f = resid_f, .df = NULL, .fvv = NULL, .n = n, .p = (size_t)c.nfree, .params = &c };
   gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
   par.trs = gsl_multifit_nlinear_trs_lm;
   gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, (size_t)c.nfree);

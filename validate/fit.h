@@ -29,8 +29,8 @@ typedef struct {
 } ValFitPrior;
 
 typedef struct {
-  int nobs;          /* residuals used */
-  int npar;          /* free parameters */
+  int nobs; /* residuals used */
+  int npar; /* free parameters */
   int iterations;
   double chi2, dof, chi2_dof;
   int gsl_status;
@@ -41,9 +41,8 @@ typedef struct {
  * residual depends on are fixed automatically) and writes the result with
  * standard errors (scaled by sqrt(chi2/dof) when that exceeds 1) to *out.
  * Errors: fewer residuals than free parameters, GSL failure. */
-gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors, int npriors,
-                      const ValHostProfile *start, const gboolean fixed[VAL_P_COUNT], ValHostProfile *out,
-                      ValFitStats *stats, GError **error);
+gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors, int npriors, const ValHostProfile *start,
+                      const gboolean fixed[VAL_P_COUNT], ValHostProfile *out, ValFitStats *stats, GError **error);
 
 G_END_DECLS
 #endif

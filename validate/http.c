@@ -15,7 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *find_head_end(const char *buf, size_t len, size_t *end) {
+static const char *find_head_end(const char *buf, size_t len, size_t *end)
+{
   for (size_t i = 0; i + 1 < len; i++) {
     if (buf[i] != '\n') continue;
     if (buf[i + 1] == '\n') {
@@ -30,14 +31,16 @@ static const char *find_head_end(const char *buf, size_t len, size_t *end) {
   return NULL;
 }
 
-static int hexval(char c) {
+static int hexval(char c)
+{
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
 
-gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap) {
+gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap)
+{
   size_t o = 0;
   for (size_t i = 0; i < n; i++) {
     char c = in[i];
@@ -57,12 +60,14 @@ gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap
 }
 
 /* Trims spaces/tabs of [*s, *e). */
-static void trim(const char **s, const char **e) {
+static void trim(const char **s, const char **e)
+{
   while (*s < *e && (**s == ' ' || **s == '\t')) (*s)++;
   while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r')) (*e)--;
 }
 
-static gboolean token_in(const char *s, const char *e, const char *tok) {
+static gboolean token_in(const char *s, const char *e, const char *tok)
+{
   /* comma-separated list contains tok (case-insensitive) */
   size_t tl = strlen(tok);
   while (s < e) {
@@ -75,7 +80,8 @@ static gboolean token_in(const char *s, const char *e, const char *tok) {
   return FALSE;
 }
 
-int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, size_t *consumed) {
+int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, size_t *consumed)
+{
   size_t end = 0;
   size_t scan = MIN(len, (size_t)VAL_HTTP_MAX_HEADER);
   if (!find_head_end(buf, scan, &end)) return len >= VAL_HTTP_MAX_HEADER ? -431 : 0;
@@ -101,14 +107,16 @@ int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, siz
   if (ver[7] != '0' && ver[7] != '1') return -505;
   req->minor = ver[7] - '0';
   size_t ml = (size_t)(sp1 - p);
-  if (ml == 3 && !strncmp(p, "GET", 3)) req->head = FALSE;
-  else if (ml == 4 && !strncmp(p, "HEAD", 4)) req->head = TRUE;
-  else return -405;
+  if (ml == 3 && !strncmp(p, "GET", 3))
+    req->head = FALSE;
+  else if (ml == 4 && !strncmp(p, "HEAD", 4))
+    req->head = TRUE;
+  else
+    return -405;
 
   /* target: absolute-form -> path */
   const char *ts = tgt, *te = sp2;
-  if ((size_t)(te - ts) > 7 && (g_ascii_strncasecmp(ts, "http://", 7) == 0 ||
-                                 g_ascii_strncasecmp(ts, "https://", 8) == 0)) {
+  if ((size_t)(te - ts) > 7 && (g_ascii_strncasecmp(ts, "http://", 7) == 0 || g_ascii_strncasecmp(ts, "https://", 8) == 0)) {
     const char *a = memchr(ts, ':', (size_t)(te - ts)) + 3;
     const char *sl = memchr(a, '/', (size_t)(te - a));
     if (!sl) return -400;
@@ -137,8 +145,10 @@ int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, siz
     const char *vs = colon + 1, *ve = ee;
     trim(&vs, &ve);
     if (nlen == 10 && !g_ascii_strncasecmp(line, "Connection", 10)) {
-      if (token_in(vs, ve, "close")) req->keep_alive = FALSE;
-      else if (token_in(vs, ve, "keep-alive")) req->keep_alive = TRUE;
+      if (token_in(vs, ve, "close"))
+        req->keep_alive = FALSE;
+      else if (token_in(vs, ve, "keep-alive"))
+        req->keep_alive = TRUE;
     } else if (nlen == 5 && !g_ascii_strncasecmp(line, "Range", 5)) {
       if ((size_t)(ve - vs) < sizeof req->range) {
         req->has_range = TRUE;
@@ -156,7 +166,8 @@ int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, siz
   return 1;
 }
 
-static gboolean parse_u64(const char *s, const char *e, uint64_t *out) {
+static gboolean parse_u64(const char *s, const char *e, uint64_t *out)
+{
   if (s == e || (size_t)(e - s) > 20) return FALSE;
   uint64_t v = 0;
   for (const char *c = s; c < e; c++) {
@@ -169,7 +180,8 @@ static gboolean parse_u64(const char *s, const char *e, uint64_t *out) {
   return TRUE;
 }
 
-int val_http_resolve_range(const char *value, uint64_t size, uint64_t *first, uint64_t *last) {
+int val_http_resolve_range(const char *value, uint64_t size, uint64_t *first, uint64_t *last)
+{
   const char *s = value, *e = value + strlen(value);
   trim(&s, &e);
   if ((size_t)(e - s) < 6 || g_ascii_strncasecmp(s, "bytes=", 6) != 0) return 200;
@@ -190,8 +202,10 @@ int val_http_resolve_range(const char *value, uint64_t size, uint64_t *first, ui
     return 206;
   }
   if (!parse_u64(as, ae, &a)) return 200;
-  if (bs == be) b = UINT64_MAX;
-  else if (!parse_u64(bs, be, &b)) return 200;
+  if (bs == be)
+    b = UINT64_MAX;
+  else if (!parse_u64(bs, be, &b))
+    return 200;
   if (b < a) return 200;
   if (a >= size) return 416;
   *first = a;
@@ -199,39 +213,40 @@ int val_http_resolve_range(const char *value, uint64_t size, uint64_t *first, ui
   return 206;
 }
 
-const char *val_http_reason(int status) {
+const char *val_http_reason(int status)
+{
   switch (status) {
-  case 200: return "OK";
-  case 206: return "Partial Content";
-  case 400: return "Bad Request";
-  case 403: return "Forbidden";
-  case 404: return "Not Found";
-  case 405: return "Method Not Allowed";
-  case 414: return "URI Too Long";
-  case 416: return "Range Not Satisfiable";
-  case 431: return "Request Header Fields Too Large";
-  case 500: return "Internal Server Error";
-  case 501: return "Not Implemented";
-  case 503: return "Service Unavailable";
-  case 505: return "HTTP Version Not Supported";
-  default: return "Error";
+    case 200: return "OK";
+    case 206: return "Partial Content";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 414: return "URI Too Long";
+    case 416: return "Range Not Satisfiable";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Error";
   }
 }
 
-size_t val_http_error_body(int status, char *out, size_t cap) {
+size_t val_http_error_body(int status, char *out, size_t cap)
+{
   int n = snprintf(out, cap, "%d %s\n", status, val_http_reason(status));
   return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
-size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, uint64_t first, uint64_t last,
-                            gboolean keep_alive) {
+size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, uint64_t first, uint64_t last, gboolean keep_alive)
+{
   int n;
   const char *conn = keep_alive ? "keep-alive" : "close";
   if (status == 200 || status == 206) {
     uint64_t blen = size == 0 ? 0 : last - first + 1;
     char cr[96] = "";
-    if (status == 206)
-      snprintf(cr, sizeof cr, "Content-Range: bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64 "\r\n", first, last, size);
+    if (status == 206) snprintf(cr, sizeof cr, "Content-Range: bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64 "\r\n", first, last, size);
     n = snprintf(out, cap,
                  "HTTP/1.1 %d %s\r\nServer: ocasim-validate\r\nContent-Type: application/octet-stream\r\n"
                  "Accept-Ranges: bytes\r\n%sContent-Length: %" PRIu64 "\r\nConnection: %s\r\n\r\n",
@@ -250,11 +265,10 @@ size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, ui
   return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
-int val_http_parse_response(const char *buf, size_t len, int *status, int64_t *content_length,
-                            gboolean *close, size_t *consumed) {
+int val_http_parse_response(const char *buf, size_t len, int *status, int64_t *content_length, gboolean *close, size_t *consumed)
+{
   size_t end = 0;
-  if (!find_head_end(buf, MIN(len, (size_t)VAL_HTTP_MAX_HEADER), &end))
-    return len >= VAL_HTTP_MAX_HEADER ? -1 : 0;
+  if (!find_head_end(buf, MIN(len, (size_t)VAL_HTTP_MAX_HEADER), &end)) return len >= VAL_HTTP_MAX_HEADER ? -1 : 0;
   *consumed = end;
   *content_length = -1;
   *close = FALSE;
@@ -285,8 +299,10 @@ int val_http_parse_response(const char *buf, size_t len, int *status, int64_t *c
       if (!parse_u64(vs, ve, &v) || v > INT64_MAX) return -1;
       *content_length = (int64_t)v;
     } else if (nlen == 10 && !g_ascii_strncasecmp(line, "Connection", 10)) {
-      if (token_in(vs, ve, "close")) *close = TRUE;
-      else if (token_in(vs, ve, "keep-alive")) *close = FALSE;
+      if (token_in(vs, ve, "close"))
+        *close = TRUE;
+      else if (token_in(vs, ve, "keep-alive"))
+        *close = FALSE;
     }
     line = nl + 1;
   }

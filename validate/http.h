@@ -11,15 +11,15 @@
 G_BEGIN_DECLS
 
 #define VAL_HTTP_MAX_HEADER 8192 /* request head limit, bytes (431 beyond) */
-#define VAL_HTTP_MAX_PATH 4096
+#define VAL_HTTP_MAX_PATH   4096
 
 typedef struct {
-  gboolean head;            /* HEAD (else GET) */
-  int minor;                /* HTTP/1.<minor> */
-  gboolean keep_alive;      /* after Connection: header and version defaults */
+  gboolean head;                /* HEAD (else GET) */
+  int minor;                    /* HTTP/1.<minor> */
+  gboolean keep_alive;          /* after Connection: header and version defaults */
   char path[VAL_HTTP_MAX_PATH]; /* percent-decoded path, starts with '/', query stripped */
   gboolean has_range;
-  char range[128];          /* raw Range header value */
+  char range[128]; /* raw Range header value */
 } ValHttpRequest;
 
 /* Parses one request head from buf[0..len).  Returns 1 and sets *consumed (bytes
@@ -42,8 +42,7 @@ int val_http_resolve_range(const char *value, uint64_t size, uint64_t *first, ui
 /* Formats a response head into out (cap bytes); returns its length (0 if it does
  * not fit).  status 200/206 describe a body of [first, last] of a file of `size`
  * bytes (body length 0 when size is 0); other statuses get a short text body. */
-size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, uint64_t first, uint64_t last,
-                            gboolean keep_alive);
+size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, uint64_t first, uint64_t last, gboolean keep_alive);
 
 /* Body length of an error response formatted by val_http_format_head. */
 size_t val_http_error_body(int status, char *out, size_t cap);
@@ -53,8 +52,7 @@ const char *val_http_reason(int status);
 
 /* Parses a response head (client side): status, Content-Length (-1 if absent),
  * Connection: close.  Returns 1 complete, 0 need more, -1 malformed. */
-int val_http_parse_response(const char *buf, size_t len, int *status, int64_t *content_length,
-                            gboolean *close, size_t *consumed);
+int val_http_parse_response(const char *buf, size_t len, int *status, int64_t *content_length, gboolean *close, size_t *consumed);
 
 G_END_DECLS
 #endif

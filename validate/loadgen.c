@@ -41,8 +41,8 @@ typedef struct LConn {
   SSL *ssl;
   CState st;
   uint32_t interest;
-  int target;        /* index of the current target */
-  int done_reqs;     /* requests finished (count mode) */
+  int target;    /* index of the current target */
+  int done_reqs; /* requests finished (count mode) */
   int64_t last_progress_ns, retry_at_ns;
   char req[VAL_HTTP_MAX_PATH + 256];
   size_t req_len, req_off;
@@ -50,7 +50,7 @@ typedef struct LConn {
   size_t head_len;
   int status;
   uint64_t body_len, body_got;
-  int lowat;         /* SO_RCVLOWAT set on fd (1: the default) */
+  int lowat; /* SO_RCVLOWAT set on fd (1: the default) */
   gboolean server_close;
   EVP_MD_CTX *md;
 } LConn;
@@ -90,13 +90,15 @@ struct ValLoad {
 
 #define INC(t, f) atomic_fetch_add_explicit(&(t)->st.f, 1, memory_order_relaxed)
 
-static void set_interest(LThread *t, LConn *c, uint32_t ev) {
+static void set_interest(LThread *t, LConn *c, uint32_t ev)
+{
   if (c->interest == ev) return;
-  struct epoll_event e = {.events = ev, .data.ptr = c};
+  struct epoll_event e = { .events = ev, .data.ptr = c };
   if (epoll_ctl(t->ep, EPOLL_CTL_MOD, c->fd, &e) == 0) c->interest = ev;
 }
 
-static void conn_reset(LThread *t, LConn *c) {
+static void conn_reset(LThread *t, LConn *c)
+{
   if (c->ssl) {
     SSL_free(c->ssl);
     c->ssl = NULL;
@@ -110,9 +112,13 @@ static void conn_reset(LThread *t, LConn *c) {
   c->st = C_IDLE;
 }
 
-static gboolean count_mode(LThread *t) { return t->load->cfg.requests_per_conn > 0; }
+static gboolean count_mode(LThread *t)
+{
+  return t->load->cfg.requests_per_conn > 0;
+}
 
-static void conn_finish_if_done(LThread *t, LConn *c) {
+static void conn_finish_if_done(LThread *t, LConn *c)
+{
   if (count_mode(t) && c->done_reqs >= t->load->cfg.requests_per_conn) {
     conn_reset(t, c);
     c->st = C_DONE;
@@ -121,7 +127,8 @@ static void conn_finish_if_done(LThread *t, LConn *c) {
 }
 
 /* A failed request: count it, drop the connection, retry later (or finish). */
-static void conn_fail(LThread *t, LConn *c, _Atomic uint64_t *counter, gboolean request_lost) {
+static void conn_fail(LThread *t, LConn *c, _Atomic uint64_t *counter, gboolean request_lost)
+{
   atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
   conn_reset(t, c);
   if (request_lost) {
@@ -132,12 +139,12 @@ static void conn_fail(LThread *t, LConn *c, _Atomic uint64_t *counter, gboolean 
   conn_finish_if_done(t, c);
 }
 
-static void build_request(ValLoad *l, LConn *c) {
+static void build_request(ValLoad *l, LConn *c)
+{
   const ValLoadTarget *tg = &l->targets[c->target];
   char range[96] = "";
   if (tg->has_range)
-    g_snprintf(range, sizeof range, "Range: bytes=%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT "\r\n", tg->first,
-               tg->last);
+    g_snprintf(range, sizeof range, "Range: bytes=%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT "\r\n", tg->first, tg->last);
   int n = g_snprintf(c->req, sizeof c->req, "GET %s HTTP/1.1\r\nHost: %s\r\n%s%s\r\n", tg->path, l->host, range,
                      l->cfg.close_each ? "Connection: close\r\n" : "");
   c->req_len = (size_t)MIN(n, (int)sizeof c->req - 1);
@@ -147,7 +154,8 @@ static void build_request(ValLoad *l, LConn *c) {
   c->body_len = 0;
 }
 
-static void conn_open(LThread *t, LConn *c) {
+static void conn_open(LThread *t, LConn *c)
+{
   ValLoad *l = t->load;
   c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (c->fd < 0) {
@@ -166,7 +174,7 @@ static void conn_open(LThread *t, LConn *c) {
   }
   c->st = C_CONNECTING;
   c->interest = EPOLLOUT;
-  struct epoll_event e = {.events = EPOLLOUT, .data.ptr = c};
+  struct epoll_event e = { .events = EPOLLOUT, .data.ptr = c };
   if (epoll_ctl(t->ep, EPOLL_CTL_ADD, c->fd, &e) != 0) {
     conn_fail(t, c, &t->st.e_connect, TRUE);
     return;
@@ -175,7 +183,8 @@ static void conn_open(LThread *t, LConn *c) {
 }
 
 /* Maps an SSL failure to wait / error. Returns TRUE when the caller must return (waiting). */
-static gboolean ssl_wait(LThread *t, LConn *c, int r, _Atomic uint64_t *err_counter) {
+static gboolean ssl_wait(LThread *t, LConn *c, int r, _Atomic uint64_t *err_counter)
+{
   int e = SSL_get_error(c->ssl, r);
   if (e == SSL_ERROR_WANT_READ) {
     set_interest(t, c, EPOLLIN);
@@ -189,7 +198,8 @@ static gboolean ssl_wait(LThread *t, LConn *c, int r, _Atomic uint64_t *err_coun
   return FALSE;
 }
 
-static void response_done(LThread *t, LConn *c) {
+static void response_done(LThread *t, LConn *c)
+{
   ValLoad *l = t->load;
   const ValLoadTarget *tg = &l->targets[c->target];
   if (tg->check_sha && l->cfg.verify == VAL_VERIFY_ALL) {
@@ -217,7 +227,8 @@ static void response_done(LThread *t, LConn *c) {
 }
 
 /* Checks a parsed head against the target; starts the body. FALSE when failed. */
-static gboolean head_done(LThread *t, LConn *c, int64_t clen) {
+static gboolean head_done(LThread *t, LConn *c, int64_t clen)
+{
   ValLoad *l = t->load;
   const ValLoadTarget *tg = &l->targets[c->target];
   gboolean st_ok = tg->expect_status ? c->status == tg->expect_status : (c->status >= 200 && c->status < 300);
@@ -236,7 +247,8 @@ static gboolean head_done(LThread *t, LConn *c, int64_t clen) {
   return TRUE;
 }
 
-static void feed_body(LThread *t, LConn *c, const char *p, size_t n) {
+static void feed_body(LThread *t, LConn *c, const char *p, size_t n)
+{
   ValLoad *l = t->load;
   if (l->targets[c->target].check_sha && l->cfg.verify == VAL_VERIFY_ALL) EVP_DigestUpdate(c->md, p, n);
   c->body_got += n;
@@ -247,7 +259,8 @@ static void feed_body(LThread *t, LConn *c, const char *p, size_t n) {
  * set so the kernel wakes this thread only once min(wake_bytes, what is left of the response)
  * bytes are queued (less one TLS record's worth under TLS: the SSL object may hold the start
  * of a record already); head and body together are at least the expected body length. */
-static void arm_lowat(LThread *t, LConn *c) {
+static void arm_lowat(LThread *t, LConn *c)
+{
   size_t L = t->load->cfg.wake_bytes;
   if (!L) return;
   const ValLoadTarget *tg = &t->load->targets[c->target];
@@ -260,7 +273,8 @@ static void arm_lowat(LThread *t, LConn *c) {
 }
 
 /* Reads once; returns >0 bytes, 0 would block (interest set), -1 failed (conn reset). */
-static ssize_t conn_read(LThread *t, LConn *c, char *buf, size_t cap) {
+static ssize_t conn_read(LThread *t, LConn *c, char *buf, size_t cap)
+{
   if (c->ssl) {
     ERR_clear_error();
     int r = SSL_read(c->ssl, buf, (int)cap);
@@ -283,123 +297,127 @@ static ssize_t conn_read(LThread *t, LConn *c, char *buf, size_t cap) {
   return -1;
 }
 
-static void conn_drive(LThread *t, LConn *c) {
+static void conn_drive(LThread *t, LConn *c)
+{
   ValLoad *l = t->load;
   for (;;) { /* until the connection would block: SSL may hold decrypted bytes epoll cannot see */
     switch (c->st) {
-    case C_IDLE:
-    case C_DONE: return;
-    case C_CONNECTING: {
-      int err = 0;
-      socklen_t el = sizeof err;
-      getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &el);
-      if (err) {
-        conn_fail(t, c, &t->st.e_connect, TRUE);
-        return;
-      }
-      if (l->ctx) {
-        c->ssl = SSL_new(l->ctx);
-        if (!c->ssl || SSL_set_fd(c->ssl, c->fd) != 1) {
-          conn_fail(t, c, &t->st.e_tls, TRUE);
+      case C_IDLE:
+      case C_DONE: return;
+      case C_CONNECTING: {
+        int err = 0;
+        socklen_t el = sizeof err;
+        getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &el);
+        if (err) {
+          conn_fail(t, c, &t->st.e_connect, TRUE);
           return;
         }
-        SSL_set_connect_state(c->ssl);
-        c->st = C_HANDSHAKE;
-      } else {
-        c->st = C_SEND;
-      }
-      continue;
-    }
-    case C_HANDSHAKE: {
-      ERR_clear_error();
-      int r = SSL_connect(c->ssl);
-      if (r != 1) {
-        if (ssl_wait(t, c, r, &t->st.e_tls)) return;
-        return;
-      }
-      INC(t, handshakes);
-      atomic_store(&t->st.cipher, (int)val_tls_session_cipher(c->ssl));
-      atomic_store(&t->st.version, SSL_version(c->ssl) == TLS1_3_VERSION ? 13 : 12);
-      c->last_progress_ns = val_now_ns();
-      c->st = C_SEND;
-      continue;
-    }
-    case C_SEND: {
-      while (c->req_off < c->req_len) {
-        if (c->ssl) {
-          ERR_clear_error();
-          int r = SSL_write(c->ssl, c->req + c->req_off, (int)(c->req_len - c->req_off));
-          if (r <= 0) {
-            ssl_wait(t, c, r, &t->st.e_io);
+        if (l->ctx) {
+          c->ssl = SSL_new(l->ctx);
+          if (!c->ssl || SSL_set_fd(c->ssl, c->fd) != 1) {
+            conn_fail(t, c, &t->st.e_tls, TRUE);
             return;
           }
-          c->req_off += (size_t)r;
+          SSL_set_connect_state(c->ssl);
+          c->st = C_HANDSHAKE;
         } else {
-          ssize_t r = send(c->fd, c->req + c->req_off, c->req_len - c->req_off, MSG_NOSIGNAL);
-          if (r < 0) {
-            if (errno == EAGAIN) {
-              set_interest(t, c, EPOLLOUT);
+          c->st = C_SEND;
+        }
+        continue;
+      }
+      case C_HANDSHAKE: {
+        ERR_clear_error();
+        int r = SSL_connect(c->ssl);
+        if (r != 1) {
+          if (ssl_wait(t, c, r, &t->st.e_tls)) return;
+          return;
+        }
+        INC(t, handshakes);
+        atomic_store(&t->st.cipher, (int)val_tls_session_cipher(c->ssl));
+        atomic_store(&t->st.version, SSL_version(c->ssl) == TLS1_3_VERSION ? 13 : 12);
+        c->last_progress_ns = val_now_ns();
+        c->st = C_SEND;
+        continue;
+      }
+      case C_SEND: {
+        while (c->req_off < c->req_len) {
+          if (c->ssl) {
+            ERR_clear_error();
+            int r = SSL_write(c->ssl, c->req + c->req_off, (int)(c->req_len - c->req_off));
+            if (r <= 0) {
+              ssl_wait(t, c, r, &t->st.e_io);
               return;
             }
-            conn_fail(t, c, &t->st.e_io, TRUE);
-            return;
+            c->req_off += (size_t)r;
+          } else {
+            ssize_t r = send(c->fd, c->req + c->req_off, c->req_len - c->req_off, MSG_NOSIGNAL);
+            if (r < 0) {
+              if (errno == EAGAIN) {
+                set_interest(t, c, EPOLLOUT);
+                return;
+              }
+              conn_fail(t, c, &t->st.e_io, TRUE);
+              return;
+            }
+            c->req_off += (size_t)r;
           }
-          c->req_off += (size_t)r;
         }
+        c->last_progress_ns = val_now_ns();
+        c->st = C_HEAD;
+        set_interest(t, c, EPOLLIN);
+        continue;
       }
-      c->last_progress_ns = val_now_ns();
-      c->st = C_HEAD;
-      set_interest(t, c, EPOLLIN);
-      continue;
-    }
-    case C_HEAD: {
-      ssize_t n = conn_read(t, c, c->head + c->head_len, sizeof c->head - c->head_len);
-      if (n <= 0) return;
-      c->head_len += (size_t)n;
-      c->last_progress_ns = val_now_ns();
-      int64_t clen;
-      size_t used;
-      int r = val_http_parse_response(c->head, c->head_len, &c->status, &clen, &c->server_close, &used);
-      if (r < 0) {
-        conn_fail(t, c, &t->st.e_io, TRUE);
-        return;
+      case C_HEAD: {
+        ssize_t n = conn_read(t, c, c->head + c->head_len, sizeof c->head - c->head_len);
+        if (n <= 0) return;
+        c->head_len += (size_t)n;
+        c->last_progress_ns = val_now_ns();
+        int64_t clen;
+        size_t used;
+        int r = val_http_parse_response(c->head, c->head_len, &c->status, &clen, &c->server_close, &used);
+        if (r < 0) {
+          conn_fail(t, c, &t->st.e_io, TRUE);
+          return;
+        }
+        if (r == 0) continue;
+        if (!head_done(t, c, clen)) return;
+        size_t extra = c->head_len - used;
+        if (extra > c->body_len) {
+          conn_fail(t, c, &t->st.e_length, TRUE);
+          return;
+        }
+        if (extra) feed_body(t, c, c->head + used, extra);
+        if (c->body_got == c->body_len) response_done(t, c);
+        continue;
       }
-      if (r == 0) continue;
-      if (!head_done(t, c, clen)) return;
-      size_t extra = c->head_len - used;
-      if (extra > c->body_len) {
-        conn_fail(t, c, &t->st.e_length, TRUE);
-        return;
+      case C_BODY: {
+        size_t want = (size_t)MIN((uint64_t)sizeof t->rbuf, c->body_len - c->body_got);
+        ssize_t n = conn_read(t, c, t->rbuf, want);
+        if (n <= 0) return;
+        feed_body(t, c, t->rbuf, (size_t)n);
+        c->last_progress_ns = val_now_ns();
+        if (c->body_got == c->body_len) response_done(t, c);
+        continue;
       }
-      if (extra) feed_body(t, c, c->head + used, extra);
-      if (c->body_got == c->body_len) response_done(t, c);
-      continue;
-    }
-    case C_BODY: {
-      size_t want = (size_t)MIN((uint64_t)sizeof t->rbuf, c->body_len - c->body_got);
-      ssize_t n = conn_read(t, c, t->rbuf, want);
-      if (n <= 0) return;
-      feed_body(t, c, t->rbuf, (size_t)n);
-      c->last_progress_ns = val_now_ns();
-      if (c->body_got == c->body_len) response_done(t, c);
-      continue;
-    }
     }
   }
 }
 
-static void check_timers(LThread *t, int64_t now) {
+static void check_timers(LThread *t, int64_t now)
+{
   ValLoad *l = t->load;
   int64_t limit = (int64_t)(l->cfg.timeout_s * 1e9);
   for (int i = 0; i < t->nconns; i++) {
     LConn *c = t->conns[i];
-    if (c->st == C_IDLE && now >= c->retry_at_ns) conn_open(t, c);
+    if (c->st == C_IDLE && now >= c->retry_at_ns)
+      conn_open(t, c);
     else if (c->st != C_IDLE && c->st != C_DONE && now - c->last_progress_ns > limit)
       conn_fail(t, c, &t->st.e_timeout, TRUE);
   }
 }
 
-static void *thread_main(void *arg) {
+static void *thread_main(void *arg)
+{
   LThread *t = arg;
   ValLoad *l = t->load;
   sigset_t set;
@@ -435,7 +453,8 @@ static void *thread_main(void *arg) {
   return NULL;
 }
 
-ValLoad *val_load_start(const ValLoadConfig *cfg, GError **error) {
+ValLoad *val_load_start(const ValLoadConfig *cfg, GError **error)
+{
   if (!cfg->targets || cfg->ntargets <= 0) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "load: no targets");
     return NULL;
@@ -456,7 +475,7 @@ ValLoad *val_load_start(const ValLoadConfig *cfg, GError **error) {
     l->targets[i].path = g_strdup(cfg->targets[i].path);
   }
   l->cfg.targets = l->targets;
-  l->addr = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port)};
+  l->addr = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port) };
   if (inet_pton(AF_INET, l->host, &l->addr.sin_addr) != 1) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "load: bad IPv4 address '%s'", l->host);
     val_load_stop(l, NULL);
@@ -478,7 +497,7 @@ ValLoad *val_load_start(const ValLoadConfig *cfg, GError **error) {
     t->idx = i;
     t->cpu_at_exit = -1;
     t->ep = epoll_create1(EPOLL_CLOEXEC);
-    struct epoll_event e = {.events = EPOLLIN, .data.ptr = &t->tag_stop};
+    struct epoll_event e = { .events = EPOLLIN, .data.ptr = &t->tag_stop };
     epoll_ctl(t->ep, EPOLL_CTL_ADD, l->stop_fd, &e);
     t->conns = g_new0(LConn *, l->cfg.connections / l->nthreads + 1);
   }
@@ -507,7 +526,8 @@ ValLoad *val_load_start(const ValLoadConfig *cfg, GError **error) {
 
 #define LD(f) atomic_load_explicit(&t->st.f, memory_order_relaxed)
 
-void val_load_snapshot(ValLoad *l, ValLoadResult *o) {
+void val_load_snapshot(ValLoad *l, ValLoadResult *o)
+{
   memset(o, 0, sizeof *o);
   for (int i = 0; i < l->nthreads; i++) {
     LThread *t = &l->t[i];
@@ -531,7 +551,8 @@ void val_load_snapshot(ValLoad *l, ValLoadResult *o) {
   o->gbps = o->elapsed_s > 0 ? (double)o->bytes_body * 8 / o->elapsed_s / 1e9 : 0;
 }
 
-void val_load_delta(const ValLoadResult *a, const ValLoadResult *b, ValLoadResult *o) {
+void val_load_delta(const ValLoadResult *a, const ValLoadResult *b, ValLoadResult *o)
+{
   *o = *b;
 #define D(f) o->f = b->f - a->f
   D(requests_ok);
@@ -550,12 +571,14 @@ void val_load_delta(const ValLoadResult *a, const ValLoadResult *b, ValLoadResul
   o->gbps = o->elapsed_s > 0 ? (double)o->bytes_body * 8 / o->elapsed_s / 1e9 : 0;
 }
 
-uint64_t val_load_errors(const ValLoadResult *r) {
+uint64_t val_load_errors(const ValLoadResult *r)
+{
   return r->errors_connect + r->errors_tls + r->errors_status + r->errors_length + r->errors_hash + r->errors_io +
          r->errors_timeout;
 }
 
-gboolean val_load_wait(ValLoad *l, double timeout_s) {
+gboolean val_load_wait(ValLoad *l, double timeout_s)
+{
   int64_t end = val_now_ns() + (int64_t)(timeout_s * 1e9);
   while (atomic_load(&l->finished_threads) < l->nthreads) {
     if (val_now_ns() > end) return FALSE;
@@ -564,7 +587,8 @@ gboolean val_load_wait(ValLoad *l, double timeout_s) {
   return TRUE;
 }
 
-int64_t val_load_cpu_ns(ValLoad *l) {
+int64_t val_load_cpu_ns(ValLoad *l)
+{
   int64_t s = 0;
   for (int i = 0; i < l->nthreads; i++) {
     if (!l->t[i].started) continue;
@@ -574,7 +598,8 @@ int64_t val_load_cpu_ns(ValLoad *l) {
   return s;
 }
 
-void val_load_stop(ValLoad *l, ValLoadResult *final) {
+void val_load_stop(ValLoad *l, ValLoadResult *final)
+{
   if (!l) return;
   if (l->stop_fd >= 0) {
     uint64_t one = 1;
@@ -602,7 +627,8 @@ void val_load_stop(ValLoad *l, ValLoadResult *final) {
   g_free(l);
 }
 
-gboolean val_load_run(const ValLoadConfig *cfg, ValLoadResult *out, GError **error) {
+gboolean val_load_run(const ValLoadConfig *cfg, ValLoadResult *out, GError **error)
+{
   ValLoad *l = val_load_start(cfg, error);
   if (!l) return FALSE;
   if (cfg->requests_per_conn > 0) {

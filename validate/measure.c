@@ -44,26 +44,31 @@
 #include "validate/client.h"
 #include "validate/util.h"
 
-char *val_measure_file_path(uint64_t bytes) { return g_strdup_printf("/f-%" G_GUINT64_FORMAT ".bin", bytes); }
+char *val_measure_file_path(uint64_t bytes)
+{
+  return g_strdup_printf("/f-%" G_GUINT64_FORMAT ".bin", bytes);
+}
 
-char *val_run_spec_label(const ValRunSpec *s) {
+char *val_run_spec_label(const ValRunSpec *s)
+{
   char size[32];
   if (s->file_bytes >= (1 << 20) && s->file_bytes % (1 << 20) == 0)
     g_snprintf(size, sizeof size, "%" G_GUINT64_FORMAT "MiB", s->file_bytes >> 20);
   else if (s->file_bytes >= 1024 && s->file_bytes % 1024 == 0)
     g_snprintf(size, sizeof size, "%" G_GUINT64_FORMAT "KiB", s->file_bytes >> 10);
-  else g_snprintf(size, sizeof size, "%" G_GUINT64_FORMAT "B", s->file_bytes);
+  else
+    g_snprintf(size, sizeof size, "%" G_GUINT64_FORMAT "B", s->file_bytes);
   char range[48] = "";
   if (s->range_bytes) g_snprintf(range, sizeof range, " range %" G_GUINT64_FORMAT "KiB", s->range_bytes >> 10);
   if (!val_server_mode_is_tls(s->mode))
-    return g_strdup_printf("%s plain s%dc%d n%d %s%s", val_server_mode_name(s->mode), s->server_threads,
-                           s->client_threads, s->connections, size, range);
-  return g_strdup_printf("%s tls%s %s s%dc%d n%d %s%s", val_server_mode_name(s->mode),
-                         val_tls_version_name(s->version), val_cipher_name(s->cipher), s->server_threads,
-                         s->client_threads, s->connections, size, range);
+    return g_strdup_printf("%s plain s%dc%d n%d %s%s", val_server_mode_name(s->mode), s->server_threads, s->client_threads,
+                           s->connections, size, range);
+  return g_strdup_printf("%s tls%s %s s%dc%d n%d %s%s", val_server_mode_name(s->mode), val_tls_version_name(s->version),
+                         val_cipher_name(s->cipher), s->server_threads, s->client_threads, s->connections, size, range);
 }
 
-static gboolean make_file(const char *path, uint64_t size, GError **error) {
+static gboolean make_file(const char *path, uint64_t size, GError **error)
+{
   struct stat st;
   if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size) return TRUE;
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -91,17 +96,18 @@ static gboolean make_file(const char *path, uint64_t size, GError **error) {
   return ok;
 }
 
-static void warm_cache(const char *path) {
+static void warm_cache(const char *path)
+{
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   char *buf = g_malloc(1 << 20);
-  while (read(fd, buf, 1 << 20) > 0) {
-  }
+  while (read(fd, buf, 1 << 20) > 0) {}
   g_free(buf);
   close(fd);
 }
 
-gboolean val_measure_prepare(const char *root, const ValRunSpec *specs, int nspecs, GError **error) {
+gboolean val_measure_prepare(const char *root, const ValRunSpec *specs, int nspecs, GError **error)
+{
   if (g_mkdir_with_parents(root, 0755) != 0) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create %s: %s", root, g_strerror(errno));
     return FALSE;
@@ -115,12 +121,16 @@ gboolean val_measure_prepare(const char *root, const ValRunSpec *specs, int nspe
   return TRUE;
 }
 
-static void cpu_range(char *buf, size_t n, int first, int count) {
-  if (count <= 1) g_snprintf(buf, n, "CPU %d", first);
-  else g_snprintf(buf, n, "CPUs %d-%d", first, first + count - 1);
+static void cpu_range(char *buf, size_t n, int first, int count)
+{
+  if (count <= 1)
+    g_snprintf(buf, n, "CPU %d", first);
+  else
+    g_snprintf(buf, n, "CPUs %d-%d", first, first + count - 1);
 }
 
-void val_placement(int server_threads, int client_threads, int ncpus, ValPlacement *out) {
+void val_placement(int server_threads, int client_threads, int ncpus, ValPlacement *out)
+{
   int S = MAX(server_threads, 1), C = MAX(client_threads, 1), n = MAX(ncpus, 1);
   memset(out, 0, sizeof *out);
   int ks;
@@ -128,8 +138,10 @@ void val_placement(int server_threads, int client_threads, int ncpus, ValPlaceme
     out->server_first = 0, out->server_cpus = 1, out->client_last = 0, out->client_cpus = 1;
     out->cross_share = 0.0;
   } else {
-    if (S + C <= n) ks = S;
-    else ks = CLAMP((int)lround((double)n * S / (S + C)), 1, n - 1);
+    if (S + C <= n)
+      ks = S;
+    else
+      ks = CLAMP((int)lround((double)n * S / (S + C)), 1, n - 1);
     int kc = S + C <= n ? C : n - ks;
     out->server_first = 0, out->server_cpus = MIN(ks, S);
     out->client_cpus = MIN(kc, C), out->client_last = ks + out->client_cpus - 1;
@@ -148,18 +160,18 @@ typedef struct {
   double busy_s, irqsoft_s, total_s; /* whole box, from /proc/stat */
   double steal_s;                    /* time the hypervisor ran something else on our vCPUs */
   double ksoftirqd_s;
-  double cpu_busy_s[VAL_MAX_CPUS];   /* per CPU, from the cpuN lines of /proc/stat */
+  double cpu_busy_s[VAL_MAX_CPUS];      /* per CPU, from the cpuN lines of /proc/stat */
   double cpu_ksoftirqd_s[VAL_MAX_CPUS]; /* ksoftirqd/N of CPU N */
   int64_t process_ns, server_ns, client_ns, wall_ns;
   ValLoadResult load;
 } Snap;
 
-static void read_proc_stat(Snap *s) {
+static void read_proc_stat(Snap *s)
+{
   g_autofree char *txt = NULL;
   if (!g_file_get_contents("/proc/stat", &txt, NULL, NULL)) return;
-  unsigned long long v[8] = {0};
-  if (sscanf(txt, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-             &v[7]) < 7)
+  unsigned long long v[8] = { 0 };
+  if (sscanf(txt, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 7)
     return;
   double hz = (double)sysconf(_SC_CLK_TCK);
   s->steal_s = (double)v[7] / hz; /* 0 where the kernel has no steal column */
@@ -168,15 +180,16 @@ static void read_proc_stat(Snap *s) {
   s->total_s = (double)(v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]) / hz;
   for (char *l = strchr(txt, '\n'); l && g_str_has_prefix(l + 1, "cpu"); l = strchr(l + 1, '\n')) {
     int cpu = -1;
-    if (sscanf(l + 1, "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-               &v[6]) < 8 || cpu < 0 || cpu >= VAL_MAX_CPUS)
+    if (sscanf(l + 1, "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) < 8 ||
+        cpu < 0 || cpu >= VAL_MAX_CPUS)
       continue;
     s->cpu_busy_s[cpu] = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / hz;
   }
 }
 
 /* (pid, cpu) of every ksoftirqd/N thread */
-static GArray *find_ksoftirqd(void) {
+static GArray *find_ksoftirqd(void)
+{
   GArray *pids = g_array_new(FALSE, FALSE, 2 * sizeof(int));
   DIR *d = opendir("/proc");
   if (!d) return pids;
@@ -186,7 +199,7 @@ static GArray *find_ksoftirqd(void) {
     g_autofree char *p = g_strdup_printf("/proc/%s/comm", e->d_name);
     g_autofree char *comm = NULL;
     if (g_file_get_contents(p, &comm, NULL, NULL) && g_str_has_prefix(comm, "ksoftirqd/")) {
-      int pid_cpu[2] = {atoi(e->d_name), atoi(comm + strlen("ksoftirqd/"))};
+      int pid_cpu[2] = { atoi(e->d_name), atoi(comm + strlen("ksoftirqd/")) };
       g_array_append_val(pids, pid_cpu);
     }
   }
@@ -194,7 +207,8 @@ static GArray *find_ksoftirqd(void) {
   return pids;
 }
 
-static double task_cpu_s(int pid) {
+static double task_cpu_s(int pid)
+{
   g_autofree char *p = g_strdup_printf("/proc/%d/stat", pid);
   g_autofree char *txt = NULL;
   if (!g_file_get_contents(p, &txt, NULL, NULL)) return 0;
@@ -206,7 +220,8 @@ static double task_cpu_s(int pid) {
   return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-static void snap(Snap *s, ValServer *srv, ValLoad *ld, GArray *ksirq) {
+static void snap(Snap *s, ValServer *srv, ValLoad *ld, GArray *ksirq)
+{
   memset(s, 0, sizeof *s);
   s->wall_ns = val_now_ns();
   read_proc_stat(s);
@@ -224,7 +239,8 @@ static void snap(Snap *s, ValServer *srv, ValLoad *ld, GArray *ksirq) {
 
 /* ---- one repetition ------------------------------------------------------- */
 
-static ValLoadTarget *make_targets(const char *root, const ValRunSpec *spec, int *n, GError **error) {
+static ValLoadTarget *make_targets(const char *root, const ValRunSpec *spec, int *n, GError **error)
+{
   g_autofree char *rel = val_measure_file_path(spec->file_bytes);
   g_autofree char *path = g_build_filename(root, rel, NULL);
   int k = spec->range_bytes ? 8 : 1;
@@ -254,20 +270,33 @@ static ValLoadTarget *make_targets(const char *root, const ValRunSpec *spec, int
   return t;
 }
 
-static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec,
-                        const ValPlacement *pl, const ValLoadTarget *targets, int ntargets, ValRunSample *out,
-                        GError **error) {
+static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, const ValPlacement *pl,
+                        const ValLoadTarget *targets, int ntargets, ValRunSample *out, GError **error)
+{
   memset(out, 0, sizeof *out);
-  ValServerConfig sc = {.root = root, .mode = spec->mode, .threads = spec->server_threads, .pin = cfg->pin,
-                        .first_cpu = pl->server_first, .ncpus = pl->server_cpus, .quiet = TRUE};
+  ValServerConfig sc = { .root = root,
+                         .mode = spec->mode,
+                         .threads = spec->server_threads,
+                         .pin = cfg->pin,
+                         .first_cpu = pl->server_first,
+                         .ncpus = pl->server_cpus,
+                         .quiet = TRUE };
   ValServer *srv = val_server_start(&sc, error);
   if (!srv) return FALSE;
-  ValLoadConfig lc = {.port = val_server_port(srv), .tls = val_server_mode_is_tls(spec->mode),
-                      .version = spec->version, .cipher = spec->cipher, .connections = spec->connections,
-                      .threads = spec->client_threads, .pin = cfg->pin, .last_cpu = pl->client_last,
-                      .ncpus = pl->client_cpus, .targets = targets,
-                      .ntargets = ntargets, .verify = cfg->verify, .timeout_s = 10,
-                      .wake_bytes = cfg->wake_bytes};
+  ValLoadConfig lc = { .port = val_server_port(srv),
+                       .tls = val_server_mode_is_tls(spec->mode),
+                       .version = spec->version,
+                       .cipher = spec->cipher,
+                       .connections = spec->connections,
+                       .threads = spec->client_threads,
+                       .pin = cfg->pin,
+                       .last_cpu = pl->client_last,
+                       .ncpus = pl->client_cpus,
+                       .targets = targets,
+                       .ntargets = ntargets,
+                       .verify = cfg->verify,
+                       .timeout_s = 10,
+                       .wake_bytes = cfg->wake_bytes };
   ValLoad *ld = val_load_start(&lc, error);
   if (!ld) {
     val_server_stop(srv);
@@ -310,8 +339,7 @@ static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const Val
   out->foreign_cores = MAX(0.0, (busy - proc_s - ksi) / win);
   out->steal_cores = MAX(0.0, (b.steal_s - a.steal_s) / win);
   /* each side's CPUs: what other tenants took of them (pinned, disjoint sets only) */
-  if (cfg->pin && pl->server_first + pl->server_cpus <= pl->client_last - pl->client_cpus + 1 &&
-      pl->client_last < VAL_MAX_CPUS) {
+  if (cfg->pin && pl->server_first + pl->server_cpus <= pl->client_last - pl->client_cpus + 1 && pl->client_last < VAL_MAX_CPUS) {
     double sb = 0, cb = 0;
     for (int k = pl->server_first; k < pl->server_first + pl->server_cpus; k++)
       sb += (b.cpu_busy_s[k] - a.cpu_busy_s[k]) - (b.cpu_ksoftirqd_s[k] - a.cpu_ksoftirqd_s[k]);
@@ -324,14 +352,14 @@ static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const Val
   out->cipher = d.cipher;
   out->ktls_engaged = st.ktls_conns > 0;
   if (d.bytes_body == 0) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "no bytes moved (errors %" G_GUINT64_FORMAT ")",
-                val_load_errors(&d));
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "no bytes moved (errors %" G_GUINT64_FORMAT ")", val_load_errors(&d));
     return FALSE;
   }
   return TRUE;
 }
 
-static int cmp_double(const void *a, const void *b) {
+static int cmp_double(const void *a, const void *b)
+{
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
@@ -343,13 +371,14 @@ static int cmp_double(const void *a, const void *b) {
   X(steal_cores) X(errors) X(requests)
 /* clang-format on */
 
-static void summarise(ValRunResult *r) {
+static void summarise(ValRunResult *r)
+{
   double v[VAL_MAX_REPS];
   int n = r->nrep;
-#define MED(f)                                                                            \
-  for (int i = 0; i < n; i++) v[i] = r->rep[i].f;                                         \
-  qsort(v, (size_t)n, sizeof v[0], cmp_double);                                           \
-  r->median.f = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);                       \
+#define MED(f)                                                      \
+  for (int i = 0; i < n; i++) v[i] = r->rep[i].f;                   \
+  qsort(v, (size_t)n, sizeof v[0], cmp_double);                     \
+  r->median.f = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]); \
   r->spread.f = 0.5 * (v[n - 1] - v[0]);
   SAMPLE_FIELDS(MED)
 #undef MED
@@ -358,14 +387,19 @@ static void summarise(ValRunResult *r) {
   r->median.ktls_engaged = r->rep[0].ktls_engaged;
 }
 
-double val_measure_taken_cores(const ValRunSample *s) { return s->foreign_cores + s->steal_cores; }
+double val_measure_taken_cores(const ValRunSample *s)
+{
+  return s->foreign_cores + s->steal_cores;
+}
 
-gboolean val_measure_contended(const ValMeasureConfig *cfg, const ValRunSample *s) {
+gboolean val_measure_contended(const ValMeasureConfig *cfg, const ValRunSample *s)
+{
   double limit = cfg->foreign_limit > 0 ? cfg->foreign_limit : 0.25;
   return val_measure_taken_cores(s) > limit;
 }
 
-gboolean val_measure_needs_rep(const ValMeasureConfig *cfg, const ValRunResult *r) {
+gboolean val_measure_needs_rep(const ValMeasureConfig *cfg, const ValRunResult *r)
+{
   int reps = CLAMP(cfg->reps, 1, VAL_MAX_REPS);
   int extra = CLAMP(cfg->extra_reps, 0, VAL_MAX_REPS - reps);
   if (r->attempts < reps) return TRUE;
@@ -375,8 +409,8 @@ gboolean val_measure_needs_rep(const ValMeasureConfig *cfg, const ValRunResult *
   return quiet < reps; /* replace contended repetitions while the budget lasts */
 }
 
-gboolean val_measure_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *r,
-                         GError **error) {
+gboolean val_measure_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *r, GError **error)
+{
   if (r->attempts == 0) {
     memset(r, 0, sizeof *r);
     r->spec = *spec;
@@ -393,7 +427,8 @@ gboolean val_measure_rep(const ValMeasureConfig *cfg, const char *root, const Va
   gboolean ok = tg && one_rep(cfg, root, spec, &r->placement, tg, ntg, &r->all[r->attempts], error);
   for (int i = 0; tg && i < ntg; i++) g_free(tg[i].path);
   g_free(tg);
-  if (ok) r->attempts++;
+  if (ok)
+    r->attempts++;
   else {
     g_autofree char *label = val_run_spec_label(spec);
     g_prefix_error(error, "run '%s': ", label);
@@ -401,15 +436,15 @@ gboolean val_measure_rep(const ValMeasureConfig *cfg, const char *root, const Va
   return ok;
 }
 
-void val_measure_finish(const ValMeasureConfig *cfg, ValRunResult *r) {
+void val_measure_finish(const ValMeasureConfig *cfg, ValRunResult *r)
+{
   int reps = CLAMP(cfg->reps, 1, VAL_MAX_REPS);
   /* keep the `reps` least contended, in run order */
-  gboolean keep[VAL_MAX_REPS] = {FALSE};
+  gboolean keep[VAL_MAX_REPS] = { FALSE };
   for (int k = 0; k < MIN(reps, r->attempts); k++) {
     int best = -1;
     for (int i = 0; i < r->attempts; i++)
-      if (!keep[i] && (best < 0 || val_measure_taken_cores(&r->all[i]) < val_measure_taken_cores(&r->all[best])))
-        best = i;
+      if (!keep[i] && (best < 0 || val_measure_taken_cores(&r->all[i]) < val_measure_taken_cores(&r->all[best]))) best = i;
     keep[best] = TRUE;
   }
   r->nrep = 0;
@@ -420,8 +455,8 @@ void val_measure_finish(const ValMeasureConfig *cfg, ValRunResult *r) {
     g_strlcpy(r->note, "kTLS did not engage: served in user space", sizeof r->note);
 }
 
-gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *out,
-                         GError **error) {
+gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *out, GError **error)
+{
   memset(out, 0, sizeof *out);
   while (val_measure_needs_rep(cfg, out))
     if (!val_measure_rep(cfg, root, spec, out, error)) return FALSE;
@@ -429,7 +464,8 @@ gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const Va
   return TRUE;
 }
 
-static void sample_json(JsonBuilder *b, const ValRunSample *s) {
+static void sample_json(JsonBuilder *b, const ValRunSample *s)
+{
   json_builder_begin_object(b);
 #define J(f) json_builder_set_member_name(b, #f), json_builder_add_double_value(b, s->f);
   SAMPLE_FIELDS(J)
@@ -437,7 +473,8 @@ static void sample_json(JsonBuilder *b, const ValRunSample *s) {
   json_builder_end_object(b);
 }
 
-void val_measure_to_json(const ValRunResult *r, JsonBuilder *b) {
+void val_measure_to_json(const ValRunResult *r, JsonBuilder *b)
+{
   const ValRunSpec *s = &r->spec;
   json_builder_begin_object(b);
   g_autofree char *label = val_run_spec_label(s);

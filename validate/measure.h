@@ -21,12 +21,12 @@ G_BEGIN_DECLS
 typedef struct {
   char name[64];
   ValServerMode mode;
-  ValTlsVersion version;  /* ignored for plain sendfile */
+  ValTlsVersion version; /* ignored for plain sendfile */
   ValCipher cipher;
   int server_threads, client_threads, connections;
-  uint64_t file_bytes;    /* size of the file fetched */
-  uint64_t range_bytes;   /* 0: whole file; else ranges of this length spread over the file */
-  gboolean train;         /* used by the fit (else held out for prediction) */
+  uint64_t file_bytes;  /* size of the file fetched */
+  uint64_t range_bytes; /* 0: whole file; else ranges of this length spread over the file */
+  gboolean train;       /* used by the fit (else held out for prediction) */
 } ValRunSpec;
 
 /* Where pinned threads run.  S server and C client threads on n CPUs:
@@ -37,31 +37,31 @@ typedef struct {
  * The two ends of a connection thus run on different cores (cross_share 1) unless n = 1 (0);
  * each side keeps at most its set's CPUs busy. */
 typedef struct {
-  int server_first, server_cpus;   /* server set: CPUs server_first .. server_first + server_cpus - 1 */
-  int client_last, client_cpus;    /* client set: CPUs client_last - client_cpus + 1 .. client_last */
-  double cross_share;              /* share of connections whose two ends run on different cores */
-  char desc[64];                   /* "server CPU 0, client CPU 1" */
+  int server_first, server_cpus; /* server set: CPUs server_first .. server_first + server_cpus - 1 */
+  int client_last, client_cpus;  /* client set: CPUs client_last - client_cpus + 1 .. client_last */
+  double cross_share;            /* share of connections whose two ends run on different cores */
+  char desc[64];                 /* "server CPU 0, client CPU 1" */
 } ValPlacement;
 
 void val_placement(int server_threads, int client_threads, int ncpus, ValPlacement *out);
 
 /* One repetition (or the per-field median / spread of several). */
 typedef struct {
-  double gbps;            /* body bytes x 8 / window / 1e9 */
+  double gbps; /* body bytes x 8 / window / 1e9 */
   double req_per_s;
-  double bytes_per_req;   /* body bytes per request */
-  double server_cpb;      /* server worker threads' CPU cycles per body byte */
-  double client_cpb;      /* load generator threads' CPU cycles per body byte */
-  double box_cpb;         /* all busy CPU of the box (/proc/stat) per body byte */
-  double softirq_cpb;     /* ksoftirqd threads' CPU per body byte (outside both sides) */
-  double irq_softirq_cpb; /* irq+softirq columns of /proc/stat per body byte (with tick-based
+  double bytes_per_req;                              /* body bytes per request */
+  double server_cpb;                                 /* server worker threads' CPU cycles per body byte */
+  double client_cpb;                                 /* load generator threads' CPU cycles per body byte */
+  double box_cpb;                                    /* all busy CPU of the box (/proc/stat) per body byte */
+  double softirq_cpb;                                /* ksoftirqd threads' CPU per body byte (outside both sides) */
+  double irq_softirq_cpb;                            /* irq+softirq columns of /proc/stat per body byte (with tick-based
                            * accounting this time is also inside the threads' CPU time) */
-  double server_util, client_util; /* CPU seconds per second (cores) */
-  double box_busy_cores;  /* busy cores of the whole box */
-  double foreign_cores;   /* busy cores not ours (other processes), >= 0 */
+  double server_util, client_util;                   /* CPU seconds per second (cores) */
+  double box_busy_cores;                             /* busy cores of the whole box */
+  double foreign_cores;                              /* busy cores not ours (other processes), >= 0 */
   double server_foreign_cores, client_foreign_cores; /* of those, on the server's / client's pinned CPUs
                            * (0 when unpinned or the sets overlap) */
-  double steal_cores;     /* steal time of /proc/stat per second of window (hypervisor), cores */
+  double steal_cores;                                /* steal time of /proc/stat per second of window (hypervisor), cores */
   double errors, requests;
   int tls_version;
   ValCipher cipher;
@@ -74,26 +74,25 @@ typedef struct {
   int nrep;
   ValRunSample rep[VAL_MAX_REPS]; /* those kept: the least contended, in run order */
   ValRunSample median;
-  ValRunSample spread;    /* half the min-max range of each field */
-  int attempts;           /* repetitions run (>= nrep when contended ones were replaced) */
-  gboolean pinned;        /* threads pinned as placement says (else unpinned) */
+  ValRunSample spread; /* half the min-max range of each field */
+  int attempts;        /* repetitions run (>= nrep when contended ones were replaced) */
+  gboolean pinned;     /* threads pinned as placement says (else unpinned) */
   ValPlacement placement;
   char note[160];
 } ValRunResult;
 
 typedef struct {
-  double warmup_s;        /* load before the window, s */
-  double duration_s;      /* measured window, s */
-  int reps;               /* repetitions (>= 1; >= 3 for a spread) */
-  double clock_hz;        /* cycles per CPU second (probe) */
-  gboolean pin;           /* pin the threads as val_placement says (else unpinned) */
-  ValVerify verify;       /* load generator checks */
-  double foreign_limit;   /* a repetition with more foreign busy cores than this is contended (0: 0.25) */
-  int extra_reps;         /* at most this many extra repetitions replace contended ones */
-  size_t wake_bytes;      /* load generator: response bytes per wake-up (ValLoadConfig.wake_bytes) */
+  double warmup_s;      /* load before the window, s */
+  double duration_s;    /* measured window, s */
+  int reps;             /* repetitions (>= 1; >= 3 for a spread) */
+  double clock_hz;      /* cycles per CPU second (probe) */
+  gboolean pin;         /* pin the threads as val_placement says (else unpinned) */
+  ValVerify verify;     /* load generator checks */
+  double foreign_limit; /* a repetition with more foreign busy cores than this is contended (0: 0.25) */
+  int extra_reps;       /* at most this many extra repetitions replace contended ones */
+  size_t wake_bytes;    /* load generator: response bytes per wake-up (ValLoadConfig.wake_bytes) */
   gboolean quiet;
 } ValMeasureConfig;
-
 
 /* Path of the file of `bytes` bytes inside a prepared root: "/f-<bytes>.bin". */
 char *val_measure_file_path(uint64_t bytes);
@@ -109,8 +108,7 @@ gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const Va
  * interleaved: start from a zeroed r, call val_measure_rep while val_measure_needs_rep, then
  * val_measure_finish (median and spread of the least contended cfg->reps). */
 gboolean val_measure_needs_rep(const ValMeasureConfig *cfg, const ValRunResult *r);
-gboolean val_measure_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *r,
-                         GError **error);
+gboolean val_measure_rep(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *r, GError **error);
 void val_measure_finish(const ValMeasureConfig *cfg, ValRunResult *r);
 /* Cores this workload did not get in s: other tenants' busy cores plus hypervisor steal. */
 double val_measure_taken_cores(const ValRunSample *s);

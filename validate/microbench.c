@@ -26,16 +26,18 @@
 
 #include "validate/util.h"
 
-static const char *evp_name(ValCipher c) {
+static const char *evp_name(ValCipher c)
+{
   switch (c) {
-  case VAL_CIPHER_AES128GCM: return "AES-128-GCM";
-  case VAL_CIPHER_AES256GCM: return "AES-256-GCM";
-  case VAL_CIPHER_CHACHA20: return "ChaCha20-Poly1305";
-  default: return NULL;
+    case VAL_CIPHER_AES128GCM: return "AES-128-GCM";
+    case VAL_CIPHER_AES256GCM: return "AES-256-GCM";
+    case VAL_CIPHER_CHACHA20: return "ChaCha20-Poly1305";
+    default: return NULL;
   }
 }
 
-double val_mb_aead_cpb(ValCipher c, gboolean decrypt, size_t record_bytes, double seconds, double clock_hz) {
+double val_mb_aead_cpb(ValCipher c, gboolean decrypt, size_t record_bytes, double seconds, double clock_hz)
+{
   const char *name = evp_name(c);
   if (!name || record_bytes == 0 || clock_hz <= 0) return -1;
   EVP_CIPHER *ciph = EVP_CIPHER_fetch(NULL, name, NULL);
@@ -51,10 +53,8 @@ double val_mb_aead_cpb(ValCipher c, gboolean decrypt, size_t record_bytes, doubl
   if (!ciph || !ctx) goto out;
   /* one encryption to get a valid ciphertext + tag for the decrypt loop */
   if (EVP_EncryptInit_ex2(ctx, ciph, key, iv, NULL) != 1) goto out;
-  if (EVP_EncryptUpdate(ctx, NULL, &len, aad, sizeof aad) != 1 ||
-      EVP_EncryptUpdate(ctx, out, &len, in, (int)record_bytes) != 1 ||
-      EVP_EncryptFinal_ex(ctx, out + len, &len) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) != 1)
+  if (EVP_EncryptUpdate(ctx, NULL, &len, aad, sizeof aad) != 1 || EVP_EncryptUpdate(ctx, out, &len, in, (int)record_bytes) != 1 ||
+      EVP_EncryptFinal_ex(ctx, out + len, &len) != 1 || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) != 1)
     goto out;
   if (decrypt) {
     memcpy(in, out, record_bytes);
@@ -66,17 +66,13 @@ double val_mb_aead_cpb(ValCipher c, gboolean decrypt, size_t record_bytes, doubl
     for (int k = 0; k < 32; k++) {
       int ok;
       if (!decrypt) {
-        ok = EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL) == 1 &&
-             EVP_EncryptUpdate(ctx, NULL, &len, aad, sizeof aad) == 1 &&
-             EVP_EncryptUpdate(ctx, out, &len, in, (int)record_bytes) == 1 &&
-             EVP_EncryptFinal_ex(ctx, out + len, &len) == 1 &&
+        ok = EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL) == 1 && EVP_EncryptUpdate(ctx, NULL, &len, aad, sizeof aad) == 1 &&
+             EVP_EncryptUpdate(ctx, out, &len, in, (int)record_bytes) == 1 && EVP_EncryptFinal_ex(ctx, out + len, &len) == 1 &&
              EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) == 1;
       } else {
-        ok = EVP_DecryptInit_ex2(ctx, NULL, NULL, iv, NULL) == 1 &&
-             EVP_DecryptUpdate(ctx, NULL, &len, aad, sizeof aad) == 1 &&
+        ok = EVP_DecryptInit_ex2(ctx, NULL, NULL, iv, NULL) == 1 && EVP_DecryptUpdate(ctx, NULL, &len, aad, sizeof aad) == 1 &&
              EVP_DecryptUpdate(ctx, out, &len, in, (int)record_bytes) == 1 &&
-             EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) == 1 &&
-             EVP_DecryptFinal_ex(ctx, out + len, &len) == 1;
+             EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) == 1 && EVP_DecryptFinal_ex(ctx, out + len, &len) == 1;
       }
       if (!ok) goto out;
       bytes += record_bytes;
@@ -92,7 +88,8 @@ out:
   return cpb;
 }
 
-static double sha256_cpb(double seconds, double clock_hz) {
+static double sha256_cpb(double seconds, double clock_hz)
+{
   const size_t n = 65536;
   unsigned char *buf = g_malloc(n), md[32];
   memset(buf, 0x5a, n);
@@ -114,7 +111,8 @@ static double sha256_cpb(double seconds, double clock_hz) {
   return (double)(t1 - t0) * 1e-9 * clock_hz / (double)bytes;
 }
 
-static double memcpy_hot_cpb(double seconds, double clock_hz) {
+static double memcpy_hot_cpb(double seconds, double clock_hz)
+{
   const size_t n = 16384;
   unsigned char *a = g_malloc(n), *b = g_malloc(n);
   memset(a, 1, n);
@@ -148,7 +146,8 @@ typedef struct {
   uint64_t sink;
 } DramArg;
 
-static void *dram_thread(void *p) {
+static void *dram_thread(void *p)
+{
   DramArg *a = p;
   val_pin_self(a->cpu);
   uint64_t *x = g_malloc(a->bytes), *y = g_malloc(a->bytes);
@@ -179,14 +178,15 @@ static void *dram_thread(void *p) {
   return NULL;
 }
 
-static double dram_GBps(int threads, size_t bytes, DramKind kind) {
+static double dram_GBps(int threads, size_t bytes, DramKind kind)
+{
   pthread_barrier_t bar;
   pthread_barrier_init(&bar, NULL, (unsigned)threads);
   pthread_t tid[VAL_MB_MAX_THREADS];
   DramArg arg[VAL_MB_MAX_THREADS];
   int ncpu = val_online_cpus();
   for (int t = 0; t < threads; t++) {
-    arg[t] = (DramArg){.bar = &bar, .bytes = bytes, .kind = kind, .cpu = t % ncpu};
+    arg[t] = (DramArg){ .bar = &bar, .bytes = bytes, .kind = kind, .cpu = t % ncpu };
     pthread_create(&tid[t], NULL, dram_thread, &arg[t]);
   }
   int64_t s = INT64_MAX, e = 0;
@@ -210,7 +210,8 @@ typedef struct {
   int err;
 } RecvArg;
 
-static void *recv_thread(void *p) {
+static void *recv_thread(void *p)
+{
   RecvArg *a = p;
   val_pin_self(a->cpu);
   char *buf = g_malloc(65536);
@@ -231,11 +232,12 @@ static void *recv_thread(void *p) {
 }
 
 /* Pushes total bytes from file_fd (sendfile) or from a hot buffer (file_fd < 0). */
-static gboolean loopback_cost(int file_fd, size_t file_bytes, size_t total, double clock_hz, double *tx_cpb,
-                              double *rx_cpb, double *GBps, GError **error) {
+static gboolean loopback_cost(int file_fd, size_t file_bytes, size_t total, double clock_hz, double *tx_cpb, double *rx_cpb,
+                              double *GBps, GError **error)
+{
   int fds[2];
   if (!val_tcp_loopback_pair(fds, error)) return FALSE;
-  RecvArg ra = {.fd = fds[0], .want = total, .cpu = val_online_cpus() - 1};
+  RecvArg ra = { .fd = fds[0], .want = total, .cpu = val_online_cpus() - 1 };
   pthread_t th;
   pthread_create(&th, NULL, recv_thread, &ra);
   cpu_set_t old;
@@ -281,7 +283,8 @@ static gboolean loopback_cost(int file_fd, size_t file_bytes, size_t total, doub
   return TRUE;
 }
 
-gboolean val_mb_run(const ValMbConfig *cfg, ValMicrobench *m, GError **error) {
+gboolean val_mb_run(const ValMbConfig *cfg, ValMicrobench *m, GError **error)
+{
   memset(m, 0, sizeof *m);
   double hz = cfg->clock_hz > 0 ? cfg->clock_hz : 1e9;
   double secs = cfg->seconds_per_item > 0 ? cfg->seconds_per_item : 0.2;
@@ -297,8 +300,7 @@ gboolean val_mb_run(const ValMbConfig *cfg, ValMicrobench *m, GError **error) {
   {
     double small = val_mb_aead_cpb(VAL_CIPHER_AES128GCM, FALSE, 1024, secs, hz);
     if (small > 0 && m->record_bytes > 1024)
-      m->aead_record_cycles =
-          MAX(0.0, (small - m->enc_cpb[VAL_CIPHER_AES128GCM]) / (1.0 / 1024 - 1.0 / (double)m->record_bytes));
+      m->aead_record_cycles = MAX(0.0, (small - m->enc_cpb[VAL_CIPHER_AES128GCM]) / (1.0 / 1024 - 1.0 / (double)m->record_bytes));
   }
   m->sha256_cpb = sha256_cpb(secs, hz);
   m->memcpy_hot_cpb = memcpy_hot_cpb(secs, hz);
@@ -345,14 +347,16 @@ gboolean val_mb_run(const ValMbConfig *cfg, ValMicrobench *m, GError **error) {
 
 #define JD(k, v) (json_builder_set_member_name(b, k), json_builder_add_double_value(b, v))
 
-static void darr(JsonBuilder *b, const char *name, const double *v, int n) {
+static void darr(JsonBuilder *b, const char *name, const double *v, int n)
+{
   json_builder_set_member_name(b, name);
   json_builder_begin_array(b);
   for (int i = 0; i < n; i++) json_builder_add_double_value(b, v[i]);
   json_builder_end_array(b);
 }
 
-void val_mb_to_json(const ValMicrobench *m, JsonBuilder *b) {
+void val_mb_to_json(const ValMicrobench *m, JsonBuilder *b)
+{
   json_builder_begin_object(b);
   json_builder_set_member_name(b, "record_bytes");
   json_builder_add_int_value(b, (gint64)m->record_bytes);

@@ -15,12 +15,12 @@ G_BEGIN_DECLS
 #define VAL_MB_MAX_THREADS 64
 
 typedef struct {
-  double clock_hz;        /* cycles per second used to convert CPU time (from the probe) */
+  double clock_hz;         /* cycles per second used to convert CPU time (from the probe) */
   double seconds_per_item; /* CPU time spent on each crypto/copy item, s (0.2 is plenty) */
-  int max_threads;        /* DRAM threads 1..max_threads (0: online CPUs) */
-  size_t dram_bytes;      /* array size per thread and array, bytes (0: 64 MiB) */
-  size_t socket_bytes;    /* bytes pushed through each loopback test (0: 256 MiB) */
-  size_t record_bytes;    /* AEAD record size, bytes (0: 16384) */
+  int max_threads;         /* DRAM threads 1..max_threads (0: online CPUs) */
+  size_t dram_bytes;       /* array size per thread and array, bytes (0: 64 MiB) */
+  size_t socket_bytes;     /* bytes pushed through each loopback test (0: 256 MiB) */
+  size_t record_bytes;     /* AEAD record size, bytes (0: 16384) */
 } ValMbConfig;
 
 typedef struct {
@@ -29,12 +29,12 @@ typedef struct {
   double dec_cpb[VAL_CIPHER_COUNT];
   double aead_record_cycles; /* AES-128-GCM fixed cycles per record (IV, tag, init): from 1 KiB vs
                               * record_bytes records, cpb(R) = a + r / R */
-  double sha256_cpb;       /* SHA-256 of 64 KiB chunks */
-  double memcpy_hot_cpb;   /* memcpy of 16 KiB in L1/L2 */
+  double sha256_cpb;         /* SHA-256 of 64 KiB chunks */
+  double memcpy_hot_cpb;     /* memcpy of 16 KiB in L1/L2 */
   int dram_threads;
-  double dram_read_GBps[VAL_MB_MAX_THREADS];  /* [t-1]: t threads, best of repeats */
+  double dram_read_GBps[VAL_MB_MAX_THREADS]; /* [t-1]: t threads, best of repeats */
   double dram_write_GBps[VAL_MB_MAX_THREADS];
-  double dram_copy_GBps[VAL_MB_MAX_THREADS];  /* counts bytes read + written */
+  double dram_copy_GBps[VAL_MB_MAX_THREADS];              /* counts bytes read + written */
   double sendfile_tx_cpb, sendfile_rx_cpb, sendfile_GBps; /* file (page cache) -> socket */
   double sockcopy_tx_cpb, sockcopy_rx_cpb, sockcopy_GBps; /* send() from a hot buffer -> socket */
 } ValMicrobench;

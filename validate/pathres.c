@@ -22,20 +22,22 @@
 
 #define OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
-static int status_of_errno(int e) {
+static int status_of_errno(int e)
+{
   switch (e) {
-  case ENOENT:
-  case ENOTDIR:
-  case ENAMETOOLONG: return -404;
-  case EXDEV:
-  case ELOOP:
-  case EACCES:
-  case EPERM: return -403;
-  default: return -500;
+    case ENOENT:
+    case ENOTDIR:
+    case ENAMETOOLONG: return -404;
+    case EXDEV:
+    case ELOOP:
+    case EACCES:
+    case EPERM: return -403;
+    default: return -500;
   }
 }
 
-static gboolean inside_root(int fd, const char *root_real) {
+static gboolean inside_root(int fd, const char *root_real)
+{
   char link[64], target[4096];
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   ssize_t n = readlink(link, target, sizeof target - 1);
@@ -46,7 +48,8 @@ static gboolean inside_root(int fd, const char *root_real) {
   return strncmp(target, root_real, rl) == 0 && target[rl] == '/';
 }
 
-static int walk_open(int root_fd, const char *root_real, char **comps, int ncomp) {
+static int walk_open(int root_fd, const char *root_real, char **comps, int ncomp)
+{
   int dfd = root_fd;
   for (int i = 0; i < ncomp; i++) {
     gboolean last = i == ncomp - 1;
@@ -64,7 +67,8 @@ static int walk_open(int root_fd, const char *root_real, char **comps, int ncomp
   return dfd;
 }
 
-int val_path_open(int root_fd, const char *root_real, const char *path, unsigned flags, uint64_t *size_bytes) {
+int val_path_open(int root_fd, const char *root_real, const char *path, unsigned flags, uint64_t *size_bytes)
+{
   if (!path || path[0] != '/') return -404;
   g_auto(GStrv) parts = g_strsplit(path, "/", -1);
   GPtrArray *comps = g_ptr_array_new();
@@ -86,11 +90,13 @@ int val_path_open(int root_fd, const char *root_real, const char *path, unsigned
     g_ptr_array_add(comps, NULL);
     g_autofree char *rel = g_strjoinv("/", (char **)comps->pdata);
     g_ptr_array_remove_index(comps, comps->len - 1);
-    struct open_how how = {.flags = OPEN_FLAGS, .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
+    struct open_how how = { .flags = OPEN_FLAGS, .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
     fd = (int)syscall(SYS_openat2, root_fd, rel, &how, sizeof how);
     if (fd < 0) {
-      if (errno == ENOSYS || errno == EPERM || errno == E2BIG) walk = TRUE;
-      else fd = status_of_errno(errno);
+      if (errno == ENOSYS || errno == EPERM || errno == E2BIG)
+        walk = TRUE;
+      else
+        fd = status_of_errno(errno);
     }
   }
   if (walk) fd = walk_open(root_fd, root_real, (char **)comps->pdata, (int)comps->len);

@@ -35,13 +35,25 @@
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024ULL)
 
-#define U13(ci, s, c, n, f, r, tr) {"", VAL_MODE_USERSPACE, VAL_TLS_13, ci, s, c, n, f, r, tr}
-#define U12(ci, s, c, n, f, r, tr) {"", VAL_MODE_USERSPACE, VAL_TLS_12, ci, s, c, n, f, r, tr}
-#define PL(s, c, n, f, r, tr) {"", VAL_MODE_SENDFILE, VAL_TLS_ANY, VAL_CIPHER_ANY, s, c, n, f, r, tr}
-#define KT(ci, s, c, n, f, r, tr) {"", VAL_MODE_SENDFILE_KTLS, VAL_TLS_13, ci, s, c, n, f, r, tr}
+#define U13(ci, s, c, n, f, r, tr)                            \
+  {                                                           \
+    "", VAL_MODE_USERSPACE, VAL_TLS_13, ci, s, c, n, f, r, tr \
+  }
+#define U12(ci, s, c, n, f, r, tr)                            \
+  {                                                           \
+    "", VAL_MODE_USERSPACE, VAL_TLS_12, ci, s, c, n, f, r, tr \
+  }
+#define PL(s, c, n, f, r, tr)                                             \
+  {                                                                       \
+    "", VAL_MODE_SENDFILE, VAL_TLS_ANY, VAL_CIPHER_ANY, s, c, n, f, r, tr \
+  }
+#define KT(ci, s, c, n, f, r, tr)                                 \
+  {                                                               \
+    "", VAL_MODE_SENDFILE_KTLS, VAL_TLS_13, ci, s, c, n, f, r, tr \
+  }
 #define A128 VAL_CIPHER_AES128GCM
 #define A256 VAL_CIPHER_AES256GCM
-#define CHA VAL_CIPHER_CHACHA20
+#define CHA  VAL_CIPHER_CHACHA20
 
 /* Training: enough to identify copy, stack, record, the AEADs, per-request costs,
  * softirq and utilisation.  Per-request and per-record cycles are told apart from per-byte
@@ -49,76 +61,78 @@
  * at 64 KiB (TLS 1.2 AES-256, a version and cipher none of the held-out 64 KiB runs has).  Held out: other TLS versions, ciphers, thread and
  * connection counts, file sizes, ranges and modes. */
 static const ValRunSpec quick_specs[] = {
-    PL(1, 1, 8, 1 * MiB, 0, TRUE),
-    PL(1, 1, 16, 16 * KiB, 0, TRUE),
-    PL(1, 1, 8, 4 * MiB, 0, TRUE),
-    U13(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
-    U13(A128, 1, 1, 16, 16 * KiB, 0, TRUE),
-    U13(A256, 1, 1, 8, 1 * MiB, 0, TRUE),
-    U13(CHA, 1, 1, 8, 1 * MiB, 0, TRUE),
-    U13(A128, 2, 2, 8, 256 * KiB, 0, TRUE),
-    U12(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
-    U12(A256, 1, 1, 16, 64 * KiB, 0, TRUE),
-    /* held out */
-    U12(A128, 1, 1, 16, 16 * KiB, 0, FALSE),
-    U12(A256, 1, 1, 8, 1 * MiB, 0, FALSE),
-    U12(CHA, 2, 2, 8, 1 * MiB, 0, FALSE),
-    U13(CHA, 1, 1, 16, 64 * KiB, 0, FALSE),
-    U13(A128, 2, 1, 8, 1 * MiB, 0, FALSE),
-    U13(A128, 1, 2, 8, 1 * MiB, 0, FALSE),
-    U13(A128, 1, 1, 2, 1 * MiB, 0, FALSE),
-    U13(A128, 1, 1, 32, 1 * MiB, 0, FALSE),
-    U13(A128, 1, 1, 16, 64 * KiB, 0, FALSE),
-    U13(A256, 1, 1, 8, 4 * MiB, 0, FALSE),
-    U13(A128, 1, 1, 8, 16 * MiB, 1 * MiB, FALSE),
-    PL(1, 1, 8, 256 * KiB, 0, FALSE),
-    PL(2, 2, 16, 64 * KiB, 0, FALSE),
-    KT(A128, 1, 1, 8, 1 * MiB, 0, FALSE),
+  PL(1, 1, 8, 1 * MiB, 0, TRUE),
+  PL(1, 1, 16, 16 * KiB, 0, TRUE),
+  PL(1, 1, 8, 4 * MiB, 0, TRUE),
+  U13(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
+  U13(A128, 1, 1, 16, 16 * KiB, 0, TRUE),
+  U13(A256, 1, 1, 8, 1 * MiB, 0, TRUE),
+  U13(CHA, 1, 1, 8, 1 * MiB, 0, TRUE),
+  U13(A128, 2, 2, 8, 256 * KiB, 0, TRUE),
+  U12(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
+  U12(A256, 1, 1, 16, 64 * KiB, 0, TRUE),
+  /* held out */
+  U12(A128, 1, 1, 16, 16 * KiB, 0, FALSE),
+  U12(A256, 1, 1, 8, 1 * MiB, 0, FALSE),
+  U12(CHA, 2, 2, 8, 1 * MiB, 0, FALSE),
+  U13(CHA, 1, 1, 16, 64 * KiB, 0, FALSE),
+  U13(A128, 2, 1, 8, 1 * MiB, 0, FALSE),
+  U13(A128, 1, 2, 8, 1 * MiB, 0, FALSE),
+  U13(A128, 1, 1, 2, 1 * MiB, 0, FALSE),
+  U13(A128, 1, 1, 32, 1 * MiB, 0, FALSE),
+  U13(A128, 1, 1, 16, 64 * KiB, 0, FALSE),
+  U13(A256, 1, 1, 8, 4 * MiB, 0, FALSE),
+  U13(A128, 1, 1, 8, 16 * MiB, 1 * MiB, FALSE),
+  PL(1, 1, 8, 256 * KiB, 0, FALSE),
+  PL(2, 2, 16, 64 * KiB, 0, FALSE),
+  KT(A128, 1, 1, 8, 1 * MiB, 0, FALSE),
 };
 
 static const ValRunSpec full_specs[] = {
-    PL(1, 1, 8, 1 * MiB, 0, TRUE),
-    PL(1, 1, 16, 16 * KiB, 0, TRUE),
-    PL(2, 2, 16, 256 * KiB, 0, TRUE),
-    PL(1, 1, 8, 4 * MiB, 0, TRUE),
-    U13(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
-    U13(A128, 1, 1, 16, 16 * KiB, 0, TRUE),
-    U13(A256, 1, 1, 8, 1 * MiB, 0, TRUE),
-    U13(CHA, 1, 1, 8, 1 * MiB, 0, TRUE),
-    U13(A128, 2, 2, 8, 256 * KiB, 0, TRUE),
-    U13(A256, 1, 1, 16, 64 * KiB, 0, TRUE),
-    /* held out */
-    U12(A128, 1, 1, 8, 1 * MiB, 0, FALSE),
-    U12(A256, 1, 1, 8, 1 * MiB, 0, FALSE),
-    U12(CHA, 1, 1, 8, 1 * MiB, 0, FALSE),
-    U12(CHA, 2, 2, 8, 1 * MiB, 0, FALSE),
-    U12(A128, 1, 1, 16, 16 * KiB, 0, FALSE),
-    U13(CHA, 1, 1, 16, 64 * KiB, 0, FALSE),
-    U13(CHA, 2, 2, 16, 16 * KiB, 0, FALSE),
-    U13(A128, 2, 1, 8, 1 * MiB, 0, FALSE),
-    U13(A128, 1, 2, 8, 1 * MiB, 0, FALSE),
-    U13(A128, 2, 2, 32, 1 * MiB, 0, FALSE),
-    U13(A128, 1, 1, 2, 1 * MiB, 0, FALSE),
-    U13(A128, 1, 1, 32, 1 * MiB, 0, FALSE),
-    U13(A128, 1, 1, 64, 256 * KiB, 0, FALSE),
-    U13(A128, 1, 1, 16, 64 * KiB, 0, FALSE),
-    U13(A128, 1, 1, 8, 4 * MiB, 0, FALSE),
-    U13(A256, 1, 1, 8, 16 * MiB, 0, FALSE),
-    U13(A128, 1, 1, 8, 16 * MiB, 1 * MiB, FALSE),
-    U13(A256, 2, 2, 16, 16 * MiB, 256 * KiB, FALSE),
-    PL(1, 1, 8, 256 * KiB, 0, FALSE),
-    PL(2, 2, 16, 64 * KiB, 0, FALSE),
-    PL(1, 1, 8, 16 * MiB, 1 * MiB, FALSE),
-    KT(A128, 1, 1, 8, 1 * MiB, 0, FALSE),
-    KT(A256, 2, 2, 16, 256 * KiB, 0, FALSE),
+  PL(1, 1, 8, 1 * MiB, 0, TRUE),
+  PL(1, 1, 16, 16 * KiB, 0, TRUE),
+  PL(2, 2, 16, 256 * KiB, 0, TRUE),
+  PL(1, 1, 8, 4 * MiB, 0, TRUE),
+  U13(A128, 1, 1, 8, 1 * MiB, 0, TRUE),
+  U13(A128, 1, 1, 16, 16 * KiB, 0, TRUE),
+  U13(A256, 1, 1, 8, 1 * MiB, 0, TRUE),
+  U13(CHA, 1, 1, 8, 1 * MiB, 0, TRUE),
+  U13(A128, 2, 2, 8, 256 * KiB, 0, TRUE),
+  U13(A256, 1, 1, 16, 64 * KiB, 0, TRUE),
+  /* held out */
+  U12(A128, 1, 1, 8, 1 * MiB, 0, FALSE),
+  U12(A256, 1, 1, 8, 1 * MiB, 0, FALSE),
+  U12(CHA, 1, 1, 8, 1 * MiB, 0, FALSE),
+  U12(CHA, 2, 2, 8, 1 * MiB, 0, FALSE),
+  U12(A128, 1, 1, 16, 16 * KiB, 0, FALSE),
+  U13(CHA, 1, 1, 16, 64 * KiB, 0, FALSE),
+  U13(CHA, 2, 2, 16, 16 * KiB, 0, FALSE),
+  U13(A128, 2, 1, 8, 1 * MiB, 0, FALSE),
+  U13(A128, 1, 2, 8, 1 * MiB, 0, FALSE),
+  U13(A128, 2, 2, 32, 1 * MiB, 0, FALSE),
+  U13(A128, 1, 1, 2, 1 * MiB, 0, FALSE),
+  U13(A128, 1, 1, 32, 1 * MiB, 0, FALSE),
+  U13(A128, 1, 1, 64, 256 * KiB, 0, FALSE),
+  U13(A128, 1, 1, 16, 64 * KiB, 0, FALSE),
+  U13(A128, 1, 1, 8, 4 * MiB, 0, FALSE),
+  U13(A256, 1, 1, 8, 16 * MiB, 0, FALSE),
+  U13(A128, 1, 1, 8, 16 * MiB, 1 * MiB, FALSE),
+  U13(A256, 2, 2, 16, 16 * MiB, 256 * KiB, FALSE),
+  PL(1, 1, 8, 256 * KiB, 0, FALSE),
+  PL(2, 2, 16, 64 * KiB, 0, FALSE),
+  PL(1, 1, 8, 16 * MiB, 1 * MiB, FALSE),
+  KT(A128, 1, 1, 8, 1 * MiB, 0, FALSE),
+  KT(A256, 2, 2, 16, 256 * KiB, 0, FALSE),
 };
 
-const ValRunSpec *val_validate_specs(gboolean quick, int *n) {
+const ValRunSpec *val_validate_specs(gboolean quick, int *n)
+{
   *n = quick ? (int)G_N_ELEMENTS(quick_specs) : (int)G_N_ELEMENTS(full_specs);
   return quick ? quick_specs : full_specs;
 }
 
-void val_report_free(ValReport *r) {
+void val_report_free(ValReport *r)
+{
   if (!r) return;
   val_probe_free(r->probe);
   if (r->rows) g_array_unref(r->rows);
@@ -128,7 +142,8 @@ void val_report_free(ValReport *r) {
 }
 
 static void progress(const ValValidateConfig *cfg, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-static void progress(const ValValidateConfig *cfg, const char *fmt, ...) {
+static void progress(const ValValidateConfig *cfg, const char *fmt, ...)
+{
   if (!cfg->progress) return;
   va_list ap;
   va_start(ap, fmt);
@@ -140,8 +155,9 @@ static void progress(const ValValidateConfig *cfg, const char *fmt, ...) {
 
 /* ---- mechanics pass ---------------------------------------------------------- */
 
-static gboolean mechanics(ValReport *r, const char *root, GError **error) {
-  static const uint64_t sizes[] = {0, 1, 16383, 16384, 16385, 65535, 65536, 1 << 20};
+static gboolean mechanics(ValReport *r, const char *root, GError **error)
+{
+  static const uint64_t sizes[] = { 0, 1, 16383, 16384, 16385, 65535, 65536, 1 << 20 };
   ValRunSpec files[G_N_ELEMENTS(sizes)];
   memset(files, 0, sizeof files);
   for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) files[i].file_bytes = sizes[i];
@@ -167,15 +183,22 @@ static gboolean mechanics(ValReport *r, const char *root, GError **error) {
   gboolean ok = TRUE;
   GString *detail = g_string_new(NULL);
   for (int m = 0; m < VAL_MODE_COUNT && ok; m++) {
-    ValServerConfig sc = {.root = root, .mode = (ValServerMode)m, .threads = 2, .quiet = TRUE};
+    ValServerConfig sc = { .root = root, .mode = (ValServerMode)m, .threads = 2, .quiet = TRUE };
     ValServer *s = val_server_start(&sc, error);
     if (!s) {
       ok = FALSE;
       break;
     }
-    ValLoadConfig lc = {.port = val_server_port(s), .tls = val_server_mode_is_tls((ValServerMode)m),
-                        .connections = 4, .threads = 2, .targets = tg, .ntargets = nt, .requests_per_conn = nt,
-                        .duration_s = 60, .verify = VAL_VERIFY_ALL, .last_cpu = -1};
+    ValLoadConfig lc = { .port = val_server_port(s),
+                         .tls = val_server_mode_is_tls((ValServerMode)m),
+                         .connections = 4,
+                         .threads = 2,
+                         .targets = tg,
+                         .ntargets = nt,
+                         .requests_per_conn = nt,
+                         .duration_s = 60,
+                         .verify = VAL_VERIFY_ALL,
+                         .last_cpu = -1 };
     ValLoadResult res;
     ok = val_load_run(&lc, &res, error);
     ValServerStats st;
@@ -202,14 +225,19 @@ static gboolean mechanics(ValReport *r, const char *root, GError **error) {
 
 /* ---- fit and predictions ------------------------------------------------------- */
 
-static ValHostConfig host_config(const ValReport *r, const ValRunResult *run) {
+static ValHostConfig host_config(const ValReport *r, const ValRunResult *run)
+{
   const ValRunSpec *s = &run->spec;
-  ValHostConfig c = {.mode = s->mode, .ktls = run->median.ktls_engaged, .cipher = s->cipher, .version = s->version,
-                     .server_threads = s->server_threads, .client_threads = s->client_threads,
-                     .connections = s->connections,
-                     .bytes_per_req = (double)(s->range_bytes ? MIN(s->range_bytes, s->file_bytes) : s->file_bytes),
-                     .file_bytes = (double)s->file_bytes,
-                     .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
+  ValHostConfig c = { .mode = s->mode,
+                      .ktls = run->median.ktls_engaged,
+                      .cipher = s->cipher,
+                      .version = s->version,
+                      .server_threads = s->server_threads,
+                      .client_threads = s->client_threads,
+                      .connections = s->connections,
+                      .bytes_per_req = (double)(s->range_bytes ? MIN(s->range_bytes, s->file_bytes) : s->file_bytes),
+                      .file_bytes = (double)s->file_bytes,
+                      .verify_hash = r->cfg.verify == VAL_VERIFY_ALL };
   c.avail_cores = MAX(0.25, (double)r->probe->cpus_online - val_measure_taken_cores(&run->median));
   /* pinned: the placement the run used is a condition of the test, told to the model */
   if (run->pinned) {
@@ -227,7 +255,8 @@ static ValHostConfig host_config(const ValReport *r, const ValRunResult *run) {
   return c;
 }
 
-double val_busiest_share(const ValHostConfig *cfg, const ValRunSample *m, int cores) {
+double val_busiest_share(const ValHostConfig *cfg, const ValRunSample *m, int cores)
+{
   double ps = loopback_pool_cores(cfg->server_threads, cfg->pinned ? cfg->server_cpus : 0,
                                   cfg->pinned ? cfg->server_free_cores : 0, cfg->connections, cores, 1.0);
   double pc = loopback_pool_cores(cfg->client_threads, cfg->pinned ? cfg->client_cpus : 0,
@@ -235,19 +264,22 @@ double val_busiest_share(const ValHostConfig *cfg, const ValRunSample *m, int co
   return MAX(m->server_util / MAX(ps, 1e-9), m->client_util / MAX(pc, 1e-9));
 }
 
-static double sd_of(double value, double spread, double floor_rel, double floor_abs) {
+static double sd_of(double value, double spread, double floor_rel, double floor_abs)
+{
   return MAX(MAX(spread, floor_rel * fabs(value)), floor_abs);
 }
 
 /* The cache a served file competes for: the per-core L2 (server and client each copy it on
  * their core), else the last-level cache, else 1 MiB. */
-static double cache_start(const ValReport *r) {
+static double cache_start(const ValReport *r)
+{
   if (r->probe->l2_bytes) return (double)r->probe->l2_bytes;
   if (r->probe->llc_bytes) return (double)r->probe->llc_bytes;
   return 1048576.0;
 }
 
-static void start_profile(ValReport *r) {
+static void start_profile(ValReport *r)
+{
   ValHostProfile *p = &r->start;
   memset(p, 0, sizeof *p);
   p->clock_hz = r->probe->clock_hz;
@@ -272,18 +304,21 @@ static void start_profile(ValReport *r) {
   p->p[VAL_P_UTIL] = 0.95;
 }
 
-static int cmp_double(const void *a, const void *b) {
+static int cmp_double(const void *a, const void *b)
+{
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
-static double median_of(double *v, int n) {
+static double median_of(double *v, int n)
+{
   if (n == 0) return 0;
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static void fit_and_predict(ValReport *r) {
+static void fit_and_predict(ValReport *r)
+{
   start_profile(r);
   r->profile = r->start;
   GArray *obs = g_array_new(FALSE, TRUE, sizeof(ValFitObs));
@@ -295,8 +330,9 @@ static void fit_and_predict(ValReport *r) {
     row->in_fit = row->run.spec.train && row->busiest >= VAL_CPU_BOUND;
     if (!row->in_fit) continue;
     const ValRunSample *m = &row->run.median, *sp = &row->run.spread;
-    ValFitObs o = {.cfg = row->cfg, .server_cpb = m->server_cpb, .client_cpb = m->client_cpb,
-                   .softirq_cpb = m->softirq_cpb, .gbps = m->gbps};
+    ValFitObs o = {
+      .cfg = row->cfg, .server_cpb = m->server_cpb, .client_cpb = m->client_cpb, .softirq_cpb = m->softirq_cpb, .gbps = m->gbps
+    };
     o.sd_server = sd_of(m->server_cpb, sp->server_cpb, 0.05, 0.02);
     o.sd_client = sd_of(m->client_cpb, sp->client_cpb, 0.05, 0.02);
     o.sd_softirq = sd_of(m->softirq_cpb, sp->softirq_cpb, 0.25, 0.02);
@@ -308,29 +344,28 @@ static void fit_and_predict(ValReport *r) {
   /* the cross-core terms are seen only through the other tenants' load of each run (which
    * decides whether the two ends share a core): a weak prior keeps them of the order of a
    * copy's cost (0 +- 0.5 cycles/B) instead of following the scatter of a few runs */
-  pri[np++] = (ValFitPrior){VAL_P_XCORE_S, 0.0, 0.5, FALSE};
-  pri[np++] = (ValFitPrior){VAL_P_XCORE_C, 0.0, 0.5, FALSE};
+  pri[np++] = (ValFitPrior){ VAL_P_XCORE_S, 0.0, 0.5, FALSE };
+  pri[np++] = (ValFitPrior){ VAL_P_XCORE_C, 0.0, 0.5, FALSE };
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
     double v = 0.5 * (r->mb.enc_cpb[c] + r->mb.dec_cpb[c]);
-    pri[np++] = (ValFitPrior){val_param_for_cipher((ValCipher)c), v, 0.10 * v, FALSE};
+    pri[np++] = (ValFitPrior){ val_param_for_cipher((ValCipher)c), v, 0.10 * v, FALSE };
   }
   /* every cost is >= 0: a soft bound (0.01 cycles/B, 100 cycles per record or request) keeps
    * a term that the runs cannot tell from a collinear one (stack_cpb from the cross-core
    * sender term and the copies) at zero instead of negative */
-  static const ValParam costs[] = {VAL_P_COPY, VAL_P_COPY_PC, VAL_P_MISS, VAL_P_XCORE_S, VAL_P_XCORE_C,
-                                   VAL_P_STACK, VAL_P_RECORD, VAL_P_REQ_SERVER, VAL_P_REQ_CLIENT, VAL_P_SOFTIRQ};
+  static const ValParam costs[] = { VAL_P_COPY,  VAL_P_COPY_PC, VAL_P_MISS,       VAL_P_XCORE_S,    VAL_P_XCORE_C,
+                                    VAL_P_STACK, VAL_P_RECORD,  VAL_P_REQ_SERVER, VAL_P_REQ_CLIENT, VAL_P_SOFTIRQ };
   for (size_t i = 0; i < G_N_ELEMENTS(costs); i++) {
     gboolean cyc = costs[i] == VAL_P_RECORD || costs[i] == VAL_P_REQ_SERVER || costs[i] == VAL_P_REQ_CLIENT;
-    pri[np++] = (ValFitPrior){costs[i], 0.0, cyc ? 100.0 : 0.01, TRUE};
+    pri[np++] = (ValFitPrior){ costs[i], 0.0, cyc ? 100.0 : 0.01, TRUE };
   }
   g_autoptr(GError) err = NULL;
-  gboolean fixed[VAL_P_COUNT] = {FALSE};
+  gboolean fixed[VAL_P_COUNT] = { FALSE };
   /* the cache is the probe's per-core L2: with the run-to-run scatter of a shared machine its
    * size is not identified by the fit (it drifts to unphysical miss costs); miss_cpb is, weakly,
    * by the plain runs at 1 MiB (m = 0.06) and 4 MiB (m = 0.94) */
   fixed[VAL_P_CACHE] = TRUE;
-  r->fit_ok = val_fit_host((ValFitObs *)obs->data, (int)obs->len, pri, np, &r->start, fixed, &r->profile, &r->fit,
-                           &err);
+  r->fit_ok = val_fit_host((ValFitObs *)obs->data, (int)obs->len, pri, np, &r->start, fixed, &r->profile, &r->fit, &err);
   if (!r->fit_ok) {
     g_strlcpy(r->fit_error, err ? err->message : "fit failed", sizeof r->fit_error);
     r->profile = r->start;
@@ -363,15 +398,15 @@ static void fit_and_predict(ValReport *r) {
     /* the prediction is the appliance model's: host-profile.yaml + this test, bound mode */
     g_autoptr(GError) aerr = NULL;
     if (val_host_bound_gbps(r->profile_yaml, &r->profile, &row->cfg, &row->app_gbps, row->app_bottleneck, &aerr)) {
-      if (row->pred.gbps > 0)
-        r->model_agree_max = MAX(r->model_agree_max, fabs(row->app_gbps - row->pred.gbps) / row->pred.gbps);
+      if (row->pred.gbps > 0) r->model_agree_max = MAX(r->model_agree_max, fabs(row->app_gbps - row->pred.gbps) / row->pred.gbps);
     } else {
       if (!r->app_error[0]) g_strlcpy(r->app_error, aerr->message, sizeof r->app_error);
       row->app_gbps = row->pred.gbps; /* keep the closed form so the table stays complete */
       g_strlcpy(row->app_bottleneck, "(closed form)", sizeof row->app_bottleneck);
     }
     row->err_rel = row->run.median.gbps > 0 ? (row->app_gbps - row->run.median.gbps) / row->run.median.gbps : 0;
-    if (row->run.spec.train) tr[r->n_train++] = fabs(row->err_rel);
+    if (row->run.spec.train)
+      tr[r->n_train++] = fabs(row->err_rel);
     else {
       ho[r->n_heldout++] = fabs(row->err_rel);
       r->heldout_max_abs_err = MAX(r->heldout_max_abs_err, fabs(row->err_rel));
@@ -388,11 +423,16 @@ static void fit_and_predict(ValReport *r) {
   g_free(tr);
   g_free(ho);
   /* what kernel TLS would change for the reference configuration (model only here) */
-  r->ktls_reference_cfg = (ValHostConfig){.mode = VAL_MODE_SENDFILE_KTLS, .ktls = TRUE,
-                                          .cipher = VAL_CIPHER_AES128GCM, .version = VAL_TLS_13,
-                                          .server_threads = 1, .client_threads = 1, .connections = 8,
-                                          .bytes_per_req = (double)MiB, .avail_cores = r->probe->cpus_online,
-                                          .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
+  r->ktls_reference_cfg = (ValHostConfig){ .mode = VAL_MODE_SENDFILE_KTLS,
+                                           .ktls = TRUE,
+                                           .cipher = VAL_CIPHER_AES128GCM,
+                                           .version = VAL_TLS_13,
+                                           .server_threads = 1,
+                                           .client_threads = 1,
+                                           .connections = 8,
+                                           .bytes_per_req = (double)MiB,
+                                           .avail_cores = r->probe->cpus_online,
+                                           .verify_hash = r->cfg.verify == VAL_VERIFY_ALL };
   if (r->cfg.pin) {
     ValPlacement pl;
     val_placement(1, 1, r->probe->cpus_online, &pl);
@@ -406,7 +446,8 @@ static void fit_and_predict(ValReport *r) {
 
 /* ---- the whole procedure ---------------------------------------------------------- */
 
-gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GError **error) {
+gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GError **error)
+{
   int64_t t0 = val_now_ns();
   ValReport *r = g_new0(ValReport, 1);
   *out = r;
@@ -425,8 +466,10 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   int maxt = cfg->max_threads > 0 ? cfg->max_threads : r->probe->cpus_online;
 
   progress(cfg, "microbenchmarks");
-  ValMbConfig mc = {.clock_hz = r->probe->clock_hz, .seconds_per_item = cfg->quick ? 0.1 : 0.3,
-                    .dram_bytes = (cfg->quick ? 64 : 256) * MiB, .socket_bytes = (cfg->quick ? 128 : 512) * MiB};
+  ValMbConfig mc = { .clock_hz = r->probe->clock_hz,
+                     .seconds_per_item = cfg->quick ? 0.1 : 0.3,
+                     .dram_bytes = (cfg->quick ? 64 : 256) * MiB,
+                     .socket_bytes = (cfg->quick ? 128 : 512) * MiB };
   if (!val_mb_run(&mc, &r->mb, error)) return FALSE;
 
   g_autofree char *tmp = NULL;
@@ -444,8 +487,10 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   int old_nice = getpriority(PRIO_PROCESS, 0);
   r->nice_used = old_nice;
   if (!cfg->keep_nice && cfg->nice != old_nice) {
-    if (setpriority(PRIO_PROCESS, 0, cfg->nice) == 0) r->nice_used = cfg->nice;
-    else g_snprintf(r->nice_note, sizeof r->nice_note, "could not set nice %d: %s", cfg->nice, g_strerror(errno));
+    if (setpriority(PRIO_PROCESS, 0, cfg->nice) == 0)
+      r->nice_used = cfg->nice;
+    else
+      g_snprintf(r->nice_note, sizeof r->nice_note, "could not set nice %d: %s", cfg->nice, g_strerror(errno));
   }
   progress(cfg, "mechanics: byte-exact bodies in every mode");
   ok = mechanics(r, root, error);
@@ -469,10 +514,15 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
     order[j] = t;
   }
   g_rand_free(rng);
-  ValMeasureConfig mcfg = {.warmup_s = cfg->warmup_s, .duration_s = cfg->duration_s, .reps = cfg->reps,
-                           .clock_hz = r->probe->clock_hz, .pin = cfg->pin, .verify = cfg->verify,
-                           .foreign_limit = VAL_FOREIGN_LIMIT, .extra_reps = cfg->quick ? 2 : 3,
-                           .wake_bytes = VAL_WAKE_BYTES};
+  ValMeasureConfig mcfg = { .warmup_s = cfg->warmup_s,
+                            .duration_s = cfg->duration_s,
+                            .reps = cfg->reps,
+                            .clock_hz = r->probe->clock_hz,
+                            .pin = cfg->pin,
+                            .verify = cfg->verify,
+                            .foreign_limit = VAL_FOREIGN_LIMIT,
+                            .extra_reps = cfg->quick ? 2 : 3,
+                            .wake_bytes = VAL_WAKE_BYTES };
   ValRunResult *res = g_new0(ValRunResult, n);
   gboolean *have = g_new0(gboolean, n);
   /* the repetitions are interleaved: pass p runs the p-th repetition of every spec (in the
@@ -501,7 +551,7 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   for (int pass = 0; pass < 2; pass++) /* training rows first, then held out, in table order */
     for (int i = 0; i < n; i++)
       if (have[i] && specs[i].train == (pass == 0)) {
-        ValPredRow row = {.run = res[i]};
+        ValPredRow row = { .run = res[i] };
         g_array_append_val(r->rows, row);
       }
   g_free(order);

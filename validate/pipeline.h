@@ -53,19 +53,19 @@ G_BEGIN_DECLS
 double val_busiest_share(const ValHostConfig *cfg, const ValRunSample *median, int cores);
 
 typedef struct {
-  gboolean quick;         /* short runs and fewer configurations (< 3 min on 2 cores) */
-  const char *out_dir;    /* report.md, report.json, host-profile.yaml */
-  const char *work_dir;   /* served files (NULL: a temporary directory, removed at the end) */
+  gboolean quick;              /* short runs and fewer configurations (< 3 min on 2 cores) */
+  const char *out_dir;         /* report.md, report.json, host-profile.yaml */
+  const char *work_dir;        /* served files (NULL: a temporary directory, removed at the end) */
   double warmup_s, duration_s; /* 0: 0.3/1.0 quick, 1.0/3.0 full */
-  int reps;               /* 0: 3 quick, 5 full */
-  int max_threads;        /* cap on server/client threads (0: online CPUs) */
-  guint32 seed;           /* order of the runs */
-  gboolean pin;           /* pin threads as val_placement says (the CLI's default; FALSE: the scheduler
+  int reps;                    /* 0: 3 quick, 5 full */
+  int max_threads;             /* cap on server/client threads (0: online CPUs) */
+  guint32 seed;                /* order of the runs */
+  gboolean pin;                /* pin threads as val_placement says (the CLI's default; FALSE: the scheduler
                            * places them and the model estimates how often the two ends share a core) */
-  ValVerify verify;       /* checks during timed runs (mechanics pass always checks SHA-256) */
-  gboolean progress;      /* one line per step on stderr */
-  int nice;               /* scheduling priority of the runs (setpriority; < 0 needs privileges) */
-  gboolean keep_nice;     /* leave the priority alone (nice ignored) */
+  ValVerify verify;            /* checks during timed runs (mechanics pass always checks SHA-256) */
+  gboolean progress;           /* one line per step on stderr */
+  int nice;                    /* scheduling priority of the runs (setpriority; < 0 needs privileges) */
+  gboolean keep_nice;          /* leave the priority alone (nice ignored) */
 } ValValidateConfig;
 
 /* One run next to the model's prediction for it. */
@@ -75,9 +75,9 @@ typedef struct {
   ValHostPrediction pred; /* closed form (validate/predict.c): per-side cycles/B and Gb/s */
   double app_gbps;        /* the appliance model (`ocasim bound` on host-profile.yaml + this test) */
   char app_bottleneck[40];
-  double err_rel;         /* (appliance model - measured) / measured Gb/s */
-  double busiest;         /* measured busy share of the busier side's usable cores, 0..1 (val_busiest_share) */
-  gboolean in_fit;        /* a training row the fit used (CPU bound: busiest >= VAL_CPU_BOUND) */
+  double err_rel;  /* (appliance model - measured) / measured Gb/s */
+  double busiest;  /* measured busy share of the busier side's usable cores, 0..1 (val_busiest_share) */
+  gboolean in_fit; /* a training row the fit used (CPU bound: busiest >= VAL_CPU_BOUND) */
 } ValPredRow;
 
 typedef struct {
@@ -88,22 +88,22 @@ typedef struct {
   /* mechanics: every body of the check pass hashed */
   uint64_t mech_requests, mech_errors;
   char mech_detail[256];
-  GArray *rows;           /* ValPredRow: training rows first in run order, then held out */
+  GArray *rows; /* ValPredRow: training rows first in run order, then held out */
   ValHostProfile start, profile;
   ValFitStats fit;
   gboolean fit_ok;
   char fit_error[160];
   int n_train, n_heldout;
   double heldout_median_abs_err, heldout_max_abs_err, train_median_abs_err;
-  int n_heldout_quiet;    /* held-out runs whose median foreign load was <= VAL_FOREIGN_LIMIT */
+  int n_heldout_quiet; /* held-out runs whose median foreign load was <= VAL_FOREIGN_LIMIT */
   double heldout_quiet_median_abs_err, heldout_quiet_max_abs_err;
-  double model_agree_max; /* largest |appliance - closed form| / closed form over all rows */
-  char *profile_yaml;     /* host-profile.yaml text of the fitted profile */
-  char app_error[160];    /* why the appliance model could not predict a row (empty: it did) */
+  double model_agree_max;           /* largest |appliance - closed form| / closed form over all rows */
+  char *profile_yaml;               /* host-profile.yaml text of the fitted profile */
+  char app_error[160];              /* why the appliance model could not predict a row (empty: it did) */
   ValHostPrediction ktls_reference; /* reference config with kTLS engaged (model only) */
   ValHostConfig ktls_reference_cfg;
   double elapsed_s;
-  int nice_used;          /* priority the runs had */
+  int nice_used; /* priority the runs had */
   char nice_note[96];
 } ValReport;
 

@@ -13,29 +13,45 @@
  */
 #include "validate/predict.h"
 
-static const char *const pname[VAL_P_COUNT] = {
-    "copy_cpb",        "copy_pagecache_cpb",    "miss_cpb",
-    "cache_size",      "xcore_server_cpb",      "xcore_client_cpb",      "stack_cpb",
-    "record_cycles",   "aes_128_gcm_cpb",       "aes_256_gcm_cpb",
-    "chacha20_poly1305_cpb", "request_server_cycles", "request_client_cycles",
-    "softirq_cpb",     "utilisation"};
-static const char *const punit[VAL_P_COUNT] = {"cycles/B", "cycles/B",       "cycles/B",       "B",        "cycles/B", "cycles/B",
-                                               "cycles/B", "cycles/record",  "cycles/B",       "cycles/B", "cycles/B",
-                                               "cycles/request", "cycles/request", "cycles/B", ""};
+static const char *const pname[VAL_P_COUNT] = { "copy_cpb",
+                                                "copy_pagecache_cpb",
+                                                "miss_cpb",
+                                                "cache_size",
+                                                "xcore_server_cpb",
+                                                "xcore_client_cpb",
+                                                "stack_cpb",
+                                                "record_cycles",
+                                                "aes_128_gcm_cpb",
+                                                "aes_256_gcm_cpb",
+                                                "chacha20_poly1305_cpb",
+                                                "request_server_cycles",
+                                                "request_client_cycles",
+                                                "softirq_cpb",
+                                                "utilisation" };
+static const char *const punit[VAL_P_COUNT] = { "cycles/B", "cycles/B",       "cycles/B",       "B",        "cycles/B",
+                                                "cycles/B", "cycles/B",       "cycles/record",  "cycles/B", "cycles/B",
+                                                "cycles/B", "cycles/request", "cycles/request", "cycles/B", "" };
 
-const char *val_param_name(ValParam p) { return (p >= 0 && p < VAL_P_COUNT) ? pname[p] : "?"; }
-const char *val_param_unit(ValParam p) { return (p >= 0 && p < VAL_P_COUNT) ? punit[p] : "?"; }
+const char *val_param_name(ValParam p)
+{
+  return (p >= 0 && p < VAL_P_COUNT) ? pname[p] : "?";
+}
+const char *val_param_unit(ValParam p)
+{
+  return (p >= 0 && p < VAL_P_COUNT) ? punit[p] : "?";
+}
 
-ValParam val_param_for_cipher(ValCipher c) {
+ValParam val_param_for_cipher(ValCipher c)
+{
   switch (c) {
-  case VAL_CIPHER_AES256GCM: return VAL_P_CRYPTO_AES256;
-  case VAL_CIPHER_CHACHA20: return VAL_P_CRYPTO_CHACHA;
-  default: return VAL_P_CRYPTO_AES128;
+    case VAL_CIPHER_AES256GCM: return VAL_P_CRYPTO_AES256;
+    case VAL_CIPHER_CHACHA20: return VAL_P_CRYPTO_CHACHA;
+    default: return VAL_P_CRYPTO_AES128;
   }
 }
 
-void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, LoopbackCfg *lo, DataPath *path,
-                       double *cap) {
+void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, LoopbackCfg *lo, DataPath *path, double *cap)
+{
   const double *p = prof->p;
   loopback_defaults(lo);
   lo->present = true;
@@ -56,7 +72,7 @@ void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, Loo
   lo->request_client_cycles = p[VAL_P_REQ_CLIENT];
   lo->hash_cpb = prof->hash_cpb;
   lo->utilisation = p[VAL_P_UTIL];
-  lo->cipher = cfg->cipher == VAL_CIPHER_AES256GCM ? LB_AES_256_GCM
+  lo->cipher = cfg->cipher == VAL_CIPHER_AES256GCM  ? LB_AES_256_GCM
                : cfg->cipher == VAL_CIPHER_CHACHA20 ? LB_CHACHA20_POLY1305
                                                     : LB_AES_128_GCM;
   lo->server_threads = MAX(cfg->server_threads, 1);
@@ -71,14 +87,18 @@ void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, Loo
     lo->server_free_cores = MAX(0.0, cfg->server_free_cores);
     lo->client_free_cores = MAX(0.0, cfg->client_free_cores);
   }
-  if (cfg->mode == VAL_MODE_SENDFILE) *path = DP_SENDFILE;
-  else if (cfg->mode == VAL_MODE_SENDFILE_KTLS && cfg->ktls) *path = DP_SENDFILE_SW_KTLS;
-  else *path = DP_READ_WRITE;
+  if (cfg->mode == VAL_MODE_SENDFILE)
+    *path = DP_SENDFILE;
+  else if (cfg->mode == VAL_MODE_SENDFILE_KTLS && cfg->ktls)
+    *path = DP_SENDFILE_SW_KTLS;
+  else
+    *path = DP_READ_WRITE;
   double avail = cfg->avail_cores > 0 ? cfg->avail_cores : prof->cores;
   *cap = MIN(1.0, avail / MAX(prof->cores, 1));
 }
 
-void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValHostPrediction *out) {
+void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValHostPrediction *out)
+{
   LoopbackCfg lo;
   DataPath path;
   double capf;

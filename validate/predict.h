@@ -34,18 +34,18 @@ typedef enum {
   VAL_P_COUNT
 } ValParam;
 
-const char *val_param_name(ValParam p);  /* "copy_cpb", ... (profile key) */
-const char *val_param_unit(ValParam p);  /* "cycles/B", "cycles/record", "cycles/request", "B", "" */
+const char *val_param_name(ValParam p); /* "copy_cpb", ... (profile key) */
+const char *val_param_unit(ValParam p); /* "cycles/B", "cycles/record", "cycles/request", "B", "" */
 
 typedef struct {
   double p[VAL_P_COUNT];
-  double se[VAL_P_COUNT];   /* standard errors from the fit (0 when fixed) */
+  double se[VAL_P_COUNT]; /* standard errors from the fit (0 when fixed) */
   gboolean fitted[VAL_P_COUNT];
-  double clock_hz;          /* nominal core clock */
-  int cores;                /* online CPUs */
-  double hash_cpb;          /* SHA-256 of the client's body check (microbenchmark, not fitted) */
-  size_t record_bytes;      /* TLS record size, bytes (16384) */
-  double dram_shown_GBps;   /* largest DRAM read rate a measured run demonstrated: its page-cache
+  double clock_hz;        /* nominal core clock */
+  int cores;              /* online CPUs */
+  double hash_cpb;        /* SHA-256 of the client's body check (microbenchmark, not fitted) */
+  size_t record_bytes;    /* TLS record size, bytes (16384) */
+  double dram_shown_GBps; /* largest DRAM read rate a measured run demonstrated: its page-cache
                              * miss share m(W) x its body rate, GB/s (0: no runs); host-profile.yaml
                              * never gives the memory less than this */
 } ValHostProfile;
@@ -53,25 +53,25 @@ typedef struct {
 /* A configuration to predict. */
 typedef struct {
   ValServerMode mode;
-  gboolean ktls;            /* sendfile_ktls with kernel TLS engaged (else its user-space fallback) */
+  gboolean ktls; /* sendfile_ktls with kernel TLS engaged (else its user-space fallback) */
   ValCipher cipher;
-  ValTlsVersion version;    /* modelled as cost-neutral: the record layer is the same size */
+  ValTlsVersion version; /* modelled as cost-neutral: the record layer is the same size */
   int server_threads, client_threads, connections;
-  double bytes_per_req;     /* body bytes per request (file or range size) */
-  double file_bytes;        /* size of the served file (0: bytes_per_req) */
-  double avail_cores;       /* cores available to this workload (cores minus other tenants' load) */
-  gboolean verify_hash;     /* the client hashes every body (SHA-256) */
+  double bytes_per_req; /* body bytes per request (file or range size) */
+  double file_bytes;    /* size of the served file (0: bytes_per_req) */
+  double avail_cores;   /* cores available to this workload (cores minus other tenants' load) */
+  gboolean verify_hash; /* the client hashes every body (SHA-256) */
   /* placement of pinned threads (validate/measure.h val_placement); pinned FALSE: unpinned */
   gboolean pinned;
-  int server_cpus, client_cpus; /* CPUs each side's threads are pinned to */
-  double cross_share;       /* share of connections whose two ends run on different cores */
+  int server_cpus, client_cpus;                /* CPUs each side's threads are pinned to */
+  double cross_share;                          /* share of connections whose two ends run on different cores */
   double server_free_cores, client_free_cores; /* cores other tenants left on each side's pinned CPUs (0: all) */
 } ValHostConfig;
 
 typedef struct {
   double server_cpb, client_cpb, softirq_cpb, total_cpb; /* cycles per body byte */
-  double gbps;              /* predicted body throughput, 1e9 bit/s */
-  const char *bottleneck;   /* "server", "client" or "cpu" */
+  double gbps;                                           /* predicted body throughput, 1e9 bit/s */
+  const char *bottleneck;                                /* "server", "client" or "cpu" */
 } ValHostPrediction;
 
 /* The model is the appliance model's loopback host (models/loopback.h: per-side cycles per
@@ -85,8 +85,7 @@ void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValH
 
 /* The loopback section of the appliance model for a profile and configuration: costs, the
  * test (threads, connections, cipher, file size), data path and CPU share cap = A / cores. */
-void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, LoopbackCfg *lo, DataPath *path,
-                       double *cap);
+void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, LoopbackCfg *lo, DataPath *path, double *cap);
 
 /* Crypto parameter of a cipher (ANY maps to AES-128-GCM). */
 ValParam val_param_for_cipher(ValCipher c);

@@ -39,18 +39,21 @@
 #define TCP_ULP 31
 #endif
 
-static char *read_first_line(const char *path) {
+static char *read_first_line(const char *path)
+{
   g_autofree char *s = NULL;
   if (!g_file_get_contents(path, &s, NULL, NULL)) return NULL;
   return g_strstrip(g_strdup(s));
 }
 
-static const char *errno_name(int e) {
+static const char *errno_name(int e)
+{
   const char *n = strerrorname_np(e);
   return n ? n : "E?";
 }
 
-void val_probe_ktls(ValKtlsProbe *out, gboolean with_openssl) {
+void val_probe_ktls(ValKtlsProbe *out, gboolean with_openssl)
+{
   memset(out, 0, sizeof *out);
 #ifndef OPENSSL_NO_KTLS
   out->openssl_compiled = TRUE;
@@ -68,8 +71,10 @@ void val_probe_ktls(ValKtlsProbe *out, gboolean with_openssl) {
     memset(&ci, 0, sizeof ci);
     ci.info.version = TLS_1_2_VERSION;
     ci.info.cipher_type = TLS_CIPHER_AES_GCM_128;
-    if (setsockopt(fds[1], SOL_TLS, TLS_TX, &ci, sizeof ci) == 0) out->tx_ok = TRUE;
-    else out->tx_errno = errno;
+    if (setsockopt(fds[1], SOL_TLS, TLS_TX, &ci, sizeof ci) == 0)
+      out->tx_ok = TRUE;
+    else
+      out->tx_errno = errno;
   } else {
     out->ulp_errno = errno;
   }
@@ -91,26 +96,23 @@ void val_probe_ktls(ValKtlsProbe *out, gboolean with_openssl) {
   }
 
   if (!out->ulp_ok) {
-    g_snprintf(out->reason, sizeof out->reason,
-               "kernel TLS unavailable: setsockopt(TCP_ULP, \"tls\") failed with %s (%s)%s",
+    g_snprintf(out->reason, sizeof out->reason, "kernel TLS unavailable: setsockopt(TCP_ULP, \"tls\") failed with %s (%s)%s",
                errno_name(out->ulp_errno), g_strerror(out->ulp_errno),
                out->ulp_errno == ENOENT ? ": no tls module loaded or CONFIG_TLS unset" : "");
   } else if (!out->tx_ok) {
-    g_snprintf(out->reason, sizeof out->reason,
-               "kernel TLS unavailable: TLS_TX (AES-128-GCM) failed with %s (%s)",
+    g_snprintf(out->reason, sizeof out->reason, "kernel TLS unavailable: TLS_TX (AES-128-GCM) failed with %s (%s)",
                errno_name(out->tx_errno), g_strerror(out->tx_errno));
   } else if (!out->openssl_compiled) {
     g_snprintf(out->reason, sizeof out->reason, "kernel TLS works but OpenSSL was built without kTLS");
   } else if (with_openssl && !out->openssl_engaged) {
-    g_snprintf(out->reason, sizeof out->reason,
-               "kernel TLS works but OpenSSL did not engage it (BIO_get_ktls_send = 0)");
+    g_snprintf(out->reason, sizeof out->reason, "kernel TLS works but OpenSSL did not engage it (BIO_get_ktls_send = 0)");
   } else {
-    g_snprintf(out->reason, sizeof out->reason, "kernel TLS available%s",
-               with_openssl ? " and engaged by OpenSSL" : "");
+    g_snprintf(out->reason, sizeof out->reason, "kernel TLS available%s", with_openssl ? " and engaged by OpenSSL" : "");
   }
 }
 
-static double measure_tsc_hz(void) {
+static double measure_tsc_hz(void)
+{
   int64_t t0 = val_now_ns();
   uint64_t c0 = __rdtsc();
   val_sleep_ns(50000000);
@@ -119,7 +121,8 @@ static double measure_tsc_hz(void) {
   return t1 > t0 ? (double)(c1 - c0) * 1e9 / (double)(t1 - t0) : 0.0;
 }
 
-static void probe_cpu(ValProbe *p) {
+static void probe_cpu(ValProbe *p)
+{
   g_autofree char *info = NULL;
   double mhz = 0;
   if (g_file_get_contents("/proc/cpuinfo", &info, NULL, NULL)) {
@@ -130,19 +133,29 @@ static void probe_cpu(ValProbe *p) {
       g_autofree char *key = g_strstrip(g_strndup(*l, colon - *l));
       const char *val = colon + 1;
       while (*val == ' ' || *val == '\t') val++;
-      if (!strcmp(key, "model name") && !p->cpu_model[0]) g_strlcpy(p->cpu_model, val, sizeof p->cpu_model);
-      else if (!strcmp(key, "cpu MHz") && mhz == 0) mhz = g_ascii_strtod(val, NULL);
+      if (!strcmp(key, "model name") && !p->cpu_model[0])
+        g_strlcpy(p->cpu_model, val, sizeof p->cpu_model);
+      else if (!strcmp(key, "cpu MHz") && mhz == 0)
+        mhz = g_ascii_strtod(val, NULL);
       else if (!strcmp(key, "flags") && !p->avx2 && !p->aes_ni) {
         g_auto(GStrv) f = g_strsplit(val, " ", -1);
         for (char **x = f; *x; x++) {
-          if (!strcmp(*x, "aes")) p->aes_ni = TRUE;
-          else if (!strcmp(*x, "pclmulqdq")) p->pclmul = TRUE;
-          else if (!strcmp(*x, "vaes")) p->vaes = TRUE;
-          else if (!strcmp(*x, "vpclmulqdq")) p->vpclmulqdq = TRUE;
-          else if (!strcmp(*x, "avx2")) p->avx2 = TRUE;
-          else if (!strcmp(*x, "avx512f")) p->avx512f = TRUE;
-          else if (!strcmp(*x, "sha_ni")) p->sha_ni = TRUE;
-          else if (!strcmp(*x, "hypervisor")) g_strlcpy(p->hypervisor, "yes", sizeof p->hypervisor);
+          if (!strcmp(*x, "aes"))
+            p->aes_ni = TRUE;
+          else if (!strcmp(*x, "pclmulqdq"))
+            p->pclmul = TRUE;
+          else if (!strcmp(*x, "vaes"))
+            p->vaes = TRUE;
+          else if (!strcmp(*x, "vpclmulqdq"))
+            p->vpclmulqdq = TRUE;
+          else if (!strcmp(*x, "avx2"))
+            p->avx2 = TRUE;
+          else if (!strcmp(*x, "avx512f"))
+            p->avx512f = TRUE;
+          else if (!strcmp(*x, "sha_ni"))
+            p->sha_ni = TRUE;
+          else if (!strcmp(*x, "hypervisor"))
+            g_strlcpy(p->hypervisor, "yes", sizeof p->hypervisor);
         }
       }
     }
@@ -155,8 +168,10 @@ static void probe_cpu(ValProbe *p) {
     if (!l || !z) continue;
     char *end = NULL;
     guint64 v = g_ascii_strtoull(z, &end, 10);
-    if (end && (*end == 'K' || *end == 'k')) v <<= 10;
-    else if (end && *end == 'M') v <<= 20;
+    if (end && (*end == 'K' || *end == 'k'))
+      v <<= 10;
+    else if (end && *end == 'M')
+      v <<= 20;
     int level = atoi(l);
     if (level == 2) p->l2_bytes = v;
     if (level >= 2 && v > 0) p->llc_bytes = v;
@@ -193,11 +208,13 @@ static void probe_cpu(ValProbe *p) {
   g_hash_table_destroy(cores);
 }
 
-static gint cmp_strp(gconstpointer a, gconstpointer b) {
+static gint cmp_strp(gconstpointer a, gconstpointer b)
+{
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void probe_numa(ValProbe *p) {
+static void probe_numa(ValProbe *p)
+{
   for (int n = 0; n < 1024; n++) {
     g_autofree char *dir = g_strdup_printf("/sys/devices/system/node/node%d", n);
     if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
@@ -217,7 +234,7 @@ static void probe_numa(ValProbe *p) {
     g_ptr_array_add(p->numa, g_strdup_printf("node%d: cpus %s, %.1f GiB", n, cpus ? cpus : "?", gib));
   }
   if (p->numa_nodes == 0) p->numa_nodes = 1;
-  static const char *const classes[] = {"net", "nvme", "block"};
+  static const char *const classes[] = { "net", "nvme", "block" };
   for (size_t k = 0; k < G_N_ELEMENTS(classes); k++) {
     g_autofree char *cdir = g_strdup_printf("/sys/class/%s", classes[k]);
     DIR *d = opendir(cdir);
@@ -239,7 +256,8 @@ static void probe_numa(ValProbe *p) {
   }
 }
 
-ValProbe *val_probe_run(void) {
+ValProbe *val_probe_run(void)
+{
   ValProbe *p = g_new0(ValProbe, 1);
   p->numa = g_ptr_array_new_with_free_func(g_free);
   p->devices = g_ptr_array_new_with_free_func(g_free);
@@ -257,14 +275,16 @@ ValProbe *val_probe_run(void) {
   return p;
 }
 
-void val_probe_free(ValProbe *p) {
+void val_probe_free(ValProbe *p)
+{
   if (!p) return;
   g_ptr_array_unref(p->numa);
   g_ptr_array_unref(p->devices);
   g_free(p);
 }
 
-static void add_strv(JsonBuilder *b, const char *name, GPtrArray *a) {
+static void add_strv(JsonBuilder *b, const char *name, GPtrArray *a)
+{
   json_builder_set_member_name(b, name);
   json_builder_begin_array(b);
   for (guint i = 0; i < a->len; i++) json_builder_add_string_value(b, g_ptr_array_index(a, i));
@@ -276,7 +296,8 @@ static void add_strv(JsonBuilder *b, const char *name, GPtrArray *a) {
 #define JD(k, v) (json_builder_set_member_name(b, k), json_builder_add_double_value(b, v))
 #define JB(k, v) (json_builder_set_member_name(b, k), json_builder_add_boolean_value(b, v))
 
-void val_probe_to_json(const ValProbe *p, JsonBuilder *b) {
+void val_probe_to_json(const ValProbe *p, JsonBuilder *b)
+{
   json_builder_begin_object(b);
   JS("cpu_model", p->cpu_model);
   JI("cpus_online", p->cpus_online);

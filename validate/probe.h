@@ -12,9 +12,9 @@ G_BEGIN_DECLS
 
 /* Result of the kernel-TLS probe. */
 typedef struct {
-  gboolean ulp_ok;          /* setsockopt(TCP_ULP, "tls") succeeded on a loopback socket */
-  int ulp_errno;            /* errno when it failed (ENOENT: no tls module / CONFIG_TLS unset) */
-  gboolean tx_ok;           /* setsockopt(SOL_TLS, TLS_TX) with an AES-128-GCM key succeeded */
+  gboolean ulp_ok; /* setsockopt(TCP_ULP, "tls") succeeded on a loopback socket */
+  int ulp_errno;   /* errno when it failed (ENOENT: no tls module / CONFIG_TLS unset) */
+  gboolean tx_ok;  /* setsockopt(SOL_TLS, TLS_TX) with an AES-128-GCM key succeeded */
   int tx_errno;
   gboolean openssl_compiled; /* OpenSSL built with kTLS support */
   gboolean openssl_engaged;  /* BIO_get_ktls_send() true after a loopback handshake with SSL_OP_ENABLE_KTLS */
@@ -25,19 +25,19 @@ typedef struct {
   char cpu_model[128];
   int cpus_online;
   int cores_per_socket, sockets, threads_per_core;
-  double clock_hz;        /* nominal clock used to turn CPU seconds into cycles */
-  char clock_source[64];  /* where clock_hz came from */
-  double tsc_hz;          /* measured TSC rate (0 when not measured) */
-  uint64_t l2_bytes;      /* per-core L2 (sysfs cache/index*, level 2), 0 when unknown */
-  uint64_t llc_bytes;     /* last-level cache as the OS reports it, 0 when unknown */
+  double clock_hz;       /* nominal clock used to turn CPU seconds into cycles */
+  char clock_source[64]; /* where clock_hz came from */
+  double tsc_hz;         /* measured TSC rate (0 when not measured) */
+  uint64_t l2_bytes;     /* per-core L2 (sysfs cache/index*, level 2), 0 when unknown */
+  uint64_t llc_bytes;    /* last-level cache as the OS reports it, 0 when unknown */
   int numa_nodes;
-  GPtrArray *numa;        /* char*: "node0: cpus 0-1, 23.4 GiB" */
-  GPtrArray *devices;     /* char*: "net eth0: numa node -1" */
+  GPtrArray *numa;    /* char*: "node0: cpus 0-1, 23.4 GiB" */
+  GPtrArray *devices; /* char*: "net eth0: numa node -1" */
   uint64_t mem_total_bytes;
   char kernel[160];
   gboolean aes_ni, pclmul, vaes, vpclmulqdq, avx2, avx512f, sha_ni;
   char openssl_version[128];
-  char hypervisor[32];    /* empty on bare metal */
+  char hypervisor[32]; /* empty on bare metal */
   ValKtlsProbe ktls;
 } ValProbe;
 

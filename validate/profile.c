@@ -15,7 +15,8 @@
 #include "models/demand.h"
 
 /* Double-quoted YAML scalar body: backslash and quote escaped. */
-static char *yaml_escape(const char *in) {
+static char *yaml_escape(const char *in)
+{
   GString *o = g_string_new(NULL);
   for (const char *c = in ? in : ""; *c; c++) {
     if (*c == '"' || *c == '\\') g_string_append_c(o, '\\');
@@ -25,34 +26,40 @@ static char *yaml_escape(const char *in) {
 }
 
 /* A plain decimal number (no exponent: the loader reads decimals). */
-static void num(GString *s, double v) {
+static void num(GString *s, double v)
+{
   char b[64];
   g_snprintf(b, sizeof b, "%.6g", v);
   if (strchr(b, 'e')) g_snprintf(b, sizeof b, "%.10f", v);
   g_string_append(s, b);
 }
 
-static void param_line(GString *s, const ValHostProfile *p, ValParam k) {
+static void param_line(GString *s, const ValHostProfile *p, ValParam k)
+{
   double v = p->p[k];
   g_string_append_printf(s, "  %s: ", val_param_name(k));
-  if (k == VAL_P_CACHE) g_string_append_printf(s, "%.0f B", MAX(0.0, round(v)));
-  else num(s, v);
+  if (k == VAL_P_CACHE)
+    g_string_append_printf(s, "%.0f B", MAX(0.0, round(v)));
+  else
+    num(s, v);
   const char *u = val_param_unit(k);
   if (p->fitted[k])
     g_string_append_printf(s, "   # %s, fitted, +- %.2g%s\n", *u ? u : "fraction", p->se[k],
                            v < 0 ? " (negative: absorbs what the stage model misses)" : "");
-  else g_string_append_printf(s, "   # %s, fixed (not fitted: microbenchmark or start value)\n", *u ? u : "fraction");
+  else
+    g_string_append_printf(s, "   # %s, fixed (not fitted: microbenchmark or start value)\n", *u ? u : "fraction");
 }
 
-static const char *uarch_guess(const ValProbe *pr) {
+static const char *uarch_guess(const ValProbe *pr)
+{
   if (!pr) return "icelake";
   if (strstr(pr->cpu_model, "AMD")) return pr->avx512f ? "zen4" : pr->vaes ? "zen3" : "zen2";
   if (strstr(pr->cpu_model, "Neoverse") || strstr(pr->cpu_model, "ARM")) return "neoverse-n1";
   return pr->vaes || pr->avx512f ? "icelake" : "skylake";
 }
 
-char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const ValMicrobench *mb,
-                            const ValFitStats *fit) {
+char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const ValMicrobench *mb, const ValFitStats *fit)
+{
   GString *s = g_string_new(NULL);
   g_autoptr(GDateTime) now = g_date_time_new_now_utc();
   g_autofree char *when = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
@@ -64,8 +71,9 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   if (fit)
     g_string_append_printf(s, "# Fit: chi2/dof %.3g over %d residuals, %d free parameters.\n", fit->chi2_dof, fit->nobs,
                            fit->npar);
-  g_string_append(s, "# A platform file (`platform: host-profile.yaml`, see host-scenario.yaml) and a scenario by itself:\n"
-                     "#   ocasim bound host-profile.yaml   # user-space TLS 1.3 AES-128-GCM, 1+1 threads, 8 connections, 1 MiB\n");
+  g_string_append(s,
+                  "# A platform file (`platform: host-profile.yaml`, see host-scenario.yaml) and a scenario by itself:\n"
+                  "#   ocasim bound host-profile.yaml   # user-space TLS 1.3 AES-128-GCM, 1+1 threads, 8 connections, 1 MiB\n");
   if (pr) {
     g_autofree char *reason = g_strdelimit(g_strdup(pr->ktls.reason), "\r\n", ' ');
     g_string_append_printf(s, "# kernel TLS: %s\n", reason);
@@ -80,8 +88,7 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
                          "  sockets: 1\n  cores_per_socket: %d   # online CPUs (probe)\n  threads_per_core: 1\n"
                          "  clock: %.6g GHz   # %s\n"
                          "  cap: 100 %%   # share of the CPUs this workload has (validate: CPUs minus other tenants' load)\n",
-                         model, uarch_guess(pr), MAX(p->cores, 1), p->clock_hz / 1e9,
-                         pr ? pr->clock_source : "nominal clock");
+                         model, uarch_guess(pr), MAX(p->cores, 1), p->clock_hz / 1e9, pr ? pr->clock_source : "nominal clock");
   /* the memory's capacity: the best bus bandwidth measured (read, write or copy at any thread
    * count; copy counts its reads and writes), raised to what the runs themselves pulled through
    * DRAM; the model multiplies channels x MT/s x 8 B by dram_eff, so the speed is divided by it */
@@ -107,7 +114,8 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
                          read_GBps);
   g_string_append(s, "nics:   # the clients run on this host: the port is a copy into their sockets, on the same cores\n"
                      "  - {kind: loopback, ports: 1, model: \"lo 127.0.0.1\"}\n");
-  g_string_append(s, "software:\n  data_path: read_write   # user-space TLS; sendfile: plain HTTP; sendfile_sw_ktls: kernel TLS\n");
+  g_string_append(s,
+                  "software:\n  data_path: read_write   # user-space TLS; sendfile: plain HTTP; sendfile_sw_ktls: kernel TLS\n");
   g_string_append(s, "workload:\n  offered: saturate\n  titles: 1\n  request_size: 1 MiB\n");
   g_string_append(s, "loopback:\n");
   for (int k = 0; k < VAL_P_COUNT; k++) param_line(s, p, (ValParam)k);
@@ -118,8 +126,8 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   return g_string_free(s, FALSE);
 }
 
-char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, const char *platform,
-                             const char *title) {
+char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, const char *platform, const char *title)
+{
   LoopbackCfg lo;
   DataPath path;
   double cap;
@@ -131,8 +139,7 @@ char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, 
                          "#   ocasim bound host-scenario.yaml; ocasim run host-scenario.yaml\n"
                          "kind: appliance\nname: \"%s\"\nplatform: %s\n",
                          t, platform);
-  g_string_append_printf(s, "cpu:\n  cap: %.6g %%   # %.3g of %d CPUs available\n", 100 * cap, cap * p->cores,
-                         p->cores);
+  g_string_append_printf(s, "cpu:\n  cap: %.6g %%   # %.3g of %d CPUs available\n", 100 * cap, cap * p->cores, p->cores);
   g_string_append_printf(s, "software:\n  data_path: %s\n", datapath_name(path));
   g_string_append_printf(s, "workload:\n  request_size: %.0f B\n", MAX(1.0, round(cfg->bytes_per_req)));
   g_string_append_printf(s,
@@ -141,16 +148,19 @@ char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, 
                          loopback_cipher_name(lo.cipher), lo.server_threads, lo.client_threads, lo.connections,
                          round(lo.file_bytes), lo.client_hash ? "true" : "false");
   if (lo.cross_share >= 0)
-    g_string_append_printf(s, "  server_cpus: %d   # pinned placement\n  client_cpus: %d\n  cross_share: %.6g\n",
-                           lo.server_cpus, lo.client_cpus, lo.cross_share);
+    g_string_append_printf(s, "  server_cpus: %d   # pinned placement\n  client_cpus: %d\n  cross_share: %.6g\n", lo.server_cpus,
+                           lo.client_cpus, lo.cross_share);
   if (lo.server_free_cores > 0 || lo.client_free_cores > 0)
-    g_string_append_printf(s, "  server_free_cores: %.6g   # left by other tenants on each side's CPUs\n"
-                              "  client_free_cores: %.6g\n", lo.server_free_cores, lo.client_free_cores);
+    g_string_append_printf(s,
+                           "  server_free_cores: %.6g   # left by other tenants on each side's CPUs\n"
+                           "  client_free_cores: %.6g\n",
+                           lo.server_free_cores, lo.client_free_cores);
   return g_string_free(s, FALSE);
 }
 
-gboolean val_host_appliance(const char *profile_yaml, const ValHostProfile *p, const ValHostConfig *cfg,
-                            Appliance *out, GError **error) {
+gboolean val_host_appliance(const char *profile_yaml, const ValHostProfile *p, const ValHostConfig *cfg, Appliance *out,
+                            GError **error)
+{
   g_autofree char *scen = val_host_scenario_yaml(p, cfg, "host-profile.yaml", NULL);
   g_autoptr(SimConfDoc) base = sim_conf_load_string(profile_yaml, "host-profile.yaml", error);
   if (!base) return FALSE;
@@ -160,8 +170,9 @@ gboolean val_host_appliance(const char *profile_yaml, const ValHostProfile *p, c
   return appliance_from_conf(sim_conf_doc_root(base), out, NULL, error);
 }
 
-gboolean val_host_bound_gbps(const char *profile_yaml, const ValHostProfile *p, const ValHostConfig *cfg,
-                             double *gbps, char bottleneck[40], GError **error) {
+gboolean val_host_bound_gbps(const char *profile_yaml, const ValHostProfile *p, const ValHostConfig *cfg, double *gbps,
+                             char bottleneck[40], GError **error)
+{
   Appliance a;
   if (!val_host_appliance(profile_yaml, p, cfg, &a, error)) return FALSE;
   g_autoptr(DemandModel) m = demand_build(&a, error);

@@ -17,16 +17,21 @@
 #include "validate/util.h"
 
 #define TARGET_MEDIAN 0.10
-#define TARGET_WORST 0.20
+#define TARGET_WORST  0.20
 
-static const char *yes(gboolean b) { return b ? "yes" : "no"; }
+static const char *yes(gboolean b)
+{
+  return b ? "yes" : "no";
+}
 
-static char *iso_now(void) {
+static char *iso_now(void)
+{
   g_autoptr(GDateTime) t = g_date_time_new_now_utc();
   return g_date_time_format(t, "%Y-%m-%dT%H:%M:%SZ");
 }
 
-static gboolean set_contents(const char *path, const char *text, GError **error) {
+static gboolean set_contents(const char *path, const char *text, GError **error)
+{
   g_autoptr(GError) e = NULL;
   if (!g_file_set_contents(path, text, -1, &e)) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s: %s", path, e->message);
@@ -37,15 +42,22 @@ static gboolean set_contents(const char *path, const char *text, GError **error)
 
 /* ---- host-profile.yaml ---------------------------------------------------------- */
 
-gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error) {
-  g_autofree char *text = r->profile_yaml ? g_strdup(r->profile_yaml)
-                                          : val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
+gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error)
+{
+  g_autofree char *text =
+      r->profile_yaml ? g_strdup(r->profile_yaml) : val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
   if (!set_contents(path, text, error)) return FALSE;
   /* a runnable scenario next to it: the reference test with every CPU available */
-  ValHostConfig c = {.mode = VAL_MODE_USERSPACE, .cipher = VAL_CIPHER_AES128GCM, .version = VAL_TLS_13,
-                     .server_threads = 1, .client_threads = 1, .connections = 8, .bytes_per_req = 1048576,
-                     .file_bytes = 1048576, .avail_cores = r->profile.cores,
-                     .verify_hash = r->cfg.verify == VAL_VERIFY_ALL};
+  ValHostConfig c = { .mode = VAL_MODE_USERSPACE,
+                      .cipher = VAL_CIPHER_AES128GCM,
+                      .version = VAL_TLS_13,
+                      .server_threads = 1,
+                      .client_threads = 1,
+                      .connections = 8,
+                      .bytes_per_req = 1048576,
+                      .file_bytes = 1048576,
+                      .avail_cores = r->profile.cores,
+                      .verify_hash = r->cfg.verify == VAL_VERIFY_ALL };
   g_autofree char *base = g_path_get_basename(path);
   g_autofree char *dir = g_path_get_dirname(path);
   g_autofree char *scen = val_host_scenario_yaml(&r->profile, &c, base, "host: userspace tls1.3 aes-128-gcm s1c1 n8 1MiB");
@@ -60,7 +72,8 @@ gboolean val_report_write_host_profile(const ValReport *r, const char *path, GEr
 #define JD(k, v) (json_builder_set_member_name(b, k), json_builder_add_double_value(b, v))
 #define JB(k, v) (json_builder_set_member_name(b, k), json_builder_add_boolean_value(b, v))
 
-static void profile_json(JsonBuilder *b, const ValHostProfile *p) {
+static void profile_json(JsonBuilder *b, const ValHostProfile *p)
+{
   json_builder_begin_object(b);
   JD("clock_hz", p->clock_hz);
   JI("cores", p->cores);
@@ -80,7 +93,8 @@ static void profile_json(JsonBuilder *b, const ValHostProfile *p) {
   json_builder_end_object(b);
 }
 
-gboolean val_report_write_json(const ValReport *r, const char *path, GError **error) {
+gboolean val_report_write_json(const ValReport *r, const char *path, GError **error)
+{
   JsonBuilder *b = json_builder_new();
   g_autofree char *now = iso_now();
   json_builder_begin_object(b);
@@ -167,8 +181,7 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   JD("heldout_uncontended_max_abs_error", r->heldout_quiet_max_abs_err);
   JD("target_median_abs_error", TARGET_MEDIAN);
   JD("target_max_abs_error", TARGET_WORST);
-  JB("target_met", r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN &&
-                       r->heldout_max_abs_err <= TARGET_WORST);
+  JB("target_met", r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST);
   JD("ktls_reference_predicted_gbps", r->ktls_reference.gbps);
   JD("appliance_vs_closed_form_max_rel", r->model_agree_max);
   JS("appliance_error", r->app_error);
@@ -190,128 +203,139 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
 
 /* ---- report.md ---------------------------------------------------------------------- */
 
-static void md_rows(GString *s, const ValReport *r, gboolean train) {
-  g_string_append(s, "| configuration | measured Gb/s | predicted Gb/s (appliance) | closed form | error | server cyc/B meas/pred | "
-                     "client cyc/B meas/pred | cores avail | placement | bottleneck |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+static void md_rows(GString *s, const ValReport *r, gboolean train)
+{
+  g_string_append(
+      s, "| configuration | measured Gb/s | predicted Gb/s (appliance) | closed form | error | server cyc/B meas/pred | "
+         "client cyc/B meas/pred | cores avail | placement | bottleneck |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
   for (guint i = 0; i < r->rows->len; i++) {
     const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
     if (row->run.spec.train != train) continue;
     g_autofree char *label = val_run_spec_label(&row->run.spec);
     char cpu[96] = "", avail[64];
     if (row->cfg.server_free_cores > 0 || row->cfg.client_free_cores > 0)
-      g_snprintf(avail, sizeof avail, "%.2f (left: server %.2f, client %.2f)", row->cfg.avail_cores,
-                 row->cfg.server_free_cores, row->cfg.client_free_cores);
+      g_snprintf(avail, sizeof avail, "%.2f (left: server %.2f, client %.2f)", row->cfg.avail_cores, row->cfg.server_free_cores,
+                 row->cfg.client_free_cores);
     else
       g_snprintf(avail, sizeof avail, "%.2f", row->cfg.avail_cores);
     if (row->busiest < VAL_CPU_BOUND)
       g_snprintf(cpu, sizeof cpu, " (not CPU bound: busier side %.0f %% busy%s)", 100 * row->busiest,
                  train ? ", left out of the fit" : "");
     g_string_append_printf(s, "| %s%s%s | %.2f ± %.2f | %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %s | %s | %s |\n",
-                           label, row->run.note[0] ? " (kTLS fell back)" : "", cpu, row->run.median.gbps,
-                           row->run.spread.gbps, row->app_gbps, row->pred.gbps, 100 * row->err_rel,
-                           row->run.median.server_cpb, row->pred.server_cpb, row->run.median.client_cpb,
-                           row->pred.client_cpb, avail, row->run.placement.desc, row->app_bottleneck);
+                           label, row->run.note[0] ? " (kTLS fell back)" : "", cpu, row->run.median.gbps, row->run.spread.gbps,
+                           row->app_gbps, row->pred.gbps, 100 * row->err_rel, row->run.median.server_cpb, row->pred.server_cpb,
+                           row->run.median.client_cpb, row->pred.client_cpb, avail, row->run.placement.desc, row->app_bottleneck);
   }
 }
 
-gboolean val_report_write_md(const ValReport *r, const char *path, GError **error) {
+gboolean val_report_write_md(const ValReport *r, const char *path, GError **error)
+{
   const ValProbe *p = r->probe;
   const ValMicrobench *m = &r->mb;
   g_autofree char *now = iso_now();
   GString *s = g_string_new(NULL);
-  g_string_append_printf(s, "# ocasim validate report\n\nGenerated %s, %s mode, %.0f s. Windows of %.1f s after %.1f s "
-                            "warm-up, %d repetitions interleaved over the specs (median ± half range; a repetition with other "
-                            "tenants' load plus steal above %.2f cores is replaced while the budget lasts), client checks: %s, client woken per %zu KiB of a response "
-                            "(SO_RCVLOWAT), threads %s, nice %d%s%s.\n\n",
-                         now, r->cfg.quick ? "quick" : "full", r->elapsed_s, r->cfg.duration_s, r->cfg.warmup_s,
-                         r->cfg.reps, VAL_FOREIGN_LIMIT, r->cfg.verify == VAL_VERIFY_ALL ? "length + SHA-256" : "length", VAL_WAKE_BYTES >> 10,
-                         r->cfg.pin ? "pinned (placement per run in the tables)" : "unpinned", r->nice_used, r->nice_note[0] ? ": " : "", r->nice_note);
+  g_string_append_printf(
+      s,
+      "# ocasim validate report\n\nGenerated %s, %s mode, %.0f s. Windows of %.1f s after %.1f s "
+      "warm-up, %d repetitions interleaved over the specs (median ± half range; a repetition with other "
+      "tenants' load plus steal above %.2f cores is replaced while the budget lasts), client checks: %s, client woken per %zu KiB of a response "
+      "(SO_RCVLOWAT), threads %s, nice %d%s%s.\n\n",
+      now, r->cfg.quick ? "quick" : "full", r->elapsed_s, r->cfg.duration_s, r->cfg.warmup_s, r->cfg.reps, VAL_FOREIGN_LIMIT,
+      r->cfg.verify == VAL_VERIFY_ALL ? "length + SHA-256" : "length", VAL_WAKE_BYTES >> 10,
+      r->cfg.pin ? "pinned (placement per run in the tables)" : "unpinned", r->nice_used, r->nice_note[0] ? ": " : "",
+      r->nice_note);
   g_string_append(s, "## Host\n\n");
-  g_string_append_printf(s, "- CPU: %s, %d CPUs (%d socket(s) x %d cores x %d threads), clock %.3g GHz (%s)%s\n",
-                         p->cpu_model, p->cpus_online, p->sockets, p->cores_per_socket, p->threads_per_core,
-                         p->clock_hz / 1e9, p->clock_source, p->hypervisor[0] ? ", virtual machine" : "");
+  g_string_append_printf(s, "- CPU: %s, %d CPUs (%d socket(s) x %d cores x %d threads), clock %.3g GHz (%s)%s\n", p->cpu_model,
+                         p->cpus_online, p->sockets, p->cores_per_socket, p->threads_per_core, p->clock_hz / 1e9, p->clock_source,
+                         p->hypervisor[0] ? ", virtual machine" : "");
   g_string_append_printf(s, "- NUMA nodes: %d", p->numa_nodes);
   for (guint i = 0; i < p->numa->len; i++) g_string_append_printf(s, "; %s", (char *)g_ptr_array_index(p->numa, i));
   g_string_append(s, "\n- Devices:");
   if (p->devices->len == 0) g_string_append(s, " none with a NUMA node in /sys");
   for (guint i = 0; i < p->devices->len; i++)
     g_string_append_printf(s, "%s %s", i ? ";" : "", (char *)g_ptr_array_index(p->devices, i));
-  g_string_append_printf(s, "\n- Memory: %.1f GiB; kernel %s; %s\n", (double)p->mem_total_bytes / (1u << 30),
-                         p->kernel, p->openssl_version);
-  g_string_append_printf(s, "- ISA: AES-NI %s, VAES %s, VPCLMULQDQ %s, AVX2 %s, AVX-512F %s, SHA-NI %s\n",
-                         yes(p->aes_ni), yes(p->vaes), yes(p->vpclmulqdq), yes(p->avx2), yes(p->avx512f),
-                         yes(p->sha_ni));
+  g_string_append_printf(s, "\n- Memory: %.1f GiB; kernel %s; %s\n", (double)p->mem_total_bytes / (1u << 30), p->kernel,
+                         p->openssl_version);
+  g_string_append_printf(s, "- ISA: AES-NI %s, VAES %s, VPCLMULQDQ %s, AVX2 %s, AVX-512F %s, SHA-NI %s\n", yes(p->aes_ni),
+                         yes(p->vaes), yes(p->vpclmulqdq), yes(p->avx2), yes(p->avx512f), yes(p->sha_ni));
   g_string_append_printf(s, "- **Kernel TLS**: %s (TCP_ULP errno %d %s; OpenSSL kTLS compiled: %s, engaged: %s)\n\n",
                          p->ktls.reason, p->ktls.ulp_errno, p->ktls.ulp_errno ? strerrorname_np(p->ktls.ulp_errno) : "",
                          yes(p->ktls.openssl_compiled), yes(p->ktls.openssl_engaged));
   g_string_append(s, "## Microbenchmarks\n\n| AEAD (16 KiB records) | encrypt cyc/B | decrypt cyc/B |\n|---|---:|---:|\n");
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++)
     g_string_append_printf(s, "| %s | %.3f | %.3f |\n", val_cipher_name((ValCipher)c), m->enc_cpb[c], m->dec_cpb[c]);
-  g_string_append_printf(s, "\nSHA-256 %.3f cyc/B; hot memcpy %.3f cyc/B.\n\n| DRAM threads | read GB/s | write GB/s | "
-                            "copy GB/s |\n|---:|---:|---:|---:|\n",
+  g_string_append_printf(s,
+                         "\nSHA-256 %.3f cyc/B; hot memcpy %.3f cyc/B.\n\n| DRAM threads | read GB/s | write GB/s | "
+                         "copy GB/s |\n|---:|---:|---:|---:|\n",
                          m->sha256_cpb, m->memcpy_hot_cpb);
   for (int t = 0; t < m->dram_threads; t++)
     g_string_append_printf(s, "| %d | %.1f | %.1f | %.1f |\n", t + 1, m->dram_read_GBps[t], m->dram_write_GBps[t],
                            m->dram_copy_GBps[t]);
-  g_string_append_printf(s, "\nLoopback: sendfile file->socket %.3f cyc/B sender, %.3f cyc/B receiver (%.2f GB/s); "
-                            "send() copy %.3f cyc/B sender, %.3f cyc/B receiver (%.2f GB/s).\n\n",
-                         m->sendfile_tx_cpb, m->sendfile_rx_cpb, m->sendfile_GBps, m->sockcopy_tx_cpb,
-                         m->sockcopy_rx_cpb, m->sockcopy_GBps);
-  g_string_append_printf(s, "## Mechanics\n\n%s: %" G_GUINT64_FORMAT " bodies checked (length and SHA-256), %" G_GUINT64_FORMAT
-                            " errors. %s\n\n",
-                         r->mech_errors ? "**FAILED**" : "OK", r->mech_requests, r->mech_errors, r->mech_detail);
-  g_string_append_printf(s, "## Fit\n\n%s; chi²/dof = %.3g (%.1f / %.0f), %d residuals, %d free parameters, %d "
-                            "iterations.\n\n| parameter | value | std. error | start | unit |\n|---|---:|---:|---:|---|\n",
-                         r->fit_ok ? "gsl_multifit_nlinear (trust region, LM)" : r->fit_error, r->fit.chi2_dof,
-                         r->fit.chi2, r->fit.dof, r->fit.nobs, r->fit.npar, r->fit.iterations);
+  g_string_append_printf(s,
+                         "\nLoopback: sendfile file->socket %.3f cyc/B sender, %.3f cyc/B receiver (%.2f GB/s); "
+                         "send() copy %.3f cyc/B sender, %.3f cyc/B receiver (%.2f GB/s).\n\n",
+                         m->sendfile_tx_cpb, m->sendfile_rx_cpb, m->sendfile_GBps, m->sockcopy_tx_cpb, m->sockcopy_rx_cpb,
+                         m->sockcopy_GBps);
+  g_string_append_printf(
+      s, "## Mechanics\n\n%s: %" G_GUINT64_FORMAT " bodies checked (length and SHA-256), %" G_GUINT64_FORMAT " errors. %s\n\n",
+      r->mech_errors ? "**FAILED**" : "OK", r->mech_requests, r->mech_errors, r->mech_detail);
+  g_string_append_printf(s,
+                         "## Fit\n\n%s; chi²/dof = %.3g (%.1f / %.0f), %d residuals, %d free parameters, %d "
+                         "iterations.\n\n| parameter | value | std. error | start | unit |\n|---|---:|---:|---:|---|\n",
+                         r->fit_ok ? "gsl_multifit_nlinear (trust region, LM)" : r->fit_error, r->fit.chi2_dof, r->fit.chi2,
+                         r->fit.dof, r->fit.nobs, r->fit.npar, r->fit.iterations);
   for (int i = 0; i < VAL_P_COUNT; i++)
     g_string_append_printf(s, "| %s%s | %.4g | %s%.2g | %.4g | %s |\n", val_param_name((ValParam)i),
-                           r->profile.p[i] < 0 ? " (unphysical < 0)" : "", r->profile.p[i],
-                           r->profile.fitted[i] ? "" : "fixed ", r->profile.se[i], r->start.p[i],
-                           val_param_unit((ValParam)i));
+                           r->profile.p[i] < 0 ? " (unphysical < 0)" : "", r->profile.p[i], r->profile.fitted[i] ? "" : "fixed ",
+                           r->profile.se[i], r->start.p[i], val_param_unit((ValParam)i));
   g_string_append(s, "\n## Runs used by the fit\n\n");
   md_rows(s, r, TRUE);
   g_string_append(s, "\n## Predictions of held-out configurations\n\n");
   md_rows(s, r, FALSE);
-  g_string_append_printf(s, "\nHeld-out: median |error| %.1f %%, worst %.1f %% over %d configurations (target "
-                            "median ≤ %.0f %%, worst ≤ %.0f %%: %s). Training median |error| %.1f %%.\n\n",
-                         100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout,
-                         100 * TARGET_MEDIAN, 100 * TARGET_WORST,
-                         r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST
-                             ? "met"
-                             : "not met",
+  g_string_append_printf(s,
+                         "\nHeld-out: median |error| %.1f %%, worst %.1f %% over %d configurations (target "
+                         "median ≤ %.0f %%, worst ≤ %.0f %%: %s). Training median |error| %.1f %%.\n\n",
+                         100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN,
+                         100 * TARGET_WORST,
+                         r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST ? "met" : "not met",
                          100 * r->train_median_abs_err);
   if (r->n_heldout_quiet < r->n_heldout)
-    g_string_append_printf(s, "Other tenants took more than %.2f cores during %d of the held-out runs (their load slows "
-                              "a side through scheduling delays the model does not describe); over the other %d: "
-                              "median |error| %.1f %%, worst %.1f %%.\n\n",
+    g_string_append_printf(s,
+                           "Other tenants took more than %.2f cores during %d of the held-out runs (their load slows "
+                           "a side through scheduling delays the model does not describe); over the other %d: "
+                           "median |error| %.1f %%, worst %.1f %%.\n\n",
                            VAL_FOREIGN_LIMIT, r->n_heldout - r->n_heldout_quiet, r->n_heldout_quiet,
                            100 * r->heldout_quiet_median_abs_err, 100 * r->heldout_quiet_max_abs_err);
-  g_string_append_printf(s, "With kernel TLS engaged the model predicts %.2f Gb/s for userspace-equivalent "
-                            "tls1.3 aes-128-gcm s1c1 n8 1MiB (server %.2f cyc/B instead of %.2f in user space); "
-                            "not measurable on this host when kTLS is unavailable.\n\n",
+  g_string_append_printf(s,
+                         "With kernel TLS engaged the model predicts %.2f Gb/s for userspace-equivalent "
+                         "tls1.3 aes-128-gcm s1c1 n8 1MiB (server %.2f cyc/B instead of %.2f in user space); "
+                         "not measurable on this host when kTLS is unavailable.\n\n",
                          r->ktls_reference.gbps, r->ktls_reference.server_cpb,
                          r->ktls_reference.server_cpb + 2 * r->profile.p[VAL_P_COPY]);
-  g_string_append_printf(s, "Predictions are the appliance model's (`ocasim bound` on host-profile.yaml with each run's test "
-                            "overlaid: data path, cipher, threads, connections, request and file size, CPU share); the "
-                            "closed form of validate/predict.c agrees within %.2g %% on every row%s%s.\n\n",
+  g_string_append_printf(s,
+                         "Predictions are the appliance model's (`ocasim bound` on host-profile.yaml with each run's test "
+                         "overlaid: data path, cipher, threads, connections, request and file size, CPU share); the "
+                         "closed form of validate/predict.c agrees within %.2g %% on every row%s%s.\n\n",
                          100 * r->model_agree_max, r->app_error[0] ? "; appliance model error: " : "", r->app_error);
-  g_string_append(s, "Model (models/loopback.h): P_hot = copy_pagecache (the user-space TLS server's pread: a hot, prefetched stream "
-                     "feeding the AEAD), P_cold = copy_pagecache + miss × m(W) (the plain-sendfile client's recv copy of the page-cache "
-                     "pages, the only work on those bytes), m(W) = 1 / (1 + (C_e / W)^4), C_e = cache_size × (1 + p_x) / 2, "
-                     "for W the bytes a request reads (its range, else the file); X_s, X_c = xcore_server, xcore_client × p_x, p_x the share of connections whose two ends run on "
-                     "different cores: from the run's placement when pinned (1 for disjoint server and client CPU sets, 0 on one CPU), "
-                     "estimated from the thread counts when unpinned; R = record_cycles × (ceil((body + 160 B head) / 16 KiB) + 1) / body (records per request: response and request). Server cyc/B = P_hot + crypto + copy + stack + R (user-space "
-                     "TLS), stack (plain sendfile), crypto + stack + R (kTLS sendfile); client cyc/B = 2 copy + crypto + R "
-                     "(TLS) or P_cold (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
-                     "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
-                     "+ ksoftirqd)) × 8, threads_x capped at the CPUs that side is pinned to and at what other tenants left of them in that run (\"left\" in the tables). cores_avail = CPUs − other tenants' busy cores measured in that run. Training runs whose busier side kept under 90 % of its cores busy (not CPU bound) are left out of the fit.\n");
+  g_string_append(
+      s,
+      "Model (models/loopback.h): P_hot = copy_pagecache (the user-space TLS server's pread: a hot, prefetched stream "
+      "feeding the AEAD), P_cold = copy_pagecache + miss × m(W) (the plain-sendfile client's recv copy of the page-cache "
+      "pages, the only work on those bytes), m(W) = 1 / (1 + (C_e / W)^4), C_e = cache_size × (1 + p_x) / 2, "
+      "for W the bytes a request reads (its range, else the file); X_s, X_c = xcore_server, xcore_client × p_x, p_x the share of connections whose two ends run on "
+      "different cores: from the run's placement when pinned (1 for disjoint server and client CPU sets, 0 on one CPU), "
+      "estimated from the thread counts when unpinned; R = record_cycles × (ceil((body + 160 B head) / 16 KiB) + 1) / body (records per request: response and request). Server cyc/B = P_hot + crypto + copy + stack + R (user-space "
+      "TLS), stack (plain sendfile), crypto + stack + R (kTLS sendfile); client cyc/B = 2 copy + crypto + R "
+      "(TLS) or P_cold (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
+      "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
+      "+ ksoftirqd)) × 8, threads_x capped at the CPUs that side is pinned to and at what other tenants left of them in that run (\"left\" in the tables). cores_avail = CPUs − other tenants' busy cores measured in that run. Training runs whose busier side kept under 90 % of its cores busy (not CPU bound) are left out of the fit.\n");
   gboolean ok = set_contents(path, s->str, error);
   g_string_free(s, TRUE);
   return ok;
 }
 
-gboolean val_report_write_all(const ValReport *r, GError **error) {
+gboolean val_report_write_all(const ValReport *r, GError **error)
+{
   if (g_mkdir_with_parents(r->out_dir, 0755) != 0) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create %s: %s", r->out_dir, g_strerror(errno));
     return FALSE;
@@ -323,10 +347,10 @@ gboolean val_report_write_all(const ValReport *r, GError **error) {
          (!r->rows->len || val_report_write_host_profile(r, y, error));
 }
 
-void val_report_print_summary(const ValReport *r, FILE *f) {
+void val_report_print_summary(const ValReport *r, FILE *f)
+{
   const ValProbe *p = r->probe;
-  fprintf(f, "host: %s, %d CPUs at %.3g GHz, %s\n", p->cpu_model, p->cpus_online, p->clock_hz / 1e9,
-          p->openssl_version);
+  fprintf(f, "host: %s, %d CPUs at %.3g GHz, %s\n", p->cpu_model, p->cpus_online, p->clock_hz / 1e9, p->openssl_version);
   fprintf(f, "kTLS: %s\n", p->ktls.reason);
   fprintf(f, "mechanics: %" G_GUINT64_FORMAT " bodies hashed, %" G_GUINT64_FORMAT " errors (%s)\n", r->mech_requests,
           r->mech_errors, r->mech_detail);
@@ -334,12 +358,13 @@ void val_report_print_summary(const ValReport *r, FILE *f) {
           r->mb.enc_cpb[VAL_CIPHER_AES128GCM], r->mb.enc_cpb[VAL_CIPHER_AES256GCM], r->mb.enc_cpb[VAL_CIPHER_CHACHA20],
           r->mb.sha256_cpb);
   if (r->rows->len == 0) return;
-  fprintf(f, "fit: %s, chi2/dof %.3g, %d residuals, %d parameters\n", r->fit_ok ? "ok" : r->fit_error,
-          r->fit.chi2_dof, r->fit.nobs, r->fit.npar);
+  fprintf(f, "fit: %s, chi2/dof %.3g, %d residuals, %d parameters\n", r->fit_ok ? "ok" : r->fit_error, r->fit.chi2_dof,
+          r->fit.nobs, r->fit.npar);
   for (int i = 0; i < VAL_P_COUNT; i++)
     fprintf(f, "  %-28s %10.4g +- %-9.2g %s\n", val_param_name((ValParam)i), r->profile.p[i], r->profile.se[i],
             val_param_unit((ValParam)i));
-  fprintf(f, "%-60s %9s %9s %8s\n", "held-out configuration (Gb/s; predicted: appliance model)", "measured", "predicted", "error");
+  fprintf(f, "%-60s %9s %9s %8s\n", "held-out configuration (Gb/s; predicted: appliance model)", "measured", "predicted",
+          "error");
   for (guint i = 0; i < r->rows->len; i++) {
     const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
     if (row->run.spec.train) continue;
@@ -347,16 +372,17 @@ void val_report_print_summary(const ValReport *r, FILE *f) {
     fprintf(f, "%-60s %9.2f %9.2f %+7.1f%%\n", label, row->run.median.gbps, row->app_gbps, 100 * row->err_rel);
   }
   gboolean met = r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST;
-  fprintf(f, "prediction error (held out, Gb/s): median %.1f%%, worst %.1f%% over %d runs — target median <= %.0f%%, "
-             "worst <= %.0f%%: %s\n",
-          100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN,
-          100 * TARGET_WORST, met ? "met" : "NOT met");
+  fprintf(f,
+          "prediction error (held out, Gb/s): median %.1f%%, worst %.1f%% over %d runs — target median <= %.0f%%, "
+          "worst <= %.0f%%: %s\n",
+          100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN, 100 * TARGET_WORST,
+          met ? "met" : "NOT met");
   if (r->n_heldout_quiet < r->n_heldout)
     fprintf(f, "  %d held-out runs contended by other tenants (> %.2f cores); the other %d: median %.1f%%, worst %.1f%%\n",
-            r->n_heldout - r->n_heldout_quiet, VAL_FOREIGN_LIMIT, r->n_heldout_quiet,
-            100 * r->heldout_quiet_median_abs_err, 100 * r->heldout_quiet_max_abs_err);
+            r->n_heldout - r->n_heldout_quiet, VAL_FOREIGN_LIMIT, r->n_heldout_quiet, 100 * r->heldout_quiet_median_abs_err,
+            100 * r->heldout_quiet_max_abs_err);
   fprintf(f, "appliance model vs closed form: largest difference %.2g %%%s%s\n", 100 * r->model_agree_max,
           r->app_error[0] ? "; appliance model error: " : "", r->app_error);
-  fprintf(f, "report: %s/report.md, %s/report.json, profile: %s/host-profile.yaml (%.0f s)\n", r->out_dir, r->out_dir,
-          r->out_dir, r->elapsed_s);
+  fprintf(f, "report: %s/report.md, %s/report.json, profile: %s/host-profile.yaml (%.0f s)\n", r->out_dir, r->out_dir, r->out_dir,
+          r->elapsed_s);
 }

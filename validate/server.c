@@ -65,8 +65,8 @@ typedef struct Conn {
 } Conn;
 
 typedef struct {
-  _Atomic uint64_t accepted, closed, requests, s2xx, s4xx, s5xx, bytes_body, aborts, tls_failures, idle_timeouts,
-      ktls_conns, ktls_fallback, sendfile_calls, ssl_sendfile_calls, ssl_write_calls;
+  _Atomic uint64_t accepted, closed, requests, s2xx, s4xx, s5xx, bytes_body, aborts, tls_failures, idle_timeouts, ktls_conns,
+      ktls_fallback, sendfile_calls, ssl_sendfile_calls, ssl_write_calls;
 } WStats;
 
 typedef struct Worker {
@@ -92,13 +92,15 @@ struct ValServer {
   Worker *w;
 };
 
-static const char *const mode_names[VAL_MODE_COUNT] = {"sendfile_ktls", "userspace", "sendfile"};
+static const char *const mode_names[VAL_MODE_COUNT] = { "sendfile_ktls", "userspace", "sendfile" };
 
-const char *val_server_mode_name(ValServerMode m) {
+const char *val_server_mode_name(ValServerMode m)
+{
   return (m >= 0 && m < VAL_MODE_COUNT) ? mode_names[m] : "?";
 }
 
-gboolean val_server_mode_parse(const char *s, ValServerMode *out) {
+gboolean val_server_mode_parse(const char *s, ValServerMode *out)
+{
   for (int i = 0; i < VAL_MODE_COUNT; i++)
     if (!strcmp(s, mode_names[i])) {
       *out = (ValServerMode)i;
@@ -107,18 +109,20 @@ gboolean val_server_mode_parse(const char *s, ValServerMode *out) {
   return FALSE;
 }
 
-#define INC(w, f) atomic_fetch_add_explicit(&(w)->st.f, 1, memory_order_relaxed)
+#define INC(w, f)    atomic_fetch_add_explicit(&(w)->st.f, 1, memory_order_relaxed)
 #define ADD(w, f, v) atomic_fetch_add_explicit(&(w)->st.f, (v), memory_order_relaxed)
 
 /* ---- connection lifetime -------------------------------------------------- */
 
-static void set_interest(Worker *w, Conn *c, uint32_t ev) {
+static void set_interest(Worker *w, Conn *c, uint32_t ev)
+{
   if (c->interest == ev) return;
-  struct epoll_event e = {.events = ev, .data.ptr = c};
+  struct epoll_event e = { .events = ev, .data.ptr = c };
   if (epoll_ctl(w->ep, EPOLL_CTL_MOD, c->fd, &e) == 0) c->interest = ev;
 }
 
-static void conn_free(Worker *w, Conn *c, gboolean graceful) {
+static void conn_free(Worker *w, Conn *c, gboolean graceful)
+{
   if (c->ssl) {
     if (graceful) {
       ERR_clear_error();
@@ -130,14 +134,17 @@ static void conn_free(Worker *w, Conn *c, gboolean graceful) {
   close(c->fd);
   if (c->file_fd >= 0) close(c->file_fd);
   g_free(c->buf);
-  if (c->prev) c->prev->next = c->next;
-  else w->head = c->next;
+  if (c->prev)
+    c->prev->next = c->next;
+  else
+    w->head = c->next;
   if (c->next) c->next->prev = c->prev;
   INC(w, closed);
   g_free(c);
 }
 
-static void accept_ready(Worker *w) {
+static void accept_ready(Worker *w)
+{
   ValServer *s = w->srv;
   for (int k = 0; k < 64; k++) {
     int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -171,7 +178,7 @@ static void accept_ready(Worker *w) {
     } else {
       c->st = ST_READ;
     }
-    struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+    struct epoll_event e = { .events = EPOLLIN, .data.ptr = c };
     if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &e) != 0) {
       SSL_free(c->ssl);
       close(fd);
@@ -188,7 +195,8 @@ static void accept_ready(Worker *w) {
 /* ---- TLS / socket primitives ---------------------------------------------- */
 
 /* Maps an SSL result: returns STEP_WAIT (interest updated) or STEP_CLOSE. */
-static Step ssl_fail(Worker *w, Conn *c, int r) {
+static Step ssl_fail(Worker *w, Conn *c, int r)
+{
   int e = SSL_get_error(c->ssl, r);
   if (e == SSL_ERROR_WANT_READ) {
     set_interest(w, c, EPOLLIN);
@@ -198,13 +206,16 @@ static Step ssl_fail(Worker *w, Conn *c, int r) {
     set_interest(w, c, EPOLLOUT);
     return STEP_WAIT;
   }
-  if (e == SSL_ERROR_SYSCALL && (errno == EPIPE || errno == ECONNRESET || errno == 0)) INC(w, aborts);
-  else if (e != SSL_ERROR_ZERO_RETURN) INC(w, tls_failures);
+  if (e == SSL_ERROR_SYSCALL && (errno == EPIPE || errno == ECONNRESET || errno == 0))
+    INC(w, aborts);
+  else if (e != SSL_ERROR_ZERO_RETURN)
+    INC(w, tls_failures);
   ERR_clear_error();
   return STEP_CLOSE;
 }
 
-static Step sock_fail(Worker *w, Conn *c, uint32_t want) {
+static Step sock_fail(Worker *w, Conn *c, uint32_t want)
+{
   if (errno == EAGAIN || errno == EWOULDBLOCK) {
     set_interest(w, c, want);
     return STEP_WAIT;
@@ -216,13 +227,18 @@ static Step sock_fail(Worker *w, Conn *c, uint32_t want) {
 
 /* ---- request -> response ---------------------------------------------------- */
 
-static void count_status(Worker *w, int status) {
-  if (status < 300) INC(w, s2xx);
-  else if (status < 500) INC(w, s4xx);
-  else INC(w, s5xx);
+static void count_status(Worker *w, int status)
+{
+  if (status < 300)
+    INC(w, s2xx);
+  else if (status < 500)
+    INC(w, s4xx);
+  else
+    INC(w, s5xx);
 }
 
-static void prepare_error(Worker *w, Conn *c, int status, gboolean keep_alive) {
+static void prepare_error(Worker *w, Conn *c, int status, gboolean keep_alive)
+{
   c->keep_alive = keep_alive;
   c->hdr_len = val_http_format_head(c->hdr, sizeof c->hdr, status, 0, 0, 0, keep_alive);
   c->hdr_len += val_http_error_body(status, c->hdr + c->hdr_len, sizeof c->hdr - c->hdr_len);
@@ -231,7 +247,8 @@ static void prepare_error(Worker *w, Conn *c, int status, gboolean keep_alive) {
   count_status(w, status);
 }
 
-static void prepare_response(Worker *w, Conn *c, const ValHttpRequest *req) {
+static void prepare_response(Worker *w, Conn *c, const ValHttpRequest *req)
+{
   ValServer *s = w->srv;
   INC(w, requests);
   uint64_t size = 0;
@@ -271,7 +288,8 @@ static void prepare_response(Worker *w, Conn *c, const ValHttpRequest *req) {
 }
 
 /* Starts the response to the request at the head of c->in; FALSE: need more bytes. */
-static gboolean take_request(Worker *w, Conn *c) {
+static gboolean take_request(Worker *w, Conn *c)
+{
   ValHttpRequest req;
   size_t used = 0;
   int r = val_http_parse_request(c->in, c->in_len, &req, &used);
@@ -295,7 +313,8 @@ static gboolean take_request(Worker *w, Conn *c) {
 
 /* ---- send paths ----------------------------------------------------------- */
 
-static Step send_plain(Worker *w, Conn *c, size_t *budget) {
+static Step send_plain(Worker *w, Conn *c, size_t *budget)
+{
   while (c->hdr_off < c->hdr_len) {
     int more = c->body_off < c->body_end ? MSG_MORE : 0;
     ssize_t n = send(c->fd, c->hdr + c->hdr_off, c->hdr_len - c->hdr_off, MSG_NOSIGNAL | more);
@@ -320,7 +339,8 @@ static Step send_plain(Worker *w, Conn *c, size_t *budget) {
   return STEP_DONE;
 }
 
-static Step ssl_write_all(Worker *w, Conn *c, const void *p, size_t len, size_t *done) {
+static Step ssl_write_all(Worker *w, Conn *c, const void *p, size_t len, size_t *done)
+{
   while (*done < len) {
     ERR_clear_error();
     INC(w, ssl_write_calls);
@@ -331,7 +351,8 @@ static Step ssl_write_all(Worker *w, Conn *c, const void *p, size_t len, size_t 
   return STEP_DONE;
 }
 
-static Step send_ktls(Worker *w, Conn *c, size_t *budget) {
+static Step send_ktls(Worker *w, Conn *c, size_t *budget)
+{
   Step st = ssl_write_all(w, c, c->hdr, c->hdr_len, &c->hdr_off);
   if (st != STEP_DONE) return st;
   g_assert(c->ktls_tx); /* SSL_sendfile only where kTLS engaged */
@@ -360,7 +381,8 @@ static Step send_ktls(Worker *w, Conn *c, size_t *budget) {
   return STEP_DONE;
 }
 
-static Step send_user(Worker *w, Conn *c, size_t *budget) {
+static Step send_user(Worker *w, Conn *c, size_t *budget)
+{
   size_t chunk = w->srv->cfg.chunk_bytes;
   if (!c->buf) c->buf = g_malloc(MAX(chunk, sizeof c->hdr));
   for (;;) {
@@ -395,7 +417,8 @@ static Step send_user(Worker *w, Conn *c, size_t *budget) {
 
 /* ---- the state machine ---------------------------------------------------- */
 
-static void finish_handshake(Worker *w, Conn *c) {
+static void finish_handshake(Worker *w, Conn *c)
+{
   ValServer *s = w->srv;
   if (s->cfg.mode != VAL_MODE_SENDFILE_KTLS) return;
   c->ktls_tx = BIO_get_ktls_send(SSL_get_wbio(c->ssl)) != 0;
@@ -409,71 +432,75 @@ static void finish_handshake(Worker *w, Conn *c) {
 }
 
 /* Runs c until it must wait; returns FALSE when c was freed. */
-static gboolean conn_drive(Worker *w, Conn *c) {
+static gboolean conn_drive(Worker *w, Conn *c)
+{
   size_t budget = w->srv->cfg.budget_bytes;
   for (;;) {
     Step st = STEP_WAIT;
     switch (c->st) {
-    case ST_HANDSHAKE: {
-      ERR_clear_error();
-      int r = SSL_accept(c->ssl);
-      if (r == 1) {
-        finish_handshake(w, c);
-        c->st = ST_READ;
-        c->last_active_ns = val_now_ns();
-        continue;
-      }
-      st = ssl_fail(w, c, r);
-      break;
-    }
-    case ST_READ: {
-      if (c->in_len > 0 && take_request(w, c)) continue;
-      ssize_t n;
-      if (c->ssl) {
+      case ST_HANDSHAKE: {
         ERR_clear_error();
-        int r = SSL_read(c->ssl, c->in + c->in_len, (int)(sizeof c->in - c->in_len));
-        if (r <= 0) {
-          st = ssl_fail(w, c, r);
-          break;
+        int r = SSL_accept(c->ssl);
+        if (r == 1) {
+          finish_handshake(w, c);
+          c->st = ST_READ;
+          c->last_active_ns = val_now_ns();
+          continue;
         }
-        n = r;
-      } else {
-        n = recv(c->fd, c->in + c->in_len, sizeof c->in - c->in_len, 0);
-        if (n == 0) {
-          st = STEP_CLOSE;
-          break;
-        }
-        if (n < 0) {
-          st = sock_fail(w, c, EPOLLIN);
-          break;
-        }
+        st = ssl_fail(w, c, r);
+        break;
       }
-      c->in_len += (size_t)n;
-      c->last_active_ns = val_now_ns();
-      take_request(w, c); /* a complete request moves c to ST_SEND; else read on */
-      continue;
-    }
-    case ST_SEND: {
-      ValServerMode m = w->srv->cfg.mode;
-      if (!c->ssl) st = send_plain(w, c, &budget);
-      else if (m == VAL_MODE_SENDFILE_KTLS && c->ktls_tx) st = send_ktls(w, c, &budget);
-      else st = send_user(w, c, &budget);
-      c->last_active_ns = val_now_ns();
-      if (st == STEP_DONE) {
-        if (c->file_fd >= 0) {
-          close(c->file_fd);
-          c->file_fd = -1;
+      case ST_READ: {
+        if (c->in_len > 0 && take_request(w, c)) continue;
+        ssize_t n;
+        if (c->ssl) {
+          ERR_clear_error();
+          int r = SSL_read(c->ssl, c->in + c->in_len, (int)(sizeof c->in - c->in_len));
+          if (r <= 0) {
+            st = ssl_fail(w, c, r);
+            break;
+          }
+          n = r;
+        } else {
+          n = recv(c->fd, c->in + c->in_len, sizeof c->in - c->in_len, 0);
+          if (n == 0) {
+            st = STEP_CLOSE;
+            break;
+          }
+          if (n < 0) {
+            st = sock_fail(w, c, EPOLLIN);
+            break;
+          }
         }
-        if (!c->keep_alive) {
-          conn_free(w, c, TRUE);
-          return FALSE;
-        }
-        c->st = ST_READ;
-        set_interest(w, c, EPOLLIN);
+        c->in_len += (size_t)n;
+        c->last_active_ns = val_now_ns();
+        take_request(w, c); /* a complete request moves c to ST_SEND; else read on */
         continue;
       }
-      break;
-    }
+      case ST_SEND: {
+        ValServerMode m = w->srv->cfg.mode;
+        if (!c->ssl)
+          st = send_plain(w, c, &budget);
+        else if (m == VAL_MODE_SENDFILE_KTLS && c->ktls_tx)
+          st = send_ktls(w, c, &budget);
+        else
+          st = send_user(w, c, &budget);
+        c->last_active_ns = val_now_ns();
+        if (st == STEP_DONE) {
+          if (c->file_fd >= 0) {
+            close(c->file_fd);
+            c->file_fd = -1;
+          }
+          if (!c->keep_alive) {
+            conn_free(w, c, TRUE);
+            return FALSE;
+          }
+          c->st = ST_READ;
+          set_interest(w, c, EPOLLIN);
+          continue;
+        }
+        break;
+      }
     }
     if (st == STEP_CLOSE) {
       conn_free(w, c, FALSE);
@@ -484,7 +511,8 @@ static gboolean conn_drive(Worker *w, Conn *c) {
   }
 }
 
-static void sweep_idle(Worker *w, int64_t now) {
+static void sweep_idle(Worker *w, int64_t now)
+{
   int64_t limit = (int64_t)(w->srv->cfg.idle_timeout_s * 1e9);
   for (Conn *c = w->head, *n; c; c = n) {
     n = c->next;
@@ -495,7 +523,8 @@ static void sweep_idle(Worker *w, int64_t now) {
   }
 }
 
-static void *worker_main(void *arg) {
+static void *worker_main(void *arg)
+{
   Worker *w = arg;
   ValServer *s = w->srv;
   sigset_t set;
@@ -511,8 +540,10 @@ static void *worker_main(void *arg) {
     int64_t now = val_now_ns();
     for (int i = 0; i < n; i++) {
       void *p = ev[i].data.ptr;
-      if (p == &w->tag_stop) running = FALSE;
-      else if (p == &w->tag_listen) accept_ready(w);
+      if (p == &w->tag_stop)
+        running = FALSE;
+      else if (p == &w->tag_listen)
+        accept_ready(w);
       else {
         Conn *c = p;
         if (ev[i].events & (EPOLLERR | EPOLLHUP)) {
@@ -524,7 +555,7 @@ static void *worker_main(void *arg) {
       }
     }
     if (w->accept_paused_until && now >= w->accept_paused_until) {
-      struct epoll_event e = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &w->tag_listen};
+      struct epoll_event e = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &w->tag_listen };
       epoll_ctl(w->ep, EPOLL_CTL_ADD, s->listen_fd, &e);
       w->accept_paused_until = 0;
     }
@@ -541,8 +572,9 @@ static void *worker_main(void *arg) {
 
 /* ---- start / stop ----------------------------------------------------------- */
 
-static gboolean open_listener(ValServer *s, GError **error) {
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->cfg.port)};
+static gboolean open_listener(ValServer *s, GError **error)
+{
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)s->cfg.port) };
   if (inet_pton(AF_INET, s->bind_addr, &a.sin_addr) != 1) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "bad IPv4 bind address '%s'", s->bind_addr);
     return FALSE;
@@ -551,8 +583,7 @@ static gboolean open_listener(ValServer *s, GError **error) {
   int one = 1;
   if (s->listen_fd < 0 || setsockopt(s->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
       bind(s->listen_fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(s->listen_fd, 1024) != 0) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot listen on %s:%d: %s", s->bind_addr, s->cfg.port,
-                g_strerror(errno));
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot listen on %s:%d: %s", s->bind_addr, s->cfg.port, g_strerror(errno));
     return FALSE;
   }
   socklen_t al = sizeof a;
@@ -561,7 +592,8 @@ static gboolean open_listener(ValServer *s, GError **error) {
   return TRUE;
 }
 
-ValServer *val_server_start(const ValServerConfig *cfg, GError **error) {
+ValServer *val_server_start(const ValServerConfig *cfg, GError **error)
+{
   g_return_val_if_fail(cfg && cfg->root, NULL);
   ValServer *s = g_new0(ValServer, 1);
   s->cfg = *cfg;
@@ -599,8 +631,7 @@ ValServer *val_server_start(const ValServerConfig *cfg, GError **error) {
   if (cfg->mode == VAL_MODE_SENDFILE_KTLS) {
     val_probe_ktls(&s->ktls, FALSE);
     if (!(s->ktls.ulp_ok && s->ktls.tx_ok) && !cfg->quiet)
-      g_message("serve: %s; sendfile_ktls serves the same bytes in user space (pread + SSL_write)",
-                s->ktls.reason);
+      g_message("serve: %s; sendfile_ktls serves the same bytes in user space (pread + SSL_write)", s->ktls.reason);
   }
   if (!open_listener(s, error)) goto fail;
   s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -616,8 +647,8 @@ ValServer *val_server_start(const ValServerConfig *cfg, GError **error) {
     w->srv = s;
     w->idx = i;
     w->ep = epoll_create1(EPOLL_CLOEXEC);
-    struct epoll_event el = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &w->tag_listen};
-    struct epoll_event es = {.events = EPOLLIN, .data.ptr = &w->tag_stop};
+    struct epoll_event el = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &w->tag_listen };
+    struct epoll_event es = { .events = EPOLLIN, .data.ptr = &w->tag_stop };
     if (w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, s->listen_fd, &el) != 0 ||
         epoll_ctl(w->ep, EPOLL_CTL_ADD, s->stop_fd, &es) != 0) {
       g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "epoll: %s", g_strerror(errno));
@@ -638,7 +669,8 @@ fail:
   return NULL;
 }
 
-void val_server_stop(ValServer *s) {
+void val_server_stop(ValServer *s)
+{
   if (!s) return;
   if (s->stop_fd >= 0) {
     uint64_t one = 1;
@@ -662,11 +694,18 @@ void val_server_stop(ValServer *s) {
   g_free(s);
 }
 
-int val_server_port(const ValServer *s) { return s->port; }
+int val_server_port(const ValServer *s)
+{
+  return s->port;
+}
 
-const ValKtlsProbe *val_server_ktls(const ValServer *s) { return &s->ktls; }
+const ValKtlsProbe *val_server_ktls(const ValServer *s)
+{
+  return &s->ktls;
+}
 
-int64_t val_server_cpu_ns(const ValServer *s) {
+int64_t val_server_cpu_ns(const ValServer *s)
+{
   int64_t t = 0;
   for (int i = 0; i < s->nworkers; i++)
     if (s->w[i].started) t += MAX(0, val_pthread_cpu_ns(s->w[i].th));
@@ -675,7 +714,8 @@ int64_t val_server_cpu_ns(const ValServer *s) {
 
 #define LD(f) atomic_load_explicit(&w->st.f, memory_order_relaxed)
 
-void val_server_stats(const ValServer *s, ValServerStats *o) {
+void val_server_stats(const ValServer *s, ValServerStats *o)
+{
   memset(o, 0, sizeof *o);
   for (int i = 0; i < s->nworkers; i++) {
     const Worker *w = &s->w[i];

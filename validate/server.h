@@ -21,31 +21,34 @@ typedef enum {
 
 const char *val_server_mode_name(ValServerMode m); /* "sendfile_ktls", "userspace", "sendfile" */
 gboolean val_server_mode_parse(const char *s, ValServerMode *out);
-static inline gboolean val_server_mode_is_tls(ValServerMode m) { return m != VAL_MODE_SENDFILE; }
+static inline gboolean val_server_mode_is_tls(ValServerMode m)
+{
+  return m != VAL_MODE_SENDFILE;
+}
 
 typedef struct {
-  const char *root;       /* directory served (required) */
-  const char *bind_addr;  /* IPv4 address, default "127.0.0.1" */
-  int port;               /* 0: ephemeral (read it back with val_server_port) */
+  const char *root;      /* directory served (required) */
+  const char *bind_addr; /* IPv4 address, default "127.0.0.1" */
+  int port;              /* 0: ephemeral (read it back with val_server_port) */
   ValServerMode mode;
-  int threads;            /* worker threads, default 1 */
-  gboolean pin;           /* pin worker i to CPU first_cpu + (i mod ncpus), mod online CPUs */
+  int threads;  /* worker threads, default 1 */
+  gboolean pin; /* pin worker i to CPU first_cpu + (i mod ncpus), mod online CPUs */
   int first_cpu;
-  int ncpus;              /* CPUs of the server's set (0: all online CPUs) */
-  const char *cert_file;  /* PEM; NULL: self-signed certificate generated at start */
-  const char *key_file;   /* PEM; NULL: key inside cert_file */
-  size_t chunk_bytes;     /* user-space read / SSL_write chunk, default 65536 */
-  size_t budget_bytes;    /* bytes sent per connection per wake-up (fairness), default 262144 */
-  double idle_timeout_s;  /* close connections without progress for this long, default 30 */
-  unsigned path_flags;    /* VAL_PATH_* (tests) */
-  gboolean quiet;         /* no informational messages on stderr */
+  int ncpus;             /* CPUs of the server's set (0: all online CPUs) */
+  const char *cert_file; /* PEM; NULL: self-signed certificate generated at start */
+  const char *key_file;  /* PEM; NULL: key inside cert_file */
+  size_t chunk_bytes;    /* user-space read / SSL_write chunk, default 65536 */
+  size_t budget_bytes;   /* bytes sent per connection per wake-up (fairness), default 262144 */
+  double idle_timeout_s; /* close connections without progress for this long, default 30 */
+  unsigned path_flags;   /* VAL_PATH_* (tests) */
+  gboolean quiet;        /* no informational messages on stderr */
 } ValServerConfig;
 
 typedef struct {
   uint64_t accepted, closed, requests, status_2xx, status_4xx, status_5xx;
-  uint64_t bytes_body;          /* body bytes handed to the kernel */
-  uint64_t client_aborts;       /* EPIPE / ECONNRESET / HUP mid-connection */
-  uint64_t tls_failures;        /* failed handshakes or TLS errors */
+  uint64_t bytes_body;    /* body bytes handed to the kernel */
+  uint64_t client_aborts; /* EPIPE / ECONNRESET / HUP mid-connection */
+  uint64_t tls_failures;  /* failed handshakes or TLS errors */
   uint64_t idle_timeouts;
   uint64_t ktls_conns;          /* connections on which kTLS send engaged */
   uint64_t ktls_fallback_conns; /* sendfile_ktls connections served in user space */

@@ -21,24 +21,27 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TLS12_SUITES \
+#define TLS12_SUITES                                                                           \
   "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:" \
   "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305"
 #define TLS13_SUITES "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
 
-static const char *const cipher_names[VAL_CIPHER_COUNT] = {
-    "any", "aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"};
+static const char *const cipher_names[VAL_CIPHER_COUNT] = { "any", "aes-128-gcm", "aes-256-gcm", "chacha20-poly1305" };
 
-const char *val_cipher_name(ValCipher c) {
+const char *val_cipher_name(ValCipher c)
+{
   return (c >= 0 && c < VAL_CIPHER_COUNT) ? cipher_names[c] : "?";
 }
 
-gboolean val_cipher_parse(const char *s, ValCipher *out) {
-  static const struct { const char *name; ValCipher c; } alias[] = {
-      {"any", VAL_CIPHER_ANY},           {"aes-128-gcm", VAL_CIPHER_AES128GCM},
-      {"aes128", VAL_CIPHER_AES128GCM},  {"aes-256-gcm", VAL_CIPHER_AES256GCM},
-      {"aes256", VAL_CIPHER_AES256GCM},  {"chacha20-poly1305", VAL_CIPHER_CHACHA20},
-      {"chacha", VAL_CIPHER_CHACHA20},   {"chacha20", VAL_CIPHER_CHACHA20}};
+gboolean val_cipher_parse(const char *s, ValCipher *out)
+{
+  static const struct {
+    const char *name;
+    ValCipher c;
+  } alias[] = { { "any", VAL_CIPHER_ANY },          { "aes-128-gcm", VAL_CIPHER_AES128GCM },
+                { "aes128", VAL_CIPHER_AES128GCM }, { "aes-256-gcm", VAL_CIPHER_AES256GCM },
+                { "aes256", VAL_CIPHER_AES256GCM }, { "chacha20-poly1305", VAL_CIPHER_CHACHA20 },
+                { "chacha", VAL_CIPHER_CHACHA20 },  { "chacha20", VAL_CIPHER_CHACHA20 } };
   for (size_t i = 0; i < G_N_ELEMENTS(alias); i++)
     if (g_ascii_strcasecmp(s, alias[i].name) == 0) {
       *out = alias[i].c;
@@ -47,19 +50,26 @@ gboolean val_cipher_parse(const char *s, ValCipher *out) {
   return FALSE;
 }
 
-const char *val_tls_version_name(ValTlsVersion v) {
+const char *val_tls_version_name(ValTlsVersion v)
+{
   return v == VAL_TLS_12 ? "1.2" : v == VAL_TLS_13 ? "1.3" : "any";
 }
 
-gboolean val_tls_version_parse(const char *s, ValTlsVersion *out) {
-  if (!strcmp(s, "1.2") || !strcmp(s, "12")) *out = VAL_TLS_12;
-  else if (!strcmp(s, "1.3") || !strcmp(s, "13")) *out = VAL_TLS_13;
-  else if (!strcmp(s, "any")) *out = VAL_TLS_ANY;
-  else return FALSE;
+gboolean val_tls_version_parse(const char *s, ValTlsVersion *out)
+{
+  if (!strcmp(s, "1.2") || !strcmp(s, "12"))
+    *out = VAL_TLS_12;
+  else if (!strcmp(s, "1.3") || !strcmp(s, "13"))
+    *out = VAL_TLS_13;
+  else if (!strcmp(s, "any"))
+    *out = VAL_TLS_ANY;
+  else
+    return FALSE;
   return TRUE;
 }
 
-char *val_tls_error_string(void) {
+char *val_tls_error_string(void)
+{
   unsigned long e = ERR_get_error();
   ERR_clear_error();
   if (e == 0) return g_strdup("unknown error");
@@ -69,7 +79,8 @@ char *val_tls_error_string(void) {
 }
 
 /* Self-signed EC P-256 certificate for CN=localhost, SAN DNS:localhost, IP:127.0.0.1. */
-static gboolean make_self_signed(EVP_PKEY **pkey_out, X509 **cert_out, GError **error) {
+static gboolean make_self_signed(EVP_PKEY **pkey_out, X509 **cert_out, GError **error)
+{
   EVP_PKEY *pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
   X509 *x = X509_new();
   gboolean ok = FALSE;
@@ -87,8 +98,7 @@ static gboolean make_self_signed(EVP_PKEY **pkey_out, X509 **cert_out, GError **
   if (!X509_gmtime_adj(X509_getm_notAfter(x), 365L * 24 * 3600)) goto out;
   if (!X509_set_pubkey(x, pkey)) goto out;
   X509_NAME *name = X509_get_subject_name(x);
-  if (!X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"localhost", -1, -1, 0))
-    goto out;
+  if (!X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"localhost", -1, -1, 0)) goto out;
   if (!X509_set_issuer_name(x, name)) goto out;
   X509V3_CTX v3;
   X509V3_set_ctx_nodb(&v3);
@@ -113,10 +123,10 @@ out:
   return TRUE;
 }
 
-static gboolean set_common(SSL_CTX *ctx, GError **error) {
+static gboolean set_common(SSL_CTX *ctx, GError **error)
+{
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-  if (!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) ||
-      !SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION)) {
+  if (!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) || !SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION)) {
     g_autofree char *msg = val_tls_error_string();
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot set TLS versions: %s", msg);
     return FALSE;
@@ -124,11 +134,10 @@ static gboolean set_common(SSL_CTX *ctx, GError **error) {
   return TRUE;
 }
 
-SSL_CTX *val_tls_server_ctx_new(const char *cert_file, const char *key_file, gboolean ktls,
-                                GError **error) {
+SSL_CTX *val_tls_server_ctx_new(const char *cert_file, const char *key_file, gboolean ktls, GError **error)
+{
   if (!cert_file && key_file) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID,
-                "a private key ('%s') was given without a certificate", key_file);
+    g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "a private key ('%s') was given without a certificate", key_file);
     return NULL;
   }
   ERR_clear_error();
@@ -161,20 +170,17 @@ SSL_CTX *val_tls_server_ctx_new(const char *cert_file, const char *key_file, gbo
     }
     if (SSL_CTX_use_certificate_chain_file(ctx, cert_file) != 1) {
       g_autofree char *msg = val_tls_error_string();
-      g_set_error(error, VAL_ERROR, VAL_ERROR_CERT, "cannot load certificate '%s': %s",
-                  cert_file, msg);
+      g_set_error(error, VAL_ERROR, VAL_ERROR_CERT, "cannot load certificate '%s': %s", cert_file, msg);
       return NULL;
     }
     if (SSL_CTX_use_PrivateKey_file(ctx, kf, SSL_FILETYPE_PEM) != 1) {
       g_autofree char *msg = val_tls_error_string();
-      g_set_error(error, VAL_ERROR, VAL_ERROR_CERT, "cannot load private key '%s': %s", kf,
-                  msg);
+      g_set_error(error, VAL_ERROR, VAL_ERROR_CERT, "cannot load private key '%s': %s", kf, msg);
       return NULL;
     }
     if (SSL_CTX_check_private_key(ctx) != 1) {
       g_autofree char *msg = val_tls_error_string();
-      g_set_error(error, VAL_ERROR, VAL_ERROR_CERT,
-                  "private key '%s' does not match certificate '%s': %s", kf, cert_file, msg);
+      g_set_error(error, VAL_ERROR, VAL_ERROR_CERT, "private key '%s' does not match certificate '%s': %s", kf, cert_file, msg);
       return NULL;
     }
   } else {
@@ -193,7 +199,8 @@ SSL_CTX *val_tls_server_ctx_new(const char *cert_file, const char *key_file, gbo
   return g_steal_pointer(&ctx);
 }
 
-SSL_CTX *val_tls_client_ctx_new(ValTlsVersion v, ValCipher c, gboolean ktls, GError **error) {
+SSL_CTX *val_tls_client_ctx_new(ValTlsVersion v, ValCipher c, gboolean ktls, GError **error)
+{
   ERR_clear_error();
   g_autoptr(SSL_CTX) ctx = SSL_CTX_new(TLS_client_method());
   if (!ctx) {
@@ -213,20 +220,19 @@ SSL_CTX *val_tls_client_ctx_new(ValTlsVersion v, ValCipher c, gboolean ktls, GEr
   }
   const char *l12 = TLS12_SUITES, *l13 = TLS13_SUITES;
   switch (c) {
-  case VAL_CIPHER_AES128GCM:
-    l12 = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256";
-    l13 = "TLS_AES_128_GCM_SHA256";
-    break;
-  case VAL_CIPHER_AES256GCM:
-    l12 = "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384";
-    l13 = "TLS_AES_256_GCM_SHA384";
-    break;
-  case VAL_CIPHER_CHACHA20:
-    l12 = "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
-    l13 = "TLS_CHACHA20_POLY1305_SHA256";
-    break;
-  default:
-    break;
+    case VAL_CIPHER_AES128GCM:
+      l12 = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256";
+      l13 = "TLS_AES_128_GCM_SHA256";
+      break;
+    case VAL_CIPHER_AES256GCM:
+      l12 = "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384";
+      l13 = "TLS_AES_256_GCM_SHA384";
+      break;
+    case VAL_CIPHER_CHACHA20:
+      l12 = "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+      l13 = "TLS_CHACHA20_POLY1305_SHA256";
+      break;
+    default: break;
   }
   if (!SSL_CTX_set_cipher_list(ctx, l12) || !SSL_CTX_set_ciphersuites(ctx, l13)) {
     g_autofree char *msg = val_tls_error_string();
@@ -236,15 +242,15 @@ SSL_CTX *val_tls_client_ctx_new(ValTlsVersion v, ValCipher c, gboolean ktls, GEr
   return g_steal_pointer(&ctx);
 }
 
-gboolean val_tls_write_self_signed(const char *cert_file, const char *key_file, GError **error) {
+gboolean val_tls_write_self_signed(const char *cert_file, const char *key_file, GError **error)
+{
   EVP_PKEY *pkey = NULL;
   X509 *x = NULL;
   if (!make_self_signed(&pkey, &x, error)) return FALSE;
   gboolean ok = FALSE;
   FILE *fc = fopen(cert_file, "w");
   FILE *fk = fopen(key_file, "w");
-  if (fc && fk && PEM_write_X509(fc, x) == 1 && PEM_write_PrivateKey(fk, pkey, NULL, NULL, 0, NULL, NULL) == 1)
-    ok = TRUE;
+  if (fc && fk && PEM_write_X509(fc, x) == 1 && PEM_write_PrivateKey(fk, pkey, NULL, NULL, 0, NULL, NULL) == 1) ok = TRUE;
   if (fc && fclose(fc) != 0) ok = FALSE;
   if (fk && fclose(fk) != 0) ok = FALSE;
   X509_free(x);
@@ -253,7 +259,8 @@ gboolean val_tls_write_self_signed(const char *cert_file, const char *key_file, 
   return ok;
 }
 
-ValCipher val_tls_session_cipher(const SSL *ssl) {
+ValCipher val_tls_session_cipher(const SSL *ssl)
+{
   const SSL_CIPHER *sc = SSL_get_current_cipher(ssl);
   if (!sc) return VAL_CIPHER_ANY;
   const char *n = SSL_CIPHER_get_name(sc);
@@ -263,12 +270,14 @@ ValCipher val_tls_session_cipher(const SSL *ssl) {
   return VAL_CIPHER_ANY;
 }
 
-static void set_nonblock(int fd, gboolean on) {
+static void set_nonblock(int fd, gboolean on)
+{
   int fl = fcntl(fd, F_GETFL);
   fcntl(fd, F_SETFL, on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK));
 }
 
-gboolean val_tls_loopback_handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL **srv, SSL **cli, GError **error) {
+gboolean val_tls_loopback_handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL **srv, SSL **cli, GError **error)
+{
   int fds[2];
   if (!val_tcp_loopback_pair(fds, error)) return FALSE;
   SSL *s = SSL_new(sctx), *c = SSL_new(cctx);
@@ -288,7 +297,8 @@ gboolean val_tls_loopback_handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL **srv, SSL
     }
     if (!cdone) {
       int r = SSL_connect(c);
-      if (r == 1) cdone = TRUE;
+      if (r == 1)
+        cdone = TRUE;
       else {
         int e = SSL_get_error(c, r);
         if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
@@ -300,7 +310,8 @@ gboolean val_tls_loopback_handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL **srv, SSL
     }
     if (!sdone) {
       int r = SSL_accept(s);
-      if (r == 1) sdone = TRUE;
+      if (r == 1)
+        sdone = TRUE;
       else {
         int e = SSL_get_error(s, r);
         if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
@@ -311,7 +322,7 @@ gboolean val_tls_loopback_handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL **srv, SSL
       }
     }
     if (!(sdone && cdone)) {
-      struct pollfd p[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
+      struct pollfd p[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
       poll(p, 2, 10);
     }
   }

@@ -19,13 +19,7 @@ G_BEGIN_DECLS
 typedef enum { VAL_TLS_ANY = 0, VAL_TLS_12 = 12, VAL_TLS_13 = 13 } ValTlsVersion;
 
 /* AEAD cipher of a run; VAL_CIPHER_ANY lets the handshake choose. */
-typedef enum {
-  VAL_CIPHER_ANY = 0,
-  VAL_CIPHER_AES128GCM,
-  VAL_CIPHER_AES256GCM,
-  VAL_CIPHER_CHACHA20,
-  VAL_CIPHER_COUNT
-} ValCipher;
+typedef enum { VAL_CIPHER_ANY = 0, VAL_CIPHER_AES128GCM, VAL_CIPHER_AES256GCM, VAL_CIPHER_CHACHA20, VAL_CIPHER_COUNT } ValCipher;
 
 /* Name used in reports and profiles: "aes-128-gcm", "aes-256-gcm", "chacha20-poly1305", "any". */
 const char *val_cipher_name(ValCipher c);
@@ -41,8 +35,7 @@ gboolean val_tls_version_parse(const char *s, ValTlsVersion *out);
  * cert_file means the key is in the certificate file).  ktls: set
  * SSL_OP_ENABLE_KTLS.  Errors: unreadable or invalid certificate or key, key not
  * matching the certificate (G_FILE_ERROR / G_IO_ERROR_FAILED, one line). */
-SSL_CTX *val_tls_server_ctx_new(const char *cert_file, const char *key_file, gboolean ktls,
-                                GError **error);
+SSL_CTX *val_tls_server_ctx_new(const char *cert_file, const char *key_file, gboolean ktls, GError **error);
 
 /* Builds a client context restricted to version v and cipher c (ANY = no restriction). */
 SSL_CTX *val_tls_client_ctx_new(ValTlsVersion v, ValCipher c, gboolean ktls, GError **error);

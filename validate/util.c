@@ -11,64 +11,79 @@
 #include <time.h>
 #include <unistd.h>
 
-G_DEFINE_QUARK(ocasim-validate-error-quark, val_error)
+G_DEFINE_QUARK(ocasim - validate - error - quark, val_error)
 
-int64_t val_now_ns(void) {
+int64_t val_now_ns(void)
+{
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int64_t clock_ns(clockid_t id) {
+static int64_t clock_ns(clockid_t id)
+{
   struct timespec ts;
   if (clock_gettime(id, &ts) != 0) return -1;
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int64_t val_thread_cpu_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
-int64_t val_process_cpu_ns(void) { return clock_ns(CLOCK_PROCESS_CPUTIME_ID); }
+int64_t val_thread_cpu_ns(void)
+{
+  return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+int64_t val_process_cpu_ns(void)
+{
+  return clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+}
 
-int64_t val_pthread_cpu_ns(pthread_t t) {
+int64_t val_pthread_cpu_ns(pthread_t t)
+{
   clockid_t id;
   if (pthread_getcpuclockid(t, &id) != 0) return -1;
   return clock_ns(id);
 }
 
-int val_online_cpus(void) {
+int val_online_cpus(void)
+{
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
 }
 
-gboolean val_pin_self(int cpu) {
+gboolean val_pin_self(int cpu)
+{
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(((cpu % val_online_cpus()) + val_online_cpus()) % val_online_cpus(), &set);
   return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
-void val_sleep_ns(int64_t ns) {
+void val_sleep_ns(int64_t ns)
+{
   if (ns <= 0) return;
-  struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+  struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
-static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb; (void)flag; (void)ftw;
+static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+  (void)sb;
+  (void)flag;
+  (void)ftw;
   return remove(path) == 0 ? 0 : 0;
 }
 
-void val_rm_rf(const char *path) {
+void val_rm_rf(const char *path)
+{
   if (path) nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-gboolean val_tcp_loopback_pair(int fds[2], GError **error) {
+gboolean val_tcp_loopback_pair(int fds[2], GError **error)
+{
   int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (l < 0) goto fail;
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
   socklen_t al = sizeof a;
-  if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 1) != 0 ||
-      getsockname(l, (struct sockaddr *)&a, &al) != 0)
+  if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 1) != 0 || getsockname(l, (struct sockaddr *)&a, &al) != 0)
     goto fail_l;
   int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (c < 0) goto fail_l;
@@ -85,7 +100,7 @@ gboolean val_tcp_loopback_pair(int fds[2], GError **error) {
   fds[0] = s;
   fds[1] = c;
   return TRUE;
-fail_l: {
+fail_l : {
   int e = errno;
   close(l);
   errno = e;

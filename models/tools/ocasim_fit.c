@@ -12,7 +12,10 @@ int main(int argc, char **argv)
   const char *dir = argc > 1 ? argv[1] : "scenarios/reference";
   g_autoptr(GError) err = NULL;
   g_autoptr(AppRefSet) s = app_refset_load(dir, &err);
-  if (!s) { fprintf(stderr, "ocasim-fit: %s\n", err->message); return 2; }
+  if (!s) {
+    fprintf(stderr, "ocasim-fit: %s\n", err->message);
+    return 2;
+  }
   int n = app_refset_size(s);
   Coeffs c0, c;
   Coeffs cdef;
@@ -20,7 +23,10 @@ int main(int argc, char **argv)
   coeffs_prior(&c0);
   c = c0;
   double chi = 0;
-  if (!app_refset_fit(s, &c, -1, &chi, &err)) { fprintf(stderr, "ocasim-fit: %s\n", err->message); return 1; }
+  if (!app_refset_fit(s, &c, -1, &chi, &err)) {
+    fprintf(stderr, "ocasim-fit: %s\n", err->message);
+    return 1;
+  }
   g_autoptr(GDateTime) now = g_date_time_new_now_utc();
   g_autofree char *date = g_date_time_format(now, "%Y-%m-%d");
   printf("Shared coefficients fitted over %d published results (+ quoted STREAM figures), chi^2 = %.3f\n", n, chi);
@@ -32,7 +38,10 @@ int main(int argc, char **argv)
   int fails = app_refset_table(s, &c, t, NULL);
   printf("\nReference table with the fitted coefficients (%d FAIL):\n%s", fails, t->str);
   g_autoptr(GString) loo = g_string_new(NULL);
-  if (!app_refset_loo_table(s, &c, loo, &err)) { fprintf(stderr, "ocasim-fit: %s\n", err->message); return 1; }
+  if (!app_refset_loo_table(s, &c, loo, &err)) {
+    fprintf(stderr, "ocasim-fit: %s\n", err->message);
+    return 1;
+  }
   printf("\nLeave-one-out: each result predicted by a fit over the others\n%s", loo->str);
   return 0;
 }

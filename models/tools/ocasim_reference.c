@@ -13,20 +13,29 @@ int main(int argc, char **argv)
   gsl_set_error_handler_off();
   gboolean des = FALSE, strict = FALSE;
   for (; argc > 1 && argv[1][0] == '-'; argv++, argc--) {
-    if (g_strcmp0(argv[1], "--des") == 0) des = TRUE;
-    else if (g_strcmp0(argv[1], "--strict") == 0) strict = TRUE;
-    else { fprintf(stderr, "usage: ocasim-reference [--des] [--strict] [DIR]\n"); return 2; }
+    if (g_strcmp0(argv[1], "--des") == 0)
+      des = TRUE;
+    else if (g_strcmp0(argv[1], "--strict") == 0)
+      strict = TRUE;
+    else {
+      fprintf(stderr, "usage: ocasim-reference [--des] [--strict] [DIR]\n");
+      return 2;
+    }
   }
   const char *dir = argc > 1 ? argv[1] : "scenarios/reference";
   g_autoptr(GError) err = NULL;
   g_autoptr(AppRefSet) s = app_refset_load(dir, &err);
-  if (!s) { fprintf(stderr, "ocasim-reference: %s\n", err->message); return 2; }
+  if (!s) {
+    fprintf(stderr, "ocasim-reference: %s\n", err->message);
+    return 2;
+  }
   Coeffs c;
   coeffs_defaults(&c);
   g_autoptr(GString) t = g_string_new(NULL);
   int ci_fails = 0;
   int fails = app_refset_table(s, &c, t, &ci_fails);
-  printf("Bound mode vs published results (%d results, tolerance 10 %% throughput, 10 points CPU):\n\n%s", app_refset_size(s), t->str);
+  printf("Bound mode vs published results (%d results, tolerance 10 %% throughput, 10 points CPU):\n\n%s", app_refset_size(s),
+         t->str);
   printf("\n%d of %d within 10 %% / 10 points with the expected bottleneck; %d outside (%d of them documented "
          "deviations, held by the CI test to the wider bound their scenario documents).\n",
          app_refset_size(s) - fails, app_refset_size(s), fails, fails - ci_fails);

@@ -42,7 +42,10 @@ int main(int argc, char **argv)
   g_autoptr(GString) schema = g_string_new(NULL);
   appliance_conf_markdown(schema);
   g_autoptr(AppRefSet) s = app_refset_load(refdir, &err);
-  if (!s) { fprintf(stderr, "%s\n", err->message); return 1; }
+  if (!s) {
+    fprintf(stderr, "%s\n", err->message);
+    return 1;
+  }
   Coeffs c;
   coeffs_defaults(&c);
   g_autoptr(GString) table = g_string_new(NULL);
@@ -50,20 +53,30 @@ int main(int argc, char **argv)
   g_autoptr(GString) loo = NULL;
   for (int p = 0; p < npaths; p++) {
     char *text = NULL;
-    if (!g_file_get_contents(paths[p], &text, NULL, &err)) { fprintf(stderr, "%s\n", err->message); return 1; }
+    if (!g_file_get_contents(paths[p], &text, NULL, &err)) {
+      fprintf(stderr, "%s\n", err->message);
+      return 1;
+    }
     int n = 0;
     text = maybe_replace(text, "<!-- schema:begin -->\n", "<!-- schema:end -->", schema->str, &n);
     text = maybe_replace(text, "<!-- reference:begin -->\n", "<!-- reference:end -->", table->str, &n);
     if (strstr(text, "<!-- loo:begin -->\n")) {
-      if (!loo) {           /* a refit per result: only when some file shows it */
+      if (!loo) { /* a refit per result: only when some file shows it */
         loo = g_string_new(NULL);
-        if (!app_refset_loo_table(s, &c, loo, &err)) { fprintf(stderr, "%s\n", err->message); g_free(text); return 1; }
+        if (!app_refset_loo_table(s, &c, loo, &err)) {
+          fprintf(stderr, "%s\n", err->message);
+          g_free(text);
+          return 1;
+        }
       }
       text = maybe_replace(text, "<!-- loo:begin -->\n", "<!-- loo:end -->", loo->str, &n);
     }
     gboolean ok = n > 0 && g_file_set_contents(paths[p], text, -1, &err);
     g_free(text);
-    if (!ok) { fprintf(stderr, "%s: %s\n", paths[p], err ? err->message : "no generated block markers"); return 1; }
+    if (!ok) {
+      fprintf(stderr, "%s: %s\n", paths[p], err ? err->message : "no generated block markers");
+      return 1;
+    }
   }
   return 0;
 }
