@@ -159,12 +159,12 @@ struct flow_group {
   /* key: key[] in the order of the first start, never reordered */
   uint32_t n_uses;
   group_use *key;
-  double cap;
+  double rate_cap_Bps;
   guint hash;
   /* state */
   uint32_t n;    /* active flows */
   SimFlow **mem; /* min-heap by (key, seq) */
-  uint32_t cap_mem, cap_uses;
+  uint32_t mem_alloc, uses_alloc;
   group_use *uses; /* key[] reordered: saturated resources first */
   uint32_t n_sat;  /* uses[0..n_sat) are those with res->sat */
   uint32_t n_trk;  /* uses[0..n_trk) are not bounded (its clock tracks them) */
@@ -210,9 +210,9 @@ struct flow_clock {
   uint32_t hidx;       /* in net->cheap */
   uint64_t id;         /* creation order */
   flow_group **gh;     /* member groups, min-heap by (hkey, id) */
-  uint32_t n_g, cap_gh;
+  uint32_t n_g, gh_alloc;
   clock_res *res; /* resources its members use, with weights; */
-  uint32_t n_res, cap_res;
+  uint32_t n_res, res_alloc;
   uint32_t n_sat; /* res[0..n_sat) are those with res->sat */
   uint32_t *slot; /* by resource index: 1 + index in res[], 0 if none */
   uint32_t n_slot;
@@ -232,13 +232,13 @@ struct SimFlowResource {
   uint32_t idx; /* in net->resources */
   double capacity;
   res_user *users; /* active groups using it */
-  uint32_t n_users, cap_users;
+  uint32_t n_users, users_alloc;
   res_cuser *cusers; /* clocks using it */
-  uint32_t n_cusers, cap_cusers;
+  uint32_t n_cusers, cusers_alloc;
   uint32_t n_flows;    /* active flows using it */
   uint32_t n_uncapped; /* of which without a cap */
   double load;         /* sum n w x, units/s */
-  double cap_load;     /* sum n w cap over capped users, units/s */
+  double load_at_caps; /* sum n w cap over capped users, units/s */
   bool sat;            /* saturated in the solve that last set it */
   bool seeded;         /* in net->seeds */
   bool chk;            /* in net->chk */
@@ -260,14 +260,14 @@ struct SimFlowResource {
 
 struct SimFlowPath {
   flow_group *g;
-  double alone_rate; /* min(cap, C_r / w_r) at capacity epoch cap_epoch */
-  uint64_t cap_epoch;
+  double alone_rate; /* min(cap, C_r / w_r) at capacity epoch capacity_epoch */
+  uint64_t capacity_epoch;
 };
 
 struct SimFlowNet {
   SimEngine *eng;
-  GPtrArray *paths;   /* owns every SimFlowPath */
-  uint64_t cap_epoch; /* capacity changes so far */
+  GPtrArray *paths;        /* owns every SimFlowPath */
+  uint64_t capacity_epoch; /* capacity changes so far */
   SimEvent ev;
   bool in_handler;
   GPtrArray *resources; /* owns SimFlowResource */
@@ -277,16 +277,16 @@ struct SimFlowNet {
   GPtrArray *clocks; /* owns every flow_clock */
   flow_clock *free_clocks;
   flow_clock **cheap; /* clocks in use by (next_ns, id) */
-  uint32_t n_cheap, cap_cheap;
-  flow_clock **tclk, **tnew; /* solve scratch (cap_cheap) */
+  uint32_t n_cheap, cheap_alloc;
+  flow_clock **tclk, **tnew; /* solve scratch (cheap_alloc) */
   uint64_t next_cid;
   uint32_t cepoch;
   flow_group **capped; /* active capped groups with resources, by (cap, id) */
-  uint32_t n_capped, cap_groups;
+  uint32_t n_capped, groups_alloc;
   SimFlow **imm; /* zero-size flows, completing now */
-  uint32_t n_imm, cap_imm;
+  uint32_t n_imm, imm_alloc;
   SimFlow **batch;
-  uint32_t cap_batch;
+  uint32_t batch_alloc;
   SimFlow *free_list;
   GPtrArray *blocks; /* owns blocks of FLOW_BLOCK flows */
   uint32_t n_flows;
@@ -301,12 +301,12 @@ struct SimFlowNet {
   SimFlowResource **chk; /* loads above capacity after starts: check in the solve */
   uint32_t n_chk;
   uint32_t n_seeds;
-  /* scratch: groups (cap_groups) and resources (cap_res_scratch) */
+  /* scratch: groups (groups_alloc) and resources (res_scratch_alloc) */
   flow_group **comp, **unb;
   SimFlowResource **cr, **touched, **live;
-  uint32_t cap_res_scratch;
+  uint32_t res_scratch_alloc;
   group_use *key_uses; /* merged uses of the flow being started */
-  uint32_t cap_key_uses;
+  uint32_t key_uses_alloc;
   uint32_t epoch, tepoch;
   uint32_t cr_unsat; /* unsaturated resources in the component */
   double lvl0;       /* pending: no rate below this level changes */
@@ -358,7 +358,7 @@ static inline sim_time_ns now_ns(const SimFlowNet *net)
  * cap and affects no other flow's rate (fast path: no solve). */
 static inline bool safe(const SimFlowResource *r)
 {
-  return r->n_uncapped == 0 && r->cap_load <= r->capacity * (1 - SAFE_REL_MARGIN);
+  return r->n_uncapped == 0 && r->load_at_caps <= r->capacity * (1 - SAFE_REL_MARGIN);
 }
 
 /* ---- statistics ---------------------------------------------------------- */
@@ -439,9 +439,9 @@ FLOW_HEAP(mem, SimFlow, mem_less, hpos)
 
 static void mem_push(flow_group *g, SimFlow *f)
 {
-  if (g->n == g->cap_mem) {
-    g->cap_mem = g->cap_mem ? g->cap_mem * 2 : 4;
-    g->mem = g_renew(SimFlow *, g->mem, g->cap_mem);
+  if (g->n == g->mem_alloc) {
+    g->mem_alloc = g->mem_alloc ? g->mem_alloc * 2 : 4;
+    g->mem = g_renew(SimFlow *, g->mem, g->mem_alloc);
   }
   g->mem[g->n++] = f;
   mem_up(g->mem, g->n - 1);
@@ -570,11 +570,11 @@ static flow_clock *clock_new(SimFlowNet *net, double x)
   } else {
     c = g_new0(flow_clock, 1);
     g_ptr_array_add(net->clocks, c);
-    if (net->clocks->len > net->cap_cheap) {
-      net->cap_cheap = net->cap_cheap ? 2 * net->cap_cheap : 64;
-      net->cheap = g_renew(flow_clock *, net->cheap, net->cap_cheap);
-      net->tclk = g_renew(flow_clock *, net->tclk, net->cap_cheap);
-      net->tnew = g_renew(flow_clock *, net->tnew, net->cap_cheap);
+    if (net->clocks->len > net->cheap_alloc) {
+      net->cheap_alloc = net->cheap_alloc ? 2 * net->cheap_alloc : 64;
+      net->cheap = g_renew(flow_clock *, net->cheap, net->cheap_alloc);
+      net->tclk = g_renew(flow_clock *, net->tclk, net->cheap_alloc);
+      net->tnew = g_renew(flow_clock *, net->tnew, net->cheap_alloc);
     }
   }
   c->next_free = NULL;
@@ -631,13 +631,13 @@ static clock_res *clock_entry_get(SimFlowNet *net, flow_clock *c, SimFlowResourc
   }
   uint32_t j = c->slot[r->idx];
   if (j == 0) {
-    if (c->n_res == c->cap_res) {
-      c->cap_res = c->cap_res ? 2 * c->cap_res : 16;
-      c->res = g_renew(clock_res, c->res, c->cap_res);
+    if (c->n_res == c->res_alloc) {
+      c->res_alloc = c->res_alloc ? 2 * c->res_alloc : 16;
+      c->res = g_renew(clock_res, c->res, c->res_alloc);
     }
-    if (r->n_cusers == r->cap_cusers) {
-      r->cap_cusers = r->cap_cusers ? 2 * r->cap_cusers : 8;
-      r->cusers = g_renew(res_cuser, r->cusers, r->cap_cusers);
+    if (r->n_cusers == r->cusers_alloc) {
+      r->cusers_alloc = r->cusers_alloc ? 2 * r->cusers_alloc : 8;
+      r->cusers = g_renew(res_cuser, r->cusers, r->cusers_alloc);
     }
     r->cusers[r->n_cusers] = (res_cuser){ .c = c, .idx = c->n_res };
     c->res[c->n_res++] = (clock_res){ .res = r, .A = 0, .cnt = 0, .upos = r->n_cusers++ };
@@ -683,9 +683,9 @@ static void clock_add_group(SimFlowNet *net, flow_clock *c, flow_group *g, doubl
   g->off = off;
   c->moved = true;
   g->hkey = g->n ? g->mem[0]->key + g->off : INFINITY;
-  if (c->n_g == c->cap_gh) {
-    c->cap_gh = c->cap_gh ? 2 * c->cap_gh : 8;
-    c->gh = g_renew(flow_group *, c->gh, c->cap_gh);
+  if (c->n_g == c->gh_alloc) {
+    c->gh_alloc = c->gh_alloc ? 2 * c->gh_alloc : 8;
+    c->gh = g_renew(flow_group *, c->gh, c->gh_alloc);
   }
   c->gh[c->n_g] = g;
   g->ckpos = c->n_g++;
@@ -786,7 +786,7 @@ static sim_time_ns net_next(const SimFlowNet *net)
 
 static inline bool capped_less(const flow_group *a, const flow_group *b)
 {
-  return a->cap < b->cap || (a->cap == b->cap && a->id < b->id);
+  return a->rate_cap_Bps < b->rate_cap_Bps || (a->rate_cap_Bps == b->rate_cap_Bps && a->id < b->id);
 }
 
 static uint32_t capped_lower_bound(const SimFlowNet *net, const flow_group *g)
@@ -961,7 +961,7 @@ static void cover_bounds(SimFlowNet *net)
 
 /* ---- group lookup, activation ------------------------------------------- */
 
-static guint key_hash(const group_use *u, uint32_t n, double cap)
+static guint key_hash(const group_use *u, uint32_t n, double rate_cap_Bps)
 {
   uint64_t h = 1469598103934665603u;
   uint64_t bits;
@@ -970,7 +970,7 @@ static guint key_hash(const group_use *u, uint32_t n, double cap)
     memcpy(&bits, &u[k].w, sizeof bits);
     h = (h ^ bits) * 1099511628211u;
   }
-  memcpy(&bits, &cap, sizeof bits);
+  memcpy(&bits, &rate_cap_Bps, sizeof bits);
   h = (h ^ bits) * 1099511628211u;
   return (guint)(h ^ (h >> 32));
 }
@@ -983,7 +983,7 @@ static guint group_hash(gconstpointer p)
 static gboolean group_equal(gconstpointer pa, gconstpointer pb)
 {
   const flow_group *a = pa, *b = pb;
-  if (a->n_uses != b->n_uses || !(a->cap == b->cap)) return FALSE;
+  if (a->n_uses != b->n_uses || !(a->rate_cap_Bps == b->rate_cap_Bps)) return FALSE;
   for (uint32_t k = 0; k < a->n_uses; k++)
     if (a->key[k].res != b->key[k].res || !(a->key[k].w == b->key[k].w)) return FALSE;
   return TRUE;
@@ -1000,28 +1000,28 @@ static void group_free(gpointer p)
 
 static void grow_group_arrays(SimFlowNet *net, uint32_t need)
 {
-  if (need <= net->cap_groups) return;
-  uint32_t cap = net->cap_groups ? net->cap_groups : 64;
-  while (cap < need) cap *= 2;
-  net->capped = g_renew(flow_group *, net->capped, cap);
-  net->comp = g_renew(flow_group *, net->comp, cap);
-  net->unb = g_renew(flow_group *, net->unb, cap);
-  net->changed = g_renew(flow_group *, net->changed, cap);
-  net->cap_groups = cap;
+  if (need <= net->groups_alloc) return;
+  uint32_t alloc = net->groups_alloc ? net->groups_alloc : 64;
+  while (alloc < need) alloc *= 2;
+  net->capped = g_renew(flow_group *, net->capped, alloc);
+  net->comp = g_renew(flow_group *, net->comp, alloc);
+  net->unb = g_renew(flow_group *, net->unb, alloc);
+  net->changed = g_renew(flow_group *, net->changed, alloc);
+  net->groups_alloc = alloc;
 }
 
-/* The group of the @n merged uses in net->key_uses and @cap (created idle). */
-static flow_group *group_get(SimFlowNet *net, uint32_t n, double cap)
+/* The group of the @n merged uses in net->key_uses and @rate_cap_Bps (created idle). */
+static flow_group *group_get(SimFlowNet *net, uint32_t n, double rate_cap_Bps)
 {
-  flow_group probe = { .n_uses = n, .key = net->key_uses, .cap = cap };
-  probe.hash = key_hash(net->key_uses, n, cap);
+  flow_group probe = { .n_uses = n, .key = net->key_uses, .rate_cap_Bps = rate_cap_Bps };
+  probe.hash = key_hash(net->key_uses, n, rate_cap_Bps);
   flow_group *g = g_hash_table_lookup(net->by_key, &probe);
   if (g) return g;
   g = g_new0(flow_group, 1);
-  g->n_uses = g->cap_uses = n;
+  g->n_uses = g->uses_alloc = n;
   g->key = g_memdup2(net->key_uses, n * sizeof *g->key);
   g->uses = g_memdup2(net->key_uses, n * sizeof *g->uses);
-  g->cap = cap;
+  g->rate_cap_Bps = rate_cap_Bps;
   g->hash = probe.hash;
   g_hash_table_add(net->by_key, g);
   g_ptr_array_add(net->groups, g);
@@ -1034,7 +1034,7 @@ static flow_group *group_get(SimFlowNet *net, uint32_t n, double cap)
 static void group_activate(SimFlowNet *net, flow_group *g)
 {
   g->id = net->next_gid++;
-  g->x = g->n_uses == 0 ? g->cap : 0;
+  g->x = g->n_uses == 0 ? g->rate_cap_Bps : 0;
   g->fresh = true;
   /* Saturated resources first, bounded ones last (stable, from the key
      * order). */
@@ -1051,9 +1051,9 @@ static void group_activate(SimFlowNet *net, flow_group *g)
   }
   for (uint32_t k = 0; k < g->n_uses; k++) {
     SimFlowResource *r = g->uses[k].res;
-    if (r->n_users == r->cap_users) {
-      r->cap_users = r->cap_users ? r->cap_users * 2 : 8;
-      r->users = g_renew(res_user, r->users, r->cap_users);
+    if (r->n_users == r->users_alloc) {
+      r->users_alloc = r->users_alloc ? r->users_alloc * 2 : 8;
+      r->users = g_renew(res_user, r->users, r->users_alloc);
     }
     g->uses[k].pos = r->n_users;
     r->users[r->n_users++] = (res_user){ .g = g, .w = g->uses[k].w, .use = k };
@@ -1063,7 +1063,7 @@ static void group_activate(SimFlowNet *net, flow_group *g)
   flow_clock *c = clock_new(net, g->x);
   c->fresh = true;
   clock_add_group(net, c, g, 0); /* V_g = 0 */
-  if (g->cap < INFINITY && g->n_uses > 0) capped_insert(net, g);
+  if (g->rate_cap_Bps < INFINITY && g->n_uses > 0) capped_insert(net, g);
 }
 
 /* An emptied group leaves its resources and the heaps; it stays idle in
@@ -1090,7 +1090,7 @@ static void group_deactivate(SimFlowNet *net, flow_group *g, bool quiet)
   else
     clock_update_next(net, c);
   net->n_active_groups--;
-  if (g->cap < INFINITY && g->n_uses > 0) capped_remove(net, g);
+  if (g->rate_cap_Bps < INFINITY && g->n_uses > 0) capped_remove(net, g);
   g->x = 0;
 }
 
@@ -1218,7 +1218,7 @@ static void close_component(SimFlowNet *net, comp_state *cs)
     while (cs->qg < cs->nc) {
       flow_group *g = net->comp[cs->qg++];
       for (uint32_t k = 0; k < g->n_sat; k++) add_cr(net, cs, g->uses[k].res);
-      if (g->n_sat == 0 && !(g->cap < INFINITY)) {
+      if (g->n_sat == 0 && !(g->rate_cap_Bps < INFINITY)) {
         bool has = false;
         for (uint32_t k = 0; k < g->n_uses && !has; k++) has = g->uses[k].res->mark == net->epoch;
         if (!has) net->unb[cs->nu++] = g; /* no resource of the component yet */
@@ -1281,8 +1281,8 @@ static void fill(SimFlowNet *net, const comp_state *cs)
     for (; ci < net->n_capped; ci++) {
       flow_group *g = net->capped[ci];
       if (g->mark != e || g->frozen) continue;
-      if (!(g->cap <= thr)) break;
-      freeze(net, g, g->cap < lmin ? g->cap : lmin);
+      if (!(g->rate_cap_Bps <= thr)) break;
+      freeze(net, g, g->rate_cap_Bps < lmin ? g->rate_cap_Bps : lmin);
       g->froze_by = NULL;
       unfrozen--;
       froze_cap = true;
@@ -1352,10 +1352,10 @@ static void resum(SimFlowNet *net)
     for (uint32_t u = 0; u < r->n_users; u++) {
       const flow_group *g = r->users[u].g;
       L += (double)g->n * r->users[u].w * g->x;
-      if (g->cap < INFINITY) CL += (double)g->n * r->users[u].w * g->cap;
+      if (g->rate_cap_Bps < INFINITY) CL += (double)g->n * r->users[u].w * g->rate_cap_Bps;
     }
     r->load = L;
-    r->cap_load = CL;
+    r->load_at_caps = CL;
   }
   for (uint32_t i = 0; i < net->n_cheap; i++) {
     flow_clock *c = net->cheap[i];
@@ -1375,7 +1375,7 @@ static void resum(SimFlowNet *net)
  * for a group not solved yet (it rises with the level up to there). */
 static inline double old_rate(const flow_group *g)
 {
-  return g->fresh ? g->cap : g->x;
+  return g->fresh ? g->rate_cap_Bps : g->x;
 }
 
 /* A lower bound, at most @upper, of the level at which @r saturates in the
@@ -2039,13 +2039,13 @@ static void solve_groups(SimFlowNet *net)
 static void retrack(SimFlowNet *net)
 {
   group_use *tmp = NULL;
-  uint32_t cap_tmp = 0;
+  uint32_t tmp_alloc = 0;
   for (guint i = 0; i < net->groups->len; i++) {
     flow_group *g = g_ptr_array_index(net->groups, i);
     if (!g->ck) continue; /* idle: group_activate orders its uses */
-    if (cap_tmp < g->n_uses) {
-      cap_tmp = g->n_uses;
-      tmp = g_renew(group_use, tmp, cap_tmp);
+    if (tmp_alloc < g->n_uses) {
+      tmp_alloc = g->n_uses;
+      tmp = g_renew(group_use, tmp, tmp_alloc);
     }
     uint32_t m = 0;
     for (uint32_t k = g->n_sat; k < g->n_uses; k++)
@@ -2141,11 +2141,11 @@ static void detach(SimFlowNet *net, SimFlow *f, double delivered)
     res_sync(net, r);
     r->n_flows--;
     r->load -= w * g->x;
-    if (g->cap < INFINITY)
-      r->cap_load -= w * g->cap;
+    if (g->rate_cap_Bps < INFINITY)
+      r->load_at_caps -= w * g->rate_cap_Bps;
     else
       r->n_uncapped--;
-    if (r->n_flows == 0) r->load = r->cap_load = 0; /* exact when empty */
+    if (r->n_flows == 0) r->load = r->load_at_caps = 0; /* exact when empty */
     r->st.units += w * delivered;
     if (k < g->n_trk) clock_entry(c, r)->A -= w;
   }
@@ -2196,9 +2196,9 @@ static int batch_cmp(const void *a, const void *b)
 
 static inline void batch_add(SimFlowNet *net, uint32_t *nb, SimFlow *f)
 {
-  if (*nb == net->cap_batch) {
-    net->cap_batch = net->cap_batch ? net->cap_batch * 2 : 64;
-    net->batch = g_renew(SimFlow *, net->batch, net->cap_batch);
+  if (*nb == net->batch_alloc) {
+    net->batch_alloc = net->batch_alloc ? net->batch_alloc * 2 : 64;
+    net->batch = g_renew(SimFlow *, net->batch, net->batch_alloc);
   }
   net->batch[(*nb)++] = f;
 }
@@ -2371,14 +2371,14 @@ SimFlowResource *sim_flow_net_add_resource(SimFlowNet *net, const char *name, do
   r->capacity = capacity_per_s;
   r->t_st = sim_engine_now(net->eng);
   g_ptr_array_add(net->resources, r);
-  if (net->resources->len > net->cap_res_scratch) {
-    uint32_t cap = net->cap_res_scratch ? net->cap_res_scratch * 2 : 16;
-    net->seeds = g_renew(SimFlowResource *, net->seeds, cap);
-    net->chk = g_renew(SimFlowResource *, net->chk, cap);
-    net->cr = g_renew(SimFlowResource *, net->cr, cap);
-    net->touched = g_renew(SimFlowResource *, net->touched, cap);
-    net->live = g_renew(SimFlowResource *, net->live, cap);
-    net->cap_res_scratch = cap;
+  if (net->resources->len > net->res_scratch_alloc) {
+    uint32_t alloc = net->res_scratch_alloc ? net->res_scratch_alloc * 2 : 16;
+    net->seeds = g_renew(SimFlowResource *, net->seeds, alloc);
+    net->chk = g_renew(SimFlowResource *, net->chk, alloc);
+    net->cr = g_renew(SimFlowResource *, net->cr, alloc);
+    net->touched = g_renew(SimFlowResource *, net->touched, alloc);
+    net->live = g_renew(SimFlowResource *, net->live, alloc);
+    net->res_scratch_alloc = alloc;
   }
   return r;
 }
@@ -2392,7 +2392,7 @@ void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, doubl
   res->st.busy_area_s += (units - res->units_cc) / res->capacity;
   res->units_cc = units;
   res->capacity = capacity_per_s;
-  net->cap_epoch++;
+  net->capacity_epoch++;
   bounds_invalidate(net);
   net->lvl0 = 0; /* no restart level worked out for capacity changes */
   if (!res->seeded) {
@@ -2440,10 +2440,10 @@ void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlo
 
 /* Merges @uses into net->key_uses (duplicates added, zero costs dropped);
  * returns their number and the rate the flow would get alone. */
-static uint32_t merge_uses(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double cap_Bps, double *alone_rate)
+static uint32_t merge_uses(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double rate_cap_Bps, double *alone_rate)
 {
-  if (net->cap_key_uses < n_uses) {
-    net->cap_key_uses = (uint32_t)n_uses;
+  if (net->key_uses_alloc < n_uses) {
+    net->key_uses_alloc = (uint32_t)n_uses;
     net->key_uses = g_renew(group_use, net->key_uses, n_uses);
   }
   group_use *ku = net->key_uses;
@@ -2455,7 +2455,7 @@ static uint32_t merge_uses(SimFlowNet *net, const SimFlowUse *uses, size_t n_use
     if (k == nu) ku[nu++] = (group_use){ .res = uses[i].res, .w = 0 };
     ku[k].w += uses[i].units_per_byte;
   }
-  double alone = cap_Bps;
+  double alone = rate_cap_Bps;
   for (uint32_t k = 0; k < nu; k++) {
     double r = ku[k].res->capacity / ku[k].w;
     if (r < alone) alone = r;
@@ -2491,9 +2491,9 @@ static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, doub
     /* Completes now; it takes no share. */
     f->g = NULL;
     f->tag = f->key = 0;
-    if (net->n_imm == net->cap_imm) {
-      net->cap_imm = net->cap_imm ? net->cap_imm * 2 : 16;
-      net->imm = g_renew(SimFlow *, net->imm, net->cap_imm);
+    if (net->n_imm == net->imm_alloc) {
+      net->imm_alloc = net->imm_alloc ? net->imm_alloc * 2 : 16;
+      net->imm = g_renew(SimFlow *, net->imm, net->imm_alloc);
     }
     f->hpos = net->n_imm;
     net->imm[net->n_imm++] = f;
@@ -2501,7 +2501,7 @@ static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, doub
     return f;
   }
 
-  double cap_Bps = g->cap;
+  double rate_cap_Bps = g->rate_cap_Bps;
   bool was_idle = g->n == 0;
   if (was_idle) group_activate(net, g);
   f->g = g;
@@ -2515,17 +2515,17 @@ static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, doub
     SimFlowResource *r = g->uses[k].res;
     res_sync(net, r);
     r->n_flows++;
-    if (cap_Bps < INFINITY)
-      r->cap_load += g->uses[k].w * cap_Bps;
+    if (rate_cap_Bps < INFINITY)
+      r->load_at_caps += g->uses[k].w * rate_cap_Bps;
     else
       r->n_uncapped++;
     all_safe = all_safe && safe(r);
   }
-  if (g->n_uses > 0 && all_safe && (was_idle || g->x == cap_Bps)) {
+  if (g->n_uses > 0 && all_safe && (was_idle || g->x == rate_cap_Bps)) {
     /* Fast path: none of its resources can saturate, it runs at its cap. */
     net->n_fast++;
-    g->x = cap_Bps;
-    g->ck->x = cap_Bps; /* its own clock, anchored now, when it was idle */
+    g->x = rate_cap_Bps;
+    g->ck->x = rate_cap_Bps; /* its own clock, anchored now, when it was idle */
     g->ck->fresh = false;
     g->fresh = false;
   } else if (g->n_uses > 0) {
@@ -2550,46 +2550,46 @@ static SimFlow *start_in(SimFlowNet *net, flow_group *g, double size_bytes, doub
   return f;
 }
 
-SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses, double cap_Bps,
+SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses, double rate_cap_Bps,
                         sim_flow_done_fn done, void *ctx, GError **error)
 {
   g_return_val_if_fail(net != NULL, NULL);
   g_return_val_if_fail(size_bytes >= 0 && size_bytes < INFINITY, NULL);
-  g_return_val_if_fail(cap_Bps > 0, NULL); /* also rejects NaN */
+  g_return_val_if_fail(rate_cap_Bps > 0, NULL); /* also rejects NaN */
   g_return_val_if_fail(n_uses == 0 || uses != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   g_return_val_if_fail(uses_valid(uses, n_uses), NULL);
 
   double alone_rate;
-  uint32_t nu = merge_uses(net, uses, n_uses, cap_Bps, &alone_rate);
+  uint32_t nu = merge_uses(net, uses, n_uses, rate_cap_Bps, &alone_rate);
   if (!(alone_rate < INFINITY) && size_bytes > 0) {
     g_set_error(error, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED,
                 "flow uses no resource and has no rate cap: its rate would be infinite");
     return NULL;
   }
-  return start_in(net, size_bytes > 0 ? group_get(net, nu, cap_Bps) : NULL, size_bytes, alone_rate, done, ctx);
+  return start_in(net, size_bytes > 0 ? group_get(net, nu, rate_cap_Bps) : NULL, size_bytes, alone_rate, done, ctx);
 }
 
-SimFlowPath *sim_flow_net_path(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double cap_Bps, GError **error)
+SimFlowPath *sim_flow_net_path(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double rate_cap_Bps, GError **error)
 {
   g_return_val_if_fail(net != NULL, NULL);
-  g_return_val_if_fail(cap_Bps > 0, NULL);
+  g_return_val_if_fail(rate_cap_Bps > 0, NULL);
   g_return_val_if_fail(n_uses == 0 || uses != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   g_return_val_if_fail(uses_valid(uses, n_uses), NULL);
 
   double alone_rate;
-  uint32_t nu = merge_uses(net, uses, n_uses, cap_Bps, &alone_rate);
+  uint32_t nu = merge_uses(net, uses, n_uses, rate_cap_Bps, &alone_rate);
   if (!(alone_rate < INFINITY)) {
     g_set_error(error, SIM_FLOW_ERROR, SIM_FLOW_ERROR_UNBOUNDED,
                 "flow uses no resource and has no rate cap: its rate would be infinite");
     return NULL;
   }
   SimFlowPath *p = g_new0(SimFlowPath, 1);
-  p->g = group_get(net, nu, cap_Bps);
+  p->g = group_get(net, nu, rate_cap_Bps);
   p->g->pinned = true;
   p->alone_rate = alone_rate;
-  p->cap_epoch = net->cap_epoch;
+  p->capacity_epoch = net->capacity_epoch;
   g_ptr_array_add(net->paths, p);
   return p;
 }
@@ -2599,14 +2599,14 @@ SimFlow *sim_flow_start_path(SimFlowNet *net, SimFlowPath *path, double size_byt
   g_return_val_if_fail(net != NULL && path != NULL, NULL);
   g_return_val_if_fail(size_bytes >= 0 && size_bytes < INFINITY, NULL);
   flow_group *g = path->g;
-  if (path->cap_epoch != net->cap_epoch) {
-    double alone = g->cap;
+  if (path->capacity_epoch != net->capacity_epoch) {
+    double alone = g->rate_cap_Bps;
     for (uint32_t k = 0; k < g->n_uses; k++) {
       double r = g->key[k].res->capacity / g->key[k].w;
       if (r < alone) alone = r;
     }
     path->alone_rate = alone;
-    path->cap_epoch = net->cap_epoch;
+    path->capacity_epoch = net->capacity_epoch;
   }
   return start_in(net, size_bytes > 0 ? g : NULL, size_bytes, path->alone_rate, done, ctx);
 }

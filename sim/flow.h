@@ -182,13 +182,13 @@ void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlo
 /* ---- flows -------------------------------------------------------------- */
 
 /** Starts a flow of @size_bytes (>= 0) now, using the @n_uses resources of
- *  @uses (a resource listed twice has its costs added), at most @cap_Bps
+ *  @uses (a resource listed twice has its costs added), at most @rate_cap_Bps
  *  bytes/s (> 0, or SIM_FLOW_UNCAPPED).  @done (may be NULL) is called with
  *  @ctx when the last byte is delivered; a zero-size flow completes at the
  *  current time, from the net's event.  Returns the flow, valid until its
  *  callback returns or it is cancelled.  Errors: SIM_FLOW_ERROR_UNBOUNDED if
  *  the flow has no cap and no resource with a positive cost (returns NULL). */
-SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses, double cap_Bps,
+SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses, double rate_cap_Bps,
                         sim_flow_done_fn done, void *ctx, GError **error);
 
 /** A path: the merged uses and cap of sim_flow_start(), worked out once,
@@ -196,7 +196,7 @@ SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *us
  *  a group).  Owned by the net, valid until sim_flow_net_free().  Errors:
  *  SIM_FLOW_ERROR_UNBOUNDED if it has no cap and no resource with a
  *  positive cost (returns NULL). */
-SimFlowPath *sim_flow_net_path(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double cap_Bps, GError **error);
+SimFlowPath *sim_flow_net_path(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double rate_cap_Bps, GError **error);
 
 /** Starts a flow of @size_bytes (>= 0) on @path: the same as
  *  sim_flow_start() with the path's uses and cap, without merging them or
