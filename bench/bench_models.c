@@ -56,10 +56,10 @@ int main(int argc, char **argv)
     app_scenario_info_clear(&info);
     return 2;
   }
-  g_autoptr(FlowsimSpec) spec = appliance_des_spec(a, &info, m);
+  g_autoptr(SimFluidSpec) spec = appliance_des_spec(a, &info, m);
 
   double w0 = now_s(), c0 = cpu_s();
-  FlowsimResult *raw = NULL;
+  SimFluidResult *raw = NULL;
   AppReport *rep = appliance_des_run(a, &info, m, &raw, &err);
   double wall = now_s() - w0, cpu = cpu_s() - c0;
   if (!rep) {
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
          " classes=%u resources=%u concurrency=%d gbps=%.1f\n",
          argv[1], info.duration_s, wall, cpu, (double)ru.ru_maxrss / 1024.0, raw->events, raw->requests_done, spec->classes->len,
          spec->resources->len, spec->concurrency, rep->throughput_gbps);
-  flowsim_result_free(raw);
+  sim_fluid_result_free(raw);
   app_report_free(rep);
   app_scenario_info_clear(&info);
   return 0;

@@ -10,9 +10,9 @@
 /* Most requests one run may simulate (about an hour of CPU at ~1 us each). */
 #define DES_MAX_REQUESTS 5e9
 
-FlowsimSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m)
+SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m)
 {
-  FlowsimSpec *s = flowsim_spec_new();
+  SimFluidSpec *s = sim_fluid_spec_new();
   s->seed = a->seed;
   s->duration_ns = sim_time_from_s(info->duration_s);
   s->warmup_ns = sim_time_from_s(info->warmup_s);
@@ -26,26 +26,26 @@ FlowsimSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info,
   for (int d = 0; d < a->n_drives; d++) in_flight += a->drives[d].queue_depth * MIN(1.0, a->wl.io_bytes / a->wl.request_bytes);
   s->concurrency = in_flight > DES_MIN_IN_FLIGHT ? (int)ceil(in_flight) : DES_MIN_IN_FLIGHT;
   for (int r = 0; r < m->n_res; r++)
-    flowsim_add_resource(s, m->res[r].name, demand_kind_name(m->res[r].kind), "units/s", m->res[r].capacity * m->res[r].limit);
+    sim_fluid_add_resource(s, m->res[r].name, demand_kind_name(m->res[r].kind), "units/s", m->res[r].capacity * m->res[r].limit);
   for (int k = 0; k < m->n_class; k++) {
     const DmClass *c = &m->cls[k];
     if (!(c->weight > 0)) continue;
-    FlowsimClass *fc = flowsim_add_class(s, c->name, c->weight, a->drives[c->drive].latency_us * 1e3);
+    SimFluidClass *fc = sim_fluid_add_class(s, c->name, c->weight, a->drives[c->drive].latency_us * 1e3);
     for (int r = 0; r < m->n_res; r++)
-      if (c->demand[r] > 0) flowsim_class_use(fc, r, c->demand[r]);
+      if (c->demand[r] > 0) sim_fluid_class_use(fc, r, c->demand[r]);
   }
   return s;
 }
 
-AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, FlowsimResult **raw,
+AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, SimFluidResult **raw,
                              GError **error)
 {
-  g_autoptr(FlowsimSpec) spec = appliance_des_spec(a, info, m);
-  if (!flowsim_spec_check(spec, error)) return NULL;
+  g_autoptr(SimFluidSpec) spec = appliance_des_spec(a, info, m);
+  if (!sim_fluid_spec_check(spec, error)) return NULL;
   /* Refuse runs that would take hours rather than hang: the requests the
      * run would simulate, at most the bound's throughput over the duration. */
   /* saturate: as many requests as the bound serves; open: every arrival is an event */
-  double max_Bps = spec->offered_Bps > 0 ? spec->offered_Bps : flowsim_bound_Bps(spec, NULL);
+  double max_Bps = spec->offered_Bps > 0 ? spec->offered_Bps : sim_fluid_bound_Bps(spec, NULL);
   double requests = max_Bps * sim_time_to_s(spec->duration_ns) / sim_dist_mean(&spec->request_bytes);
   if (requests > DES_MAX_REQUESTS) {
     g_set_error(error, MODEL_ERROR, MODEL_ERROR_INVALID,
@@ -54,7 +54,7 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
                 requests, DES_MAX_REQUESTS);
     return NULL;
   }
-  FlowsimResult *fr = flowsim_run(spec);
+  SimFluidResult *fr = sim_fluid_run(spec);
 
   AppReport *r = g_new0(AppReport, 1);
   r->scenario = g_strdup(info->name ? info->name : a->name);
@@ -93,6 +93,6 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
   if (raw)
     *raw = fr;
   else
-    flowsim_result_free(fr);
+    sim_fluid_result_free(fr);
   return r;
 }

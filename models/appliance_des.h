@@ -2,7 +2,7 @@
  *
  * The demand model (demand.h) gives the resources and, for every traffic class,
  * the units of each resource one served byte consumes.  This module turns them
- * into a request-level fluid simulation (flowsim.h): requests of
+ * into a request-level fluid simulation (sim/fluid.h): requests of
  * workload.request_bytes arrive (Poisson at the offered load, or an endless
  * backlog for "saturate"), wait for a free slot, pay their drive's read
  * latency, then move their bytes through every resource of their class at
@@ -28,17 +28,17 @@
 #define MODELS_APPLIANCE_DES_H
 
 #include "models/appliance_report.h"
-#include "models/flowsim.h"
+#include "sim/fluid.h"
 
-/** Builds the flowsim spec of @a (demand model @m) for a run of @info's
+/** Builds the fluid-simulation spec of @a (demand model @m) for a run of @info's
  *  duration and warm-up.  Returns: (transfer full). */
-FlowsimSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);
+SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);
 
 /** Runs the discrete-event model; returns the report (mode "run") and, when
- *  @raw is not NULL, the raw flowsim result (transfer full) for tests.
+ *  @raw is not NULL, the raw fluid-simulation result (transfer full) for tests.
  *  Errors: a model the simulation cannot run (no class with load, a run too
  *  short for its batches), with NULL returned. */
-AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, FlowsimResult **raw,
+AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, SimFluidResult **raw,
                              GError **error);
 
 #endif /* MODELS_APPLIANCE_DES_H */

@@ -1,6 +1,10 @@
-/* sim/flow-bounds.c — bounded resources: ...
+/* sim/flow-bounds.c — resources that can never be overloaded (cover proofs).
  *
- * See sim/flow-private.h for the design notes and the data structures.
+ * A resource is bounded when a cover by other resources proves that its load
+ * cannot reach its capacity (weak LP duality: see below); bounded resources
+ * never join a solve and no clock tracks them.
+ *
+ * Design notes and data structures: sim/flow-private.h.
  */
 #include "sim/flow-private.h"
 

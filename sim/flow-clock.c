@@ -1,10 +1,15 @@
-/* sim/flow-clock.c — clocks: ...
+/* sim/flow-clock.c — clocks: groups that move at the same byte rate share one
+ * virtual time.
  *
- * See sim/flow-private.h for the design notes and the data structures.
+ * A clock holds its groups in a heap by their first flow's finish key and,
+ * per resource its groups use (bounded ones excepted), the summed weight
+ * A = sum n_g w_{g,r}.  V_c(t) = V_s + x (t - t_s); a group's virtual time is
+ * V_c - off_g.  A rate change re-anchors the clock (V_s, t_s = now), so it
+ * costs one completion time whatever its number of groups and flows.
+ *
+ * Design notes and data structures: sim/flow-private.h.
  */
 #include "sim/flow-private.h"
-
-/* ---- clocks ---- */
 
 /* Recomputes @c's next completion (its first group's first flow) and its
  * place in the heap of clocks. */

@@ -1,6 +1,13 @@
-/* sim/flow-group.c — groups: ...
+/* sim/flow-group.c — groups: flows with the same merged (resource, cost) vector
+ * and rate cap, found by content.
  *
- * See sim/flow-private.h for the design notes and the data structures.
+ * A group is hashed by its key (uses in the order of the first start) and
+ * rate cap; emptied groups stay idle for reuse and are purged when they pile
+ * up.  Activation puts a group on its resources' user lists (saturated,
+ * tracked, bounded uses in that order), into a clock of its own and, when it
+ * has a rate cap, into the net's list of rate-capped groups by (cap, id).
+ *
+ * Design notes and data structures: sim/flow-private.h.
  */
 #include "sim/flow-private.h"
 

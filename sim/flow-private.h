@@ -90,6 +90,43 @@
  *   interval it spends past its last byte, as it completes at the ceil'd
  *   ns, included), so units served equal sum of w x bytes exactly.
  * - Scratch arrays grow by doubling and are kept: no allocation per solve.
+ *
+ * Why two solvers.  solve_clocks fills by clocks and solve_groups by groups;
+ * one solver would be solve_groups alone, giving back what the clock
+ * filling bought (bench/README.md, "Clocks": 2.65 G -> 1.86 G instructions
+ * on the 800G row; a rate change costs a re-anchor per clock, not per
+ * group), or solve_clocks taking rate caps, which it cannot do as it stands: a clock
+ * freezes whole at the level of a saturating resource, but rate-capped
+ * groups of one clock freeze each at its own cap, so the clock would have
+ * to split at every cap below the level, and a clock left with no
+ * component resource that all its groups use (bound_clocks returns -1)
+ * needs per-group bounds.  solve_clocks therefore runs only while no capped
+ * group is active and gives up (having changed nothing but clock
+ * membership) in that last case; solve_groups does the rest.  Merging them
+ * would also change the order in which loads are summed (clock weights A
+ * against per-group n w), hence the last digits of the rates, which the
+ * golden outputs forbid in a refactoring.
+ *
+ * Words.  "Rate cap" (rate_cap_Bps, bytes/s) is a flow's own limit;
+ * "capacity" (units/s) is a resource's; load_at_caps is the load a
+ * resource would carry with every rate-capped user at its cap; *_alloc
+ * are allocated lengths of arrays; capacity_epoch counts capacity changes.
+ *
+ * Scratch.  What a solve writes and no later solve reads is kept apart
+ * from the state: the net's arrays and epochs in net->sx (SimFlowScratch),
+ * and each resource's, group's and clock's own figures in its `sx` member
+ * (valid only while its mark equals the current epoch).  Those stay in the
+ * elements rather than in arrays of the net: groups have no dense index,
+ * and the fillings read them next to the element's state (capacity,
+ * users), so a side table would add a load per access in the hot loops.
+ *
+ * Files.  flow.c: the public API (net, resources, flows, statistics, the
+ * completion event); flow-clock.c: clocks, their group heaps and resource
+ * entries; flow-group.c: groups by content, activation, the rate-capped
+ * list; flow-bounds.c: the bounded-resource proofs (cover_bounds, retrack);
+ * flow-solve.c: closure, fillings, restart level, commits (the two
+ * solvers).  Functions shared between them are prefixed sim_flow__ and
+ * declared below only; small hot helpers are static inline here.
  */
 #ifndef SIM_FLOW_PRIVATE_H
 #define SIM_FLOW_PRIVATE_H

@@ -1,6 +1,12 @@
-/* sim/flow-solve.c — the solver: ...
+/* sim/flow-solve.c — the solver: weighted max-min rates by progressive filling.
  *
- * See sim/flow-private.h for the design notes and the data structures.
+ * The component of the changes (closed over saturated resources, from the
+ * restart level), its progressive filling by clocks (solve_clocks) or by
+ * groups (solve_groups), the overload check of the resources left out, and
+ * the commit of rates, loads and saturation flags.  Why there are two
+ * fillings: sim/flow-private.h.
+ *
+ * Design notes and data structures: sim/flow-private.h.
  */
 #include "sim/flow-private.h"
 

@@ -46,7 +46,7 @@ START_TEST(test_des_meets_bound)
   loaded *l = load(unskewed[_i], sets);
   int bn = -1;
   double bound_gbps = demand_saturation_Bps(l->m, &bn) * 8e-9;
-  FlowsimResult *raw = NULL;
+  SimFluidResult *raw = NULL;
   AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw, NULL);
   ck_assert_msg(fabs(rep->throughput_gbps - bound_gbps) <= 0.03 * bound_gbps, "%s: DES %.1f Gb/s vs bound %.1f", unskewed[_i],
                 rep->throughput_gbps, bound_gbps);
@@ -70,7 +70,7 @@ START_TEST(test_des_meets_bound)
   g_autoptr(GString) t = g_string_new(NULL);
   app_report_write(rep, APP_FMT_TABLE, t);
   ck_assert_msg(!strstr(t->str, "unserved"), "%s", t->str);
-  flowsim_result_free(raw);
+  sim_fluid_result_free(raw);
   app_report_free(rep);
   unload(l);
 }

@@ -788,7 +788,7 @@ END_TEST
 /* Differential test against the per-flow solver of commit 47c3890
  * (tests/support/flow_ref.c): the same random workload on both nets, flows
  * drawn from a few classes (shared vectors and caps, so that groups form,
- * as in models/flowsim.c) and random one-off vectors; both must give every
+ * as in sim/fluid.c) and random one-off vectors; both must give every
  * flow the same rate at every probe, complete the same flows at the same
  * ns (+-1 ns for float rounding) and serve the same units. */
 enum { DF_RES = 10, DF_CLASSES = 12, DF_FLOWS = 4000, DF_MAXU = 5 };

@@ -1,5 +1,5 @@
-/* models/flowsim.c — request-level fluid simulation (see flowsim.h). */
-#include "models/flowsim.h"
+/* sim/fluid.c — request-level fluid simulation of resources shared by classes of requests (see sim/fluid.h). */
+#include "sim/fluid.h"
 
 #include <math.h>
 #include <gsl/gsl_randist.h>
@@ -8,13 +8,13 @@
 #include "sim/rng.h"
 #include "sim/stats.h"
 
-#define FLOWSIM_ERROR g_quark_from_static_string("flowsim-error")
+#define SIM_FLUID_ERROR g_quark_from_static_string("sim-fluid-error")
 
 /* ---------- spec ---------- */
 
 static void resource_free(gpointer p)
 {
-  FlowsimResource *r = p;
+  SimFluidResource *r = p;
   g_free(r->name);
   g_free(r->kind);
   g_free(r->unit);
@@ -23,15 +23,15 @@ static void resource_free(gpointer p)
 
 static void class_free(gpointer p)
 {
-  FlowsimClass *c = p;
+  SimFluidClass *c = p;
   g_array_free(c->uses, TRUE);
   g_free(c->name);
   g_free(c);
 }
 
-FlowsimSpec *flowsim_spec_new(void)
+SimFluidSpec *sim_fluid_spec_new(void)
 {
-  FlowsimSpec *s = g_new0(FlowsimSpec, 1);
+  SimFluidSpec *s = g_new0(SimFluidSpec, 1);
   s->seed = 1;
   s->batches = 20;
   s->concurrency = 1000;
@@ -42,7 +42,7 @@ FlowsimSpec *flowsim_spec_new(void)
   return s;
 }
 
-void flowsim_spec_free(FlowsimSpec *spec)
+void sim_fluid_spec_free(SimFluidSpec *spec)
 {
   if (!spec) return;
   g_ptr_array_free(spec->resources, TRUE);
@@ -50,9 +50,9 @@ void flowsim_spec_free(FlowsimSpec *spec)
   g_free(spec);
 }
 
-int flowsim_add_resource(FlowsimSpec *spec, const char *name, const char *kind, const char *unit, double capacity)
+int sim_fluid_add_resource(SimFluidSpec *spec, const char *name, const char *kind, const char *unit, double capacity)
 {
-  FlowsimResource *r = g_new0(FlowsimResource, 1);
+  SimFluidResource *r = g_new0(SimFluidResource, 1);
   r->name = g_strdup(name);
   r->kind = g_strdup(kind);
   r->unit = g_strdup(unit);
@@ -61,83 +61,83 @@ int flowsim_add_resource(FlowsimSpec *spec, const char *name, const char *kind, 
   return (int)spec->resources->len - 1;
 }
 
-FlowsimClass *flowsim_add_class(FlowsimSpec *spec, const char *name, double weight, double latency_ns)
+SimFluidClass *sim_fluid_add_class(SimFluidSpec *spec, const char *name, double weight, double latency_ns)
 {
-  FlowsimClass *c = g_new0(FlowsimClass, 1);
+  SimFluidClass *c = g_new0(SimFluidClass, 1);
   c->name = g_strdup(name);
   c->weight = weight;
   c->latency_ns = latency_ns;
-  c->uses = g_array_new(FALSE, FALSE, sizeof(FlowsimUse));
+  c->uses = g_array_new(FALSE, FALSE, sizeof(SimFluidUse));
   g_ptr_array_add(spec->classes, c);
   return c;
 }
 
-void flowsim_class_use(FlowsimClass *cls, int res, double units_per_byte)
+void sim_fluid_class_use(SimFluidClass *cls, int res, double units_per_byte)
 {
   for (guint i = 0; i < cls->uses->len; i++) {
-    FlowsimUse *u = &g_array_index(cls->uses, FlowsimUse, i);
+    SimFluidUse *u = &g_array_index(cls->uses, SimFluidUse, i);
     if (u->res == res) {
       u->units_per_byte += units_per_byte;
       return;
     }
   }
-  FlowsimUse u = { res, units_per_byte };
+  SimFluidUse u = { res, units_per_byte };
   g_array_append_val(cls->uses, u);
 }
 
-gboolean flowsim_spec_check(const FlowsimSpec *spec, GError **error)
+gboolean sim_fluid_spec_check(const SimFluidSpec *spec, GError **error)
 {
   int nres = (int)spec->resources->len;
   for (int i = 0; i < nres; i++) {
-    const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
+    const SimFluidResource *r = g_ptr_array_index(spec->resources, i);
     if (!(r->capacity > 0) || !isfinite(r->capacity)) {
-      g_set_error(error, FLOWSIM_ERROR, 1, "resource %s: capacity %g must be positive and finite", r->name, r->capacity);
+      g_set_error(error, SIM_FLUID_ERROR, 1, "resource %s: capacity %g must be positive and finite", r->name, r->capacity);
       return FALSE;
     }
   }
   if (!spec->classes->len) {
-    g_set_error(error, FLOWSIM_ERROR, 1, "no request classes: nothing to serve");
+    g_set_error(error, SIM_FLUID_ERROR, 1, "no request classes: nothing to serve");
     return FALSE;
   }
   for (guint k = 0; k < spec->classes->len; k++) {
-    const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
+    const SimFluidClass *c = g_ptr_array_index(spec->classes, k);
     gboolean bounded = isfinite(spec->flow_cap_Bps);
     if (!(c->weight > 0) || !(c->latency_ns >= 0)) {
-      g_set_error(error, FLOWSIM_ERROR, 1, "class %s: weight must be > 0 and latency >= 0", c->name);
+      g_set_error(error, SIM_FLUID_ERROR, 1, "class %s: weight must be > 0 and latency >= 0", c->name);
       return FALSE;
     }
     for (guint i = 0; i < c->uses->len; i++) {
-      const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
+      const SimFluidUse *u = &g_array_index(c->uses, SimFluidUse, i);
       if (u->res < 0 || u->res >= nres || !(u->units_per_byte >= 0)) {
-        g_set_error(error, FLOWSIM_ERROR, 1, "class %s: bad resource use", c->name);
+        g_set_error(error, SIM_FLUID_ERROR, 1, "class %s: bad resource use", c->name);
         return FALSE;
       }
       bounded |= u->units_per_byte > 0;
     }
     if (!bounded) {
-      g_set_error(error, FLOWSIM_ERROR, 1, "class %s uses no resource: its rate would be unbounded", c->name);
+      g_set_error(error, SIM_FLUID_ERROR, 1, "class %s uses no resource: its rate would be unbounded", c->name);
       return FALSE;
     }
   }
   if (spec->concurrency < 1 || spec->batches < 2 || spec->batches > SIM_STATS_MAX_BATCHES || spec->warmup_ns < 0 ||
       spec->duration_ns - spec->warmup_ns < spec->batches * SIM_NS_PER_US || !(spec->offered_Bps >= 0)) {
-    g_set_error(error, FLOWSIM_ERROR, 1,
+    g_set_error(error, SIM_FLUID_ERROR, 1,
                 "bad run parameters: concurrency >= 1, 2..64 batches of at least 1 us after the warm-up, offered load >= 0");
     return FALSE;
   }
   return sim_dist_validate(&spec->request_bytes, error);
 }
 
-double flowsim_bound_Bps(const FlowsimSpec *spec, int *bottleneck)
+double sim_fluid_bound_Bps(const SimFluidSpec *spec, int *bottleneck)
 {
   int nres = (int)spec->resources->len;
   g_autofree double *demand = g_new0(double, nres);
   double wsum = 0;
-  for (guint k = 0; k < spec->classes->len; k++) wsum += ((FlowsimClass *)g_ptr_array_index(spec->classes, k))->weight;
+  for (guint k = 0; k < spec->classes->len; k++) wsum += ((SimFluidClass *)g_ptr_array_index(spec->classes, k))->weight;
   for (guint k = 0; k < spec->classes->len; k++) {
-    const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
+    const SimFluidClass *c = g_ptr_array_index(spec->classes, k);
     for (guint i = 0; i < c->uses->len; i++) {
-      const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
+      const SimFluidUse *u = &g_array_index(c->uses, SimFluidUse, i);
       demand[u->res] += c->weight / wsum * u->units_per_byte;
     }
   }
@@ -145,7 +145,7 @@ double flowsim_bound_Bps(const FlowsimSpec *spec, int *bottleneck)
   int arg = -1;
   for (int r = 0; r < nres; r++) {
     if (demand[r] <= 0) continue;
-    double x = ((FlowsimResource *)g_ptr_array_index(spec->resources, r))->capacity / demand[r];
+    double x = ((SimFluidResource *)g_ptr_array_index(spec->resources, r))->capacity / demand[r];
     if (x < best) {
       best = x;
       arg = r;
@@ -172,7 +172,7 @@ struct request {
 };
 
 struct sim_state {
-  const FlowsimSpec *spec;
+  const SimFluidSpec *spec;
   SimEngine *eng;
   SimFlowNet *net;
   SimFlowResource **fres;
@@ -235,7 +235,7 @@ static void latency_done(SimEngine *eng, SimEvent *ev, void *ctx)
 /* Gives @r a slot: access latency, then its transfer. */
 static void admit(sim_state *s, request *r)
 {
-  const FlowsimClass *c = g_ptr_array_index(s->spec->classes, r->cls);
+  const SimFluidClass *c = g_ptr_array_index(s->spec->classes, r->cls);
   s->active++;
   s->bytes_admitted += r->bytes;
   s->bytes_waiting_latency += r->bytes;
@@ -276,8 +276,8 @@ static void on_arrival(SimEngine *eng, SimEvent *ev, void *ctx)
   request *r = req_new(s);
   if (s->active < s->spec->concurrency) {
     admit(s, r);
-  } else if (s->n_waiting >= FLOWSIM_MAX_WAITING_PER_SLOT * s->spec->concurrency) {
-    s->rejected++; /* the client gives up: the box is overloaded */
+  } else if (s->n_waiting >= SIM_FLUID_MAX_WAITING_PER_SLOT * s->spec->concurrency) {
+    s->rejected++; /* the client gives up: the system is overloaded */
     r->next = s->free;
     s->free = r;
   } else {
@@ -309,13 +309,13 @@ static void sample_resources(sim_state *s, double *last_units, double *last_byte
   *last_bytes = ns.units;
 }
 
-static FlowsimEstimate est(const SimStat *st, double scale)
+static SimFluidEstimate est(const SimStat *st, double scale)
 {
   SimCi ci = sim_stat_ci(st);
-  return (FlowsimEstimate){ ci.mean * scale, ci.half_width * scale };
+  return (SimFluidEstimate){ ci.mean * scale, ci.half_width * scale };
 }
 
-FlowsimResult *flowsim_run(const FlowsimSpec *spec)
+SimFluidResult *sim_fluid_run(const SimFluidSpec *spec)
 {
   guint nres = spec->resources->len, ncls = spec->classes->len;
   sim_state s = { .spec = spec };
@@ -326,7 +326,7 @@ FlowsimResult *flowsim_run(const FlowsimSpec *spec)
   s.fres = g_new0(SimFlowResource *, nres);
   s.st_res = g_new0(SimStat *, nres);
   for (guint i = 0; i < nres; i++) {
-    const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
+    const SimFluidResource *r = g_ptr_array_index(spec->resources, i);
     s.fres[i] = sim_flow_net_add_resource(s.net, r->name, r->capacity);
     s.st_res[i] = sim_stats_add(s.stats, r->name, SIM_STAT_RATE);
   }
@@ -336,19 +336,19 @@ FlowsimResult *flowsim_run(const FlowsimSpec *spec)
   s.uses = g_new0(SimFlowUse *, ncls);
   g_autofree double *weights = g_new0(double, ncls);
   for (guint k = 0; k < ncls; k++) {
-    const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
+    const SimFluidClass *c = g_ptr_array_index(spec->classes, k);
     weights[k] = c->weight;
     s.uses[k] = g_new0(SimFlowUse, c->uses->len ? c->uses->len : 1);
     for (guint i = 0; i < c->uses->len; i++) {
-      const FlowsimUse *u = &g_array_index(c->uses, FlowsimUse, i);
+      const SimFluidUse *u = &g_array_index(c->uses, SimFluidUse, i);
       s.uses[k][i] = (SimFlowUse){ s.fres[u->res], u->units_per_byte };
     }
   }
   s.paths = g_new0(SimFlowPath *, ncls);
   for (guint k = 0; k < ncls; k++) {
-    const FlowsimClass *c = g_ptr_array_index(spec->classes, k);
+    const SimFluidClass *c = g_ptr_array_index(spec->classes, k);
     s.paths[k] = sim_flow_net_path(s.net, s.uses[k], c->uses->len, spec->flow_cap_Bps, NULL);
-    g_assert(s.paths[k]); /* flowsim_spec_check: every class is bounded */
+    g_assert(s.paths[k]); /* sim_fluid_spec_check: every class is bounded */
   }
   s.class_table = gsl_ran_discrete_preproc(ncls, weights);
   s.rng_arrival = sim_rng_new(spec->seed, "workload.arrivals");
@@ -377,7 +377,7 @@ FlowsimResult *flowsim_run(const FlowsimSpec *spec)
     sim_stats_close_batch(s.stats, t);
   }
 
-  FlowsimResult *res = g_new0(FlowsimResult, 1);
+  SimFluidResult *res = g_new0(SimFluidResult, 1);
   res->throughput_Bps = est(s.st_bytes, 1);
   res->latency_s = est(s.st_latency, 1);
   res->latency_p50_s = sim_stat_quantile(s.st_latency, 0);
@@ -385,9 +385,9 @@ FlowsimResult *flowsim_run(const FlowsimSpec *spec)
   res->simulated_s = sim_time_to_s(spec->duration_ns - spec->warmup_ns);
   res->events = s.eng->events_run;
   res->batches = sim_stat_ci(s.st_bytes).batches;
-  res->resources = g_new0(FlowsimResourceResult, nres);
+  res->resources = g_new0(SimFluidResourceResult, nres);
   for (guint i = 0; i < nres; i++) {
-    const FlowsimResource *r = g_ptr_array_index(spec->resources, i);
+    const SimFluidResource *r = g_ptr_array_index(spec->resources, i);
     res->resources[i].load = est(s.st_res[i], 1);
     res->resources[i].utilization = est(s.st_res[i], 1 / r->capacity);
   }
@@ -418,7 +418,7 @@ FlowsimResult *flowsim_run(const FlowsimSpec *spec)
   return res;
 }
 
-void flowsim_result_free(FlowsimResult *res)
+void sim_fluid_result_free(SimFluidResult *res)
 {
   if (!res) return;
   g_free(res->resources);

@@ -1,11 +1,11 @@
-/* tests/test_flowsim.c — the request-level fluid simulation against the
+/* tests/test_fluid.c — the request-level fluid simulation (sim/fluid.h) against the
  * bottleneck law, Little's law and byte conservation. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include <math.h>
 #include <string.h>
 #include <gsl/gsl_errno.h>
-#include "models/flowsim.h"
+#include "sim/fluid.h"
 
 /* Three resources, two classes with different per-byte costs (worked by hand):
  *   mem  100 units/s: class a 4/B, class b 5/B
@@ -13,35 +13,35 @@
  *   nic   30 B/s:     both 1/B
  * Mix a:b = 3:1 -> D_mem = 0.75*4 + 0.25*5 = 4.25, D_cpu = 1.75, D_nic = 1.
  * X = min(100/4.25, 60/1.75, 30/1) = min(23.53, 34.29, 30) = 23.53 B/s, memory-bound. */
-static FlowsimSpec *hand_spec(double offered_Bps)
+static SimFluidSpec *hand_spec(double offered_Bps)
 {
-  FlowsimSpec *s = flowsim_spec_new();
+  SimFluidSpec *s = sim_fluid_spec_new();
   s->seed = 3;
   s->duration_ns = 2000 * SIM_NS_PER_S;
   s->warmup_ns = 100 * SIM_NS_PER_S;
   s->offered_Bps = offered_Bps;
   s->concurrency = 64;
   s->request_bytes = (SimDist){ SIM_DIST_EXPONENTIAL, 2.0, 0 }; /* 2 B mean: many requests */
-  int mem = flowsim_add_resource(s, "mem", "dram", "units/s", 100);
-  int cpu = flowsim_add_resource(s, "cpu", "cpu", "units/s", 60);
-  int nic = flowsim_add_resource(s, "nic", "nic_port", "B/s", 30);
-  FlowsimClass *a = flowsim_add_class(s, "a", 3, 1e6);
-  flowsim_class_use(a, mem, 4);
-  flowsim_class_use(a, cpu, 2);
-  flowsim_class_use(a, nic, 1);
-  FlowsimClass *b = flowsim_add_class(s, "b", 1, 1e6);
-  flowsim_class_use(b, mem, 5);
-  flowsim_class_use(b, cpu, 1);
-  flowsim_class_use(b, nic, 1);
-  ck_assert(flowsim_spec_check(s, NULL));
+  int mem = sim_fluid_add_resource(s, "mem", "dram", "units/s", 100);
+  int cpu = sim_fluid_add_resource(s, "cpu", "cpu", "units/s", 60);
+  int nic = sim_fluid_add_resource(s, "nic", "nic_port", "B/s", 30);
+  SimFluidClass *a = sim_fluid_add_class(s, "a", 3, 1e6);
+  sim_fluid_class_use(a, mem, 4);
+  sim_fluid_class_use(a, cpu, 2);
+  sim_fluid_class_use(a, nic, 1);
+  SimFluidClass *b = sim_fluid_add_class(s, "b", 1, 1e6);
+  sim_fluid_class_use(b, mem, 5);
+  sim_fluid_class_use(b, cpu, 1);
+  sim_fluid_class_use(b, nic, 1);
+  ck_assert(sim_fluid_spec_check(s, NULL));
   return s;
 }
 
 START_TEST(test_bound_by_hand)
 {
-  g_autoptr(FlowsimSpec) s = hand_spec(0);
+  g_autoptr(SimFluidSpec) s = hand_spec(0);
   int bn = -1;
-  double x = flowsim_bound_Bps(s, &bn);
+  double x = sim_fluid_bound_Bps(s, &bn);
   ck_assert_double_eq_tol(x, 100 / 4.25, 1e-9);
   ck_assert_int_eq(bn, 0);
 }
@@ -49,8 +49,8 @@ END_TEST
 
 START_TEST(test_saturation_meets_bound)
 {
-  g_autoptr(FlowsimSpec) s = hand_spec(0);
-  g_autoptr(FlowsimResult) r = flowsim_run(s);
+  g_autoptr(SimFluidSpec) s = hand_spec(0);
+  g_autoptr(SimFluidResult) r = sim_fluid_run(s);
   double bound = 100 / 4.25;
   ck_assert_msg(fabs(r->throughput_Bps.mean - bound) <= 0.03 * bound, "DES %.4f vs bound %.4f", r->throughput_Bps.mean, bound);
   ck_assert_double_le(r->resources[0].utilization.mean, 1 + 1e-9);
@@ -65,8 +65,8 @@ END_TEST
 START_TEST(test_open_below_capacity)
 {
   /* offered 15 B/s (64% of the bound): served = offered, utilisations = offered x D / C */
-  g_autoptr(FlowsimSpec) s = hand_spec(15);
-  g_autoptr(FlowsimResult) r = flowsim_run(s);
+  g_autoptr(SimFluidSpec) s = hand_spec(15);
+  g_autoptr(SimFluidResult) r = sim_fluid_run(s);
   ck_assert_msg(fabs(r->throughput_Bps.mean - 15) <= 0.03 * 15, "served %.4f", r->throughput_Bps.mean);
   ck_assert_double_eq_tol(r->resources[0].utilization.mean, 15 * 4.25 / 100, 0.03 * 15 * 4.25 / 100);
   ck_assert_double_eq_tol(r->resources[2].utilization.mean, 0.5, 0.03 * 0.5);
@@ -77,9 +77,9 @@ END_TEST
 
 START_TEST(test_conservation_and_determinism)
 {
-  g_autoptr(FlowsimSpec) s = hand_spec(20);
-  g_autoptr(FlowsimResult) r1 = flowsim_run(s);
-  g_autoptr(FlowsimResult) r2 = flowsim_run(s);
+  g_autoptr(SimFluidSpec) s = hand_spec(20);
+  g_autoptr(SimFluidResult) r1 = sim_fluid_run(s);
+  g_autoptr(SimFluidResult) r2 = sim_fluid_run(s);
   ck_assert_double_eq_tol(r1->bytes_admitted, r1->bytes_delivered + r1->bytes_in_flight, 1e-6 * r1->bytes_admitted);
   ck_assert_double_gt(r1->bytes_delivered, 0);
   ck_assert_uint_gt(r1->requests_done, 1000);
@@ -91,10 +91,10 @@ END_TEST
 
 START_TEST(test_rejects_unbounded_class)
 {
-  g_autoptr(FlowsimSpec) s = hand_spec(0);
-  flowsim_add_class(s, "free", 1, 0);
+  g_autoptr(SimFluidSpec) s = hand_spec(0);
+  sim_fluid_add_class(s, "free", 1, 0);
   GError *err = NULL;
-  ck_assert(!flowsim_spec_check(s, &err));
+  ck_assert(!sim_fluid_spec_check(s, &err));
   ck_assert_ptr_nonnull(strstr(err->message, "free"));
   g_error_free(err);
 }
@@ -103,7 +103,7 @@ END_TEST
 int main(void)
 {
   gsl_set_error_handler_off();
-  Suite *su = suite_create("flowsim");
+  Suite *su = suite_create("fluid");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_bound_by_hand);

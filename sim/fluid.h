@@ -1,0 +1,132 @@
+/* sim/fluid.h — request-level fluid simulation: classes of requests sharing
+ * bandwidth resources.
+ *
+ * A system is a set of bandwidth resources, each with a capacity in its own
+ * unit per second (bytes/s, cycles/s, ...).  A request of S bytes belongs to
+ * a class: the resources its bytes use, given as resource units consumed per
+ * byte, a weight (its share of the requests) and a fixed access latency.
+ * After that latency the request becomes one flow on a SimFlowNet
+ * (sim/flow.h) that consumes all its resources at once, sharing each with
+ * the other requests by max-min fairness; rates change only when a request
+ * starts or ends.  Nothing here knows what the resources stand for: the
+ * caller maps its components (drives, links, memory, cores, ports, ...) onto
+ * resources and its request paths onto classes.
+ *
+ * Workload: at most `concurrency` requests transfer at once (connections with
+ * one request outstanding).  Open mode: Poisson arrivals at offered_Bps / E[S],
+ * class drawn by weight, waiting FIFO for a free slot (at most
+ * SIM_FLUID_MAX_WAITING_PER_SLOT per slot; later ones are turned away).  Saturate mode: every
+ * slot is refilled the instant a request completes, with a class drawn by
+ * weight — equivalent to an open arrival stream that never runs dry, so the
+ * served mix of classes equals the weights and throughput settles where the
+ * first resource saturates: min_r C_r / D_r with D_r = sum_k weight_k S u_{k,r}
+ * / sum_k weight_k S, the bottleneck law that the analytic bound uses.
+ *
+ * Measured (after warm-up, batch-means 95% CIs): throughput in bytes/s, each
+ * resource's load (units/s) and utilisation, request latency (arrival to last
+ * byte: slot wait + access latency + transfer) with p50/p99, and byte
+ * conservation counters (admitted = delivered + in flight).
+ * Left out here: packet-level effects (TCP dynamics, output-queue drops; a
+ * caller may add its own estimates on top), request priorities.
+ */
+#ifndef SIM_FLUID_H
+#define SIM_FLUID_H
+
+#include <glib.h>
+#include "sim/dist.h"
+#include "sim/time.h"
+
+/* Requests that may wait for a slot, per slot; later arrivals are turned
+ * away (clients give up on an overloaded system), which bounds memory. */
+#define SIM_FLUID_MAX_WAITING_PER_SLOT 64
+
+typedef struct {
+  char *name;      /* e.g. "dram.node0" */
+  char *kind;      /* e.g. "dram" */
+  char *unit;      /* unit of capacity, e.g. "B/s", "cycles/s" */
+  double capacity; /* units per second, > 0 */
+} SimFluidResource;
+
+typedef struct {
+  int res;               /* index into resources */
+  double units_per_byte; /* >= 0 */
+} SimFluidUse;
+
+typedef struct {
+  char *name;
+  double weight;     /* relative share of requests, > 0 */
+  double latency_ns; /* fixed delay before the first byte moves */
+  GArray *uses;      /* SimFluidUse */
+} SimFluidClass;
+
+typedef struct {
+  uint64_t seed;
+  sim_time_ns duration_ns; /* warm-up included */
+  sim_time_ns warmup_ns;
+  int batches;           /* batch means after warm-up, 2..64 */
+  double offered_Bps;    /* bytes/s; 0 = saturate */
+  int concurrency;       /* requests transferring at once, >= 1 */
+  SimDist request_bytes; /* request size distribution (bytes) */
+  double flow_cap_Bps;   /* per-request rate cap, INFINITY = none */
+  GPtrArray *resources;  /* SimFluidResource* */
+  GPtrArray *classes;    /* SimFluidClass* */
+} SimFluidSpec;
+
+typedef struct {
+  double mean, half_width;
+} SimFluidEstimate;
+
+typedef struct {
+  SimFluidEstimate load;        /* units/s */
+  SimFluidEstimate utilization; /* load / capacity */
+} SimFluidResourceResult;
+
+typedef struct {
+  SimFluidEstimate throughput_Bps;
+  SimFluidEstimate latency_s;
+  double latency_p50_s, latency_p99_s;
+  double simulated_s;
+  uint64_t events;
+  uint64_t requests_done;
+  uint64_t requests_rejected; /* arrivals turned away: wait queue full (overload) */
+  int batches;
+  /* conservation, over the whole run (warm-up included), bytes */
+  double bytes_admitted, bytes_delivered, bytes_in_flight;
+  double max_utilization_seen;       /* highest instantaneous utilisation of any resource */
+  SimFluidResourceResult *resources; /* one per spec resource */
+} SimFluidResult;
+
+/** A spec with no resources or classes and defaults the caller overrides:
+ *  seed 1, 20 batches, concurrency 1000, 1 MiB deterministic requests, no
+ *  rate cap, durations and offered load 0 (saturate). */
+SimFluidSpec *sim_fluid_spec_new(void);
+/** Frees @spec, its resources and classes (NULL is ignored). */
+void sim_fluid_spec_free(SimFluidSpec *spec);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimFluidSpec, sim_fluid_spec_free)
+
+/** Adds a resource; returns its index. */
+int sim_fluid_add_resource(SimFluidSpec *spec, const char *name, const char *kind, const char *unit, double capacity);
+
+/** Adds a class; returns it so uses can be appended with sim_fluid_class_use(). */
+SimFluidClass *sim_fluid_add_class(SimFluidSpec *spec, const char *name, double weight, double latency_ns);
+
+/** Adds @units_per_byte of resource @res to class @cls (adds to an existing use). */
+void sim_fluid_class_use(SimFluidClass *cls, int res, double units_per_byte);
+
+/** Checks the spec: indices, positive capacities and weights, every class
+ *  bounded (some use or a cap), durations.  Errors name the class or field. */
+gboolean sim_fluid_spec_check(const SimFluidSpec *spec, GError **error);
+
+/** Bottleneck law for the spec's class mix: the throughput (bytes/s) at which
+ *  the first resource saturates, and its index in *@bottleneck (may be NULL).
+ *  Per-request caps bound it by concurrency x cap. */
+double sim_fluid_bound_Bps(const SimFluidSpec *spec, int *bottleneck);
+
+/** Runs the simulation of a checked spec. */
+SimFluidResult *sim_fluid_run(const SimFluidSpec *spec);
+
+/** Frees @res and its per-resource results (NULL is ignored). */
+void sim_fluid_result_free(SimFluidResult *res);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimFluidResult, sim_fluid_result_free)
+
+#endif /* SIM_FLUID_H */
