@@ -11,7 +11,7 @@
  */
 #include "sim/flow-private.h"
 
-/* ---- capped groups, sorted by (cap, id) --------------------------------- */
+/* ---- rate-capped groups, sorted by (rate cap, id) ------------------------ */
 
 static inline bool capped_less(const SimFlowGroup *a, const SimFlowGroup *b)
 {
