@@ -14,7 +14,7 @@
  *   NAME_fix(h, n, i)       restores the order after h[i]'s key changed
  *   NAME_insert(h, &n, x)   appends x (room for one more is the caller's)
  *   NAME_remove(h, &n, x)   removes x (which is in the heap)
- *   NAME_heapify(h, n)      orders an unordered array (Floyd, bottom-up)
+ *   NAME_heapify(h, n)      orders an unordered array (Floyd, bottom-up) and sets every POS
  *
  * Ties: the order of elements with equal keys depends on the sequence of
  * operations, so LESS must break ties itself (by an id or a sequence number)
@@ -81,6 +81,7 @@
   }                                                             \
   static inline void NAME##_heapify(T **h, uint32_t n)          \
   {                                                             \
+    for (uint32_t j = 0; j < n; j++) h[j]->POS = j;             \
     for (uint32_t j = n / 2; j-- > 0;) NAME##_down(h, n, j);    \
   }
 
