@@ -3,6 +3,7 @@
 #include "models/appliance_capacity.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
+#include "sim/gsl_autoptr.h"
 #include <math.h>
 
 typedef struct {
@@ -41,7 +42,7 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
   double xsat = demand_saturation_Bps(m, NULL) * 8e-9;
   double lo = xsat * 1e-3, hi = xsat * 2.0;
   out->probe_floor_gbps = lo;
-  gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   out->capacity_gbps = INFINITY;
   out->limiting = CAP_SATURATION;
   out->iterations = 0;
@@ -58,7 +59,6 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
       int st = gsl_root_fsolver_set(s, &F, lo, hi);
       if (st != GSL_SUCCESS) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "capacity: %s", gsl_strerror(st));
-        gsl_root_fsolver_free(s);
         return FALSE;
       }
       int it = 0;
@@ -72,7 +72,6 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
       if (st != GSL_SUCCESS) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "capacity (%s): %s", capacity_criterion_name((CapCriterion)c),
                     gsl_strerror(st));
-        gsl_root_fsolver_free(s);
         return FALSE;
       }
       /* the lower end of the bracket still meets the criterion */
@@ -84,7 +83,6 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
       out->limiting = (CapCriterion)c;
     }
   }
-  gsl_root_fsolver_free(s);
   return TRUE;
 }
 

@@ -5,6 +5,7 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
+#include "sim/gsl_autoptr.h"
 #include <math.h>
 #include <string.h>
 
@@ -304,8 +305,8 @@ gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError
   gsl_multifit_nlinear_fdf fdf = { .f = residuals, .df = NULL, .fvv = NULL, .n = n, .p = p, .params = &ctx };
   gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
   par.h_df = 1e-4; /* the model is piecewise linear (min over resources): take wide steps */
-  gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
-  gsl_vector *x = gsl_vector_alloc(p);
+  g_autoptr(gsl_multifit_nlinear_workspace) w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
+  g_autoptr(gsl_vector) x = gsl_vector_alloc(p);
   for (size_t i = 0; i < p; i++) {
     double v = *coeffs_fitted_ptr(c, (int)i);
     gsl_vector_set(x, i, is_eff((int)i) ? log(v / (1.0 - v)) : log(v));
@@ -323,8 +324,6 @@ gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError
   } else {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "fit failed: %s", gsl_strerror(st));
   }
-  gsl_vector_free(x);
-  gsl_multifit_nlinear_free(w);
   return ok;
 }
 

@@ -4,6 +4,7 @@
 #include "models/model_error.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
+#include "sim/gsl_autoptr.h"
 #include <math.h>
 #include <string.h>
 
@@ -375,7 +376,7 @@ static double saturation(const DemandModel *m, const double *scale, int *binding
   if (bl < 0 || m->n_lat == 0 || excess(m, x_lin * (1.0 - 1e-12), scale, NULL) <= 0) return x_lin;
   SatCtx ctx = { m, scale };
   gsl_function F = { .function = excess_fn, .params = &ctx };
-  gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   gsl_root_fsolver_set(s, &F, 0.0, x_lin);
   int st = GSL_CONTINUE;
   for (int it = 0; it < 200 && st == GSL_CONTINUE; it++) {
@@ -383,7 +384,6 @@ static double saturation(const DemandModel *m, const double *scale, int *binding
     st = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-12);
   }
   double x = gsl_root_fsolver_x_lower(s); /* every resource still within its limit */
-  gsl_root_fsolver_free(s);
   if (binding) {
     double xu = x * (1.0 + 1e-9);
     excess(m, xu, scale, binding);

@@ -38,7 +38,7 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
   for (int d = 0; d < n_drives; d++) share[d] = 0;
   g_autofree int *per_node = g_new0(int, n_nodes);
   for (int d = 0; d < n_drives; d++) per_node[drive_node[d]]++;
-  gsl_rng *rng = NULL;
+  g_autoptr(gsl_rng) rng = NULL;
   if (w->title_placement == WL_PLACE_RANDOM) rng = sim_rng_new(seed, "workload.title_placement");
   double h = 0;
   for (int r = 1; r <= w->titles; r++) {
@@ -53,7 +53,6 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
     int d = rng ? (int)gsl_rng_uniform_int(rng, (unsigned long)n_drives) : order[(r - 1) % n_drives];
     share[d] += p;
   }
-  if (rng) gsl_rng_free(rng);
   for (int d = 0; d < n_drives; d++) share[d] /= h;
 }
 
