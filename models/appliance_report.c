@@ -208,8 +208,7 @@ static void write_json(const AppReport *r, GString *out)
   json_builder_begin_object(b);
   sim_json_string(b, "scenario", r->scenario);
   sim_json_string(b, "mode", r->mode);
-  json_builder_set_member_name(b, "seed");
-  json_builder_add_int_value(b, (gint64)r->seed);
+  sim_json_int(b, "seed", (gint64)r->seed);
   json_builder_set_member_name(b, "offered_gbps");
   if (r->offered_gbps > 0)
     json_builder_add_double_value(b, r->offered_gbps);
@@ -218,12 +217,10 @@ static void write_json(const AppReport *r, GString *out)
   sim_json_number(b, "throughput_gbps", r->throughput_gbps);
   if (r->offered_gbps > 0) sim_json_number(b, "unserved_gbps", app_report_unserved_gbps(r));
   if (r->requests_rejected >= 0) {
-    json_builder_set_member_name(b, "requests_rejected");
-    json_builder_add_int_value(b, r->requests_rejected);
+    sim_json_int(b, "requests_rejected", r->requests_rejected);
   }
   if (r->expected_gbps >= 0) {
-    json_builder_set_member_name(b, "steady_state");
-    json_builder_add_boolean_value(b, app_report_steady(r));
+    sim_json_bool(b, "steady_state", app_report_steady(r));
   }
   sim_json_number(b, "cpu_util_pct", r->cpu_util_pct);
   json_builder_set_member_name(b, "latency_ms");
@@ -261,8 +258,7 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_number(b, "value", x->value);
     sim_json_string(b, "unit", x->unit);
     if (r->nodes_known && x->node >= 0) {
-      json_builder_set_member_name(b, "node");
-      json_builder_add_int_value(b, x->node);
+      sim_json_int(b, "node", x->node);
     }
     if (strcmp(x->kind, "nic_port") == 0) {
       sim_json_number(b, "drop_fraction", x->drop);
@@ -281,8 +277,7 @@ static void write_json(const AppReport *r, GString *out)
     if (r->ref.bottleneck) {
       sim_json_string(b, "bottleneck", r->ref.bottleneck);
     }
-    json_builder_set_member_name(b, "scenario_changed");
-    json_builder_add_boolean_value(b, r->ref.changed);
+    sim_json_bool(b, "scenario_changed", r->ref.changed);
     json_builder_end_object(b);
   }
   json_builder_end_object(b);

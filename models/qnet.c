@@ -465,13 +465,10 @@ static void write_json(const QnetResult *res, GString *out)
   json_builder_begin_object(b);
   sim_json_string(b, "kind", "queueing_network");
   sim_json_string(b, "name", res->name);
-  json_builder_set_member_name(b, "seed");
-  json_builder_add_int_value(b, (gint64)res->seed);
+  sim_json_int(b, "seed", (gint64)res->seed);
   sim_json_number(b, "simulated_s", res->simulated_s);
-  json_builder_set_member_name(b, "batches");
-  json_builder_add_int_value(b, res->batches);
-  json_builder_set_member_name(b, "events");
-  json_builder_add_int_value(b, (gint64)res->events);
+  sim_json_int(b, "batches", res->batches);
+  sim_json_int(b, "events", (gint64)res->events);
   json_builder_set_member_name(b, "stations");
   json_builder_begin_array(b);
   for (int i = 0; i < res->nstations; i++) {
