@@ -4,6 +4,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include "sim/gsl_autoptr.h"
+#include "sim/roots.h"
 #include <math.h>
 
 typedef struct {
@@ -62,12 +63,7 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
         return FALSE;
       }
       int it = 0;
-      do {
-        st = gsl_root_fsolver_iterate(s);
-        if (st != GSL_SUCCESS) break;
-        double a_ = gsl_root_fsolver_x_lower(s), b_ = gsl_root_fsolver_x_upper(s);
-        st = gsl_root_test_interval(a_, b_, 0, 1e-6);
-      } while (st == GSL_CONTINUE && ++it < 200);
+      st = sim_root_iterate(s, 0.0, 1e-6, 200, &it);
       out->iterations += it;
       if (st != GSL_SUCCESS) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "capacity (%s): %s", capacity_criterion_name((CapCriterion)c),

@@ -5,6 +5,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include "sim/gsl_autoptr.h"
+#include "sim/roots.h"
 #include <math.h>
 #include <string.h>
 
@@ -378,11 +379,7 @@ static double saturation(const DemandModel *m, const double *scale, int *binding
   gsl_function F = { .function = excess_fn, .params = &ctx };
   g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   gsl_root_fsolver_set(s, &F, 0.0, x_lin);
-  int st = GSL_CONTINUE;
-  for (int it = 0; it < 200 && st == GSL_CONTINUE; it++) {
-    gsl_root_fsolver_iterate(s);
-    st = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-12);
-  }
+  sim_root_iterate(s, 0.0, 1e-12, 200, NULL);
   double x = gsl_root_fsolver_x_lower(s); /* every resource still within its limit */
   if (binding) {
     double xu = x * (1.0 + 1e-9);
