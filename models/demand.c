@@ -388,12 +388,58 @@ static double saturation(const DemandModel *m, const double *scale, int *binding
   return x;
 }
 
+int demand_binding(int n, const double *h)
+{
+  int arg = -1;
+  double best = -1;
+  for (int i = 0; i < n; i++)
+    if (h[i] > best + DEMAND_TIE) {
+      best = h[i];
+      arg = i;
+    }
+  return arg;
+}
+
+/* The naming half of demand_name_bottleneck, given the binding resource. */
+static int name_for_binding(const DemandModel *m, int binding, const double *util, int *stalled_cpu)
+{
+  if (stalled_cpu) *stalled_cpu = -1;
+  if (binding < 0 || !m->stall_named || m->res[binding].kind != RK_CPU) return binding;
+  int dram = -1;
+  double best = -1;
+  for (int r = 0; r < m->n_res; r++)
+    if (m->res[r].kind == RK_DRAM && util[r] > best + DEMAND_TIE) {
+      best = util[r];
+      dram = r;
+    }
+  if (dram < 0) return binding;
+  if (stalled_cpu) *stalled_cpu = binding;
+  return dram;
+}
+
+int demand_name_bottleneck(const DemandModel *m, const double *util, int *stalled_cpu)
+{
+  g_autofree double *h = g_new(double, MAX(m->n_res, 1));
+  for (int r = 0; r < m->n_res; r++) h[r] = util[r] / m->res[r].limit;
+  return name_for_binding(m, demand_binding(m->n_res, h), util, stalled_cpu);
+}
+
+int demand_co_bottlenecks(const DemandModel *m, const double *util, int named, int *idx)
+{
+  if (named < 0) return 0;
+  double hb = util[named] / m->res[named].limit;
+  if (hb <= 0) return 0;
+  int n = 0;
+  for (int r = 0; r < m->n_res; r++)
+    if (r != named && util[r] / m->res[r].limit * (1.0 + DEMAND_COBOTTLENECK) >= hb) idx[n++] = r;
+  return n;
+}
+
 /* Solves X*, names the bottleneck and evaluates demands at X_op = min(offered, X*). */
 static void settle(DemandModel *m, double offered_Bps)
 {
   int bn = -1;
   m->sat_Bps = saturation(m, NULL, &bn);
-  m->bottleneck = bn;
   m->stall_named = FALSE;
   gboolean cpu_lat = FALSE;
   for (int i = 0; i < m->n_lat; i++) cpu_lat = cpu_lat || m->lat[i].res == bn;
@@ -402,19 +448,13 @@ static void settle(DemandModel *m, double offered_Bps)
     double up_cpu[RK_COUNT], up_dram[RK_COUNT];
     for (int k = 0; k < RK_COUNT; k++) up_cpu[k] = up_dram[k] = 1.0;
     up_cpu[RK_CPU] = up_dram[RK_DRAM] = 1.01;
-    if (saturation(m, up_dram, NULL) > saturation(m, up_cpu, NULL)) {
-      double hi = -1;
-      for (int r = 0; r < m->n_res; r++)
-        if (m->res[r].kind == RK_DRAM && m->res[r].capacity > 0) {
-          double u = m->sat_Bps * m->base_total[r] / m->res[r].capacity;
-          if (u > hi + 1e-12) {
-            hi = u;
-            m->bottleneck = r;
-          }
-        }
-      m->stall_named = TRUE;
-    }
+    m->stall_named = saturation(m, up_dram, NULL) > saturation(m, up_cpu, NULL);
   }
+  /* the naming rule (demand_name_bottleneck) on the utilisations at X*, with the solver's binding resource */
+  g_autofree double *u_sat = g_new(double, MAX(m->n_res, 1));
+  for (int r = 0; r < m->n_res; r++)
+    u_sat[r] = m->res[r].capacity > 0 ? m->sat_Bps * total_at(m, r, m->sat_Bps, NULL) / m->res[r].capacity : 0.0;
+  m->bottleneck = name_for_binding(m, bn, u_sat, NULL);
   m->op_Bps = offered_Bps > 0 ? MIN(offered_Bps, m->sat_Bps) : m->sat_Bps;
   g_autofree double *w = g_new(double, m->n_res);
   for (int r = 0; r < m->n_res; r++) {
