@@ -187,7 +187,7 @@ static void write_json(const AppReport *r, GString *out)
   sim_json_int(b, "seed", (gint64)r->seed);
   json_builder_set_member_name(b, "offered_gbps");
   if (r->offered_gbps > 0)
-    json_builder_add_double_value(b, r->offered_gbps);
+    sim_json_element(b, r->offered_gbps);
   else
     json_builder_add_string_value(b, "saturate");
   sim_json_number(b, "throughput_gbps", r->throughput_gbps);

@@ -340,7 +340,7 @@ static double excess(const DemandModel *m, double x_Bps, const double *scale, in
     double cap = cap_of(m, r, scale) * m->res[r].limit;
     if (cap <= 0 || m->base_total[r] <= 0) continue;
     double h = x_Bps * total_at(m, r, x_Bps, scale) / cap;
-    if (h > best + 1e-12) {
+    if (h > best + DEMAND_TIE) {
       best = h;
       bi = r;
     }
