@@ -1,15 +1,42 @@
 /* appliance_bound.c — bottleneck law, drops and latency approximation (see
  * appliance_bound.h for the equations). */
 #include "models/appliance_bound.h"
+#include "sim/gsl_autoptr.h"
+#include "sim/roots.h"
+#include <float.h>
+#include <gsl/gsl_errno.h>
 #include <math.h>
 
 /* Utilisation used in latency formulas is capped here: at u = 1 an M/M/1 queue has no
  * steady state; the cap keeps a saturated report finite (and very large). */
 #define LAT_U_CAP 0.995
 
+/* Halvings of the latency-quantile bracket [0, 20 t_max]: far more than a double needs (about 60
+ * leave adjacent doubles), so the result is the bracket's fixed point. */
+#define LAT_QUANTILE_HALVINGS 200
+
 static double sojourn(double s, double u)
 {
   return s / (1.0 - MIN(u, LAT_U_CAP));
+}
+
+typedef struct {
+  const DemandModel *m;
+  const double *T; /* [n_class] mean request time of each class, s */
+  double q;        /* quantile, 0..1 */
+} QuantCtx;
+
+/* Mixture CDF of the classes' exponential request times at t seconds, minus the quantile. A CDF
+ * that rounds to q exactly counts as above it (DBL_MIN, never 0): the quantile is inf{t : F(t) >= q},
+ * the lower end of the run of t where F(t) == q in doubles, rather than wherever on that run the
+ * bisection would first land and stop. */
+static double quantile_gap(double t, void *p)
+{
+  const QuantCtx *x = p;
+  double F = 0;
+  for (int c = 0; c < x->m->n_class; c++) F += x->m->cls[c].weight * (1.0 - exp(-t / x->T[c]));
+  double g = F - x->q;
+  return g != 0.0 ? g : DBL_MIN;
 }
 
 BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps)
@@ -70,17 +97,16 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   }
   r->lat_mean_ms = mean * 1e3;
   double qs[2] = { 0.5, 0.99 }, out[2];
+  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
   for (int q = 0; q < 2; q++) {
-    double lo = 0, hi = tmax * 20 + 1e-9;
-    for (int it = 0; it < 200; it++) {
-      double mid = 0.5 * (lo + hi), F = 0;
-      for (int c = 0; c < m->n_class; c++) F += m->cls[c].weight * (1.0 - exp(-mid / T[c]));
-      if (F < qs[q])
-        lo = mid;
-      else
-        hi = mid;
+    QuantCtx ctx = { m, T, qs[q] };
+    gsl_function F = { .function = quantile_gap, .params = &ctx };
+    double hi = tmax * 20 + 1e-9, t = hi; /* the CDF stays below q on the bracket: its top */
+    if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS) {
+      sim_root_iterate(s, 0.0, 0.0, LAT_QUANTILE_HALVINGS, NULL); /* tolerance 0: every halving runs */
+      t = 0.5 * (gsl_root_fsolver_x_lower(s) + gsl_root_fsolver_x_upper(s));
     }
-    out[q] = 0.5 * (lo + hi) * 1e3;
+    out[q] = t * 1e3;
   }
   r->lat_p50_ms = out[0];
   r->lat_p99_ms = out[1];

@@ -9,7 +9,8 @@
  * port, so load above line rate is unserved, not dropped. Request latency: each
  * class's request of R bytes passes the drive (latency + R/bw), its CPU node (R * cpb on one
  * core) and its egress port (R / port rate); each stage is an M/M/1 sojourn s / (1 - u), and
- * the class total is taken as exponential, so p50/p99 solve sum_c w_c (1 - exp(-t/T_c)) = q.
+ * the class total is taken as exponential, so p50/p99 solve sum_c w_c (1 - exp(-t/T_c)) = q
+ * (GSL bisection, sim/roots.h).
  * Leaves out: anything time-dependent (transients, TCP dynamics, skew between drives of one
  * class): that is the discrete-event model's job.
  */

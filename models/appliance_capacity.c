@@ -3,6 +3,8 @@
 #include "models/appliance_capacity.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
+#include "sim/gsl_autoptr.h"
+#include "sim/roots.h"
 #include <math.h>
 
 typedef struct {
@@ -41,7 +43,7 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
   double xsat = demand_saturation_Bps(m, NULL) * 8e-9;
   double lo = xsat * 1e-3, hi = xsat * 2.0;
   out->probe_floor_gbps = lo;
-  gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   out->capacity_gbps = INFINITY;
   out->limiting = CAP_SATURATION;
   out->iterations = 0;
@@ -58,21 +60,14 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
       int st = gsl_root_fsolver_set(s, &F, lo, hi);
       if (st != GSL_SUCCESS) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "capacity: %s", gsl_strerror(st));
-        gsl_root_fsolver_free(s);
         return FALSE;
       }
       int it = 0;
-      do {
-        st = gsl_root_fsolver_iterate(s);
-        if (st != GSL_SUCCESS) break;
-        double a_ = gsl_root_fsolver_x_lower(s), b_ = gsl_root_fsolver_x_upper(s);
-        st = gsl_root_test_interval(a_, b_, 0, 1e-6);
-      } while (st == GSL_CONTINUE && ++it < 200);
+      st = sim_root_iterate(s, 0.0, 1e-6, 200, &it);
       out->iterations += it;
       if (st != GSL_SUCCESS) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "capacity (%s): %s", capacity_criterion_name((CapCriterion)c),
                     gsl_strerror(st));
-        gsl_root_fsolver_free(s);
         return FALSE;
       }
       /* the lower end of the bracket still meets the criterion */
@@ -84,7 +79,6 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
       out->limiting = (CapCriterion)c;
     }
   }
-  gsl_root_fsolver_free(s);
   return TRUE;
 }
 

@@ -22,7 +22,7 @@ typedef struct {
   double limit_gbps[CAP_COUNT]; /* load at which each criterion is met with equality (inf: never;
                                     * 0: not met even at probe_floor_gbps) */
   double probe_floor_gbps;      /* smallest load probed: 1e-3 of the saturation throughput */
-  int iterations;
+  int iterations;               /* root-solver iterations over all criteria (sim_root_iterate) */
 } CapacityResult;
 
 /* Finds the capacity; FALSE with error if GSL fails. */

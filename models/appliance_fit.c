@@ -5,6 +5,7 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
+#include "sim/gsl_autoptr.h"
 #include <math.h>
 #include <string.h>
 
@@ -197,15 +198,16 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
   row->cpu_ok = ref->cpu_pct < 0 || fabs(row->model_cpu - ref->cpu_pct) <= 10.0;
   row->kind_ok = TRUE;
   if (ref->n_kinds > 0) {
-    /* the named bottleneck (demand.h: DRAM when its stalls fill the CPU), or else a
-     * co-bottleneck within APP_COBOTTLENECK of its limit, has an expected kind */
+    /* the named bottleneck (demand.h: DRAM when its stalls fill the CPU), or else one of its
+     * co-bottlenecks (demand_co_bottlenecks at the served load, as the report lists them), has
+     * an expected kind */
     row->kind_ok = bn >= 0 && kind_matches(ref, m, bn);
-    double xsat = r->sat_Bps;
-    for (int i = 0; i < m->n_res && bn >= 0 && !row->kind_ok; i++) {
-      if (m->total[i] <= 0 || !kind_matches(ref, m, i)) continue;
-      if (m->res[i].limit * m->res[i].capacity / m->total[i] > xsat * (1.0 + APP_COBOTTLENECK)) continue;
+    g_autofree int *co = g_new(int, MAX(m->n_res, 1));
+    int nco = row->kind_ok ? 0 : demand_co_bottlenecks(m, r->util, bn, co);
+    for (int k = 0; k < nco && !row->kind_ok; k++) {
+      if (!kind_matches(ref, m, co[k])) continue;
       row->kind_ok = TRUE;
-      g_strlcpy(row->cobottleneck, m->res[i].name, sizeof row->cobottleneck);
+      g_strlcpy(row->cobottleneck, m->res[co[k]].name, sizeof row->cobottleneck);
     }
   }
   row->ok = row->gbps_ok && row->cpu_ok && row->kind_ok;
@@ -280,7 +282,7 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
     gsl_vector_set(f, k + 0, log(row.model_gbps / row.pub_gbps) / 0.10);
     if (row.pub_cpu >= 0) gsl_vector_set(f, k + 1, (row.model_cpu - row.pub_cpu) / 10.0);
     if (row.pub_fab_util >= 0) gsl_vector_set(f, k + 2, (row.model_fab_util - row.pub_fab_util) / 10.0);
-    if (xe < G_MAXDOUBLE / 2) gsl_vector_set(f, k + 3, MAX(0.0, xe / row.model_gbps - 1.0 - 0.5 * APP_COBOTTLENECK) / 0.05);
+    if (xe < G_MAXDOUBLE / 2) gsl_vector_set(f, k + 3, MAX(0.0, xe / row.model_gbps - 1.0 - 0.5 * DEMAND_COBOTTLENECK) / 0.05);
     if (row.pub_hot > 0) gsl_vector_set(f, k + 4, (row.hot_gbps / row.pub_hot - 1.0) / 0.10);
     if (row.pub_cold > 0 && row.cold_gbps > 0) gsl_vector_set(f, k + 5, (row.cold_gbps / row.pub_cold - 1.0) / 0.10);
     app_ref_row_clear(&row);
@@ -304,8 +306,8 @@ gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError
   gsl_multifit_nlinear_fdf fdf = { .f = residuals, .df = NULL, .fvv = NULL, .n = n, .p = p, .params = &ctx };
   gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
   par.h_df = 1e-4; /* the model is piecewise linear (min over resources): take wide steps */
-  gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
-  gsl_vector *x = gsl_vector_alloc(p);
+  g_autoptr(gsl_multifit_nlinear_workspace) w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
+  g_autoptr(gsl_vector) x = gsl_vector_alloc(p);
   for (size_t i = 0; i < p; i++) {
     double v = *coeffs_fitted_ptr(c, (int)i);
     gsl_vector_set(x, i, is_eff((int)i) ? log(v / (1.0 - v)) : log(v));
@@ -323,8 +325,6 @@ gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError
   } else {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "fit failed: %s", gsl_strerror(st));
   }
-  gsl_vector_free(x);
-  gsl_multifit_nlinear_free(w);
   return ok;
 }
 

@@ -23,7 +23,7 @@ typedef struct {
   double model_gbps, pub_gbps, err_pct;
   double model_cpu, pub_cpu; /* pub < 0: not published */
   char bottleneck[40];
-  char cobottleneck[40]; /* expected-kind resource within APP_COBOTTLENECK of the limit, "" if none */
+  char cobottleneck[40]; /* expected-kind resource (demand_co_bottlenecks), "" if none */
   const char *kind;
   char *pub_bottleneck; /* NULL: not published */
   double stall_share;   /* remote-stall share of the bottleneck CPU's demand */

@@ -46,24 +46,13 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
 
 void app_report_pick_bottleneck(AppReport *r, const DemandModel *m)
 {
-  /* the resource closest to its limit (ties: first in order) */
-  r->bottleneck = r->stalled_cpu = -1;
-  double best = -1;
-  for (int i = 0; i < r->n_res; i++) {
-    double h = r->res[i].utilization / r->res[i].limit;
-    if (h > best + 1e-12) {
-      best = h;
-      r->bottleneck = i;
-    }
-  }
-  if (r->bottleneck < 0 || !m->stall_named || m->res[r->bottleneck].kind != RK_CPU) return;
-  r->stalled_cpu = r->bottleneck;
-  best = -1;
-  for (int i = 0; i < r->n_res; i++)
-    if (m->res[i].kind == RK_DRAM && r->res[i].utilization > best + 1e-12) {
-      best = r->res[i].utilization;
-      r->bottleneck = i;
-    }
+  g_return_if_fail(r->n_res == m->n_res);
+  g_autofree double *u = g_new(double, MAX(r->n_res, 1));
+  for (int i = 0; i < r->n_res; i++) u[i] = r->res[i].utilization;
+  r->bottleneck = demand_name_bottleneck(m, u, &r->stalled_cpu);
+  g_free(r->co);
+  r->co = g_new(int, MAX(r->n_res, 1));
+  r->n_co = demand_co_bottlenecks(m, u, r->bottleneck, r->co);
 }
 
 void app_report_free(AppReport *r)
@@ -72,26 +61,13 @@ void app_report_free(AppReport *r)
   g_free(r->scenario);
   g_free(r->mode);
   g_free(r->res);
+  g_free(r->co);
   g_free(r);
 }
 
 const char *app_report_bottleneck_kind(const AppReport *r)
 {
   return r->bottleneck >= 0 ? r->res[r->bottleneck].kind : "";
-}
-
-/* Resources other than the bottleneck whose own limit is within APP_COBOTTLENECK of the
- * bottleneck's (they saturate together). Written to idx (n_res entries), returns the count. */
-static int co_bottlenecks(const AppReport *r, int *idx)
-{
-  int n = 0;
-  if (r->bottleneck < 0) return 0;
-  double hb = r->res[r->bottleneck].utilization / r->res[r->bottleneck].limit;
-  for (int i = 0; i < r->n_res; i++) {
-    if (i == r->bottleneck || hb <= 0) continue;
-    if (r->res[i].utilization / r->res[i].limit * (1.0 + APP_COBOTTLENECK) >= hb) idx[n++] = i;
-  }
-  return n;
 }
 
 static void bar(GString *out, double u, double limit)
@@ -153,8 +129,8 @@ static void write_table(const AppReport *r, GString *out)
                              "            its queueing stalls fill %s to its %.0f %% cap: 1 %% more memory bandwidth\n"
                              "            buys more throughput than 1 %% more cycles\n",
                              r->res[r->stalled_cpu].name, r->res[r->stalled_cpu].limit * 100);
-    g_autofree int *co = g_new(int, r->n_res);
-    int nco = co_bottlenecks(r, co);
+    const int *co = r->co;
+    int nco = r->n_co;
     for (int k = 0; k < nco && k < 8; k++)
       g_string_append_printf(out, "%s %s (%s) at %.1f %%\n", k == 0 ? "co-limit:  " : "           ", r->res[co[k]].name,
                              r->res[co[k]].kind, r->res[co[k]].utilization * 100);
@@ -208,22 +184,19 @@ static void write_json(const AppReport *r, GString *out)
   json_builder_begin_object(b);
   sim_json_string(b, "scenario", r->scenario);
   sim_json_string(b, "mode", r->mode);
-  json_builder_set_member_name(b, "seed");
-  json_builder_add_int_value(b, (gint64)r->seed);
+  sim_json_int(b, "seed", (gint64)r->seed);
   json_builder_set_member_name(b, "offered_gbps");
   if (r->offered_gbps > 0)
-    json_builder_add_double_value(b, r->offered_gbps);
+    sim_json_element(b, r->offered_gbps);
   else
     json_builder_add_string_value(b, "saturate");
   sim_json_number(b, "throughput_gbps", r->throughput_gbps);
   if (r->offered_gbps > 0) sim_json_number(b, "unserved_gbps", app_report_unserved_gbps(r));
   if (r->requests_rejected >= 0) {
-    json_builder_set_member_name(b, "requests_rejected");
-    json_builder_add_int_value(b, r->requests_rejected);
+    sim_json_int(b, "requests_rejected", r->requests_rejected);
   }
   if (r->expected_gbps >= 0) {
-    json_builder_set_member_name(b, "steady_state");
-    json_builder_add_boolean_value(b, app_report_steady(r));
+    sim_json_bool(b, "steady_state", app_report_steady(r));
   }
   sim_json_number(b, "cpu_util_pct", r->cpu_util_pct);
   json_builder_set_member_name(b, "latency_ms");
@@ -241,11 +214,9 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_number(b, "utilization", x->utilization);
     if (r->stalled_cpu >= 0) sim_json_string(b, "stalls_fill", r->res[r->stalled_cpu].name);
     json_builder_end_object(b);
-    g_autofree int *co = g_new(int, r->n_res);
-    int nco = co_bottlenecks(r, co);
     json_builder_set_member_name(b, "co_bottlenecks");
     json_builder_begin_array(b);
-    for (int k = 0; k < nco; k++) json_builder_add_string_value(b, r->res[co[k]].name);
+    for (int k = 0; k < r->n_co; k++) json_builder_add_string_value(b, r->res[r->co[k]].name);
     json_builder_end_array(b);
   } else {
     json_builder_add_null_value(b);
@@ -261,8 +232,7 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_number(b, "value", x->value);
     sim_json_string(b, "unit", x->unit);
     if (r->nodes_known && x->node >= 0) {
-      json_builder_set_member_name(b, "node");
-      json_builder_add_int_value(b, x->node);
+      sim_json_int(b, "node", x->node);
     }
     if (strcmp(x->kind, "nic_port") == 0) {
       sim_json_number(b, "drop_fraction", x->drop);
@@ -281,8 +251,7 @@ static void write_json(const AppReport *r, GString *out)
     if (r->ref.bottleneck) {
       sim_json_string(b, "bottleneck", r->ref.bottleneck);
     }
-    json_builder_set_member_name(b, "scenario_changed");
-    json_builder_add_boolean_value(b, r->ref.changed);
+    sim_json_bool(b, "scenario_changed", r->ref.changed);
     json_builder_end_object(b);
   }
   json_builder_end_object(b);

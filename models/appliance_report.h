@@ -4,8 +4,8 @@
  * per link and direction, PCIe GB/s per device, NIC Gb/s and drops per port, NVMe GB/s,
  * CPU % per node), and the bottleneck. Formats: a table with a utilisation bar per resource,
  * JSON (json-glib; top level throughput_gbps, cpu_util_pct, bottleneck {resource, kind,
- * utilization}, co_bottlenecks [names of resources within 5 % of their limit when the
- * bottleneck is at its own], resources [{name, kind, utilization, value, unit}], seed; with an
+ * utilization}, co_bottlenecks [names of resources within DEMAND_COBOTTLENECK (5 %) of the
+ * bottleneck's utilisation over limit: demand_co_bottlenecks], resources [{name, kind, utilization, value, unit}], seed; with an
  * offered load also unserved_gbps, and in run mode requests_rejected and steady_state) and CSV
  * (one row per resource). Output order is the resource order of the demand model (deterministic).
  */
@@ -13,11 +13,6 @@
 #define MODELS_APPLIANCE_REPORT_H
 #include "models/appliance_bound.h"
 #include "models/appliance_conf.h"
-
-/* A resource whose own limit is within this fraction of the saturation throughput counts as
- * a co-bottleneck: it saturates together with the bottleneck (e.g. DRAM at 95 % when the CPU
- * reaches its cap; any loaded-latency effect would make it bind). */
-#define APP_COBOTTLENECK 0.05
 
 typedef enum { APP_FMT_TABLE, APP_FMT_JSON, APP_FMT_CSV } AppReportFormat;
 
@@ -50,6 +45,8 @@ typedef struct {
   int bottleneck;           /* index into res, -1 none */
   int stalled_cpu;          /* the CPU at its limit whose cycles the named DRAM bottleneck's
                               queueing stalls fill (app_report_pick_bottleneck), -1 none */
+  int n_co;                 /* co-bottlenecks of the bottleneck (demand_co_bottlenecks) */
+  int *co;                  /* [n_co] their indices into res, in resource order */
   int n_res;
   AppReportResource *res;
   AppReference ref;     /* copied (borrowed strings) when the scenario has one */
@@ -60,10 +57,10 @@ typedef struct {
  * second (B/s, cycles/s, tags...): name, kind, utilisation load/capacity, limit, value in its
  * unit, node. Drops are left to the caller. Use it for every resource and set nodes_known. */
 void app_report_fill_resource(AppReportResource *o, const DmResource *d, double load);
-/* Sets r->bottleneck to the resource closest to its limit (utilization / limit; ties: the
- * first in order), -1 when there is none. r->res must follow m->res. When that is a CPU and the
- * demand model names DRAM for it (m->stall_named: the CPU is filled by DRAM queueing stalls,
- * demand.h), the most utilised DRAM node is named instead. */
+/* Names the report's bottleneck by the one rule (demand_name_bottleneck on res[].utilization):
+ * r->bottleneck the resource closest to its limit, or the most utilised DRAM node when that is
+ * a CPU filled by DRAM queueing stalls (m->stall_named; r->stalled_cpu gets the CPU, else -1);
+ * -1 when there is none. Fills r->co / r->n_co (demand_co_bottlenecks). r->res must follow m->res. */
 void app_report_pick_bottleneck(AppReport *r, const DemandModel *m);
 /* FALSE for a run that serves less than 90 % of what the bound serves (not in steady state). */
 gboolean app_report_steady(const AppReport *r);

@@ -4,6 +4,8 @@
 #include "models/model_error.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
+#include "sim/gsl_autoptr.h"
+#include "sim/roots.h"
 #include <math.h>
 #include <string.h>
 
@@ -338,7 +340,7 @@ static double excess(const DemandModel *m, double x_Bps, const double *scale, in
     double cap = cap_of(m, r, scale) * m->res[r].limit;
     if (cap <= 0 || m->base_total[r] <= 0) continue;
     double h = x_Bps * total_at(m, r, x_Bps, scale) / cap;
-    if (h > best + 1e-12) {
+    if (h > best + DEMAND_TIE) {
       best = h;
       bi = r;
     }
@@ -375,15 +377,10 @@ static double saturation(const DemandModel *m, const double *scale, int *binding
   if (bl < 0 || m->n_lat == 0 || excess(m, x_lin * (1.0 - 1e-12), scale, NULL) <= 0) return x_lin;
   SatCtx ctx = { m, scale };
   gsl_function F = { .function = excess_fn, .params = &ctx };
-  gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   gsl_root_fsolver_set(s, &F, 0.0, x_lin);
-  int st = GSL_CONTINUE;
-  for (int it = 0; it < 200 && st == GSL_CONTINUE; it++) {
-    gsl_root_fsolver_iterate(s);
-    st = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-12);
-  }
+  sim_root_iterate(s, 0.0, 1e-12, 200, NULL);
   double x = gsl_root_fsolver_x_lower(s); /* every resource still within its limit */
-  gsl_root_fsolver_free(s);
   if (binding) {
     double xu = x * (1.0 + 1e-9);
     excess(m, xu, scale, binding);
@@ -391,12 +388,58 @@ static double saturation(const DemandModel *m, const double *scale, int *binding
   return x;
 }
 
+int demand_binding(int n, const double *h)
+{
+  int arg = -1;
+  double best = -1;
+  for (int i = 0; i < n; i++)
+    if (h[i] > best + DEMAND_TIE) {
+      best = h[i];
+      arg = i;
+    }
+  return arg;
+}
+
+/* The naming half of demand_name_bottleneck, given the binding resource. */
+static int name_for_binding(const DemandModel *m, int binding, const double *util, int *stalled_cpu)
+{
+  if (stalled_cpu) *stalled_cpu = -1;
+  if (binding < 0 || !m->stall_named || m->res[binding].kind != RK_CPU) return binding;
+  int dram = -1;
+  double best = -1;
+  for (int r = 0; r < m->n_res; r++)
+    if (m->res[r].kind == RK_DRAM && util[r] > best + DEMAND_TIE) {
+      best = util[r];
+      dram = r;
+    }
+  if (dram < 0) return binding;
+  if (stalled_cpu) *stalled_cpu = binding;
+  return dram;
+}
+
+int demand_name_bottleneck(const DemandModel *m, const double *util, int *stalled_cpu)
+{
+  g_autofree double *h = g_new(double, MAX(m->n_res, 1));
+  for (int r = 0; r < m->n_res; r++) h[r] = util[r] / m->res[r].limit;
+  return name_for_binding(m, demand_binding(m->n_res, h), util, stalled_cpu);
+}
+
+int demand_co_bottlenecks(const DemandModel *m, const double *util, int named, int *idx)
+{
+  if (named < 0) return 0;
+  double hb = util[named] / m->res[named].limit;
+  if (hb <= 0) return 0;
+  int n = 0;
+  for (int r = 0; r < m->n_res; r++)
+    if (r != named && util[r] / m->res[r].limit * (1.0 + DEMAND_COBOTTLENECK) >= hb) idx[n++] = r;
+  return n;
+}
+
 /* Solves X*, names the bottleneck and evaluates demands at X_op = min(offered, X*). */
 static void settle(DemandModel *m, double offered_Bps)
 {
   int bn = -1;
   m->sat_Bps = saturation(m, NULL, &bn);
-  m->bottleneck = bn;
   m->stall_named = FALSE;
   gboolean cpu_lat = FALSE;
   for (int i = 0; i < m->n_lat; i++) cpu_lat = cpu_lat || m->lat[i].res == bn;
@@ -405,19 +448,13 @@ static void settle(DemandModel *m, double offered_Bps)
     double up_cpu[RK_COUNT], up_dram[RK_COUNT];
     for (int k = 0; k < RK_COUNT; k++) up_cpu[k] = up_dram[k] = 1.0;
     up_cpu[RK_CPU] = up_dram[RK_DRAM] = 1.01;
-    if (saturation(m, up_dram, NULL) > saturation(m, up_cpu, NULL)) {
-      double hi = -1;
-      for (int r = 0; r < m->n_res; r++)
-        if (m->res[r].kind == RK_DRAM && m->res[r].capacity > 0) {
-          double u = m->sat_Bps * m->base_total[r] / m->res[r].capacity;
-          if (u > hi + 1e-12) {
-            hi = u;
-            m->bottleneck = r;
-          }
-        }
-      m->stall_named = TRUE;
-    }
+    m->stall_named = saturation(m, up_dram, NULL) > saturation(m, up_cpu, NULL);
   }
+  /* the naming rule (demand_name_bottleneck) on the utilisations at X*, with the solver's binding resource */
+  g_autofree double *u_sat = g_new(double, MAX(m->n_res, 1));
+  for (int r = 0; r < m->n_res; r++)
+    u_sat[r] = m->res[r].capacity > 0 ? m->sat_Bps * total_at(m, r, m->sat_Bps, NULL) / m->res[r].capacity : 0.0;
+  m->bottleneck = name_for_binding(m, bn, u_sat, NULL);
   m->op_Bps = offered_Bps > 0 ? MIN(offered_Bps, m->sat_Bps) : m->sat_Bps;
   g_autofree double *w = g_new(double, m->n_res);
   for (int r = 0; r < m->n_res; r++) {

@@ -28,7 +28,8 @@
  * software-kTLS box (80 % CPU, memory bound; euro2021). The named bottleneck is then the
  * resource kind whose 1 % upgrade raises X* most: when the CPU binds but 1 % more DRAM bandwidth
  * buys more throughput than 1 % more cycles, the most utilised DRAM node is named (its stalls are
- * what fill the CPU). Class demands and totals are evaluated at the operating point
+ * what fill the CPU; demand_name_bottleneck below is that rule, the one every mode uses).
+ * Class demands and totals are evaluated at the operating point
  * X_op = min(offered, X*) (X* when saturating); demand_total_at() gives them at any X.
  * Conventions for the DES: a class is a flow type; serving B bytes of class c consumes
  * B * d_cr units of resource r; resource r delivers capacity_r * limit_r units per second.
@@ -113,6 +114,35 @@ DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, 
 DemandModel *demand_build(const Appliance *a, GError **error);
 void demand_free(DemandModel *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)
+
+/* Utilisations closer than this (absolute, in utilisation over limit) count as equal when naming
+ * a bottleneck: the first in resource order wins, so the name does not hang on rounding in the
+ * last bits of sums over classes (assumed; far below any model figure). */
+#define DEMAND_TIE 1e-12
+/* A resource whose utilisation over its limit is within this fraction of the named bottleneck's
+ * counts as a co-bottleneck: it saturates together with it (e.g. DRAM at 95 % when the CPU
+ * reaches its cap; any loaded-latency effect would make it bind). Assumed (a reporting margin). */
+#define DEMAND_COBOTTLENECK 0.05
+
+/* Index of the largest h[i] over n values, h[i] = utilisation / usable limit of resource i: the
+ * resource closest to its limit, which binds. Ties within DEMAND_TIE: the first. -1 when n = 0
+ * or no h[i] exceeds -1. The binding rule of demand_name_bottleneck, for callers with resources
+ * of their own (validate/predict.c's closed form). */
+int demand_binding(int n, const double *h);
+/* The bottleneck rule, one for bound, run (DES), the report, the fit and validate. util[r] is
+ * resource r's utilisation (load / full capacity, 0..1, ordered as m->res): at X* when
+ * demand_build names m->bottleneck (the binding resource there is the saturation solver's, the
+ * one whose limit X* is), at the served load in a report (bound or DES). The binding resource
+ * (demand_binding of util[r] / limit_r) is named, unless it is a CPU and m->stall_named (X*
+ * rises more with 1 % more DRAM bandwidth than with 1 % more cycles: DRAM queueing stalls fill
+ * the CPU); then the most utilised DRAM node is named (ties within DEMAND_TIE: the first) and
+ * *stalled_cpu (may be NULL) gets the CPU, else -1. Returns the named resource, -1 if none. */
+int demand_name_bottleneck(const DemandModel *m, const double *util, int *stalled_cpu);
+/* Co-bottlenecks of the named bottleneck `named` under utilisations util (as above): the other
+ * resources r with util[r] / limit_r * (1 + DEMAND_COBOTTLENECK) >= util[named] / limit_named,
+ * written to idx (room for m->n_res) in resource order. Returns their count; 0 when named < 0 or
+ * the named resource carries no load. */
+int demand_co_bottlenecks(const DemandModel *m, const double *util, int named, int *idx);
 
 /* Index of a resource by name, -1 if none. */
 int demand_find(const DemandModel *m, const char *name);

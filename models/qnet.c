@@ -5,6 +5,7 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_sf_gamma.h>
 #include "sim/csv.h"
+#include "sim/gsl_autoptr.h"
 #include "sim/json.h"
 #include "sim/rng.h"
 
@@ -391,7 +392,7 @@ void qnet_theory(const QnetSpec *spec, QnetResult *res)
       gamma[rt->index] += rt->p / mean_s(&s->interarrival);
     }
   }
-  gsl_matrix *a = gsl_matrix_alloc(n, n); /* I - P^T */
+  g_autoptr(gsl_matrix) a = gsl_matrix_alloc(n, n); /* I - P^T */
   gsl_matrix_set_identity(a);
   for (int i = 0; i < n; i++) {
     const QnetStation *s = g_ptr_array_index(spec->stations, i);
@@ -405,8 +406,8 @@ void qnet_theory(const QnetSpec *spec, QnetResult *res)
   }
   product_form &= poisson_sources;
   gsl_vector_view g = gsl_vector_view_array(gamma, n);
-  gsl_vector *lambda = gsl_vector_alloc(n);
-  gsl_permutation *perm = gsl_permutation_alloc(n);
+  g_autoptr(gsl_vector) lambda = gsl_vector_alloc(n);
+  g_autoptr(gsl_permutation) perm = gsl_permutation_alloc(n);
   int sign;
   gboolean solved = !finite && gsl_linalg_LU_decomp(a, perm, &sign) == GSL_SUCCESS &&
                     gsl_linalg_LU_solve(a, perm, &g.vector, lambda) == GSL_SUCCESS;
@@ -433,9 +434,6 @@ void qnet_theory(const QnetSpec *spec, QnetResult *res)
     o->th_response_s = w;
     o->th_number = lam * w; /* Little's law */
   }
-  gsl_permutation_free(perm);
-  gsl_vector_free(lambda);
-  gsl_matrix_free(a);
 }
 
 /* ---------- output ---------- */
@@ -467,13 +465,10 @@ static void write_json(const QnetResult *res, GString *out)
   json_builder_begin_object(b);
   sim_json_string(b, "kind", "queueing_network");
   sim_json_string(b, "name", res->name);
-  json_builder_set_member_name(b, "seed");
-  json_builder_add_int_value(b, (gint64)res->seed);
+  sim_json_int(b, "seed", (gint64)res->seed);
   sim_json_number(b, "simulated_s", res->simulated_s);
-  json_builder_set_member_name(b, "batches");
-  json_builder_add_int_value(b, res->batches);
-  json_builder_set_member_name(b, "events");
-  json_builder_add_int_value(b, (gint64)res->events);
+  sim_json_int(b, "batches", res->batches);
+  sim_json_int(b, "events", (gint64)res->events);
   json_builder_set_member_name(b, "stations");
   json_builder_begin_array(b);
   for (int i = 0; i < res->nstations; i++) {

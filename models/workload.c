@@ -1,6 +1,7 @@
-/* workload.c — Zipf popularity over drives (see workload.h). */
+/* workload.c — Zipf popularity over drives (see workload.h; the Zipf weights and normaliser are sim/dist.h's). */
 #include "models/workload.h"
 #include "models/model_error.h"
+#include "sim/dist.h"
 #include "sim/rng.h"
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -38,12 +39,10 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
   for (int d = 0; d < n_drives; d++) share[d] = 0;
   g_autofree int *per_node = g_new0(int, n_nodes);
   for (int d = 0; d < n_drives; d++) per_node[drive_node[d]]++;
-  gsl_rng *rng = NULL;
+  g_autoptr(gsl_rng) rng = NULL;
   if (w->title_placement == WL_PLACE_RANDOM) rng = sim_rng_new(seed, "workload.title_placement");
-  double h = 0;
   for (int r = 1; r <= w->titles; r++) {
-    double p = pow((double)r, -w->zipf_s);
-    h += p;
+    double p = sim_zipf_weight((size_t)r, w->zipf_s);
     if (w->title_placement == WL_PLACE_NODE_STRIPED) {
       int node = drive_node[order[(r - 1) % n_drives]];
       for (int d = 0; d < n_drives; d++)
@@ -53,7 +52,7 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
     int d = rng ? (int)gsl_rng_uniform_int(rng, (unsigned long)n_drives) : order[(r - 1) % n_drives];
     share[d] += p;
   }
-  if (rng) gsl_rng_free(rng);
+  double h = sim_zipf_harmonic((size_t)w->titles, w->zipf_s);
   for (int d = 0; d < n_drives; d++) share[d] /= h;
 }
 

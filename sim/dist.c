@@ -78,6 +78,18 @@ double sim_dist_scv(const SimDist *d)
   g_assert_not_reached();
 }
 
+double sim_zipf_weight(size_t r, double s)
+{
+  return pow((double)r, -s);
+}
+
+double sim_zipf_harmonic(size_t n, double s)
+{
+  double h = 0;
+  for (size_t r = 1; r <= n; r++) h += sim_zipf_weight(r, s);
+  return h;
+}
+
 struct SimZipf {
   size_t n;
   double h; /* generalised harmonic number H(n, s) */
@@ -93,7 +105,7 @@ SimZipf *sim_zipf_new(size_t n, double s, GError **error)
   }
   double *p = g_new(double, n);
   double h = 0;
-  for (size_t r = 1; r <= n; r++) h += p[r - 1] = pow((double)r, -s);
+  for (size_t r = 1; r <= n; r++) h += p[r - 1] = sim_zipf_weight(r, s); /* = sim_zipf_harmonic(n, s) */
   SimZipf *z = g_new0(SimZipf, 1);
   z->n = n;
   z->h = h;
@@ -123,5 +135,5 @@ size_t sim_zipf_sample(const SimZipf *z, gsl_rng *rng)
 double sim_zipf_pmf(const SimZipf *z, size_t r)
 {
   g_return_val_if_fail(r >= 1 && r <= z->n, 0);
-  return pow((double)r, -z->s) / z->h;
+  return sim_zipf_weight(r, z->s) / z->h;
 }

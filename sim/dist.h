@@ -56,8 +56,17 @@ static inline double sim_dist_mean(const SimDist *d)
 double sim_dist_scv(const SimDist *d);
 
 /** Zipf popularity over ranks 1..n: P(r) = r^-s / H(n, s), drawn in O(1) with
- *  GSL's Walker alias table (gsl_ran_discrete). */
+ *  GSL's Walker alias table (gsl_ran_discrete). The one Zipf of ocasim: the
+ *  appliance workload's title popularity (models/workload.c) uses the same weight
+ *  and normaliser. */
 typedef struct SimZipf SimZipf;
+
+/** The unnormalised Zipf weight of rank @r >= 1 under exponent @s: r^-s. */
+double sim_zipf_weight(size_t r, double s);
+
+/** The generalised harmonic number H(@n, @s) = sum of r^-s over r = 1..n, summed from
+ *  rank 1 up (every user sums in this order, so the normalisation is bit-identical). */
+double sim_zipf_harmonic(size_t n, double s);
 
 /** Builds the table for @n >= 1 ranks and exponent @s >= 0 (0 = uniform).
  *  Returns NULL with @error set on bad parameters. */

@@ -16,8 +16,7 @@
 #include <stdint.h>
 #include <glib.h>
 #include <gsl/gsl_rng.h>
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_rng, gsl_rng_free)
+#include "sim/gsl_autoptr.h" /* g_autoptr(gsl_rng) */
 
 /** The 32-bit, non-zero seed of the stream named @name under @scenario_seed. */
 uint32_t sim_rng_seed_for(uint64_t scenario_seed, const char *name);

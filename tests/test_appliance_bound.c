@@ -9,6 +9,7 @@
 
 #include "models/appliance_fit.h"
 #include "models/appliance_report.h"
+#include "sim/dist.h"
 
 #define TOL 1e-9
 
@@ -260,6 +261,18 @@ START_TEST(test_zipf_node_share)
   workload_drive_shares(&wr, 4, dn, 2, 8, r3);
   ck_assert_mem_eq(r1, r2, sizeof r1);
   ck_assert(memcmp(r1, r3, sizeof r1) != 0);
+  /* round robin: drive d holds ranks d+1, d+5, ... (node-interleaved order 0,1,2,3): its share
+   * is the sum of the one Zipf's (sim/dist.h) probabilities of those ranks */
+  Workload wrr = w;
+  wrr.title_placement = WL_PLACE_ROUND_ROBIN;
+  wrr.titles = 1000;
+  wrr.zipf_s = 0.8;
+  workload_drive_shares(&wrr, 4, dn, 2, 1, sh);
+  g_autoptr(SimZipf) z = sim_zipf_new((size_t)wrr.titles, wrr.zipf_s, NULL);
+  int order[4] = { 0, 1, 2, 3 }; /* node 0's first, node 1's first, node 0's second, node 1's second */
+  double want[4] = { 0 };
+  for (int r = 1; r <= wrr.titles; r++) want[order[(r - 1) % 4]] += sim_zipf_pmf(z, (size_t)r);
+  for (int d = 0; d < 4; d++) ck_assert_double_eq_tol(sh[d], want[d], 1e-14);
   /* s = 0: uniform */
   w.zipf_s = 0;
   workload_drive_shares(&w, 4, dn, 2, 1, sh);

@@ -160,6 +160,11 @@ START_TEST(test_zipf)
   }
   ck_assert_double_eq_tol((double)ones / n, 1 / 7.48547086, 0.003);
   ck_assert_ptr_null(sim_zipf_new(0, 1, NULL));
+  /* the normaliser and weights the appliance workload uses are the table's */
+  ck_assert_double_eq_tol(sim_zipf_harmonic(1000, 1.0), 7.48547086, 1e-8);
+  ck_assert_double_eq(sim_zipf_harmonic(4, 0.0), 4.0);
+  ck_assert_double_eq(sim_zipf_weight(4, 2.0), 1.0 / 16);
+  ck_assert(sim_zipf_pmf(z, 7) == sim_zipf_weight(7, 1.0) / sim_zipf_harmonic(1000, 1.0));
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "models/appliance_conf.h"
+#include "models/appliance_report.h"
 #include "models/demand.h"
 #include "validate/measure.h"
 #include "validate/profile.h"
@@ -227,6 +228,54 @@ static double dram_capacity_GBps(const char *yaml)
   return m->res[r].capacity * 1e-9;
 }
 
+/* The closed form (validate/predict.c), the appliance model's bound and its report name the same
+ * bottleneck by the one rule (demand_binding / demand_name_bottleneck) on configurations where
+ * each of the CPU, the server pool and the client pool binds. */
+START_TEST(test_predict_names_as_the_model)
+{
+  ValHostProfile p = synthetic();
+  ValFitStats st = { .nobs = 40, .npar = 13, .chi2_dof = 1.2 };
+  g_autofree char *yaml = val_host_profile_yaml(&p, NULL, NULL, &st);
+  const struct {
+    ValServerMode mode;
+    int s, c, n;
+    double avail;
+  } cfgs[] = {
+    { VAL_MODE_USERSPACE, 2, 2, 16, 0.7 }, { VAL_MODE_USERSPACE, 1, 2, 8, 2.0 }, { VAL_MODE_SENDFILE, 2, 1, 8, 2.0 },
+    { VAL_MODE_SENDFILE, 1, 1, 8, 2.0 },   { VAL_MODE_USERSPACE, 1, 1, 8, 2.0 }, { VAL_MODE_SENDFILE_KTLS, 2, 2, 16, 1.4 },
+  };
+  int seen[3] = { 0, 0, 0 }; /* cpu, server, client */
+  for (guint i = 0; i < G_N_ELEMENTS(cfgs); i++) {
+    ValHostConfig c = { .mode = cfgs[i].mode,
+                        .ktls = cfgs[i].mode == VAL_MODE_SENDFILE_KTLS,
+                        .cipher = VAL_CIPHER_AES128GCM,
+                        .server_threads = cfgs[i].s,
+                        .client_threads = cfgs[i].c,
+                        .connections = cfgs[i].n,
+                        .bytes_per_req = 1048576,
+                        .avail_cores = cfgs[i].avail };
+    ValHostPrediction pr;
+    val_predict_host(&p, &c, &pr);
+    const char *want = !strcmp(pr.bottleneck, "cpu")      ? "cpu.node0"
+                       : !strcmp(pr.bottleneck, "server") ? "loopback.server"
+                                                          : "loopback.client";
+    seen[!strcmp(pr.bottleneck, "cpu") ? 0 : !strcmp(pr.bottleneck, "server") ? 1 : 2]++;
+    Appliance a;
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(val_host_appliance(yaml, &p, &c, &a, &err), "%s", err ? err->message : "");
+    g_autoptr(DemandModel) m = demand_build(&a, &err);
+    ck_assert_msg(m != NULL, "%s", err ? err->message : "");
+    g_autoptr(BoundResult) b = bound_eval(&a, m, 0);
+    g_autoptr(AppReport) rep = app_report_from_bound(&a, NULL, m, b);
+    ck_assert_msg(b->bottleneck >= 0 && !strcmp(m->res[b->bottleneck].name, want), "config %u: bound %s, closed form %s", i,
+                  b->bottleneck >= 0 ? m->res[b->bottleneck].name : "-", want);
+    ck_assert_int_eq(rep->bottleneck, b->bottleneck);
+    ck_assert_int_eq(demand_name_bottleneck(m, b->util, NULL), b->bottleneck);
+  }
+  ck_assert_msg(seen[0] && seen[1] && seen[2], "binding sides seen: cpu %d, server %d, client %d", seen[0], seen[1], seen[2]);
+}
+END_TEST
+
 START_TEST(test_profile_memory_capacity)
 {
   ValHostProfile p = synthetic();
@@ -360,6 +409,7 @@ int main(void)
   tcase_add_test(tc, test_loopback_terms);
   tcase_add_test(tc, test_placement);
   tcase_add_test(tc, test_profile_bound_matches_closed_form);
+  tcase_add_test(tc, test_predict_names_as_the_model);
   tcase_add_test(tc, test_profile_files_load);
   tcase_add_test(tc, test_profile_memory_capacity);
   tcase_add_test(tc, test_measure_reps);

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/gsl_autoptr.h"
 #include "validate/util.h"
 
 typedef struct {
@@ -84,7 +85,9 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
     FitCtx all = c;
     all.nfree = VAL_P_COUNT;
     for (int i = 0; i < VAL_P_COUNT; i++) all.free_idx[i] = i;
-    gsl_vector *x = gsl_vector_alloc(VAL_P_COUNT), *f0 = gsl_vector_alloc(n), *f1 = gsl_vector_alloc(n);
+    g_autoptr(gsl_vector) x = gsl_vector_alloc(VAL_P_COUNT);
+    g_autoptr(gsl_vector) f0 = gsl_vector_alloc(n);
+    g_autoptr(gsl_vector) f1 = gsl_vector_alloc(n);
     for (int i = 0; i < VAL_P_COUNT; i++) gsl_vector_set(x, (size_t)i, start->p[i]);
     resid_f(x, &all, f0);
     for (int i = 0; i < VAL_P_COUNT; i++) {
@@ -96,9 +99,6 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
       gsl_vector_sub(f1, f0);
       if (gsl_blas_dnrm2(f1) > 1e-12) c.free_idx[c.nfree++] = i;
     }
-    gsl_vector_free(x);
-    gsl_vector_free(f0);
-    gsl_vector_free(f1);
   }
   int used = count_used(obs, nobs, priors, npriors);
   stats->nobs = used;
@@ -110,8 +110,8 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
   gsl_multifit_nlinear_fdf fdf = { .f = resid_f, .df = NULL, .fvv = NULL, .n = n, .p = (size_t)c.nfree, .params = &c };
   gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
   par.trs = gsl_multifit_nlinear_trs_lm;
-  gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, (size_t)c.nfree);
-  gsl_vector *x0 = gsl_vector_alloc((size_t)c.nfree);
+  g_autoptr(gsl_multifit_nlinear_workspace) w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, (size_t)c.nfree);
+  g_autoptr(gsl_vector) x0 = gsl_vector_alloc((size_t)c.nfree);
   for (int i = 0; i < c.nfree; i++) gsl_vector_set(x0, (size_t)i, start->p[c.free_idx[i]]);
   int info = 0;
   int st = gsl_multifit_nlinear_init(x0, &fdf, w);
@@ -120,8 +120,6 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
   g_strlcpy(stats->message, gsl_strerror(st), sizeof stats->message);
   if (st != GSL_SUCCESS && st != GSL_EMAXITER) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "fit: GSL: %s", gsl_strerror(st));
-    gsl_vector_free(x0);
-    gsl_multifit_nlinear_free(w);
     return FALSE;
   }
   stats->iterations = (int)gsl_multifit_nlinear_niter(w);
@@ -131,7 +129,7 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
   stats->dof = used - c.nfree;
   stats->chi2_dof = stats->chi2 / stats->dof;
   gsl_matrix *J = gsl_multifit_nlinear_jac(w);
-  gsl_matrix *cov = gsl_matrix_alloc((size_t)c.nfree, (size_t)c.nfree);
+  g_autoptr(gsl_matrix) cov = gsl_matrix_alloc((size_t)c.nfree, (size_t)c.nfree);
   gsl_multifit_nlinear_covar(J, 0.0, cov);
   double scale = sqrt(MAX(1.0, stats->chi2_dof));
   unpack(&c, gsl_multifit_nlinear_position(w), out);
@@ -144,8 +142,5 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
     out->fitted[k] = TRUE;
     out->se[k] = scale * sqrt(MAX(0.0, gsl_matrix_get(cov, (size_t)i, (size_t)i)));
   }
-  gsl_matrix_free(cov);
-  gsl_vector_free(x0);
-  gsl_multifit_nlinear_free(w);
   return TRUE;
 }

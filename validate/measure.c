@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/json.h"
 #include "validate/client.h"
 #include "validate/util.h"
 
@@ -467,7 +468,7 @@ gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const Va
 static void sample_json(JsonBuilder *b, const ValRunSample *s)
 {
   json_builder_begin_object(b);
-#define J(f) json_builder_set_member_name(b, #f), json_builder_add_double_value(b, s->f);
+#define J(f) sim_json_number(b, #f, s->f);
   SAMPLE_FIELDS(J)
 #undef J
   json_builder_end_object(b);
@@ -478,28 +479,18 @@ void val_measure_to_json(const ValRunResult *r, JsonBuilder *b)
   const ValRunSpec *s = &r->spec;
   json_builder_begin_object(b);
   g_autofree char *label = val_run_spec_label(s);
-  json_builder_set_member_name(b, "label");
-  json_builder_add_string_value(b, label);
+  sim_json_string(b, "label", label);
   json_builder_set_member_name(b, "spec");
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "mode");
-  json_builder_add_string_value(b, val_server_mode_name(s->mode));
-  json_builder_set_member_name(b, "tls_version");
-  json_builder_add_string_value(b, val_server_mode_is_tls(s->mode) ? val_tls_version_name(s->version) : "none");
-  json_builder_set_member_name(b, "cipher");
-  json_builder_add_string_value(b, val_server_mode_is_tls(s->mode) ? val_cipher_name(s->cipher) : "none");
-  json_builder_set_member_name(b, "server_threads");
-  json_builder_add_int_value(b, s->server_threads);
-  json_builder_set_member_name(b, "client_threads");
-  json_builder_add_int_value(b, s->client_threads);
-  json_builder_set_member_name(b, "connections");
-  json_builder_add_int_value(b, s->connections);
-  json_builder_set_member_name(b, "file_bytes");
-  json_builder_add_int_value(b, (gint64)s->file_bytes);
-  json_builder_set_member_name(b, "range_bytes");
-  json_builder_add_int_value(b, (gint64)s->range_bytes);
-  json_builder_set_member_name(b, "train");
-  json_builder_add_boolean_value(b, s->train);
+  sim_json_string(b, "mode", val_server_mode_name(s->mode));
+  sim_json_string(b, "tls_version", val_server_mode_is_tls(s->mode) ? val_tls_version_name(s->version) : "none");
+  sim_json_string(b, "cipher", val_server_mode_is_tls(s->mode) ? val_cipher_name(s->cipher) : "none");
+  sim_json_int(b, "server_threads", s->server_threads);
+  sim_json_int(b, "client_threads", s->client_threads);
+  sim_json_int(b, "connections", s->connections);
+  sim_json_int(b, "file_bytes", (gint64)s->file_bytes);
+  sim_json_int(b, "range_bytes", (gint64)s->range_bytes);
+  sim_json_bool(b, "train", s->train);
   json_builder_end_object(b);
   json_builder_set_member_name(b, "median");
   sample_json(b, &r->median);
@@ -509,13 +500,9 @@ void val_measure_to_json(const ValRunResult *r, JsonBuilder *b)
   json_builder_begin_array(b);
   for (int i = 0; i < r->nrep; i++) sample_json(b, &r->rep[i]);
   json_builder_end_array(b);
-  json_builder_set_member_name(b, "attempts");
-  json_builder_add_int_value(b, r->attempts);
-  json_builder_set_member_name(b, "ktls_engaged");
-  json_builder_add_boolean_value(b, r->median.ktls_engaged);
-  json_builder_set_member_name(b, "placement");
-  json_builder_add_string_value(b, r->placement.desc);
-  json_builder_set_member_name(b, "note");
-  json_builder_add_string_value(b, r->note);
+  sim_json_int(b, "attempts", r->attempts);
+  sim_json_bool(b, "ktls_engaged", r->median.ktls_engaged);
+  sim_json_string(b, "placement", r->placement.desc);
+  sim_json_string(b, "note", r->note);
   json_builder_end_object(b);
 }

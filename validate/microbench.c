@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "sim/json.h"
 #include "validate/util.h"
 
 static const char *evp_name(ValCipher c)
@@ -345,44 +346,40 @@ gboolean val_mb_run(const ValMbConfig *cfg, ValMicrobench *m, GError **error)
   return ok;
 }
 
-#define JD(k, v) (json_builder_set_member_name(b, k), json_builder_add_double_value(b, v))
-
 static void darr(JsonBuilder *b, const char *name, const double *v, int n)
 {
   json_builder_set_member_name(b, name);
   json_builder_begin_array(b);
-  for (int i = 0; i < n; i++) json_builder_add_double_value(b, v[i]);
+  for (int i = 0; i < n; i++) sim_json_element(b, v[i]);
   json_builder_end_array(b);
 }
 
 void val_mb_to_json(const ValMicrobench *m, JsonBuilder *b)
 {
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "record_bytes");
-  json_builder_add_int_value(b, (gint64)m->record_bytes);
+  sim_json_int(b, "record_bytes", (gint64)m->record_bytes);
   json_builder_set_member_name(b, "aead_cpb");
   json_builder_begin_object(b);
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
     json_builder_set_member_name(b, val_cipher_name((ValCipher)c));
     json_builder_begin_object(b);
-    JD("encrypt", m->enc_cpb[c]);
-    JD("decrypt", m->dec_cpb[c]);
+    sim_json_number(b, "encrypt", m->enc_cpb[c]);
+    sim_json_number(b, "decrypt", m->dec_cpb[c]);
     json_builder_end_object(b);
   }
   json_builder_end_object(b);
-  JD("aead_record_cycles", m->aead_record_cycles);
-  JD("sha256_cpb", m->sha256_cpb);
-  JD("memcpy_hot_cpb", m->memcpy_hot_cpb);
-  json_builder_set_member_name(b, "dram_threads");
-  json_builder_add_int_value(b, m->dram_threads);
+  sim_json_number(b, "aead_record_cycles", m->aead_record_cycles);
+  sim_json_number(b, "sha256_cpb", m->sha256_cpb);
+  sim_json_number(b, "memcpy_hot_cpb", m->memcpy_hot_cpb);
+  sim_json_int(b, "dram_threads", m->dram_threads);
   darr(b, "dram_read_GBps", m->dram_read_GBps, m->dram_threads);
   darr(b, "dram_write_GBps", m->dram_write_GBps, m->dram_threads);
   darr(b, "dram_copy_GBps", m->dram_copy_GBps, m->dram_threads);
-  JD("sendfile_tx_cpb", m->sendfile_tx_cpb);
-  JD("sendfile_rx_cpb", m->sendfile_rx_cpb);
-  JD("sendfile_GBps", m->sendfile_GBps);
-  JD("sockcopy_tx_cpb", m->sockcopy_tx_cpb);
-  JD("sockcopy_rx_cpb", m->sockcopy_rx_cpb);
-  JD("sockcopy_GBps", m->sockcopy_GBps);
+  sim_json_number(b, "sendfile_tx_cpb", m->sendfile_tx_cpb);
+  sim_json_number(b, "sendfile_rx_cpb", m->sendfile_rx_cpb);
+  sim_json_number(b, "sendfile_GBps", m->sendfile_GBps);
+  sim_json_number(b, "sockcopy_tx_cpb", m->sockcopy_tx_cpb);
+  sim_json_number(b, "sockcopy_rx_cpb", m->sockcopy_rx_cpb);
+  sim_json_number(b, "sockcopy_GBps", m->sockcopy_GBps);
   json_builder_end_object(b);
 }

@@ -13,6 +13,8 @@
  */
 #include "validate/predict.h"
 
+#include "models/demand.h"
+
 static const char *const pname[VAL_P_COUNT] = { "copy_cpb",
                                                 "copy_pagecache_cpb",
                                                 "miss_cpb",
@@ -116,6 +118,10 @@ void val_predict_host(const ValHostProfile *prof, const ValHostConfig *cfg, ValH
   out->client_cpb = c;
   out->softirq_cpb = q;
   out->total_cpb = s + c + q;
-  out->bottleneck = cap == cap_t ? "cpu" : cap == cap_s ? "server" : "client";
+  /* the appliance model's binding rule over its resources in its order (cpu.node0, then the
+   * loopback.server and loopback.client pools): utilisation over limit at X = cap */
+  static const char *const side[3] = { "cpu", "server", "client" };
+  double h[3] = { cap_t > 0 ? cap / cap_t : 1.0, cap_s > 0 ? cap / cap_s : 1.0, cap_c > 0 ? cap / cap_c : 1.0 };
+  out->bottleneck = side[MAX(0, demand_binding(3, h))];
   out->gbps = lo.utilisation * prof->clock_hz * cap * 8 / 1e9;
 }

@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "sim/json.h"
 #include "validate/tls.h"
 #include "validate/util.h"
 
@@ -291,51 +292,46 @@ static void add_strv(JsonBuilder *b, const char *name, GPtrArray *a)
   json_builder_end_array(b);
 }
 
-#define JS(k, v) (json_builder_set_member_name(b, k), json_builder_add_string_value(b, v))
-#define JI(k, v) (json_builder_set_member_name(b, k), json_builder_add_int_value(b, v))
-#define JD(k, v) (json_builder_set_member_name(b, k), json_builder_add_double_value(b, v))
-#define JB(k, v) (json_builder_set_member_name(b, k), json_builder_add_boolean_value(b, v))
-
 void val_probe_to_json(const ValProbe *p, JsonBuilder *b)
 {
   json_builder_begin_object(b);
-  JS("cpu_model", p->cpu_model);
-  JI("cpus_online", p->cpus_online);
-  JI("l2_bytes", (gint64)p->l2_bytes);
-  JI("llc_bytes", (gint64)p->llc_bytes);
-  JI("sockets", p->sockets);
-  JI("cores_per_socket", p->cores_per_socket);
-  JI("threads_per_core", p->threads_per_core);
-  JD("clock_hz", p->clock_hz);
-  JS("clock_source", p->clock_source);
-  JD("tsc_hz", p->tsc_hz);
-  JB("hypervisor", p->hypervisor[0] != 0);
-  JI("numa_nodes", p->numa_nodes);
+  sim_json_string(b, "cpu_model", p->cpu_model);
+  sim_json_int(b, "cpus_online", p->cpus_online);
+  sim_json_int(b, "l2_bytes", (gint64)p->l2_bytes);
+  sim_json_int(b, "llc_bytes", (gint64)p->llc_bytes);
+  sim_json_int(b, "sockets", p->sockets);
+  sim_json_int(b, "cores_per_socket", p->cores_per_socket);
+  sim_json_int(b, "threads_per_core", p->threads_per_core);
+  sim_json_number(b, "clock_hz", p->clock_hz);
+  sim_json_string(b, "clock_source", p->clock_source);
+  sim_json_number(b, "tsc_hz", p->tsc_hz);
+  sim_json_bool(b, "hypervisor", p->hypervisor[0] != 0);
+  sim_json_int(b, "numa_nodes", p->numa_nodes);
   add_strv(b, "numa", p->numa);
   add_strv(b, "devices", p->devices);
-  JI("mem_total_bytes", (gint64)p->mem_total_bytes);
-  JS("kernel", p->kernel);
+  sim_json_int(b, "mem_total_bytes", (gint64)p->mem_total_bytes);
+  sim_json_string(b, "kernel", p->kernel);
   json_builder_set_member_name(b, "cpu_flags");
   json_builder_begin_object(b);
-  JB("aes_ni", p->aes_ni);
-  JB("pclmulqdq", p->pclmul);
-  JB("vaes", p->vaes);
-  JB("vpclmulqdq", p->vpclmulqdq);
-  JB("avx2", p->avx2);
-  JB("avx512f", p->avx512f);
-  JB("sha_ni", p->sha_ni);
+  sim_json_bool(b, "aes_ni", p->aes_ni);
+  sim_json_bool(b, "pclmulqdq", p->pclmul);
+  sim_json_bool(b, "vaes", p->vaes);
+  sim_json_bool(b, "vpclmulqdq", p->vpclmulqdq);
+  sim_json_bool(b, "avx2", p->avx2);
+  sim_json_bool(b, "avx512f", p->avx512f);
+  sim_json_bool(b, "sha_ni", p->sha_ni);
   json_builder_end_object(b);
-  JS("openssl_version", p->openssl_version);
+  sim_json_string(b, "openssl_version", p->openssl_version);
   json_builder_set_member_name(b, "ktls");
   json_builder_begin_object(b);
-  JB("ulp_ok", p->ktls.ulp_ok);
-  JI("ulp_errno", p->ktls.ulp_errno);
-  JS("ulp_errno_name", p->ktls.ulp_errno ? errno_name(p->ktls.ulp_errno) : "");
-  JB("tx_ok", p->ktls.tx_ok);
-  JI("tx_errno", p->ktls.tx_errno);
-  JB("openssl_compiled", p->ktls.openssl_compiled);
-  JB("openssl_engaged", p->ktls.openssl_engaged);
-  JS("reason", p->ktls.reason);
+  sim_json_bool(b, "ulp_ok", p->ktls.ulp_ok);
+  sim_json_int(b, "ulp_errno", p->ktls.ulp_errno);
+  sim_json_string(b, "ulp_errno_name", p->ktls.ulp_errno ? errno_name(p->ktls.ulp_errno) : "");
+  sim_json_bool(b, "tx_ok", p->ktls.tx_ok);
+  sim_json_int(b, "tx_errno", p->ktls.tx_errno);
+  sim_json_bool(b, "openssl_compiled", p->ktls.openssl_compiled);
+  sim_json_bool(b, "openssl_engaged", p->ktls.openssl_engaged);
+  sim_json_string(b, "reason", p->ktls.reason);
   json_builder_end_object(b);
   json_builder_end_object(b);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim/json.h"
 #include "validate/profile.h"
 #include "validate/util.h"
 
@@ -67,26 +68,21 @@ gboolean val_report_write_host_profile(const ValReport *r, const char *path, GEr
 
 /* ---- report.json ------------------------------------------------------------------ */
 
-#define JS(k, v) (json_builder_set_member_name(b, k), json_builder_add_string_value(b, v))
-#define JI(k, v) (json_builder_set_member_name(b, k), json_builder_add_int_value(b, v))
-#define JD(k, v) (json_builder_set_member_name(b, k), json_builder_add_double_value(b, v))
-#define JB(k, v) (json_builder_set_member_name(b, k), json_builder_add_boolean_value(b, v))
-
 static void profile_json(JsonBuilder *b, const ValHostProfile *p)
 {
   json_builder_begin_object(b);
-  JD("clock_hz", p->clock_hz);
-  JI("cores", p->cores);
-  JD("sha256_cpb", p->hash_cpb);
+  sim_json_number(b, "clock_hz", p->clock_hz);
+  sim_json_int(b, "cores", p->cores);
+  sim_json_number(b, "sha256_cpb", p->hash_cpb);
   json_builder_set_member_name(b, "parameters");
   json_builder_begin_array(b);
   for (int i = 0; i < VAL_P_COUNT; i++) {
     json_builder_begin_object(b);
-    JS("name", val_param_name((ValParam)i));
-    JS("unit", val_param_unit((ValParam)i));
-    JD("value", p->p[i]);
-    JD("stderr", p->se[i]);
-    JB("fitted", p->fitted[i]);
+    sim_json_string(b, "name", val_param_name((ValParam)i));
+    sim_json_string(b, "unit", val_param_unit((ValParam)i));
+    sim_json_number(b, "value", p->p[i]);
+    sim_json_number(b, "stderr", p->se[i]);
+    sim_json_bool(b, "fitted", p->fitted[i]);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
@@ -95,22 +91,22 @@ static void profile_json(JsonBuilder *b, const ValHostProfile *p)
 
 gboolean val_report_write_json(const ValReport *r, const char *path, GError **error)
 {
-  JsonBuilder *b = json_builder_new();
+  g_autoptr(JsonBuilder) b = json_builder_new();
   g_autofree char *now = iso_now();
   json_builder_begin_object(b);
-  JS("generated", now);
-  JS("tool", "ocasim validate");
+  sim_json_string(b, "generated", now);
+  sim_json_string(b, "tool", "ocasim validate");
   json_builder_set_member_name(b, "config");
   json_builder_begin_object(b);
-  JB("quick", r->cfg.quick);
-  JD("warmup_s", r->cfg.warmup_s);
-  JD("duration_s", r->cfg.duration_s);
-  JI("reps", r->cfg.reps);
-  JI("seed", r->cfg.seed);
-  JB("pin", r->cfg.pin);
-  JS("verify", r->cfg.verify == VAL_VERIFY_ALL ? "sha256" : "length");
-  JI("nice", r->nice_used);
-  JS("nice_note", r->nice_note);
+  sim_json_bool(b, "quick", r->cfg.quick);
+  sim_json_number(b, "warmup_s", r->cfg.warmup_s);
+  sim_json_number(b, "duration_s", r->cfg.duration_s);
+  sim_json_int(b, "reps", r->cfg.reps);
+  sim_json_int(b, "seed", r->cfg.seed);
+  sim_json_bool(b, "pin", r->cfg.pin);
+  sim_json_string(b, "verify", r->cfg.verify == VAL_VERIFY_ALL ? "sha256" : "length");
+  sim_json_int(b, "nice", r->nice_used);
+  sim_json_string(b, "nice_note", r->nice_note);
   json_builder_end_object(b);
   json_builder_set_member_name(b, "probe");
   val_probe_to_json(r->probe, b);
@@ -118,9 +114,9 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   val_mb_to_json(&r->mb, b);
   json_builder_set_member_name(b, "mechanics");
   json_builder_begin_object(b);
-  JI("requests", (gint64)r->mech_requests);
-  JI("errors", (gint64)r->mech_errors);
-  JS("detail", r->mech_detail);
+  sim_json_int(b, "requests", (gint64)r->mech_requests);
+  sim_json_int(b, "errors", (gint64)r->mech_errors);
+  sim_json_string(b, "detail", r->mech_detail);
   json_builder_end_object(b);
   json_builder_set_member_name(b, "runs");
   json_builder_begin_array(b);
@@ -128,15 +124,15 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   json_builder_end_array(b);
   json_builder_set_member_name(b, "fit");
   json_builder_begin_object(b);
-  JB("ok", r->fit_ok);
-  JS("error", r->fit_error);
-  JS("method", "gsl_multifit_nlinear trust region (Levenberg-Marquardt), forward-difference Jacobian");
-  JI("residuals", r->fit.nobs);
-  JI("free_parameters", r->fit.npar);
-  JI("iterations", r->fit.iterations);
-  JD("chi2", r->fit.chi2);
-  JD("dof", r->fit.dof);
-  JD("chi2_dof", r->fit.chi2_dof);
+  sim_json_bool(b, "ok", r->fit_ok);
+  sim_json_string(b, "error", r->fit_error);
+  sim_json_string(b, "method", "gsl_multifit_nlinear trust region (Levenberg-Marquardt), forward-difference Jacobian");
+  sim_json_int(b, "residuals", r->fit.nobs);
+  sim_json_int(b, "free_parameters", r->fit.npar);
+  sim_json_int(b, "iterations", r->fit.iterations);
+  sim_json_number(b, "chi2", r->fit.chi2);
+  sim_json_number(b, "dof", r->fit.dof);
+  sim_json_number(b, "chi2_dof", r->fit.chi2_dof);
   json_builder_set_member_name(b, "start");
   profile_json(b, &r->start);
   json_builder_set_member_name(b, "profile");
@@ -148,56 +144,50 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
     const ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
     g_autofree char *label = val_run_spec_label(&row->run.spec);
     json_builder_begin_object(b);
-    JS("label", label);
-    JB("train", row->run.spec.train);
-    JD("measured_gbps", row->run.median.gbps);
-    JD("measured_spread_gbps", row->run.spread.gbps);
-    JD("predicted_gbps", row->app_gbps);
-    JS("predicted_by", "appliance model (bound) on host-profile.yaml");
-    JD("closed_form_gbps", row->pred.gbps);
-    JS("appliance_bottleneck", row->app_bottleneck);
-    JD("error_rel", row->err_rel);
-    JD("busiest_side_share", row->busiest);
-    JB("in_fit", row->in_fit);
-    JD("measured_server_cpb", row->run.median.server_cpb);
-    JD("predicted_server_cpb", row->pred.server_cpb);
-    JD("measured_client_cpb", row->run.median.client_cpb);
-    JD("predicted_client_cpb", row->pred.client_cpb);
-    JD("available_cores", row->cfg.avail_cores);
-    JS("bottleneck", row->pred.bottleneck);
-    JB("ktls_engaged", row->cfg.ktls);
+    sim_json_string(b, "label", label);
+    sim_json_bool(b, "train", row->run.spec.train);
+    sim_json_number(b, "measured_gbps", row->run.median.gbps);
+    sim_json_number(b, "measured_spread_gbps", row->run.spread.gbps);
+    sim_json_number(b, "predicted_gbps", row->app_gbps);
+    sim_json_string(b, "predicted_by", "appliance model (bound) on host-profile.yaml");
+    sim_json_number(b, "closed_form_gbps", row->pred.gbps);
+    sim_json_string(b, "appliance_bottleneck", row->app_bottleneck);
+    sim_json_number(b, "error_rel", row->err_rel);
+    sim_json_number(b, "busiest_side_share", row->busiest);
+    sim_json_bool(b, "in_fit", row->in_fit);
+    sim_json_number(b, "measured_server_cpb", row->run.median.server_cpb);
+    sim_json_number(b, "predicted_server_cpb", row->pred.server_cpb);
+    sim_json_number(b, "measured_client_cpb", row->run.median.client_cpb);
+    sim_json_number(b, "predicted_client_cpb", row->pred.client_cpb);
+    sim_json_number(b, "available_cores", row->cfg.avail_cores);
+    sim_json_string(b, "bottleneck", row->pred.bottleneck);
+    sim_json_bool(b, "ktls_engaged", row->cfg.ktls);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
   json_builder_set_member_name(b, "summary");
   json_builder_begin_object(b);
-  JI("train_runs", r->n_train);
-  JI("heldout_runs", r->n_heldout);
-  JD("train_median_abs_error", r->train_median_abs_err);
-  JD("heldout_median_abs_error", r->heldout_median_abs_err);
-  JD("heldout_max_abs_error", r->heldout_max_abs_err);
-  JI("heldout_uncontended_runs", r->n_heldout_quiet);
-  JD("heldout_uncontended_median_abs_error", r->heldout_quiet_median_abs_err);
-  JD("heldout_uncontended_max_abs_error", r->heldout_quiet_max_abs_err);
-  JD("target_median_abs_error", TARGET_MEDIAN);
-  JD("target_max_abs_error", TARGET_WORST);
-  JB("target_met", r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST);
-  JD("ktls_reference_predicted_gbps", r->ktls_reference.gbps);
-  JD("appliance_vs_closed_form_max_rel", r->model_agree_max);
-  JS("appliance_error", r->app_error);
-  JD("elapsed_s", r->elapsed_s);
+  sim_json_int(b, "train_runs", r->n_train);
+  sim_json_int(b, "heldout_runs", r->n_heldout);
+  sim_json_number(b, "train_median_abs_error", r->train_median_abs_err);
+  sim_json_number(b, "heldout_median_abs_error", r->heldout_median_abs_err);
+  sim_json_number(b, "heldout_max_abs_error", r->heldout_max_abs_err);
+  sim_json_int(b, "heldout_uncontended_runs", r->n_heldout_quiet);
+  sim_json_number(b, "heldout_uncontended_median_abs_error", r->heldout_quiet_median_abs_err);
+  sim_json_number(b, "heldout_uncontended_max_abs_error", r->heldout_quiet_max_abs_err);
+  sim_json_number(b, "target_median_abs_error", TARGET_MEDIAN);
+  sim_json_number(b, "target_max_abs_error", TARGET_WORST);
+  sim_json_bool(b, "target_met",
+                r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST);
+  sim_json_number(b, "ktls_reference_predicted_gbps", r->ktls_reference.gbps);
+  sim_json_number(b, "appliance_vs_closed_form_max_rel", r->model_agree_max);
+  sim_json_string(b, "appliance_error", r->app_error);
+  sim_json_number(b, "elapsed_s", r->elapsed_s);
   json_builder_end_object(b);
   json_builder_end_object(b);
-  JsonGenerator *g = json_generator_new();
-  json_generator_set_pretty(g, TRUE);
-  JsonNode *root = json_builder_get_root(b);
-  json_generator_set_root(g, root);
   g_autoptr(GError) e = NULL;
-  gboolean ok = json_generator_to_file(g, path, &e);
+  gboolean ok = sim_json_write_file(b, path, &e);
   if (!ok) g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s: %s", path, e->message);
-  json_node_unref(root);
-  g_object_unref(g);
-  g_object_unref(b);
   return ok;
 }
 

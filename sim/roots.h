@@ -1,0 +1,25 @@
+/* sim/roots.h — the one root finder of ocasim: GSL's bracketing solvers (gsl_roots.h).
+ *
+ * What it gives: the iteration loop every caller needs around a gsl_root_fsolver that has been
+ * set on a bracket [lo, hi] with f(lo) and f(hi) of opposite signs: iterate until
+ * gsl_root_test_interval(x_lower, x_upper, epsabs, epsrel) holds (|x_upper - x_lower| <
+ * epsabs + epsrel min(|x_lower|, |x_upper|)), an iteration fails, or max_iter iterations ran.
+ * Users: the saturation throughput X* (Brent, models/demand.c), the capacity criteria (Brent,
+ * models/appliance_capacity.c) and the bound's latency quantiles (bisection, which with
+ * epsabs = epsrel = 0 runs exactly max_iter halvings, models/appliance_bound.c).
+ * Leaves out: derivative-based solvers (gsl_root_fdfsolver); no caller has a derivative.
+ */
+#ifndef SIM_ROOTS_H
+#define SIM_ROOTS_H
+
+#include <glib.h>
+#include <gsl/gsl_roots.h>
+
+/** Iterates @s (already gsl_root_fsolver_set) as described above. Returns GSL_SUCCESS when the
+ *  bracket met the tolerance, GSL_CONTINUE when max_iter iterations ran without it, or the GSL
+ *  error of the failing iteration (e.g. GSL_EBADFUNC: f was not finite). @iterations (may be
+ *  NULL) gets the number of iterations run. The bracket and estimate are read from @s
+ *  (gsl_root_fsolver_x_lower/x_upper/root). */
+int sim_root_iterate(gsl_root_fsolver *s, double epsabs, double epsrel, int max_iter, int *iterations);
+
+#endif /* SIM_ROOTS_H */

@@ -1,0 +1,134 @@
+/* tests/test_demand.c — the one bottleneck rule (models/demand.h demand_name_bottleneck,
+ * demand_co_bottlenecks): the demand model (at X*), the bound, the report and the fit name the
+ * same resource and the same co-bottlenecks on published scenarios of every bottleneck kind,
+ * including the Rome software-kTLS box where the CPU binds at its cap but DRAM is named. */
+#include <check.h>
+#include "tests/support/check_run.h"
+#include <string.h>
+
+#include "models/appliance_fit.h"
+#include "models/appliance_report.h"
+
+typedef struct {
+  const char *file;
+  ResKind kind;   /* kind of the named bottleneck */
+  gboolean stall; /* DRAM named for the CPU its stalls fill */
+  int min_co;     /* at least this many co-bottlenecks */
+} Case;
+
+static const Case cases[] = {
+  { "scenarios/reference/rome2021_sw_nps1.yaml", RK_DRAM, TRUE, 1 }, /* cpu.node0 at its 80 % cap */
+  { "scenarios/reference/rome2021_sw_nps4.yaml", RK_DRAM, TRUE, 1 }, /* NPS4: four DRAM nodes */
+  { "scenarios/reference/skx2019_no_silo.yaml", RK_CPU, FALSE, 1 },  /* both sockets' CPUs */
+  { "scenarios/reference/bdw2016_nic_ktls.yaml", RK_NIC_PORT, FALSE, 0 },
+  { "scenarios/reference/milan2022_default_bios.yaml", RK_FABRIC, FALSE, 1 },
+  { "scenarios/reference/epyc2019_net_silo.yaml", RK_NVME, FALSE, 1 },
+};
+
+START_TEST(test_one_rule)
+{
+  const Case *c = &cases[_i];
+  Appliance *a = g_new0(Appliance, 1);
+  AppScenarioInfo info = { 0 };
+  g_autoptr(GError) e = NULL;
+  ck_assert_msg(appliance_load_file(c->file, NULL, a, &info, &e), "%s: %s", c->file, e ? e->message : "");
+  g_autoptr(DemandModel) m = demand_build(a, &e);
+  ck_assert_msg(m != NULL, "%s", e ? e->message : "");
+  int bn = -1;
+  demand_saturation_Bps(m, &bn);
+  ck_assert_int_ge(bn, 0);
+  ck_assert_msg(m->res[bn].kind == c->kind, "%s: named %s", c->file, m->res[bn].name);
+  ck_assert(m->stall_named == c->stall);
+
+  /* bound (saturate): the same name, and the rule on its utilisations at X* gives it again */
+  g_autoptr(BoundResult) b = bound_eval(a, m, 0);
+  ck_assert_int_eq(b->bottleneck, bn);
+  int stalled = -2;
+  ck_assert_int_eq(demand_name_bottleneck(m, b->util, &stalled), bn);
+  if (c->stall) {
+    /* the CPU binds (at its cap) and is the one whose cycles the DRAM stalls fill */
+    ck_assert_int_ge(stalled, 0);
+    ck_assert_int_eq(m->res[stalled].kind, RK_CPU);
+    ck_assert_double_eq_tol(b->util[stalled] / m->res[stalled].limit, 1.0, 1e-9);
+    ck_assert(b->util[bn] < 1.0);
+  } else {
+    ck_assert_int_eq(stalled, -1);
+  }
+
+  /* the report on the same load: same bottleneck, stalled CPU and co-bottlenecks */
+  g_autoptr(AppReport) rep = app_report_from_bound(a, &info, m, b);
+  ck_assert_int_eq(rep->bottleneck, bn);
+  ck_assert_int_eq(rep->stalled_cpu, stalled);
+  g_autofree int *co = g_new(int, m->n_res);
+  int nco = demand_co_bottlenecks(m, b->util, bn, co);
+  ck_assert_int_ge(nco, c->min_co);
+  ck_assert_int_eq(rep->n_co, nco);
+  for (int k = 0; k < nco; k++) {
+    ck_assert_int_eq(rep->co[k], co[k]);
+    ck_assert_int_ne(co[k], bn);
+    ck_assert(b->util[co[k]] / m->res[co[k]].limit * (1 + DEMAND_COBOTTLENECK) >= b->util[bn] / m->res[bn].limit);
+  }
+  if (c->stall) { /* the CPU its stalls fill is a co-bottleneck of the named DRAM node */
+    gboolean listed = FALSE;
+    for (int k = 0; k < nco; k++) listed = listed || co[k] == stalled;
+    ck_assert(listed);
+  }
+
+  /* the fit names it too (its row of the reference set) */
+  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &e);
+  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  gboolean found = FALSE;
+  for (int i = 0; i < app_refset_size(s); i++) {
+    AppRefRow row;
+    ck_assert(app_refset_eval(s, i, NULL, &row, &e));
+    if (strcmp(row.file, c->file) == 0) {
+      ck_assert_str_eq(row.bottleneck, m->res[bn].name);
+      ck_assert_str_eq(row.kind, demand_kind_name(m->res[bn].kind));
+      found = TRUE;
+    }
+    app_ref_row_clear(&row);
+  }
+  ck_assert(found);
+  app_scenario_info_clear(&info);
+  g_free(a);
+}
+END_TEST
+
+START_TEST(test_rule_on_synthetic_utilisations)
+{
+  /* a minimal model: cpu, dram, nic port; ties go to the first in order */
+  DmResource res[3] = { { .name = "cpu.node0", .kind = RK_CPU, .capacity = 1, .limit = 0.8 },
+                        { .name = "dram.node0", .kind = RK_DRAM, .capacity = 1, .limit = 1 },
+                        { .name = "nic0.port0", .kind = RK_NIC_PORT, .capacity = 1, .limit = 1 } };
+  DemandModel m = { .n_res = 3, .res = res };
+  double u[3] = { 0.8, 0.9, 0.7 }; /* cpu at its cap (1.0 of its limit), dram 0.9, nic 0.7 */
+  int st = -2, co[3];
+  ck_assert_int_eq(demand_name_bottleneck(&m, u, &st), 0);
+  ck_assert_int_eq(st, -1);
+  ck_assert_int_eq(demand_co_bottlenecks(&m, u, 0, co), 0); /* 0.9 * 1.05 < 1 */
+  m.stall_named = TRUE;                                     /* DRAM stalls fill the CPU */
+  ck_assert_int_eq(demand_name_bottleneck(&m, u, &st), 1);
+  ck_assert_int_eq(st, 0);
+  ck_assert_int_eq(demand_co_bottlenecks(&m, u, 1, co), 1); /* the CPU, above the DRAM node */
+  ck_assert_int_eq(co[0], 0);
+  m.stall_named = FALSE;
+  u[2] = 1.0 + 0.5e-12; /* the port ties with the CPU within DEMAND_TIE: the CPU, first, binds */
+  ck_assert_int_eq(demand_name_bottleneck(&m, u, NULL), 0);
+  u[2] = 1.0 + 1e-9;
+  ck_assert_int_eq(demand_name_bottleneck(&m, u, NULL), 2);
+  double h[3] = { 0, 0, 0 };
+  ck_assert_int_eq(demand_binding(3, h), 0); /* all idle: the first */
+  ck_assert_int_eq(demand_binding(0, h), -1);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("demand");
+  TCase *tc = tcase_create("bottleneck");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, test_one_rule, 0, (int)G_N_ELEMENTS(cases));
+  tcase_add_test(tc, test_rule_on_synthetic_utilisations);
+  suite_add_tcase(s, tc);
+  return test_run_suite(s);
+}
