@@ -102,15 +102,20 @@ int cmd_schema(int argc, char **argv)
 {
   g_autofree char *format = NULL;
   gboolean update = FALSE;
-  GOptionEntry entries[] = { { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
-                               "Output format: markdown (the default and, so far, the only one)", "FORMAT" },
-                             { "update", 'u', 0, G_OPTION_ARG_NONE, &update,
-                               "Regenerate the generated blocks of each FILE in place instead of printing (make scenario-docs)",
-                               NULL },
-                             { NULL, 0, 0, 0, NULL, NULL, NULL } };
+  GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: markdown (the default and, so far, the only one)",
+      "FORMAT" },
+    { "update", 'u', 0, G_OPTION_ARG_NONE, &update,
+      "Regenerate in each FILE the blocks between its markers: key tables, reference table, leave-one-out table "
+      "(make scenario-docs)",
+      NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
   g_autoptr(GOptionContext) ctx = g_option_context_new("[--update FILE...]");
   g_option_context_set_summary(ctx, "The keys of an appliance scenario (section, key, unit, default, meaning), generated\n"
-                                    "from the schema that reads them.");
+                                    "from the schema that reads them. With --update, each FILE gets the blocks whose markers\n"
+                                    "it has: <!-- schema:begin/end -->, <!-- reference:begin/end --> (ocasim reference, read\n"
+                                    "from " SCHEMA_REFERENCE_DIR ") and <!-- loo:begin/end --> (a refit per result).");
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (!cli_parse_args(ctx, &argc, &argv, -1)) return OCASIM_EXIT_BADINPUT;
   if (!update && argc > 1) {

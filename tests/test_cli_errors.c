@@ -160,8 +160,9 @@ START_TEST(test_bad_runs)
 }
 END_TEST
 
-/* serve, load and validate: a bad option value names the option, the value and the allowed range;
- * a stray argument is a usage error. Every row fails before anything binds or connects. */
+/* serve, load, validate, reference, fit and schema: a bad option value names the option, the value
+ * and the allowed range; a stray argument is a usage error. Every row fails before anything binds,
+ * connects or fits. */
 typedef struct {
   const char *args[10];
   const char *message[3];
@@ -195,6 +196,19 @@ static const BadOption bad_options[] = {
   { { "validate", "--out", "README.md", NULL }, { "--out 'README.md'", "cannot create" } },
   { { "validate", "--out", "", NULL }, { "--out: empty directory name" } },
   { { "validate", "--work-dir", "README.md", NULL }, { "--work-dir 'README.md'", "not a directory" } },
+  { { "reference", "--frob", NULL }, { "ocasim reference: Unknown option --frob" } },
+  { { "reference", "scenarios/reference", "extra", NULL }, { "ocasim reference: unexpected argument 'extra'" } },
+  { { "reference", "no/such/dir", NULL }, { "no/such/dir" } },
+  { { "fit", "--write", "", NULL }, { "ocasim fit: --write: empty file name" } },
+  { { "fit", "--write", "no/such/dir/coeffs.def", NULL }, { "--write 'no/such/dir/coeffs.def': no directory 'no/such/dir'" } },
+  { { "fit", "--write", "models", NULL }, { "--write 'models': is a directory" } },
+  { { "fit", "a", "b", NULL }, { "ocasim fit: unexpected argument 'b'" } },
+  { { "fit", "no/such/dir", NULL }, { "no/such/dir" } },
+  { { "schema", "--format", "json", NULL }, { "ocasim schema: --format 'json': expected markdown" } },
+  { { "schema", "README.md", NULL }, { "unexpected argument 'README.md' (FILE arguments go with --update)" } },
+  { { "schema", "--update", NULL }, { "--update needs at least one FILE" } },
+  { { "schema", "--update", "no/such/file.md", NULL }, { "no/such/file.md" } },
+  { { "schema", "--update", "Makefile", NULL }, { "Makefile: no generated block markers" } },
 };
 
 START_TEST(test_bad_options)

@@ -126,41 +126,6 @@ START_TEST(test_coeffs_def_exact)
 }
 END_TEST
 
-/* Bad options of the tool subcommands: exit 2, one line on stderr naming the problem, nothing
- * on stdout, before any work. */
-typedef struct {
-  const char *args[6];
-  const char *message;
-} BadTool;
-
-static const BadTool bad_tools[] = {
-  { { "reference", "--frob", NULL }, "ocasim reference: Unknown option --frob" },
-  { { "reference", "scenarios/reference", "extra", NULL }, "ocasim reference: unexpected argument 'extra'" },
-  { { "reference", "no/such/dir", NULL }, "no/such/dir" },
-  { { "fit", "--write", "", NULL }, "ocasim fit: --write: empty file name" },
-  { { "fit", "--write", "no/such/dir/coeffs.def", NULL }, "--write 'no/such/dir/coeffs.def': no directory 'no/such/dir'" },
-  { { "fit", "--write", "models", NULL }, "--write 'models': is a directory" },
-  { { "fit", "a", "b", NULL }, "ocasim fit: unexpected argument 'b'" },
-  { { "fit", "no/such/dir", NULL }, "no/such/dir" },
-  { { "schema", "--format", "json", NULL }, "ocasim schema: --format 'json': expected markdown" },
-  { { "schema", "README.md", NULL }, "unexpected argument 'README.md' (FILE arguments go with --update)" },
-  { { "schema", "--update", NULL }, "--update needs at least one FILE" },
-  { { "schema", "--update", "no/such/file.md", NULL }, "no/such/file.md" },
-  { { "schema", "--update", "Makefile", NULL }, "Makefile: no generated block markers" },
-};
-
-START_TEST(test_bad_tool_options)
-{
-  const BadTool *b = &bad_tools[_i];
-  g_autofree char *out = NULL, *err = NULL;
-  int rc = test_run_ocasim(b->args, &out, &err);
-  ck_assert_msg(rc == 2, "%s row %d: exit %d, stderr: %s", b->args[0], _i, rc, err);
-  ck_assert_msg(strstr(err, b->message), "expected '%s' in: %s", b->message, err);
-  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "message is not one line: %s", err);
-  ck_assert_str_eq(out, "");
-}
-END_TEST
-
 START_TEST(test_schema_prints_the_key_tables)
 {
   g_autoptr(GString) want = g_string_new(NULL);
@@ -307,7 +272,6 @@ int main(void)
   suite_add_tcase(s, t);
   TCase *tc = tcase_create("subcommands");
   tcase_set_timeout(tc, 240); /* one fit, a few seconds; more under ASan */
-  tcase_add_loop_test(tc, test_bad_tool_options, 0, G_N_ELEMENTS(bad_tools));
   tcase_add_test(tc, test_schema_prints_the_key_tables);
   tcase_add_test(tc, test_schema_update);
   tcase_add_test(tc, test_reference_report);
