@@ -4,9 +4,9 @@
 #   make SANITIZE=1 test   the same under AddressSanitizer + UBSan (objects in build/asan)
 #   make bench        engine and model benchmarks (report only, never fail on timing)
 #   make deps         install the Debian packages the build needs (see scripts/deps.sh)
-#   make reference    every published result: model (bound and DES) vs published (models/models.mk)
-#   make fit          refit the shared coefficients, with the leave-one-out report (models/models.mk)
-#   make scenario-docs  regenerate scenarios/README.md and the README's reference table
+#   make reference    every published result: model (bound and DES) vs published (./ocasim reference, models/models.mk)
+#   make fit          refit the shared coefficients into models/coeffs.def, with the leave-one-out report (./ocasim fit)
+#   make scenario-docs  regenerate scenarios/README.md and the README's reference table (./ocasim schema --update)
 #   make validate-quick / validate / wrk-check   the validation mode (validate/validate.mk)
 #   make format / format-check   apply / check the house style (.clang-format; CI runs format-check)
 #   make golden-update   rewrite the golden outputs after an intended change (tests/tests.mk)

@@ -19,4 +19,9 @@ int cmd_validate(int argc, char **argv); /* measure this host's TLS serving path
 int cmd_serve(int argc, char **argv);    /* the real TLS file server */
 int cmd_load(int argc, char **argv);     /* the TLS load generator */
 
+/* The appliance model's tools (make reference, make fit, make scenario-docs). */
+int cmd_reference(int argc, char **argv); /* every published result: model vs published */
+int cmd_fit(int argc, char **argv);       /* fit the shared coefficients, write their data file */
+int cmd_schema(int argc, char **argv);    /* the scenario keys as documentation */
+
 #endif /* OCASIM_CLI_COMMANDS_H */

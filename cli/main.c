@@ -21,13 +21,16 @@ static const command commands[] = {
   { "validate", cmd_validate, "measure this host's TLS serving path and calibrate the model" },
   { "serve", cmd_serve, "run the real TLS file server used by validate" },
   { "load", cmd_load, "run the TLS load generator used by validate" },
+  { "reference", cmd_reference, "every published result: model vs published (make reference)" },
+  { "fit", cmd_fit, "fit the shared coefficients over the published results (make fit)" },
+  { "schema", cmd_schema, "the appliance scenario keys as Markdown tables (make scenario-docs)" },
 };
 
 static void usage(FILE *f)
 {
   fprintf(f, "Usage: ocasim COMMAND [OPTION...] [FILE]\n\n"
              "Simulates a high-throughput TLS video-serving appliance.\n\nCommands:\n");
-  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(f, "\nRun 'ocasim COMMAND --help' for a command's options; 'ocasim --version' for the version.\n");
 }
 

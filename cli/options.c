@@ -1,5 +1,6 @@
-/* cli/options.c — numeric option values checked with one-line messages that name the
- * option, the value as written and the allowed range (see cli/options.h). */
+/* cli/options.c — option values checked with one-line messages that name the option, the
+ * value as written and the allowed range, and the argument parsing of the subcommands that
+ * read no scenario (see cli/options.h). */
 #include "cli/options.h"
 
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *int_range(int lo, int hi)
 {
@@ -63,16 +65,56 @@ gboolean cli_seconds_option(const char *name, const char *text, double lo, gbool
   return TRUE;
 }
 
-gboolean cli_parse_no_args(GOptionContext *ctx, int *argc, char ***argv)
+gboolean cli_parse_args(GOptionContext *ctx, int *argc, char ***argv, int max_args)
 {
   g_autoptr(GError) err = NULL;
   if (!g_option_context_parse(ctx, argc, argv, &err)) {
     fprintf(stderr, "%s: %s\n", (*argv)[0], err->message);
     return FALSE;
   }
-  if (*argc > 1) {
-    fprintf(stderr, "%s: unexpected argument '%s'\n", (*argv)[0], (*argv)[1]);
+  if (max_args >= 0 && *argc > 1 + max_args) {
+    fprintf(stderr, "%s: unexpected argument '%s'\n", (*argv)[0], (*argv)[1 + max_args]);
     return FALSE;
   }
   return TRUE;
+}
+
+gboolean cli_parse_no_args(GOptionContext *ctx, int *argc, char ***argv)
+{
+  return cli_parse_args(ctx, argc, argv, 0);
+}
+
+gboolean cli_output_file_option(const char *name, const char *path, GError **error)
+{
+  if (!path) return TRUE;
+  if (!*path) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: empty file name", name);
+    return FALSE;
+  }
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': is a directory", name, path);
+    return FALSE;
+  }
+  g_autofree char *dir = g_path_get_dirname(path);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': no directory '%s'", name, path, dir);
+    return FALSE;
+  }
+  if (access(dir, W_OK | X_OK) != 0 || (g_file_test(path, G_FILE_TEST_EXISTS) && access(path, W_OK) != 0)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not writable: %s", name, path, g_strerror(errno));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+AppRefSet *cli_refset_load(const char *prog, const char *dir)
+{
+  g_autoptr(GError) err = NULL;
+  AppRefSet *s = app_refset_load(dir, &err);
+  if (s && app_refset_size(s) == 0) {
+    g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no scenario with a reference: block", dir);
+    g_clear_pointer(&s, app_refset_free);
+  }
+  if (!s) fprintf(stderr, "%s: %s\n", prog, err->message);
+  return s;
 }

@@ -1,10 +1,12 @@
-/* cli/options.h — numeric option values of the non-scenario subcommands (serve, load),
- * read as text and checked here so that a bad value names the option, the value
- * and the allowed range in one line, e.g. "--port '70000': out of range, allowed 0..65535". */
+/* cli/options.h — option values of the non-scenario subcommands (serve, load, validate,
+ * reference, fit, schema), read as text and checked here so that a bad value names the option,
+ * the value and the allowed range in one line, e.g. "--port '70000': out of range, allowed
+ * 0..65535"; their argument parsing, and the reference set that reference and fit read. */
 #ifndef OCASIM_CLI_OPTIONS_H
 #define OCASIM_CLI_OPTIONS_H
 
 #include <glib.h>
+#include "models/appliance_fit.h"
 
 /** Parses @text, the value given to option @name ("--port"), as a decimal integer in
  *  [@lo, @hi]; @hi == G_MAXINT prints the range as ">= lo".  @note, when not NULL, is
@@ -23,6 +25,20 @@ gboolean cli_seconds_option(const char *name, const char *text, double lo, gbool
  *  option error or a stray argument prints "PROG: reason" and returns FALSE
  *  (the caller exits with status 2). */
 gboolean cli_parse_no_args(GOptionContext *ctx, int *argc, char ***argv);
+
+/** As cli_parse_no_args(), allowing up to @max_args positional arguments (left in
+ *  (*@argv)[1..]; @max_args < 0: any number). */
+gboolean cli_parse_args(GOptionContext *ctx, int *argc, char ***argv, int max_args);
+
+/** Checks, before any work, that the file @path given to option @name ("--write") can be
+ *  written: not empty, not a directory, in an existing writable directory (and writable if
+ *  it exists).  @path NULL (option not given) passes.  Errors: G_OPTION_ERROR_BAD_VALUE. */
+gboolean cli_output_file_option(const char *name, const char *path, GError **error);
+
+/** Loads the reference set of @dir (models/appliance_fit.h); when it cannot be loaded or holds
+ *  no scenario with a `reference:` block, prints "PROG: reason" and returns NULL (the caller
+ *  exits with status 2).  (transfer full) */
+AppRefSet *cli_refset_load(const char *prog, const char *dir);
 
 /** The longest time, s, a seconds option accepts (keeps every conversion to ns in int64). */
 #define CLI_MAX_SECONDS 1e6

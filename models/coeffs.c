@@ -1,21 +1,40 @@
-/* coeffs.c — default values of the shared coefficients (see coeffs.h). */
+/* coeffs.c — values of the shared coefficients (see coeffs.h). The fitted ones come from the
+ * data file models/coeffs.def, which `ocasim fit --write` writes (coeffs_write_def() below);
+ * the fixed ones and the fit's starting point are set here with their sources. */
 #include "models/coeffs.h"
 #include <glib.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+/* The fitted coefficients, in the fit's order, from the data file. */
+typedef struct {
+  const char *name;
+  size_t offset; /* of the member in Coeffs */
+  double value;  /* the default: the last fit's value */
+  const char *note;
+} FittedCoeff;
+
+static const FittedCoeff FITTED[] = {
+#define COEF(name, value, note) { #name, offsetof(Coeffs, name), value, note },
+#include "models/coeffs.def"
+#undef COEF
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(FITTED) == COEFFS_N_FITTED);
+
+/* The first lines of models/coeffs.def, as coeffs_write_def() writes them. */
+static const char DEF_HEADER[] =
+    "/* models/coeffs.def — the fitted shared coefficients (models/coeffs.h): the output of the fit,\n"
+    " * written by `ocasim fit --write models/coeffs.def` (make fit) and read by models/coeffs.c.\n"
+    " * Not edited by hand: a refit rewrites the values (as ocasim fit rounds them, each the shortest\n"
+    " * text that reads back as the same double); names, order and notes are those of the build that\n"
+    " * wrote it. COEF(name, value, note): a fitted member of Coeffs, in the fit's order. */\n";
 
 void coeffs_defaults(Coeffs *c)
 {
-  /* Fitted by make fit on 2026-11-29 (with DRAM queueing stalls, demand.h) over 18 results
-   * (+ 4 quoted STREAM figures); the fit starts from coeffs_prior() (the values in the
-   * comments) and reports leave-one-out errors. */
-  c->dram_eff = 0.9172;         /* start 0.94 */
-  c->port_eff = 0.9298;         /* start 0.94: 1448/1538 framing = 0.94 */
-  c->fabric_eff = 0.9516;       /* start 0.90 */
-  c->page_cycles = 2506;        /* start 1600 */
-  c->mapped_page_cycles = 1580; /* start 1600 */
-  c->k_bulk = 0.0921;           /* start 0.15 */
-  c->k_meta = 0.1383;           /* start 0.30 */
-  c->copy_cpb = 1.749;          /* start 1.0 */
-  c->k_remote = 1.963;          /* start 1.0 */
+  /* Fitted: the values of models/coeffs.def, the last `make fit` over every published result
+   * (+ the quoted STREAM figures), starting from coeffs_prior(). */
+  for (int i = 0; i < COEFFS_N_FITTED; i++) *coeffs_fitted_ptr(c, i) = FITTED[i].value;
   /* Fixed. */
   c->dram_turnaround = 0.10; /* ~10% of DDR4 bus time lost to write-to-read turnarounds (tWTR,
                                  tRTW) at a 1:1 mix; JEDEC DDR4 timings at 3200 MT/s */
@@ -41,19 +60,63 @@ void coeffs_prior(Coeffs *c)
   c->k_remote = 1.0;            /* the fabric penalty fully exposed */
 }
 
-static const char *NAMES[COEFFS_N_FITTED] = { "dram_eff", "port_eff", "fabric_eff", "page_cycles", "mapped_page_cycles",
-                                              "k_bulk",   "k_meta",   "copy_cpb",   "k_remote" };
-
 const char *coeffs_fitted_name(int i)
 {
   g_return_val_if_fail(i >= 0 && i < COEFFS_N_FITTED, NULL);
-  return NAMES[i];
+  return FITTED[i].name;
+}
+
+const char *coeffs_fitted_note(int i)
+{
+  g_return_val_if_fail(i >= 0 && i < COEFFS_N_FITTED, NULL);
+  return FITTED[i].note;
 }
 
 double *coeffs_fitted_ptr(Coeffs *c, int i)
 {
-  double *p[COEFFS_N_FITTED] = { &c->dram_eff, &c->port_eff, &c->fabric_eff, &c->page_cycles, &c->mapped_page_cycles,
-                                 &c->k_bulk,   &c->k_meta,   &c->copy_cpb,   &c->k_remote };
   g_return_val_if_fail(i >= 0 && i < COEFFS_N_FITTED, NULL);
-  return p[i];
+  return (double *)((char *)c + FITTED[i].offset);
+}
+
+static double fitted_value(const Coeffs *c, int i)
+{
+  return *(const double *)((const char *)c + FITTED[i].offset);
+}
+
+/* Appends the shortest %g text of @v (finite) that reads back as the same double, without an
+ * exponent when 1e-4 <= |v| < 1e17 (1580, not 1.58e+03). */
+static void append_exact(GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  gboolean plain = fabs(v) >= 1e-4 && fabs(v) < 1e17;
+  for (int digits = 1; digits <= 17; digits++) {
+    char fmt[8];
+    g_snprintf(fmt, sizeof fmt, "%%.%dg", digits);
+    g_ascii_formatd(buf, sizeof buf, fmt, v);
+    if (g_ascii_strtod(buf, NULL) == v && (!plain || !strchr(buf, 'e'))) break; /* 17 digits always read back */
+  }
+  g_string_append(out, buf);
+}
+
+gboolean coeffs_write_def(const Coeffs *c, GString *out, GError **error)
+{
+  for (int i = 0; i < COEFFS_N_FITTED; i++) {
+    double v = fitted_value(c, i);
+    if (!isfinite(v)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "coefficient %s is %g, not a finite number", FITTED[i].name, v);
+      return FALSE;
+    }
+  }
+  g_string_append(out, DEF_HEADER);
+  for (int i = 0; i < COEFFS_N_FITTED; i++) {
+    g_string_append_printf(out, "COEF(%s, ", FITTED[i].name);
+    append_exact(out, fitted_value(c, i));
+    g_string_append(out, ", \"");
+    for (const char *p = FITTED[i].note; *p; p++) {
+      if (*p == '"' || *p == '\\') g_string_append_c(out, '\\');
+      g_string_append_c(out, *p);
+    }
+    g_string_append(out, "\")\n");
+  }
+  return TRUE;
 }

@@ -3,9 +3,12 @@
  * What it is: every other number in a scenario is a physical quantity of a part (channels,
  * MT/s, lanes, GT/s, cores, GHz, port speed) with its source. These coefficients are shared
  * by ALL scenarios; none is per scenario. The fitted ones are estimated once, jointly over
- * every published result (GSL nonlinear least squares, `make fit`, models/fit.c) and written
- * here as defaults; the fixed ones carry their own source.
+ * every published result (GSL nonlinear least squares, `make fit`, models/appliance_fit.c), and
+ * the fit writes them to the data file models/coeffs.def that coeffs.c includes as the
+ * defaults; the fixed ones carry their own source (coeffs.c).
  */
+#include <glib.h>
+
 #ifndef MODELS_COEFFS_H
 #define MODELS_COEFFS_H
 
@@ -31,13 +34,21 @@ typedef struct {
 
 #define COEFFS_N_FITTED 9
 
-/* Fills the defaults (the fitted values of the last `make fit`, and the fixed ones). */
+/* Fills the defaults (the fitted values of the last `make fit`, models/coeffs.def, and the fixed ones). */
 void coeffs_defaults(Coeffs *c);
 /* Fills the fit's starting point and prior centre: physically motivated first guesses of the
  * fitted coefficients (sources in coeffs.c), fixed ones as in coeffs_defaults. */
 void coeffs_prior(Coeffs *c);
-/* Name of fitted coefficient i (0..COEFFS_N_FITTED-1), pointer to it. */
+/* Name of fitted coefficient i (0..COEFFS_N_FITTED-1, the fit's order), pointer to it. */
 const char *coeffs_fitted_name(int i);
 double *coeffs_fitted_ptr(Coeffs *c, int i);
+/* What fitted coefficient i is (the note of its line in models/coeffs.def). */
+const char *coeffs_fitted_note(int i);
+/* Appends to @out the coefficients data file (models/coeffs.def) holding the fitted values of
+ * @c: a header comment, then one line COEF(name, value, "note") per fitted coefficient in the
+ * fit's order, each value as the shortest %g text that reads back as the same double (so the
+ * file round-trips bit for bit: the defaults give back the committed file). Names and notes
+ * are those of this build. Error (G_FILE_ERROR_INVAL): a value that is not finite. */
+gboolean coeffs_write_def(const Coeffs *c, GString *out, GError **error);
 
 #endif /* MODELS_COEFFS_H */

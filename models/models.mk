@@ -1,21 +1,15 @@
-# models/models.mk — extra targets of the appliance model.
-#   make reference   bound mode (and the DES) of every published-result scenario vs the published figures
-#   make fit         GSL least-squares fit of the shared coefficients + leave-one-out report
-MODEL_TOOLS := $(BUILD)/tools/ocasim-reference $(BUILD)/tools/ocasim-fit
+# models/models.mk — extra targets of the appliance model, each a subcommand of ./ocasim:
+#   make reference       ocasim reference --des: bound mode and the DES of every published-result
+#                        scenario vs the published figures
+#   make fit             ocasim fit --write models/coeffs.def: GSL least-squares fit of the shared
+#                        coefficients, written as the data file the build reads, + leave-one-out report
+#   make scenario-docs   ocasim schema --update: the generated tables of scenarios/README.md and README.md
+.PHONY: reference fit scenario-docs
+reference: $(BIN)
+	@./$(BIN) reference --des scenarios/reference
 
-$(BUILD)/tools/ocasim-%: $(BUILD)/models/tools/ocasim_%.o $(LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+fit: $(BIN)
+	@./$(BIN) fit --write models/coeffs.def scenarios/reference
 
-.PHONY: reference fit
-reference: $(BUILD)/tools/ocasim-reference
-	@$(BUILD)/tools/ocasim-reference --des scenarios/reference
-
-fit: $(BUILD)/tools/ocasim-fit
-	@$(BUILD)/tools/ocasim-fit scenarios/reference
-
--include $(wildcard $(BUILD)/models/tools/*.d)
-
-.PHONY: scenario-docs
-scenario-docs: $(BUILD)/tools/ocasim-scenario_doc
-	@$(BUILD)/tools/ocasim-scenario_doc scenarios/README.md README.md && echo "scenarios/README.md, README.md: generated tables regenerated"
+scenario-docs: $(BIN)
+	@./$(BIN) schema --update scenarios/README.md README.md && echo "scenarios/README.md, README.md: generated tables regenerated"

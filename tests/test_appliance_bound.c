@@ -67,7 +67,7 @@ END_TEST
 
 START_TEST(test_defaults_are_the_fit)
 {
-  /* the defaults in models/coeffs.c are what `make fit` finds from coeffs_prior(): refit and compare */
+  /* the defaults in models/coeffs.def are what `make fit` finds from coeffs_prior(): refit and compare */
   GError *e = NULL;
   g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &e);
   ck_assert(s != NULL);
@@ -78,7 +78,7 @@ START_TEST(test_defaults_are_the_fit)
   ck_assert_msg(app_refset_fit(s, &fit, -1, &chi, &e), "%s", e ? e->message : "");
   for (int i = 0; i < COEFFS_N_FITTED; i++)
     ck_assert_msg(fabs(*coeffs_fitted_ptr(&fit, i) / *coeffs_fitted_ptr(&def, i) - 1) < 0.01,
-                  "%s: fit %.4g, default %.4g (run make fit and update models/coeffs.c)", coeffs_fitted_name(i),
+                  "%s: fit %.4g, default %.4g (run make fit: it rewrites models/coeffs.def)", coeffs_fitted_name(i),
                   *coeffs_fitted_ptr(&fit, i), *coeffs_fitted_ptr(&def, i));
   ck_assert(chi >= 0 && chi < 20);
 }

@@ -6,6 +6,7 @@
  * twice gives identical bytes. */
 #include <check.h>
 #include "tests/support/check_run.h"
+#include "tests/support/ocasim_run.h"
 #include <glib.h>
 #include <string.h>
 #include <signal.h>
@@ -49,30 +50,13 @@ static const BadCase cases[] = {
   { "empty-stations.yaml", 7, 11, "stations", "needs at least 1" },
 };
 
-static int run_ocasim(const char *const *args, char **out, char **err)
-{
-  const char *bin = g_getenv("OCASIM_BIN");
-  ck_assert_msg(bin != NULL, "OCASIM_BIN is not set (run through make test)");
-  GPtrArray *argv = g_ptr_array_new();
-  g_ptr_array_add(argv, (char *)bin);
-  for (; *args; args++) g_ptr_array_add(argv, (char *)*args);
-  g_ptr_array_add(argv, NULL);
-  int status = -1;
-  GError *error = NULL;
-  gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error);
-  ck_assert_msg(ok, "spawn failed: %s", error ? error->message : "");
-  g_ptr_array_free(argv, TRUE);
-  ck_assert(WIFEXITED(status));
-  return WEXITSTATUS(status);
-}
-
 START_TEST(test_bad_scenario)
 {
   const BadCase *c = &cases[_i];
   g_autofree char *file = g_strdup_printf("tests/data/bad/%s", c->file);
   g_autofree char *out = NULL, *err = NULL;
   const char *args[] = { "check", file, NULL };
-  int rc = run_ocasim(args, &out, &err);
+  int rc = test_run_ocasim(args, &out, &err);
   ck_assert_msg(rc == 2, "%s: exit %d, stderr: %s", c->file, rc, err);
   g_autofree char *where = c->path[0] ? g_strdup_printf("%s:%d:%d: %s: ", file, c->line, c->col, c->path)
                                       : g_strdup_printf("%s:%d:%d: ", file, c->line, c->col);
@@ -86,12 +70,12 @@ START_TEST(test_bad_override)
 {
   g_autofree char *out = NULL, *err = NULL;
   const char *args[] = { "check", "scenarios/mm1.yaml", "--set", "stations[3].servers=2", NULL };
-  ck_assert_int_eq(run_ocasim(args, &out, &err), 2);
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
   ck_assert_msg(strstr(err, "--set") && strstr(err, "stations[3]"), "%s", err);
   g_free(out);
   g_free(err);
   const char *args2[] = { "check", "scenarios/mm1.yaml", "--set", "stations[0].servers=0", NULL };
-  ck_assert_int_eq(run_ocasim(args2, &out, &err), 2);
+  ck_assert_int_eq(test_run_ocasim(args2, &out, &err), 2);
   ck_assert_msg(strstr(err, "stations[0].servers") && strstr(err, ">= 1"), "%s", err);
 }
 END_TEST
@@ -102,13 +86,13 @@ START_TEST(test_no_latency_is_not_nan)
 {
   g_autofree char *out = NULL, *err = NULL;
   const char *args[] = { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ms", "--warmup", "0 s", NULL };
-  ck_assert_int_eq(run_ocasim(args, &out, &err), 0);
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
   ck_assert_msg(strstr(out, "latency:    n/a") && !strstr(out, "nan"), "%s", out);
   g_free(out);
   g_free(err);
   const char *args2[] = { "run", "scenarios/rome-400g-nic-ktls.yaml", "--duration", "1 ms", "--warmup", "0 s", "--format", "csv",
                           NULL };
-  ck_assert_int_eq(run_ocasim(args2, &out, &err), 0);
+  ck_assert_int_eq(test_run_ocasim(args2, &out, &err), 0);
   ck_assert_msg(strstr(out, ",,cpu.node0,") && !strstr(out, "nan"), "%s", out);
 }
 END_TEST
@@ -117,16 +101,16 @@ START_TEST(test_usage_errors)
 {
   g_autofree char *out = NULL, *err = NULL;
   const char *args[] = { "run", "scenarios/mm1.yaml", "--format", "xml", NULL };
-  ck_assert_int_eq(run_ocasim(args, &out, &err), 2);
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
   g_free(out);
   g_free(err);
   const char *args2[] = { "run", "no/such/file.yaml", NULL };
-  ck_assert_int_eq(run_ocasim(args2, &out, &err), 2);
+  ck_assert_int_eq(test_run_ocasim(args2, &out, &err), 2);
   ck_assert_msg(strstr(err, "no/such/file.yaml"), "%s", err);
   g_free(out);
   g_free(err);
   const char *args3[] = { "frobnicate", NULL };
-  ck_assert_int_eq(run_ocasim(args3, &out, &err), 2);
+  ck_assert_int_eq(test_run_ocasim(args3, &out, &err), 2);
 }
 END_TEST
 
@@ -170,14 +154,15 @@ static const BadRun bad_runs[] = {
 START_TEST(test_bad_runs)
 {
   g_autofree char *out = NULL, *err = NULL;
-  int rc = run_ocasim(bad_runs[_i].args, &out, &err);
+  int rc = test_run_ocasim(bad_runs[_i].args, &out, &err);
   ck_assert_msg(rc == 2, "%s %s: exit %d, stderr: %s", bad_runs[_i].args[0], bad_runs[_i].args[1], rc, err);
   ck_assert_msg(strstr(err, bad_runs[_i].message), "expected '%s' in: %s", bad_runs[_i].message, err);
 }
 END_TEST
 
-/* serve, load and validate: a bad option value names the option, the value and the allowed range;
- * a stray argument is a usage error. Every row fails before anything binds or connects. */
+/* serve, load, validate, reference, fit and schema: a bad option value names the option, the value
+ * and the allowed range; a stray argument is a usage error. Every row fails before anything binds,
+ * connects or fits. */
 typedef struct {
   const char *args[10];
   const char *message[3];
@@ -211,13 +196,26 @@ static const BadOption bad_options[] = {
   { { "validate", "--out", "README.md", NULL }, { "--out 'README.md'", "cannot create" } },
   { { "validate", "--out", "", NULL }, { "--out: empty directory name" } },
   { { "validate", "--work-dir", "README.md", NULL }, { "--work-dir 'README.md'", "not a directory" } },
+  { { "reference", "--frob", NULL }, { "ocasim reference: Unknown option --frob" } },
+  { { "reference", "scenarios/reference", "extra", NULL }, { "ocasim reference: unexpected argument 'extra'" } },
+  { { "reference", "no/such/dir", NULL }, { "no/such/dir" } },
+  { { "fit", "--write", "", NULL }, { "ocasim fit: --write: empty file name" } },
+  { { "fit", "--write", "no/such/dir/coeffs.def", NULL }, { "--write 'no/such/dir/coeffs.def': no directory 'no/such/dir'" } },
+  { { "fit", "--write", "models", NULL }, { "--write 'models': is a directory" } },
+  { { "fit", "a", "b", NULL }, { "ocasim fit: unexpected argument 'b'" } },
+  { { "fit", "no/such/dir", NULL }, { "no/such/dir" } },
+  { { "schema", "--format", "json", NULL }, { "ocasim schema: --format 'json': expected markdown" } },
+  { { "schema", "README.md", NULL }, { "unexpected argument 'README.md' (FILE arguments go with --update)" } },
+  { { "schema", "--update", NULL }, { "--update needs at least one FILE" } },
+  { { "schema", "--update", "no/such/file.md", NULL }, { "no/such/file.md" } },
+  { { "schema", "--update", "Makefile", NULL }, { "Makefile: no generated block markers" } },
 };
 
 START_TEST(test_bad_options)
 {
   g_autofree char *out = NULL, *err = NULL;
   const BadOption *b = &bad_options[_i];
-  int rc = run_ocasim(b->args, &out, &err);
+  int rc = test_run_ocasim(b->args, &out, &err);
   ck_assert_msg(rc == 2, "%s row %d: exit %d, stderr: %s", b->args[0], _i, rc, err);
   for (int k = 0; k < 3 && b->message[k]; k++)
     ck_assert_msg(strstr(err, b->message[k]), "expected '%s' in: %s", b->message[k], err);
@@ -266,7 +264,7 @@ START_TEST(test_serve_duration)
   ck_assert(bin != NULL);
   g_autofree char *out = NULL, *err = NULL;
   const char *help[] = { "serve", "--help", NULL };
-  ck_assert_int_eq(run_ocasim(help, &out, &err), 0);
+  ck_assert_int_eq(test_run_ocasim(help, &out, &err), 0);
   ck_assert_msg(strstr(out, "0 (the default): run until SIGINT/SIGTERM"), "%s", out);
 
   for (int timed = 0; timed < 2; timed++) {
@@ -302,14 +300,14 @@ START_TEST(test_run_is_deterministic_and_overridable)
 {
   g_autofree char *a = NULL, *b = NULL, *c = NULL, *e1 = NULL, *e2 = NULL, *e3 = NULL;
   const char *args[] = { "run", "scenarios/mm1.yaml", "--duration", "20000 s", "--warmup", "1000 s", "--format", "json", NULL };
-  ck_assert_int_eq(run_ocasim(args, &a, &e1), 0);
-  ck_assert_int_eq(run_ocasim(args, &b, &e2), 0);
+  ck_assert_int_eq(test_run_ocasim(args, &a, &e1), 0);
+  ck_assert_int_eq(test_run_ocasim(args, &b, &e2), 0);
   ck_assert_str_eq(a, b);
   ck_assert_ptr_nonnull(strstr(a, "\"simulated_s\" : 19000"));
   const char *args3[] = { "run",    "scenarios/mm1.yaml", "--duration", "20000 s", "--warmup",
                           "1000 s", "--format",           "json",       "--seed",  "2",
                           NULL };
-  ck_assert_int_eq(run_ocasim(args3, &c, &e3), 0);
+  ck_assert_int_eq(test_run_ocasim(args3, &c, &e3), 0);
   ck_assert_str_ne(a, c);
   ck_assert_ptr_nonnull(strstr(c, "\"seed\" : 2"));
 }
@@ -322,9 +320,9 @@ START_TEST(test_check_formats)
   const char *aj[] = { "check", "scenarios/mm1.yaml", "--format", "json", NULL };
   const char *ac[] = { "check", "scenarios/mm1.yaml", "--format", "csv", NULL };
   const char *at[] = { "check", "scenarios/mm1.yaml", NULL };
-  ck_assert_int_eq(run_ocasim(aj, &j, &e1), 0);
-  ck_assert_int_eq(run_ocasim(ac, &c, &e2), 0);
-  ck_assert_int_eq(run_ocasim(at, &t, &e3), 0);
+  ck_assert_int_eq(test_run_ocasim(aj, &j, &e1), 0);
+  ck_assert_int_eq(test_run_ocasim(ac, &c, &e2), 0);
+  ck_assert_int_eq(test_run_ocasim(at, &t, &e3), 0);
   ck_assert_str_eq(j, "{\n  \"file\" : \"scenarios/mm1.yaml\",\n  \"kind\" : \"queueing_network\",\n  \"ok\" : true\n}\n");
   ck_assert_str_eq(c, "file,kind,ok,error\nscenarios/mm1.yaml,queueing_network,true,\n");
   ck_assert_str_eq(t, "scenarios/mm1.yaml: ok (queueing_network)\n");
@@ -332,8 +330,8 @@ START_TEST(test_check_formats)
   g_autofree char *bj = NULL, *bc = NULL, *f1 = NULL, *f2 = NULL;
   const char *bad_j[] = { "check", "tests/data/bad/route-unknown-station.yaml", "--format", "json", NULL };
   const char *bad_c[] = { "check", "tests/data/bad/route-unknown-station.yaml", "--format", "csv", NULL };
-  ck_assert_int_eq(run_ocasim(bad_j, &bj, &f1), 2);
-  ck_assert_int_eq(run_ocasim(bad_c, &bc, &f2), 2);
+  ck_assert_int_eq(test_run_ocasim(bad_j, &bj, &f1), 2);
+  ck_assert_int_eq(test_run_ocasim(bad_c, &bc, &f2), 2);
   const char *msg = "tests/data/bad/route-unknown-station.yaml:6:18: sources[0].route[0].to: no station named 'sever'";
   ck_assert_msg(strstr(bj, "\"ok\" : false") && strstr(bj, msg), "%s", bj);
   ck_assert_msg(g_str_has_prefix(bc, "file,kind,ok,error\ntests/data/bad/route-unknown-station.yaml,queueing_network,false,") &&

@@ -1,0 +1,282 @@
+/* tests/test_cli_tools.c — the coefficients data file and the model's tool subcommands.
+ *
+ * models/coeffs.def is the fit's output: writing the default coefficients gives back the
+ * committed file byte for byte, and any finite value is written as text that reads back as
+ * the same double. `ocasim reference`, `ocasim fit` and `ocasim schema` print what the
+ * library computes, regenerate documentation blocks in place, and refuse bad options with a
+ * one-line message and exit status 2 before doing any work. */
+#include <check.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/appliance_fit.h"
+#include "tests/support/check_run.h"
+#include "tests/support/ocasim_run.h"
+
+#define COEFFS_DEF "models/coeffs.def"
+
+/* One COEF(name, value, "note") line of a coefficients data file. */
+typedef struct {
+  char *name;
+  double value;
+  char *rest; /* the text after the value: ", \"note\")" */
+} DefLine;
+
+static void def_line_clear(gpointer p)
+{
+  DefLine *d = p;
+  g_free(d->name);
+  g_free(d->rest);
+}
+
+/* Parses the COEF lines of @text (the header comment is skipped) into @lines (DefLine);
+ * fails the test on a line that is neither. Returns the header (transfer full). */
+static char *parse_def(const char *text, GArray *lines)
+{
+  g_auto(GStrv) ls = g_strsplit(text, "\n", -1);
+  GString *header = g_string_new(NULL);
+  for (int i = 0; ls[i]; i++) {
+    const char *l = ls[i];
+    if (!*l && !ls[i + 1]) break; /* after the last newline */
+    if (!g_str_has_prefix(l, "COEF(")) {
+      ck_assert_msg(lines->len == 0, "line %d after the COEF lines: %s", i + 1, l);
+      g_string_append_printf(header, "%s\n", l);
+      continue;
+    }
+    const char *comma = strchr(l, ',');
+    ck_assert_msg(comma && comma[1] == ' ', "line %d: %s", i + 1, l);
+    DefLine d = { .name = g_strndup(l + 5, (gsize)(comma - l - 5)) };
+    char *end = NULL;
+    d.value = g_ascii_strtod(comma + 2, &end);
+    ck_assert_msg(end != comma + 2 && *end == ',', "line %d: no value: %s", i + 1, l);
+    d.rest = g_strdup(end);
+    g_array_append_val(lines, d);
+  }
+  return g_string_free(header, FALSE);
+}
+
+static GArray *def_lines_new(void)
+{
+  GArray *a = g_array_new(FALSE, TRUE, sizeof(DefLine));
+  g_array_set_clear_func(a, def_line_clear);
+  return a;
+}
+
+START_TEST(test_coeffs_def_round_trip)
+{
+  Coeffs c;
+  coeffs_defaults(&c);
+  g_autoptr(GString) out = g_string_new(NULL);
+  GError *e = NULL;
+  ck_assert_msg(coeffs_write_def(&c, out, &e), "%s", e ? e->message : "");
+  g_autofree char *committed = NULL;
+  ck_assert(g_file_get_contents(COEFFS_DEF, &committed, NULL, NULL));
+  ck_assert_msg(strcmp(out->str, committed) == 0, "the writer does not give back " COEFFS_DEF ":\n%s", out->str);
+  /* one line per fitted coefficient, in the fit's order, each value the default's bits */
+  g_autoptr(GArray) lines = def_lines_new();
+  g_autofree char *header = parse_def(committed, lines);
+  ck_assert_int_eq(lines->len, COEFFS_N_FITTED);
+  for (int i = 0; i < COEFFS_N_FITTED; i++) {
+    const DefLine *d = &g_array_index(lines, DefLine, i);
+    ck_assert_str_eq(d->name, coeffs_fitted_name(i));
+    ck_assert(memcmp(&d->value, coeffs_fitted_ptr(&c, i), sizeof(double)) == 0);
+    g_autofree char *rest = g_strdup_printf(", \"%s\")", coeffs_fitted_note(i));
+    ck_assert_str_eq(d->rest, rest);
+  }
+  ck_assert(g_str_has_prefix(header, "/* models/coeffs.def"));
+}
+END_TEST
+
+START_TEST(test_coeffs_def_exact)
+{
+  /* awkward doubles come back bit for bit */
+  const double v[] = { 0.1 + 0.2, 2.0 / 3.0,   1e-300, 4.9406564584124654e-324, 1.7976931348623157e308, 2506,
+                       1e22,      123456789.0, -0.0 };
+  for (size_t k = 0; k < G_N_ELEMENTS(v); k++) {
+    Coeffs c;
+    coeffs_defaults(&c);
+    for (int i = 0; i < COEFFS_N_FITTED; i++) *coeffs_fitted_ptr(&c, i) = v[(k + (size_t)i) % G_N_ELEMENTS(v)];
+    g_autoptr(GString) out = g_string_new(NULL);
+    ck_assert(coeffs_write_def(&c, out, NULL));
+    g_autoptr(GArray) lines = def_lines_new();
+    g_autofree char *header = parse_def(out->str, lines);
+    ck_assert_int_eq(lines->len, COEFFS_N_FITTED);
+    for (int i = 0; i < COEFFS_N_FITTED; i++) {
+      double got = g_array_index(lines, DefLine, i).value;
+      ck_assert_msg(memcmp(&got, coeffs_fitted_ptr(&c, i), sizeof got) == 0, "%.17g written, %.17g read",
+                    *coeffs_fitted_ptr(&c, i), got);
+    }
+    /* and the shortest such text: 0.1 + 0.2 needs 17 digits, 2506 four, without an exponent */
+    if (k == 0) ck_assert_ptr_nonnull(strstr(out->str, "COEF(dram_eff, 0.30000000000000004, "));
+    if (k == 5) ck_assert_ptr_nonnull(strstr(out->str, "COEF(dram_eff, 2506, "));
+    if (k == 7) ck_assert_ptr_nonnull(strstr(out->str, "COEF(dram_eff, 123456789, "));
+    if (k == 6) ck_assert_ptr_nonnull(strstr(out->str, "COEF(dram_eff, 1e+22, "));
+  }
+  Coeffs c;
+  coeffs_defaults(&c);
+  c.k_meta = NAN;
+  GError *e = NULL;
+  g_autoptr(GString) out = g_string_new(NULL);
+  ck_assert(!coeffs_write_def(&c, out, &e));
+  ck_assert_msg(e && strstr(e->message, "k_meta"), "%s", e ? e->message : "");
+  g_error_free(e);
+}
+END_TEST
+
+START_TEST(test_schema_prints_the_key_tables)
+{
+  g_autoptr(GString) want = g_string_new(NULL);
+  appliance_conf_markdown(want);
+  ck_assert(want->len > 1000);
+  const char *a1[] = { "schema", NULL }, *a2[] = { "schema", "--format", "markdown", NULL };
+  for (int k = 0; k < 2; k++) {
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(k ? a2 : a1, &out, &err), 0);
+    ck_assert_str_eq(out, want->str);
+    ck_assert_str_eq(err, "");
+  }
+}
+END_TEST
+
+START_TEST(test_schema_update)
+{
+  /* stale schema and reference blocks are regenerated, the text around them kept */
+  g_autofree char *dir = g_dir_make_tmp("ocasim-schema-XXXXXX", NULL);
+  ck_assert(dir);
+  g_autofree char *path = g_build_filename(dir, "doc.md", NULL);
+  const char *stale = "# Doc\n<!-- schema:begin -->\nstale keys\n<!-- schema:end -->\nmiddle\n"
+                      "<!-- reference:begin -->\nstale table\n<!-- reference:end -->\nend\n";
+  ck_assert(g_file_set_contents(path, stale, -1, NULL));
+  const char *args[] = { "schema", "--update", path, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+  ck_assert_str_eq(out, "");
+  g_autoptr(GString) keys = g_string_new(NULL);
+  appliance_conf_markdown(keys);
+  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", NULL);
+  ck_assert(s);
+  Coeffs c;
+  coeffs_defaults(&c);
+  g_autoptr(GString) table = g_string_new(NULL);
+  app_refset_table(s, &c, table, NULL);
+  g_autofree char *want = g_strdup_printf("# Doc\n<!-- schema:begin -->\n%s<!-- schema:end -->\nmiddle\n"
+                                          "<!-- reference:begin -->\n%s<!-- reference:end -->\nend\n",
+                                          keys->str, table->str);
+  g_autofree char *have = NULL;
+  ck_assert(g_file_get_contents(path, &have, NULL, NULL));
+  ck_assert_str_eq(have, want);
+  /* again: nothing to change */
+  g_autofree char *out2 = NULL, *err2 = NULL;
+  ck_assert_int_eq(test_run_ocasim(args, &out2, &err2), 0);
+  g_autofree char *again = NULL;
+  ck_assert(g_file_get_contents(path, &again, NULL, NULL));
+  ck_assert_str_eq(again, want);
+  g_unlink(path);
+  g_rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_reference_report)
+{
+  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", NULL);
+  ck_assert(s);
+  Coeffs c;
+  coeffs_defaults(&c);
+  g_autoptr(GString) table = g_string_new(NULL);
+  int fails = app_refset_table(s, &c, table, NULL);
+  const char *args[] = { "reference", NULL }, *strict[] = { "reference", "--strict", "scenarios/reference", NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autofree char *head =
+      g_strdup_printf("Bound mode vs published results (%d results, tolerance 10 %% throughput, 10 points CPU):\n\n%s",
+                      app_refset_size(s), table->str);
+  ck_assert_msg(g_str_has_prefix(out, head), "%s", out);
+  g_autofree char *tally = g_strdup_printf("\n%d of %d within 10 %% / 10 points", app_refset_size(s) - fails, app_refset_size(s));
+  ck_assert_msg(strstr(out, tally), "%s", out);
+  ck_assert_ptr_null(strstr(out, "Discrete-event model"));
+  /* --strict: status 1 when any row fails the rule (the documented deviations count) */
+  ck_assert_int_eq(test_run_ocasim(strict, &out2, &err2), fails ? 1 : 0);
+  ck_assert_str_eq(out2, out);
+}
+END_TEST
+
+START_TEST(test_empty_reference_set)
+{
+  /* a directory next to the platforms (the STREAM references load from DIR/../platforms) but
+   * without a scenario that has a reference: block is bad input, for reference and for fit */
+  g_autofree char *dir = g_dir_make_tmp("ocasim-ref-XXXXXX", NULL);
+  ck_assert(dir);
+  g_autofree char *empty = g_build_filename(dir, "empty", NULL), *plat = g_build_filename(dir, "platforms", NULL);
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *target = g_build_filename(cwd, "scenarios", "platforms", NULL);
+  ck_assert_int_eq(g_mkdir(empty, 0755), 0);
+  ck_assert_int_eq(symlink(target, plat), 0);
+  g_autofree char *want = g_strdup_printf("%s: no scenario with a reference: block\n", empty);
+  const char *ref[] = { "reference", empty, NULL }, *fit[] = { "fit", empty, NULL };
+  for (int k = 0; k < 2; k++) {
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(k ? fit : ref, &out, &err), 2);
+    ck_assert_msg(g_str_has_suffix(err, want), "%s", err);
+    ck_assert_str_eq(out, "");
+  }
+  g_unlink(plat);
+  g_rmdir(empty);
+  g_rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_fit_writes_the_data_file)
+{
+  /* the fit (without the leave-one-out refits) writes a data file of the committed form
+   * whose values are the committed ones within the 1 % test_defaults_are_the_fit allows */
+  g_autofree char *dir = g_dir_make_tmp("ocasim-fit-XXXXXX", NULL);
+  ck_assert(dir);
+  g_autofree char *path = g_build_filename(dir, "coeffs.def", NULL);
+  const char *args[] = { "fit", "--no-loo", "--write", path, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+  ck_assert_msg(g_str_has_prefix(out, "Shared coefficients fitted over "), "%s", out);
+  ck_assert_msg(strstr(out, path) && strstr(out, "\nReference table with the fitted coefficients"), "%s", out);
+  ck_assert_ptr_null(strstr(out, "Leave-one-out"));
+  g_autofree char *written = NULL, *committed = NULL;
+  ck_assert(g_file_get_contents(path, &written, NULL, NULL));
+  ck_assert(g_file_get_contents(COEFFS_DEF, &committed, NULL, NULL));
+  g_autoptr(GArray) w = def_lines_new(), k = def_lines_new();
+  g_autofree char *hw = parse_def(written, w), *hk = parse_def(committed, k);
+  ck_assert_str_eq(hw, hk);
+  ck_assert_int_eq(w->len, COEFFS_N_FITTED);
+  ck_assert_int_eq(k->len, COEFFS_N_FITTED);
+  for (int i = 0; i < COEFFS_N_FITTED; i++) {
+    const DefLine *a = &g_array_index(w, DefLine, i), *b = &g_array_index(k, DefLine, i);
+    ck_assert_str_eq(a->name, b->name);
+    ck_assert_str_eq(a->rest, b->rest);
+    ck_assert_msg(fabs(a->value / b->value - 1) < 0.01, "%s: fit %.17g, committed %.17g", a->name, a->value, b->value);
+    /* rounded to 4 significant digits */
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    ck_assert(g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, "%.4g", a->value), NULL) == a->value);
+  }
+  g_unlink(path);
+  g_rmdir(dir);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("cli_tools");
+  TCase *t = tcase_create("coeffs data file");
+  tcase_add_test(t, test_coeffs_def_round_trip);
+  tcase_add_test(t, test_coeffs_def_exact);
+  suite_add_tcase(s, t);
+  TCase *tc = tcase_create("subcommands");
+  tcase_set_timeout(tc, 240); /* one fit, a few seconds; more under ASan */
+  tcase_add_test(tc, test_schema_prints_the_key_tables);
+  tcase_add_test(tc, test_schema_update);
+  tcase_add_test(tc, test_reference_report);
+  tcase_add_test(tc, test_empty_reference_set);
+  tcase_add_test(tc, test_fit_writes_the_data_file);
+  suite_add_tcase(s, tc);
+  return test_run_suite(s);
+}
