@@ -24,7 +24,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags $(CHECK_PKG) 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs $(CHECK_PKG) 2>/dev/null)
 
-WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -I. $(PKG_CFLAGS) -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm -lpthread

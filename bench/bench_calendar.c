@@ -71,7 +71,7 @@ static void on_hold(SimEngine *eng, SimEvent *ev, void *ctx)
   if (--h->left == 0) sim_engine_stop(eng);
 }
 
-static void on_post(SimEngine *eng, SimEvent *ev, void *ctx)
+static void on_post(SimEngine *eng, SimEvent *ev G_GNUC_UNUSED, void *ctx)
 {
   hold_state *h = ctx;
   h->sum += (uint64_t)sim_engine_now(eng);

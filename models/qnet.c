@@ -234,14 +234,14 @@ static void send(run *r, SimJob *job, GArray *routes, gsl_rng *rng)
   job_release(r, job);
 }
 
-static void on_depart(SimStation *st, SimJob *job, void *ctx)
+static void on_depart(SimStation *st G_GNUC_UNUSED, SimJob *job, void *ctx)
 {
   run *r = ctx;
   const QnetStation *sp = g_ptr_array_index(r->spec->stations, job->klass);
   send(r, job, sp->routes, r->routers[job->klass]);
 }
 
-static void on_drop(SimStation *st, SimJob *job, void *ctx)
+static void on_drop(SimStation *st G_GNUC_UNUSED, SimJob *job, void *ctx)
 {
   job_release(ctx, job);
 }

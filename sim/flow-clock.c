@@ -178,7 +178,7 @@ void sim_flow__clock_add_group(SimFlowNet *net, SimFlowClock *c, SimFlowGroup *g
 }
 
 /* @g leaves its clock (which the caller releases when emptied). */
-void sim_flow__clock_remove_group(SimFlowNet *net, SimFlowClock *c, SimFlowGroup *g)
+void sim_flow__clock_remove_group(SimFlowNet *net G_GNUC_UNUSED, SimFlowClock *c, SimFlowGroup *g)
 {
   cg_remove(c->gh, &c->n_g, g);
   c->n_flows -= g->n;

@@ -219,7 +219,7 @@ static request *req_new(sim_state *s)
 
 static void transfer_done(SimFlowNet *net, SimFlow *flow, void *ctx);
 
-static void latency_done(SimEngine *eng, SimEvent *ev, void *ctx)
+static void latency_done(SimEngine *eng G_GNUC_UNUSED, SimEvent *ev G_GNUC_UNUSED, void *ctx)
 {
   request *r = ctx;
   sim_state *s = r->s;
@@ -243,7 +243,7 @@ static void admit(sim_state *s, request *r)
   sim_engine_schedule_in(s->eng, &r->ev, (sim_time_ns)llround(c->latency_ns));
 }
 
-static void transfer_done(SimFlowNet *net, SimFlow *flow, void *ctx)
+static void transfer_done(SimFlowNet *net G_GNUC_UNUSED, SimFlow *flow G_GNUC_UNUSED, void *ctx)
 {
   request *r = ctx;
   sim_state *s = r->s;

@@ -129,7 +129,7 @@ static void ps_schedule(SimStation *st)
   sim_engine_reschedule(st->eng, &st->ps_ev, at);
 }
 
-static void ps_complete(SimEngine *eng, SimEvent *ev, void *ctx)
+static void ps_complete(SimEngine *eng, SimEvent *ev G_GNUC_UNUSED, void *ctx)
 {
   SimStation *st = ctx;
   sim_time_ns now = sim_engine_now(eng);

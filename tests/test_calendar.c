@@ -316,7 +316,7 @@ typedef struct {
   int ticks;
 } recorder;
 
-static void on_post(SimEngine *eng, SimEvent *ev, void *ctx)
+static void on_post(SimEngine *eng, SimEvent *ev G_GNUC_UNUSED, void *ctx)
 {
   recorder *rec = ctx;
   sim_time_ns t = sim_engine_now(eng);

@@ -391,7 +391,7 @@ struct rnet {
   SimEvent arrive, probe;
 };
 
-static void rn_done(SimFlowNet *net, SimFlow *flow, void *ctx)
+static void rn_done(SimFlowNet *net G_GNUC_UNUSED, SimFlow *flow G_GNUC_UNUSED, void *ctx)
 {
   rflow *rf = ctx;
   rf->flow = NULL;
@@ -600,7 +600,7 @@ typedef struct {
   uint64_t n, failed_starts;
 } ps_model;
 
-static void ps_done(SimFlowNet *net, SimFlow *flow, void *ctx)
+static void ps_done(SimFlowNet *net G_GNUC_UNUSED, SimFlow *flow, void *ctx)
 {
   ps_model *m = ctx;
   if (sim_flow_start_ns(flow) < m->t_warm) return;
@@ -818,14 +818,14 @@ struct dfnet {
   SimEvent arrive, probe;
 };
 
-static void df_done_new(SimFlowNet *net, SimFlow *f, void *ctx)
+static void df_done_new(SimFlowNet *net G_GNUC_UNUSED, SimFlow *f G_GNUC_UNUSED, void *ctx)
 {
   dflow *x = ctx;
   x->done_new = sim_engine_now(x->d->eng);
   x->f = NULL;
 }
 
-static void df_done_ref(ref_flow_net *net, ref_flow *f, void *ctx)
+static void df_done_ref(ref_flow_net *net G_GNUC_UNUSED, ref_flow *f G_GNUC_UNUSED, void *ctx)
 {
   dflow *x = ctx;
   x->done_ref = sim_engine_now(x->d->eng);

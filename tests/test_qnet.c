@@ -124,7 +124,7 @@ typedef struct {
   GArray *sizes, *responses;
 } lone;
 
-static void lone_depart(SimStation *st, SimJob *job, void *ctx)
+static void lone_depart(SimStation *st G_GNUC_UNUSED, SimJob *job, void *ctx)
 {
   lone *l = ctx;
   if (l->sizes) {

@@ -207,7 +207,7 @@ static void request_solve(ref_flow_net *net)
 
 /* Removes @over_bytes of @f's delivery (time it spent past its last byte)
  * from the statistics. */
-static void uncount(ref_flow_net *net, ref_flow *f, double over_bytes)
+static void uncount(ref_flow_net *net G_GNUC_UNUSED, ref_flow *f, double over_bytes)
 {
   for (uint32_t k = 0; k < f->n_uses; k++) {
     ref_flow_resource *r = f->uses[k].res;
