@@ -40,6 +40,12 @@ static double g_of(double L, void *p)
 
 gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityResult *out, GError **error)
 {
+  return appliance_capacity_observed(a, m, NULL, out, error);
+}
+
+gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, const SimObserver *obs, CapacityResult *out,
+                                     GError **error)
+{
   double xsat = demand_saturation_Bps(m, NULL) * 8e-9;
   double lo = xsat * 1e-3, hi = xsat * 2.0;
   out->probe_floor_gbps = lo;
@@ -74,6 +80,9 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
       root = gsl_root_fsolver_x_lower(s);
     }
     out->limit_gbps[c] = root;
+    g_debug("capacity: criterion %s met with equality at %.6g Gb/s (bracket %.6g..%.6g Gb/s)",
+            capacity_criterion_name((CapCriterion)c), root, lo, hi);
+    sim_observer_progress(obs, c + 1, CAP_COUNT);
     if (root < out->capacity_gbps) {
       out->capacity_gbps = root;
       out->limiting = (CapCriterion)c;

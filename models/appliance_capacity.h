@@ -13,6 +13,7 @@
 #ifndef MODELS_APPLIANCE_CAPACITY_H
 #define MODELS_APPLIANCE_CAPACITY_H
 #include "models/appliance_bound.h"
+#include "sim/observe.h"
 
 typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_COUNT } CapCriterion;
 
@@ -27,6 +28,9 @@ typedef struct {
 
 /* Finds the capacity; FALSE with error if GSL fails. */
 gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityResult *out, GError **error);
+/* As appliance_capacity(), reporting progress to @obs (criteria done of CAP_COUNT; may be NULL). */
+gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, const SimObserver *obs, CapacityResult *out,
+                                     GError **error);
 const char *capacity_criterion_name(CapCriterion c);
 
 #endif /* MODELS_APPLIANCE_CAPACITY_H */

@@ -40,6 +40,12 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
 AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, SimFluidResult **raw,
                              GError **error)
 {
+  return appliance_des_run_observed(a, info, m, NULL, raw, error);
+}
+
+AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
+                                      const SimObserver *obs, SimFluidResult **raw, GError **error)
+{
   g_autoptr(SimFluidSpec) spec = appliance_des_spec(a, info, m);
   if (!sim_fluid_spec_check(spec, error)) return NULL;
   /* Refuse runs that would take hours rather than hang: the requests the
@@ -54,7 +60,10 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
                 requests, DES_MAX_REQUESTS);
     return NULL;
   }
-  SimFluidResult *fr = sim_fluid_run(spec);
+  g_debug("%s: %u resources, %u classes, %.3g s simulated (%.3g s warm-up), about %.3g requests",
+          info->name ? info->name : a->name, spec->resources->len, spec->classes->len, sim_time_to_s(spec->duration_ns),
+          sim_time_to_s(spec->warmup_ns), requests);
+  SimFluidResult *fr = sim_fluid_run_observed(spec, obs);
 
   AppReport *r = g_new0(AppReport, 1);
   r->scenario = g_strdup(info->name ? info->name : a->name);

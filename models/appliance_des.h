@@ -41,4 +41,10 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
 AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, SimFluidResult **raw,
                              GError **error);
 
+/** As appliance_des_run(), reporting progress and traces to @obs (sim/observe.h; may be NULL;
+ *  the components a trace may name are the demand model's resources, e.g. "nvme0",
+ *  "dram.node1", "nic0.port0", its traffic classes, and "requests").  Same results. */
+AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
+                                      const SimObserver *obs, SimFluidResult **raw, GError **error);
+
 #endif /* MODELS_APPLIANCE_DES_H */

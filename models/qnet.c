@@ -263,6 +263,11 @@ static QnetEstimate estimate(const SimStat *st, double scale)
 
 QnetResult *qnet_run(const QnetSpec *spec)
 {
+  return qnet_run_observed(spec, NULL);
+}
+
+QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs)
+{
   guint ns = spec->stations->len, nsrc = spec->sources->len;
   run r = { .spec = spec };
   r.eng = sim_engine_new();
@@ -293,6 +298,7 @@ QnetResult *qnet_run(const QnetSpec *spec)
 
   /* warm-up, then equal batches; with a precision target, more batches until precise */
   sim_engine_run_until(r.eng, spec->warmup_ns);
+  sim_observer_progress(obs, sim_time_to_s(spec->warmup_ns), sim_time_to_s(spec->duration_ns));
   sim_stats_reset(r.stats, spec->warmup_ns);
   sim_time_ns batch_ns = (spec->duration_ns - spec->warmup_ns) / spec->batches;
   if (batch_ns < 1) batch_ns = 1;
@@ -309,6 +315,7 @@ QnetResult *qnet_run(const QnetSpec *spec)
     sim_engine_run_until(r.eng, t + batch_ns);
     t += batch_ns;
     sim_stats_close_batch(r.stats, t);
+    sim_observer_progress(obs, sim_time_to_s(MIN(t, spec->duration_ns)), sim_time_to_s(spec->duration_ns));
     if (t + batch_ns > spec->duration_ns &&
         (spec->precision <= 0 || t + batch_ns > t_max || sim_stats_precise(headline, spec->precision)))
       break;

@@ -24,6 +24,7 @@
 
 #include <glib.h>
 #include "sim/dist.h"
+#include "sim/observe.h"
 #include "sim/station.h"
 #include "sim/time.h"
 
@@ -106,6 +107,9 @@ gboolean qnet_spec_resolve(QnetSpec *spec, GError **error);
 
 /** Simulates @spec (resolved).  Never fails on a valid spec. */
 QnetResult *qnet_run(const QnetSpec *spec);
+/** As qnet_run(), reporting progress (simulated seconds of the duration, after the warm-up
+ *  and each batch) to @obs (sim/observe.h; may be NULL).  Same results. */
+QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs);
 
 /** Fills the th_* fields of @res from the closed forms (see above). */
 void qnet_theory(const QnetSpec *spec, QnetResult *res);

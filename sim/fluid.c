@@ -5,6 +5,7 @@
 #include <gsl/gsl_randist.h>
 #include "sim/engine.h"
 #include "sim/flow.h"
+#include "sim/observe.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
 
@@ -169,6 +170,7 @@ struct request {
   int cls;
   double bytes;
   sim_time_ns t_arrival;
+  uint64_t id; /* arrival order, for traces */
 };
 
 struct sim_state {
@@ -193,7 +195,21 @@ struct sim_state {
   SimStat *st_latency, *st_bytes, **st_res;
   double bytes_admitted, bytes_waiting_latency;
   double max_util;
+  uint64_t next_id;
+  SimTraceLevel *trace;    /* per class: the highest level of its class and resources (NULL: no trace) */
+  const char **trace_name; /* per class: the traced component that set it */
 };
+
+/* Logs one event of request @r when its class is traced at @level. */
+#define REQ_TRACE(s, r, level, ...)                                                          \
+  do {                                                                                       \
+    if (G_UNLIKELY((s)->trace && (s)->trace[(r)->cls] >= (level)))                           \
+      SIM_TRACE_LOG(G_LOG_DOMAIN, (s)->trace_name[(r)->cls], (level),                        \
+                    "t=%.9f s %s: request %" G_GUINT64_FORMAT " (%s, %.0f B) " __VA_ARGS__); \
+  } while (0)
+#define REQ_ARGS(s, r)                                                         \
+  sim_time_to_s(sim_engine_now((s)->eng)), (s)->trace_name[(r)->cls], (r)->id, \
+      ((SimFluidClass *)g_ptr_array_index((s)->spec->classes, (r)->cls))->name, (r)->bytes
 
 #define REQ_BLOCK 512
 
@@ -214,6 +230,7 @@ static request *req_new(sim_state *s)
   r->cls = (int)gsl_ran_discrete(s->rng_class, s->class_table);
   r->bytes = sim_dist_sample(&s->spec->request_bytes, s->rng_size);
   r->t_arrival = sim_engine_now(s->eng);
+  r->id = s->next_id++;
   return r;
 }
 
@@ -224,6 +241,7 @@ static void latency_done(SimEngine *eng G_GNUC_UNUSED, SimEvent *ev G_GNUC_UNUSE
   request *r = ctx;
   sim_state *s = r->s;
   s->bytes_waiting_latency -= r->bytes;
+  REQ_TRACE(s, r, SIM_TRACE_DEBUG, "starts its transfer", REQ_ARGS(s, r));
   r->flow = sim_flow_start_path(s->net, s->paths[r->cls], r->bytes, transfer_done, r);
   g_assert(r->flow);
   r->prev_act = NULL;
@@ -239,6 +257,8 @@ static void admit(sim_state *s, request *r)
   s->active++;
   s->bytes_admitted += r->bytes;
   s->bytes_waiting_latency += r->bytes;
+  REQ_TRACE(s, r, SIM_TRACE_DEBUG, "gets a slot after %.6f s waiting, access latency %.0f ns", REQ_ARGS(s, r),
+            sim_time_to_s(sim_engine_now(s->eng) - r->t_arrival), c->latency_ns);
   sim_event_init(&r->ev, latency_done, r);
   sim_engine_schedule_in(s->eng, &r->ev, (sim_time_ns)llround(c->latency_ns));
 }
@@ -249,6 +269,7 @@ static void transfer_done(SimFlowNet *net G_GNUC_UNUSED, SimFlow *flow G_GNUC_UN
   sim_state *s = r->s;
   sim_time_ns now = sim_engine_now(s->eng);
   sim_stat_observe(s->st_latency, sim_time_to_s(now - r->t_arrival));
+  REQ_TRACE(s, r, SIM_TRACE_INFO, "done, latency %.6f s", REQ_ARGS(s, r), sim_time_to_s(now - r->t_arrival));
   s->active--;
   if (r->prev_act)
     r->prev_act->next_act = r->next_act;
@@ -274,9 +295,11 @@ static void on_arrival(SimEngine *eng, SimEvent *ev, void *ctx)
 {
   sim_state *s = ctx;
   request *r = req_new(s);
+  REQ_TRACE(s, r, SIM_TRACE_DEBUG, "arrives, %d slots taken, %d waiting", REQ_ARGS(s, r), s->active, s->n_waiting);
   if (s->active < s->spec->concurrency) {
     admit(s, r);
   } else if (s->n_waiting >= SIM_FLUID_MAX_WAITING_PER_SLOT * s->spec->concurrency) {
+    REQ_TRACE(s, r, SIM_TRACE_DEBUG, "turned away: the wait queue is full", REQ_ARGS(s, r));
     s->rejected++; /* the client gives up: the system is overloaded */
     r->next = s->free;
     s->free = r;
@@ -315,10 +338,61 @@ static SimFluidEstimate est(const SimStat *st, double scale)
   return (SimFluidEstimate){ ci.mean * scale, ci.half_width * scale };
 }
 
+/* Per class, the level of the most traced of its components (the class, "requests", every
+ * resource it uses), or no table when nothing is traced. */
+static void trace_setup(sim_state *s, const SimTrace *t)
+{
+  if (!t) return;
+  guint ncls = s->spec->classes->len;
+  s->trace = g_new0(SimTraceLevel, ncls);
+  s->trace_name = g_new0(const char *, ncls);
+  gboolean any = FALSE;
+  for (guint k = 0; k < ncls; k++) {
+    const SimFluidClass *c = g_ptr_array_index(s->spec->classes, k);
+    const char *cand[2] = { c->name, "requests" };
+    for (int i = 0; i < 2; i++) {
+      SimTraceLevel l = sim_trace_level(t, cand[i]);
+      if (l > s->trace[k]) s->trace[k] = l, s->trace_name[k] = cand[i];
+    }
+    for (guint i = 0; i < c->uses->len; i++) {
+      const SimFluidUse *u = &g_array_index(c->uses, SimFluidUse, i);
+      const SimFluidResource *r = g_ptr_array_index(s->spec->resources, u->res);
+      SimTraceLevel l = u->units_per_byte > 0 ? sim_trace_level(t, r->name) : SIM_TRACE_OFF;
+      if (l > s->trace[k]) s->trace[k] = l, s->trace_name[k] = r->name;
+    }
+    any |= s->trace[k] != SIM_TRACE_OFF;
+  }
+  if (!any) {
+    g_clear_pointer(&s->trace, g_free);
+    g_clear_pointer(&s->trace_name, g_free);
+  }
+}
+
+/* Steps between progress reports: the run stops its clock this many times on the way (which
+ * changes nothing it computes), whether or not anyone watches. */
+#define PROGRESS_STEPS 200
+
+/* Runs the engine to @t_end in steps of @step, reporting progress after each. */
+static void run_to(sim_state *s, sim_time_ns t_end, sim_time_ns step, const SimObserver *obs)
+{
+  sim_time_ns t;
+  do {
+    t = MIN(t_end, sim_engine_now(s->eng) + step);
+    sim_engine_run_until(s->eng, t);
+    sim_observer_progress(obs, sim_time_to_s(t), sim_time_to_s(s->spec->duration_ns));
+  } while (t < t_end);
+}
+
 SimFluidResult *sim_fluid_run(const SimFluidSpec *spec)
+{
+  return sim_fluid_run_observed(spec, NULL);
+}
+
+SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserver *obs)
 {
   guint nres = spec->resources->len, ncls = spec->classes->len;
   sim_state s = { .spec = spec };
+  trace_setup(&s, obs ? obs->trace : NULL);
   s.eng = sim_engine_new();
   s.net = sim_flow_net_new(s.eng);
   s.stats = sim_stats_new();
@@ -365,14 +439,15 @@ SimFluidResult *sim_fluid_run(const SimFluidSpec *spec)
 
   g_autofree double *last_units = g_new0(double, nres);
   double last_bytes = 0;
-  sim_engine_run_until(s.eng, spec->warmup_ns);
+  sim_time_ns step = MAX(spec->duration_ns / PROGRESS_STEPS, 1);
+  run_to(&s, spec->warmup_ns, step, obs);
   sample_resources(&s, last_units, &last_bytes);
 
   sim_stats_reset(s.stats, spec->warmup_ns);
   sim_time_ns batch = (spec->duration_ns - spec->warmup_ns) / spec->batches, t = spec->warmup_ns;
   for (int b = 0; b < spec->batches; b++) {
     t = b == spec->batches - 1 ? spec->duration_ns : t + batch;
-    sim_engine_run_until(s.eng, t);
+    run_to(&s, t, step, obs);
     sample_resources(&s, last_units, &last_bytes);
     sim_stats_close_batch(s.stats, t);
   }
@@ -415,6 +490,8 @@ SimFluidResult *sim_fluid_run(const SimFluidSpec *spec)
   g_ptr_array_free(s.blocks, TRUE);
   g_free(s.fres);
   g_free(s.st_res);
+  g_free(s.trace);
+  g_free(s.trace_name);
   return res;
 }
 

@@ -34,6 +34,7 @@
 
 #include <glib.h>
 #include "sim/dist.h"
+#include "sim/observe.h"
 #include "sim/time.h"
 
 /* Requests that may wait for a slot, per slot; later arrivals are turned
@@ -124,6 +125,13 @@ double sim_fluid_bound_Bps(const SimFluidSpec *spec, int *bottleneck);
 
 /** Runs the simulation of a checked spec. */
 SimFluidResult *sim_fluid_run(const SimFluidSpec *spec);
+
+/** As sim_fluid_run(), reporting to @obs (sim/observe.h; may be NULL): progress in simulated
+ *  seconds of spec->duration_ns, and traces whose components are the resources (the requests
+ *  of every class that uses one), the classes and "requests" (every request).  Info: a
+ *  request's completion; debug: also its arrival, slot, transfer start or rejection.  The
+ *  results are the same as without @obs. */
+SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserver *obs);
 
 /** Frees @res and its per-resource results (NULL is ignored). */
 void sim_fluid_result_free(SimFluidResult *res);

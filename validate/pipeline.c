@@ -529,6 +529,8 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
    * shuffled order), so a slow spell of the machine lands in one repetition of several specs,
    * where the median drops it, rather than in all repetitions of one */
   gboolean more = TRUE;
+  int runs_done = 0, runs_planned = n * MAX(mcfg.reps, 1); /* contended repetitions add to the plan */
+  gint64 t_runs = val_now_ns();
   for (int pass = 1; ok && more; pass++) {
     more = FALSE;
     for (int k = 0; k < n && ok; k++) {
@@ -538,8 +540,12 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
       if (!ok) break;
       const ValRunSample *last = &res[i].all[res[i].attempts - 1];
       g_autofree char *label = val_run_spec_label(&specs[i]);
-      progress(cfg, "pass %d run %2d/%d %-52s %7.2f Gb/s%s", pass, k + 1, n, label, last->gbps,
-               val_measure_contended(&mcfg, last) ? " [contended]" : "");
+      runs_done++;
+      runs_planned = MAX(runs_planned, runs_done);
+      double per_run_s = (double)(val_now_ns() - t_runs) * 1e-9 / runs_done;
+      progress(cfg, "pass %d run %2d/%d %-52s %7.2f Gb/s%s (%d/%d runs, %.1f s/run, ETA %.0f s)", pass, k + 1, n, label,
+               last->gbps, val_measure_contended(&mcfg, last) ? " [contended]" : "", runs_done, runs_planned, per_run_s,
+               per_run_s * (runs_planned - runs_done));
       more = more || val_measure_needs_rep(&mcfg, &res[i]);
     }
   }
