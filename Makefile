@@ -49,9 +49,22 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test check-tests bench deps clean
+.PHONY: all test check-tests bench deps clean FORCE
 .SECONDARY:
 all: $(BIN)
+
+# The version (scripts/version.sh: a release tarball's VERSION file, or git describe), in a
+# header rewritten only when it changes: only cli/common.o recompiles when it does.
+VERSION_H := build/version.h
+$(VERSION_H): FORCE
+	@sh scripts/version.sh $@
+$(BUILD)/cli/common.o: $(VERSION_H)
+
+# One GLib log domain per folder (G_MESSAGES_DEBUG=ocasim-sim, ...; cli/common.h).
+$(BUILD)/sim/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-sim\"
+$(BUILD)/models/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-models\"
+$(BUILD)/validate/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-validate\"
+$(BUILD)/cli/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-cli\"
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

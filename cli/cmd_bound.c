@@ -13,7 +13,7 @@ int cmd_bound(int argc, char **argv)
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Analytic bound of the appliance scenario in FILE: demand per served byte on every resource,\n"
                  "the bottleneck law, and utilisations at the offered load.",
-                 &error))
+                 CLI_OPT_OUTPUT, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
   CliAppliance ca;
@@ -26,7 +26,7 @@ int cmd_bound(int argc, char **argv)
     g_autoptr(AppReport) rep = app_report_from_bound(ca.a, &ca.info, ca.m, r);
     g_autoptr(GString) out = g_string_new(NULL);
     app_report_write(rep, (AppReportFormat)opt.format, out);
-    status = cli_emit(out);
+    status = cli_emit(&opt, out);
     cli_appliance_clear(&ca);
   }
   cli_options_clear(&opt);

@@ -84,7 +84,7 @@ int cmd_capacity(int argc, char **argv)
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Largest offered load of the appliance scenario in FILE that keeps the CPU at or below its cap,\n"
                  "NIC output drops at or below workload.drop_max and p99 latency within workload.latency_slo.",
-                 &error))
+                 CLI_OPT_OUTPUT | CLI_OPT_PROGRESS, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
   CliAppliance ca;
@@ -94,7 +94,12 @@ int cmd_capacity(int argc, char **argv)
   } else if (!cli_appliance_load(&opt, &ca, &error)) {
     status = cli_fail(error);
   } else {
-    if (!appliance_capacity(ca.a, ca.m, &c, &error)) {
+    g_autofree char *what = g_strdup_printf("ocasim capacity %s", opt.files[0]);
+    CliProgress *p = cli_progress_start(&opt.common, what, "criteria");
+    SimObserver obs = { .progress = cli_progress_update, .progress_ctx = p };
+    gboolean ok = appliance_capacity_observed(ca.a, ca.m, &obs, &c, &error);
+    cli_progress_end(p);
+    if (!ok) {
       status = cli_fail(error);
     } else {
       /* report at the capacity load (a trickle when no load is healthy; <= 0 would mean saturate) */
@@ -105,7 +110,7 @@ int cmd_capacity(int argc, char **argv)
       rep->mode = g_strdup("capacity");
       g_autoptr(GString) out = g_string_new(NULL);
       write_capacity(&c, ca.a, rep, opt.format, out);
-      status = cli_emit(out);
+      status = cli_emit(&opt, out);
     }
     cli_appliance_clear(&ca);
   }

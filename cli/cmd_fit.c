@@ -26,7 +26,7 @@ static double round_digits(double v, int digits)
 
 /* Writes the fitted coefficients @c (rounded) to @path unless it holds them already; says
  * which on stdout. */
-static gboolean write_coeffs(const char *path, const Coeffs *c, GError **error)
+static gboolean write_coeffs(const char *path, const Coeffs *c, GString *out, GError **error)
 {
   Coeffs r = *c;
   for (int i = 0; i < COEFFS_N_FITTED; i++) *coeffs_fitted_ptr(&r, i) = round_digits(*coeffs_fitted_ptr(&r, i), FIT_DIGITS);
@@ -34,32 +34,23 @@ static gboolean write_coeffs(const char *path, const Coeffs *c, GError **error)
   if (!coeffs_write_def(&r, text, error)) return FALSE;
   g_autofree char *old = NULL;
   if (g_file_get_contents(path, &old, NULL, NULL) && strcmp(old, text->str) == 0) {
-    printf("\n%s: unchanged (the fit gives the same coefficients to %d digits)\n", path, FIT_DIGITS);
+    g_string_append_printf(out, "\n%s: unchanged (the fit gives the same coefficients to %d digits)\n", path, FIT_DIGITS);
     return TRUE;
   }
   if (!g_file_set_contents(path, text->str, (gssize)text->len, error)) return FALSE;
-  printf("\n%s: written (%d significant digits). Rebuild (make), regenerate the documented tables "
-         "(make scenario-docs) and review git diff: outputs that depend on the coefficients change.\n",
-         path, FIT_DIGITS);
+  g_string_append_printf(out,
+                         "\n%s: written (%d significant digits). Rebuild (make), regenerate the documented tables "
+                         "(make scenario-docs) and review git diff: outputs that depend on the coefficients change.\n",
+                         path, FIT_DIGITS);
   return TRUE;
 }
 
-int cmd_fit(int argc, char **argv)
+/* The body of cmd_fit once its options are declared; returns the exit status. */
+static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, char *const *write_opt, const gboolean *no_loo_opt)
 {
-  g_autofree char *write = NULL;
-  gboolean no_loo = FALSE;
-  GOptionEntry entries[] = {
-    { "write", 'w', 0, G_OPTION_ARG_FILENAME, &write,
-      "Write the fitted coefficients as the coefficients data file FILE (make fit: models/coeffs.def)", "FILE" },
-    { "no-loo", 0, 0, G_OPTION_ARG_NONE, &no_loo, "Skip the leave-one-out report (a refit per result)", NULL },
-    { NULL, 0, 0, 0, NULL, NULL, NULL }
-  };
-  g_autoptr(GOptionContext) ctx = g_option_context_new("[DIR]");
-  g_option_context_set_summary(ctx, "Fits the shared coefficients once over every published result in DIR (default\n"
-                                    "scenarios/reference) plus the quoted STREAM figures, and reports each result\n"
-                                    "predicted by a fit that left it out.");
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!cli_parse_args(ctx, &argc, &argv, 1)) return OCASIM_EXIT_BADINPUT;
+  if (!cli_parse_args(ctx, common, &argc, &argv, 1) || !cli_text_output(argv[0], common)) return OCASIM_EXIT_BADINPUT;
+  const char *write = *write_opt;
+  gboolean no_loo = *no_loo_opt;
   g_autoptr(GError) err = NULL;
   if (!cli_output_file_option("--write", write, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
@@ -77,30 +68,55 @@ int cmd_fit(int argc, char **argv)
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_FAILURE;
   }
-  printf("Shared coefficients fitted over %d published results (+ quoted STREAM figures), chi^2 = %.3f\n", n, chi);
-  printf("  %-20s %10s   %10s   %15s\n", "coefficient", "fitted", "start", "current default");
+  g_autoptr(GString) out = g_string_new(NULL);
+  g_string_append_printf(out, "Shared coefficients fitted over %d published results (+ quoted STREAM figures), chi^2 = %.3f\n", n,
+                         chi);
+  g_string_append_printf(out, "  %-20s %10s   %10s   %15s\n", "coefficient", "fitted", "start", "current default");
   for (int i = 0; i < COEFFS_N_FITTED; i++)
-    printf("  %-20s %10.4g   %10.4g   %15.4g\n", coeffs_fitted_name(i), *coeffs_fitted_ptr(&c, i), *coeffs_fitted_ptr(&c0, i),
-           *coeffs_fitted_ptr(&cdef, i));
-  if (write && !write_coeffs(write, &c, &err)) {
+    g_string_append_printf(out, "  %-20s %10.4g   %10.4g   %15.4g\n", coeffs_fitted_name(i), *coeffs_fitted_ptr(&c, i),
+                           *coeffs_fitted_ptr(&c0, i), *coeffs_fitted_ptr(&cdef, i));
+  if (write && !write_coeffs(write, &c, out, &err)) {
+    cli_write(common, out, NULL);
     fprintf(stderr, "%s: --write '%s': %s\n", argv[0], write, err->message);
     return OCASIM_EXIT_FAILURE;
   }
   g_autoptr(GString) t = g_string_new(NULL);
   int fails = app_refset_table(s, &c, t, NULL);
-  printf("\nReference table with the fitted coefficients (%d FAIL):\n%s", fails, t->str);
+  g_string_append_printf(out, "\nReference table with the fitted coefficients (%d FAIL):\n%s", fails, t->str);
   if (!no_loo) {
-    fflush(stdout); /* the refits take a while: show what is done */
+    if (!common->output) { /* the refits take a while: show what is done */
+      if (cli_write(common, out, NULL) != OCASIM_EXIT_OK) return OCASIM_EXIT_FAILURE;
+      g_string_truncate(out, 0);
+    }
     g_autoptr(GString) loo = g_string_new(NULL);
     if (!app_refset_loo_table(s, &c, loo, &err)) {
       fprintf(stderr, "%s: %s\n", argv[0], err->message);
       return OCASIM_EXIT_FAILURE;
     }
-    printf("\nLeave-one-out: each result predicted by a fit over the others\n%s", loo->str);
+    g_string_append_printf(out, "\nLeave-one-out: each result predicted by a fit over the others\n%s", loo->str);
   }
-  if (fflush(stdout) != 0) {
-    perror("ocasim fit: stdout");
-    return OCASIM_EXIT_FAILURE;
-  }
-  return OCASIM_EXIT_OK;
+  return cli_write(common, out, NULL);
+}
+
+int cmd_fit(int argc, char **argv)
+{
+  g_autofree char *write = NULL;
+  gboolean no_loo = FALSE;
+  GOptionEntry entries[] = {
+    { "write", 0, 0, G_OPTION_ARG_FILENAME, &write,
+      "Write the fitted coefficients as the coefficients data file FILE (make fit: models/coeffs.def)", "FILE" },
+    { "no-loo", 0, 0, G_OPTION_ARG_NONE, &no_loo, "Skip the leave-one-out report (a refit per result)", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  CliCommon common;
+  g_autoptr(GOptionContext) ctx =
+      cli_context_new("[DIR]",
+                      "Fits the shared coefficients once over every published result in DIR (default\n"
+                      "scenarios/reference) plus the quoted STREAM figures, and reports each result\n"
+                      "predicted by a fit that left it out.",
+                      &common, CLI_OPT_OUTPUT);
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  int status = fit(&common, ctx, argc, argv, &write, &no_loo);
+  cli_common_clear(&common);
+  return status;
 }

@@ -53,9 +53,10 @@ int cmd_load(int argc, char **argv)
     { "timeout", 0, 0, G_OPTION_ARG_STRING, &timeout_s, "Stall timeout per connection, s, > 0 (default 10)", "S" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new("- fetch files over many HTTPS connections and check them");
+  CliCommon common;
+  g_autoptr(GOptionContext) ctx = cli_context_new("- fetch files over many HTTPS connections and check them", NULL, &common, 0);
   g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!cli_parse_no_args(ctx, &argc, &argv)) return OCASIM_EXIT_BADINPUT;
+  if (!cli_parse_no_args(ctx, &common, &argc, &argv)) return OCASIM_EXIT_BADINPUT;
   g_autoptr(GError) err = NULL;
   ValTlsVersion ver = VAL_TLS_ANY;
   ValCipher cipher = VAL_CIPHER_ANY;

@@ -19,12 +19,31 @@ typedef struct {
   gboolean (*handle)(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error);
 } scenario_kind;
 
+/* The progress line and traces of a run of opt->files[0]. */
+static SimObserver observer_start(const CliOptions *opt, SimTrace **trace)
+{
+  g_autofree char *what = g_strdup_printf("ocasim run %s", opt->files[0]);
+  *trace = cli_trace(&opt->common);
+  return (SimObserver){ .progress = cli_progress_update,
+                        .progress_ctx = cli_progress_start(&opt->common, what, "simulated s"),
+                        .trace = *trace };
+}
+
+static void observer_end(SimObserver *obs, SimTrace *trace)
+{
+  cli_progress_end(obs->progress_ctx);
+  sim_trace_free(trace);
+}
+
 static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error)
 {
   g_autoptr(QnetSpec) spec = qnet_spec_from_conf(root, error);
   if (!spec) return FALSE;
   if (!out) return TRUE;
-  g_autoptr(QnetResult) res = qnet_run(spec);
+  SimTrace *trace;
+  SimObserver obs = observer_start(opt, &trace);
+  g_autoptr(QnetResult) res = qnet_run_observed(spec, &obs);
+  observer_end(&obs, trace);
   qnet_result_write(res, (QnetFormat)opt->format, out);
   return TRUE;
 }
@@ -35,7 +54,10 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
   if (!cli_appliance_build(root, &ca, error)) return FALSE;
   gboolean ok = TRUE;
   if (out) {
-    g_autoptr(AppReport) rep = appliance_des_run(ca.a, &ca.info, ca.m, NULL, error);
+    SimTrace *trace;
+    SimObserver obs = observer_start(opt, &trace);
+    g_autoptr(AppReport) rep = appliance_des_run_observed(ca.a, &ca.info, ca.m, &obs, NULL, error);
+    observer_end(&obs, trace);
     if (rep) app_report_write(rep, (AppReportFormat)opt->format, out);
     ok = rep != NULL;
   }
@@ -79,7 +101,7 @@ static int check_verdict(const CliOptions *opt, const char *kind, const GError *
       if (!error) g_string_append_printf(out, "%s: ok (%s)\n", opt->files[0], kind);
       break;
   }
-  int status = cli_emit(out);
+  int status = cli_emit(opt, out);
   return error ? cli_fail(error) : status;
 }
 
@@ -99,7 +121,7 @@ static int run_or_check_file(const CliOptions *opt, gboolean run)
       cli_note_overrides(opt, &error);
       return run ? cli_fail(error) : check_verdict(opt, kind, error);
     }
-  if (run) return cli_emit(text);
+  if (run) return cli_emit(opt, text);
   return check_verdict(opt, kind, NULL);
 }
 
@@ -111,7 +133,7 @@ static int run_or_check(int argc, char **argv, gboolean run)
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  run ? "Simulates the scenario in FILE and prints its results."
                      : "Checks the scenario in FILE (every key, unit and range) without running it.",
-                 &error))
+                 run ? CLI_OPT_OUTPUT | CLI_OPT_PROGRESS | CLI_OPT_LOG | CLI_OPT_TIMED : CLI_OPT_OUTPUT | CLI_OPT_TIMED, &error))
     status = cli_fail(error);
   else if (!cli_one_file(&opt, run ? "run" : "check"))
     status = OCASIM_EXIT_BADINPUT;

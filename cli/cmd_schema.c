@@ -98,6 +98,44 @@ static int update_file(DocTables *d, const char *path)
   return OCASIM_EXIT_OK;
 }
 
+/* The body of cmd_schema once its options are declared; returns the exit status. */
+static int schema(CliCommon *common, GOptionContext *ctx, int argc, char **argv, char *const *format_opt,
+                  const gboolean *update_opt)
+{
+  if (!cli_parse_args(ctx, common, &argc, &argv, -1)) return OCASIM_EXIT_BADINPUT;
+  const char *format = *format_opt;
+  gboolean update = *update_opt;
+  if (!update && argc > 1) {
+    fprintf(stderr, "%s: unexpected argument '%s' (FILE arguments go with --update)\n", argv[0], argv[1]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (update && common->output) {
+    fprintf(stderr, "%s: --update rewrites its FILEs in place; --output goes without it\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  int fmt = format ? -1 : cli_format_from_path(common->output, FORMATS);
+  for (int i = 0; format && FORMATS[i]; i++)
+    if (!strcmp(FORMATS[i], format)) fmt = i;
+  if ((format && fmt < 0) || fmt == -2) {
+    fprintf(stderr, "%s: --format '%s': expected markdown\n", argv[0], format ? format : common->output);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  g_autoptr(GString) schema = g_string_new(NULL);
+  appliance_conf_markdown(schema);
+  if (!update) return cli_write(common, schema, NULL);
+  if (argc < 2) {
+    fprintf(stderr, "%s: --update needs at least one FILE\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  DocTables d = { .prog = argv[0], .schema = schema };
+  int status = OCASIM_EXIT_OK;
+  for (int i = 1; i < argc && status == OCASIM_EXIT_OK; i++) status = update_file(&d, argv[i]);
+  if (d.table) g_string_free(d.table, TRUE);
+  if (d.loo) g_string_free(d.loo, TRUE);
+  g_clear_pointer(&d.set, app_refset_free);
+  return status;
+}
+
 int cmd_schema(int argc, char **argv)
 {
   g_autofree char *format = NULL;
@@ -111,33 +149,16 @@ int cmd_schema(int argc, char **argv)
       NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new("[--update FILE...]");
-  g_option_context_set_summary(ctx, "The keys of an appliance scenario (section, key, unit, default, meaning), generated\n"
-                                    "from the schema that reads them. With --update, each FILE gets the blocks whose markers\n"
-                                    "it has: <!-- schema:begin/end -->, <!-- reference:begin/end --> (ocasim reference, read\n"
-                                    "from " SCHEMA_REFERENCE_DIR ") and <!-- loo:begin/end --> (a refit per result).");
+  CliCommon common;
+  g_autoptr(GOptionContext) ctx =
+      cli_context_new("[--update FILE...]",
+                      "The keys of an appliance scenario (section, key, unit, default, meaning), generated\n"
+                      "from the schema that reads them. With --update, each FILE gets the blocks whose markers\n"
+                      "it has: <!-- schema:begin/end -->, <!-- reference:begin/end --> (ocasim reference, read\n"
+                      "from " SCHEMA_REFERENCE_DIR ") and <!-- loo:begin/end --> (a refit per result).",
+                      &common, CLI_OPT_OUTPUT);
   g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!cli_parse_args(ctx, &argc, &argv, -1)) return OCASIM_EXIT_BADINPUT;
-  if (!update && argc > 1) {
-    fprintf(stderr, "%s: unexpected argument '%s' (FILE arguments go with --update)\n", argv[0], argv[1]);
-    return OCASIM_EXIT_BADINPUT;
-  }
-  if (format && !g_strv_contains(FORMATS, format)) {
-    fprintf(stderr, "%s: --format '%s': expected markdown\n", argv[0], format);
-    return OCASIM_EXIT_BADINPUT;
-  }
-  g_autoptr(GString) schema = g_string_new(NULL);
-  appliance_conf_markdown(schema);
-  if (!update) return cli_emit(schema);
-  if (argc < 2) {
-    fprintf(stderr, "%s: --update needs at least one FILE\n", argv[0]);
-    return OCASIM_EXIT_BADINPUT;
-  }
-  DocTables d = { .prog = argv[0], .schema = schema };
-  int status = OCASIM_EXIT_OK;
-  for (int i = 1; i < argc && status == OCASIM_EXIT_OK; i++) status = update_file(&d, argv[i]);
-  if (d.table) g_string_free(d.table, TRUE);
-  if (d.loo) g_string_free(d.loo, TRUE);
-  g_clear_pointer(&d.set, app_refset_free);
+  int status = schema(&common, ctx, argc, argv, &format, &update);
+  cli_common_clear(&common);
   return status;
 }

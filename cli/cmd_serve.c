@@ -25,16 +25,17 @@ int cmd_serve(int argc, char **argv)
     { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode_s, "sendfile_ktls (default), userspace or sendfile (plain HTTP)", "MODE" },
     { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Worker threads 1..1024 (default 1)", "N" },
     { "no-pin", 0, 0, G_OPTION_ARG_NONE, &no_pin, "Do not pin workers to CPUs", NULL },
-    { "cert", 'c', 0, G_OPTION_ARG_FILENAME, &cert, "Certificate chain, PEM (default: self-signed, generated)", "FILE" },
+    { "cert", 0, 0, G_OPTION_ARG_FILENAME, &cert, "Certificate chain, PEM (default: self-signed, generated)", "FILE" },
     { "key", 'k', 0, G_OPTION_ARG_FILENAME, &key, "Private key, PEM (default: in --cert)", "FILE" },
     { "idle-timeout", 0, 0, G_OPTION_ARG_STRING, &idle_s, "Close connections idle this long, s, > 0 (default 30)", "S" },
     { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s,
       "Stop after S seconds, 0..1000000; 0 (the default): run until SIGINT/SIGTERM", "S" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new("- serve files over HTTPS (or HTTP) from one directory");
+  CliCommon common;
+  g_autoptr(GOptionContext) ctx = cli_context_new("- serve files over HTTPS (or HTTP) from one directory", NULL, &common, 0);
   g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!cli_parse_no_args(ctx, &argc, &argv)) return OCASIM_EXIT_BADINPUT;
+  if (!cli_parse_no_args(ctx, &common, &argc, &argv)) return OCASIM_EXIT_BADINPUT;
   g_autoptr(GError) err = NULL;
   ValServerMode mode = VAL_MODE_SENDFILE_KTLS;
   if (!root) {

@@ -36,23 +36,23 @@ static gboolean usable_dir(const char *opt, const char *dir, gboolean create, GE
 
 int cmd_validate(int argc, char **argv)
 {
-  gboolean quick = FALSE, pin = FALSE, no_pin = FALSE, quiet = FALSE;
+  gboolean quick = FALSE, pin = FALSE, no_pin = FALSE;
   g_autofree char *out = NULL, *work = NULL, *verify = NULL;
   g_autofree char *duration_s = NULL, *warmup_s = NULL, *reps_s = NULL, *threads_s = NULL, *seed_s = NULL, *nice_s = NULL;
   double duration = 0, warmup = 0;
   int reps = 0, threads = 0, seed = 1, nice = -10;
   gboolean keep_nice = FALSE;
   GOptionEntry entries[] = {
-    { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Short runs, fewer configurations (< 3 min on 2 cores)", NULL },
-    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+    { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, "Short runs, fewer configurations (< 3 min on 2 cores)", NULL },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out,
       "Directory for report.md, report.json, host-profile.yaml, host-scenario.yaml "
       "(default validate-out)",
       "DIR" },
     { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, "Measured window per repetition, s", "S" },
     { "warmup", 'w', 0, G_OPTION_ARG_STRING, &warmup_s, "Load before each window, s", "S" },
-    { "reps", 'r', 0, G_OPTION_ARG_STRING, &reps_s, "Repetitions per configuration (>= 3 for a spread)", "N" },
+    { "reps", 0, 0, G_OPTION_ARG_STRING, &reps_s, "Repetitions per configuration (>= 3 for a spread)", "N" },
     { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Largest server/client thread count (default: CPUs)", "N" },
-    { "seed", 's', 0, G_OPTION_ARG_STRING, &seed_s, "Seed of the run order (default 1)", "N" },
+    { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_s, "Seed of the run order (default 1)", "N" },
     { "pin", 0, 0, G_OPTION_ARG_NONE, &pin, "Pin server and client threads to disjoint CPU sets (default)", NULL },
     { "no-pin", 0, 0, G_OPTION_ARG_NONE, &no_pin,
       "Leave thread placement to the scheduler (the model then estimates co-location)", NULL },
@@ -60,12 +60,13 @@ int cmd_validate(int argc, char **argv)
     { "work-dir", 0, 0, G_OPTION_ARG_FILENAME, &work, "Where to create the served files (default: temporary)", "DIR" },
     { "nice", 0, 0, G_OPTION_ARG_STRING, &nice_s, "Scheduling priority of the runs (default -10 where permitted)", "N" },
     { "keep-nice", 0, 0, G_OPTION_ARG_NONE, &keep_nice, "Do not change the scheduling priority", NULL },
-    { "quiet", 0, 0, G_OPTION_ARG_NONE, &quiet, "No progress lines", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new("- measure the real TLS serving path and calibrate the model");
+  CliCommon common;
+  g_autoptr(GOptionContext) ctx =
+      cli_context_new("- measure the real TLS serving path and calibrate the model", NULL, &common, CLI_OPT_PROGRESS);
   g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!cli_parse_no_args(ctx, &argc, &argv)) return OCASIM_EXIT_BADINPUT;
+  if (!cli_parse_no_args(ctx, &common, &argc, &argv)) return OCASIM_EXIT_BADINPUT;
   g_autoptr(GError) err = NULL;
   if (!cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: the mode's default", &duration, &err) ||
       !cli_seconds_option("--warmup", warmup_s, 0, FALSE, CLI_MAX_SECONDS, "0: the mode's default", &warmup, &err) ||
@@ -102,7 +103,7 @@ int cmd_validate(int argc, char **argv)
                             .seed = (guint32)seed,
                             .pin = !no_pin,
                             .verify = v,
-                            .progress = !quiet,
+                            .progress = !common.quiet && (common.progress || isatty(STDERR_FILENO)),
                             .nice = nice,
                             .keep_nice = keep_nice };
   ValReport *rep = NULL;

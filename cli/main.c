@@ -5,7 +5,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cli/commands.h"
-#include "cli/version.h"
+#include "cli/common.h"
 
 typedef struct {
   const char *name;
@@ -36,6 +36,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+  cli_init();
   gsl_set_error_handler_off();
   if (argc < 2) {
     usage(stderr);
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
     return OCASIM_EXIT_OK;
   }
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-    printf("ocasim %s\n", OCASIM_VERSION);
+    printf("ocasim %s\n", cli_version());
     return OCASIM_EXIT_OK;
   }
   for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) {

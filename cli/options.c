@@ -65,10 +65,10 @@ gboolean cli_seconds_option(const char *name, const char *text, double lo, gbool
   return TRUE;
 }
 
-gboolean cli_parse_args(GOptionContext *ctx, int *argc, char ***argv, int max_args)
+gboolean cli_parse_args(GOptionContext *ctx, CliCommon *c, int *argc, char ***argv, int max_args)
 {
   g_autoptr(GError) err = NULL;
-  if (!g_option_context_parse(ctx, argc, argv, &err)) {
+  if (!cli_context_parse(ctx, c, argc, argv, &err)) {
     fprintf(stderr, "%s: %s\n", (*argv)[0], err->message);
     return FALSE;
   }
@@ -79,9 +79,9 @@ gboolean cli_parse_args(GOptionContext *ctx, int *argc, char ***argv, int max_ar
   return TRUE;
 }
 
-gboolean cli_parse_no_args(GOptionContext *ctx, int *argc, char ***argv)
+gboolean cli_parse_no_args(GOptionContext *ctx, CliCommon *c, int *argc, char ***argv)
 {
-  return cli_parse_args(ctx, argc, argv, 0);
+  return cli_parse_args(ctx, c, argc, argv, 0);
 }
 
 gboolean cli_output_file_option(const char *name, const char *path, GError **error)
@@ -117,4 +117,12 @@ AppRefSet *cli_refset_load(const char *prog, const char *dir)
   }
   if (!s) fprintf(stderr, "%s: %s\n", prog, err->message);
   return s;
+}
+
+gboolean cli_text_output(const char *prog, const CliCommon *c)
+{
+  static const char *const text[] = { "table", "markdown", NULL };
+  if (cli_format_from_path(c->output, text) != -2) return TRUE;
+  fprintf(stderr, "%s: --output '%s': this command writes text only (.txt, .md or no extension)\n", prog, c->output);
+  return FALSE;
 }

@@ -10,24 +10,26 @@
 static const char *const formats[] = { "table", "json", "csv", NULL };
 
 gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra, const char *param, const char *summary,
-                   GError **error)
+                   unsigned flags, GError **error)
 {
   memset(opt, 0, sizeof *opt);
-  GOptionEntry common[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text, "Output format: table (default), json or csv", "FMT" },
-    { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
+  GOptionEntry common[] = { { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text,
+                              "Output format: table (default), json or csv", "FMT" },
+                            { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
+                            { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets,
+                              "Override a scenario value, e.g. stations[0].servers=2 (repeatable)", "KEY=VALUE" },
+                            { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, NULL },
+                            { NULL, 0, 0, 0, NULL, NULL, NULL } };
+  GOptionEntry timed[] = {
     { "duration", 0, 0, G_OPTION_ARG_STRING, &opt->duration, "Simulated time, e.g. \"10 s\" (overrides 'duration')", "TIME" },
     { "warmup", 0, 0, G_OPTION_ARG_STRING, &opt->warmup, "Warm-up discarded from the statistics (overrides 'warmup')", "TIME" },
-    { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets, "Override a scenario value, e.g. stations[0].servers=2 (repeatable)",
-      "KEY=VALUE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new(param);
-  g_option_context_set_summary(ctx, summary);
+  g_autoptr(GOptionContext) ctx = cli_context_new(param, summary, &opt->common, flags & ~CLI_OPT_TIMED);
   g_option_context_add_main_entries(ctx, common, NULL);
+  if (flags & CLI_OPT_TIMED) g_option_context_add_main_entries(ctx, timed, NULL);
   if (extra) g_option_context_add_main_entries(ctx, extra, NULL);
-  if (!g_option_context_parse(ctx, argc, argv, error)) {
+  if (!cli_context_parse(ctx, &opt->common, argc, argv, error)) {
     cli_options_clear(opt);
     return FALSE;
   }
@@ -42,8 +44,22 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
       return FALSE;
     }
     opt->format = (CliFormat)i;
+  } else if (opt->common.output) {
+    int i = cli_format_from_path(opt->common.output, formats);
+    if (i == -2) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--output '%s': this command writes table, json or csv (.txt, .json, .csv): give --format", opt->common.output);
+      cli_options_clear(opt);
+      return FALSE;
+    }
+    if (i >= 0) opt->format = (CliFormat)i;
   }
   return TRUE;
+}
+
+const char *cli_format_name(const CliOptions *opt)
+{
+  return formats[opt->format];
 }
 
 void cli_options_clear(CliOptions *opt)
@@ -54,6 +70,7 @@ void cli_options_clear(CliOptions *opt)
   g_free(opt->warmup);
   g_strfreev(opt->sets);
   g_strfreev(opt->files);
+  cli_common_clear(&opt->common);
   memset(opt, 0, sizeof *opt);
 }
 
@@ -181,11 +198,7 @@ int cli_fail(const GError *error)
   return OCASIM_EXIT_FAILURE;
 }
 
-int cli_emit(const GString *text)
+int cli_emit(const CliOptions *opt, GString *text)
 {
-  if (fwrite(text->str, 1, text->len, stdout) != text->len || fflush(stdout) != 0) {
-    perror("ocasim: stdout");
-    return OCASIM_EXIT_FAILURE;
-  }
-  return OCASIM_EXIT_OK;
+  return cli_write(&opt->common, text, cli_format_name(opt));
 }

@@ -1,10 +1,12 @@
-/* cli/scenario.h — what every scenario-reading subcommand shares: the common
- * options (--format, --seed, --duration, --warmup, --set), loading a scenario
- * with its `platform:` include and overrides, its `kind:`, and exit codes. */
+/* cli/scenario.h — what every scenario-reading subcommand shares: the scenario
+ * options (--format, --seed, --set, and for the commands that simulate --duration and
+ * --warmup) with the common ones (cli/common.h), loading a scenario with its `platform:`
+ * include and overrides, its `kind:`, and exit codes. */
 #ifndef OCASIM_CLI_SCENARIO_H
 #define OCASIM_CLI_SCENARIO_H
 
 #include <glib.h>
+#include "cli/common.h"
 #include "models/appliance_conf.h"
 #include "sim/conf.h"
 
@@ -18,13 +20,21 @@ typedef struct {
   char *warmup;   /* --warmup "1 s" */
   char **sets;    /* --set key.path=value, repeatable */
   char **files;   /* the remaining arguments */
+  CliCommon common;
 } CliOptions;
 
-/** Parses @argv with the common options plus @extra (may be NULL), with
- *  @summary as the help text.  Returns FALSE (after printing the reason) on a
- *  usage error; sets *@exit_now to TRUE when --help was printed. */
+/** cli_parse() flag: the command simulates, so it offers --duration and --warmup. */
+#define CLI_OPT_TIMED (1u << 8)
+
+/** Parses @argv with the scenario options, the common options that @flags selects
+ *  (CliOptFlags, plus CLI_OPT_TIMED) and @extra (may be NULL), with @summary as the help
+ *  text.  Without --format, the extension of -o FILE picks the format (.json, .csv, .txt or
+ *  .table).  Returns FALSE with @error set on a usage error (--help exits). */
 gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra, const char *param, const char *summary,
-                   GError **error);
+                   unsigned flags, GError **error);
+
+/** The name of the chosen format ("table", "json" or "csv"). */
+const char *cli_format_name(const CliOptions *opt);
 
 /** Frees what cli_parse() allocated. */
 void cli_options_clear(CliOptions *opt);
@@ -69,7 +79,8 @@ const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, G
  *  built or run as described), 1 otherwise. */
 int cli_fail(const GError *error);
 
-/** Writes @text to stdout; returns 0, or 1 if stdout failed. */
-int cli_emit(const GString *text);
+/** Writes the results @text in the chosen format to stdout or -o FILE (cli_write()); returns
+ *  0, or 1 if the write failed. */
+int cli_emit(const CliOptions *opt, GString *text);
 
 #endif /* OCASIM_CLI_SCENARIO_H */

@@ -22,3 +22,31 @@ void sim_csv_number(GString *out, double v)
 {
   if (isfinite(v)) g_string_append_printf(out, "%.6g", v);
 }
+
+void sim_csv_add_column(GString *csv, const char *name, const char *value)
+{
+  g_autoptr(GString) out = g_string_sized_new(csv->len + 64);
+  gboolean quoted = FALSE, header = TRUE, empty = TRUE;
+  for (gsize i = 0; i < csv->len; i++) {
+    char ch = csv->str[i];
+    if (ch == '"') quoted = !quoted; /* a doubled quote toggles twice */
+    if (!quoted && ch == '\n') {
+      gsize end = out->len > 0 && out->str[out->len - 1] == '\r' ? out->len - 1 : out->len;
+      if (!empty) {
+        g_autoptr(GString) field = g_string_new(",");
+        sim_csv_field(field, header ? name : value);
+        g_string_insert_len(out, (gssize)end, field->str, (gssize)field->len);
+        header = FALSE;
+      }
+      empty = TRUE;
+    } else if (ch != '\r') {
+      empty = FALSE;
+    }
+    g_string_append_c(out, ch);
+  }
+  if (!empty) { /* a last record without its line break */
+    g_string_append_c(out, ',');
+    sim_csv_field(out, header ? name : value);
+  }
+  g_string_assign(csv, out->str);
+}

@@ -30,4 +30,11 @@ void sim_json_append(JsonBuilder *b, GString *out);
  *  Returns FALSE with @error set (GFileError, from json-glib) when the file cannot be written. */
 gboolean sim_json_write_file(JsonBuilder *b, const char *path, GError **error);
 
+/** Puts member @key = @value (a string) first in the JSON object that @doc holds (a document
+ *  as sim_json_append() writes it), keeping every other member, its order and its numbers as
+ *  written.  The command line stamps its version into every JSON result this way.  Errors:
+ *  @doc is not JSON, or its root is not an object (JSON_PARSER_ERROR / G_IO_ERROR); @doc is
+ *  then left as it was. */
+gboolean sim_json_prepend_member(GString *doc, const char *key, const char *value, GError **error);
+
 #endif /* SIM_JSON_H */

@@ -6,10 +6,15 @@
  * tests/golden/<scenario>.<command>.<format>. A scenario without its golden file, or a golden
  * file without its scenario, fails too, so the set cannot drift.
  *
+ * The version of the build (`ocasim --version`, stamped into every JSON result as
+ * "ocasim_version") changes with every commit: each transcript has the quoted version
+ * replaced by "@VERSION@" before it is compared or written.
+ *
  * An intended change of output is recorded with `make golden-update` (this binary with
  * OCASIM_GOLDEN_UPDATE=1 set rewrites the files instead of comparing); the diff of
  * tests/golden/ then goes into the same commit as the change and its note. */
 #include "tests/support/check_run.h"
+#include "tests/support/ocasim_run.h"
 #include <check.h>
 #include <glib.h>
 #include <stdio.h>
@@ -49,9 +54,22 @@ static char *golden_path(const char *scenario, const char *command, const char *
   return g_strdup_printf(GOLDEN_DIR "/%s.%s.%s", flat, command, format);
 }
 
-/* What one command printed: stdout, then stderr and the exit status under markers. */
+/* @text with every @from replaced by @to. */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+  g_auto(GStrv) parts = g_strsplit(text, from, -1);
+  return g_strjoinv(to, parts);
+}
+
+/* What one command printed: stdout, then stderr and the exit status under markers, with the
+ * version as "@VERSION@". */
 static char *transcript(const char *scenario, const char *command, const char *format)
 {
+  static char *version; /* quoted; read once */
+  if (!version) {
+    g_autofree char *v = test_ocasim_version();
+    version = g_strdup_printf("\"%s\"", v);
+  }
   const char *bin = g_getenv("OCASIM_BIN");
   ck_assert_msg(bin != NULL, "OCASIM_BIN is not set (run through make test)");
   const char *argv[] = { bin, command, scenario, "--format", format, NULL };
@@ -61,7 +79,8 @@ static char *transcript(const char *scenario, const char *command, const char *f
   gboolean ok = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
   ck_assert_msg(ok, "spawn failed: %s", error ? error->message : "");
   ck_assert_msg(WIFEXITED(status), "%s %s %s: killed by a signal", command, scenario, format);
-  return g_strdup_printf("%s--- stderr\n%s--- exit %d\n", out, err, WEXITSTATUS(status));
+  g_autofree char *text = g_strdup_printf("%s--- stderr\n%s--- exit %d\n", out, err, WEXITSTATUS(status));
+  return replace_all(text, version, "\"@VERSION@\"");
 }
 
 START_TEST(test_golden_outputs)

@@ -8,10 +8,10 @@
 .PHONY: validate-quick validate wrk-check
 
 validate-quick: $(BIN)
-	./$(BIN) validate --quick --out build/validate-quick
+	./$(BIN) validate --quick --progress --out build/validate-quick
 
 validate: $(BIN)
-	./$(BIN) validate --out build/validate
+	./$(BIN) validate --progress --out build/validate
 
 wrk-check: $(BIN)
 	sh scripts/wrk-check.sh ./$(BIN)

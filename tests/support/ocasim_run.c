@@ -3,6 +3,7 @@
 
 #include <check.h>
 #include <glib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 int test_run_ocasim(const char *const *args, char **out, char **err)
@@ -20,4 +21,14 @@ int test_run_ocasim(const char *const *args, char **out, char **err)
   g_ptr_array_free(argv, TRUE);
   ck_assert(WIFEXITED(status));
   return WEXITSTATUS(status);
+}
+
+char *test_ocasim_version(void)
+{
+  const char *args[] = { "--version", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  ck_assert_msg(g_str_has_prefix(out, "ocasim ") && strlen(out) > strlen("ocasim \n"), "ocasim --version: '%s'", out);
+  g_strchomp(out);
+  return g_strdup(out + strlen("ocasim "));
 }

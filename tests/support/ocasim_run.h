@@ -8,4 +8,8 @@
  *  calling test fails when OCASIM_BIN is unset, the spawn fails or the process was killed. */
 int test_run_ocasim(const char *const *args, char **out, char **err);
 
+/** The version the binary prints for `ocasim --version` ("ocasim VERSION"): VERSION
+ *  (transfer full), the value of "ocasim_version" in JSON and CSV results. */
+char *test_ocasim_version(void);
+
 #endif /* TESTS_SUPPORT_OCASIM_RUN_H */

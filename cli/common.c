@@ -1,0 +1,244 @@
+/* cli/common.c — common options, log writer, progress line and result files of the
+ * subcommands (see cli/common.h). */
+#include "cli/common.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "build/version.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "sim/csv.h"
+#include "sim/json.h"
+
+/* -v count of this process: the log writer reads it (one command per process). */
+static int verbosity;
+
+const char *cli_version(void)
+{
+  return OCASIM_VERSION_STRING;
+}
+
+/* Info needs -v, debug -vv; traces were asked for by name; otherwise GLib's default writer
+ * decides (it prints info and debug of the domains in G_MESSAGES_DEBUG). */
+static GLogWriterOutput log_writer(GLogLevelFlags level, const GLogField *fields, gsize n, gpointer data)
+{
+  if (level & (G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG)) {
+    gboolean trace = FALSE;
+    for (gsize i = 0; i < n && !trace; i++) trace = !strcmp(fields[i].key, "OCASIM_TRACE");
+    if (trace || verbosity >= ((level & G_LOG_LEVEL_DEBUG) ? 2 : 1)) return g_log_writer_standard_streams(level, fields, n, data);
+  }
+  return g_log_writer_default(level, fields, n, data);
+}
+
+void cli_init(void)
+{
+  setlocale(LC_ALL, "");
+  setlocale(LC_NUMERIC, "C");                /* results and scenario values: always a decimal point */
+  g_log_writer_default_set_use_stderr(TRUE); /* stdout carries the results */
+  g_log_set_writer_func(log_writer, NULL, NULL);
+}
+
+static gboolean on_version(const char *name G_GNUC_UNUSED, const char *value G_GNUC_UNUSED, gpointer data G_GNUC_UNUSED,
+                           GError **error G_GNUC_UNUSED)
+{
+  printf("ocasim %s\n", cli_version());
+  exit(fflush(stdout) == 0 ? OCASIM_EXIT_OK : OCASIM_EXIT_FAILURE);
+}
+
+static gboolean on_verbose(const char *name G_GNUC_UNUSED, const char *value G_GNUC_UNUSED, gpointer data G_GNUC_UNUSED,
+                           GError **error G_GNUC_UNUSED)
+{
+  verbosity++;
+  return TRUE;
+}
+
+GOptionContext *cli_context_new(const char *param, const char *summary, CliCommon *c, unsigned flags)
+{
+  memset(c, 0, sizeof *c);
+  c->flags = flags;
+  GOptionContext *ctx = g_option_context_new(param);
+  if (summary) g_option_context_set_summary(ctx, summary);
+  g_option_context_set_main_group(ctx, g_option_group_new(NULL, NULL, NULL, c, NULL));
+  return ctx;
+}
+
+/* The --log items, then OCASIM_LOG's; the first error in *error. */
+static SimTrace *trace_build(const CliCommon *c, GError **error)
+{
+  const char *env = g_getenv("OCASIM_LOG");
+  if (!(c->flags & CLI_OPT_LOG) || (!c->log && !env)) return NULL;
+  g_autoptr(SimTrace) t = sim_trace_parse("", NULL);
+  for (char **s = c->log; s && *s; s++)
+    if (!sim_trace_add(t, *s, error)) return NULL;
+  if (env && *env && !sim_trace_add(t, env, error)) {
+    g_prefix_error(error, "OCASIM_LOG: ");
+    return NULL;
+  }
+  return g_steal_pointer(&t);
+}
+
+gboolean cli_context_parse(GOptionContext *ctx, CliCommon *c, int *argc, char ***argv, GError **error)
+{
+  GOptionEntry output[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &c->output,
+      "Write the results to FILE (atomically; the format from --format or the extension)", "FILE" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  GOptionEntry progress[] = {
+    { "progress", 0, 0, G_OPTION_ARG_NONE, &c->progress, "Progress lines on stderr even when it is not a terminal", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &c->quiet, "No progress on stderr", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  GOptionEntry log[] = {
+    { "log", 0, 0, G_OPTION_ARG_STRING_ARRAY, &c->log,
+      "Log the events of a component, e.g. nvme0:debug, requests:info, all (repeatable; also OCASIM_LOG)", "NAME[:LEVEL]" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  GOptionEntry always[] = {
+    { "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_verbose,
+      "More log messages on stderr: -v info, -vv debug (G_MESSAGES_DEBUG works too)", NULL },
+    { "version", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_version, "Print the version and exit", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  if (c->flags & CLI_OPT_OUTPUT) g_option_context_add_main_entries(ctx, output, NULL);
+  if (c->flags & CLI_OPT_PROGRESS) g_option_context_add_main_entries(ctx, progress, NULL);
+  if (c->flags & CLI_OPT_LOG) g_option_context_add_main_entries(ctx, log, NULL);
+  g_option_context_add_main_entries(ctx, always, NULL);
+  if (!g_option_context_parse(ctx, argc, argv, error)) return FALSE;
+  if (!cli_output_file_option("--output", c->output, error)) return FALSE;
+  if (!(c->flags & CLI_OPT_LOG) || (!c->log && !g_getenv("OCASIM_LOG"))) return TRUE;
+  g_autoptr(SimTrace) t = trace_build(c, error);
+  return t != NULL;
+}
+
+void cli_common_clear(CliCommon *c)
+{
+  g_free(c->output);
+  g_strfreev(c->log);
+  c->output = NULL;
+  c->log = NULL;
+}
+
+static const struct {
+  const char *ext, *format;
+} EXTENSIONS[] = { { ".json", "json" }, { ".csv", "csv" }, { ".txt", "table" }, { ".table", "table" }, { ".md", "markdown" } };
+
+int cli_format_from_path(const char *path, const char *const *formats)
+{
+  if (!path) return -1;
+  for (size_t i = 0; i < G_N_ELEMENTS(EXTENSIONS); i++) {
+    if (!g_str_has_suffix(path, EXTENSIONS[i].ext)) continue;
+    for (int k = 0; formats[k]; k++)
+      if (!strcmp(formats[k], EXTENSIONS[i].format)) return k;
+    return -2;
+  }
+  return -1;
+}
+
+int cli_write(const CliCommon *c, GString *text, const char *format)
+{
+  g_autoptr(GError) err = NULL;
+  if (format && !strcmp(format, "json")) {
+    if (!sim_json_prepend_member(text, "ocasim_version", cli_version(), &err)) {
+      fprintf(stderr, "ocasim: internal error: JSON result: %s\n", err->message);
+      return OCASIM_EXIT_FAILURE;
+    }
+  } else if (format && !strcmp(format, "csv")) {
+    sim_csv_add_column(text, "ocasim_version", cli_version());
+  }
+  if (c && c->output) {
+    if (!g_file_set_contents(c->output, text->str, (gssize)text->len, &err)) {
+      fprintf(stderr, "ocasim: --output: %s\n", err->message);
+      return OCASIM_EXIT_FAILURE;
+    }
+    return OCASIM_EXIT_OK;
+  }
+  if (fwrite(text->str, 1, text->len, stdout) != text->len || fflush(stdout) != 0) {
+    perror("ocasim: stdout");
+    return OCASIM_EXIT_FAILURE;
+  }
+  return OCASIM_EXIT_OK;
+}
+
+SimTrace *cli_trace(const CliCommon *c)
+{
+  return trace_build(c, NULL);
+}
+
+/* ---- the progress line ------------------------------------------------------------------- */
+
+struct CliProgress {
+  char *what, *unit;
+  gboolean tty;
+  gint64 t0, t_last; /* monotonic, us */
+  gboolean shown;    /* a line is on the terminal */
+  double last_done;
+};
+
+CliProgress *cli_progress_start(const CliCommon *c, const char *what, const char *unit)
+{
+  if (!c || !(c->flags & CLI_OPT_PROGRESS) || c->quiet) return NULL;
+  gboolean tty = isatty(STDERR_FILENO);
+  if (!tty && !c->progress) return NULL;
+  CliProgress *p = g_new0(CliProgress, 1);
+  p->what = g_strdup(what);
+  p->unit = g_strdup(unit);
+  p->tty = tty;
+  p->t0 = g_get_monotonic_time();
+  p->t_last = -1;
+  p->last_done = -1;
+  return p;
+}
+
+static void duration_text(char *buf, size_t n, double s)
+{
+  if (!(s >= 0) || s > 1e7)
+    g_snprintf(buf, n, "?");
+  else if (s < 60)
+    g_snprintf(buf, n, "%.0f s", s);
+  else if (s < 3600)
+    g_snprintf(buf, n, "%d min %02d s", (int)s / 60, (int)s % 60);
+  else
+    g_snprintf(buf, n, "%d h %02d min", (int)s / 3600, (int)s % 3600 / 60);
+}
+
+void cli_progress_update(double done, double total, void *ctx)
+{
+  CliProgress *p = ctx;
+  if (!p || !(total > 0)) return;
+  gint64 now = g_get_monotonic_time();
+  gboolean last = done >= total;
+  gint64 every = p->tty ? G_USEC_PER_SEC / 10 : G_USEC_PER_SEC;
+  if (last ? p->last_done >= total : p->t_last >= 0 && now - p->t_last < every) return; /* the end once */
+  p->t_last = now;
+  p->last_done = done;
+  double wall = (double)(now - p->t0) / G_USEC_PER_SEC;
+  double rate = wall > 0 ? done / wall : 0;
+  char eta[32];
+  duration_text(eta, sizeof eta, rate > 0 ? (total - done) / rate : -1);
+  int digits = total >= 100 || total == (double)(gint64)total ? 0 : total >= 1 ? 1 : 3;
+  g_autofree char *line = g_strdup_printf("%s: %.*f of %.*f %s (%.0f %%), %.3g %s/s, ETA %s", p->what, digits, done, digits,
+                                          total, p->unit, 100 * done / total, rate, p->unit, last ? "0 s" : eta);
+  if (p->tty)
+    fprintf(stderr, "\r\033[K%s", line);
+  else
+    fprintf(stderr, "%s\n", line);
+  fflush(stderr);
+  p->shown = p->tty;
+}
+
+void cli_progress_end(CliProgress *p)
+{
+  if (!p) return;
+  if (p->shown) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+  g_free(p->what);
+  g_free(p->unit);
+  g_free(p);
+}

@@ -1,4 +1,0 @@
-#ifndef OCASIM_CLI_VERSION_H
-#define OCASIM_CLI_VERSION_H
-#define OCASIM_VERSION "0.1.0"
-#endif

@@ -1,0 +1,386 @@
+/* tests/test_cli_common.c — what every subcommand shares (cli/common.h), through the real
+ * command line: one meaning per short option across all subcommands and no option a command
+ * ignores, the version on every subcommand and in JSON and CSV results, progress on stderr only
+ * on a terminal (or with --progress), log levels and traces, -o FILE, and numbers that do not
+ * follow the locale. */
+#include <check.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "tests/support/check_run.h"
+#include "tests/support/ocasim_run.h"
+
+static const char *const SUBCOMMANDS[] = { "run",   "check", "bound",     "capacity", "validate",
+                                           "serve", "load",  "reference", "fit",      "schema" };
+
+/* A short run of the 400G box: long enough for a progress line, short enough for a test. */
+#define SHORT_RUN "scenarios/rome-400g-nic-ktls.yaml", "--duration", "0.5 s", "--warmup", "0.1 s"
+
+/* Runs ocasim with @args and the environment changed by @env ("NAME=VALUE" or "NAME=" to
+ * unset; NULL-terminated, may be NULL); returns the exit status. */
+static int run_env(const char *const *args, const char *const *env, char **out, char **err)
+{
+  const char *bin = g_getenv("OCASIM_BIN");
+  ck_assert_msg(bin != NULL, "OCASIM_BIN is not set (run through make test)");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (char *)bin);
+  for (; *args; args++) g_ptr_array_add(argv, (char *)*args);
+  g_ptr_array_add(argv, NULL);
+  g_auto(GStrv) envp = g_get_environ();
+  envp = g_environ_unsetenv(envp, "G_MESSAGES_DEBUG");
+  envp = g_environ_unsetenv(envp, "OCASIM_LOG");
+  for (; env && *env; env++) {
+    g_auto(GStrv) kv = g_strsplit(*env, "=", 2);
+    envp = kv[1] && *kv[1] ? g_environ_setenv(envp, kv[0], kv[1], TRUE) : g_environ_unsetenv(envp, kv[0]);
+  }
+  int status = -1;
+  GError *error = NULL;
+  ck_assert_msg(g_spawn_sync(NULL, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error),
+                "spawn: %s", error ? error->message : "");
+  ck_assert_msg(WIFEXITED(status), "killed by a signal");
+  return WEXITSTATUS(status);
+}
+
+/* The options `ocasim @cmd --help` lists: long name -> short letter ("" when none). */
+static GHashTable *help_options(const char *cmd)
+{
+  const char *args[] = { cmd, "--help", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  GHashTable *opts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  for (char **l = lines; *l; l++) {
+    const char *s = *l;
+    while (*s == ' ') s++;
+    char shortopt[2] = { 0, 0 };
+    if (s[0] == '-' && s[1] != '-' && s[1] && s[2] == ',') {
+      shortopt[0] = s[1];
+      s += 3;
+      while (*s == ' ') s++;
+    }
+    if (!g_str_has_prefix(s, "--")) continue;
+    s += 2;
+    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-");
+    g_hash_table_insert(opts, g_strndup(s, n), g_strdup(shortopt));
+  }
+  return opts;
+}
+
+/* One meaning per letter: a table of every subcommand's short options, asserted consistent. */
+START_TEST(test_short_options_consistent)
+{
+  g_autoptr(GHashTable) meaning = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free); /* letter -> "long (cmd)" */
+  int letters = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(SUBCOMMANDS); i++) {
+    g_autoptr(GHashTable) opts = help_options(SUBCOMMANDS[i]);
+    ck_assert_msg(g_hash_table_contains(opts, "version"), "%s --help lists no --version", SUBCOMMANDS[i]);
+    ck_assert_msg(!g_strcmp0(g_hash_table_lookup(opts, "verbose"), "v"), "%s: -v is not --verbose", SUBCOMMANDS[i]);
+    ck_assert_msg(!g_strcmp0(g_hash_table_lookup(opts, "help"), "h"), "%s: -h is not --help", SUBCOMMANDS[i]);
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, opts);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+      const char *letter = v, *lng = k;
+      if (!*letter) continue;
+      const char *seen = g_hash_table_lookup(meaning, letter);
+      g_autofree char *here = g_strdup_printf("--%s (%s)", lng, SUBCOMMANDS[i]);
+      if (!seen) {
+        g_hash_table_insert(meaning, g_strdup(letter), g_strdup(here));
+        letters++;
+        continue;
+      }
+      g_autofree char *seen_long = g_strndup(seen, strcspn(seen, " "));
+      g_autofree char *here_long = g_strdup_printf("--%s", lng);
+      ck_assert_msg(!strcmp(seen_long, here_long), "-%s means %s and %s", letter, seen, here);
+    }
+  }
+  ck_assert_int_ge(letters, 15); /* the table did read the help texts */
+}
+END_TEST
+
+/* Options a subcommand ignores are not offered; those it uses are. */
+static const struct {
+  const char *cmd;
+  const char *has, *lacks;
+} OFFERS[] = {
+  { "run", "duration warmup seed set format output progress quiet log", "" },
+  { "check", "duration warmup seed set format output", "progress quiet log" },
+  { "bound", "seed set format output", "duration warmup progress quiet log" },
+  { "capacity", "seed set format output progress quiet", "duration warmup log" },
+  { "validate", "duration warmup progress quiet out", "output set format log" },
+  { "reference", "output", "format progress set" },
+  { "fit", "output write", "format progress set" },
+  { "schema", "output format update", "progress set" },
+  { "serve", "duration root port cert", "output progress format" },
+  { "load", "duration root port connections", "output progress format" },
+};
+
+START_TEST(test_offered_options)
+{
+  g_autoptr(GHashTable) opts = help_options(OFFERS[_i].cmd);
+  g_auto(GStrv) has = g_strsplit(OFFERS[_i].has, " ", -1), lacks = g_strsplit(OFFERS[_i].lacks, " ", -1);
+  for (char **o = has; *o; o++)
+    if (**o) ck_assert_msg(g_hash_table_contains(opts, *o), "%s does not offer --%s", OFFERS[_i].cmd, *o);
+  for (char **o = lacks; *o; o++)
+    if (**o) ck_assert_msg(!g_hash_table_contains(opts, *o), "%s offers --%s, which it ignores", OFFERS[_i].cmd, *o);
+}
+END_TEST
+
+/* `ocasim CMD --version` prints what `ocasim --version` prints; the version is in JSON and CSV. */
+START_TEST(test_version_everywhere)
+{
+  g_autofree char *v = test_ocasim_version();
+  ck_assert_msg(strcmp(v, "0.1.0") != 0 && strcmp(v, "unknown") != 0, "version '%s' is not from git describe or VERSION", v);
+  g_autofree char *want = g_strdup_printf("ocasim %s\n", v);
+  for (size_t i = 0; i < G_N_ELEMENTS(SUBCOMMANDS); i++) {
+    const char *args[] = { SUBCOMMANDS[i], "--version", NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+    ck_assert_str_eq(out, want);
+  }
+  const char *json[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--format", "json", NULL };
+  const char *csv[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--format", "csv", NULL };
+  g_autofree char *j = NULL, *c = NULL, *e1 = NULL, *e2 = NULL;
+  ck_assert_int_eq(test_run_ocasim(json, &j, &e1), 0);
+  ck_assert_int_eq(test_run_ocasim(csv, &c, &e2), 0);
+  g_autofree char *member = g_strdup_printf("{\n  \"ocasim_version\" : \"%s\",\n", v);
+  ck_assert_msg(g_str_has_prefix(j, member), "%s", j);
+  g_autofree char *row_end = g_strdup_printf(",%s\n", v);
+  g_auto(GStrv) rows = g_strsplit(c, "\n", -1);
+  ck_assert(g_str_has_suffix(rows[0], ",ocasim_version"));
+  for (char **r = rows + 1; *r && **r; r++) {
+    g_autofree char *line = g_strconcat(*r, "\n", NULL);
+    ck_assert_msg(g_str_has_suffix(line, row_end), "%s", *r);
+  }
+}
+END_TEST
+
+/* Off a terminal a clean run prints nothing on stderr; --progress prints plain lines; the
+ * results are the same either way. */
+START_TEST(test_progress_off_terminal)
+{
+  const char *plain[] = { "run", SHORT_RUN, NULL };
+  const char *with[] = { "run", SHORT_RUN, "--progress", NULL };
+  const char *quiet[] = { "run", SHORT_RUN, "--progress", "--quiet", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL;
+  ck_assert_int_eq(test_run_ocasim(plain, &o1, &e1), 0);
+  ck_assert_int_eq(test_run_ocasim(with, &o2, &e2), 0);
+  ck_assert_int_eq(test_run_ocasim(quiet, &o3, &e3), 0);
+  ck_assert_str_eq(e1, "");
+  ck_assert_str_eq(e3, "");
+  ck_assert_str_eq(o1, o2);
+  ck_assert_str_eq(o1, o3);
+  ck_assert_msg(strstr(e2, "ocasim run scenarios/rome-400g-nic-ktls.yaml: ") && strstr(e2, "simulated s/s, ETA") &&
+                    strstr(e2, "of 0.500 simulated s (100 %)") && !strchr(e2, '\r'),
+                "%s", e2);
+  const char *cap[] = { "capacity", "scenarios/rome-400g-nic-ktls.yaml", "--progress", NULL };
+  g_autofree char *o4 = NULL, *e4 = NULL;
+  ck_assert_int_eq(test_run_ocasim(cap, &o4, &e4), 0);
+  ck_assert_msg(strstr(e4, "4 of 4 criteria (100 %)") && strstr(e4, "criteria/s, ETA"), "%s", e4);
+}
+END_TEST
+
+/* Under a pseudo-terminal (script -qec) progress appears on stderr by itself, rewritten in
+ * place and erased at the end; --quiet silences it. */
+START_TEST(test_progress_on_terminal)
+{
+  g_autofree char *script = g_find_program_in_path("script");
+  if (!script) {
+    fprintf(stderr, "test_progress_on_terminal: skipped: no script(1) (util-linux)\n");
+    return;
+  }
+  const char *bin = g_getenv("OCASIM_BIN");
+  for (int quiet = 0; quiet < 2; quiet++) {
+    /* stdout to /dev/null: what script records is stderr alone */
+    g_autofree char *cmd = g_strdup_printf("'%s' run scenarios/rome-400g-nic-ktls.yaml --duration '0.5 s' --warmup '0.1 s'%s "
+                                           ">/dev/null",
+                                           bin, quiet ? " --quiet" : "");
+    const char *argv[] = { script, "-qec", cmd, "/dev/null", NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    int status = -1;
+    ck_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &out, &err, &status, NULL));
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "script: %s", err);
+    if (quiet) {
+      ck_assert_msg(!strstr(out, "simulated s"), "--quiet on a terminal: %s", out);
+    } else {
+      ck_assert_msg(strstr(out, "\r\033[Kocasim run scenarios/rome-400g-nic-ktls.yaml: ") && strstr(out, "ETA") &&
+                        g_str_has_suffix(out, "\r\033[K"),
+                    "%s", out);
+    }
+  }
+}
+END_TEST
+
+/* -v shows info, -vv debug, G_MESSAGES_DEBUG as in GLib; --log NAME:LEVEL the events of one
+ * component; none of them changes the results. */
+START_TEST(test_log_levels_and_traces)
+{
+  const char *quiet[] = { "run", SHORT_RUN, NULL };
+  const char *vv[] = { "run", SHORT_RUN, "-vv", NULL };
+  const char *trace[] = { "run", SHORT_RUN, "--log", "nvme0:info", NULL };
+  const char *dbg_env[] = { "G_MESSAGES_DEBUG=ocasim-models", NULL };
+  const char *log_env[] = { "OCASIM_LOG=requests:debug", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL, *o4 = NULL, *e4 = NULL, *o5 = NULL,
+                  *e5 = NULL;
+  ck_assert_int_eq(run_env(quiet, NULL, &o1, &e1), 0);
+  ck_assert_int_eq(run_env(vv, NULL, &o2, &e2), 0);
+  ck_assert_int_eq(run_env(trace, NULL, &o3, &e3), 0);
+  ck_assert_int_eq(run_env(quiet, dbg_env, &o4, &e4), 0);
+  ck_assert_int_eq(run_env(quiet, log_env, &o5, &e5), 0);
+  ck_assert_str_eq(e1, "");
+  ck_assert_msg(strstr(e2, "ocasim-models-DEBUG") && strstr(e2, "66 resources"), "%s", e2);
+  ck_assert_msg(strstr(e4, "ocasim-models-DEBUG") && strstr(e4, "66 resources"), "%s", e4);
+  /* nvme0 at info: one line per completed request that read from nvme0, none from other drives */
+  ck_assert_msg(strstr(e3, "ocasim-sim-") && strstr(e3, " nvme0: request ") && strstr(e3, ") done, latency "), "%.400s", e3);
+  ck_assert_msg(!strstr(e3, "gets a slot") && !strstr(e3, " nvme1: ") && !strstr(e3, "66 resources"), "%.400s", e3);
+  ck_assert_msg(strstr(e5, " requests: request ") && strstr(e5, "gets a slot"), "%.400s", e5);
+  ck_assert_str_eq(o1, o2);
+  ck_assert_str_eq(o1, o3);
+  ck_assert_str_eq(o1, o5);
+  /* a bad filter is bad input, before anything runs */
+  const char *bad[] = { "run", SHORT_RUN, "--log", "nvme0:loud", NULL };
+  g_autofree char *o6 = NULL, *e6 = NULL;
+  ck_assert_int_eq(run_env(bad, NULL, &o6, &e6), 2);
+  ck_assert_msg(strstr(e6, "--log 'nvme0:loud': unknown level 'loud'"), "%s", e6);
+}
+END_TEST
+
+/* -o FILE: the same bytes as stdout, the format from --format or the extension, written by a
+ * rename (no temporary left behind); an unwritable FILE is bad input before anything runs. */
+START_TEST(test_output_file)
+{
+  g_autofree char *dir = g_dir_make_tmp("ocasim-output-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(dir);
+  g_autofree char *pj = g_build_filename(dir, "r.json", NULL), *pc = g_build_filename(dir, "r.csv", NULL);
+  g_autofree char *pt = g_build_filename(dir, "r.txt", NULL), *pm = g_build_filename(dir, "r.md", NULL);
+  const char *to_stdout[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--format", "json", NULL };
+  const char *by_ext[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", pj, NULL };
+  const char *csv_ext[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--output", pc, NULL };
+  const char *forced[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", pt, "--format", "csv", NULL };
+  const char *wrong[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", pm, NULL };
+  g_autofree char *o0 = NULL, *e0 = NULL, *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL, *o4 = NULL,
+                  *e4 = NULL;
+  ck_assert_int_eq(test_run_ocasim(to_stdout, &o0, &e0), 0);
+  ck_assert_int_eq(test_run_ocasim(by_ext, &o1, &e1), 0);
+  ck_assert_int_eq(test_run_ocasim(csv_ext, &o2, &e2), 0);
+  ck_assert_int_eq(test_run_ocasim(forced, &o3, &e3), 0);
+  ck_assert_int_eq(test_run_ocasim(wrong, &o4, &e4), 2);
+  ck_assert_str_eq(o1, "");
+  ck_assert_msg(strstr(e4, "--output") && strstr(e4, "give --format"), "%s", e4);
+  g_autofree char *fj = NULL, *fc = NULL, *ft = NULL;
+  ck_assert(g_file_get_contents(pj, &fj, NULL, NULL));
+  ck_assert(g_file_get_contents(pc, &fc, NULL, NULL));
+  ck_assert(g_file_get_contents(pt, &ft, NULL, NULL));
+  ck_assert_str_eq(fj, o0);
+  ck_assert(g_str_has_prefix(fc, "scenario,mode,seed,"));
+  ck_assert_str_eq(fc, ft);
+  /* the other commands that print results */
+  g_autofree char *pr = g_build_filename(dir, "ref.txt", NULL), *ps = g_build_filename(dir, "keys.md", NULL);
+  g_autofree char *pk = g_build_filename(dir, "check.json", NULL), *pq = g_build_filename(dir, "mm1.csv", NULL);
+  const char *ref[] = { "reference", "-o", pr, NULL };
+  const char *sch[] = { "schema", "-o", ps, NULL };
+  const char *chk[] = { "check", "scenarios/mm1.yaml", "-o", pk, NULL };
+  const char *qn[] = { "run", "scenarios/mm1.yaml", "--duration", "2000 s", "--warmup", "100 s", "-o", pq, NULL };
+  const char *cap[] = { "capacity", "scenarios/rome-400g-nic-ktls.yaml", "-o", pj, NULL };
+  const char *const *more[] = { ref, sch, chk, qn, cap };
+  const char *paths[] = { pr, ps, pk, pq, pj };
+  const char *starts[] = { "Bound mode vs published", "|", "{\n  \"ocasim_version\"",
+                           "station,metric,mean,ci95,theory,ocasim_version\n", "{\n  \"ocasim_version\"" };
+  for (size_t i = 0; i < G_N_ELEMENTS(more); i++) {
+    g_autofree char *o = NULL, *e = NULL, *f = NULL;
+    ck_assert_int_eq(test_run_ocasim(more[i], &o, &e), 0);
+    ck_assert_msg(!strcmp(o, ""), "%s -o: stdout %s", more[i][0], o);
+    ck_assert(g_file_get_contents(paths[i], &f, NULL, NULL));
+    ck_assert_msg(strstr(f, starts[i]), "%s -o: %.200s", more[i][0], f);
+  }
+  /* the directory holds only what was asked for: no temporary file left behind */
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  int n = 0;
+  const char *name;
+  while ((name = g_dir_read_name(d))) {
+    ck_assert_msg(!strchr(name, '~') && !strstr(name, ".tmp") && strlen(name) < 12, "left behind: %s", name);
+    n++;
+  }
+  ck_assert_int_eq(n, 7);
+  const char *nodir[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", "no/such/dir/r.json", NULL };
+  g_autofree char *o5 = NULL, *e5 = NULL;
+  ck_assert_int_eq(test_run_ocasim(nodir, &o5, &e5), 2);
+  ck_assert_msg(strstr(e5, "--output 'no/such/dir/r.json': no directory"), "%s", e5);
+  const char *files[] = { pj, pc, pt, pr, ps, pk, pq };
+  for (size_t i = 0; i < G_N_ELEMENTS(files); i++) g_remove(files[i]);
+  g_rmdir(dir);
+}
+END_TEST
+
+/* With a locale whose decimal separator is a comma, every number printed is the same as in the
+ * C locale (LC_NUMERIC stays "C"), and the help text renders its ellipsis. */
+START_TEST(test_locale_independent_numbers)
+{
+  g_autofree char *localedef = g_find_program_in_path("localedef");
+  g_autofree char *locpath = g_dir_make_tmp("ocasim-locale-XXXXXX", NULL);
+  g_autofree char *target = g_build_filename(locpath, "de_DE.UTF-8", NULL);
+  const char *def[] = { localedef ? localedef : "localedef", "-i", "de_DE", "-f", "UTF-8", target, NULL };
+  int status = -1;
+  g_autofree char *dout = NULL, *derr = NULL;
+  if (!localedef || !g_spawn_sync(NULL, (char **)def, NULL, G_SPAWN_DEFAULT, NULL, NULL, &dout, &derr, &status, NULL) ||
+      !WIFEXITED(status) || WEXITSTATUS(status) > 1) { /* 1: warnings only */
+    fprintf(stderr, "test_locale_independent_numbers: skipped: cannot build de_DE.UTF-8 with localedef: %s\n",
+            derr ? derr : "no localedef");
+    g_rmdir(locpath);
+    return;
+  }
+  g_autofree char *lp = g_strdup_printf("LOCPATH=%s", locpath);
+  /* the locale is real: locale(1) under it names a decimal comma */
+  const char *probe[] = { "locale", "decimal_point", NULL };
+  g_auto(GStrv) penv =
+      g_environ_setenv(g_environ_setenv(g_get_environ(), "LOCPATH", locpath, TRUE), "LC_ALL", "de_DE.UTF-8", TRUE);
+  g_autofree char *pout = NULL;
+  ck_assert(g_spawn_sync(NULL, (char **)probe, penv, G_SPAWN_SEARCH_PATH, NULL, NULL, &pout, NULL, NULL, NULL));
+  ck_assert_msg(!strcmp(pout, ",\n"), "the generated de_DE locale has the decimal point '%s'", pout);
+  const char *de[] = { lp, "LC_ALL=de_DE.UTF-8", NULL };
+  const char *c[] = { "LC_ALL=C", NULL };
+  const char *cases[][8] = {
+    { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--format", "json", NULL },
+    { "bound", "scenarios/rome-400g-nic-ktls.yaml", NULL },
+    { "capacity", "scenarios/rome-400g-nic-ktls.yaml", "--format", "csv", NULL },
+    { "run", "scenarios/mm1.yaml", "--duration", "2000.5 s", "--warmup", "100.5 s", NULL },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
+    ck_assert_int_eq(run_env(cases[i], c, &o1, &e1), 0);
+    ck_assert_int_eq(run_env(cases[i], de, &o2, &e2), 0);
+    ck_assert_str_eq(o1, o2);
+    ck_assert_msg(strchr(o1, '.'), "%s", o1);
+  }
+  /* setlocale(LC_ALL, ""): GOption's ellipsis in a UTF-8 locale (in plain C it is ASCII '?') */
+  const char *help[] = { "bound", "--help", NULL };
+  const char *cutf8[] = { "LC_ALL=C.UTF-8", NULL };
+  g_autofree char *h = NULL, *he = NULL, *hd = NULL, *hde = NULL;
+  ck_assert_int_eq(run_env(help, cutf8, &h, &he), 0);
+  ck_assert_int_eq(run_env(help, de, &hd, &hde), 0);
+  ck_assert_msg(strstr(h, "[OPTION\xe2\x80\xa6] FILE"), "%s", h);
+  ck_assert_msg(strstr(hd, "\xe2\x80\xa6] FILE") && !strstr(hd, "?] FILE"), "%s", hd);
+  g_autofree char *rm = g_strdup_printf("rm -rf '%s'", locpath);
+  ck_assert_int_eq(system(rm), 0);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("cli_common");
+  TCase *tc = tcase_create("common");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_short_options_consistent);
+  tcase_add_loop_test(tc, test_offered_options, 0, G_N_ELEMENTS(OFFERS));
+  tcase_add_test(tc, test_version_everywhere);
+  tcase_add_test(tc, test_progress_off_terminal);
+  tcase_add_test(tc, test_progress_on_terminal);
+  tcase_add_test(tc, test_log_levels_and_traces);
+  tcase_add_test(tc, test_output_file);
+  tcase_add_test(tc, test_locale_independent_numbers);
+  suite_add_tcase(s, tc);
+  return test_run_suite(s);
+}
