@@ -53,12 +53,18 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 .SECONDARY:
 all: $(BIN)
 
-# The version (scripts/version.sh: a release tarball's VERSION file, or git describe), in a
-# header rewritten only when it changes: only cli/common.o recompiles when it does.
+# The version (scripts/version.sh: a release tarball's VERSION file, or git describe) and the
+# installed data directory, in headers rewritten only when they change: only cli/common.o
+# recompiles when one does (make install PREFIX=... rebuilds it for its DATADIR).
+PREFIX  ?= /usr/local
+DATADIR ?= $(PREFIX)/share/ocasim
 VERSION_H := build/version.h
+PATHS_H   := build/paths.h
 $(VERSION_H): FORCE
-	@sh scripts/version.sh $@
-$(BUILD)/cli/common.o: $(VERSION_H)
+	@sh scripts/header.sh $@ OCASIM_VERSION_STRING "$$(sh scripts/version.sh)"
+$(PATHS_H): FORCE
+	@sh scripts/header.sh $@ OCASIM_DATADIR "$(DATADIR)"
+$(BUILD)/cli/common.o: $(VERSION_H) $(PATHS_H)
 
 # One GLib log domain per folder (G_MESSAGES_DEBUG=ocasim-sim, ...; cli/common.h).
 $(BUILD)/sim/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-sim\"

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build/paths.h"
 #include "build/version.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -32,6 +33,12 @@ static GLogWriterOutput log_writer(GLogLevelFlags level, const GLogField *fields
     if (trace || verbosity >= ((level & G_LOG_LEVEL_DEBUG) ? 2 : 1)) return g_log_writer_standard_streams(level, fields, n, data);
   }
   return g_log_writer_default(level, fields, n, data);
+}
+
+const char *cli_datadir(void)
+{
+  const char *env = g_getenv("OCASIM_DATADIR");
+  return env && *env ? env : OCASIM_DATADIR;
 }
 
 void cli_init(void)

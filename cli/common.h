@@ -37,6 +37,10 @@ typedef struct {
  *  VERSION file of a release tarball (scripts/version.sh). */
 const char *cli_version(void);
 
+/** The installed data directory (share/ocasim of the PREFIX it was built for: platforms/,
+ *  scenarios/), or $OCASIM_DATADIR when set (a staged or moved installation). */
+const char *cli_datadir(void);
+
 /** Sets up the process: locale (LC_ALL from the environment, LC_NUMERIC kept "C" so that every
  *  number printed or parsed has a decimal point) and the GLib log writer.  Called once, first
  *  thing in main(). */

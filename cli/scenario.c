@@ -89,7 +89,10 @@ static void shorthands(const CliOptions *opt, Shorthand out[N_SHORTHANDS])
 
 SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **error)
 {
-  g_autoptr(SimConfDoc) doc = sim_conf_load_with_include(file, "platform", error);
+  /* a platform not beside the scenario: in the current directory, then the installed ones */
+  g_autofree char *platforms = g_build_filename(cli_datadir(), "platforms", NULL);
+  const char *search[] = { ".", cli_datadir(), platforms, NULL };
+  g_autoptr(SimConfDoc) doc = sim_conf_load_with_include_search(file, "platform", search, error);
   if (!doc) return NULL;
   Shorthand shorthand[N_SHORTHANDS];
   shorthands(opt, shorthand);

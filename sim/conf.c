@@ -898,7 +898,27 @@ static void mark_from(SimConfNode *n, GRefString *from)
  * included, so that every error in it, here or when binding, ends in
  * " (included from FILE:LINE:COL[, included from ...])". A file that cannot be read is
  * reported at the site that names it. */
-static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *chain, const SimConfNode *site, GError **error)
+/* A relative include @inc whose file @ipath is not beside the including file: the first of
+ * DIR/VALUE, DIR/BASENAME that exists for each DIR of @search, or NULL. */
+static char *search_include(const SimConfNode *inc, const char *ipath, const char *const *search)
+{
+  if (!search || g_path_is_absolute(inc->text) || g_file_test(ipath, G_FILE_TEST_EXISTS)) return NULL;
+  g_autofree char *base = g_path_get_basename(inc->text);
+  for (; *search; search++) {
+    const char *names[] = { inc->text, base };
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+      g_autofree char *p = g_build_filename(*search, names[i], NULL);
+      if (g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
+        g_debug("%s:%d:%d: '%s' is not beside the file; found %s", inc->file, inc->line, inc->col, inc->text, p);
+        return g_steal_pointer(&p);
+      }
+    }
+  }
+  return NULL;
+}
+
+static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *chain, const SimConfNode *site,
+                                const char *const *search, GError **error)
 {
   g_autofree char *from = NULL; /* where @path was included */
   if (site)
@@ -928,6 +948,11 @@ static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *ch
     sim_conf_doc_free(doc);
     return NULL;
   }
+  char *found = search_include(inc, ipath, search);
+  if (found) {
+    g_free(ipath);
+    ipath = found;
+  }
   g_autofree char *canon = g_canonicalize_filename(ipath, NULL);
   for (guint i = 0; i < chain->len; i++) {
     if (strcmp(g_ptr_array_index(chain, i), canon) == 0) {
@@ -942,7 +967,7 @@ static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *ch
     return NULL;
   }
   g_ptr_array_add(chain, g_steal_pointer(&canon));
-  SimConfDoc *base = load_include(ipath, key, chain, inc, error);
+  SimConfDoc *base = load_include(ipath, key, chain, inc, search, error);
   g_free(g_ptr_array_steal_index(chain, chain->len - 1));
   if (!base) {
     sim_conf_doc_free(doc);
@@ -961,10 +986,16 @@ static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *ch
 
 SimConfDoc *sim_conf_load_with_include(const char *path, const char *include_key, GError **error)
 {
+  return sim_conf_load_with_include_search(path, include_key, NULL, error);
+}
+
+SimConfDoc *sim_conf_load_with_include_search(const char *path, const char *include_key, const char *const *search,
+                                              GError **error)
+{
   g_return_val_if_fail(path != NULL && include_key != NULL, NULL);
   GPtrArray *chain = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(chain, g_canonicalize_filename(path, NULL));
-  SimConfDoc *doc = load_include(path, include_key, chain, NULL, error);
+  SimConfDoc *doc = load_include(path, include_key, chain, NULL, search, error);
   g_ptr_array_unref(chain);
   return doc;
 }

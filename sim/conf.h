@@ -222,6 +222,13 @@ gboolean sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConf
  */
 SimConfDoc *sim_conf_load_with_include(const char *path, const char *include_key, GError **error);
 
+/** As sim_conf_load_with_include(), where a relative include that is not beside the including
+ *  file is looked for, in order, as DIR/VALUE then DIR/BASENAME for each DIR of @search
+ *  (NULL-terminated; NULL: nowhere else), e.g. the current directory and an installed data
+ *  directory.  Not found anywhere: the error names the path beside the including file. */
+SimConfDoc *sim_conf_load_with_include_search(const char *path, const char *include_key, const char *const *search,
+                                              GError **error);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Table-driven binding                                                                       */
 
