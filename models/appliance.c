@@ -40,7 +40,7 @@ gboolean appliance_validate(const Appliance *a, GError **error)
   }
   if (!workload_validate(&a->wl, error)) return FALSE;
   int n_loop = 0;
-  for (int i = 0; i < a->n_nics; i++) n_loop += a->nics[i].loopback;
+  for (int i = 0; i < a->n_nics; i++) n_loop += a->nics[i].kind == NIC_LOOPBACK;
   if (n_loop > 0) {
     if (n_loop != a->n_nics || a->n_nics != 1)
       return model_fail(error, "nics", "a loopback host has exactly one NIC group, of kind loopback");
@@ -78,7 +78,7 @@ gboolean appliance_validate(const Appliance *a, GError **error)
       }
     }
   }
-  if (a->sendfile_sync && a->sendfile_workers < 1)
+  if (a->sendfile == SENDFILE_SYNC && a->sendfile_workers < 1)
     return model_fail(error, "software.workers", "synchronous sendfile needs at least one worker");
   return TRUE;
 }

@@ -45,8 +45,8 @@ typedef struct {
   DataPath path;
   CryptoImpl crypto; /* bulk crypto of CPU-crypto paths */
   Placement placement;
-  gboolean sendfile_sync; /* a worker blocks on each disk read */
-  int sendfile_workers;   /* workers (processes/threads) for synchronous sendfile */
+  SendfileMode sendfile; /* SENDFILE_SYNC: a worker blocks on each disk read */
+  int sendfile_workers;  /* workers (processes/threads) for synchronous sendfile */
   Workload wl;
   LoopbackCfg lo; /* a loopback host (NICs of kind loopback), loopback.h */
   Coeffs coef;

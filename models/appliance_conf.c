@@ -26,7 +26,8 @@ typedef struct {
   PcieConf pcie;
 } NvmeConf;
 typedef struct {
-  int kind, count, socket, quadrant, node;
+  NicKind kind;
+  int count, socket, quadrant, node;
   char *model;
   int ports;
   double port_bps, ktls_bps;
@@ -38,13 +39,15 @@ typedef struct {
   double copy, copy_pc, miss, xcore_s, xcore_c, stack, softirq, rec_cycles, req_s, req_c, hash, util;
   int64_t cache, rec_bytes, file;
   double aes128, aes256, chacha;
-  int cipher, st, ct, conns;
+  LbCipher cipher;
+  int st, ct, conns;
   bool client_hash;
   int server_cpus, client_cpus;
   double cross_share, server_free, client_free;
 } LoopConf;
 typedef struct {
-  int kind, count, width;
+  TopoLinkKind kind;
+  int count, width;
   double rate;
   double encoding;
   bool dlwm;
@@ -53,11 +56,14 @@ typedef struct {
 } LinkConf;
 typedef struct {
   char *model;
-  int uarch, sockets, cores_per_socket, threads_per_core;
+  CpuUarch uarch;
+  int sockets, cores_per_socket, threads_per_core;
   double clock_hz, cap;
 } CpuConf;
 typedef struct {
-  int quadrants, nps, port_domains, link_routing;
+  int quadrants, nps;
+  TopoPortDomains port_domains;
+  TopoLinkRouting link_routing;
   SimConfList nps_supported;
   double intra_Bps, intra_pen_ns, inter_pen_ns;
   SimConfList links;
@@ -74,7 +80,11 @@ typedef struct {
   int lro_acks;
 } StackConf;
 typedef struct {
-  int path, crypto, placement, sendfile, workers;
+  DataPath path;
+  CryptoImpl crypto;
+  Placement placement;
+  SendfileMode sendfile;
+  int workers;
 } SoftConf;
 typedef struct {
   double rate_bps, share;
@@ -83,10 +93,10 @@ typedef struct {
   const SimConfNode *offered;
   int titles;
   double zipf_s;
-  int title_placement;
+  WlTitlePlacement title_placement;
   int64_t request, io;
   SimConfList bitrates;
-  int alt_path;
+  DataPath alt_path; /* DP_COUNT: "none" */
   double alt_fraction;
   double slo_ns;
   double drop_max;
@@ -111,25 +121,6 @@ typedef struct {
   const SimConfNode *reference_node;
   const SimConfNode *loopback_node;
 } AppConf;
-
-static const char *const UARCH_NAMES[] = {
-  "broadwell", "skylake", "icelake", "zen1", "zen2", "zen3", "zen4", "neoverse-n1", NULL
-};
-static const char *const CRYPTO_NAMES[] = { "none", "isal_aes_gcm", "openssl_aes_gcm", "chacha20_poly1305", NULL };
-static const char *const PATH_NAMES[] = { "read_write",       "read_write_ktls",   "sendfile",
-                                          "sendfile_sw_ktls", "sendfile_nic_ktls", NULL };
-static const char *const ALT_PATH_NAMES[] = {
-  "read_write", "read_write_ktls", "sendfile", "sendfile_sw_ktls", "sendfile_nic_ktls", "none", NULL
-};
-static const char *const PLACEMENT_NAMES[] = { "none", "network_centric", "disk_centric", "strict_disk_centric", NULL };
-static const char *const SENDFILE_NAMES[] = { "async", "sync", NULL };
-static const char *const LINK_NAMES[] = { "xgmi", "upi", NULL };
-static const char *const TITLE_PLACEMENT_NAMES[] = { "node_striped", "round_robin", "random", NULL };
-static const char *const PORT_DOMAIN_NAMES[] = { "card", "spread", NULL };
-static const char *const NIC_KIND_NAMES[] = { "pcie", "loopback", NULL };
-static const char *const LB_CIPHER_NAMES[] = { "aes_128_gcm", "aes_256_gcm", "chacha20_poly1305", NULL };
-static const char *const LINK_ROUTING_NAMES[] = { "interleave", "device", NULL };
-static const char *const KIND_NAMES[] = { "cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", "threads", NULL };
 
 #define F(st, m) offsetof(st, m)
 
@@ -232,7 +223,7 @@ static const SimConfField nic_schema[] = {
   { .key = "kind",
     .type = SIM_CONF_T_ENUM,
     .offset = F(NicConf, kind),
-    .enum_names = NIC_KIND_NAMES,
+    .enum_names = nic_kind_names,
     .def = "pcie",
     .doc = "pcie: a card; loopback: the clients run on this host, the port is a copy into their sockets (needs `loopback:`)" },
   { .key = "count",
@@ -300,7 +291,7 @@ static const SimConfField link_schema[] = {
   { .key = "kind",
     .type = SIM_CONF_T_ENUM,
     .offset = F(LinkConf, kind),
-    .enum_names = LINK_NAMES,
+    .enum_names = topo_link_kind_names,
     .def = "xgmi",
     .doc = "xgmi or upi" },
   { .key = "count",
@@ -359,7 +350,7 @@ static const SimConfField cpu_schema[] = {
   { .key = "uarch",
     .type = SIM_CONF_T_ENUM,
     .offset = F(CpuConf, uarch),
-    .enum_names = UARCH_NAMES,
+    .enum_names = cpu_uarch_names,
     .required = true,
     .doc = "micro-architecture (selects crypto cycles per byte)" },
   { .key = "sockets",
@@ -448,7 +439,7 @@ static const SimConfField topo_schema[] = {
   { .key = "port_domains",
     .type = SIM_CONF_T_ENUM,
     .offset = F(TopoConf, port_domains),
-    .enum_names = PORT_DOMAIN_NAMES,
+    .enum_names = topo_port_domains_names,
     .def = "card",
     .doc = "NUMA domain of NIC ports without explicit domains: the card's node, or spread round robin over all nodes" },
   { .key = "links",
@@ -460,7 +451,7 @@ static const SimConfField topo_schema[] = {
   { .key = "link_routing",
     .type = SIM_CONF_T_ENUM,
     .offset = F(TopoConf, link_routing),
-    .enum_names = LINK_ROUTING_NAMES,
+    .enum_names = topo_link_routing_names,
     .def = "interleave",
     .doc = "how remote traffic picks an inter-socket link: interleave (by address over all links, Intel UPI routing table; "
            "topology.h) or device (the link attached to the DMA-ing device's quadrant)" },
@@ -538,25 +529,25 @@ static const SimConfField stack_schema[] = {
 static const SimConfField soft_schema[] = { { .key = "data_path",
                                               .type = SIM_CONF_T_ENUM,
                                               .offset = F(SoftConf, path),
-                                              .enum_names = PATH_NAMES,
+                                              .enum_names = datapath_names,
                                               .def = "sendfile_nic_ktls",
                                               .doc = "serving data path" },
                                             { .key = "crypto",
                                               .type = SIM_CONF_T_ENUM,
                                               .offset = F(SoftConf, crypto),
-                                              .enum_names = CRYPTO_NAMES,
+                                              .enum_names = cpu_crypto_names,
                                               .def = "isal_aes_gcm",
                                               .doc = "bulk crypto of CPU-crypto paths" },
                                             { .key = "placement",
                                               .type = SIM_CONF_T_ENUM,
                                               .offset = F(SoftConf, placement),
-                                              .enum_names = PLACEMENT_NAMES,
+                                              .enum_names = placement_names,
                                               .def = "network_centric",
                                               .doc = "NUMA placement policy" },
                                             { .key = "sendfile",
                                               .type = SIM_CONF_T_ENUM,
                                               .offset = F(SoftConf, sendfile),
-                                              .enum_names = SENDFILE_NAMES,
+                                              .enum_names = sendfile_mode_names,
                                               .def = "async",
                                               .doc = "async, or sync (a worker blocks on each disk read)" },
                                             { .key = "workers",
@@ -607,7 +598,7 @@ static const SimConfField work_schema[] = {
   { .key = "title_placement",
     .type = SIM_CONF_T_ENUM,
     .offset = F(WorkConf, title_placement),
-    .enum_names = TITLE_PLACEMENT_NAMES,
+    .enum_names = wl_title_placement_names,
     .def = "node_striped",
     .doc =
         "titles on drives: node_striped (rank r on node r mod N, striped over its drives), round_robin (whole titles, node-interleaved drive order) or random" },
@@ -638,7 +629,7 @@ static const SimConfField work_schema[] = {
   { .key = "alt_path",
     .type = SIM_CONF_T_ENUM,
     .offset = F(WorkConf, alt_path),
-    .enum_names = ALT_PATH_NAMES,
+    .enum_names = datapath_alt_names,
     .def = "none",
     .doc = "second data path for a fraction of connections" },
   { .key = "alt_fraction",
@@ -767,7 +758,7 @@ static const SimConfField loop_schema[] = {
   { .key = "cipher",
     .type = SIM_CONF_T_ENUM,
     .offset = F(LoopConf, cipher),
-    .enum_names = LB_CIPHER_NAMES,
+    .enum_names = loopback_cipher_names,
     .def = "aes_128_gcm",
     .doc = "TLS bulk cipher of the test" },
   { .key = "server_threads",
@@ -856,7 +847,7 @@ static const SimConfField ref_schema[] = {
     .type = SIM_CONF_T_LIST,
     .offset = F(RefConf, kinds),
     .elem_type = SIM_CONF_T_ENUM,
-    .enum_names = KIND_NAMES,
+    .enum_names = demand_kind_names,
     .max_items = APPCONF_MAX_KINDS,
     .doc = "resource kinds that match the published bottleneck" },
   { .key = "cause",
@@ -1127,7 +1118,7 @@ static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError *
     lo->request_client_cycles = c.req_c;
     lo->hash_cpb = c.hash;
     lo->utilisation = c.util;
-    lo->cipher = (LbCipher)c.cipher;
+    lo->cipher = c.cipher;
     lo->server_threads = c.st;
     lo->client_threads = c.ct;
     lo->connections = c.conns;
@@ -1171,7 +1162,7 @@ static gboolean bind_reference(const SimConfNode *node, AppReference *r, GError 
     r->hot_port_gbps = rc.hot;
     r->cold_port_gbps = rc.cold;
     r->n_kinds = (int)rc.kinds.n;
-    for (size_t i = 0; i < rc.kinds.n; i++) r->kinds[i] = (ResKind)*SIM_CONF_LIST_AT(rc.kinds, int, i);
+    for (size_t i = 0; i < rc.kinds.n; i++) r->kinds[i] = *SIM_CONF_LIST_AT(rc.kinds, ResKind, i);
   }
   sim_conf_unbind(ref_schema, &rc);
   return ok;
@@ -1203,7 +1194,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   t->intra_link_GBps = c.topo.intra_Bps / 1e9;
   t->intra_penalty_ns = c.topo.intra_pen_ns;
   t->inter_penalty_ns = c.topo.inter_pen_ns;
-  t->route_by_device = c.topo.link_routing == 1;
+  t->link_routing = c.topo.link_routing;
   t->n_links = 0;
   for (size_t g = 0; g < c.topo.links.n; g++) {
     LinkConf *lc = SIM_CONF_LIST_AT(c.topo.links, LinkConf, g);
@@ -1215,7 +1206,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
         goto out;
       }
       TopoLink *L = &t->links[t->n_links++];
-      L->kind = lc->kind == 1 ? TOPO_LINK_UPI : TOPO_LINK_XGMI;
+      L->kind = lc->kind;
       L->width = lc->width;
       L->gtps = lc->rate / 1e9;
       L->encoding = lc->encoding > 0 ? lc->encoding : 1.0;
@@ -1225,7 +1216,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
       for (int s = 0; s < TOPO_MAX_SOCKETS; s++) L->quad[s] = q;
     }
   }
-  a->cpu.uarch = (CpuUarch)c.cpu.uarch;
+  a->cpu.uarch = c.cpu.uarch;
   a->cpu.threads_per_core = c.cpu.threads_per_core;
   a->cpu.clock_ghz = c.cpu.clock_hz / 1e9;
   a->cpu.cap = c.cpu.cap;
@@ -1266,7 +1257,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     NicConf *nc = SIM_CONF_LIST_AT(c.nics, NicConf, g);
     TopoPos pos;
     if (!group_pos(root, "nics", (guint)g, nc->socket, nc->quadrant, nc->node, t, &pos, error)) goto out;
-    if (nc->kind == 0 && !(nc->port_bps > 0)) {
+    if (nc->kind == NIC_PCIE && !(nc->port_bps > 0)) {
       char p[32];
       g_snprintf(p, sizeof p, "nics[%zu]", g);
       const SimConfNode *grp = locate(root, p), *speed = sim_conf_node_get(grp, "port_speed");
@@ -1294,7 +1285,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
       n->port_gbps = nc->port_bps / 1e9;
       n->ktls_gbps = nc->ktls_bps / 1e9;
       n->queue_bytes = (double)nc->queue;
-      n->loopback = nc->kind == 1;
+      n->kind = nc->kind;
       for (int p = 0; p < NIC_MAX_PORTS; p++) n->domain[p] = -1;
       for (int p = 0; p < nc->ports && nc->domains.n > 0; p++) {
         int dom = *SIM_CONF_LIST_AT(nc->domains, int, (size_t)(k * nc->ports + p));
@@ -1310,7 +1301,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
       pcie_from(&nc->pcie, &n->link);
     }
   }
-  if (c.topo.port_domains == 1) { /* spread: global port p -> node p mod N */
+  if (c.topo.port_domains == TOPO_PORTS_SPREAD) { /* spread: global port p -> node p mod N */
     int p = 0;
     for (int i = 0; i < a->n_nics; i++)
       for (int j = 0; j < a->nics[i].ports; j++, p++)
@@ -1322,10 +1313,10 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
                          .tso_bytes = (double)c.stack.tso_size,
                          .lro_acks = c.stack.lro_acks,
                          .mapped_mbufs = c.stack.mapped };
-  a->path = (DataPath)c.soft.path;
-  a->crypto = (CryptoImpl)c.soft.crypto;
-  a->placement = (Placement)c.soft.placement;
-  a->sendfile_sync = c.soft.sendfile == 1;
+  a->path = c.soft.path;
+  a->crypto = c.soft.crypto;
+  a->placement = c.soft.placement;
+  a->sendfile = c.soft.sendfile;
   a->sendfile_workers = c.soft.workers;
   /* workload */
   Workload *w = &a->wl;
@@ -1351,7 +1342,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   }
   w->titles = c.wl.titles;
   w->zipf_s = c.wl.zipf_s;
-  w->title_placement = (WlTitlePlacement)c.wl.title_placement;
+  w->title_placement = c.wl.title_placement;
   w->request_bytes = (double)c.wl.request;
   w->io_bytes = (double)c.wl.io;
   if (c.wl.bitrates.n > 0) {
@@ -1373,7 +1364,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     w->alt_fraction = 0;
     w->alt_path = a->path;
   } else {
-    w->alt_path = (DataPath)c.wl.alt_path;
+    w->alt_path = c.wl.alt_path;
     w->alt_fraction = c.wl.alt_fraction;
   }
   if (c.wl.alt_path == DP_COUNT && c.wl.alt_fraction > 0) {

@@ -2,6 +2,11 @@
 #include "models/cpu.h"
 #include "models/model_error.h"
 
+APP_ENUM_DEFINE(cpu_uarch, CPU_UARCH_MAP);
+APP_ENUM_DEFINE(cpu_crypto, CPU_CRYPTO_MAP);
+APP_ENUM_CONF_OK(CpuUarch);
+APP_ENUM_CONF_OK(CryptoImpl);
+
 /* AES-128-GCM cycles/byte for 16 KB records, cache resident.
  * Broadwell 0.74, Skylake 0.63: OpenSSL aesni-gcm-x86_64.pl header (published.yaml general).
  * Ice Lake, Zen 3, Zen 4: VAES parts, "about 2x faster" (same source) -> 0.32.
@@ -45,18 +50,6 @@ double cpu_mss_bytes(const StackCfg *s)
 double cpu_burst_bytes(const StackCfg *s)
 {
   return s->tso ? s->tso_bytes : cpu_mss_bytes(s);
-}
-
-const char *cpu_uarch_name(CpuUarch u)
-{
-  static const char *n[UARCH_COUNT] = { "broadwell", "skylake", "icelake", "zen1", "zen2", "zen3", "zen4", "neoverse-n1" };
-  return u < UARCH_COUNT ? n[u] : "?";
-}
-
-const char *cpu_crypto_name(CryptoImpl c)
-{
-  static const char *n[CRYPTO_COUNT] = { "none", "isal_aes_gcm", "openssl_aes_gcm", "chacha20_poly1305" };
-  return c < CRYPTO_COUNT ? n[c] : "?";
 }
 
 gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error)

@@ -22,22 +22,31 @@
  */
 #ifndef MODELS_CPU_H
 #define MODELS_CPU_H
+#include "models/app_enum.h"
 #include <glib.h>
 #include <stdbool.h>
 
-typedef enum {
-  UARCH_BROADWELL,
-  UARCH_SKYLAKE,
-  UARCH_ICELAKE,
-  UARCH_ZEN1,
-  UARCH_ZEN2,
-  UARCH_ZEN3,
-  UARCH_ZEN4,
-  UARCH_NEOVERSE_N1,
-  UARCH_COUNT
-} CpuUarch;
+/* Micro-architectures (cpu.uarch): they select the crypto cycles per byte. */
+#define CPU_UARCH_MAP(X)          \
+  X(UARCH_BROADWELL, "broadwell") \
+  X(UARCH_SKYLAKE, "skylake")     \
+  X(UARCH_ICELAKE, "icelake")     \
+  X(UARCH_ZEN1, "zen1")           \
+  X(UARCH_ZEN2, "zen2")           \
+  X(UARCH_ZEN3, "zen3")           \
+  X(UARCH_ZEN4, "zen4")           \
+  X(UARCH_NEOVERSE_N1, "neoverse-n1")
+typedef enum { CPU_UARCH_MAP(APP_ENUM_ID) UARCH_COUNT } CpuUarch;
+APP_ENUM_DECLARE(cpu_uarch);
 
-typedef enum { CRYPTO_NONE, CRYPTO_ISAL_AESGCM, CRYPTO_OPENSSL_AESGCM, CRYPTO_CHACHA20_POLY1305, CRYPTO_COUNT } CryptoImpl;
+/* Bulk crypto implementations of CPU-crypto paths (software.crypto). */
+#define CPU_CRYPTO_MAP(X)                     \
+  X(CRYPTO_NONE, "none")                      \
+  X(CRYPTO_ISAL_AESGCM, "isal_aes_gcm")       \
+  X(CRYPTO_OPENSSL_AESGCM, "openssl_aes_gcm") \
+  X(CRYPTO_CHACHA20_POLY1305, "chacha20_poly1305")
+typedef enum { CPU_CRYPTO_MAP(APP_ENUM_ID) CRYPTO_COUNT } CryptoImpl;
+APP_ENUM_DECLARE(cpu_crypto);
 
 typedef struct {
   CpuUarch uarch;
@@ -64,8 +73,6 @@ gboolean cpu_crypto_ordinary_stores(CryptoImpl impl);
 double cpu_mss_bytes(const StackCfg *s);
 /* Payload the stack hands a NIC port at once: one TSO segment with TSO on, else one MSS. */
 double cpu_burst_bytes(const StackCfg *s);
-const char *cpu_uarch_name(CpuUarch u);
-const char *cpu_crypto_name(CryptoImpl c);
 gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error);
 
 #endif /* MODELS_CPU_H */

@@ -1,6 +1,5 @@
 /* datapath.c — touch lists of the serving data paths (see datapath.h for the sources). */
 #include "models/datapath.h"
-#include <string.h>
 
 static int add(Touch *t, int n, TouchAgent a, TouchBuf b, bool w, double bytes, TouchStall st, const char *what)
 {
@@ -78,34 +77,15 @@ gboolean datapath_is_sendfile(DataPath path)
   return path == DP_SENDFILE || path == DP_SENDFILE_SW_KTLS || path == DP_SENDFILE_NIC_KTLS;
 }
 
-static const char *DP_NAMES[DP_COUNT] = { "read_write", "read_write_ktls", "sendfile", "sendfile_sw_ktls", "sendfile_nic_ktls" };
+APP_ENUM_DEFINE(datapath, DATAPATH_MAP);
+const char *const datapath_alt_names[] = { DATAPATH_MAP(APP_ENUM_NAME) "none", NULL };
+APP_ENUM_DEFINE(sendfile_mode, SENDFILE_MODE_MAP);
+APP_ENUM_DEFINE(placement, PLACEMENT_MAP);
+APP_ENUM_CONF_OK(DataPath);
+APP_ENUM_CONF_OK(SendfileMode);
+APP_ENUM_CONF_OK(Placement);
+
 const char *datapath_name(DataPath p)
 {
-  return p < DP_COUNT ? DP_NAMES[p] : "?";
-}
-
-gboolean datapath_from_name(const char *s, DataPath *out)
-{
-  for (int i = 0; i < DP_COUNT; i++)
-    if (strcmp(s, DP_NAMES[i]) == 0) {
-      *out = (DataPath)i;
-      return TRUE;
-    }
-  return FALSE;
-}
-
-static const char *PL_NAMES[PL_COUNT] = { "none", "network_centric", "disk_centric", "strict_disk_centric" };
-const char *placement_name(Placement p)
-{
-  return p < PL_COUNT ? PL_NAMES[p] : "?";
-}
-
-gboolean placement_from_name(const char *s, Placement *out)
-{
-  for (int i = 0; i < PL_COUNT; i++)
-    if (strcmp(s, PL_NAMES[i]) == 0) {
-      *out = (Placement)i;
-      return TRUE;
-    }
-  return FALSE;
+  return APP_ENUM_NAME_OF(datapath, DP_COUNT, p);
 }

@@ -91,7 +91,7 @@ static void build_resources(Build *b)
     for (int l = 0; l < t->n_links; l++)
       for (int s = 0; s < 2; s++) {
         const TopoLink *L = &t->links[l];
-        g_snprintf(nm, sizeof nm, "%s.link%d.s%d>s%d", L->kind == TOPO_LINK_UPI ? "upi" : "xgmi", l, s, 1 - s);
+        g_snprintf(nm, sizeof nm, "%s.link%d.s%d>s%d", topo_link_kind_names[L->kind], l, s, 1 - s);
         double cap = topo_link_raw_GBps(L) * c->fabric_eff * 1e9;
         int r = add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
         b->m->res[r].link = l;
@@ -117,7 +117,7 @@ static void build_resources(Build *b)
   for (int p = 0; p < P; p++) {
     const NicCard *nc = &a->nics[b->m->port_nic[p]];
     b->port_res[p] = -1;
-    if (nc->loopback) continue; /* no line rate: a copy into the receiving socket (CPU) */
+    if (nc->kind == NIC_LOOPBACK) continue; /* no line rate: a copy into the receiving socket (CPU) */
     g_snprintf(nm, sizeof nm, "nic%d.port%d", b->m->port_nic[p], b->m->port_num[p]);
     b->port_res[p] =
         add_res(b, nm, RK_NIC_PORT, nc->port_gbps * c->port_eff * 1e9 / 8.0, 1.0, 8e-9, "Gb/s", topo_node_of(t, nc->pos));
@@ -130,7 +130,7 @@ static void build_resources(Build *b)
     int node = topo_node_of(t, nc->pos);
     b->tls_res[i] = -1;
     b->pcie_nic_res[i] = b->tags_res[i] = -1;
-    if (nc->loopback) continue;
+    if (nc->kind == NIC_LOOPBACK) continue;
     if (nc->ktls_gbps > 0) {
       g_snprintf(nm, sizeof nm, "nic%d.tls", i);
       b->tls_res[i] = add_res(b, nm, RK_NIC_TLS, nc->ktls_gbps * 1e9 / 8.0, 1.0, 8e-9, "Gb/s", node);
@@ -144,7 +144,7 @@ static void build_resources(Build *b)
     b->m->res[b->tags_res[i]].nic = i;
   }
   b->workers_res = -1;
-  if (a->sendfile_sync && datapath_is_sendfile(a->path))
+  if (a->sendfile == SENDFILE_SYNC && datapath_is_sendfile(a->path))
     b->workers_res = add_res(b, "sendfile.workers", RK_NVME, a->sendfile_workers, 1.0, 1.0, "workers", -1);
 }
 
@@ -175,7 +175,7 @@ static void add_fabric(Build *b, double *dem, int from, int to, const TopoPos *d
     dem[b->intra_res[from * b->nodes + to]] += bytes;
     return;
   }
-  if (dev && t->route_by_device) {
+  if (dev && t->link_routing == TOPO_ROUTE_DEVICE) {
     int l = topo_link_for_device(t, *dev);
     dem[b->inter_res[l * 2 + sf]] += bytes;
   } else {
@@ -437,7 +437,7 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   const Topology *t = &a->topo;
   DemandModel *m = g_new0(DemandModel, 1);
   Build b = { .a = a, .m = m, .nodes = topo_nodes(t) };
-  for (int i = 0; i < a->n_nics; i++) b.loop = b.loop || a->nics[i].loopback;
+  for (int i = 0; i < a->n_nics; i++) b.loop = b.loop || a->nics[i].kind == NIC_LOOPBACK;
   m->n_ports = appliance_ports(a);
   m->port_nic = g_new(int, m->n_ports);
   m->port_num = g_new(int, m->n_ports);
@@ -627,10 +627,12 @@ double demand_dram_queue_ns(const DemandModel *m, int dram, double x_Bps)
   return queue_ns(m, dram, x_Bps, NULL);
 }
 
+APP_ENUM_DEFINE(demand_kind, RES_KIND_MAP);
+APP_ENUM_CONF_OK(ResKind);
+
 const char *demand_kind_name(ResKind k)
 {
-  static const char *n[RK_COUNT] = { "cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", "threads" };
-  return k < RK_COUNT ? n[k] : "?";
+  return APP_ENUM_NAME_OF(demand_kind, RK_COUNT, k);
 }
 
 double demand_crossings_per_byte(const Appliance *a, const DemandModel *m, gboolean bulk_only)

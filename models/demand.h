@@ -48,8 +48,19 @@
 #define MODELS_DEMAND_H
 #include "models/appliance.h"
 
-/* RK_THREADS: a pool of threads of a loopback host (loopback.h), cycles/s of the cores it can keep busy. */
-typedef enum { RK_CPU, RK_DRAM, RK_FABRIC, RK_NVME, RK_PCIE, RK_NIC_PORT, RK_NIC_TLS, RK_THREADS, RK_COUNT } ResKind;
+/* Resource kinds (also reference.bottleneck_kinds). RK_THREADS: a pool of threads of a loopback
+ * host (loopback.h), cycles/s of the cores it can keep busy. */
+#define RES_KIND_MAP(X)      \
+  X(RK_CPU, "cpu")           \
+  X(RK_DRAM, "dram")         \
+  X(RK_FABRIC, "fabric")     \
+  X(RK_NVME, "nvme")         \
+  X(RK_PCIE, "pcie")         \
+  X(RK_NIC_PORT, "nic_port") \
+  X(RK_NIC_TLS, "nic_tls")   \
+  X(RK_THREADS, "threads")
+typedef enum { RES_KIND_MAP(APP_ENUM_ID) RK_COUNT } ResKind;
+APP_ENUM_DECLARE(demand_kind);
 
 typedef struct {
   char name[40]; /* e.g. "cpu.node0", "dram.node2", "xgmi.link1.s0>s1", "nic0.port1" */

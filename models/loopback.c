@@ -3,6 +3,9 @@
 #include "models/model_error.h"
 #include <math.h>
 
+APP_ENUM_DEFINE(loopback_cipher, LB_CIPHER_MAP);
+APP_ENUM_CONF_OK(LbCipher);
+
 void loopback_defaults(LoopbackCfg *lo)
 {
   *lo = (LoopbackCfg){ .record_bytes = 16384,
@@ -90,8 +93,7 @@ void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, i
 
 const char *loopback_cipher_name(LbCipher c)
 {
-  static const char *n[LB_CIPHER_COUNT] = { "aes_128_gcm", "aes_256_gcm", "chacha20_poly1305" };
-  return c < LB_CIPHER_COUNT ? n[c] : "?";
+  return APP_ENUM_NAME_OF(loopback_cipher, LB_CIPHER_COUNT, c);
 }
 
 gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error)

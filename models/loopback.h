@@ -76,7 +76,11 @@
  * Connection: 150 B for a 200 with a 7-digit length, about 190 B for a 206). */
 #define LOOPBACK_HEAD_BYTES 160.0
 
-typedef enum { LB_AES_128_GCM, LB_AES_256_GCM, LB_CHACHA20_POLY1305, LB_CIPHER_COUNT } LbCipher;
+/* TLS bulk cipher of the loopback test (loopback.cipher). */
+#define LB_CIPHER_MAP(X) \
+  X(LB_AES_128_GCM, "aes_128_gcm") X(LB_AES_256_GCM, "aes_256_gcm") X(LB_CHACHA20_POLY1305, "chacha20_poly1305")
+typedef enum { LB_CIPHER_MAP(APP_ENUM_ID) LB_CIPHER_COUNT } LbCipher;
+APP_ENUM_DECLARE(loopback_cipher);
 
 typedef struct {
   bool present; /* the `loopback:` section was given */

@@ -3,6 +3,9 @@
 #include "models/model_error.h"
 #include <math.h>
 
+APP_ENUM_DEFINE(nic_kind, NIC_KIND_MAP);
+APP_ENUM_CONF_OK(NicKind);
+
 int nic_port_domain(const NicCard *n, const Topology *t, int p)
 {
   g_return_val_if_fail(p >= 0 && p < n->ports, -1);
@@ -14,7 +17,7 @@ gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, c
   if (topo_node_of(t, n->pos) < 0)
     return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist", n->pos.socket,
                       n->pos.quadrant);
-  if (n->loopback) {
+  if (n->kind == NIC_LOOPBACK) {
     if (n->ktls_gbps > 0) return model_fail(error, keypath, "a loopback NIC has no kTLS engine");
     return TRUE;
   }

@@ -25,6 +25,11 @@
 
 #define NIC_MAX_PORTS 4
 
+/* nics[].kind: a PCIe card, or loopback: the clients run on this host (loopback.h). */
+#define NIC_KIND_MAP(X) X(NIC_PCIE, "pcie") X(NIC_LOOPBACK, "loopback")
+typedef enum { NIC_KIND_MAP(APP_ENUM_ID) NIC_KIND_COUNT } NicKind;
+APP_ENUM_DECLARE(nic_kind);
+
 typedef struct {
   TopoPos pos;
   int ports;
@@ -33,7 +38,7 @@ typedef struct {
   double queue_bytes;        /* output queue per port */
   int domain[NIC_MAX_PORTS]; /* OS NUMA domain of each port, -1 = the card's node */
   PcieLink link;
-  bool loopback; /* kind loopback: the clients run on this host (loopback.h); no line
+  NicKind kind; /* NIC_LOOPBACK: the clients run on this host (loopback.h); no line
                               rate, no PCIe link, no engine */
 } NicCard;
 

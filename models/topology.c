@@ -3,6 +3,13 @@
 #include "models/topology.h"
 #include "models/model_error.h"
 
+APP_ENUM_DEFINE(topo_link_kind, TOPO_LINK_KIND_MAP);
+APP_ENUM_DEFINE(topo_link_routing, TOPO_LINK_ROUTING_MAP);
+APP_ENUM_DEFINE(topo_port_domains, TOPO_PORT_DOMAINS_MAP);
+APP_ENUM_CONF_OK(TopoLinkKind);
+APP_ENUM_CONF_OK(TopoLinkRouting);
+APP_ENUM_CONF_OK(TopoPortDomains);
+
 int topo_nodes(const Topology *t)
 {
   return t->sockets * t->nps;

@@ -28,6 +28,7 @@
  */
 #ifndef MODELS_TOPOLOGY_H
 #define MODELS_TOPOLOGY_H
+#include "models/app_enum.h"
 #include <glib.h>
 #include <stdbool.h>
 
@@ -36,7 +37,21 @@
 #define TOPO_MAX_NODES   (TOPO_MAX_SOCKETS * TOPO_MAX_QUADS)
 #define TOPO_MAX_LINKS   8
 
-typedef enum { TOPO_LINK_XGMI, TOPO_LINK_UPI } TopoLinkKind;
+/* Inter-socket link kinds (topology.links[].kind; also the prefix of their resource names). */
+#define TOPO_LINK_KIND_MAP(X) X(TOPO_LINK_XGMI, "xgmi") X(TOPO_LINK_UPI, "upi")
+typedef enum { TOPO_LINK_KIND_MAP(APP_ENUM_ID) TOPO_LINK_KIND_COUNT } TopoLinkKind;
+APP_ENUM_DECLARE(topo_link_kind);
+
+/* How remote traffic picks an inter-socket link (topology.link_routing, see above). */
+#define TOPO_LINK_ROUTING_MAP(X) X(TOPO_ROUTE_INTERLEAVE, "interleave") X(TOPO_ROUTE_DEVICE, "device")
+typedef enum { TOPO_LINK_ROUTING_MAP(APP_ENUM_ID) TOPO_LINK_ROUTING_COUNT } TopoLinkRouting;
+APP_ENUM_DECLARE(topo_link_routing);
+
+/* NUMA domain of NIC ports without explicit domains (topology.port_domains): the card's node,
+ * or global port p on node p mod N. */
+#define TOPO_PORT_DOMAINS_MAP(X) X(TOPO_PORTS_CARD, "card") X(TOPO_PORTS_SPREAD, "spread")
+typedef enum { TOPO_PORT_DOMAINS_MAP(APP_ENUM_ID) TOPO_PORT_DOMAINS_COUNT } TopoPortDomains;
+APP_ENUM_DECLARE(topo_port_domains);
 
 /* A position in the machine: socket and physical quadrant. */
 typedef struct {
@@ -62,11 +77,11 @@ typedef struct {
   int nps;                /* NUMA nodes per socket (BIOS NPS1/NPS2/NPS4; 1 on Intel without SNC) */
   unsigned nps_supported; /* bit n set when NPSn is allowed on this CPU */
   int cores_per_socket;
-  double intra_link_GBps;  /* per-direction raw bandwidth of one quadrant-to-quadrant link */
-  double intra_penalty_ns; /* latency added to an access that crosses to another quadrant */
-  double inter_penalty_ns; /* latency added to an access that crosses to the other socket */
-  bool route_by_device;    /* device DMA takes the link at the device's quadrant (else address-interleaved) */
-  int n_links;             /* inter-socket links */
+  double intra_link_GBps;       /* per-direction raw bandwidth of one quadrant-to-quadrant link */
+  double intra_penalty_ns;      /* latency added to an access that crosses to another quadrant */
+  double inter_penalty_ns;      /* latency added to an access that crosses to the other socket */
+  TopoLinkRouting link_routing; /* device: DMA takes the link at the device's quadrant; interleave: by address */
+  int n_links;                  /* inter-socket links */
   TopoLink links[TOPO_MAX_LINKS];
 } Topology;
 

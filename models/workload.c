@@ -5,6 +5,9 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 
+APP_ENUM_DEFINE(wl_title_placement, WL_TITLE_PLACEMENT_MAP);
+APP_ENUM_CONF_OK(WlTitlePlacement);
+
 double workload_mean_bitrate_mbps(const Workload *w)
 {
   double s = 0, f = 0;

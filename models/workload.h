@@ -24,7 +24,11 @@
 
 #define WL_MAX_BITRATES 8
 
-typedef enum { WL_PLACE_NODE_STRIPED, WL_PLACE_ROUND_ROBIN, WL_PLACE_RANDOM } WlTitlePlacement;
+/* workload.title_placement (see above). */
+#define WL_TITLE_PLACEMENT_MAP(X) \
+  X(WL_PLACE_NODE_STRIPED, "node_striped") X(WL_PLACE_ROUND_ROBIN, "round_robin") X(WL_PLACE_RANDOM, "random")
+typedef enum { WL_TITLE_PLACEMENT_MAP(APP_ENUM_ID) WL_PLACE_COUNT } WlTitlePlacement;
+APP_ENUM_DECLARE(wl_title_placement);
 
 typedef struct {
   double offered_gbps; /* <= 0: saturate */

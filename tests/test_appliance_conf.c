@@ -114,6 +114,43 @@ START_TEST(test_readme_schema_current)
 }
 END_TEST
 
+/* Each enum has one list: its names table is in enum order, NULL-terminated, and is what the
+ * conf accepts (a name binds to its enumerator, no positional cast). */
+START_TEST(test_enum_tables)
+{
+  ck_assert_str_eq(datapath_names[DP_SENDFILE_NIC_KTLS], "sendfile_nic_ktls");
+  ck_assert_ptr_null(datapath_names[DP_COUNT]);
+  ck_assert_str_eq(datapath_alt_names[DP_COUNT], "none");
+  ck_assert_str_eq(datapath_name(DP_READ_WRITE_KTLS), "read_write_ktls");
+  ck_assert_str_eq(datapath_name(DP_COUNT), "?");
+  ck_assert_str_eq(cpu_uarch_names[UARCH_NEOVERSE_N1], "neoverse-n1");
+  ck_assert_ptr_null(cpu_uarch_names[UARCH_COUNT]);
+  ck_assert_str_eq(cpu_crypto_names[CRYPTO_CHACHA20_POLY1305], "chacha20_poly1305");
+  ck_assert_str_eq(placement_names[PL_STRICT_DISK_CENTRIC], "strict_disk_centric");
+  ck_assert_str_eq(demand_kind_name(RK_THREADS), "threads");
+  ck_assert_str_eq(loopback_cipher_name(LB_CHACHA20_POLY1305), "chacha20_poly1305");
+  ck_assert_str_eq(topo_link_kind_names[TOPO_LINK_UPI], "upi");
+  /* bound straight into the typed fields */
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  const char *sets[] = { "software.data_path=sendfile_sw_ktls",
+                         "software.placement=disk_centric",
+                         "software.sendfile=sync",
+                         "workload.alt_path=read_write",
+                         "workload.alt_fraction=10 %",
+                         "topology.link_routing=device",
+                         NULL };
+  ck_assert_msg(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, NULL, &e), "%s", e ? e->message : "");
+  ck_assert_int_eq(a->path, DP_SENDFILE_SW_KTLS);
+  ck_assert_int_eq(a->placement, PL_DISK_CENTRIC);
+  ck_assert_int_eq(a->sendfile, SENDFILE_SYNC);
+  ck_assert_int_eq(a->wl.alt_path, DP_READ_WRITE);
+  ck_assert_int_eq(a->topo.link_routing, TOPO_ROUTE_DEVICE);
+  ck_assert_int_eq(a->nics[0].kind, NIC_PCIE);
+  g_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("appliance_conf");
@@ -122,6 +159,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_all_scenarios_load);
   tcase_add_test(t, test_nps_mapping_and_overrides);
   tcase_add_test(t, test_readme_schema_current);
+  tcase_add_test(t, test_enum_tables);
   suite_add_tcase(s, t);
   return s;
 }
