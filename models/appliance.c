@@ -30,12 +30,12 @@ gboolean appliance_validate(const Appliance *a, GError **error)
     return model_fail(error, "nics", "need 1..%d NICs, got %d", APP_MAX_NICS, a->n_nics);
   for (int i = 0; i < a->n_drives; i++) {
     char kp[32];
-    g_snprintf(kp, sizeof kp, "nvme[%d]", i);
+    g_snprintf(kp, sizeof kp, "nvme[%d]", a->drives[i].group);
     if (!nvme_validate(&a->drives[i], &a->topo, kp, error)) return FALSE;
   }
   for (int i = 0; i < a->n_nics; i++) {
     char kp[32];
-    g_snprintf(kp, sizeof kp, "nics[%d]", i);
+    g_snprintf(kp, sizeof kp, "nics[%d]", a->nics[i].group);
     if (!nic_validate(&a->nics[i], &a->topo, cpu_burst_bytes(&a->stack), kp, error)) return FALSE;
   }
   if (!workload_validate(&a->wl, error)) return FALSE;
@@ -61,7 +61,7 @@ gboolean appliance_validate(const Appliance *a, GError **error)
     for (int i = 0; i < a->n_nics; i++)
       if (a->nics[i].ktls_gbps <= 0) {
         char kp[32];
-        g_snprintf(kp, sizeof kp, "nics[%d]", i);
+        g_snprintf(kp, sizeof kp, "nics[%d]", a->nics[i].group);
         return model_fail(error, kp, "sendfile_nic_ktls needs an inline kTLS engine (ktls > 0) on every NIC");
       }
   if (a->placement == PL_STRICT_DISK_CENTRIC) {
@@ -73,7 +73,7 @@ gboolean appliance_validate(const Appliance *a, GError **error)
           if (nic_port_domain(&a->nics[i], &a->topo, p) == dn) found = TRUE;
       if (!found) {
         char kp[32];
-        g_snprintf(kp, sizeof kp, "nvme[%d]", d);
+        g_snprintf(kp, sizeof kp, "nvme[%d]", a->drives[d].group);
         return model_fail(error, kp, "strict_disk_centric: node %d holds this drive but no NIC port", dn);
       }
     }

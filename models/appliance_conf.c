@@ -7,8 +7,6 @@
  * drive at 100 Gb/s, and 20 batches of at least 1 us. */
 #define APPCONF_MIN_MEASURED_NS 1e6
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- conf-side structs (what the file says) ---------------------------------------------- */
@@ -965,30 +963,6 @@ static const SimConfField root_schema[] = {
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-/* Node of key path like "nics[1].pcie.gen" or "memory.channels_per_socket": the deepest that
- * exists (so a key left to its default points at its map). */
-static const SimConfNode *locate(const SimConfNode *root, const char *path)
-{
-  const SimConfNode *n = root;
-  g_auto(GStrv) segs = g_strsplit(path, ".", -1);
-  for (int i = 0; segs[i]; i++) {
-    char *br = strchr(segs[i], '[');
-    int idx = -1;
-    if (br) {
-      idx = atoi(br + 1);
-      *br = 0;
-    }
-    const SimConfNode *c = sim_conf_node_get(n, segs[i]);
-    if (!c) return n;
-    n = c;
-    if (idx >= 0) {
-      if (sim_conf_node_kind(n) != SIM_CONF_NODE_SEQ || (guint)idx >= sim_conf_node_size(n)) return n;
-      n = sim_conf_node_child(n, (guint)idx);
-    }
-  }
-  return n;
-}
-
 static void pcie_from(const PcieConf *c, PcieLink *l)
 {
   *l = (PcieLink){ .gen = c->gen,
@@ -1006,7 +980,7 @@ static gboolean group_pos(const SimConfNode *root, const char *list, guint gi, i
   char path[48];
   if (node >= 0) {
     g_snprintf(path, sizeof path, "%s[%u]", list, gi);
-    const SimConfNode *grp = locate(root, path);
+    const SimConfNode *grp = sim_conf_node_find(root, path);
     for (int k = 0; k < 2; k++) {
       const SimConfNode *both = sim_conf_node_get(grp, k ? "quadrant" : "socket");
       if (both) {
@@ -1017,7 +991,7 @@ static gboolean group_pos(const SimConfNode *root, const char *list, guint gi, i
     }
     if (node >= topo_nodes(t)) {
       g_snprintf(path, sizeof path, "%s[%u].node", list, gi);
-      sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE,
+      sim_conf_set_error(error, sim_conf_node_find(root, path), SIM_CONF_ERROR_RANGE,
                          "node %d does not exist: the platform has %d NUMA node%s (%d socket%s x NPS%d)", node, topo_nodes(t),
                          topo_nodes(t) == 1 ? "" : "s", t->sockets, t->sockets == 1 ? "" : "s", t->nps);
       return FALSE;
@@ -1028,14 +1002,14 @@ static gboolean group_pos(const SimConfNode *root, const char *list, guint gi, i
   }
   if (socket >= t->sockets) {
     g_snprintf(path, sizeof path, "%s[%u].socket", list, gi);
-    sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE, "socket %d does not exist: the platform has %d", socket,
-                       t->sockets);
+    sim_conf_set_error(error, sim_conf_node_find(root, path), SIM_CONF_ERROR_RANGE,
+                       "socket %d does not exist: the platform has %d", socket, t->sockets);
     return FALSE;
   }
   if (quadrant >= t->quadrants) {
     g_snprintf(path, sizeof path, "%s[%u].quadrant", list, gi);
-    sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE, "quadrant %d does not exist: a socket has %d", quadrant,
-                       t->quadrants);
+    sim_conf_set_error(error, sim_conf_node_find(root, path), SIM_CONF_ERROR_RANGE, "quadrant %d does not exist: a socket has %d",
+                       quadrant, t->quadrants);
     return FALSE;
   }
   *out = (TopoPos){ socket, quadrant };
@@ -1073,25 +1047,11 @@ void appliance_defaults(Appliance *a)
   a->seed = 1;
 }
 
-/* Maps a model validation error ("key.path: message") to a located conf error. Device paths
- * nvme[i]/nics[i] index expanded devices; group_of maps them back to file groups. */
-static void locate_model_error(const SimConfNode *root, const GError *merr, const int *drive_group, const int *nic_group,
-                               GError **error)
+/* A model validation error (model_error.h) as a located conf error at its key path. */
+static void locate_model_error(const SimConfNode *root, const GError *merr, GError **error)
 {
-  const char *msg = merr->message;
-  const char *colon = strstr(msg, ": ");
-  g_autofree char *path = colon ? g_strndup(msg, (gsize)(colon - msg)) : g_strdup("");
-  const char *rest = colon ? colon + 2 : msg;
-  int idx;
-  char fixed[128];
-  if (sscanf(path, "nvme[%d]", &idx) == 1 && idx >= 0 && idx < APP_MAX_DRIVES) {
-    g_snprintf(fixed, sizeof fixed, "nvme[%d]%s", drive_group[idx], strchr(path, ']') + 1);
-  } else if (sscanf(path, "nics[%d]", &idx) == 1 && idx >= 0 && idx < APP_MAX_NICS) {
-    g_snprintf(fixed, sizeof fixed, "nics[%d]%s", nic_group[idx], strchr(path, ']') + 1);
-  } else {
-    g_strlcpy(fixed, path, sizeof fixed);
-  }
-  sim_conf_set_error(error, locate(root, fixed), SIM_CONF_ERROR_RANGE, "%s", rest);
+  const char *path = model_error_path(merr);
+  sim_conf_set_error(error, sim_conf_node_find(root, path ? path : ""), SIM_CONF_ERROR_RANGE, "%s", model_error_detail(merr));
 }
 
 static gboolean bind_loopback(const SimConfNode *node, LoopbackCfg *lo, GError **error)
@@ -1172,7 +1132,6 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
 {
   AppConf c = { 0 };
   gboolean ok = FALSE;
-  int drive_group[APP_MAX_DRIVES] = { 0 }, nic_group[APP_MAX_NICS] = { 0 };
   appliance_defaults(a);
   if (!sim_conf_bind(root, root_schema, &c, error)) goto out;
   if (strcmp(c.kind, "appliance") != 0) {
@@ -1202,7 +1161,8 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
       if (t->n_links >= TOPO_MAX_LINKS) {
         char p[32];
         g_snprintf(p, sizeof p, "topology.links[%zu].count", g);
-        sim_conf_set_error(error, locate(root, p), SIM_CONF_ERROR_RANGE, "at most %d inter-socket links", TOPO_MAX_LINKS);
+        sim_conf_set_error(error, sim_conf_node_find(root, p), SIM_CONF_ERROR_RANGE, "at most %d inter-socket links",
+                           TOPO_MAX_LINKS);
         goto out;
       }
       TopoLink *L = &t->links[t->n_links++];
@@ -1228,7 +1188,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   {
     GError *merr = NULL;
     if (!topo_validate(t, &merr) || !mem_validate(&a->mem, t, &merr)) {
-      locate_model_error(root, merr, drive_group, nic_group, error);
+      locate_model_error(root, merr, error);
       g_error_free(merr);
       goto out;
     }
@@ -1240,11 +1200,11 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     if (!group_pos(root, "nvme", (guint)g, nc->socket, nc->quadrant, nc->node, t, &pos, error)) goto out;
     for (int k = 0; k < nc->count; k++) {
       if (a->n_drives >= APP_MAX_DRIVES) {
-        sim_conf_set_error(error, locate(root, "nvme"), SIM_CONF_ERROR_RANGE, "at most %d drives", APP_MAX_DRIVES);
+        sim_conf_set_error(error, sim_conf_node_find(root, "nvme"), SIM_CONF_ERROR_RANGE, "at most %d drives", APP_MAX_DRIVES);
         goto out;
       }
-      drive_group[a->n_drives] = (int)g;
       NvmeDrive *d = &a->drives[a->n_drives++];
+      d->group = (int)g;
       d->pos = pos;
       d->read_GBps = nc->read_Bps / 1e9;
       d->latency_us = nc->latency_ns / 1e3;
@@ -1260,7 +1220,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     if (nc->kind == NIC_PCIE && !(nc->port_bps > 0)) {
       char p[32];
       g_snprintf(p, sizeof p, "nics[%zu]", g);
-      const SimConfNode *grp = locate(root, p), *speed = sim_conf_node_get(grp, "port_speed");
+      const SimConfNode *grp = sim_conf_node_find(root, p), *speed = sim_conf_node_get(grp, "port_speed");
       sim_conf_set_error(error, speed ? speed : grp, speed ? SIM_CONF_ERROR_RANGE : SIM_CONF_ERROR_MISSING,
                          speed ? "a PCIe NIC's port speed must be positive"
                                : "missing required key 'port_speed' (line rate of one port)");
@@ -1269,17 +1229,17 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     if (nc->domains.n > 0 && (int)nc->domains.n != nc->ports * nc->count) {
       char p[32];
       g_snprintf(p, sizeof p, "nics[%zu].domains", g);
-      sim_conf_set_error(error, locate(root, p), SIM_CONF_ERROR_RANGE, "give one domain per port (%d), got %zu",
+      sim_conf_set_error(error, sim_conf_node_find(root, p), SIM_CONF_ERROR_RANGE, "give one domain per port (%d), got %zu",
                          nc->ports * nc->count, nc->domains.n);
       goto out;
     }
     for (int k = 0; k < nc->count; k++) {
       if (a->n_nics >= APP_MAX_NICS) {
-        sim_conf_set_error(error, locate(root, "nics"), SIM_CONF_ERROR_RANGE, "at most %d NICs", APP_MAX_NICS);
+        sim_conf_set_error(error, sim_conf_node_find(root, "nics"), SIM_CONF_ERROR_RANGE, "at most %d NICs", APP_MAX_NICS);
         goto out;
       }
-      nic_group[a->n_nics] = (int)g;
       NicCard *n = &a->nics[a->n_nics++];
+      n->group = (int)g;
       n->pos = pos;
       n->ports = nc->ports;
       n->port_gbps = nc->port_bps / 1e9;
@@ -1292,7 +1252,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
         if (dom >= topo_nodes(t)) {
           char path[40];
           g_snprintf(path, sizeof path, "nics[%zu].domains[%d]", g, k * nc->ports + p);
-          sim_conf_set_error(error, locate(root, path), SIM_CONF_ERROR_RANGE,
+          sim_conf_set_error(error, sim_conf_node_find(root, path), SIM_CONF_ERROR_RANGE,
                              "port bound to NUMA node %d, but the platform has %d nodes", dom, topo_nodes(t));
           goto out;
         }
@@ -1349,7 +1309,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     double sum = 0;
     for (size_t i = 0; i < c.wl.bitrates.n; i++) sum += SIM_CONF_LIST_AT(c.wl.bitrates, BitrateConf, i)->share;
     if (fabs(sum - 1) > 1e-6) {
-      sim_conf_set_error(error, locate(root, "workload.bitrates"), SIM_CONF_ERROR_RANGE,
+      sim_conf_set_error(error, sim_conf_node_find(root, "workload.bitrates"), SIM_CONF_ERROR_RANGE,
                          "the shares of the bitrate mix add up to %g %%, not 100 %%", 100 * sum);
       goto out;
     }
@@ -1368,7 +1328,8 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
     w->alt_fraction = c.wl.alt_fraction;
   }
   if (c.wl.alt_path == DP_COUNT && c.wl.alt_fraction > 0) {
-    sim_conf_set_error(error, locate(root, "workload.alt_fraction"), SIM_CONF_ERROR_RANGE, "alt_fraction needs an alt_path");
+    sim_conf_set_error(error, sim_conf_node_find(root, "workload.alt_fraction"), SIM_CONF_ERROR_RANGE,
+                       "alt_fraction needs an alt_path");
     goto out;
   }
   w->latency_slo_ms = c.wl.slo_ns / 1e6;
@@ -1388,7 +1349,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *a, AppScenarioI
   {
     GError *merr = NULL;
     if (!appliance_validate(a, &merr)) {
-      locate_model_error(root, merr, drive_group, nic_group, error);
+      locate_model_error(root, merr, error);
       g_error_free(merr);
       goto out;
     }

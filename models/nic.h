@@ -31,6 +31,7 @@ typedef enum { NIC_KIND_MAP(APP_ENUM_ID) NIC_KIND_COUNT } NicKind;
 APP_ENUM_DECLARE(nic_kind);
 
 typedef struct {
+  int group; /* the scenario's NIC group it was expanded from: its key path is nics[group] */
   TopoPos pos;
   int ports;
   double port_gbps;          /* line rate of one port */

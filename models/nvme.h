@@ -15,6 +15,7 @@
 #include "models/topology.h"
 
 typedef struct {
+  int group; /* the scenario's drive group it was expanded from: its key path is nvme[group] */
   TopoPos pos;
   double read_GBps;  /* sustained sequential read, datasheet */
   double latency_us; /* read latency of one io_bytes request at low queue depth */

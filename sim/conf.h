@@ -136,6 +136,17 @@ SimConfNode *sim_conf_node_child(const SimConfNode *node, guint i);
 SimConfNode *sim_conf_node_get(const SimConfNode *map, const char *key);
 
 /**
+ * sim_conf_node_find:
+ * @root: a node, usually the document root
+ * @path: a key path as sim_conf_apply_override() reads it ("nics[1].pcie.gen", "nics.1.pcie",
+ *   "memory.channels_per_socket"); the same parser
+ * The node at @path under @root or, where the path leaves the tree, the deepest node on it that
+ * exists: a key left to its default points at its map, an index past the end at its list, a
+ * malformed or empty path at @root. For placing errors about a key path (never NULL).
+ */
+SimConfNode *sim_conf_node_find(const SimConfNode *root, const char *path);
+
+/**
  * sim_conf_node_resolve_path:
  * @node: a scalar holding a file path (e.g. the value of `platform:`)
  * Resolves the path relative to the directory of the file the node was read from

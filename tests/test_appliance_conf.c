@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "models/appliance_fit.h"
+#include "models/model_error.h"
 
 static gboolean is_appliance(const char *path)
 {
@@ -151,6 +152,44 @@ START_TEST(test_enum_tables)
 }
 END_TEST
 
+/* A model error carries its key path (the device's scenario group), not only in its text; the
+ * loader places it at that key, and sim_conf_node_find reads the same key paths as --set. */
+START_TEST(test_model_error_located)
+{
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", NULL, a, NULL, &e));
+  /* drive 9 is the fourth of group 2 (2 + 6 + 4 drives) */
+  ck_assert_int_eq(a->drives[9].group, 2);
+  a->drives[9].link.lanes = 3;
+  ck_assert(!appliance_validate(a, &e));
+  ck_assert(g_error_matches(e, MODEL_ERROR, MODEL_ERROR_INVALID));
+  ck_assert_str_eq(model_error_path(e), "nvme[2].pcie");
+  ck_assert_str_eq(model_error_detail(e), "PCIe lanes must be x1, x2, x4, x8 or x16, got x3");
+  ck_assert_str_eq(e->message, "nvme[2].pcie: PCIe lanes must be x1, x2, x4, x8 or x16, got x3");
+  g_clear_error(&e);
+  /* through the loader: FILE:LINE:COL of the group's pcie map */
+  const char *sets[] = { "nvme[2].pcie.lanes=3", NULL };
+  ck_assert(!appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, NULL, &e));
+  ck_assert(g_error_matches(e, SIM_CONF_ERROR, SIM_CONF_ERROR_RANGE));
+  ck_assert_msg(strstr(e->message, "nvme[2].pcie") && strstr(e->message, "got x3"), "%s", e->message);
+  g_clear_error(&e);
+  /* the key-path lookup: exact node, deepest existing node, list index */
+  g_autoptr(SimConfDoc) doc = sim_conf_load_string("a: {b: [1, {c: 2}]}\n", "<t>", &e);
+  ck_assert(doc != NULL);
+  const SimConfNode *root = sim_conf_doc_root(doc);
+  ck_assert_str_eq(sim_conf_node_text(sim_conf_node_find(root, "a.b[1].c")), "2");
+  ck_assert_str_eq(sim_conf_node_text(sim_conf_node_find(root, "a.b.1.c")), "2");
+  g_autofree char *p1 = sim_conf_node_path(sim_conf_node_find(root, "a.b[1].d"));
+  ck_assert_str_eq(p1, "a.b[1]");
+  g_autofree char *p2 = sim_conf_node_path(sim_conf_node_find(root, "a.b[7]"));
+  ck_assert_str_eq(p2, "a.b");
+  ck_assert_ptr_eq(sim_conf_node_find(root, "a..b"), root);
+  ck_assert_ptr_eq(sim_conf_node_find(root, ""), root);
+  g_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("appliance_conf");
@@ -160,6 +199,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_nps_mapping_and_overrides);
   tcase_add_test(t, test_readme_schema_current);
   tcase_add_test(t, test_enum_tables);
+  tcase_add_test(t, test_model_error_located);
   suite_add_tcase(s, t);
   return s;
 }
