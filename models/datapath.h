@@ -22,6 +22,7 @@
 #ifndef MODELS_DATAPATH_H
 #define MODELS_DATAPATH_H
 #include "models/app_enum.h"
+#include "sim/conf.h"
 #include <glib.h>
 #include <stdbool.h>
 
@@ -82,5 +83,8 @@ const char *datapath_name(DataPath p);
   X(PL_STRICT_DISK_CENTRIC, "strict_disk_centric")
 typedef enum { PLACEMENT_MAP(APP_ENUM_ID) PL_COUNT } Placement;
 APP_ENUM_DECLARE(placement);
+
+/* Keys of the scenario's `software:` section (component.h: offsets into AppConf). */
+extern const SimConfField software_schema[];
 
 #endif /* MODELS_DATAPATH_H */

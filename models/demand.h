@@ -113,6 +113,8 @@ typedef struct {
   int n_ports;
   int *port_nic;       /* [n_ports] card of global port p */
   int *port_num;       /* [n_ports] port number on its card */
+  int *port_res;       /* [n_ports] the port's resource (nicN.portP), -1 on a loopback host */
+  int *drive_res;      /* [n_drives] the drive's resource (nvmeD) */
   double *drive_share; /* [n_drives] share of served bytes per drive */
 } DemandModel;
 

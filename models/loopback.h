@@ -70,6 +70,7 @@
 #include <stdbool.h>
 
 #include "models/datapath.h"
+#include "sim/conf.h"
 
 /* Bytes of the HTTP response head of the validation server (validate/http.c
  * val_http_format_head: status line, Server, Content-Type, Accept-Ranges, Content-Length,
@@ -118,9 +119,11 @@ typedef struct {
   double cross_share;                         /* p_x */
 } LoopbackCost;
 
-/* Fills the test defaults (1 server and 1 client thread, 8 connections, AES-128-GCM,
- * 16 KiB records, utilisation 1, threads unpinned) and zero costs. */
+/* Fills the test defaults of loopback_schema (1 server and 1 client thread, 8 connections,
+ * AES-128-GCM, 16 KiB records, utilisation 1, threads unpinned), zero costs and the head. */
 void loopback_defaults(LoopbackCfg *lo);
+/* Keys of the scenario's `loopback:` section (offsets into LoopbackCfg). */
+extern const SimConfField loopback_schema[];
 /* Cycles per body byte of each side for data path `path` (plain sendfile, read_write =
  * user-space TLS, sendfile_sw_ktls, read_write_ktls), request_bytes body bytes per request,
  * on `cores` cores of which the share `cap` (0..1] is available. sendfile_nic_ktls has no

@@ -1,9 +1,9 @@
 /* nic.h — a network card: ports, PCIe link, inline kTLS engine, output queues, LACP.
  *
- * What it models: a card at a (socket, quadrant) position with `ports` ports of port_gbps.
- * A port carries at most port_gbps * port_eff of TLS payload (port_eff, a shared fitted
+ * What it models: a card at a (socket, quadrant) position with `ports` ports of port_bps.
+ * A port carries at most port_bps * port_eff of TLS payload (port_eff, a shared fitted
  * coefficient, covers Ethernet/IP/TCP/TLS framing and the drop-free ceiling of a real
- * port). An inline kTLS engine encrypts at most ktls_gbps per card (0: no engine).
+ * port). An inline kTLS engine encrypts at most ktls_bps per card (0: no engine).
  * The card reads payload from host memory by non-posted PCIe reads (pcie.h tag ceiling).
  * Each port has an output queue of queue_bytes. The stack hands the port whole TSO bursts, so
  * the queue holds K = queue_bytes / burst bursts, and the fraction of offered bytes it drops at
@@ -21,6 +21,7 @@
 #define MODELS_NIC_H
 #include "models/pcie.h"
 #include "models/topology.h"
+#include "sim/conf.h"
 #include <stdbool.h>
 
 #define NIC_MAX_PORTS 4
@@ -34,8 +35,8 @@ typedef struct {
   int group; /* the scenario's NIC group it was expanded from: its key path is nics[group] */
   TopoPos pos;
   int ports;
-  double port_gbps;          /* line rate of one port */
-  double ktls_gbps;          /* inline TLS engine cap of the card, 0 = none */
+  double port_bps;           /* line rate of one port, bit/s */
+  double ktls_bps;           /* inline TLS engine cap of the card, bit/s, 0 = none */
   double queue_bytes;        /* output queue per port */
   int domain[NIC_MAX_PORTS]; /* OS NUMA domain of each port, -1 = the card's node */
   PcieLink link;
@@ -48,6 +49,18 @@ int nic_port_domain(const NicCard *n, const Topology *t, int p);
 /* Checks a card against the platform; burst_bytes (cpu_burst_bytes) is the least output queue
  * a port needs. Errors name keypath (e.g. "nics[1]"). */
 gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, const char *keypath, GError **error);
+
+/* A group of identical cards as the scenario gives it (nics[]). */
+typedef struct {
+  int count;           /* identical cards */
+  int node;            /* NUMA node instead of socket/quadrant, -1: by position */
+  char *model;         /* documentation */
+  SimConfList domains; /* int: NUMA domain of each port of the group, card by card */
+  NicCard card;
+} NicGroup;
+
+/* Keys of one nics[] group (offsets into NicGroup). */
+extern const SimConfField nic_group_schema[];
 
 /* Fraction of the bytes offered to a port that its output queue drops, at offered load rho
  * (offered bytes/s over the port's capacity, >= 0) with room for k_bursts bursts (>= 1):

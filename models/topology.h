@@ -29,6 +29,7 @@
 #ifndef MODELS_TOPOLOGY_H
 #define MODELS_TOPOLOGY_H
 #include "models/app_enum.h"
+#include "sim/conf.h"
 #include <glib.h>
 #include <stdbool.h>
 
@@ -63,7 +64,7 @@ typedef struct {
 typedef struct {
   TopoLinkKind kind;
   int width;                  /* data lanes per direction (x16 xGMI; 16 data bits of a 20-lane UPI link) */
-  double gtps;                /* GT/s per lane */
+  double rate_tps;            /* transfers/s per lane (18 GT/s: 18e9) */
   double encoding;            /* line-code efficiency; 1.0 by default: the raw figures count data (xGMI x16 at
                              18 GT/s = 36 GB/s per direction, published.yaml general; UPI width = 16 data bits) */
   bool dlwm;                  /* dynamic link width management on */
@@ -77,10 +78,11 @@ typedef struct {
   int nps;                /* NUMA nodes per socket (BIOS NPS1/NPS2/NPS4; 1 on Intel without SNC) */
   unsigned nps_supported; /* bit n set when NPSn is allowed on this CPU */
   int cores_per_socket;
-  double intra_link_GBps;       /* per-direction raw bandwidth of one quadrant-to-quadrant link */
+  double intra_link_Bps;        /* per-direction raw bandwidth of one quadrant-to-quadrant link, B/s */
   double intra_penalty_ns;      /* latency added to an access that crosses to another quadrant */
   double inter_penalty_ns;      /* latency added to an access that crosses to the other socket */
   TopoLinkRouting link_routing; /* device: DMA takes the link at the device's quadrant; interleave: by address */
+  TopoPortDomains port_domains; /* NUMA domain of NIC ports without explicit domains */
   int n_links;                  /* inter-socket links */
   TopoLink links[TOPO_MAX_LINKS];
 } Topology;
@@ -100,7 +102,7 @@ double topo_interleave_remote_fraction(const Topology *t);
  * shared fabric efficiency). */
 double topo_link_raw_GBps(const TopoLink *l);
 /* Per-direction raw capacity between two distinct nodes of one socket, GB/s (number of
- * quadrant pairs between them times intra_link_GBps). */
+ * quadrant pairs between them times intra_link_Bps). */
 double topo_intra_raw_GBps(const Topology *t, int node_a, int node_b);
 /* Latency penalty (ns) of an access from node a to memory on node m (0 when a == m). */
 double topo_penalty_ns(const Topology *t, int a, int m);
@@ -108,5 +110,15 @@ double topo_penalty_ns(const Topology *t, int a, int m);
 int topo_link_for_device(const Topology *t, TopoPos p);
 /* Validate; on error sets a message naming the key path. */
 gboolean topo_validate(const Topology *t, GError **error);
+
+/* A group of identical inter-socket links as the scenario gives it (topology.links[]). */
+typedef struct {
+  int count;          /* identical links */
+  SimConfList attach; /* int: quadrant each link attaches to */
+  TopoLink link;
+} TopoLinkGroup;
+
+/* Keys of the scenario's `topology:` section (component.h: offsets into AppConf). */
+extern const SimConfField topology_schema[];
 
 #endif /* MODELS_TOPOLOGY_H */

@@ -280,6 +280,8 @@ typedef struct SimConfField {
   const char *min, *max; /**< value bounds as text, NULL = unbounded (also applied
                                         to the elements of a LIST of scalars) */
   bool min_exclusive, max_exclusive;
+  bool whole;                     /**< DOUBLE: a whole number of base units (read like INT64: "1.5 B"
+                                       is an error), stored as a double for model arithmetic */
   size_t min_items, max_items;    /**< LIST/DICT: bounds on the element count, 0 = none */
   bool required;                  /**< absence is SIM_CONF_ERROR_MISSING */
   const char *const *enum_names;  /**< ENUM (and enum list elements): NULL-terminated names */
@@ -309,6 +311,14 @@ typedef struct SimConfField {
  * Returns: TRUE on success, FALSE with a SIM_CONF_ERROR.
  */
 gboolean sim_conf_bind(const SimConfNode *node, const SimConfField *schema, void *out, GError **error);
+
+/**
+ * sim_conf_bind_defaults:
+ * Fills every field of @schema that has a default (nested maps too) as binding a map that
+ * leaves it out would, without checking required keys: the defaults of a struct made without a
+ * file. Errors: SIM_CONF_ERROR_SCHEMA for a bad default text. Free with sim_conf_unbind().
+ */
+gboolean sim_conf_bind_defaults(const SimConfField *schema, void *out, GError **error);
 
 /**
  * sim_conf_unbind:
