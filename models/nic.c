@@ -19,13 +19,17 @@ gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, c
     return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist", n->pos.socket,
                       n->pos.quadrant);
   if (n->kind == NIC_LOOPBACK) {
-    if (n->ktls_bps > 0) return model_fail(error, keypath, "a loopback NIC has no kTLS engine");
+    if (n->ktls_bps > 0 || n->tls_sessions > 0) return model_fail(error, keypath, "a loopback NIC has no kTLS engine");
     return TRUE;
   }
   if (n->ports < 1 || n->ports > NIC_MAX_PORTS)
     return model_fail(error, keypath, "ports must be 1..%d, got %d", NIC_MAX_PORTS, n->ports);
   if (n->port_bps <= 0) return model_fail(error, keypath, "port speed must be positive");
   if (n->ktls_bps < 0) return model_fail(error, keypath, "kTLS engine cap cannot be negative");
+  if (n->tls_sessions < 0 || (n->tls_sessions > 0 && !(n->ktls_bps > 0))) {
+    g_autofree char *ks = g_strdup_printf("%s.tls_sessions", keypath);
+    return model_fail(error, ks, "a TLS session limit needs an inline kTLS engine (ktls > 0), got %g sessions", n->tls_sessions);
+  }
   if (n->queue_bytes < burst_bytes) {
     g_autofree char *kq = g_strdup_printf("%s.queue", keypath);
     return model_fail(error, kq,
@@ -113,6 +117,14 @@ const SimConfField nic_group_schema[] = {
     .min = "1",
     .doc =
         "output queue per port (assumption: ring + NIC buffer); in TSO bursts it is the K of the port's M/M/1/K drop fraction, so a smaller queue drops more below line rate" },
+  { .key = "tls_sessions",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = G(card.tls_sessions),
+    .def = "0",
+    .min = "0",
+    .doc =
+        "connections whose TLS state the inline kTLS engine holds, per card (0: not modelled); each sendfile_nic_ktls connection holds one, so the bound names nicN.tls_sessions when the card's connections exceed it (a hard limit: assumed; euro2021 quotes about 400k sessions at 400 Gb/s)" },
   { .key = "domains",
     .type = SIM_CONF_T_LIST,
     .offset = G(domains),
@@ -191,12 +203,12 @@ static gboolean nic_component_validate(const Appliance *a, GError **error)
 }
 
 typedef struct {
-  int tls[APP_MAX_NICS], pcie[APP_MAX_NICS], tags[APP_MAX_NICS]; /* -1: none */
+  int tls[APP_MAX_NICS], sessions[APP_MAX_NICS], pcie[APP_MAX_NICS], tags[APP_MAX_NICS]; /* -1: none */
 } NicRes;
 
 /* nicN.portP: TLS payload bytes/s of a port (line rate x port_eff); per card nicN.tls (inline
- * engine), pcie.nicN (its link) and pcie.nicN.tags (outstanding reads, pcie.h). A loopback
- * "port" has none of them. */
+ * engine), nicN.tls_sessions (its session state, when limited), pcie.nicN (its link) and
+ * pcie.nicN.tags (outstanding reads, pcie.h). A loopback "port" has none of them. */
 static void nic_add_resources(AppBuild *b, void *state)
 {
   NicRes *s = state;
@@ -222,12 +234,17 @@ static void nic_add_resources(AppBuild *b, void *state)
   for (int i = 0; i < a->n_nics; i++) {
     const NicCard *nc = &a->nics[i];
     int node = topo_node_of(&a->topo, nc->pos);
-    s->tls[i] = s->pcie[i] = s->tags[i] = -1;
+    s->tls[i] = s->sessions[i] = s->pcie[i] = s->tags[i] = -1;
     if (nc->kind == NIC_LOOPBACK) continue;
     if (nc->ktls_bps > 0) {
       g_snprintf(nm, sizeof nm, "nic%d.tls", i);
       s->tls[i] = app_build_add_res(b, nm, RK_NIC_TLS, nc->ktls_bps / 8.0, 1.0, 8e-9, "Gb/s", node);
       app_build_res(b, s->tls[i])->nic = i;
+    }
+    if (nc->tls_sessions > 0) { /* a concurrency: sessions held (load = the card's connections) */
+      g_snprintf(nm, sizeof nm, "nic%d.tls_sessions", i);
+      s->sessions[i] = app_build_add_res(b, nm, RK_NIC_TLS, nc->tls_sessions, 1.0, 1.0, "sessions", node);
+      app_build_res(b, s->sessions[i])->nic = i;
     }
     g_snprintf(nm, sizeof nm, "pcie.nic%d", i);
     s->pcie[i] = app_build_add_res(b, nm, RK_PCIE, pcie_link_GBps(&nc->link) * 1e9, 1.0, 1e-9, "GB/s", node);
@@ -253,7 +270,7 @@ static void nic_touch_demand(AppBuild *b, void *state, DmClass *k, const AppTouc
 }
 
 /* Every served byte leaves by the class's egress port over its card's link, and through the
- * card's TLS engine when the NIC encrypts. */
+ * card's TLS engine, holding one of its sessions, when the NIC encrypts. */
 static void nic_class_demand(AppBuild *b, void *state, DmClass *k)
 {
   const NicRes *s = state;
@@ -262,6 +279,8 @@ static void nic_class_demand(AppBuild *b, void *state, DmClass *k)
   k->demand[b->m->port_res[k->egress]] += 1.0;
   k->demand[s->pcie[nic]] += 1.0;
   if (datapath_nic_crypto(k->path)) k->demand[s->tls[nic]] += 1.0;
+  if (datapath_nic_crypto(k->path) && s->sessions[nic] >= 0) /* a connection's session for 8 / bitrate s per byte */
+    k->demand[s->sessions[nic]] += 8.0 / (workload_mean_bitrate_mbps(&b->a->wl) * 1e6);
 }
 
 const AppComponent nic_component = { .name = "nic",

@@ -14,8 +14,15 @@
  * each port has an OS NUMA domain (`domain`) the connection is bound to; by default the
  * card's node, but a platform may spread ports of one card over nodes (Rome "as built":
  * four ports mapped to four NPS4 domains, NICs physically on two of them, euro2021).
- * Leaves out: flow-control pause frames, per-queue RSS imbalance, NIC TLS session-state
- * paging (about 400k sessions at 400 Gb/s, euro2021).
+ * TLS sessions: the inline engine keeps each connection's TLS state on the card; a card may hold
+ * state for at most tls_sessions connections (0: not modelled). Every connection served with
+ * sendfile_nic_ktls holds one session for its lifetime, so per served byte it holds
+ * 8 / mean bitrate session-seconds (connections = throughput / mean bitrate, workload.h) and
+ * the card's sessions are a resource nicN.tls_sessions whose load is the card's connections:
+ * the bound names it when they exceed the card's capacity. Treated as a hard limit (assumed);
+ * a real card pages state to host memory beyond it (about 400k sessions at 400 Gb/s, euro2021).
+ * Leaves out: flow-control pause frames, per-queue RSS imbalance, the cost of session-state
+ * paging.
  */
 #ifndef MODELS_NIC_H
 #define MODELS_NIC_H
@@ -38,6 +45,7 @@ typedef struct {
   double port_bps;           /* line rate of one port, bit/s */
   double ktls_bps;           /* inline TLS engine cap of the card, bit/s, 0 = none */
   double queue_bytes;        /* output queue per port */
+  double tls_sessions;       /* connections the inline engine holds TLS state for, 0 = not modelled */
   int domain[NIC_MAX_PORTS]; /* OS NUMA domain of each port, -1 = the card's node */
   PcieLink link;
   NicKind kind; /* NIC_LOOPBACK: the clients run on this host (loopback.h); no line
