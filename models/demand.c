@@ -472,12 +472,6 @@ double demand_total_at(const DemandModel *m, int r, double x_Bps)
   return total_at(m, r, x_Bps, NULL);
 }
 
-double demand_dram_queue_ns(const DemandModel *m, int dram, double x_Bps)
-{
-  g_return_val_if_fail(dram >= 0 && dram < m->n_res && m->res[dram].kind == RK_DRAM, 0.0);
-  return queue_ns(m, dram, x_Bps, NULL);
-}
-
 APP_ENUM_DEFINE(demand_kind, RES_KIND_MAP);
 APP_ENUM_CONF_OK(ResKind);
 

@@ -137,8 +137,6 @@ double demand_saturation_Bps(const DemandModel *m, int *bottleneck);
  * the DRAM queueing terms at that load. A DRAM node at or past its limit counts as just below
  * it (rho = 1 - 1e-9), so the value stays finite (and huge). */
 double demand_total_at(const DemandModel *m, int r, double x_Bps);
-/* M/D/1 queueing delay (ns) at DRAM resource `dram` when the appliance serves x_Bps. */
-double demand_dram_queue_ns(const DemandModel *m, int dram, double x_Bps);
 const char *demand_kind_name(ResKind k);
 /* Sum over touches of P(remote) for the whole load: fabric bytes per served byte,
  * counting bulk touches only when bulk_only (published crossing counts are bulk). */

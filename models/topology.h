@@ -111,6 +111,26 @@ int topo_link_for_device(const Topology *t, TopoPos p);
 /* Validate; on error sets a message naming the key path. */
 gboolean topo_validate(const Topology *t, GError **error);
 
+/* Schema rows of a device group's place: `socket` and `quadrant` into the TopoPos at offset
+ * pos_off, or `node` (NUMA node at the platform's NPS, -1: by position) into the int at node_off. */
+#define TOPO_PLACE_ROWS(pos_off, node_off)                                                 \
+  { .key = "socket",                                                                       \
+    .type = SIM_CONF_T_INT,                                                                \
+    .offset = (pos_off) + offsetof(TopoPos, socket),                                       \
+    .def = "0",                                                                            \
+    .min = "0",                                                                            \
+    .doc = "socket" },                                                                     \
+      { .key = "quadrant",                                                                 \
+        .type = SIM_CONF_T_INT,                                                            \
+        .offset = (pos_off) + offsetof(TopoPos, quadrant),                                 \
+        .def = "0",                                                                        \
+        .min = "0",                                                                        \
+        .doc = "I/O quadrant of the socket" },                                             \
+  {                                                                                        \
+    .key = "node", .type = SIM_CONF_T_INT, .offset = (node_off), .def = "-1", .min = "-1", \
+    .doc = "NUMA node (instead of socket/quadrant), at the platform's NPS"                 \
+  }
+
 /* A group of identical inter-socket links as the scenario gives it (topology.links[]). */
 typedef struct {
   int count;          /* identical links */
