@@ -287,9 +287,7 @@ static gboolean loopback_finish(AppConf *c, const SimConfNode *root, GError **er
   LoopbackCfg *lo = &c->a.lo;
   loopback_defaults(lo);
   if (!c->loopback_node || sim_conf_node_is_null(c->loopback_node)) return TRUE;
-  gboolean ok = sim_conf_bind(c->loopback_node, loopback_schema, lo, error);
-  sim_conf_unbind(loopback_schema, lo); /* no strings: nothing to free, kept for form */
-  if (!ok) return FALSE;
+  if (!sim_conf_bind(c->loopback_node, loopback_schema, lo, error)) return FALSE; /* no strings: nothing to unbind */
   lo->present = true;
   if (lo->cross_share < 0) lo->cross_share = -1.0;
   return TRUE;
