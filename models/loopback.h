@@ -70,13 +70,18 @@
 #include <stdbool.h>
 
 #include "models/datapath.h"
+#include "sim/conf.h"
 
 /* Bytes of the HTTP response head of the validation server (validate/http.c
  * val_http_format_head: status line, Server, Content-Type, Accept-Ranges, Content-Length,
  * Connection: 150 B for a 200 with a 7-digit length, about 190 B for a 206). */
 #define LOOPBACK_HEAD_BYTES 160.0
 
-typedef enum { LB_AES_128_GCM, LB_AES_256_GCM, LB_CHACHA20_POLY1305, LB_CIPHER_COUNT } LbCipher;
+/* TLS bulk cipher of the loopback test (loopback.cipher). */
+#define LB_CIPHER_MAP(X) \
+  X(LB_AES_128_GCM, "aes_128_gcm") X(LB_AES_256_GCM, "aes_256_gcm") X(LB_CHACHA20_POLY1305, "chacha20_poly1305")
+typedef enum { LB_CIPHER_MAP(APP_ENUM_ID) LB_CIPHER_COUNT } LbCipher;
+APP_ENUM_DECLARE(loopback_cipher);
 
 typedef struct {
   bool present; /* the `loopback:` section was given */
@@ -114,9 +119,11 @@ typedef struct {
   double cross_share;                         /* p_x */
 } LoopbackCost;
 
-/* Fills the test defaults (1 server and 1 client thread, 8 connections, AES-128-GCM,
- * 16 KiB records, utilisation 1, threads unpinned) and zero costs. */
+/* Fills the test defaults of loopback_schema (1 server and 1 client thread, 8 connections,
+ * AES-128-GCM, 16 KiB records, utilisation 1, threads unpinned), zero costs and the head. */
 void loopback_defaults(LoopbackCfg *lo);
+/* Keys of the scenario's `loopback:` section (offsets into LoopbackCfg). */
+extern const SimConfField loopback_schema[];
 /* Cycles per body byte of each side for data path `path` (plain sendfile, read_write =
  * user-space TLS, sendfile_sw_ktls, read_write_ktls), request_bytes body bytes per request,
  * on `cores` cores of which the share `cap` (0..1] is available. sendfile_nic_ktls has no

@@ -22,10 +22,11 @@
 #ifndef MODELS_MEMORY_H
 #define MODELS_MEMORY_H
 #include "models/topology.h"
+#include "sim/conf.h"
 
 typedef struct {
   int channels_per_socket;
-  double mts;        /* MT/s of the DIMMs */
+  double speed_tps;  /* transfers/s of the DIMMs (DDR4-3200: 3.2e9) */
   double bus_bytes;  /* bytes per transfer: 8 (64-bit channel) */
   double latency_ns; /* idle local latency L0 */
 } MemoryCfg;
@@ -49,6 +50,11 @@ double mem_queue_ns(double channels, double node_GBps, double rho);
 /* STREAM-triad-like bandwidth of the whole machine, GB/s (2 reads : 1 non-temporal write),
  * with every node used locally: used by `make fit` against quoted STREAM figures. */
 double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround);
+/* Checks channels (at least 1 per socket, split evenly over the NPS nodes), speed and latency;
+ * MODEL_ERROR at memory.*. */
 gboolean mem_validate(const MemoryCfg *m, const Topology *t, GError **error);
+
+/* Keys of the scenario's `memory:` section (component.h: offsets into AppConf). */
+extern const SimConfField memory_schema[];
 
 #endif /* MODELS_MEMORY_H */

@@ -19,6 +19,7 @@
  */
 #ifndef MODELS_PCIE_H
 #define MODELS_PCIE_H
+#include "sim/conf.h"
 #include <glib.h>
 #include <stdbool.h>
 
@@ -41,5 +42,8 @@ int pcie_tags(int tag_bits);
 double pcie_read_ceiling_GBps(int tags, double mrrs_bytes, double latency_ns);
 /* Validate; keypath names the link in error messages. */
 gboolean pcie_validate(const PcieLink *l, const char *keypath, GError **error);
+
+/* Keys of a device's `pcie:` map (offsets into PcieLink). */
+extern const SimConfField pcie_schema[];
 
 #endif /* MODELS_PCIE_H */

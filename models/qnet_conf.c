@@ -43,7 +43,7 @@ typedef struct {
 } source_conf;
 typedef struct {
   char *name;
-  int discipline;
+  SimStationDiscipline discipline;
   int servers, capacity;
   dist_conf service;
   SimConfList route;
@@ -57,7 +57,9 @@ typedef struct {
   SimConfList sources, stations;
 } qnet_conf;
 
-static const char *const disciplines[] = { "fcfs", "ps", NULL };
+/* Names of SimStationDiscipline, indexed by it (the binder stores the index into the enum field). */
+static const char *const disciplines[] = { [SIM_STATION_FCFS] = "fcfs", [SIM_STATION_PS] = "ps", [SIM_STATION_PS + 1] = NULL };
+G_STATIC_ASSERT(sizeof(SimStationDiscipline) == sizeof(int));
 
 static const SimConfField route_schema[] = { { .key = "to",
                                                .type = SIM_CONF_T_STRING,
@@ -339,8 +341,7 @@ QnetSpec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
     SimDist service;
     ok = ok && make_dist(&sc->service, elem_node(root, "stations", (guint)i, "service"), &service, error);
     if (ok) {
-      QnetStation *st = qnet_spec_add_station(spec, sc->name, sc->discipline == 1 ? SIM_STATION_PS : SIM_STATION_FCFS,
-                                              sc->servers, sc->capacity, &service);
+      QnetStation *st = qnet_spec_add_station(spec, sc->name, sc->discipline, sc->servers, sc->capacity, &service);
       ok = add_routes(st->routes, &sc->route, &qc, elem_node(root, "stations", (guint)i, "route"), FALSE, error);
     }
   }
