@@ -26,7 +26,8 @@ static const double CHACHA_CPB[UARCH_COUNT] = {
   [UARCH_ZEN2] = 1.6,      [UARCH_ZEN3] = 1.6,    [UARCH_ZEN4] = 1.0,    [UARCH_NEOVERSE_N1] = 2.5,
 };
 
-double cpu_crypto_cpb(CryptoImpl impl, CpuUarch uarch)
+/* Bulk crypto cycles per byte on a micro-architecture (cache-resident data). */
+static double cpu_crypto_cpb(CryptoImpl impl, CpuUarch uarch)
 {
   g_return_val_if_fail(uarch < UARCH_COUNT, 0.0);
   switch (impl) {
@@ -58,7 +59,8 @@ double cpu_burst_bytes(const StackCfg *s)
   return s->tso ? s->tso_bytes : cpu_mss_bytes(s);
 }
 
-gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error)
+/* Checks the clock, the cap and the stack; MODEL_ERROR at cpu.* / stack.*. */
+static gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error)
 {
   if (c->clock_hz <= 0 || c->clock_hz > 10e9)
     return model_fail(error, "cpu.clock", "clock must be in (0, 10] GHz, got %g", c->clock_hz / 1e9);

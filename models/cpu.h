@@ -65,8 +65,6 @@ typedef struct {
   bool mapped_mbufs; /* pre-2019 mapped mbufs + sf_bufs (FreeBSD < 13) */
 } StackCfg;
 
-/* Bulk crypto cycles per byte on a micro-architecture (cache-resident data). */
-double cpu_crypto_cpb(CryptoImpl impl, CpuUarch uarch);
 /* TRUE when the implementation writes its output with ordinary (allocating) stores, so a
  * write to a line not in cache first reads it (read-for-ownership). */
 gboolean cpu_crypto_ordinary_stores(CryptoImpl impl);
@@ -77,8 +75,6 @@ double cpu_core_hz(const CpuCfg *c);
 double cpu_mss_bytes(const StackCfg *s);
 /* Payload the stack hands a NIC port at once: one TSO segment with TSO on, else one MSS. */
 double cpu_burst_bytes(const StackCfg *s);
-/* Checks the clock, the cap and the stack; MODEL_ERROR at cpu.* / stack.*. */
-gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error);
 
 /* Keys of the scenario's `cpu:` and `stack:` sections (component.h: offsets into AppConf). */
 extern const SimConfField cpu_schema[], stack_schema[];

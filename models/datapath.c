@@ -74,7 +74,7 @@ gboolean datapath_nic_crypto(DataPath path)
   return path == DP_SENDFILE_NIC_KTLS;
 }
 
-gboolean datapath_is_sendfile(DataPath path)
+static gboolean datapath_is_sendfile(DataPath path)
 {
   return path == DP_SENDFILE || path == DP_SENDFILE_SW_KTLS || path == DP_SENDFILE_NIC_KTLS;
 }

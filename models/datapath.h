@@ -71,7 +71,6 @@ int datapath_copies(DataPath path);
 /* Does the CPU run bulk crypto on this path? the NIC? */
 gboolean datapath_cpu_crypto(DataPath path);
 gboolean datapath_nic_crypto(DataPath path);
-gboolean datapath_is_sendfile(DataPath path);
 /* Name of a data path ("sendfile_nic_ktls"); "?" out of range. */
 const char *datapath_name(DataPath p);
 

@@ -31,7 +31,8 @@ double loopback_cross_share(int server_threads, int client_threads, int cores, d
   return spread * MIN(1.0, (avail_cores - 1.0) / (k - 1));
 }
 
-double loopback_records_per_request(double request_bytes, double head_bytes, double record_bytes)
+/* n_rec of the header: TLS records per request of request_bytes body bytes. */
+static double loopback_records_per_request(double request_bytes, double head_bytes, double record_bytes)
 {
   if (record_bytes <= 0) return 0.0;
   return ceil((MAX(request_bytes, 0.0) + MAX(head_bytes, 0.0)) / record_bytes) + 1.0;
@@ -92,7 +93,8 @@ const char *loopback_cipher_name(LbCipher c)
   return APP_ENUM_NAME_OF(loopback_cipher, LB_CIPHER_COUNT, c);
 }
 
-gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error)
+/* Errors: MODEL_ERROR_INVALID "loopback.key: message". */
+static gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error)
 {
   if (!lo->present) return model_fail(error, "nics", "a loopback NIC needs the host's costs in a `loopback:` section");
   if (path == DP_SENDFILE_NIC_KTLS)

@@ -129,8 +129,6 @@ extern const SimConfField loopback_schema[];
  * on `cores` cores of which the share `cap` (0..1] is available. sendfile_nic_ktls has no
  * loopback meaning (validation refuses it). */
 void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap, LoopbackCost *out);
-/* n_rec of the header: TLS records per request of request_bytes body bytes. */
-double loopback_records_per_request(double request_bytes, double head_bytes, double record_bytes);
 /* m(W) and p_x of the header. */
 double loopback_miss_share(double file_bytes, double cache_bytes);
 double loopback_cross_share(int server_threads, int client_threads, int cores, double avail_cores);
@@ -138,7 +136,5 @@ double loopback_cross_share(int server_threads, int client_threads, int cores, d
  * limit; the cores other tenants left on the pinned CPUs), connections, cores x cap). */
 double loopback_pool_cores(int threads, int pinned_cpus, double free_cores, int connections, int cores, double cap);
 const char *loopback_cipher_name(LbCipher c);
-/* Errors: MODEL_ERROR_INVALID "loopback.key: message". */
-gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error);
 
 #endif /* MODELS_LOOPBACK_H */

@@ -4,25 +4,34 @@
 #include "models/model_error.h"
 #include <math.h>
 
+/* Memory channels of one NUMA node: channels_per_socket / NPS. */
+static double mem_node_channels(const MemoryCfg *m, const Topology *t)
+{
+  return (double)m->channels_per_socket / t->nps;
+}
+
 double mem_node_peak_GBps(const MemoryCfg *m, const Topology *t)
 {
   return mem_node_channels(m, t) * (m->speed_tps / 1e6) * m->bus_bytes / 1000.0; /* MT/s x B / 1000 = GB/s */
 }
 
-double mem_mix_eff(double dram_eff, double turnaround, double w)
+/* Controller efficiency at write fraction w (0..1). */
+static double mem_mix_eff(double dram_eff, double turnaround, double w)
 {
   if (w < 0) w = 0;
   if (w > 1) w = 1;
   return dram_eff * (1.0 - turnaround * 4.0 * w * (1.0 - w));
 }
 
-double mem_interleave_factor(const MemoryCfg *m, const Topology *t)
+/* Latency factor L0/(L0 + f_x P_q) of the node's own interleave. */
+static double mem_interleave_factor(const MemoryCfg *m, const Topology *t)
 {
   double fx = topo_interleave_remote_fraction(t);
   return m->latency_ns / (m->latency_ns + fx * t->intra_penalty_ns);
 }
 
-double mem_node_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround, double w)
+/* Usable bandwidth of one node, GB/s, at write fraction w. */
+static double mem_node_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround, double w)
 {
   return mem_node_peak_GBps(m, t) * mem_mix_eff(dram_eff, turnaround, w) * mem_interleave_factor(m, t);
 }
@@ -30,11 +39,6 @@ double mem_node_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, dou
 double mem_latency_ns(const MemoryCfg *m, const Topology *t, int a, int node_m)
 {
   return m->latency_ns + topo_interleave_remote_fraction(t) * t->intra_penalty_ns + topo_penalty_ns(t, a, node_m);
-}
-
-double mem_node_channels(const MemoryCfg *m, const Topology *t)
-{
-  return (double)m->channels_per_socket / t->nps;
 }
 
 double mem_queue_ns(double channels, double node_GBps, double rho)
@@ -50,7 +54,9 @@ double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, d
   return topo_nodes(t) * mem_node_GBps(m, t, dram_eff, turnaround, 1.0 / 3.0);
 }
 
-gboolean mem_validate(const MemoryCfg *m, const Topology *t, GError **error)
+/* Checks channels (at least 1 per socket, split evenly over the NPS nodes), speed and latency;
+ * MODEL_ERROR at memory.*. */
+static gboolean mem_validate(const MemoryCfg *m, const Topology *t, GError **error)
 {
   if (m->channels_per_socket < 1)
     return model_fail(error, "memory.channels_per_socket", "a socket needs at least 1 memory channel, got %d",

@@ -13,7 +13,9 @@ int nic_port_domain(const NicCard *n, const Topology *t, int p)
   return n->domain[p] >= 0 ? n->domain[p] : topo_node_of(t, n->pos);
 }
 
-gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, const char *keypath, GError **error)
+/* Checks a card against the platform; burst_bytes (cpu_burst_bytes) is the least output queue
+ * a port needs. Errors name keypath (e.g. "nics[1]"). */
+static gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, const char *keypath, GError **error)
 {
   if (topo_node_of(t, n->pos) < 0)
     return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist", n->pos.socket,

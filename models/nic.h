@@ -54,9 +54,6 @@ typedef struct {
 
 /* The NUMA domain connections arriving on port p of the card are bound to. */
 int nic_port_domain(const NicCard *n, const Topology *t, int p);
-/* Checks a card against the platform; burst_bytes (cpu_burst_bytes) is the least output queue
- * a port needs. Errors name keypath (e.g. "nics[1]"). */
-gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, const char *keypath, GError **error);
 
 /* A group of identical cards as the scenario gives it (nics[]). */
 typedef struct {

@@ -3,7 +3,8 @@
 #include "models/component.h"
 #include "models/model_error.h"
 
-double nvme_ceiling_Bps(const NvmeDrive *d, double io_bytes)
+/* Service ceiling of one drive in B/s for requests of io_bytes. */
+static double nvme_ceiling_Bps(const NvmeDrive *d, double io_bytes)
 {
   double little = d->queue_depth * io_bytes / d->latency_ns * 1e9; /* Little's law, bytes/ns -> B/s */
   double c = MIN(d->read_Bps, little);
@@ -15,7 +16,8 @@ double nvme_read_s(const NvmeDrive *d, double bytes)
   return d->latency_ns / 1e3 * 1e-6 + bytes / (d->read_Bps / 1e9 * 1e9);
 }
 
-gboolean nvme_validate(const NvmeDrive *d, const Topology *t, const char *keypath, GError **error)
+/* Checks a drive's place, figures and link; MODEL_ERROR at keypath (nvme[group]). */
+static gboolean nvme_validate(const NvmeDrive *d, const Topology *t, const char *keypath, GError **error)
 {
   if (topo_node_of(t, d->pos) < 0)
     return model_fail(error, keypath, "drive placed on socket %d quadrant %d, which does not exist", d->pos.socket,

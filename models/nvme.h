@@ -24,13 +24,9 @@ typedef struct {
   PcieLink link;
 } NvmeDrive;
 
-/* Service ceiling of one drive in B/s for requests of io_bytes. */
-double nvme_ceiling_Bps(const NvmeDrive *d, double io_bytes);
 /* Seconds the drive takes for one read of `bytes`, idle: latency + bytes / read bandwidth
  * (computed through us and GB/s, as every output was). */
 double nvme_read_s(const NvmeDrive *d, double bytes);
-/* Checks a drive's place, figures and link; MODEL_ERROR at keypath (nvme[group]). */
-gboolean nvme_validate(const NvmeDrive *d, const Topology *t, const char *keypath, GError **error);
 
 /* A group of identical drives as the scenario gives it (nvme[]). */
 typedef struct {

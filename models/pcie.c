@@ -6,7 +6,8 @@
  * addressing), 2+2 B framing/ECRC-free Gen3 framing tokens (Neugebauer et al. 2018, Tab. 1). */
 #define PCIE_TLP_OVERHEAD_BYTES 24.0
 
-double pcie_gtps(int gen)
+/* Raw GT/s per lane of a generation; 0 if unknown. */
+static double pcie_gtps(int gen)
 {
   static const double gt[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0 }; /* PCI-SIG base specs 1.0-5.0 */
   return (gen >= 1 && gen <= 5) ? gt[gen] : 0.0;

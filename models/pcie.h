@@ -32,8 +32,6 @@ typedef struct {
   bool relaxed_ordering;
 } PcieLink;
 
-/* Raw GT/s per lane of a generation; 0 if unknown. */
-double pcie_gtps(int gen);
 /* Payload bandwidth per direction, GB/s (1e9 B/s). */
 double pcie_link_GBps(const PcieLink *l);
 /* Outstanding non-posted requests: 32, 256 or 768; 0 on a bad tag width. */

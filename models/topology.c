@@ -27,7 +27,8 @@ int topo_node_of(const Topology *t, TopoPos p)
   return p.socket * t->nps + p.quadrant / topo_quads_per_node(t);
 }
 
-int topo_socket_of_node(const Topology *t, int node)
+/* Socket of a node. */
+static int topo_socket_of_node(const Topology *t, int node)
 {
   return node / t->nps;
 }
@@ -37,13 +38,17 @@ double topo_interleave_remote_fraction(const Topology *t)
   return 1.0 - 1.0 / (double)topo_quads_per_node(t);
 }
 
-double topo_link_raw_GBps(const TopoLink *l)
+/* Per-direction raw capacity of an inter-socket link in GB/s (width after DLWM, before the
+ * shared fabric efficiency). */
+static double topo_link_raw_GBps(const TopoLink *l)
 {
   int w = l->dlwm ? l->dlwm_width : l->width;
   return w * (l->rate_tps / 1e9) / 8.0 * l->encoding;
 }
 
-double topo_intra_raw_GBps(const Topology *t, int a, int b)
+/* Per-direction raw capacity between two distinct nodes of one socket, GB/s (number of
+ * quadrant pairs between them times intra_link_Bps). */
+static double topo_intra_raw_GBps(const Topology *t, int a, int b)
 {
   int qpn = topo_quads_per_node(t);
   /* full mesh of quadrants: every quadrant of a talks to every quadrant of b */
@@ -59,7 +64,8 @@ double topo_penalty_ns(const Topology *t, int a, int m)
   return t->intra_penalty_ns;
 }
 
-int topo_link_for_device(const Topology *t, TopoPos p)
+/* Inter-socket link a device at position p uses (routing by DMA-ing device). */
+static int topo_link_for_device(const Topology *t, TopoPos p)
 {
   g_return_val_if_fail(t->n_links > 0, -1);
   for (int i = 0; i < t->n_links; i++)
@@ -67,7 +73,8 @@ int topo_link_for_device(const Topology *t, TopoPos p)
   return p.quadrant % t->n_links;
 }
 
-gboolean topo_validate(const Topology *t, GError **error)
+/* Validate; on error sets a message naming the key path. */
+static gboolean topo_validate(const Topology *t, GError **error)
 {
   if (t->sockets < 1 || t->sockets > TOPO_MAX_SOCKETS)
     return model_fail(error, "topology.sockets", "must be 1..%d, got %d", TOPO_MAX_SOCKETS, t->sockets);

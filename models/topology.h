@@ -91,25 +91,13 @@ typedef struct {
 int topo_nodes(const Topology *t);
 /* NUMA node of a position; -1 when the position does not exist. */
 int topo_node_of(const Topology *t, TopoPos p);
-/* Socket of a node. */
-int topo_socket_of_node(const Topology *t, int node);
 /* Quadrants per node (Q / NPS). */
 int topo_quads_per_node(const Topology *t);
 /* Fraction of a node's memory lines that live in a quadrant other than the requester's
  * (memory is interleaved over the node's quadrants): 1 - 1/(Q/NPS). */
 double topo_interleave_remote_fraction(const Topology *t);
-/* Per-direction raw capacity of an inter-socket link in GB/s (width after DLWM, before the
- * shared fabric efficiency). */
-double topo_link_raw_GBps(const TopoLink *l);
-/* Per-direction raw capacity between two distinct nodes of one socket, GB/s (number of
- * quadrant pairs between them times intra_link_Bps). */
-double topo_intra_raw_GBps(const Topology *t, int node_a, int node_b);
 /* Latency penalty (ns) of an access from node a to memory on node m (0 when a == m). */
 double topo_penalty_ns(const Topology *t, int a, int m);
-/* Inter-socket link a device at position p uses (routing by DMA-ing device). */
-int topo_link_for_device(const Topology *t, TopoPos p);
-/* Validate; on error sets a message naming the key path. */
-gboolean topo_validate(const Topology *t, GError **error);
 
 /* Schema rows of a device group's place: `socket` and `quadrant` into the TopoPos at offset
  * pos_off, or `node` (NUMA node at the platform's NPS, -1: by position) into the int at node_off. */

@@ -61,7 +61,8 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
   for (int d = 0; d < n_drives; d++) share[d] /= h;
 }
 
-gboolean workload_validate(const Workload *w, GError **error)
+/* Checks the catalogue, sizes, mix and alt fraction; MODEL_ERROR at workload.*. */
+static gboolean workload_validate(const Workload *w, GError **error)
 {
   if (w->titles < 1) return model_fail(error, "workload.titles", "catalogue needs at least one title");
   if (w->zipf_s < 0) return model_fail(error, "workload.zipf_s", "Zipf exponent cannot be negative");

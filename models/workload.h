@@ -60,8 +60,6 @@ double workload_mean_bitrate_mbps(const Workload *w);
 /* Share of served bytes read from each drive (sums to 1). drive_node[i] gives the node of
  * drive i; n_nodes nodes. seed is used by the random placement only. */
 void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed, double *share_out);
-/* Checks the catalogue, sizes, mix and alt fraction; MODEL_ERROR at workload.*. */
-gboolean workload_validate(const Workload *w, GError **error);
 
 /* Keys of the scenario's `workload:` section (component.h: offsets into AppConf). */
 extern const SimConfField workload_schema[];
