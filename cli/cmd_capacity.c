@@ -20,7 +20,7 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a)
     case CAP_DROPS: return g_strdup_printf("NIC output drops reach workload.drop_max (%g %%)", a->wl.drop_max * 100);
     case CAP_LATENCY:
       return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's M/M/1 estimate: check with ocasim run",
-                             a->wl.latency_slo_ms);
+                             a->wl.latency_slo_ns / 1e6);
     case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
     default: g_assert_not_reached();
   }

@@ -45,23 +45,22 @@ typedef struct {
   DataPath path;
   CryptoImpl crypto; /* bulk crypto of CPU-crypto paths */
   Placement placement;
-  gboolean sendfile_sync; /* a worker blocks on each disk read */
-  int sendfile_workers;   /* workers (processes/threads) for synchronous sendfile */
+  SendfileMode sendfile; /* SENDFILE_SYNC: a worker blocks on each disk read */
+  int sendfile_workers;  /* workers (processes/threads) for synchronous sendfile */
   Workload wl;
   LoopbackCfg lo; /* a loopback host (NICs of kind loopback), loopback.h */
   Coeffs coef;
   guint64 seed;
 } Appliance;
 
-/* Nodes of the appliance. */
-int appliance_nodes(const Appliance *a);
 /* Cores on one node. */
 int appliance_cores_per_node(const Appliance *a);
 /* Total NIC ports. */
 int appliance_ports(const Appliance *a);
 /* Checks that the platform can exist (devices on existing nodes, channels, NPS support,
- * every node with memory) and that the policy can be applied. Errors: MODEL_ERROR_INVALID,
- * message "key.path: what is wrong". */
+ * every node with memory) and that the policy can be applied: every component's check, in
+ * app_components_validation() order. Errors: MODEL_ERROR_INVALID at a key path
+ * (model_error.h), message "key.path: what is wrong". */
 gboolean appliance_validate(const Appliance *a, GError **error);
 
 #endif /* MODELS_APPLIANCE_H */

@@ -76,17 +76,12 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   for (int c = 0; c < m->n_class; c++) {
     const DmClass *k = &m->cls[c];
     const NvmeDrive *d = &a->drives[k->drive];
-    int rn = -1, rp = -1;
-    char nm[40];
-    g_snprintf(nm, sizeof nm, "nvme%d", k->drive);
-    rn = demand_find(m, nm);
-    g_snprintf(nm, sizeof nm, "nic%d.port%d", m->port_nic[k->egress], m->port_num[k->egress]);
-    rp = demand_find(m, nm);
-    double t_disk = sojourn(d->latency_us * 1e-6 + R / (d->read_GBps * 1e9), rn >= 0 ? r->util[rn] : 0);
+    int rn = m->drive_res[k->drive], rp = m->port_res[k->egress];
+    double t_disk = sojourn(nvme_read_s(d, R), rn >= 0 ? r->util[rn] : 0);
     double t_cpu = 0;
     for (int i = 0; i < m->n_res; i++)
       if (m->res[i].kind == RK_CPU && k->demand[i] > 0) {
-        double core_hz = a->cpu.clock_ghz * 1e9;
+        double core_hz = cpu_core_hz(&a->cpu);
         t_cpu += sojourn(R * k->demand[i] / core_hz, r->util[i] / m->res[i].limit);
       }
     double port_Bps = rp >= 0 ? m->res[rp].capacity : 1e10;

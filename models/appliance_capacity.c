@@ -29,7 +29,7 @@ static double g_of(double L, void *p)
       for (int i = 0; i < x->m->n_res; i++)
         if (x->m->res[i].kind == RK_NIC_PORT) v = MAX(v, r->drop[i] - x->a->wl.drop_max);
       return v;
-    case CAP_LATENCY: return r->lat_p99_ms - x->a->wl.latency_slo_ms;
+    case CAP_LATENCY: return r->lat_p99_ms - x->a->wl.latency_slo_ns / 1e6;
     case CAP_SATURATION:
       for (int i = 0; i < x->m->n_res; i++)
         if (x->m->res[i].kind != RK_CPU) v = MAX(v, r->offered_util[i] - 1.0);

@@ -54,7 +54,5 @@ gboolean appliance_load_file(const char *path, const char *const *sets, Applianc
 void app_scenario_info_clear(AppScenarioInfo *info);
 /* Appends the Markdown tables of the schema (for scenarios/README.md). */
 void appliance_conf_markdown(GString *out);
-/* Default values of everything a scenario may leave out (stack, workload, software). */
-void appliance_defaults(Appliance *a);
 
 #endif /* MODELS_APPLIANCE_CONF_H */

@@ -30,7 +30,7 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
   for (int k = 0; k < m->n_class; k++) {
     const DmClass *c = &m->cls[k];
     if (!(c->weight > 0)) continue;
-    SimFluidClass *fc = sim_fluid_add_class(s, c->name, c->weight, a->drives[c->drive].latency_us * 1e3);
+    SimFluidClass *fc = sim_fluid_add_class(s, c->name, c->weight, a->drives[c->drive].latency_ns);
     for (int r = 0; r < m->n_res; r++)
       if (c->demand[r] > 0) sim_fluid_class_use(fc, r, c->demand[r]);
   }

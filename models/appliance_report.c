@@ -65,11 +65,6 @@ void app_report_free(AppReport *r)
   g_free(r);
 }
 
-const char *app_report_bottleneck_kind(const AppReport *r)
-{
-  return r->bottleneck >= 0 ? r->res[r->bottleneck].kind : "";
-}
-
 static void bar(GString *out, double u, double limit)
 {
   const int W = 30;

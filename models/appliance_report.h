@@ -74,7 +74,5 @@ void app_report_free(AppReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppReport, app_report_free)
 /* Appends the report in a format to out. */
 void app_report_write(const AppReport *r, AppReportFormat fmt, GString *out);
-/* Name of the kind the bottleneck of a report has, "" when none. */
-const char *app_report_bottleneck_kind(const AppReport *r);
 
 #endif /* MODELS_APPLIANCE_REPORT_H */

@@ -22,27 +22,37 @@
  */
 #ifndef MODELS_CPU_H
 #define MODELS_CPU_H
+#include "models/app_enum.h"
+#include "sim/conf.h"
 #include <glib.h>
 #include <stdbool.h>
 
-typedef enum {
-  UARCH_BROADWELL,
-  UARCH_SKYLAKE,
-  UARCH_ICELAKE,
-  UARCH_ZEN1,
-  UARCH_ZEN2,
-  UARCH_ZEN3,
-  UARCH_ZEN4,
-  UARCH_NEOVERSE_N1,
-  UARCH_COUNT
-} CpuUarch;
+/* Micro-architectures (cpu.uarch): they select the crypto cycles per byte. */
+#define CPU_UARCH_MAP(X)          \
+  X(UARCH_BROADWELL, "broadwell") \
+  X(UARCH_SKYLAKE, "skylake")     \
+  X(UARCH_ICELAKE, "icelake")     \
+  X(UARCH_ZEN1, "zen1")           \
+  X(UARCH_ZEN2, "zen2")           \
+  X(UARCH_ZEN3, "zen3")           \
+  X(UARCH_ZEN4, "zen4")           \
+  X(UARCH_NEOVERSE_N1, "neoverse-n1")
+typedef enum { CPU_UARCH_MAP(APP_ENUM_ID) UARCH_COUNT } CpuUarch;
+APP_ENUM_DECLARE(cpu_uarch);
 
-typedef enum { CRYPTO_NONE, CRYPTO_ISAL_AESGCM, CRYPTO_OPENSSL_AESGCM, CRYPTO_CHACHA20_POLY1305, CRYPTO_COUNT } CryptoImpl;
+/* Bulk crypto implementations of CPU-crypto paths (software.crypto). */
+#define CPU_CRYPTO_MAP(X)                     \
+  X(CRYPTO_NONE, "none")                      \
+  X(CRYPTO_ISAL_AESGCM, "isal_aes_gcm")       \
+  X(CRYPTO_OPENSSL_AESGCM, "openssl_aes_gcm") \
+  X(CRYPTO_CHACHA20_POLY1305, "chacha20_poly1305")
+typedef enum { CPU_CRYPTO_MAP(APP_ENUM_ID) CRYPTO_COUNT } CryptoImpl;
+APP_ENUM_DECLARE(cpu_crypto);
 
 typedef struct {
   CpuUarch uarch;
   int threads_per_core; /* recorded; SMT not modelled (see above) */
-  double clock_ghz;     /* sustained all-core clock used for capacity */
+  double clock_hz;      /* sustained all-core clock used for capacity */
   double cap;           /* CPU-utilisation cap, fraction (0.8 in production) */
 } CpuCfg;
 
@@ -50,22 +60,23 @@ typedef struct {
   bool tso;          /* TCP segmentation offload */
   bool lro;          /* large receive offload (merges ACKs) */
   int mtu;           /* bytes */
-  double tso_bytes;  /* payload per TSO segment */
-  double lro_acks;   /* ACK packets merged per LRO aggregate */
+  double tso_bytes;  /* payload per TSO segment, bytes */
+  double lro_acks;   /* ACK packets merged per LRO aggregate (a whole number) */
   bool mapped_mbufs; /* pre-2019 mapped mbufs + sf_bufs (FreeBSD < 13) */
 } StackCfg;
 
-/* Bulk crypto cycles per byte on a micro-architecture (cache-resident data). */
-double cpu_crypto_cpb(CryptoImpl impl, CpuUarch uarch);
 /* TRUE when the implementation writes its output with ordinary (allocating) stores, so a
  * write to a line not in cache first reads it (read-for-ownership). */
 gboolean cpu_crypto_ordinary_stores(CryptoImpl impl);
+/* Cycles per second of one core: clock_hz taken through GHz (clock_hz / 1e9 * 1e9), the
+ * arithmetic the fitted coefficients and every output were computed with (bit for bit). */
+double cpu_core_hz(const CpuCfg *c);
 /* TCP payload per MTU-sized packet: MTU - 20 (IP) - 20 (TCP) - 12 (timestamps). */
 double cpu_mss_bytes(const StackCfg *s);
 /* Payload the stack hands a NIC port at once: one TSO segment with TSO on, else one MSS. */
 double cpu_burst_bytes(const StackCfg *s);
-const char *cpu_uarch_name(CpuUarch u);
-const char *cpu_crypto_name(CryptoImpl c);
-gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error);
+
+/* Keys of the scenario's `cpu:` and `stack:` sections (component.h: offsets into AppConf). */
+extern const SimConfField cpu_schema[], stack_schema[];
 
 #endif /* MODELS_CPU_H */

@@ -1,6 +1,7 @@
 /* datapath.c — touch lists of the serving data paths (see datapath.h for the sources). */
 #include "models/datapath.h"
-#include <string.h>
+#include "models/component.h"
+#include "models/model_error.h"
 
 static int add(Touch *t, int n, TouchAgent a, TouchBuf b, bool w, double bytes, TouchStall st, const char *what)
 {
@@ -73,39 +74,126 @@ gboolean datapath_nic_crypto(DataPath path)
   return path == DP_SENDFILE_NIC_KTLS;
 }
 
-gboolean datapath_is_sendfile(DataPath path)
+static gboolean datapath_is_sendfile(DataPath path)
 {
   return path == DP_SENDFILE || path == DP_SENDFILE_SW_KTLS || path == DP_SENDFILE_NIC_KTLS;
 }
 
-static const char *DP_NAMES[DP_COUNT] = { "read_write", "read_write_ktls", "sendfile", "sendfile_sw_ktls", "sendfile_nic_ktls" };
+APP_ENUM_DEFINE(datapath, DATAPATH_MAP);
+const char *const datapath_alt_names[] = { DATAPATH_MAP(APP_ENUM_NAME) "none", NULL };
+APP_ENUM_DEFINE(sendfile_mode, SENDFILE_MODE_MAP);
+APP_ENUM_DEFINE(placement, PLACEMENT_MAP);
+APP_ENUM_CONF_OK(DataPath);
+APP_ENUM_CONF_OK(SendfileMode);
+APP_ENUM_CONF_OK(Placement);
+
 const char *datapath_name(DataPath p)
 {
-  return p < DP_COUNT ? DP_NAMES[p] : "?";
+  return APP_ENUM_NAME_OF(datapath, DP_COUNT, p);
 }
 
-gboolean datapath_from_name(const char *s, DataPath *out)
+/* ---- the component: the serving software (component.h) ----------------------------------- */
+
+#define F(m) offsetof(AppConf, m)
+
+const SimConfField software_schema[] = { { .key = "data_path",
+                                           .type = SIM_CONF_T_ENUM,
+                                           .offset = F(a.path),
+                                           .enum_names = datapath_names,
+                                           .def = "sendfile_nic_ktls",
+                                           .doc = "serving data path" },
+                                         { .key = "crypto",
+                                           .type = SIM_CONF_T_ENUM,
+                                           .offset = F(a.crypto),
+                                           .enum_names = cpu_crypto_names,
+                                           .def = "isal_aes_gcm",
+                                           .doc = "bulk crypto of CPU-crypto paths" },
+                                         { .key = "placement",
+                                           .type = SIM_CONF_T_ENUM,
+                                           .offset = F(a.placement),
+                                           .enum_names = placement_names,
+                                           .def = "network_centric",
+                                           .doc = "NUMA placement policy" },
+                                         { .key = "sendfile",
+                                           .type = SIM_CONF_T_ENUM,
+                                           .offset = F(a.sendfile),
+                                           .enum_names = sendfile_mode_names,
+                                           .def = "async",
+                                           .doc = "async, or sync (a worker blocks on each disk read)" },
+                                         { .key = "workers",
+                                           .type = SIM_CONF_T_INT,
+                                           .offset = F(a.sendfile_workers),
+                                           .def = "64",
+                                           .min = "1",
+                                           .doc = "workers for synchronous sendfile (assumption: one per core pair)" },
+                                         SIM_CONF_END };
+
+/* The software against the box: a cipher for CPU crypto, an engine on every NIC for NIC kTLS,
+ * a port on every drive's node for strict_disk_centric, workers for synchronous sendfile. */
+static gboolean datapath_component_validate(const Appliance *a, GError **error)
 {
-  for (int i = 0; i < DP_COUNT; i++)
-    if (strcmp(s, DP_NAMES[i]) == 0) {
-      *out = (DataPath)i;
-      return TRUE;
+  int n_loop = 0;
+  for (int i = 0; i < a->n_nics; i++) n_loop += a->nics[i].kind == NIC_LOOPBACK;
+  gboolean cpu_crypto = datapath_cpu_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_cpu_crypto(a->wl.alt_path));
+  if (n_loop == 0 && cpu_crypto && a->crypto == CRYPTO_NONE)
+    return model_fail(error, "software.crypto",
+                      "%s encrypts on the CPU: name its bulk cipher (none is for sendfile and "
+                      "sendfile_nic_ktls)",
+                      datapath_name(datapath_cpu_crypto(a->path) ? a->path : a->wl.alt_path));
+  gboolean nic_path = a->path == DP_SENDFILE_NIC_KTLS || (a->wl.alt_fraction > 0 && a->wl.alt_path == DP_SENDFILE_NIC_KTLS);
+  if (nic_path)
+    for (int i = 0; i < a->n_nics; i++)
+      if (a->nics[i].ktls_bps <= 0) {
+        char kp[32];
+        g_snprintf(kp, sizeof kp, "nics[%d]", a->nics[i].group);
+        return model_fail(error, kp, "sendfile_nic_ktls needs an inline kTLS engine (ktls > 0) on every NIC");
+      }
+  if (a->placement == PL_STRICT_DISK_CENTRIC) {
+    for (int d = 0; d < a->n_drives; d++) {
+      int dn = topo_node_of(&a->topo, a->drives[d].pos);
+      gboolean found = FALSE;
+      for (int i = 0; i < a->n_nics && !found; i++)
+        for (int p = 0; p < a->nics[i].ports; p++)
+          if (nic_port_domain(&a->nics[i], &a->topo, p) == dn) found = TRUE;
+      if (!found) {
+        char kp[32];
+        g_snprintf(kp, sizeof kp, "nvme[%d]", a->drives[d].group);
+        return model_fail(error, kp, "strict_disk_centric: node %d holds this drive but no NIC port", dn);
+      }
     }
-  return FALSE;
+  }
+  if (a->sendfile == SENDFILE_SYNC && a->sendfile_workers < 1)
+    return model_fail(error, "software.workers", "synchronous sendfile needs at least one worker");
+  return TRUE;
 }
 
-static const char *PL_NAMES[PL_COUNT] = { "none", "network_centric", "disk_centric", "strict_disk_centric" };
-const char *placement_name(Placement p)
+typedef struct {
+  int workers; /* sendfile.workers, -1: asynchronous */
+} DatapathRes;
+
+/* sendfile.workers: with synchronous sendfile, the workers that block on drive reads (a
+ * machine-wide Little's-law ceiling, nvme.h). */
+static void datapath_add_resources(AppBuild *b, void *state)
 {
-  return p < PL_COUNT ? PL_NAMES[p] : "?";
+  DatapathRes *s = state;
+  const Appliance *a = b->a;
+  s->workers = -1;
+  if (a->sendfile == SENDFILE_SYNC && datapath_is_sendfile(a->path))
+    s->workers = app_build_add_res(b, "sendfile.workers", RK_NVME, a->sendfile_workers, 1.0, 1.0, "workers", -1);
 }
 
-gboolean placement_from_name(const char *s, Placement *out)
+/* A worker is held for the drive's latency and transfer of each io_bytes read. */
+static void datapath_class_demand(AppBuild *b, void *state, DmClass *k)
 {
-  for (int i = 0; i < PL_COUNT; i++)
-    if (strcmp(s, PL_NAMES[i]) == 0) {
-      *out = (Placement)i;
-      return TRUE;
-    }
-  return FALSE;
+  const DatapathRes *s = state;
+  if (b->loop || s->workers < 0) return;
+  const Appliance *a = b->a;
+  const NvmeDrive *drive = &a->drives[k->drive];
+  k->demand[s->workers] += nvme_read_s(drive, a->wl.io_bytes) / a->wl.io_bytes;
 }
+
+const AppComponent datapath_component = { .name = "datapath",
+                                          .state_size = sizeof(DatapathRes),
+                                          .validate = datapath_component_validate,
+                                          .add_resources = datapath_add_resources,
+                                          .class_demand = datapath_class_demand };

@@ -21,10 +21,27 @@
  */
 #ifndef MODELS_DATAPATH_H
 #define MODELS_DATAPATH_H
+#include "models/app_enum.h"
+#include "sim/conf.h"
 #include <glib.h>
 #include <stdbool.h>
 
-typedef enum { DP_READ_WRITE, DP_READ_WRITE_KTLS, DP_SENDFILE, DP_SENDFILE_SW_KTLS, DP_SENDFILE_NIC_KTLS, DP_COUNT } DataPath;
+/* Serving data paths (software.data_path, workload.alt_path). */
+#define DATAPATH_MAP(X)                      \
+  X(DP_READ_WRITE, "read_write")             \
+  X(DP_READ_WRITE_KTLS, "read_write_ktls")   \
+  X(DP_SENDFILE, "sendfile")                 \
+  X(DP_SENDFILE_SW_KTLS, "sendfile_sw_ktls") \
+  X(DP_SENDFILE_NIC_KTLS, "sendfile_nic_ktls")
+typedef enum { DATAPATH_MAP(APP_ENUM_ID) DP_COUNT } DataPath;
+APP_ENUM_DECLARE(datapath);
+/* The data paths and "none" (= DP_COUNT): the values of workload.alt_path. */
+APP_ENUM_DECLARE(datapath_alt);
+
+/* sendfile: asynchronous, or synchronous (a worker blocks on each disk read). */
+#define SENDFILE_MODE_MAP(X) X(SENDFILE_ASYNC, "async") X(SENDFILE_SYNC, "sync")
+typedef enum { SENDFILE_MODE_MAP(APP_ENUM_ID) SENDFILE_MODE_COUNT } SendfileMode;
+APP_ENUM_DECLARE(sendfile_mode);
 
 /* Who does a touch. */
 typedef enum { AG_DISK, AG_NIC, AG_INGRESS_NIC, AG_CPU_CRYPTO, AG_CPU_STACK } TouchAgent;
@@ -54,14 +71,19 @@ int datapath_copies(DataPath path);
 /* Does the CPU run bulk crypto on this path? the NIC? */
 gboolean datapath_cpu_crypto(DataPath path);
 gboolean datapath_nic_crypto(DataPath path);
-gboolean datapath_is_sendfile(DataPath path);
+/* Name of a data path ("sendfile_nic_ktls"); "?" out of range. */
 const char *datapath_name(DataPath p);
-/* Parses a name; returns FALSE when unknown. */
-gboolean datapath_from_name(const char *s, DataPath *out);
 
-/* NUMA placement policies (euro2019_numa, euro2021, nab2022). */
-typedef enum { PL_NONE, PL_NETWORK_CENTRIC, PL_DISK_CENTRIC, PL_STRICT_DISK_CENTRIC, PL_COUNT } Placement;
-const char *placement_name(Placement p);
-gboolean placement_from_name(const char *s, Placement *out);
+/* NUMA placement policies (euro2019_numa, euro2021, nab2022; appliance.h). */
+#define PLACEMENT_MAP(X)                   \
+  X(PL_NONE, "none")                       \
+  X(PL_NETWORK_CENTRIC, "network_centric") \
+  X(PL_DISK_CENTRIC, "disk_centric")       \
+  X(PL_STRICT_DISK_CENTRIC, "strict_disk_centric")
+typedef enum { PLACEMENT_MAP(APP_ENUM_ID) PL_COUNT } Placement;
+APP_ENUM_DECLARE(placement);
+
+/* Keys of the scenario's `software:` section (component.h: offsets into AppConf). */
+extern const SimConfField software_schema[];
 
 #endif /* MODELS_DATAPATH_H */

@@ -1,6 +1,8 @@
 /* demand.c — builds the resource list and per-class demand per served byte (see demand.h
- * for the model and equations). */
+ * for the model and equations): it enumerates the traffic classes and the DRAM touches of
+ * their data paths and lets every component (component.h) add its resources and demand. */
 #include "models/demand.h"
+#include "models/component.h"
 #include "models/model_error.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
@@ -10,293 +12,61 @@
 #include <string.h>
 
 /* Bytes of an inbound ACK frame on the wire per ACK (Ethernet 14 + IP 20 + TCP 32). */
-#define ACK_FRAME_BYTES  66.0
-#define CACHE_LINE_BYTES 64.0
-#define PAGE_BYTES       4096.0
+#define ACK_FRAME_BYTES 66.0
 
+/* Build-time state beyond AppBuild: arrays that grow (GArray) until the model takes them. */
 typedef struct {
-  const Appliance *a;
-  DemandModel *m;
-  int nodes;
-  int *cpu_res, *dram_res;                /* [nodes] */
-  int *intra_res;                         /* [nodes*nodes], -1 if not same socket */
-  int *inter_res;                         /* [links*2] direction: from socket s */
-  int *nvme_res, *pcie_nvme_res;          /* [drives] */
-  int *port_res;                          /* [ports] */
-  int *tls_res, *pcie_nic_res, *tags_res; /* [nics] */
-  int workers_res;
-  bool loop; /* a loopback host (loopback.h) */
-  int lb_server_res, lb_client_res;
+  AppBuild b;
+  GArray *res;     /* DmResource, until every component has added its resources */
+  GArray *cur_lat; /* DmLatTerm of the class being filled */
 } Build;
 
-static int add_res(Build *b, const char *name, ResKind kind, double cap, double limit, double scale, const char *unit, int node)
+int app_build_add_res(AppBuild *ab, const char *name, ResKind kind, double cap, double limit, double scale, const char *unit,
+                      int node)
 {
-  DemandModel *m = b->m;
-  m->res = g_renew(DmResource, m->res, m->n_res + 1);
-  DmResource *r = &m->res[m->n_res];
-  memset(r, 0, sizeof *r);
-  g_strlcpy(r->name, name, sizeof r->name);
-  r->kind = kind;
-  r->capacity = cap;
-  r->limit = limit;
-  r->value_scale = scale;
-  r->unit = unit;
-  r->node = node;
-  r->nic = r->port = r->drive = r->link = -1;
-  return m->n_res++;
+  Build *b = (Build *)ab;
+  g_return_val_if_fail(b->res != NULL, -1);
+  DmResource r = { .kind = kind, .capacity = cap, .limit = limit, .value_scale = scale, .unit = unit, .node = node };
+  g_strlcpy(r.name, name, sizeof r.name);
+  r.nic = r.port = r.drive = r.link = -1;
+  g_array_append_val(b->res, r);
+  return (int)b->res->len - 1;
 }
 
-static void build_resources(Build *b)
+DmResource *app_build_res(AppBuild *ab, int r)
 {
-  const Appliance *a = b->a;
-  const Topology *t = &a->topo;
-  const Coeffs *c = &a->coef;
-  char nm[40];
-  int N = b->nodes;
-  b->cpu_res = g_new(int, N);
-  b->dram_res = g_new(int, N);
-  for (int n = 0; n < N; n++) {
-    double cap = appliance_cores_per_node(a) * a->cpu.clock_ghz * 1e9;
-    g_snprintf(nm, sizeof nm, "cpu.node%d", n);
-    /* a loopback host's sides reach only `utilisation` of the cores they hold */
-    double limit = b->loop ? a->cpu.cap * a->lo.utilisation : a->cpu.cap;
-    b->cpu_res[n] = add_res(b, nm, RK_CPU, cap, limit, 100.0 / cap, "%", n);
-  }
-  for (int n = 0; n < N; n++) {
-    g_snprintf(nm, sizeof nm, "dram.node%d", n);
-    b->dram_res[n] = add_res(b, nm, RK_DRAM, 0 /* set after totals */, 1.0, 1e-9, "GB/s", n);
-  }
-  b->lb_server_res = b->lb_client_res = -1;
-  if (b->loop) {
-    int cores = appliance_cores_per_node(a);
-    double hz = a->cpu.clock_ghz * 1e9;
-    double sc = loopback_pool_cores(a->lo.server_threads, a->lo.server_cpus, a->lo.server_free_cores, a->lo.connections, cores,
-                                    a->cpu.cap) *
-                hz;
-    double cc = loopback_pool_cores(a->lo.client_threads, a->lo.client_cpus, a->lo.client_free_cores, a->lo.connections, cores,
-                                    a->cpu.cap) *
-                hz;
-    b->lb_server_res = add_res(b, "loopback.server", RK_THREADS, sc, a->lo.utilisation, 100.0 / sc, "%", 0);
-    b->lb_client_res = add_res(b, "loopback.client", RK_THREADS, cc, a->lo.utilisation, 100.0 / cc, "%", 0);
-  }
-  b->intra_res = g_new(int, N *N);
-  for (int i = 0; i < N * N; i++) b->intra_res[i] = -1;
-  for (int x = 0; x < N; x++)
-    for (int y = 0; y < N; y++) {
-      if (x == y || topo_socket_of_node(t, x) != topo_socket_of_node(t, y)) continue;
-      g_snprintf(nm, sizeof nm, "if.n%d>n%d", x, y);
-      double cap = topo_intra_raw_GBps(t, x, y) * c->fabric_eff * 1e9;
-      b->intra_res[x * N + y] = add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
-    }
-  b->inter_res = g_new(int, MAX(1, t->n_links) * 2);
-  if (t->sockets > 1)
-    for (int l = 0; l < t->n_links; l++)
-      for (int s = 0; s < 2; s++) {
-        const TopoLink *L = &t->links[l];
-        g_snprintf(nm, sizeof nm, "%s.link%d.s%d>s%d", L->kind == TOPO_LINK_UPI ? "upi" : "xgmi", l, s, 1 - s);
-        double cap = topo_link_raw_GBps(L) * c->fabric_eff * 1e9;
-        int r = add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
-        b->m->res[r].link = l;
-        b->inter_res[l * 2 + s] = r;
-      }
-  b->nvme_res = g_new(int, a->n_drives);
-  b->pcie_nvme_res = g_new(int, a->n_drives);
-  for (int d = 0; d < a->n_drives; d++) {
-    const NvmeDrive *dr = &a->drives[d];
-    int node = topo_node_of(t, dr->pos);
-    g_snprintf(nm, sizeof nm, "nvme%d", d);
-    b->nvme_res[d] = add_res(b, nm, RK_NVME, nvme_ceiling_GBps(dr, a->wl.io_bytes) * 1e9, 1.0, 1e-9, "GB/s", node);
-    b->m->res[b->nvme_res[d]].drive = d;
-    g_snprintf(nm, sizeof nm, "pcie.nvme%d", d);
-    b->pcie_nvme_res[d] = add_res(b, nm, RK_PCIE, pcie_link_GBps(&dr->link) * 1e9, 1.0, 1e-9, "GB/s", node);
-    b->m->res[b->pcie_nvme_res[d]].drive = d;
-  }
-  int P = b->m->n_ports;
-  b->port_res = g_new(int, P);
-  b->tls_res = g_new(int, a->n_nics);
-  b->pcie_nic_res = g_new(int, a->n_nics);
-  b->tags_res = g_new(int, a->n_nics);
-  for (int p = 0; p < P; p++) {
-    const NicCard *nc = &a->nics[b->m->port_nic[p]];
-    b->port_res[p] = -1;
-    if (nc->loopback) continue; /* no line rate: a copy into the receiving socket (CPU) */
-    g_snprintf(nm, sizeof nm, "nic%d.port%d", b->m->port_nic[p], b->m->port_num[p]);
-    b->port_res[p] =
-        add_res(b, nm, RK_NIC_PORT, nc->port_gbps * c->port_eff * 1e9 / 8.0, 1.0, 8e-9, "Gb/s", topo_node_of(t, nc->pos));
-    b->m->res[b->port_res[p]].nic = b->m->port_nic[p];
-    b->m->res[b->port_res[p]].port = b->m->port_num[p];
-    b->m->res[b->port_res[p]].queue_bursts = nc->queue_bytes / cpu_burst_bytes(&a->stack);
-  }
-  for (int i = 0; i < a->n_nics; i++) {
-    const NicCard *nc = &a->nics[i];
-    int node = topo_node_of(t, nc->pos);
-    b->tls_res[i] = -1;
-    b->pcie_nic_res[i] = b->tags_res[i] = -1;
-    if (nc->loopback) continue;
-    if (nc->ktls_gbps > 0) {
-      g_snprintf(nm, sizeof nm, "nic%d.tls", i);
-      b->tls_res[i] = add_res(b, nm, RK_NIC_TLS, nc->ktls_gbps * 1e9 / 8.0, 1.0, 8e-9, "Gb/s", node);
-      b->m->res[b->tls_res[i]].nic = i;
-    }
-    g_snprintf(nm, sizeof nm, "pcie.nic%d", i);
-    b->pcie_nic_res[i] = add_res(b, nm, RK_PCIE, pcie_link_GBps(&nc->link) * 1e9, 1.0, 1e-9, "GB/s", node);
-    b->m->res[b->pcie_nic_res[i]].nic = i;
-    g_snprintf(nm, sizeof nm, "pcie.nic%d.tags", i);
-    b->tags_res[i] = add_res(b, nm, RK_PCIE, pcie_tags(nc->link.tag_bits), 1.0, 1.0, "tags", node);
-    b->m->res[b->tags_res[i]].nic = i;
-  }
-  b->workers_res = -1;
-  if (a->sendfile_sync && datapath_is_sendfile(a->path))
-    b->workers_res = add_res(b, "sendfile.workers", RK_NVME, a->sendfile_workers, 1.0, 1.0, "workers", -1);
+  Build *b = (Build *)ab;
+  if (b->res) return &g_array_index(b->res, DmResource, r);
+  g_return_val_if_fail(r >= 0 && r < ab->m->n_res, NULL);
+  return &ab->m->res[r];
 }
 
 /* Adds per_ns to the load-dependent term (res, dram) of a term list. */
-static void add_lat(int *n, DmLatTerm **lat, int res, int dram, double per_ns)
+static void add_lat(GArray *lat, int res, int dram, double per_ns)
 {
   if (per_ns == 0) return;
-  for (int i = 0; i < *n; i++)
-    if ((*lat)[i].res == res && (*lat)[i].dram == dram) {
-      (*lat)[i].per_ns += per_ns;
+  for (guint i = 0; i < lat->len; i++) {
+    DmLatTerm *t = &g_array_index(lat, DmLatTerm, i);
+    if (t->res == res && t->dram == dram) {
+      t->per_ns += per_ns;
       return;
     }
-  *lat = g_renew(DmLatTerm, *lat, *n + 1);
-  (*lat)[(*n)++] = (DmLatTerm){ res, dram, per_ns };
+  }
+  DmLatTerm t = { res, dram, per_ns };
+  g_array_append_val(lat, t);
+}
+
+void app_build_add_lat(AppBuild *ab, int res, int dram, double per_ns)
+{
+  Build *b = (Build *)ab;
+  g_return_if_fail(b->cur_lat != NULL);
+  add_lat(b->cur_lat, res, dram, per_ns);
 }
 
 /* A role's node: fixed, or -1 for uniformly random. */
 typedef struct {
   int crypto, stack, pagecache, sockbuf, meta;
 } Roles;
-
-static void add_fabric(Build *b, double *dem, int from, int to, const TopoPos *dev, double bytes)
-{
-  const Topology *t = &b->a->topo;
-  if (from == to || bytes == 0) return;
-  int sf = topo_socket_of_node(t, from), st = topo_socket_of_node(t, to);
-  if (sf == st) {
-    dem[b->intra_res[from * b->nodes + to]] += bytes;
-    return;
-  }
-  if (dev && t->route_by_device) {
-    int l = topo_link_for_device(t, *dev);
-    dem[b->inter_res[l * 2 + sf]] += bytes;
-  } else {
-    for (int l = 0; l < t->n_links; l++) dem[b->inter_res[l * 2 + sf]] += bytes / t->n_links;
-  }
-}
-
-static void class_demand(Build *b, DmClass *k, const Roles *ro, gboolean include_meta)
-{
-  const Appliance *a = b->a;
-  const Topology *t = &a->topo;
-  const Coeffs *c = &a->coef;
-  DemandModel *m = b->m;
-  double *dem = k->demand;
-  int N = b->nodes;
-  double f = a->cpu.clock_ghz;
-  const NvmeDrive *drive = &a->drives[k->drive];
-  int eg_nic = m->port_nic[k->egress], in_nic = m->port_nic[k->ingress];
-  const NicCard *egc = &a->nics[eg_nic], *inc = &a->nics[in_nic];
-  CryptoImpl impl = a->crypto;
-  gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(impl);
-  double mss = cpu_mss_bytes(&a->stack);
-  double ack_bytes = include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0;
-  if (b->loop) {
-    /* a loopback host (loopback.h): measured cycles (stalls included) on its one node and
-     * its two thread pools; DRAM sees only the page-cache misses; no drive DMA, port or PCIe */
-    LoopbackCost lc;
-    loopback_cost(&a->lo, k->path, a->wl.request_bytes, appliance_cores_per_node(a), a->cpu.cap, &lc);
-    dem[b->cpu_res[0]] += lc.server_cpb + lc.client_cpb + lc.softirq_cpb;
-    dem[b->lb_server_res] += lc.server_cpb;
-    dem[b->lb_client_res] += lc.client_cpb;
-    dem[b->dram_res[0]] += lc.miss_share;
-    return;
-  }
-  Touch tt[DP_MAX_TOUCHES];
-  int nt = datapath_touches(k->path, ordinary, include_meta ? c->meta_bytes : 0.0, ack_bytes, tt);
-
-  for (int i = 0; i < nt; i++) {
-    const Touch *T = &tt[i];
-    int anode;
-    const TopoPos *dev = NULL;
-    switch (T->agent) {
-      case AG_DISK:
-        anode = k->disk_node;
-        dev = &drive->pos;
-        break;
-      case AG_NIC:
-        anode = topo_node_of(t, egc->pos);
-        dev = &egc->pos;
-        break;
-      case AG_INGRESS_NIC:
-        anode = topo_node_of(t, inc->pos);
-        dev = &inc->pos;
-        break;
-      case AG_CPU_CRYPTO: anode = ro->crypto; break;
-      case AG_CPU_STACK: anode = ro->stack; break;
-      default: g_assert_not_reached();
-    }
-    int mnode;
-    gboolean same_as_agent = FALSE;
-    switch (T->buf) {
-      case BUF_PAGECACHE: mnode = ro->pagecache; break;
-      case BUF_SOCKBUF: mnode = ro->sockbuf; break;
-      case BUF_META: mnode = ro->meta; break;
-      case BUF_USER:
-        mnode = -1;
-        same_as_agent = TRUE;
-        break;
-      default: g_assert_not_reached();
-    }
-    int a_lo = anode < 0 ? 0 : anode, a_hi = anode < 0 ? N - 1 : anode;
-    double pa = anode < 0 ? 1.0 / N : 1.0;
-    for (int an = a_lo; an <= a_hi; an++) {
-      int m_lo = same_as_agent ? an : (mnode < 0 ? 0 : mnode);
-      int m_hi = same_as_agent ? an : (mnode < 0 ? N - 1 : mnode);
-      double pm = (!same_as_agent && mnode < 0) ? 1.0 / N : 1.0;
-      for (int mn = m_lo; mn <= m_hi; mn++) {
-        double bytes = T->bytes * pa * pm;
-        dem[b->dram_res[mn]] += bytes;
-        if (T->write)
-          add_fabric(b, dem, an, mn, dev, bytes);
-        else
-          add_fabric(b, dem, mn, an, dev, bytes);
-        double lat = mem_latency_ns(&a->mem, t, an, mn);
-        double local = lat - topo_penalty_ns(t, an, mn), pen = topo_penalty_ns(t, an, mn);
-        if (T->stall != ST_NONE) {
-          double kx = T->stall == ST_BULK ? c->k_bulk : c->k_meta;
-          dem[b->cpu_res[an]] += bytes * (kx * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
-          add_lat(&k->n_lat, &k->lat, b->cpu_res[an], b->dram_res[mn], bytes * kx * f / CACHE_LINE_BYTES);
-          m->res[b->cpu_res[an]].remote_stall += k->weight * bytes * c->k_remote * pen * f / CACHE_LINE_BYTES;
-        }
-        if (T->agent == AG_NIC && !T->write) {
-          dem[b->tags_res[eg_nic]] += bytes * (c->pcie_rtt_ns + lat) * 1e-9 / egc->link.mrrs_bytes;
-          add_lat(&k->n_lat, &k->lat, b->tags_res[eg_nic], b->dram_res[mn], bytes * 1e-9 / egc->link.mrrs_bytes);
-        }
-      }
-    }
-  }
-  /* CPU work that is not a memory stall */
-  double crypto_cpb = datapath_cpu_crypto(k->path) ? cpu_crypto_cpb(impl, a->cpu.uarch) : 0.0;
-  double copy_cpb = datapath_copies(k->path) * c->copy_cpb;
-  double seg = cpu_burst_bytes(&a->stack);
-  double per_ack_event = 2.0 * mss * (a->stack.lro ? a->stack.lro_acks : 1.0);
-  double stack_cpb = (c->page_cycles + (a->stack.mapped_mbufs ? c->mapped_page_cycles : 0.0)) / PAGE_BYTES + c->pkt_cycles / seg +
-                     c->ack_cycles / per_ack_event;
-  for (int n = 0; n < N; n++) {
-    double pc = ro->crypto < 0 ? 1.0 / N : (ro->crypto == n);
-    double ps = ro->stack < 0 ? 1.0 / N : (ro->stack == n);
-    dem[b->cpu_res[n]] += pc * (crypto_cpb + copy_cpb) + ps * stack_cpb;
-  }
-  /* devices */
-  dem[b->nvme_res[k->drive]] += 1.0;
-  dem[b->pcie_nvme_res[k->drive]] += 1.0;
-  if (b->workers_res >= 0)
-    dem[b->workers_res] += (drive->latency_us * 1e-6 + a->wl.io_bytes / (drive->read_GBps * 1e9)) / a->wl.io_bytes;
-  dem[b->port_res[k->egress]] += 1.0;
-  dem[b->pcie_nic_res[eg_nic]] += 1.0;
-  if (datapath_nic_crypto(k->path)) dem[b->tls_res[eg_nic]] += 1.0;
-}
 
 static Roles roles_for(const Appliance *a, int disk_node, int home)
 {
@@ -468,13 +238,156 @@ static void settle(DemandModel *m, double offered_Bps)
   }
 }
 
+static Roles class_roles(const AppBuild *b, const DmClass *k)
+{
+  return roles_for(b->a, k->disk_node, k->home_node);
+}
+
+int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent)
+{
+  Roles ro = class_roles(b, k);
+  return agent == AG_CPU_CRYPTO ? ro.crypto : ro.stack;
+}
+
+int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf)
+{
+  Roles ro = class_roles(b, k);
+  switch (buf) {
+    case BUF_PAGECACHE: return ro.pagecache;
+    case BUF_SOCKBUF: return ro.sockbuf;
+    case BUF_META: return ro.meta;
+    default: return ro.crypto; /* user buffer: on the crypto CPU's node */
+  }
+}
+
+int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES])
+{
+  const Appliance *a = b->a;
+  gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(a->crypto);
+  double mss = cpu_mss_bytes(&a->stack);
+  return datapath_touches(k->path, ordinary, b->include_meta ? a->coef.meta_bytes : 0.0,
+                          b->include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
+}
+
+/* Every (agent node, memory node) pair of every touch of class k's data path, with its
+ * probability under the placement policy (a random role is averaged over the nodes), handed to
+ * every component. A loopback host has no touches: its costs are measured (loopback.c). */
+static void touch_demand(Build *bb, DmClass *k)
+{
+  AppBuild *b = &bb->b;
+  const Appliance *a = b->a;
+  const Topology *t = &a->topo;
+  const AppComponent *const *comp = app_components();
+  int N = b->nodes;
+  if (b->loop) return;
+  const NvmeDrive *drive = &a->drives[k->drive];
+  const NicCard *egc = &a->nics[b->m->port_nic[k->egress]], *inc = &a->nics[b->m->port_nic[k->ingress]];
+  Touch tt[DP_MAX_TOUCHES];
+  int nt = app_build_touches(b, k, tt);
+  for (int i = 0; i < nt; i++) {
+    const Touch *T = &tt[i];
+    int anode;
+    const TopoPos *dev = NULL;
+    switch (T->agent) {
+      case AG_DISK:
+        anode = k->disk_node;
+        dev = &drive->pos;
+        break;
+      case AG_NIC:
+        anode = topo_node_of(t, egc->pos);
+        dev = &egc->pos;
+        break;
+      case AG_INGRESS_NIC:
+        anode = topo_node_of(t, inc->pos);
+        dev = &inc->pos;
+        break;
+      case AG_CPU_CRYPTO:
+      case AG_CPU_STACK: anode = app_build_cpu_node(b, k, T->agent); break;
+      default: g_assert_not_reached();
+    }
+    gboolean same_as_agent = T->buf == BUF_USER; /* a user buffer is on its CPU's node */
+    int mnode = same_as_agent ? -1 : app_build_buf_node(b, k, T->buf);
+    int a_lo = anode < 0 ? 0 : anode, a_hi = anode < 0 ? N - 1 : anode;
+    double pa = anode < 0 ? 1.0 / N : 1.0;
+    for (int an = a_lo; an <= a_hi; an++) {
+      int m_lo = same_as_agent ? an : (mnode < 0 ? 0 : mnode);
+      int m_hi = same_as_agent ? an : (mnode < 0 ? N - 1 : mnode);
+      double pm = (!same_as_agent && mnode < 0) ? 1.0 / N : 1.0;
+      for (int mn = m_lo; mn <= m_hi; mn++) {
+        AppTouch at = { .touch = T, .agent_node = an, .mem_node = mn, .dev = dev, .bytes = T->bytes * pa * pm };
+        for (int c = 0; comp[c]; c++)
+          if (comp[c]->touch_demand) comp[c]->touch_demand(b, b->state[c], k, &at);
+      }
+    }
+  }
+}
+
+/* The traffic classes: every (data path, drive, ingress port, egress port) with its weight
+ * (demand.h). */
+static void enumerate_classes(Build *bb, GArray *cls)
+{
+  AppBuild *b = &bb->b;
+  const Appliance *a = b->a;
+  const Topology *t = &a->topo;
+  DemandModel *m = b->m;
+  int D = a->n_drives, P = m->n_ports;
+  g_autofree int *dnode = g_new(int, D);
+  for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
+  g_autofree double *port_w = g_new(double, P);
+  double sw = 0;
+  for (int p = 0; p < P; p++) sw += (port_w[p] = a->nics[m->port_nic[p]].port_bps);
+  for (int p = 0; p < P; p++) port_w[p] = sw > 0 ? port_w[p] / sw : 1.0 / P; /* loopback: no line rate */
+  DataPath paths[2] = { a->path, a->wl.alt_path };
+  double pw[2] = { 1.0 - a->wl.alt_fraction, a->wl.alt_fraction };
+  g_autoptr(GArray) eg = g_array_new(FALSE, FALSE, sizeof(int));
+  for (int pi = 0; pi < 2; pi++) {
+    if (pw[pi] <= 0) continue;
+    for (int d = 0; d < D; d++) {
+      if (m->drive_share[d] <= 0) continue;
+      for (int in = 0; in < P; in++) {
+        const NicCard *inc = &a->nics[m->port_nic[in]];
+        int home = nic_port_domain(inc, t, m->port_num[in]);
+        g_array_set_size(eg, 0);
+        if (a->placement == PL_STRICT_DISK_CENTRIC) {
+          for (int e = 0; e < P; e++)
+            if (nic_port_domain(&a->nics[m->port_nic[e]], t, m->port_num[e]) == dnode[d]) g_array_append_val(eg, e);
+          home = dnode[d];
+        } else {
+          g_array_append_val(eg, in);
+        }
+        for (guint e = 0; e < eg->len; e++) {
+          int egress = g_array_index(eg, int, e);
+          DmClass k = { .path = paths[pi],
+                        .drive = d,
+                        .ingress = in,
+                        .egress = egress,
+                        .disk_node = dnode[d],
+                        .egress_node = topo_node_of(t, a->nics[m->port_nic[egress]].pos),
+                        .home_node = a->placement == PL_NONE ? -1 : home,
+                        .weight = pw[pi] * m->drive_share[d] * port_w[in] / eg->len };
+          g_snprintf(k.name, sizeof k.name, "%s nvme%d>nic%d.p%d", datapath_name(k.path), d, m->port_nic[egress],
+                     m->port_num[egress]);
+          g_array_append_val(cls, k);
+        }
+      }
+    }
+  }
+}
+
 static DemandModel *build(const Appliance *a, gboolean include_meta, const double *shares, GError **error)
 {
   if (!appliance_validate(a, error)) return NULL;
   const Topology *t = &a->topo;
+  const AppComponent *const *comp = app_components();
+  int n_comp = 0;
+  while (comp[n_comp]) n_comp++;
   DemandModel *m = g_new0(DemandModel, 1);
-  Build b = { .a = a, .m = m, .nodes = topo_nodes(t) };
-  for (int i = 0; i < a->n_nics; i++) b.loop = b.loop || a->nics[i].loopback;
+  Build bb = { .b = { .a = a, .m = m, .nodes = topo_nodes(t), .include_meta = include_meta } };
+  AppBuild *b = &bb.b;
+  for (int i = 0; i < a->n_nics; i++) b->loop = b->loop || a->nics[i].kind == NIC_LOOPBACK;
+  b->state = g_new0(void *, n_comp);
+  for (int c = 0; c < n_comp; c++) b->state[c] = comp[c]->state_size ? g_malloc0(comp[c]->state_size) : NULL;
+  /* ports: global index p -> (card, port on the card) */
   m->n_ports = appliance_ports(a);
   m->port_nic = g_new(int, m->n_ports);
   m->port_num = g_new(int, m->n_ports);
@@ -483,130 +396,66 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
       m->port_nic[p] = i;
       m->port_num[p] = j;
     }
-  build_resources(&b);
-
-  int D = a->n_drives, P = m->n_ports;
-  g_autofree int *dnode = g_new(int, D);
-  for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
+  /* resources, component by component */
+  bb.res = g_array_new(FALSE, TRUE, sizeof(DmResource));
+  for (int c = 0; c < n_comp; c++)
+    if (comp[c]->add_resources) comp[c]->add_resources(b, b->state[c]);
+  gsize n_res;
+  m->res = g_array_steal(bb.res, &n_res);
+  m->n_res = (int)n_res;
+  g_array_unref(bb.res);
+  bb.res = NULL;
+  /* content shares per drive, then the classes */
+  int D = a->n_drives;
   m->drive_share = g_new(double, D);
-  if (shares)
+  if (shares) {
     memcpy(m->drive_share, shares, sizeof(double) * (size_t)D);
-  else
-    workload_drive_shares(&a->wl, D, dnode, b.nodes, a->seed, m->drive_share);
-  g_autofree double *port_w = g_new(double, P);
-  double sw = 0;
-  for (int p = 0; p < P; p++) sw += (port_w[p] = a->nics[m->port_nic[p]].port_gbps);
-  for (int p = 0; p < P; p++) port_w[p] = sw > 0 ? port_w[p] / sw : 1.0 / P; /* loopback: no line rate */
-
-  DataPath paths[2] = { a->path, a->wl.alt_path };
-  double pw[2] = { 1.0 - a->wl.alt_fraction, a->wl.alt_fraction };
-  for (int pi = 0; pi < 2; pi++) {
-    if (pw[pi] <= 0) continue;
-    for (int d = 0; d < D; d++) {
-      if (m->drive_share[d] <= 0) continue;
-      for (int in = 0; in < P; in++) {
-        const NicCard *inc = &a->nics[m->port_nic[in]];
-        int home = nic_port_domain(inc, t, m->port_num[in]);
-        int eg[64], ne = 0;
-        if (a->placement == PL_STRICT_DISK_CENTRIC) {
-          for (int e = 0; e < P && ne < 64; e++)
-            if (nic_port_domain(&a->nics[m->port_nic[e]], t, m->port_num[e]) == dnode[d]) eg[ne++] = e;
-          home = dnode[d];
-        } else {
-          eg[ne++] = in;
-        }
-        for (int e = 0; e < ne; e++) {
-          m->cls = g_renew(DmClass, m->cls, m->n_class + 1);
-          DmClass *k = &m->cls[m->n_class++];
-          memset(k, 0, sizeof *k);
-          k->path = paths[pi];
-          k->drive = d;
-          k->ingress = in;
-          k->egress = eg[e];
-          k->disk_node = dnode[d];
-          k->egress_node = topo_node_of(t, a->nics[m->port_nic[eg[e]]].pos);
-          k->home_node = a->placement == PL_NONE ? -1 : home;
-          k->weight = pw[pi] * m->drive_share[d] * port_w[in] / ne;
-          g_snprintf(k->name, sizeof k->name, "%s nvme%d>nic%d.p%d", datapath_name(k->path), d, m->port_nic[eg[e]],
-                     m->port_num[eg[e]]);
-          k->demand = g_new0(double, 1); /* sized below */
-        }
-      }
-    }
+  } else {
+    g_autofree int *dnode = g_new(int, D);
+    for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
+    workload_drive_shares(&a->wl, D, dnode, b->nodes, a->seed, m->drive_share);
   }
-  /* resources are final now: size demand vectors and fill them */
+  GArray *cls = g_array_new(FALSE, TRUE, sizeof(DmClass));
+  enumerate_classes(&bb, cls);
+  gsize n_class;
+  m->cls = g_array_steal(cls, &n_class);
+  m->n_class = (int)n_class;
+  g_array_unref(cls);
+  /* demand of each class: its touches, then its per-class work, component by component */
   for (int i = 0; i < m->n_class; i++) {
     DmClass *k = &m->cls[i];
-    g_free(k->demand);
     k->demand = g_new0(double, m->n_res);
-    Roles ro = roles_for(a, k->disk_node, k->home_node);
-    class_demand(&b, k, &ro, include_meta);
+    bb.cur_lat = g_array_new(FALSE, FALSE, sizeof(DmLatTerm));
+    touch_demand(&bb, k);
+    for (int c = 0; c < n_comp; c++)
+      if (comp[c]->class_demand) comp[c]->class_demand(b, b->state[c], k);
+    gsize n_lat;
+    k->lat = g_array_steal(bb.cur_lat, &n_lat);
+    k->n_lat = (int)n_lat;
+    g_array_unref(bb.cur_lat);
+    bb.cur_lat = NULL;
   }
+  /* totals at idle latency, and the load-dependent terms of the whole load */
   m->total = g_new0(double, m->n_res);
+  GArray *lat = g_array_new(FALSE, FALSE, sizeof(DmLatTerm));
   for (int i = 0; i < m->n_class; i++) {
     DmClass *k = &m->cls[i];
     k->base = g_memdup2(k->demand, sizeof(double) * (size_t)m->n_res);
     for (int r = 0; r < m->n_res; r++) m->total[r] += k->weight * k->demand[r];
-    for (int j = 0; j < k->n_lat; j++) add_lat(&m->n_lat, &m->lat, k->lat[j].res, k->lat[j].dram, k->weight * k->lat[j].per_ns);
+    for (int j = 0; j < k->n_lat; j++) add_lat(lat, k->lat[j].res, k->lat[j].dram, k->weight * k->lat[j].per_ns);
   }
+  gsize n_lat;
+  m->lat = g_array_steal(lat, &n_lat);
+  m->n_lat = (int)n_lat;
+  g_array_unref(lat);
   m->base_total = g_memdup2(m->total, sizeof(double) * (size_t)m->n_res);
-  /* DRAM read/write split and mix-dependent capacity: recount reads/writes per node */
-  for (int n = 0; n < b.nodes; n++) {
-    m->res[b.dram_res[n]].rd = 0;
-    m->res[b.dram_res[n]].wr = 0;
-  }
-  {
-    /* second pass over touches for the split: reuse class_demand on a scratch vector with
-     * only-writes; cheaper to recompute with a flag is overkill, so compute via touches */
-    for (int i = 0; i < m->n_class; i++) {
-      DmClass *k = &m->cls[i];
-      if (b.loop) { /* page-cache misses only, all reads */
-        m->res[b.dram_res[0]].rd += k->weight * m->cls[i].demand[b.dram_res[0]];
-        continue;
-      }
-      Roles ro = roles_for(a, k->disk_node, k->home_node);
-      gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(a->crypto);
-      Touch tt[DP_MAX_TOUCHES];
-      double mss = cpu_mss_bytes(&a->stack);
-      int nt = datapath_touches(k->path, ordinary, include_meta ? a->coef.meta_bytes : 0.0,
-                                include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, tt);
-      for (int j = 0; j < nt; j++) {
-        int mnode;
-        switch (tt[j].buf) {
-          case BUF_PAGECACHE: mnode = ro.pagecache; break;
-          case BUF_SOCKBUF: mnode = ro.sockbuf; break;
-          case BUF_META: mnode = ro.meta; break;
-          default: mnode = ro.crypto; break; /* user buffer: on the crypto CPU's node */
-        }
-        for (int n = 0; n < b.nodes; n++) {
-          double p = mnode < 0 ? 1.0 / b.nodes : (mnode == n);
-          if (p == 0) continue;
-          if (tt[j].write)
-            m->res[b.dram_res[n]].wr += k->weight * tt[j].bytes * p;
-          else
-            m->res[b.dram_res[n]].rd += k->weight * tt[j].bytes * p;
-        }
-      }
-    }
-  }
-  for (int n = 0; n < b.nodes; n++) {
-    DmResource *r = &m->res[b.dram_res[n]];
-    double tot = r->rd + r->wr;
-    double w = tot > 0 ? r->wr / tot : 0.5;
-    r->capacity = mem_node_GBps(&a->mem, t, a->coef.dram_eff, a->coef.dram_turnaround, w) * 1e9;
-  }
-  m->dram_channels = mem_node_channels(&a->mem, t);
+  for (int c = 0; c < n_comp; c++)
+    if (comp[c]->settle_resources) comp[c]->settle_resources(b, b->state[c]);
   settle(m, a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8.0 : 0.0);
-  g_free(b.cpu_res);
-  g_free(b.dram_res);
-  g_free(b.intra_res);
-  g_free(b.inter_res);
-  g_free(b.nvme_res);
-  g_free(b.pcie_nvme_res);
-  g_free(b.port_res);
-  g_free(b.tls_res);
-  g_free(b.pcie_nic_res);
-  g_free(b.tags_res);
+  for (int c = 0; c < n_comp; c++) g_free(b->state[c]);
+  g_free(b->state);
+  g_free(b->cpu_res);
+  g_free(b->dram_res);
   return m;
 }
 
@@ -635,6 +484,8 @@ void demand_free(DemandModel *m)
   g_free(m->total);
   g_free(m->port_nic);
   g_free(m->port_num);
+  g_free(m->port_res);
+  g_free(m->drive_res);
   g_free(m->drive_share);
   g_free(m);
 }
@@ -658,16 +509,12 @@ double demand_total_at(const DemandModel *m, int r, double x_Bps)
   return total_at(m, r, x_Bps, NULL);
 }
 
-double demand_dram_queue_ns(const DemandModel *m, int dram, double x_Bps)
-{
-  g_return_val_if_fail(dram >= 0 && dram < m->n_res && m->res[dram].kind == RK_DRAM, 0.0);
-  return queue_ns(m, dram, x_Bps, NULL);
-}
+APP_ENUM_DEFINE(demand_kind, RES_KIND_MAP);
+APP_ENUM_CONF_OK(ResKind);
 
 const char *demand_kind_name(ResKind k)
 {
-  static const char *n[RK_COUNT] = { "cpu", "dram", "fabric", "nvme", "pcie", "nic_port", "nic_tls", "threads" };
-  return k < RK_COUNT ? n[k] : "?";
+  return APP_ENUM_NAME_OF(demand_kind, RK_COUNT, k);
 }
 
 double demand_crossings_per_byte(const Appliance *a, const DemandModel *m, gboolean bulk_only)

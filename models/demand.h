@@ -49,8 +49,19 @@
 #define MODELS_DEMAND_H
 #include "models/appliance.h"
 
-/* RK_THREADS: a pool of threads of a loopback host (loopback.h), cycles/s of the cores it can keep busy. */
-typedef enum { RK_CPU, RK_DRAM, RK_FABRIC, RK_NVME, RK_PCIE, RK_NIC_PORT, RK_NIC_TLS, RK_THREADS, RK_COUNT } ResKind;
+/* Resource kinds (also reference.bottleneck_kinds). RK_THREADS: a pool of threads of a loopback
+ * host (loopback.h), cycles/s of the cores it can keep busy. */
+#define RES_KIND_MAP(X)      \
+  X(RK_CPU, "cpu")           \
+  X(RK_DRAM, "dram")         \
+  X(RK_FABRIC, "fabric")     \
+  X(RK_NVME, "nvme")         \
+  X(RK_PCIE, "pcie")         \
+  X(RK_NIC_PORT, "nic_port") \
+  X(RK_NIC_TLS, "nic_tls")   \
+  X(RK_THREADS, "threads")
+typedef enum { RES_KIND_MAP(APP_ENUM_ID) RK_COUNT } ResKind;
+APP_ENUM_DECLARE(demand_kind);
 
 typedef struct {
   char name[40]; /* e.g. "cpu.node0", "dram.node2", "xgmi.link1.s0>s1", "nic0.port1" */
@@ -103,6 +114,8 @@ typedef struct {
   int n_ports;
   int *port_nic;       /* [n_ports] card of global port p */
   int *port_num;       /* [n_ports] port number on its card */
+  int *port_res;       /* [n_ports] the port's resource (nicN.portP), -1 on a loopback host */
+  int *drive_res;      /* [n_drives] the drive's resource (nvmeD) */
   double *drive_share; /* [n_drives] share of served bytes per drive */
 } DemandModel;
 
@@ -154,8 +167,6 @@ double demand_saturation_Bps(const DemandModel *m, int *bottleneck);
  * the DRAM queueing terms at that load. A DRAM node at or past its limit counts as just below
  * it (rho = 1 - 1e-9), so the value stays finite (and huge). */
 double demand_total_at(const DemandModel *m, int r, double x_Bps);
-/* M/D/1 queueing delay (ns) at DRAM resource `dram` when the appliance serves x_Bps. */
-double demand_dram_queue_ns(const DemandModel *m, int dram, double x_Bps);
 const char *demand_kind_name(ResKind k);
 /* Sum over touches of P(remote) for the whole load: fabric bytes per served byte,
  * counting bulk touches only when bulk_only (published crossing counts are bulk). */

@@ -70,13 +70,18 @@
 #include <stdbool.h>
 
 #include "models/datapath.h"
+#include "sim/conf.h"
 
 /* Bytes of the HTTP response head of the validation server (validate/http.c
  * val_http_format_head: status line, Server, Content-Type, Accept-Ranges, Content-Length,
  * Connection: 150 B for a 200 with a 7-digit length, about 190 B for a 206). */
 #define LOOPBACK_HEAD_BYTES 160.0
 
-typedef enum { LB_AES_128_GCM, LB_AES_256_GCM, LB_CHACHA20_POLY1305, LB_CIPHER_COUNT } LbCipher;
+/* TLS bulk cipher of the loopback test (loopback.cipher). */
+#define LB_CIPHER_MAP(X) \
+  X(LB_AES_128_GCM, "aes_128_gcm") X(LB_AES_256_GCM, "aes_256_gcm") X(LB_CHACHA20_POLY1305, "chacha20_poly1305")
+typedef enum { LB_CIPHER_MAP(APP_ENUM_ID) LB_CIPHER_COUNT } LbCipher;
+APP_ENUM_DECLARE(loopback_cipher);
 
 typedef struct {
   bool present; /* the `loopback:` section was given */
@@ -114,16 +119,16 @@ typedef struct {
   double cross_share;                         /* p_x */
 } LoopbackCost;
 
-/* Fills the test defaults (1 server and 1 client thread, 8 connections, AES-128-GCM,
- * 16 KiB records, utilisation 1, threads unpinned) and zero costs. */
+/* Fills the test defaults of loopback_schema (1 server and 1 client thread, 8 connections,
+ * AES-128-GCM, 16 KiB records, utilisation 1, threads unpinned), zero costs and the head. */
 void loopback_defaults(LoopbackCfg *lo);
+/* Keys of the scenario's `loopback:` section (offsets into LoopbackCfg). */
+extern const SimConfField loopback_schema[];
 /* Cycles per body byte of each side for data path `path` (plain sendfile, read_write =
  * user-space TLS, sendfile_sw_ktls, read_write_ktls), request_bytes body bytes per request,
  * on `cores` cores of which the share `cap` (0..1] is available. sendfile_nic_ktls has no
  * loopback meaning (validation refuses it). */
 void loopback_cost(const LoopbackCfg *lo, DataPath path, double request_bytes, int cores, double cap, LoopbackCost *out);
-/* n_rec of the header: TLS records per request of request_bytes body bytes. */
-double loopback_records_per_request(double request_bytes, double head_bytes, double record_bytes);
 /* m(W) and p_x of the header. */
 double loopback_miss_share(double file_bytes, double cache_bytes);
 double loopback_cross_share(int server_threads, int client_threads, int cores, double avail_cores);
@@ -131,7 +136,5 @@ double loopback_cross_share(int server_threads, int client_threads, int cores, d
  * limit; the cores other tenants left on the pinned CPUs), connections, cores x cap). */
 double loopback_pool_cores(int threads, int pinned_cpus, double free_cores, int connections, int cores, double cap);
 const char *loopback_cipher_name(LbCipher c);
-/* Errors: MODEL_ERROR_INVALID "loopback.key: message". */
-gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error);
 
 #endif /* MODELS_LOOPBACK_H */

@@ -22,26 +22,19 @@
 #ifndef MODELS_MEMORY_H
 #define MODELS_MEMORY_H
 #include "models/topology.h"
+#include "sim/conf.h"
 
 typedef struct {
   int channels_per_socket;
-  double mts;        /* MT/s of the DIMMs */
+  double speed_tps;  /* transfers/s of the DIMMs (DDR4-3200: 3.2e9) */
   double bus_bytes;  /* bytes per transfer: 8 (64-bit channel) */
   double latency_ns; /* idle local latency L0 */
 } MemoryCfg;
 
 /* Peak (theoretical) bandwidth of one node, GB/s. */
 double mem_node_peak_GBps(const MemoryCfg *m, const Topology *t);
-/* Controller efficiency at write fraction w (0..1). */
-double mem_mix_eff(double dram_eff, double turnaround, double w);
-/* Latency factor L0/(L0 + f_x P_q) of the node's own interleave. */
-double mem_interleave_factor(const MemoryCfg *m, const Topology *t);
-/* Usable bandwidth of one node, GB/s, at write fraction w. */
-double mem_node_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround, double w);
 /* Latency (ns) of a CPU or device on node a reading a line on node m, idle. */
 double mem_latency_ns(const MemoryCfg *m, const Topology *t, int a, int node_m);
-/* Memory channels of one NUMA node: channels_per_socket / NPS. */
-double mem_node_channels(const MemoryCfg *m, const Topology *t);
 /* M/D/1 queueing delay (ns) of a 64 B line at a node with `channels` channels delivering
  * node_GBps together, at utilisation rho: rho / (2 (1 - rho)) * 64 B / (node_GBps / channels).
  * 0 for rho <= 0, +inf for rho >= 1. */
@@ -49,6 +42,8 @@ double mem_queue_ns(double channels, double node_GBps, double rho);
 /* STREAM-triad-like bandwidth of the whole machine, GB/s (2 reads : 1 non-temporal write),
  * with every node used locally: used by `make fit` against quoted STREAM figures. */
 double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, double turnaround);
-gboolean mem_validate(const MemoryCfg *m, const Topology *t, GError **error);
+
+/* Keys of the scenario's `memory:` section (component.h: offsets into AppConf). */
+extern const SimConfField memory_schema[];
 
 #endif /* MODELS_MEMORY_H */

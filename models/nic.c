@@ -1,7 +1,11 @@
 /* nic.c — NIC placement and port domains (see nic.h). */
 #include "models/nic.h"
+#include "models/component.h"
 #include "models/model_error.h"
 #include <math.h>
+
+APP_ENUM_DEFINE(nic_kind, NIC_KIND_MAP);
+APP_ENUM_CONF_OK(NicKind);
 
 int nic_port_domain(const NicCard *n, const Topology *t, int p)
 {
@@ -9,19 +13,25 @@ int nic_port_domain(const NicCard *n, const Topology *t, int p)
   return n->domain[p] >= 0 ? n->domain[p] : topo_node_of(t, n->pos);
 }
 
-gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, const char *keypath, GError **error)
+/* Checks a card against the platform; burst_bytes (cpu_burst_bytes) is the least output queue
+ * a port needs. Errors name keypath (e.g. "nics[1]"). */
+static gboolean nic_validate(const NicCard *n, const Topology *t, double burst_bytes, const char *keypath, GError **error)
 {
   if (topo_node_of(t, n->pos) < 0)
     return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist", n->pos.socket,
                       n->pos.quadrant);
-  if (n->loopback) {
-    if (n->ktls_gbps > 0) return model_fail(error, keypath, "a loopback NIC has no kTLS engine");
+  if (n->kind == NIC_LOOPBACK) {
+    if (n->ktls_bps > 0 || n->tls_sessions > 0) return model_fail(error, keypath, "a loopback NIC has no kTLS engine");
     return TRUE;
   }
   if (n->ports < 1 || n->ports > NIC_MAX_PORTS)
     return model_fail(error, keypath, "ports must be 1..%d, got %d", NIC_MAX_PORTS, n->ports);
-  if (n->port_gbps <= 0) return model_fail(error, keypath, "port speed must be positive");
-  if (n->ktls_gbps < 0) return model_fail(error, keypath, "kTLS engine cap cannot be negative");
+  if (n->port_bps <= 0) return model_fail(error, keypath, "port speed must be positive");
+  if (n->ktls_bps < 0) return model_fail(error, keypath, "kTLS engine cap cannot be negative");
+  if (n->tls_sessions < 0 || (n->tls_sessions > 0 && !(n->ktls_bps > 0))) {
+    g_autofree char *ks = g_strdup_printf("%s.tls_sessions", keypath);
+    return model_fail(error, ks, "a TLS session limit needs an inline kTLS engine (ktls > 0), got %g sessions", n->tls_sessions);
+  }
   if (n->queue_bytes < burst_bytes) {
     g_autofree char *kq = g_strdup_printf("%s.queue", keypath);
     return model_fail(error, kq,
@@ -46,3 +56,227 @@ double nic_port_drop_fraction(double rho, double k_bursts)
   double r = 1.0 / rho;
   return (1.0 - r) / (1.0 - pow(r, k_bursts + 1.0));
 }
+
+/* ---- the component (component.h) --------------------------------------------------------- */
+
+#define G(m) offsetof(NicGroup, m)
+
+const SimConfField nic_group_schema[] = {
+  { .key = "kind",
+    .type = SIM_CONF_T_ENUM,
+    .offset = G(card.kind),
+    .enum_names = nic_kind_names,
+    .def = "pcie",
+    .doc = "pcie: a card; loopback: the clients run on this host, the port is a copy into their sockets (needs `loopback:`)" },
+  { .key = "count",
+    .type = SIM_CONF_T_INT,
+    .offset = G(count),
+    .def = "1",
+    .min = "1",
+    .max = "16",
+    .doc = "identical cards in this group" },
+  TOPO_PLACE_ROWS(G(card.pos), G(node)),
+  { .key = "model", .type = SIM_CONF_T_STRING, .offset = G(model), .doc = "card model (documentation)" },
+  { .key = "ports",
+    .type = SIM_CONF_T_INT,
+    .offset = G(card.ports),
+    .def = "2",
+    .min = "1",
+    .max = "4",
+    .doc = "ports per card" },
+  { .key = "port_speed",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = G(card.port_bps),
+    .unit = SIM_UNIT_BIT_RATE,
+    .def = "0 Gb/s",
+    .min = "0",
+    .doc = "line rate of one port (required for kind pcie)" },
+  { .key = "ktls",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = G(card.ktls_bps),
+    .unit = SIM_UNIT_BIT_RATE,
+    .def = "0 Gb/s",
+    .min = "0",
+    .doc = "inline kTLS engine cap per card (0: no engine)" },
+  { .key = "queue",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = G(card.queue_bytes),
+    .unit = SIM_UNIT_SIZE,
+    .def = "16 MiB",
+    .min = "1",
+    .doc =
+        "output queue per port (assumption: ring + NIC buffer); in TSO bursts it is the K of the port's M/M/1/K drop fraction, so a smaller queue drops more below line rate" },
+  { .key = "tls_sessions",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = G(card.tls_sessions),
+    .def = "0",
+    .min = "0",
+    .doc =
+        "connections whose TLS state the inline kTLS engine holds, per card (0: not modelled); each sendfile_nic_ktls connection holds one, so the bound names nicN.tls_sessions when the card's connections exceed it (a hard limit: assumed; euro2021 quotes about 400k sessions at 400 Gb/s)" },
+  { .key = "domains",
+    .type = SIM_CONF_T_LIST,
+    .offset = G(domains),
+    .elem_type = SIM_CONF_T_INT,
+    .min = "0",
+    .max_items = 4,
+    .doc = "NUMA domain each port's connections are bound to (default: the card's node)" },
+  { .key = "pcie", .type = SIM_CONF_T_MAP, .offset = G(card.link), .sub = pcie_schema, .doc = "the card's PCIe link" },
+  SIM_CONF_END
+};
+
+/* Expands each group into `count` cards at its place, with the ports' domains (given, or
+ * spread over the nodes by topology.port_domains). */
+static gboolean nic_finish(AppConf *c, const SimConfNode *root, GError **error)
+{
+  Appliance *a = &c->a;
+  const Topology *t = &a->topo;
+  a->n_nics = 0;
+  for (size_t g = 0; g < c->nics.n; g++) {
+    const NicGroup *ng = SIM_CONF_LIST_AT(c->nics, NicGroup, g);
+    char path[48];
+    g_snprintf(path, sizeof path, "nics[%zu]", g);
+    TopoPos pos;
+    if (!app_conf_place(root, path, ng->card.pos, ng->node, t, &pos, error)) return FALSE;
+    if (ng->card.kind == NIC_PCIE && !(ng->card.port_bps > 0)) {
+      const SimConfNode *grp = sim_conf_node_find(root, path), *speed = sim_conf_node_get(grp, "port_speed");
+      sim_conf_set_error(error, speed ? speed : grp, speed ? SIM_CONF_ERROR_RANGE : SIM_CONF_ERROR_MISSING,
+                         speed ? "a PCIe NIC's port speed must be positive"
+                               : "missing required key 'port_speed' (line rate of one port)");
+      return FALSE;
+    }
+    int ports = ng->card.ports;
+    if (ng->domains.n > 0 && (int)ng->domains.n != ports * ng->count) {
+      g_snprintf(path, sizeof path, "nics[%zu].domains", g);
+      return app_conf_error(error, root, path, SIM_CONF_ERROR_RANGE, "give one domain per port (%d), got %zu", ports * ng->count,
+                            ng->domains.n);
+    }
+    for (int k = 0; k < ng->count; k++) {
+      if (a->n_nics >= APP_MAX_NICS)
+        return app_conf_error(error, root, "nics", SIM_CONF_ERROR_RANGE, "at most %d NICs", APP_MAX_NICS);
+      NicCard *n = &a->nics[a->n_nics++];
+      *n = ng->card;
+      n->group = (int)g;
+      n->pos = pos;
+      for (int p = 0; p < NIC_MAX_PORTS; p++) n->domain[p] = -1;
+      for (int p = 0; p < ports && ng->domains.n > 0; p++) {
+        int dom = *SIM_CONF_LIST_AT(ng->domains, int, (size_t)(k * ports + p));
+        if (dom >= topo_nodes(t)) {
+          g_snprintf(path, sizeof path, "nics[%zu].domains[%d]", g, k * ports + p);
+          return app_conf_error(error, root, path, SIM_CONF_ERROR_RANGE,
+                                "port bound to NUMA node %d, but the platform has %d nodes", dom, topo_nodes(t));
+        }
+        n->domain[p] = dom;
+      }
+    }
+  }
+  if (t->port_domains == TOPO_PORTS_SPREAD) { /* global port p -> node p mod N */
+    int p = 0;
+    for (int i = 0; i < a->n_nics; i++)
+      for (int j = 0; j < a->nics[i].ports; j++, p++)
+        if (a->nics[i].domain[j] < 0) a->nics[i].domain[j] = p % topo_nodes(t);
+  }
+  return TRUE;
+}
+
+static gboolean nic_component_validate(const Appliance *a, GError **error)
+{
+  if (a->n_nics < 1 || a->n_nics > APP_MAX_NICS)
+    return model_fail(error, "nics", "need 1..%d NICs, got %d", APP_MAX_NICS, a->n_nics);
+  for (int i = 0; i < a->n_nics; i++) {
+    char kp[32];
+    g_snprintf(kp, sizeof kp, "nics[%d]", a->nics[i].group);
+    if (!nic_validate(&a->nics[i], &a->topo, cpu_burst_bytes(&a->stack), kp, error)) return FALSE;
+  }
+  return TRUE;
+}
+
+typedef struct {
+  int tls[APP_MAX_NICS], sessions[APP_MAX_NICS], pcie[APP_MAX_NICS], tags[APP_MAX_NICS]; /* -1: none */
+} NicRes;
+
+/* nicN.portP: TLS payload bytes/s of a port (line rate x port_eff); per card nicN.tls (inline
+ * engine), nicN.tls_sessions (its session state, when limited), pcie.nicN (its link) and
+ * pcie.nicN.tags (outstanding reads, pcie.h). A loopback "port" has none of them. */
+static void nic_add_resources(AppBuild *b, void *state)
+{
+  NicRes *s = state;
+  const Appliance *a = b->a;
+  DemandModel *m = b->m;
+  char nm[40];
+  m->port_res = g_new(int, m->n_ports);
+  for (int p = 0; p < m->n_ports; p++) {
+    const NicCard *nc = &a->nics[m->port_nic[p]];
+    m->port_res[p] = -1;
+    if (nc->kind == NIC_LOOPBACK) continue; /* no line rate: a copy into the receiving socket (CPU) */
+    g_snprintf(nm, sizeof nm, "nic%d.port%d", m->port_nic[p], m->port_num[p]);
+    int r = app_build_add_res(b, nm, RK_NIC_PORT,
+                              nc->port_bps / 1e9 * a->coef.port_eff * 1e9 /
+                                  8.0 /* Gb/s x port_eff: the outputs keep their last bit */,
+                              1.0, 8e-9, "Gb/s", topo_node_of(&a->topo, nc->pos));
+    DmResource *res = app_build_res(b, r);
+    res->nic = m->port_nic[p];
+    res->port = m->port_num[p];
+    res->queue_bursts = nc->queue_bytes / cpu_burst_bytes(&a->stack);
+    m->port_res[p] = r;
+  }
+  for (int i = 0; i < a->n_nics; i++) {
+    const NicCard *nc = &a->nics[i];
+    int node = topo_node_of(&a->topo, nc->pos);
+    s->tls[i] = s->sessions[i] = s->pcie[i] = s->tags[i] = -1;
+    if (nc->kind == NIC_LOOPBACK) continue;
+    if (nc->ktls_bps > 0) {
+      g_snprintf(nm, sizeof nm, "nic%d.tls", i);
+      s->tls[i] = app_build_add_res(b, nm, RK_NIC_TLS, nc->ktls_bps / 8.0, 1.0, 8e-9, "Gb/s", node);
+      app_build_res(b, s->tls[i])->nic = i;
+    }
+    if (nc->tls_sessions > 0) { /* a concurrency: sessions held (load = the card's connections) */
+      g_snprintf(nm, sizeof nm, "nic%d.tls_sessions", i);
+      s->sessions[i] = app_build_add_res(b, nm, RK_NIC_TLS, nc->tls_sessions, 1.0, 1.0, "sessions", node);
+      app_build_res(b, s->sessions[i])->nic = i;
+    }
+    g_snprintf(nm, sizeof nm, "pcie.nic%d", i);
+    s->pcie[i] = app_build_add_res(b, nm, RK_PCIE, pcie_link_GBps(&nc->link) * 1e9, 1.0, 1e-9, "GB/s", node);
+    app_build_res(b, s->pcie[i])->nic = i;
+    g_snprintf(nm, sizeof nm, "pcie.nic%d.tags", i);
+    s->tags[i] = app_build_add_res(b, nm, RK_PCIE, pcie_tags(nc->link.tag_bits), 1.0, 1.0, "tags", node);
+    app_build_res(b, s->tags[i])->nic = i;
+  }
+}
+
+/* A NIC DMA read holds a PCIe tag for the round trip and the line's DRAM latency, per MRRS
+ * bytes (pcie.h), and longer by the DRAM queueing delay under load. */
+static void nic_touch_demand(AppBuild *b, void *state, DmClass *k, const AppTouch *t)
+{
+  const NicRes *s = state;
+  if (t->touch->agent != AG_NIC || t->touch->write) return;
+  const Appliance *a = b->a;
+  int nic = b->m->port_nic[k->egress];
+  const NicCard *egc = &a->nics[nic];
+  double lat = mem_latency_ns(&a->mem, &a->topo, t->agent_node, t->mem_node);
+  k->demand[s->tags[nic]] += t->bytes * (a->coef.pcie_rtt_ns + lat) * 1e-9 / egc->link.mrrs_bytes;
+  app_build_add_lat(b, s->tags[nic], b->dram_res[t->mem_node], t->bytes * 1e-9 / egc->link.mrrs_bytes);
+}
+
+/* Every served byte leaves by the class's egress port over its card's link, and through the
+ * card's TLS engine, holding one of its sessions, when the NIC encrypts. */
+static void nic_class_demand(AppBuild *b, void *state, DmClass *k)
+{
+  const NicRes *s = state;
+  if (b->loop) return;
+  int nic = b->m->port_nic[k->egress];
+  k->demand[b->m->port_res[k->egress]] += 1.0;
+  k->demand[s->pcie[nic]] += 1.0;
+  if (datapath_nic_crypto(k->path)) k->demand[s->tls[nic]] += 1.0;
+  if (datapath_nic_crypto(k->path) && s->sessions[nic] >= 0) /* a connection's session for 8 / bitrate s per byte */
+    k->demand[s->sessions[nic]] += 8.0 / (workload_mean_bitrate_mbps(&b->a->wl) * 1e6);
+}
+
+const AppComponent nic_component = { .name = "nic",
+                                     .state_size = sizeof(NicRes),
+                                     .finish = nic_finish,
+                                     .validate = nic_component_validate,
+                                     .add_resources = nic_add_resources,
+                                     .class_demand = nic_class_demand,
+                                     .touch_demand = nic_touch_demand };

@@ -13,17 +13,30 @@
 #define MODELS_NVME_H
 #include "models/pcie.h"
 #include "models/topology.h"
+#include "sim/conf.h"
 
 typedef struct {
+  int group; /* the scenario's drive group it was expanded from: its key path is nvme[group] */
   TopoPos pos;
-  double read_GBps;  /* sustained sequential read, datasheet */
-  double latency_us; /* read latency of one io_bytes request at low queue depth */
+  double read_Bps;   /* sustained sequential read, B/s, datasheet */
+  double latency_ns; /* read latency of one io_bytes request at low queue depth */
   int queue_depth;   /* outstanding reads the host keeps per drive */
   PcieLink link;
 } NvmeDrive;
 
-/* Service ceiling of one drive in GB/s for requests of io_bytes. */
-double nvme_ceiling_GBps(const NvmeDrive *d, double io_bytes);
-gboolean nvme_validate(const NvmeDrive *d, const Topology *t, const char *keypath, GError **error);
+/* Seconds the drive takes for one read of `bytes`, idle: latency + bytes / read bandwidth
+ * (computed through us and GB/s, as every output was). */
+double nvme_read_s(const NvmeDrive *d, double bytes);
+
+/* A group of identical drives as the scenario gives it (nvme[]). */
+typedef struct {
+  int count; /* identical drives */
+  int node;  /* NUMA node instead of socket/quadrant, -1: by position */
+  char *model;
+  NvmeDrive drive;
+} NvmeGroup;
+
+/* Keys of one nvme[] group (offsets into NvmeGroup). */
+extern const SimConfField nvme_group_schema[];
 
 #endif /* MODELS_NVME_H */

@@ -6,7 +6,8 @@
  * addressing), 2+2 B framing/ECRC-free Gen3 framing tokens (Neugebauer et al. 2018, Tab. 1). */
 #define PCIE_TLP_OVERHEAD_BYTES 24.0
 
-double pcie_gtps(int gen)
+/* Raw GT/s per lane of a generation; 0 if unknown. */
+static double pcie_gtps(int gen)
 {
   static const double gt[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0 }; /* PCI-SIG base specs 1.0-5.0 */
   return (gen >= 1 && gen <= 5) ? gt[gen] : 0.0;
@@ -45,3 +46,53 @@ gboolean pcie_validate(const PcieLink *l, const char *keypath, GError **error)
     return model_fail(error, keypath, "MRRS/MPS must be 128..4096 bytes");
   return TRUE;
 }
+
+#define F(m) offsetof(PcieLink, m)
+
+const SimConfField pcie_schema[] = {
+  { .key = "gen",
+    .type = SIM_CONF_T_INT,
+    .offset = F(gen),
+    .def = "3",
+    .min = "1",
+    .max = "5",
+    .doc = "PCIe generation (drive/NIC datasheet)" },
+  { .key = "lanes",
+    .type = SIM_CONF_T_INT,
+    .offset = F(lanes),
+    .def = "4",
+    .min = "1",
+    .max = "16",
+    .doc = "link width (x1..x16)" },
+  { .key = "tag_bits",
+    .type = SIM_CONF_T_INT,
+    .offset = F(tag_bits),
+    .def = "8",
+    .min = "5",
+    .max = "10",
+    .doc = "tag field: 5 (32 outstanding reads), 8 extended (256), 10 (768); default 8: extended tags enabled (euro2021)" },
+  { .key = "mrrs",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = F(mrrs_bytes),
+    .unit = SIM_UNIT_SIZE,
+    .def = "512 B",
+    .min = "128",
+    .max = "4096",
+    .doc = "max read request size (512 B: common OS default)" },
+  { .key = "mps",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = F(mps_bytes),
+    .unit = SIM_UNIT_SIZE,
+    .def = "256 B",
+    .min = "128",
+    .max = "4096",
+    .doc = "max payload size (256 B: common root-complex limit)" },
+  { .key = "relaxed_ordering",
+    .type = SIM_CONF_T_BOOL,
+    .offset = F(relaxed_ordering),
+    .def = "true",
+    .doc = "relaxed ordering enabled (recorded, not modelled: no sourced throughput effect)" },
+  SIM_CONF_END
+};

@@ -19,6 +19,7 @@
  */
 #ifndef MODELS_PCIE_H
 #define MODELS_PCIE_H
+#include "sim/conf.h"
 #include <glib.h>
 #include <stdbool.h>
 
@@ -31,8 +32,6 @@ typedef struct {
   bool relaxed_ordering;
 } PcieLink;
 
-/* Raw GT/s per lane of a generation; 0 if unknown. */
-double pcie_gtps(int gen);
 /* Payload bandwidth per direction, GB/s (1e9 B/s). */
 double pcie_link_GBps(const PcieLink *l);
 /* Outstanding non-posted requests: 32, 256 or 768; 0 on a bad tag width. */
@@ -41,5 +40,8 @@ int pcie_tags(int tag_bits);
 double pcie_read_ceiling_GBps(int tags, double mrrs_bytes, double latency_ns);
 /* Validate; keypath names the link in error messages. */
 gboolean pcie_validate(const PcieLink *l, const char *keypath, GError **error);
+
+/* Keys of a device's `pcie:` map (offsets into PcieLink). */
+extern const SimConfField pcie_schema[];
 
 #endif /* MODELS_PCIE_H */

@@ -38,11 +38,11 @@ static void station_spec_free(gpointer p)
   g_free(s);
 }
 
-QnetSpec *qnet_spec_new(void)
+QnetSpec *qnet_spec_take(QnetSpec *fields)
 {
-  QnetSpec *spec = g_new0(QnetSpec, 1);
-  spec->seed = 1;
-  spec->batches = 40;
+  QnetSpec *spec = g_new(QnetSpec, 1);
+  *spec = *fields;
+  fields->name = NULL;
   spec->sources = g_ptr_array_new_with_free_func(source_free);
   spec->stations = g_ptr_array_new_with_free_func(station_spec_free);
   return spec;

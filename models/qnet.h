@@ -89,7 +89,13 @@ typedef struct {
   QnetStationResult *stations;
 } QnetResult;
 
+/* A spec with the defaults of the scenario schema (models/qnet_conf.c: seed 1, 40 batches, ...)
+ * and no sources or stations. (transfer full) */
 QnetSpec *qnet_spec_new(void);
+/* A spec with the scalar fields of *fields (the name's ownership moves: fields->name becomes
+ * NULL) and empty source and station lists; what the loader binds into. (transfer full) */
+QnetSpec *qnet_spec_take(QnetSpec *fields);
+/* Frees a spec, its sources, stations and routes. NULL is allowed. */
 void qnet_spec_free(QnetSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(QnetSpec, qnet_spec_free)
 

@@ -43,21 +43,22 @@ typedef struct {
 } source_conf;
 typedef struct {
   char *name;
-  int discipline;
+  SimStationDiscipline discipline;
   int servers, capacity;
   dist_conf service;
   SimConfList route;
 } station_conf;
+/* The file's top level: the spec's own fields bound straight into it, and what becomes its
+ * sources and stations. */
 typedef struct {
-  char *kind, *name, *description;
-  int64_t seed;
-  int64_t duration_ns, warmup_ns, max_duration_ns;
-  int batches;
-  double precision;
+  QnetSpec spec;
+  char *kind, *description;
   SimConfList sources, stations;
 } qnet_conf;
 
-static const char *const disciplines[] = { "fcfs", "ps", NULL };
+/* Names of SimStationDiscipline, indexed by it (the binder stores the index into the enum field). */
+static const char *const disciplines[] = { [SIM_STATION_FCFS] = "fcfs", [SIM_STATION_PS] = "ps", [SIM_STATION_PS + 1] = NULL };
+G_STATIC_ASSERT(sizeof(SimStationDiscipline) == sizeof(int));
 
 static const SimConfField route_schema[] = { { .key = "to",
                                                .type = SIM_CONF_T_STRING,
@@ -167,40 +168,40 @@ const SimConfField qnet_conf_schema[] = {
   { .key = "kind", .type = SIM_CONF_T_STRING, .offset = offsetof(qnet_conf, kind), .required = true, .doc = "queueing_network" },
   { .key = "name",
     .type = SIM_CONF_T_STRING,
-    .offset = offsetof(qnet_conf, name),
+    .offset = offsetof(qnet_conf, spec.name),
     .def = "",
     .doc = "scenario name, printed in the results" },
   { .key = "description", .type = SIM_CONF_T_STRING, .offset = offsetof(qnet_conf, description), .def = "", .doc = "free text" },
   { .key = "seed",
     .type = SIM_CONF_T_INT64,
-    .offset = offsetof(qnet_conf, seed),
+    .offset = offsetof(qnet_conf, spec.seed),
     .def = "1",
     .min = "0",
     .doc = "scenario seed; every component's RNG stream derives from it and its name" },
   { .key = "duration",
     .type = SIM_CONF_T_INT64,
-    .offset = offsetof(qnet_conf, duration_ns),
+    .offset = offsetof(qnet_conf, spec.duration_ns),
     .unit = SIM_UNIT_TIME,
     .required = true,
     .min = "1",
     .doc = "simulated time, warm-up included" },
   { .key = "warmup",
     .type = SIM_CONF_T_INT64,
-    .offset = offsetof(qnet_conf, warmup_ns),
+    .offset = offsetof(qnet_conf, spec.warmup_ns),
     .unit = SIM_UNIT_TIME,
     .def = "0 s",
     .min = "0",
     .doc = "initial time discarded from the statistics" },
   { .key = "batches",
     .type = SIM_CONF_T_INT,
-    .offset = offsetof(qnet_conf, batches),
+    .offset = offsetof(qnet_conf, spec.batches),
     .def = "40",
     .min = "2",
     .max = "64",
     .doc = "batches for the batch-means confidence intervals" },
   { .key = "precision",
     .type = SIM_CONF_T_DOUBLE,
-    .offset = offsetof(qnet_conf, precision),
+    .offset = offsetof(qnet_conf, spec.precision),
     .unit = SIM_UNIT_PERCENT,
     .def = "0 %",
     .min = "0",
@@ -208,7 +209,7 @@ const SimConfField qnet_conf_schema[] = {
     .doc = "stop rule: run on until every CI half-width is within this fraction of its mean; 0 = off" },
   { .key = "max_duration",
     .type = SIM_CONF_T_INT64,
-    .offset = offsetof(qnet_conf, max_duration_ns),
+    .offset = offsetof(qnet_conf, spec.max_duration_ns),
     .unit = SIM_UNIT_TIME,
     .def = "0 s",
     .min = "0",
@@ -303,6 +304,16 @@ static gboolean add_routes(GArray *routes, const SimConfList *list, const qnet_c
   return TRUE;
 }
 
+QnetSpec *qnet_spec_new(void)
+{
+  qnet_conf qc = { 0 };
+  gboolean ok = sim_conf_bind_defaults(qnet_conf_schema, &qc, NULL);
+  g_assert(ok); /* the schema's defaults are program text */
+  QnetSpec *spec = qnet_spec_take(&qc.spec);
+  sim_conf_unbind(qnet_conf_schema, &qc);
+  return spec;
+}
+
 QnetSpec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
 {
   qnet_conf qc = { 0 };
@@ -313,21 +324,12 @@ QnetSpec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
                        qc.kind);
     ok = FALSE;
   }
-  if (ok && qc.warmup_ns >= qc.duration_ns) {
+  if (ok && qc.spec.warmup_ns >= qc.spec.duration_ns) {
     sim_conf_set_error(error, sim_conf_node_get(root, "warmup"), SIM_CONF_ERROR_RANGE,
                        "warm-up must be shorter than the duration");
     ok = FALSE;
   }
-  if (ok) {
-    spec = qnet_spec_new();
-    spec->name = g_strdup(qc.name);
-    spec->seed = (uint64_t)qc.seed;
-    spec->duration_ns = qc.duration_ns;
-    spec->warmup_ns = qc.warmup_ns;
-    spec->batches = qc.batches;
-    spec->precision = qc.precision;
-    spec->max_duration_ns = qc.max_duration_ns;
-  }
+  if (ok) spec = qnet_spec_take(&qc.spec);
   for (size_t i = 0; ok && i < qc.stations.n; i++) {
     const station_conf *sc = SIM_CONF_LIST_AT(qc.stations, station_conf, i);
     for (size_t j = 0; j < i && ok; j++)
@@ -339,8 +341,7 @@ QnetSpec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
     SimDist service;
     ok = ok && make_dist(&sc->service, elem_node(root, "stations", (guint)i, "service"), &service, error);
     if (ok) {
-      QnetStation *st = qnet_spec_add_station(spec, sc->name, sc->discipline == 1 ? SIM_STATION_PS : SIM_STATION_FCFS,
-                                              sc->servers, sc->capacity, &service);
+      QnetStation *st = qnet_spec_add_station(spec, sc->name, sc->discipline, sc->servers, sc->capacity, &service);
       ok = add_routes(st->routes, &sc->route, &qc, elem_node(root, "stations", (guint)i, "route"), FALSE, error);
     }
   }
@@ -356,7 +357,8 @@ QnetSpec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
   /* refuse runs that would take hours rather than hang */
   if (ok) {
     double arrivals = 0,
-           t_s = sim_time_to_s(qc.precision > 0 && qc.max_duration_ns > qc.duration_ns ? qc.max_duration_ns : qc.duration_ns);
+           t_s = sim_time_to_s(spec->precision > 0 && spec->max_duration_ns > spec->duration_ns ? spec->max_duration_ns
+                                                                                                : spec->duration_ns);
     for (guint i = 0; i < spec->sources->len; i++)
       arrivals += t_s * 1e9 / ((QnetSource *)g_ptr_array_index(spec->sources, i))->interarrival.mean;
     if (arrivals > QNET_MAX_ARRIVALS) {

@@ -1,7 +1,15 @@
 /* topology.c — NUMA node mapping, fabric capacities and routing (see topology.h for the
  * model and its equations). */
 #include "models/topology.h"
+#include "models/component.h"
 #include "models/model_error.h"
+
+APP_ENUM_DEFINE(topo_link_kind, TOPO_LINK_KIND_MAP);
+APP_ENUM_DEFINE(topo_link_routing, TOPO_LINK_ROUTING_MAP);
+APP_ENUM_DEFINE(topo_port_domains, TOPO_PORT_DOMAINS_MAP);
+APP_ENUM_CONF_OK(TopoLinkKind);
+APP_ENUM_CONF_OK(TopoLinkRouting);
+APP_ENUM_CONF_OK(TopoPortDomains);
 
 int topo_nodes(const Topology *t)
 {
@@ -19,7 +27,8 @@ int topo_node_of(const Topology *t, TopoPos p)
   return p.socket * t->nps + p.quadrant / topo_quads_per_node(t);
 }
 
-int topo_socket_of_node(const Topology *t, int node)
+/* Socket of a node. */
+static int topo_socket_of_node(const Topology *t, int node)
 {
   return node / t->nps;
 }
@@ -29,19 +38,23 @@ double topo_interleave_remote_fraction(const Topology *t)
   return 1.0 - 1.0 / (double)topo_quads_per_node(t);
 }
 
-double topo_link_raw_GBps(const TopoLink *l)
+/* Per-direction raw capacity of an inter-socket link in GB/s (width after DLWM, before the
+ * shared fabric efficiency). */
+static double topo_link_raw_GBps(const TopoLink *l)
 {
   int w = l->dlwm ? l->dlwm_width : l->width;
-  return w * l->gtps / 8.0 * l->encoding;
+  return w * (l->rate_tps / 1e9) / 8.0 * l->encoding;
 }
 
-double topo_intra_raw_GBps(const Topology *t, int a, int b)
+/* Per-direction raw capacity between two distinct nodes of one socket, GB/s (number of
+ * quadrant pairs between them times intra_link_Bps). */
+static double topo_intra_raw_GBps(const Topology *t, int a, int b)
 {
   int qpn = topo_quads_per_node(t);
   /* full mesh of quadrants: every quadrant of a talks to every quadrant of b */
   (void)a;
   (void)b;
-  return (double)(qpn * qpn) * t->intra_link_GBps;
+  return (double)(qpn * qpn) * (t->intra_link_Bps / 1e9);
 }
 
 double topo_penalty_ns(const Topology *t, int a, int m)
@@ -51,7 +64,8 @@ double topo_penalty_ns(const Topology *t, int a, int m)
   return t->intra_penalty_ns;
 }
 
-int topo_link_for_device(const Topology *t, TopoPos p)
+/* Inter-socket link a device at position p uses (routing by DMA-ing device). */
+static int topo_link_for_device(const Topology *t, TopoPos p)
 {
   g_return_val_if_fail(t->n_links > 0, -1);
   for (int i = 0; i < t->n_links; i++)
@@ -59,7 +73,8 @@ int topo_link_for_device(const Topology *t, TopoPos p)
   return p.quadrant % t->n_links;
 }
 
-gboolean topo_validate(const Topology *t, GError **error)
+/* Validate; on error sets a message naming the key path. */
+static gboolean topo_validate(const Topology *t, GError **error)
 {
   if (t->sockets < 1 || t->sockets > TOPO_MAX_SOCKETS)
     return model_fail(error, "topology.sockets", "must be 1..%d, got %d", TOPO_MAX_SOCKETS, t->sockets);
@@ -78,13 +93,13 @@ gboolean topo_validate(const Topology *t, GError **error)
     return model_fail(error, "cpu.cores_per_socket", "must be at least 1, got %d", t->cores_per_socket);
   if (t->cores_per_socket % t->nps != 0)
     return model_fail(error, "cpu.cores_per_socket", "%d cores do not split over NPS%d", t->cores_per_socket, t->nps);
-  if (t->nps > 1 && t->intra_link_GBps <= 0)
+  if (t->nps > 1 && t->intra_link_Bps <= 0)
     return model_fail(error, "topology.intra_link", "NPS%d needs intra-socket link bandwidth > 0", t->nps);
   if (t->sockets > 1 && t->n_links < 1)
     return model_fail(error, "topology.links", "two sockets need at least one inter-socket link");
   for (int i = 0; i < t->n_links; i++) {
     const TopoLink *l = &t->links[i];
-    if (l->width < 1 || l->width > 32 || l->gtps <= 0 || l->encoding <= 0 || l->encoding > 1)
+    if (l->width < 1 || l->width > 32 || l->rate_tps <= 0 || l->encoding <= 0 || l->encoding > 1)
       return model_fail(error, "topology.links", "link %d: bad width/GT/s/encoding", i);
     if (l->dlwm && (l->dlwm_width < 1 || l->dlwm_width > l->width))
       return model_fail(error, "topology.links", "link %d: DLWM width must be 1..width", i);
@@ -94,3 +109,217 @@ gboolean topo_validate(const Topology *t, GError **error)
   }
   return TRUE;
 }
+
+/* ---- the component (component.h) --------------------------------------------------------- */
+
+#define F(m) offsetof(AppConf, m)
+#define L(m) offsetof(TopoLinkGroup, m)
+
+static const SimConfField link_schema[] = {
+  { .key = "kind",
+    .type = SIM_CONF_T_ENUM,
+    .offset = L(link.kind),
+    .enum_names = topo_link_kind_names,
+    .def = "xgmi",
+    .doc = "xgmi or upi" },
+  { .key = "count", .type = SIM_CONF_T_INT, .offset = L(count), .def = "1", .min = "1", .max = "8", .doc = "identical links" },
+  { .key = "width",
+    .type = SIM_CONF_T_INT,
+    .offset = L(link.width),
+    .def = "16",
+    .min = "1",
+    .max = "32",
+    .doc = "data lanes per direction" },
+  { .key = "rate",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = L(link.rate_tps),
+    .unit = SIM_UNIT_TRANSFER_RATE,
+    .required = true,
+    .min = "0",
+    .min_exclusive = true,
+    .doc = "per-lane rate" },
+  { .key = "encoding",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = L(link.encoding),
+    .def = "0",
+    .min = "0",
+    .max = "1",
+    .doc = "line-code efficiency (0 = 1: xGMI x16 at 18 GT/s is 36 GB/s per direction raw, published.yaml general)" },
+  { .key = "dlwm", .type = SIM_CONF_T_BOOL, .offset = L(link.dlwm), .def = "false", .doc = "dynamic link width management on" },
+  { .key = "dlwm_width",
+    .type = SIM_CONF_T_INT,
+    .offset = L(link.dlwm_width),
+    .def = "2",
+    .min = "1",
+    .max = "32",
+    .doc = "width while DLWM narrows the link (nab2022: suspected x2)" },
+  { .key = "attach",
+    .type = SIM_CONF_T_LIST,
+    .offset = L(attach),
+    .elem_type = SIM_CONF_T_INT,
+    .min = "0",
+    .max_items = 8,
+    .doc = "quadrant each link of the group attaches to (default 0, 1, 2, ...)" },
+  SIM_CONF_END
+};
+
+const SimConfField topology_schema[] = {
+  { .key = "quadrants",
+    .type = SIM_CONF_T_INT,
+    .offset = F(a.topo.quadrants),
+    .def = "1",
+    .min = "1",
+    .max = "4",
+    .doc = "physical quadrants (EPYC I/O-die quadrants or Naples dies) per socket" },
+  { .key = "nps",
+    .type = SIM_CONF_T_INT,
+    .offset = F(a.topo.nps),
+    .def = "1",
+    .min = "1",
+    .max = "4",
+    .doc = "NUMA nodes per socket (BIOS NPS)" },
+  { .key = "nps_supported",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(nps_supported),
+    .elem_type = SIM_CONF_T_INT,
+    .min = "1",
+    .max = "4",
+    .doc = "NPS values the CPU supports (default [1])" },
+  { .key = "intra_link",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.topo.intra_link_Bps),
+    .unit = SIM_UNIT_BYTE_RATE,
+    .def = "0 GB/s",
+    .min = "0",
+    .doc = "per-direction bandwidth of one quadrant-to-quadrant link" },
+  { .key = "intra_penalty",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.topo.intra_penalty_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "0 ns",
+    .min = "0",
+    .doc = "latency added by crossing to another quadrant" },
+  { .key = "inter_penalty",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.topo.inter_penalty_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "0 ns",
+    .min = "0",
+    .doc = "latency added by crossing to the other socket" },
+  { .key = "port_domains",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(a.topo.port_domains),
+    .enum_names = topo_port_domains_names,
+    .def = "card",
+    .doc = "NUMA domain of NIC ports without explicit domains: the card's node, or spread round robin over all nodes" },
+  { .key = "links",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(links),
+    .sub = link_schema,
+    .elem_size = sizeof(TopoLinkGroup),
+    .doc = "inter-socket link groups" },
+  { .key = "link_routing",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(a.topo.link_routing),
+    .enum_names = topo_link_routing_names,
+    .def = "interleave",
+    .doc = "how remote traffic picks an inter-socket link: interleave (by address over all links, Intel UPI routing table; "
+           "topology.h) or device (the link attached to the DMA-ing device's quadrant)" },
+  SIM_CONF_END
+};
+
+/* The NPS list as a bit set; link groups expanded into links (encoding 0 reads as 1, a link
+ * without `attach` on quadrant (index mod quadrants)). */
+static gboolean topology_finish(AppConf *c, const SimConfNode *root, GError **error)
+{
+  Topology *t = &c->a.topo;
+  t->nps_supported = 0;
+  if (c->nps_supported.n == 0) t->nps_supported = 1u << 1;
+  for (size_t i = 0; i < c->nps_supported.n; i++) t->nps_supported |= 1u << *SIM_CONF_LIST_AT(c->nps_supported, int, i);
+  t->n_links = 0;
+  for (size_t g = 0; g < c->links.n; g++) {
+    const TopoLinkGroup *lg = SIM_CONF_LIST_AT(c->links, TopoLinkGroup, g);
+    for (int k = 0; k < lg->count; k++) {
+      if (t->n_links >= TOPO_MAX_LINKS) {
+        char p[40];
+        g_snprintf(p, sizeof p, "topology.links[%zu].count", g);
+        return app_conf_error(error, root, p, SIM_CONF_ERROR_RANGE, "at most %d inter-socket links", TOPO_MAX_LINKS);
+      }
+      TopoLink *l = &t->links[t->n_links++];
+      *l = lg->link;
+      if (!(l->encoding > 0)) l->encoding = 1.0;
+      int q = (size_t)k < lg->attach.n ? *SIM_CONF_LIST_AT(lg->attach, int, k) : (t->n_links - 1) % MAX(1, t->quadrants);
+      for (int s = 0; s < TOPO_MAX_SOCKETS; s++) l->quad[s] = q;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean topology_component_validate(const Appliance *a, GError **error)
+{
+  return topo_validate(&a->topo, error);
+}
+
+typedef struct {
+  int intra[TOPO_MAX_NODES * TOPO_MAX_NODES]; /* [x * nodes + y], -1 if not on one socket */
+  int inter[TOPO_MAX_LINKS * 2];              /* [link * 2 + s]: direction from socket s */
+} TopoRes;
+
+/* if.nX>nY: between the NPS nodes of a socket; <kind>.linkL.sA>sB: each inter-socket link and
+ * direction; bytes/s at the shared fabric efficiency. */
+static void topology_add_resources(AppBuild *b, void *state)
+{
+  TopoRes *s = state;
+  const Topology *t = &b->a->topo;
+  const Coeffs *c = &b->a->coef;
+  int N = b->nodes;
+  char nm[40];
+  for (int i = 0; i < N * N; i++) s->intra[i] = -1;
+  for (int x = 0; x < N; x++)
+    for (int y = 0; y < N; y++) {
+      if (x == y || topo_socket_of_node(t, x) != topo_socket_of_node(t, y)) continue;
+      g_snprintf(nm, sizeof nm, "if.n%d>n%d", x, y);
+      double cap = topo_intra_raw_GBps(t, x, y) * c->fabric_eff * 1e9;
+      s->intra[x * N + y] = app_build_add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
+    }
+  if (t->sockets > 1)
+    for (int l = 0; l < t->n_links; l++)
+      for (int d = 0; d < 2; d++) {
+        const TopoLink *L = &t->links[l];
+        g_snprintf(nm, sizeof nm, "%s.link%d.s%d>s%d", topo_link_kind_names[L->kind], l, d, 1 - d);
+        double cap = topo_link_raw_GBps(L) * c->fabric_eff * 1e9;
+        int r = app_build_add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
+        app_build_res(b, r)->link = l;
+        s->inter[l * 2 + d] = r;
+      }
+}
+
+/* A touch between two nodes crosses the fabric in the direction of the data: a write from the
+ * agent to the memory, a read back (topology.h routing). */
+static void topology_touch_demand(AppBuild *b, void *state, DmClass *k, const AppTouch *tc)
+{
+  const TopoRes *s = state;
+  const Topology *t = &b->a->topo;
+  int from = tc->touch->write ? tc->agent_node : tc->mem_node, to = tc->touch->write ? tc->mem_node : tc->agent_node;
+  double bytes = tc->bytes;
+  if (from == to || bytes == 0) return;
+  int sf = topo_socket_of_node(t, from), st = topo_socket_of_node(t, to);
+  if (sf == st) {
+    k->demand[s->intra[from * b->nodes + to]] += bytes;
+    return;
+  }
+  if (tc->dev && t->link_routing == TOPO_ROUTE_DEVICE) {
+    int l = topo_link_for_device(t, *tc->dev);
+    k->demand[s->inter[l * 2 + sf]] += bytes;
+  } else {
+    for (int l = 0; l < t->n_links; l++) k->demand[s->inter[l * 2 + sf]] += bytes / t->n_links;
+  }
+}
+
+const AppComponent topology_component = { .name = "topology",
+                                          .checked_when_finished = TRUE,
+                                          .state_size = sizeof(TopoRes),
+                                          .finish = topology_finish,
+                                          .validate = topology_component_validate,
+                                          .add_resources = topology_add_resources,
+                                          .touch_demand = topology_touch_demand };

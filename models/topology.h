@@ -28,6 +28,8 @@
  */
 #ifndef MODELS_TOPOLOGY_H
 #define MODELS_TOPOLOGY_H
+#include "models/app_enum.h"
+#include "sim/conf.h"
 #include <glib.h>
 #include <stdbool.h>
 
@@ -36,7 +38,21 @@
 #define TOPO_MAX_NODES   (TOPO_MAX_SOCKETS * TOPO_MAX_QUADS)
 #define TOPO_MAX_LINKS   8
 
-typedef enum { TOPO_LINK_XGMI, TOPO_LINK_UPI } TopoLinkKind;
+/* Inter-socket link kinds (topology.links[].kind; also the prefix of their resource names). */
+#define TOPO_LINK_KIND_MAP(X) X(TOPO_LINK_XGMI, "xgmi") X(TOPO_LINK_UPI, "upi")
+typedef enum { TOPO_LINK_KIND_MAP(APP_ENUM_ID) TOPO_LINK_KIND_COUNT } TopoLinkKind;
+APP_ENUM_DECLARE(topo_link_kind);
+
+/* How remote traffic picks an inter-socket link (topology.link_routing, see above). */
+#define TOPO_LINK_ROUTING_MAP(X) X(TOPO_ROUTE_INTERLEAVE, "interleave") X(TOPO_ROUTE_DEVICE, "device")
+typedef enum { TOPO_LINK_ROUTING_MAP(APP_ENUM_ID) TOPO_LINK_ROUTING_COUNT } TopoLinkRouting;
+APP_ENUM_DECLARE(topo_link_routing);
+
+/* NUMA domain of NIC ports without explicit domains (topology.port_domains): the card's node,
+ * or global port p on node p mod N. */
+#define TOPO_PORT_DOMAINS_MAP(X) X(TOPO_PORTS_CARD, "card") X(TOPO_PORTS_SPREAD, "spread")
+typedef enum { TOPO_PORT_DOMAINS_MAP(APP_ENUM_ID) TOPO_PORT_DOMAINS_COUNT } TopoPortDomains;
+APP_ENUM_DECLARE(topo_port_domains);
 
 /* A position in the machine: socket and physical quadrant. */
 typedef struct {
@@ -48,7 +64,7 @@ typedef struct {
 typedef struct {
   TopoLinkKind kind;
   int width;                  /* data lanes per direction (x16 xGMI; 16 data bits of a 20-lane UPI link) */
-  double gtps;                /* GT/s per lane */
+  double rate_tps;            /* transfers/s per lane (18 GT/s: 18e9) */
   double encoding;            /* line-code efficiency; 1.0 by default: the raw figures count data (xGMI x16 at
                              18 GT/s = 36 GB/s per direction, published.yaml general; UPI width = 16 data bits) */
   bool dlwm;                  /* dynamic link width management on */
@@ -62,11 +78,12 @@ typedef struct {
   int nps;                /* NUMA nodes per socket (BIOS NPS1/NPS2/NPS4; 1 on Intel without SNC) */
   unsigned nps_supported; /* bit n set when NPSn is allowed on this CPU */
   int cores_per_socket;
-  double intra_link_GBps;  /* per-direction raw bandwidth of one quadrant-to-quadrant link */
-  double intra_penalty_ns; /* latency added to an access that crosses to another quadrant */
-  double inter_penalty_ns; /* latency added to an access that crosses to the other socket */
-  bool route_by_device;    /* device DMA takes the link at the device's quadrant (else address-interleaved) */
-  int n_links;             /* inter-socket links */
+  double intra_link_Bps;        /* per-direction raw bandwidth of one quadrant-to-quadrant link, B/s */
+  double intra_penalty_ns;      /* latency added to an access that crosses to another quadrant */
+  double inter_penalty_ns;      /* latency added to an access that crosses to the other socket */
+  TopoLinkRouting link_routing; /* device: DMA takes the link at the device's quadrant; interleave: by address */
+  TopoPortDomains port_domains; /* NUMA domain of NIC ports without explicit domains */
+  int n_links;                  /* inter-socket links */
   TopoLink links[TOPO_MAX_LINKS];
 } Topology;
 
@@ -74,24 +91,42 @@ typedef struct {
 int topo_nodes(const Topology *t);
 /* NUMA node of a position; -1 when the position does not exist. */
 int topo_node_of(const Topology *t, TopoPos p);
-/* Socket of a node. */
-int topo_socket_of_node(const Topology *t, int node);
 /* Quadrants per node (Q / NPS). */
 int topo_quads_per_node(const Topology *t);
 /* Fraction of a node's memory lines that live in a quadrant other than the requester's
  * (memory is interleaved over the node's quadrants): 1 - 1/(Q/NPS). */
 double topo_interleave_remote_fraction(const Topology *t);
-/* Per-direction raw capacity of an inter-socket link in GB/s (width after DLWM, before the
- * shared fabric efficiency). */
-double topo_link_raw_GBps(const TopoLink *l);
-/* Per-direction raw capacity between two distinct nodes of one socket, GB/s (number of
- * quadrant pairs between them times intra_link_GBps). */
-double topo_intra_raw_GBps(const Topology *t, int node_a, int node_b);
 /* Latency penalty (ns) of an access from node a to memory on node m (0 when a == m). */
 double topo_penalty_ns(const Topology *t, int a, int m);
-/* Inter-socket link a device at position p uses (routing by DMA-ing device). */
-int topo_link_for_device(const Topology *t, TopoPos p);
-/* Validate; on error sets a message naming the key path. */
-gboolean topo_validate(const Topology *t, GError **error);
+
+/* Schema rows of a device group's place: `socket` and `quadrant` into the TopoPos at offset
+ * pos_off, or `node` (NUMA node at the platform's NPS, -1: by position) into the int at node_off. */
+#define TOPO_PLACE_ROWS(pos_off, node_off)                                                 \
+  { .key = "socket",                                                                       \
+    .type = SIM_CONF_T_INT,                                                                \
+    .offset = (pos_off) + offsetof(TopoPos, socket),                                       \
+    .def = "0",                                                                            \
+    .min = "0",                                                                            \
+    .doc = "socket" },                                                                     \
+      { .key = "quadrant",                                                                 \
+        .type = SIM_CONF_T_INT,                                                            \
+        .offset = (pos_off) + offsetof(TopoPos, quadrant),                                 \
+        .def = "0",                                                                        \
+        .min = "0",                                                                        \
+        .doc = "I/O quadrant of the socket" },                                             \
+  {                                                                                        \
+    .key = "node", .type = SIM_CONF_T_INT, .offset = (node_off), .def = "-1", .min = "-1", \
+    .doc = "NUMA node (instead of socket/quadrant), at the platform's NPS"                 \
+  }
+
+/* A group of identical inter-socket links as the scenario gives it (topology.links[]). */
+typedef struct {
+  int count;          /* identical links */
+  SimConfList attach; /* int: quadrant each link attaches to */
+  TopoLink link;
+} TopoLinkGroup;
+
+/* Keys of the scenario's `topology:` section (component.h: offsets into AppConf). */
+extern const SimConfField topology_schema[];
 
 #endif /* MODELS_TOPOLOGY_H */

@@ -1,17 +1,22 @@
 /* workload.c — Zipf popularity over drives (see workload.h; the Zipf weights and normaliser are sim/dist.h's). */
 #include "models/workload.h"
+#include "models/component.h"
 #include "models/model_error.h"
 #include "sim/dist.h"
 #include "sim/rng.h"
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <string.h>
+
+APP_ENUM_DEFINE(wl_title_placement, WL_TITLE_PLACEMENT_MAP);
+APP_ENUM_CONF_OK(WlTitlePlacement);
 
 double workload_mean_bitrate_mbps(const Workload *w)
 {
   double s = 0, f = 0;
   for (int i = 0; i < w->n_bitrates; i++) {
-    s += w->bitrate_mbps[i] * w->bitrate_frac[i];
-    f += w->bitrate_frac[i];
+    s += (w->bitrate[i].rate_bps / 1e6) * w->bitrate[i].share;
+    f += w->bitrate[i].share;
   }
   return f > 0 ? s / f : 0.0;
 }
@@ -56,7 +61,8 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
   for (int d = 0; d < n_drives; d++) share[d] /= h;
 }
 
-gboolean workload_validate(const Workload *w, GError **error)
+/* Checks the catalogue, sizes, mix and alt fraction; MODEL_ERROR at workload.*. */
+static gboolean workload_validate(const Workload *w, GError **error)
 {
   if (w->titles < 1) return model_fail(error, "workload.titles", "catalogue needs at least one title");
   if (w->zipf_s < 0) return model_fail(error, "workload.zipf_s", "Zipf exponent cannot be negative");
@@ -65,7 +71,164 @@ gboolean workload_validate(const Workload *w, GError **error)
   if (w->alt_fraction < 0 || w->alt_fraction > 1) return model_fail(error, "workload.alt_fraction", "must be in [0, 1]");
   if (w->n_bitrates < 1) return model_fail(error, "workload.bitrates", "give at least one bitrate");
   for (int i = 0; i < w->n_bitrates; i++)
-    if (w->bitrate_mbps[i] <= 0 || w->bitrate_frac[i] < 0)
+    if (w->bitrate[i].rate_bps <= 0 || w->bitrate[i].share < 0)
       return model_fail(error, "workload.bitrates", "bitrates must be positive, fractions non-negative");
   return TRUE;
 }
+
+/* ---- the component (component.h) --------------------------------------------------------- */
+
+#define F(m) offsetof(AppConf, m)
+#define B(m) offsetof(WlBitrate, m)
+
+static const SimConfField bitrate_schema[] = { { .key = "rate",
+                                                 .type = SIM_CONF_T_DOUBLE,
+                                                 .offset = B(rate_bps),
+                                                 .unit = SIM_UNIT_BIT_RATE,
+                                                 .required = true,
+                                                 .min = "0",
+                                                 .min_exclusive = true,
+                                                 .doc = "client stream bitrate" },
+                                               { .key = "share",
+                                                 .type = SIM_CONF_T_DOUBLE,
+                                                 .offset = B(share),
+                                                 .unit = SIM_UNIT_PERCENT,
+                                                 .required = true,
+                                                 .min = "0",
+                                                 .max = "1",
+                                                 .doc = "share of connections" },
+                                               SIM_CONF_END };
+
+const SimConfField workload_schema[] = {
+  { .key = "offered", .type = SIM_CONF_T_NODE, .offset = F(offered), .doc = "offered load (bit rate) or \"saturate\" (default)" },
+  { .key = "titles",
+    .type = SIM_CONF_T_INT,
+    .offset = F(a.wl.titles),
+    .def = "100000",
+    .min = "1",
+    .max = "10000000",
+    .doc = "files in the catalogue (assumption: ~200 TB of flash / ~2 GB per encoded file)" },
+  { .key = "zipf_s",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.zipf_s),
+    .def = "0.8",
+    .min = "0",
+    .max = "3",
+    .doc = "Zipf popularity exponent (0.64-0.83 in Breslau et al., INFOCOM 1999)" },
+  { .key = "title_placement",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(a.wl.title_placement),
+    .enum_names = wl_title_placement_names,
+    .def = "node_striped",
+    .doc =
+        "titles on drives: node_striped (rank r on node r mod N, striped over its drives), round_robin (whole titles, node-interleaved drive order) or random" },
+  { .key = "request_size",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = F(a.wl.request_bytes),
+    .unit = SIM_UNIT_SIZE,
+    .def = "2 MiB",
+    .min = "4 KiB",
+    .max = "1 GiB",
+    .doc = "bytes per client request (assumption: a few seconds of video)" },
+  { .key = "io_size",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = F(a.wl.io_bytes),
+    .unit = SIM_UNIT_SIZE,
+    .def = "256 KiB",
+    .min = "512",
+    .doc =
+        "bytes per drive read (assumption: sendfile read-ahead); it sets a drive's Little's-law ceiling queue_depth x io_size / latency (binding only when below its read bandwidth), the sync-sendfile worker ceiling and the requests the DES keeps in flight" },
+  { .key = "bitrates",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(bitrates),
+    .sub = bitrate_schema,
+    .elem_size = sizeof(WlBitrate),
+    .min_items = 1,
+    .max_items = WL_MAX_BITRATES,
+    .doc = "client bitrate mix (default one class at 5 Mb/s, an HD stream)" },
+  { .key = "alt_path",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(a.wl.alt_path),
+    .enum_names = datapath_alt_names,
+    .def = "none",
+    .doc = "second data path for a fraction of connections" },
+  { .key = "alt_fraction",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.alt_fraction),
+    .unit = SIM_UNIT_PERCENT,
+    .def = "0 %",
+    .min = "0",
+    .max = "1",
+    .doc = "share of load on alt_path" },
+  { .key = "latency_slo",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.latency_slo_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "50 ms",
+    .min = "0",
+    .min_exclusive = true,
+    .doc = "p99 request latency objective for capacity (assumption)" },
+  { .key = "drop_max",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.drop_max),
+    .unit = SIM_UNIT_PERCENT,
+    .def = "0.1 %",
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc =
+        "largest tolerated NIC output drop fraction for capacity (assumption); above 0, since a finite queue drops a little at any load" },
+  SIM_CONF_END
+};
+
+/* The offered load (a bit rate or "saturate"), the bitrate mix (shares adding up to 1; one
+ * WL_DEFAULT_BITRATE_BPS class when absent) and the alt path ("none": the main path, share 0). */
+static gboolean workload_finish(AppConf *c, const SimConfNode *root, GError **error)
+{
+  Workload *w = &c->a.wl;
+  w->offered_gbps = 0;
+  if (c->offered && sim_conf_node_is_null(c->offered)) {
+    sim_conf_set_error(error, c->offered, SIM_CONF_ERROR_MISSING, "missing value: a bit rate or \"saturate\"");
+    return FALSE;
+  }
+  if (c->offered) {
+    const char *txt = sim_conf_node_text(c->offered);
+    if (!txt || strcmp(txt, "saturate") != 0) {
+      double bps;
+      if (!sim_conf_node_double(c->offered, SIM_UNIT_BIT_RATE, &bps, error)) return FALSE;
+      if (bps <= 0) {
+        sim_conf_set_error(error, c->offered, SIM_CONF_ERROR_RANGE, "offered load must be positive or \"saturate\"");
+        return FALSE;
+      }
+      w->offered_gbps = bps / 1e9;
+    }
+  }
+  w->n_bitrates = 1;
+  w->bitrate[0] = (WlBitrate){ WL_DEFAULT_BITRATE_BPS, 1.0 };
+  if (c->bitrates.n > 0) {
+    double sum = 0;
+    for (size_t i = 0; i < c->bitrates.n; i++) sum += SIM_CONF_LIST_AT(c->bitrates, WlBitrate, i)->share;
+    if (fabs(sum - 1) > 1e-6)
+      return app_conf_error(error, root, "workload.bitrates", SIM_CONF_ERROR_RANGE,
+                            "the shares of the bitrate mix add up to %g %%, not 100 %%", 100 * sum);
+    w->n_bitrates = (int)c->bitrates.n;
+    for (size_t i = 0; i < c->bitrates.n; i++) w->bitrate[i] = *SIM_CONF_LIST_AT(c->bitrates, WlBitrate, i);
+  }
+  if (w->alt_path == DP_COUNT) { /* "none" */
+    if (w->alt_fraction > 0)
+      return app_conf_error(error, root, "workload.alt_fraction", SIM_CONF_ERROR_RANGE, "alt_fraction needs an alt_path");
+    w->alt_path = c->a.path;
+  }
+  return TRUE;
+}
+
+static gboolean workload_component_validate(const Appliance *a, GError **error)
+{
+  return workload_validate(&a->wl, error);
+}
+
+const AppComponent workload_component = { .name = "workload",
+                                          .finish = workload_finish,
+                                          .validate = workload_component_validate };

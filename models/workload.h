@@ -20,11 +20,25 @@
 #ifndef MODELS_WORKLOAD_H
 #define MODELS_WORKLOAD_H
 #include "models/datapath.h"
+#include "sim/conf.h"
 #include <glib.h>
 
 #define WL_MAX_BITRATES 8
 
-typedef enum { WL_PLACE_NODE_STRIPED, WL_PLACE_ROUND_ROBIN, WL_PLACE_RANDOM } WlTitlePlacement;
+/* workload.title_placement (see above). */
+#define WL_TITLE_PLACEMENT_MAP(X) \
+  X(WL_PLACE_NODE_STRIPED, "node_striped") X(WL_PLACE_ROUND_ROBIN, "round_robin") X(WL_PLACE_RANDOM, "random")
+typedef enum { WL_TITLE_PLACEMENT_MAP(APP_ENUM_ID) WL_PLACE_COUNT } WlTitlePlacement;
+APP_ENUM_DECLARE(wl_title_placement);
+
+/* One class of client streams. */
+typedef struct {
+  double rate_bps; /* stream bitrate, bit/s */
+  double share;    /* share of connections */
+} WlBitrate;
+
+/* The bitrate mix when the scenario gives none: one HD stream class (assumption). */
+#define WL_DEFAULT_BITRATE_BPS 5e6
 
 typedef struct {
   double offered_gbps; /* <= 0: saturate */
@@ -34,11 +48,10 @@ typedef struct {
   double request_bytes; /* bytes per client request (range request) */
   double io_bytes;      /* bytes per drive read */
   int n_bitrates;
-  double bitrate_mbps[WL_MAX_BITRATES];
-  double bitrate_frac[WL_MAX_BITRATES];
+  WlBitrate bitrate[WL_MAX_BITRATES];
   double alt_fraction; /* share of load on alt_path */
   DataPath alt_path;
-  double latency_slo_ms; /* p99 request latency objective (capacity) */
+  double latency_slo_ns; /* p99 request latency objective (capacity) */
   double drop_max;       /* largest tolerated NIC output drop fraction (capacity) */
 } Workload;
 
@@ -47,6 +60,8 @@ double workload_mean_bitrate_mbps(const Workload *w);
 /* Share of served bytes read from each drive (sums to 1). drive_node[i] gives the node of
  * drive i; n_nodes nodes. seed is used by the random placement only. */
 void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed, double *share_out);
-gboolean workload_validate(const Workload *w, GError **error);
+
+/* Keys of the scenario's `workload:` section (component.h: offsets into AppConf). */
+extern const SimConfField workload_schema[];
 
 #endif /* MODELS_WORKLOAD_H */

@@ -729,6 +729,27 @@ bad:
   return FALSE;
 }
 
+SimConfNode *sim_conf_node_find(const SimConfNode *root, const char *path)
+{
+  g_return_val_if_fail(root != NULL && path != NULL, NULL);
+  SimConfNode *cur = (SimConfNode *)root;
+  GArray *steps = g_array_new(FALSE, TRUE, sizeof(Step));
+  if (parse_steps(path, steps, "", NULL)) {
+    for (guint i = 0; i < steps->len; i++) {
+      const Step *st = &g_array_index(steps, Step, i);
+      SimConfNode *next = NULL;
+      if (cur->kind == SIM_CONF_NODE_SEQ && st->index >= 0 && st->index < (gint64)cur->children->len)
+        next = g_ptr_array_index(cur->children, st->index);
+      else if (st->key)
+        next = sim_conf_node_get(cur, st->key);
+      if (!next) break;
+      cur = next;
+    }
+  }
+  steps_free(steps);
+  return cur;
+}
+
 static const char *shape_name(const SimConfNode *n)
 {
   return n->kind == SIM_CONF_NODE_MAP ? "a map" : n->kind == SIM_CONF_NODE_SEQ ? "a list" : "a scalar";

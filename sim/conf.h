@@ -136,6 +136,17 @@ SimConfNode *sim_conf_node_child(const SimConfNode *node, guint i);
 SimConfNode *sim_conf_node_get(const SimConfNode *map, const char *key);
 
 /**
+ * sim_conf_node_find:
+ * @root: a node, usually the document root
+ * @path: a key path as sim_conf_apply_override() reads it ("nics[1].pcie.gen", "nics.1.pcie",
+ *   "memory.channels_per_socket"); the same parser
+ * The node at @path under @root or, where the path leaves the tree, the deepest node on it that
+ * exists: a key left to its default points at its map, an index past the end at its list, a
+ * malformed or empty path at @root. For placing errors about a key path (never NULL).
+ */
+SimConfNode *sim_conf_node_find(const SimConfNode *root, const char *path);
+
+/**
  * sim_conf_node_resolve_path:
  * @node: a scalar holding a file path (e.g. the value of `platform:`)
  * Resolves the path relative to the directory of the file the node was read from
@@ -276,6 +287,8 @@ typedef struct SimConfField {
   const char *min, *max; /**< value bounds as text, NULL = unbounded (also applied
                                         to the elements of a LIST of scalars) */
   bool min_exclusive, max_exclusive;
+  bool whole;                     /**< DOUBLE: a whole number of base units (read like INT64: "1.5 B"
+                                       is an error), stored as a double for model arithmetic */
   size_t min_items, max_items;    /**< LIST/DICT: bounds on the element count, 0 = none */
   bool required;                  /**< absence is SIM_CONF_ERROR_MISSING */
   const char *const *enum_names;  /**< ENUM (and enum list elements): NULL-terminated names */
@@ -305,6 +318,14 @@ typedef struct SimConfField {
  * Returns: TRUE on success, FALSE with a SIM_CONF_ERROR.
  */
 gboolean sim_conf_bind(const SimConfNode *node, const SimConfField *schema, void *out, GError **error);
+
+/**
+ * sim_conf_bind_defaults:
+ * Fills every field of @schema that has a default (nested maps too) as binding a map that
+ * leaves it out would, without checking required keys: the defaults of a struct made without a
+ * file. Errors: SIM_CONF_ERROR_SCHEMA for a bad default text. Free with sim_conf_unbind().
+ */
+gboolean sim_conf_bind_defaults(const SimConfField *schema, void *out, GError **error);
 
 /**
  * sim_conf_unbind:

@@ -228,7 +228,14 @@ static gboolean bind_scalar(const SimConfField *f, SimConfType type, const SimCo
   switch (type) {
     case SIM_CONF_T_DOUBLE: {
       double v;
-      if (!sim_conf_node_double(node, f->unit, &v, error) || !check_range(f, f->unit, v, node, error)) return FALSE;
+      if (f->whole) { /* read exactly like an INT64, stored as a double */
+        int64_t w;
+        if (!sim_conf_node_int64(node, f->unit, &w, error)) return FALSE;
+        v = (double)w;
+      } else if (!sim_conf_node_double(node, f->unit, &v, error)) {
+        return FALSE;
+      }
+      if (!check_range(f, f->unit, v, node, error)) return FALSE;
       *(double *)p = v;
       return TRUE;
     }
@@ -279,7 +286,9 @@ static gboolean apply_default(const SimConfField *f, void *p, GError **error)
 {
   GError *e = NULL;
   switch (f->type) {
-    case SIM_CONF_T_DOUBLE: return schema_number(f, f->unit, "default", f->def, (double *)p, error);
+    case SIM_CONF_T_DOUBLE:
+      if (!f->whole) return schema_number(f, f->unit, "default", f->def, (double *)p, error);
+      G_GNUC_FALLTHROUGH; /* a whole quantity's default reads like an integer's */
     case SIM_CONF_T_INT:
     case SIM_CONF_T_INT64: {
       int64_t v;
@@ -288,7 +297,9 @@ static gboolean apply_default(const SimConfField *f, void *p, GError **error)
         g_clear_error(&e);
         if (!sim_units_parse_int64(f->def, SIM_UNIT_NONE, &v, &e)) return schema_error(error, f, "default", f->def, e);
       }
-      if (f->type == SIM_CONF_T_INT) {
+      if (f->type == SIM_CONF_T_DOUBLE) {
+        *(double *)p = (double)v;
+      } else if (f->type == SIM_CONF_T_INT) {
         if (v < INT_MIN || v > INT_MAX) return schema_error(error, f, "default", f->def, NULL);
         *(int *)p = (int)v;
       } else {
@@ -451,6 +462,20 @@ gboolean sim_conf_bind(const SimConfNode *node, const SimConfField *schema, void
   return bind_map(node, node, "", schema, out, error);
 }
 
+gboolean sim_conf_bind_defaults(const SimConfField *schema, void *out, GError **error)
+{
+  g_return_val_if_fail(schema != NULL && out != NULL, FALSE);
+  for (const SimConfField *f = schema; f->key; f++) {
+    void *p = (char *)out + f->offset;
+    if (f->type == SIM_CONF_T_MAP) {
+      if (!sim_conf_bind_defaults(f->sub, p, error)) return FALSE;
+    } else if (f->def && !apply_default(f, p, error)) {
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static void unbind_scalar(SimConfType t, void *p)
 {
   if (t == SIM_CONF_T_STRING) {
@@ -539,7 +564,7 @@ static void md_rows(const SimConfField *schema, const char *prefix, GString *out
     } else if (f->type == SIM_CONF_T_LIST && !f->sub) {
       g_string_append_printf(out, "list of %s", type_name(f->elem_type, f->unit));
     } else {
-      g_string_append(out, type_name(f->type, f->unit));
+      g_string_append(out, type_name(f->whole ? SIM_CONF_T_INT64 : f->type, f->unit));
     }
     /* Unit */
     g_string_append(out, " | ");

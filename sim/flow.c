@@ -417,10 +417,6 @@ void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, doubl
   request_solve(net);
 }
 
-const char *sim_flow_resource_name(const SimFlowResource *res)
-{
-  return res->name;
-}
 double sim_flow_resource_capacity(const SimFlowResource *res)
 {
   return res->capacity;
@@ -662,10 +658,6 @@ double sim_flow_remaining_bytes(const SimFlow *flow)
   return rem > 0 ? rem : 0;
 }
 
-double sim_flow_size_bytes(const SimFlow *flow)
-{
-  return flow->size;
-}
 sim_time_ns sim_flow_start_ns(const SimFlow *flow)
 {
   return flow->start_ns;

@@ -163,7 +163,6 @@ SimFlowResource *sim_flow_net_add_resource(SimFlowNet *net, const char *name, do
 /** Changes the capacity (> 0, units/s) from now on; rates are re-shared. */
 void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, double capacity_per_s);
 
-const char *sim_flow_resource_name(const SimFlowResource *res);
 double sim_flow_resource_capacity(const SimFlowResource *res);
 
 /** Number of active flows using @res (at > 0 units/byte). */
@@ -214,7 +213,6 @@ double sim_flow_rate_Bps(SimFlow *flow);
 /** Bytes @flow has still to deliver now. */
 double sim_flow_remaining_bytes(const SimFlow *flow);
 
-double sim_flow_size_bytes(const SimFlow *flow);
 sim_time_ns sim_flow_start_ns(const SimFlow *flow);
 /** Time @flow would take alone (capacities at its start), in seconds. */
 double sim_flow_alone_s(const SimFlow *flow);

@@ -418,7 +418,7 @@ START_TEST(test_dram_queueing_stalls)
   }
   /* the naming rule, checked through the configuration: +1 % MT/s vs +1 % CPU cap */
   Appliance *mem = g_memdup2(a, sizeof *a), *cpu = g_memdup2(a, sizeof *a);
-  mem->mem.mts *= 1.01;
+  mem->mem.speed_tps *= 1.01;
   cpu->cpu.cap *= 1.01;
   g_autoptr(DemandModel) mm = demand_build(mem, NULL);
   g_autoptr(DemandModel) mc = demand_build(cpu, NULL);

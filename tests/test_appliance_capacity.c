@@ -81,6 +81,7 @@ START_TEST(test_port_drop_mm1k)
   const double rhos[] = { 0.9, 1.5 };
   for (int i = 0; i < 2; i++) {
     g_autoptr(QnetSpec) spec = qnet_spec_new();
+    g_free(spec->name);
     spec->name = g_strdup("mm1k");
     spec->seed = 11;
     spec->duration_ns = sim_time_from_s(2e5);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "models/appliance_fit.h"
+#include "models/model_error.h"
 
 static gboolean is_appliance(const char *path)
 {
@@ -59,9 +60,9 @@ START_TEST(test_nps_mapping_and_overrides)
   ck_assert_int_eq(topo_node_of(&a->topo, a->nics[1].pos), 2);
   ck_assert_int_eq(nic_port_domain(&a->nics[0], &a->topo, 1), 1);
   ck_assert_int_eq(nic_port_domain(&a->nics[1], &a->topo, 1), 3);
-  ck_assert_double_eq_tol(a->cpu.clock_ghz, 2.5, 1e-12);
-  ck_assert_double_eq_tol(a->mem.mts, 3200, 1e-9);
-  ck_assert_double_eq_tol(a->nics[0].ktls_gbps, 190, 1e-9);
+  ck_assert_double_eq_tol(a->cpu.clock_hz, 2.5e9, 1e-3);
+  ck_assert_double_eq_tol(a->mem.speed_tps, 3200e6, 1e-3);
+  ck_assert_double_eq_tol(a->nics[0].ktls_bps, 190e9, 1e-3);
   /* the same platform in NPS1 through --set: one node, every device on it */
   const char *sets[] = { "topology.nps=1", "workload.offered=200 Gb/s", NULL };
   ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, NULL, &e));
@@ -114,6 +115,81 @@ START_TEST(test_readme_schema_current)
 }
 END_TEST
 
+/* Each enum has one list: its names table is in enum order, NULL-terminated, and is what the
+ * conf accepts (a name binds to its enumerator, no positional cast). */
+START_TEST(test_enum_tables)
+{
+  ck_assert_str_eq(datapath_names[DP_SENDFILE_NIC_KTLS], "sendfile_nic_ktls");
+  ck_assert_ptr_null(datapath_names[DP_COUNT]);
+  ck_assert_str_eq(datapath_alt_names[DP_COUNT], "none");
+  ck_assert_str_eq(datapath_name(DP_READ_WRITE_KTLS), "read_write_ktls");
+  ck_assert_str_eq(datapath_name(DP_COUNT), "?");
+  ck_assert_str_eq(cpu_uarch_names[UARCH_NEOVERSE_N1], "neoverse-n1");
+  ck_assert_ptr_null(cpu_uarch_names[UARCH_COUNT]);
+  ck_assert_str_eq(cpu_crypto_names[CRYPTO_CHACHA20_POLY1305], "chacha20_poly1305");
+  ck_assert_str_eq(placement_names[PL_STRICT_DISK_CENTRIC], "strict_disk_centric");
+  ck_assert_str_eq(demand_kind_name(RK_THREADS), "threads");
+  ck_assert_str_eq(loopback_cipher_name(LB_CHACHA20_POLY1305), "chacha20_poly1305");
+  ck_assert_str_eq(topo_link_kind_names[TOPO_LINK_UPI], "upi");
+  /* bound straight into the typed fields */
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  const char *sets[] = { "software.data_path=sendfile_sw_ktls",
+                         "software.placement=disk_centric",
+                         "software.sendfile=sync",
+                         "workload.alt_path=read_write",
+                         "workload.alt_fraction=10 %",
+                         "topology.link_routing=device",
+                         NULL };
+  ck_assert_msg(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, NULL, &e), "%s", e ? e->message : "");
+  ck_assert_int_eq(a->path, DP_SENDFILE_SW_KTLS);
+  ck_assert_int_eq(a->placement, PL_DISK_CENTRIC);
+  ck_assert_int_eq(a->sendfile, SENDFILE_SYNC);
+  ck_assert_int_eq(a->wl.alt_path, DP_READ_WRITE);
+  ck_assert_int_eq(a->topo.link_routing, TOPO_ROUTE_DEVICE);
+  ck_assert_int_eq(a->nics[0].kind, NIC_PCIE);
+  g_free(a);
+}
+END_TEST
+
+/* A model error carries its key path (the device's scenario group), not only in its text; the
+ * loader places it at that key, and sim_conf_node_find reads the same key paths as --set. */
+START_TEST(test_model_error_located)
+{
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", NULL, a, NULL, &e));
+  /* drive 9 is the fourth of group 2 (2 + 6 + 4 drives) */
+  ck_assert_int_eq(a->drives[9].group, 2);
+  a->drives[9].link.lanes = 3;
+  ck_assert(!appliance_validate(a, &e));
+  ck_assert(g_error_matches(e, MODEL_ERROR, MODEL_ERROR_INVALID));
+  ck_assert_str_eq(model_error_path(e), "nvme[2].pcie");
+  ck_assert_str_eq(model_error_detail(e), "PCIe lanes must be x1, x2, x4, x8 or x16, got x3");
+  ck_assert_str_eq(e->message, "nvme[2].pcie: PCIe lanes must be x1, x2, x4, x8 or x16, got x3");
+  g_clear_error(&e);
+  /* through the loader: FILE:LINE:COL of the group's pcie map */
+  const char *sets[] = { "nvme[2].pcie.lanes=3", NULL };
+  ck_assert(!appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, NULL, &e));
+  ck_assert(g_error_matches(e, SIM_CONF_ERROR, SIM_CONF_ERROR_RANGE));
+  ck_assert_msg(strstr(e->message, "nvme[2].pcie") && strstr(e->message, "got x3"), "%s", e->message);
+  g_clear_error(&e);
+  /* the key-path lookup: exact node, deepest existing node, list index */
+  g_autoptr(SimConfDoc) doc = sim_conf_load_string("a: {b: [1, {c: 2}]}\n", "<t>", &e);
+  ck_assert(doc != NULL);
+  const SimConfNode *root = sim_conf_doc_root(doc);
+  ck_assert_str_eq(sim_conf_node_text(sim_conf_node_find(root, "a.b[1].c")), "2");
+  ck_assert_str_eq(sim_conf_node_text(sim_conf_node_find(root, "a.b.1.c")), "2");
+  g_autofree char *p1 = sim_conf_node_path(sim_conf_node_find(root, "a.b[1].d"));
+  ck_assert_str_eq(p1, "a.b[1]");
+  g_autofree char *p2 = sim_conf_node_path(sim_conf_node_find(root, "a.b[7]"));
+  ck_assert_str_eq(p2, "a.b");
+  ck_assert_ptr_eq(sim_conf_node_find(root, "a..b"), root);
+  ck_assert_ptr_eq(sim_conf_node_find(root, ""), root);
+  g_free(a);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("appliance_conf");
@@ -122,6 +198,8 @@ static Suite *suite(void)
   tcase_add_test(t, test_all_scenarios_load);
   tcase_add_test(t, test_nps_mapping_and_overrides);
   tcase_add_test(t, test_readme_schema_current);
+  tcase_add_test(t, test_enum_tables);
+  tcase_add_test(t, test_model_error_located);
   suite_add_tcase(s, t);
   return s;
 }

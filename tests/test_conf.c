@@ -789,6 +789,50 @@ START_TEST(test_duplicate_in_large_map)
 }
 END_TEST
 
+/* A whole quantity stored as a double reads like an INT64 (fractions of its base unit are an
+ * error); sim_conf_bind_defaults fills the defaults without a map and without required keys. */
+typedef struct {
+  double size, count, other;
+} WholeConf;
+
+START_TEST(test_whole_and_defaults)
+{
+  static const SimConfField schema[] = {
+    { .key = "size",
+      .type = SIM_CONF_T_DOUBLE,
+      .whole = true,
+      .unit = SIM_UNIT_SIZE,
+      .offset = offsetof(WholeConf, size),
+      .def = "4 KiB" },
+    { .key = "count", .type = SIM_CONF_T_DOUBLE, .whole = true, .offset = offsetof(WholeConf, count), .required = true },
+    { .key = "other", .type = SIM_CONF_T_DOUBLE, .offset = offsetof(WholeConf, other), .def = "0.5" },
+    SIM_CONF_END
+  };
+  GError *e = NULL;
+  WholeConf w = { 0 };
+  ck_assert(sim_conf_bind_defaults(schema, &w, &e));
+  ck_assert_double_eq(w.size, 4096.0);
+  ck_assert_double_eq(w.count, 0.0);
+  ck_assert_double_eq(w.other, 0.5);
+  g_autoptr(SimConfDoc) d = sim_conf_load_string("size: 2 MiB\ncount: 7\n", "<t>", &e);
+  ck_assert(d && sim_conf_bind(sim_conf_doc_root(d), schema, &w, &e));
+  ck_assert_double_eq(w.size, 2097152.0);
+  ck_assert_double_eq(w.count, 7.0);
+  g_autoptr(SimConfDoc) bad = sim_conf_load_string("size: 1.5 B\ncount: 1\n", "<t>", &e);
+  ck_assert(bad && !sim_conf_bind(sim_conf_doc_root(bad), schema, &w, &e));
+  ck_assert_msg(strstr(e->message, "<t>:1:7: size:"), "%s", e->message);
+  g_clear_error(&e);
+  g_autoptr(SimConfDoc) frac = sim_conf_load_string("count: 2.5\n", "<t>", &e);
+  ck_assert(frac && !sim_conf_bind(sim_conf_doc_root(frac), schema, &w, &e));
+  ck_assert_int_eq(e->code, SIM_CONF_ERROR_TYPE);
+  g_clear_error(&e);
+  g_autoptr(GString) md = g_string_new(NULL);
+  sim_conf_schema_markdown(schema, NULL, md);
+  ck_assert_msg(strstr(md->str, "| `count` | integer |"), "%s", md->str);
+  ck_assert_msg(strstr(md->str, "| `size` | size | bytes | 4 KiB |"), "%s", md->str);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("conf");
@@ -808,6 +852,7 @@ int main(void)
   tcase_add_test(tc, test_bad_schema_default);
   tcase_add_test(tc, test_threads);
   tcase_add_test(tc, test_duplicate_in_large_map);
+  tcase_add_test(tc, test_whole_and_defaults);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

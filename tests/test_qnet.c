@@ -32,6 +32,7 @@ static void assert_close(const char *what, QnetEstimate e, double expect)
 static QnetSpec *base_spec(double duration_s, double warmup_s, uint64_t seed)
 {
   QnetSpec *spec = qnet_spec_new();
+  g_free(spec->name);
   spec->name = g_strdup("test");
   spec->seed = seed;
   spec->duration_ns = sim_time_from_s(duration_s);

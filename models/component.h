@@ -1,0 +1,112 @@
+/* component.h — a part of the appliance as one descriptor: its scenario keys, its checks, the
+ * resources it adds to the demand model and the demand it adds per served byte.
+ *
+ * Each component file (cpu.c, memory.c, topology.c, nvme.c, nic.c, datapath.c, workload.c,
+ * loopback.c) holds, next to its physics:
+ *   - its schema rows, bound by offsetof straight into the Appliance inside AppConf (values in
+ *     the schema's base units: B/s, ns, Hz, T/s, bit/s, bytes), with the defaults only there;
+ *     device groups bind into a group struct that embeds the model struct (NvmeGroup, NicGroup);
+ *   - finish: what binding cannot say (expanding groups, placing devices), located conf errors;
+ *   - validate: checks of the bound model, MODEL_ERROR at a key path (model_error.h);
+ *   - add_resources: its resources (DmResource) through app_build_add_res();
+ *   - class_demand: its units per served byte of a traffic class (k->demand);
+ *   - touch_demand: its units per byte of one DRAM touch of the class's data path, at the
+ *     agent's and the memory's node (demand.h gives the equations);
+ *   - settle_resources: what it sets once every class is in (DRAM capacity at the read/write mix).
+ * demand.c enumerates the traffic classes and the touches of their data paths and calls every
+ * component; it knows no component. A component keeps its resource indices in its own state
+ * (state_size bytes, zeroed, one per build), so adding a resource touches only its file.
+ * Order: app_components() is the order resources are added (reports list them in it) and the
+ * order every other hook is called in; appliance_validate() and the loader check in
+ * app_components_validation() order (the topology before devices are placed on it).
+ */
+#ifndef MODELS_COMPONENT_H
+#define MODELS_COMPONENT_H
+#include "models/appliance.h"
+#include "models/demand.h"
+#include "sim/conf.h"
+
+/* What a scenario file binds into: the Appliance itself, and what the file says that is not
+ * (yet) a model value: device groups before expansion, lists, the scenario's own keys. */
+typedef struct {
+  Appliance a;
+  SimConfList nvme, nics;     /* NvmeGroup, NicGroup */
+  SimConfList links;          /* TopoLinkGroup */
+  SimConfList nps_supported;  /* int */
+  SimConfList bitrates;       /* WlBitrate */
+  const SimConfNode *offered; /* workload.offered: a bit rate or "saturate" */
+  const SimConfNode *loopback_node, *reference_node;
+  char *kind, *name, *description, *platform, *platform_name, *cpu_model;
+  double duration_ns, warmup_ns;
+} AppConf;
+
+/* The demand model under construction (demand.c). */
+typedef struct AppBuild AppBuild;
+struct AppBuild {
+  const Appliance *a;
+  DemandModel *m;
+  int nodes;
+  int *cpu_res, *dram_res; /* [nodes], added by the cpu and memory components */
+  gboolean loop;           /* a loopback host (loopback.h) */
+  gboolean include_meta;   /* metadata and ACK touches are counted (not for bulk crossings) */
+  void **state;            /* [n components] each component's own state */
+};
+
+/* One DRAM touch of a class at one (agent node, memory node) pair: bytes per served byte, the
+ * placement probabilities included; dev is the DMA-ing device (NULL for CPU work). */
+typedef struct {
+  const Touch *touch;
+  int agent_node, mem_node;
+  const TopoPos *dev;
+  double bytes;
+} AppTouch;
+
+typedef struct {
+  const char *name;
+  size_t state_size;
+  gboolean checked_when_finished; /* the loader validates it right after its finish: later
+                                     components place devices on it */
+  gboolean (*finish)(AppConf *c, const SimConfNode *root, GError **error);
+  gboolean (*validate)(const Appliance *a, GError **error);
+  void (*add_resources)(AppBuild *b, void *state);
+  void (*class_demand)(AppBuild *b, void *state, DmClass *k);
+  void (*touch_demand)(AppBuild *b, void *state, DmClass *k, const AppTouch *t);
+  void (*settle_resources)(AppBuild *b, void *state);
+} AppComponent;
+
+extern const AppComponent cpu_component, memory_component, topology_component, nvme_component, nic_component, datapath_component,
+    workload_component, loopback_component;
+
+/* The components in resource order, NULL-terminated. */
+const AppComponent *const *app_components(void);
+/* The components in validation order, NULL-terminated. */
+const AppComponent *const *app_components_validation(void);
+
+/* Appends a resource (capacity in units/s, usable fraction limit, report value = load *
+ * value_scale in unit, NUMA node or -1); owner indices start at -1. Returns its index. */
+int app_build_add_res(AppBuild *b, const char *name, ResKind kind, double cap, double limit, double scale, const char *unit,
+                      int node);
+/* Resource r of the model under construction (valid until the next app_build_add_res). */
+DmResource *app_build_res(AppBuild *b, int r);
+/* Adds per_ns units per served byte per ns of DRAM queueing at DRAM resource dram to the
+ * load-dependent demand on resource res (DmLatTerm) of the class being filled. */
+void app_build_add_lat(AppBuild *b, int res, int dram, double per_ns);
+/* The touches of class k's data path (datapath_touches with the build's metadata and ACK
+ * bytes); returns the count. */
+int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES]);
+/* Node a touch of class k touches memory on for buffer buf under the placement policy (-1:
+ * uniformly random); BUF_USER is on the node of the CPU doing the crypto. */
+int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf);
+/* Node of the CPU doing role agent (AG_CPU_CRYPTO or AG_CPU_STACK) of class k (-1: random). */
+int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent);
+
+/* Position of the device group at key path `group` ("nics[1]"), given by socket/quadrant `pos`
+ * or by NUMA `node` (>= 0) at the platform's NPS; a located conf error if it cannot exist. */
+gboolean app_conf_place(const SimConfNode *root, const char *group, TopoPos pos, int node, const Topology *t, TopoPos *out,
+                        GError **error);
+/* Sets a located conf error (printf message) at key path `path` under root (sim_conf_node_find:
+ * the deepest node of the path that exists), for a component's finish; returns FALSE. */
+gboolean app_conf_error(GError **error, const SimConfNode *root, const char *path, SimConfErrorCode code, const char *fmt, ...)
+    G_GNUC_PRINTF(5, 6);
+
+#endif /* MODELS_COMPONENT_H */
