@@ -321,6 +321,13 @@ void app_scenario_info_clear(AppScenarioInfo *info)
   memset(info, 0, sizeof *info);
 }
 
+const SimConfField *appliance_conf_schema(const SimConfNodeSchema **nodes)
+{
+  static const SimConfNodeSchema sections[] = { { "loopback", loopback_schema }, { "reference", ref_schema }, { NULL, NULL } };
+  if (nodes) *nodes = sections;
+  return root_schema;
+}
+
 void appliance_conf_markdown(GString *out)
 {
   g_string_append(out, "### Scenario and platform keys\n\n");

@@ -52,6 +52,10 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenari
 /* Loads FILE (following `platform:`), applies the NULL-terminated --set assignments, binds. */
 gboolean appliance_load_file(const char *path, const char *const *sets, Appliance *out, AppScenarioInfo *info, GError **error);
 void app_scenario_info_clear(AppScenarioInfo *info);
+/* The root schema of an appliance scenario, and in *nodes (may be NULL) the schemas of its
+ * sections bound later (loopback:, reference:): the tables appliance_conf_markdown() prints,
+ * for other documents (JSON Schema, key lists; sim/conf_schema.h). */
+const SimConfField *appliance_conf_schema(const SimConfNodeSchema **nodes);
 /* Appends the Markdown tables of the schema (for scenarios/README.md). */
 void appliance_conf_markdown(GString *out);
 

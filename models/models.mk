@@ -3,7 +3,8 @@
 #                        scenario vs the published figures
 #   make fit             ocasim fit --write models/coeffs.def: GSL least-squares fit of the shared
 #                        coefficients, written as the data file the build reads, + leave-one-out report
-#   make scenario-docs   ocasim schema --update: the generated tables of scenarios/README.md and README.md
+#   make scenario-docs   ocasim schema --update: the generated tables of scenarios/README.md and README.md,
+#                        and the JSON Schemas scenarios/schema/*.json (ocasim schema KIND --format json)
 .PHONY: reference fit scenario-docs
 reference: $(BIN)
 	@./$(BIN) reference --des scenarios/reference
@@ -13,3 +14,5 @@ fit: $(BIN)
 
 scenario-docs: $(BIN)
 	@./$(BIN) schema --update scenarios/README.md README.md && echo "scenarios/README.md, README.md: generated tables regenerated"
+	@for k in appliance platform queueing_network; do ./$(BIN) schema $$k --format json -o scenarios/schema/$$k.json || exit 1; done; \
+	  echo "scenarios/schema/*.json: JSON Schemas regenerated"

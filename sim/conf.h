@@ -342,6 +342,13 @@ void sim_conf_unbind(const SimConfField *schema, void *out);
  */
 void sim_conf_schema_markdown(const SimConfField *schema, const char *prefix, GString *out);
 
+/** The schema of a SIM_CONF_T_NODE field at key path @path (e.g. "reference"), for the
+ *  documents that walk a schema with its sections (sim/conf_schema.h: JSON Schema, key lists). */
+typedef struct {
+  const char *path;
+  const SimConfField *schema;
+} SimConfNodeSchema;
+
 G_END_DECLS
 
 #endif /* SIM_CONF_H */

@@ -103,6 +103,31 @@ const char *sim_unit_kind_example(SimUnitKind kind)
   return kind_info[kind].example;
 }
 
+/* A decimal number as g_ascii_strtod reads it after the checks above (no hex, NaN, infinity). */
+#define NUMBER_RE "[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"
+
+char *sim_unit_kind_pattern(SimUnitKind kind)
+{
+  g_return_val_if_fail(kind < SIM_UNIT_N_KINDS, NULL);
+  GString *re = g_string_new("^[ \\t]*" NUMBER_RE "[ \\t]*");
+  if (kind == SIM_UNIT_NONE) {
+    g_string_append(re, "$");
+    return g_string_free(re, FALSE);
+  }
+  g_string_append(re, "(");
+  gboolean first = TRUE;
+  for (size_t b = 0; b < G_N_ELEMENTS(bases); b++) {
+    if (bases[b].kind != kind) continue;
+    for (size_t p = 0; p < G_N_ELEMENTS(prefixes); p++) {
+      if (prefixes[p].family != PFX_NONE && !(prefixes[p].family & bases[b].families)) continue;
+      g_string_append_printf(re, "%s%s%s", first ? "" : "|", prefixes[p].name, bases[b].base);
+      first = FALSE;
+    }
+  }
+  g_string_append(re, ")[ \\t]*$");
+  return g_string_free(re, FALSE);
+}
+
 /* Looks @unit up among all spellings; @cmp is strcmp or g_ascii_strcasecmp. When @want is
  * not SIM_UNIT_N_KINDS+1 only bases of that kind are considered. Returns the base or NULL,
  * and the total scale and prefix in *scale / *pfx. */

@@ -88,6 +88,12 @@ gboolean sim_units_parse_int64(const char *text, SimUnitKind kind, int64_t *out,
  */
 gboolean sim_units_parse_double(const char *text, double *out, GError **error);
 
+/** An ECMA-262 regular expression (JSON Schema "pattern") matching the texts
+ *  sim_units_parse() reads for @kind: a number, optional blanks, a unit of the kind (every
+ *  spelling with every prefix it takes); for SIM_UNIT_NONE a bare number.  The loader's
+ *  other checks (NaN, range) are not in it.  Returns: (transfer full). */
+char *sim_unit_kind_pattern(SimUnitKind kind);
+
 /** Human name of a kind, e.g. "bit rate"; "number" for SIM_UNIT_NONE. */
 const char *sim_unit_kind_name(SimUnitKind kind);
 

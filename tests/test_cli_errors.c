@@ -144,7 +144,7 @@ static const BadRun bad_runs[] = {
     "'150 %' is out of range: must be <= 100 %" },
   /* a check across keys that a --set broke: located in the file, and the --set named */
   { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nvme[0].count=60", NULL },
-    "at most 64 drives (included from scenarios/rome-400g-nic-ktls.yaml:7:11) (the scenario as changed by --set nvme[0].count=60)" },
+    "at most 64 drives (included from scenarios/rome-400g-nic-ktls.yaml:8:11) (the scenario as changed by --set nvme[0].count=60)" },
   { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nvme[0].count=60", NULL },
     "(the scenario as changed by --set nvme[0].count=60)" },
   { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--warmup", "3 s", NULL },
@@ -204,7 +204,8 @@ static const BadOption bad_options[] = {
   { { "fit", "--write", "models", NULL }, { "--write 'models': is a directory" } },
   { { "fit", "a", "b", NULL }, { "ocasim fit: unexpected argument 'b'" } },
   { { "fit", "no/such/dir", NULL }, { "no/such/dir" } },
-  { { "schema", "--format", "json", NULL }, { "ocasim schema: --format 'json': expected markdown" } },
+  { { "schema", "--format", "yaml", NULL }, { "ocasim schema: --format 'yaml': expected markdown or json" } },
+  { { "schema", "sweep", NULL }, { "'sweep': expected appliance, platform or queueing_network (there is no sweep file yet)" } },
   { { "schema", "README.md", NULL }, { "unexpected argument 'README.md' (FILE arguments go with --update)" } },
   { { "schema", "--update", NULL }, { "--update needs at least one FILE" } },
   { { "schema", "--update", "no/such/file.md", NULL }, { "no/such/file.md" } },

@@ -1,0 +1,57 @@
+/* sim/conf_schema.h — a binding schema (SimConfField tables, sim/conf.h) as JSON Schema
+ * (draft 2020-12) for editors (yaml-language-server in VS Code and Neovim), and as the list of
+ * its key paths (shell completion of --set).
+ *
+ * What JSON Schema can say of a table, it says: maps are objects with
+ * additionalProperties false (an unknown key is an error, as in the loader), lists are arrays
+ * with minItems/maxItems, dicts are objects whose values follow the element schema, enums are
+ * enums, booleans booleans, and every key carries its description, unit and default.
+ * Numbers without a unit are numbers (integers for INT and INT64) with minimum/maximum
+ * (exclusive where the table says so); the loader also reads them from quoted text, so a
+ * string of digits is accepted too (without the range check, which JSON Schema applies to
+ * numbers only).  Values with a unit are strings matching "<number> <unit of the kind>"
+ * (sim_unit_kind_pattern); their range is the loader's alone, since it depends on the unit.
+ * Fields of type NODE take the schema the caller gives for their key path, or any value.
+ * Left out: checks across keys (sums, placements, known names), which the loader makes.
+ */
+#ifndef SIM_CONF_SCHEMA_H
+#define SIM_CONF_SCHEMA_H
+
+#include <json-glib/json-glib.h>
+#include "sim/conf.h"
+
+G_BEGIN_DECLS
+
+/** Flags of sim_conf_schema_json_members(). */
+typedef enum {
+  /** Leave out "required" in maps below the top (not in list or dict elements, which an
+   *  including file replaces whole): the schema of a file that overlays an included one. */
+  SIM_CONF_JSON_OVERLAY = 1 << 0,
+  /** Leave out "required" at the top: the caller states it (e.g. with if/then). */
+  SIM_CONF_JSON_NO_TOP_REQUIRED = 1 << 1,
+} SimConfJsonFlags;
+
+/**
+ * sim_conf_schema_json_members:
+ * Adds to the object that @b is building the members "type", "properties",
+ * "additionalProperties" and "required" of the JSON Schema of a map bound with @schema.
+ * @nodes (NULL-terminated by a NULL path; may be NULL) gives the schemas of NODE fields.
+ * @flags: SimConfJsonFlags.
+ */
+void sim_conf_schema_json_members(JsonBuilder *b, const SimConfField *schema, const SimConfNodeSchema *nodes, unsigned flags);
+
+/**
+ * sim_conf_schema_keys:
+ * Appends to @out one line per key path of @schema that --set can address, nested maps as
+ * "a.b", list elements as "a[0].b", dict entries as "a.NAME.b", NODE fields through @nodes;
+ * @prefix (may be NULL) before each.
+ */
+void sim_conf_schema_keys(const SimConfField *schema, const SimConfNodeSchema *nodes, const char *prefix, GString *out);
+
+/** Writes the document built in @b as JSON Schema text: pretty-printed, two-space indent,
+ *  a final newline (stable, for committed files). */
+void sim_conf_schema_json_write(JsonBuilder *b, GString *out);
+
+G_END_DECLS
+
+#endif /* SIM_CONF_SCHEMA_H */
