@@ -10,6 +10,11 @@
 #   make validate-quick / validate / wrk-check   the validation mode (validate/validate.mk)
 #   make format / format-check   apply / check the house style (.clang-format; CI runs format-check)
 #   make golden-update   rewrite the golden outputs after an intended change (tests/tests.mk)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the binary, man page, bash completion, scenarios
+#                and platforms under $(PREFIX)/share/ocasim; make uninstall removes them
+#   make dist    build/ocasim-VERSION.tar.gz (with a VERSION file), which builds without git
+#   make install-check   install into a temporary DESTDIR, run the installed binary, uninstall,
+#                and build the dist tarball unpacked in a temporary directory (CI)
 #
 # Sources are picked up by wildcard: a new sim/*.c, models/*.c, validate/*.c or
 # cli/*.c joins the build, a new tests/test_*.c becomes its own test binary.
@@ -116,6 +121,45 @@ format-check:
 
 clean:
 	rm -rf build ocasim
+
+# ---- install, uninstall, dist ----------------------------------------------------------
+# Layout under $(DATADIR) ($(PREFIX)/share/ocasim): scenarios/ is the source tree's scenarios/
+# (scenario files, README.md, reference/, platforms/, schema/), so that includes and the
+# editors' schema lines resolve as in the source tree; platforms/ (a link to
+# scenarios/platforms) is where a platform include not found beside its scenario nor in the
+# current directory is looked up (cli/common.h, cli_datadir()).
+DESTDIR     ?=
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL     ?= install
+SCENARIO_DIRS := reference platforms schema
+.PHONY: install uninstall dist install-check
+install: ocasim
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+	  $(addprefix $(DESTDIR)$(DATADIR)/scenarios/,$(SCENARIO_DIRS))
+	$(INSTALL) -m 755 ocasim $(DESTDIR)$(BINDIR)/ocasim
+	$(INSTALL) -m 644 docs/ocasim.1 $(DESTDIR)$(MANDIR)/man1/ocasim.1
+	$(INSTALL) -m 644 scripts/ocasim-completion.bash $(DESTDIR)$(BASHCOMPDIR)/ocasim
+	$(INSTALL) -m 644 scenarios/*.yaml scenarios/README.md $(DESTDIR)$(DATADIR)/scenarios/
+	for d in $(SCENARIO_DIRS); do $(INSTALL) -m 644 scenarios/$$d/* $(DESTDIR)$(DATADIR)/scenarios/$$d/ || exit 1; done
+	ln -sfn scenarios/platforms $(DESTDIR)$(DATADIR)/platforms
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ocasim $(DESTDIR)$(MANDIR)/man1/ocasim.1 $(DESTDIR)$(BASHCOMPDIR)/ocasim
+	rm -f $(DESTDIR)$(DATADIR)/platforms
+	rm -rf $(DESTDIR)$(DATADIR)/scenarios
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+
+# The tracked files of the working tree and a VERSION file (scripts/version.sh reads it first).
+dist:
+	@command -v git >/dev/null && git rev-parse --git-dir >/dev/null 2>&1 || { echo "make dist: needs a git checkout"; exit 2; }
+	@v=$$(sh scripts/version.sh); d=build/dist/ocasim-$$v; rm -rf $$d && mkdir -p $$d && \
+	  git ls-files -z | xargs -0 tar -cf - | tar -xf - -C $$d && echo "$$v" > $$d/VERSION && \
+	  tar -czf build/ocasim-$$v.tar.gz -C build/dist ocasim-$$v && echo "make dist: build/ocasim-$$v.tar.gz"
+
+install-check: ocasim
+	@sh scripts/install-check.sh
 
 -include $(wildcard */*.mk)
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_SUPPORT_OBJ:.o=.d)

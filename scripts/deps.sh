@@ -1,7 +1,9 @@
 #!/bin/sh
-# Installs the Debian packages ocasim needs to build, test and benchmark, when any is missing.
+# Installs the Debian packages ocasim needs to build, test and benchmark, when any is missing
+# (python3-jsonschema/yaml: the JSON Schema test; bash-completion: the completion test;
+# groff-base: the man page test; locales: the de_DE locale the number-format test builds).
 # As root it runs apt-get; otherwise it prints the exact command to run.
-PKGS="build-essential pkg-config libglib2.0-dev libgsl-dev libyaml-dev libssl-dev libjson-glib-dev check valgrind g++ libns3-dev wrk clang-format"
+PKGS="build-essential pkg-config libglib2.0-dev libgsl-dev libyaml-dev libssl-dev libjson-glib-dev check valgrind g++ libns3-dev wrk clang-format python3-jsonschema python3-yaml bash-completion groff-base locales"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -44,38 +44,13 @@ static int run_env(const char *const *args, const char *const *env, char **out, 
   return WEXITSTATUS(status);
 }
 
-/* The options `ocasim @cmd --help` lists: long name -> short letter ("" when none). */
-static GHashTable *help_options(const char *cmd)
-{
-  const char *args[] = { cmd, "--help", NULL };
-  g_autofree char *out = NULL, *err = NULL;
-  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
-  GHashTable *opts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
-  for (char **l = lines; *l; l++) {
-    const char *s = *l;
-    while (*s == ' ') s++;
-    char shortopt[2] = { 0, 0 };
-    if (s[0] == '-' && s[1] != '-' && s[1] && s[2] == ',') {
-      shortopt[0] = s[1];
-      s += 3;
-      while (*s == ' ') s++;
-    }
-    if (!g_str_has_prefix(s, "--")) continue;
-    s += 2;
-    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-");
-    g_hash_table_insert(opts, g_strndup(s, n), g_strdup(shortopt));
-  }
-  return opts;
-}
-
 /* One meaning per letter: a table of every subcommand's short options, asserted consistent. */
 START_TEST(test_short_options_consistent)
 {
   g_autoptr(GHashTable) meaning = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free); /* letter -> "long (cmd)" */
   int letters = 0;
   for (size_t i = 0; i < G_N_ELEMENTS(SUBCOMMANDS); i++) {
-    g_autoptr(GHashTable) opts = help_options(SUBCOMMANDS[i]);
+    g_autoptr(GHashTable) opts = test_ocasim_help_options(SUBCOMMANDS[i]);
     ck_assert_msg(g_hash_table_contains(opts, "version"), "%s --help lists no --version", SUBCOMMANDS[i]);
     ck_assert_msg(!g_strcmp0(g_hash_table_lookup(opts, "verbose"), "v"), "%s: -v is not --verbose", SUBCOMMANDS[i]);
     ck_assert_msg(!g_strcmp0(g_hash_table_lookup(opts, "help"), "h"), "%s: -h is not --help", SUBCOMMANDS[i]);
@@ -120,7 +95,7 @@ static const struct {
 
 START_TEST(test_offered_options)
 {
-  g_autoptr(GHashTable) opts = help_options(OFFERS[_i].cmd);
+  g_autoptr(GHashTable) opts = test_ocasim_help_options(OFFERS[_i].cmd);
   g_auto(GStrv) has = g_strsplit(OFFERS[_i].has, " ", -1), lacks = g_strsplit(OFFERS[_i].lacks, " ", -1);
   for (char **o = has; *o; o++)
     if (**o) ck_assert_msg(g_hash_table_contains(opts, *o), "%s does not offer --%s", OFFERS[_i].cmd, *o);

@@ -32,3 +32,27 @@ char *test_ocasim_version(void)
   g_strchomp(out);
   return g_strdup(out + strlen("ocasim "));
 }
+
+GHashTable *test_ocasim_help_options(const char *cmd)
+{
+  const char *args[] = { cmd, "--help", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  GHashTable *opts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  for (char **l = lines; *l; l++) {
+    const char *s = *l;
+    while (*s == ' ') s++;
+    char shortopt[2] = { 0, 0 };
+    if (s[0] == '-' && s[1] != '-' && s[1] && s[2] == ',') {
+      shortopt[0] = s[1];
+      s += 3;
+      while (*s == ' ') s++;
+    }
+    if (!g_str_has_prefix(s, "--")) continue;
+    s += 2;
+    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-");
+    g_hash_table_insert(opts, g_strndup(s, n), g_strdup(shortopt));
+  }
+  return opts;
+}

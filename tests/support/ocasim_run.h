@@ -2,6 +2,8 @@
 #ifndef TESTS_SUPPORT_OCASIM_RUN_H
 #define TESTS_SUPPORT_OCASIM_RUN_H
 
+#include <glib.h>
+
 /** Runs the ocasim binary named by $OCASIM_BIN (set by make test) with @args (NULL-terminated,
  *  the arguments after the program name) in the current directory, waits for it, stores its
  *  stdout and stderr in *@out and *@err (transfer full) and returns its exit status.  The
@@ -11,5 +13,9 @@ int test_run_ocasim(const char *const *args, char **out, char **err);
 /** The version the binary prints for `ocasim --version` ("ocasim VERSION"): VERSION
  *  (transfer full), the value of "ocasim_version" in JSON and CSV results. */
 char *test_ocasim_version(void);
+
+/** The options `ocasim @cmd --help` lists: a table from each long name (without "--") to its
+ *  short letter ("" when it has none).  (transfer full) */
+GHashTable *test_ocasim_help_options(const char *cmd);
 
 #endif /* TESTS_SUPPORT_OCASIM_RUN_H */
