@@ -114,6 +114,7 @@ SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **
   }
   g_ptr_array_add(sets, NULL);
   if (!sim_conf_apply_overrides(doc, (const char *const *)sets->pdata, error)) return NULL;
+  g_info("%s: loaded with %u override%s", file, sets->len - 1, sets->len == 2 ? "" : "s");
   return g_steal_pointer(&doc);
 }
 

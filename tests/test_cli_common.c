@@ -207,6 +207,14 @@ START_TEST(test_log_levels_and_traces)
   ck_assert_int_eq(run_env(quiet, log_env, &o5, &e5), 0);
   ck_assert_str_eq(e1, "");
   ck_assert_msg(strstr(e2, "ocasim-models-DEBUG") && strstr(e2, "66 resources"), "%s", e2);
+  /* -v: info only */
+  const char *v1[] = { "run", SHORT_RUN, "-v", NULL };
+  g_autofree char *o0 = NULL, *e0 = NULL;
+  ck_assert_int_eq(run_env(v1, NULL, &o0, &e0), 0);
+  ck_assert_msg(strstr(e0, "ocasim-cli-INFO") && strstr(e0, "rome-400g-nic-ktls.yaml: loaded with 0 overrides") &&
+                    !strstr(e0, "DEBUG"),
+                "%s", e0);
+  ck_assert_str_eq(o0, o1);
   ck_assert_msg(strstr(e4, "ocasim-models-DEBUG") && strstr(e4, "66 resources"), "%s", e4);
   /* nvme0 at info: one line per completed request that read from nvme0, none from other drives */
   ck_assert_msg(strstr(e3, "ocasim-sim-") && strstr(e3, " nvme0: request ") && strstr(e3, ") done, latency "), "%.400s", e3);
