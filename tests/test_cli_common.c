@@ -19,29 +19,21 @@ static const char *const SUBCOMMANDS[] = { "run",   "check", "bound",     "capac
 /* A short run of the 400G box: long enough for a progress line, short enough for a test. */
 #define SHORT_RUN "scenarios/rome-400g-nic-ktls.yaml", "--duration", "0.5 s", "--warmup", "0.1 s"
 
-/* Runs ocasim with @args and the environment changed by @env ("NAME=VALUE" or "NAME=" to
- * unset; NULL-terminated, may be NULL); returns the exit status. */
+/* Runs ocasim with @args in an environment without G_MESSAGES_DEBUG and OCASIM_LOG, changed by
+ * @env (test_spawn); returns the exit status. */
 static int run_env(const char *const *args, const char *const *env, char **out, char **err)
 {
-  const char *bin = g_getenv("OCASIM_BIN");
-  ck_assert_msg(bin != NULL, "OCASIM_BIN is not set (run through make test)");
   g_autoptr(GPtrArray) argv = g_ptr_array_new();
-  g_ptr_array_add(argv, (char *)bin);
+  g_ptr_array_add(argv, (char *)g_getenv("OCASIM_BIN"));
+  ck_assert_msg(argv->pdata[0] != NULL, "OCASIM_BIN is not set (run through make test)");
   for (; *args; args++) g_ptr_array_add(argv, (char *)*args);
   g_ptr_array_add(argv, NULL);
-  g_auto(GStrv) envp = g_get_environ();
-  envp = g_environ_unsetenv(envp, "G_MESSAGES_DEBUG");
-  envp = g_environ_unsetenv(envp, "OCASIM_LOG");
-  for (; env && *env; env++) {
-    g_auto(GStrv) kv = g_strsplit(*env, "=", 2);
-    envp = kv[1] && *kv[1] ? g_environ_setenv(envp, kv[0], kv[1], TRUE) : g_environ_unsetenv(envp, kv[0]);
-  }
-  int status = -1;
-  GError *error = NULL;
-  ck_assert_msg(g_spawn_sync(NULL, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error),
-                "spawn: %s", error ? error->message : "");
-  ck_assert_msg(WIFEXITED(status), "killed by a signal");
-  return WEXITSTATUS(status);
+  g_autoptr(GPtrArray) envs = g_ptr_array_new();
+  g_ptr_array_add(envs, "G_MESSAGES_DEBUG=");
+  g_ptr_array_add(envs, "OCASIM_LOG=");
+  for (; env && *env; env++) g_ptr_array_add(envs, (char *)*env);
+  g_ptr_array_add(envs, NULL);
+  return test_spawn((const char *const *)argv->pdata, (const char *const *)envs->pdata, NULL, out, err);
 }
 
 /* One meaning per letter: a table of every subcommand's short options, asserted consistent. */
@@ -162,11 +154,8 @@ END_TEST
  * place and erased at the end; --quiet silences it. */
 START_TEST(test_progress_on_terminal)
 {
-  g_autofree char *script = g_find_program_in_path("script");
-  if (!script) {
-    fprintf(stderr, "test_progress_on_terminal: skipped: no script(1) (util-linux)\n");
-    return;
-  }
+  g_autofree char *script = test_find_program("script", "test_progress_on_terminal");
+  if (!script) return;
   const char *bin = g_getenv("OCASIM_BIN");
   for (int quiet = 0; quiet < 2; quiet++) {
     /* stdout to /dev/null: what script records is stderr alone */

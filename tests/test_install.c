@@ -19,33 +19,16 @@
 static const char *const SUBCOMMANDS[] = { "run",   "check", "bound",     "capacity", "validate",
                                            "serve", "load",  "reference", "fit",      "schema" };
 
-/* Runs @argv (PATH searched) with @env added (NULL-terminated "K=V", may be NULL) in @cwd
- * (NULL: here); returns the exit status, output in *@out and *@err. */
-static int spawn(const char *const *argv, const char *const *env, const char *cwd, char **out, char **err)
-{
-  g_auto(GStrv) envp = g_get_environ();
-  for (; env && *env; env++) {
-    g_auto(GStrv) kv = g_strsplit(*env, "=", 2);
-    envp = g_environ_setenv(envp, kv[0], kv[1], TRUE);
-  }
-  int status = -1;
-  GError *e = NULL;
-  ck_assert_msg(g_spawn_sync(cwd, (char **)argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL, out, err, &status, &e), "spawn %s: %s",
-                argv[0], e ? e->message : "");
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 START_TEST(test_man_page)
 {
-  g_autofree char *groff = g_find_program_in_path("groff");
+  g_autofree char *groff = test_find_program("groff", "test_man_page");
   if (!groff) {
     ck_assert_msg(!g_getenv("OCASIM_REQUIRE_JSONSCHEMA"), "groff is required under CI (groff-base)");
-    fprintf(stderr, "test_man_page: skipped: no groff (groff-base)\n");
     return;
   }
   const char *argv[] = { groff, "-ww", "-z", "-man", "docs/ocasim.1", NULL };
   g_autofree char *out = NULL, *err = NULL;
-  ck_assert_int_eq(spawn(argv, NULL, NULL, &out, &err), 0);
+  ck_assert_int_eq(test_spawn(argv, NULL, NULL, &out, &err), 0);
   ck_assert_msg(!strcmp(err, ""), "groff warnings: %s", err);
   g_autofree char *man = NULL;
   ck_assert(g_file_get_contents("docs/ocasim.1", &man, NULL, NULL));
@@ -85,17 +68,14 @@ static char *complete(const char *line)
   const char *argv[] = { "bash", "-c", script, NULL };
   g_autofree char *err = NULL;
   char *out = NULL;
-  ck_assert_int_eq(spawn(argv, env, NULL, &out, &err), 0);
+  ck_assert_int_eq(test_spawn(argv, env, NULL, &out, &err), 0);
   return out;
 }
 
 START_TEST(test_bash_completion)
 {
-  g_autofree char *bash = g_find_program_in_path("bash");
-  if (!bash) {
-    fprintf(stderr, "test_bash_completion: skipped: no bash\n");
-    return;
-  }
+  g_autofree char *bash = test_find_program("bash", "test_bash_completion");
+  if (!bash) return;
   g_autofree char *keys = complete("ocasim run --set ni");
   ck_assert_msg(g_str_has_prefix(keys, "nics[") && strstr(keys, "\nnics[0].port_speed=\n"), "%s", keys);
   g_autofree char *qkeys = complete("ocasim check scenarios/mm1.yaml -s stations[0].se");
@@ -126,8 +106,8 @@ START_TEST(test_platform_from_datadir)
   const char *with[] = { dv, NULL };
   const char *without[] = { "OCASIM_DATADIR=/nonexistent", NULL };
   g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *want = NULL, *we = NULL;
-  ck_assert_int_eq(spawn(argv, with, dir, &o1, &e1), 0);
-  ck_assert_int_eq(spawn(argv, without, dir, &o2, &e2), 2);
+  ck_assert_int_eq(test_spawn(argv, with, dir, &o1, &e1), 0);
+  ck_assert_int_eq(test_spawn(argv, without, dir, &o2, &e2), 2);
   ck_assert_msg(strstr(e2, "mine.yaml:8:11: platform:"), "%s", e2);
   const char *orig[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", NULL };
   ck_assert_int_eq(test_run_ocasim(orig, &want, &we), 0);

@@ -3,6 +3,7 @@
 
 #include <check.h>
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -55,4 +56,26 @@ GHashTable *test_ocasim_help_options(const char *cmd)
     g_hash_table_insert(opts, g_strndup(s, n), g_strdup(shortopt));
   }
   return opts;
+}
+
+int test_spawn(const char *const *argv, const char *const *env, const char *cwd, char **out, char **err)
+{
+  g_auto(GStrv) envp = g_get_environ();
+  for (; env && *env; env++) {
+    g_auto(GStrv) kv = g_strsplit(*env, "=", 2);
+    envp = kv[1] && *kv[1] ? g_environ_setenv(envp, kv[0], kv[1], TRUE) : g_environ_unsetenv(envp, kv[0]);
+  }
+  int status = -1;
+  GError *e = NULL;
+  ck_assert_msg(g_spawn_sync(cwd, (char **)argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL, out, err, &status, &e), "spawn %s: %s",
+                argv[0], e ? e->message : "");
+  ck_assert_msg(WIFEXITED(status), "%s: killed by a signal", argv[0]);
+  return WEXITSTATUS(status);
+}
+
+char *test_find_program(const char *name, const char *test)
+{
+  char *path = g_find_program_in_path(name);
+  if (!path) fprintf(stderr, "%s: skipped: no %s in PATH\n", test, name);
+  return path;
 }
