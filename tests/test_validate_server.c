@@ -644,6 +644,25 @@ static void assert_healthy(Tree *t, ValServer *s, SSL_CTX *ctx)
   ck_assert_msg(wait_closed(s, 15), "server still holds connections");
 }
 
+/* assert_healthy, then stops the server and frees the client context. */
+static void healthy_stop(Tree *t, ValServer *s, SSL_CTX *ctx)
+{
+  assert_healthy(t, s, ctx);
+  SSL_CTX_free(ctx);
+  val_server_stop(s);
+}
+
+/* Connects, sends @req and reads the response head; returns the connection. */
+static ValClient *request_head(int port, SSL_CTX *ctx, const char *req, int *status, int64_t *clen, gboolean *cl)
+{
+  g_autoptr(GError) err = NULL;
+  ValClient *c = val_client_connect("127.0.0.1", port, ctx, 20, &err);
+  ck_assert_msg(c, "%s", err ? err->message : "");
+  ck_assert(val_client_send(c, req, strlen(req), &err));
+  ck_assert_msg(val_client_read_head(c, status, clen, cl, &err), "%s", err ? err->message : "");
+  return c;
+}
+
 /* A response that ends the connection, with a request pipelined while it is in flight: the
  * whole 2 MiB body arrives, then close_notify (TLS) and EOF, never a reset (RFC 9112 §9.6).
  * Once as HTTP/1.1 Connection: close, once as HTTP/1.0. */
@@ -660,14 +679,11 @@ START_TEST(test_lingering_close)
       ValServer *s = start(&t, all_modes[m], 1);
       SSL_CTX *ctx = client_ctx(all_modes[m]);
       g_autoptr(GError) err = NULL;
-      ValClient *c = val_client_connect("127.0.0.1", val_server_port(s), ctx, 20, &err);
-      ck_assert(c);
       const char *req = v10 ? "GET /f2m.bin HTTP/1.0\r\n\r\n" : "GET /f2m.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-      ck_assert(val_client_send(c, req, strlen(req), &err));
       int status;
       int64_t clen;
       gboolean cl;
-      ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
+      ValClient *c = request_head(val_server_port(s), ctx, req, &status, &clen, &cl);
       ck_assert_int_eq(status, 200);
       ck_assert(cl);
       /* a first piece, then a pipelined request the server will never answer, then a pause
@@ -710,9 +726,7 @@ START_TEST(test_lingering_close)
       ck_assert_uint_eq(st.client_aborts, 0);
       ck_assert_uint_eq(st.linger_timeouts, 0);
       ck_assert_uint_eq(st.requests, 1); /* the pipelined request was dropped, not answered */
-      assert_healthy(&t, s, ctx);
-      SSL_CTX_free(ctx);
-      val_server_stop(s);
+      healthy_stop(&t, s, ctx);
     }
   ck_assert_int_eq(count_fds(), fds0);
   free_tree(&t);
@@ -746,14 +760,10 @@ START_TEST(test_truncation_reported)
     ValServer *s = start(&t, all_modes[m], 1);
     SSL_CTX *ctx = client_ctx(all_modes[m]);
     g_autoptr(GError) err = NULL;
-    ValClient *c = val_client_connect("127.0.0.1", val_server_port(s), ctx, 20, &err);
-    ck_assert(c);
-    const char *req = "GET /shrinks.bin HTTP/1.1\r\nHost: x\r\n\r\n";
-    ck_assert(val_client_send(c, req, strlen(req), &err));
     int status;
     int64_t clen;
     gboolean cl;
-    ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
+    ValClient *c = request_head(val_server_port(s), ctx, "GET /shrinks.bin HTTP/1.1\r\nHost: x\r\n\r\n", &status, &clen, &cl);
     ck_assert_int_eq(clen, (int64_t)size);
     unsigned char sha[32];
     uint64_t got = 0;
@@ -771,9 +781,7 @@ START_TEST(test_truncation_reported)
     ck_assert_msg(st.truncations == 1 && st.client_aborts == 0,
                   "%s: truncations %" G_GUINT64_FORMAT ", aborts %" G_GUINT64_FORMAT, val_server_mode_name(all_modes[m]),
                   st.truncations, st.client_aborts);
-    assert_healthy(&t, s, ctx);
-    SSL_CTX_free(ctx);
-    val_server_stop(s);
+    healthy_stop(&t, s, ctx);
   }
   g_log_remove_handler(NULL, h);
   ck_assert_msg(strstr(log_text->str, "/shrinks.bin truncated at ") && strstr(log_text->str, " of 67108864 body bytes"),
@@ -848,12 +856,10 @@ START_TEST(test_faults_close_notify)
       ck_assert_msg(how == VAL_CLIENT_CLOSED_CLEAN, "%s, request %d: closed %d", val_server_mode_name(all_modes[m]), k, how);
       val_client_abort(c, FALSE);
     }
-    assert_healthy(&t, s, ctx);
     ValServerStats st;
     val_server_stats(s, &st);
     ck_assert_uint_eq(st.client_aborts, 0);
-    SSL_CTX_free(ctx);
-    val_server_stop(s);
+    healthy_stop(&t, s, ctx);
   }
   ck_assert_int_eq(count_fds(), fds0);
   free_tree(&t);
@@ -940,9 +946,7 @@ START_TEST(test_slowloris)
     ValServerStats st;
     val_server_stats(s, &st);
     ck_assert_uint_gt(st.head_timeouts + st.evicted, 0);
-    assert_healthy(&t, s, ctx);
-    SSL_CTX_free(ctx);
-    val_server_stop(s);
+    healthy_stop(&t, s, ctx);
   }
   ck_assert_int_eq(count_fds(), fds0);
   free_tree(&t);
@@ -1029,9 +1033,7 @@ START_TEST(test_hostile_requests)
       while (recv(fd, b, sizeof b, 0) > 0) {}
       close(fd);
     }
-    assert_healthy(&t, s, ctx);
-    SSL_CTX_free(ctx);
-    val_server_stop(s);
+    healthy_stop(&t, s, ctx);
   }
   ck_assert_int_eq(count_fds(), fds0);
   g_string_free(longline, TRUE);
