@@ -24,7 +24,8 @@ static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GStr
   g_autoptr(QnetSpec) spec = qnet_spec_from_conf(root, error);
   if (!spec) return FALSE;
   if (!out) return TRUE;
-  g_autoptr(QnetResult) res = qnet_run(spec);
+  g_autoptr(QnetResult) res = qnet_run(spec, error);
+  if (!res) return FALSE;
   qnet_result_write(res, (QnetFormat)opt->format, out);
   return TRUE;
 }

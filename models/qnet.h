@@ -27,6 +27,13 @@
 #include "sim/station.h"
 #include "sim/time.h"
 
+/* The most jobs a run holds at once (qnet_spec_new's default of QnetSpec.max_jobs).
+ * Assumed: about 150 MB of jobs (SimJob plus a heap slot), far past the population of
+ * any network near a steady state; only an overloaded network gets there, and its
+ * figures depend on the run length anyway (the overloaded M/G/1-PS of `make bench`,
+ * offered load 10 for 20 000 s, peaks near 2e5). */
+#define QNET_MAX_JOBS 1000000
+
 typedef struct {
   char *to;  /* station name */
   double p;  /* probability, sum over a node's routes <= 1; the rest leaves */
@@ -56,6 +63,7 @@ typedef struct {
   int batches;                 /* batches after warm-up (>= 2) */
   double precision;            /* stop when every CI half-width <= precision x mean; 0 = off */
   sim_time_ns max_duration_ns; /* with precision: the longest run */
+  uint64_t max_jobs;           /* most jobs present in the network at once (QNET_MAX_JOBS by default) */
   GPtrArray *sources;          /* QnetSource* */
   GPtrArray *stations;         /* QnetStation* */
 } QnetSpec;
@@ -110,8 +118,10 @@ void qnet_route_add(GArray *routes, const char *to, double p);
  *  the source or station. */
 gboolean qnet_spec_resolve(QnetSpec *spec, GError **error);
 
-/** Simulates @spec (resolved).  Never fails on a valid spec. */
-QnetResult *qnet_run(const QnetSpec *spec);
+/** Simulates @spec (resolved).  Fails (QNET_ERROR, NULL result) only when more than
+ *  @spec->max_jobs jobs are in the network at once: the run then stops at once and the
+ *  message names the simulated time and the most crowded station. */
+QnetResult *qnet_run(const QnetSpec *spec, GError **error);
 
 /** Fills the th_* fields of @res from the closed forms (see above). */
 void qnet_theory(const QnetSpec *spec, QnetResult *res);

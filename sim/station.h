@@ -11,6 +11,10 @@
  *          gets 1/n), optional capacity K.  Implemented with virtual time:
  *          V(t) grows at rate 1/n, a job arriving at V_a with work x leaves
  *          when V reaches V_a + x, so only the smallest finish tag matters.
+ *          The finish tags sit in a binary min-heap (sim/heap-inl.h), so an
+ *          arrival or a departure costs O(log n), not a scan of the n jobs.
+ *          Jobs whose tags are reached at the same instant leave in their
+ *          order of arrival.
  *
  * The service demand of a job is drawn from the station's distribution when
  * it has one (in ns), otherwise taken from job->work_ns.  Each station keeps:
@@ -39,6 +43,8 @@ struct SimJob {
   sim_time_ns t_started; /* began service at the current station (FCFS) */
   double work_ns;        /* service demand at the current station */
   double ps_finish;      /* PS: virtual finish tag */
+  uint64_t ps_seq;       /* PS: arrival order at the station (breaks ties of tags) */
+  uint32_t ps_pos;       /* PS: index in the station's heap */
   int klass;             /* free for the caller */
   void *data;            /* free for the caller */
 };
@@ -62,7 +68,10 @@ struct SimStation {
   /* state */
   int in_system, busy;
   SimJob *q_head, *q_tail;
-  GPtrArray *ps_jobs; /* PS: jobs present */
+  SimJob **ps_heap; /* PS: jobs present, a min-heap on (ps_finish, ps_seq) */
+  uint32_t ps_n, ps_cap;
+  uint64_t ps_seq_next;
+  GPtrArray *ps_done; /* PS: scratch for the jobs leaving at one instant */
   double ps_vtime;    /* PS: virtual time at ps_vtime_at */
   sim_time_ns ps_vtime_at;
   SimEvent ps_ev; /* PS: next completion */
