@@ -41,7 +41,9 @@ static int hexval(char c)
   return -1;
 }
 
-gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap)
+/* Decodes %XX escapes of in[0..n) into out (NUL-terminated, at most cap-1 bytes).
+ * FALSE for a bad escape, an encoded NUL or '/' ("%2F"), or when out is too small. */
+static gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap)
 {
   size_t o = 0;
   for (size_t i = 0; i < n; i++) {
@@ -221,7 +223,8 @@ int val_http_resolve_range(const char *value, uint64_t size, uint64_t *first, ui
   return 206;
 }
 
-const char *val_http_reason(int status)
+/* Reason phrase ("OK", "Not Found", ...). */
+static const char *val_http_reason(int status)
 {
   switch (status) {
     case 200: return "OK";

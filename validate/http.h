@@ -30,10 +30,6 @@ typedef struct {
  * (Transfer-Encoding or non-zero Content-Length), -505 not HTTP/1.x. */
 int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, size_t *consumed);
 
-/* Decodes %XX escapes of in[0..n) into out (NUL-terminated, at most cap-1 bytes).
- * FALSE for a bad escape, an encoded NUL or '/' ("%2F"), or when out is too small. */
-gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap);
-
 /* Resolves a Range header value against a file of `size` bytes: 206 with
  * [*first, *last] inclusive for one satisfiable range, 416 when unsatisfiable,
  * 200 when the value is not a single bytes range (the range is then ignored,
@@ -57,9 +53,6 @@ size_t val_http_format_validators(char *out, size_t cap, uint64_t size, int64_t 
 
 /* Body length of an error response formatted by val_http_format_head. */
 size_t val_http_error_body(int status, char *out, size_t cap);
-
-/* Reason phrase ("OK", "Not Found", ...). */
-const char *val_http_reason(int status);
 
 /* Parses a response head (client side): status, Content-Length (-1 if absent),
  * Connection: close.  Returns 1 complete, 0 need more, -1 malformed. */
