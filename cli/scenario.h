@@ -20,23 +20,23 @@ typedef struct {
   char **files;   /* the remaining arguments */
 } CliOptions;
 
-/** Parses @argv with the common options plus @extra (may be NULL), with
+/* Parses @argv with the common options plus @extra (may be NULL), with
  *  @summary as the help text.  Returns FALSE (after printing the reason) on a
  *  usage error; sets *@exit_now to TRUE when --help was printed. */
 gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra, const char *param, const char *summary,
                    GError **error);
 
-/** Frees what cli_parse() allocated. */
+/* Frees what cli_parse() allocated. */
 void cli_options_clear(CliOptions *opt);
 
-/** Loads @file (following `platform:`), then applies --seed, --duration,
+/* Loads @file (following `platform:`), then applies --seed, --duration,
  *  --warmup and each --set, in that order.  Returns: (transfer full) or NULL. */
 SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **error);
 
-/** TRUE when @opt names exactly one FILE; otherwise prints why for @cmd and returns FALSE. */
+/* TRUE when @opt names exactly one FILE; otherwise prints why for @cmd and returns FALSE. */
 gboolean cli_one_file(const CliOptions *opt, const char *cmd);
 
-/** An appliance scenario ready to evaluate: the appliance, its scenario
+/* An appliance scenario ready to evaluate: the appliance, its scenario
  *  information and its demand model. */
 typedef struct {
   Appliance *a;
@@ -44,32 +44,32 @@ typedef struct {
   DemandModel *m;
 } CliAppliance;
 
-/** Binds the appliance scenario at @root and builds its demand model.
+/* Binds the appliance scenario at @root and builds its demand model.
  *  On error returns FALSE (with a located error) and leaves nothing to free. */
 gboolean cli_appliance_build(const SimConfNode *root, CliAppliance *out, GError **error);
 
-/** Loads FILE (opt->files[0]) with the options' overrides and builds it as
+/* Loads FILE (opt->files[0]) with the options' overrides and builds it as
  *  cli_appliance_build() does. */
 gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **error);
 
-/** When @error is set, the scenario was changed by --set, --seed, --duration or --warmup and
+/* When @error is set, the scenario was changed by --set, --seed, --duration or --warmup and
  *  the error is not located at a command-line option itself (a check across keys, e.g. too
  *  many drives in total), appends which options changed it: the located key is in the file,
  *  the value that broke it is not. */
 void cli_note_overrides(const CliOptions *opt, GError **error);
 
-/** Frees what cli_appliance_build() made. */
+/* Frees what cli_appliance_build() made. */
 void cli_appliance_clear(CliAppliance *ca);
 
-/** The value of the root `kind:` key, or NULL with a located error. */
+/* The value of the root `kind:` key, or NULL with a located error. */
 const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error);
 
-/** Prints @error as "ocasim: message" and returns the exit status for it:
+/* Prints @error as "ocasim: message" and returns the exit status for it:
  *  2 for bad input (scenario, units, usage, an appliance that cannot be
  *  built or run as described), 1 otherwise. */
 int cli_fail(const GError *error);
 
-/** Writes @text to stdout; returns 0, or 1 if stdout failed. */
+/* Writes @text to stdout; returns 0, or 1 if stdout failed. */
 int cli_emit(const GString *text);
 
 #endif /* OCASIM_CLI_SCENARIO_H */

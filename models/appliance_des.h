@@ -30,11 +30,11 @@
 #include "models/appliance_report.h"
 #include "sim/fluid.h"
 
-/** Builds the fluid-simulation spec of @a (demand model @m) for a run of @info's
+/* Builds the fluid-simulation spec of @a (demand model @m) for a run of @info's
  *  duration and warm-up.  Returns: (transfer full). */
 SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);
 
-/** Runs the discrete-event model; returns the report (mode "run") and, when
+/* Runs the discrete-event model; returns the report (mode "run") and, when
  *  @raw is not NULL, the raw fluid-simulation result (transfer full) for tests.
  *  Errors: a model the simulation cannot run (no class with load, a run too
  *  short for its batches), with NULL returned. */

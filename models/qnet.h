@@ -68,7 +68,7 @@ typedef struct {
   GPtrArray *stations;         /* QnetStation* */
 } QnetSpec;
 
-/** An estimate with its 95% half-width (NAN when unknown). */
+/* An estimate with its 95% half-width (NAN when unknown). */
 typedef struct {
   double mean, half_width;
 } QnetEstimate;
@@ -106,24 +106,24 @@ QnetSpec *qnet_spec_take(QnetSpec *fields);
 void qnet_spec_free(QnetSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(QnetSpec, qnet_spec_free)
 
-/** Adds a source / station (the spec takes ownership); returns it for routes. */
+/* Adds a source / station (the spec takes ownership); returns it for routes. */
 QnetSource *qnet_spec_add_source(QnetSpec *spec, const char *name, const SimDist *interarrival);
 QnetStation *qnet_spec_add_station(QnetSpec *spec, const char *name, SimStationDiscipline disc, int servers, int capacity,
                                    const SimDist *service);
-/** Appends a route to @to with probability @p to @routes (a source's or station's). */
+/* Appends a route to @to with probability @p to @routes (a source's or station's). */
 void qnet_route_add(GArray *routes, const char *to, double p);
 
-/** Resolves route names and checks probabilities, distributions and stability
+/* Resolves route names and checks probabilities, distributions and stability
  *  of nothing: an unstable network simply runs (and shows it).  Errors name
  *  the source or station. */
 gboolean qnet_spec_resolve(QnetSpec *spec, GError **error);
 
-/** Simulates @spec (resolved).  Fails (QNET_ERROR, NULL result) only when more than
+/* Simulates @spec (resolved).  Fails (QNET_ERROR, NULL result) only when more than
  *  @spec->max_jobs jobs are in the network at once: the run then stops at once and the
  *  message names the simulated time and the most crowded station. */
 QnetResult *qnet_run(const QnetSpec *spec, GError **error);
 
-/** Fills the th_* fields of @res from the closed forms (see above). */
+/* Fills the th_* fields of @res from the closed forms (see above). */
 void qnet_theory(const QnetSpec *spec, QnetResult *res);
 
 void qnet_result_free(QnetResult *res);
@@ -131,7 +131,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(QnetResult, qnet_result_free)
 
 typedef enum { QNET_FORMAT_TABLE, QNET_FORMAT_JSON, QNET_FORMAT_CSV } QnetFormat;
 
-/** Appends @res to @out as a table, JSON object or CSV (one row per station). */
+/* Appends @res to @out as a table, JSON object or CSV (one row per station). */
 void qnet_result_write(const QnetResult *res, QnetFormat format, GString *out);
 
 #endif /* MODELS_QNET_H */

@@ -51,7 +51,7 @@ struct SimJob {
 
 typedef enum { SIM_STATION_FCFS, SIM_STATION_PS } SimStationDiscipline;
 
-/** Called when @job leaves @st (served or dropped); the callee owns @job again. */
+/* Called when @job leaves @st (served or dropped); the callee owns @job again. */
 typedef void (*sim_station_job_fn)(SimStation *st, SimJob *job, void *ctx);
 
 struct SimStation {
@@ -79,7 +79,7 @@ struct SimStation {
   SimStat *st_number, *st_busy, *st_response_s, *st_wait_s, *st_waited, *st_departures, *st_arrivals, *st_drops;
 };
 
-/** Creates a station named @name (copied) on @eng whose statistics go into
+/* Creates a station named @name (copied) on @eng whose statistics go into
  *  @stats as "<name>.number", "<name>.busy", "<name>.response_s", "<name>.wait_s",
  *  "<name>.departures", "<name>.arrivals", "<name>.drops".  @service may be
  *  NULL (demand from job->work_ns).  "<name>.waited" is a tally of 1 (the job
@@ -89,11 +89,11 @@ SimStation *sim_station_new(SimEngine *eng, SimStats *stats, const char *name, S
                             int capacity, const SimDist *service, uint64_t seed, sim_station_job_fn on_depart,
                             sim_station_job_fn on_drop, void *ctx);
 
-/** Frees @st without touching its engine (free them in either order; the
+/* Frees @st without touching its engine (free them in either order; the
  *  engine must not run again).  Jobs still inside belong to the caller. */
 void sim_station_free(SimStation *st);
 
-/** @job arrives at @st now. */
+/* @job arrives at @st now. */
 void sim_station_arrive(SimStation *st, SimJob *job);
 
 #endif /* SIM_STATION_H */

@@ -2,7 +2,7 @@
 #ifndef TESTS_SUPPORT_OCASIM_RUN_H
 #define TESTS_SUPPORT_OCASIM_RUN_H
 
-/** Runs the ocasim binary named by $OCASIM_BIN (set by make test) with @args (NULL-terminated,
+/* Runs the ocasim binary named by $OCASIM_BIN (set by make test) with @args (NULL-terminated,
  *  the arguments after the program name) in the current directory, waits for it, stores its
  *  stdout and stderr in *@out and *@err (transfer full) and returns its exit status.  The
  *  calling test fails when OCASIM_BIN is unset, the spawn fails or the process was killed. */
