@@ -39,7 +39,7 @@ static inline uint64_t hold_splitmix64(uint64_t *s)
   return z ^ (z >> 31);
 }
 
-/** Fills @incr[HOLD_TABLE_LEN] with increments in ns: exponential with mean
+/* Fills @incr[HOLD_TABLE_LEN] with increments in ns: exponential with mean
  *  HOLD_MEAN_NS, uniform on [0, 2 * HOLD_MEAN_NS), bimodal (a 95/5 mixture
  *  of exponentials with means HOLD_MEAN_NS / 10 and 20 * HOLD_MEAN_NS: mean
  *  1.095 * HOLD_MEAN_NS, a skewed law that strains bucket structures), or
@@ -72,7 +72,7 @@ static inline double hold_now_s(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/** Command line shared by both drivers: sizes, seconds per measurement, law. */
+/* Command line shared by both drivers: sizes, seconds per measurement, law. */
 typedef struct {
   long sizes[16];
   int n_sizes;
@@ -139,7 +139,7 @@ static inline void hold_timer_start(hold_timer *t, double seconds)
   t->secs = 0;
 }
 
-/** Accounts one finished chunk; true while the phase must go on (fewer than
+/* Accounts one finished chunk; true while the phase must go on (fewer than
  *  HOLD_WINDOWS windows or fewer than HOLD_CHECK_OPS holds so far). */
 static inline int hold_timer_chunk(hold_timer *t)
 {

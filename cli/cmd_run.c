@@ -42,8 +42,9 @@ static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GStr
   if (!out) return TRUE;
   SimTrace *trace;
   SimObserver obs = observer_start(opt, &trace);
-  g_autoptr(QnetResult) res = qnet_run_observed(spec, &obs);
+  g_autoptr(QnetResult) res = qnet_run_observed(spec, &obs, error);
   observer_end(&obs, trace);
+  if (!res) return FALSE;
   qnet_result_write(res, (QnetFormat)opt->format, out);
   return TRUE;
 }

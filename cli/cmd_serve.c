@@ -15,9 +15,10 @@ int cmd_serve(int argc, char **argv)
 {
   g_autofree char *root = NULL, *bind = NULL, *mode_s = NULL, *cert = NULL, *key = NULL;
   g_autofree char *port_s = NULL, *threads_s = NULL, *duration_s = NULL, *idle_s = NULL;
-  int port = 8443, threads = 1;
+  g_autofree char *head_s = NULL, *linger_s = NULL, *max_conns_s = NULL;
+  int port = 8443, threads = 1, max_conns = 0;
   gboolean no_pin = FALSE;
-  double duration = 0, idle = 30; /* duration 0: until SIGINT/SIGTERM */
+  double duration = 0, idle = 30, head = 20, linger = 5; /* duration 0: until SIGINT/SIGTERM */
   GOptionEntry entries[] = {
     { "root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Directory to serve (required)", "DIR" },
     { "port", 'p', 0, G_OPTION_ARG_STRING, &port_s, "TCP port 0..65535 (default 8443; 0: any free port)", "N" },
@@ -28,6 +29,12 @@ int cmd_serve(int argc, char **argv)
     { "cert", 0, 0, G_OPTION_ARG_FILENAME, &cert, "Certificate chain, PEM (default: self-signed, generated)", "FILE" },
     { "key", 'k', 0, G_OPTION_ARG_FILENAME, &key, "Private key, PEM (default: in --cert)", "FILE" },
     { "idle-timeout", 0, 0, G_OPTION_ARG_STRING, &idle_s, "Close connections idle this long, s, > 0 (default 30)", "S" },
+    { "head-timeout", 0, 0, G_OPTION_ARG_STRING, &head_s,
+      "Close a connection whose TLS handshake or request head takes longer, s, > 0 (default 20)", "S" },
+    { "linger", 0, 0, G_OPTION_ARG_STRING, &linger_s,
+      "Lingering close: read what a client still sends after the last response for at most S s, > 0 (default 5)", "S" },
+    { "max-conns", 0, 0, G_OPTION_ARG_STRING, &max_conns_s,
+      "Most open connections 1..1000000 (default: (RLIMIT_NOFILE - 64) / 2)", "N" },
     { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s,
       "Stop after S seconds, 0..1000000; 0 (the default): run until SIGINT/SIGTERM", "S" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
@@ -49,6 +56,9 @@ int cmd_serve(int argc, char **argv)
   if (!cli_int_option("--port", port_s, 0, 65535, NULL, &port, &err) ||
       !cli_int_option("--threads", threads_s, 1, 1024, NULL, &threads, &err) ||
       !cli_seconds_option("--idle-timeout", idle_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &idle, &err) ||
+      !cli_seconds_option("--head-timeout", head_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &head, &err) ||
+      !cli_seconds_option("--linger", linger_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &linger, &err) ||
+      !cli_int_option("--max-conns", max_conns_s, 1, 1000000, NULL, &max_conns, &err) ||
       !cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: until interrupted", &duration, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
@@ -68,7 +78,10 @@ int cmd_serve(int argc, char **argv)
                           .pin = !no_pin,
                           .cert_file = cert,
                           .key_file = key,
-                          .idle_timeout_s = idle };
+                          .idle_timeout_s = idle,
+                          .head_timeout_s = head,
+                          .linger_s = linger,
+                          .max_conns = max_conns };
   ValServer *s = val_server_start(&cfg, &err);
   if (!s) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
@@ -91,9 +104,12 @@ int cmd_serve(int argc, char **argv)
   ValServerStats st;
   val_server_stats(s, &st);
   val_server_stop(s);
-  printf("served %" G_GUINT64_FORMAT " requests (%" G_GUINT64_FORMAT " 2xx, %" G_GUINT64_FORMAT " 4xx), %.3f GB of "
-         "bodies, %" G_GUINT64_FORMAT " connections, %" G_GUINT64_FORMAT " client aborts, kTLS on %" G_GUINT64_FORMAT
-         " connections\n",
-         st.requests, st.status_2xx, st.status_4xx, (double)st.bytes_body / 1e9, st.accepted, st.client_aborts, st.ktls_conns);
+  printf("served %" G_GUINT64_FORMAT " requests (%" G_GUINT64_FORMAT " 2xx, %" G_GUINT64_FORMAT " 4xx, %" G_GUINT64_FORMAT
+         " 5xx), %.3f GB of bodies written, %" G_GUINT64_FORMAT " connections, %" G_GUINT64_FORMAT
+         " client aborts, %" G_GUINT64_FORMAT " truncated files, %" G_GUINT64_FORMAT " head timeouts, %" G_GUINT64_FORMAT
+         " idle timeouts, %" G_GUINT64_FORMAT " evicted and %" G_GUINT64_FORMAT
+         " refused at the connection cap, kTLS on %" G_GUINT64_FORMAT " connections\n",
+         st.requests, st.status_2xx, st.status_4xx, st.status_5xx, (double)st.bytes_body / 1e9, st.accepted, st.client_aborts,
+         st.truncations, st.head_timeouts, st.idle_timeouts, st.evicted, st.refused, st.ktls_conns);
   return OCASIM_EXIT_OK;
 }

@@ -19,7 +19,7 @@
 #include <glib.h>
 #include "sim/observe.h"
 
-/** Which of the optional common options a subcommand offers. */
+/* Which of the optional common options a subcommand offers. */
 typedef enum {
   CLI_OPT_OUTPUT = 1 << 0,   /* -o/--output FILE */
   CLI_OPT_PROGRESS = 1 << 1, /* --progress, -q/--quiet */
@@ -33,59 +33,59 @@ typedef struct {
   char **log;   /* --log items */
 } CliCommon;
 
-/** The version of this build: `git describe --tags --always --dirty` when it was built, or the
+/* The version of this build: `git describe --tags --always --dirty` when it was built, or the
  *  VERSION file of a release tarball (scripts/version.sh). */
 const char *cli_version(void);
 
-/** The installed data directory (share/ocasim of the PREFIX it was built for: platforms/,
+/* The installed data directory (share/ocasim of the PREFIX it was built for: platforms/,
  *  scenarios/), or $OCASIM_DATADIR when set (a staged or moved installation). */
 const char *cli_datadir(void);
 
-/** Sets up the process: locale (LC_ALL from the environment, LC_NUMERIC kept "C" so that every
+/* Sets up the process: locale (LC_ALL from the environment, LC_NUMERIC kept "C" so that every
  *  number printed or parsed has a decimal point) and the GLib log writer.  Called once, first
  *  thing in main(). */
 void cli_init(void);
 
-/** An option context for a subcommand: @param and @summary as for GOption; @c (zeroed here)
+/* An option context for a subcommand: @param and @summary as for GOption; @c (zeroed here)
  *  receives the common options selected by @flags, which cli_context_parse() adds after the
  *  subcommand's own entries.  Free with g_option_context_free(). */
 GOptionContext *cli_context_new(const char *param, const char *summary, CliCommon *c, unsigned flags);
 
-/** Adds the common entries to @ctx and parses @argv; checks -o FILE (writable) and --log.
+/* Adds the common entries to @ctx and parses @argv; checks -o FILE (writable) and --log.
  *  Errors: G_OPTION_ERROR, as g_option_context_parse() and the checks give them. */
 gboolean cli_context_parse(GOptionContext *ctx, CliCommon *c, int *argc, char ***argv, GError **error);
 
-/** Frees what parsing put in @c. */
+/* Frees what parsing put in @c. */
 void cli_common_clear(CliCommon *c);
 
-/** The format that the extension of @path implies among @formats (NULL-terminated names:
+/* The format that the extension of @path implies among @formats (NULL-terminated names:
  *  .json json, .csv csv, .txt and .table table, .md markdown): its index; -1 when the
  *  extension implies none (no or another extension); -2 when it implies a format that is not
  *  in @formats. */
 int cli_format_from_path(const char *path, const char *const *formats);
 
-/** Writes @text to stdout, or to c->output atomically (temporary file + rename).  @format
+/* Writes @text to stdout, or to c->output atomically (temporary file + rename).  @format
  *  "json" or "csv" stamps the version into it (see above); any other (or NULL) writes it as
  *  it is.  Returns the exit status: 0, or 1 (after saying why on stderr) when the write
  *  failed. */
 int cli_write(const CliCommon *c, GString *text, const char *format);
 
-/** The trace filter of --log and OCASIM_LOG (NULL when neither is given). (transfer full) */
+/* The trace filter of --log and OCASIM_LOG (NULL when neither is given). (transfer full) */
 SimTrace *cli_trace(const CliCommon *c);
 
-/** A progress line for one long computation. */
+/* A progress line for one long computation. */
 typedef struct CliProgress CliProgress;
 
-/** Starts a progress line for @what (e.g. "ocasim run mm1.yaml") counting @unit (e.g.
+/* Starts a progress line for @what (e.g. "ocasim run mm1.yaml") counting @unit (e.g.
  *  "simulated s"): NULL when progress is off (--quiet, or not a terminal without --progress),
  *  which cli_progress_update() and cli_progress_end() accept. */
 CliProgress *cli_progress_start(const CliCommon *c, const char *what, const char *unit);
 
-/** A sim_progress_fn (sim/observe.h) for @ctx, a CliProgress: shows @done of @total with the
+/* A sim_progress_fn (sim/observe.h) for @ctx, a CliProgress: shows @done of @total with the
  *  rate and the time left, at most ten times a second on a terminal, once a second off it. */
 void cli_progress_update(double done, double total, void *ctx);
 
-/** Ends the line (erased on a terminal; the last state printed off it) and frees @p. */
+/* Ends the line (erased on a terminal; the last state printed off it) and frees @p. */
 void cli_progress_end(CliProgress *p);
 
 #endif /* OCASIM_CLI_COMMON_H */

@@ -9,43 +9,43 @@
 #include "cli/common.h"
 #include "models/appliance_fit.h"
 
-/** Parses @text, the value given to option @name ("--port"), as a decimal integer in
+/* Parses @text, the value given to option @name ("--port"), as a decimal integer in
  *  [@lo, @hi]; @hi == G_MAXINT prints the range as ">= lo".  @note, when not NULL, is
  *  added to the range in the message.  @text NULL (option not
  *  given) leaves *@out as it is.  Errors (G_OPTION_ERROR_BAD_VALUE): not an integer,
  *  out of range; the message names @name, @text and the range. */
 gboolean cli_int_option(const char *name, const char *text, int lo, int hi, const char *note, int *out, GError **error);
 
-/** Parses @text as a number of seconds in [@lo, @hi] (or (@lo, @hi] when @lo_open).
+/* Parses @text as a number of seconds in [@lo, @hi] (or (@lo, @hi] when @lo_open).
  *  NaN, infinities and trailing garbage are rejected.  @note, when not NULL, is added
  *  to the range in the message, e.g. "0: until interrupted".  @text NULL leaves *@out. */
 gboolean cli_seconds_option(const char *name, const char *text, double lo, gboolean lo_open, double hi, const char *note,
                             double *out, GError **error);
 
-/** Parses the options of a subcommand that takes no positional argument, with the common
+/* Parses the options of a subcommand that takes no positional argument, with the common
  *  options of @c (@ctx made by cli_context_new(), cli/common.h): on an option error or a
  *  stray argument prints "PROG: reason" and returns FALSE (the caller exits with status 2). */
 gboolean cli_parse_no_args(GOptionContext *ctx, CliCommon *c, int *argc, char ***argv);
 
-/** As cli_parse_no_args(), allowing up to @max_args positional arguments (left in
+/* As cli_parse_no_args(), allowing up to @max_args positional arguments (left in
  *  (*@argv)[1..]; @max_args < 0: any number). */
 gboolean cli_parse_args(GOptionContext *ctx, CliCommon *c, int *argc, char ***argv, int max_args);
 
-/** Checks, before any work, that the file @path given to option @name ("--write") can be
+/* Checks, before any work, that the file @path given to option @name ("--write") can be
  *  written: not empty, not a directory, in an existing writable directory (and writable if
  *  it exists).  @path NULL (option not given) passes.  Errors: G_OPTION_ERROR_BAD_VALUE. */
 gboolean cli_output_file_option(const char *name, const char *path, GError **error);
 
-/** For a command that writes text only (reference, fit): FALSE, after printing "PROG: reason",
+/* For a command that writes text only (reference, fit): FALSE, after printing "PROG: reason",
  *  when the extension of -o FILE asks for another format (.json, .csv). */
 gboolean cli_text_output(const char *prog, const CliCommon *c);
 
-/** Loads the reference set of @dir (models/appliance_fit.h); when it cannot be loaded or holds
+/* Loads the reference set of @dir (models/appliance_fit.h); when it cannot be loaded or holds
  *  no scenario with a `reference:` block, prints "PROG: reason" and returns NULL (the caller
  *  exits with status 2).  (transfer full) */
 AppRefSet *cli_refset_load(const char *prog, const char *dir);
 
-/** The longest time, s, a seconds option accepts (keeps every conversion to ns in int64). */
+/* The longest time, s, a seconds option accepts (keeps every conversion to ns in int64). */
 #define CLI_MAX_SECONDS 1e6
 
 #endif /* OCASIM_CLI_OPTIONS_H */

@@ -23,30 +23,30 @@ typedef struct {
   CliCommon common;
 } CliOptions;
 
-/** cli_parse() flag: the command simulates, so it offers --duration and --warmup. */
+/* cli_parse() flag: the command simulates, so it offers --duration and --warmup. */
 #define CLI_OPT_TIMED (1u << 8)
 
-/** Parses @argv with the scenario options, the common options that @flags selects
+/* Parses @argv with the scenario options, the common options that @flags selects
  *  (CliOptFlags, plus CLI_OPT_TIMED) and @extra (may be NULL), with @summary as the help
  *  text.  Without --format, the extension of -o FILE picks the format (.json, .csv, .txt or
  *  .table).  Returns FALSE with @error set on a usage error (--help exits). */
 gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra, const char *param, const char *summary,
                    unsigned flags, GError **error);
 
-/** The name of the chosen format ("table", "json" or "csv"). */
+/* The name of the chosen format ("table", "json" or "csv"). */
 const char *cli_format_name(const CliOptions *opt);
 
-/** Frees what cli_parse() allocated. */
+/* Frees what cli_parse() allocated. */
 void cli_options_clear(CliOptions *opt);
 
-/** Loads @file (following `platform:`), then applies --seed, --duration,
+/* Loads @file (following `platform:`), then applies --seed, --duration,
  *  --warmup and each --set, in that order.  Returns: (transfer full) or NULL. */
 SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **error);
 
-/** TRUE when @opt names exactly one FILE; otherwise prints why for @cmd and returns FALSE. */
+/* TRUE when @opt names exactly one FILE; otherwise prints why for @cmd and returns FALSE. */
 gboolean cli_one_file(const CliOptions *opt, const char *cmd);
 
-/** An appliance scenario ready to evaluate: the appliance, its scenario
+/* An appliance scenario ready to evaluate: the appliance, its scenario
  *  information and its demand model. */
 typedef struct {
   Appliance *a;
@@ -54,32 +54,32 @@ typedef struct {
   DemandModel *m;
 } CliAppliance;
 
-/** Binds the appliance scenario at @root and builds its demand model.
+/* Binds the appliance scenario at @root and builds its demand model.
  *  On error returns FALSE (with a located error) and leaves nothing to free. */
 gboolean cli_appliance_build(const SimConfNode *root, CliAppliance *out, GError **error);
 
-/** Loads FILE (opt->files[0]) with the options' overrides and builds it as
+/* Loads FILE (opt->files[0]) with the options' overrides and builds it as
  *  cli_appliance_build() does. */
 gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **error);
 
-/** When @error is set, the scenario was changed by --set, --seed, --duration or --warmup and
+/* When @error is set, the scenario was changed by --set, --seed, --duration or --warmup and
  *  the error is not located at a command-line option itself (a check across keys, e.g. too
  *  many drives in total), appends which options changed it: the located key is in the file,
  *  the value that broke it is not. */
 void cli_note_overrides(const CliOptions *opt, GError **error);
 
-/** Frees what cli_appliance_build() made. */
+/* Frees what cli_appliance_build() made. */
 void cli_appliance_clear(CliAppliance *ca);
 
-/** The value of the root `kind:` key, or NULL with a located error. */
+/* The value of the root `kind:` key, or NULL with a located error. */
 const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, GError **error);
 
-/** Prints @error as "ocasim: message" and returns the exit status for it:
+/* Prints @error as "ocasim: message" and returns the exit status for it:
  *  2 for bad input (scenario, units, usage, an appliance that cannot be
  *  built or run as described), 1 otherwise. */
 int cli_fail(const GError *error);
 
-/** Writes the results @text in the chosen format to stdout or -o FILE (cli_write()); returns
+/* Writes the results @text in the chosen format to stdout or -o FILE (cli_write()); returns
  *  0, or 1 if the write failed. */
 int cli_emit(const CliOptions *opt, GString *text);
 

@@ -30,18 +30,18 @@
 #include "models/appliance_report.h"
 #include "sim/fluid.h"
 
-/** Builds the fluid-simulation spec of @a (demand model @m) for a run of @info's
+/* Builds the fluid-simulation spec of @a (demand model @m) for a run of @info's
  *  duration and warm-up.  Returns: (transfer full). */
 SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);
 
-/** Runs the discrete-event model; returns the report (mode "run") and, when
+/* Runs the discrete-event model; returns the report (mode "run") and, when
  *  @raw is not NULL, the raw fluid-simulation result (transfer full) for tests.
  *  Errors: a model the simulation cannot run (no class with load, a run too
  *  short for its batches), with NULL returned. */
 AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, SimFluidResult **raw,
                              GError **error);
 
-/** As appliance_des_run(), reporting progress and traces to @obs (sim/observe.h; may be NULL;
+/* As appliance_des_run(), reporting progress and traces to @obs (sim/observe.h; may be NULL;
  *  the components a trace may name are the demand model's resources, e.g. "nvme0",
  *  "dram.node1", "nic0.port0", its traffic classes, and "requests").  Same results. */
 AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,

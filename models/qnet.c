@@ -43,6 +43,7 @@ QnetSpec *qnet_spec_take(QnetSpec *fields)
   QnetSpec *spec = g_new(QnetSpec, 1);
   *spec = *fields;
   fields->name = NULL;
+  if (!spec->max_jobs) spec->max_jobs = QNET_MAX_JOBS; /* not a scenario key: the program's cap */
   spec->sources = g_ptr_array_new_with_free_func(source_free);
   spec->stations = g_ptr_array_new_with_free_func(station_spec_free);
   return spec;
@@ -185,6 +186,8 @@ struct run {
   GPtrArray *job_blocks;
   SimJob *free_jobs;
   uint64_t next_id;
+  uint64_t live; /* jobs in the network */
+  bool overflow; /* live went past spec->max_jobs: the engine was stopped */
   SimStat *sojourn_s, *exits;
 };
 
@@ -202,6 +205,10 @@ static SimJob *job_new(run *r)
   }
   SimJob *j = r->free_jobs;
   r->free_jobs = j->next;
+  if (++r->live > r->spec->max_jobs && !r->overflow) {
+    r->overflow = true;
+    sim_engine_stop(r->eng);
+  }
   memset(j, 0, sizeof *j);
   j->id = r->next_id++;
   j->t_created = sim_engine_now(r->eng);
@@ -210,6 +217,7 @@ static SimJob *job_new(run *r)
 
 static void job_release(run *r, SimJob *j)
 {
+  r->live--;
   j->next = r->free_jobs;
   r->free_jobs = j;
 }
@@ -261,12 +269,27 @@ static QnetEstimate estimate(const SimStat *st, double scale)
   return (QnetEstimate){ ci.mean * scale, ci.half_width * scale };
 }
 
-QnetResult *qnet_run(const QnetSpec *spec)
+/* The error of a run stopped by its population cap, naming the most crowded station. */
+static void overflow_error(const run *r, GError **error)
 {
-  return qnet_run_observed(spec, NULL);
+  const SimStation *worst = r->stations[0];
+  for (guint i = 1; i < r->spec->stations->len; i++)
+    if (r->stations[i]->in_system > worst->in_system) worst = r->stations[i];
+  g_set_error(error, QNET_ERROR, 1,
+              "stopped at %.6g s simulated: more than %" G_GUINT64_FORMAT
+              " jobs in the network (station %s holds %d), so it is overloaded and has no steady state: "
+              "lower the load or shorten duration",
+              sim_time_to_s(sim_engine_now(r->eng)), r->spec->max_jobs, worst->name, worst->in_system);
 }
 
-QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs)
+static void run_clear(run *r);
+
+QnetResult *qnet_run(const QnetSpec *spec, GError **error)
+{
+  return qnet_run_observed(spec, NULL, error);
+}
+
+QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs, GError **error)
 {
   guint ns = spec->stations->len, nsrc = spec->sources->len;
   run r = { .spec = spec };
@@ -298,6 +321,11 @@ QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs)
 
   /* warm-up, then equal batches; with a precision target, more batches until precise */
   sim_engine_run_until(r.eng, spec->warmup_ns);
+  if (r.overflow) {
+    overflow_error(&r, error);
+    run_clear(&r);
+    return NULL;
+  }
   sim_observer_progress(obs, sim_time_to_s(spec->warmup_ns), sim_time_to_s(spec->duration_ns));
   sim_stats_reset(r.stats, spec->warmup_ns);
   sim_time_ns batch_ns = (spec->duration_ns - spec->warmup_ns) / spec->batches;
@@ -313,6 +341,11 @@ QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs)
   }
   for (;;) {
     sim_engine_run_until(r.eng, t + batch_ns);
+    if (r.overflow) {
+      overflow_error(&r, error);
+      run_clear(&r);
+      return NULL;
+    }
     t += batch_ns;
     sim_stats_close_batch(r.stats, t);
     sim_observer_progress(obs, sim_time_to_s(MIN(t, spec->duration_ns)), sim_time_to_s(spec->duration_ns));
@@ -344,19 +377,23 @@ QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs)
     o->drop_rate_per_s = sim_stat_ci(st->st_drops).mean;
   }
   qnet_theory(spec, res);
-
-  for (guint i = 0; i < ns; i++) {
-    sim_station_free(r.stations[i]);
-    gsl_rng_free(r.routers[i]);
-  }
-  for (guint i = 0; i < nsrc; i++) gsl_rng_free(r.sources[i].rng);
-  sim_engine_free(r.eng);
-  sim_stats_free(r.stats);
-  g_ptr_array_free(r.job_blocks, TRUE);
-  g_free(r.stations);
-  g_free(r.routers);
-  g_free(r.sources);
+  run_clear(&r);
   return res;
+}
+
+static void run_clear(run *r)
+{
+  for (guint i = 0; i < r->spec->stations->len; i++) {
+    sim_station_free(r->stations[i]);
+    gsl_rng_free(r->routers[i]);
+  }
+  for (guint i = 0; i < r->spec->sources->len; i++) gsl_rng_free(r->sources[i].rng);
+  sim_engine_free(r->eng);
+  sim_stats_free(r->stats);
+  g_ptr_array_free(r->job_blocks, TRUE);
+  g_free(r->stations);
+  g_free(r->routers);
+  g_free(r->sources);
 }
 
 void qnet_result_free(QnetResult *res)

@@ -28,6 +28,13 @@
 #include "sim/station.h"
 #include "sim/time.h"
 
+/* The most jobs a run holds at once (qnet_spec_new's default of QnetSpec.max_jobs).
+ * Assumed: about 150 MB of jobs (SimJob plus a heap slot), far past the population of
+ * any network near a steady state; only an overloaded network gets there, and its
+ * figures depend on the run length anyway (the overloaded M/G/1-PS of `make bench`,
+ * offered load 10 for 20 000 s, peaks near 2e5). */
+#define QNET_MAX_JOBS 1000000
+
 typedef struct {
   char *to;  /* station name */
   double p;  /* probability, sum over a node's routes <= 1; the rest leaves */
@@ -57,11 +64,12 @@ typedef struct {
   int batches;                 /* batches after warm-up (>= 2) */
   double precision;            /* stop when every CI half-width <= precision x mean; 0 = off */
   sim_time_ns max_duration_ns; /* with precision: the longest run */
+  uint64_t max_jobs;           /* most jobs present in the network at once (QNET_MAX_JOBS by default) */
   GPtrArray *sources;          /* QnetSource* */
   GPtrArray *stations;         /* QnetStation* */
 } QnetSpec;
 
-/** An estimate with its 95% half-width (NAN when unknown). */
+/* An estimate with its 95% half-width (NAN when unknown). */
 typedef struct {
   double mean, half_width;
 } QnetEstimate;
@@ -99,25 +107,27 @@ QnetSpec *qnet_spec_take(QnetSpec *fields);
 void qnet_spec_free(QnetSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(QnetSpec, qnet_spec_free)
 
-/** Adds a source / station (the spec takes ownership); returns it for routes. */
+/* Adds a source / station (the spec takes ownership); returns it for routes. */
 QnetSource *qnet_spec_add_source(QnetSpec *spec, const char *name, const SimDist *interarrival);
 QnetStation *qnet_spec_add_station(QnetSpec *spec, const char *name, SimStationDiscipline disc, int servers, int capacity,
                                    const SimDist *service);
-/** Appends a route to @to with probability @p to @routes (a source's or station's). */
+/* Appends a route to @to with probability @p to @routes (a source's or station's). */
 void qnet_route_add(GArray *routes, const char *to, double p);
 
-/** Resolves route names and checks probabilities, distributions and stability
+/* Resolves route names and checks probabilities, distributions and stability
  *  of nothing: an unstable network simply runs (and shows it).  Errors name
  *  the source or station. */
 gboolean qnet_spec_resolve(QnetSpec *spec, GError **error);
 
-/** Simulates @spec (resolved).  Never fails on a valid spec. */
-QnetResult *qnet_run(const QnetSpec *spec);
-/** As qnet_run(), reporting progress (simulated seconds of the duration, after the warm-up
+/* Simulates @spec (resolved).  Fails (QNET_ERROR, NULL result) only when more than
+ *  @spec->max_jobs jobs are in the network at once: the run then stops at once and the
+ *  message names the simulated time and the most crowded station. */
+QnetResult *qnet_run(const QnetSpec *spec, GError **error);
+/* As qnet_run(), reporting progress (simulated seconds of the duration, after the warm-up
  *  and each batch) to @obs (sim/observe.h; may be NULL).  Same results. */
-QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs);
+QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs, GError **error);
 
-/** Fills the th_* fields of @res from the closed forms (see above). */
+/* Fills the th_* fields of @res from the closed forms (see above). */
 void qnet_theory(const QnetSpec *spec, QnetResult *res);
 
 void qnet_result_free(QnetResult *res);
@@ -125,7 +135,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(QnetResult, qnet_result_free)
 
 typedef enum { QNET_FORMAT_TABLE, QNET_FORMAT_JSON, QNET_FORMAT_CSV } QnetFormat;
 
-/** Appends @res to @out as a table, JSON object or CSV (one row per station). */
+/* Appends @res to @out as a table, JSON object or CSV (one row per station). */
 void qnet_result_write(const QnetResult *res, QnetFormat format, GString *out);
 
 #endif /* MODELS_QNET_H */

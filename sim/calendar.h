@@ -57,14 +57,14 @@
 typedef struct SimEvent SimEvent;
 typedef struct SimEngine SimEngine;
 
-/** Slot value of an event that is not scheduled. */
+/* Slot value of an event that is not scheduled. */
 #define SIM_EVENT_IDLE UINT32_MAX
 
-/** An event handler: runs at ev->time with the engine clock set to it.
+/* An event handler: runs at ev->time with the engine clock set to it.
  *  It may reschedule @ev itself (periodic events) or schedule others. */
 typedef void (*sim_event_fn)(SimEngine *eng, SimEvent *ev, void *ctx);
 
-/** An event.  Owned by the caller (embed it in a long-lived object) or taken
+/* An event.  Owned by the caller (embed it in a long-lived object) or taken
  *  from the engine pool with sim_engine_post().  Initialise with
  *  sim_event_init() before first use. */
 struct SimEvent {
@@ -77,7 +77,7 @@ struct SimEvent {
   void *ctx;
 };
 
-/** Prepares @ev to call @fn(engine, ev, @ctx) when it fires. */
+/* Prepares @ev to call @fn(engine, ev, @ctx) when it fires. */
 static inline void sim_event_init(SimEvent *ev, sim_event_fn fn, void *ctx)
 {
   ev->time = 0;
@@ -88,7 +88,7 @@ static inline void sim_event_init(SimEvent *ev, sim_event_fn fn, void *ctx)
   ev->ctx = ctx;
 }
 
-/** True while @ev is in a calendar. */
+/* True while @ev is in a calendar. */
 static inline bool sim_event_pending(const SimEvent *ev)
 {
   return ev->slot != SIM_EVENT_IDLE;
@@ -103,7 +103,7 @@ typedef struct {
 /* Internal: most levels any build of calendar.c uses. */
 #define SIM_CALENDAR_MAX_LEVELS 16
 
-/** The pending-event set.  Initialise with sim_calendar_init().  The fields
+/* The pending-event set.  Initialise with sim_calendar_init().  The fields
  *  are internal: use the functions below. */
 typedef struct {
   SimCalendarList *list;                     /* every bucket, level by level; NULL until the first insert */
@@ -114,14 +114,14 @@ typedef struct {
   uint32_t cur;                              /* first non-empty bucket of level 0, UINT32_MAX if none */
 } SimCalendar;
 
-/** Initialises an empty calendar. */
+/* Initialises an empty calendar. */
 void sim_calendar_init(SimCalendar *cal);
 
-/** Frees the bucket arrays without touching the events (their owners may be
+/* Frees the bucket arrays without touching the events (their owners may be
  *  gone already); events still pending then must not be scheduled again. */
 void sim_calendar_clear(SimCalendar *cal);
 
-/** Number of pending events. */
+/* Number of pending events. */
 static inline uint32_t sim_calendar_len(const SimCalendar *cal)
 {
   return cal->n;
@@ -130,7 +130,7 @@ static inline uint32_t sim_calendar_len(const SimCalendar *cal)
 /* Internal: time of the earliest event when the finest level is empty. */
 sim_time_ns sim_calendar_peek_slow_(SimCalendar *cal);
 
-/** Time of the earliest pending event, or SIM_TIME_NEVER when empty.  O(1)
+/* Time of the earliest pending event, or SIM_TIME_NEVER when empty.  O(1)
  *  amortised. */
 static inline sim_time_ns sim_calendar_peek_time(const SimCalendar *cal)
 {
@@ -140,19 +140,19 @@ static inline sim_time_ns sim_calendar_peek_time(const SimCalendar *cal)
   return cal->n ? sim_calendar_peek_slow_((SimCalendar *)cal) : SIM_TIME_NEVER;
 }
 
-/** Schedules @ev (which must not be pending) at absolute time @t_ns. O(1)
+/* Schedules @ev (which must not be pending) at absolute time @t_ns. O(1)
  *  amortised. */
 void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns);
 
-/** Removes a pending @ev; returns false (and does nothing) if it is not
+/* Removes a pending @ev; returns false (and does nothing) if it is not
  *  pending. O(1). */
 bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev);
 
-/** Moves @ev to @t_ns, scheduling it if idle.  It goes behind the events
+/* Moves @ev to @t_ns, scheduling it if idle.  It goes behind the events
  *  already scheduled for the same time. O(1) amortised. */
 void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns);
 
-/** Removes and returns the earliest event, or NULL when empty.  Equal times
+/* Removes and returns the earliest event, or NULL when empty.  Equal times
  *  come out in the order they were scheduled (or moved). O(1) amortised. */
 SimEvent *sim_calendar_pop(SimCalendar *cal);
 

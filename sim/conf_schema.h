@@ -22,16 +22,16 @@
 
 G_BEGIN_DECLS
 
-/** Flags of sim_conf_schema_json_members(). */
+/* Flags of sim_conf_schema_json_members(). */
 typedef enum {
-  /** Leave out "required" in maps below the top (not in list or dict elements, which an
+  /* Leave out "required" in maps below the top (not in list or dict elements, which an
    *  including file replaces whole): the schema of a file that overlays an included one. */
   SIM_CONF_JSON_OVERLAY = 1 << 0,
-  /** Leave out "required" at the top: the caller states it (e.g. with if/then). */
+  /* Leave out "required" at the top: the caller states it (e.g. with if/then). */
   SIM_CONF_JSON_NO_TOP_REQUIRED = 1 << 1,
 } SimConfJsonFlags;
 
-/**
+/*
  * sim_conf_schema_json_members:
  * Adds to the object that @b is building the members "type", "properties",
  * "additionalProperties" and "required" of the JSON Schema of a map bound with @schema.
@@ -40,7 +40,7 @@ typedef enum {
  */
 void sim_conf_schema_json_members(JsonBuilder *b, const SimConfField *schema, const SimConfNodeSchema *nodes, unsigned flags);
 
-/**
+/*
  * sim_conf_schema_keys:
  * Appends to @out one line per key path of @schema that --set can address, nested maps as
  * "a.b", list elements as "a[0].b", dict entries as "a.NAME.b", NODE fields through @nodes;
@@ -48,7 +48,7 @@ void sim_conf_schema_json_members(JsonBuilder *b, const SimConfField *schema, co
  */
 void sim_conf_schema_keys(const SimConfField *schema, const SimConfNodeSchema *nodes, const char *prefix, GString *out);
 
-/** Writes the document built in @b as JSON Schema text: pretty-printed, two-space indent,
+/* Writes the document built in @b as JSON Schema text: pretty-printed, two-space indent,
  *  a final newline (stable, for committed files). */
 void sim_conf_schema_json_write(JsonBuilder *b, GString *out);
 

@@ -31,7 +31,7 @@ typedef enum {
   SIM_DIST_UNIFORM,
 } SimDistKind;
 
-/** Names as written in scenarios, indexed by SimDistKind, NULL-terminated. */
+/* Names as written in scenarios, indexed by SimDistKind, NULL-terminated. */
 extern const char *const sim_dist_kind_names[];
 
 typedef struct {
@@ -40,44 +40,44 @@ typedef struct {
   double shape; /* erlang: k (integer >= 1); lognormal, uniform: cv; pareto: alpha (> 1) */
 } SimDist;
 
-/** Checks the parameters; on error returns FALSE with a one-line message in @error. */
+/* Checks the parameters; on error returns FALSE with a one-line message in @error. */
 gboolean sim_dist_validate(const SimDist *d, GError **error);
 
-/** Draws one variate from @d using @rng. */
+/* Draws one variate from @d using @rng. */
 double sim_dist_sample(const SimDist *d, gsl_rng *rng);
 
-/** The mean of @d. */
+/* The mean of @d. */
 static inline double sim_dist_mean(const SimDist *d)
 {
   return d->mean;
 }
 
-/** The squared coefficient of variation of @d (infinite for pareto alpha <= 2). */
+/* The squared coefficient of variation of @d (infinite for pareto alpha <= 2). */
 double sim_dist_scv(const SimDist *d);
 
-/** Zipf popularity over ranks 1..n: P(r) = r^-s / H(n, s), drawn in O(1) with
+/* Zipf popularity over ranks 1..n: P(r) = r^-s / H(n, s), drawn in O(1) with
  *  GSL's Walker alias table (gsl_ran_discrete). The one Zipf of ocasim: the
  *  appliance workload's title popularity (models/workload.c) uses the same weight
  *  and normaliser. */
 typedef struct SimZipf SimZipf;
 
-/** The unnormalised Zipf weight of rank @r >= 1 under exponent @s: r^-s. */
+/* The unnormalised Zipf weight of rank @r >= 1 under exponent @s: r^-s. */
 double sim_zipf_weight(size_t r, double s);
 
-/** The generalised harmonic number H(@n, @s) = sum of r^-s over r = 1..n, summed from
+/* The generalised harmonic number H(@n, @s) = sum of r^-s over r = 1..n, summed from
  *  rank 1 up (every user sums in this order, so the normalisation is bit-identical). */
 double sim_zipf_harmonic(size_t n, double s);
 
-/** Builds the table for @n >= 1 ranks and exponent @s >= 0 (0 = uniform).
+/* Builds the table for @n >= 1 ranks and exponent @s >= 0 (0 = uniform).
  *  Returns NULL with @error set on bad parameters. */
 SimZipf *sim_zipf_new(size_t n, double s, GError **error);
 void sim_zipf_free(SimZipf *z);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimZipf, sim_zipf_free)
 
-/** Draws a rank in 1..n. */
+/* Draws a rank in 1..n. */
 size_t sim_zipf_sample(const SimZipf *z, gsl_rng *rng);
 
-/** P(rank = @r), r in 1..n. */
+/* P(rank = @r), r in 1..n. */
 double sim_zipf_pmf(const SimZipf *z, size_t r);
 
 #endif /* SIM_DIST_H */

@@ -67,30 +67,30 @@ typedef struct SimFlowResource SimFlowResource;
 typedef struct SimFlow SimFlow;
 typedef struct SimFlowPath SimFlowPath;
 
-/** Cap value meaning "no per-flow cap". */
+/* Cap value meaning "no per-flow cap". */
 #define SIM_FLOW_UNCAPPED ((double)INFINITY)
 
 #define SIM_FLOW_ERROR (sim_flow_error_quark())
 typedef enum {
-  /** The flow uses no resource (or only at 0 units/byte) and has no cap:
+  /* The flow uses no resource (or only at 0 units/byte) and has no cap:
      *  its rate would be infinite. */
   SIM_FLOW_ERROR_UNBOUNDED,
 } SimFlowError;
 GQuark sim_flow_error_quark(void);
 
-/** Called when @flow has delivered all its bytes, from the net's event at
+/* Called when @flow has delivered all its bytes, from the net's event at
  *  the completion time (never from inside sim_flow_start()).  @flow is valid
  *  until the callback returns, then goes back to the net's free list.  The
  *  callback may start and cancel other flows. */
 typedef void (*sim_flow_done_fn)(SimFlowNet *net, SimFlow *flow, void *ctx);
 
-/** One resource used by a flow and its cost in resource units per byte. */
+/* One resource used by a flow and its cost in resource units per byte. */
 typedef struct {
   SimFlowResource *res;
   double units_per_byte; /* >= 0; 0 entries are ignored */
 } SimFlowUse;
 
-/** Raw accumulators, time-weighted over [last reset, now].  Derived figures:
+/* Raw accumulators, time-weighted over [last reset, now].  Derived figures:
  *  see the sim_flow_stats_* helpers below. */
 typedef struct {
   double elapsed_s;      /* now - last reset */
@@ -126,61 +126,61 @@ static inline double sim_flow_stats_mean_slowdown(const SimFlowStats *s)
 
 /* ---- net ---------------------------------------------------------------- */
 
-/** Creates an empty net bound to @eng (which must outlive it). */
+/* Creates an empty net bound to @eng (which must outlive it). */
 SimFlowNet *sim_flow_net_new(SimEngine *eng);
 
-/** Frees the net, its resources and its flows (no callbacks are called) and
+/* Frees the net, its resources and its flows (no callbacks are called) and
  *  cancels its event. */
 void sim_flow_net_free(SimFlowNet *net);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimFlowNet, sim_flow_net_free)
 
-/** Number of active flows (started, not yet completed or cancelled). */
+/* Number of active flows (started, not yet completed or cancelled). */
 uint32_t sim_flow_net_n_flows(const SimFlowNet *net);
 
-/** Number of groups of active flows (flows with the same merged (resource,
+/* Number of groups of active flows (flows with the same merged (resource,
  *  cost) vector and cap share a group and a rate). */
 uint32_t sim_flow_net_n_groups(const SimFlowNet *net);
 
-/** Number of rate recomputations (component solves) so far, and number of
+/* Number of rate recomputations (component solves) so far, and number of
  *  starts and ends that needed none (for benchmarks and tests). */
 uint64_t sim_flow_net_n_recomputes(const SimFlowNet *net);
 uint64_t sim_flow_net_n_fast(const SimFlowNet *net);
 
-/** Zeroes every statistic of the net and its resources and restarts their
+/* Zeroes every statistic of the net and its resources and restarts their
  *  clock at now (warm-up deletion).  Active flows are unaffected. */
 void sim_flow_net_reset_stats(SimFlowNet *net);
 
-/** Net-wide statistics: bytes delivered, flow area over all flows, and all
+/* Net-wide statistics: bytes delivered, flow area over all flows, and all
  *  completed flows. */
 void sim_flow_net_stats(SimFlowNet *net, SimFlowStats *out);
 
 /* ---- resources ---------------------------------------------------------- */
 
-/** Adds a resource named @name (copied) of @capacity_per_s (> 0) units per
+/* Adds a resource named @name (copied) of @capacity_per_s (> 0) units per
  *  second.  Owned by the net; valid until sim_flow_net_free(). */
 SimFlowResource *sim_flow_net_add_resource(SimFlowNet *net, const char *name, double capacity_per_s);
 
-/** Changes the capacity (> 0, units/s) from now on; rates are re-shared. */
+/* Changes the capacity (> 0, units/s) from now on; rates are re-shared. */
 void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, double capacity_per_s);
 
 double sim_flow_resource_capacity(const SimFlowResource *res);
 
-/** Number of active flows using @res (at > 0 units/byte). */
+/* Number of active flows using @res (at > 0 units/byte). */
 uint32_t sim_flow_resource_n_flows(const SimFlowResource *res);
 
-/** Current allocation of @res: sum over its flows of units/byte x byte rate,
+/* Current allocation of @res: sum over its flows of units/byte x byte rate,
  *  in units/s. */
 double sim_flow_resource_load(SimFlowNet *net, const SimFlowResource *res);
 
-/** Current load / capacity, in [0, 1]. */
+/* Current load / capacity, in [0, 1]. */
 double sim_flow_resource_utilisation(SimFlowNet *net, const SimFlowResource *res);
 
-/** Statistics of @res since the last reset. */
+/* Statistics of @res since the last reset. */
 void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlowStats *out);
 
 /* ---- flows -------------------------------------------------------------- */
 
-/** Starts a flow of @size_bytes (>= 0) now, using the @n_uses resources of
+/* Starts a flow of @size_bytes (>= 0) now, using the @n_uses resources of
  *  @uses (a resource listed twice has its costs added), at most @rate_cap_Bps
  *  bytes/s (> 0, or SIM_FLOW_UNCAPPED).  @done (may be NULL) is called with
  *  @ctx when the last byte is delivered; a zero-size flow completes at the
@@ -190,33 +190,33 @@ void sim_flow_resource_stats(SimFlowNet *net, const SimFlowResource *res, SimFlo
 SimFlow *sim_flow_start(SimFlowNet *net, double size_bytes, const SimFlowUse *uses, size_t n_uses, double rate_cap_Bps,
                         sim_flow_done_fn done, void *ctx, GError **error);
 
-/** A path: the merged uses and cap of sim_flow_start(), worked out once,
+/* A path: the merged uses and cap of sim_flow_start(), worked out once,
  *  for callers that start many flows on the same vector (flows on it share
  *  a group).  Owned by the net, valid until sim_flow_net_free().  Errors:
  *  SIM_FLOW_ERROR_UNBOUNDED if it has no cap and no resource with a
  *  positive cost (returns NULL). */
 SimFlowPath *sim_flow_net_path(SimFlowNet *net, const SimFlowUse *uses, size_t n_uses, double rate_cap_Bps, GError **error);
 
-/** Starts a flow of @size_bytes (>= 0) on @path: the same as
+/* Starts a flow of @size_bytes (>= 0) on @path: the same as
  *  sim_flow_start() with the path's uses and cap, without merging them or
  *  looking up their group again. */
 SimFlow *sim_flow_start_path(SimFlowNet *net, SimFlowPath *path, double size_bytes, sim_flow_done_fn done, void *ctx);
 
-/** Cancels an active flow (its callback is not called) and re-shares its
+/* Cancels an active flow (its callback is not called) and re-shares its
  *  bandwidth from now.  @flow is invalid afterwards.  Must not be called on a
  *  flow from inside its own callback. */
 void sim_flow_cancel(SimFlowNet *net, SimFlow *flow);
 
-/** Current rate of @flow in bytes/s. */
+/* Current rate of @flow in bytes/s. */
 double sim_flow_rate_Bps(SimFlow *flow);
 
-/** Bytes @flow has still to deliver now. */
+/* Bytes @flow has still to deliver now. */
 double sim_flow_remaining_bytes(const SimFlow *flow);
 
 sim_time_ns sim_flow_start_ns(const SimFlow *flow);
-/** Time @flow would take alone (capacities at its start), in seconds. */
+/* Time @flow would take alone (capacities at its start), in seconds. */
 double sim_flow_alone_s(const SimFlow *flow);
-/** Context pointer given to sim_flow_start(). */
+/* Context pointer given to sim_flow_start(). */
 void *sim_flow_ctx(const SimFlow *flow);
 
 #endif /* SIM_FLOW_H */

@@ -97,43 +97,43 @@ typedef struct {
   SimFluidResourceResult *resources; /* one per spec resource */
 } SimFluidResult;
 
-/** A spec with no resources or classes and defaults the caller overrides:
+/* A spec with no resources or classes and defaults the caller overrides:
  *  seed 1, 20 batches, concurrency 1000, 1 MiB deterministic requests, no
  *  rate cap, durations and offered load 0 (saturate). */
 SimFluidSpec *sim_fluid_spec_new(void);
-/** Frees @spec, its resources and classes (NULL is ignored). */
+/* Frees @spec, its resources and classes (NULL is ignored). */
 void sim_fluid_spec_free(SimFluidSpec *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimFluidSpec, sim_fluid_spec_free)
 
-/** Adds a resource; returns its index. */
+/* Adds a resource; returns its index. */
 int sim_fluid_add_resource(SimFluidSpec *spec, const char *name, const char *kind, const char *unit, double capacity);
 
-/** Adds a class; returns it so uses can be appended with sim_fluid_class_use(). */
+/* Adds a class; returns it so uses can be appended with sim_fluid_class_use(). */
 SimFluidClass *sim_fluid_add_class(SimFluidSpec *spec, const char *name, double weight, double latency_ns);
 
-/** Adds @units_per_byte of resource @res to class @cls (adds to an existing use). */
+/* Adds @units_per_byte of resource @res to class @cls (adds to an existing use). */
 void sim_fluid_class_use(SimFluidClass *cls, int res, double units_per_byte);
 
-/** Checks the spec: indices, positive capacities and weights, every class
+/* Checks the spec: indices, positive capacities and weights, every class
  *  bounded (some use or a cap), durations.  Errors name the class or field. */
 gboolean sim_fluid_spec_check(const SimFluidSpec *spec, GError **error);
 
-/** Bottleneck law for the spec's class mix: the throughput (bytes/s) at which
+/* Bottleneck law for the spec's class mix: the throughput (bytes/s) at which
  *  the first resource saturates, and its index in *@bottleneck (may be NULL).
  *  Per-request caps bound it by concurrency x cap. */
 double sim_fluid_bound_Bps(const SimFluidSpec *spec, int *bottleneck);
 
-/** Runs the simulation of a checked spec. */
+/* Runs the simulation of a checked spec. */
 SimFluidResult *sim_fluid_run(const SimFluidSpec *spec);
 
-/** As sim_fluid_run(), reporting to @obs (sim/observe.h; may be NULL): progress in simulated
+/* As sim_fluid_run(), reporting to @obs (sim/observe.h; may be NULL): progress in simulated
  *  seconds of spec->duration_ns, and traces whose components are the resources (the requests
  *  of every class that uses one), the classes and "requests" (every request).  Info: a
  *  request's completion; debug: also its arrival, slot, transfer start or rejection.  The
  *  results are the same as without @obs. */
 SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserver *obs);
 
-/** Frees @res and its per-resource results (NULL is ignored). */
+/* Frees @res and its per-resource results (NULL is ignored). */
 void sim_fluid_result_free(SimFluidResult *res);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimFluidResult, sim_fluid_result_free)
 

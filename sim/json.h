@@ -8,29 +8,29 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-/** Adds member @key = @v to the object being built; null when @v is not finite. */
+/* Adds member @key = @v to the object being built; null when @v is not finite. */
 void sim_json_number(JsonBuilder *b, const char *key, double v);
 
-/** Adds member @key = @s (null when @s is NULL). */
+/* Adds member @key = @s (null when @s is NULL). */
 void sim_json_string(JsonBuilder *b, const char *key, const char *s);
 
-/** Adds member @key = @v (an integer). */
+/* Adds member @key = @v (an integer). */
 void sim_json_int(JsonBuilder *b, const char *key, gint64 v);
 
-/** Adds member @key = true or false. */
+/* Adds member @key = true or false. */
 void sim_json_bool(JsonBuilder *b, const char *key, gboolean v);
 
-/** Adds @v to the array being built; null when @v is not finite. */
+/* Adds @v to the array being built; null when @v is not finite. */
 void sim_json_element(JsonBuilder *b, double v);
 
-/** Appends the document built in @b to @out, pretty-printed, with a final newline. */
+/* Appends the document built in @b to @out, pretty-printed, with a final newline. */
 void sim_json_append(JsonBuilder *b, GString *out);
 
-/** Writes the document built in @b to the file @path, pretty-printed (no final newline).
+/* Writes the document built in @b to the file @path, pretty-printed (no final newline).
  *  Returns FALSE with @error set (GFileError, from json-glib) when the file cannot be written. */
 gboolean sim_json_write_file(JsonBuilder *b, const char *path, GError **error);
 
-/** Puts member @key = @value (a string) first in the JSON object that @doc holds (a document
+/* Puts member @key = @value (a string) first in the JSON object that @doc holds (a document
  *  as sim_json_append() writes it), keeping every other member, its order and its numbers as
  *  written.  The command line stamps its version into every JSON result this way.  Errors:
  *  @doc is not JSON, or its root is not an object (JSON_PARSER_ERROR / G_IO_ERROR); @doc is

@@ -16,46 +16,46 @@
 
 #include <glib.h>
 
-/** Progress callback: @done of @total (same unit, simulated seconds for a run; @total > 0). */
+/* Progress callback: @done of @total (same unit, simulated seconds for a run; @total > 0). */
 typedef void (*sim_progress_fn)(double done, double total, void *ctx);
 
-/** Levels of a trace: info logs one line per completed piece of work (a request, a job's
+/* Levels of a trace: info logs one line per completed piece of work (a request, a job's
  *  departure), debug every event. */
 typedef enum { SIM_TRACE_OFF = 0, SIM_TRACE_INFO = 1, SIM_TRACE_DEBUG = 2 } SimTraceLevel;
 
-/** A trace filter: component names, each with its level. */
+/* A trace filter: component names, each with its level. */
 typedef struct SimTrace SimTrace;
 
-/** Parses @spec, "NAME[:LEVEL][,NAME[:LEVEL]...]" with LEVEL info or debug (default debug);
+/* Parses @spec, "NAME[:LEVEL][,NAME[:LEVEL]...]" with LEVEL info or debug (default debug);
  *  NAME "all" matches every component.  Errors (G_OPTION_ERROR_BAD_VALUE): an empty name, an
  *  unknown level; the message quotes the item.  Returns: (transfer full). */
 SimTrace *sim_trace_parse(const char *spec, GError **error);
 
-/** Adds the items of @spec (as sim_trace_parse() reads them) to @t. */
+/* Adds the items of @spec (as sim_trace_parse() reads them) to @t. */
 gboolean sim_trace_add(SimTrace *t, const char *spec, GError **error);
 
-/** Frees @t (NULL is ignored). */
+/* Frees @t (NULL is ignored). */
 void sim_trace_free(SimTrace *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTrace, sim_trace_free)
 
-/** The level at which @component is traced by @t (the highest of the items naming it or
+/* The level at which @component is traced by @t (the highest of the items naming it or
  *  "all"); SIM_TRACE_OFF when @t is NULL or names neither. */
 SimTraceLevel sim_trace_level(const SimTrace *t, const char *component);
 
-/** What a run reports to its caller; every member may be NULL. */
+/* What a run reports to its caller; every member may be NULL. */
 typedef struct {
   sim_progress_fn progress;
   void *progress_ctx;
   const SimTrace *trace;
 } SimObserver;
 
-/** Calls @o's progress callback, if any, with @done of @total. */
+/* Calls @o's progress callback, if any, with @done of @total. */
 static inline void sim_observer_progress(const SimObserver *o, double done, double total)
 {
   if (o && o->progress) o->progress(done, total, o->progress_ctx);
 }
 
-/** Logs one trace line of @component at @level (call it only when the component is traced at
+/* Logs one trace line of @component at @level (call it only when the component is traced at
  *  that level: the test of the flag is the caller's, so that a run without traces formats
  *  nothing).  @domain is the caller's G_LOG_DOMAIN. */
 #define SIM_TRACE_LOG(domain, component, level, ...)                                                                         \

@@ -18,10 +18,10 @@
 #include <gsl/gsl_rng.h>
 #include "sim/gsl_autoptr.h" /* g_autoptr(gsl_rng) */
 
-/** The 32-bit, non-zero seed of the stream named @name under @scenario_seed. */
+/* The 32-bit, non-zero seed of the stream named @name under @scenario_seed. */
 uint32_t sim_rng_seed_for(uint64_t scenario_seed, const char *name);
 
-/** A new MT19937 stream seeded with sim_rng_seed_for(); free with gsl_rng_free(). */
+/* A new MT19937 stream seeded with sim_rng_seed_for(); free with gsl_rng_free(). */
 gsl_rng *sim_rng_new(uint64_t scenario_seed, const char *name);
 
 #endif /* SIM_RNG_H */

@@ -15,7 +15,7 @@
 #include <glib.h>
 #include <gsl/gsl_roots.h>
 
-/** Iterates @s (already gsl_root_fsolver_set) as described above. Returns GSL_SUCCESS when the
+/* Iterates @s (already gsl_root_fsolver_set) as described above. Returns GSL_SUCCESS when the
  *  bracket met the tolerance, GSL_CONTINUE when max_iter iterations ran without it, or the GSL
  *  error of the failing iteration (e.g. GSL_EBADFUNC: f was not finite). @iterations (may be
  *  NULL) gets the number of iterations run. The bracket and estimate are read from @s

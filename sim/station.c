@@ -2,7 +2,16 @@
 #include "sim/station.h"
 
 #include <math.h>
+#include "sim/heap-inl.h"
 #include "sim/rng.h"
+
+/* PS heap order: the smaller finish tag first, then the earlier arrival. */
+static inline bool ps_less(const SimJob *a, const SimJob *b)
+{
+  return a->ps_finish < b->ps_finish || (a->ps_finish == b->ps_finish && a->ps_seq < b->ps_seq);
+}
+
+SIM_HEAP_DEFINE(ps_heap, SimJob, ps_less, ps_pos)
 
 static SimStat *add_stat(SimStats *stats, const char *station, const char *what, SimStatKind kind)
 {
@@ -31,7 +40,7 @@ SimStation *sim_station_new(SimEngine *eng, SimStats *stats, const char *name, S
   st->on_depart = on_depart;
   st->on_drop = on_drop;
   st->ctx = ctx;
-  st->ps_jobs = g_ptr_array_new();
+  st->ps_done = g_ptr_array_new();
   sim_event_init(&st->ps_ev, ps_complete, st);
   st->st_number = add_stat(stats, name, "number", SIM_STAT_LEVEL);
   st->st_busy = add_stat(stats, name, "busy", SIM_STAT_LEVEL);
@@ -48,7 +57,8 @@ SimStation *sim_station_new(SimEngine *eng, SimStats *stats, const char *name, S
 void sim_station_free(SimStation *st)
 {
   if (!st) return;
-  g_ptr_array_free(st->ps_jobs, TRUE);
+  g_free(st->ps_heap);
+  g_ptr_array_free(st->ps_done, TRUE);
   gsl_rng_free(st->rng);
   g_free(st->name);
   g_free(st);
@@ -107,26 +117,38 @@ static void fcfs_done(SimEngine *eng, SimEvent *ev, void *ctx)
 
 static void ps_advance(SimStation *st, sim_time_ns now)
 {
-  guint n = st->ps_jobs->len;
+  uint32_t n = st->ps_n;
   if (n) st->ps_vtime += (double)(now - st->ps_vtime_at) / n;
   st->ps_vtime_at = now;
 }
 
+/* (Re)schedules the next completion: when V reaches the smallest tag, the heap's root. */
 static void ps_schedule(SimStation *st)
 {
-  guint n = st->ps_jobs->len;
+  uint32_t n = st->ps_n;
   if (!n) {
     sim_engine_cancel(st->eng, &st->ps_ev);
     return;
   }
-  double fmin = INFINITY;
-  for (guint i = 0; i < n; i++) {
-    SimJob *j = g_ptr_array_index(st->ps_jobs, i);
-    fmin = fmin < j->ps_finish ? fmin : j->ps_finish;
-  }
-  double dt = (fmin - st->ps_vtime) * n;
+  double dt = (st->ps_heap[0]->ps_finish - st->ps_vtime) * n;
   sim_time_ns at = sim_engine_now(st->eng) + (dt > 0 ? (sim_time_ns)ceil(dt) : 0);
   sim_engine_reschedule(st->eng, &st->ps_ev, at);
+}
+
+static void ps_push(SimStation *st, SimJob *job)
+{
+  if (st->ps_n == st->ps_cap) {
+    st->ps_cap = st->ps_cap ? 2 * st->ps_cap : 64;
+    st->ps_heap = g_renew(SimJob *, st->ps_heap, st->ps_cap);
+  }
+  job->ps_seq = st->ps_seq_next++;
+  ps_heap_insert(st->ps_heap, &st->ps_n, job);
+}
+
+static gint ps_by_arrival(gconstpointer a, gconstpointer b)
+{
+  const SimJob *x = *(SimJob *const *)a, *y = *(SimJob *const *)b;
+  return x->ps_seq < y->ps_seq ? -1 : x->ps_seq > y->ps_seq;
 }
 
 static void ps_complete(SimEngine *eng, SimEvent *ev G_GNUC_UNUSED, void *ctx)
@@ -134,23 +156,25 @@ static void ps_complete(SimEngine *eng, SimEvent *ev G_GNUC_UNUSED, void *ctx)
   SimStation *st = ctx;
   sim_time_ns now = sim_engine_now(eng);
   ps_advance(st, now);
-  /* Collect every job whose tag has been reached (ties leave together, in arrival order). */
-  g_autoptr(GPtrArray) done = g_ptr_array_new();
-  for (guint i = 0; i < st->ps_jobs->len;) {
-    SimJob *j = g_ptr_array_index(st->ps_jobs, i);
-    if (j->ps_finish <= st->ps_vtime + 1e-6)
-      g_ptr_array_add(done, g_ptr_array_steal_index(st->ps_jobs, i));
-    else
-      i++;
+  /* Take every job whose tag has been reached (ties leave together, in arrival order). */
+  GPtrArray *done = st->ps_done;
+  g_ptr_array_set_size(done, 0);
+  while (st->ps_n && st->ps_heap[0]->ps_finish <= st->ps_vtime + 1e-6) {
+    SimJob *j = st->ps_heap[0];
+    ps_heap_remove(st->ps_heap, &st->ps_n, j);
+    g_ptr_array_add(done, j);
   }
-  st->busy = st->ps_jobs->len ? 1 : 0;
+  if (done->len > 1) g_ptr_array_sort(done, ps_by_arrival);
+  st->busy = st->ps_n ? 1 : 0;
   sim_stat_set_level(st->st_busy, now, st->busy);
   ps_schedule(st);
+  /* leave() may bring a job back to this station (a self-loop), which only pushes onto the heap */
   for (guint i = 0; i < done->len; i++) {
     SimJob *j = g_ptr_array_index(done, i);
     sim_stat_observe(st->st_wait_s, sim_time_to_s(now - j->t_arrived) - j->work_ns * 1e-9);
     leave(st, j);
   }
+  g_ptr_array_set_size(done, 0);
 }
 
 /* ---- arrival ---- */
@@ -171,7 +195,7 @@ void sim_station_arrive(SimStation *st, SimJob *job)
   if (st->disc == SIM_STATION_PS) {
     ps_advance(st, now);
     job->ps_finish = st->ps_vtime + draw_work(st, job);
-    g_ptr_array_add(st->ps_jobs, job);
+    ps_push(st, job);
     st->busy = 1;
     sim_stat_set_level(st->st_busy, now, 1);
     ps_schedule(st);

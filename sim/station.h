@@ -11,6 +11,10 @@
  *          gets 1/n), optional capacity K.  Implemented with virtual time:
  *          V(t) grows at rate 1/n, a job arriving at V_a with work x leaves
  *          when V reaches V_a + x, so only the smallest finish tag matters.
+ *          The finish tags sit in a binary min-heap (sim/heap-inl.h), so an
+ *          arrival or a departure costs O(log n), not a scan of the n jobs.
+ *          Jobs whose tags are reached at the same instant leave in their
+ *          order of arrival.
  *
  * The service demand of a job is drawn from the station's distribution when
  * it has one (in ns), otherwise taken from job->work_ns.  Each station keeps:
@@ -39,13 +43,15 @@ struct SimJob {
   sim_time_ns t_started; /* began service at the current station (FCFS) */
   double work_ns;        /* service demand at the current station */
   double ps_finish;      /* PS: virtual finish tag */
+  uint64_t ps_seq;       /* PS: arrival order at the station (breaks ties of tags) */
+  uint32_t ps_pos;       /* PS: index in the station's heap */
   int klass;             /* free for the caller */
   void *data;            /* free for the caller */
 };
 
 typedef enum { SIM_STATION_FCFS, SIM_STATION_PS } SimStationDiscipline;
 
-/** Called when @job leaves @st (served or dropped); the callee owns @job again. */
+/* Called when @job leaves @st (served or dropped); the callee owns @job again. */
 typedef void (*sim_station_job_fn)(SimStation *st, SimJob *job, void *ctx);
 
 struct SimStation {
@@ -62,7 +68,10 @@ struct SimStation {
   /* state */
   int in_system, busy;
   SimJob *q_head, *q_tail;
-  GPtrArray *ps_jobs; /* PS: jobs present */
+  SimJob **ps_heap; /* PS: jobs present, a min-heap on (ps_finish, ps_seq) */
+  uint32_t ps_n, ps_cap;
+  uint64_t ps_seq_next;
+  GPtrArray *ps_done; /* PS: scratch for the jobs leaving at one instant */
   double ps_vtime;    /* PS: virtual time at ps_vtime_at */
   sim_time_ns ps_vtime_at;
   SimEvent ps_ev; /* PS: next completion */
@@ -70,7 +79,7 @@ struct SimStation {
   SimStat *st_number, *st_busy, *st_response_s, *st_wait_s, *st_waited, *st_departures, *st_arrivals, *st_drops;
 };
 
-/** Creates a station named @name (copied) on @eng whose statistics go into
+/* Creates a station named @name (copied) on @eng whose statistics go into
  *  @stats as "<name>.number", "<name>.busy", "<name>.response_s", "<name>.wait_s",
  *  "<name>.departures", "<name>.arrivals", "<name>.drops".  @service may be
  *  NULL (demand from job->work_ns).  "<name>.waited" is a tally of 1 (the job
@@ -80,11 +89,11 @@ SimStation *sim_station_new(SimEngine *eng, SimStats *stats, const char *name, S
                             int capacity, const SimDist *service, uint64_t seed, sim_station_job_fn on_depart,
                             sim_station_job_fn on_drop, void *ctx);
 
-/** Frees @st without touching its engine (free them in either order; the
+/* Frees @st without touching its engine (free them in either order; the
  *  engine must not run again).  Jobs still inside belong to the caller. */
 void sim_station_free(SimStation *st);
 
-/** @job arrives at @st now. */
+/* @job arrives at @st now. */
 void sim_station_arrive(SimStation *st, SimJob *job);
 
 #endif /* SIM_STATION_H */

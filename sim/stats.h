@@ -35,7 +35,7 @@
 
 typedef enum { SIM_STAT_TALLY, SIM_STAT_LEVEL, SIM_STAT_RATE } SimStatKind;
 
-/** Quantiles a tally can keep (p50, p90, p99, p99.9). */
+/* Quantiles a tally can keep (p50, p90, p99, p99.9). */
 #define SIM_STAT_NQUANT 4
 extern const double sim_stat_quantile_p[SIM_STAT_NQUANT];
 
@@ -63,14 +63,14 @@ typedef struct SimStat {
   uint64_t under, over;
 } SimStat;
 
-/** A set of statistics that share batch boundaries and warm-up. */
+/* A set of statistics that share batch boundaries and warm-up. */
 typedef struct {
   GPtrArray *stats; /* SimStat*, in creation order */
   sim_time_ns t_batch_start;
   sim_time_ns t_reset;
 } SimStats;
 
-/** A confidence interval: point estimate, 95% half-width (NAN if < 2 batches), batches used. */
+/* A confidence interval: point estimate, 95% half-width (NAN if < 2 batches), batches used. */
 typedef struct {
   double mean;
   double half_width;
@@ -81,52 +81,52 @@ SimStats *sim_stats_new(void);
 void sim_stats_free(SimStats *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimStats, sim_stats_free)
 
-/** Adds a statistic named @name (copied) of @kind to @set; it belongs to the set. */
+/* Adds a statistic named @name (copied) of @kind to @set; it belongs to the set. */
 SimStat *sim_stats_add(SimStats *set, const char *name, SimStatKind kind);
 
-/** Makes tally @st keep the p50/p90/p99/p99.9 streaming quantiles. */
+/* Makes tally @st keep the p50/p90/p99/p99.9 streaming quantiles. */
 void sim_stat_keep_quantiles(SimStat *st);
 
-/** Makes tally @st keep the streaming quantiles whose bit (1u << index into
+/* Makes tally @st keep the streaming quantiles whose bit (1u << index into
  *  sim_stat_quantile_p) is set in @mask; each estimator is independent, so a
  *  kept quantile has the same value as with sim_stat_keep_quantiles(), and
  *  sim_stat_quantile() of one not kept is NAN. */
 void sim_stat_keep_quantiles_of(SimStat *st, unsigned mask);
 
-/** Makes tally @st keep a histogram of @nbins equal bins over [@lo, @hi). */
+/* Makes tally @st keep a histogram of @nbins equal bins over [@lo, @hi). */
 void sim_stat_keep_histogram(SimStat *st, size_t nbins, double lo, double hi);
 
-/** Records observation @x in tally @st. */
+/* Records observation @x in tally @st. */
 void sim_stat_observe(SimStat *st, double x);
 
-/** Sets level @st to @value at time @now_ns (>= its last change). */
+/* Sets level @st to @value at time @now_ns (>= its last change). */
 void sim_stat_set_level(SimStat *st, sim_time_ns now_ns, double value);
 
-/** Adds @delta to level @st at time @now_ns. */
+/* Adds @delta to level @st at time @now_ns. */
 static inline void sim_stat_add_level(SimStat *st, sim_time_ns now_ns, double delta)
 {
   sim_stat_set_level(st, now_ns, st->level + delta);
 }
 
-/** Counts @units in rate statistic @st. */
+/* Counts @units in rate statistic @st. */
 static inline void sim_stat_count(SimStat *st, double units)
 {
   st->num += units;
 }
 
-/** Discards everything recorded before @now_ns (end of warm-up); levels keep their value. */
+/* Discards everything recorded before @now_ns (end of warm-up); levels keep their value. */
 void sim_stats_reset(SimStats *set, sim_time_ns now_ns);
 
-/** Closes the current batch of every statistic at @now_ns. */
+/* Closes the current batch of every statistic at @now_ns. */
 void sim_stats_close_batch(SimStats *set, sim_time_ns now_ns);
 
-/** The estimate and 95% CI of @st over the closed batches. */
+/* The estimate and 95% CI of @st over the closed batches. */
 SimCi sim_stat_ci(const SimStat *st);
 
-/** Quantile @i (index into sim_stat_quantile_p) of a tally that keeps them; NAN otherwise. */
+/* Quantile @i (index into sim_stat_quantile_p) of a tally that keeps them; NAN otherwise. */
 double sim_stat_quantile(const SimStat *st, int i);
 
-/** True when every statistic in @stats (NULL-terminated) has a 95% CI half-width
+/* True when every statistic in @stats (NULL-terminated) has a 95% CI half-width
  *  at most @rel_target times |mean| (and at least 10 batches). */
 bool sim_stats_precise(SimStat *const *stats, double rel_target);
 

@@ -31,32 +31,32 @@
 
 G_BEGIN_DECLS
 
-/** The kind of quantity a value expresses; decides which units are accepted. */
+/* The kind of quantity a value expresses; decides which units are accepted. */
 typedef enum {
-  SIM_UNIT_NONE = 0,      /**< dimensionless number, no unit allowed */
-  SIM_UNIT_BIT_RATE,      /**< bit/s   ("100 Gb/s") */
-  SIM_UNIT_BYTE_RATE,     /**< byte/s  ("12.5 GB/s") */
-  SIM_UNIT_TRANSFER_RATE, /**< transfers/s ("3200 MT/s") */
-  SIM_UNIT_TIME,          /**< nanoseconds ("80 us") */
-  SIM_UNIT_SIZE,          /**< bytes ("2 MiB") */
-  SIM_UNIT_FREQUENCY,     /**< Hz ("2.5 GHz") */
-  SIM_UNIT_PERCENT,       /**< fraction: "80 %" -> 0.80 */
+  SIM_UNIT_NONE = 0,      /*< dimensionless number, no unit allowed */
+  SIM_UNIT_BIT_RATE,      /*< bit/s   ("100 Gb/s") */
+  SIM_UNIT_BYTE_RATE,     /*< byte/s  ("12.5 GB/s") */
+  SIM_UNIT_TRANSFER_RATE, /*< transfers/s ("3200 MT/s") */
+  SIM_UNIT_TIME,          /*< nanoseconds ("80 us") */
+  SIM_UNIT_SIZE,          /*< bytes ("2 MiB") */
+  SIM_UNIT_FREQUENCY,     /*< Hz ("2.5 GHz") */
+  SIM_UNIT_PERCENT,       /*< fraction: "80 %" -> 0.80 */
   SIM_UNIT_N_KINDS
 } SimUnitKind;
 
-/** Error domain of this module (codes: SimUnitsError). */
+/* Error domain of this module (codes: SimUnitsError). */
 #define SIM_UNITS_ERROR (sim_units_error_quark())
 GQuark sim_units_error_quark(void);
 
 typedef enum {
-  SIM_UNITS_ERROR_SYNTAX,     /**< not a number, trailing garbage, NaN/inf, empty */
-  SIM_UNITS_ERROR_NO_UNIT,    /**< bare number where a unit is required */
-  SIM_UNITS_ERROR_WRONG_KIND, /**< a valid unit of another kind ("GB/s" for a bit rate) */
-  SIM_UNITS_ERROR_UNKNOWN,    /**< a unit of no kind, or a unit where none is allowed */
-  SIM_UNITS_ERROR_NOT_INTEGER /**< sim_units_parse_int64: value is not a whole base unit */
+  SIM_UNITS_ERROR_SYNTAX,     /*< not a number, trailing garbage, NaN/inf, empty */
+  SIM_UNITS_ERROR_NO_UNIT,    /*< bare number where a unit is required */
+  SIM_UNITS_ERROR_WRONG_KIND, /*< a valid unit of another kind ("GB/s" for a bit rate) */
+  SIM_UNITS_ERROR_UNKNOWN,    /*< a unit of no kind, or a unit where none is allowed */
+  SIM_UNITS_ERROR_NOT_INTEGER /*< sim_units_parse_int64: value is not a whole base unit */
 } SimUnitsError;
 
-/**
+/*
  * sim_units_parse:
  * @text: the value as written, e.g. "100 Gb/s", "80%", "1.5e3 MB/s" (a space between number
  *        and unit is optional; leading/trailing blanks are ignored)
@@ -72,7 +72,7 @@ typedef enum {
  */
 gboolean sim_units_parse(const char *text, SimUnitKind kind, double *out, GError **error);
 
-/**
+/*
  * sim_units_parse_int64:
  * Like sim_units_parse() but the result must be a whole number of base units (e.g. bytes,
  * ns) within ±2^53; "1.5 KiB" = 1536 is fine, "1.5 B" or "0.5 ns" is SIM_UNITS_ERROR_NOT_INTEGER.
@@ -81,29 +81,29 @@ gboolean sim_units_parse(const char *text, SimUnitKind kind, double *out, GError
  */
 gboolean sim_units_parse_int64(const char *text, SimUnitKind kind, int64_t *out, GError **error);
 
-/**
+/*
  * sim_units_parse_double:
  * Strict plain number: g_ascii_strtod over the whole text (blanks around it allowed),
  * no hex, no NaN/inf, not empty. Returns TRUE and sets @out on success.
  */
 gboolean sim_units_parse_double(const char *text, double *out, GError **error);
 
-/** An ECMA-262 regular expression (JSON Schema "pattern") matching the texts
+/* An ECMA-262 regular expression (JSON Schema "pattern") matching the texts
  *  sim_units_parse() reads for @kind: a number, optional blanks, a unit of the kind (every
  *  spelling with every prefix it takes); for SIM_UNIT_NONE a bare number.  The loader's
  *  other checks (NaN, range) are not in it.  Returns: (transfer full). */
 char *sim_unit_kind_pattern(SimUnitKind kind);
 
-/** Human name of a kind, e.g. "bit rate"; "number" for SIM_UNIT_NONE. */
+/* Human name of a kind, e.g. "bit rate"; "number" for SIM_UNIT_NONE. */
 const char *sim_unit_kind_name(SimUnitKind kind);
 
-/** Base unit of a kind as used in docs, e.g. "bit/s", "ns", "bytes", "fraction"; "" for NONE. */
+/* Base unit of a kind as used in docs, e.g. "bit/s", "ns", "bytes", "fraction"; "" for NONE. */
 const char *sim_unit_kind_base(SimUnitKind kind);
 
-/** An example value of a kind for messages and docs, e.g. "100 Gb/s"; "4" for NONE. */
+/* An example value of a kind for messages and docs, e.g. "100 Gb/s"; "4" for NONE. */
 const char *sim_unit_kind_example(SimUnitKind kind);
 
-/**
+/*
  * sim_units_format:
  * Writes @value (base unit of @kind) in a readable unit of that kind with up to 6 significant
  * digits, e.g. 1e11 bit/s -> "100 Gb/s", 1048576 bytes -> "1 MiB", 0.8 -> "80 %". The result

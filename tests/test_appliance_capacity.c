@@ -92,7 +92,8 @@ START_TEST(test_port_drop_mm1k)
     qnet_spec_add_station(spec, "port", SIM_STATION_FCFS, 1, 5, &sv);
     GError *err = NULL;
     ck_assert_msg(qnet_spec_resolve(spec, &err), "%s", err ? err->message : "");
-    g_autoptr(QnetResult) r = qnet_run(spec);
+    g_autoptr(QnetResult) r = qnet_run(spec, NULL);
+    ck_assert_ptr_nonnull(r);
     double sim = r->stations[0].drop_rate_per_s / rhos[i];
     double th = nic_port_drop_fraction(rhos[i], 5);
     ck_assert_msg(fabs(sim / th - 1) < 0.03, "rho %g: simulated %g vs M/M/1/K %g", rhos[i], sim, th);

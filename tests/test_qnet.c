@@ -50,7 +50,8 @@ static QnetResult *run_single(double lambda, SimDist service, int servers, SimSt
   qnet_spec_add_station(spec, "s", disc, servers, 0, &service);
   GError *err = NULL;
   ck_assert_msg(qnet_spec_resolve(spec, &err), "%s", err ? err->message : "");
-  QnetResult *res = qnet_run(spec);
+  QnetResult *res = qnet_run(spec, &err);
+  ck_assert_msg(res, "%s", err ? err->message : "");
   return res;
 }
 
@@ -103,7 +104,8 @@ START_TEST(test_mmc_erlang_c)
   qnet_route_add(src->routes, "s", 1);
   qnet_spec_add_station(spec, "s", SIM_STATION_FCFS, 3, 0, &EXP1);
   ck_assert(qnet_spec_resolve(spec, NULL));
-  g_autoptr(QnetResult) r = qnet_run(spec);
+  g_autoptr(QnetResult) r = qnet_run(spec, NULL);
+  ck_assert_ptr_nonnull(r);
   assert_close("M/M/3 W", r->stations[0].response_s, 2.078657);
   assert_close("M/M/3 L", r->stations[0].number, 4.988776);
   assert_close("M/M/3 U", r->stations[0].utilization, 0.8);
@@ -226,7 +228,8 @@ START_TEST(test_tandem_jackson)
   qnet_route_add(a->routes, "B", 1);
   qnet_spec_add_station(spec, "B", SIM_STATION_FCFS, 1, 0, &sb);
   ck_assert(qnet_spec_resolve(spec, NULL));
-  g_autoptr(QnetResult) r = qnet_run(spec);
+  g_autoptr(QnetResult) r = qnet_run(spec, NULL);
+  ck_assert_ptr_nonnull(r);
   assert_close("tandem W_A", r->stations[0].response_s, 1);
   assert_close("tandem W_B", r->stations[1].response_s, 4);
   assert_close("tandem L_B", r->stations[1].number, 4);
@@ -246,7 +249,8 @@ START_TEST(test_feedback_jackson)
   QnetStation *a = qnet_spec_add_station(spec, "A", SIM_STATION_FCFS, 1, 0, &sa);
   qnet_route_add(a->routes, "A", 0.5);
   ck_assert(qnet_spec_resolve(spec, NULL));
-  g_autoptr(QnetResult) r = qnet_run(spec);
+  g_autoptr(QnetResult) r = qnet_run(spec, NULL);
+  ck_assert_ptr_nonnull(r);
   assert_close("feedback X_A", r->stations[0].throughput_per_s, 1);
   assert_close("feedback W_A", r->stations[0].response_s, 0.4 / 0.6);
   assert_close("feedback L_A", r->stations[0].number, 0.4 / 0.6);
@@ -266,7 +270,8 @@ START_TEST(test_little_everywhere)
   qnet_route_add(s1->routes, "P", 0.7);
   qnet_spec_add_station(spec, "P", SIM_STATION_PS, 1, 0, &ln);
   ck_assert(qnet_spec_resolve(spec, NULL));
-  g_autoptr(QnetResult) r = qnet_run(spec);
+  g_autoptr(QnetResult) r = qnet_run(spec, NULL);
+  ck_assert_ptr_nonnull(r);
   for (int i = 0; i < r->nstations; i++) {
     const QnetStationResult *o = &r->stations[i];
     double little = o->throughput_per_s.mean * o->response_s.mean;
@@ -301,6 +306,37 @@ START_TEST(test_bad_routes)
 }
 END_TEST
 
+/* An overloaded PS station (offered load 10) grows by about 9 jobs/s.  With a cap of 2000 jobs
+ * the run stops near 220 s, in the warm-up or after it, with an error that names the station;
+ * with the default cap it runs to the end (some 9000 jobs at 1000 s). */
+START_TEST(test_overload_cap)
+{
+  static const double warmups_s[] = { 20, 900 };
+  for (size_t w = 0; w < G_N_ELEMENTS(warmups_s); w++) {
+    g_autoptr(QnetSpec) spec = base_spec(1000, warmups_s[w], 3);
+    SimDist ia = expo(0.1);
+    QnetSource *src = qnet_spec_add_source(spec, "in", &ia);
+    qnet_route_add(src->routes, "s", 1);
+    qnet_spec_add_station(spec, "s", SIM_STATION_PS, 1, 0, &EXP1);
+    ck_assert(qnet_spec_resolve(spec, NULL));
+    spec->max_jobs = 2000;
+    g_autoptr(GError) err = NULL;
+    QnetResult *r = qnet_run(spec, &err);
+    ck_assert_ptr_null(r);
+    ck_assert_ptr_nonnull(err);
+    ck_assert_msg(g_str_has_prefix(err->message, "stopped at ") && strstr(err->message, "more than 2000 jobs") &&
+                      strstr(err->message, "station s holds 2001"),
+                  "%s", err->message);
+    double at_s = g_ascii_strtod(err->message + strlen("stopped at "), NULL);
+    ck_assert_msg(at_s > 150 && at_s < 300, "stopped at %g s, expected near 2000 / 9 = 222 s", at_s);
+    spec->max_jobs = QNET_MAX_JOBS;
+    g_autoptr(QnetResult) full = qnet_run(spec, NULL);
+    ck_assert_ptr_nonnull(full);
+    ck_assert_msg(full->stations[0].load >= 9.9, "load %g", full->stations[0].load);
+  }
+}
+END_TEST
+
 int main(void)
 {
   gsl_set_error_handler_off();
@@ -318,6 +354,7 @@ int main(void)
   tcase_add_test(tc, test_little_everywhere);
   tcase_add_test(tc, test_same_seed_same_bytes);
   tcase_add_test(tc, test_bad_routes);
+  tcase_add_test(tc, test_overload_cap);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

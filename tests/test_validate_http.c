@@ -89,13 +89,13 @@ END_TEST
 START_TEST(test_format_head)
 {
   char h[512];
-  size_t n = val_http_format_head(h, sizeof h, 206, 6000000000ULL, 4294967296ULL, 4294967305ULL, TRUE);
+  size_t n = val_http_format_head(h, sizeof h, 206, 6000000000ULL, 4294967296ULL, 4294967305ULL, TRUE, NULL);
   ck_assert_uint_gt(n, 0);
   ck_assert(strstr(h, "HTTP/1.1 206 Partial Content\r\n") == h);
   ck_assert(strstr(h, "Content-Range: bytes 4294967296-4294967305/6000000000\r\n"));
   ck_assert(strstr(h, "Content-Length: 10\r\n"));
   ck_assert(strstr(h, "Connection: keep-alive\r\n"));
-  n = val_http_format_head(h, sizeof h, 200, 0, 0, 0, FALSE);
+  n = val_http_format_head(h, sizeof h, 200, 0, 0, 0, FALSE, NULL);
   ck_assert(strstr(h, "Content-Length: 0\r\n") && strstr(h, "Connection: close"));
   int st;
   int64_t cl;
@@ -106,8 +106,45 @@ START_TEST(test_format_head)
   ck_assert_int_eq(cl, 0);
   ck_assert(close);
   ck_assert_uint_eq(used, n);
-  n = val_http_format_head(h, sizeof h, 416, 77, 0, 0, TRUE);
+  n = val_http_format_head(h, sizeof h, 416, 77, 0, 0, TRUE, NULL);
   ck_assert(strstr(h, "Content-Range: bytes */77\r\n"));
+}
+END_TEST
+
+/* Issue 16: an empty or non-numeric Content-Length is invalid (RFC 9110 §8.6); a Range value of
+ * any length is evaluated, not dropped; validators name the file's version. */
+START_TEST(test_hostile_headers)
+{
+  ValHttpRequest r;
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length:\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length:   \r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length: 00\r\n\r\n", &r), 1);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length: 7\r\n\r\n", &r), -501);
+  /* a single range padded to 300 characters (OWS is allowed around the value's parts) */
+  GString *req = g_string_new("GET /a HTTP/1.1\r\nRange: bytes=");
+  for (int i = 0; i < 280; i++) g_string_append_c(req, ' ');
+  g_string_append(req, "5-9\r\n\r\n");
+  ck_assert_int_eq(parse(req->str, &r), 1);
+  ck_assert(r.has_range);
+  ck_assert_uint_eq(strlen(r.range), 6 + 280 + 3);
+  uint64_t f = 0, l = 0;
+  ck_assert_int_eq(val_http_resolve_range(r.range, 100, &f, &l), 206);
+  ck_assert(f == 5 && l == 9);
+  g_string_free(req, TRUE);
+  /* ETag and Last-Modified: RFC 9110's example date, 784111777 s after the epoch */
+  char v[160];
+  size_t n = val_http_format_validators(v, sizeof v, 16384, 784111777, 5, 42);
+  ck_assert_uint_gt(n, 0);
+  ck_assert_str_eq(v, "ETag: \"4000-2ebc98a1.5-2a\"\r\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n");
+  char v2[160];
+  val_http_format_validators(v2, sizeof v2, 16384, 784111777, 6, 42);
+  ck_assert_str_ne(v, v2); /* rewritten within the same second: another ETag */
+  char h[512];
+  n = val_http_format_head(h, sizeof h, 200, 16384, 0, 16383, TRUE, v);
+  ck_assert_uint_gt(n, 0);
+  ck_assert(strstr(h, "\r\nETag: \"4000-2ebc98a1.5-2a\"\r\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n"));
+  ck_assert(g_str_has_suffix(h, "\r\n\r\n"));
 }
 END_TEST
 
@@ -241,6 +278,7 @@ int main(void)
   tcase_add_test(tc, test_request_basic);
   tcase_add_test(tc, test_ranges);
   tcase_add_test(tc, test_format_head);
+  tcase_add_test(tc, test_hostile_headers);
   tcase_add_test(tc, test_path_openat2);
   tcase_add_test(tc, test_path_walk);
   tcase_add_test(tc, test_encoded_dotdot_end_to_end);

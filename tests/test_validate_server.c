@@ -4,13 +4,28 @@
  * vanish (close, RST) or read slowly, paths that try to leave the root,
  * certificate errors, and no spinning or leaking afterwards.  No timing
  * assertions: CPU time after an abort is compared with the wall time elapsed
- * (a spinning worker would use all of it). */
+ * (a spinning worker would use all of it).
+ *
+ * The "abuse" case (issue 16) holds the server against hostile and unlucky clients, in
+ * every mode: a pipelined request sent while a closing response is in flight (lingering
+ * close), a file truncated during the send, idle keep-alive closes and injected EAGAIN /
+ * short writes (close_notify every time), dripping heads and handshakes (slowloris) at a
+ * connection cap, and malformed requests; health afterwards means the server still
+ * answers, holds no connection, and the process has the fds it had before.  Deadlines
+ * are generous (seconds), conditions are polled. */
 #include <check.h>
 #include "tests/support/check_run.h"
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "validate/client.h"
@@ -100,13 +115,18 @@ static int count_fds(void)
   return n;
 }
 
+static ValServer *start_cfg(ValServerConfig *c)
+{
+  g_autoptr(GError) err = NULL;
+  ValServer *s = val_server_start(c, &err);
+  ck_assert_msg(s != NULL, "server: %s", err ? err->message : "");
+  return s;
+}
+
 static ValServer *start(Tree *t, ValServerMode mode, int threads)
 {
   ValServerConfig c = { .root = t->root, .mode = mode, .threads = threads, .quiet = TRUE, .idle_timeout_s = 20 };
-  g_autoptr(GError) err = NULL;
-  ValServer *s = val_server_start(&c, &err);
-  ck_assert_msg(s != NULL, "server: %s", err ? err->message : "");
-  return s;
+  return start_cfg(&c);
 }
 
 static SSL_CTX *client_ctx(ValServerMode m)
@@ -581,8 +601,488 @@ START_TEST(test_versions_and_ciphers)
 }
 END_TEST
 
+/* ---- abuse (issue 16) ------------------------------------------------------ */
+
+static const ValServerMode all_modes[] = { VAL_MODE_SENDFILE_KTLS, VAL_MODE_USERSPACE, VAL_MODE_SENDFILE };
+
+/* Reads exactly @len body bytes into a SHA-256 (out); FALSE (with the count read) when the
+ * connection ends or fails first. */
+static gboolean read_body_sha(ValClient *c, uint64_t len, unsigned char out[32], uint64_t *got, GError **err)
+{
+  EVP_MD_CTX *md = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+  *got = 0;
+  gboolean ok = TRUE;
+  while (*got < len) {
+    gssize n = val_client_read_body(c, len - *got, md, err);
+    if (n <= 0) {
+      ok = FALSE;
+      break;
+    }
+    *got += (uint64_t)n;
+  }
+  unsigned int dl = 32;
+  EVP_DigestFinal_ex(md, out, &dl);
+  EVP_MD_CTX_free(md);
+  return ok;
+}
+
+static void sha_of(Tree *t, const char *name, uint64_t first, uint64_t len, unsigned char out[32])
+{
+  g_autofree char *p = g_build_filename(t->root, name, NULL);
+  ck_assert(val_sha256_file_range(p, first, len, out, NULL));
+}
+
+/* The server answers, byte-exact, and ends up holding no connection. */
+static void assert_healthy(Tree *t, ValServer *s, SSL_CTX *ctx)
+{
+  uint64_t len;
+  unsigned char sha[32], want[32];
+  ck_assert_int_eq(get1(val_server_port(s), ctx, "GET", "/f65536.bin", NULL, &len, sha), 200);
+  sha_of(t, "f65536.bin", 0, 65536, want);
+  ck_assert(len == 65536 && memcmp(sha, want, 32) == 0);
+  ck_assert_msg(wait_closed(s, 15), "server still holds connections");
+}
+
+/* assert_healthy, then stops the server and frees the client context. */
+static void healthy_stop(Tree *t, ValServer *s, SSL_CTX *ctx)
+{
+  assert_healthy(t, s, ctx);
+  SSL_CTX_free(ctx);
+  val_server_stop(s);
+}
+
+/* Connects, sends @req and reads the response head; returns the connection. */
+static ValClient *request_head(int port, SSL_CTX *ctx, const char *req, int *status, int64_t *clen, gboolean *cl)
+{
+  g_autoptr(GError) err = NULL;
+  ValClient *c = val_client_connect("127.0.0.1", port, ctx, 20, &err);
+  ck_assert_msg(c, "%s", err ? err->message : "");
+  ck_assert(val_client_send(c, req, strlen(req), &err));
+  ck_assert_msg(val_client_read_head(c, status, clen, cl, &err), "%s", err ? err->message : "");
+  return c;
+}
+
+/* A response that ends the connection, with a request pipelined while it is in flight: the
+ * whole 2 MiB body arrives, then close_notify (TLS) and EOF, never a reset (RFC 9112 §9.6).
+ * Once as HTTP/1.1 Connection: close, once as HTTP/1.0. */
+START_TEST(test_lingering_close)
+{
+  Tree t = make_tree();
+  g_autofree char *big = g_build_filename(t.root, "f2m.bin", NULL);
+  fill_file(big, 2 << 20, 99);
+  unsigned char want[32];
+  sha_of(&t, "f2m.bin", 0, 2 << 20, want);
+  int fds0 = count_fds();
+  for (size_t m = 0; m < G_N_ELEMENTS(all_modes); m++)
+    for (int v10 = 0; v10 < 2; v10++) {
+      ValServer *s = start(&t, all_modes[m], 1);
+      SSL_CTX *ctx = client_ctx(all_modes[m]);
+      g_autoptr(GError) err = NULL;
+      const char *req = v10 ? "GET /f2m.bin HTTP/1.0\r\n\r\n" : "GET /f2m.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+      int status;
+      int64_t clen;
+      gboolean cl;
+      ValClient *c = request_head(val_server_port(s), ctx, req, &status, &clen, &cl);
+      ck_assert_int_eq(status, 200);
+      ck_assert(cl);
+      /* a first piece, then a pipelined request the server will never answer, then a pause
+       * long enough for the server to write the rest and start closing */
+      unsigned char piece[32];
+      uint64_t got1 = 0, got2 = 0;
+      ck_assert(read_body_sha(c, 1, piece, &got1, &err));
+      const char *more = "GET /f1.bin HTTP/1.1\r\nHost: x\r\n\r\n";
+      ck_assert(val_client_send(c, more, strlen(more), &err));
+      val_sleep_ns(300000000);
+      EVP_MD_CTX *md = EVP_MD_CTX_new();
+      EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+      /* hash the first byte again from the file, then the rest as it comes */
+      g_autofree char *first = NULL;
+      gsize flen = 0;
+      ck_assert(g_file_get_contents(big, &first, &flen, NULL));
+      EVP_DigestUpdate(md, first, 1);
+      gboolean ok = TRUE;
+      while (got2 < (uint64_t)clen - 1) {
+        gssize n = val_client_read_body(c, (uint64_t)clen - 1 - got2, md, &err);
+        if (n <= 0) {
+          ok = FALSE;
+          break;
+        }
+        got2 += (uint64_t)n;
+      }
+      unsigned char sha[32];
+      unsigned int dl = 32;
+      EVP_DigestFinal_ex(md, sha, &dl);
+      EVP_MD_CTX_free(md);
+      ck_assert_msg(ok, "%s %s: body cut at %" G_GUINT64_FORMAT " of %" G_GINT64_FORMAT " (%s)",
+                    val_server_mode_name(all_modes[m]), v10 ? "HTTP/1.0" : "close", got2 + 1, clen, err ? err->message : "EOF");
+      ck_assert(memcmp(sha, want, 32) == 0);
+      ValClientClose how = val_client_wait_close(c, NULL);
+      ck_assert_msg(how == VAL_CLIENT_CLOSED_CLEAN, "%s: closed %d, not cleanly", val_server_mode_name(all_modes[m]), how);
+      val_client_abort(c, FALSE);
+      ck_assert(wait_closed(s, 15));
+      ValServerStats st;
+      val_server_stats(s, &st);
+      ck_assert_uint_eq(st.client_aborts, 0);
+      ck_assert_uint_eq(st.linger_timeouts, 0);
+      ck_assert_uint_eq(st.requests, 1); /* the pipelined request was dropped, not answered */
+      healthy_stop(&t, s, ctx);
+    }
+  ck_assert_int_eq(count_fds(), fds0);
+  free_tree(&t);
+}
+END_TEST
+
+static GMutex log_lock;
+static GString *log_text;
+
+static void capture_log(const gchar *domain G_GNUC_UNUSED, GLogLevelFlags level G_GNUC_UNUSED, const gchar *msg,
+                        gpointer data G_GNUC_UNUSED)
+{
+  g_mutex_lock(&log_lock);
+  g_string_append_printf(log_text, "%s\n", msg);
+  g_mutex_unlock(&log_lock);
+}
+
+/* A 64 MiB file cut to 1 MiB while it is being sent: the client gets fewer bytes and an
+ * unclean end, the server says "truncated at N of M" and counts it apart from aborts. */
+START_TEST(test_truncation_reported)
+{
+  Tree t = make_tree();
+  log_text = g_string_new(NULL);
+  guint h = g_log_set_handler("ocasim-validate", G_LOG_LEVEL_MESSAGE, capture_log, NULL);
+  g_autofree char *big = g_build_filename(t.root, "shrinks.bin", NULL);
+  const uint64_t size = 64ULL << 20;
+  for (size_t m = 0; m < G_N_ELEMENTS(all_modes); m++) {
+    int fd = open(big, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+    ValServer *s = start(&t, all_modes[m], 1);
+    SSL_CTX *ctx = client_ctx(all_modes[m]);
+    g_autoptr(GError) err = NULL;
+    int status;
+    int64_t clen;
+    gboolean cl;
+    ValClient *c = request_head(val_server_port(s), ctx, "GET /shrinks.bin HTTP/1.1\r\nHost: x\r\n\r\n", &status, &clen, &cl);
+    ck_assert_int_eq(clen, (int64_t)size);
+    unsigned char sha[32];
+    uint64_t got = 0;
+    ck_assert(read_body_sha(c, 65536, sha, &got, &err));
+    ck_assert_int_eq(ftruncate(fd, 1 << 20), 0);
+    close(fd);
+    uint64_t rest = 0;
+    g_clear_error(&err);
+    ck_assert(!read_body_sha(c, size - got, sha, &rest, &err));
+    ck_assert_uint_lt(got + rest, size);
+    val_client_abort(c, FALSE);
+    ck_assert(wait_closed(s, 15));
+    ValServerStats st;
+    val_server_stats(s, &st);
+    ck_assert_msg(st.truncations == 1 && st.client_aborts == 0,
+                  "%s: truncations %" G_GUINT64_FORMAT ", aborts %" G_GUINT64_FORMAT, val_server_mode_name(all_modes[m]),
+                  st.truncations, st.client_aborts);
+    healthy_stop(&t, s, ctx);
+  }
+  g_log_remove_handler("ocasim-validate", h);
+  ck_assert_msg(strstr(log_text->str, "/shrinks.bin truncated at ") && strstr(log_text->str, " of 67108864 body bytes"),
+                "log: %s", log_text->str);
+  g_string_free(log_text, TRUE);
+  free_tree(&t);
+}
+END_TEST
+
+/* An idle keep-alive connection is closed after idle_timeout_s with close_notify. */
+START_TEST(test_idle_close_notify)
+{
+  Tree t = make_tree();
+  for (int m = VAL_MODE_SENDFILE_KTLS; m <= VAL_MODE_USERSPACE; m++) {
+    ValServerConfig cfg = { .root = t.root, .mode = (ValServerMode)m, .quiet = TRUE, .idle_timeout_s = 0.5 };
+    ValServer *s = start_cfg(&cfg);
+    SSL_CTX *ctx = client_ctx((ValServerMode)m);
+    g_autoptr(GError) err = NULL;
+    ValClient *c = val_client_connect("127.0.0.1", val_server_port(s), ctx, 20, &err);
+    int status;
+    uint64_t len;
+    unsigned char sha[32];
+    ck_assert(val_client_get(c, "GET", "/f16384.bin", NULL, &status, &len, sha, &err));
+    ck_assert_int_eq(status, 200);
+    ValClientClose how = val_client_wait_close(c, NULL);
+    ck_assert_msg(how == VAL_CLIENT_CLOSED_CLEAN, "%s: idle close %d without close_notify", val_server_mode_name(m), how);
+    val_client_abort(c, FALSE);
+    ck_assert(wait_closed(s, 15));
+    ValServerStats st;
+    val_server_stats(s, &st);
+    ck_assert_uint_eq(st.idle_timeouts, 1);
+    SSL_CTX_free(ctx);
+    val_server_stop(s);
+  }
+  free_tree(&t);
+}
+END_TEST
+
+/* Every 5th socket write fails with EAGAIN and some are cut short: every body stays exact and
+ * every closing response still ends with close_notify (retried through epoll). */
+START_TEST(test_faults_close_notify)
+{
+  Tree t = make_tree();
+  int fds0 = count_fds();
+  for (size_t m = 0; m < G_N_ELEMENTS(all_modes); m++) {
+    ValServerConfig cfg = { .root = t.root, .mode = all_modes[m], .quiet = TRUE, .idle_timeout_s = 20, .fault_every = 5 };
+    ValServer *s = start_cfg(&cfg);
+    SSL_CTX *ctx = client_ctx(all_modes[m]);
+    int port = val_server_port(s);
+    for (int k = 0; k < 40; k++) {
+      uint64_t size = sizes[1 + k % (G_N_ELEMENTS(sizes) - 1)];
+      g_autofree char *path = g_strdup_printf("/f%" G_GUINT64_FORMAT ".bin", size);
+      g_autoptr(GError) err = NULL;
+      ValClient *c = val_client_connect("127.0.0.1", port, ctx, 20, &err);
+      ck_assert(c);
+      /* a keep-alive request, then the closing one */
+      int status;
+      uint64_t len;
+      unsigned char sha[32], want[32];
+      ck_assert(val_client_get(c, "GET", path, NULL, &status, &len, sha, &err));
+      sha_of(&t, path + 1, 0, size, want);
+      ck_assert(status == 200 && len == size && memcmp(sha, want, 32) == 0);
+      g_autofree char *req = g_strdup_printf("GET %s HTTP/1.0\r\n\r\n", path);
+      ck_assert(val_client_send(c, req, strlen(req), &err));
+      int64_t clen;
+      gboolean cl;
+      ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
+      uint64_t got;
+      ck_assert(read_body_sha(c, (uint64_t)clen, sha, &got, &err));
+      ck_assert(memcmp(sha, want, 32) == 0);
+      ValClientClose how = val_client_wait_close(c, NULL);
+      ck_assert_msg(how == VAL_CLIENT_CLOSED_CLEAN, "%s, request %d: closed %d", val_server_mode_name(all_modes[m]), k, how);
+      val_client_abort(c, FALSE);
+    }
+    ValServerStats st;
+    val_server_stats(s, &st);
+    ck_assert_uint_eq(st.client_aborts, 0);
+    healthy_stop(&t, s, ctx);
+  }
+  ck_assert_int_eq(count_fds(), fds0);
+  free_tree(&t);
+}
+END_TEST
+
+/* A connection the peer has closed (or reset); does not block. */
+static gboolean peer_closed(int fd)
+{
+  struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+  return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+static int raw_connect(int port)
+{
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+  inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  return fd;
+}
+
+/* Slowloris: 40 connections drip a header line every 0.2 s (more often than idle_timeout_s),
+ * 20 more (TLS) never finish a handshake; the cap is 24.  Normal GETs are served all along,
+ * the cap holds, and every dripper is closed once head_timeout_s has passed. */
+START_TEST(test_slowloris)
+{
+  Tree t = make_tree();
+  int fds0 = count_fds();
+  enum { DRIP = 40, MUTE = 20, CAP = 24 };
+  for (size_t m = 0; m < G_N_ELEMENTS(all_modes); m++) {
+    gboolean tls = val_server_mode_is_tls(all_modes[m]);
+    ValServerConfig cfg = {
+      .root = t.root, .mode = all_modes[m], .quiet = TRUE, .idle_timeout_s = 0.5, .head_timeout_s = 1.5, .max_conns = CAP
+    };
+    ValServer *s = start_cfg(&cfg);
+    SSL_CTX *ctx = client_ctx(all_modes[m]);
+    int port = val_server_port(s);
+    ValClient *drip[DRIP];
+    int mute[MUTE], nmute = tls ? MUTE : 0;
+    gboolean closed[DRIP + MUTE] = { FALSE };
+    for (int i = 0; i < DRIP; i++) {
+      g_autoptr(GError) err = NULL;
+      drip[i] = val_client_connect("127.0.0.1", port, ctx, 5, &err);
+      ck_assert_msg(drip[i], "%s", err ? err->message : "");
+      const char *line = "GET /f1.bin HTTP/1.1\r\n";
+      if (!val_client_send(drip[i], line, strlen(line), &err)) closed[i] = TRUE; /* evicted already */
+    }
+    for (int i = 0; i < nmute; i++) mute[i] = raw_connect(port);
+    int served = 0;
+    for (int round = 0; round < 18; round++) { /* >= 3.6 s: past head_timeout_s however loaded */
+      for (int i = 0; i < DRIP; i++) {
+        if (closed[i] || (closed[i] = peer_closed(val_client_fd(drip[i])))) continue;
+        g_autoptr(GError) err = NULL;
+        if (!val_client_send(drip[i], "X-a: b\r\n", 8, &err)) closed[i] = TRUE;
+      }
+      if (round % 3 == 0) {
+        uint64_t len;
+        unsigned char sha[32], want[32];
+        ck_assert_int_eq(get1(port, ctx, "GET", "/f16385.bin", NULL, &len, sha), 200);
+        sha_of(&t, "f16385.bin", 0, 16385, want);
+        ck_assert(memcmp(sha, want, 32) == 0);
+        served++;
+      }
+      ValServerStats st;
+      val_server_stats(s, &st);
+      ck_assert_msg(st.open_conns <= CAP, "%" G_GINT64_FORMAT " open connections, cap %d", st.open_conns, CAP);
+      val_sleep_ns(200000000);
+    }
+    /* every dripper and mute connection is closed by now (head_timeout_s 1.5 s, polled) */
+    int64_t end = val_now_ns() + 10000000000LL;
+    int open;
+    do {
+      open = 0;
+      for (int i = 0; i < DRIP; i++) open += !(closed[i] = closed[i] || peer_closed(val_client_fd(drip[i])));
+      for (int i = 0; i < nmute; i++) open += !(closed[DRIP + i] = closed[DRIP + i] || peer_closed(mute[i]));
+      if (open) val_sleep_ns(50000000);
+    } while (open && val_now_ns() < end);
+    ck_assert_msg(open == 0, "%s: %d slow connections still open", val_server_mode_name(all_modes[m]), open);
+    ck_assert_int_eq(served, 6);
+    for (int i = 0; i < DRIP; i++) val_client_abort(drip[i], FALSE);
+    for (int i = 0; i < nmute; i++) close(mute[i]);
+    ValServerStats st;
+    val_server_stats(s, &st);
+    ck_assert_uint_gt(st.head_timeouts + st.evicted, 0);
+    healthy_stop(&t, s, ctx);
+  }
+  ck_assert_int_eq(count_fds(), fds0);
+  free_tree(&t);
+}
+END_TEST
+
+/* Sends @req (len bytes) on a fresh connection and returns the status of the reply (0: the
+ * connection closed without one). */
+static int raw_status(int port, SSL_CTX *ctx, const char *req, size_t len)
+{
+  g_autoptr(GError) err = NULL;
+  g_autoptr(ValClient) c = val_client_connect("127.0.0.1", port, ctx, 20, &err);
+  ck_assert(c);
+  if (!val_client_send(c, req, len, &err)) return 0; /* the server closed while we sent */
+  int status;
+  int64_t clen;
+  gboolean cl;
+  if (!val_client_read_head(c, &status, &clen, &cl, &err)) return 0;
+  return status;
+}
+
+/* Malformed and hostile requests, in every mode: each gets its status (or a close), and the
+ * server stays healthy with the fds it had. */
+START_TEST(test_hostile_requests)
+{
+  Tree t = make_tree();
+  g_autofree char *dir = g_build_filename(t.root, "adir", NULL);
+  g_autofree char *fifo = g_build_filename(t.root, "afifo", NULL);
+  g_autofree char *dev = g_build_filename(t.root, "anull", NULL);
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+  gboolean have_dev = mknod(dev, S_IFCHR | 0644, makedev(1, 3)) == 0; /* /dev/null; needs privilege */
+  int fds0 = count_fds();
+  GString *longline = g_string_new("GET /");
+  while (longline->len < (1 << 20)) g_string_append_c(longline, 'a');
+  g_string_append(longline, " HTTP/1.1\r\n\r\n");
+  GString *headers = g_string_new("GET /f1.bin HTTP/1.1\r\n");
+  for (int i = 0; i < 10000; i++) g_string_append_printf(headers, "X-%d: v\r\n", i);
+  g_string_append(headers, "\r\n");
+  GString *ranges = g_string_new("GET /f65536.bin HTTP/1.1\r\nRange: bytes=0-0");
+  for (int i = 1; i < 1000; i++) g_string_append_printf(ranges, ",%d-%d", i * 2, i * 2);
+  g_string_append(ranges, "\r\n\r\n");
+  GString *few = g_string_new("GET /f65536.bin HTTP/1.1\r\nRange: bytes=0-0");
+  for (int i = 1; i < 100; i++) g_string_append_printf(few, ",%d-%d", i * 2, i * 2);
+  g_string_append(few, "\r\n\r\n");
+  struct {
+    const char *req;
+    size_t len;
+    int expect; /* 0: closed without a reply is fine too */
+  } cases[] = {
+    { longline->str, longline->len, 431 },
+    { headers->str, headers->len, 431 },
+    { ranges->str, ranges->len, 431 }, /* 1000 ranges do not fit the 8 KiB head */
+    { few->str, few->len, 200 },       /* several ranges: ignored, the whole body */
+    { "GET /f65536.bin HTTP/1.1\r\nRange: bytes=-0\r\n\r\n", 0, 416 },
+    { "GET /f65536.bin HTTP/1.1\r\nRange: bytes=5-1\r\n\r\n", 0, 200 }, /* invalid: ignored */
+    { "GET /f65536.bin HTTP/1.1\r\nRange: bytes=65536-\r\n\r\n", 0, 416 },
+    { "GET /f65536.bin HTTP/1.1\r\nRange: bytes=70000-80000\r\n\r\n", 0, 416 },
+    { "GET /f1%00.bin HTTP/1.1\r\n\r\n", 0, 400 },
+    { "GET /adir HTTP/1.1\r\n\r\n", 0, 403 },
+    { "GET /afifo HTTP/1.1\r\n\r\n", 0, 403 },
+    { "GET /anull HTTP/1.1\r\n\r\n", 0, have_dev ? 403 : 404 },
+    { "GET /f1.bin HTTP/1.1\r\nContent-Length:\r\n\r\n", 0, 400 },
+    { "\x16\x03\x01garbage-not-http\r\n\r\n", 0, 400 },
+  };
+  for (size_t m = 0; m < G_N_ELEMENTS(all_modes); m++) {
+    ValServer *s = start(&t, all_modes[m], 1);
+    SSL_CTX *ctx = client_ctx(all_modes[m]);
+    int port = val_server_port(s);
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+      size_t len = cases[i].len ? cases[i].len : strlen(cases[i].req);
+      int st = raw_status(port, ctx, cases[i].req, len);
+      ck_assert_msg(st == cases[i].expect || (cases[i].expect >= 400 && st == 0 && len > 8192), "%s, case %zu: status %d, not %d",
+                    val_server_mode_name(all_modes[m]), i, st, cases[i].expect);
+    }
+    /* garbage instead of a TLS handshake */
+    if (val_server_mode_is_tls(all_modes[m])) {
+      int fd = raw_connect(port);
+      const char junk[] = "GET / HTTP/1.1\r\n\r\n";
+      ck_assert_int_eq(send(fd, junk, sizeof junk - 1, MSG_NOSIGNAL), (ssize_t)sizeof junk - 1);
+      char b[256];
+      struct timeval tv = { .tv_sec = 10 };
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      while (recv(fd, b, sizeof b, 0) > 0) {}
+      close(fd);
+    }
+    healthy_stop(&t, s, ctx);
+  }
+  ck_assert_int_eq(count_fds(), fds0);
+  g_string_free(longline, TRUE);
+  g_string_free(headers, TRUE);
+  g_string_free(ranges, TRUE);
+  g_string_free(few, TRUE);
+  free_tree(&t);
+}
+END_TEST
+
+/* 200 and 206 responses carry ETag and Last-Modified; the ETag moves when the file is rewritten. */
+START_TEST(test_validators_sent)
+{
+  Tree t = make_tree();
+  ValServer *s = start(&t, VAL_MODE_SENDFILE, 1);
+  int port = val_server_port(s);
+  char etag[2][128];
+  for (int k = 0; k < 2; k++) {
+    if (k) {
+      g_autofree char *p = g_build_filename(t.root, "f16384.bin", NULL);
+      struct timespec ts[2] = { { .tv_sec = 784111777 }, { .tv_sec = 784111777 } };
+      ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+    }
+    int fd = raw_connect(port);
+    const char *req = "HEAD /f16384.bin HTTP/1.1\r\nRange: bytes=1-2\r\n\r\n";
+    ck_assert_int_eq(send(fd, req, strlen(req), MSG_NOSIGNAL), (ssize_t)strlen(req));
+    char head[2048];
+    size_t n = 0;
+    while (n < sizeof head - 1 && !g_strstr_len(head, (gssize)n, "\r\n\r\n")) {
+      ssize_t r = recv(fd, head + n, sizeof head - 1 - n, 0);
+      ck_assert_int_gt(r, 0);
+      n += (size_t)r;
+      head[n] = 0;
+    }
+    close(fd);
+    ck_assert_msg(g_str_has_prefix(head, "HTTP/1.1 206 "), "%s", head);
+    const char *e = strstr(head, "\r\nETag: \"");
+    ck_assert_msg(e && strstr(head, "\r\nLast-Modified: "), "%s", head);
+    g_strlcpy(etag[k], e, MIN(sizeof etag[k], (size_t)(strchr(e + 2, '\r') - e) + 1));
+    if (k) ck_assert_msg(strstr(head, "\r\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n"), "%s", head);
+  }
+  ck_assert_str_ne(etag[0], etag[1]);
+  val_server_stop(s);
+  free_tree(&t);
+}
+END_TEST
+
 int main(void)
 {
+  signal(SIGPIPE, SIG_IGN); /* a client writing to a connection the server closed gets EPIPE */
   Suite *s = suite_create("validate_server");
   TCase *tc = tcase_create("server");
   tcase_set_timeout(tc, 120);
@@ -602,5 +1102,15 @@ int main(void)
   tcase_add_test(tc, test_certificates);
   tcase_add_test(tc, test_versions_and_ciphers);
   suite_add_tcase(s, tc);
+  TCase *ab = tcase_create("abuse");
+  tcase_set_timeout(ab, 120);
+  tcase_add_test(ab, test_lingering_close);
+  tcase_add_test(ab, test_truncation_reported);
+  tcase_add_test(ab, test_idle_close_notify);
+  tcase_add_test(ab, test_faults_close_notify);
+  tcase_add_test(ab, test_slowloris);
+  tcase_add_test(ab, test_hostile_requests);
+  tcase_add_test(ab, test_validators_sent);
+  suite_add_tcase(s, ab);
   return test_run_suite(s);
 }

@@ -186,6 +186,45 @@ gboolean val_client_get(ValClient *c, const char *method, const char *path, cons
   return TRUE;
 }
 
+ValClientClose val_client_wait_close(ValClient *c, uint64_t *dropped)
+{
+  uint64_t n = c->len;
+  c->len = 0;
+  ValClientClose how = VAL_CLIENT_CLOSED_ERROR;
+  char tmp[16384];
+  for (;;) {
+    if (c->ssl) {
+      ERR_clear_error();
+      errno = 0;
+      int r = SSL_read(c->ssl, tmp, sizeof tmp);
+      if (r > 0) {
+        n += (uint64_t)r;
+        continue;
+      }
+      int e = SSL_get_error(c->ssl, r);
+      unsigned long reason = ERR_GET_REASON(ERR_peek_error());
+      if (e == SSL_ERROR_ZERO_RETURN)
+        how = VAL_CLIENT_CLOSED_CLEAN;
+      else if ((e == SSL_ERROR_SYSCALL && errno == 0) || (e == SSL_ERROR_SSL && reason == SSL_R_UNEXPECTED_EOF_WHILE_READING))
+        how = VAL_CLIENT_CLOSED_NO_NOTIFY;
+      else if (errno == ECONNRESET)
+        how = VAL_CLIENT_CLOSED_RESET;
+      ERR_clear_error();
+      break;
+    }
+    ssize_t r = recv(c->fd, tmp, sizeof tmp, 0);
+    if (r > 0) {
+      n += (uint64_t)r;
+      continue;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    how = r == 0 ? VAL_CLIENT_CLOSED_CLEAN : errno == ECONNRESET ? VAL_CLIENT_CLOSED_RESET : VAL_CLIENT_CLOSED_ERROR;
+    break;
+  }
+  if (dropped) *dropped = n;
+  return how;
+}
+
 void val_client_abort(ValClient *c, gboolean rst)
 {
   if (!c) return;

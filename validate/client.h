@@ -27,6 +27,16 @@ gssize val_client_read_body(ValClient *c, uint64_t max, EVP_MD_CTX *md, GError *
  * reads the whole body and returns status, body length and SHA-256. */
 gboolean val_client_get(ValClient *c, const char *method, const char *path, const char *range, int *status, uint64_t *body_len,
                         unsigned char sha256[32], GError **error);
+/* How the peer ended a connection (val_client_wait_close). */
+typedef enum {
+  VAL_CLIENT_CLOSED_CLEAN,     /* TLS close_notify, or a plain EOF */
+  VAL_CLIENT_CLOSED_NO_NOTIFY, /* TLS: EOF without close_notify (a truncation attack looks the same) */
+  VAL_CLIENT_CLOSED_RESET,     /* ECONNRESET */
+  VAL_CLIENT_CLOSED_ERROR      /* timeout or another error */
+} ValClientClose;
+/* Reads and drops bytes (buffered ones first) until the peer closes; returns how, and the
+ * bytes dropped in *dropped (NULL is fine).  Bounded by the connection's timeout. */
+ValClientClose val_client_wait_close(ValClient *c, uint64_t *dropped);
 /* Underlying socket. */
 int val_client_fd(const ValClient *c);
 /* Closes without a TLS close_notify; rst: send a TCP RST (SO_LINGER 0). */

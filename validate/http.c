@@ -4,8 +4,10 @@
  * dropped), query stripped, path percent-decoded (an encoded NUL is rejected;
  * "%2e%2e" becomes ".." and is refused later by path resolution), headers
  * Connection, Range, Content-Length/Transfer-Encoding (a request body is refused).
- * Ranges: one "bytes=" range (first-last, first-, -suffix) per RFC 9110 §14;
+ * Ranges: one "bytes=" range (first-last, first-, -suffix) per RFC 9110 §14,
+ * whatever the length of the header value (spaces around it are trimmed);
  * several ranges are ignored (full 200 response), an unsatisfiable one is 416.
+ * Responses to files carry ETag and Last-Modified (val_http_format_validators).
  * Keep-alive: default on for HTTP/1.1, off for 1.0, "Connection:" overrides.
  * Left out: chunked bodies, multipart/byteranges, conditional requests, caching.
  */
@@ -39,7 +41,9 @@ static int hexval(char c)
   return -1;
 }
 
-gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap)
+/* Decodes %XX escapes of in[0..n) into out (NUL-terminated, at most cap-1 bytes).
+ * FALSE for a bad escape, an encoded NUL or '/' ("%2F"), or when out is too small. */
+static gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap)
 {
   size_t o = 0;
   for (size_t i = 0; i < n; i++) {
@@ -150,16 +154,22 @@ int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, siz
       else if (token_in(vs, ve, "keep-alive"))
         req->keep_alive = TRUE;
     } else if (nlen == 5 && !g_ascii_strncasecmp(line, "Range", 5)) {
-      if ((size_t)(ve - vs) < sizeof req->range) {
-        req->has_range = TRUE;
-        memcpy(req->range, vs, (size_t)(ve - vs));
-        req->range[ve - vs] = '\0';
-      }
+      /* the head is at most VAL_HTTP_MAX_HEADER bytes, so the value always fits */
+      size_t rl = MIN((size_t)(ve - vs), sizeof req->range - 1);
+      req->has_range = TRUE;
+      memcpy(req->range, vs, rl);
+      req->range[rl] = '\0';
     } else if (nlen == 17 && !g_ascii_strncasecmp(line, "Transfer-Encoding", 17)) {
       return -501;
     } else if (nlen == 14 && !g_ascii_strncasecmp(line, "Content-Length", 14)) {
-      for (const char *c = vs; c < ve; c++)
-        if (*c != '0') return -501;
+      /* 1*DIGIT (RFC 9110 §8.6): empty or not a number is invalid; a body is not taken */
+      if (vs == ve) return -400;
+      gboolean body = FALSE;
+      for (const char *c = vs; c < ve; c++) {
+        if (*c < '0' || *c > '9') return -400;
+        body |= *c != '0';
+      }
+      if (body) return -501;
     }
     line = nl + 1;
   }
@@ -213,7 +223,8 @@ int val_http_resolve_range(const char *value, uint64_t size, uint64_t *first, ui
   return 206;
 }
 
-const char *val_http_reason(int status)
+/* Reason phrase ("OK", "Not Found", ...). */
+static const char *val_http_reason(int status)
 {
   switch (status) {
     case 200: return "OK";
@@ -239,7 +250,23 @@ size_t val_http_error_body(int status, char *out, size_t cap)
   return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
-size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, uint64_t first, uint64_t last, gboolean keep_alive)
+size_t val_http_format_validators(char *out, size_t cap, uint64_t size, int64_t mtime_s, long mtime_ns, uint64_t inode)
+{
+  static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+  static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+  g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(mtime_s);
+  if (!t) return 0;
+  int n = snprintf(out, cap,
+                   "ETag: \"%" PRIx64 "-%" PRIx64 ".%lx-%" PRIx64 "\"\r\n"
+                   "Last-Modified: %s, %02d %s %04d %02d:%02d:%02d GMT\r\n",
+                   size, (uint64_t)mtime_s, (unsigned long)mtime_ns, inode, days[g_date_time_get_day_of_week(t) % 7],
+                   g_date_time_get_day_of_month(t), months[g_date_time_get_month(t) - 1], g_date_time_get_year(t),
+                   g_date_time_get_hour(t), g_date_time_get_minute(t), g_date_time_get_second(t));
+  return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, uint64_t first, uint64_t last, gboolean keep_alive,
+                            const char *fields)
 {
   int n;
   const char *conn = keep_alive ? "keep-alive" : "close";
@@ -249,8 +276,8 @@ size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, ui
     if (status == 206) snprintf(cr, sizeof cr, "Content-Range: bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64 "\r\n", first, last, size);
     n = snprintf(out, cap,
                  "HTTP/1.1 %d %s\r\nServer: ocasim-validate\r\nContent-Type: application/octet-stream\r\n"
-                 "Accept-Ranges: bytes\r\n%sContent-Length: %" PRIu64 "\r\nConnection: %s\r\n\r\n",
-                 status, val_http_reason(status), cr, blen, conn);
+                 "Accept-Ranges: bytes\r\n%s%sContent-Length: %" PRIu64 "\r\nConnection: %s\r\n\r\n",
+                 status, val_http_reason(status), fields ? fields : "", cr, blen, conn);
   } else {
     char body[64];
     size_t bl = val_http_error_body(status, body, sizeof body);
@@ -258,9 +285,9 @@ size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, ui
     if (status == 416) snprintf(cr, sizeof cr, "Content-Range: bytes */%" PRIu64 "\r\n", size);
     if (status == 405) g_strlcpy(cr, "Allow: GET, HEAD\r\n", sizeof cr);
     n = snprintf(out, cap,
-                 "HTTP/1.1 %d %s\r\nServer: ocasim-validate\r\nContent-Type: text/plain\r\n%s"
+                 "HTTP/1.1 %d %s\r\nServer: ocasim-validate\r\nContent-Type: text/plain\r\n%s%s"
                  "Content-Length: %zu\r\nConnection: %s\r\n\r\n",
-                 status, val_http_reason(status), cr, bl, conn);
+                 status, val_http_reason(status), fields ? fields : "", cr, bl, conn);
   }
   return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }

@@ -19,19 +19,16 @@ typedef struct {
   gboolean keep_alive;          /* after Connection: header and version defaults */
   char path[VAL_HTTP_MAX_PATH]; /* percent-decoded path, starts with '/', query stripped */
   gboolean has_range;
-  char range[128]; /* raw Range header value */
+  char range[VAL_HTTP_MAX_HEADER]; /* raw Range header value, whole (whatever its length) */
 } ValHttpRequest;
 
 /* Parses one request head from buf[0..len).  Returns 1 and sets *consumed (bytes
  * of the head, including the blank line) when complete, 0 when more bytes are
- * needed, or a negative HTTP status on error: -400 malformed, -405 method other
- * than GET/HEAD, -414 path too long, -431 head too large, -501 a request body
+ * needed, or a negative HTTP status on error: -400 malformed (also an empty or
+ * non-numeric Content-Length, RFC 9110 §8.6), -405 method other than GET/HEAD,
+ * -414 path too long, -431 head too large, -501 a request body
  * (Transfer-Encoding or non-zero Content-Length), -505 not HTTP/1.x. */
 int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, size_t *consumed);
-
-/* Decodes %XX escapes of in[0..n) into out (NUL-terminated, at most cap-1 bytes).
- * FALSE for a bad escape, an encoded NUL or '/' ("%2F"), or when out is too small. */
-gboolean val_http_percent_decode(const char *in, size_t n, char *out, size_t cap);
 
 /* Resolves a Range header value against a file of `size` bytes: 206 with
  * [*first, *last] inclusive for one satisfiable range, 416 when unsatisfiable,
@@ -41,14 +38,21 @@ int val_http_resolve_range(const char *value, uint64_t size, uint64_t *first, ui
 
 /* Formats a response head into out (cap bytes); returns its length (0 if it does
  * not fit).  status 200/206 describe a body of [first, last] of a file of `size`
- * bytes (body length 0 when size is 0); other statuses get a short text body. */
-size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, uint64_t first, uint64_t last, gboolean keep_alive);
+ * bytes (body length 0 when size is 0); other statuses get a short text body.
+ * fields: extra header lines, each ending in CRLF (NULL: none), e.g. from
+ * val_http_format_validators(). */
+size_t val_http_format_head(char *out, size_t cap, int status, uint64_t size, uint64_t first, uint64_t last, gboolean keep_alive,
+                            const char *fields);
+
+/* Formats the validators of a file (RFC 9110 §8.8) into out (cap bytes, 128 is
+ * enough): "ETag: \"<size>-<mtime s>.<mtime ns>-<inode>\"\r\n" in hex, and
+ * "Last-Modified: <IMF-fixdate>\r\n".  The ETag changes whenever the file is
+ * rewritten (its mtime moves), so a client can tell a body overwritten in place
+ * during a send from the one it asked for.  Returns the length (0 if it does not fit). */
+size_t val_http_format_validators(char *out, size_t cap, uint64_t size, int64_t mtime_s, long mtime_ns, uint64_t inode);
 
 /* Body length of an error response formatted by val_http_format_head. */
 size_t val_http_error_body(int status, char *out, size_t cap);
-
-/* Reason phrase ("OK", "Not Found", ...). */
-const char *val_http_reason(int status);
 
 /* Parses a response head (client side): status, Content-Length (-1 if absent),
  * Connection: close.  Returns 1 complete, 0 need more, -1 malformed. */

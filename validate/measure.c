@@ -456,15 +456,6 @@ void val_measure_finish(const ValMeasureConfig *cfg, ValRunResult *r)
     g_strlcpy(r->note, "kTLS did not engage: served in user space", sizeof r->note);
 }
 
-gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *out, GError **error)
-{
-  memset(out, 0, sizeof *out);
-  while (val_measure_needs_rep(cfg, out))
-    if (!val_measure_rep(cfg, root, spec, out, error)) return FALSE;
-  val_measure_finish(cfg, out);
-  return TRUE;
-}
-
 static void sample_json(JsonBuilder *b, const ValRunSample *s)
 {
   json_builder_begin_object(b);

@@ -99,11 +99,6 @@ char *val_measure_file_path(uint64_t bytes);
 /* Creates (once) every file the specs need under root, with deterministic
  * content, and reads them into the page cache. */
 gboolean val_measure_prepare(const char *root, const ValRunSpec *specs, int nspecs, GError **error);
-/* Runs one spec cfg->reps times (fresh server and load generator each time), plus up to
- * cfg->extra_reps in place of contended ones; out gets the median and spread of those kept.
- * Errors: a server or load generator that cannot start, no bytes moved (VAL_ERROR). */
-gboolean val_measure_run(const ValMeasureConfig *cfg, const char *root, const ValRunSpec *spec, ValRunResult *out,
-                         GError **error);
 /* The same one repetition at a time, so that the repetitions of several specs can be
  * interleaved: start from a zeroed r, call val_measure_rep while val_measure_needs_rep, then
  * val_measure_finish (median and spread of the least contended cfg->reps). */

@@ -125,7 +125,8 @@ static const ValRunSpec full_specs[] = {
   KT(A256, 2, 2, 16, 256 * KiB, 0, FALSE),
 };
 
-const ValRunSpec *val_validate_specs(gboolean quick, int *n)
+/* The configuration list of a validate run (static table), for tests and docs. */
+static const ValRunSpec *val_validate_specs(gboolean quick, int *n)
 {
   *n = quick ? (int)G_N_ELEMENTS(quick_specs) : (int)G_N_ELEMENTS(full_specs);
   return quick ? quick_specs : full_specs;

@@ -114,8 +114,5 @@ gboolean val_validate_run(const ValValidateConfig *cfg, ValReport **out, GError 
 void val_report_free(ValReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValReport, val_report_free)
 
-/* The configuration list of a validate run (static table), for tests and docs. */
-const ValRunSpec *val_validate_specs(gboolean quick, int *n);
-
 G_END_DECLS
 #endif

@@ -43,7 +43,11 @@ static gboolean set_contents(const char *path, const char *text, GError **error)
 
 /* ---- host-profile.yaml ---------------------------------------------------------- */
 
-gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error)
+/* Writes the fitted host profile as a platform file of the appliance schema (a loopback
+ * NIC and the `loopback:` costs, validate/profile.h) to path, and host-scenario.yaml next
+ * to it (the reference test on that platform), so `ocasim bound|run DIR/host-scenario.yaml`
+ * and `ocasim bound DIR/host-profile.yaml` work. */
+static gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error)
 {
   g_autofree char *text =
       r->profile_yaml ? g_strdup(r->profile_yaml) : val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
@@ -218,7 +222,8 @@ static void md_rows(GString *s, const ValReport *r, gboolean train)
   }
 }
 
-gboolean val_report_write_md(const ValReport *r, const char *path, GError **error)
+/* report.md: the same for people. */
+static gboolean val_report_write_md(const ValReport *r, const char *path, GError **error)
 {
   const ValProbe *p = r->probe;
   const ValMicrobench *m = &r->mb;

@@ -11,17 +11,8 @@
 
 G_BEGIN_DECLS
 
-/* Writes the fitted host profile as a platform file of the appliance schema (a loopback
- * NIC and the `loopback:` costs, validate/profile.h) to path, and host-scenario.yaml next
- * to it (the reference test on that platform), so `ocasim bound|run DIR/host-scenario.yaml`
- * and `ocasim bound DIR/host-profile.yaml` work. */
-gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error);
-
 /* report.json: probe, microbenchmarks, mechanics, runs, fit, predictions. */
 gboolean val_report_write_json(const ValReport *r, const char *path, GError **error);
-
-/* report.md: the same for people. */
-gboolean val_report_write_md(const ValReport *r, const char *path, GError **error);
 
 /* Creates out_dir and writes the three files. */
 gboolean val_report_write_all(const ValReport *r, GError **error);

@@ -13,7 +13,20 @@
  *   userspace      pread(chunk) + SSL_write (head and body share the first chunk);
  *   sendfile       send(head, MSG_MORE) + sendfile(2), plain HTTP.
  * SIGPIPE is blocked in worker threads (OpenSSL writes with write(2)); send(2)
- * uses MSG_NOSIGNAL.  Connections idle longer than idle_timeout_s are closed.
+ * uses MSG_NOSIGNAL.  Connections idle longer than idle_timeout_s are closed
+ * (an idle keep-alive one with close_notify); a TLS handshake, or a request head
+ * from its first byte, must complete within head_timeout_s however often bytes
+ * arrive (slowloris).  A response that ends the connection (HTTP/1.0,
+ * Connection: close, an error) ends with a lingering close (RFC 9112 §9.6):
+ * close_notify (retried through epoll on EAGAIN), shutdown(SHUT_WR), then the
+ * input is read and dropped until the client closes or linger_s passes, so that
+ * a request the client pipelined meanwhile cannot make the kernel reset the
+ * connection and drop the unsent tail of the body.  At most max_conns
+ * connections are open: at the cap a new one evicts the waiting connection
+ * (closing, idle, in a handshake or a head) that has waited longest, or is
+ * refused when every one is sending, so accepts keep working under a flood.  A
+ * file that shrinks during a send is reported ("truncated at N of M") and
+ * counted apart from client aborts.
  * Offsets and sizes are 64-bit throughout (files over 4 GiB, ranges past 2^32).
  * Left out: HTTP/2, request bodies, multi-range responses, access logs.
  */
@@ -30,11 +43,15 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <linux/sockios.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "validate/http.h"
@@ -42,7 +59,8 @@
 #include "validate/tls.h"
 #include "validate/util.h"
 
-typedef enum { ST_HANDSHAKE, ST_READ, ST_SEND } ConnState;
+/* ST_SHUTDOWN: sending close_notify; ST_LINGER: half-closed, dropping input until EOF */
+typedef enum { ST_HANDSHAKE, ST_READ, ST_SEND, ST_SHUTDOWN, ST_LINGER } ConnState;
 typedef enum { STEP_DONE, STEP_WAIT, STEP_YIELD, STEP_CLOSE } Step;
 
 typedef struct Conn {
@@ -53,6 +71,13 @@ typedef struct Conn {
   ConnState st;
   uint32_t interest;
   int64_t last_active_ns;
+  int64_t head_start_ns;     /* handshake or current request head began (head_timeout_s) */
+  int64_t close_deadline_ns; /* ST_SHUTDOWN / ST_LINGER: close by then (linger_s) */
+  gboolean half_closed;
+  gboolean dead;        /* closed; freed after the current batch of events (w->graveyard) */
+  unsigned fault_count; /* writes so far (fault_every) */
+  char *path;           /* of the response being sent (reports) */
+  uint64_t body_first;  /* first body offset of that response */
   char in[VAL_HTTP_MAX_HEADER];
   size_t in_len;
   char hdr[1024];
@@ -65,8 +90,9 @@ typedef struct Conn {
 } Conn;
 
 typedef struct {
-  _Atomic uint64_t accepted, closed, requests, s2xx, s4xx, s5xx, bytes_body, aborts, tls_failures, idle_timeouts, ktls_conns,
-      ktls_fallback, sendfile_calls, ssl_sendfile_calls, ssl_write_calls;
+  _Atomic uint64_t accepted, closed, requests, s2xx, s4xx, s5xx, bytes_body, bytes_unacked, aborts, truncations, tls_failures,
+      idle_timeouts, head_timeouts, linger_timeouts, evicted, refused, ktls_conns, ktls_fallback, sendfile_calls,
+      ssl_sendfile_calls, ssl_write_calls;
 } WStats;
 
 typedef struct Worker {
@@ -76,6 +102,7 @@ typedef struct Worker {
   gboolean started;
   int ep;
   Conn *head;
+  Conn *graveyard; /* closed connections that events of the current batch may still name */
   WStats st;
   int64_t accept_paused_until;
   char tag_listen, tag_stop;
@@ -88,6 +115,8 @@ struct ValServer {
   SSL_CTX *ctx;
   ValKtlsProbe ktls;
   atomic_int fallback_logged;
+  atomic_int nconns;        /* open connections, all workers */
+  BIO_METHOD *fault_method; /* fault_every: the EAGAIN-injecting BIO filter */
   int nworkers;
   Worker *w;
 };
@@ -121,26 +150,159 @@ static void set_interest(Worker *w, Conn *c, uint32_t ev)
   if (epoll_ctl(w->ep, EPOLL_CTL_MOD, c->fd, &e) == 0) c->interest = ev;
 }
 
+/* Closes and frees c.  graceful: one close_notify, not waited for (server stop, eviction). */
 static void conn_free(Worker *w, Conn *c, gboolean graceful)
 {
   if (c->ssl) {
-    if (graceful) {
+    if (graceful && c->st != ST_LINGER) {
       ERR_clear_error();
-      SSL_shutdown(c->ssl); /* one close_notify, not waited for */
+      SSL_shutdown(c->ssl);
     }
+    ERR_clear_error();
     SSL_free(c->ssl);
   }
+  int unacked = 0;
+  if (ioctl(c->fd, SIOCOUTQ, &unacked) == 0 && unacked > 0) ADD(w, bytes_unacked, (uint64_t)unacked);
   epoll_ctl(w->ep, EPOLL_CTL_DEL, c->fd, NULL);
   close(c->fd);
   if (c->file_fd >= 0) close(c->file_fd);
   g_free(c->buf);
+  g_free(c->path);
+  atomic_fetch_sub(&w->srv->nconns, 1);
   if (c->prev)
     c->prev->next = c->next;
   else
     w->head = c->next;
   if (c->next) c->next->prev = c->prev;
   INC(w, closed);
-  g_free(c);
+  c->dead = TRUE;
+  c->ssl = NULL;
+  c->buf = NULL;
+  c->path = NULL;
+  c->next = w->graveyard;
+  w->graveyard = c;
+}
+
+static void bury(Worker *w)
+{
+  while (w->graveyard) {
+    Conn *c = w->graveyard;
+    w->graveyard = c->next;
+    g_free(c);
+  }
+}
+
+/* ---- test faults: an EAGAIN-injecting BIO filter under TLS ---------------- */
+
+/* fault_every = n: the n-th, 2n-th, ... socket write fails with EAGAIN (retry flag set, so
+ * OpenSSL reports WANT_WRITE and the connection waits for EPOLLOUT, which a writable socket
+ * gives at once), and the write half-way between is cut to half its length. */
+static gboolean fault_hit(const ValServer *s, Conn *c, size_t *len)
+{
+  unsigned n = s->cfg.fault_every;
+  if (!n) return FALSE;
+  unsigned k = ++c->fault_count % n;
+  if (k == 0) return TRUE;
+  if (k == n / 2 && *len > 1) *len /= 2;
+  return FALSE;
+}
+
+static int fault_bio_write(BIO *b, const char *data, int len)
+{
+  Conn *c = BIO_get_data(b);
+  ValServer *s = BIO_get_app_data(b);
+  BIO_clear_retry_flags(b);
+  size_t n = (size_t)len;
+  if (fault_hit(s, c, &n)) {
+    BIO_set_retry_write(b);
+    errno = EAGAIN;
+    return -1;
+  }
+  int r = BIO_write(BIO_next(b), data, (int)n);
+  BIO_copy_next_retry(b);
+  return r;
+}
+
+static int fault_bio_read(BIO *b, char *data, int len)
+{
+  BIO_clear_retry_flags(b);
+  int r = BIO_read(BIO_next(b), data, len);
+  BIO_copy_next_retry(b);
+  return r;
+}
+
+static long fault_bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+  return BIO_ctrl(BIO_next(b), cmd, num, ptr);
+}
+
+static int fault_bio_create(BIO *b)
+{
+  BIO_set_init(b, 1);
+  return 1;
+}
+
+static BIO_METHOD *fault_method_new(void)
+{
+  BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_FILTER, "ocasim-fault");
+  if (!m) return NULL;
+  BIO_meth_set_write(m, fault_bio_write);
+  BIO_meth_set_read(m, fault_bio_read);
+  BIO_meth_set_ctrl(m, fault_bio_ctrl);
+  BIO_meth_set_create(m, fault_bio_create);
+  return m;
+}
+
+/* Gives c->ssl its socket, through the fault filter when fault_every is set. */
+static gboolean attach_socket(ValServer *s, Conn *c)
+{
+  if (!s->fault_method) return SSL_set_fd(c->ssl, c->fd) == 1;
+  BIO *sock = BIO_new_socket(c->fd, BIO_NOCLOSE), *f = BIO_new(s->fault_method);
+  if (!sock || !f) {
+    BIO_free(sock);
+    BIO_free(f);
+    return FALSE;
+  }
+  BIO_set_data(f, c);
+  BIO_set_app_data(f, s);
+  BIO_push(f, sock);
+  SSL_set_bio(c->ssl, f, f);
+  return TRUE;
+}
+
+/* Eviction order at the cap: closing first, then idle keep-alive, then a handshake or head
+ * in progress; never a connection sending a response.  Returns 0 for "not evictable". */
+static int evict_rank(const Conn *c)
+{
+  switch (c->st) {
+    case ST_SHUTDOWN:
+    case ST_LINGER: return 3;
+    case ST_READ: return c->in_len == 0 ? 2 : 1;
+    case ST_HANDSHAKE: return 1;
+    default: return 0;
+  }
+}
+
+/* Closes this worker's most evictable connection (the longest waiting of its rank);
+ * FALSE when none is evictable. */
+static gboolean evict_one(Worker *w)
+{
+  Conn *victim = NULL;
+  int best = 0;
+  int64_t since = 0;
+  for (Conn *c = w->head; c; c = c->next) {
+    int r = evict_rank(c);
+    int64_t t = r == 1 ? c->head_start_ns : c->last_active_ns; /* a dripping head: since its start */
+    if (r > best || (r == best && r > 0 && t < since)) {
+      victim = c;
+      best = r;
+      since = t;
+    }
+  }
+  if (!victim) return FALSE;
+  INC(w, evicted);
+  conn_free(w, victim, TRUE);
+  return TRUE;
 }
 
 static void accept_ready(Worker *w)
@@ -150,22 +312,29 @@ static void accept_ready(Worker *w)
     int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        /* out of descriptors: stop listening for 100 ms instead of spinning */
+        /* out of descriptors: free one for the next accept, or stop listening for 100 ms
+         * instead of spinning */
+        if (evict_one(w)) continue;
         epoll_ctl(w->ep, EPOLL_CTL_DEL, s->listen_fd, NULL);
         w->accept_paused_until = val_now_ns() + 100000000;
       }
       return;
+    }
+    if (atomic_load(&s->nconns) >= s->cfg.max_conns && !evict_one(w)) {
+      INC(w, refused);
+      close(fd);
+      continue;
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     Conn *c = g_new0(Conn, 1);
     c->fd = fd;
     c->file_fd = -1;
-    c->last_active_ns = val_now_ns();
+    c->last_active_ns = c->head_start_ns = val_now_ns();
     c->interest = EPOLLIN;
     if (val_server_mode_is_tls(s->cfg.mode)) {
       c->ssl = SSL_new(s->ctx);
-      if (!c->ssl || SSL_set_fd(c->ssl, fd) != 1) {
+      if (!c->ssl || !attach_socket(s, c)) {
         ERR_clear_error();
         SSL_free(c->ssl);
         close(fd);
@@ -188,6 +357,7 @@ static void accept_ready(Worker *w)
     c->next = w->head;
     if (w->head) w->head->prev = c;
     w->head = c;
+    atomic_fetch_add(&s->nconns, 1);
     INC(w, accepted);
   }
 }
@@ -240,7 +410,7 @@ static void count_status(Worker *w, int status)
 static void prepare_error(Worker *w, Conn *c, int status, gboolean keep_alive)
 {
   c->keep_alive = keep_alive;
-  c->hdr_len = val_http_format_head(c->hdr, sizeof c->hdr, status, 0, 0, 0, keep_alive);
+  c->hdr_len = val_http_format_head(c->hdr, sizeof c->hdr, status, 0, 0, 0, keep_alive, NULL);
   c->hdr_len += val_http_error_body(status, c->hdr + c->hdr_len, sizeof c->hdr - c->hdr_len);
   c->hdr_off = 0;
   c->body_off = c->body_end = 0;
@@ -262,7 +432,7 @@ static void prepare_response(Worker *w, Conn *c, const ValHttpRequest *req)
   if (status == 416) {
     close(fd);
     c->keep_alive = req->keep_alive;
-    c->hdr_len = val_http_format_head(c->hdr, sizeof c->hdr, 416, size, 0, 0, req->keep_alive);
+    c->hdr_len = val_http_format_head(c->hdr, sizeof c->hdr, 416, size, 0, 0, req->keep_alive, NULL);
     c->hdr_len += val_http_error_body(416, c->hdr + c->hdr_len, sizeof c->hdr - c->hdr_len);
     c->hdr_off = 0;
     c->body_off = c->body_end = 0;
@@ -274,7 +444,12 @@ static void prepare_response(Worker *w, Conn *c, const ValHttpRequest *req)
     last = size ? size - 1 : 0;
   }
   c->keep_alive = req->keep_alive;
-  c->hdr_len = val_http_format_head(c->hdr, sizeof c->hdr, status, size, first, last, req->keep_alive);
+  char validators[160] = "";
+  struct stat sb;
+  if (fstat(fd, &sb) == 0)
+    val_http_format_validators(validators, sizeof validators, size, (int64_t)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec,
+                               (uint64_t)sb.st_ino);
+  c->hdr_len = val_http_format_head(c->hdr, sizeof c->hdr, status, size, first, last, req->keep_alive, validators);
   c->hdr_off = 0;
   count_status(w, status);
   if (req->head || size == 0) {
@@ -283,8 +458,10 @@ static void prepare_response(Worker *w, Conn *c, const ValHttpRequest *req)
     return;
   }
   c->file_fd = fd;
-  c->body_off = first;
+  c->body_off = c->body_first = first;
   c->body_end = last + 1;
+  g_free(c->path);
+  c->path = g_strdup(req->path);
 }
 
 /* Starts the response to the request at the head of c->in; FALSE: need more bytes. */
@@ -313,25 +490,48 @@ static gboolean take_request(Worker *w, Conn *c)
 
 /* ---- send paths ----------------------------------------------------------- */
 
+/* The file gave no more bytes before the end of the body: a truncation when it is now
+ * shorter than the body's end (reported, counted apart from aborts), else a read error. */
+static Step file_short(Worker *w, Conn *c, uint64_t sent_end)
+{
+  struct stat sb;
+  if (fstat(c->file_fd, &sb) == 0 && (uint64_t)sb.st_size < c->body_end) {
+    INC(w, truncations);
+    g_message("serve: %s truncated at %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+              " body bytes (the file shrank to %jd bytes during the send); connection closed",
+              c->path ? c->path : "?", sent_end - c->body_first, c->body_end - c->body_first, (intmax_t)sb.st_size);
+  } else {
+    INC(w, aborts);
+  }
+  return STEP_CLOSE;
+}
+
 static Step send_plain(Worker *w, Conn *c, size_t *budget)
 {
+  ValServer *s = w->srv;
   while (c->hdr_off < c->hdr_len) {
     int more = c->body_off < c->body_end ? MSG_MORE : 0;
-    ssize_t n = send(c->fd, c->hdr + c->hdr_off, c->hdr_len - c->hdr_off, MSG_NOSIGNAL | more);
+    size_t want = c->hdr_len - c->hdr_off;
+    if (fault_hit(s, c, &want)) {
+      errno = EAGAIN;
+      return sock_fail(w, c, EPOLLOUT);
+    }
+    ssize_t n = send(c->fd, c->hdr + c->hdr_off, want, MSG_NOSIGNAL | more);
     if (n < 0) return sock_fail(w, c, EPOLLOUT);
     c->hdr_off += (size_t)n;
   }
   while (c->body_off < c->body_end) {
     if (*budget == 0) return STEP_YIELD;
     size_t want = (size_t)MIN(c->body_end - c->body_off, (uint64_t)*budget);
+    if (fault_hit(s, c, &want)) {
+      errno = EAGAIN;
+      return sock_fail(w, c, EPOLLOUT);
+    }
     off_t off = (off_t)c->body_off;
     INC(w, sendfile_calls);
     ssize_t n = sendfile(c->fd, c->file_fd, &off, want);
     if (n < 0) return sock_fail(w, c, EPOLLOUT);
-    if (n == 0) { /* file shrank under us */
-      INC(w, aborts);
-      return STEP_CLOSE;
-    }
+    if (n == 0) return file_short(w, c, c->body_off); /* file shrank under us */
     c->body_off += (uint64_t)n;
     *budget -= MIN(*budget, (size_t)n);
     ADD(w, bytes_body, (uint64_t)n);
@@ -371,6 +571,9 @@ static Step send_ktls(Worker *w, Conn *c, size_t *budget)
       }
       if (errno == EINTR) return STEP_YIELD;
       ERR_clear_error();
+      if (n == 0 || errno == 0) return file_short(w, c, c->body_off);
+      struct stat sb;
+      if (fstat(c->file_fd, &sb) == 0 && (uint64_t)sb.st_size < c->body_end) return file_short(w, c, c->body_off);
       INC(w, aborts);
       return STEP_CLOSE;
     }
@@ -398,10 +601,7 @@ static Step send_user(Worker *w, Conn *c, size_t *budget)
         if (*budget == 0 && c->buf_len == 0) return STEP_YIELD;
         size_t want = (size_t)MIN(c->body_end - c->body_off, (uint64_t)(chunk - c->buf_len));
         ssize_t n = pread(c->file_fd, c->buf + c->buf_len, want, (off_t)c->body_off);
-        if (n <= 0) { /* read error or file shrank */
-          INC(w, aborts);
-          return STEP_CLOSE;
-        }
+        if (n <= 0) return file_short(w, c, c->body_off); /* file shrank, or a read error */
         c->body_off += (uint64_t)n;
         c->buf_len += (size_t)n;
         c->buf_body = (size_t)n;
@@ -431,6 +631,53 @@ static void finish_handshake(Worker *w, Conn *c)
     g_message("serve: kTLS did not engage on a connection (%s); serving in user space", s->ktls.reason);
 }
 
+/* Starts the end of c: close_notify (TLS), then the lingering close, within linger_s. */
+static void begin_close(Worker *w, Conn *c)
+{
+  if (c->file_fd >= 0) {
+    close(c->file_fd);
+    c->file_fd = -1;
+  }
+  c->st = c->ssl ? ST_SHUTDOWN : ST_LINGER;
+  c->close_deadline_ns = val_now_ns() + (int64_t)(w->srv->cfg.linger_s * 1e9);
+}
+
+/* Sends close_notify; STEP_DONE once it is written (or the peer's arrived first). */
+static Step send_close_notify(Worker *w, Conn *c)
+{
+  ERR_clear_error();
+  int r = SSL_shutdown(c->ssl);
+  if (r >= 0) return STEP_DONE;
+  int e = SSL_get_error(c->ssl, r);
+  ERR_clear_error();
+  if (e == SSL_ERROR_WANT_WRITE) { /* the socket is full: retry on EPOLLOUT, within the deadline */
+    set_interest(w, c, EPOLLOUT);
+    return STEP_WAIT;
+  }
+  if (e == SSL_ERROR_WANT_READ) return STEP_DONE; /* sent; it would wait for the peer's */
+  return STEP_CLOSE;                              /* the peer is gone: nothing left to deliver */
+}
+
+/* Half-closes c, then drops what the client still sends until it closes (EOF). */
+static Step linger(Worker *w, Conn *c)
+{
+  if (!c->half_closed) {
+    shutdown(c->fd, SHUT_WR);
+    c->half_closed = TRUE;
+    set_interest(w, c, EPOLLIN);
+  }
+  for (int k = 0; k < 16; k++) {
+    ssize_t n = recv(c->fd, c->in, sizeof c->in, 0);
+    if (n == 0) return STEP_CLOSE; /* the client closed: every byte sent has been read or acknowledged */
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return STEP_WAIT;
+      if (errno == EINTR) continue;
+      return STEP_CLOSE;
+    }
+  }
+  return STEP_WAIT; /* level-triggered: the rest on the next round */
+}
+
 /* Runs c until it must wait; returns FALSE when c was freed. */
 static gboolean conn_drive(Worker *w, Conn *c)
 {
@@ -447,6 +694,7 @@ static gboolean conn_drive(Worker *w, Conn *c)
           c->last_active_ns = val_now_ns();
           continue;
         }
+        c->last_active_ns = val_now_ns();
         st = ssl_fail(w, c, r);
         break;
       }
@@ -472,8 +720,9 @@ static gboolean conn_drive(Worker *w, Conn *c)
             break;
           }
         }
-        c->in_len += (size_t)n;
         c->last_active_ns = val_now_ns();
+        if (c->in_len == 0) c->head_start_ns = c->last_active_ns; /* a new head begins */
+        c->in_len += (size_t)n;
         take_request(w, c); /* a complete request moves c to ST_SEND; else read on */
         continue;
       }
@@ -492,15 +741,24 @@ static gboolean conn_drive(Worker *w, Conn *c)
             c->file_fd = -1;
           }
           if (!c->keep_alive) {
-            conn_free(w, c, TRUE);
-            return FALSE;
+            begin_close(w, c);
+            continue;
           }
           c->st = ST_READ;
+          c->head_start_ns = c->last_active_ns; /* for a request already pipelined */
           set_interest(w, c, EPOLLIN);
           continue;
         }
         break;
       }
+      case ST_SHUTDOWN:
+        st = send_close_notify(w, c);
+        if (st == STEP_DONE) {
+          c->st = ST_LINGER;
+          continue;
+        }
+        break;
+      case ST_LINGER: st = linger(w, c); break;
     }
     if (st == STEP_CLOSE) {
       conn_free(w, c, FALSE);
@@ -511,14 +769,31 @@ static gboolean conn_drive(Worker *w, Conn *c)
   }
 }
 
+/* Deadlines: a closing connection past linger_s is closed; a handshake or a head older than
+ * head_timeout_s is closed (however often bytes arrived); a connection without progress for
+ * idle_timeout_s is closed, an idle keep-alive one with close_notify and a lingering close. */
 static void sweep_idle(Worker *w, int64_t now)
 {
-  int64_t limit = (int64_t)(w->srv->cfg.idle_timeout_s * 1e9);
+  const ValServerConfig *cfg = &w->srv->cfg;
+  int64_t idle = (int64_t)(cfg->idle_timeout_s * 1e9), head = (int64_t)(cfg->head_timeout_s * 1e9);
   for (Conn *c = w->head, *n; c; c = n) {
     n = c->next;
-    if (now - c->last_active_ns > limit) {
-      INC(w, idle_timeouts);
+    if (c->st == ST_SHUTDOWN || c->st == ST_LINGER) {
+      if (now >= c->close_deadline_ns) {
+        INC(w, linger_timeouts);
+        conn_free(w, c, FALSE);
+      }
+    } else if ((c->st == ST_HANDSHAKE || (c->st == ST_READ && c->in_len > 0)) && now - c->head_start_ns > head) {
+      INC(w, head_timeouts);
       conn_free(w, c, FALSE);
+    } else if (now - c->last_active_ns > idle) {
+      INC(w, idle_timeouts);
+      if (c->st == ST_READ && c->in_len == 0) {
+        begin_close(w, c);
+        conn_drive(w, c);
+      } else {
+        conn_free(w, c, FALSE);
+      }
     }
   }
 }
@@ -536,7 +811,7 @@ static void *worker_main(void *arg)
   int64_t last_sweep = val_now_ns();
   gboolean running = TRUE;
   while (running) {
-    int n = epoll_wait(w->ep, ev, 64, 500);
+    int n = epoll_wait(w->ep, ev, 64, 250);
     int64_t now = val_now_ns();
     for (int i = 0; i < n; i++) {
       void *p = ev[i].data.ptr;
@@ -546,25 +821,30 @@ static void *worker_main(void *arg)
         accept_ready(w);
       else {
         Conn *c = p;
+        if (c->dead) continue; /* evicted by an accept earlier in this batch */
         if (ev[i].events & (EPOLLERR | EPOLLHUP)) {
-          if (c->st != ST_READ || c->in_len) INC(w, aborts);
+          /* closing: the client is gone after the whole response, not an abort */
+          if (c->st != ST_SHUTDOWN && c->st != ST_LINGER && (c->st != ST_READ || c->in_len)) INC(w, aborts);
           conn_free(w, c, FALSE);
         } else {
           conn_drive(w, c);
         }
       }
     }
+    bury(w);
     if (w->accept_paused_until && now >= w->accept_paused_until) {
       struct epoll_event e = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &w->tag_listen };
       epoll_ctl(w->ep, EPOLL_CTL_ADD, s->listen_fd, &e);
       w->accept_paused_until = 0;
     }
-    if (now - last_sweep > 1000000000) {
+    if (now - last_sweep > 250000000) {
       sweep_idle(w, now);
+      bury(w);
       last_sweep = now;
     }
   }
-  while (w->head) conn_free(w, w->head, FALSE);
+  while (w->head) conn_free(w, w->head, w->head->st == ST_READ && w->head->in_len == 0); /* idle: one close_notify */
+  bury(w);
   ERR_clear_error();
   OPENSSL_thread_stop();
   return NULL;
@@ -610,6 +890,21 @@ ValServer *val_server_start(const ValServerConfig *cfg, GError **error)
   if (s->cfg.chunk_bytes == 0) s->cfg.chunk_bytes = 65536;
   if (s->cfg.budget_bytes == 0) s->cfg.budget_bytes = 262144;
   if (s->cfg.idle_timeout_s <= 0) s->cfg.idle_timeout_s = 30;
+  if (s->cfg.head_timeout_s <= 0) s->cfg.head_timeout_s = 20;
+  if (s->cfg.linger_s <= 0) s->cfg.linger_s = 5;
+  if (s->cfg.max_conns <= 0) {
+    struct rlimit rl;
+    rlim_t nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+    if (nofile == RLIM_INFINITY || nofile > (rlim_t)INT_MAX) nofile = INT_MAX;
+    s->cfg.max_conns = (int)MAX((rlim_t)1, (nofile > VAL_SERVER_FD_RESERVE ? nofile - VAL_SERVER_FD_RESERVE : 0) / 2);
+  }
+  if (s->cfg.fault_every) {
+    s->fault_method = fault_method_new();
+    if (!s->fault_method) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create the fault BIO");
+      goto fail;
+    }
+  }
   if (cfg->mode < 0 || cfg->mode >= VAL_MODE_COUNT) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "unknown server mode %d", cfg->mode);
     goto fail;
@@ -686,6 +981,7 @@ void val_server_stop(ValServer *s)
   if (s->listen_fd >= 0) close(s->listen_fd);
   if (s->root_fd >= 0) close(s->root_fd);
   SSL_CTX_free(s->ctx);
+  if (s->fault_method) BIO_meth_free(s->fault_method);
   free(s->root_real);
   g_free(s->root);
   g_free(s->bind_addr);
@@ -726,9 +1022,15 @@ void val_server_stats(const ValServer *s, ValServerStats *o)
     o->status_4xx += LD(s4xx);
     o->status_5xx += LD(s5xx);
     o->bytes_body += LD(bytes_body);
+    o->bytes_unacked += LD(bytes_unacked);
     o->client_aborts += LD(aborts);
+    o->truncations += LD(truncations);
     o->tls_failures += LD(tls_failures);
     o->idle_timeouts += LD(idle_timeouts);
+    o->head_timeouts += LD(head_timeouts);
+    o->linger_timeouts += LD(linger_timeouts);
+    o->evicted += LD(evicted);
+    o->refused += LD(refused);
     o->ktls_conns += LD(ktls_conns);
     o->ktls_fallback_conns += LD(ktls_fallback);
     o->sendfile_calls += LD(sendfile_calls);

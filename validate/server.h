@@ -40,16 +40,37 @@ typedef struct {
   size_t chunk_bytes;    /* user-space read / SSL_write chunk, default 65536 */
   size_t budget_bytes;   /* bytes sent per connection per wake-up (fairness), default 262144 */
   double idle_timeout_s; /* close connections without progress for this long, default 30 */
+  double head_timeout_s; /* the most a TLS handshake, or a request head from its first byte, may take,
+                            however often bytes arrive (slowloris); default 20 (Apache mod_reqtimeout's
+                            header=20) */
+  double linger_s;       /* lingering close (RFC 9112 §9.6): after the last byte of a response that ends
+                            the connection, close_notify, half-close and read what the client still sends
+                            for at most this long, default 5 (nginx lingering_timeout) */
+  int max_conns;         /* most open connections; at the cap a new one evicts the longest-waiting
+                            connection that is not sending a response, or is refused; 0: from
+                            RLIMIT_NOFILE, (soft limit - VAL_SERVER_FD_RESERVE) / 2 (a socket and a file each) */
+  unsigned fault_every;  /* tests: every n-th socket write of a connection fails with EAGAIN and the
+                            n/2-th is cut short (the retry goes through epoll); 0: off */
   unsigned path_flags;   /* VAL_PATH_* (tests) */
-  gboolean quiet;        /* no informational messages on stderr */
+  gboolean quiet;        /* no informational messages on stderr (truncated files are still reported) */
 } ValServerConfig;
 
+/* Descriptors kept free of connections when max_conns is derived from RLIMIT_NOFILE:
+ * listener, epoll sets, eventfd, root, stdio, certificate loading, an embedding process's
+ * own.  Assumed (no published figure): 64. */
+#define VAL_SERVER_FD_RESERVE 64
+
 typedef struct {
-  uint64_t accepted, closed, requests, status_2xx, status_4xx, status_5xx;
-  uint64_t bytes_body;    /* body bytes handed to the kernel */
-  uint64_t client_aborts; /* EPIPE / ECONNRESET / HUP mid-connection */
-  uint64_t tls_failures;  /* failed handshakes or TLS errors */
-  uint64_t idle_timeouts;
+  uint64_t accepted, closed, requests, status_2xx, status_4xx, status_5xx; /* status: when the response starts */
+  uint64_t bytes_body;          /* body bytes written to the kernel (not promised, not necessarily delivered) */
+  uint64_t bytes_unacked;       /* bytes still in send queues (SIOCOUTQ) when the server closed: lost if the close reset */
+  uint64_t client_aborts;       /* EPIPE / ECONNRESET / HUP mid-connection */
+  uint64_t truncations;         /* responses cut short because the file shrank during the send (not aborts) */
+  uint64_t tls_failures;        /* failed handshakes or TLS errors */
+  uint64_t idle_timeouts;       /* closed without progress for idle_timeout_s (idle keep-alive: with close_notify) */
+  uint64_t head_timeouts;       /* handshake or request head slower than head_timeout_s */
+  uint64_t linger_timeouts;     /* lingering closes cut by linger_s (the client kept sending or never closed) */
+  uint64_t evicted, refused;    /* at max_conns: waiting connections closed for a new one; new ones refused */
   uint64_t ktls_conns;          /* connections on which kTLS send engaged */
   uint64_t ktls_fallback_conns; /* sendfile_ktls connections served in user space */
   uint64_t sendfile_calls, ssl_sendfile_calls, ssl_write_calls;

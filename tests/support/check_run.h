@@ -4,7 +4,7 @@
 
 #include <check.h>
 
-/** Runs @s (taking ownership) with Check's normal output; returns the
+/* Runs @s (taking ownership) with Check's normal output; returns the
  *  process exit status: 0 when every test passed, 1 otherwise. */
 int test_run_suite(Suite *s);
 
