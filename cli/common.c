@@ -102,7 +102,9 @@ gboolean cli_context_parse(GOptionContext *ctx, CliCommon *c, int *argc, char **
   };
   GOptionEntry log[] = {
     { "log", 0, 0, G_OPTION_ARG_STRING_ARRAY, &c->log,
-      "Log the events of a component, e.g. nvme0:debug, requests:info, all (repeatable; also OCASIM_LOG)", "NAME[:LEVEL]" },
+      "Log the events of a component: a resource (nvme0:debug), traffic class, requests, a station, jobs or all "
+      "(repeatable; also OCASIM_LOG)",
+      "NAME[:LEVEL]" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GOptionEntry always[] = {

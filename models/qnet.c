@@ -189,7 +189,18 @@ struct run {
   uint64_t live; /* jobs in the network */
   bool overflow; /* live went past spec->max_jobs: the engine was stopped */
   SimStat *sojourn_s, *exits;
+  SimTraceLevel *trace;    /* per station: its trace level ("jobs" or its name); NULL: no trace */
+  const char **trace_name; /* per station: the traced component */
 };
+
+/* Logs an event of @job at station @i when that station is traced at @level. */
+#define JOB_TRACE(r, i, job, level, what, ...)                                                                    \
+  do {                                                                                                            \
+    if (G_UNLIKELY((r)->trace && (r)->trace[(i)] >= (level)))                                                     \
+      SIM_TRACE_LOG(G_LOG_DOMAIN, (r)->trace_name[(i)], (level), "t=%.9f s %s: job %" G_GUINT64_FORMAT " " what,  \
+                    sim_time_to_s(sim_engine_now((r)->eng)), ((SimStation *)(r)->stations[(i)])->name, (job)->id, \
+                    ##__VA_ARGS__);                                                                               \
+  } while (0)
 
 #define JOB_BLOCK 256
 
@@ -234,6 +245,7 @@ static void send(run *r, SimJob *job, GArray *routes, gsl_rng *rng)
   }
   if (to >= 0) {
     job->klass = to; /* the station it is at */
+    JOB_TRACE(r, to, job, SIM_TRACE_DEBUG, "arrives (%d in the station)", r->stations[to]->in_system);
     sim_station_arrive(r->stations[to], job);
     return;
   }
@@ -246,12 +258,15 @@ static void on_depart(SimStation *st G_GNUC_UNUSED, SimJob *job, void *ctx)
 {
   run *r = ctx;
   const QnetStation *sp = g_ptr_array_index(r->spec->stations, job->klass);
+  JOB_TRACE(r, job->klass, job, SIM_TRACE_INFO, "departs");
   send(r, job, sp->routes, r->routers[job->klass]);
 }
 
 static void on_drop(SimStation *st G_GNUC_UNUSED, SimJob *job, void *ctx)
 {
-  job_release(ctx, job);
+  run *r = ctx;
+  JOB_TRACE(r, job->klass, job, SIM_TRACE_DEBUG, "dropped: the station is full");
+  job_release(r, job);
 }
 
 static void on_source(SimEngine *eng, SimEvent *ev, void *ctx)
@@ -289,10 +304,29 @@ QnetResult *qnet_run(const QnetSpec *spec, GError **error)
   return qnet_run_observed(spec, NULL, error);
 }
 
+/* Per station, the level of its name or "jobs", or no table when nothing is traced. */
+static void trace_setup(run *r, const SimTrace *t)
+{
+  guint ns = r->spec->stations->len;
+  gboolean any = sim_trace_level(t, "jobs") != SIM_TRACE_OFF;
+  for (guint i = 0; t && i < ns; i++)
+    any |= sim_trace_level(t, ((const QnetStation *)g_ptr_array_index(r->spec->stations, i))->name) != SIM_TRACE_OFF;
+  if (!any) return;
+  r->trace = g_new0(SimTraceLevel, ns);
+  r->trace_name = g_new0(const char *, ns);
+  for (guint i = 0; i < ns; i++) {
+    const char *name = ((const QnetStation *)g_ptr_array_index(r->spec->stations, i))->name;
+    SimTraceLevel own = sim_trace_level(t, name), all = sim_trace_level(t, "jobs");
+    r->trace[i] = MAX(own, all);
+    r->trace_name[i] = own >= all ? name : "jobs";
+  }
+}
+
 QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs, GError **error)
 {
   guint ns = spec->stations->len, nsrc = spec->sources->len;
   run r = { .spec = spec };
+  trace_setup(&r, obs ? obs->trace : NULL);
   r.eng = sim_engine_new();
   r.stats = sim_stats_new();
   r.job_blocks = g_ptr_array_new_with_free_func(g_free);
@@ -394,6 +428,8 @@ static void run_clear(run *r)
   g_free(r->stations);
   g_free(r->routers);
   g_free(r->sources);
+  g_free(r->trace);
+  g_free(r->trace_name);
 }
 
 void qnet_result_free(QnetResult *res)

@@ -123,8 +123,10 @@ gboolean qnet_spec_resolve(QnetSpec *spec, GError **error);
  *  @spec->max_jobs jobs are in the network at once: the run then stops at once and the
  *  message names the simulated time and the most crowded station. */
 QnetResult *qnet_run(const QnetSpec *spec, GError **error);
-/* As qnet_run(), reporting progress (simulated seconds of the duration, after the warm-up
- *  and each batch) to @obs (sim/observe.h; may be NULL).  Same results. */
+/* As qnet_run(), reporting to @obs (sim/observe.h; may be NULL) progress (simulated seconds of
+ *  the duration, after the warm-up and each batch) and traces whose components are the
+ *  stations by name and "jobs" (every station): info a job's departure, debug also its
+ *  arrival and drop.  Same results. */
 QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs, GError **error);
 
 /* Fills the th_* fields of @res from the closed forms (see above). */

@@ -212,6 +212,15 @@ START_TEST(test_log_levels_and_traces)
   ck_assert_str_eq(o1, o2);
   ck_assert_str_eq(o1, o3);
   ck_assert_str_eq(o1, o5);
+  /* a queueing network: the stations by name */
+  const char *qplain[] = { "run", "scenarios/jackson-tandem.yaml", "--duration", "200 s", "--warmup", "10 s", NULL };
+  const char *qtrace[] = { "run", "scenarios/jackson-tandem.yaml", "--duration", "200 s", "--warmup", "10 s", "--log", "B:info",
+                           NULL };
+  g_autofree char *q1 = NULL, *qe1 = NULL, *q2 = NULL, *qe2 = NULL;
+  ck_assert_int_eq(run_env(qplain, NULL, &q1, &qe1), 0);
+  ck_assert_int_eq(run_env(qtrace, NULL, &q2, &qe2), 0);
+  ck_assert_str_eq(q1, q2);
+  ck_assert_msg(strstr(qe2, " B: job ") && strstr(qe2, " departs\n") && !strstr(qe2, " A: job "), "%.300s", qe2);
   /* a bad filter is bad input, before anything runs */
   const char *bad[] = { "run", SHORT_RUN, "--log", "nvme0:loud", NULL };
   g_autofree char *o6 = NULL, *e6 = NULL;
