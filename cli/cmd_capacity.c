@@ -97,12 +97,7 @@ int cmd_capacity(int argc, char **argv)
     if (!appliance_capacity(ca.a, ca.m, &c, &error)) {
       status = cli_fail(error);
     } else {
-      /* report at the capacity load (a trickle when no load is healthy; <= 0 would mean saturate) */
-      ca.a->wl.offered_gbps = MAX(c.capacity_gbps, 1e-6);
-      g_autoptr(BoundResult) r = bound_eval(ca.a, ca.m, ca.a->wl.offered_gbps);
-      g_autoptr(AppReport) rep = app_report_from_bound(ca.a, &ca.info, ca.m, r);
-      g_free(rep->mode);
-      rep->mode = g_strdup("capacity");
+      g_autoptr(AppReport) rep = appliance_capacity_report(ca.a, &ca.info, ca.m, &c);
       g_autoptr(GString) out = g_string_new(NULL);
       write_capacity(&c, ca.a, rep, opt.format, out);
       status = cli_emit(out);
