@@ -14,6 +14,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <json-glib/json-glib.h>
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include "models/appliance_capacity.h"
@@ -793,6 +794,12 @@ static void json_input(GString *out, const char *t)
       return;
     }
   char *end = NULL;
+  errno = 0;
+  gint64 i = *t ? g_ascii_strtoll(t, &end, 10) : 0;
+  if (end && !*end && errno != ERANGE) { /* an integer stays one */
+    g_string_append_printf(out, "%" G_GINT64_FORMAT, i);
+    return;
+  }
   double v = *t ? g_ascii_strtod(t, &end) : NAN;
   if (end && !*end && isfinite(v) && !strpbrk(t, "xXnNiI")) {
     sim_csv_number_exact(out, v);

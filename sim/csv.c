@@ -33,4 +33,5 @@ void sim_csv_number_exact(GString *out, double v)
     if (i + 1 == G_N_ELEMENTS(formats) || g_ascii_strtod(buf, NULL) == v) break;
   }
   g_string_append(out, buf);
+  if (!strpbrk(buf, ".eE")) g_string_append(out, ".0"); /* read back as a floating-point number, never an integer */
 }
