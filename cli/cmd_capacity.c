@@ -50,11 +50,17 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     return;
   }
   if (fmt == CLI_FORMAT_CSV) {
-    g_string_append(out, "criterion,limit_gbps,limiting\n");
+    g_string_append(out, "scenario,seed,overrides,capacity_gbps,criterion,limit_gbps,limiting\n");
+    g_autofree char *ov = rep->overrides ? g_strjoinv("; ", rep->overrides) : g_strdup("");
     for (int k = 0; k < CAP_COUNT; k++) {
-      g_string_append_printf(out, "%s,", capacity_criterion_name((CapCriterion)k));
-      sim_csv_number(out, c->limit_gbps[k]); /* empty: never reached */
-      g_string_append_printf(out, ",%d\n", k == (int)c->limiting && isfinite(c->capacity_gbps));
+      sim_csv_field(out, rep->scenario);
+      g_string_append_printf(out, ",%" G_GUINT64_FORMAT ",", rep->seed);
+      sim_csv_field(out, ov);
+      g_string_append_c(out, ',');
+      sim_csv_number_exact(out, c->capacity_gbps); /* empty: no limit */
+      g_string_append_printf(out, ",%s,", capacity_criterion_name((CapCriterion)k));
+      sim_csv_number_exact(out, c->limit_gbps[k]); /* empty: never reached */
+      g_string_append(out, k == (int)c->limiting && isfinite(c->capacity_gbps) ? ",true\n" : ",false\n");
     }
     return;
   }

@@ -58,6 +58,7 @@ typedef struct {
   sim_time_ns max_duration_ns; /* with precision: the longest run */
   GPtrArray *sources;          /* QnetSource* */
   GPtrArray *stations;         /* QnetStation* */
+  char **overrides;            /* the command-line overrides of the scenario (sim_conf_overrides), may be NULL */
 } QnetSpec;
 
 /** An estimate with its 95% half-width (NAN when unknown). */
@@ -86,6 +87,7 @@ typedef struct {
   int batches;
   int nstations;
   QnetStationResult *stations;
+  char **overrides; /* copied from the spec */
 } QnetResult;
 
 /* A spec with the defaults of the scenario schema (models/qnet_conf.c: seed 1, 40 batches, ...)

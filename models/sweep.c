@@ -59,6 +59,8 @@ struct SweepSpec {
   guint first_output; /* index of the first output column */
   guint n_outputs;
   WlShareCache *shares; /* drive shares shared by the points (the Zipf sum is most of a bound) */
+  GPtrArray *fixed;     /* char *: the overrides of every point, "key=value" (set:, then --set) */
+  char *overrides;      /* them joined by "; ", the overrides column */
 };
 
 /* The sweep file's top-level keys. */
@@ -97,8 +99,9 @@ static const SweepColumn id_columns[] = {
   { "scenario", SWEEP_COL_STRING, "", "name of the base scenario" },
   { "mode", SWEEP_COL_STRING, "", "bound, run or capacity" },
   { "seed", SWEEP_COL_INT, "", "scenario seed of the run (derived: models/sweep.h)" },
+  { "overrides", SWEEP_COL_STRING, "", "the fixed overrides of every point (the sweep's set:, then --set), \"; \"-separated" },
 };
-enum { COL_POINT, COL_REPLICATION, COL_SCENARIO, COL_MODE, COL_SEED, N_ID_COLUMNS };
+enum { COL_POINT, COL_REPLICATION, COL_SCENARIO, COL_MODE, COL_SEED, COL_OVERRIDES, N_ID_COLUMNS };
 
 /* Headline outputs of an appliance report (bound, run, and capacity at the capacity load). */
 static const SweepColumn report_columns[] = {
@@ -154,6 +157,8 @@ void sweep_free(SweepSpec *s)
   g_free(s->scenario_name);
   sim_conf_doc_free(s->base);
   workload_share_cache_free(s->shares);
+  if (s->fixed) g_ptr_array_unref(s->fixed);
+  g_free(s->overrides);
   if (s->summary) {
     /* the NAME_mean / NAME_ci95 names follow point, the keys, runs and failed */
     for (guint i = 1 + s->keys->len + 2; i < s->summary->len; i++) g_free((char *)g_array_index(s->summary, SweepColumn, i).name);
@@ -419,6 +424,7 @@ static gboolean apply_set(SweepSpec *s, const SimConfNode *set, GError **error)
     g_autofree char *label = label_of(s->file, v);
     g_autofree char *text = sim_conf_node_flow_text(v);
     if (!apply(s->base, key, text, label, error)) return FALSE;
+    g_ptr_array_add(s->fixed, g_strdup_printf("%s=%s", key, text));
   }
   return TRUE;
 }
@@ -477,6 +483,7 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, GE
   s->axes = g_array_new(FALSE, FALSE, sizeof(SweepAxis));
   s->n_points = 1;
   s->shares = workload_share_cache_new();
+  s->fixed = g_ptr_array_new_with_free_func(g_free);
   gboolean ok = sim_conf_bind(root, sweep_schema, &c, error);
   if (ok && c.kind && strcmp(c.kind, "sweep")) {
     sim_conf_set_error(error, sim_conf_node_get(root, "kind"), SIM_CONF_ERROR_ENUM, "expected kind 'sweep', got '%s'", c.kind);
@@ -521,6 +528,10 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, GE
   }
   ok = ok && check_values(s, error);
   if (ok) {
+    for (const char *const *set = sets; set && *set; set++) g_ptr_array_add(s->fixed, g_strdup(*set));
+    g_ptr_array_add(s->fixed, NULL);
+    s->overrides = g_strjoinv("; ", (char **)s->fixed->pdata);
+    g_ptr_array_remove_index(s->fixed, s->fixed->len - 1);
     const SimConfNode *name = sim_conf_node_get(sim_conf_doc_root(s->base), "name");
     s->scenario_name = name && sim_conf_node_kind(name) == SIM_CONF_NODE_SCALAR ? g_strdup(sim_conf_node_text(name))
                                                                                 : g_path_get_basename(c.scenario);
@@ -716,6 +727,7 @@ static void fill_ids(const SweepSpec *s, guint run, SweepRow *row)
   set_int(&row->cells[COL_REPLICATION], r);
   set_str(&row->cells[COL_SCENARIO], s->scenario_name);
   set_str(&row->cells[COL_MODE], sweep_mode_names[s->mode]);
+  set_str(&row->cells[COL_OVERRIDES], s->overrides);
   if (!s->seed_varied) set_int(&row->cells[COL_SEED], (gint64)sweep_seed(s, p, r));
   for (guint k = 0; k < s->keys->len; k++) set_str(&row->cells[N_ID_COLUMNS + k], sweep_value(s, p, k));
 }

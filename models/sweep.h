@@ -35,7 +35,7 @@
  * varies `seed` itself runs each point with that seed (replications must then be 1).
  *
  * Results: one row per run, its columns sweep_columns(): point, replication, scenario, mode,
- * seed, one column per varied key named by its key path (the value as the sweep file writes
+ * seed, overrides (the fixed ones: set: and --set), one column per varied key named by its key path (the value as the sweep file writes
  * it), the headline outputs of the mode (docs/outputs.md), and error (empty when the run
  * succeeded; then every output is empty). Rows are written as CSV or JSON Lines by
  * sweep_row_append_csv / _json; sweep_summary_* gives, for replicated sweeps, the mean and 95 %
@@ -102,7 +102,7 @@ const char *sweep_value(const SweepSpec *s, guint p, guint k);
 /** The scenario seed of run (@p, @r), derived as described above. */
 guint64 sweep_seed(const SweepSpec *s, guint p, guint r);
 
-/** The row's columns (@n_out: how many); the varied keys follow the five id columns. */
+/** The row's columns (@n_out: how many); the varied keys follow the six id columns. */
 const SweepColumn *sweep_columns(const SweepSpec *s, guint *n_out);
 
 /** Evaluates run @run in-process (bound, DES or capacity by the mode) and returns its row; a

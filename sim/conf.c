@@ -691,6 +691,27 @@ static void flow_text(GString *out, const SimConfNode *n)
   g_string_append_c(out, map ? '}' : ']');
 }
 
+static void collect_overrides(const SimConfNode *n, GPtrArray *out)
+{
+  if (g_str_has_prefix(n->file, "--") && n->parent) {
+    g_autofree char *path = sim_conf_node_path(n);
+    g_autofree char *text = sim_conf_node_flow_text(n);
+    g_ptr_array_add(out, g_strdup_printf("%s=%s", path, text));
+    return;
+  }
+  if (n->children)
+    for (guint i = 0; i < n->children->len; i++) collect_overrides(g_ptr_array_index(n->children, i), out);
+}
+
+char **sim_conf_overrides(const SimConfNode *root)
+{
+  g_return_val_if_fail(root != NULL, NULL);
+  GPtrArray *out = g_ptr_array_new();
+  collect_overrides(root, out);
+  g_ptr_array_add(out, NULL);
+  return (char **)g_ptr_array_free(out, FALSE);
+}
+
 char *sim_conf_node_flow_text(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, NULL);

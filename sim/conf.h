@@ -109,6 +109,16 @@ SimConfDoc *sim_conf_doc_copy(const SimConfDoc *doc);
  */
 char *sim_conf_node_flow_text(const SimConfNode *node);
 
+/**
+ * sim_conf_overrides:
+ * @root: a document root after its overrides were applied
+ * The command-line overrides that shaped the tree: every topmost node whose file is an option
+ * ("--set", "--seed", "--duration", "--warmup": a name starting with "--"), as
+ * "key.path=value" (sim_conf_node_flow_text) in tree order, for output rows to carry.
+ * Returns: (transfer full): a NULL-terminated array (empty when none); free with g_strfreev().
+ */
+char **sim_conf_overrides(const SimConfNode *root);
+
 /** Root node of a document (never NULL; an empty document has an empty map root). */
 SimConfNode *sim_conf_doc_root(const SimConfDoc *doc);
 

@@ -323,8 +323,9 @@ START_TEST(test_check_formats)
   ck_assert_int_eq(test_run_ocasim(aj, &j, &e1), 0);
   ck_assert_int_eq(test_run_ocasim(ac, &c, &e2), 0);
   ck_assert_int_eq(test_run_ocasim(at, &t, &e3), 0);
-  ck_assert_str_eq(j, "{\n  \"file\" : \"scenarios/mm1.yaml\",\n  \"kind\" : \"queueing_network\",\n  \"ok\" : true\n}\n");
-  ck_assert_str_eq(c, "file,kind,ok,error\nscenarios/mm1.yaml,queueing_network,true,\n");
+  ck_assert_str_eq(j, "{\n  \"file\" : \"scenarios/mm1.yaml\",\n  \"scenario\" : \"M/M/1 rho=0.7\",\n  \"seed\" : 1,\n"
+                      "  \"overrides\" : [],\n  \"kind\" : \"queueing_network\",\n  \"ok\" : true\n}\n");
+  ck_assert_str_eq(c, "file,scenario,seed,overrides,kind,ok,error\nscenarios/mm1.yaml,M/M/1 rho=0.7,1,,queueing_network,true,\n");
   ck_assert_str_eq(t, "scenarios/mm1.yaml: ok (queueing_network)\n");
   /* a bad file: the verdict on stdout carries the located error, which stderr prints too; exit 2 */
   g_autofree char *bj = NULL, *bc = NULL, *f1 = NULL, *f2 = NULL;
@@ -334,7 +335,8 @@ START_TEST(test_check_formats)
   ck_assert_int_eq(test_run_ocasim(bad_c, &bc, &f2), 2);
   const char *msg = "tests/data/bad/route-unknown-station.yaml:6:18: sources[0].route[0].to: no station named 'sever'";
   ck_assert_msg(strstr(bj, "\"ok\" : false") && strstr(bj, msg), "%s", bj);
-  ck_assert_msg(g_str_has_prefix(bc, "file,kind,ok,error\ntests/data/bad/route-unknown-station.yaml,queueing_network,false,") &&
+  ck_assert_msg(g_str_has_prefix(bc, "file,scenario,seed,overrides,kind,ok,error\n"
+                                     "tests/data/bad/route-unknown-station.yaml,,,,queueing_network,false,") &&
                     strstr(bc, msg),
                 "%s", bc);
   ck_assert_msg(strstr(f1, msg) && strstr(f2, msg), "%s", f1);
