@@ -193,12 +193,12 @@ static gboolean range_number(const SimConfNode *n, double *v, char **unit, GErro
   return TRUE;
 }
 
-static gboolean range_values(const char *file, const SimConfNode *range, SweepKey *k, GError **error)
+/* The values of `range: {from, to, step}` into @k; @units gets the three units (freed by the caller). */
+static gboolean range_values_into(const char *file, const SimConfNode *range, SweepKey *k, char *units[3], GError **error)
 {
   static const char *const allowed[] = { "from", "to", "step", NULL };
   if (!sim_conf_check_keys(range, allowed, error)) return FALSE;
   double v[3];
-  g_autofree char *units[3] = { NULL, NULL, NULL };
   const SimConfNode *nodes[3];
   for (int i = 0; i < 3; i++) {
     nodes[i] = sim_conf_node_get(range, allowed[i]);
@@ -234,6 +234,15 @@ static gboolean range_values(const char *file, const SimConfNode *range, SweepKe
     g_ptr_array_add(k->labels, label_of(file, range));
   }
   return TRUE;
+}
+
+/* The values of a range into @k (range_values_into, freeing its units). */
+static gboolean range_values(const char *file, const SimConfNode *range, SweepKey *k, GError **error)
+{
+  char *units[3] = { NULL, NULL, NULL };
+  gboolean ok = range_values_into(file, range, k, units, error);
+  for (int i = 0; i < 3; i++) g_free(units[i]);
+  return ok;
 }
 
 /* One `{key: K, values: [...]}` or `{key: K, range: {...}}` entry. */

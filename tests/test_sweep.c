@@ -269,12 +269,13 @@ START_TEST(test_range_values)
 {
   g_auto(TestDir) d = tmpdir();
   g_autofree char *f = g_build_filename(d, "r.yaml", NULL);
+  g_autofree char *cwd = g_get_current_dir();
   g_autofree char *text =
       g_strdup_printf("scenario: %s/scenarios/rome-400g-nic-ktls.yaml\n"
                       "vary:\n"
                       "  - key: workload.zipf_s\n    range: {from: 0.1, to: 0.3, step: 0.1}\n"
                       "  - key: workload.offered\n    range: {from: 100 Gb/s, to: 300 Gb/s, step: 100 Gb/s}\n",
-                      g_get_current_dir());
+                      cwd);
   ck_assert(g_file_set_contents(f, text, -1, NULL));
   g_autoptr(GError) e = NULL;
   g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, &e);
