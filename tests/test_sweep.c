@@ -62,11 +62,7 @@ START_TEST(test_bad_sweep)
   const char *args[] = { "sweep", "-q", file, NULL };
   int rc = test_run_ocasim(args, &out, &err);
   ck_assert_msg(rc == 2, "%s: exit %d, stderr: %s", c->file, rc, err);
-  g_autofree char *where = c->path[0] ? g_strdup_printf("%s:%d:%d: %s: ", file, c->line, c->col, c->path)
-                                      : g_strdup_printf("%s:%d:%d: ", file, c->line, c->col);
-  ck_assert_msg(strstr(err, where) != NULL, "%s: expected '%s' in: %s", c->file, where, err);
-  ck_assert_msg(strstr(err, c->message) != NULL, "%s: expected '%s' in: %s", c->file, c->message, err);
-  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "%s: message is not one line: %s", c->file, err);
+  test_assert_located(c->file, err, file, c->line, c->col, c->path, c->message);
   ck_assert_msg(!*out, "%s: wrote rows: %s", c->file, out);
 }
 END_TEST

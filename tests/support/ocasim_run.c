@@ -3,6 +3,7 @@
 
 #include <check.h>
 #include <glib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 int test_run_ocasim(const char *const *args, char **out, char **err)
@@ -20,4 +21,14 @@ int test_run_ocasim(const char *const *args, char **out, char **err)
   g_ptr_array_free(argv, TRUE);
   ck_assert(WIFEXITED(status));
   return WEXITSTATUS(status);
+}
+
+void test_assert_located(const char *what, const char *err, const char *file, int line, int col, const char *path,
+                         const char *message)
+{
+  g_autofree char *where =
+      path[0] ? g_strdup_printf("%s:%d:%d: %s: ", file, line, col, path) : g_strdup_printf("%s:%d:%d: ", file, line, col);
+  ck_assert_msg(strstr(err, where) != NULL, "%s: expected '%s' in: %s", what, where, err);
+  ck_assert_msg(strstr(err, message) != NULL, "%s: expected '%s' in: %s", what, message, err);
+  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "%s: message is not one line: %s", what, err);
 }

@@ -8,4 +8,10 @@
  *  calling test fails when OCASIM_BIN is unset, the spawn fails or the process was killed. */
 int test_run_ocasim(const char *const *args, char **out, char **err);
 
+/** Asserts that @err, the stderr of a run on @file (@what names the case in messages), is one
+ *  line that names "FILE:LINE:COL: " followed by "@path: " (unless @path is "", an error at the
+ *  root) and holds @message. */
+void test_assert_located(const char *what, const char *err, const char *file, int line, int col, const char *path,
+                         const char *message);
+
 #endif /* TESTS_SUPPORT_OCASIM_RUN_H */
