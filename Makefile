@@ -2,6 +2,7 @@
 #   make              build ./ocasim (release, -O2)
 #   make test         build and run every Check suite in tests/
 #   make SANITIZE=1 test   the same under AddressSanitizer + UBSan (objects in build/asan)
+#   make MPI=1        build/mpi/ocasim, built with mpicc: `ocasim sweep` spreads points over mpirun's ranks
 #   make bench        engine and model benchmarks (report only, never fail on timing)
 #   make deps         install the Debian packages the build needs (see scripts/deps.sh)
 #   make reference    every published result: model (bound and DES) vs published (./ocasim reference, models/models.mk)
@@ -38,6 +39,11 @@ ifeq ($(SANITIZE),1)
   BUILD   := build/asan
   CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
   LDFLAGS += -fsanitize=address,undefined
+  BIN     := $(BUILD)/ocasim
+else ifeq ($(MPI),1)
+  CC      := mpicc
+  BUILD   := build/mpi
+  CFLAGS  += -DOCASIM_MPI
   BIN     := $(BUILD)/ocasim
 else
   BUILD   := build/release

@@ -50,11 +50,17 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     return;
   }
   if (fmt == CLI_FORMAT_CSV) {
-    g_string_append(out, "criterion,limit_gbps,limiting\n");
+    g_string_append(out, "scenario,seed,overrides,capacity_gbps,criterion,limit_gbps,limiting\n");
+    g_autofree char *ov = rep->overrides ? g_strjoinv("; ", rep->overrides) : g_strdup("");
     for (int k = 0; k < CAP_COUNT; k++) {
-      g_string_append_printf(out, "%s,", capacity_criterion_name((CapCriterion)k));
-      sim_csv_number(out, c->limit_gbps[k]); /* empty: never reached */
-      g_string_append_printf(out, ",%d\n", k == (int)c->limiting && isfinite(c->capacity_gbps));
+      sim_csv_field(out, rep->scenario);
+      g_string_append_printf(out, ",%" G_GUINT64_FORMAT ",", rep->seed);
+      sim_csv_field(out, ov);
+      g_string_append_c(out, ',');
+      sim_csv_number_exact(out, c->capacity_gbps); /* empty: no limit */
+      g_string_append_printf(out, ",%s,", capacity_criterion_name((CapCriterion)k));
+      sim_csv_number_exact(out, c->limit_gbps[k]); /* empty: never reached */
+      g_string_append(out, k == (int)c->limiting && isfinite(c->capacity_gbps) ? ",true\n" : ",false\n");
     }
     return;
   }
@@ -102,12 +108,7 @@ int cmd_capacity(int argc, char **argv)
     if (!ok) {
       status = cli_fail(error);
     } else {
-      /* report at the capacity load (a trickle when no load is healthy; <= 0 would mean saturate) */
-      ca.a->wl.offered_gbps = MAX(c.capacity_gbps, 1e-6);
-      g_autoptr(BoundResult) r = bound_eval(ca.a, ca.m, ca.a->wl.offered_gbps);
-      g_autoptr(AppReport) rep = app_report_from_bound(ca.a, &ca.info, ca.m, r);
-      g_free(rep->mode);
-      rep->mode = g_strdup("capacity");
+      g_autoptr(AppReport) rep = appliance_capacity_report(ca.a, &ca.info, ca.m, &c);
       g_autoptr(GString) out = g_string_new(NULL);
       write_capacity(&c, ca.a, rep, opt.format, out);
       status = cli_emit(&opt, out);

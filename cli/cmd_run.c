@@ -71,16 +71,40 @@ static const scenario_kind kinds[] = {
   { "appliance", handle_appliance },
 };
 
+/* The text of the root key @key of @doc ("" when absent or @doc is NULL: the scenario's default). */
+static const char *root_text(const SimConfDoc *doc, const char *key)
+{
+  const SimConfNode *n = doc ? sim_conf_node_get(sim_conf_doc_root(doc), key) : NULL;
+  return n && sim_conf_node_kind(n) == SIM_CONF_NODE_SCALAR ? sim_conf_node_text(n) : "";
+}
+
 /* `check`'s verdict on stdout in the chosen format: ok with the kind, or not ok with the
- * error's message (which cli_fail also prints on stderr, with the exit status). */
-static int check_verdict(const CliOptions *opt, const char *kind, const GError *error)
+ * error's message (which cli_fail also prints on stderr, with the exit status); the scenario's
+ * name, seed and command-line overrides identify the row. */
+static int check_verdict(const CliOptions *opt, const SimConfDoc *doc, const char *kind, const GError *error)
 {
   g_autoptr(GString) out = g_string_new(NULL);
+  g_auto(GStrv) overrides = doc ? sim_conf_overrides(sim_conf_doc_root(doc)) : g_new0(char *, 1);
   switch (opt->format) {
     case CLI_FORMAT_JSON: {
       g_autoptr(JsonBuilder) b = json_builder_new();
       json_builder_begin_object(b);
       sim_json_string(b, "file", opt->files[0]);
+      sim_json_string(b, "scenario", root_text(doc, "name"));
+      {
+        const char *seed = root_text(doc, "seed");
+        char *end = NULL;
+        gint64 v = g_ascii_strtoll(seed, &end, 10);
+        json_builder_set_member_name(b, "seed"); /* an integer, null when not given or not one */
+        if (*seed && end && !*end)
+          json_builder_add_int_value(b, v);
+        else
+          json_builder_add_null_value(b);
+      }
+      json_builder_set_member_name(b, "overrides");
+      json_builder_begin_array(b);
+      for (char **o = overrides; *o; o++) json_builder_add_string_value(b, *o);
+      json_builder_end_array(b);
       sim_json_string(b, "kind", kind);
       json_builder_set_member_name(b, "ok");
       json_builder_add_boolean_value(b, error == NULL);
@@ -90,8 +114,17 @@ static int check_verdict(const CliOptions *opt, const char *kind, const GError *
       break;
     }
     case CLI_FORMAT_CSV:
-      g_string_append(out, "file,kind,ok,error\n");
+      g_string_append(out, "file,scenario,seed,overrides,kind,ok,error\n");
       sim_csv_field(out, opt->files[0]);
+      g_string_append_c(out, ',');
+      sim_csv_field(out, root_text(doc, "name"));
+      g_string_append_c(out, ',');
+      sim_csv_field(out, root_text(doc, "seed"));
+      g_string_append_c(out, ',');
+      {
+        g_autofree char *ov = g_strjoinv("; ", overrides);
+        sim_csv_field(out, ov);
+      }
       g_string_append_c(out, ',');
       sim_csv_field(out, kind ? kind : "");
       g_string_append(out, error ? ",false," : ",true,");
@@ -115,15 +148,15 @@ static int run_or_check_file(const CliOptions *opt, gboolean run)
 
   g_autoptr(SimConfDoc) doc = cli_load_scenario(opt->files[0], opt, &error);
   const char *kind = doc ? cli_scenario_kind(doc, names, &error) : NULL;
-  if (!kind) return run ? cli_fail(error) : check_verdict(opt, NULL, error);
+  if (!kind) return run ? cli_fail(error) : check_verdict(opt, doc, NULL, error);
   g_autoptr(GString) text = run ? g_string_new(NULL) : NULL;
   for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
     if (!strcmp(kinds[i].kind, kind) && !kinds[i].handle(sim_conf_doc_root(doc), opt, text, &error)) {
       cli_note_overrides(opt, &error);
-      return run ? cli_fail(error) : check_verdict(opt, kind, error);
+      return run ? cli_fail(error) : check_verdict(opt, doc, kind, error);
     }
   if (run) return cli_emit(opt, text);
-  return check_verdict(opt, kind, NULL);
+  return check_verdict(opt, doc, kind, NULL);
 }
 
 static int run_or_check(int argc, char **argv, gboolean run)

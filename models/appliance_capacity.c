@@ -93,6 +93,16 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
 
 const char *capacity_criterion_name(CapCriterion c)
 {
-  static const char *n[CAP_COUNT] = { "cpu", "drops", "latency", "saturation" };
+  static const char *const n[CAP_COUNT] = { "cpu", "drops", "latency", "saturation" };
   return c < CAP_COUNT ? n[c] : "?";
+}
+
+AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c)
+{
+  a->wl.offered_gbps = MAX(c->capacity_gbps, 1e-6);
+  g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
+  AppReport *rep = app_report_from_bound(a, info, m, r);
+  g_free(rep->mode);
+  rep->mode = g_strdup("capacity");
+  return rep;
 }

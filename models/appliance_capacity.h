@@ -14,6 +14,7 @@
 #define MODELS_APPLIANCE_CAPACITY_H
 #include "models/appliance_bound.h"
 #include "sim/observe.h"
+#include "models/appliance_report.h"
 
 typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_COUNT } CapCriterion;
 
@@ -32,5 +33,9 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
 gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, const SimObserver *obs, CapacityResult *out,
                                      GError **error);
 const char *capacity_criterion_name(CapCriterion c);
+/* The bound-mode report at the capacity load of @c (mode "capacity"): sets a->wl.offered_gbps
+ * to the capacity (a trickle of 1e-6 Gb/s when no load is healthy, since <= 0 would mean
+ * saturate) and evaluates the bound there. (transfer full) */
+AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c);
 
 #endif /* MODELS_APPLIANCE_CAPACITY_H */

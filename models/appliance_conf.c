@@ -290,6 +290,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenari
     info->description = g_strdup(c->description);
     info->duration_s = c->duration_ns / 1e9;
     info->warmup_s = c->warmup_ns / 1e9;
+    info->overrides = sim_conf_overrides(root);
     if (c->reference_node && !bind_reference(c->reference_node, &info->ref, error)) goto out;
   }
   *out = c->a;
@@ -318,6 +319,7 @@ void app_scenario_info_clear(AppScenarioInfo *info)
   g_free(info->ref.bottleneck);
   g_free(info->ref.cause);
   g_free(info->ref.known_deviation);
+  g_strfreev(info->overrides);
   memset(info, 0, sizeof *info);
 }
 

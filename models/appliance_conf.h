@@ -44,6 +44,7 @@ typedef struct {
   double duration_s; /* simulated time for `ocasim run` */
   double warmup_s;
   AppReference ref;
+  char **overrides; /* the command-line overrides that shaped it, "key.path=value" (sim_conf_overrides) */
 } AppScenarioInfo;
 
 /* Binds the document root to an Appliance (+ info). On error returns FALSE with a located

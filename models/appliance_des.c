@@ -77,6 +77,10 @@ AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo 
   r->expected_gbps = m->op_Bps * 8e-9; /* the bound's min(offered, X*) */
   r->lat_p50_ms = fr->latency_p50_s * 1e3;
   r->lat_p99_ms = fr->latency_p99_s * 1e3;
+  r->throughput_ci95_gbps = fr->throughput_Bps.half_width * 8e-9;
+  r->lat_p50_ci95_ms = fr->latency_p50_hw_s * 1e3;
+  r->lat_p99_ci95_ms = fr->latency_p99_hw_s * 1e3;
+  r->overrides = g_strdupv(info->overrides);
   double mean_bitrate_bps = workload_mean_bitrate_mbps(&a->wl) * 1e6;
   r->connections = mean_bitrate_bps > 0 ? x_Bps * 8 / mean_bitrate_bps : 0;
   r->n_res = m->n_res;

@@ -27,6 +27,8 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->cpu_util_pct = b->cpu_util * 100.0;
   r->lat_p50_ms = b->lat_p50_ms;
   r->lat_p99_ms = b->lat_p99_ms;
+  r->throughput_ci95_gbps = r->lat_p50_ci95_ms = r->lat_p99_ci95_ms = NAN;
+  r->overrides = info ? g_strdupv(info->overrides) : NULL;
   r->connections = b->connections;
   r->requests_rejected = -1;
   r->overloaded = a->wl.offered_gbps > 0 && b->offered_Bps > b->sat_Bps;
@@ -62,6 +64,7 @@ void app_report_free(AppReport *r)
   g_free(r->mode);
   g_free(r->res);
   g_free(r->co);
+  g_strfreev(r->overrides);
   g_free(r);
 }
 
@@ -89,14 +92,28 @@ double app_report_unserved_gbps(const AppReport *r)
   return r->offered_gbps > 0 && r->overloaded ? MAX(0.0, r->offered_gbps - r->throughput_gbps) : 0.0;
 }
 
+/* The overrides joined by "; " ("" when none). (transfer full) */
+static char *overrides_text(const AppReport *r)
+{
+  return r->overrides ? g_strjoinv("; ", r->overrides) : g_strdup("");
+}
+
 static void write_table(const AppReport *r, GString *out)
 {
   g_string_append_printf(out, "scenario: %s  (mode %s, seed %" G_GUINT64_FORMAT ")\n", r->scenario, r->mode, r->seed);
+  if (r->overrides && r->overrides[0]) {
+    g_autofree char *ov = overrides_text(r);
+    g_string_append_printf(out, "overrides:  %s\n", ov);
+  }
   if (r->offered_gbps > 0)
     g_string_append_printf(out, "offered:    %.1f Gb/s\n", r->offered_gbps);
   else
     g_string_append(out, "offered:    saturate\n");
-  g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
+  if (isfinite(r->throughput_ci95_gbps))
+    g_string_append_printf(out, "throughput: %.1f Gb/s +- %.1f (95 %% CI, batch means)\n", r->throughput_gbps,
+                           r->throughput_ci95_gbps);
+  else
+    g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
   double un = app_report_unserved_gbps(r);
   if (r->offered_gbps > 0 && r->overloaded) {
     g_string_append_printf(out, "unserved:   %.1f Gb/s (%.1f %% of offered): more than the box serves", un,
@@ -111,7 +128,10 @@ static void write_table(const AppReport *r, GString *out)
                            "            requests, or slow ones holding the request slots); lengthen duration\n",
                            100 * (1 - r->throughput_gbps / r->expected_gbps), r->expected_gbps);
   g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
-  if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
+  if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms) && isfinite(r->lat_p50_ci95_ms) && isfinite(r->lat_p99_ci95_ms))
+    g_string_append_printf(out, "latency:    p50 %.3f +- %.3f ms  p99 %.3f +- %.3f ms (95 %% CIs, batch quantiles)\n",
+                           r->lat_p50_ms, r->lat_p50_ci95_ms, r->lat_p99_ms, r->lat_p99_ci95_ms);
+  else if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
     g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
   else
     g_string_append(out, "latency:    n/a (no request completed after the warm-up: lengthen duration)\n");
@@ -180,13 +200,16 @@ static void write_json(const AppReport *r, GString *out)
   sim_json_string(b, "scenario", r->scenario);
   sim_json_string(b, "mode", r->mode);
   sim_json_int(b, "seed", (gint64)r->seed);
-  json_builder_set_member_name(b, "offered_gbps");
-  if (r->offered_gbps > 0)
-    sim_json_element(b, r->offered_gbps);
-  else
-    json_builder_add_string_value(b, "saturate");
+  json_builder_set_member_name(b, "overrides");
+  json_builder_begin_array(b);
+  for (char **o = r->overrides; o && *o; o++) json_builder_add_string_value(b, *o);
+  json_builder_end_array(b);
+  sim_json_number(b, "offered_gbps", r->offered_gbps > 0 ? r->offered_gbps : NAN);
+  sim_json_bool(b, "saturate", !(r->offered_gbps > 0));
   sim_json_number(b, "throughput_gbps", r->throughput_gbps);
-  if (r->offered_gbps > 0) sim_json_number(b, "unserved_gbps", app_report_unserved_gbps(r));
+  if (r->expected_gbps >= 0) sim_json_number(b, "throughput_ci95_gbps", r->throughput_ci95_gbps);
+  sim_json_number(b, "unserved_gbps", app_report_unserved_gbps(r));
+  sim_json_bool(b, "overloaded", r->overloaded);
   if (r->requests_rejected >= 0) {
     sim_json_int(b, "requests_rejected", r->requests_rejected);
   }
@@ -198,6 +221,10 @@ static void write_json(const AppReport *r, GString *out)
   json_builder_begin_object(b);
   sim_json_number(b, "p50", r->lat_p50_ms);
   sim_json_number(b, "p99", r->lat_p99_ms);
+  if (r->expected_gbps >= 0) {
+    sim_json_number(b, "p50_ci95", r->lat_p50_ci95_ms);
+    sim_json_number(b, "p99_ci95", r->lat_p99_ci95_ms);
+  }
   json_builder_end_object(b);
   sim_json_number(b, "connections", r->connections);
   json_builder_set_member_name(b, "bottleneck");
@@ -206,7 +233,7 @@ static void write_json(const AppReport *r, GString *out)
     json_builder_begin_object(b);
     sim_json_string(b, "resource", x->name);
     sim_json_string(b, "kind", x->kind);
-    sim_json_number(b, "utilization", x->utilization);
+    sim_json_number(b, "util_frac", x->utilization);
     if (r->stalled_cpu >= 0) sim_json_string(b, "stalls_fill", r->res[r->stalled_cpu].name);
     json_builder_end_object(b);
     json_builder_set_member_name(b, "co_bottlenecks");
@@ -223,14 +250,14 @@ static void write_json(const AppReport *r, GString *out)
     json_builder_begin_object(b);
     sim_json_string(b, "name", x->name);
     sim_json_string(b, "kind", x->kind);
-    sim_json_number(b, "utilization", x->utilization);
+    sim_json_number(b, "util_frac", x->utilization);
     sim_json_number(b, "value", x->value);
     sim_json_string(b, "unit", x->unit);
     if (r->nodes_known && x->node >= 0) {
       sim_json_int(b, "node", x->node);
     }
     if (strcmp(x->kind, "nic_port") == 0) {
-      sim_json_number(b, "drop_fraction", x->drop);
+      sim_json_number(b, "drop_frac", x->drop);
     }
     json_builder_end_object(b);
   }
@@ -253,30 +280,39 @@ static void write_json(const AppReport *r, GString *out)
   sim_json_append(b, out);
 }
 
+/* Appends ",v" for each of @n numbers (exact; empty when not finite). */
+static void csv_numbers(GString *out, int n, const double *v)
+{
+  for (int i = 0; i < n; i++) {
+    g_string_append_c(out, ',');
+    sim_csv_number_exact(out, v[i]);
+  }
+}
+
 static void write_csv(const AppReport *r, GString *out)
 {
-  g_string_append(out,
-                  "scenario,mode,seed,offered_gbps,throughput_gbps,unserved_gbps,cpu_util_pct,p50_ms,p99_ms,resource,kind,node,"
-                  "utilization,value,unit,drop_fraction,bottleneck\n");
+  g_string_append(out, "scenario,mode,seed,overrides,offered_gbps,saturate,throughput_gbps,throughput_ci95_gbps,unserved_gbps,"
+                       "overloaded,cpu_util_pct,p50_ms,p50_ci95_ms,p99_ms,p99_ci95_ms,resource,kind,node,util_frac,value,unit,"
+                       "drop_frac,is_bottleneck\n");
+  g_autofree char *ov = overrides_text(r);
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
     sim_csv_field(out, r->scenario);
     g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",", r->mode, r->seed);
-    if (r->offered_gbps > 0)
-      g_string_append_printf(out, "%.6g", r->offered_gbps);
-    else
-      g_string_append(out, "saturate");
-    g_string_append_printf(out, ",%.6g,%.6g,%.6g,", r->throughput_gbps, app_report_unserved_gbps(r), r->cpu_util_pct);
-    sim_csv_number(out, r->lat_p50_ms);
-    g_string_append_c(out, ',');
-    sim_csv_number(out, r->lat_p99_ms);
+    sim_csv_field(out, ov);
+    csv_numbers(out, 1, (double[]){ r->offered_gbps > 0 ? r->offered_gbps : NAN });
+    g_string_append(out, r->offered_gbps > 0 ? ",false" : ",true");
+    csv_numbers(out, 3, (double[]){ r->throughput_gbps, r->throughput_ci95_gbps, app_report_unserved_gbps(r) });
+    g_string_append(out, r->overloaded ? ",true" : ",false");
+    csv_numbers(out, 5, (double[]){ r->cpu_util_pct, r->lat_p50_ms, r->lat_p50_ci95_ms, r->lat_p99_ms, r->lat_p99_ci95_ms });
     g_string_append_c(out, ',');
     sim_csv_field(out, x->name);
     g_string_append_printf(out, ",%s,", x->kind);
     if (r->nodes_known && x->node >= 0) g_string_append_printf(out, "%d", x->node);
-    g_string_append_printf(out, ",%.6g,%.6g,%s,", x->utilization, x->value, x->unit);
-    if (strcmp(x->kind, "nic_port") == 0) g_string_append_printf(out, "%.6g", x->drop);
-    g_string_append_printf(out, ",%d\n", i == r->bottleneck);
+    csv_numbers(out, 2, (double[]){ x->utilization, x->value });
+    g_string_append_printf(out, ",%s", x->unit);
+    csv_numbers(out, 1, (double[]){ strcmp(x->kind, "nic_port") == 0 ? x->drop : NAN });
+    g_string_append(out, i == r->bottleneck ? ",true\n" : ",false\n");
   }
 }
 

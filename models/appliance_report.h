@@ -4,10 +4,13 @@
  * per link and direction, PCIe GB/s per device, NIC Gb/s and drops per port, NVMe GB/s,
  * CPU % per node), and the bottleneck. Formats: a table with a utilisation bar per resource,
  * JSON (json-glib; top level throughput_gbps, cpu_util_pct, bottleneck {resource, kind,
- * utilization}, co_bottlenecks [names of resources within DEMAND_COBOTTLENECK (5 %) of the
- * bottleneck's utilisation over limit: demand_co_bottlenecks], resources [{name, kind, utilization, value, unit}], seed; with an
- * offered load also unserved_gbps, and in run mode requests_rejected and steady_state) and CSV
- * (one row per resource). Output order is the resource order of the demand model (deterministic).
+ * util_frac}, co_bottlenecks [names of resources within DEMAND_COBOTTLENECK (5 %) of the
+ * bottleneck's utilisation over limit: demand_co_bottlenecks], resources [{name, kind, util_frac, value, unit}], seed,
+ * overrides, offered_gbps (null for saturate) with saturate, unserved_gbps; in run mode
+ * throughput_ci95_gbps, latency CIs, requests_rejected and steady_state) and CSV (one row per
+ * resource, every column of one type: docs/outputs.md). Numbers in CSV have full precision and
+ * no locale (sim_csv_number_exact); booleans are true/false. Output order is the resource order
+ * of the demand model (deterministic).
  */
 #ifndef MODELS_APPLIANCE_REPORT_H
 #define MODELS_APPLIANCE_REPORT_H
@@ -35,6 +38,9 @@ typedef struct {
   double throughput_gbps;
   double cpu_util_pct;
   double lat_p50_ms, lat_p99_ms;
+  double throughput_ci95_gbps;             /* run mode: 95 % half-widths by batch means (throughput) and */
+  double lat_p50_ci95_ms, lat_p99_ci95_ms; /* batch quantiles (p50, p99), sim/fluid.h; NAN in bound mode */
+  char **overrides;                        /* the command-line overrides of the scenario (owned, may be NULL) */
   double connections;
   gint64 requests_rejected; /* run mode: arrivals turned away because every slot's wait queue was
                               full (the box is overloaded); -1 in bound mode */

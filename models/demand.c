@@ -374,7 +374,7 @@ static void enumerate_classes(Build *bb, GArray *cls)
   }
 }
 
-static DemandModel *build(const Appliance *a, gboolean include_meta, const double *shares, GError **error)
+static DemandModel *build(const Appliance *a, gboolean include_meta, const double *shares, WlShareCache *cache, GError **error)
 {
   if (!appliance_validate(a, error)) return NULL;
   const Topology *t = &a->topo;
@@ -413,7 +413,7 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   } else {
     g_autofree int *dnode = g_new(int, D);
     for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
-    workload_drive_shares(&a->wl, D, dnode, b->nodes, a->seed, m->drive_share);
+    workload_drive_shares_cached(cache, &a->wl, D, dnode, b->nodes, a->seed, m->drive_share);
   }
   GArray *cls = g_array_new(FALSE, TRUE, sizeof(DmClass));
   enumerate_classes(&bb, cls);
@@ -461,12 +461,17 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
 
 DemandModel *demand_build(const Appliance *a, GError **error)
 {
-  return build(a, TRUE, NULL, error);
+  return build(a, TRUE, NULL, NULL, error);
+}
+
+DemandModel *demand_build_cached(const Appliance *a, WlShareCache *cache, GError **error)
+{
+  return build(a, TRUE, NULL, cache, error);
 }
 
 DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error)
 {
-  return build(a, TRUE, drive_share, error);
+  return build(a, TRUE, drive_share, NULL, error);
 }
 
 void demand_free(DemandModel *m)
@@ -522,7 +527,7 @@ double demand_crossings_per_byte(const Appliance *a, const DemandModel *m, gbool
   DemandModel *mm = (DemandModel *)m;
   g_autoptr(DemandModel) own = NULL;
   if (bulk_only) {
-    own = build(a, FALSE, m->drive_share, NULL);
+    own = build(a, FALSE, m->drive_share, NULL, NULL);
     g_return_val_if_fail(own != NULL, 0.0);
     mm = own;
   }

@@ -125,6 +125,9 @@ DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, 
 /* Builds the resource list and class demands. Validates the appliance first.
  * Returns NULL and sets error (MODEL_ERROR) on an impossible appliance. (transfer full) */
 DemandModel *demand_build(const Appliance *a, GError **error);
+/* As demand_build, taking the drive shares through @cache (workload_share_cache_new; NULL:
+ * none): the same model, for sweeps that build many appliances with one catalogue. */
+DemandModel *demand_build_cached(const Appliance *a, WlShareCache *cache, GError **error);
 void demand_free(DemandModel *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)
 

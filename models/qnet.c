@@ -55,6 +55,7 @@ void qnet_spec_free(QnetSpec *spec)
   g_ptr_array_free(spec->sources, TRUE);
   g_ptr_array_free(spec->stations, TRUE);
   g_free(spec->name);
+  g_strfreev(spec->overrides);
   g_free(spec);
 }
 
@@ -391,6 +392,7 @@ QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs, GErr
   QnetResult *res = g_new0(QnetResult, 1);
   res->name = g_strdup(spec->name ? spec->name : "");
   res->seed = spec->seed;
+  res->overrides = g_strdupv(spec->overrides);
   res->simulated_s = sim_time_to_s(t - spec->warmup_ns);
   res->events = r.eng->events_run;
   res->sojourn_s = estimate(r.sojourn_s, 1);
@@ -438,6 +440,7 @@ void qnet_result_free(QnetResult *res)
   for (int i = 0; i < res->nstations; i++) g_free(res->stations[i].name);
   g_free(res->stations);
   g_free(res->name);
+  g_strfreev(res->overrides);
   g_free(res);
 }
 
@@ -526,7 +529,7 @@ typedef struct {
 static const metric metrics[] = {
   { "throughput_per_s", "X (1/s)", G_STRUCT_OFFSET(QnetStationResult, throughput_per_s),
     G_STRUCT_OFFSET(QnetStationResult, th_throughput_per_s) },
-  { "utilization", "U", G_STRUCT_OFFSET(QnetStationResult, utilization), G_STRUCT_OFFSET(QnetStationResult, th_utilization) },
+  { "util_frac", "U", G_STRUCT_OFFSET(QnetStationResult, utilization), G_STRUCT_OFFSET(QnetStationResult, th_utilization) },
   { "number", "L", G_STRUCT_OFFSET(QnetStationResult, number), G_STRUCT_OFFSET(QnetStationResult, th_number) },
   { "response_s", "W (s)", G_STRUCT_OFFSET(QnetStationResult, response_s), G_STRUCT_OFFSET(QnetStationResult, th_response_s) },
 };
@@ -534,18 +537,17 @@ static const metric metrics[] = {
 #define EST(o, m) (*(const QnetEstimate *)((const char *)(o) + (m)->est_off))
 #define TH(o, m)  (*(const double *)((const char *)(o) + (m)->th_off))
 
-static void fmt_num(GString *out, double v)
-{
-  if (isfinite(v)) g_string_append_printf(out, "%.6g", v);
-}
-
 static void write_json(const QnetResult *res, GString *out)
 {
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
   sim_json_string(b, "kind", "queueing_network");
-  sim_json_string(b, "name", res->name);
+  sim_json_string(b, "scenario", res->name);
   sim_json_int(b, "seed", (gint64)res->seed);
+  json_builder_set_member_name(b, "overrides");
+  json_builder_begin_array(b);
+  for (char **o = res->overrides; o && *o; o++) json_builder_add_string_value(b, *o);
+  json_builder_end_array(b);
   sim_json_number(b, "simulated_s", res->simulated_s);
   sim_json_int(b, "batches", res->batches);
   sim_json_int(b, "events", (gint64)res->events);
@@ -583,17 +585,22 @@ static void write_json(const QnetResult *res, GString *out)
 
 static void write_csv(const QnetResult *res, GString *out)
 {
-  g_string_append(out, "station,metric,mean,ci95,theory\n");
+  g_string_append(out, "scenario,seed,overrides,station,metric,mean,ci95,theory\n");
+  g_autofree char *ov = res->overrides ? g_strjoinv("; ", res->overrides) : g_strdup("");
   for (int i = 0; i < res->nstations; i++) {
     const QnetStationResult *o = &res->stations[i];
     for (size_t m = 0; m < G_N_ELEMENTS(metrics); m++) {
+      sim_csv_field(out, res->name);
+      g_string_append_printf(out, ",%" G_GUINT64_FORMAT ",", res->seed);
+      sim_csv_field(out, ov);
+      g_string_append_c(out, ',');
       sim_csv_field(out, o->name);
       g_string_append_printf(out, ",%s,", metrics[m].key);
-      fmt_num(out, EST(o, &metrics[m]).mean);
+      sim_csv_number_exact(out, EST(o, &metrics[m]).mean);
       g_string_append_c(out, ',');
-      fmt_num(out, EST(o, &metrics[m]).half_width);
+      sim_csv_number_exact(out, EST(o, &metrics[m]).half_width);
       g_string_append_c(out, ',');
-      fmt_num(out, TH(o, &metrics[m]));
+      sim_csv_number_exact(out, TH(o, &metrics[m]));
       g_string_append_c(out, '\n');
     }
   }

@@ -67,6 +67,7 @@ typedef struct {
   uint64_t max_jobs;           /* most jobs present in the network at once (QNET_MAX_JOBS by default) */
   GPtrArray *sources;          /* QnetSource* */
   GPtrArray *stations;         /* QnetStation* */
+  char **overrides;            /* the command-line overrides of the scenario (sim_conf_overrides), may be NULL */
 } QnetSpec;
 
 /* An estimate with its 95% half-width (NAN when unknown). */
@@ -95,6 +96,7 @@ typedef struct {
   int batches;
   int nstations;
   QnetStationResult *stations;
+  char **overrides; /* copied from the spec */
 } QnetResult;
 
 /* A spec with the defaults of the scenario schema (models/qnet_conf.c: seed 1, 40 batches, ...)

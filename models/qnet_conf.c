@@ -329,7 +329,10 @@ QnetSpec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
                        "warm-up must be shorter than the duration");
     ok = FALSE;
   }
-  if (ok) spec = qnet_spec_take(&qc.spec);
+  if (ok) {
+    spec = qnet_spec_take(&qc.spec);
+    spec->overrides = sim_conf_overrides(root);
+  }
   for (size_t i = 0; ok && i < qc.stations.n; i++) {
     const station_conf *sc = SIM_CONF_LIST_AT(qc.stations, station_conf, i);
     for (size_t j = 0; j < i && ok; j++)

@@ -46,19 +46,81 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
   for (int d = 0; d < n_drives; d++) per_node[drive_node[d]]++;
   g_autoptr(gsl_rng) rng = NULL;
   if (w->title_placement == WL_PLACE_RANDOM) rng = sim_rng_new(seed, "workload.title_placement");
+  /* Node striping adds the same p / per_node[node] to every drive of the node, in the same
+   * order, so one sum per node gives each of its drives' shares exactly (bit for bit) without a
+   * pass over the drives per title; the normaliser H(titles, s) is the sum of the same weights
+   * in the same order as sim_zipf_harmonic(), so it is taken in the same pass. */
+  g_autofree double *node_sum = g_new0(double, n_nodes);
+  double h = 0;
   for (int r = 1; r <= w->titles; r++) {
     double p = sim_zipf_weight((size_t)r, w->zipf_s);
+    h += p;
     if (w->title_placement == WL_PLACE_NODE_STRIPED) {
       int node = drive_node[order[(r - 1) % n_drives]];
-      for (int d = 0; d < n_drives; d++)
-        if (drive_node[d] == node) share[d] += p / per_node[node];
+      node_sum[node] += p / per_node[node];
       continue;
     }
     int d = rng ? (int)gsl_rng_uniform_int(rng, (unsigned long)n_drives) : order[(r - 1) % n_drives];
     share[d] += p;
   }
-  double h = sim_zipf_harmonic((size_t)w->titles, w->zipf_s);
+  if (w->title_placement == WL_PLACE_NODE_STRIPED)
+    for (int d = 0; d < n_drives; d++) share[d] = node_sum[drive_node[d]];
   for (int d = 0; d < n_drives; d++) share[d] /= h;
+}
+
+/* A key of what workload_drive_shares() reads: catalogue, exponent, placement, the drives'
+ * nodes and (random placement only) the seed. */
+static GBytes *shares_key(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed)
+{
+  GByteArray *k = g_byte_array_new();
+  gint64 head[4] = { w->titles, w->title_placement, n_drives, n_nodes };
+  guint64 s = w->title_placement == WL_PLACE_RANDOM ? seed : 0;
+  g_byte_array_append(k, (const guint8 *)head, sizeof head);
+  g_byte_array_append(k, (const guint8 *)&w->zipf_s, sizeof w->zipf_s);
+  g_byte_array_append(k, (const guint8 *)&s, sizeof s);
+  g_byte_array_append(k, (const guint8 *)drive_node, (guint)(sizeof(int) * (size_t)n_drives));
+  return g_byte_array_free_to_bytes(k);
+}
+
+struct WlShareCache {
+  GMutex lock;
+  GHashTable *shares; /* GBytes key -> double[n_drives] */
+};
+
+WlShareCache *workload_share_cache_new(void)
+{
+  WlShareCache *c = g_new0(WlShareCache, 1);
+  g_mutex_init(&c->lock);
+  c->shares = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, g_free);
+  return c;
+}
+
+void workload_share_cache_free(WlShareCache *c)
+{
+  if (!c) return;
+  g_hash_table_destroy(c->shares);
+  g_mutex_clear(&c->lock);
+  g_free(c);
+}
+
+void workload_drive_shares_cached(WlShareCache *cache, const Workload *w, int n_drives, const int *drive_node, int n_nodes,
+                                  guint64 seed, double *share_out)
+{
+  if (!cache) {
+    workload_drive_shares(w, n_drives, drive_node, n_nodes, seed, share_out);
+    return;
+  }
+  g_autoptr(GBytes) key = shares_key(w, n_drives, drive_node, n_nodes, seed);
+  g_mutex_lock(&cache->lock);
+  const double *hit = g_hash_table_lookup(cache->shares, key);
+  if (hit) memcpy(share_out, hit, sizeof(double) * (size_t)n_drives);
+  g_mutex_unlock(&cache->lock);
+  if (hit) return;
+  workload_drive_shares(w, n_drives, drive_node, n_nodes, seed, share_out); /* outside the lock: threads compute at once */
+  g_mutex_lock(&cache->lock);
+  if (!g_hash_table_contains(cache->shares, key))
+    g_hash_table_insert(cache->shares, g_bytes_ref(key), g_memdup2(share_out, sizeof(double) * (size_t)n_drives));
+  g_mutex_unlock(&cache->lock);
 }
 
 /* Checks the catalogue, sizes, mix and alt fraction; MODEL_ERROR at workload.*. */

@@ -61,6 +61,17 @@ double workload_mean_bitrate_mbps(const Workload *w);
  * drive i; n_nodes nodes. seed is used by the random placement only. */
 void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed, double *share_out);
 
+/* A cache of drive shares for many builds of appliances that differ elsewhere (a sweep): the
+ * Zipf sum over every title is most of a bound evaluation's time. Owned by its caller, locked
+ * inside, so threads share one; an entry is keyed by everything workload_drive_shares() reads. */
+typedef struct WlShareCache WlShareCache;
+WlShareCache *workload_share_cache_new(void);
+void workload_share_cache_free(WlShareCache *c);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(WlShareCache, workload_share_cache_free)
+/* workload_drive_shares() through @cache (NULL: none): the same values, bit for bit. */
+void workload_drive_shares_cached(WlShareCache *cache, const Workload *w, int n_drives, const int *drive_node, int n_nodes,
+                                  guint64 seed, double *share_out);
+
 /* Keys of the scenario's `workload:` section (component.h: offsets into AppConf). */
 extern const SimConfField workload_schema[];
 

@@ -652,6 +652,74 @@ void sim_conf_doc_free(SimConfDoc *doc)
   g_free(doc);
 }
 
+SimConfDoc *sim_conf_doc_copy(const SimConfDoc *doc)
+{
+  g_return_val_if_fail(doc != NULL, NULL);
+  SimConfDoc *copy = g_new0(SimConfDoc, 1);
+  copy->root = node_copy(doc->root, NULL);
+  copy->file = g_strdup(doc->file);
+  return copy;
+}
+
+static void flow_text(GString *out, const SimConfNode *n)
+{
+  if (n->kind == SIM_CONF_NODE_SCALAR) {
+    if (n->plain) {
+      g_string_append(out, n->text);
+      return;
+    }
+    g_string_append_c(out, '"');
+    for (const char *c = n->text; *c; c++) {
+      if (*c == '"' || *c == '\\')
+        g_string_append_printf(out, "\\%c", *c);
+      else if ((unsigned char)*c < 0x20)
+        g_string_append_printf(out, "\\x%02x", (unsigned char)*c);
+      else
+        g_string_append_c(out, *c);
+    }
+    g_string_append_c(out, '"');
+    return;
+  }
+  gboolean map = n->kind == SIM_CONF_NODE_MAP;
+  g_string_append_c(out, map ? '{' : '[');
+  for (guint i = 0; i < n->children->len; i++) {
+    const SimConfNode *c = g_ptr_array_index(n->children, i);
+    if (i) g_string_append(out, ", ");
+    if (map) g_string_append_printf(out, "%s: ", c->key);
+    flow_text(out, c);
+  }
+  g_string_append_c(out, map ? '}' : ']');
+}
+
+static void collect_overrides(const SimConfNode *n, GPtrArray *out)
+{
+  if (g_str_has_prefix(n->file, "--") && n->parent) {
+    g_autofree char *path = sim_conf_node_path(n);
+    g_autofree char *text = sim_conf_node_flow_text(n);
+    g_ptr_array_add(out, g_strdup_printf("%s=%s", path, text));
+    return;
+  }
+  if (n->children)
+    for (guint i = 0; i < n->children->len; i++) collect_overrides(g_ptr_array_index(n->children, i), out);
+}
+
+char **sim_conf_overrides(const SimConfNode *root)
+{
+  g_return_val_if_fail(root != NULL, NULL);
+  GPtrArray *out = g_ptr_array_new();
+  collect_overrides(root, out);
+  g_ptr_array_add(out, NULL);
+  return (char **)g_ptr_array_free(out, FALSE);
+}
+
+char *sim_conf_node_flow_text(const SimConfNode *node)
+{
+  g_return_val_if_fail(node != NULL, NULL);
+  GString *out = g_string_new(NULL);
+  flow_text(out, node);
+  return g_string_free(out, FALSE);
+}
+
 SimConfNode *sim_conf_doc_root(const SimConfDoc *doc)
 {
   g_return_val_if_fail(doc != NULL, NULL);

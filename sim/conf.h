@@ -89,6 +89,36 @@ SimConfDoc *sim_conf_load_string(const char *text, const char *name, GError **er
 void sim_conf_doc_free(SimConfDoc *doc);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimConfDoc, sim_conf_doc_free)
 
+/*
+ * sim_conf_doc_copy:
+ * A deep copy of @doc: every node keeps its file, position and include chain, so the copy
+ * reports errors exactly as the original would. For applying different overrides to one
+ * loaded scenario (sweeps) without reading its files again. The source is only read, so
+ * several threads may copy one document at once.
+ * Returns: (transfer full).
+ */
+SimConfDoc *sim_conf_doc_copy(const SimConfDoc *doc);
+
+/*
+ * sim_conf_node_flow_text:
+ * @node any node
+ * The node as one line of YAML flow text that sim_conf_apply_override() reads back to the
+ * same value: a plain scalar as written ("400 Gb/s", "16", "true"), a quoted scalar
+ * double-quoted with escapes, a sequence as "[a, b]", a map as "{k: v}".
+ * Returns: (transfer full): free with g_free().
+ */
+char *sim_conf_node_flow_text(const SimConfNode *node);
+
+/*
+ * sim_conf_overrides:
+ * @root: a document root after its overrides were applied
+ * The command-line overrides that shaped the tree: every topmost node whose file is an option
+ * ("--set", "--seed", "--duration", "--warmup": a name starting with "--"), as
+ * "key.path=value" (sim_conf_node_flow_text) in tree order, for output rows to carry.
+ * Returns: (transfer full): a NULL-terminated array (empty when none); free with g_strfreev().
+ */
+char **sim_conf_overrides(const SimConfNode *root);
+
 /* Root node of a document (never NULL; an empty document has an empty map root). */
 SimConfNode *sim_conf_doc_root(const SimConfDoc *doc);
 

@@ -50,3 +50,16 @@ void sim_csv_add_column(GString *csv, const char *name, const char *value)
   }
   g_string_assign(csv, out->str);
 }
+
+void sim_csv_number_exact(GString *out, double v)
+{
+  if (!isfinite(v)) return;
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  static const char *const formats[] = { "%.15g", "%.16g", "%.17g" };
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_ascii_formatd(buf, sizeof buf, formats[i], v);
+    if (i + 1 == G_N_ELEMENTS(formats) || g_ascii_strtod(buf, NULL) == v) break;
+  }
+  g_string_append(out, buf);
+  if (!strpbrk(buf, ".eE")) g_string_append(out, ".0"); /* read back as a floating-point number, never an integer */
+}

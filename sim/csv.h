@@ -18,4 +18,11 @@ void sim_csv_number(GString *out, double v);
  *  result this way. */
 void sim_csv_add_column(GString *csv, const char *name, const char *value);
 
+/* Appends @v with full precision and independent of the locale: the shortest of 15, 16 or 17
+ *  significant digits that reads back (g_ascii_strtod) to the same double, written by
+ *  g_ascii_formatd, with ".0" added to a whole number ("0.1", "1e-07", "400.0") so that every
+ *  reader (pandas, json-glib) takes the column as floating point whatever its values; NaN and
+ *  infinities as an empty field.  The same text serves as a JSON number. */
+void sim_csv_number_exact(GString *out, double v);
+
 #endif /* SIM_CSV_H */

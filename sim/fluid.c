@@ -405,7 +405,8 @@ SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserv
     s.st_res[i] = sim_stats_add(s.stats, r->name, SIM_STAT_RATE);
   }
   s.st_latency = sim_stats_add(s.stats, "request.latency_s", SIM_STAT_TALLY);
-  sim_stat_keep_quantiles_of(s.st_latency, 1u << 0 | 1u << 2); /* p50, p99: all that is reported */
+  sim_stat_keep_quantiles_of(s.st_latency, 1u << 0 | 1u << 2);    /* p50, p99: all that is reported */
+  sim_stat_keep_batch_quantiles(s.st_latency, 1u << 0 | 1u << 2); /* and their batch-means CIs */
   s.st_bytes = sim_stats_add(s.stats, "served.bytes", SIM_STAT_RATE);
   s.uses = g_new0(SimFlowUse *, ncls);
   g_autofree double *weights = g_new0(double, ncls);
@@ -457,6 +458,8 @@ SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserv
   res->latency_s = est(s.st_latency, 1);
   res->latency_p50_s = sim_stat_quantile(s.st_latency, 0);
   res->latency_p99_s = sim_stat_quantile(s.st_latency, 2);
+  res->latency_p50_hw_s = sim_stat_quantile_ci(s.st_latency, 0).half_width;
+  res->latency_p99_hw_s = sim_stat_quantile_ci(s.st_latency, 2).half_width;
   res->simulated_s = sim_time_to_s(spec->duration_ns - spec->warmup_ns);
   res->events = s.eng->events_run;
   res->batches = sim_stat_ci(s.st_bytes).batches;

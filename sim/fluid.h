@@ -24,7 +24,8 @@
  *
  * Measured (after warm-up, batch-means 95% CIs): throughput in bytes/s, each
  * resource's load (units/s) and utilisation, request latency (arrival to last
- * byte: slot wait + access latency + transfer) with p50/p99, and byte
+ * byte: slot wait + access latency + transfer) with p50/p99 (their CIs by batch
+ * quantiles: the spread of each batch's own p50/p99), and byte
  * conservation counters (admitted = delivered + in flight).
  * Left out here: packet-level effects (TCP dynamics, output-queue drops; a
  * caller may add its own estimates on top), request priorities.
@@ -85,7 +86,9 @@ typedef struct {
 typedef struct {
   SimFluidEstimate throughput_Bps;
   SimFluidEstimate latency_s;
-  double latency_p50_s, latency_p99_s;
+  double latency_p50_s, latency_p99_s;       /* over every request after the warm-up (P-square) */
+  double latency_p50_hw_s, latency_p99_hw_s; /* 95 % half-widths of p50 and p99 by batch quantiles
+                                                (sim_stat_quantile_ci), NAN below 2 batches */
   double simulated_s;
   uint64_t events;
   uint64_t requests_done;

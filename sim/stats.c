@@ -11,6 +11,9 @@ static void stat_free(gpointer p)
   SimStat *st = p;
   for (int i = 0; i < SIM_STAT_NQUANT; i++)
     if (st->quant[i]) gsl_rstat_quantile_free(st->quant[i]);
+  for (int i = 0; i < SIM_STAT_NQUANT; i++)
+    if (st->bquant[i]) gsl_rstat_quantile_free(st->bquant[i]);
+  g_free(st->bq);
   if (st->hist) gsl_histogram_free(st->hist);
   g_free(st->name);
   g_free(st);
@@ -53,6 +56,14 @@ void sim_stat_keep_quantiles(SimStat *st)
   sim_stat_keep_quantiles_of(st, (1u << SIM_STAT_NQUANT) - 1);
 }
 
+void sim_stat_keep_batch_quantiles(SimStat *st, unsigned mask)
+{
+  g_return_if_fail(st->kind == SIM_STAT_TALLY);
+  if (!st->bq) st->bq = g_new0(double, SIM_STAT_NQUANT *SIM_STATS_MAX_BATCHES);
+  for (int i = 0; i < SIM_STAT_NQUANT; i++)
+    if ((mask & (1u << i)) && !st->bquant[i]) st->bquant[i] = gsl_rstat_quantile_alloc(sim_stat_quantile_p[i]);
+}
+
 void sim_stat_keep_histogram(SimStat *st, size_t nbins, double lo, double hi)
 {
   g_return_if_fail(st->kind == SIM_STAT_TALLY && nbins > 0 && hi > lo && !st->hist);
@@ -66,6 +77,9 @@ void sim_stat_observe(SimStat *st, double x)
   st->den += 1;
   for (int i = 0; i < SIM_STAT_NQUANT; i++)
     if (st->quant[i]) gsl_rstat_quantile_add(x, st->quant[i]);
+  if (st->bq)
+    for (int i = 0; i < SIM_STAT_NQUANT; i++)
+      if (st->bquant[i]) gsl_rstat_quantile_add(x, st->bquant[i]);
   if (st->hist) {
     if (x < gsl_histogram_min(st->hist))
       st->under++;
@@ -96,6 +110,8 @@ void sim_stats_reset(SimStats *set, sim_time_ns now_ns)
     st->partial = (SimBatch){ 0, 0 };
     for (int q = 0; q < SIM_STAT_NQUANT; q++)
       if (st->quant[q]) gsl_rstat_quantile_reset(st->quant[q]);
+    for (int q = 0; q < SIM_STAT_NQUANT; q++)
+      if (st->bquant[q]) gsl_rstat_quantile_reset(st->bquant[q]);
     if (st->hist) gsl_histogram_reset(st->hist);
     st->under = st->over = 0;
   }
@@ -108,6 +124,12 @@ static void push_batch(SimStat *st, SimBatch b)
   st->partial.num += b.num;
   st->partial.den += b.den;
   if (++st->pending < st->batch_span) return;
+  if (st->bq)
+    for (int q = 0; q < SIM_STAT_NQUANT; q++) {
+      if (!st->bquant[q]) continue;
+      st->bq[q * SIM_STATS_MAX_BATCHES + st->nbatches] = st->bquant[q]->n ? gsl_rstat_quantile_get(st->bquant[q]) : NAN;
+      gsl_rstat_quantile_reset(st->bquant[q]);
+    }
   st->batches[st->nbatches++] = st->partial;
   st->partial = (SimBatch){ 0, 0 };
   st->pending = 0;
@@ -115,6 +137,11 @@ static void push_batch(SimStat *st, SimBatch b)
     for (int i = 0; i < SIM_STATS_MAX_BATCHES / 2; i++) {
       st->batches[i].num = st->batches[2 * i].num + st->batches[2 * i + 1].num;
       st->batches[i].den = st->batches[2 * i].den + st->batches[2 * i + 1].den;
+      if (st->bq)
+        for (int q = 0; q < SIM_STAT_NQUANT; q++) {
+          double *row = st->bq + q * SIM_STATS_MAX_BATCHES;
+          row[i] = 0.5 * (row[2 * i] + row[2 * i + 1]);
+        }
     }
     st->nbatches = SIM_STATS_MAX_BATCHES / 2;
     st->batch_span *= 2;
@@ -143,6 +170,33 @@ void sim_stats_close_batch(SimStats *set, sim_time_ns now_ns)
   set->t_batch_start = now_ns;
 }
 
+/* Mean and Student-t 95 % half-width of @n values (NAN below 2). */
+static void t_interval(const double *x, int n, double *mean, double *half_width)
+{
+  double m = 0, ss = 0;
+  for (int i = 0; i < n; i++) m += x[i];
+  m /= n;
+  for (int i = 0; i < n; i++) ss += (x[i] - m) * (x[i] - m);
+  *mean = n > 0 ? m : NAN;
+  *half_width = n >= 2 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n) : NAN;
+}
+
+SimCi sim_stat_quantile_ci(const SimStat *st, int i)
+{
+  SimCi ci = { NAN, NAN, 0 };
+  g_return_val_if_fail(i >= 0 && i < SIM_STAT_NQUANT, ci);
+  if (!st->bq || !st->bquant[i]) return ci;
+  double v[SIM_STATS_MAX_BATCHES];
+  int n = 0;
+  for (int b = 0; b < st->nbatches; b++) {
+    double x = st->bq[i * SIM_STATS_MAX_BATCHES + b];
+    if (isfinite(x)) v[n++] = x;
+  }
+  ci.batches = n;
+  if (n > 0) t_interval(v, n, &ci.mean, &ci.half_width);
+  return ci;
+}
+
 SimCi sim_stat_ci(const SimStat *st)
 {
   SimCi ci = { NAN, NAN, 0 };
@@ -159,12 +213,8 @@ SimCi sim_stat_ci(const SimStat *st)
   if (tot_den > 0) ci.mean = tot_num / tot_den;
   ci.batches = n;
   if (n >= 2) {
-    double m = 0, ss = 0;
-    for (int i = 0; i < n; i++) m += means[i];
-    m /= n;
-    for (int i = 0; i < n; i++) ss += (means[i] - m) * (means[i] - m);
-    double sd = sqrt(ss / (n - 1));
-    ci.half_width = gsl_cdf_tdist_Pinv(0.975, n - 1) * sd / sqrt((double)n);
+    double m;
+    t_interval(means, n, &m, &ci.half_width);
   }
   return ci;
 }

@@ -21,6 +21,13 @@
  * gsl_rstat_quantile: Jain & Chlamtac, CACM 1985) and a histogram with
  * explicit under/overflow counts (gsl_histogram_increment drops out-of-range
  * values silently, so they are counted here).
+ *
+ * Batch quantiles (sim_stat_keep_batch_quantiles): a second P-square estimator per kept
+ * quantile restarts with every stored batch, so each batch has its own p50/p99; their mean and
+ * Student-t 95 % half-width are the batch-means CI of that quantile (the method of batch
+ * quantiles: Law & Kelton, 5th ed., 9.5.3 applied to quantiles; Seila, Oper. Res. 1982). When
+ * full stores merge pairwise, the pair's quantiles are averaged (a quantile of the merged batch
+ * is not recoverable from two P-square states; the average is what the CI then rests on).
  */
 #ifndef SIM_STATS_H
 #define SIM_STATS_H
@@ -61,6 +68,9 @@ typedef struct SimStat {
   gsl_rstat_quantile_workspace *quant[SIM_STAT_NQUANT];
   gsl_histogram *hist;
   uint64_t under, over;
+  /* optional batch quantiles: an estimator restarted per stored batch, and each batch's value */
+  gsl_rstat_quantile_workspace *bquant[SIM_STAT_NQUANT];
+  double *bq; /* [SIM_STAT_NQUANT * SIM_STATS_MAX_BATCHES], row q: batch b's quantile (NAN if empty) */
 } SimStat;
 
 /* A set of statistics that share batch boundaries and warm-up. */
@@ -92,6 +102,11 @@ void sim_stat_keep_quantiles(SimStat *st);
  *  kept quantile has the same value as with sim_stat_keep_quantiles(), and
  *  sim_stat_quantile() of one not kept is NAN. */
 void sim_stat_keep_quantiles_of(SimStat *st, unsigned mask);
+
+/* Makes tally @st also keep, per batch, the quantiles whose bit is set in @mask (as
+ *  sim_stat_keep_quantiles_of), for sim_stat_quantile_ci().  Costs one more P-square update
+ *  per observation and kept quantile; the whole-run quantiles are unchanged. */
+void sim_stat_keep_batch_quantiles(SimStat *st, unsigned mask);
 
 /* Makes tally @st keep a histogram of @nbins equal bins over [@lo, @hi). */
 void sim_stat_keep_histogram(SimStat *st, size_t nbins, double lo, double hi);
@@ -125,6 +140,11 @@ SimCi sim_stat_ci(const SimStat *st);
 
 /* Quantile @i (index into sim_stat_quantile_p) of a tally that keeps them; NAN otherwise. */
 double sim_stat_quantile(const SimStat *st, int i);
+
+/* Batch-quantile CI of quantile @i (index into sim_stat_quantile_p) of a tally that keeps batch
+ *  quantiles: mean over the closed batches that saw an observation, 95 % half-width
+ *  t_{B-1,0.975} s_B / sqrt(B) (NAN below 2 batches), batches used.  All NAN when not kept. */
+SimCi sim_stat_quantile_ci(const SimStat *st, int i);
 
 /* True when every statistic in @stats (NULL-terminated) has a 95% CI half-width
  *  at most @rel_target times |mean| (and at least 10 batches). */

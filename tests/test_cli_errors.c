@@ -58,11 +58,7 @@ START_TEST(test_bad_scenario)
   const char *args[] = { "check", file, NULL };
   int rc = test_run_ocasim(args, &out, &err);
   ck_assert_msg(rc == 2, "%s: exit %d, stderr: %s", c->file, rc, err);
-  g_autofree char *where = c->path[0] ? g_strdup_printf("%s:%d:%d: %s: ", file, c->line, c->col, c->path)
-                                      : g_strdup_printf("%s:%d:%d: ", file, c->line, c->col);
-  ck_assert_msg(strstr(err, where) != NULL, "%s: expected '%s' in: %s", c->file, where, err);
-  ck_assert_msg(strstr(err, c->message) != NULL, "%s: expected '%s' in: %s", c->file, c->message, err);
-  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "%s: message is not one line: %s", c->file, err);
+  test_assert_located(c->file, err, file, c->line, c->col, c->path, c->message);
 }
 END_TEST
 
@@ -326,11 +322,13 @@ START_TEST(test_check_formats)
   ck_assert_int_eq(test_run_ocasim(at, &t, &e3), 0);
   /* with the version stamped into JSON and CSV (cli/common.h) */
   g_autofree char *v = test_ocasim_version();
-  g_autofree char *want_j = g_strdup_printf(
-      "{\n  \"ocasim_version\" : \"%s\",\n  \"file\" : \"scenarios/mm1.yaml\",\n  \"kind\" : \"queueing_network\",\n  \"ok\" : true\n}\n",
+  g_autofree char *want_j = g_strdup_printf("{\n  \"ocasim_version\" : \"%s\",\n  \"file\" : \"scenarios/mm1.yaml\",\n"
+                                            "  \"scenario\" : \"M/M/1 rho=0.7\",\n  \"seed\" : 1,\n  \"overrides\" : [],\n"
+                                            "  \"kind\" : \"queueing_network\",\n  \"ok\" : true\n}\n",
+                                            v);
+  g_autofree char *want_c = g_strdup_printf(
+      "file,scenario,seed,overrides,kind,ok,error,ocasim_version\nscenarios/mm1.yaml,M/M/1 rho=0.7,1,,queueing_network,true,,%s\n",
       v);
-  g_autofree char *want_c =
-      g_strdup_printf("file,kind,ok,error,ocasim_version\nscenarios/mm1.yaml,queueing_network,true,,%s\n", v);
   ck_assert_str_eq(j, want_j);
   ck_assert_str_eq(c, want_c);
   ck_assert_str_eq(t, "scenarios/mm1.yaml: ok (queueing_network)\n");
@@ -342,8 +340,8 @@ START_TEST(test_check_formats)
   ck_assert_int_eq(test_run_ocasim(bad_c, &bc, &f2), 2);
   const char *msg = "tests/data/bad/route-unknown-station.yaml:6:18: sources[0].route[0].to: no station named 'sever'";
   ck_assert_msg(strstr(bj, "\"ok\" : false") && strstr(bj, msg), "%s", bj);
-  ck_assert_msg(g_str_has_prefix(
-                    bc, "file,kind,ok,error,ocasim_version\ntests/data/bad/route-unknown-station.yaml,queueing_network,false,") &&
+  ck_assert_msg(g_str_has_prefix(bc, "file,scenario,seed,overrides,kind,ok,error,ocasim_version\n"
+                                     "tests/data/bad/route-unknown-station.yaml,,,,queueing_network,false,") &&
                     strstr(bc, msg),
                 "%s", bc);
   ck_assert_msg(strstr(f1, msg) && strstr(f2, msg), "%s", f1);

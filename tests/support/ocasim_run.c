@@ -79,3 +79,13 @@ char *test_find_program(const char *name, const char *test)
   if (!path) fprintf(stderr, "%s: skipped: no %s in PATH\n", test, name);
   return path;
 }
+
+void test_assert_located(const char *what, const char *err, const char *file, int line, int col, const char *path,
+                         const char *message)
+{
+  g_autofree char *where =
+      path[0] ? g_strdup_printf("%s:%d:%d: %s: ", file, line, col, path) : g_strdup_printf("%s:%d:%d: ", file, line, col);
+  ck_assert_msg(strstr(err, where) != NULL, "%s: expected '%s' in: %s", what, where, err);
+  ck_assert_msg(strstr(err, message) != NULL, "%s: expected '%s' in: %s", what, message, err);
+  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "%s: message is not one line: %s", what, err);
+}

@@ -28,4 +28,10 @@ char *test_ocasim_version(void);
  *  short letter ("" when it has none).  (transfer full) */
 GHashTable *test_ocasim_help_options(const char *cmd);
 
+/* Asserts that @err, the stderr of a run on @file (@what names the case in messages), is one
+ *  line that names "FILE:LINE:COL: " followed by "@path: " (unless @path is "", an error at the
+ *  root) and holds @message. */
+void test_assert_located(const char *what, const char *err, const char *file, int line, int col, const char *path,
+                         const char *message);
+
 #endif /* TESTS_SUPPORT_OCASIM_RUN_H */

@@ -1,0 +1,482 @@
+/* cli/cmd_sweep.c — `ocasim sweep SWEEP.yaml`: every point of a sweep file (models/sweep.h)
+ * evaluated in-process on a GLib thread pool (-j N, all cores by default) and, when built with
+ * `make MPI=1` and started by mpirun, spread over the ranks (cli/sweep_dist.h).
+ *
+ * Results: with --out PREFIX, PREFIX.csv and PREFIX.jsonl, one row per run in run order
+ * (point-major, then replication), whatever the thread count or ranks; replicated sweeps also
+ * PREFIX.summary.csv and PREFIX.summary.jsonl (mean and 95 % CI per output per point). Rows are
+ * appended as they complete in order to PREFIX.csv.part and PREFIX.jsonl.part (complete lines,
+ * flushed, fdatasync'd at most once a second), which are renamed to the final names when the
+ * last run is written, so a final file only ever appears whole. --resume keeps the complete rows
+ * of the .part files (a torn last line is cut), checks that they belong to this sweep, and runs
+ * the rest: the final files equal an uninterrupted run's byte for byte. --limit N stops after N
+ * more runs (a sweep in chunks). Without --out the rows go to stdout (CSV, or JSON Lines with
+ * --format json). A failing point is a row with its error; the sweep goes on.
+ * Progress on stderr: on a terminal one line rewritten in place (runs done, rate, ETA); off a
+ * terminal a plain line every 10 s; --quiet silences both; a last line says what was written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/scenario.h"
+#include "cli/sweep_dist.h"
+#include "models/sweep.h"
+
+/* Off a terminal, a progress line every this many microseconds; on one, a redraw at most every. */
+#define PROGRESS_PLAIN_US (10 * G_USEC_PER_SEC)
+#define PROGRESS_TTY_US   (G_USEC_PER_SEC / 5)
+#define SYNC_INTERVAL_US  G_USEC_PER_SEC
+#define POLL_MPI_US       2000
+#define POLL_LOCAL_US     (G_USEC_PER_SEC / 4)
+/* The error column is the last one, so a run that succeeded ends its JSON line so. */
+#define JSON_OK_SUFFIX "\"error\": \"\"}\n"
+
+typedef struct {
+  char *csv, *json; /* the run's lines, NULL until it is done */
+} Done;
+
+typedef struct {
+  const SweepSpec *spec;
+  GMutex lock;
+  GCond cond;
+  Done *done; /* [n_runs] */
+} Pool;
+
+typedef struct {
+  gboolean quiet, tty;
+  gint64 t0, last;
+  guint total, base; /* runs in the sweep; runs already done when this process started */
+} Progress;
+
+/* Where the rows go: the .part files of --out, or stdout. */
+typedef struct {
+  FILE *csv, *json;
+  char *csv_final, *json_final, *csv_part, *json_part;
+  gint64 last_sync;
+  gboolean to_stdout, stdout_json;
+} Sink;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Progress                                                                                   */
+
+static void eta_text(char *buf, size_t n, double s)
+{
+  if (!isfinite(s))
+    g_strlcpy(buf, "?", n);
+  else if (s < 120)
+    g_snprintf(buf, n, "%.0f s", s);
+  else if (s < 7200)
+    g_snprintf(buf, n, "%.0f min", s / 60);
+  else
+    g_snprintf(buf, n, "%.1f h", s / 3600);
+}
+
+/* Shows @done of the runs, at most every PROGRESS_TTY_US on a terminal (one line rewritten)
+ * or every PROGRESS_PLAIN_US off one (a line each); nothing with --quiet. */
+static void progress_show(Progress *p, guint done)
+{
+  if (p->quiet) return;
+  gint64 now = g_get_monotonic_time();
+  if (now - p->last < (p->tty ? PROGRESS_TTY_US : PROGRESS_PLAIN_US)) return;
+  p->last = now;
+  double dt = (now - p->t0) / 1e6, rate = dt > 0 ? (done - p->base) / dt : 0;
+  char eta[32];
+  eta_text(eta, sizeof eta, rate > 0 ? (p->total - done) / rate : INFINITY);
+  fprintf(stderr, "%ssweep: %u/%u runs (%.0f %%), %.0f runs/s, ETA %s%s", p->tty ? "\r" : "", done, p->total,
+          100.0 * done / p->total, rate, eta, p->tty ? "   " : "\n");
+  fflush(stderr);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Workers                                                                                    */
+
+static void worker(gpointer data, gpointer user)
+{
+  Pool *pool = user;
+  guint run = GPOINTER_TO_UINT(data) - 1;
+  g_autoptr(SweepRow) row = sweep_run(pool->spec, run);
+  GString *csv = g_string_new(NULL), *json = g_string_new(NULL);
+  sweep_row_append_csv(pool->spec, row, csv);
+  sweep_row_append_json(pool->spec, row, json);
+  g_mutex_lock(&pool->lock);
+  pool->done[run].csv = g_string_free(csv, FALSE);
+  pool->done[run].json = g_string_free(json, FALSE);
+  g_cond_broadcast(&pool->cond);
+  g_mutex_unlock(&pool->lock);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Results files                                                                              */
+
+/* Complete lines in @text from @from: their count (at most @max) and where the last ends. */
+static guint complete_lines(const char *text, gsize len, gsize from, guint max, gsize *end)
+{
+  guint n = 0;
+  *end = from;
+  for (gsize i = from; i < len && n < max; i++)
+    if (text[i] == '\n') {
+      n++;
+      *end = i + 1;
+    }
+  return n;
+}
+
+/* Reads the rows of an earlier, interrupted run of this sweep: the run to start from, with
+ * both .part files cut to their common complete rows; -1 with a message on a mismatch. */
+static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
+{
+  g_autofree char *csv = NULL, *json = NULL;
+  gsize lc = 0, lj = 0;
+  g_autoptr(GString) header = g_string_new(NULL);
+  sweep_csv_header(spec, header);
+  guint n_runs = sweep_n_runs(spec);
+  if (!g_file_test(k->csv_part, G_FILE_TEST_EXISTS) && g_file_get_contents(k->csv_final, &csv, &lc, NULL)) {
+    gsize end;
+    if (g_str_has_prefix(csv, header->str) && complete_lines(csv, lc, header->len, G_MAXUINT, &end) == n_runs &&
+        g_file_test(k->json_final, G_FILE_TEST_EXISTS))
+      return n_runs; /* already complete */
+    fprintf(stderr, "%s: --resume: %s is not a complete result of this sweep\n", prog, k->csv_final);
+    return -1;
+  }
+  if (!g_file_get_contents(k->csv_part, &csv, &lc, NULL)) return 0; /* nothing to resume */
+  if (!g_file_get_contents(k->json_part, &json, &lj, NULL)) json = g_strdup(""), lj = 0;
+  if (!g_str_has_prefix(csv, header->str)) {
+    fprintf(stderr, "%s: --resume: %s has other columns than this sweep's (a different sweep file?)\n", prog, k->csv_part);
+    return -1;
+  }
+  gsize cend, jend;
+  guint n = complete_lines(csv, lc, header->len, n_runs, &cend);
+  n = MIN(n, complete_lines(json, lj, 0, n_runs, &jend));
+  complete_lines(csv, lc, header->len, n, &cend);
+  complete_lines(json, lj, 0, n, &jend);
+  /* every kept row must be the run of its place */
+  const char *line = json;
+  for (guint i = 0; i < n; i++) {
+    const char *nl = strchr(line, '\n');
+    g_autofree char *one = g_strndup(line, nl - line);
+    g_autoptr(GError) e = NULL;
+    g_autoptr(SweepRow) row = sweep_row_parse_json(spec, one, &e);
+    guint want_p = i / sweep_replications(spec), want_r = i % sweep_replications(spec);
+    if (!row || row->cells[0].i != want_p || row->cells[1].i != want_r) {
+      fprintf(stderr, "%s: --resume: %s line %u is not run %u of this sweep%s%s\n", prog, k->json_part, i + 1, i, e ? ": " : "",
+              e ? e->message : "");
+      return -1;
+    }
+    line = nl + 1;
+  }
+  if (truncate(k->csv_part, (off_t)cend) != 0 || truncate(k->json_part, (off_t)jend) != 0) {
+    fprintf(stderr, "%s: --resume: cannot cut the partial results: %s\n", prog, g_strerror(errno));
+    return -1;
+  }
+  return n;
+}
+
+static gboolean sink_open(Sink *k, const SweepSpec *spec, guint start, const char *prog)
+{
+  if (k->to_stdout) {
+    k->csv = k->stdout_json ? NULL : stdout;
+    k->json = k->stdout_json ? stdout : NULL;
+    if (!k->stdout_json) {
+      g_autoptr(GString) h = g_string_new(NULL);
+      sweep_csv_header(spec, h);
+      fputs(h->str, stdout);
+    }
+    return TRUE;
+  }
+  k->csv = g_fopen(k->csv_part, start ? "ab" : "wb");
+  k->json = k->csv ? g_fopen(k->json_part, start ? "ab" : "wb") : NULL;
+  if (!k->json) {
+    fprintf(stderr, "%s: %s: %s\n", prog, k->csv ? k->json_part : k->csv_part, g_strerror(errno));
+    return FALSE;
+  }
+  if (!start) {
+    g_autoptr(GString) h = g_string_new(NULL);
+    sweep_csv_header(spec, h);
+    fputs(h->str, k->csv);
+  }
+  return TRUE;
+}
+
+static gboolean sink_sync(Sink *k)
+{
+  gboolean ok = TRUE;
+  if (k->csv) ok &= fflush(k->csv) == 0;
+  if (k->json) ok &= fflush(k->json) == 0;
+  if (!k->to_stdout) {
+    ok &= fdatasync(fileno(k->csv)) == 0;
+    ok &= fdatasync(fileno(k->json)) == 0;
+  }
+  k->last_sync = g_get_monotonic_time();
+  return ok;
+}
+
+static gboolean sink_write(Sink *k, const Done *d)
+{
+  gboolean ok = TRUE;
+  if (k->csv) ok &= fputs(d->csv, k->csv) >= 0;
+  if (k->json) ok &= fputs(d->json, k->json) >= 0;
+  if (k->to_stdout) return ok;
+  ok &= fflush(k->csv) == 0 && fflush(k->json) == 0; /* complete lines reach the file */
+  if (g_get_monotonic_time() - k->last_sync > SYNC_INTERVAL_US) ok &= sink_sync(k);
+  return ok;
+}
+
+static gboolean sink_close(Sink *k, gboolean complete)
+{
+  gboolean ok = sink_sync(k);
+  if (!k->to_stdout) {
+    ok &= fclose(k->csv) == 0;
+    ok &= fclose(k->json) == 0;
+    if (ok && complete) ok = g_rename(k->csv_part, k->csv_final) == 0 && g_rename(k->json_part, k->json_final) == 0;
+  }
+  k->csv = k->json = NULL;
+  return ok;
+}
+
+static void sink_clear(Sink *k)
+{
+  g_free(k->csv_final);
+  g_free(k->json_final);
+  g_free(k->csv_part);
+  g_free(k->json_part);
+}
+
+/* PREFIX.summary.csv and .jsonl of a replicated sweep, from the complete PREFIX.jsonl. */
+static gboolean write_summary(const SweepSpec *spec, const char *prefix, GError **error)
+{
+  g_autofree char *jpath = g_strdup_printf("%s.jsonl", prefix);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(jpath, &text, NULL, error)) return FALSE;
+  guint reps = sweep_replications(spec), n_runs = sweep_n_runs(spec);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)sweep_row_free);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (guint i = 0; i < n_runs; i++) {
+    SweepRow *row = lines[i] ? sweep_row_parse_json(spec, lines[i], error) : NULL;
+    if (!row) {
+      if (!lines[i]) g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %u rows, expected %u", jpath, i, n_runs);
+      return FALSE;
+    }
+    g_ptr_array_add(rows, row);
+  }
+  g_autoptr(GString) csv = g_string_new(NULL), json = g_string_new(NULL);
+  sweep_summary_csv_header(spec, csv);
+  for (guint p = 0; p < sweep_n_points(spec); p++) {
+    SweepRow *const *of = (SweepRow *const *)rows->pdata + (gsize)p * reps;
+    sweep_summary_append(spec, p, of, reps, FALSE, csv);
+    sweep_summary_append(spec, p, of, reps, TRUE, json);
+  }
+  g_autofree char *cs = g_strdup_printf("%s.summary.csv", prefix), *js = g_strdup_printf("%s.summary.jsonl", prefix);
+  return g_file_set_contents(cs, csv->str, (gssize)csv->len, error) &&
+         g_file_set_contents(js, json->str, (gssize)json->len, error);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The sweep                                                                                  */
+
+typedef struct {
+  char *jobs, *out, *limit;
+  gboolean resume, quiet;
+} SweepOpts;
+
+/* The command line's scenario overrides: --duration, --warmup, then each --set. */
+static GPtrArray *base_sets(const CliOptions *opt)
+{
+  GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
+  if (opt->duration) g_ptr_array_add(sets, g_strdup_printf("duration=%s", opt->duration));
+  if (opt->warmup) g_ptr_array_add(sets, g_strdup_printf("warmup=%s", opt->warmup));
+  for (char **s = opt->sets; s && *s; s++) g_ptr_array_add(sets, g_strdup(*s));
+  g_ptr_array_add(sets, NULL);
+  return sets;
+}
+
+/* Rank 0: writes the rows [start, end) in order as they finish here or arrive from other ranks. */
+static gboolean collect(Pool *pool, Sink *sink, Progress *prog, guint start, guint end, int size, guint *failed)
+{
+  gboolean ok = TRUE;
+  g_autofree Done *ready = g_new0(Done, MAX(end - start, 1));
+  for (guint next = start; next < end;) {
+    guint run;
+    char *csv, *json;
+    while (size > 1 && sweep_dist_poll(&run, &csv, &json)) {
+      g_mutex_lock(&pool->lock);
+      pool->done[run] = (Done){ csv, json };
+      g_mutex_unlock(&pool->lock);
+    }
+    guint n = 0;
+    g_mutex_lock(&pool->lock);
+    while (next + n < end && pool->done[next + n].csv) {
+      ready[n] = pool->done[next + n];
+      pool->done[next + n] = (Done){ NULL, NULL };
+      n++;
+    }
+    if (!n) g_cond_wait_until(&pool->cond, &pool->lock, g_get_monotonic_time() + (size > 1 ? POLL_MPI_US : POLL_LOCAL_US));
+    g_mutex_unlock(&pool->lock);
+    for (guint i = 0; i < n; i++) {
+      ok = ok && sink_write(sink, &ready[i]);
+      *failed += !g_str_has_suffix(ready[i].json, JSON_OK_SUFFIX);
+      g_free(ready[i].csv);
+      g_free(ready[i].json);
+    }
+    next += n;
+    progress_show(prog, next);
+  }
+  return ok;
+}
+
+/* Other ranks: sends this rank's runs to rank 0 in order as they finish. */
+static void forward(Pool *pool, guint start, guint end, int rank, int size)
+{
+  for (guint run = start + (guint)rank; run < end; run += (guint)size) {
+    g_mutex_lock(&pool->lock);
+    while (!pool->done[run].csv) g_cond_wait(&pool->cond, &pool->lock);
+    Done d = pool->done[run];
+    pool->done[run] = (Done){ NULL, NULL };
+    g_mutex_unlock(&pool->lock);
+    sweep_dist_send(run, d.csv, d.json);
+    g_free(d.csv);
+    g_free(d.json);
+  }
+}
+
+static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int size)
+{
+  const char *prog = "ocasim sweep";
+  g_autoptr(GError) error = NULL;
+  int jobs = g_get_num_processors() / sweep_dist_local_size(), limit = G_MAXINT;
+  gint64 seed = -1;
+  if (jobs < 1) jobs = 1;
+  int seed_int = -1;
+  if (!cli_int_option("--jobs", so->jobs, 1, 4096, NULL, &jobs, &error) ||
+      !cli_int_option("--limit", so->limit, 0, G_MAXINT, NULL, &limit, &error) ||
+      !cli_int_option("--seed", opt->seed, 0, G_MAXINT, NULL, &seed_int, &error))
+    return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
+  seed = seed_int;
+  if (so->resume && !so->out) {
+    if (rank == 0) fprintf(stderr, "%s: --resume needs --out PREFIX (the results to resume)\n", prog);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  g_autoptr(GPtrArray) sets = base_sets(opt);
+  g_autoptr(SweepSpec) spec = sweep_load(opt->files[0], (const char *const *)sets->pdata, seed, &error);
+  if (!spec) return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
+
+  guint n_runs = sweep_n_runs(spec);
+  Sink sink = { .to_stdout = so->out == NULL, .stdout_json = opt->format == CLI_FORMAT_JSON };
+  if (so->out) {
+    sink.csv_final = g_strdup_printf("%s.csv", so->out);
+    sink.json_final = g_strdup_printf("%s.jsonl", so->out);
+    sink.csv_part = g_strdup_printf("%s.csv.part", so->out);
+    sink.json_part = g_strdup_printf("%s.jsonl.part", so->out);
+  }
+  /* rank 0 finds where to start and opens the results; -2: bad --out, -1: bad resume, -3: I/O */
+  gint64 start = 0;
+  if (rank == 0) {
+    if (so->out && !cli_output_file_option("--out", sink.csv_final, &error)) start = -2;
+    if (start == 0 && so->resume) start = resume_point(spec, &sink, prog);
+    if (start >= 0 && start < n_runs && !sink_open(&sink, spec, (guint)start, prog)) start = -3;
+  }
+  start = sweep_dist_bcast(start);
+  if (start < 0) {
+    if (rank == 0 && error) cli_fail(error);
+    sink_clear(&sink);
+    return start == -3 ? OCASIM_EXIT_FAILURE : OCASIM_EXIT_BADINPUT;
+  }
+  if (start == n_runs) { /* --resume of a sweep that had finished */
+    if (rank == 0 && !so->quiet) fprintf(stderr, "%s: %s: already complete (%u runs)\n", prog, sink.csv_final, n_runs);
+    sink_clear(&sink);
+    return OCASIM_EXIT_OK;
+  }
+  guint end = (guint)MIN((gint64)n_runs, start + (gint64)limit);
+  gint64 t0 = g_get_monotonic_time();
+  Progress prog_state = {
+    .quiet = so->quiet || rank != 0, .tty = isatty(STDERR_FILENO), .t0 = t0, .last = t0, .total = n_runs, .base = (guint)start
+  };
+
+  Pool pool = { .spec = spec };
+  g_mutex_init(&pool.lock);
+  g_cond_init(&pool.cond);
+  pool.done = g_new0(Done, n_runs);
+  GThreadPool *tp = g_thread_pool_new(worker, &pool, jobs, FALSE, NULL);
+  for (guint run = (guint)start + (guint)rank; run < end; run += (guint)size)
+    g_thread_pool_push(tp, GUINT_TO_POINTER(run + 1), NULL);
+  guint failed = 0;
+  gboolean ok = TRUE;
+  if (rank == 0)
+    ok = collect(&pool, &sink, &prog_state, (guint)start, end, size, &failed);
+  else
+    forward(&pool, (guint)start, end, rank, size);
+  g_thread_pool_free(tp, FALSE, TRUE);
+  g_free(pool.done);
+  g_mutex_clear(&pool.lock);
+  g_cond_clear(&pool.cond);
+
+  int status = OCASIM_EXIT_OK;
+  if (rank == 0) {
+    gboolean complete = end == n_runs;
+    if (!sink_close(&sink, complete) || !ok) {
+      fprintf(stderr, "%s: cannot write the results: %s\n", prog, g_strerror(errno));
+      status = OCASIM_EXIT_FAILURE;
+    } else if (complete && so->out && sweep_replications(spec) > 1 && !write_summary(spec, so->out, &error)) {
+      fprintf(stderr, "%s: summary: %s\n", prog, error->message);
+      status = OCASIM_EXIT_FAILURE;
+    }
+    if (!so->quiet && status == OCASIM_EXIT_OK) {
+      double dt = (g_get_monotonic_time() - prog_state.t0) / 1e6;
+      guint ran = end - (guint)start;
+      fprintf(stderr, "%ssweep: %u runs (%u failed) in %.2f s, %.0f runs/s, %d thread%s x %d rank%s", prog_state.tty ? "\r" : "",
+              ran, failed, dt, dt > 0 ? ran / dt : 0, jobs, jobs == 1 ? "" : "s", size, size == 1 ? "" : "s");
+      if (!so->out)
+        fprintf(stderr, "\n");
+      else if (complete)
+        fprintf(stderr, " -> %s, %s%s\n", sink.csv_final, sink.json_final,
+                sweep_replications(spec) > 1 ? " (+ .summary.csv, .summary.jsonl)" : "");
+      else
+        fprintf(stderr, "; %u of %u runs in %s: --resume continues\n", end, n_runs, sink.csv_part);
+    }
+  }
+  sink_clear(&sink);
+  return status;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+  int rank = 0, size = 1;
+  if (!sweep_dist_init(&argc, &argv, &rank, &size)) return OCASIM_EXIT_FAILURE;
+  SweepOpts so = { 0 };
+  GOptionEntry extra[] = {
+    { "jobs", 'j', 0, G_OPTION_ARG_STRING, &so.jobs, "Threads (default: every core; under mpirun, per rank)", "N" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &so.out, "Write PREFIX.csv and PREFIX.jsonl (default: rows on stdout)", "PREFIX" },
+    { "resume", 0, 0, G_OPTION_ARG_NONE, &so.resume, "Keep the finished runs of an interrupted --out and run the rest", NULL },
+    { "limit", 0, 0, G_OPTION_ARG_STRING, &so.limit, "Stop after N more runs (continue later with --resume)", "N" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  CliOptions opt;
+  g_autoptr(GError) error = NULL;
+  int status;
+  if (!cli_parse(&argc, &argv, &opt, extra, "SWEEP.yaml",
+                 "Runs every point of the sweep file SWEEP.yaml (models/sweep.h) in-process on all cores and writes\n"
+                 "one row per run. --seed sets the sweep seed; --duration, --warmup and --set change the base scenario.\n"
+                 "Progress: a line redrawn on a terminal, a plain line every 10 s off one; -q/--quiet silences it.",
+                 CLI_OPT_TIMED | CLI_OPT_PROGRESS, &error)) {
+    status = rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
+  } else {
+    so.quiet = opt.common.quiet;
+    if (!opt.files || !opt.files[0] || opt.files[1]) {
+      if (rank == 0) fprintf(stderr, "ocasim: sweep needs exactly one SWEEP.yaml (see --help)\n");
+      status = OCASIM_EXIT_BADINPUT;
+    } else {
+      status = sweep_main(&opt, &so, rank, size);
+    }
+    cli_options_clear(&opt);
+  }
+  g_free(so.jobs);
+  g_free(so.out);
+  g_free(so.limit);
+  sweep_dist_finalize();
+  return status;
+}

@@ -1,0 +1,132 @@
+/* models/sweep.h — a sweep of an appliance scenario: the sweep file, its points and seeds,
+ * and one run of a point evaluated in-process (`ocasim sweep`, cli/cmd_sweep.c).
+ *
+ * The sweep file (YAML, read by sim/conf like a scenario, so every error is located):
+ *
+ *   kind: sweep                   # optional
+ *   scenario: ../scenarios/milan-800g-dlwm-off-network-centric.yaml   # relative to this file
+ *   mode: bound                   # bound | run | capacity
+ *   replications: 1               # runs per point, each with its own seed (> 1: mode run only)
+ *   seed: 1                       # the sweep seed
+ *   set: {duration: 1 s}          # fixed overrides of the scenario (optional)
+ *   vary:                         # the points: the cartesian product of the entries, the
+ *     - key: nics[0].count        #   last entry varying fastest
+ *       values: [1, 2]
+ *     - key: topology.links[0].width
+ *       range: {from: 2, to: 16, step: 2}         # from, from + step, ... up to to (inclusive);
+ *                                                 # "100 Gb/s" style values with one unit
+ *     - zip:                      # keys that vary together: equally long lists, one axis
+ *         - {key: topology.links[0].dlwm, values: [true, false]}
+ *         - {key: software.placement, values: [network_centric, disk_centric]}
+ *
+ * Key paths are those of `--set` (sim_conf_apply_override), and each value is applied through
+ * that same path with the value's own position in the sweep file as its source, so a value the
+ * scenario refuses (an unknown key, out of range, a bad unit or enum) reads
+ * `SWEEP:LINE:COL: key.path: message`, exit status 2 as for a scenario. Every value is checked
+ * this way when the file is loaded (alone, on the base scenario); a point whose combination
+ * fails (a check across keys) fails at run time, as a row with an error, and the sweep goes on.
+ *
+ * Seeds: run (point p, replication r) runs with scenario seed
+ *   SHA-256("ocasim-sweep-v1\nseed=S\n" + "KEY=VALUE\n" for each varied key in file order
+ *           + "replication=R\n"), its first 8 bytes big-endian, shifted right by 11 (53 bits,
+ *           exact in any JSON reader)
+ * with S the sweep seed and VALUE the value's text as in the results: stable across runs,
+ * machines, thread counts and ranks, and unchanged when other points are added. A sweep that
+ * varies `seed` itself runs each point with that seed (replications must then be 1).
+ *
+ * Results: one row per run, its columns sweep_columns(): point, replication, scenario, mode,
+ * seed, overrides (the fixed ones: set: and --set), one column per varied key named by its key path (the value as the sweep file writes
+ * it), the headline outputs of the mode (docs/outputs.md), and error (empty when the run
+ * succeeded; then every output is empty). Rows are written as CSV or JSON Lines by
+ * sweep_row_append_csv / _json; sweep_summary_* gives, for replicated sweeps, the mean and 95 %
+ * confidence half-width (Student t over the replications) of each numeric output per point.
+ * No global state: a loaded spec is only read by sweep_run(), so threads share one.
+ */
+#ifndef MODELS_SWEEP_H
+#define MODELS_SWEEP_H
+
+#include <glib.h>
+#include "models/app_enum.h"
+
+#define SWEEP_MODE_MAP(X) X(SWEEP_BOUND, "bound") X(SWEEP_RUN, "run") X(SWEEP_CAPACITY, "capacity")
+typedef enum { SWEEP_MODE_MAP(APP_ENUM_ID) SWEEP_MODE_COUNT } SweepMode;
+APP_ENUM_DECLARE(sweep_mode);
+
+/* What a column holds: an integer, a number (NaN: empty / null), a boolean, a string, or a
+ * varied input (its text as written; in JSON a number or boolean when it reads as one). */
+typedef enum { SWEEP_COL_INT, SWEEP_COL_NUMBER, SWEEP_COL_BOOL, SWEEP_COL_STRING, SWEEP_COL_INPUT } SweepColType;
+
+typedef struct {
+  const char *name; /* column name: an output's name, or the key path of a varied input */
+  SweepColType type;
+  const char *unit; /* "Gb/s", "ms", "%", "fraction", or "" */
+  const char *doc;  /* one line */
+} SweepColumn;
+
+typedef struct {
+  gboolean missing; /* no value: empty in CSV, null in JSON */
+  gint64 i;         /* INT */
+  double x;         /* NUMBER */
+  gboolean b;       /* BOOL */
+  char *s;          /* STRING, INPUT (owned) */
+} SweepCell;
+
+/* One run's row: a cell per column of sweep_columns(). */
+typedef struct {
+  guint n;
+  SweepCell *cells;
+} SweepRow;
+
+typedef struct SweepSpec SweepSpec;
+
+/* Loads the sweep file @path: reads the base scenario it names (with its platform), applies the
+ *  file's `set:`, then @sets ("key.path=value" from the command line, may be NULL), then checks
+ *  every value to vary as described above.  @seed, when >= 0, replaces the file's sweep seed.
+ *  Errors: SIM_CONF_ERROR located in the sweep file (or in the scenario for a bad scenario);
+ *  a CLI maps them to exit status 2.  Returns: (transfer full) or NULL. */
+SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, GError **error);
+void sweep_free(SweepSpec *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepSpec, sweep_free)
+
+SweepMode sweep_mode(const SweepSpec *s);
+/* Points (the product of the axes' lengths), replications per point, runs (their product);
+ *  run i is point i / replications, replication i % replications. */
+guint sweep_n_points(const SweepSpec *s);
+guint sweep_replications(const SweepSpec *s);
+guint sweep_n_runs(const SweepSpec *s);
+/* Number of varied keys and the key path of the @k-th (file order). */
+guint sweep_n_keys(const SweepSpec *s);
+const char *sweep_key(const SweepSpec *s, guint k);
+/* The value text of key @k at point @p, as the sweep file writes it. */
+const char *sweep_value(const SweepSpec *s, guint p, guint k);
+/* The scenario seed of run (@p, @r), derived as described above. */
+guint64 sweep_seed(const SweepSpec *s, guint p, guint r);
+
+/* The row's columns (@n_out: how many); the varied keys follow the six id columns. */
+const SweepColumn *sweep_columns(const SweepSpec *s, guint *n_out);
+
+/* Evaluates run @run in-process (bound, DES or capacity by the mode) and returns its row; a
+ *  point that fails gives a row with the error column set, never NULL.  Thread-safe. */
+SweepRow *sweep_run(const SweepSpec *s, guint run);
+void sweep_row_free(SweepRow *row);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepRow, sweep_row_free)
+
+/* The CSV header line (with its newline). */
+void sweep_csv_header(const SweepSpec *s, GString *out);
+/* Appends @row as one CSV line (numbers with full precision, locale-independent; booleans
+ *  true/false; empty when missing) and, as one JSON Lines object with the same names, keys
+ *  in column order. */
+void sweep_row_append_csv(const SweepSpec *s, const SweepRow *row, GString *out);
+void sweep_row_append_json(const SweepSpec *s, const SweepRow *row, GString *out);
+/* Reads back a JSON Lines row written by sweep_row_append_json (for resume and summaries).
+ *  Errors: not a JSON object, a column missing or of the wrong type. */
+SweepRow *sweep_row_parse_json(const SweepSpec *s, const char *line, GError **error);
+
+/* The summary of a replicated sweep: per point the varied keys, the runs and failed runs, and
+ *  for each numeric output NAME the columns NAME_mean and NAME_ci95 (95 % half-width, Student t
+ *  with replications - 1 degrees of freedom; empty below 2 successful runs).  @rows are the
+ *  point's replications in order (@n of them).  Header and rows, CSV and JSON Lines. */
+void sweep_summary_csv_header(const SweepSpec *s, GString *out);
+void sweep_summary_append(const SweepSpec *s, guint point, SweepRow *const *rows, guint n, gboolean json, GString *out);
+
+#endif /* MODELS_SWEEP_H */

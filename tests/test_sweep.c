@@ -1,0 +1,365 @@
+/* tests/test_sweep.c — `ocasim sweep` (models/sweep.h, cli/cmd_sweep.c).
+ *
+ * Bad sweep files through the real command line (exit status 2, FILE:LINE:COL and a part of
+ * the message, one line each); the same rows at -j 1 and -j 4 for bound and run points (no
+ * global state in sim/ or models/); an interrupted sweep (--limit, a torn last line) resumed to
+ * the bytes of an uninterrupted one; a failing point as a row with its error; seeds derived
+ * stably; rows read back from JSON Lines; the replication summary's mean and CI. */
+#include <check.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <gsl/gsl_cdf.h>
+#include <string.h>
+#include "models/sweep.h"
+#include "sim/conf.h"
+#include "tests/support/check_run.h"
+#include "tests/support/ocasim_run.h"
+
+typedef struct {
+  const char *file; /* under tests/data/sweep/bad/ */
+  int line, col;
+  const char *path;    /* key path after the position ("" at the root) */
+  const char *message; /* a substring of the message */
+} BadSweep;
+
+static const BadSweep bad[] = {
+  { "no-scenario.yaml", 2, 1, "", "missing required key 'scenario'" },
+  { "unknown-top-key.yaml", 2, 1, "varry", "did you mean 'vary'" },
+  { "scenario-missing.yaml", 1, 11, "scenario", "cannot open" },
+  { "scenario-not-appliance.yaml", 1, 11, "scenario", "needs an appliance scenario" },
+  { "bad-mode.yaml", 2, 7, "mode", "did you mean 'bound'" },
+  { "replications-zero.yaml", 3, 15, "replications", "must be >= 1" },
+  { "replications-bound.yaml", 3, 15, "replications", "need mode run" },
+  { "seed-negative.yaml", 2, 7, "seed", "must be >= 0" },
+  { "vary-empty.yaml", 2, 7, "vary", "empty list" },
+  { "vary-not-list.yaml", 3, 3, "vary", "expected a list" },
+  { "values-empty.yaml", 4, 13, "vary[0].values", "empty list" },
+  { "values-and-range.yaml", 3, 5, "vary[0]", "not both" },
+  { "key-twice.yaml", 5, 10, "vary[1].key", "varied twice" },
+  { "vary-platform.yaml", 3, 10, "vary[0].key", "platform file" },
+  { "unknown-key.yaml", 4, 14, "nics[0].portz", "did you mean 'ports'" },
+  { "index-past-end.yaml", 4, 14, "nics[7]", "no such element" },
+  { "value-out-of-range.yaml", 4, 20, "nics[0].ports", "'9' is out of range: must be <= 4" },
+  { "value-bad-unit.yaml", 4, 24, "workload.offered", "unknown unit 'parsecs'" },
+  { "value-bad-enum.yaml", 4, 31, "software.placement", "did you mean 'disk_centric'" },
+  { "range-step-zero.yaml", 4, 35, "vary[0].range.step", "bad range: step must be > 0" },
+  { "range-backwards.yaml", 4, 26, "vary[0].range.to", "bad range: to (1) is below from (4)" },
+  { "range-units-differ.yaml", 4, 33, "vary[0].range.to", "bad range: unit 'GB/s'" },
+  { "range-not-number.yaml", 4, 19, "vary[0].range.from", "bad range: expected a number" },
+  { "range-missing-step.yaml", 4, 12, "vary[0].range", "bad range: missing 'step'" },
+  { "range-value-refused.yaml", 4, 12, "nics[0].ports", "'5' is out of range" },
+  { "zip-lengths.yaml", 6, 9, "vary[0].zip[1]", "3 values, but the first list of the zip has 2" },
+  { "set-refused.yaml", 3, 13, "duration", "must be > 0" },
+  { "yaml-syntax.yaml", 5, 1, "", "YAML syntax error" },
+};
+
+START_TEST(test_bad_sweep)
+{
+  const BadSweep *c = &bad[_i];
+  g_autofree char *file = g_strdup_printf("tests/data/sweep/bad/%s", c->file);
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "sweep", "-q", file, NULL };
+  int rc = test_run_ocasim(args, &out, &err);
+  ck_assert_msg(rc == 2, "%s: exit %d, stderr: %s", c->file, rc, err);
+  test_assert_located(c->file, err, file, c->line, c->col, c->path, c->message);
+  ck_assert_msg(!*out, "%s: wrote rows: %s", c->file, out);
+}
+END_TEST
+
+/* Removes the files of a test's directory and the directory. */
+static void rm_dir(char *d)
+{
+  GDir *dir = g_dir_open(d, 0, NULL);
+  for (const char *n; dir && (n = g_dir_read_name(dir));) {
+    g_autofree char *f = g_build_filename(d, n, NULL);
+    g_unlink(f);
+  }
+  if (dir) g_dir_close(dir);
+  g_rmdir(d);
+  g_free(d);
+}
+
+/* A test's directory: g_auto(TestDir) removes it when the test returns. */
+typedef char *TestDir;
+G_DEFINE_AUTO_CLEANUP_FREE_FUNC(TestDir, rm_dir, NULL)
+
+/* A fresh directory for one test's results. (transfer full) */
+static char *tmpdir(void)
+{
+  g_autoptr(GError) e = NULL;
+  char *d = g_dir_make_tmp("ocasim-sweep-XXXXXX", &e);
+  ck_assert_msg(d != NULL, "%s", e ? e->message : "");
+  return d;
+}
+
+static char *slurp(const char *path)
+{
+  char *text = NULL;
+  ck_assert_msg(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
+  return text;
+}
+
+/* Runs `ocasim sweep FILE --out PREFIX -q` with @more options; returns the exit status. */
+static int sweep(const char *file, const char *prefix, const char *const *more)
+{
+  GPtrArray *a = g_ptr_array_new();
+  const char *base[] = { "sweep", "-q", file, "--out", prefix };
+  for (size_t i = 0; i < G_N_ELEMENTS(base); i++) g_ptr_array_add(a, (char *)base[i]);
+  for (; more && *more; more++) g_ptr_array_add(a, (char *)*more);
+  g_ptr_array_add(a, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int rc = test_run_ocasim((const char *const *)a->pdata, &out, &err);
+  ck_assert_msg(rc == 0 || strlen(err) > 0, "exit %d without a message", rc);
+  if (rc) fprintf(stderr, "%s", err);
+  g_ptr_array_free(a, TRUE);
+  return rc;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+  g_autofree char *x = slurp(a), *y = slurp(b);
+  ck_assert_msg(strcmp(x, y) == 0, "%s and %s differ", a, b);
+}
+
+static guint lines_of(const char *text)
+{
+  guint n = 0;
+  for (const char *c = text; *c; c++) n += *c == '\n';
+  return n;
+}
+
+/* The same points at -j 1 and -j 4: identical files (threads share nothing but the spec). */
+static void same_rows_at(const char *file, guint runs)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *p1 = g_build_filename(d, "j1", NULL), *p4 = g_build_filename(d, "j4", NULL);
+  const char *j1[] = { "-j", "1", NULL }, *j4[] = { "-j", "4", NULL };
+  ck_assert_int_eq(sweep(file, p1, j1), 0);
+  ck_assert_int_eq(sweep(file, p4, j4), 0);
+  g_autofree char *c1 = g_strdup_printf("%s.csv", p1), *c4 = g_strdup_printf("%s.csv", p4);
+  g_autofree char *l1 = g_strdup_printf("%s.jsonl", p1), *l4 = g_strdup_printf("%s.jsonl", p4);
+  assert_same_file(c1, c4);
+  assert_same_file(l1, l4);
+  g_autofree char *csv = slurp(c1), *json = slurp(l1);
+  ck_assert_uint_eq(lines_of(csv), runs + 1); /* header + a row per run */
+  ck_assert_uint_eq(lines_of(json), runs);
+}
+
+START_TEST(test_threads_same_rows_bound)
+{
+  same_rows_at("tests/data/sweep/small-bound.yaml", 16);
+}
+END_TEST
+
+START_TEST(test_threads_same_rows_run)
+{
+  same_rows_at("tests/data/sweep/small-run.yaml", 8);
+}
+END_TEST
+
+/* Interrupted after 5 runs (--limit), then a torn last line, then --resume: the final files
+ * equal an uninterrupted run's, byte for byte; a finished sweep resumes to nothing. */
+START_TEST(test_resume)
+{
+  const char *file = "tests/data/sweep/small-run.yaml";
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *full = g_build_filename(d, "full", NULL), *part = g_build_filename(d, "part", NULL);
+  ck_assert_int_eq(sweep(file, full, NULL), 0);
+  const char *limit[] = { "--limit", "5", NULL };
+  ck_assert_int_eq(sweep(file, part, limit), 0);
+  g_autofree char *csv = g_strdup_printf("%s.csv", part), *jsonl = g_strdup_printf("%s.jsonl", part);
+  g_autofree char *csv_part = g_strdup_printf("%s.part", csv), *json_part = g_strdup_printf("%s.part", jsonl);
+  ck_assert(!g_file_test(csv, G_FILE_TEST_EXISTS)); /* only a complete result gets the final name */
+  g_autofree char *kept = slurp(csv_part);
+  ck_assert_uint_eq(lines_of(kept), 1 + 5);
+  /* a kill in the middle of a write: half a row at the end of one file */
+  FILE *f = g_fopen(json_part, "ab");
+  fputs("{\"point\": 2, \"replic", f);
+  fclose(f);
+  const char *resume[] = { "--resume", NULL };
+  ck_assert_int_eq(sweep(file, part, resume), 0);
+  g_autofree char *full_csv = g_strdup_printf("%s.csv", full), *full_json = g_strdup_printf("%s.jsonl", full);
+  assert_same_file(full_csv, csv);
+  assert_same_file(full_json, jsonl);
+  ck_assert(!g_file_test(csv_part, G_FILE_TEST_EXISTS));
+  ck_assert_int_eq(sweep(file, part, resume), 0); /* already complete */
+  assert_same_file(full_csv, csv);
+}
+END_TEST
+
+/* Partial results of another sweep are refused, not mixed in. */
+START_TEST(test_resume_other_sweep)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *p = g_build_filename(d, "r", NULL);
+  const char *limit[] = { "--limit", "3", NULL }, *resume[] = { "--resume", NULL };
+  ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", p, limit), 0);
+  ck_assert_int_eq(sweep("tests/data/sweep/small-run.yaml", p, resume), 2);
+}
+END_TEST
+
+/* A point the model refuses is a row with its error and empty outputs; the others run. */
+START_TEST(test_failed_point_is_a_row)
+{
+  g_autoptr(GError) e = NULL;
+  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, &e);
+  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  guint n;
+  const SweepColumn *cols = sweep_columns(s, &n);
+  ck_assert_str_eq(cols[n - 1].name, "error");
+  g_autoptr(SweepRow) ok = sweep_run(s, 0), bad_row = sweep_run(s, 2); /* point 1: 16 cards */
+  ck_assert_str_eq(ok->cells[n - 1].s, "");
+  ck_assert(strstr(bad_row->cells[n - 1].s, "at most 16 NICs") != NULL);
+  for (guint i = 0; i < n - 1; i++)
+    if (!strcmp(cols[i].name, "throughput_gbps")) {
+      ck_assert(bad_row->cells[i].missing);
+      ck_assert(!ok->cells[i].missing && ok->cells[i].x > 90 && ok->cells[i].x < 110); /* 100 Gb/s offered */
+    }
+}
+END_TEST
+
+/* Points, values, zips and seeds. */
+START_TEST(test_points_and_seeds)
+{
+  g_autoptr(GError) e = NULL;
+  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-bound.yaml", NULL, -1, &e);
+  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq(sweep_n_points(s), 2 * 4 * 2 * 1);
+  ck_assert_uint_eq(sweep_n_keys(s), 5);
+  /* the last axis varies fastest; the zip's two keys move together */
+  ck_assert_str_eq(sweep_value(s, 0, 0), "1");
+  ck_assert_str_eq(sweep_value(s, 8, 0), "2");
+  ck_assert_str_eq(sweep_value(s, 0, 1), "4");
+  ck_assert_str_eq(sweep_value(s, 2, 1), "8");
+  ck_assert_str_eq(sweep_value(s, 15, 1), "16");
+  ck_assert_str_eq(sweep_value(s, 1, 2), "false");
+  ck_assert_str_eq(sweep_value(s, 1, 3), "disk_centric");
+  ck_assert_str_eq(sweep_value(s, 0, 3), "network_centric");
+  /* seeds: stable (this value is the documented derivation of models/sweep.h), 53 bits, distinct */
+  guint64 s0 = sweep_seed(s, 0, 0);
+  ck_assert_uint_eq(s0, sweep_seed(s, 0, 0));
+  ck_assert_uint_lt(s0, G_GUINT64_CONSTANT(1) << 53);
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+  g_autofree gint64 *v = g_new(gint64, sweep_n_points(s));
+  for (guint p = 0; p < sweep_n_points(s); p++) {
+    v[p] = (gint64)sweep_seed(s, p, 0);
+    ck_assert(!g_hash_table_contains(seen, &v[p]));
+    g_hash_table_add(seen, &v[p]);
+  }
+  /* the derivation by hand: SHA-256 of the documented text */
+  g_autoptr(GString) t = g_string_new("ocasim-sweep-v1\nseed=1\n");
+  for (guint k = 0; k < sweep_n_keys(s); k++) g_string_append_printf(t, "%s=%s\n", sweep_key(s, k), sweep_value(s, 0, k));
+  g_string_append(t, "replication=0\n");
+  g_autofree char *hex = g_compute_checksum_for_string(G_CHECKSUM_SHA256, t->str, -1);
+  g_autofree char *top = g_strndup(hex, 16);
+  ck_assert_uint_eq(s0, g_ascii_strtoull(top, NULL, 16) >> 11);
+  /* a different sweep seed gives other seeds */
+  g_autoptr(SweepSpec) s2 = sweep_load("tests/data/sweep/small-bound.yaml", NULL, 2, &e);
+  ck_assert(s2 && sweep_seed(s2, 0, 0) != s0);
+}
+END_TEST
+
+/* A range keeps its last value despite rounding (0.1 .. 0.3 step 0.1) and keeps its unit. */
+START_TEST(test_range_values)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *f = g_build_filename(d, "r.yaml", NULL);
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *text =
+      g_strdup_printf("scenario: %s/scenarios/rome-400g-nic-ktls.yaml\n"
+                      "vary:\n"
+                      "  - key: workload.zipf_s\n    range: {from: 0.1, to: 0.3, step: 0.1}\n"
+                      "  - key: workload.offered\n    range: {from: 100 Gb/s, to: 300 Gb/s, step: 100 Gb/s}\n",
+                      cwd);
+  ck_assert(g_file_set_contents(f, text, -1, NULL));
+  g_autoptr(GError) e = NULL;
+  g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, &e);
+  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  ck_assert_uint_eq(sweep_n_points(s), 9);
+  ck_assert_str_eq(sweep_value(s, 6, 0), "0.3");
+  ck_assert_str_eq(sweep_value(s, 7, 1), "200 Gb/s");
+}
+END_TEST
+
+/* Rows read back from JSON Lines give the same CSV and JSON (what resume and MPI rely on). */
+START_TEST(test_json_round_trip)
+{
+  g_autoptr(GError) e = NULL;
+  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, &e);
+  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  for (guint run = 0; run < 3; run++) {
+    g_autoptr(SweepRow) row = sweep_run(s, run);
+    g_autoptr(GString) csv = g_string_new(NULL), json = g_string_new(NULL), csv2 = g_string_new(NULL), json2 = g_string_new(NULL);
+    sweep_row_append_csv(s, row, csv);
+    sweep_row_append_json(s, row, json);
+    g_autoptr(SweepRow) back = sweep_row_parse_json(s, json->str, &e);
+    ck_assert_msg(back != NULL, "%s", e ? e->message : "");
+    sweep_row_append_csv(s, back, csv2);
+    sweep_row_append_json(s, back, json2);
+    ck_assert_str_eq(csv->str, csv2->str);
+    ck_assert_str_eq(json->str, json2->str);
+  }
+}
+END_TEST
+
+/* The summary of a replicated sweep: each point's mean and Student-t half-width over its
+ * replications, recomputed here from the rows. */
+START_TEST(test_summary)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *p = g_build_filename(d, "s", NULL);
+  ck_assert_int_eq(sweep("tests/data/sweep/small-run.yaml", p, NULL), 0);
+  g_autoptr(GError) e = NULL;
+  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, &e);
+  g_autofree char *jpath = g_strdup_printf("%s.jsonl", p), *spath = g_strdup_printf("%s.summary.csv", p);
+  g_autofree char *rows = slurp(jpath), *summary = slurp(spath);
+  g_auto(GStrv) line = g_strsplit(rows, "\n", -1), sline = g_strsplit(summary, "\n", -1);
+  ck_assert_uint_eq(g_strv_length(sline), 1 + sweep_n_points(s) + 1);
+  g_auto(GStrv) head = g_strsplit(sline[0], ",", -1);
+  int col_mean = -1, col_ci = -1, col_runs = -1;
+  for (int i = 0; head[i]; i++) {
+    if (!strcmp(head[i], "throughput_gbps_mean")) col_mean = i;
+    if (!strcmp(head[i], "throughput_gbps_ci95")) col_ci = i;
+    if (!strcmp(head[i], "runs")) col_runs = i;
+  }
+  ck_assert(col_mean > 0 && col_ci > 0 && col_runs > 0);
+  guint n;
+  const SweepColumn *cols = sweep_columns(s, &n);
+  guint tcol = 0;
+  while (strcmp(cols[tcol].name, "throughput_gbps")) tcol++;
+  for (guint pt = 0; pt < sweep_n_points(s); pt++) {
+    g_autoptr(SweepRow) a = sweep_row_parse_json(s, line[2 * pt], &e), b = sweep_row_parse_json(s, line[2 * pt + 1], &e);
+    g_auto(GStrv) f = g_strsplit(sline[1 + pt], ",", -1);
+    if (a->cells[tcol].missing) { /* the failed points: no mean */
+      ck_assert_str_eq(f[col_runs], "0");
+      ck_assert_str_eq(f[col_mean], "");
+      continue;
+    }
+    double x = a->cells[tcol].x, y = b->cells[tcol].x, m = (x + y) / 2;
+    double hw = gsl_cdf_tdist_Pinv(0.975, 1) * sqrt((x - m) * (x - m) + (y - m) * (y - m)) / sqrt(2.0);
+    ck_assert_str_eq(f[col_runs], "2");
+    ck_assert_double_eq_tol(g_ascii_strtod(f[col_mean], NULL), m, 1e-9 * m);
+    ck_assert_double_eq_tol(g_ascii_strtod(f[col_ci], NULL), hw, 1e-9 * m);
+  }
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("sweep");
+  TCase *tc = tcase_create("sweep");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, test_bad_sweep, 0, G_N_ELEMENTS(bad));
+  tcase_add_test(tc, test_threads_same_rows_bound);
+  tcase_add_test(tc, test_threads_same_rows_run);
+  tcase_add_test(tc, test_resume);
+  tcase_add_test(tc, test_resume_other_sweep);
+  tcase_add_test(tc, test_failed_point_is_a_row);
+  tcase_add_test(tc, test_points_and_seeds);
+  tcase_add_test(tc, test_range_values);
+  tcase_add_test(tc, test_json_round_trip);
+  tcase_add_test(tc, test_summary);
+  suite_add_tcase(s, tc);
+  return test_run_suite(s);
+}
