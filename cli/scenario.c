@@ -57,7 +57,8 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
   return TRUE;
 }
 
-const char *cli_format_name(const CliOptions *opt)
+/* The name of the chosen format ("table", "json" or "csv"). */
+static const char *cli_format_name(const CliOptions *opt)
 {
   return formats[opt->format];
 }

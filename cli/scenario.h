@@ -33,9 +33,6 @@ typedef struct {
 gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra, const char *param, const char *summary,
                    unsigned flags, GError **error);
 
-/* The name of the chosen format ("table", "json" or "csv"). */
-const char *cli_format_name(const CliOptions *opt);
-
 /* Frees what cli_parse() allocated. */
 void cli_options_clear(CliOptions *opt);
 

@@ -18,11 +18,6 @@ void sim_csv_field(GString *out, const char *s)
   g_string_append_c(out, '"');
 }
 
-void sim_csv_number(GString *out, double v)
-{
-  if (isfinite(v)) g_string_append_printf(out, "%.6g", v);
-}
-
 void sim_csv_add_column(GString *csv, const char *name, const char *value)
 {
   g_autoptr(GString) out = g_string_sized_new(csv->len + 64);
