@@ -53,8 +53,7 @@ int cmd_fit(int argc, char **argv)
   GOptionEntry entries[] = {
     { "write", 'w', 0, G_OPTION_ARG_FILENAME, &write,
       "Write the fitted coefficients as the coefficients data file FILE (make fit: models/coeffs.def)", "FILE" },
-    { "json", 'j', 0, G_OPTION_ARG_FILENAME, &json, "Write the fit, its identifiability and predictions as JSON to FILE",
-      "FILE" },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json, "Write the fit, its identifiability and predictions as JSON to FILE", "FILE" },
     { "no-loo", 0, 0, G_OPTION_ARG_NONE, &no_loo, "Skip the leave-one-out report (a refit per result)", NULL },
     { "no-lopo", 0, 0, G_OPTION_ARG_NONE, &no_lopo, "Skip the leave-one-platform-out report (a refit per platform)", NULL },
     { "no-bottleneck-term", 0, 0, G_OPTION_ARG_NONE, &no_bn,

@@ -1,5 +1,8 @@
-/* appliance_fit.c — reference-set evaluation and the joint fit of the shared coefficients
- * (see appliance_fit.h). */
+/* appliance_fit.c — reference-set evaluation, the joint fit of the shared coefficients and the
+ * calibration protocol that measures what it predicts: same_as groups and their weights,
+ * leave-one-out and leave-one-platform-out refits, the identifiability of each coefficient
+ * (Jacobian, standard errors, correlations, one-platform flags), the rounding of the written
+ * coefficients, and fit.json (equations and rules in appliance_fit.h). */
 #include "models/appliance_fit.h"
 #include "models/appliance_des.h"
 #include <gsl/gsl_blas.h>

@@ -384,15 +384,23 @@ static double hand_jacobian(AppRefSet *s, int i, const Coeffs *c, int j, int fig
   return w * d / (2 * h);
 }
 
-START_TEST(test_jacobian_is_the_finite_difference)
+/* The reference set (*s, transfer full) and its identifiability at the default coefficients *c. */
+static AppFitIdent *ident_at_defaults(AppRefSet **s, Coeffs *c)
 {
   GError *e = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load(REF_DIR, &e);
-  ck_assert(s);
-  Coeffs c;
-  coeffs_defaults(&c);
-  g_autoptr(AppFitIdent) id = app_refset_identify(s, &c, &e);
+  *s = app_refset_load(REF_DIR, &e);
+  ck_assert_msg(*s, "%s", e ? e->message : "");
+  coeffs_defaults(c);
+  AppFitIdent *id = app_refset_identify(*s, c, &e);
   ck_assert_msg(id, "%s", e ? e->message : "");
+  return id;
+}
+
+START_TEST(test_jacobian_is_the_finite_difference)
+{
+  Coeffs c;
+  g_autoptr(AppRefSet) s = NULL;
+  g_autoptr(AppFitIdent) id = ident_at_defaults(&s, &c);
   struct {
     const char *row, *coef;
     int fig;
@@ -442,13 +450,9 @@ static void covariance(const AppFitIdent *id, const char *skip, gsl_matrix *cov)
 
 START_TEST(test_standard_errors)
 {
-  GError *e = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load(REF_DIR, &e);
-  ck_assert(s);
   Coeffs c;
-  coeffs_defaults(&c);
-  g_autoptr(AppFitIdent) id = app_refset_identify(s, &c, &e);
-  ck_assert_msg(id, "%s", e ? e->message : "");
+  g_autoptr(AppRefSet) s = NULL;
+  g_autoptr(AppFitIdent) id = ident_at_defaults(&s, &c);
   const int p = COEFFS_N_FITTED;
   g_autoptr(gsl_matrix) cov = gsl_matrix_alloc(p, p);
   covariance(id, NULL, cov);
