@@ -1014,19 +1014,19 @@ void app_fit_ident_table(const AppFitIdent *id, GString *out)
 {
   const int p = COEFFS_N_FITTED;
   g_string_append_printf(out, "| %-18s | %10s | %10s | %6s |", "coefficient", "value", "std. err.", "rel.");
-  for (int k = 0; k < id->n_platforms; k++) g_string_append_printf(out, " %12.12s |", id->platforms[k]);
-  g_string_append_printf(out, " %-24s |\n|--------------------|-----------:|-----------:|-------:|", "flag");
-  for (int k = 0; k < id->n_platforms; k++) g_string_append(out, "-------------:|");
-  g_string_append(out, "--------------------------|\n");
+  for (int k = 0; k < id->n_platforms; k++) g_string_append_printf(out, " %13.13s |", id->platforms[k]);
+  g_string_append_printf(out, " %-28s |\n|--------------------|-----------:|-----------:|-------:|", "flag");
+  for (int k = 0; k < id->n_platforms; k++) g_string_append(out, "--------------:|");
+  g_string_append(out, "------------------------------|\n");
   for (int j = 0; j < p; j++) {
     g_string_append_printf(out, "| %-18s | %10.4g | %10.3g | %5.1f%% |", coeffs_fitted_name(j), id->value[j], id->se[j],
                            100 * id->se[j] / id->value[j]);
     for (int k = 0; k < id->n_platforms; k++)
-      g_string_append_printf(out, " %12.3f |", id->se_x_without[(size_t)k * p + j] / PRIOR_SIGMA);
+      g_string_append_printf(out, " %13.3f |", id->se_x_without[(size_t)k * p + j] / PRIOR_SIGMA);
     g_autofree char *flag = !id->identified[j]     ? g_strdup("NOT IDENTIFIED")
                             : id->rests_on[j] >= 0 ? g_strdup_printf("ONE PLATFORM: %s", id->platforms[id->rests_on[j]])
                                                    : g_strdup("-");
-    g_string_append_printf(out, " %-24s |\n", flag);
+    g_string_append_printf(out, " %-28s |\n", flag);
   }
   g_string_append_printf(out,
                          "\nColumns per platform: the standard error (fit space, ln or logit) without that platform's rows, "
