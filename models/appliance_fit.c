@@ -566,70 +566,21 @@ static char *named_bottlenecks(AppRefSet *s, const Coeffs *c, GError **error)
   return g_string_free(out, FALSE);
 }
 
-typedef struct {
-  guint mask; /* bit j: coefficient j rounded away from its nearest */
-  double dist;
-} RoundChoice;
-
-static int cmp_round_choice(const void *a, const void *b)
+gboolean app_refset_round_coeffs(AppRefSet *s, const Coeffs *fitted, int digits, Coeffs *out, GError **error)
 {
-  const RoundChoice *x = a, *y = b;
-  return x->dist < y->dist ? -1 : x->dist > y->dist ? 1 : (x->mask > y->mask) - (x->mask < y->mask);
-}
-
-gboolean app_refset_round_coeffs(AppRefSet *s, const Coeffs *fitted, int digits, Coeffs *out, char **note, GError **error)
-{
-  const int p = COEFFS_N_FITTED;
-  const guint n = 1u << p;
-  if (note) *note = NULL;
-  Coeffs f = *fitted;
+  Coeffs f = *fitted, r = *fitted;
+  for (int j = 0; j < COEFFS_N_FITTED; j++) *coeffs_fitted_ptr(&r, j) = round_sig(*coeffs_fitted_ptr(&f, j), digits, 0);
   g_autofree char *want = named_bottlenecks(s, &f, error);
   if (!want) return FALSE;
-  double v[2][COEFFS_N_FITTED], d[2][COEFFS_N_FITTED];
-  for (int j = 0; j < p; j++)
-    for (int dir = 0; dir < 2; dir++) {
-      double fx = *coeffs_fitted_ptr(&f, j);
-      v[dir][j] = round_sig(fx, digits, dir);
-      d[dir][j] = x_of_coef(j, v[dir][j]) - x_of_coef(j, fx);
-    }
-  g_autofree RoundChoice *ch = g_new(RoundChoice, n);
-  for (guint m = 0; m < n; m++) {
-    ch[m].mask = m;
-    ch[m].dist = 0;
-    for (int j = 0; j < p; j++) ch[m].dist += d[(m >> j) & 1][j] * d[(m >> j) & 1][j];
+  g_autofree char *got = named_bottlenecks(s, &r, error);
+  if (!got) return FALSE;
+  if (strcmp(got, want) != 0) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                "rounded to %d digits the coefficients name another bottleneck than the fit does: write more digits", digits);
+    return FALSE;
   }
-  qsort(ch, n, sizeof *ch, cmp_round_choice);
-  g_autofree char *nearest_names = NULL;
-  for (guint k = 0; k < n; k++) {
-    guint m = ch[k].mask;
-    gboolean distinct = TRUE; /* a coefficient already exact has one rounding: skip the copy */
-    for (int j = 0; j < p; j++) distinct &= !((m >> j) & 1) || v[1][j] != v[0][j];
-    if (!distinct) continue;
-    Coeffs r = f;
-    for (int j = 0; j < p; j++) *coeffs_fitted_ptr(&r, j) = v[(m >> j) & 1][j];
-    g_autofree char *got = named_bottlenecks(s, &r, error);
-    if (!got) return FALSE;
-    if (m == 0) nearest_names = g_strdup(got);
-    if (strcmp(got, want) != 0) continue;
-    *out = r;
-    if (note && m != 0) {
-      GString *t = g_string_new("rounded the other way to keep every named bottleneck:");
-      for (int j = 0; j < p; j++)
-        if ((m >> j) & 1)
-          g_string_append_printf(t, " %s %.8g -> %.*g (nearest %.*g)", coeffs_fitted_name(j), *coeffs_fitted_ptr(&f, j), digits,
-                                 v[1][j], digits, v[0][j]);
-      g_auto(GStrv) a = g_strsplit(want, "|", -1), b = g_strsplit(nearest_names, "|", -1);
-      for (guint i = 0; a[i] && b[i] && i < s->items->len; i++)
-        if (strcmp(a[i], b[i]) != 0)
-          g_string_append_printf(t, "; the nearest rounding names %s on %s (the fit: %s)", b[i],
-                                 ((RefItem *)s->items->pdata[i])->info.ref.id, a[i]);
-      *note = g_string_free(t, FALSE);
-    }
-    return TRUE;
-  }
-  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-              "no rounding to %d digits keeps every bottleneck the fit names: write more digits", digits);
-  return FALSE;
+  *out = r;
+  return TRUE;
 }
 
 /* ---- prediction: leave-one-out, leave-one-platform-out --------------------------------------- */

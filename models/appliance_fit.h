@@ -93,15 +93,11 @@ gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError
 /* As app_refset_fit, leaving out every result on `platform` and its STREAM figures (NULL: none). */
 gboolean app_refset_fit_without_platform(AppRefSet *s, Coeffs *c, const char *platform, double *chisq, GError **error);
 
-/* Rounds each fitted coefficient of `fitted` to `digits` significant digits (the text %.<digits>g
- * reads back as the value), down or up: of the 2^COEFFS_N_FITTED choices, the nearest to `fitted`
- * in fit space (ln or logit) under which every result names the same bottleneck (and
- * co-bottleneck) as under `fitted` — the nearest rounding unless that one changes what the fit
- * names (a fit held on the edge of a named bottleneck by the bottleneck term). *out: the rounded
- * set; *note (may be NULL; transfer full): NULL when it is the nearest rounding, else which
- * coefficients went the other way and what the nearest rounding would have named. Error
- * (G_FILE_ERROR_FAILED): a result cannot be evaluated, or no choice keeps every bottleneck. */
-gboolean app_refset_round_coeffs(AppRefSet *s, const Coeffs *fitted, int digits, Coeffs *out, char **note, GError **error);
+/* Rounds each fitted coefficient of `fitted` to `digits` significant digits (to nearest: the
+ * text %.<digits>g reads back as the value) into *out. Error (G_FILE_ERROR_FAILED): a result
+ * cannot be evaluated, or the rounded set names another bottleneck (or co-bottleneck) on some
+ * result than `fitted` does: then more digits must be written. */
+gboolean app_refset_round_coeffs(AppRefSet *s, const Coeffs *fitted, int digits, Coeffs *out, GError **error);
 
 /* What the fit predicts: every result with the fitted coefficients, with the fit that left out
  * its group (leave-one-out) and with the fit that left out its platform (LOPO). */

@@ -294,9 +294,9 @@ START_TEST(test_fit_writes_the_data_file)
     ck_assert_str_eq(a->name, b->name);
     ck_assert_str_eq(a->rest, b->rest);
     ck_assert_msg(fabs(a->value / b->value - 1) < 0.01, "%s: fit %.17g, committed %.17g", a->name, a->value, b->value);
-    /* rounded to 4 significant digits */
+    /* rounded to 8 significant digits (FIT_DIGITS in cli/cmd_fit.c) */
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    ck_assert(g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, "%.4g", a->value), NULL) == a->value);
+    ck_assert(g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, "%.8g", a->value), NULL) == a->value);
   }
   g_unlink(path);
   g_rmdir(dir);
