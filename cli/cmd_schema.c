@@ -9,10 +9,12 @@
  * (make scenario-docs) it regenerates, in each FILE, the generated blocks whose markers FILE
  * has: the key tables between "<!-- schema:begin -->" and "<!-- schema:end -->", the reference
  * table (ocasim reference, bound mode) between "<!-- reference:begin -->" and
- * "<!-- reference:end -->", and the leave-one-out table (ocasim fit; a refit per result)
- * between "<!-- loo:begin -->" and "<!-- loo:end -->"; the reference set is read from
- * scenarios/reference, so it runs from the repository root. tests/test_appliance_conf.c checks
- * that scenarios/README.md and README.md are up to date (except the leave-one-out table).
+ * "<!-- reference:end -->", the leave-one-out table (ocasim fit; a refit per result)
+ * between "<!-- loo:begin -->" and "<!-- loo:end -->", and the leave-one-platform-out table with
+ * the median and worst errors (a refit per platform) between "<!-- lopo:begin -->" and
+ * "<!-- lopo:end -->"; the reference set is read from scenarios/reference, so it runs from the
+ * repository root. tests/test_appliance_conf.c checks that scenarios/README.md and README.md are
+ * up to date (except the leave-one-out and leave-one-platform-out tables).
  * Exit status: 0 ok, 1 a FILE could not be written or a refit failed, 2 bad options, a FILE
  * that cannot be read or has no block markers. */
 #include <stdio.h>
@@ -124,9 +126,28 @@ static char *maybe_replace(char *text, const char *begin, const char *end, const
 /* What --update writes; the reference set and its tables are made when a file first needs them. */
 typedef struct {
   const char *prog;
-  GString *schema, *table, *loo;
+  GString *schema, *table, *loo, *lopo;
   AppRefSet *set;
 } DocTables;
+
+/* Makes the leave-one-out and LOPO tables (both predictions at once); prints why not and returns FALSE. */
+static gboolean doc_predictions(DocTables *d, const Coeffs *c)
+{
+  if (d->loo) return TRUE;
+  g_autoptr(GError) err = NULL;
+  g_autoptr(AppFitReport) r = app_refset_predict(d->set, c, TRUE, TRUE, &err);
+  if (!r) {
+    fprintf(stderr, "%s: %s\n", d->prog, err->message);
+    return FALSE;
+  }
+  d->loo = g_string_new(NULL);
+  app_fit_report_loo_table(r, d->loo);
+  d->lopo = g_string_new(NULL);
+  app_fit_report_lopo_table(r, d->lopo);
+  g_string_append_c(d->lopo, '\n');
+  app_fit_report_summary(r, d->lopo);
+  return TRUE;
+}
 
 /* Loads the reference set once; prints why not and returns FALSE. */
 static gboolean doc_set(DocTables *d)
@@ -157,21 +178,16 @@ static int update_file(DocTables *d, const char *path)
     }
     text = maybe_replace(text, "<!-- reference:begin -->\n", "<!-- reference:end -->", d->table->str, &n);
   }
-  if (strstr(text, "<!-- loo:begin -->\n")) {
+  if (strstr(text, "<!-- loo:begin -->\n") || strstr(text, "<!-- lopo:begin -->\n")) {
     if (!doc_set(d)) return OCASIM_EXIT_BADINPUT;
-    if (!d->loo) {
-      d->loo = g_string_new(NULL);
-      if (!app_refset_loo_table(d->set, &c, d->loo, &err)) {
-        fprintf(stderr, "%s: %s\n", d->prog, err->message);
-        return OCASIM_EXIT_FAILURE;
-      }
-    }
+    if (!doc_predictions(d, &c)) return OCASIM_EXIT_FAILURE;
     text = maybe_replace(text, "<!-- loo:begin -->\n", "<!-- loo:end -->", d->loo->str, &n);
+    text = maybe_replace(text, "<!-- lopo:begin -->\n", "<!-- lopo:end -->", d->lopo->str, &n);
   }
   if (n == 0) {
     fprintf(stderr,
             "%s: --update: %s: no generated block markers (<!-- schema:begin -->, <!-- reference:begin -->, "
-            "<!-- loo:begin -->)\n",
+            "<!-- loo:begin -->, <!-- lopo:begin -->)\n",
             d->prog, path);
     return OCASIM_EXIT_BADINPUT;
   }
@@ -246,6 +262,7 @@ static int schema(CliCommon *common, GOptionContext *ctx, int argc, char **argv,
   for (int i = 1; i < argc && status == OCASIM_EXIT_OK; i++) status = update_file(&d, argv[i]);
   if (d.table) g_string_free(d.table, TRUE);
   if (d.loo) g_string_free(d.loo, TRUE);
+  if (d.lopo) g_string_free(d.lopo, TRUE);
   g_clear_pointer(&d.set, app_refset_free);
   return status;
 }
@@ -273,7 +290,8 @@ int cmd_schema(int argc, char **argv)
                       "(scenarios/schema/). There is no sweep file yet, hence no sweep schema.\n"
                       "With --update, each FILE gets the blocks whose markers\n"
                       "it has: <!-- schema:begin/end -->, <!-- reference:begin/end --> (ocasim reference, read\n"
-                      "from " SCHEMA_REFERENCE_DIR ") and <!-- loo:begin/end --> (a refit per result).",
+                      "from " SCHEMA_REFERENCE_DIR "), <!-- loo:begin/end --> (a refit per result) and\n"
+                      "<!-- lopo:begin/end --> (a refit per platform).",
                       &common, CLI_OPT_OUTPUT);
   g_option_context_add_main_entries(ctx, entries, NULL);
   int status = schema(&common, ctx, argc, argv, &format, &update, &keys);

@@ -65,6 +65,11 @@ static const SimConfField ref_schema[] = {
     .type = SIM_CONF_T_STRING,
     .offset = R(r.known_deviation),
     .doc = "why the model misses this result by more than 10 % / 10 points: reported as FAIL, CI holds it to the bounds above" },
+  { .key = "same_as",
+    .type = SIM_CONF_T_STRING,
+    .offset = R(r.same_as),
+    .doc = "id of a result of the same configuration with the same figure: the fit weighs the two as one and leaves them "
+           "out together" },
   { .key = "dram_GBps",
     .type = SIM_CONF_T_DOUBLE,
     .offset = R(r.dram_GBps),
@@ -320,6 +325,7 @@ void app_scenario_info_clear(AppScenarioInfo *info)
   g_free(info->ref.cause);
   g_free(info->ref.known_deviation);
   g_strfreev(info->overrides);
+  g_free(info->ref.same_as);
   memset(info, 0, sizeof *info);
 }
 

@@ -35,6 +35,7 @@ typedef struct {
   double tolerance_pct;     /* CI tolerance on throughput (10 unless a known deviation) */
   double cpu_tolerance_pts; /* CI tolerance on CPU % points (10 unless a known deviation) */
   char *known_deviation;    /* why the model misses by more than 10 % / 10 points, NULL if it does not */
+  char *same_as;            /* id of a result of the same configuration with the same figures, NULL if none */
   gboolean changed;         /* the scenario was changed (--set) after it named this result */
 } AppReference;
 

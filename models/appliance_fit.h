@@ -1,16 +1,41 @@
 /* appliance_fit.h — the reference set (every scenario reproducing a published result), its
- * evaluation against the published figures, and the one joint fit of the shared coefficients.
+ * evaluation against the published figures, the one joint fit of the shared coefficients, and the
+ * calibration protocol that measures what the fit predicts.
  *
  * What it does: loads scenarios/reference/ *.yaml files (sorted by file name), evaluates each with the
  * bound model and compares with its `reference:` block: throughput (tolerance 10 %), CPU %
  * (10 points), the bottleneck's kind (and cause), fabric utilisation and hot/cold port Gb/s
  * where published. `make fit` minimises, over the COEFFS_N_FITTED shared coefficients (coeffs.h),
- *     sum_i r_i^2,  r = (X/X_pub - 1)/0.10, (cpu - cpu_pub)/10, (u_fab - u_pub)/10,
- *                       bottleneck mismatch (X_expected_kind/X - 1.025)+/0.05, STREAM (S/S_pub - 1)/0.10,
+ *     sum_i w_i^2 r_i^2,  r = (X/X_pub - 1)/0.10, (cpu - cpu_pub)/10, (u_fab - u_pub)/10,
+ *                       [bottleneck term (X_expected_kind/X - 1.025)+/0.05], STREAM (S/S_pub - 1)/0.10,
  *                       and a weak prior (x - x0)/2 per coefficient in fit space
  * with gsl_multifit_nlinear (trust-region Levenberg-Marquardt, finite-difference Jacobian);
- * positive coefficients are fitted in log space and efficiencies in logit space. The
- * leave-one-out report refits without each result and predicts it.
+ * positive coefficients are fitted in log space and efficiencies in logit space.
+ *
+ * Same configuration, same figure: a result whose `reference.same_as` names another (the same
+ * platform file, the same demand model, the same published throughput; checked at load, and two
+ * such results without the key are an error) forms one group with it. Each figure of a group
+ * member is weighted w = 1/sqrt(members publishing that figure), so the group weighs as one
+ * result, and the group is left out together.
+ *
+ * The bottleneck term: the named bottleneck should be predicted, not fitted. Without the term
+ * the fit over every result names the CPU, not DRAM, on rome2021_sw_nps4 (published: memory
+ * bandwidth), so the term stays in the objective by default (app_refset_set_bottleneck_term,
+ * `ocasim fit --no-bottleneck-term` fits without it). A left-out result's bottleneck (LOO, LOPO)
+ * is always a prediction.
+ *
+ * Prediction: leave-one-out refits without each group and predicts it; leave-one-platform-out
+ * (LOPO) refits without every result on one platform (and that platform's STREAM figures) and
+ * predicts them. Both start from coeffs_prior().
+ *
+ * Identifiability (app_refset_identify): the Jacobian J of the weighted residuals of the published
+ * figures in fit space (central differences, IDENT_STEP; not the bottleneck term, a penalty that
+ * jumps where the named bottleneck flips), the covariance (J^T J)^-1 with the priors' rows (the
+ * tolerances read as one standard error), each coefficient's standard error (delta method into
+ * its own unit), the correlation matrix, the rows that move it (share of sum_i J_ij^2), and the
+ * standard error it would have without each platform's rows: a coefficient that the other
+ * platforms do not identify (standard error above half its prior's) rests on one platform and is
+ * flagged.
  * Quoted STREAM figures (published.yaml platforms) pin the DRAM efficiency.
  */
 #ifndef MODELS_APPLIANCE_FIT_H
@@ -33,9 +58,17 @@ typedef struct {
   gboolean gbps_ok, cpu_ok, kind_ok, ok; /* strict: 10 %, 10 points, expected bottleneck */
   gboolean within_ci;                    /* within the CI bound: 10 % / 10 points, or a documented deviation's own bound */
   gboolean known_deviation;
+  char *platform; /* platform_name of the result's platform file */
+  char *same_as;  /* reference.same_as (the first result of its group), NULL if none */
 } AppRefRow;
 
 typedef struct AppRefSet AppRefSet;
+
+/* Weak priors keep a coefficient that no result constrains (e.g. when its only witness is left
+ * out) at its starting value: one residual per coefficient, (x - x0) / APP_FIT_PRIOR_SIGMA in the
+ * fit space (ln or logit), i.e. a factor of e^2 away costs as much as one result off by 10 %
+ * (assumed). */
+#define APP_FIT_PRIOR_SIGMA 2.0
 
 /* Loads every *.yaml of dir that has a reference block. (transfer full) */
 AppRefSet *app_refset_load(const char *dir, GError **error);
@@ -45,11 +78,92 @@ int app_refset_size(const AppRefSet *s);
 /* Evaluates result i with coefficients c (NULL: each scenario's defaults). */
 gboolean app_refset_eval(AppRefSet *s, int i, const Coeffs *c, AppRefRow *row, GError **error);
 void app_ref_row_clear(AppRefRow *row);
-/* Fits the coefficients (in/out) leaving out result `skip` (-1: none). Returns chi^2 in *chisq. */
+/* Index of the first result of result i's group (reference.same_as), i itself when alone. */
+int app_refset_group(const AppRefSet *s, int i);
+/* Platform (platform_name) of result i; the distinct platforms, in the order of their first result. */
+const char *app_refset_platform(const AppRefSet *s, int i);
+int app_refset_n_platforms(const AppRefSet *s);
+const char *app_refset_platform_name(const AppRefSet *s, int k);
+/* Whether the objective holds the bottleneck term (default TRUE, see above). */
+void app_refset_set_bottleneck_term(AppRefSet *s, gboolean on);
+gboolean app_refset_bottleneck_term(const AppRefSet *s);
+/* Fits the coefficients (in/out) leaving out the group of result `skip` (-1: none). Returns chi^2
+ * in *chisq. Error (G_FILE_ERROR_FAILED): the GSL driver failed. */
 gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError **error);
-/* Writes the leave-one-out table: for each result, the prediction of the fit over all results
- * (coefficients `fitted`) and of a fit (from coeffs_prior) that left it out, with its error. */
-gboolean app_refset_loo_table(AppRefSet *s, const Coeffs *fitted, GString *out, GError **error);
+/* As app_refset_fit, leaving out every result on `platform` and its STREAM figures (NULL: none). */
+gboolean app_refset_fit_without_platform(AppRefSet *s, Coeffs *c, const char *platform, double *chisq, GError **error);
+
+/* Rounds each fitted coefficient of `fitted` to `digits` significant digits (to nearest: the
+ * text %.<digits>g reads back as the value) into *out. Error (G_FILE_ERROR_FAILED): a result
+ * cannot be evaluated, or the rounded set names another bottleneck (or co-bottleneck) on some
+ * result than `fitted` does: then more digits must be written. */
+gboolean app_refset_round_coeffs(AppRefSet *s, const Coeffs *fitted, int digits, Coeffs *out, GError **error);
+
+/* What the fit predicts: every result with the fitted coefficients, with the fit that left out
+ * its group (leave-one-out) and with the fit that left out its platform (LOPO). */
+typedef struct {
+  int n;               /* results */
+  Coeffs fitted;       /* the coefficients of in_fit */
+  AppRefRow *in_fit;   /* [n] */
+  AppRefRow *loo;      /* [n], NULL when not run */
+  AppRefRow *lopo;     /* [n], NULL when not run */
+  int n_platforms;     /* as app_refset_n_platforms */
+  char **platforms;    /* [n_platforms] */
+  Coeffs *lopo_coeffs; /* [n_platforms] the fit without each platform, NULL when not run */
+  int *group;          /* [n] as app_refset_group */
+} AppFitReport;
+
+/* Evaluates every result with `fitted` and, when asked, refits (from coeffs_prior) without each
+ * group (loo) and without each platform (lopo). (transfer full) Error: a refit failed. */
+AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, gboolean loo, gboolean lopo, GError **error);
+void app_fit_report_free(AppFitReport *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppFitReport, app_fit_report_free)
+/* The leave-one-out table: in-fit, left-out and published Gb/s, error, CPU error, whether the
+ * left-out prediction names the published bottleneck (needs loo). */
+void app_fit_report_loo_table(const AppFitReport *r, GString *out);
+/* The LOPO table: platform, in-fit, LOPO and published Gb/s, error, CPU error, the LOPO
+ * bottleneck and whether its kind is the published one (needs lopo). */
+void app_fit_report_lopo_table(const AppFitReport *r, GString *out);
+/* The coefficients of each LOPO fit next to the fit over every result (needs lopo). */
+void app_fit_report_lopo_coeffs_table(const AppFitReport *r, GString *out);
+/* Median and worst throughput error (%), CPU error (points), rows within 10 / 20 % and
+ * bottlenecks as published, for in-fit and each prediction that was run, over the distinct
+ * results (a same_as result counts with the one it names). */
+void app_fit_report_summary(const AppFitReport *r, GString *out);
+
+/* The identifiability of the fitted coefficients at a point (see above). */
+typedef struct {
+  int n_rows;              /* data residuals: one per published figure of a result, per STREAM figure */
+  char **row_id;           /* [n_rows] result id, or "stream:<platform>:NPS<n>" */
+  char **row_platform;     /* [n_rows] */
+  const char **row_figure; /* [n_rows] gbps, cpu_pct, fabric_util_pct, hot_port_gbps, cold_port_gbps, stream_GBps */
+  double *jac;             /* [n_rows][COEFFS_N_FITTED] d(weighted residual)/dx_j, x_j = ln or logit of coefficient j */
+  double value[COEFFS_N_FITTED];
+  double se[COEFFS_N_FITTED];   /* standard error in the coefficient's unit */
+  double se_x[COEFFS_N_FITTED]; /* the same in fit space (prior alone: APP_FIT_PRIOR_SIGMA) */
+  double corr[COEFFS_N_FITTED][COEFFS_N_FITTED];
+  int n_platforms;
+  char **platforms;                     /* [n_platforms] */
+  double *se_x_without;                 /* [n_platforms][COEFFS_N_FITTED] se_x without that platform's rows */
+  gboolean identified[COEFFS_N_FITTED]; /* se_x <= IDENT_SE_RATIO * APP_FIT_PRIOR_SIGMA (appliance_fit.c) */
+  int rests_on[COEFFS_N_FITTED];        /* a platform without whose rows it is not identified, -1: none */
+} AppFitIdent;
+
+/* Computes the identifiability of the coefficients c over every result of s (the objective of
+ * app_refset_fit: weights, priors, bottleneck term as set). (transfer full) Error: a result
+ * cannot be evaluated, or J^T J is singular. */
+AppFitIdent *app_refset_identify(AppRefSet *s, const Coeffs *c, GError **error);
+void app_fit_ident_free(AppFitIdent *id);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppFitIdent, app_fit_ident_free)
+/* Share of coefficient j's information sum_i J_ij^2 that rows of result (or STREAM) `row_id` carry. */
+double app_fit_ident_share(const AppFitIdent *id, int j, const char *row_id);
+/* The identifiability report: coefficient, value, standard error, the rows that move it, the
+ * standard error without each platform and the flag; the Jacobian; the correlation matrix. */
+void app_fit_ident_table(const AppFitIdent *id, GString *out);
+/* The fit as JSON (build/fit/fit.json): objective, coefficients[] (name, value, stderr,
+ * identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform, published / in-fit /
+ * LOO / LOPO throughput, CPU % and bottleneck) and the summary; a prediction not run is null. */
+void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *id, double chisq, GString *out);
 /* Runs every result through the discrete-event model (models/appliance_des.h, the scenario's
  * duration and seed) and writes bound vs DES vs published; returns the number of results whose
  * DES throughput is more than 10 % from the published one (known deviations excluded). */

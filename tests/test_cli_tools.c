@@ -8,6 +8,7 @@
 #include <check.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -230,17 +231,56 @@ END_TEST
 
 START_TEST(test_fit_writes_the_data_file)
 {
-  /* the fit (without the leave-one-out refits) writes a data file of the committed form
-   * whose values are the committed ones within the 1 % test_defaults_are_the_fit allows */
+  /* the fit (without the leave-one-out and leave-one-platform-out refits) writes a data file of
+   * the committed form whose values are the committed ones within the 1 % test_defaults_are_the_fit
+   * allows, and the JSON report: every coefficient with its standard error and the rows that
+   * identify it, every result with its published and in-fit figures (the refits not run: null) */
   g_autofree char *dir = g_dir_make_tmp("ocasim-fit-XXXXXX", NULL);
   ck_assert(dir);
-  g_autofree char *path = g_build_filename(dir, "coeffs.def", NULL);
-  const char *args[] = { "fit", "--no-loo", "--write", path, NULL };
+  g_autofree char *path = g_build_filename(dir, "coeffs.def", NULL), *jpath = g_build_filename(dir, "fit.json", NULL);
+  const char *args[] = { "fit", "--no-loo", "--no-lopo", "--write", path, "--json", jpath, NULL };
   g_autofree char *out = NULL, *err = NULL;
   ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
   ck_assert_msg(g_str_has_prefix(out, "Shared coefficients fitted over "), "%s", out);
   ck_assert_msg(strstr(out, path) && strstr(out, "\nReference table with the fitted coefficients"), "%s", out);
+  ck_assert_msg(strstr(out, "\nIdentifiability of the fitted coefficients") && strstr(out, "\nCorrelation matrix"), "%s", out);
+  ck_assert_msg(strstr(out, "\n| in-fit                 |      16 |"), "%s", out);
   ck_assert_ptr_null(strstr(out, "Leave-one-out"));
+  ck_assert_ptr_null(strstr(out, "Leave-one-platform-out"));
+  g_autoptr(JsonParser) jp = json_parser_new();
+  ck_assert(json_parser_load_from_file(jp, jpath, NULL));
+  JsonObject *root = json_node_get_object(json_parser_get_root(jp));
+  JsonArray *coefs = json_object_get_array_member(root, "coefficients"), *rows = json_object_get_array_member(root, "rows");
+  ck_assert_int_eq(json_array_get_length(coefs), COEFFS_N_FITTED);
+  for (guint i = 0; i < COEFFS_N_FITTED; i++) {
+    JsonObject *o = json_array_get_object_element(coefs, i);
+    ck_assert_str_eq(json_object_get_string_member(o, "name"), coeffs_fitted_name((int)i));
+    ck_assert(json_object_get_double_member(o, "stderr") > 0);
+    ck_assert(json_object_get_double_member(o, "value") > 0);
+    ck_assert(JSON_NODE_HOLDS_ARRAY(json_object_get_member(o, "identified_by")));
+  }
+  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", NULL);
+  ck_assert_int_eq(json_array_get_length(rows), app_refset_size(s));
+  const char *keys[] = { "id",
+                         "platform",
+                         "published_gbps",
+                         "in_fit_gbps",
+                         "loo_gbps",
+                         "lopo_gbps",
+                         "published_bottleneck",
+                         "in_fit_bottleneck",
+                         "lopo_bottleneck",
+                         "published_cpu_pct",
+                         "in_fit_cpu_pct",
+                         "loo_cpu_pct",
+                         "lopo_cpu_pct" };
+  for (guint i = 0; i < json_array_get_length(rows); i++) {
+    JsonObject *o = json_array_get_object_element(rows, i);
+    for (guint k = 0; k < G_N_ELEMENTS(keys); k++) ck_assert_msg(json_object_has_member(o, keys[k]), "%s", keys[k]);
+    ck_assert(json_object_get_null_member(o, "lopo_gbps"));
+    ck_assert(json_object_get_double_member(o, "in_fit_gbps") > 0);
+  }
+  g_unlink(jpath);
   g_autofree char *written = NULL, *committed = NULL;
   ck_assert(g_file_get_contents(path, &written, NULL, NULL));
   ck_assert(g_file_get_contents(COEFFS_DEF, &committed, NULL, NULL));
@@ -254,9 +294,9 @@ START_TEST(test_fit_writes_the_data_file)
     ck_assert_str_eq(a->name, b->name);
     ck_assert_str_eq(a->rest, b->rest);
     ck_assert_msg(fabs(a->value / b->value - 1) < 0.01, "%s: fit %.17g, committed %.17g", a->name, a->value, b->value);
-    /* rounded to 4 significant digits */
+    /* rounded to 8 significant digits (FIT_DIGITS in cli/cmd_fit.c) */
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    ck_assert(g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, "%.4g", a->value), NULL) == a->value);
+    ck_assert(g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, "%.8g", a->value), NULL) == a->value);
   }
   g_unlink(path);
   g_rmdir(dir);
