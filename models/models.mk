@@ -17,5 +17,5 @@ fit: $(BIN)
 
 scenario-docs: $(BIN)
 	@./$(BIN) schema --update scenarios/README.md README.md && echo "scenarios/README.md, README.md: generated tables regenerated"
-	@for k in appliance platform queueing_network; do ./$(BIN) schema $$k --format json -o scenarios/schema/$$k.json || exit 1; done; \
+	@for k in appliance platform queueing_network sweep; do ./$(BIN) schema $$k --format json -o scenarios/schema/$$k.json || exit 1; done; \
 	  echo "scenarios/schema/*.json: JSON Schemas regenerated"

@@ -92,6 +92,11 @@ static const SimConfField sweep_schema[] = {
 /* clang-format on */
 #undef F
 
+const SimConfField *sweep_conf_schema(void)
+{
+  return sweep_schema;
+}
+
 /* The five id columns, then the varied keys, then the outputs of the mode, then the error. */
 static const SweepColumn id_columns[] = {
   { "point", SWEEP_COL_INT, "", "index of the point, 0-based, in the order of the sweep file's axes" },

@@ -47,6 +47,7 @@
 
 #include <glib.h>
 #include "models/app_enum.h"
+#include "sim/conf.h"
 
 #define SWEEP_MODE_MAP(X) X(SWEEP_BOUND, "bound") X(SWEEP_RUN, "run") X(SWEEP_CAPACITY, "capacity")
 typedef enum { SWEEP_MODE_MAP(APP_ENUM_ID) SWEEP_MODE_COUNT } SweepMode;
@@ -78,6 +79,11 @@ typedef struct {
 } SweepRow;
 
 typedef struct SweepSpec SweepSpec;
+
+/* The binding schema of a sweep file's top level (kind, scenario, mode, replications, seed,
+ *  set, vary), for documentation and JSON Schema (`ocasim schema sweep`): set and vary are NODE
+ *  fields, read by sweep_load() itself.  Returns: a static SIM_CONF_END-terminated table. */
+const SimConfField *sweep_conf_schema(void);
 
 /* Loads the sweep file @path: reads the base scenario it names (with its platform), applies the
  *  file's `set:`, then @sets ("key.path=value" from the command line, may be NULL), then checks

@@ -68,7 +68,7 @@ _ocasim()
     run | check | bound | capacity)
       mapfile -t COMPREPLY < <(compgen -f -X '!*.yaml' -- "$cur"; compgen -d -- "$cur")
       ;;
-    schema) mapfile -t COMPREPLY < <(compgen -W "appliance platform queueing_network" -- "$cur") ;;
+    schema) mapfile -t COMPREPLY < <(compgen -W "appliance platform queueing_network sweep" -- "$cur") ;;
     reference | fit) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
   esac
 }

@@ -1,12 +1,12 @@
 /* tests/test_schema.c — the JSON Schemas of scenario files (sim/conf_schema.h, `ocasim schema
  * KIND --format json`), as an editor uses them:
  *  - the committed scenarios/schema/KIND.json are what the build generates (make scenario-docs);
- *  - every scenario and platform file starts with its yaml-language-server modeline, and
- *    validates against the schema it names (python3-jsonschema, tests/schema_check.py);
+ *  - every scenario, platform and sweep file (sweeps/) starts with its yaml-language-server
+ *    modeline, and validates against the schema it names (python3-jsonschema, tests/schema_check.py);
  *  - bad files of many kinds (type, range, exclusive range, enum, unknown key, unit pattern,
  *    unit of the wrong kind, missing required key, empty list, kind) are rejected by the loader
  *    (ocasim check, exit 2, at the key it names) and by the schema at the same key;
- *  - --keys lists the --set paths, and sweep has no schema.
+ *  - --keys lists the --set paths (not for sweep, whose --set addresses its scenario).
  * Without python3 and its jsonschema and yaml modules the validation is skipped with a
  * message, unless OCASIM_REQUIRE_JSONSCHEMA is set (CI sets it). */
 #include <check.h>
@@ -18,7 +18,7 @@
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
 
-static const char *const KINDS[] = { "appliance", "platform", "queueing_network" };
+static const char *const KINDS[] = { "appliance", "platform", "queueing_network", "sweep" };
 
 /* A bad file, the schema it is checked with, and the key path where both reject it. */
 typedef struct {
@@ -85,20 +85,25 @@ START_TEST(test_committed_schemas_are_current)
     ck_assert(strstr(out, "\"$schema\" : \"https://json-schema.org/draft/2020-12/schema\""));
     ck_assert(strstr(out, "\"additionalProperties\" : false"));
   }
-  /* the same file through -o, and sweep, which has no file kind yet */
+  /* the sweep schema names its kind; a sweep file has no --set keys */
   const char *sweep[] = { "schema", "sweep", "--format", "json", NULL };
-  g_autofree char *so = NULL, *se = NULL;
-  ck_assert_int_eq(test_run_ocasim(sweep, &so, &se), 2);
-  ck_assert_msg(strstr(se, "there is no sweep file yet"), "%s", se);
+  const char *sweep_keys[] = { "schema", "sweep", "--keys", NULL };
+  g_autofree char *so = NULL, *se = NULL, *ko = NULL, *ke = NULL;
+  ck_assert_int_eq(test_run_ocasim(sweep, &so, &se), 0);
+  ck_assert_msg(strstr(so, "\"title\" : \"ocasim sweep file\"") && strstr(so, "\"const\" : \"sweep\""), "%s", so);
+  ck_assert_int_eq(test_run_ocasim(sweep_keys, &ko, &ke), 2);
+  ck_assert_msg(strstr(ke, "a sweep file has no --set keys"), "%s", ke);
 }
 END_TEST
 
-/* Every scenario and platform file names its schema on its first line, relative to itself. */
+/* Every scenario, platform and sweep file names its schema on its first line, relative to itself. */
 START_TEST(test_modelines)
 {
   static const struct {
     const char *dir, *prefix;
-  } dirs[] = { { "scenarios", "" }, { "scenarios/reference", "../" }, { "scenarios/platforms", "../" } };
+  } dirs[] = {
+    { "scenarios", "" }, { "scenarios/reference", "../" }, { "scenarios/platforms", "../" }, { "sweeps", "../scenarios/" }
+  };
   int n = 0;
   for (size_t d = 0; d < G_N_ELEMENTS(dirs); d++) {
     g_autoptr(GDir) dir = g_dir_open(dirs[d].dir, 0, NULL);
@@ -108,7 +113,8 @@ START_TEST(test_modelines)
       if (!g_str_has_suffix(name, ".yaml")) continue;
       g_autofree char *path = g_build_filename(dirs[d].dir, name, NULL), *text = NULL;
       ck_assert(g_file_get_contents(path, &text, NULL, NULL));
-      const char *kind = strstr(dirs[d].dir, "platforms")           ? "platform"
+      const char *kind = !strcmp(dirs[d].dir, "sweeps")             ? "sweep"
+                         : strstr(dirs[d].dir, "platforms")         ? "platform"
                          : strstr(text, "\nkind: queueing_network") ? "queueing_network"
                                                                     : "appliance";
       g_autofree char *want = g_strdup_printf("# yaml-language-server: $schema=%sschema/%s.json\n", dirs[d].prefix, kind);
@@ -116,7 +122,7 @@ START_TEST(test_modelines)
       n++;
     }
   }
-  ck_assert_int_ge(n, 40);
+  ck_assert_int_ge(n, 46); /* 40 scenario and platform files, 6 sweep files */
 }
 END_TEST
 
@@ -162,7 +168,7 @@ START_TEST(test_repo_files_validate)
   if (!have_jsonschema()) return;
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(args, g_strdup("--good"));
-  static const char *const dirs[] = { "scenarios", "scenarios/reference", "scenarios/platforms" };
+  static const char *const dirs[] = { "scenarios", "scenarios/reference", "scenarios/platforms", "sweeps" };
   for (size_t d = 0; d < G_N_ELEMENTS(dirs); d++) {
     g_autoptr(GDir) dir = g_dir_open(dirs[d], 0, NULL);
     const char *name;
