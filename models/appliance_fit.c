@@ -537,17 +537,12 @@ gboolean app_refset_fit_without_platform(AppRefSet *s, Coeffs *c, const char *pl
 
 /* ---- rounding the written coefficients --------------------------------------------------------- */
 
-/* v rounded to `digits` significant digits: the nearest (dir 0), or its neighbour on the other
- * side of v (dir 1), as the double that the text reads back as. */
-static double round_sig(double v, int digits, int dir)
+/* v rounded to nearest at `digits` significant digits, as the double that the text reads back as. */
+static double round_sig(double v, int digits)
 {
   char fmt[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
   g_snprintf(fmt, sizeof fmt, "%%.%dg", digits);
-  double near = g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, fmt, v), NULL);
-  if (dir == 0 || near == v) return near;
-  double ulp = pow(10, floor(log10(fabs(near))) - (digits - 1));
-  double other = near + (v > near ? ulp : -ulp);
-  return g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, fmt, other), NULL);
+  return g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, fmt, v), NULL);
 }
 
 /* The named bottleneck (and co-bottleneck) of every result under c, "|"-joined. (transfer full) */
@@ -569,7 +564,7 @@ static char *named_bottlenecks(AppRefSet *s, const Coeffs *c, GError **error)
 gboolean app_refset_round_coeffs(AppRefSet *s, const Coeffs *fitted, int digits, Coeffs *out, GError **error)
 {
   Coeffs f = *fitted, r = *fitted;
-  for (int j = 0; j < COEFFS_N_FITTED; j++) *coeffs_fitted_ptr(&r, j) = round_sig(*coeffs_fitted_ptr(&f, j), digits, 0);
+  for (int j = 0; j < COEFFS_N_FITTED; j++) *coeffs_fitted_ptr(&r, j) = round_sig(*coeffs_fitted_ptr(&f, j), digits);
   g_autofree char *want = named_bottlenecks(s, &f, error);
   if (!want) return FALSE;
   g_autofree char *got = named_bottlenecks(s, &r, error);
