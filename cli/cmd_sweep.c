@@ -65,18 +65,6 @@ typedef struct {
 /* ------------------------------------------------------------------------------------------ */
 /* Progress                                                                                   */
 
-static void eta_text(char *buf, size_t n, double s)
-{
-  if (!isfinite(s))
-    g_strlcpy(buf, "?", n);
-  else if (s < 120)
-    g_snprintf(buf, n, "%.0f s", s);
-  else if (s < 7200)
-    g_snprintf(buf, n, "%.0f min", s / 60);
-  else
-    g_snprintf(buf, n, "%.1f h", s / 3600);
-}
-
 /* Shows @done of the runs, at most every PROGRESS_TTY_US on a terminal (one line rewritten)
  * or every PROGRESS_PLAIN_US off one (a line each); nothing with --quiet. */
 static void progress_show(Progress *p, guint done)
@@ -87,7 +75,7 @@ static void progress_show(Progress *p, guint done)
   p->last = now;
   double dt = (now - p->t0) / 1e6, rate = dt > 0 ? (done - p->base) / dt : 0;
   char eta[32];
-  eta_text(eta, sizeof eta, rate > 0 ? (p->total - done) / rate : INFINITY);
+  cli_duration_text(eta, sizeof eta, rate > 0 ? (p->total - done) / rate : -1);
   fprintf(stderr, "%ssweep: %u/%u runs (%.0f %%), %.0f runs/s, ETA %s%s", p->tty ? "\r" : "", done, p->total,
           100.0 * done / p->total, rate, eta, p->tty ? "   " : "\n");
   fflush(stderr);

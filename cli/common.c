@@ -203,7 +203,7 @@ CliProgress *cli_progress_start(const CliCommon *c, const char *what, const char
   return p;
 }
 
-static void duration_text(char *buf, size_t n, double s)
+void cli_duration_text(char *buf, size_t n, double s)
 {
   if (!(s >= 0) || s > 1e7)
     g_snprintf(buf, n, "?");
@@ -228,7 +228,7 @@ void cli_progress_update(double done, double total, void *ctx)
   double wall = (double)(now - p->t0) / G_USEC_PER_SEC;
   double rate = wall > 0 ? done / wall : 0;
   char eta[32];
-  duration_text(eta, sizeof eta, rate > 0 ? (total - done) / rate : -1);
+  cli_duration_text(eta, sizeof eta, rate > 0 ? (total - done) / rate : -1);
   int digits = total >= 100 || total == (double)(gint64)total ? 0 : total >= 1 ? 1 : 3;
   g_autofree char *line = g_strdup_printf("%s: %.*f of %.*f %s (%.0f %%), %.3g %s/s, ETA %s", p->what, digits, done, digits,
                                           total, p->unit, 100 * done / total, rate, p->unit, last ? "0 s" : eta);

@@ -73,6 +73,10 @@ int cli_write(const CliCommon *c, GString *text, const char *format);
 /* The trace filter of --log and OCASIM_LOG (NULL when neither is given). (transfer full) */
 SimTrace *cli_trace(const CliCommon *c);
 
+/* Writes @s seconds as a time left ("45 s", "3 min 05 s", "2 h 10 min"; "?" when negative, not a
+ *  number or beyond 1e7 s) into @buf of @n bytes, for progress lines. */
+void cli_duration_text(char *buf, size_t n, double s);
+
 /* A progress line for one long computation. */
 typedef struct CliProgress CliProgress;
 
