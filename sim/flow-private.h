@@ -161,9 +161,6 @@
 #define REBASE_BYTES 1e12
 /* Idle groups kept for reuse before a purge (and at least 4 x active). */
 #define IDLE_GROUPS_MAX 4096
-/* Clocks (or clocks of one solve) beyond which commits do not look for
- * clocks to merge (the pairwise search is quadratic). */
-#define MERGE_CLOCKS_MAX 64
 
 /* ---- types ---------------------------------------------------------------- */
 
@@ -317,6 +314,8 @@ typedef struct {
   double tmp_load;     /* touched: its load after the solve (an upper bound) */
   double W0, F0;       /* set by the closure: weight of its users in the component, */
   uint32_t n_comp;     /* their number, and the fixed load of the others */
+  SimFlowClock *mrep;  /* commit: the clock this solve's clocks frozen on it merge into */
+  uint32_t mmark;      /* == net->sx.cepoch: mrep is set */
 } SimFlowResScratch;
 
 struct SimFlowResource {

@@ -20,6 +20,15 @@ static void bump_epoch(SimFlowNet *net)
   net->sx.epoch = 1;
 }
 
+/* A new clock epoch (marks of every clock, merge marks of every resource invalid). */
+static void bump_cepoch(SimFlowNet *net)
+{
+  if (++net->sx.cepoch != 0) return;
+  for (guint i = 0; i < net->clocks->len; i++) ((SimFlowClock *)g_ptr_array_index(net->clocks, i))->sx.mark = 0;
+  for (guint i = 0; i < net->resources->len; i++) ((SimFlowResource *)g_ptr_array_index(net->resources, i))->sx.mmark = 0;
+  net->sx.cepoch = 1;
+}
+
 void sim_flow__bump_tepoch(SimFlowNet *net)
 {
   if (++net->sx.tepoch != 0) return;
@@ -514,6 +523,47 @@ static bool fill_clocks(SimFlowNet *net, SimFlowComp *cs)
   return true;
 }
 
+/* May clock @c of this solve merge with another frozen on the same
+ * resource (by_groups: the group-level solve, where only clocks moved whole
+ * whose groups all froze on one resource qualify)? */
+static inline bool mergeable(const SimFlowClock *c, bool by_groups)
+{
+  if (!c->n_g || !c->sx.fb) return false;
+  return !by_groups || (c->sx.whole && c->sx.fb_same);
+}
+
+/* Merges the clocks ck[0..n) of this solve that froze on the same resource
+ * at the same rate, the smaller into the larger, in index order: each
+ * clock joins the first earlier one it can merge with.  Clocks that froze
+ * on one resource froze in one round of the filling, so at one rate: the
+ * resource keeps the clock the earlier ones merged into (sx.mrep, valid
+ * while sx.mmark equals the clock epoch), which makes this linear in n
+ * (a search of the earlier clocks is left only for a rate that differs,
+ * which the filling does not produce). */
+static void merge_clocks(SimFlowNet *net, SimFlowClock **ck, uint32_t n, bool by_groups)
+{
+  for (uint32_t k = 0; k < n; k++) {
+    SimFlowClock *a = ck[k];
+    if (!mergeable(a, by_groups)) continue;
+    SimFlowResource *r = a->sx.fb;
+    SimFlowClock *b = r->sx.mmark == net->sx.cepoch ? r->sx.mrep : NULL;
+    if (!b || !b->n_g) {
+      r->sx.mmark = net->sx.cepoch;
+      r->sx.mrep = a;
+      continue;
+    }
+    if (b->x != a->x) {
+      b = NULL;
+      for (uint32_t k2 = 0; k2 < k && !b; k2++)
+        if (ck[k2]->n_g && mergeable(ck[k2], by_groups) && ck[k2]->sx.fb == r && ck[k2]->x == a->x) b = ck[k2];
+      if (!b) continue;
+    }
+    SimFlowClock *from = a->n_g < b->n_g ? a : b, *to = from == a ? b : a;
+    while (from->n_g) sim_flow__group_move(net, from->gh[from->n_g - 1], to);
+    if (r->sx.mrep == from) r->sx.mrep = to;
+  }
+}
+
 /* Commits the clocks' new rates: one re-anchor per clock whose rate
  * changed; clocks frozen on the same resource at the same rate merge (the
  * smaller into the larger); then their next completion times. */
@@ -531,19 +581,7 @@ static void commit_clocks(SimFlowNet *net, const SimFlowComp *cs, sim_time_ns no
     }
     if (c->fresh) c->gh[0]->fresh = false;
   }
-  if (cs->nc <= MERGE_CLOCKS_MAX) {
-    for (uint32_t k = 1; k < cs->nc; k++) {
-      SimFlowClock *a = net->sx.tclk[k];
-      if (!a->n_g || !a->sx.fb) continue;
-      for (uint32_t k2 = 0; k2 < k; k2++) {
-        SimFlowClock *b = net->sx.tclk[k2];
-        if (!b->n_g || b->sx.fb != a->sx.fb || b->x != a->x) continue;
-        SimFlowClock *from = a->n_g < b->n_g ? a : b, *to = from == a ? b : a;
-        while (from->n_g) sim_flow__group_move(net, from->gh[from->n_g - 1], to);
-        break;
-      }
-    }
-  }
+  merge_clocks(net, net->sx.tclk, cs->nc, false);
   for (uint32_t k = 0; k < cs->nc; k++) {
     SimFlowClock *c = net->sx.tclk[k];
     c->sx.fb_same = true; /* the group-level solve may merge it with others of the same fb */
@@ -589,10 +627,7 @@ static int bound_clocks(SimFlowNet *net, SimFlowComp *cs)
 static bool solve_clocks(SimFlowNet *net)
 {
   bump_epoch(net);
-  if (++net->sx.cepoch == 0) {
-    for (guint i = 0; i < net->clocks->len; i++) ((SimFlowClock *)g_ptr_array_index(net->clocks, i))->sx.mark = 0;
-    net->sx.cepoch = 1;
-  }
+  bump_cepoch(net);
   net->sx.cr_unsat = 0;
   sim_time_ns now = now_ns(net);
   SimFlowComp cs = { 0 };
@@ -678,10 +713,7 @@ static bool solve_clocks(SimFlowNet *net)
  * other changed groups change clock.  Returns the clocks, in net->sx.tclk. */
 static uint32_t classify(SimFlowNet *net, const SimFlowComp *cs)
 {
-  if (++net->sx.cepoch == 0) {
-    for (guint i = 0; i < net->clocks->len; i++) ((SimFlowClock *)g_ptr_array_index(net->clocks, i))->sx.mark = 0;
-    net->sx.cepoch = 1;
-  }
+  bump_cepoch(net);
   uint32_t nk = 0;
   for (uint32_t i = 0; i < cs->nc; i++) {
     SimFlowGroup *g = net->sx.comp[i];
@@ -756,20 +788,7 @@ static void commit_rates(SimFlowNet *net, const SimFlowComp *cs, uint32_t nk, si
     SimFlowClock *t = clock_target(net, nk, &nn, g->x, g->sx.froze_by);
     sim_flow__clock_add_group(net, t, g, clock_V(t, now) - Vg);
   }
-  if (nk <= MERGE_CLOCKS_MAX) {
-    for (uint32_t k = 1; k < nk; k++) {
-      SimFlowClock *a = net->sx.tclk[k];
-      if (!a->sx.whole || !a->n_g) continue;
-      for (uint32_t k2 = 0; k2 < k; k2++) {
-        SimFlowClock *b = net->sx.tclk[k2];
-        if (!b->sx.whole || !b->n_g || b->x != a->x || !a->sx.fb_same || !b->sx.fb_same || a->sx.fb != b->sx.fb || !a->sx.fb)
-          continue;
-        SimFlowClock *from = a->n_g < b->n_g ? a : b, *to = from == a ? b : a;
-        while (from->n_g) sim_flow__group_move(net, from->gh[from->n_g - 1], to);
-        break;
-      }
-    }
-  }
+  merge_clocks(net, net->sx.tclk, nk, true);
   for (uint32_t k = 0; k < nk + nn; k++) {
     SimFlowClock *c = k < nk ? net->sx.tclk[k] : net->sx.tnew[k - nk];
     c->fresh = false;

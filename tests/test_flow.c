@@ -791,7 +791,9 @@ END_TEST
  * as in sim/fluid.c) and random one-off vectors; both must give every
  * flow the same rate at every probe, complete the same flows at the same
  * ns (+-1 ns for float rounding) and serve the same units. */
-enum { DF_RES = 10, DF_CLASSES = 12, DF_FLOWS = 4000, DF_MAXU = 5 };
+enum { DF_RES = 10, DF_CLASSES = 12, DF_FLOWS = 4000, DF_MAXU = 5, DF_BIG = 160 };
+/* Variant 5 (the big component): DF_BIG classes on one shared resource. */
+enum { DF_RES_MAX = DF_BIG + 1, DF_CLASSES_MAX = DF_BIG };
 
 typedef struct dfnet dfnet;
 typedef struct {
@@ -805,12 +807,13 @@ struct dfnet {
   SimEngine *eng;
   SimFlowNet *net;
   ref_flow_net *ref;
-  SimFlowResource *res[DF_RES];
-  ref_flow_resource *rres[DF_RES];
-  SimFlowUse cu[DF_CLASSES][DF_MAXU];
-  ref_flow_use rcu[DF_CLASSES][DF_MAXU];
-  int cn[DF_CLASSES];
-  double ccap[DF_CLASSES];
+  int nres, ncls; /* resources and classes in use */
+  SimFlowResource *res[DF_RES_MAX];
+  ref_flow_resource *rres[DF_RES_MAX];
+  SimFlowUse cu[DF_CLASSES_MAX][DF_MAXU];
+  ref_flow_use rcu[DF_CLASSES_MAX][DF_MAXU];
+  int cn[DF_CLASSES_MAX];
+  double ccap[DF_CLASSES_MAX];
   gsl_rng *rng;
   dflow *fl;
   int started, probes, rate_diffs, max_groups, variant;
@@ -846,7 +849,7 @@ static void df_arrive(SimEngine *eng, SimEvent *ev, void *ctx)
   if (gsl_rng_uniform_int(d->rng, 5) == 0) { /* a one-off vector */
     n = 1 + (int)gsl_rng_uniform_int(d->rng, DF_MAXU);
     for (int k = 0; k < n; k++) {
-      int r = (int)gsl_rng_uniform_int(d->rng, DF_RES);
+      int r = (int)gsl_rng_uniform_int(d->rng, (unsigned long)d->nres);
       double w = 0.5 + 2 * gsl_rng_uniform(d->rng);
       u[k] = (SimFlowUse){ d->res[r], w };
       ru[k] = (ref_flow_use){ d->rres[r], w };
@@ -854,7 +857,7 @@ static void df_arrive(SimEngine *eng, SimEvent *ev, void *ctx)
     cap = gsl_rng_uniform_int(d->rng, 3) == 0 ? 10 + 100 * gsl_rng_uniform(d->rng) : SIM_FLOW_UNCAPPED;
     if (d->variant >= 3) cap = SIM_FLOW_UNCAPPED;
   } else {
-    int c = (int)gsl_rng_uniform_int(d->rng, DF_CLASSES);
+    int c = (int)gsl_rng_uniform_int(d->rng, (unsigned long)d->ncls);
     n = d->cn[c];
     memcpy(u, d->cu[c], sizeof u);
     memcpy(ru, d->rcu[c], sizeof ru);
@@ -872,7 +875,7 @@ static void df_arrive(SimEngine *eng, SimEvent *ev, void *ctx)
     }
   }
   if ((d->variant == 1 || d->variant == 4) && gsl_rng_uniform_int(d->rng, 50) == 0) { /* capacity changes */
-    int r = (int)gsl_rng_uniform_int(d->rng, DF_RES);
+    int r = (int)gsl_rng_uniform_int(d->rng, (unsigned long)d->nres);
     double c = 100 + 900 * gsl_rng_uniform(d->rng);
     sim_flow_resource_set_capacity(d->net, d->res[r], c);
     ref_flow_resource_set_capacity(d->ref, d->rres[r], c);
@@ -892,7 +895,7 @@ static void df_probe(SimEngine *eng, SimEvent *ev, void *ctx)
     if (rel > d->max_rel) d->max_rel = rel;
     if (rel > 1e-9) d->rate_diffs++;
   }
-  for (int r = 0; r < DF_RES; r++) {
+  for (int r = 0; r < d->nres; r++) {
     double a = sim_flow_resource_load(d->net, d->res[r]), b = ref_flow_resource_load(d->ref, d->rres[r]);
     if (fabs(a - b) > 1e-9 * sim_flow_resource_capacity(d->res[r])) d->rate_diffs++;
   }
@@ -963,9 +966,64 @@ START_TEST(test_bounded_resource_proof_invalidated)
 }
 END_TEST
 
+/* Variants 0-4: DF_RES resources of random capacities, DF_CLASSES classes
+ * of up to DF_MAXU random uses (some of zero cost), a third of them capped
+ * (none in variants 3 and 4). */
+static void random_classes(dfnet *d)
+{
+  for (int r = 0; r < DF_RES; r++) {
+    double c = 100 + 900 * gsl_rng_uniform(d->rng);
+    d->res[r] = sim_flow_net_add_resource(d->net, "r", c);
+    d->rres[r] = ref_flow_net_add_resource(d->ref, "r", c);
+  }
+  for (int c = 0; c < DF_CLASSES; c++) {
+    d->cn[c] = 1 + (int)gsl_rng_uniform_int(d->rng, DF_MAXU);
+    for (int k = 0; k < d->cn[c]; k++) {
+      int r = (int)gsl_rng_uniform_int(d->rng, DF_RES);
+      double w = gsl_rng_uniform_int(d->rng, 8) == 0 ? 0 : 0.5 + 3 * gsl_rng_uniform(d->rng);
+      d->cu[c][k] = (SimFlowUse){ d->res[r], w };
+      d->rcu[c][k] = (ref_flow_use){ d->rres[r], w };
+    }
+    if (d->cu[c][0].units_per_byte == 0) {
+      d->cu[c][0].units_per_byte = 1;
+      d->rcu[c][0].units_per_byte = 1;
+    }
+    d->ccap[c] = gsl_rng_uniform_int(d->rng, 3) == 0 ? 5 + 60 * gsl_rng_uniform(d->rng) : SIM_FLOW_UNCAPPED;
+    if (d->variant >= 3) d->ccap[c] = SIM_FLOW_UNCAPPED;
+  }
+}
+
+/* Variant 5, the shape of a big appliance where one resource every request
+ * uses saturates (DRAM of a node on the 64-drive x 64-port box): DF_BIG
+ * classes, uncapped, each on the shared resource S (0.5-3.5 units/byte)
+ * and its own resource (5-200 B/s, so that some saturate below S's level
+ * and their groups split off).  Every solve is one component of up to
+ * DF_BIG groups, each started in a clock of its own, so the commit merges
+ * more than 64 clocks at once (about 2000 of the solves; up to 96 clocks,
+ * 219 when the commit did not merge beyond 64). */
+static void big_component_classes(dfnet *d)
+{
+  d->nres = DF_BIG + 1;
+  d->ncls = DF_BIG;
+  d->res[0] = sim_flow_net_add_resource(d->net, "S", 1000);
+  d->rres[0] = ref_flow_net_add_resource(d->ref, "S", 1000);
+  for (int c = 0; c < DF_BIG; c++) {
+    double cap = 5 + 195 * gsl_rng_uniform(d->rng), w = 0.5 + 3 * gsl_rng_uniform(d->rng);
+    d->res[c + 1] = sim_flow_net_add_resource(d->net, "p", cap);
+    d->rres[c + 1] = ref_flow_net_add_resource(d->ref, "p", cap);
+    d->cn[c] = 2;
+    d->cu[c][0] = (SimFlowUse){ d->res[0], w };
+    d->rcu[c][0] = (ref_flow_use){ d->rres[0], w };
+    d->cu[c][1] = (SimFlowUse){ d->res[c + 1], 1 };
+    d->rcu[c][1] = (ref_flow_use){ d->rres[c + 1], 1 };
+    d->ccap[c] = SIM_FLOW_UNCAPPED;
+  }
+}
+
 /* Variant 0: classes and one-offs; 1: with capacity changes; 2: heavier
  * load (more flows per group); 3 and 4: as 0 and 1 without caps, so that
- * the net solves by clocks (sim/flow.c) rather than group by group. */
+ * the net solves by clocks (sim/flow.c) rather than group by group; 5: one
+ * big component (big_component_classes), uncapped but for one-offs. */
 START_TEST(test_groups_match_per_flow_solver)
 {
   dfnet d = { 0 };
@@ -975,25 +1033,12 @@ START_TEST(test_groups_match_per_flow_solver)
   d.ref = ref_flow_net_new(d.eng);
   d.rng = sim_rng_new(99 + (uint64_t)_i, "flow-differential");
   d.fl = g_new0(dflow, DF_FLOWS);
-  for (int r = 0; r < DF_RES; r++) {
-    double c = 100 + 900 * gsl_rng_uniform(d.rng);
-    d.res[r] = sim_flow_net_add_resource(d.net, "r", c);
-    d.rres[r] = ref_flow_net_add_resource(d.ref, "r", c);
-  }
-  for (int c = 0; c < DF_CLASSES; c++) {
-    d.cn[c] = 1 + (int)gsl_rng_uniform_int(d.rng, DF_MAXU);
-    for (int k = 0; k < d.cn[c]; k++) {
-      int r = (int)gsl_rng_uniform_int(d.rng, DF_RES);
-      double w = gsl_rng_uniform_int(d.rng, 8) == 0 ? 0 : 0.5 + 3 * gsl_rng_uniform(d.rng);
-      d.cu[c][k] = (SimFlowUse){ d.res[r], w };
-      d.rcu[c][k] = (ref_flow_use){ d.rres[r], w };
-    }
-    if (d.cu[c][0].units_per_byte == 0) {
-      d.cu[c][0].units_per_byte = 1;
-      d.rcu[c][0].units_per_byte = 1;
-    }
-    d.ccap[c] = gsl_rng_uniform_int(d.rng, 3) == 0 ? 5 + 60 * gsl_rng_uniform(d.rng) : SIM_FLOW_UNCAPPED;
-    if (d.variant >= 3) d.ccap[c] = SIM_FLOW_UNCAPPED;
+  d.nres = DF_RES;
+  d.ncls = DF_CLASSES;
+  if (d.variant == 5) {
+    big_component_classes(&d);
+  } else {
+    random_classes(&d);
   }
   sim_event_init(&d.arrive, df_arrive, &d);
   sim_event_init(&d.probe, df_probe, &d);
@@ -1022,7 +1067,7 @@ START_TEST(test_groups_match_per_flow_solver)
   ck_assert_double_eq_tol(a.units, b.units, 1e-9 * b.units);
   ck_assert_double_eq_tol(a.flows_area_s, b.flows_area_s, 1e-9 * b.flows_area_s);
   ck_assert_double_eq_tol(a.response_sum_s, b.response_sum_s, 1e-9 * b.response_sum_s);
-  for (int r = 0; r < DF_RES; r++) {
+  for (int r = 0; r < d.nres; r++) {
     sim_flow_resource_stats(d.net, d.res[r], &a);
     ref_flow_resource_stats(d.ref, d.rres[r], (ref_flow_stats *)&b);
     ck_assert_uint_eq(a.completed, b.completed);
@@ -1058,7 +1103,7 @@ int main(void)
   tcase_add_test(tc, test_group_order_unequal_sizes);
   tcase_add_test(tc, test_paths);
   tcase_add_test(tc, test_bounded_resource_proof_invalidated);
-  tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 5);
+  tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 6);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }
