@@ -10,8 +10,8 @@
 #        --bimodal or --ties; bench/hold.h).
 #
 # bench-calendar: hold-model rate of sim/calendar.c next to ns-3's schedulers
-# (bench/README.md).  bench-models: wall seconds per simulated second and peak
-# RSS of `ocasim run` on the 400G and 800G appliance scenarios.  Everything is
+# (bench/README.md).  bench-models: simulated seconds per wall and per CPU
+# second and peak RSS of `ocasim run` on the appliance scenarios (below).  Everything is
 # built here with release flags (-O2, never the sanitizers, whatever SANITIZE
 # says) into build/bench/ (bench-models links the release library).
 # bench-qnet-ps: wall seconds of `ocasim run` (release build) on the overloaded
@@ -88,13 +88,21 @@ bench-calendar: $(BENCH_CAL_BINS)
 
 # bench-models: the discrete-event appliance model (appliance_des_run, as
 # `ocasim run FILE --duration D --warmup W` calls it) on the 400G and 800G
-# scenarios.  One process per scenario, so peak RSS is that scenario's.
-# Knobs: BENCH_MODEL_DURATION (simulated seconds, warm-up included),
-# BENCH_MODEL_WARMUP.  Report only: never fails on timing.
+# scenarios and the big cases of issue 18: the 800G what-if (DLWM off,
+# network-centric: ports and drives saturate together), the 64-drive x
+# 64-port box (bench/milan-64x64.yaml) and the 400G box at 4 KiB requests
+# (~12 M requests per simulated second, so a short run).  One process per
+# scenario, so peak RSS is that scenario's.  A row is
+# NAME|FILE|DURATION|WARMUP|KEY=VALUE (the last may be empty).
+# Knobs: BENCH_MODEL_DURATION (simulated seconds, warm-up included, of the
+# 2 MiB rows), BENCH_MODEL_WARMUP.  Report only: never fails on timing.
 BENCH_MODEL_DURATION ?= 2 s
 BENCH_MODEL_WARMUP   ?= 0.1 s
-BENCH_MODEL_SCENARIOS := 400G=scenarios/rome-400g-nic-ktls.yaml \
-                         800G=scenarios/reference/milan2022_strict_disk_silo.yaml
+BENCH_MODEL_ROWS := "400G|scenarios/rome-400g-nic-ktls.yaml|$(BENCH_MODEL_DURATION)|$(BENCH_MODEL_WARMUP)|" \
+                    "800G|scenarios/reference/milan2022_strict_disk_silo.yaml|$(BENCH_MODEL_DURATION)|$(BENCH_MODEL_WARMUP)|" \
+                    "800G-wi|scenarios/milan-800g-dlwm-off-network-centric.yaml|$(BENCH_MODEL_DURATION)|$(BENCH_MODEL_WARMUP)|" \
+                    "64x64|bench/milan-64x64.yaml|1 s|0.1 s|" \
+                    "400G-4K|scenarios/rome-400g-nic-ktls.yaml|0.02 s|0.002 s|workload.request_size=4 KiB"
 BENCH_MODEL_PKGS := glib-2.0 gsl yaml-0.1 openssl json-glib-1.0
 
 build/release/libocasim.a.bench-stamp: FORCE_BENCH_LIB
@@ -110,11 +118,11 @@ $(BENCH_DIR)/bench_models: bench/bench_models.c build/release/libocasim.a.bench-
 
 bench-models: $(BENCH_DIR)/bench_models
 	@out=$(BENCH_DIR)/models.out; : > $$out; \
-	echo "bench-models: ocasim run, $(BENCH_MODEL_DURATION) simulated (warm-up $(BENCH_MODEL_WARMUP)), one process per scenario"; \
-	for sc in $(BENCH_MODEL_SCENARIOS); do \
-	  name=$${sc%%=*}; file=$${sc#*=}; \
-	  $(BENCH_DIR)/bench_models $$name $$file "$(BENCH_MODEL_DURATION)" "$(BENCH_MODEL_WARMUP)" >> $$out \
-	    || echo "NOTE bench_models $$name failed" >> $$out; \
+	echo "bench-models: ocasim run, one process per scenario (800G-wi: 800G what-if, 64x64: bench/milan-64x64.yaml, 400G-4K: 4 KiB requests)"; \
+	for row in $(BENCH_MODEL_ROWS); do \
+	  IFS='|'; set -- $$row; unset IFS; \
+	  $(BENCH_DIR)/bench_models "$$1" "$$2" "$$3" "$$4" $${5:+"$$5"} >> $$out \
+	    || echo "NOTE bench_models $$1 failed" >> $$out; \
 	done; \
 	awk -f bench/models_table.awk $$out
 

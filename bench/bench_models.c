@@ -7,10 +7,14 @@
  *     RESULT <name> sim_s=<s> wall_s=<s> cpu_s=<s> rss_mib=<MiB> events=<n> requests=<n>
  *            classes=<n> resources=<n> concurrency=<n>
  * where wall_s and cpu_s (user + system, getrusage) cover the run alone
- * (not the loading), sim_s is duration - warm-up, and rss_mib the peak
- * resident set of the whole process (getrusage ru_maxrss).
+ * (not the loading), sim_s is the simulated duration (warm-up included: the
+ * run simulates all of it), and rss_mib the peak resident set of the whole
+ * process (getrusage ru_maxrss; one process per scenario, so it is that
+ * scenario's).  Further KEY=VALUE arguments override scenario keys, as
+ * `ocasim run --set KEY=VALUE` does.
  *
- * Usage: bench_models NAME FILE DURATION WARMUP   e.g. 800G scen.yaml "2 s" "0.1 s"
+ * Usage: bench_models NAME FILE DURATION WARMUP [KEY=VALUE...]
+ *        e.g. 800G scen.yaml "2 s" "0.1 s" "workload.request_size=4 KiB"
  */
 #include <stdio.h>
 #include <time.h>
@@ -35,14 +39,17 @@ static double cpu_s(void)
 
 int main(int argc, char **argv)
 {
-  if (argc != 5) {
-    fprintf(stderr, "usage: %s NAME FILE DURATION WARMUP\n", argv[0]);
+  if (argc < 5) {
+    fprintf(stderr, "usage: %s NAME FILE DURATION WARMUP [KEY=VALUE...]\n", argv[0]);
     return 2;
   }
   gsl_set_error_handler_off();
   g_autofree char *dur = g_strdup_printf("duration=%s", argv[3]);
   g_autofree char *warm = g_strdup_printf("warmup=%s", argv[4]);
-  const char *sets[] = { dur, warm, NULL };
+  g_autofree const char **sets = g_new0(const char *, (gsize)argc - 2);
+  sets[0] = dur;
+  sets[1] = warm;
+  for (int i = 5; i < argc; i++) sets[i - 3] = argv[i];
   g_autofree Appliance *a = g_new0(Appliance, 1);
   AppScenarioInfo info = { 0 };
   g_autoptr(GError) err = NULL;
