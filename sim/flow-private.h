@@ -60,7 +60,8 @@
  *   move to a new clock at the same rate and anchor).  The component is
  *   closed over whole clocks (any closed set holding the changes gives the
  *   max-min allocation).  Clocks frozen on the same resource at the same
- *   rate merge (the smaller into the larger).  With capped groups the same
+ *   rate merge (the smaller into the larger; one linear pass, whatever the
+ *   number of clocks: merge_clocks).  With capped groups the same
  *   filling runs group by group (solve_groups); a clock whose groups all get
  *   the same new rate is still moved whole, the other groups move to a
  *   clock of their new rate.
