@@ -255,8 +255,10 @@ gboolean sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConf
  * sim_conf_load_with_include:
  * @path: scenario file
  * @include_key: top-level key naming a base file, e.g. "platform"
- * Loads @path; if its root map has @include_key (a path relative to @path's directory), loads
- * that file the same way (recursively, up to 8 levels, cycles are SIM_CONF_ERROR_INCLUDE) and
+ * Loads @path; if its root map has @include_key (a path relative to @path's directory, or found
+ * in the current directory), loads that file the same way (recursively, up to 8 levels, cycles
+ * are SIM_CONF_ERROR_INCLUDE; where it may lie: SimConfIncludePolicy, with the current directory
+ * as the search path) and
  * returns the base overlaid by the scenario (sim_conf_overlay). The @include_key pair itself
  * stays in the result (declare it in the schema, e.g. as a SIM_CONF_T_STRING). Every node
  * keeps the file it came from, so errors point into the right file.
@@ -266,8 +268,27 @@ SimConfDoc *sim_conf_load_with_include(const char *path, const char *include_key
 /* As sim_conf_load_with_include(), where a relative include that is not beside the including
  *  file is looked for, in order, as DIR/VALUE then DIR/BASENAME for each DIR of @search
  *  (NULL-terminated; NULL: nowhere else), e.g. the current directory and an installed data
- *  directory.  Not found anywhere: the error names the path beside the including file. */
+ *  directory.  Not found anywhere: the error names the path beside the including file.
+ *  The directories of @search are also where includes may lie (SimConfIncludePolicy). */
 SimConfDoc *sim_conf_load_with_include_search(const char *path, const char *include_key, const char *const *search,
+                                              GError **error);
+
+/*
+ * SimConfIncludePolicy:
+ * Where an include may come from. An included file must be named .yaml or .yml (the link
+ * target too), be a regular file, and its real path (links resolved) must lie in the directory
+ * of the file that includes it, in a directory of @search or @allow, or below one of them;
+ * anything else is SIM_CONF_ERROR_INCLUDE at the include's value. Values of included files are
+ * never echoed in error messages (only key names, truncated and escaped).
+ */
+typedef struct {
+  const char *const *search; /* NULL-terminated: looked in, in order, for an include not beside its file */
+  const char *const *allow;  /* NULL-terminated: further directories includes may come from (not searched) */
+  const char *allow_hint;    /* how the user allows another directory, for the message (e.g. "--allow-include DIR") */
+} SimConfIncludePolicy;
+
+/* As sim_conf_load_with_include() under @policy (NULL: only beside the including file). */
+SimConfDoc *sim_conf_load_with_include_policy(const char *path, const char *include_key, const SimConfIncludePolicy *policy,
                                               GError **error);
 
 /* ------------------------------------------------------------------------------------------ */
