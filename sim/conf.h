@@ -23,7 +23,12 @@
  * sim_conf_load_with_include(). All errors are in the SIM_CONF_ERROR domain.
  * No global state: documents are independent, so threads can load and bind at once
  * (a document itself is not locked).
- * Left out: YAML tags, merge keys (<<), multi-document streams, error recovery (first error wins).
+ * Explicit YAML tags (`!!str`, `!!binary`, `!foo`) are SIM_CONF_ERROR_TYPE at the tagged node: the
+ * schema types every value, and a tag would be silently ignored. A UTF-8 byte order mark at the
+ * start is skipped (positions count from the first character after it, YAML 1.2 §5.2).
+ * Key names quoted in messages are truncated to SIM_CONF_QUOTE_MAX characters with
+ * non-printables escaped; values of included files are never quoted.
+ * Left out: merge keys (<<), multi-document streams, error recovery (first error wins).
  */
 #ifndef SIM_CONF_H
 #define SIM_CONF_H
@@ -71,8 +76,10 @@ typedef enum { SIM_CONF_NODE_SCALAR, SIM_CONF_NODE_MAP, SIM_CONF_NODE_SEQ } SimC
 /*
  * sim_conf_load_file:
  * @path: YAML file; error messages use this path as written.
- * Parses one YAML document. An empty file gives an empty map root.
- * Errors: SIM_CONF_ERROR_IO, _SYNTAX (with the position libyaml reports), _DUPLICATE.
+ * Parses one YAML document. An empty file gives an empty map root; any other root that is not a
+ * map is SIM_CONF_ERROR_TYPE "expected a mapping at the top level" at its position.
+ * Errors: SIM_CONF_ERROR_IO (not a regular file, too large), _SYNTAX (with the position libyaml
+ * reports; a NUL byte with its line, column and byte offset), _DUPLICATE, _TYPE (a tag).
  * Returns: (transfer full): a new document, or NULL with @error set.
  */
 SimConfDoc *sim_conf_load_file(const char *path, GError **error);
@@ -277,7 +284,9 @@ SimConfDoc *sim_conf_load_with_include_search(const char *path, const char *incl
  * SimConfIncludePolicy:
  * Where an include may come from. An included file must be named .yaml or .yml (the link
  * target too), be a regular file, and its real path (links resolved) must lie in the directory
- * of the file that includes it, in a directory of @search or @allow, or below one of them;
+ * of the file that includes it or in the platforms/ directory beside that directory
+ * (scenarios/reference/x.yaml naming ../platforms/y.yaml), in a directory of @search or @allow,
+ * or below one of them;
  * anything else is SIM_CONF_ERROR_INCLUDE at the include's value. Values of included files are
  * never echoed in error messages (only key names, truncated and escaped).
  */
@@ -338,6 +347,7 @@ typedef struct SimConfField {
   const char *min, *max; /*< value bounds as text, NULL = unbounded (also applied
                                         to the elements of a LIST of scalars) */
   bool min_exclusive, max_exclusive;
+  bool zero_ok;                   /*< DOUBLE/INT/INT64: 0 is also accepted below .min ("0: none") */
   bool whole;                     /*< DOUBLE: a whole number of base units (read like INT64: "1.5 B"
                                        is an error), stored as a double for model arithmetic */
   size_t min_items, max_items;    /*< LIST/DICT: bounds on the element count, 0 = none */

@@ -217,6 +217,7 @@ static char *bound_text(SimUnitKind unit, const char *text, double b)
 static gboolean check_range(const SimConfField *f, SimUnitKind unit, double v, const SimConfNode *node, GError **error)
 {
   double b;
+  if (f->zero_ok && v == 0) return TRUE;
   if (f->min) {
     if (!schema_number(f, unit, "min", f->min, &b, error)) return FALSE;
     if (f->min_exclusive ? !(v > b) : !(v >= b)) {
@@ -599,6 +600,7 @@ static void md_rows(const SimConfField *schema, const char *prefix, GString *out
       md_escape(out, f->def);
     /* Range */
     g_string_append(out, " | ");
+    if (f->zero_ok) g_string_append(out, "0 or ");
     if (f->min && f->max)
       g_string_append_printf(out, "%s%s .. %s%s", f->min_exclusive ? "> " : "", f->min, f->max_exclusive ? "< " : "", f->max);
     else if (f->min)
