@@ -1118,9 +1118,10 @@ static gboolean under_dir(const char *real, const char *dir)
 }
 
 /* An include @ipath that @inc (a `platform:` value) names may be read: a .yaml/.yml name, and,
- * when it exists, a real path (links resolved) in the directory of the including file, in a
- * directory of @policy's search path or allow list, or below one. A file that does not exist
- * passes: opening it reports that at the site. */
+ * when it exists, a real path (links resolved) in the directory of the including file or in the
+ * platforms/ directory beside that directory (the layout of scenarios/reference/ and
+ * scenarios/platforms/), in a directory of @policy's search path or allow list, or below one. A
+ * file that does not exist passes: opening it reports that at the site. */
 static gboolean include_allowed(const SimConfNode *inc, const char *ipath, const SimConfIncludePolicy *policy, GError **error)
 {
   g_autofree char *q = sim_conf_quote_(inc);
@@ -1135,7 +1136,8 @@ static gboolean include_allowed(const SimConfNode *inc, const char *ipath, const
     return FALSE;
   }
   g_autofree char *dir = g_path_get_dirname(inc->file);
-  if (under_dir(real, dir)) return TRUE;
+  g_autofree char *sibling = g_build_filename(dir, "..", "platforms", NULL); /* scenarios/reference -> ../platforms */
+  if (under_dir(real, dir) || under_dir(real, sibling)) return TRUE;
   for (int list = 0; list < 2; list++)
     for (const char *const *d = policy ? (list ? policy->allow : policy->search) : NULL; d && *d; d++)
       if (under_dir(real, *d)) return TRUE;
