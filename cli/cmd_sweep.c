@@ -350,7 +350,8 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
     return OCASIM_EXIT_BADINPUT;
   }
   g_autoptr(GPtrArray) sets = base_sets(opt);
-  g_autoptr(SweepSpec) spec = sweep_load(opt->files[0], (const char *const *)sets->pdata, seed, &error);
+  g_autoptr(CliIncludes) inc = cli_includes_new(opt);
+  g_autoptr(SweepSpec) spec = sweep_load(opt->files[0], (const char *const *)sets->pdata, seed, &inc->policy, &error);
   if (!spec) return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
 
   guint n_runs = sweep_n_runs(spec);

@@ -32,6 +32,13 @@ static GLogWriterOutput log_writer(GLogLevelFlags level, const GLogField *fields
     for (gsize i = 0; i < n && !trace; i++) trace = !strcmp(fields[i].key, "OCASIM_TRACE");
     if (trace || verbosity >= ((level & G_LOG_LEVEL_DEBUG) ? 2 : 1)) return g_log_writer_standard_streams(level, fields, n, data);
   }
+  if (level & G_LOG_LEVEL_MESSAGE) { /* a note about the input (g_message): one plain line, no time stamp */
+    for (gsize i = 0; i < n; i++)
+      if (!strcmp(fields[i].key, "MESSAGE")) {
+        fprintf(stderr, "ocasim: %s\n", (const char *)fields[i].value);
+        return G_LOG_WRITER_HANDLED;
+      }
+  }
   return g_log_writer_default(level, fields, n, data);
 }
 

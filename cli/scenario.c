@@ -18,6 +18,11 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
                             { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
                             { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets,
                               "Override a scenario value, e.g. stations[0].servers=2 (repeatable)", "KEY=VALUE" },
+                            { "allow-include", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->allow_includes,
+                              "Also read platform: includes from DIR and below (repeatable; by default only beside the "
+                              "including file and along the platform search path: $OCASIM_PLATFORM_PATH, the current "
+                              "directory, the installed platforms)",
+                              "DIR" },
                             { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, NULL },
                             { NULL, 0, 0, 0, NULL, NULL, NULL } };
   GOptionEntry timed[] = {
@@ -70,6 +75,7 @@ void cli_options_clear(CliOptions *opt)
   g_free(opt->duration);
   g_free(opt->warmup);
   g_strfreev(opt->sets);
+  g_strfreev(opt->allow_includes);
   g_strfreev(opt->files);
   cli_common_clear(&opt->common);
   memset(opt, 0, sizeof *opt);
@@ -88,12 +94,36 @@ static void shorthands(const CliOptions *opt, Shorthand out[N_SHORTHANDS])
   out[2] = (Shorthand){ "warmup", opt->warmup };
 }
 
+CliIncludes *cli_includes_new(const CliOptions *opt)
+{
+  CliIncludes *inc = g_new0(CliIncludes, 1);
+  inc->search = g_ptr_array_new_with_free_func(g_free);
+  const char *env = g_getenv("OCASIM_PLATFORM_PATH");
+  g_auto(GStrv) dirs = g_strsplit(env ? env : "", G_SEARCHPATH_SEPARATOR_S, -1);
+  for (char **d = dirs; *d; d++)
+    if (**d) g_ptr_array_add(inc->search, g_strdup(*d));
+  g_ptr_array_add(inc->search, g_strdup("."));
+  g_ptr_array_add(inc->search, g_strdup(cli_datadir()));
+  g_ptr_array_add(inc->search, g_build_filename(cli_datadir(), "platforms", NULL));
+  g_ptr_array_add(inc->search, NULL);
+  inc->policy.search = (const char *const *)inc->search->pdata;
+  inc->policy.allow = (const char *const *)opt->allow_includes;
+  inc->policy.allow_hint = "--allow-include DIR";
+  return inc;
+}
+
+void cli_includes_free(CliIncludes *inc)
+{
+  if (!inc) return;
+  g_ptr_array_unref(inc->search);
+  g_free(inc);
+}
+
 SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **error)
 {
-  /* a platform not beside the scenario: in the current directory, then the installed ones */
-  g_autofree char *platforms = g_build_filename(cli_datadir(), "platforms", NULL);
-  const char *search[] = { ".", cli_datadir(), platforms, NULL };
-  g_autoptr(SimConfDoc) doc = sim_conf_load_with_include_search(file, "platform", search, error);
+  /* a platform not beside the scenario: along the platform search path (cli_includes_new) */
+  g_autoptr(CliIncludes) inc = cli_includes_new(opt);
+  g_autoptr(SimConfDoc) doc = sim_conf_load_with_include_policy(file, "platform", &inc->policy, error);
   if (!doc) return NULL;
   Shorthand shorthand[N_SHORTHANDS];
   shorthands(opt, shorthand);

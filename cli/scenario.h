@@ -15,11 +15,12 @@ typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;
 typedef struct {
   char *format_text; /* --format table|json|csv */
   CliFormat format;
-  char *seed;     /* --seed N (passed on as --set seed=N) */
-  char *duration; /* --duration "10 s" */
-  char *warmup;   /* --warmup "1 s" */
-  char **sets;    /* --set key.path=value, repeatable */
-  char **files;   /* the remaining arguments */
+  char *seed;            /* --seed N (passed on as --set seed=N) */
+  char *duration;        /* --duration "10 s" */
+  char *warmup;          /* --warmup "1 s" */
+  char **sets;           /* --set key.path=value, repeatable */
+  char **allow_includes; /* --allow-include DIR, repeatable */
+  char **files;          /* the remaining arguments */
   CliCommon common;
 } CliOptions;
 
@@ -36,7 +37,23 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
 /* Frees what cli_parse() allocated. */
 void cli_options_clear(CliOptions *opt);
 
-/* Loads @file (following `platform:`), then applies --seed, --duration,
+/* Where `platform:` includes are looked for and may come from: the directory of the including
+ *  file, then the platform search path ($OCASIM_PLATFORM_PATH, colon-separated; the current
+ *  directory; the data directory cli_datadir() and its platforms/), and the --allow-include
+ *  directories of @opt (SimConfIncludePolicy). */
+typedef struct {
+  SimConfIncludePolicy policy; /* points into search and @opt */
+  GPtrArray *search;
+} CliIncludes;
+
+/* The include policy of @opt (which must outlive it). Returns: (transfer full). */
+CliIncludes *cli_includes_new(const CliOptions *opt);
+
+/* Frees what cli_includes_new() made (NULL is fine). */
+void cli_includes_free(CliIncludes *inc);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CliIncludes, cli_includes_free)
+
+/* Loads @file (following `platform:` under cli_includes_new()), then applies --seed, --duration,
  *  --warmup and each --set, in that order.  Returns: (transfer full) or NULL. */
 SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **error);
 

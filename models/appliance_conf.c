@@ -257,6 +257,67 @@ static gboolean finish_components(AppConf *c, const SimConfNode *root, GError **
   return TRUE;
 }
 
+/* The value node of @key under map @section of @root, or NULL when the file does not give it. */
+static const SimConfNode *given(const SimConfNode *root, const char *section, const char *key)
+{
+  return sim_conf_node_get(sim_conf_node_get(root, section), key);
+}
+
+/* Checks across keys of different sections that no one component can make, each a located
+ * error at the key that is wrong next to the other:
+ *  - a drive read (io_size, when the file gives it) larger than the request it serves
+ *    (request_size; the default io_size is left alone: a host profile's small requests use it);
+ *  - a client stream faster than the fastest NIC port (a connection leaves by one port);
+ *  - software.crypto given while no path of the scenario encrypts on the CPU (NIC kTLS): not an
+ *    error but a note on stderr (g_message), since the setting is ignored.
+ * (An empty topology.nps_supported is check_nps_list's.) */
+static gboolean check_cross_keys(const AppConf *c, const SimConfNode *root, GError **error)
+{
+  const Appliance *a = &c->a;
+  if (given(root, "workload", "io_size") && a->wl.io_bytes > a->wl.request_bytes) {
+    g_autofree char *io = sim_units_format(a->wl.io_bytes, SIM_UNIT_SIZE);
+    g_autofree char *rq = sim_units_format(a->wl.request_bytes, SIM_UNIT_SIZE);
+    return app_conf_error(error, root, "workload.io_size", SIM_CONF_ERROR_RANGE,
+                          "io_size (%s) is larger than request_size (%s): a drive read serves one request", io, rq);
+  }
+  double port = 0;
+  for (int i = 0; i < a->n_nics; i++) port = MAX(port, a->nics[i].port_bps);
+  for (int i = 0; port > 0 && i < a->wl.n_bitrates; i++) {
+    if (a->wl.bitrate[i].rate_bps <= port) continue;
+    g_autofree char *r = sim_units_format(a->wl.bitrate[i].rate_bps, SIM_UNIT_BIT_RATE);
+    g_autofree char *p = sim_units_format(port, SIM_UNIT_BIT_RATE);
+    g_autofree char *at = g_strdup_printf("workload.bitrates[%d].rate", i);
+    return app_conf_error(error, root, at, SIM_CONF_ERROR_RANGE,
+                          "a stream of %s is faster than the fastest NIC port (%s): one connection leaves by one port", r, p);
+  }
+  const SimConfNode *crypto = given(root, "software", "crypto");
+  if (crypto && !datapath_cpu_crypto(a->path) && !(a->wl.alt_fraction > 0 && datapath_cpu_crypto(a->wl.alt_path))) {
+    /* a warning, not an error: a sweep may vary the data path of a scenario that names its crypto */
+    GError *note = NULL;
+    sim_conf_set_error(&note, crypto, SIM_CONF_ERROR_RANGE,
+                       "note: not used: the data path %s encrypts on the NIC, so the CPU's bulk crypto is never run "
+                       "(remove software.crypto, or serve part of the load on a CPU-crypto workload.alt_path)",
+                       datapath_name(a->path));
+    g_message("%s", note->message);
+    g_error_free(note);
+  }
+  return TRUE;
+}
+
+/* An empty topology.nps_supported: checked before the topology reads it as the default [1]. */
+static gboolean check_nps_list(const AppConf *c, const SimConfNode *root, GError **error)
+{
+  const SimConfNode *nps = given(root, "topology", "nps_supported");
+  if (nps && sim_conf_node_kind(nps) == SIM_CONF_NODE_SEQ && sim_conf_node_size(nps) == 0) {
+    sim_conf_set_error(
+        error, nps, SIM_CONF_ERROR_RANGE,
+        "is empty, so the CPU would support no NPS mode, not even topology.nps (NPS%d): list the modes, e.g. [1, 2, 4]",
+        c->a.topo.nps);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenarioInfo *info, GError **error)
 {
   AppConf *c = g_new0(AppConf, 1);
@@ -280,7 +341,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenari
                        APPCONF_MIN_MEASURED_NS / 1e6);
     goto out;
   }
-  if (!finish_components(c, root, error)) goto out;
+  if (!check_nps_list(c, root, error) || !finish_components(c, root, error)) goto out;
   {
     GError *merr = NULL;
     if (!appliance_validate(&c->a, &merr)) {
@@ -289,6 +350,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenari
       goto out;
     }
   }
+  if (!check_cross_keys(c, root, error)) goto out;
   if (info) {
     memset(info, 0, sizeof *info);
     info->name = g_strdup(c->name ? c->name : "appliance");

@@ -133,8 +133,10 @@ static void write_table(const AppReport *r, GString *out)
                            r->lat_p50_ms, r->lat_p50_ci95_ms, r->lat_p99_ms, r->lat_p99_ci95_ms);
   else if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms))
     g_string_append_printf(out, "latency:    p50 %.3f ms  p99 %.3f ms\n", r->lat_p50_ms, r->lat_p99_ms);
-  else
+  else if (!strcmp(r->mode, "run"))
     g_string_append(out, "latency:    n/a (no request completed after the warm-up: lengthen duration)\n");
+  else /* bound and capacity have no duration to lengthen */
+    g_string_append(out, "latency:    n/a (no throughput, so no queue to wait in)\n");
   g_string_append_printf(out, "clients:    %.0f connections\n", r->connections);
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];

@@ -120,11 +120,13 @@ const SimConfField software_schema[] = { { .key = "data_path",
                                            .enum_names = sendfile_mode_names,
                                            .def = "async",
                                            .doc = "async, or sync (a worker blocks on each disk read)" },
+                                         /* sanity bound: one per connection at most */
                                          { .key = "workers",
                                            .type = SIM_CONF_T_INT,
                                            .offset = F(a.sendfile_workers),
                                            .def = "64",
                                            .min = "1",
+                                           .max = "1000000",
                                            .doc = "workers for synchronous sendfile (assumption: one per core pair)" },
                                          SIM_CONF_END };
 

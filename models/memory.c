@@ -73,12 +73,14 @@ static gboolean mem_validate(const MemoryCfg *m, const Topology *t, GError **err
 
 #define F(m) offsetof(AppConf, m)
 
-const SimConfField memory_schema[] = { { .key = "channels_per_socket",
-                                         .type = SIM_CONF_T_INT,
-                                         .offset = F(a.mem.channels_per_socket),
-                                         .required = true,
-                                         .min = "0",
-                                         .doc = "populated DRAM channels per socket" },
+const SimConfField memory_schema[] = { /* sanity bound: 12 DDR5 channels per socket on Genoa/Turin/Granite Rapids */ {
+                                           .key = "channels_per_socket",
+                                           .type = SIM_CONF_T_INT,
+                                           .offset = F(a.mem.channels_per_socket),
+                                           .required = true,
+                                           .min = "0",
+                                           .max = "32",
+                                           .doc = "populated DRAM channels per socket" },
                                        { .key = "speed",
                                          .type = SIM_CONF_T_DOUBLE,
                                          .offset = F(a.mem.speed_tps),
@@ -87,6 +89,7 @@ const SimConfField memory_schema[] = { { .key = "channels_per_socket",
                                          .min = "100 MT/s",
                                          .max = "20000 MT/s",
                                          .doc = "DIMM transfer rate (DDR4 1600-3200, DDR5 4800-8800 MT/s)" },
+                                       /* sanity bound: a DDR channel is 8 bytes wide */
                                        { .key = "bus_width",
                                          .type = SIM_CONF_T_DOUBLE,
                                          .whole = true,
@@ -94,14 +97,16 @@ const SimConfField memory_schema[] = { { .key = "channels_per_socket",
                                          .unit = SIM_UNIT_SIZE,
                                          .def = "8 B",
                                          .min = "1",
+                                         .max = "64 B",
                                          .doc = "bytes per transfer per channel (64-bit DDR channel)" },
+                                       /* sanity bound: idle DRAM latency is 80-150 ns */
                                        { .key = "latency",
                                          .type = SIM_CONF_T_DOUBLE,
                                          .offset = F(a.mem.latency_ns),
                                          .unit = SIM_UNIT_TIME,
                                          .def = "90 ns",
-                                         .min = "0",
-                                         .min_exclusive = true,
+                                         .min = "1 ns",
+                                         .max = "10 us",
                                          .doc = "idle local DRAM latency (assumption: typical DDR4 server figure)" },
                                        SIM_CONF_END };
 

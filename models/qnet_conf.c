@@ -80,12 +80,14 @@ static const SimConfField dist_schema[] = { { .key = "dist",
                                               .required = true,
                                               .enum_names = sim_dist_kind_names,
                                               .doc = "distribution family" },
+                                            /* sanity bound: 11.6 days */
                                             { .key = "mean",
                                               .type = SIM_CONF_T_INT64,
                                               .offset = offsetof(dist_conf, mean_ns),
                                               .unit = SIM_UNIT_TIME,
                                               .required = true,
                                               .min = "1",
+                                              .max = "1000000 s",
                                               .doc = "mean" },
                                             { .key = "k",
                                               .type = SIM_CONF_T_INT,
@@ -178,19 +180,23 @@ const SimConfField qnet_conf_schema[] = {
     .def = "1",
     .min = "0",
     .doc = "scenario seed; every component's RNG stream derives from it and its name" },
+  /* at most 2^53 ns (~104 days), as an appliance run */
   { .key = "duration",
     .type = SIM_CONF_T_INT64,
     .offset = offsetof(qnet_conf, spec.duration_ns),
     .unit = SIM_UNIT_TIME,
     .required = true,
     .min = "1",
+    .max = "9007199254740992",
     .doc = "simulated time, warm-up included" },
+  /* at most 2^53 ns */
   { .key = "warmup",
     .type = SIM_CONF_T_INT64,
     .offset = offsetof(qnet_conf, spec.warmup_ns),
     .unit = SIM_UNIT_TIME,
     .def = "0 s",
     .min = "0",
+    .max = "9007199254740992",
     .doc = "initial time discarded from the statistics" },
   { .key = "batches",
     .type = SIM_CONF_T_INT,
@@ -207,12 +213,14 @@ const SimConfField qnet_conf_schema[] = {
     .min = "0",
     .max = "1",
     .doc = "stop rule: run on until every CI half-width is within this fraction of its mean; 0 = off" },
+  /* at most 2^53 ns */
   { .key = "max_duration",
     .type = SIM_CONF_T_INT64,
     .offset = offsetof(qnet_conf, spec.max_duration_ns),
     .unit = SIM_UNIT_TIME,
     .def = "0 s",
     .min = "0",
+    .max = "9007199254740992",
     .doc = "with precision: the longest run" },
   { .key = "sources",
     .type = SIM_CONF_T_LIST,
@@ -304,6 +312,71 @@ static gboolean add_routes(GArray *routes, const SimConfList *list, const qnet_c
   return TRUE;
 }
 
+/* Index of the station named @name in @qc, or -1. */
+static gssize station_index(const qnet_conf *qc, const char *name)
+{
+  for (size_t s = 0; s < qc->stations.n; s++)
+    if (!strcmp(SIM_CONF_LIST_AT(qc->stations, station_conf, s)->name, name)) return (gssize)s;
+  return -1;
+}
+
+/* Every station that jobs can reach (from a source, along routes with p > 0) must let them
+ * leave with positive probability: some station on a path with p > 0 from it has route
+ * probabilities summing below 1. Otherwise the population only grows (a self-loop with p = 1, a
+ * cycle without an exit) and no result means anything. Graph search over the routes; the error
+ * is at the route list (or the name) of the first reachable station from which no job leaves. */
+static gboolean check_exits(const qnet_conf *qc, const SimConfNode *root, GError **error)
+{
+  size_t n = qc->stations.n;
+  g_autofree gboolean *reached = g_new0(gboolean, n), *leaves = g_new0(gboolean, n);
+  g_autofree size_t *stack = g_new(size_t, n + 1);
+  size_t top = 0;
+  for (size_t i = 0; i < qc->sources.n; i++) {
+    const SimConfList *r = &SIM_CONF_LIST_AT(qc->sources, source_conf, i)->route;
+    for (size_t k = 0; k < r->n; k++) {
+      const route_conf *rc = SIM_CONF_LIST_AT(*r, route_conf, k);
+      gssize to = station_index(qc, rc->to);
+      if (rc->p > 0 && to >= 0 && !reached[to]) reached[stack[top++] = (size_t)to] = TRUE;
+    }
+  }
+  while (top) { /* reached: depth-first along p > 0 */
+    const SimConfList *r = &SIM_CONF_LIST_AT(qc->stations, station_conf, stack[--top])->route;
+    for (size_t k = 0; k < r->n; k++) {
+      const route_conf *rc = SIM_CONF_LIST_AT(*r, route_conf, k);
+      gssize to = station_index(qc, rc->to);
+      if (rc->p > 0 && to >= 0 && !reached[to]) reached[stack[top++] = (size_t)to] = TRUE;
+    }
+  }
+  /* leaves: an exit of its own (sum < 1), or a route with p > 0 to one that leaves; a fixed point */
+  for (size_t s = 0; s < n; s++) {
+    const SimConfList *r = &SIM_CONF_LIST_AT(qc->stations, station_conf, s)->route;
+    double sum = 0;
+    for (size_t k = 0; k < r->n; k++) sum += SIM_CONF_LIST_AT(*r, route_conf, k)->p;
+    leaves[s] = sum < 1 - 1e-9;
+  }
+  for (gboolean changed = TRUE; changed;) {
+    changed = FALSE;
+    for (size_t s = 0; s < n; s++) {
+      const SimConfList *r = &SIM_CONF_LIST_AT(qc->stations, station_conf, s)->route;
+      for (size_t k = 0; k < r->n && !leaves[s]; k++) {
+        const route_conf *rc = SIM_CONF_LIST_AT(*r, route_conf, k);
+        gssize to = station_index(qc, rc->to);
+        if (rc->p > 0 && to >= 0 && leaves[to]) leaves[s] = changed = TRUE;
+      }
+    }
+  }
+  for (size_t s = 0; s < n; s++) {
+    if (!reached[s] || leaves[s]) continue;
+    const SimConfNode *at = elem_node(root, "stations", (guint)s, "route");
+    sim_conf_set_error(error, at ? at : elem_node(root, "stations", (guint)s, "name"), SIM_CONF_ERROR_RANGE,
+                       "no job that reaches station '%s' can ever leave the network: its routes with p > 0 lead only to "
+                       "stations whose routes sum to 1 (let some station on the way exit: routes summing below 1)",
+                       SIM_CONF_LIST_AT(qc->stations, station_conf, s)->name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 QnetSpec *qnet_spec_new(void)
 {
   qnet_conf qc = { 0 };
@@ -357,6 +430,7 @@ QnetSpec *qnet_spec_from_conf(const SimConfNode *root, GError **error)
       ok = add_routes(src->routes, &so->route, &qc, elem_node(root, "sources", (guint)i, "route"), TRUE, error);
     }
   }
+  ok = ok && check_exits(&qc, root, error);
   /* refuse runs that would take hours rather than hang */
   if (ok) {
     double arrivals = 0,

@@ -485,7 +485,8 @@ static void build_columns(SweepSpec *s)
   }
 }
 
-SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, GError **error)
+SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
+                      GError **error)
 {
   g_autoptr(SimConfDoc) doc = sim_conf_load_file(path, error);
   if (!doc) return NULL;
@@ -510,7 +511,9 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, GE
     const SimConfNode *scen = sim_conf_node_get(root, "scenario");
     g_autofree char *spath = sim_conf_node_resolve_path(scen, error);
     GError *e = NULL;
-    s->base = spath ? sim_conf_load_with_include(spath, "platform", &e) : NULL;
+    s->base = !spath     ? NULL
+              : includes ? sim_conf_load_with_include_policy(spath, "platform", includes, &e)
+                         : sim_conf_load_with_include(spath, "platform", &e);
     if (spath && !s->base) {
       if (e->code == SIM_CONF_ERROR_IO) { /* a file that cannot be read: at the key that names it */
         sim_conf_set_error(error, scen, SIM_CONF_ERROR_IO, "%s", e->message);

@@ -88,9 +88,11 @@ const SimConfField *sweep_conf_schema(void);
 /* Loads the sweep file @path: reads the base scenario it names (with its platform), applies the
  *  file's `set:`, then @sets ("key.path=value" from the command line, may be NULL), then checks
  *  every value to vary as described above.  @seed, when >= 0, replaces the file's sweep seed.
+ *  @includes: where the scenario's platform may come from (NULL: sim_conf_load_with_include()).
  *  Errors: SIM_CONF_ERROR located in the sweep file (or in the scenario for a bad scenario);
  *  a CLI maps them to exit status 2.  Returns: (transfer full) or NULL. */
-SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, GError **error);
+SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
+                      GError **error);
 void sweep_free(SweepSpec *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepSpec, sweep_free)
 

@@ -143,13 +143,14 @@ static gboolean workload_validate(const Workload *w, GError **error)
 #define F(m) offsetof(AppConf, m)
 #define B(m) offsetof(WlBitrate, m)
 
+/* rate: sanity bound, video streams run 100 kb/s to 100 Mb/s */
 static const SimConfField bitrate_schema[] = { { .key = "rate",
                                                  .type = SIM_CONF_T_DOUBLE,
                                                  .offset = B(rate_bps),
                                                  .unit = SIM_UNIT_BIT_RATE,
                                                  .required = true,
-                                                 .min = "0",
-                                                 .min_exclusive = true,
+                                                 .min = "1 kb/s",
+                                                 .max = "1 Tb/s",
                                                  .doc = "client stream bitrate" },
                                                { .key = "share",
                                                  .type = SIM_CONF_T_DOUBLE,
@@ -193,6 +194,7 @@ const SimConfField workload_schema[] = {
     .min = "4 KiB",
     .max = "1 GiB",
     .doc = "bytes per client request (assumption: a few seconds of video)" },
+  /* sanity bound: as request_size */
   { .key = "io_size",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,
@@ -200,6 +202,7 @@ const SimConfField workload_schema[] = {
     .unit = SIM_UNIT_SIZE,
     .def = "256 KiB",
     .min = "512",
+    .max = "1 GiB",
     .doc =
         "bytes per drive read (assumption: sendfile read-ahead); it sets a drive's Little's-law ceiling queue_depth x io_size / latency (binding only when below its read bandwidth), the sync-sendfile worker ceiling and the requests the DES keeps in flight" },
   { .key = "bitrates",
@@ -224,13 +227,14 @@ const SimConfField workload_schema[] = {
     .min = "0",
     .max = "1",
     .doc = "share of load on alt_path" },
+  /* sanity bound */
   { .key = "latency_slo",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(a.wl.latency_slo_ns),
     .unit = SIM_UNIT_TIME,
     .def = "50 ms",
-    .min = "0",
-    .min_exclusive = true,
+    .min = "1 us",
+    .max = "1 h",
     .doc = "p99 request latency objective for capacity (assumption)" },
   { .key = "drop_max",
     .type = SIM_CONF_T_DOUBLE,
@@ -247,6 +251,13 @@ const SimConfField workload_schema[] = {
 
 /* The offered load (a bit rate or "saturate"), the bitrate mix (shares adding up to 1; one
  * WL_DEFAULT_BITRATE_BPS class when absent) and the alt path ("none": the main path, share 0). */
+/* The offered load's range: a sanity bound as every other rate (1 kb/s .. 100 Tb/s). */
+#define WL_OFFERED_MIN_BPS 1e3
+#define WL_OFFERED_MAX_BPS 1e14
+/* How far the bitrate shares may add up from 100 % and be scaled to it: rounding of a few
+ * shares written to two decimals (3 x 33.33 % = 99.99 %). */
+#define WL_SHARE_SUM_TOLERANCE 1e-3
+
 static gboolean workload_finish(AppConf *c, const SimConfNode *root, GError **error)
 {
   Workload *w = &c->a.wl;
@@ -264,6 +275,13 @@ static gboolean workload_finish(AppConf *c, const SimConfNode *root, GError **er
         sim_conf_set_error(error, c->offered, SIM_CONF_ERROR_RANGE, "offered load must be positive or \"saturate\"");
         return FALSE;
       }
+      if (bps < WL_OFFERED_MIN_BPS || bps > WL_OFFERED_MAX_BPS) {
+        g_autofree char *lo = sim_units_format(WL_OFFERED_MIN_BPS, SIM_UNIT_BIT_RATE);
+        g_autofree char *hi = sim_units_format(WL_OFFERED_MAX_BPS, SIM_UNIT_BIT_RATE);
+        sim_conf_set_error(error, c->offered, SIM_CONF_ERROR_RANGE, "offered load out of range: must be %s .. %s or \"saturate\"",
+                           lo, hi);
+        return FALSE;
+      }
       w->offered_gbps = bps / 1e9;
     }
   }
@@ -272,11 +290,19 @@ static gboolean workload_finish(AppConf *c, const SimConfNode *root, GError **er
   if (c->bitrates.n > 0) {
     double sum = 0;
     for (size_t i = 0; i < c->bitrates.n; i++) sum += SIM_CONF_LIST_AT(c->bitrates, WlBitrate, i)->share;
-    if (fabs(sum - 1) > 1e-6)
+    if (fabs(sum - 1) > WL_SHARE_SUM_TOLERANCE)
       return app_conf_error(error, root, "workload.bitrates", SIM_CONF_ERROR_RANGE,
-                            "the shares of the bitrate mix add up to %g %%, not 100 %%", 100 * sum);
+                            "the shares of the bitrate mix add up to %g %%, not 100 %% (within 0.1 %%)", 100 * sum);
     w->n_bitrates = (int)c->bitrates.n;
     for (size_t i = 0; i < c->bitrates.n; i++) w->bitrate[i] = *SIM_CONF_LIST_AT(c->bitrates, WlBitrate, i);
+    if (fabs(sum - 1) > 1e-6) { /* rounded shares (3 x 33.33 %): scaled to add up to 1, and said so */
+      for (int i = 0; i < w->n_bitrates; i++) w->bitrate[i].share /= sum;
+      GError *note = NULL;
+      app_conf_error(&note, root, "workload.bitrates", SIM_CONF_ERROR_RANGE,
+                     "note: the shares add up to %.6g %%; each is scaled by %.6g to add up to 100 %%", 100 * sum, 1 / sum);
+      g_message("%s", note->message);
+      g_error_free(note);
+    }
   }
   if (w->alt_path == DP_COUNT) { /* "none" */
     if (w->alt_fraction > 0)

@@ -171,13 +171,52 @@ SimConfNode *sim_conf_node_parent(const SimConfNode *node)
   return node->parent;
 }
 
+char *sim_conf_escape_(const char *text)
+{
+  GString *s = g_string_new(NULL);
+  const char *p = text ? text : "";
+  const char *end = p + strlen(p);
+  for (int n = 0; *p; n++) {
+    if (n == SIM_CONF_QUOTE_MAX) {
+      g_string_append(s, "...");
+      break;
+    }
+    gunichar c = g_utf8_get_char_validated(p, end - p);
+    if (c == (gunichar)-1 || c == (gunichar)-2) { /* not UTF-8: one byte, escaped */
+      g_string_append_printf(s, "\\x%02x", (unsigned char)*p);
+      p++;
+      continue;
+    }
+    if (c == '\n')
+      g_string_append(s, "\\n");
+    else if (c == '\t')
+      g_string_append(s, "\\t");
+    else if (c < 0x80 && !g_ascii_isprint((int)c))
+      g_string_append_printf(s, "\\x%02x", (unsigned)c);
+    else if (c >= 0x80 && !g_unichar_isprint(c))
+      g_string_append_printf(s, "\\u{%04x}", (unsigned)c);
+    else
+      g_string_append_len(s, p, g_utf8_next_char(p) - p);
+    p = g_utf8_next_char(p);
+  }
+  return g_string_free(s, FALSE);
+}
+
+char *sim_conf_quote_(const SimConfNode *node)
+{
+  if (node->from) return g_strdup("the value");
+  g_autofree char *t = sim_conf_escape_(node->text);
+  return g_strdup_printf("'%s'", t);
+}
+
 static void path_append(GString *s, const SimConfNode *n)
 {
   if (!n->parent) return;
   path_append(s, n->parent);
   if (n->parent->kind == SIM_CONF_NODE_MAP) {
     if (s->len) g_string_append_c(s, '.');
-    g_string_append(s, n->key);
+    g_autofree char *k = sim_conf_escape_(n->key);
+    g_string_append(s, k);
   } else {
     guint idx = 0;
     g_ptr_array_find(n->parent->children, n, &idx);
@@ -330,13 +369,13 @@ typedef struct {
 /* 1-based line and column (in characters, as libyaml counts them) of byte @offset of the
  * input: libyaml gives reader errors (invalid UTF-8, control characters) as a byte offset
  * only. Line breaks are LF, CR LF and lone CR. */
-static void offset_position(const Loader *L, size_t offset, int *line, int *col)
+static void text_position(const char *text, size_t len, size_t offset, int *line, int *col)
 {
-  if (offset > L->len) offset = L->len;
+  if (offset > len) offset = len;
   int ln = 1, c = 1;
   for (size_t i = 0; i < offset; i++) {
-    unsigned char b = (unsigned char)L->text[i];
-    if (b == '\n' || (b == '\r' && (i + 1 >= L->len || L->text[i + 1] != '\n'))) {
+    unsigned char b = (unsigned char)text[i];
+    if (b == '\n' || (b == '\r' && (i + 1 >= len || text[i + 1] != '\n'))) {
       ln++;
       c = 1;
     } else if (b != '\r' && (b & 0xC0) != 0x80) {
@@ -359,7 +398,7 @@ static void syntax_error(Loader *L, GError **error)
     msg = g_strdup_printf("YAML syntax error: %s", p->problem ? p->problem : "error");
   if (p->error == YAML_READER_ERROR) {
     int line, col;
-    offset_position(L, p->problem_offset, &line, &col);
+    text_position(L->text, L->len, p->problem_offset, &line, &col);
     sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, msg);
   } else
     sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, (int)m->line + 1, (int)m->column + 1, NULL, msg);
@@ -391,6 +430,29 @@ static gboolean too_big(Loader *L, const yaml_event_t *ev, GError **error)
   return TRUE;
 }
 
+/* An explicit YAML tag (`!!binary`, `!!str`, `!foo`, `!!python/object:...`) is an error at @line:@col:
+ * a scenario's values are typed by the schema, and a tag would be silently ignored. @parent and
+ * @key give the key path. Returns FALSE with @error set when @tag is given. */
+static gboolean refuse_tag(Loader *L, const yaml_char_t *tag, const SimConfNode *parent, const SimConfNode *key, int line,
+                           int col, GError **error)
+{
+  if (!tag) return TRUE;
+  const char *t = (const char *)tag;
+  g_autofree char *shown = g_str_has_prefix(t, "tag:yaml.org,2002:") ? g_strconcat("!!", t + 18, NULL) : g_strdup(t);
+  g_autofree char *esc = sim_conf_escape_(shown);
+  g_autofree char *ppath = parent ? sim_conf_node_path(parent) : g_strdup("");
+  g_autofree char *kesc = key ? sim_conf_escape_(key->text) : NULL;
+  g_autofree char *path = !kesc ? g_strdup(ppath) : *ppath ? g_strdup_printf("%s.%s", ppath, kesc) : g_strdup(kesc);
+  if (parent && !key && parent->kind == SIM_CONF_NODE_SEQ) {
+    g_free(path);
+    path = g_strdup_printf("%s[%u]", ppath, parent->children->len);
+  }
+  g_autofree char *msg =
+      g_strdup_printf("YAML tag '%s' is not allowed: scenario values are typed by their key (remove the tag)", esc);
+  sim_conf_error_at_(error, SIM_CONF_ERROR_TYPE, L->file, line, col, path, msg);
+  return FALSE;
+}
+
 /* Attaches @n to @parent (if any) under @key (a scalar key node, or NULL in a sequence). */
 static void attach(SimConfNode *n, SimConfNode *parent, const SimConfNode *key)
 {
@@ -417,6 +479,14 @@ static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent,
     yaml_event_delete(ev);
     return NULL;
   }
+  const yaml_char_t *tag = ev->type == YAML_SCALAR_EVENT           ? ev->data.scalar.tag
+                           : ev->type == YAML_MAPPING_START_EVENT  ? ev->data.mapping_start.tag
+                           : ev->type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.tag
+                                                                   : NULL;
+  if (!refuse_tag(L, tag, parent, key, line, col, error)) {
+    yaml_event_delete(ev);
+    return NULL;
+  }
   switch (ev->type) {
     case YAML_SCALAR_EVENT:
       n = node_new(SIM_CONF_NODE_SCALAR, L->file, line, col);
@@ -430,7 +500,8 @@ static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent,
     case YAML_ALIAS_EVENT: {
       const SimConfNode *target = g_hash_table_lookup(L->anchors, ev->data.alias.anchor);
       if (!target) {
-        g_autofree char *msg = g_strdup_printf("undefined alias '*%s'", ev->data.alias.anchor);
+        g_autofree char *anchor = sim_conf_escape_((const char *)ev->data.alias.anchor);
+        g_autofree char *msg = g_strdup_printf("undefined alias '*%s'", anchor);
         sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, L->file, line, col, NULL, msg);
         yaml_event_delete(ev);
         return NULL;
@@ -485,8 +556,9 @@ static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent,
         if (prev >= 0) {
           const SimConfNode *first = g_ptr_array_index(n->children, prev);
           g_autofree char *ppath = sim_conf_node_path(n);
-          g_autofree char *path = *ppath ? g_strdup_printf("%s.%s", ppath, k->text) : g_strdup(k->text);
-          g_autofree char *msg = g_strdup_printf("duplicate key '%s' (first at line %d)", k->text, first->key_line);
+          g_autofree char *kesc = sim_conf_escape_(k->text);
+          g_autofree char *path = *ppath ? g_strdup_printf("%s.%s", ppath, kesc) : g_strdup(kesc);
+          g_autofree char *msg = g_strdup_printf("duplicate key '%s' (first at line %d)", kesc, first->key_line);
           sim_conf_error_at_(error, SIM_CONF_ERROR_DUPLICATE, L->file, k->line, k->col, path, msg);
           sim_conf_node_free_(k);
           break;
@@ -514,7 +586,14 @@ static SimConfNode *parse_node(Loader *L, yaml_event_t *ev, SimConfNode *parent,
   }
 }
 
-static SimConfNode *parse_stream(Loader *L, gboolean null_as_map, GError **error)
+/* What a document's root may be. */
+typedef enum {
+  ROOT_ANY,     /* an override value: any node */
+  ROOT_NULL_OK, /* a document in memory: an empty one is an empty map */
+  ROOT_MAP      /* a file: a map (or empty) */
+} RootRule;
+
+static SimConfNode *parse_stream(Loader *L, RootRule rule, GError **error)
 {
   yaml_event_t ev;
   SimConfNode *root = NULL;
@@ -549,14 +628,22 @@ static SimConfNode *parse_stream(Loader *L, gboolean null_as_map, GError **error
     sim_conf_node_free_(root);
     return NULL;
   }
-  if (!root || (null_as_map && sim_conf_node_is_null(root))) {
+  if (!root || (rule != ROOT_ANY && sim_conf_node_is_null(root))) {
     sim_conf_node_free_(root);
     root = node_new(SIM_CONF_NODE_MAP, L->file, 1, 1);
+  }
+  if (rule == ROOT_MAP && root->kind != SIM_CONF_NODE_MAP) {
+    /* a scenario, platform or sweep file is a map of keys: say so before any key is looked for */
+    g_autofree char *msg = g_strdup_printf("expected a mapping at the top level (key: value lines), got %s",
+                                           root->kind == SIM_CONF_NODE_SEQ ? "a list" : "a scalar");
+    sim_conf_error_at_(error, SIM_CONF_ERROR_TYPE, L->file, root->line, root->col, NULL, msg);
+    sim_conf_node_free_(root);
+    return NULL;
   }
   return root;
 }
 
-static SimConfDoc *load_string(const char *text, const char *name, gboolean null_as_map, GError **error)
+static SimConfDoc *load_string(const char *text, const char *name, RootRule rule, GError **error)
 {
   if (!name) name = "<string>";
   Loader L = { 0 };
@@ -564,13 +651,16 @@ static SimConfDoc *load_string(const char *text, const char *name, gboolean null
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_IO, "%s: cannot initialise the YAML parser", name);
     return NULL;
   }
+  /* A UTF-8 byte order mark is allowed at the start (YAML 1.2 §5.2) and is no character of the
+   * first line: skipped, so that columns count from the first key. */
+  if (g_str_has_prefix(text, "\xEF\xBB\xBF")) text += 3;
   L.text = text;
   L.len = strlen(text);
   yaml_parser_set_input_string(&L.parser, (const unsigned char *)text, L.len);
   yaml_parser_set_encoding(&L.parser, YAML_UTF8_ENCODING);
   L.file = g_ref_string_new(name);
   L.anchors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)sim_conf_node_free_);
-  SimConfNode *root = parse_stream(&L, null_as_map, error);
+  SimConfNode *root = parse_stream(&L, rule, error);
   yaml_parser_delete(&L.parser);
   g_hash_table_destroy(L.anchors);
   g_ref_string_release(L.file);
@@ -584,7 +674,7 @@ static SimConfDoc *load_string(const char *text, const char *name, gboolean null
 SimConfDoc *sim_conf_load_string(const char *text, const char *name, GError **error)
 {
   g_return_val_if_fail(text != NULL, NULL);
-  return load_string(text, name, TRUE, error);
+  return load_string(text, name, ROOT_NULL_OK, error);
 }
 
 SimConfDoc *sim_conf_load_file(const char *path, GError **error)
@@ -637,11 +727,16 @@ SimConfDoc *sim_conf_load_file(const char *path, GError **error)
   close(fd);
   gsize len = text->len;
   g_autofree char *contents = g_string_free(text, FALSE);
-  if (strlen(contents) != len) {
-    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_SYNTAX, "%s: file contains a NUL byte", path);
+  size_t nul = strlen(contents);
+  if (nul != len) {
+    int line, col;
+    size_t bom = g_str_has_prefix(contents, "\xEF\xBB\xBF") ? 3 : 0;
+    text_position(contents + bom, len - bom, nul - bom, &line, &col);
+    g_autofree char *msg = g_strdup_printf("a NUL byte at byte offset %zu: not a text file", nul);
+    sim_conf_error_at_(error, SIM_CONF_ERROR_SYNTAX, path, line, col, NULL, msg);
     return NULL;
   }
-  return sim_conf_load_string(contents, path, error);
+  return load_string(contents, path, ROOT_MAP, error);
 }
 
 void sim_conf_doc_free(SimConfDoc *doc)
@@ -848,7 +943,7 @@ gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, con
     newval->plain = TRUE;
   } else {
     GError *e = NULL;
-    SimConfDoc *vdoc = load_string(value, source, FALSE, &e);
+    SimConfDoc *vdoc = load_string(value, source, ROOT_ANY, &e);
     if (!vdoc) {
       g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: %s: bad value '%s': %s", source, path, value, e->message);
       g_error_free(e);
@@ -1006,8 +1101,55 @@ static char *search_include(const SimConfNode *inc, const char *ipath, const cha
   return NULL;
 }
 
+/* TRUE when @name ends in .yaml or .yml. */
+static gboolean yaml_name(const char *name)
+{
+  return g_str_has_suffix(name, ".yaml") || g_str_has_suffix(name, ".yml");
+}
+
+/* TRUE when the real path @real lies in directory @dir (resolved the same way) or below it. */
+static gboolean under_dir(const char *real, const char *dir)
+{
+  g_autofree char *rd = realpath(dir, NULL);
+  if (!rd) return FALSE;
+  size_t n = strlen(rd);
+  if (n == 1) return TRUE; /* "/" */
+  return strncmp(real, rd, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+/* An include @ipath that @inc (a `platform:` value) names may be read: a .yaml/.yml name, and,
+ * when it exists, a real path (links resolved) in the directory of the including file or in the
+ * platforms/ directory beside that directory (the layout of scenarios/reference/ and
+ * scenarios/platforms/), in a directory of @policy's search path or allow list, or below one. A
+ * file that does not exist passes: opening it reports that at the site. */
+static gboolean include_allowed(const SimConfNode *inc, const char *ipath, const SimConfIncludePolicy *policy, GError **error)
+{
+  g_autofree char *q = sim_conf_quote_(inc);
+  if (!yaml_name(ipath)) {
+    sim_conf_set_error(error, inc, SIM_CONF_ERROR_INCLUDE, "%s is not a YAML file: an include names a .yaml or .yml file", q);
+    return FALSE;
+  }
+  g_autofree char *real = realpath(ipath, NULL);
+  if (!real) return TRUE;
+  if (!yaml_name(real)) {
+    sim_conf_set_error(error, inc, SIM_CONF_ERROR_INCLUDE, "%s is a link to a file that is not .yaml or .yml", q);
+    return FALSE;
+  }
+  g_autofree char *dir = g_path_get_dirname(inc->file);
+  g_autofree char *sibling = g_build_filename(dir, "..", "platforms", NULL); /* scenarios/reference -> ../platforms */
+  if (under_dir(real, dir) || under_dir(real, sibling)) return TRUE;
+  for (int list = 0; list < 2; list++)
+    for (const char *const *d = policy ? (list ? policy->allow : policy->search) : NULL; d && *d; d++)
+      if (under_dir(real, *d)) return TRUE;
+  sim_conf_set_error(error, inc, SIM_CONF_ERROR_INCLUDE,
+                     "%s is outside the including file's directory and the platform search path%s%s%s", q,
+                     policy && policy->allow_hint ? " (to read it, give " : "",
+                     policy && policy->allow_hint ? policy->allow_hint : "", policy && policy->allow_hint ? ")" : "");
+  return FALSE;
+}
+
 static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *chain, const SimConfNode *site,
-                                const char *const *search, GError **error)
+                                const SimConfIncludePolicy *policy, GError **error)
 {
   g_autofree char *from = NULL; /* where @path was included */
   if (site)
@@ -1037,10 +1179,14 @@ static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *ch
     sim_conf_doc_free(doc);
     return NULL;
   }
-  char *found = search_include(inc, ipath, search);
+  char *found = search_include(inc, ipath, policy ? policy->search : NULL);
   if (found) {
     g_free(ipath);
     ipath = found;
+  }
+  if (!include_allowed(inc, ipath, policy, error)) {
+    sim_conf_doc_free(doc);
+    return NULL;
   }
   g_autofree char *canon = g_canonicalize_filename(ipath, NULL);
   for (guint i = 0; i < chain->len; i++) {
@@ -1056,7 +1202,7 @@ static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *ch
     return NULL;
   }
   g_ptr_array_add(chain, g_steal_pointer(&canon));
-  SimConfDoc *base = load_include(ipath, key, chain, inc, search, error);
+  SimConfDoc *base = load_include(ipath, key, chain, inc, policy, error);
   g_free(g_ptr_array_steal_index(chain, chain->len - 1));
   if (!base) {
     sim_conf_doc_free(doc);
@@ -1075,16 +1221,24 @@ static SimConfDoc *load_include(const char *path, const char *key, GPtrArray *ch
 
 SimConfDoc *sim_conf_load_with_include(const char *path, const char *include_key, GError **error)
 {
-  return sim_conf_load_with_include_search(path, include_key, NULL, error);
+  static const char *const here[] = { ".", NULL };
+  return sim_conf_load_with_include_search(path, include_key, here, error);
 }
 
 SimConfDoc *sim_conf_load_with_include_search(const char *path, const char *include_key, const char *const *search,
                                               GError **error)
 {
+  SimConfIncludePolicy policy = { .search = search };
+  return sim_conf_load_with_include_policy(path, include_key, &policy, error);
+}
+
+SimConfDoc *sim_conf_load_with_include_policy(const char *path, const char *include_key, const SimConfIncludePolicy *policy,
+                                              GError **error)
+{
   g_return_val_if_fail(path != NULL && include_key != NULL, NULL);
   GPtrArray *chain = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(chain, g_canonicalize_filename(path, NULL));
-  SimConfDoc *doc = load_include(path, include_key, chain, NULL, search, error);
+  SimConfDoc *doc = load_include(path, include_key, chain, NULL, policy, error);
   g_ptr_array_unref(chain);
   return doc;
 }

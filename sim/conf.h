@@ -23,7 +23,12 @@
  * sim_conf_load_with_include(). All errors are in the SIM_CONF_ERROR domain.
  * No global state: documents are independent, so threads can load and bind at once
  * (a document itself is not locked).
- * Left out: YAML tags, merge keys (<<), multi-document streams, error recovery (first error wins).
+ * Explicit YAML tags (`!!str`, `!!binary`, `!foo`) are SIM_CONF_ERROR_TYPE at the tagged node: the
+ * schema types every value, and a tag would be silently ignored. A UTF-8 byte order mark at the
+ * start is skipped (positions count from the first character after it, YAML 1.2 §5.2).
+ * Key names quoted in messages are truncated to SIM_CONF_QUOTE_MAX characters with
+ * non-printables escaped; values of included files are never quoted.
+ * Left out: merge keys (<<), multi-document streams, error recovery (first error wins).
  */
 #ifndef SIM_CONF_H
 #define SIM_CONF_H
@@ -71,8 +76,10 @@ typedef enum { SIM_CONF_NODE_SCALAR, SIM_CONF_NODE_MAP, SIM_CONF_NODE_SEQ } SimC
 /*
  * sim_conf_load_file:
  * @path: YAML file; error messages use this path as written.
- * Parses one YAML document. An empty file gives an empty map root.
- * Errors: SIM_CONF_ERROR_IO, _SYNTAX (with the position libyaml reports), _DUPLICATE.
+ * Parses one YAML document. An empty file gives an empty map root; any other root that is not a
+ * map is SIM_CONF_ERROR_TYPE "expected a mapping at the top level" at its position.
+ * Errors: SIM_CONF_ERROR_IO (not a regular file, too large), _SYNTAX (with the position libyaml
+ * reports; a NUL byte with its line, column and byte offset), _DUPLICATE, _TYPE (a tag).
  * Returns: (transfer full): a new document, or NULL with @error set.
  */
 SimConfDoc *sim_conf_load_file(const char *path, GError **error);
@@ -255,8 +262,10 @@ gboolean sim_conf_overlay(SimConfDoc *base_doc, SimConfNode *base, const SimConf
  * sim_conf_load_with_include:
  * @path: scenario file
  * @include_key: top-level key naming a base file, e.g. "platform"
- * Loads @path; if its root map has @include_key (a path relative to @path's directory), loads
- * that file the same way (recursively, up to 8 levels, cycles are SIM_CONF_ERROR_INCLUDE) and
+ * Loads @path; if its root map has @include_key (a path relative to @path's directory, or found
+ * in the current directory), loads that file the same way (recursively, up to 8 levels, cycles
+ * are SIM_CONF_ERROR_INCLUDE; where it may lie: SimConfIncludePolicy, with the current directory
+ * as the search path) and
  * returns the base overlaid by the scenario (sim_conf_overlay). The @include_key pair itself
  * stays in the result (declare it in the schema, e.g. as a SIM_CONF_T_STRING). Every node
  * keeps the file it came from, so errors point into the right file.
@@ -266,8 +275,29 @@ SimConfDoc *sim_conf_load_with_include(const char *path, const char *include_key
 /* As sim_conf_load_with_include(), where a relative include that is not beside the including
  *  file is looked for, in order, as DIR/VALUE then DIR/BASENAME for each DIR of @search
  *  (NULL-terminated; NULL: nowhere else), e.g. the current directory and an installed data
- *  directory.  Not found anywhere: the error names the path beside the including file. */
+ *  directory.  Not found anywhere: the error names the path beside the including file.
+ *  The directories of @search are also where includes may lie (SimConfIncludePolicy). */
 SimConfDoc *sim_conf_load_with_include_search(const char *path, const char *include_key, const char *const *search,
+                                              GError **error);
+
+/*
+ * SimConfIncludePolicy:
+ * Where an include may come from. An included file must be named .yaml or .yml (the link
+ * target too), be a regular file, and its real path (links resolved) must lie in the directory
+ * of the file that includes it or in the platforms/ directory beside that directory
+ * (scenarios/reference/x.yaml naming ../platforms/y.yaml), in a directory of @search or @allow,
+ * or below one of them;
+ * anything else is SIM_CONF_ERROR_INCLUDE at the include's value. Values of included files are
+ * never echoed in error messages (only key names, truncated and escaped).
+ */
+typedef struct {
+  const char *const *search; /* NULL-terminated: looked in, in order, for an include not beside its file */
+  const char *const *allow;  /* NULL-terminated: further directories includes may come from (not searched) */
+  const char *allow_hint;    /* how the user allows another directory, for the message (e.g. "--allow-include DIR") */
+} SimConfIncludePolicy;
+
+/* As sim_conf_load_with_include() under @policy (NULL: only beside the including file). */
+SimConfDoc *sim_conf_load_with_include_policy(const char *path, const char *include_key, const SimConfIncludePolicy *policy,
                                               GError **error);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -317,6 +347,7 @@ typedef struct SimConfField {
   const char *min, *max; /*< value bounds as text, NULL = unbounded (also applied
                                         to the elements of a LIST of scalars) */
   bool min_exclusive, max_exclusive;
+  bool zero_ok;                   /*< DOUBLE/INT/INT64: 0 is also accepted below .min ("0: none") */
   bool whole;                     /*< DOUBLE: a whole number of base units (read like INT64: "1.5 B"
                                        is an error), stored as a double for model arithmetic */
   size_t min_items, max_items;    /*< LIST/DICT: bounds on the element count, 0 = none */

@@ -46,11 +46,23 @@ static char *quantity_desc(SimUnitKind kind)
 }
 
 /* Re-raises a SIM_UNITS_ERROR at @node's position. */
-static void units_error(GError **error, const SimConfNode *node, GError *e)
+static void units_error(GError **error, const SimConfNode *node, SimUnitKind kind, GError *e)
 {
   SimConfErrorCode code =
       e->code == SIM_UNITS_ERROR_SYNTAX || e->code == SIM_UNITS_ERROR_NOT_INTEGER ? SIM_CONF_ERROR_TYPE : SIM_CONF_ERROR_UNIT;
-  sim_conf_set_error(error, node, code, "%s", e->message);
+  if (node->from || strlen(node->text) > SIM_CONF_QUOTE_MAX) {
+    /* the units' message quotes the value: not one of an included file, nor a long one */
+    g_autofree char *want = quantity_desc(kind);
+    g_autofree char *q = sim_conf_quote_(node);
+    const char *why = e->code == SIM_UNITS_ERROR_NO_UNIT       ? "needs a unit"
+                      : e->code == SIM_UNITS_ERROR_WRONG_KIND  ? "has a unit of another kind"
+                      : e->code == SIM_UNITS_ERROR_UNKNOWN     ? "has an unknown unit"
+                      : e->code == SIM_UNITS_ERROR_NOT_INTEGER ? "is not a whole number"
+                                                               : "is not a valid number";
+    sim_conf_set_error(error, node, code, "%s %s, expected %s", q, why, want);
+  } else {
+    sim_conf_set_error(error, node, code, "%s", e->message);
+  }
   g_error_free(e);
 }
 
@@ -61,7 +73,7 @@ gboolean sim_conf_node_double(const SimConfNode *node, SimUnitKind kind, double 
   if (!need_scalar(node, want, error)) return FALSE;
   GError *e = NULL;
   if (!sim_units_parse(node->text, kind, out, &e)) {
-    units_error(error, node, e);
+    units_error(error, node, kind, e);
     return FALSE;
   }
   return TRUE;
@@ -74,7 +86,7 @@ gboolean sim_conf_node_int64(const SimConfNode *node, SimUnitKind kind, int64_t 
   if (!need_scalar(node, want, error)) return FALSE;
   GError *e = NULL;
   if (!sim_units_parse_int64(node->text, kind, out, &e)) {
-    units_error(error, node, e);
+    units_error(error, node, kind, e);
     return FALSE;
   }
   return TRUE;
@@ -93,7 +105,8 @@ gboolean sim_conf_node_bool(const SimConfNode *node, bool *out, GError **error)
     *out = false;
     return TRUE;
   }
-  sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected true or false, got '%s'", t);
+  g_autofree char *q = sim_conf_quote_(node);
+  sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected true or false, got %s", q);
   return FALSE;
 }
 
@@ -117,24 +130,27 @@ gboolean sim_conf_node_enum(const SimConfNode *node, const char *const *names, i
     }
   }
   const char *near = sim_conf_suggest(node->text, names);
+  g_autofree char *q = sim_conf_quote_(node);
+  const char *what = node->from ? "unknown value" : "unknown value ";
+  if (node->from) q[0] = '\0'; /* an included file's value is not echoed */
   if (near)
-    sim_conf_set_error(error, node, SIM_CONF_ERROR_ENUM, "unknown value '%s' (did you mean '%s'?); expected one of %s",
-                       node->text, near, list);
+    sim_conf_set_error(error, node, SIM_CONF_ERROR_ENUM, "%s%s (did you mean '%s'?); expected one of %s", what, q, near, list);
   else
-    sim_conf_set_error(error, node, SIM_CONF_ERROR_ENUM, "unknown value '%s'; expected one of %s", node->text, list);
+    sim_conf_set_error(error, node, SIM_CONF_ERROR_ENUM, "%s%s; expected one of %s", what, q, list);
   return FALSE;
 }
 
 static void unknown_key_error(GError **error, const SimConfNode *value, const char *const *allowed)
 {
   const char *near = sim_conf_suggest(value->key, allowed);
+  g_autofree char *key = sim_conf_escape_(value->key);
   if (near)
-    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s' (did you mean '%s'?)", value->key, near);
+    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s' (did you mean '%s'?)", key, near);
   else if (allowed && allowed[0]) {
     g_autofree char *list = join_names(allowed);
-    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s' (known keys: %s)", value->key, list);
+    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s' (known keys: %s)", key, list);
   } else {
-    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s'", value->key);
+    sim_conf_key_error_(error, value, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s'", key);
   }
 }
 
@@ -143,9 +159,10 @@ static gboolean need_map(const SimConfNode *node, GError **error)
   if (node->kind == SIM_CONF_NODE_MAP) return TRUE;
   if (node->kind == SIM_CONF_NODE_SCALAR && sim_conf_node_is_null(node))
     sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "missing value, expected a map");
-  else if (node->kind == SIM_CONF_NODE_SCALAR)
-    sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected a map, got the value '%s'", node->text);
-  else
+  else if (node->kind == SIM_CONF_NODE_SCALAR) {
+    g_autofree char *q = sim_conf_quote_(node);
+    sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected a map, got %s%s", node->from ? "" : "the value ", q);
+  } else
     sim_conf_set_error(error, node, SIM_CONF_ERROR_TYPE, "expected a map, got %s", shape_desc(node));
   return FALSE;
 }
@@ -200,11 +217,13 @@ static char *bound_text(SimUnitKind unit, const char *text, double b)
 static gboolean check_range(const SimConfField *f, SimUnitKind unit, double v, const SimConfNode *node, GError **error)
 {
   double b;
+  if (f->zero_ok && v == 0) return TRUE;
   if (f->min) {
     if (!schema_number(f, unit, "min", f->min, &b, error)) return FALSE;
     if (f->min_exclusive ? !(v > b) : !(v >= b)) {
       g_autofree char *bt = bound_text(unit, f->min, b);
-      sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range: must be %s %s", node->text,
+      g_autofree char *q = sim_conf_quote_(node);
+      sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "%s is out of range: must be %s %s", q,
                          f->min_exclusive ? ">" : ">=", bt);
       return FALSE;
     }
@@ -213,7 +232,8 @@ static gboolean check_range(const SimConfField *f, SimUnitKind unit, double v, c
     if (!schema_number(f, unit, "max", f->max, &b, error)) return FALSE;
     if (f->max_exclusive ? !(v < b) : !(v <= b)) {
       g_autofree char *bt = bound_text(unit, f->max, b);
-      sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range: must be %s %s", node->text,
+      g_autofree char *q = sim_conf_quote_(node);
+      sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "%s is out of range: must be %s %s", q,
                          f->max_exclusive ? "<" : "<=", bt);
       return FALSE;
     }
@@ -245,7 +265,8 @@ static gboolean bind_scalar(const SimConfField *f, SimConfType type, const SimCo
       if (!sim_conf_node_int64(node, f->unit, &v, error) || !check_range(f, f->unit, (double)v, node, error)) return FALSE;
       if (type == SIM_CONF_T_INT) {
         if (v < INT_MIN || v > INT_MAX) {
-          sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "'%s' is out of range for an int", node->text);
+          g_autofree char *q = sim_conf_quote_(node);
+          sim_conf_set_error(error, node, SIM_CONF_ERROR_RANGE, "%s is out of range for an int", q);
           return FALSE;
         }
         *(int *)p = (int)v;
@@ -579,6 +600,7 @@ static void md_rows(const SimConfField *schema, const char *prefix, GString *out
       md_escape(out, f->def);
     /* Range */
     g_string_append(out, " | ");
+    if (f->zero_ok) g_string_append(out, "0 or ");
     if (f->min && f->max)
       g_string_append_printf(out, "%s%s .. %s%s", f->min_exclusive ? "> " : "", f->min, f->max_exclusive ? "< " : "", f->max);
     else if (f->min)

@@ -20,6 +20,18 @@ struct SimConfNode {
   GPtrArray *children;   /* MAP/SEQ: owned child nodes in file order */
 };
 
+/* Longest key or value text an error message quotes, in characters (longer ones end in "..."). */
+#define SIM_CONF_QUOTE_MAX 40
+
+/* @text for an error message: at most SIM_CONF_QUOTE_MAX characters, control and other
+ *  non-printable characters escaped (\n, \xNN, \u{NNNN}). Returns: (transfer full). */
+char *sim_conf_escape_(const char *text);
+
+/* A scalar's value for an error message: "'TEXT'" escaped and truncated (sim_conf_escape_), or
+ *  "the value" when @node comes from an included file, whose values are never echoed (an
+ *  include may name a file the user did not mean to show). Returns: (transfer full). */
+char *sim_conf_quote_(const SimConfNode *node);
+
 /* Frees a node and its subtree. */
 void sim_conf_node_free_(SimConfNode *n);
 

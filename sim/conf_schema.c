@@ -67,7 +67,8 @@ static void scalar_members(JsonBuilder *b, const SimConfField *f, SimConfType t)
   json_builder_set_member_name(b, "pattern");
   json_builder_add_string_value(b, integer ? "^[ \\t]*[-+]?[0-9]+[ \\t]*$" : pattern);
   double v;
-  if (bound_value(f->min, SIM_UNIT_NONE, &v)) add_number(b, f->min_exclusive ? "exclusiveMinimum" : "minimum", v, integer);
+  if (!f->zero_ok && bound_value(f->min, SIM_UNIT_NONE, &v))
+    add_number(b, f->min_exclusive ? "exclusiveMinimum" : "minimum", v, integer);
   if (bound_value(f->max, SIM_UNIT_NONE, &v)) add_number(b, f->max_exclusive ? "exclusiveMaximum" : "maximum", v, integer);
 }
 

@@ -122,7 +122,7 @@ static const BadRun bad_runs[] = {
   { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--seed", "-1", NULL }, "seed" },
   { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "platform=platforms/genoa-9554.yaml", NULL }, "cannot be overridden" },
   { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.offered=", NULL }, "missing value" },
-  { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.offered=1e12 Gb/s", NULL }, "would simulate" },
+  { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.offered=1e12 Gb/s", NULL }, "offered load out of range" },
   { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.bitrates=[]", NULL }, "at least 1" },
   { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--set",
       "workload.bitrates=[{rate: 5 Mb/s, share: 80 %}, {rate: 8 Mb/s, share: 80 %}]", NULL },

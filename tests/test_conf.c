@@ -585,7 +585,11 @@ START_TEST(test_include_errors)
   Scen s = { 0 };
   ck_assert(!sim_conf_bind(sim_conf_doc_root(doc), scen_schema, &s, &err));
   sim_conf_unbind(scen_schema, &s);
-  ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/platforms/bad.yaml:3:7: link: '100 GB/s'"), "%s", err->message);
+  /* (its value is not echoed: an included file's values never are) */
+  ck_assert_msg(g_str_has_prefix(err->message, "tests/data/conf/platforms/bad.yaml:3:7: link: the value has a unit of another "
+                                               "kind, expected a bit rate"),
+                "%s", err->message);
+  ck_assert_msg(!strstr(err->message, "100 GB/s"), "%s", err->message);
   /* ... and names the scenario line that included the platform, on the same line */
   ck_assert_msg(g_str_has_suffix(err->message, " (included from tests/data/conf/scenario_badplat.yaml:1:11)"), "%s",
                 err->message);

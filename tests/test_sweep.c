@@ -203,7 +203,7 @@ END_TEST
 START_TEST(test_failed_point_is_a_row)
 {
   g_autoptr(GError) e = NULL;
-  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, &e);
+  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, NULL, &e);
   ck_assert_msg(s != NULL, "%s", e ? e->message : "");
   guint n;
   const SweepColumn *cols = sweep_columns(s, &n);
@@ -223,7 +223,7 @@ END_TEST
 START_TEST(test_points_and_seeds)
 {
   g_autoptr(GError) e = NULL;
-  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-bound.yaml", NULL, -1, &e);
+  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-bound.yaml", NULL, -1, NULL, &e);
   ck_assert_msg(s != NULL, "%s", e ? e->message : "");
   ck_assert_uint_eq(sweep_n_points(s), 2 * 4 * 2 * 1);
   ck_assert_uint_eq(sweep_n_keys(s), 5);
@@ -255,7 +255,7 @@ START_TEST(test_points_and_seeds)
   g_autofree char *top = g_strndup(hex, 16);
   ck_assert_uint_eq(s0, g_ascii_strtoull(top, NULL, 16) >> 11);
   /* a different sweep seed gives other seeds */
-  g_autoptr(SweepSpec) s2 = sweep_load("tests/data/sweep/small-bound.yaml", NULL, 2, &e);
+  g_autoptr(SweepSpec) s2 = sweep_load("tests/data/sweep/small-bound.yaml", NULL, 2, NULL, &e);
   ck_assert(s2 && sweep_seed(s2, 0, 0) != s0);
 }
 END_TEST
@@ -274,7 +274,7 @@ START_TEST(test_range_values)
                       cwd);
   ck_assert(g_file_set_contents(f, text, -1, NULL));
   g_autoptr(GError) e = NULL;
-  g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, &e);
+  g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, NULL, &e);
   ck_assert_msg(s != NULL, "%s", e ? e->message : "");
   ck_assert_uint_eq(sweep_n_points(s), 9);
   ck_assert_str_eq(sweep_value(s, 6, 0), "0.3");
@@ -286,7 +286,7 @@ END_TEST
 START_TEST(test_json_round_trip)
 {
   g_autoptr(GError) e = NULL;
-  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, &e);
+  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, NULL, &e);
   ck_assert_msg(s != NULL, "%s", e ? e->message : "");
   for (guint run = 0; run < 3; run++) {
     g_autoptr(SweepRow) row = sweep_run(s, run);
@@ -311,7 +311,7 @@ START_TEST(test_summary)
   g_autofree char *p = g_build_filename(d, "s", NULL);
   ck_assert_int_eq(sweep("tests/data/sweep/small-run.yaml", p, NULL), 0);
   g_autoptr(GError) e = NULL;
-  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, &e);
+  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, NULL, &e);
   g_autofree char *jpath = g_strdup_printf("%s.jsonl", p), *spath = g_strdup_printf("%s.summary.csv", p);
   g_autofree char *rows = slurp(jpath), *summary = slurp(spath);
   g_auto(GStrv) line = g_strsplit(rows, "\n", -1), sline = g_strsplit(summary, "\n", -1);
