@@ -106,8 +106,7 @@ int cmd_serve(int argc, char **argv)
     sigwait(&set, &sig);
   }
   ValServerStats st;
-  val_server_stats(s, &st);
-  val_server_stop(s);
+  val_server_stop_stats(s, &st); /* after the last close: what was acknowledged, what the stop cut */
   printf("served %" G_GUINT64_FORMAT " requests (%" G_GUINT64_FORMAT " 2xx, %" G_GUINT64_FORMAT " 4xx, %" G_GUINT64_FORMAT
          " 5xx), %.3f GB of bodies written, %.3f GB of them acknowledged (%.3f GB on the wire), %" G_GUINT64_FORMAT
          " responses cut short, %" G_GUINT64_FORMAT " files changed during a send, %" G_GUINT64_FORMAT

@@ -1086,6 +1086,11 @@ fail:
 
 void val_server_stop(ValServer *s)
 {
+  val_server_stop_stats(s, NULL);
+}
+
+void val_server_stop_stats(ValServer *s, ValServerStats *final)
+{
   if (!s) return;
   if (s->stop_fd >= 0) {
     uint64_t one = 1;
@@ -1096,6 +1101,7 @@ void val_server_stop(ValServer *s)
     if (s->w[i].started) pthread_join(s->w[i].th, NULL);
     if (s->w[i].ep >= 0) close(s->w[i].ep);
   }
+  if (final) val_server_stats(s, final);
   g_free(s->w);
   if (s->stop_fd >= 0) close(s->stop_fd);
   if (s->listen_fd >= 0) close(s->listen_fd);

@@ -101,6 +101,9 @@ typedef struct ValServer ValServer;
 ValServer *val_server_start(const ValServerConfig *cfg, GError **error);
 /* Stops the workers, closes every connection, frees everything. NULL is fine. */
 void val_server_stop(ValServer *s);
+/* val_server_stop that fills *final (NULL is fine) once every connection is closed, so that
+ * the counters settled at close (bytes acknowledged, responses cut short by the stop) are in. */
+void val_server_stop_stats(ValServer *s, ValServerStats *final);
 int val_server_port(const ValServer *s);
 void val_server_stats(const ValServer *s, ValServerStats *out);
 /* Sum of the worker threads' CPU time (user + system), ns. */
