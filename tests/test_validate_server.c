@@ -669,14 +669,21 @@ static void healthy_stop(Tree *t, ValServer *s, SSL_CTX *ctx, int fds_idle)
 }
 
 /* Connects, sends @req and reads the response head; returns the connection. */
-static ValClient *request_head(int port, SSL_CTX *ctx, const char *req, int *status, int64_t *clen, gboolean *cl)
+static ValClient *request_head_rcvbuf(int port, SSL_CTX *ctx, const char *req, int rcvbuf, int *status, int64_t *clen,
+                                      gboolean *cl)
 {
   g_autoptr(GError) err = NULL;
-  ValClient *c = val_client_connect("127.0.0.1", port, ctx, 20, &err);
+  ValClient *c = val_client_connect_opts("127.0.0.1", port, ctx, 20, NULL, rcvbuf, &err);
   ck_assert_msg(c, "%s", err ? err->message : "");
   ck_assert(val_client_send(c, req, strlen(req), &err));
   ck_assert_msg(val_client_read_head(c, status, clen, cl, &err), "%s", err ? err->message : "");
   return c;
+}
+
+/* request_head_rcvbuf with the kernel's receive buffer. */
+static ValClient *request_head(int port, SSL_CTX *ctx, const char *req, int *status, int64_t *clen, gboolean *cl)
+{
+  return request_head_rcvbuf(port, ctx, req, 0, status, clen, cl);
 }
 
 /* A response that ends the connection, with a request pipelined while it is in flight: the
@@ -1203,14 +1210,11 @@ START_TEST(test_overwrite_in_place)
     SSL_CTX *ctx = client_ctx(all_modes[m]);
     int fds_idle = count_fds();
     g_autoptr(GError) err = NULL;
-    ValClient *c = val_client_connect_opts("127.0.0.1", val_server_port(s), ctx, 20, NULL, 262144, &err);
-    ck_assert_msg(c, "%s", err ? err->message : "");
-    const char *req = "GET /over.bin HTTP/1.1\r\nHost: x\r\n\r\n";
-    ck_assert(val_client_send(c, req, strlen(req), &err));
     int status;
     int64_t clen;
     gboolean cl;
-    ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
+    ValClient *c =
+        request_head_rcvbuf(val_server_port(s), ctx, "GET /over.bin HTTP/1.1\r\nHost: x\r\n\r\n", 262144, &status, &clen, &cl);
     ck_assert_int_eq(status, 200);
     ck_assert_int_eq(clen, (int64_t)size);
     g_autofree char *etag0 = g_strdup(val_client_etag(c));
@@ -1504,14 +1508,11 @@ START_TEST(test_acked_after_reset)
     SSL_CTX *ctx = client_ctx(all_modes[m]);
     int fds_idle = count_fds();
     g_autoptr(GError) err = NULL;
-    ValClient *c = val_client_connect_opts("127.0.0.1", val_server_port(s), ctx, 20, NULL, 262144, &err);
-    ck_assert(c);
-    const char *req = "GET /f64m.bin HTTP/1.1\r\nHost: x\r\n\r\n";
-    ck_assert(val_client_send(c, req, strlen(req), &err));
     int status;
     int64_t clen;
     gboolean cl;
-    ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
+    ValClient *c =
+        request_head_rcvbuf(val_server_port(s), ctx, "GET /f64m.bin HTTP/1.1\r\nHost: x\r\n\r\n", 262144, &status, &clen, &cl);
     ck_assert_int_eq(status, 200);
     unsigned char sha[32];
     uint64_t got = 0;
