@@ -15,8 +15,8 @@ int cmd_serve(int argc, char **argv)
 {
   g_autofree char *root = NULL, *bind = NULL, *mode_s = NULL, *cert = NULL, *key = NULL;
   g_autofree char *port_s = NULL, *threads_s = NULL, *duration_s = NULL, *idle_s = NULL;
-  g_autofree char *head_s = NULL, *linger_s = NULL, *max_conns_s = NULL;
-  int port = 8443, threads = 1, max_conns = 0;
+  g_autofree char *head_s = NULL, *linger_s = NULL, *max_conns_s = NULL, *per_ip_s = NULL;
+  int port = 8443, threads = 1, max_conns = 0, per_ip = 0;
   gboolean no_pin = FALSE;
   double duration = 0, idle = 30, head = 20, linger = 5; /* duration 0: until SIGINT/SIGTERM */
   GOptionEntry entries[] = {
@@ -35,6 +35,8 @@ int cmd_serve(int argc, char **argv)
       "Lingering close: read what a client still sends after the last response for at most S s, > 0 (default 5)", "S" },
     { "max-conns", 0, 0, G_OPTION_ARG_STRING, &max_conns_s,
       "Most open connections 1..1000000 (default: (RLIMIT_NOFILE - 64) / 2)", "N" },
+    { "max-conns-per-ip", 0, 0, G_OPTION_ARG_STRING, &per_ip_s,
+      "Most open connections from one client IPv4 address, 0..1000000; more are refused (default 0: no per-address cap)", "N" },
     { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s,
       "Stop after S seconds, 0..1000000; 0 (the default): run until SIGINT/SIGTERM", "S" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
@@ -59,6 +61,7 @@ int cmd_serve(int argc, char **argv)
       !cli_seconds_option("--head-timeout", head_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &head, &err) ||
       !cli_seconds_option("--linger", linger_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &linger, &err) ||
       !cli_int_option("--max-conns", max_conns_s, 1, 1000000, NULL, &max_conns, &err) ||
+      !cli_int_option("--max-conns-per-ip", per_ip_s, 0, 1000000, "0: no per-address cap", &per_ip, &err) ||
       !cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: until interrupted", &duration, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
@@ -81,7 +84,8 @@ int cmd_serve(int argc, char **argv)
                           .idle_timeout_s = idle,
                           .head_timeout_s = head,
                           .linger_s = linger,
-                          .max_conns = max_conns };
+                          .max_conns = max_conns,
+                          .max_conns_per_ip = per_ip };
   ValServer *s = val_server_start(&cfg, &err);
   if (!s) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
@@ -102,14 +106,16 @@ int cmd_serve(int argc, char **argv)
     sigwait(&set, &sig);
   }
   ValServerStats st;
-  val_server_stats(s, &st);
-  val_server_stop(s);
+  val_server_stop_stats(s, &st); /* after the last close: what was acknowledged, what the stop cut */
   printf("served %" G_GUINT64_FORMAT " requests (%" G_GUINT64_FORMAT " 2xx, %" G_GUINT64_FORMAT " 4xx, %" G_GUINT64_FORMAT
-         " 5xx), %.3f GB of bodies written, %" G_GUINT64_FORMAT " connections, %" G_GUINT64_FORMAT
-         " client aborts, %" G_GUINT64_FORMAT " truncated files, %" G_GUINT64_FORMAT " head timeouts, %" G_GUINT64_FORMAT
-         " idle timeouts, %" G_GUINT64_FORMAT " evicted and %" G_GUINT64_FORMAT
-         " refused at the connection cap, kTLS on %" G_GUINT64_FORMAT " connections\n",
-         st.requests, st.status_2xx, st.status_4xx, st.status_5xx, (double)st.bytes_body / 1e9, st.accepted, st.client_aborts,
-         st.truncations, st.head_timeouts, st.idle_timeouts, st.evicted, st.refused, st.ktls_conns);
+         " 5xx), %.3f GB of bodies written, %.3f GB of them acknowledged (%.3f GB on the wire), %" G_GUINT64_FORMAT
+         " responses cut short, %" G_GUINT64_FORMAT " files changed during a send, %" G_GUINT64_FORMAT
+         " connections, %" G_GUINT64_FORMAT " client aborts, %" G_GUINT64_FORMAT " truncated files, %" G_GUINT64_FORMAT
+         " head timeouts, %" G_GUINT64_FORMAT " idle timeouts, %" G_GUINT64_FORMAT " evicted and %" G_GUINT64_FORMAT
+         " refused at the connection cap, %" G_GUINT64_FORMAT " refused at the per-address cap, kTLS on %" G_GUINT64_FORMAT
+         " connections\n",
+         st.requests, st.status_2xx, st.status_4xx, st.status_5xx, (double)st.bytes_body / 1e9, (double)st.bytes_body_acked / 1e9,
+         (double)st.bytes_acked / 1e9, st.responses_cut, st.files_changed, st.accepted, st.client_aborts, st.truncations,
+         st.head_timeouts, st.idle_timeouts, st.evicted, st.refused, st.refused_per_ip, st.ktls_conns);
   return OCASIM_EXIT_OK;
 }

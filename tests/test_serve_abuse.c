@@ -5,22 +5,34 @@
  * still be served all along (before the connection cap and the head deadline, a flood of
  * this size left 0 of 12 GETs answered: accepts failed with EMFILE); afterwards SIGTERM
  * stops the server promptly with exit status 0 and the summary counts 5xx, head timeouts
- * and evictions.  SIGTERM under load: a load generator is mid-transfer on 16
- * connections, the server must exit within a few seconds.  Deadlines are generous. */
+ * and evictions.  Every mode under load (sendfile_ktls, userspace, sendfile): a load
+ * generator checks the SHA-256 of every body (16 KiB +- 1, 64 KiB, 1 MiB, a Range) on 16
+ * connections; when it has left, the process holds the descriptors it held idle before
+ * (/proc/PID/fd) and uses no CPU (/proc/PID/stat), still answers byte-exact, and then
+ * SIGTERM in the middle of a second load stops it within a few seconds with exit status 0
+ * and a summary that counts acknowledged bytes and the responses the stop cut short.  Where
+ * the kernel has no TLS (no `tls` module: setsockopt TCP_ULP fails), sendfile_ktls runs its
+ * user-space fallback, and the test says so.  The per-address cap from the command line:
+ * one address keeps --max-conns-per-ip connections, the rest are refused and counted.
+ * Deadlines are generous, conditions are polled, nothing is timed. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "validate/client.h"
 #include "validate/loadgen.h"
+#include "validate/probe.h"
+#include "validate/tls.h"
 #include "validate/util.h"
 
 typedef struct {
@@ -158,25 +170,139 @@ START_TEST(test_slowloris_fd_limit)
 }
 END_TEST
 
-START_TEST(test_sigterm_under_load)
+/* Descriptors the process @pid holds (/proc/PID/fd). */
+static int proc_fds(GPid pid)
+{
+  g_autofree char *path = g_strdup_printf("/proc/%d/fd", (int)pid);
+  DIR *d = opendir(path);
+  ck_assert_msg(d, "%s", path);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.') n++;
+  closedir(d);
+  return n;
+}
+
+/* User + system CPU time of @pid, clock ticks (/proc/PID/stat fields 14 and 15). */
+static long proc_cpu_ticks(GPid pid)
+{
+  g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int)pid), *text = NULL;
+  ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+  const char *p = strrchr(text, ')'); /* the command name may hold spaces */
+  ck_assert(p);
+  long ut = 0, st = 0;
+  ck_assert_int_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st), 2);
+  return ut + st;
+}
+
+/* The server process after its clients left: the descriptors it held idle (polled, bounded),
+ * no CPU over a second of wall time (a spinning worker would take most of what it is given),
+ * and a byte-exact answer. */
+static void assert_process_healthy(Serve *sv, int fds_idle, gboolean tls, const char *root, const char *mode)
+{
+  int64_t end = val_now_ns() + 15000000000LL;
+  int fds;
+  while ((fds = proc_fds(sv->pid)) != fds_idle && val_now_ns() < end) val_sleep_ns(50000000);
+  ck_assert_msg(fds == fds_idle, "%s: %d descriptors after the load, %d idle before", mode, fds, fds_idle);
+  long c0 = proc_cpu_ticks(sv->pid);
+  int64_t w0 = val_now_ns();
+  val_sleep_ns(1000000000);
+  double busy_s = (double)(proc_cpu_ticks(sv->pid) - c0) / (double)sysconf(_SC_CLK_TCK);
+  double wall_s = (double)(val_now_ns() - w0) * 1e-9;
+  ck_assert_msg(busy_s * 4 < wall_s, "%s: %.2f s CPU in %.2f s idle", mode, busy_s, wall_s);
+  SSL_CTX *ctx = tls ? val_tls_client_ctx_new(VAL_TLS_ANY, VAL_CIPHER_ANY, FALSE, NULL) : NULL;
+  g_autoptr(GError) err = NULL;
+  ValClient *c = val_client_connect("127.0.0.1", sv->port, ctx, 20, &err);
+  ck_assert_msg(c, "%s: %s", mode, err ? err->message : "");
+  int status = 0;
+  uint64_t len = 0;
+  unsigned char sha[32], want[32];
+  ck_assert(val_client_get(c, "GET", "/f.bin", NULL, &status, &len, sha, &err));
+  g_autofree char *f = g_build_filename(root, "f.bin", NULL);
+  ck_assert(val_sha256_file_range(f, 0, len, want, NULL));
+  ck_assert_msg(status == 200 && len == 1 << 20 && memcmp(sha, want, 32) == 0, "%s: %d, %" G_GUINT64_FORMAT " bytes", mode,
+                status, len);
+  val_client_close(c);
+  SSL_CTX_free(ctx);
+}
+
+static void add_target(GArray *a, const char *root, const char *name, gboolean range, uint64_t first, uint64_t last)
+{
+  g_autofree char *fpath = g_build_filename(root, name, NULL);
+  ValLoadTarget tg = { .path = g_strdup_printf("/%s", name), .check_sha = TRUE };
+  struct stat sb;
+  ck_assert_int_eq(stat(fpath, &sb), 0);
+  tg.has_range = range;
+  tg.first = range ? first : 0;
+  tg.last = range ? last : (uint64_t)sb.st_size - 1;
+  tg.expect_len = tg.last - tg.first + 1;
+  tg.expect_status = range ? 206 : 200;
+  ck_assert(val_sha256_file_range(fpath, tg.first, tg.expect_len, tg.sha, NULL));
+  g_array_append_val(a, tg);
+}
+
+/* Every mode: a byte-exact load, health afterwards, then SIGTERM under load. */
+START_TEST(test_modes_load_health_sigterm)
 {
   g_autofree char *root = make_root(1 << 20);
-  const char *modes[] = { "--mode sendfile", "--mode userspace" };
+  static const uint64_t sizes[] = { 16383, 16384, 16385, 65536 };
+  for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    g_autofree char *f = g_strdup_printf("%s/s%" G_GUINT64_FORMAT ".bin", root, sizes[i]);
+    g_autofree char *data = g_malloc(sizes[i]);
+    for (uint64_t k = 0; k < sizes[i]; k++) data[k] = (char)(k * 7 + i);
+    ck_assert(g_file_set_contents(f, data, (gssize)sizes[i], NULL));
+  }
+  GArray *tg = g_array_new(FALSE, TRUE, sizeof(ValLoadTarget));
+  for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    g_autofree char *name = g_strdup_printf("s%" G_GUINT64_FORMAT ".bin", sizes[i]);
+    add_target(tg, root, name, FALSE, 0, 0);
+  }
+  add_target(tg, root, "f.bin", FALSE, 0, 0);
+  add_target(tg, root, "f.bin", TRUE, 16383, 16384 * 3);
+  ValKtlsProbe k;
+  val_probe_ktls(&k, FALSE);
+  gboolean ktls = k.ulp_ok && k.tx_ok;
+  const char *modes[] = { "sendfile_ktls", "userspace", "sendfile" };
   for (size_t m = 0; m < G_N_ELEMENTS(modes); m++) {
-    Serve sv = serve_start(root, 0, modes[m]);
-    ValLoadTarget tg = { .path = (char *)"/f.bin", .expect_status = 200, .expect_len = 1 << 20 };
+    gboolean tls = m < 2;
+    if (m == 0 && !ktls)
+      fprintf(stderr,
+              "test_modes_load_health_sigterm: %s: sendfile_ktls runs its user-space fallback here; SSL_sendfile "
+              "over kTLS is not exercised on this host\n",
+              k.reason);
+    g_autofree char *args = g_strdup_printf("--mode %s", modes[m]);
+    Serve sv = serve_start(root, 0, args);
+    int fds_idle = proc_fds(sv.pid);
     ValLoadConfig lc = { .port = sv.port,
-                         .tls = m == 1,
+                         .tls = tls,
                          .connections = 16,
                          .threads = 2,
-                         .targets = &tg,
-                         .ntargets = 1,
-                         .duration_s = 30,
+                         .targets = (ValLoadTarget *)tg->data,
+                         .ntargets = (int)tg->len,
+                         .requests_per_conn = 3 * (int)tg->len,
+                         .duration_s = 60,
                          .last_cpu = -1 };
-    g_autoptr(GError) err = NULL;
-    ValLoad *l = val_load_start(&lc, &err);
-    ck_assert_msg(l, "%s", err ? err->message : "");
     ValLoadResult r;
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(val_load_run(&lc, &r, &err), "%s", err ? err->message : "");
+    ck_assert_msg(val_load_errors(&r) == 0 && r.requests_ok == 16 * 3 * tg->len,
+                  "%s: %" G_GUINT64_FORMAT " ok, status %" G_GUINT64_FORMAT " length %" G_GUINT64_FORMAT
+                  " hash %" G_GUINT64_FORMAT " io %" G_GUINT64_FORMAT,
+                  modes[m], r.requests_ok, r.errors_status, r.errors_length, r.errors_hash, r.errors_io);
+    assert_process_healthy(&sv, fds_idle, tls, root, modes[m]);
+    /* SIGTERM under load */
+    ValLoadTarget big = { .path = (char *)"/f.bin", .expect_status = 200, .expect_len = 1 << 20 };
+    ValLoadConfig lc2 = { .port = sv.port,
+                          .tls = tls,
+                          .connections = 16,
+                          .threads = 2,
+                          .targets = &big,
+                          .ntargets = 1,
+                          .duration_s = 30,
+                          .last_cpu = -1 };
+    ValLoad *l = val_load_start(&lc2, &err);
+    ck_assert_msg(l, "%s", err ? err->message : "");
     int64_t end = val_now_ns() + 20000000000LL;
     do { /* under load: some responses done, more in flight */
       val_sleep_ns(50000000);
@@ -189,9 +315,60 @@ START_TEST(test_sigterm_under_load)
     val_load_stop(l, NULL);
     ck_assert_msg(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: exit %d after %.1f s", modes[m], status,
                   took);
-    ck_assert_msg(strstr(sv.out->str, "served "), "no summary: %s", sv.out->str);
+    ck_assert_msg(strstr(sv.out->str, "served ") && strstr(sv.out->str, " GB of them acknowledged (") &&
+                      strstr(sv.out->str, " responses cut short, "),
+                  "%s: summary: %s", modes[m], sv.out->str);
+    if (m == 0) {
+      const char *kt = strstr(sv.out->str, "kTLS on ");
+      ck_assert(kt);
+      long nk = atol(kt + strlen("kTLS on "));
+      if (ktls) /* whether OpenSSL engages it depends on its build and the cipher: said, not asserted */
+        fprintf(stderr, "test_modes_load_health_sigterm: sendfile_ktls: kTLS on %ld connections\n", nk);
+      else
+        ck_assert_msg(nk == 0, "kTLS on %ld connections without kernel TLS", nk);
+    }
     g_string_free(sv.out, TRUE);
   }
+  for (guint i = 0; i < tg->len; i++) g_free(g_array_index(tg, ValLoadTarget, i).path);
+  g_array_free(tg, TRUE);
+  val_rm_rf(root);
+}
+END_TEST
+
+/* --max-conns-per-ip 4: 10 silent connections from 127.0.0.2 leave 4 open and 6 refused,
+ * while 127.0.0.1 is served; the summary counts them. */
+START_TEST(test_per_ip_cap_cli)
+{
+  g_autofree char *root = make_root(65536);
+  Serve sv = serve_start(root, 0, "--mode sendfile --max-conns-per-ip 4");
+  int fds_idle = proc_fds(sv.pid);
+  int fd[10];
+  struct sockaddr_in src = { .sin_family = AF_INET }, dst = { .sin_family = AF_INET, .sin_port = htons((uint16_t)sv.port) };
+  inet_pton(AF_INET, "127.0.0.2", &src.sin_addr);
+  inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+  for (int i = 0; i < 10; i++) {
+    fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_eq(bind(fd[i], (struct sockaddr *)&src, sizeof src), 0);
+    ck_assert_int_eq(connect(fd[i], (struct sockaddr *)&dst, sizeof dst), 0);
+  }
+  int64_t end = val_now_ns() + 15000000000LL; /* each accepted one holds a socket in the server */
+  while (proc_fds(sv.pid) != fds_idle + 4 && val_now_ns() < end) val_sleep_ns(20000000);
+  ck_assert_int_eq(proc_fds(sv.pid), fds_idle + 4);
+  for (int k = 0; k < 3; k++) {
+    g_autoptr(GError) err = NULL;
+    g_autoptr(ValClient) c = val_client_connect("127.0.0.1", sv.port, NULL, 20, &err);
+    ck_assert(c);
+    int status = 0;
+    uint64_t len = 0;
+    unsigned char sha[32];
+    ck_assert(val_client_get(c, "GET", "/f.bin", NULL, &status, &len, sha, &err));
+    ck_assert(status == 200 && len == 65536);
+  }
+  for (int i = 0; i < 10; i++) close(fd[i]);
+  int status = serve_stop(&sv, 10);
+  ck_assert_msg(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit %d", status);
+  ck_assert_msg(strstr(sv.out->str, " 6 refused at the per-address cap"), "summary: %s", sv.out->str);
+  g_string_free(sv.out, TRUE);
   val_rm_rf(root);
 }
 END_TEST
@@ -203,7 +380,8 @@ int main(void)
   TCase *tc = tcase_create("serve");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_slowloris_fd_limit);
-  tcase_add_test(tc, test_sigterm_under_load);
+  tcase_add_test(tc, test_modes_load_health_sigterm);
+  tcase_add_test(tc, test_per_ip_cap_cli);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

@@ -22,11 +22,23 @@ struct ValClient {
   int fd;
   SSL *ssl;
   char buf[VAL_HTTP_MAX_HEADER];
-  size_t len; /* bytes buffered after the last head */
+  size_t len;     /* bytes buffered after the last head */
+  char etag[128]; /* ETag of the last head, "" when none */
 };
 
 ValClient *val_client_connect(const char *host, int port, SSL_CTX *ctx, double timeout_s, GError **error)
 {
+  return val_client_connect_opts(host, port, ctx, timeout_s, NULL, 0, error);
+}
+
+ValClient *val_client_connect_opts(const char *host, int port, SSL_CTX *ctx, double timeout_s, const char *source,
+                                   int rcvbuf_bytes, GError **error)
+{
+  struct sockaddr_in src = { .sin_family = AF_INET };
+  if (source && inet_pton(AF_INET, source, &src.sin_addr) != 1) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "bad IPv4 source address '%s'", source);
+    return NULL;
+  }
   struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
   if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "bad IPv4 address '%s'", host);
@@ -41,6 +53,8 @@ ValClient *val_client_connect(const char *host, int port, SSL_CTX *ctx, double t
   setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   int one = 1;
   setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (rcvbuf_bytes > 0) setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf_bytes, sizeof rcvbuf_bytes);
+  if (source && bind(c->fd, (struct sockaddr *)&src, sizeof src) != 0) goto fail_errno;
   if (connect(c->fd, (struct sockaddr *)&a, sizeof a) != 0) goto fail_errno;
   if (ctx) {
     ERR_clear_error();
@@ -112,12 +126,33 @@ gboolean val_client_send(ValClient *c, const void *data, size_t len, GError **er
   return TRUE;
 }
 
+/* Keeps the ETag value of the head in c->buf[0, end). */
+static void keep_etag(ValClient *c, size_t end)
+{
+  c->etag[0] = 0;
+  for (size_t i = 0; i + 6 < end; i++) {
+    if (c->buf[i] != '\n' || g_ascii_strncasecmp(c->buf + i + 1, "ETag:", 5) != 0) continue;
+    const char *v = c->buf + i + 6, *e = memchr(v, '\n', end - (size_t)(v - c->buf));
+    while (v < c->buf + end && *v == ' ') v++;
+    if (!e) return;
+    while (e > v && (e[-1] == '\r' || e[-1] == ' ')) e--;
+    g_strlcpy(c->etag, v, MIN(sizeof c->etag, (size_t)(e - v) + 1));
+    return;
+  }
+}
+
+const char *val_client_etag(const ValClient *c)
+{
+  return c->etag;
+}
+
 gboolean val_client_read_head(ValClient *c, int *status, int64_t *content_length, gboolean *close, GError **error)
 {
   for (;;) {
     size_t used = 0;
     int r = val_http_parse_response(c->buf, c->len, status, content_length, close, &used);
     if (r == 1) {
+      keep_etag(c, used);
       memmove(c->buf, c->buf + used, c->len - used);
       c->len -= used;
       return TRUE;

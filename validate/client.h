@@ -16,10 +16,17 @@ typedef struct ValClient ValClient;
 /* Connects to host:port (IPv4) and, with ctx non-NULL, completes a TLS handshake.
  * timeout_s bounds every later read/write (0: 30 s). */
 ValClient *val_client_connect(const char *host, int port, SSL_CTX *ctx, double timeout_s, GError **error);
+/* val_client_connect from the IPv4 address @source (NULL: any) with SO_RCVBUF @rcvbuf_bytes
+ * (0: the kernel's autotuned default), so that tests can play several clients and bound what
+ * the client's kernel buffers. */
+ValClient *val_client_connect_opts(const char *host, int port, SSL_CTX *ctx, double timeout_s, const char *source,
+                                   int rcvbuf_bytes, GError **error);
 /* Sends len bytes (the whole buffer). */
 gboolean val_client_send(ValClient *c, const void *data, size_t len, GError **error);
 /* Reads a response head: status, Content-Length (-1 absent), Connection: close. */
 gboolean val_client_read_head(ValClient *c, int *status, int64_t *content_length, gboolean *close, GError **error);
+/* The ETag of the last response head read ("" when it had none). */
+const char *val_client_etag(const ValClient *c);
 /* Reads up to max body bytes, feeding md when non-NULL; returns bytes read (0 at
  * EOF), -1 on error.  Bytes left over after the head are returned first. */
 gssize val_client_read_body(ValClient *c, uint64_t max, EVP_MD_CTX *md, GError **error);

@@ -26,7 +26,12 @@
  * (closing, idle, in a handshake or a head) that has waited longest, or is
  * refused when every one is sending, so accepts keep working under a flood.  A
  * file that shrinks during a send is reported ("truncated at N of M") and
- * counted apart from client aborts.
+ * counted apart from client aborts; one modified in place during a send (mtime or size
+ * moved after the ETag went out) is reported too.  With max_conns_per_ip, one IPv4
+ * source address holds at most that many connections (more are refused at accept).
+ * At close the server asks the kernel what the client acknowledged (TCP_INFO
+ * tcpi_bytes_acked; SIOCOUTQ, the unacknowledged tail) and counts body bytes
+ * acknowledged and responses cut short, not bytes promised.
  * Offsets and sizes are 64-bit throughout (files over 4 GiB, ranges past 2^32).
  * Left out: HTTP/2, request bodies, multi-range responses, access logs.
  */
@@ -37,7 +42,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h> /* struct tcp_info with tcpi_bytes_acked (glibc's lacks it) */
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <pthread.h>
@@ -74,10 +79,17 @@ typedef struct Conn {
   int64_t head_start_ns;     /* handshake or current request head began (head_timeout_s) */
   int64_t close_deadline_ns; /* ST_SHUTDOWN / ST_LINGER: close by then (linger_s) */
   gboolean half_closed;
-  gboolean dead;        /* closed; freed after the current batch of events (w->graveyard) */
-  unsigned fault_count; /* writes so far (fault_every) */
-  char *path;           /* of the response being sent (reports) */
-  uint64_t body_first;  /* first body offset of that response */
+  gboolean notify_sent; /* close_notify written: the last (at most VAL_CLOSE_NOTIFY_MAX) bytes of the stream */
+  uint32_t peer_addr;   /* IPv4, network order */
+  gboolean ip_counted;  /* holds a slot of max_conns_per_ip */
+  uint64_t body_written, resp_body_written; /* body bytes to the kernel: on this connection, of the last response */
+  struct timespec resp_mtime;               /* the file's mtime and size when the response head was made */
+  uint64_t resp_size;
+  gboolean resp_validated; /* resp_mtime/resp_size are set: check them at the end of the body */
+  gboolean dead;           /* closed; freed after the current batch of events (w->graveyard) */
+  unsigned fault_count;    /* writes so far (fault_every) */
+  char *path;              /* of the response being sent (reports) */
+  uint64_t body_first;     /* first body offset of that response */
   char in[VAL_HTTP_MAX_HEADER];
   size_t in_len;
   char hdr[1024];
@@ -91,8 +103,8 @@ typedef struct Conn {
 
 typedef struct {
   _Atomic uint64_t accepted, closed, requests, s2xx, s4xx, s5xx, bytes_body, bytes_unacked, aborts, truncations, tls_failures,
-      idle_timeouts, head_timeouts, linger_timeouts, evicted, refused, ktls_conns, ktls_fallback, sendfile_calls,
-      ssl_sendfile_calls, ssl_write_calls;
+      idle_timeouts, head_timeouts, linger_timeouts, evicted, refused, refused_per_ip, ktls_conns, ktls_fallback, sendfile_calls,
+      ssl_sendfile_calls, ssl_write_calls, bytes_acked, bytes_body_acked, responses_cut, files_changed, write_waits;
 } WStats;
 
 typedef struct Worker {
@@ -117,6 +129,8 @@ struct ValServer {
   atomic_int fallback_logged;
   atomic_int nconns;        /* open connections, all workers */
   BIO_METHOD *fault_method; /* fault_every: the EAGAIN-injecting BIO filter */
+  GMutex ip_lock;           /* max_conns_per_ip: ip_conns, open connections per source address */
+  GHashTable *ip_conns;     /* GUINT_TO_POINTER(IPv4) -> GUINT_TO_POINTER(count) */
   int nworkers;
   Worker *w;
 };
@@ -150,19 +164,68 @@ static void set_interest(Worker *w, Conn *c, uint32_t ev)
   if (epoll_ctl(w->ep, EPOLL_CTL_MOD, c->fd, &e) == 0) c->interest = ev;
 }
 
+/* The largest close_notify record of the suites the server offers (AEAD only): TLS 1.2
+ * AES-GCM, 5 header + 8 explicit nonce + 2 alert + 16 tag bytes (RFC 5288); TLS 1.3 is 24. */
+#define VAL_CLOSE_NOTIFY_MAX 31
+
+/* Takes a slot of max_conns_per_ip for @addr; FALSE when the address is at its cap. */
+static gboolean ip_take(ValServer *s, uint32_t addr)
+{
+  if (s->cfg.max_conns_per_ip <= 0) return TRUE;
+  g_mutex_lock(&s->ip_lock);
+  guint n = GPOINTER_TO_UINT(g_hash_table_lookup(s->ip_conns, GUINT_TO_POINTER(addr)));
+  gboolean ok = n < (guint)s->cfg.max_conns_per_ip;
+  if (ok) g_hash_table_insert(s->ip_conns, GUINT_TO_POINTER(addr), GUINT_TO_POINTER(n + 1));
+  g_mutex_unlock(&s->ip_lock);
+  return ok;
+}
+
+static void ip_release(ValServer *s, uint32_t addr)
+{
+  g_mutex_lock(&s->ip_lock);
+  guint n = GPOINTER_TO_UINT(g_hash_table_lookup(s->ip_conns, GUINT_TO_POINTER(addr)));
+  if (n > 1)
+    g_hash_table_insert(s->ip_conns, GUINT_TO_POINTER(addr), GUINT_TO_POINTER(n - 1));
+  else
+    g_hash_table_remove(s->ip_conns, GUINT_TO_POINTER(addr));
+  g_mutex_unlock(&s->ip_lock);
+}
+
+/* What the client acknowledged of c, asked of the kernel just before the close: wire bytes
+ * (tcpi_bytes_acked, Linux >= 4.2) and the unacknowledged tail (SIOCOUTQ: written, not
+ * acknowledged).  The tail is the end of the stream, so it comes off the body bytes written
+ * (after a close_notify, which is the tail's last record); a response with body bytes in it,
+ * or one still being sent, was cut short. */
+static void account_close(Worker *w, Conn *c)
+{
+  int outq = 0;
+  uint64_t tail = ioctl(c->fd, SIOCOUTQ, &outq) == 0 && outq > 0 ? (uint64_t)outq : 0;
+  ADD(w, bytes_unacked, tail);
+  struct tcp_info ti;
+  socklen_t tl = sizeof ti;
+  memset(&ti, 0, sizeof ti);
+  if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0 &&
+      tl >= offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof ti.tcpi_bytes_acked)
+    ADD(w, bytes_acked, ti.tcpi_bytes_acked);
+  if (c->notify_sent) tail -= MIN(tail, (uint64_t)VAL_CLOSE_NOTIFY_MAX);
+  ADD(w, bytes_body_acked, c->body_written - MIN(tail, c->body_written));
+  if ((c->st == ST_SEND && (c->body_off < c->body_end || c->hdr_off < c->hdr_len)) || MIN(tail, c->resp_body_written) > 0)
+    INC(w, responses_cut);
+}
+
 /* Closes and frees c.  graceful: one close_notify, not waited for (server stop, eviction). */
 static void conn_free(Worker *w, Conn *c, gboolean graceful)
 {
   if (c->ssl) {
     if (graceful && c->st != ST_LINGER) {
       ERR_clear_error();
-      SSL_shutdown(c->ssl);
+      if (SSL_shutdown(c->ssl) >= 0) c->notify_sent = TRUE;
     }
     ERR_clear_error();
     SSL_free(c->ssl);
   }
-  int unacked = 0;
-  if (ioctl(c->fd, SIOCOUTQ, &unacked) == 0 && unacked > 0) ADD(w, bytes_unacked, (uint64_t)unacked);
+  account_close(w, c);
+  if (c->ip_counted) ip_release(w->srv, c->peer_addr);
   epoll_ctl(w->ep, EPOLL_CTL_DEL, c->fd, NULL);
   close(c->fd);
   if (c->file_fd >= 0) close(c->file_fd);
@@ -309,7 +372,9 @@ static void accept_ready(Worker *w)
 {
   ValServer *s = w->srv;
   for (int k = 0; k < 64; k++) {
-    int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    struct sockaddr_in peer = { 0 };
+    socklen_t pl = sizeof peer;
+    int fd = accept4(s->listen_fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
         /* out of descriptors: free one for the next accept, or stop listening for 100 ms
@@ -320,8 +385,14 @@ static void accept_ready(Worker *w)
       }
       return;
     }
+    if (!ip_take(s, peer.sin_addr.s_addr)) { /* before any eviction: its cap is its own */
+      INC(w, refused_per_ip);
+      close(fd);
+      continue;
+    }
     if (atomic_load(&s->nconns) >= s->cfg.max_conns && !evict_one(w)) {
       INC(w, refused);
+      if (s->cfg.max_conns_per_ip > 0) ip_release(s, peer.sin_addr.s_addr);
       close(fd);
       continue;
     }
@@ -330,6 +401,8 @@ static void accept_ready(Worker *w)
     Conn *c = g_new0(Conn, 1);
     c->fd = fd;
     c->file_fd = -1;
+    c->peer_addr = peer.sin_addr.s_addr;
+    c->ip_counted = s->cfg.max_conns_per_ip > 0;
     c->last_active_ns = c->head_start_ns = val_now_ns();
     c->interest = EPOLLIN;
     if (val_server_mode_is_tls(s->cfg.mode)) {
@@ -337,6 +410,7 @@ static void accept_ready(Worker *w)
       if (!c->ssl || !attach_socket(s, c)) {
         ERR_clear_error();
         SSL_free(c->ssl);
+        if (c->ip_counted) ip_release(s, c->peer_addr);
         close(fd);
         g_free(c);
         INC(w, tls_failures);
@@ -350,6 +424,7 @@ static void accept_ready(Worker *w)
     struct epoll_event e = { .events = EPOLLIN, .data.ptr = c };
     if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &e) != 0) {
       SSL_free(c->ssl);
+      if (c->ip_counted) ip_release(s, c->peer_addr);
       close(fd);
       g_free(c);
       continue;
@@ -373,6 +448,7 @@ static Step ssl_fail(Worker *w, Conn *c, int r)
     return STEP_WAIT;
   }
   if (e == SSL_ERROR_WANT_WRITE) {
+    INC(w, write_waits);
     set_interest(w, c, EPOLLOUT);
     return STEP_WAIT;
   }
@@ -387,6 +463,7 @@ static Step ssl_fail(Worker *w, Conn *c, int r)
 static Step sock_fail(Worker *w, Conn *c, uint32_t want)
 {
   if (errno == EAGAIN || errno == EWOULDBLOCK) {
+    if (want == EPOLLOUT) INC(w, write_waits);
     set_interest(w, c, want);
     return STEP_WAIT;
   }
@@ -414,6 +491,8 @@ static void prepare_error(Worker *w, Conn *c, int status, gboolean keep_alive)
   c->hdr_len += val_http_error_body(status, c->hdr + c->hdr_len, sizeof c->hdr - c->hdr_len);
   c->hdr_off = 0;
   c->body_off = c->body_end = 0;
+  c->resp_body_written = 0;
+  c->resp_validated = FALSE;
   count_status(w, status);
 }
 
@@ -436,6 +515,8 @@ static void prepare_response(Worker *w, Conn *c, const ValHttpRequest *req)
     c->hdr_len += val_http_error_body(416, c->hdr + c->hdr_len, sizeof c->hdr - c->hdr_len);
     c->hdr_off = 0;
     c->body_off = c->body_end = 0;
+    c->resp_body_written = 0;
+    c->resp_validated = FALSE;
     count_status(w, 416);
     return;
   }
@@ -446,9 +527,14 @@ static void prepare_response(Worker *w, Conn *c, const ValHttpRequest *req)
   c->keep_alive = req->keep_alive;
   char validators[160] = "";
   struct stat sb;
-  if (fstat(fd, &sb) == 0)
+  c->resp_body_written = 0;
+  c->resp_validated = fstat(fd, &sb) == 0;
+  if (c->resp_validated) {
     val_http_format_validators(validators, sizeof validators, size, (int64_t)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec,
                                (uint64_t)sb.st_ino);
+    c->resp_mtime = sb.st_mtim;
+    c->resp_size = size;
+  }
   c->hdr_len = val_http_format_head(c->hdr, sizeof c->hdr, status, size, first, last, req->keep_alive, validators);
   c->hdr_off = 0;
   count_status(w, status);
@@ -489,6 +575,30 @@ static gboolean take_request(Worker *w, Conn *c)
 }
 
 /* ---- send paths ----------------------------------------------------------- */
+
+/* n more body bytes handed to the kernel. */
+static void body_written(Worker *w, Conn *c, uint64_t n)
+{
+  ADD(w, bytes_body, n);
+  c->body_written += n;
+  c->resp_body_written += n;
+}
+
+/* At the end of a body: a file modified since its head went out (mtime or size moved) is
+ * reported; the client got bytes of two versions under the old ETag and Last-Modified,
+ * and sees a new ETag when it asks again. */
+static void check_unchanged(Worker *w, Conn *c)
+{
+  struct stat sb;
+  if (!c->resp_validated || c->file_fd < 0 || fstat(c->file_fd, &sb) != 0) return;
+  if (sb.st_mtim.tv_sec == c->resp_mtime.tv_sec && sb.st_mtim.tv_nsec == c->resp_mtime.tv_nsec &&
+      (uint64_t)sb.st_size == c->resp_size)
+    return;
+  INC(w, files_changed);
+  g_message("serve: %s changed during the send (modified after its ETag and Last-Modified went out; %" G_GUINT64_FORMAT
+            " body bytes sent may mix two versions)",
+            c->path ? c->path : "?", c->resp_body_written);
+}
 
 /* The file gave no more bytes before the end of the body: a truncation when it is now
  * shorter than the body's end (reported, counted apart from aborts), else a read error. */
@@ -534,7 +644,7 @@ static Step send_plain(Worker *w, Conn *c, size_t *budget)
     if (n == 0) return file_short(w, c, c->body_off); /* file shrank under us */
     c->body_off += (uint64_t)n;
     *budget -= MIN(*budget, (size_t)n);
-    ADD(w, bytes_body, (uint64_t)n);
+    body_written(w, c, (uint64_t)n);
   }
   return STEP_DONE;
 }
@@ -566,6 +676,7 @@ static Step send_ktls(Worker *w, Conn *c, size_t *budget)
     if (n <= 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
         ERR_clear_error();
+        INC(w, write_waits);
         set_interest(w, c, EPOLLOUT);
         return STEP_WAIT;
       }
@@ -579,7 +690,7 @@ static Step send_ktls(Worker *w, Conn *c, size_t *budget)
     }
     c->body_off += (uint64_t)n;
     *budget -= MIN(*budget, (size_t)n);
-    ADD(w, bytes_body, (uint64_t)n);
+    body_written(w, c, (uint64_t)n);
   }
   return STEP_DONE;
 }
@@ -590,7 +701,7 @@ static Step send_user(Worker *w, Conn *c, size_t *budget)
   if (!c->buf) c->buf = g_malloc(MAX(chunk, sizeof c->hdr));
   for (;;) {
     if (c->buf_off == c->buf_len) { /* refill */
-      if (c->buf_body) ADD(w, bytes_body, c->buf_body);
+      if (c->buf_body) body_written(w, c, c->buf_body);
       c->buf_len = c->buf_off = c->buf_body = 0;
       if (c->hdr_off < c->hdr_len) {
         memcpy(c->buf, c->hdr + c->hdr_off, c->hdr_len - c->hdr_off);
@@ -647,15 +758,21 @@ static Step send_close_notify(Worker *w, Conn *c)
 {
   ERR_clear_error();
   int r = SSL_shutdown(c->ssl);
-  if (r >= 0) return STEP_DONE;
+  if (r >= 0) {
+    c->notify_sent = TRUE;
+    return STEP_DONE;
+  }
   int e = SSL_get_error(c->ssl, r);
   ERR_clear_error();
   if (e == SSL_ERROR_WANT_WRITE) { /* the socket is full: retry on EPOLLOUT, within the deadline */
     set_interest(w, c, EPOLLOUT);
     return STEP_WAIT;
   }
-  if (e == SSL_ERROR_WANT_READ) return STEP_DONE; /* sent; it would wait for the peer's */
-  return STEP_CLOSE;                              /* the peer is gone: nothing left to deliver */
+  if (e == SSL_ERROR_WANT_READ) { /* sent; it would wait for the peer's */
+    c->notify_sent = TRUE;
+    return STEP_DONE;
+  }
+  return STEP_CLOSE; /* the peer is gone: nothing left to deliver */
 }
 
 /* Half-closes c, then drops what the client still sends until it closes (EOF). */
@@ -736,6 +853,7 @@ static gboolean conn_drive(Worker *w, Conn *c)
           st = send_user(w, c, &budget);
         c->last_active_ns = val_now_ns();
         if (st == STEP_DONE) {
+          check_unchanged(w, c);
           if (c->file_fd >= 0) {
             close(c->file_fd);
             c->file_fd = -1;
@@ -878,6 +996,8 @@ ValServer *val_server_start(const ValServerConfig *cfg, GError **error)
   ValServer *s = g_new0(ValServer, 1);
   s->cfg = *cfg;
   s->root_fd = s->listen_fd = s->stop_fd = -1;
+  g_mutex_init(&s->ip_lock);
+  s->ip_conns = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->root = g_strdup(cfg->root);
   s->bind_addr = g_strdup(cfg->bind_addr ? cfg->bind_addr : "127.0.0.1");
   s->cert_file = g_strdup(cfg->cert_file);
@@ -966,6 +1086,11 @@ fail:
 
 void val_server_stop(ValServer *s)
 {
+  val_server_stop_stats(s, NULL);
+}
+
+void val_server_stop_stats(ValServer *s, ValServerStats *final)
+{
   if (!s) return;
   if (s->stop_fd >= 0) {
     uint64_t one = 1;
@@ -976,12 +1101,15 @@ void val_server_stop(ValServer *s)
     if (s->w[i].started) pthread_join(s->w[i].th, NULL);
     if (s->w[i].ep >= 0) close(s->w[i].ep);
   }
+  if (final) val_server_stats(s, final);
   g_free(s->w);
   if (s->stop_fd >= 0) close(s->stop_fd);
   if (s->listen_fd >= 0) close(s->listen_fd);
   if (s->root_fd >= 0) close(s->root_fd);
   SSL_CTX_free(s->ctx);
   if (s->fault_method) BIO_meth_free(s->fault_method);
+  g_hash_table_destroy(s->ip_conns);
+  g_mutex_clear(&s->ip_lock);
   free(s->root_real);
   g_free(s->root);
   g_free(s->bind_addr);
@@ -1031,6 +1159,12 @@ void val_server_stats(const ValServer *s, ValServerStats *o)
     o->linger_timeouts += LD(linger_timeouts);
     o->evicted += LD(evicted);
     o->refused += LD(refused);
+    o->refused_per_ip += LD(refused_per_ip);
+    o->bytes_acked += LD(bytes_acked);
+    o->bytes_body_acked += LD(bytes_body_acked);
+    o->responses_cut += LD(responses_cut);
+    o->files_changed += LD(files_changed);
+    o->write_waits += LD(write_waits);
     o->ktls_conns += LD(ktls_conns);
     o->ktls_fallback_conns += LD(ktls_fallback);
     o->sendfile_calls += LD(sendfile_calls);

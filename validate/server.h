@@ -49,6 +49,9 @@ typedef struct {
   int max_conns;         /* most open connections; at the cap a new one evicts the longest-waiting
                             connection that is not sending a response, or is refused; 0: from
                             RLIMIT_NOFILE, (soft limit - VAL_SERVER_FD_RESERVE) / 2 (a socket and a file each) */
+  int max_conns_per_ip;  /* most open connections from one IPv4 source address, on top of max_conns, so that one
+                            client cannot take every slot: a new connection from an address at its cap is refused
+                            (closed at once, before any eviction); 0: no per-address cap */
   unsigned fault_every;  /* tests: every n-th socket write of a connection fails with EAGAIN and the
                             n/2-th is cut short (the retry goes through epoll); 0: off */
   unsigned path_flags;   /* VAL_PATH_* (tests) */
@@ -64,6 +67,16 @@ typedef struct {
   uint64_t accepted, closed, requests, status_2xx, status_4xx, status_5xx; /* status: when the response starts */
   uint64_t bytes_body;          /* body bytes written to the kernel (not promised, not necessarily delivered) */
   uint64_t bytes_unacked;       /* bytes still in send queues (SIOCOUTQ) when the server closed: lost if the close reset */
+  uint64_t bytes_acked;         /* wire bytes the clients acknowledged (TCP_INFO tcpi_bytes_acked at close: heads, bodies,
+                                   TLS records and handshakes) */
+  uint64_t bytes_body_acked;    /* body bytes acknowledged: per connection, body bytes written less the unacknowledged
+                                   tail (SIOCOUTQ at close, less a close_notify); under TLS a lower bound (record framing
+                                   in that tail counts as body) */
+  uint64_t responses_cut;       /* responses whose body was not all written, or not all acknowledged, when the
+                                   connection closed (client reset, truncation, server stop) */
+  uint64_t files_changed;       /* responses whose file was modified during the send (mtime or size moved after the
+                                   ETag and Last-Modified were sent): reported, the client sees a new ETag */
+  uint64_t write_waits;         /* sends that met a full socket (EAGAIN / WANT_WRITE) and waited for EPOLLOUT */
   uint64_t client_aborts;       /* EPIPE / ECONNRESET / HUP mid-connection */
   uint64_t truncations;         /* responses cut short because the file shrank during the send (not aborts) */
   uint64_t tls_failures;        /* failed handshakes or TLS errors */
@@ -71,6 +84,7 @@ typedef struct {
   uint64_t head_timeouts;       /* handshake or request head slower than head_timeout_s */
   uint64_t linger_timeouts;     /* lingering closes cut by linger_s (the client kept sending or never closed) */
   uint64_t evicted, refused;    /* at max_conns: waiting connections closed for a new one; new ones refused */
+  uint64_t refused_per_ip;      /* new connections refused at max_conns_per_ip */
   uint64_t ktls_conns;          /* connections on which kTLS send engaged */
   uint64_t ktls_fallback_conns; /* sendfile_ktls connections served in user space */
   uint64_t sendfile_calls, ssl_sendfile_calls, ssl_write_calls;
@@ -87,6 +101,9 @@ typedef struct ValServer ValServer;
 ValServer *val_server_start(const ValServerConfig *cfg, GError **error);
 /* Stops the workers, closes every connection, frees everything. NULL is fine. */
 void val_server_stop(ValServer *s);
+/* val_server_stop that fills *final (NULL is fine) once every connection is closed, so that
+ * the counters settled at close (bytes acknowledged, responses cut short by the stop) are in. */
+void val_server_stop_stats(ValServer *s, ValServerStats *final);
 int val_server_port(const ValServer *s);
 void val_server_stats(const ValServer *s, ValServerStats *out);
 /* Sum of the worker threads' CPU time (user + system), ns. */
