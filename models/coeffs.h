@@ -26,9 +26,11 @@ typedef struct {
                               coherence); multiplies penalty * f / 64 B per remote CPU read */
   /* fixed, sourced */
   double dram_turnaround; /* bandwidth lost to read/write turnarounds at a 1:1 mix */
-  double meta_bytes;      /* metadata bytes each way per payload byte */
-  double pkt_cycles;      /* cycles per transmitted segment through TCP/IP + driver */
-  double ack_cycles;      /* cycles per received ACK packet */
+  double meta_pkt_bytes;  /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
+  double meta_conn_bytes; /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
+  double pkt_cycles;      /* cycles per segment handed to the NIC, through TCP/IP + driver */
+  double ack_cycles;      /* cycles per ACK event the stack processes */
+  double irq_cycles;      /* cycles per interrupt (entry, handler, exit, softirq/taskqueue wake-up) */
   double pcie_rtt_ns;     /* non-posted read round trip through the root complex, excl. DRAM */
 } Coeffs;
 
