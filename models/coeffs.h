@@ -17,7 +17,7 @@ typedef struct {
   double dram_eff;           /* DRAM controller efficiency at a pure-read mix (memory.h) */
   double port_eff;           /* TLS payload per line-rate bit of a NIC port (nic.h) */
   double fabric_eff;         /* payload per raw bit of a fabric link (topology.h) */
-  double page_cycles;        /* stack cycles per 4 KiB payload page, unmapped mbufs (cpu.h) */
+  double page_cycles;        /* stack cycles per payload page (cpu.page_size), unmapped mbufs */
   double mapped_page_cycles; /* extra cycles per page with mapped mbufs + sf_bufs (cpu.h) */
   double k_bulk;             /* exposed fraction of a DRAM miss for streaming CPU reads */
   double k_meta;             /* exposed fraction of a DRAM miss for metadata reads */
