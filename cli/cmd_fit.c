@@ -1,5 +1,5 @@
 /* cli/cmd_fit.c — `ocasim fit [--write FILE] [--json FILE] [--no-loo] [--no-lopo]
- * [--no-bottleneck-term] [DIR]` (make fit): fits the shared coefficients (models/coeffs.h) once
+ * [--bottleneck-term] [DIR]` (make fit): fits the shared coefficients (models/coeffs.h) once
  * over every published result in DIR (default scenarios/reference; GSL nonlinear least squares,
  * models/appliance_fit.h), prints the fitted values with their standard errors next to the fit's
  * start and the current defaults, the reference table with them, the identifiability report
@@ -50,7 +50,7 @@ static gboolean write_coeffs(const char *path, AppRefSet *s, const Coeffs *c, GS
 /* The options of cmd_fit beyond the common ones. */
 typedef struct {
   char *write, *json;
-  gboolean no_loo, no_lopo, no_bn;
+  gboolean no_loo, no_lopo, bn;
 } FitOpts;
 
 /* Shows what @out holds so far when the report goes to stdout (the refits take a while);
@@ -74,7 +74,7 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
   }
   g_autoptr(AppRefSet) s = cli_refset_load(argv[0], argc > 1 ? argv[1] : "scenarios/reference");
   if (!s) return OCASIM_EXIT_BADINPUT;
-  app_refset_set_bottleneck_term(s, !o->no_bn);
+  app_refset_set_bottleneck_term(s, o->bn);
   int n = app_refset_size(s);
   Coeffs c0, c, cdef;
   coeffs_defaults(&cdef);
@@ -91,8 +91,9 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
     return OCASIM_EXIT_FAILURE;
   }
   g_autoptr(GString) out = g_string_new(NULL);
-  g_string_append_printf(out, "Shared coefficients fitted over %d published results (+ quoted STREAM figures), chi^2 = %.3f%s\n",
-                         n, chi, o->no_bn ? ", without the bottleneck term" : "");
+  g_string_append_printf(
+      out, "Shared coefficients fitted over %d published results (+ quoted STREAM figures), chi^2 = %.3f%s\n", n, chi,
+      o->bn ? ", with a bottleneck-mismatch term" : ", no bottleneck term (the named bottleneck is predicted)");
   g_string_append_printf(out, "  %-20s %10s %10s   %10s   %15s\n", "coefficient", "fitted", "std. err.", "start",
                          "current default");
   for (int i = 0; i < COEFFS_N_FITTED; i++)
@@ -161,8 +162,8 @@ int cmd_fit(int argc, char **argv)
       "FILE" },
     { "no-loo", 0, 0, G_OPTION_ARG_NONE, &o.no_loo, "Skip the leave-one-out report (a refit per result)", NULL },
     { "no-lopo", 0, 0, G_OPTION_ARG_NONE, &o.no_lopo, "Skip the leave-one-platform-out report (a refit per platform)", NULL },
-    { "no-bottleneck-term", 0, 0, G_OPTION_ARG_NONE, &o.no_bn,
-      "Fit without the bottleneck-mismatch term: the named bottleneck is only predicted (see appliance_fit.h)", NULL },
+    { "bottleneck-term", 0, 0, G_OPTION_ARG_NONE, &o.bn,
+      "Fit with a bottleneck-mismatch term (by default the named bottleneck is only predicted, see appliance_fit.h)", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   CliCommon common;

@@ -13,7 +13,9 @@
  *   disk_centric         buffers and crypto on the drive's node; connection/metadata on the
  *                        port's domain; the NIC may be remote;
  *   strict_disk_centric  everything on the drive's node and the egress port chosen among
- *                        that node's ports; only ingress ACKs cross.
+ *                        that node's ports (implies software.egress by_content); only ingress
+ *                        ACKs cross.
+ * The egress port is chosen apart from the placement (software.egress: lacp, by_content).
  * Leaves out: anything not listed in the component headers.
  */
 #ifndef MODELS_APPLIANCE_H
@@ -45,8 +47,10 @@ typedef struct {
   DataPath path;
   CryptoImpl crypto; /* bulk crypto of CPU-crypto paths */
   Placement placement;
-  SendfileMode sendfile; /* SENDFILE_SYNC: a worker blocks on each disk read */
-  int sendfile_workers;  /* workers (processes/threads) for synchronous sendfile */
+  Egress egress;            /* egress port: LACP hash or by content (datapath.h) */
+  double user_buffer_bytes; /* the server's reused buffer per request, read/write paths (datapath.h) */
+  SendfileMode sendfile;    /* SENDFILE_SYNC: a worker blocks on each disk read */
+  int sendfile_workers;     /* workers (processes/threads) for synchronous sendfile */
   Workload wl;
   LoopbackCfg lo; /* a loopback host (NICs of kind loopback), loopback.h */
   Coeffs coef;

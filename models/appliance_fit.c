@@ -188,7 +188,7 @@ AppRefSet *app_refset_load(const char *dir, GError **error)
   AppRefSet *s = g_new0(AppRefSet, 1);
   s->items = g_ptr_array_new_with_free_func(item_free);
   s->platforms = g_ptr_array_new_with_free_func(g_free);
-  s->bottleneck_term = TRUE;
+  s->bottleneck_term = FALSE;
   for (guint i = 0; i < names->len; i++) {
     RefItem *it = g_new0(RefItem, 1);
     it->file = g_build_filename(dir, names->pdata[i], NULL);

@@ -18,10 +18,9 @@
  * member is weighted w = 1/sqrt(members publishing that figure), so the group weighs as one
  * result, and the group is left out together.
  *
- * The bottleneck term: the named bottleneck should be predicted, not fitted. Without the term
- * the fit over every result names the CPU, not DRAM, on rome2021_sw_nps4 (published: memory
- * bandwidth), so the term stays in the objective by default (app_refset_set_bottleneck_term,
- * `ocasim fit --no-bottleneck-term` fits without it). A left-out result's bottleneck (LOO, LOPO)
+ * The bottleneck term: the named bottleneck is predicted, not fitted. The objective has no
+ * bottleneck-mismatch residual by default; app_refset_set_bottleneck_term (`ocasim fit
+ * --bottleneck-term`) adds one, for comparison only. A left-out result's bottleneck (LOO, LOPO)
  * is always a prediction.
  *
  * Prediction: leave-one-out refits without each group and predicts it; leave-one-platform-out
@@ -84,7 +83,7 @@ int app_refset_group(const AppRefSet *s, int i);
 const char *app_refset_platform(const AppRefSet *s, int i);
 int app_refset_n_platforms(const AppRefSet *s);
 const char *app_refset_platform_name(const AppRefSet *s, int k);
-/* Whether the objective holds the bottleneck term (default TRUE, see above). */
+/* Whether the objective holds the bottleneck term (default FALSE, see above). */
 void app_refset_set_bottleneck_term(AppRefSet *s, gboolean on);
 gboolean app_refset_bottleneck_term(const AppRefSet *s);
 /* Fits the coefficients (in/out) leaving out the group of result `skip` (-1: none). Returns chi^2

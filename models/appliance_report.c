@@ -127,7 +127,7 @@ static void write_table(const AppReport *r, GString *out)
                            "note:       %.0f %% below the bound's %.1f Gb/s: the run has not reached steady state (too few\n"
                            "            requests, or slow ones holding the request slots); lengthen duration\n",
                            100 * (1 - r->throughput_gbps / r->expected_gbps), r->expected_gbps);
-  g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
+  g_string_append_printf(out, "cpu:        %.1f %% (" CPU_PCT_CONVENTION ")\n", r->cpu_util_pct);
   if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms) && isfinite(r->lat_p50_ci95_ms) && isfinite(r->lat_p99_ci95_ms))
     g_string_append_printf(out, "latency:    p50 %.3f +- %.3f ms  p99 %.3f +- %.3f ms (95 %% CIs, batch quantiles)\n",
                            r->lat_p50_ms, r->lat_p50_ci95_ms, r->lat_p99_ms, r->lat_p99_ci95_ms);

@@ -38,11 +38,20 @@ void coeffs_defaults(Coeffs *c)
   /* Fixed. */
   c->dram_turnaround = 0.10; /* ~10% of DDR4 bus time lost to write-to-read turnarounds (tWTR,
                                  tRTW) at a 1:1 mix; JEDEC DDR4 timings at 3200 MT/s */
-  c->meta_bytes = 0.4;       /* euro2019_ktls: about 5 GB/s each way at 100 Gb/s = 0.4 B/B */
-  c->pkt_cycles = 2000;      /* about 1 us per packet through the FreeBSD send path at 2 GHz
-                                 (Rizzo, "netmap", USENIX ATC 2012, Sec. 2) */
-  c->ack_cycles = 1000;      /* receive of a pure ACK, about half a send (same source) */
-  c->pcie_rtt_ns = 600;      /* DMA read round trip excl. DRAM, 500-600 ns measured by
+  /* Metadata: euro2019_ktls measured about 5 GB/s each way at 100 Gb/s (0.4 B/B) on a box with
+   * MTU 1500 (MSS 1448 B) and LRO merging 8 ACKs. meta_conn_bytes: 8 cache lines of connection
+   * state (tcpcb, inpcb, socket) per ACK event (assumed); meta_pkt_bytes is the rest of the
+   * measured 0.4 B/B per MSS packet: (0.4 - 512 / (2 x 1448 x 8)) x 1448 = 547.2 B (derived). */
+  c->meta_conn_bytes = 512;
+  c->meta_pkt_bytes = (0.4 - 512.0 / (2.0 * 1448.0 * 8.0)) * 1448.0;
+  c->pkt_cycles = 2000; /* about 1 us per packet through the FreeBSD send path at 2 GHz
+                            (Rizzo, "netmap", USENIX ATC 2012, Sec. 2) */
+  c->ack_cycles = 1000; /* receive of a pure ACK, about half a send (same source) */
+  c->irq_cycles = 2000; /* an interrupt with its handler and softirq/taskqueue wake-up, of the order of
+                            the per-packet cost above (same source, Sec. 2: interrupt and per-packet
+                            costs of the same order); no reference row runs without moderation,
+                            so no fit can identify it */
+  c->pcie_rtt_ns = 600; /* DMA read round trip excl. DRAM, 500-600 ns measured by
                                  pcie-bench (Neugebauer et al., SIGCOMM 2018, Fig. 4) */
 }
 

@@ -17,7 +17,7 @@ typedef struct {
   double dram_eff;           /* DRAM controller efficiency at a pure-read mix (memory.h) */
   double port_eff;           /* TLS payload per line-rate bit of a NIC port (nic.h) */
   double fabric_eff;         /* payload per raw bit of a fabric link (topology.h) */
-  double page_cycles;        /* stack cycles per 4 KiB payload page, unmapped mbufs (cpu.h) */
+  double page_cycles;        /* stack cycles per payload page (cpu.page_size), unmapped mbufs */
   double mapped_page_cycles; /* extra cycles per page with mapped mbufs + sf_bufs (cpu.h) */
   double k_bulk;             /* exposed fraction of a DRAM miss for streaming CPU reads */
   double k_meta;             /* exposed fraction of a DRAM miss for metadata reads */
@@ -26,9 +26,11 @@ typedef struct {
                               coherence); multiplies penalty * f / 64 B per remote CPU read */
   /* fixed, sourced */
   double dram_turnaround; /* bandwidth lost to read/write turnarounds at a 1:1 mix */
-  double meta_bytes;      /* metadata bytes each way per payload byte */
-  double pkt_cycles;      /* cycles per transmitted segment through TCP/IP + driver */
-  double ack_cycles;      /* cycles per received ACK packet */
+  double meta_pkt_bytes;  /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
+  double meta_conn_bytes; /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
+  double pkt_cycles;      /* cycles per segment handed to the NIC, through TCP/IP + driver */
+  double ack_cycles;      /* cycles per ACK event the stack processes */
+  double irq_cycles;      /* cycles per interrupt (entry, handler, exit, softirq/taskqueue wake-up) */
   double pcie_rtt_ns;     /* non-posted read round trip through the root complex, excl. DRAM */
 } Coeffs;
 

@@ -36,6 +36,7 @@ typedef struct {
   SimConfList bitrates;       /* WlBitrate */
   const SimConfNode *offered; /* workload.offered: a bit rate or "saturate" */
   const SimConfNode *loopback_node, *reference_node;
+  const SimConfNode *irq_node; /* stack.interrupt_moderation: packets per interrupt or "off" (cpu.c) */
   char *kind, *name, *description, *platform, *platform_name, *cpu_model;
   double duration_ns, warmup_ns;
 } AppConf;
@@ -99,6 +100,11 @@ int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUC
 int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf);
 /* Node of the CPU doing role agent (AG_CPU_CRYPTO or AG_CPU_STACK) of class k (-1: random). */
 int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent);
+
+/* The share of a reused user buffer's touches that reach DRAM on appliance a (datapath.c:
+ * datapath_user_miss_share with the requests in flight per core at the ports' line rate, or the
+ * offered load, over the workload's mean bitrate). */
+double datapath_appliance_user_miss(const Appliance *a);
 
 /* Position of the device group at key path `group` ("nics[1]"), given by socket/quadrant `pos`
  * or by NUMA `node` (>= 0) at the platform's NPS; a located conf error if it cannot exist. */

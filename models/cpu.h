@@ -1,33 +1,57 @@
-/* cpu.h — cores, clock, and the cycles each served byte costs.
+/* cpu.h — cores, clock, SMT, and the cycles each served byte costs.
  *
- * What it models: a node has cores_per_socket / NPS cores at clock f; its capacity is
- * cores * f cycles/s, of which production uses at most `cap` (80%, euro2021/euro2022).
- * Cycles per served byte (cpb) on the node doing each piece of work:
- *   crypto      cpb_crypto(impl, uarch): bulk AES-GCM/ChaCha20 cost with the data in cache;
+ * What it models: a node has cores_per_socket / NPS physical cores running at the sustained
+ * all-core clock f under this load (cpu.clock: a platform key with its source; the base clock
+ * only when nothing better is published). Its capacity is
+ *     C = cores x f x Y   cycles/s,   Y = cpu_smt_yield(): the throughput of a core with all its
+ *                                     hardware threads busy over one thread (1.0 with one thread)
+ * and every cost below is cycles on one physical core at f. CPU % is reported as the published
+ * figures read it, busy logical CPUs (top, vmstat): each of a core's T threads delivers f Y / T,
+ * so with siblings busy together load / C is the share of logical CPUs busy (CPU_PCT_CONVENTION).
+ * Production uses at most `cap` of it (80 %, euro2021/euro2022; cpu.cap).
+ * Cycles per served byte on the node doing each piece of work:
+ *   crypto      cpu_crypto_cpb(): bulk cipher cost with the data in cache, a table over
+ *               (implementation = cipher + library, micro-architecture), every entry with its
+ *               source; an entry without one makes cpu.crypto_cpb a required key of that platform
+ *               (a located error naming it), and an implementation that cannot run on the
+ *               micro-architecture (ISA-L is x86-64 only) is an error at software.crypto;
  *   stall       per byte the CPU reads from DRAM: (k_bulk * L_local + k_remote * P(a,m)) * f / 64 B
  *               (the exposed part of a cache-line miss: L_local from memory.h, P the fabric
  *               penalty when the line is on another node, topology.h), and per metadata byte
  *               read: (k_meta * L_local + k_remote * P) * f / 64 B (pointer chasing, poorly
  *               hidden). k_remote can exceed 1: a remote miss also costs coherence probes and
  *               queueing in the fabric ("UPI traffic stalls CPUs", euro2019_numa);
- *   copy        copy_cpb per byte copied between kernel and user space (read_write paths);
- *   stack       page_cycles / 4096 B per payload page (VM, sendfile, mbuf, TCP per-byte work;
- *               + mapped_mbuf_page_cycles with the old mapped-mbuf/sf_buf path), plus
- *               pkt_cycles per transmitted segment (64 KiB with TSO, one MSS without) and
- *               ack_cycles per received ACK packet (LRO merges lro_acks of them).
+ *   copy        copy_cpb per byte copied between buffers (read_write paths, datapath.h);
+ *   page        page_cycles per payload page of cpu.page_size (VM, sendfile, mbuf, TCP per-page
+ *               work; + mapped_page_cycles per 4 KiB with the old mapped-mbuf/sf_buf path);
+ *   segment     pkt_cycles per segment the stack hands the NIC: segments per byte
+ *               cpu_segments_per_byte() = 1 / 64 KiB with TSO, 1 / MSS without (MSS from the MTU);
+ *   interrupt   irq_cycles per interrupt: cpu_interrupts_per_byte() = (segments + ACK packets
+ *               per byte) / packets per interrupt (stack.interrupt_moderation; "off" = 1);
+ *   ACK         ack_cycles per ACK event: cpu_ack_events_per_byte() = 1 / (2 MSS x LRO merge)
+ *               (delayed ACKs, one per two segments; LRO/GRO hands lro_acks of them up at once).
+ * Metadata DRAM traffic per payload byte (cpu_meta_bytes_per_byte(), each way) scales with the
+ * packets and the connection-state touches: meta_pkt_bytes / MSS + meta_conn_bytes x ACK events.
  * The k_*, copy and page coefficients are the shared coefficients fitted by `make fit`
- * (coeffs.h); cpb_crypto comes from OpenSSL's perlasm headers (published.yaml, general).
- * Leaves out: SMT (the CPU % of the sources counts logical CPUs; we count cores), frequency
- * changes with load, cache-capacity effects, interrupt moderation details.
+ * (coeffs.h); the per-segment, per-interrupt, per-ACK and metadata figures are fixed from cited
+ * measurements (coeffs.c), as no reference row identifies them.
+ * Leaves out: frequency changes with load beyond the sustained all-core clock, SMT yield that
+ * varies with the instruction mix, cache-capacity effects other than a reused user buffer
+ * (datapath.h), interrupt moderation by time rather than by packet count.
  */
 #ifndef MODELS_CPU_H
 #define MODELS_CPU_H
 #include "models/app_enum.h"
+#include "models/coeffs.h"
+#include "models/datapath.h"
 #include "sim/conf.h"
 #include <glib.h>
 #include <stdbool.h>
 
-/* Micro-architectures (cpu.uarch): they select the crypto cycles per byte. */
+/* How CPU % is counted in every output (see above). */
+#define CPU_PCT_CONVENTION "busy logical CPUs, as top shows"
+
+/* Micro-architectures (cpu.uarch): they select the crypto table's entries. */
 #define CPU_UARCH_MAP(X)          \
   X(UARCH_BROADWELL, "broadwell") \
   X(UARCH_SKYLAKE, "skylake")     \
@@ -40,19 +64,25 @@
 typedef enum { CPU_UARCH_MAP(APP_ENUM_ID) UARCH_COUNT } CpuUarch;
 APP_ENUM_DECLARE(cpu_uarch);
 
-/* Bulk crypto implementations of CPU-crypto paths (software.crypto). */
-#define CPU_CRYPTO_MAP(X)                     \
-  X(CRYPTO_NONE, "none")                      \
-  X(CRYPTO_ISAL_AESGCM, "isal_aes_gcm")       \
-  X(CRYPTO_OPENSSL_AESGCM, "openssl_aes_gcm") \
-  X(CRYPTO_CHACHA20_POLY1305, "chacha20_poly1305")
+/* Bulk crypto implementations of CPU-crypto paths (software.crypto): cipher and library. */
+#define CPU_CRYPTO_MAP(X)                          \
+  X(CRYPTO_NONE, "none")                           \
+  X(CRYPTO_ISAL_AESGCM, "isal_aes_gcm")            \
+  X(CRYPTO_OPENSSL_AESGCM, "openssl_aes_gcm")      \
+  X(CRYPTO_CHACHA20_POLY1305, "chacha20_poly1305") \
+  X(CRYPTO_ARMV8_AESGCM, "armv8_aes_gcm")
 typedef enum { CPU_CRYPTO_MAP(APP_ENUM_ID) CRYPTO_COUNT } CryptoImpl;
 APP_ENUM_DECLARE(cpu_crypto);
 
 typedef struct {
   CpuUarch uarch;
-  int threads_per_core; /* recorded; SMT not modelled (see above) */
-  double clock_hz;      /* sustained all-core clock used for capacity */
+  int threads_per_core; /* hardware threads per core */
+  double clock_hz;      /* sustained all-core clock under this load (capacity; costs are cycles at it) */
+  double smt_yield;     /* cpu.smt_yield: core throughput with all threads busy over one thread (0: by threads_per_core) */
+  double crypto_cpb;    /* cpu.crypto_cpb: this platform's own sourced figure for its cipher (0: the table's) */
+  double page_bytes;    /* VM page size (4 KiB; 16 KiB on arm64 kernels built so) */
+  double l2_bytes;      /* L2 per core (0: not given) */
+  double l3_bytes;      /* L3 (last-level cache) per socket (0: not given) */
   double cap;           /* CPU-utilisation cap, fraction (0.8 in production) */
 } CpuCfg;
 
@@ -63,8 +93,24 @@ typedef struct {
   double tso_bytes;  /* payload per TSO segment, bytes */
   double lro_acks;   /* ACK packets merged per LRO aggregate (a whole number) */
   bool mapped_mbufs; /* pre-2019 mapped mbufs + sf_bufs (FreeBSD < 13) */
+  double irq_pkts;   /* packets per interrupt (stack.interrupt_moderation; 1: off) */
 } StackCfg;
 
+/* The SMT yield used for capacity: cpu.smt_yield when given, else 1.0 with one thread per core
+ * and CPU_SMT2_YIELD with two or more (cpu.c gives its source). */
+double cpu_smt_yield(const CpuCfg *c);
+/* Cycles per second of one node's physical cores at the sustained clock, times the SMT yield. */
+double cpu_node_capacity_hz(const CpuCfg *c, int cores);
+/* The crypto table's entry for (impl, uarch): cycles per byte, and its source in *source (may be
+ * NULL). 0 (and *source NULL) when the table has no sourced entry; -1 when impl cannot run on
+ * uarch (ISA-L off x86-64, ARMv8 crypto extensions off arm64). */
+double cpu_crypto_table_cpb(CryptoImpl impl, CpuUarch uarch, const char **source);
+/* Bulk crypto cycles per byte of impl on this CPU: cpu.crypto_cpb when given, else the table's
+ * entry (0 for CRYPTO_NONE; the validation refuses a platform where neither exists). */
+double cpu_crypto_cpb(const CpuCfg *c, CryptoImpl impl);
+/* Checks that impl can run on the CPU and has a sourced cost (table or cpu.crypto_cpb);
+ * MODEL_ERROR at software.crypto or cpu.crypto_cpb. */
+gboolean cpu_crypto_check(const CpuCfg *c, CryptoImpl impl, GError **error);
 /* TRUE when the implementation writes its output with ordinary (allocating) stores, so a
  * write to a line not in cache first reads it (read-for-ownership). */
 gboolean cpu_crypto_ordinary_stores(CryptoImpl impl);
@@ -75,6 +121,38 @@ double cpu_core_hz(const CpuCfg *c);
 double cpu_mss_bytes(const StackCfg *s);
 /* Payload the stack hands a NIC port at once: one TSO segment with TSO on, else one MSS. */
 double cpu_burst_bytes(const StackCfg *s);
+/* Per payload byte: segments the stack hands the NIC, ACK packets received (one per two MSS),
+ * ACK events the stack processes (LRO merges lro_acks), interrupts (segments and ACK packets
+ * over stack.interrupt_moderation), VM pages. */
+double cpu_segments_per_byte(const StackCfg *s);
+double cpu_ack_packets_per_byte(const StackCfg *s);
+double cpu_ack_events_per_byte(const StackCfg *s);
+double cpu_interrupts_per_byte(const StackCfg *s);
+double cpu_pages_per_byte(const CpuCfg *c);
+
+/* Cache a core has for its own reused buffers: L2 + its share of the socket's L3, bytes. */
+double cpu_cache_share_bytes(const CpuCfg *c, int cores_per_socket);
+
+/* Metadata bytes the stack's CPU reads (and writes) per payload byte: meta_pkt_bytes per MSS
+ * packet plus meta_conn_bytes of connection state per ACK event (coeffs.h). */
+double cpu_meta_bytes_per_byte(const StackCfg *s, const Coeffs *c);
+
+/* The CPU work of a data path per served byte that is not a memory stall, cycles on one core at
+ * the sustained clock, by what sets it (cpu.h above). */
+typedef struct {
+  double crypto;    /* bulk cipher on the crypto CPU (0 unless the CPU encrypts) */
+  double copy;      /* copies between buffers (datapath_copies x copy_cpb) */
+  double page;      /* per page: page_cycles / page size (+ mapped_page_cycles / 4 KiB) */
+  double segment;   /* pkt_cycles x segments per byte */
+  double interrupt; /* irq_cycles x interrupts per byte */
+  double ack;       /* ack_cycles x ACK events per byte */
+} CpuCosts;
+/* Fills *out for path with crypto impl on cpu/stack at coefficients c. */
+void cpu_path_costs(const CpuCfg *cpu, const StackCfg *s, const Coeffs *c, DataPath path, CryptoImpl impl, CpuCosts *out);
+/* The stack's share of *costs (page + segment + interrupt + ack: on the stack's node) and the
+ * crypto CPU's share (crypto + copy). */
+double cpu_costs_stack(const CpuCosts *costs);
+double cpu_costs_crypto(const CpuCosts *costs);
 
 /* Keys of the scenario's `cpu:` and `stack:` sections (component.h: offsets into AppConf). */
 extern const SimConfField cpu_schema[], stack_schema[];

@@ -9,38 +9,69 @@ static int add(Touch *t, int n, TouchAgent a, TouchBuf b, bool w, double bytes, 
   return n + 1;
 }
 
-int datapath_touches(DataPath path, gboolean ordinary_stores, double meta_bytes, double ack_bytes, Touch out[DP_MAX_TOUCHES])
+/* The two choices of each path (datapath.h). */
+static const struct {
+  DpMove move;
+  DpTls tls;
+} SHAPE[DP_COUNT] = {
+  [DP_READ_WRITE] = { MOVE_READ_WRITE, TLS_USER_CPU },   [DP_READ_WRITE_KTLS] = { MOVE_READ_WRITE, TLS_KERNEL_CPU },
+  [DP_SENDFILE] = { MOVE_SENDFILE, TLS_NONE },           [DP_SENDFILE_SW_KTLS] = { MOVE_SENDFILE, TLS_KERNEL_CPU },
+  [DP_SENDFILE_NIC_KTLS] = { MOVE_SENDFILE, TLS_NIC },   [DP_READ_WRITE_NIC_KTLS] = { MOVE_READ_WRITE, TLS_NIC },
+  [DP_READ_WRITE_PLAIN] = { MOVE_READ_WRITE, TLS_NONE },
+};
+
+DpMove datapath_move(DataPath path)
 {
+  g_return_val_if_fail(path >= 0 && path < DP_COUNT, MOVE_SENDFILE);
+  return SHAPE[path].move;
+}
+
+DpTls datapath_tls(DataPath path)
+{
+  g_return_val_if_fail(path >= 0 && path < DP_COUNT, TLS_NONE);
+  return SHAPE[path].tls;
+}
+
+DataPath datapath_of(DpMove move, DpTls tls)
+{
+  for (int p = 0; p < DP_COUNT; p++)
+    if (SHAPE[p].move == move && SHAPE[p].tls == tls) return (DataPath)p;
+  return DP_COUNT;
+}
+
+/* Appends a copy by the crypto CPU from buffer `from` to `to` (R then W); `um` is the share of
+ * a user buffer's touches that reach DRAM. */
+static int copy_touches(Touch *t, int n, TouchBuf from, TouchBuf to, double um, const char *rd, const char *wr)
+{
+  n = add(t, n, AG_CPU_CRYPTO, from, false, from == BUF_USER ? um : 1.0, ST_BULK, rd);
+  return add(t, n, AG_CPU_CRYPTO, to, true, to == BUF_USER ? um : 1.0, ST_NONE, wr);
+}
+
+int datapath_touches(DataPath path, gboolean ordinary_stores, double user_miss, double meta_bytes, double ack_bytes,
+                     Touch out[DP_MAX_TOUCHES])
+{
+  g_return_val_if_fail(path >= 0 && path < DP_COUNT, 0);
+  const double um = user_miss;
   int n = 0;
   n = add(out, n, AG_DISK, BUF_PAGECACHE, true, 1.0, ST_NONE, "disk DMA write");
-  switch (path) {
-    case DP_READ_WRITE:
-      n = add(out, n, AG_CPU_CRYPTO, BUF_PAGECACHE, false, 1.0, ST_BULK, "copyout read");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_USER, true, 1.0, ST_NONE, "copyout write");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_USER, false, 1.0, ST_BULK, "encrypt read");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_USER, true, 1.0, ST_NONE, "encrypt write");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_USER, false, 1.0, ST_BULK, "copyin read");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_SOCKBUF, true, 1.0, ST_NONE, "copyin write");
-      n = add(out, n, AG_NIC, BUF_SOCKBUF, false, 1.0, ST_NONE, "NIC DMA read");
-      break;
-    case DP_READ_WRITE_KTLS:
-      n = add(out, n, AG_CPU_CRYPTO, BUF_PAGECACHE, false, 1.0, ST_BULK, "copyout read");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_USER, true, 1.0, ST_NONE, "copyout write");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_USER, false, 1.0, ST_BULK, "copyin read");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_SOCKBUF, true, 1.0, ST_NONE, "copyin write");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_SOCKBUF, false, 1.0, ST_BULK, "encrypt read");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_SOCKBUF, true, 1.0, ST_NONE, "encrypt write");
-      n = add(out, n, AG_NIC, BUF_SOCKBUF, false, 1.0, ST_NONE, "NIC DMA read");
-      break;
-    case DP_SENDFILE:
-    case DP_SENDFILE_NIC_KTLS: n = add(out, n, AG_NIC, BUF_PAGECACHE, false, 1.0, ST_NONE, "NIC DMA read"); break;
-    case DP_SENDFILE_SW_KTLS:
-      n = add(out, n, AG_CPU_CRYPTO, BUF_PAGECACHE, false, 1.0, ST_BULK, "encrypt read");
-      if (ordinary_stores) n = add(out, n, AG_CPU_CRYPTO, BUF_SOCKBUF, false, 1.0, ST_BULK, "read for ownership");
-      n = add(out, n, AG_CPU_CRYPTO, BUF_SOCKBUF, true, 1.0, ST_NONE, "encrypt write");
-      n = add(out, n, AG_NIC, BUF_SOCKBUF, false, 1.0, ST_NONE, "NIC DMA read");
-      break;
-    default: g_return_val_if_reached(0);
+  if (SHAPE[path].move == MOVE_READ_WRITE) {
+    n = copy_touches(out, n, BUF_PAGECACHE, BUF_USER, um, "copyout read", "copyout write");
+    switch (SHAPE[path].tls) {
+      case TLS_USER_CPU: n = copy_touches(out, n, BUF_USER, BUF_USER, um, "encrypt read", "encrypt write"); break;
+      case TLS_KERNEL_CPU: n = copy_touches(out, n, BUF_USER, BUF_USER, um, "record copy read", "record copy write"); break;
+      default: break;
+    }
+    n = copy_touches(out, n, BUF_USER, BUF_SOCKBUF, um, "copyin read", "copyin write");
+    if (SHAPE[path].tls == TLS_KERNEL_CPU)
+      n = copy_touches(out, n, BUF_SOCKBUF, BUF_SOCKBUF, um, "encrypt read", "encrypt write");
+    n = add(out, n, AG_NIC, BUF_SOCKBUF, false, 1.0, ST_NONE, "NIC DMA read");
+  } else if (SHAPE[path].tls == TLS_KERNEL_CPU) {
+    n = add(out, n, AG_CPU_CRYPTO, BUF_PAGECACHE, false, 1.0, ST_BULK, "encrypt read");
+    if (ordinary_stores) n = add(out, n, AG_CPU_CRYPTO, BUF_SOCKBUF, false, 1.0, ST_BULK, "read for ownership");
+    n = add(out, n, AG_CPU_CRYPTO, BUF_SOCKBUF, true, 1.0, ST_NONE, "encrypt write");
+    n = add(out, n, AG_NIC, BUF_SOCKBUF, false, 1.0, ST_NONE, "NIC DMA read");
+  } else {
+    n = add(out, n, AG_NIC, BUF_PAGECACHE, false, 1.0, ST_NONE, "NIC DMA read");
   }
   if (meta_bytes > 0) {
     n = add(out, n, AG_CPU_STACK, BUF_META, false, meta_bytes, ST_META, "metadata read");
@@ -53,7 +84,7 @@ int datapath_touches(DataPath path, gboolean ordinary_stores, double meta_bytes,
 double datapath_bulk_touches(DataPath path, gboolean ordinary_stores)
 {
   Touch t[DP_MAX_TOUCHES];
-  int n = datapath_touches(path, ordinary_stores, 0, 0, t);
+  int n = datapath_touches(path, ordinary_stores, 1.0, 0, 0, t);
   double s = 0;
   for (int i = 0; i < n; i++) s += t[i].bytes;
   return s;
@@ -61,31 +92,57 @@ double datapath_bulk_touches(DataPath path, gboolean ordinary_stores)
 
 int datapath_copies(DataPath path)
 {
-  return (path == DP_READ_WRITE || path == DP_READ_WRITE_KTLS) ? 2 : 0;
+  if (datapath_move(path) != MOVE_READ_WRITE) return 0;
+  return datapath_tls(path) == TLS_KERNEL_CPU ? 3 : 2;
 }
 
 gboolean datapath_cpu_crypto(DataPath path)
 {
-  return path == DP_READ_WRITE || path == DP_READ_WRITE_KTLS || path == DP_SENDFILE_SW_KTLS;
+  DpTls t = datapath_tls(path);
+  return t == TLS_KERNEL_CPU || t == TLS_USER_CPU;
 }
 
 gboolean datapath_nic_crypto(DataPath path)
 {
-  return path == DP_SENDFILE_NIC_KTLS;
+  return datapath_tls(path) == TLS_NIC;
 }
 
 static gboolean datapath_is_sendfile(DataPath path)
 {
-  return path == DP_SENDFILE || path == DP_SENDFILE_SW_KTLS || path == DP_SENDFILE_NIC_KTLS;
+  return datapath_move(path) == MOVE_SENDFILE;
+}
+
+gboolean datapath_egress_by_content(Egress egress, Placement placement)
+{
+  return egress == EG_BY_CONTENT || placement == PL_STRICT_DISK_CENTRIC;
+}
+
+double datapath_user_miss_share(double buffer_bytes, double conns_per_core, double cache_share_bytes)
+{
+  if (!(cache_share_bytes > 0) || !(buffer_bytes > 0)) return 1.0;
+  return loopback_miss_share(buffer_bytes * MAX(1.0, conns_per_core), cache_share_bytes);
+}
+
+double datapath_appliance_user_miss(const Appliance *a)
+{
+  double line_bps = 0;
+  for (int i = 0; i < a->n_nics; i++) line_bps += a->nics[i].ports * a->nics[i].port_bps;
+  double bps = a->wl.offered_gbps > 0 ? MIN(a->wl.offered_gbps * 1e9, line_bps) : line_bps;
+  int cores = a->topo.sockets * a->topo.cores_per_socket;
+  double conns = bps / (workload_mean_bitrate_mbps(&a->wl) * 1e6);
+  return datapath_user_miss_share(a->user_buffer_bytes, conns / MAX(cores, 1),
+                                  cpu_cache_share_bytes(&a->cpu, a->topo.cores_per_socket));
 }
 
 APP_ENUM_DEFINE(datapath, DATAPATH_MAP);
 const char *const datapath_alt_names[] = { DATAPATH_MAP(APP_ENUM_NAME) "none", NULL };
 APP_ENUM_DEFINE(sendfile_mode, SENDFILE_MODE_MAP);
 APP_ENUM_DEFINE(placement, PLACEMENT_MAP);
+APP_ENUM_DEFINE(egress, EGRESS_MAP);
 APP_ENUM_CONF_OK(DataPath);
 APP_ENUM_CONF_OK(SendfileMode);
 APP_ENUM_CONF_OK(Placement);
+APP_ENUM_CONF_OK(Egress);
 
 const char *datapath_name(DataPath p)
 {
@@ -113,7 +170,23 @@ const SimConfField software_schema[] = { { .key = "data_path",
                                            .offset = F(a.placement),
                                            .enum_names = placement_names,
                                            .def = "network_centric",
-                                           .doc = "NUMA placement policy" },
+                                           .doc = "NUMA placement policy (where buffers, crypto and the connection live)" },
+                                         { .key = "egress",
+                                           .type = SIM_CONF_T_ENUM,
+                                           .offset = F(a.egress),
+                                           .enum_names = egress_names,
+                                           .def = "lacp",
+                                           .doc = "egress port: the LACP-hashed ingress port, or by_content (a port in the NUMA "
+                                                  "domain of the title's drive; strict_disk_centric implies it)" },
+                                         { .key = "user_buffer",
+                                           .type = SIM_CONF_T_DOUBLE,
+                                           .whole = true,
+                                           .offset = F(a.user_buffer_bytes),
+                                           .unit = SIM_UNIT_SIZE,
+                                           .def = "64 KiB",
+                                           .min = "0 B",
+                                           .doc = "the server's buffer each request reuses on read/write paths (nginx "
+                                                  "output_buffers 2 x 32k)" },
                                          { .key = "sendfile",
                                            .type = SIM_CONF_T_ENUM,
                                            .offset = F(a.sendfile),
@@ -142,15 +215,17 @@ static gboolean datapath_component_validate(const Appliance *a, GError **error)
                       "%s encrypts on the CPU: name its bulk cipher (none is for sendfile and "
                       "sendfile_nic_ktls)",
                       datapath_name(datapath_cpu_crypto(a->path) ? a->path : a->wl.alt_path));
-  gboolean nic_path = a->path == DP_SENDFILE_NIC_KTLS || (a->wl.alt_fraction > 0 && a->wl.alt_path == DP_SENDFILE_NIC_KTLS);
+  if (n_loop == 0 && cpu_crypto && !cpu_crypto_check(&a->cpu, a->crypto, error)) return FALSE;
+  gboolean nic_path = datapath_nic_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_nic_crypto(a->wl.alt_path));
   if (nic_path)
     for (int i = 0; i < a->n_nics; i++)
       if (a->nics[i].ktls_bps <= 0) {
         char kp[32];
         g_snprintf(kp, sizeof kp, "nics[%d]", a->nics[i].group);
-        return model_fail(error, kp, "sendfile_nic_ktls needs an inline kTLS engine (ktls > 0) on every NIC");
+        return model_fail(error, kp, "%s needs an inline kTLS engine (ktls > 0) on every NIC",
+                          datapath_name(datapath_nic_crypto(a->path) ? a->path : a->wl.alt_path));
       }
-  if (a->placement == PL_STRICT_DISK_CENTRIC) {
+  if (datapath_egress_by_content(a->egress, a->placement)) {
     for (int d = 0; d < a->n_drives; d++) {
       int dn = topo_node_of(&a->topo, a->drives[d].pos);
       gboolean found = FALSE;
@@ -160,7 +235,7 @@ static gboolean datapath_component_validate(const Appliance *a, GError **error)
       if (!found) {
         char kp[32];
         g_snprintf(kp, sizeof kp, "nvme[%d]", a->drives[d].group);
-        return model_fail(error, kp, "strict_disk_centric: node %d holds this drive but no NIC port", dn);
+        return model_fail(error, kp, "egress by content: node %d holds this drive but no NIC port", dn);
       }
     }
   }

@@ -1,21 +1,41 @@
 /* datapath.h — how a served byte moves: the DRAM touches of each serving data path.
  *
- * What it models: each path is a list of touches (who touches which buffer, read or write),
- * from the sources' data-flow slides (published.yaml, datapath_dram_touches):
- *   read_write          user-space TLS, 8 touches: disk DMA write; copyout R+W; encrypt R+W;
- *                       copyin R+W; NIC DMA read.
- *   read_write_ktls     read/write with in-kernel software TLS, 8 touches: disk write; copyout
- *                       R+W; copyin R+W; kernel encrypt R+W; NIC read.
- *   sendfile            2 touches: disk DMA write; NIC DMA read.
- *   sendfile_sw_ktls    4 touches: disk write; CPU reads plaintext; CPU writes ciphertext to a
- *                       per-connection buffer; NIC read. +1 read-for-ownership with ordinary
- *                       (not non-temporal) stores.
- *   sendfile_nic_ktls   2 touches; the NIC encrypts inline.
- * On top of the bulk flows every path carries metadata (socket buffers, mbufs, TCP state):
- * meta_bytes per payload byte each way between the stack's CPU and the metadata's node
- * (euro2019_ktls: about 5 GB/s each way at 100 Gb/s, i.e. 0.4 B/B each way), and inbound
- * ACKs DMA'd by the ingress NIC.
+ * What it models: a data path is two independent choices (datapath_move, datapath_tls):
+ *   how the bytes move   sendfile (the kernel hands page-cache pages to the socket) or
+ *                        read/write (read(2) into the server's buffer, write(2) out of it);
+ *   where crypto runs    none (plain HTTP), the CPU in the kernel (software kTLS), the CPU in
+ *                        user space (OpenSSL in the server), or the NIC inline (NIC kTLS).
+ * Each path is a list of touches (who touches which buffer, read or write), from the sources'
+ * data-flow slides (published.yaml, datapath_dram_touches):
+ *   read_write           user-space TLS, 8 touches: disk DMA write; copyout R+W; encrypt R+W
+ *                        (OpenSSL, from the server's buffer into its record buffer); copyin R+W;
+ *                        NIC DMA read. 2 copies.
+ *   read_write_ktls      read/write with in-kernel software TLS, 10 touches: disk write; copyout
+ *                        R+W; the server's copy of the body into the record buffer it hands
+ *                        write(2) (nginx/OpenSSL with kTLS still frame records in user space)
+ *                        R+W; copyin R+W; kernel encrypt R+W; NIC read. 3 copies: not the demand
+ *                        vector of user-space TLS (euro2022: 75 vs 90 Gb/s on Rome).
+ *   read_write_nic_ktls  read/write with NIC kTLS, 6 touches: disk write; copyout R+W; copyin
+ *                        R+W; NIC read (the NIC encrypts). 2 copies.
+ *   read_write_plain     plain HTTP over read/write: the same 6 touches without any crypto.
+ *   sendfile             2 touches: disk DMA write; NIC DMA read.
+ *   sendfile_sw_ktls     4 touches: disk write; CPU reads plaintext; CPU writes ciphertext to a
+ *                        per-connection buffer; NIC read. +1 read-for-ownership with ordinary
+ *                        (not non-temporal) stores.
+ *   sendfile_nic_ktls    2 touches; the NIC encrypts inline.
+ * A user buffer (BUF_USER) is reused request after request: its touches reach DRAM only for the
+ * share that misses the cache, m(W) = 1 / (1 + (C / W)^4) (loopback_miss_share), W = the user
+ * buffers (software.user_buffer) of the requests in flight on one core (connections at the
+ * ports' line rate over the mean bitrate, spread over the cores), C = the core's L2 + L3 share
+ * (cpu.h); with no cache sizes given m = 1. A resident buffer's touches cost neither DRAM bytes
+ * nor miss stalls; its copies still cost copy cycles.
+ * On top of the bulk flows every path carries metadata (socket buffers, mbufs, TCP state): the
+ * bytes per payload byte of cpu_meta_bytes_per_byte() each way between the stack's CPU and the
+ * metadata's node, and inbound ACKs DMA'd by the ingress NIC.
  * sendfile is synchronous (a worker blocks on each disk read) or asynchronous.
+ * The egress port (software.egress) is the ingress port's (LACP hash) or, by content, a port in
+ * the NUMA domain of the drive holding the title (independent of where the buffers live,
+ * software.placement; strict_disk_centric implies by_content).
  * Leaves out: page-cache hits (every served byte is read from a drive), retransmissions
  * (the NIC re-DMAs whole TLS records), TLS record framing overhead (29 B per 16 KB).
  */
@@ -27,13 +47,24 @@
 #include <stdbool.h>
 
 /* Serving data paths (software.data_path, workload.alt_path). */
-#define DATAPATH_MAP(X)                      \
-  X(DP_READ_WRITE, "read_write")             \
-  X(DP_READ_WRITE_KTLS, "read_write_ktls")   \
-  X(DP_SENDFILE, "sendfile")                 \
-  X(DP_SENDFILE_SW_KTLS, "sendfile_sw_ktls") \
-  X(DP_SENDFILE_NIC_KTLS, "sendfile_nic_ktls")
+#define DATAPATH_MAP(X)                            \
+  X(DP_READ_WRITE, "read_write")                   \
+  X(DP_READ_WRITE_KTLS, "read_write_ktls")         \
+  X(DP_SENDFILE, "sendfile")                       \
+  X(DP_SENDFILE_SW_KTLS, "sendfile_sw_ktls")       \
+  X(DP_SENDFILE_NIC_KTLS, "sendfile_nic_ktls")     \
+  X(DP_READ_WRITE_NIC_KTLS, "read_write_nic_ktls") \
+  X(DP_READ_WRITE_PLAIN, "read_write_plain")
 typedef enum { DATAPATH_MAP(APP_ENUM_ID) DP_COUNT } DataPath;
+
+/* How a path moves the bytes, and where its crypto runs (the two choices above). */
+typedef enum { MOVE_SENDFILE, MOVE_READ_WRITE } DpMove;
+typedef enum { TLS_NONE, TLS_KERNEL_CPU, TLS_USER_CPU, TLS_NIC } DpTls;
+DpMove datapath_move(DataPath path);
+DpTls datapath_tls(DataPath path);
+/* The path of a (move, crypto) pair; DP_COUNT for sendfile with user-space crypto (user space
+ * never sees sendfile's bytes). */
+DataPath datapath_of(DpMove move, DpTls tls);
 APP_ENUM_DECLARE(datapath);
 /* The data paths and "none" (= DP_COUNT): the values of workload.alt_path. */
 APP_ENUM_DECLARE(datapath_alt);
@@ -62,11 +93,16 @@ typedef struct {
 #define DP_MAX_TOUCHES 16
 
 /* Fills `out` with the touches of `path` for a crypto implementation that uses ordinary
- * stores or not; meta_bytes each way and ack_bytes per payload byte. Returns the count. */
-int datapath_touches(DataPath path, gboolean ordinary_stores, double meta_bytes, double ack_bytes, Touch out[DP_MAX_TOUCHES]);
-/* Bulk DRAM touches per payload byte (no metadata): 8, 8, 2, 4 (+1 RFO), 2. */
+ * stores or not; user_miss the share of a user buffer's touches that miss the cache (1: none
+ * resident); meta_bytes each way and ack_bytes per payload byte. Returns the count. */
+int datapath_touches(DataPath path, gboolean ordinary_stores, double user_miss, double meta_bytes, double ack_bytes,
+                     Touch out[DP_MAX_TOUCHES]);
+/* Bulk DRAM touches per payload byte (no metadata, no buffer resident): read_write 8,
+ * read_write_ktls 10, sendfile 2, sendfile_sw_ktls 4 (+1 RFO), sendfile_nic_ktls 2,
+ * read_write_nic_ktls and read_write_plain 6. */
 double datapath_bulk_touches(DataPath path, gboolean ordinary_stores);
-/* Kernel/user copies per payload byte (read_write paths: 2). */
+/* Copies between buffers per payload byte: read_write_ktls 3, the other read/write paths 2,
+ * sendfile paths 0. */
 int datapath_copies(DataPath path);
 /* Does the CPU run bulk crypto on this path? the NIC? */
 gboolean datapath_cpu_crypto(DataPath path);
@@ -82,6 +118,19 @@ const char *datapath_name(DataPath p);
   X(PL_STRICT_DISK_CENTRIC, "strict_disk_centric")
 typedef enum { PLACEMENT_MAP(APP_ENUM_ID) PL_COUNT } Placement;
 APP_ENUM_DECLARE(placement);
+
+/* Egress port choice (software.egress). */
+#define EGRESS_MAP(X) X(EG_LACP, "lacp") X(EG_BY_CONTENT, "by_content")
+typedef enum { EGRESS_MAP(APP_ENUM_ID) EG_COUNT } Egress;
+APP_ENUM_DECLARE(egress);
+
+/* Whether the egress port is chosen by content: software.egress by_content, or implied by
+ * strict_disk_centric. */
+gboolean datapath_egress_by_content(Egress egress, Placement placement);
+/* m(W) of the header: the share of a reused user buffer's touches that reach DRAM, for a buffer of
+ * buffer_bytes per request, conns_per_core requests in flight on a core (at least 1) and a core's
+ * cache share (cpu_cache_share_bytes); 1 when either size is 0. */
+double datapath_user_miss_share(double buffer_bytes, double conns_per_core, double cache_share_bytes);
 
 /* Keys of the scenario's `software:` section (component.h: offsets into AppConf). */
 extern const SimConfField software_schema[];

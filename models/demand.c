@@ -265,7 +265,8 @@ int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUC
   const Appliance *a = b->a;
   gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(a->crypto);
   double mss = cpu_mss_bytes(&a->stack);
-  return datapath_touches(k->path, ordinary, b->include_meta ? a->coef.meta_bytes : 0.0,
+  return datapath_touches(k->path, ordinary, datapath_appliance_user_miss(a),
+                          b->include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
                           b->include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
 }
 
@@ -348,7 +349,7 @@ static void enumerate_classes(Build *bb, GArray *cls)
         const NicCard *inc = &a->nics[m->port_nic[in]];
         int home = nic_port_domain(inc, t, m->port_num[in]);
         g_array_set_size(eg, 0);
-        if (a->placement == PL_STRICT_DISK_CENTRIC) {
+        if (datapath_egress_by_content(a->egress, a->placement)) {
           for (int e = 0; e < P; e++)
             if (nic_port_domain(&a->nics[m->port_nic[e]], t, m->port_num[e]) == dnode[d]) g_array_append_val(eg, e);
           home = dnode[d];

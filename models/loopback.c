@@ -97,8 +97,12 @@ const char *loopback_cipher_name(LbCipher c)
 static gboolean loopback_validate(const LoopbackCfg *lo, DataPath path, GError **error)
 {
   if (!lo->present) return model_fail(error, "nics", "a loopback NIC needs the host's costs in a `loopback:` section");
-  if (path == DP_SENDFILE_NIC_KTLS)
-    return model_fail(error, "software.data_path", "sendfile_nic_ktls needs a NIC TLS engine; a loopback host has none");
+  if (datapath_nic_crypto(path))
+    return model_fail(error, "software.data_path", "%s needs a NIC TLS engine; a loopback host has none", datapath_name(path));
+  if (path == DP_READ_WRITE_PLAIN)
+    return model_fail(error, "software.data_path",
+                      "read_write_plain has no measured loopback costs (ocasim validate runs "
+                      "plain HTTP over sendfile)");
   if (!(lo->utilisation > 0 && lo->utilisation <= 1))
     return model_fail(error, "loopback.utilisation", "must be in (0, 1], got %g", lo->utilisation);
   if (lo->server_threads < 1 || lo->client_threads < 1 || lo->connections < 1)

@@ -52,8 +52,14 @@ START_TEST(test_des_meets_bound)
                 rep->throughput_gbps, bound_gbps);
   /* the DES names a bottleneck of the bound's kind, and the bound's runs near its limit */
   ck_assert_str_eq(rep->res[rep->bottleneck].kind, demand_kind_name(l->m->res[bn].kind));
-  ck_assert_msg(rep->res[bn].utilization / rep->res[bn].limit >= 0.95, "%s: %s at %.3f of its limit", unskewed[_i],
-                rep->res[bn].name, rep->res[bn].utilization / rep->res[bn].limit);
+  int bind = bn; /* DRAM named for the CPU its stalls fill (demand.h): then the busiest CPU binds */
+  if (l->m->stall_named) {
+    bind = -1;
+    for (int i = 0; i < rep->n_res; i++)
+      if (l->m->res[i].kind == RK_CPU && (bind < 0 || rep->res[i].utilization > rep->res[bind].utilization)) bind = i;
+  }
+  ck_assert_msg(rep->res[bind].utilization / rep->res[bind].limit >= 0.95, "%s: %s at %.3f of its limit", unskewed[_i],
+                rep->res[bind].name, rep->res[bind].utilization / rep->res[bind].limit);
   /* no resource above its capacity, ever */
   ck_assert_double_le(raw->max_utilization_seen, 1 + 1e-9);
   for (int i = 0; i < rep->n_res; i++)
