@@ -301,7 +301,7 @@ START_TEST(test_pcie_tags)
   double lat_local = a->coef.pcie_rtt_ns + a->mem.latency_ns;
   double per_nic = r->throughput_Bps / 2 / 1e9;
   ck_assert(per_nic < pcie_read_ceiling_GBps(32, 256, lat_local) + 1e-9);
-  ck_assert(per_nic > pcie_read_ceiling_GBps(32, 256, lat_local + a->topo.intra_penalty_ns) - 1e-9);
+  ck_assert(per_nic > pcie_read_ceiling_GBps(32, 256, lat_local + a->topo.intra_penalty_ns + a->mem.load_latency_ns) - 1e-9);
   g_free(a);
 }
 END_TEST
@@ -319,7 +319,7 @@ START_TEST(test_stream_rome)
   g_free(a);
   ck_assert_msg(fabs(s1 / 150 - 1) < 0.10, "NPS1 STREAM %.1f", s1);
   ck_assert_msg(fabs(s4 / 175 - 1) < 0.10, "NPS4 STREAM %.1f", s4);
-  ck_assert_double_eq_tol(s1 / s4, 90.0 / (90.0 + 0.75 * 20.0), 1e-9);
+  ck_assert(s1 < s4); /* NPS1's longer latency lowers what the cores keep in flight (test_fabric.c) */
 }
 END_TEST
 
@@ -370,16 +370,14 @@ START_TEST(test_offered_below_saturation)
   g_autoptr(BoundResult) sat = bound_eval(a, m, 0);
   g_autoptr(BoundResult) half = bound_eval(a, m, sat->sat_Bps * 8e-9 / 2);
   ck_assert_double_eq_tol(half->throughput_Bps * 2, sat->throughput_Bps, 1.0);
-  /* linear in load, except the DRAM queueing stalls (demand.h): those grow by the M/D/1 delay
-   * at each DRAM node's utilisation, computed here from the reported utilisations */
+  /* linear in load, except the loaded-latency stalls (demand.h): those grow by each DRAM node's
+   * load_latency x utilisation, computed here from the reported utilisations */
   for (int i = 0; i < m->n_res; i++) {
     double extra = 0;
     for (int j = 0; j < m->n_lat; j++) {
       if (m->lat[j].res != i) continue;
       int d = m->lat[j].dram;
-      double ch = m->dram_channels, cap_GBps = m->res[d].capacity * 1e-9;
-      double w_sat = sat->util[d] / (2 * (1 - sat->util[d])) * 64 / (cap_GBps / ch);
-      double w_half = half->util[d] / (2 * (1 - half->util[d])) * 64 / (cap_GBps / ch);
+      double w_sat = a->mem.load_latency_ns * sat->util[d], w_half = a->mem.load_latency_ns * half->util[d];
       extra += m->lat[j].per_ns * (sat->throughput_Bps * w_sat - half->throughput_Bps * 2 * w_half);
     }
     ck_assert_double_eq_tol(sat->util[i], half->util[i] * 2 + extra / m->res[i].capacity, 1e-9);

@@ -1,0 +1,148 @@
+/* tests/test_fabric.c — the fabric, memory and PCIe read models held against hand-worked and
+ * published figures: the DRAM loaded-latency line against the published MLC curve, DRAM capacity
+ * independent of idle latency, X* monotone in memory latency, the CPU read concurrency cap. */
+#include <check.h>
+#include "tests/support/check_run.h"
+#include <math.h>
+#include <string.h>
+
+#include "models/appliance_bound.h"
+#include "models/appliance_conf.h"
+
+static Appliance *load(const char *file, const char *const *sets)
+{
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert_msg(appliance_load_file(file, sets, a, NULL, &e), "%s: %s", file, e ? e->message : "");
+  return a;
+}
+
+static double res_cap(const DemandModel *m, const char *name)
+{
+  int r = demand_find(m, name);
+  ck_assert_msg(r >= 0, "no resource %s", name);
+  return m->res[r].capacity;
+}
+
+static double res_total(const DemandModel *m, const char *name)
+{
+  int r = demand_find(m, name);
+  ck_assert_msg(r >= 0, "no resource %s", name);
+  return m->total[r];
+}
+
+/* ---- DRAM ------------------------------------------------------------------------------------ */
+
+START_TEST(test_loaded_latency_mlc_curve)
+{
+  /* Intel MLC --loaded_latency, 2S Xeon Silver 4110, 12 DDR4 DIMMs, read-only (Intel community
+   * forum, "Intel Memory Latency Checker v3.5 test"): (GB/s, ns) pairs; peak 135.66 GB/s. The
+   * model's line L0 + 45 ns * u, u = bandwidth / peak, L0 = 82 ns (the 1.24 GB/s point), stays
+   * within 6 ns of every published point. */
+  static const double mlc[][2] = { { 1.2376, 81.96 }, { 9.7238, 87.81 },  { 22.581, 90.85 }, { 42.695, 94.56 },
+                                   { 68.358, 98.94 }, { 131.28, 123.71 }, { 135.66, 130.31 } };
+  MemoryCfg m = { .latency_ns = 81.96, .load_latency_ns = 45.0 };
+  for (size_t i = 0; i < G_N_ELEMENTS(mlc); i++) {
+    double u = mlc[i][0] / 135.66, l = m.latency_ns + mem_load_ns(&m, u);
+    ck_assert_msg(fabs(l - mlc[i][1]) < 6.0, "%.1f GB/s: model %.1f ns, MLC %.1f ns", mlc[i][0], l, mlc[i][1]);
+  }
+  /* hand-worked: half load adds 22.5 ns; clamped at full load and at zero */
+  ck_assert_double_eq_tol(mem_load_ns(&m, 0.5), 22.5, 1e-12);
+  ck_assert_double_eq_tol(mem_load_ns(&m, 1.7), 45.0, 1e-12);
+  ck_assert_double_eq_tol(mem_load_ns(&m, -1.0), 0.0, 1e-12);
+  /* the demand model's wait on a DRAM node is the same line */
+  DmResource r = { .wait_lin_ns = 45.0 };
+  ck_assert_double_eq_tol(demand_wait_ns(&r, 0.62), 45.0 * 0.62, 1e-12);
+}
+END_TEST
+
+START_TEST(test_dram_capacity_not_latency)
+{
+  /* Rome NPS1: the controllers deliver the same bandwidth whatever the idle latency (the old
+   * quadrant-interleave derate made it grow from 135 to 154 GB/s as latency went 60 -> 150 ns) */
+  const char *lo[] = { "topology.nps=1", "memory.latency=60 ns", NULL };
+  const char *hi[] = { "topology.nps=1", "memory.latency=150 ns", NULL };
+  Appliance *a = load("scenarios/reference/rome2021_sw_nps4.yaml", lo);
+  Appliance *b = load("scenarios/reference/rome2021_sw_nps4.yaml", hi);
+  g_autoptr(DemandModel) ma = demand_build(a, NULL);
+  g_autoptr(DemandModel) mb = demand_build(b, NULL);
+  ck_assert_double_eq_tol(res_cap(ma, "dram.node0"), res_cap(mb, "dram.node0"), 1e-6);
+  /* peak x efficiency at the node's mix: 204.8 GB/s x dram_eff x (1 - t 4 w (1 - w)) */
+  int d = demand_find(ma, "dram.node0");
+  double w = ma->res[d].wr / (ma->res[d].rd + ma->res[d].wr);
+  double eff = a->coef.dram_eff * (1 - a->coef.dram_turnaround * 4 * w * (1 - w));
+  ck_assert_double_eq_tol(res_cap(ma, "dram.node0"), 204.8e9 * eff, 1e3);
+  /* but the cores' read concurrency falls: 32 cores x mlp lines, each held 150 ns longer */
+  ck_assert_double_eq_tol(res_cap(ma, "cpu_lines.node0"), 32 * a->mem.mlp, 1e-9);
+  ck_assert(res_total(mb, "cpu_lines.node0") > res_total(ma, "cpu_lines.node0") * 1.5);
+  g_free(a);
+  g_free(b);
+}
+END_TEST
+
+START_TEST(test_xstar_monotone_in_latency)
+{
+  /* X* never rises as memory.latency grows, on every DRAM- and CPU-sensitive published row */
+  static const char *const files[] = { "scenarios/reference/rome2021_sw_nps4.yaml", "scenarios/reference/rome2021_sw_nps1.yaml",
+                                       "scenarios/reference/rome2022_userspace_tls.yaml",
+                                       "scenarios/reference/skx2019_no_silo.yaml", "scenarios/reference/epyc2019_no_silo.yaml" };
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    double prev = G_MAXDOUBLE;
+    for (int ns = 50; ns <= 200; ns += 10) {
+      g_autofree char *set = g_strdup_printf("memory.latency=%d ns", ns);
+      const char *sets[] = { set, NULL };
+      Appliance *a = load(files[f], sets);
+      g_autoptr(DemandModel) m = demand_build(a, NULL);
+      double x = demand_saturation_Bps(m, NULL);
+      ck_assert_msg(x <= prev * (1 + 1e-9), "%s: X* %.4g at %d ns above %.4g", files[f], x, ns, prev);
+      prev = x;
+      g_free(a);
+    }
+  }
+}
+END_TEST
+
+START_TEST(test_stream_concurrency)
+{
+  /* STREAM triad on Rome, hand-worked: per node the reads (2/3 of B) meet the cores' cap,
+   * (2/3) B (L + q B / C) = cores mlp 64, or the controllers' C at the 1:2 write mix, whichever is
+   * smaller. NPS1: L = 90 + 3/4 x 20 = 105 ns; NPS4: L = 90 ns, a quarter of the cores and of C. */
+  const char *nps1[] = { "topology.nps=1", NULL };
+  Appliance *a1 = load("scenarios/reference/rome2021_sw_nps4.yaml", nps1);
+  Appliance *a4 = load("scenarios/reference/rome2021_sw_nps4.yaml", NULL);
+  const Coeffs *c = &a4->coef;
+  for (int nps = 1; nps <= 4; nps += 3) {
+    const Appliance *a = nps == 1 ? a1 : a4;
+    double C = 204.8 / nps * c->dram_eff * (1 - c->dram_turnaround * 4 * (1.0 / 3) * (2.0 / 3));
+    double L = nps == 1 ? 105.0 : 90.0, q = a->mem.load_latency_ns / C, N = 32.0 / nps * a->mem.mlp * 64 * 1.5;
+    double B = (-L + sqrt(L * L + 4 * q * N)) / (2 * q);
+    double want = nps * MIN(B, C);
+    ck_assert_double_eq_tol(mem_stream_GBps(&a->mem, &a->topo, c->dram_eff, c->dram_turnaround), want, 1e-9);
+    /* the same cap, read back through Little's law */
+    if (B < C) ck_assert_double_eq_tol(mem_cpu_read_cap_GBps(&a->mem, &a->topo, L + q * B), B * 2.0 / 3.0, 1e-9);
+  }
+  /* a longer latency lowers STREAM in NPS1 (concurrency), never the controllers */
+  ck_assert(mem_stream_GBps(&a1->mem, &a1->topo, c->dram_eff, c->dram_turnaround) <
+            mem_stream_GBps(&a4->mem, &a4->topo, c->dram_eff, c->dram_turnaround));
+  g_free(a1);
+  g_free(a4);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+  Suite *s = suite_create("fabric");
+  TCase *t = tcase_create("dram");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, test_loaded_latency_mlc_curve);
+  tcase_add_test(t, test_dram_capacity_not_latency);
+  tcase_add_test(t, test_xstar_monotone_in_latency);
+  tcase_add_test(t, test_stream_concurrency);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void)
+{
+  return test_run_suite(suite());
+}
