@@ -129,6 +129,64 @@ START_TEST(test_stream_concurrency)
 }
 END_TEST
 
+/* ---- inter-socket links --------------------------------------------------------------------- */
+
+START_TEST(test_link_load_follows_quadrant_map)
+{
+  /* 800G Milan box, device-routed (by_kind on xgmi): per socket 2 drives on quadrant 0 (link 0),
+   * 6 on quadrant 1 (link 1), none on quadrant 2 (link 2). The remote disk writes then split
+   * 2 : 6 : 0 over the links; what link 2 carries is the address-interleaved CPU traffic
+   * (metadata), the same on every link. */
+  const char *sets[] = { "nvme[2].quadrant=1", "nvme[5].quadrant=1", NULL };
+  Appliance *a = load("scenarios/reference/milan2022_default_bios.yaml", sets);
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  for (int d = 0; d < 2; d++) {
+    char n0[40], n1[40], n2[40];
+    g_snprintf(n0, sizeof n0, "xgmi.link0.s%d>s%d", d, 1 - d);
+    g_snprintf(n1, sizeof n1, "xgmi.link1.s%d>s%d", d, 1 - d);
+    g_snprintf(n2, sizeof n2, "xgmi.link2.s%d>s%d", d, 1 - d);
+    double l0 = res_total(m, n0), l1 = res_total(m, n1), l2 = res_total(m, n2);
+    ck_assert_msg(l0 > l2 && l1 > l0, "%g %g %g", l0, l1, l2);
+    ck_assert_double_eq_tol((l1 - l2) / (l0 - l2), 3.0, 1e-9);
+    /* network-centric siloing over 2 sockets: half the disk writes are remote, a quarter of the
+     * load per direction; the drives' share is by content (8 drives per socket alike) */
+    ck_assert_double_eq_tol((l0 - l2) + (l1 - l2), 0.25, 0.01);
+  }
+  /* the same box address-interleaved: every link alike */
+  const char *il[] = { "nvme[2].quadrant=1", "nvme[5].quadrant=1", "topology.link_routing=interleave", NULL };
+  Appliance *b = load("scenarios/reference/milan2022_default_bios.yaml", il);
+  g_autoptr(DemandModel) mb = demand_build(b, NULL);
+  ck_assert_double_eq_tol(res_total(mb, "xgmi.link0.s0>s1"), res_total(mb, "xgmi.link2.s0>s1"), 1e-12);
+  /* Intel UPI follows its routing table (by address) under by_kind */
+  Appliance *c = load("scenarios/reference/skx2019_no_silo.yaml", NULL);
+  g_autoptr(DemandModel) mc = demand_build(c, NULL);
+  ck_assert_double_eq_tol(res_total(mc, "upi.link0.s0>s1"), res_total(mc, "upi.link1.s0>s1"), 1e-12);
+  g_free(a);
+  g_free(b);
+  g_free(c);
+}
+END_TEST
+
+START_TEST(test_dlwm_width_state)
+{
+  /* x16 at 18 GT/s = 36 GB/s raw; widths 2, 4, 8, 16 carry 4.5, 9, 18, 36 GB/s. Up at 50 %, down
+   * at 25 % of the narrower width, fabric efficiency 1. */
+  TopoLink l = { .width = 16, .rate_tps = 18e9, .encoding = 1, .dlwm = true, .dlwm_width = 2, .dlwm_up = 0.5, .dlwm_down = 0.25 };
+  ck_assert_double_eq_tol(topo_link_width_GBps(&l, 2), 4.5, 1e-12);
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 1.0, 0), 2);   /* 1 GB/s: 22 % of x2 */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 3.0, 0), 4);   /* 67 % of x2 -> x4 (33 %) */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 8.0, 0), 8);   /* 89 % of x4 -> x8 (44 %) */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 10.0, 0), 16); /* 56 % of x8 -> x16 */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 20.0, 0), 16); /* sustained saturating traffic: full width */
+  /* hysteresis: from x8, 3 GB/s is above 25 % of x4 (2.25 GB/s): it stays at x8, where a rising
+   * load would have settled at x4; 2 GB/s narrows to x4 and stays (above 25 % of x2, 1.125) */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 3.0, 8), 8);
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 2.0, 8), 4);
+  l.dlwm = false;
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 0.1, 0), 16);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("fabric");
@@ -138,6 +196,11 @@ static Suite *suite(void)
   tcase_add_test(t, test_dram_capacity_not_latency);
   tcase_add_test(t, test_xstar_monotone_in_latency);
   tcase_add_test(t, test_stream_concurrency);
+  suite_add_tcase(s, t);
+  t = tcase_create("links");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, test_link_load_follows_quadrant_map);
+  tcase_add_test(t, test_dlwm_width_state);
   suite_add_tcase(s, t);
   return s;
 }
