@@ -187,6 +187,51 @@ START_TEST(test_dlwm_width_state)
 }
 END_TEST
 
+/* ---- PCIe reads ------------------------------------------------------------------------------ */
+
+START_TEST(test_tag_limited_reads_by_hand)
+{
+  /* Broadwell box, NIC kTLS (one Chelsio T6 port, one requester function), with 5-bit tags
+   * (32), MRRS 128 B, 4 context reads per 16 KiB TLS record and the default 1 WQE read per
+   * 64 KiB TSO burst, at idle DRAM latency (load_latency 0). Each read holds a tag for
+   * rtt + L = 600 + 85 = 685 ns; per payload byte the card issues 1/128 + 1/65536 + 4/16384 =
+   * 0.0080719 reads, so R = 32 / (685 ns x 0.0080719) = 5.787 GB/s = 46.30 Gb/s. */
+  const char *sets[] = { "nics[0].pcie.tag_bits=5", "nics[0].pcie.mrrs=128 B", "nics[0].pcie.ctx_reads=4",
+                         "memory.load_latency=0 ns", NULL };
+  Appliance *a = load("scenarios/reference/bdw2016_nic_ktls.yaml", sets);
+  ck_assert_double_eq_tol(cpu_burst_bytes(&a->stack), 65536, 1e-9);
+  double per_byte = 1.0 / 128 + 1.0 / 65536 + 4.0 / 16384, hand = 32.0 / (685.0 * per_byte);
+  ck_assert_double_eq_tol(hand, 5.7874, 1e-4);
+  ck_assert_double_eq_tol(pcie_function_read_GBps(&a->nics[0].link, 85.0, 65536, 16384), hand, 1e-9);
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  int bn = -1;
+  double x = demand_saturation_Bps(m, &bn);
+  ck_assert_str_eq(m->res[bn].name, "pcie.nic0.tags");
+  ck_assert_double_eq_tol(x * 1e-9, hand, 1e-6 * hand);
+  /* without the non-payload reads the same tags carry 32 x 128 / 685 = 5.980 GB/s */
+  ck_assert_double_eq_tol(pcie_read_ceiling_GBps(32, 128, 685), 5.9796, 1e-4);
+  g_free(a);
+}
+END_TEST
+
+START_TEST(test_tags_per_function)
+{
+  /* a dual-port ConnectX exposes one function per port: two tag spaces of 256, each port's reads
+   * in its own; the same card as one function has half the tag capacity for both ports */
+  Appliance *a = load("scenarios/reference/rome2021_nic_nps4.yaml", NULL);
+  const char *one[] = { "nics[0].pcie.functions=1", "nics[1].pcie.functions=1", NULL };
+  Appliance *b = load("scenarios/reference/rome2021_nic_nps4.yaml", one);
+  g_autoptr(DemandModel) ma = demand_build(a, NULL);
+  g_autoptr(DemandModel) mb = demand_build(b, NULL);
+  ck_assert_double_eq_tol(res_cap(ma, "pcie.nic0.f0.tags"), 256, 1e-12);
+  ck_assert_double_eq_tol(res_cap(ma, "pcie.nic0.f1.tags"), 256, 1e-12);
+  ck_assert_double_eq_tol(res_total(ma, "pcie.nic0.f0.tags") + res_total(ma, "pcie.nic0.f1.tags"),
+                          res_total(mb, "pcie.nic0.tags"), 1e-15);
+  g_free(a);
+  g_free(b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("fabric");
@@ -201,6 +246,10 @@ static Suite *suite(void)
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_link_load_follows_quadrant_map);
   tcase_add_test(t, test_dlwm_width_state);
+  suite_add_tcase(s, t);
+  t = tcase_create("pcie");
+  tcase_add_test(t, test_tag_limited_reads_by_hand);
+  tcase_add_test(t, test_tags_per_function);
   suite_add_tcase(s, t);
   return s;
 }
