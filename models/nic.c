@@ -51,6 +51,14 @@ static gboolean nic_validate(const NicCard *n, const Topology *t, double burst_b
   return pcie_validate(&n->link, kp, error);
 }
 
+double nic_port_queue_bursts(const NicCard *n, double burst_bytes)
+{
+  g_return_val_if_fail(burst_bytes > 0, 1.0);
+  double k = n->queue_bytes / burst_bytes;
+  if (n->ring > 0 && n->desc_bytes > 0) k = MIN(k, n->ring / (ceil(burst_bytes / n->desc_bytes) + 1.0));
+  return MAX(k, 1.0);
+}
+
 double nic_port_drop_fraction(double rho, double k_bursts)
 {
   g_return_val_if_fail(k_bursts >= 1.0, 1.0);
@@ -111,6 +119,21 @@ const SimConfField nic_group_schema[] = {
     .min = "1",
     .doc =
         "output queue per port (assumption: ring + NIC buffer); in TSO bursts it is the K of the port's M/M/1/K drop fraction, so a smaller queue drops more below line rate" },
+  { .key = "ring",
+    .type = SIM_CONF_T_INT,
+    .offset = G(card.ring),
+    .def = "0",
+    .min = "0",
+    .max = "65536",
+    .doc = "transmit descriptors per queue (0: not modelled); with desc_bytes it caps the queue in TSO bursts (nic.h)" },
+  { .key = "desc_bytes",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = G(card.desc_bytes),
+    .unit = SIM_UNIT_SIZE,
+    .def = "4 KiB",
+    .min = "64",
+    .doc = "payload bytes per transmit descriptor (4 KiB: one page of an unmapped mbuf chain; assumed)" },
   { .key = "tls_sessions",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,
@@ -223,7 +246,7 @@ static void nic_add_resources(AppBuild *b, void *state)
     DmResource *res = app_build_res(b, r);
     res->nic = m->port_nic[p];
     res->port = m->port_num[p];
-    res->queue_bursts = nc->queue_bytes / cpu_burst_bytes(&a->stack);
+    res->queue_bursts = nic_port_queue_bursts(nc, cpu_burst_bytes(&a->stack));
     m->port_res[p] = r;
   }
   for (int i = 0; i < a->n_nics; i++) {

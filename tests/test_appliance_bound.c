@@ -101,10 +101,10 @@ START_TEST(test_strict_disk_centric_hot_node)
       ck_assert_msg(cold < hot - 1.0, "cold port %.1f not below hot %.1f", cold, hot);
     }
   /* offered above saturation: the hot node's ports carry line rate and their queues drop
-   * 1/(K+1) of it (K = 16 MiB / 64 KiB bursts); the cold ones, at 97 % of line rate, a tiny
-   * share; the 2 % above saturation is unserved, not dropped (TCP backs off) */
+   * 1/(K+1) of it (K = 1024 descriptors / 17 per 64 KiB burst); the cold ones, at 97 % of line
+   * rate, less; the 2 % above saturation is unserved, not dropped (TCP backs off) */
   g_autoptr(BoundResult) o = bound_eval(a, m, 1.02 * r->sat_Bps * 8e-9);
-  double K = 16.0 * 1024 * 1024 / a->stack.tso_bytes;
+  double K = 1024.0 / (a->stack.tso_bytes / 4096.0 + 1); /* a 1024-descriptor ring of 64 KiB bursts (nic.h) */
   for (int i = 0; i < m->n_res; i++)
     if (m->res[i].kind == RK_NIC_PORT) {
       ck_assert_double_eq_tol(m->res[i].queue_bursts, K, 1e-9);
@@ -112,7 +112,9 @@ START_TEST(test_strict_disk_centric_hot_node)
         ck_assert_double_eq_tol(o->offered_util[i], 1.02, 1e-9);
         ck_assert_double_eq_tol(o->drop[i], 1 / (K + 1), 1e-9);
       } else {
-        ck_assert_msg(o->util[i] < 0.98 && o->drop[i] < 0.01 / (K + 1), "cold port %s drops %g", m->res[i].name, o->drop[i]);
+        /* below line rate the short ring still drops (microbursts), less than the hot ports */
+        ck_assert_msg(o->util[i] < 0.98 && o->drop[i] > 0 && o->drop[i] < 1 / (K + 1), "cold port %s drops %g", m->res[i].name,
+                      o->drop[i]);
       }
     }
   ck_assert_double_eq_tol(o->throughput_Bps, r->sat_Bps, 1e-6 * r->sat_Bps);
