@@ -215,10 +215,22 @@ START_TEST(test_group_weighs_as_one)
     app_ref_row_clear(&x);
     app_ref_row_clear(&y);
   }
+  /* at 4 digits: either the rounded coefficients name the same bottlenecks, or rounding is refused
+   * with the advice to write more digits (never a silent change of a named bottleneck) */
   Coeffs r4;
-  ck_assert(!app_refset_round_coeffs(all, &a, 4, &r4, &e));
-  ck_assert_msg(e && strstr(e->message, "write more digits"), "%s", e ? e->message : "no error");
-  g_clear_error(&e);
+  if (!app_refset_round_coeffs(all, &a, 4, &r4, &e)) {
+    ck_assert_msg(e && strstr(e->message, "write more digits"), "%s", e ? e->message : "no error");
+    g_clear_error(&e);
+  } else {
+    for (int i = 0; i < app_refset_size(all); i++) {
+      AppRefRow x, y;
+      ck_assert(app_refset_eval(all, i, &a, &x, &e));
+      ck_assert(app_refset_eval(all, i, &r4, &y, &e));
+      ck_assert_msg(strcmp(x.bottleneck, y.bottleneck) == 0, "%s: %s vs %s", x.id, x.bottleneck, y.bottleneck);
+      app_ref_row_clear(&x);
+      app_ref_row_clear(&y);
+    }
+  }
   /* the committed file (make fit) is the fit, to the solver's precision */
   Coeffs def;
   coeffs_defaults(&def);
