@@ -464,10 +464,10 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
     double xe;
     if (!eval_item(it, &c, &row, &xe, NULL)) return GSL_EDOM;
     double r[N_RES_PER_ITEM] = { 0 };
-    /* a documented throughput deviation counts at its documented tolerance and without its
+    /* a documented deviation with another bottleneck counts at its documented tolerance and without its
      * bottleneck term, so a row the model says it cannot reproduce does not drag a shared
      * coefficient to it (milan2022_default_bios) */
-    gboolean deviates = it->info.ref.known_deviation && it->info.ref.tolerance_pct > 10.0;
+    gboolean deviates = it->info.ref.known_deviation && it->info.ref.tolerance_pct > 10.0 && !row.kind_ok;
     r[FIG_GBPS] = log(row.model_gbps / row.pub_gbps) / (deviates ? it->info.ref.tolerance_pct / 100.0 : 0.10);
     if (row.pub_cpu >= 0) r[FIG_CPU] = (row.model_cpu - row.pub_cpu) / 10.0;
     if (row.pub_fab_util >= 0) r[FIG_FABRIC] = (row.model_fab_util - row.pub_fab_util) / 10.0;
