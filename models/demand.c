@@ -85,12 +85,18 @@ static double cap_of(const DemandModel *m, int r, const double *scale)
   return m->res[r].capacity * (scale ? scale[m->res[r].kind] : 1.0);
 }
 
+double demand_wait_ns(const DmResource *r, double rho)
+{
+  if (!(rho > 0)) return 0.0;
+  rho = MIN(rho, 1.0 - 1e-9);
+  return r->wait_lin_ns * rho + r->wait_mm1_ns * rho / (1.0 - rho);
+}
+
 static double queue_ns(const DemandModel *m, int dram, double x_Bps, const double *scale)
 {
   double cap = cap_of(m, dram, scale);
   if (cap <= 0 || x_Bps <= 0) return 0.0;
-  double rho = MIN(x_Bps * m->base_total[dram] / cap, 1.0 - 1e-9);
-  return mem_queue_ns(m->dram_channels, cap * 1e-9, rho);
+  return demand_wait_ns(&m->res[dram], x_Bps * m->base_total[dram] / cap);
 }
 
 static double total_at(const DemandModel *m, int r, double x_Bps, const double *scale)
@@ -228,7 +234,7 @@ static void settle(DemandModel *m, double offered_Bps)
   m->op_Bps = offered_Bps > 0 ? MIN(offered_Bps, m->sat_Bps) : m->sat_Bps;
   g_autofree double *w = g_new(double, m->n_res);
   for (int r = 0; r < m->n_res; r++) {
-    w[r] = m->res[r].kind == RK_DRAM ? queue_ns(m, r, m->op_Bps, NULL) : 0.0;
+    w[r] = queue_ns(m, r, m->op_Bps, NULL);
     m->total[r] = total_at(m, r, m->op_Bps, NULL);
   }
   for (int i = 0; i < m->n_class; i++) {

@@ -19,12 +19,15 @@
  * expectations. Totals: D_r = sum_c w_c d_cr. DRAM capacity is evaluated at each node's
  * read/write mix of the totals.
  * Load-dependent demand: the latencies above are idle ones; under load every CPU read (and NIC
- * DMA read) also waits W_m(X) in node m's DRAM queue (memory.h, M/D/1 per channel at the node's
- * utilisation rho_m = X D_m / C_m), which adds
+ * DMA read) also waits W_m(X), node m's loaded latency (memory.h: load_latency * rho_m, the
+ * measured loaded-latency line, at the node's utilisation rho_m = X D_m / C_m), which adds
  *   cpu[a]  += bytes * k * W_m(X) * f / 64        nic tags += bytes * W_m(X) / MRRS
- * (DmLatTerm). Demand then grows with throughput X, so the saturation throughput X* is the root
- * of max_r X D_r(X) / (limit_r C_r) = 1 (GSL Brent), not min_r limit_r C_r / D_r; near a DRAM
- * node's limit the stall cycles climb steeply and the CPU cap binds first, as on the Rome
+ *   cpu_lines[a] += bytes * W_m(X) / 64
+ * and a remote CPU read waits on the inter-socket link it crosses too (topology.h, M/M/1 of a
+ * line at the link's width state) (DmLatTerm, demand_wait_ns). Demand then grows with throughput
+ * X, so the saturation throughput X* is the root
+ * of max_r X D_r(X) / (limit_r C_r) = 1 (GSL Brent), not min_r limit_r C_r / D_r; as a DRAM
+ * node fills the stall cycles climb and the CPU cap can bind first, as on the Rome
  * software-kTLS box (80 % CPU, memory bound; euro2021). The named bottleneck is then the
  * resource kind whose 1 % upgrade raises X* most: when the CPU binds but 1 % more DRAM bandwidth
  * buys more throughput than 1 % more cycles, the most utilised DRAM node is named (its stalls are
@@ -42,7 +45,7 @@
  * A loopback host (a NIC of kind loopback, loopback.h) replaces the CPU cycles above by the host's
  * measured costs on its one node plus two thread pools (loopback.server, loopback.client), and has
  * no port, NIC PCIe link or drive DMA (files are served from the page cache).
- * Leaves out: queueing on fabric links and in the caches; CPU queueing latency is in
+ * Leaves out: queueing in the caches and on intra-socket fabric links; CPU queueing latency is in
  * appliance_bound.c.
  */
 #ifndef MODELS_DEMAND_H
@@ -50,7 +53,8 @@
 #include "models/appliance.h"
 
 /* Resource kinds (also reference.bottleneck_kinds). RK_THREADS: a pool of threads of a loopback
- * host (loopback.h), cycles/s of the cores it can keep busy. */
+ * host (loopback.h), cycles/s of the cores it can keep busy. RK_CPU_LINES: the cache lines a
+ * node's cores keep in flight (memory.h), a concurrency. */
 #define RES_KIND_MAP(X)      \
   X(RK_CPU, "cpu")           \
   X(RK_DRAM, "dram")         \
@@ -59,7 +63,8 @@
   X(RK_PCIE, "pcie")         \
   X(RK_NIC_PORT, "nic_port") \
   X(RK_NIC_TLS, "nic_tls")   \
-  X(RK_THREADS, "threads")
+  X(RK_THREADS, "threads")   \
+  X(RK_CPU_LINES, "cpu_lines")
 typedef enum { RES_KIND_MAP(APP_ENUM_ID) RK_COUNT } ResKind;
 APP_ENUM_DECLARE(demand_kind);
 
@@ -75,10 +80,13 @@ typedef struct {
   double rd, wr;              /* DRAM: total read / write bytes per served byte */
   double remote_stall;        /* CPU: part of the total demand that is remote-access stall cycles */
   double queue_bursts;        /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
+  double wait_lin_ns;         /* loaded latency added per unit of utilisation (DRAM: memory.load_latency) */
+  double wait_mm1_ns;         /* M/M/1 service time of the latency a request waits (fabric links: one line) */
 } DmResource;
 
 /* Load-dependent demand: resource `res` needs `per_ns` more units per served byte for every ns
- * of DRAM queueing delay at DRAM resource `dram`. */
+ * of loaded latency at resource `dram` (a DRAM node or a fabric link): at its utilisation rho,
+ * W(rho) = wait_lin_ns * rho + wait_mm1_ns * rho / (1 - rho) (demand_wait_ns). */
 typedef struct {
   int res, dram;
   double per_ns;
@@ -106,7 +114,6 @@ typedef struct {
   double *base_total; /* [n_res] the same at idle DRAM latency */
   int n_lat;
   DmLatTerm *lat;       /* sum_c weight_c of the classes' load-dependent terms */
-  double dram_channels; /* memory channels per node (M/D/1 servers) */
   double op_Bps;        /* operating point X_op = min(offered, X*), B/s */
   double sat_Bps;       /* X*, B/s */
   int bottleneck;       /* named bottleneck at X* (see above), -1 if none */
@@ -160,6 +167,9 @@ int demand_name_bottleneck(const DemandModel *m, const double *util, int *stalle
  * the named resource carries no load. */
 int demand_co_bottlenecks(const DemandModel *m, const double *util, int named, int *idx);
 
+/* Loaded latency (ns) of resource r at utilisation rho (0..1): wait_lin_ns * rho +
+ * wait_mm1_ns * rho / (1 - rho), rho clamped below 1 - 1e-9 (finite). */
+double demand_wait_ns(const DmResource *r, double rho);
 /* Index of a resource by name, -1 if none. */
 int demand_find(const DemandModel *m, const char *name);
 /* Saturation throughput X*, B/s: the bottleneck law with load-dependent demand (above);

@@ -26,6 +26,10 @@ static gboolean nic_validate(const NicCard *n, const Topology *t, double burst_b
   }
   if (n->ports < 1 || n->ports > NIC_MAX_PORTS)
     return model_fail(error, keypath, "ports must be 1..%d, got %d", NIC_MAX_PORTS, n->ports);
+  if (n->link.functions > n->ports) {
+    g_autofree char *kf = g_strdup_printf("%s.pcie.functions", keypath);
+    return model_fail(error, kf, "%d requester functions on a %d-port card: at most one per port", n->link.functions, n->ports);
+  }
   if (n->port_bps <= 0) return model_fail(error, keypath, "port speed must be positive");
   if (n->ktls_bps < 0) return model_fail(error, keypath, "kTLS engine cap cannot be negative");
   if (n->tls_sessions < 0 || (n->tls_sessions > 0 && !(n->ktls_bps > 0))) {
@@ -45,6 +49,14 @@ static gboolean nic_validate(const NicCard *n, const Topology *t, double burst_b
                         topo_nodes(t));
   g_autofree char *kp = g_strdup_printf("%s.pcie", keypath);
   return pcie_validate(&n->link, kp, error);
+}
+
+double nic_port_queue_bursts(const NicCard *n, double burst_bytes)
+{
+  g_return_val_if_fail(burst_bytes > 0, 1.0);
+  double k = n->queue_bytes / burst_bytes;
+  if (n->ring > 0 && n->desc_bytes > 0) k = MIN(k, n->ring / (ceil(burst_bytes / n->desc_bytes) + 1.0));
+  return MAX(k, 1.0);
 }
 
 double nic_port_drop_fraction(double rho, double k_bursts)
@@ -115,6 +127,21 @@ const SimConfField nic_group_schema[] = {
     .max = "1 GiB",
     .doc =
         "output queue per port (assumption: ring + NIC buffer); in TSO bursts it is the K of the port's M/M/1/K drop fraction, so a smaller queue drops more below line rate" },
+  { .key = "ring",
+    .type = SIM_CONF_T_INT,
+    .offset = G(card.ring),
+    .def = "0",
+    .min = "0",
+    .max = "65536",
+    .doc = "transmit descriptors per queue (0: not modelled); with desc_bytes it caps the queue in TSO bursts (nic.h)" },
+  { .key = "desc_bytes",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = G(card.desc_bytes),
+    .unit = SIM_UNIT_SIZE,
+    .def = "4 KiB",
+    .min = "64",
+    .doc = "payload bytes per transmit descriptor (4 KiB: one page of an unmapped mbuf chain; assumed)" },
   /* sanity bound: inline-TLS NICs hold up to millions of sessions */
   { .key = "tls_sessions",
     .type = SIM_CONF_T_DOUBLE,
@@ -203,7 +230,8 @@ static gboolean nic_component_validate(const Appliance *a, GError **error)
 }
 
 typedef struct {
-  int tls[APP_MAX_NICS], sessions[APP_MAX_NICS], pcie[APP_MAX_NICS], tags[APP_MAX_NICS]; /* -1: none */
+  int tls[APP_MAX_NICS], sessions[APP_MAX_NICS], pcie[APP_MAX_NICS]; /* -1: none */
+  int tags[APP_MAX_NICS][NIC_MAX_PORTS];                             /* [card][requester function] */
 } NicRes;
 
 /* nicN.portP: TLS payload bytes/s of a port (line rate x port_eff); per card nicN.tls (inline
@@ -228,13 +256,14 @@ static void nic_add_resources(AppBuild *b, void *state)
     DmResource *res = app_build_res(b, r);
     res->nic = m->port_nic[p];
     res->port = m->port_num[p];
-    res->queue_bursts = nc->queue_bytes / cpu_burst_bytes(&a->stack);
+    res->queue_bursts = nic_port_queue_bursts(nc, cpu_burst_bytes(&a->stack));
     m->port_res[p] = r;
   }
   for (int i = 0; i < a->n_nics; i++) {
     const NicCard *nc = &a->nics[i];
     int node = topo_node_of(&a->topo, nc->pos);
-    s->tls[i] = s->sessions[i] = s->pcie[i] = s->tags[i] = -1;
+    s->tls[i] = s->sessions[i] = s->pcie[i] = -1;
+    for (int f = 0; f < NIC_MAX_PORTS; f++) s->tags[i][f] = -1;
     if (nc->kind == NIC_LOOPBACK) continue;
     if (nc->ktls_bps > 0) {
       g_snprintf(nm, sizeof nm, "nic%d.tls", i);
@@ -249,24 +278,53 @@ static void nic_add_resources(AppBuild *b, void *state)
     g_snprintf(nm, sizeof nm, "pcie.nic%d", i);
     s->pcie[i] = app_build_add_res(b, nm, RK_PCIE, pcie_link_GBps(&nc->link) * 1e9, 1.0, 1e-9, "GB/s", node);
     app_build_res(b, s->pcie[i])->nic = i;
-    g_snprintf(nm, sizeof nm, "pcie.nic%d.tags", i);
-    s->tags[i] = app_build_add_res(b, nm, RK_PCIE, pcie_tags(nc->link.tag_bits), 1.0, 1.0, "tags", node);
-    app_build_res(b, s->tags[i])->nic = i;
+    for (int f = 0; f < nc->link.functions; f++) { /* one tag space per requester function (pcie.h) */
+      if (nc->link.functions > 1)
+        g_snprintf(nm, sizeof nm, "pcie.nic%d.f%d.tags", i, f);
+      else
+        g_snprintf(nm, sizeof nm, "pcie.nic%d.tags", i);
+      s->tags[i][f] = app_build_add_res(b, nm, RK_PCIE, pcie_tags(nc->link.tag_bits), 1.0, 1.0, "tags", node);
+      app_build_res(b, s->tags[i][f])->nic = i;
+    }
   }
 }
 
-/* A NIC DMA read holds a PCIe tag for the round trip and the line's DRAM latency, per MRRS
- * bytes (pcie.h), and longer by the DRAM queueing delay under load. */
+/* Tag space of the requester function that class k's egress port reads through. */
+static int nic_tags_res(const AppBuild *b, const NicRes *s, const DmClass *k)
+{
+  int nic = b->m->port_nic[k->egress];
+  return s->tags[nic][b->m->port_num[k->egress] % b->a->nics[nic].link.functions];
+}
+
+/* A NIC DMA read holds a PCIe tag of its port's function for the link's read round trip and the
+ * line's DRAM latency, per MRRS bytes (pcie.h), and longer by the DRAM load term. */
 static void nic_touch_demand(AppBuild *b, void *state, DmClass *k, const AppTouch *t)
 {
   const NicRes *s = state;
   if (t->touch->agent != AG_NIC || t->touch->write) return;
   const Appliance *a = b->a;
-  int nic = b->m->port_nic[k->egress];
-  const NicCard *egc = &a->nics[nic];
+  const NicCard *egc = &a->nics[b->m->port_nic[k->egress]];
+  int tags = nic_tags_res(b, s, k);
   double lat = mem_latency_ns(&a->mem, &a->topo, t->agent_node, t->mem_node);
-  k->demand[s->tags[nic]] += t->bytes * (a->coef.pcie_rtt_ns + lat) * 1e-9 / egc->link.mrrs_bytes;
-  app_build_add_lat(b, s->tags[nic], b->dram_res[t->mem_node], t->bytes * 1e-9 / egc->link.mrrs_bytes);
+  k->demand[tags] += t->bytes * (egc->link.read_rtt_ns + lat) * 1e-9 / egc->link.mrrs_bytes;
+  app_build_add_lat(b, tags, b->dram_res[t->mem_node], t->bytes * 1e-9 / egc->link.mrrs_bytes);
+}
+
+/* Largest TLS record payload (RFC 8446 Sec. 5.1: 2^14 bytes), the unit of ctx_reads. */
+#define NIC_TLS_RECORD_BYTES 16384.0
+
+/* Non-payload reads of class k's card per served byte: wqe_reads per TSO burst and, with the
+ * inline engine, ctx_reads per TLS record, each holding a tag of the port's function for the
+ * round trip and a local DRAM access (pcie.h). */
+static void nic_nonpayload_demand(AppBuild *b, const NicRes *s, DmClass *k)
+{
+  const Appliance *a = b->a;
+  const NicCard *egc = &a->nics[b->m->port_nic[k->egress]];
+  int node = topo_node_of(&a->topo, egc->pos);
+  double reads = egc->link.wqe_reads / cpu_burst_bytes(&a->stack) +
+                 (datapath_nic_crypto(k->path) ? egc->link.ctx_reads / NIC_TLS_RECORD_BYTES : 0.0);
+  double lat = egc->link.read_rtt_ns + mem_latency_ns(&a->mem, &a->topo, node, node);
+  k->demand[nic_tags_res(b, s, k)] += reads * lat * 1e-9;
 }
 
 /* Every served byte leaves by the class's egress port over its card's link, and through the
@@ -281,6 +339,7 @@ static void nic_class_demand(AppBuild *b, void *state, DmClass *k)
   if (datapath_nic_crypto(k->path)) k->demand[s->tls[nic]] += 1.0;
   if (datapath_nic_crypto(k->path) && s->sessions[nic] >= 0) /* a connection's session for 8 / bitrate s per byte */
     k->demand[s->sessions[nic]] += 8.0 / (workload_mean_bitrate_mbps(&b->a->wl) * 1e6);
+  nic_nonpayload_demand(b, s, k);
 }
 
 const AppComponent nic_component = { .name = "nic",

@@ -36,6 +36,13 @@ double pcie_read_ceiling_GBps(int tags, double mrrs_bytes, double latency_ns)
   return tags * mrrs_bytes / latency_ns; /* bytes per ns == GB/s */
 }
 
+double pcie_function_read_GBps(const PcieLink *l, double dram_ns, double burst_bytes, double record_bytes)
+{
+  g_return_val_if_fail(burst_bytes > 0 && l->mrrs_bytes > 0, 0.0);
+  double per_byte = 1.0 / l->mrrs_bytes + l->wqe_reads / burst_bytes + (record_bytes > 0 ? l->ctx_reads / record_bytes : 0.0);
+  return pcie_tags(l->tag_bits) / ((l->read_rtt_ns + dram_ns) * per_byte); /* bytes per ns == GB/s */
+}
+
 gboolean pcie_validate(const PcieLink *l, const char *keypath, GError **error)
 {
   if (pcie_gtps(l->gen) == 0) return model_fail(error, keypath, "PCIe gen must be 1..5, got %d", l->gen);
@@ -44,6 +51,7 @@ gboolean pcie_validate(const PcieLink *l, const char *keypath, GError **error)
   if (pcie_tags(l->tag_bits) == 0) return model_fail(error, keypath, "tag_bits must be 5, 8 or 10, got %d", l->tag_bits);
   if (l->mrrs_bytes < 128 || l->mrrs_bytes > 4096 || l->mps_bytes < 128 || l->mps_bytes > 4096)
     return model_fail(error, keypath, "MRRS/MPS must be 128..4096 bytes");
+  if (l->functions < 1 || l->functions > 4) return model_fail(error, keypath, "functions must be 1..4, got %d", l->functions);
   return TRUE;
 }
 
@@ -94,5 +102,33 @@ const SimConfField pcie_schema[] = {
     .offset = F(relaxed_ordering),
     .def = "true",
     .doc = "relaxed ordering enabled (recorded, not modelled: no sourced throughput effect)" },
+  { .key = "functions",
+    .type = SIM_CONF_T_INT,
+    .offset = F(functions),
+    .def = "1",
+    .min = "1",
+    .max = "4",
+    .doc = "requester functions, each with its own tag space (a dual-port ConnectX exposes one per port)" },
+  { .key = "read_rtt",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(read_rtt_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "600 ns",
+    .min = "0",
+    .doc = "non-posted read round trip excluding DRAM (600 ns: pcie-bench, Xeon E5, Neugebauer et al. 2018 Fig. 4; "
+           "elsewhere assumed alike)" },
+  { .key = "wqe_reads",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(wqe_reads),
+    .def = "1",
+    .min = "0",
+    .doc = "non-payload read requests per TSO burst: send WQE and descriptor fetches (assumed 1)" },
+  { .key = "ctx_reads",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(ctx_reads),
+    .def = "0",
+    .min = "0",
+    .doc = "non-payload read requests per TLS record for an inline TLS engine's context (assumed 0: kept on the card "
+           "while its session cache holds, nic.h)" },
   SIM_CONF_END
 };

@@ -11,6 +11,15 @@
  * with 32 tags for 5-bit tags, 256 for 8-bit extended tags, 768 for 10-bit tags (euro2021;
  * PCIe 4.0 base spec). In the demand model that ceiling is a resource whose capacity is the
  * tag count and whose demand per byte is the time a byte holds a tag: latency / MRRS.
+ * Tags belong to a requester function, not to a card: a card exposing F functions (a dual-port
+ * ConnectX exposes one physical function per port) has F separate tag spaces, and a port's reads
+ * use its function's (nic.c: pcie.nicN.fF.tags). The round trip a tag is held for is the link's
+ * read_rtt (root complex + fabric, excluding DRAM; default 600 ns: pcie-bench measured 500-600 ns
+ * on Xeon E5, Neugebauer et al. 2018 Fig. 4; other hosts assumed alike) plus the DRAM latency
+ * at its load. Reads that carry no payload hold tags too: wqe_reads per TSO burst (send WQE and
+ * descriptor fetches) and ctx_reads per TLS record (the inline engine's context fetch), each a
+ * read request of its own. Tag-limited read bandwidth of one function, by Little's law:
+ *     R_f = tags / ((rtt + L) * (1 / MRRS + wqe_reads / burst + ctx_reads / record))   [B/ns]
  * Relaxed ordering is recorded per link; the send path loads devices with posted writes only
  * from the drives (no ordering dependence between them) and with non-posted reads from the
  * NICs, so RO has no effect in this model (it matters for inbound NIC receive DMA, which the
@@ -30,6 +39,10 @@ typedef struct {
   double mrrs_bytes; /* max read request size */
   double mps_bytes;  /* max payload size */
   bool relaxed_ordering;
+  int functions;      /* requester functions, each with its own tag space */
+  double read_rtt_ns; /* non-posted read round trip excluding DRAM */
+  double wqe_reads;   /* non-payload read requests per TSO burst (WQE, descriptors) */
+  double ctx_reads;   /* non-payload read requests per TLS record (inline TLS context) */
 } PcieLink;
 
 /* Payload bandwidth per direction, GB/s (1e9 B/s). */
@@ -38,6 +51,10 @@ double pcie_link_GBps(const PcieLink *l);
 int pcie_tags(int tag_bits);
 /* Little's-law ceiling of non-posted reads, GB/s: tags * mrrs / latency_ns. */
 double pcie_read_ceiling_GBps(int tags, double mrrs_bytes, double latency_ns);
+/* Tag-limited read bandwidth of one requester function, GB/s (pcie.h): tags over the tag-seconds
+ * a byte needs, (rtt_ns + dram_ns) * (1 / mrrs + wqe_reads / burst_bytes + ctx_reads /
+ * record_bytes); record_bytes 0 (no inline TLS) drops the context term. */
+double pcie_function_read_GBps(const PcieLink *l, double dram_ns, double burst_bytes, double record_bytes);
 /* Validate; keypath names the link in error messages. */
 gboolean pcie_validate(const PcieLink *l, const char *keypath, GError **error);
 

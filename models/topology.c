@@ -11,6 +11,10 @@ APP_ENUM_CONF_OK(TopoLinkKind);
 APP_ENUM_CONF_OK(TopoLinkRouting);
 APP_ENUM_CONF_OK(TopoPortDomains);
 
+/* Bytes of one coherent line on a link (the unit of CPU reads and of device writes once they
+ * cross, topology.h). */
+#define TOPO_LINE_BYTES 64.0
+
 int topo_nodes(const Topology *t)
 {
   return t->sockets * t->nps;
@@ -38,12 +42,28 @@ double topo_interleave_remote_fraction(const Topology *t)
   return 1.0 - 1.0 / (double)topo_quads_per_node(t);
 }
 
-/* Per-direction raw capacity of an inter-socket link in GB/s (width after DLWM, before the
- * shared fabric efficiency). */
+double topo_link_width_GBps(const TopoLink *l, int w)
+{
+  return w * (l->rate_tps / 1e9) / 8.0 * l->encoding;
+}
+
+int topo_dlwm_width(const TopoLink *l, double eff, double load_GBps, int prev)
+{
+  if (!l->dlwm) return l->width;
+  int w = prev > 0 ? CLAMP(prev, l->dlwm_width, l->width) : l->dlwm_width;
+  /* widen while the sustained traffic loads this width past dlwm_up */
+  while (w < l->width && load_GBps > l->dlwm_up * topo_link_width_GBps(l, w) * eff) w = MIN(2 * w, l->width);
+  /* narrow while it would load the next narrower width below dlwm_down */
+  while (w > l->dlwm_width && load_GBps < l->dlwm_down * topo_link_width_GBps(l, MAX(w / 2, l->dlwm_width)) * eff)
+    w = MAX(w / 2, l->dlwm_width);
+  return w;
+}
+
+/* Per-direction raw capacity of an inter-socket link in GB/s at full width (DLWM widens a link
+ * under sustained traffic, topology.h), before the shared fabric efficiency. */
 static double topo_link_raw_GBps(const TopoLink *l)
 {
-  int w = l->dlwm ? l->dlwm_width : l->width;
-  return w * (l->rate_tps / 1e9) / 8.0 * l->encoding;
+  return topo_link_width_GBps(l, l->width);
 }
 
 /* Per-direction raw capacity between two distinct nodes of one socket, GB/s (number of
@@ -103,6 +123,11 @@ static gboolean topo_validate(const Topology *t, GError **error)
       return model_fail(error, "topology.links", "link %d: bad width/GT/s/encoding", i);
     if (l->dlwm && (l->dlwm_width < 1 || l->dlwm_width > l->width))
       return model_fail(error, "topology.links", "link %d: DLWM width must be 1..width", i);
+    if (l->dlwm && !(l->dlwm_down > 0 && l->dlwm_down < l->dlwm_up && l->dlwm_up <= 1))
+      return model_fail(error, "topology.links", "link %d: DLWM needs 0 < dlwm_down < dlwm_up <= 1", i);
+    if (!(l->eff_cpu_read > 0 && l->eff_cpu_read <= 1 && l->eff_dev_write > 0 && l->eff_dev_write <= 1 && l->eff_dev_read > 0 &&
+          l->eff_dev_read <= 1))
+      return model_fail(error, "topology.links", "link %d: per-type efficiencies must be in (0, 1]", i);
     for (int s = 0; s < t->sockets; s++)
       if (l->quad[s] < 0 || l->quad[s] >= t->quadrants)
         return model_fail(error, "topology.links", "link %d: quadrant %d on socket %d does not exist", i, l->quad[s], s);
@@ -153,7 +178,46 @@ static const SimConfField link_schema[] = {
     .def = "2",
     .min = "1",
     .max = "32",
-    .doc = "width while DLWM narrows the link (nab2022: suspected x2)" },
+    .doc = "DLWM's minimum width (nab2022: links seen \"running narrow (suspected x2)\")" },
+  { .key = "dlwm_up",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = L(link.dlwm_up),
+    .def = "0.5",
+    .min = "0",
+    .max = "1",
+    .doc = "DLWM widens the link when sustained traffic exceeds this share of the current width's capacity (assumed)" },
+  { .key = "dlwm_down",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = L(link.dlwm_down),
+    .def = "0.25",
+    .min = "0",
+    .max = "1",
+    .doc = "DLWM narrows it when traffic falls below this share of the narrower width's capacity (assumed; below dlwm_up: "
+           "hysteresis)" },
+  { .key = "eff_cpu_read",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = L(link.eff_cpu_read),
+    .def = "1",
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc = "payload efficiency of CPU traffic (64-B read responses) relative to fabric_eff (assumed 1: no published figure)" },
+  { .key = "eff_dev_write",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = L(link.eff_dev_write),
+    .def = "1",
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc = "of device posted writes (TLPs crossing as 64-B coherent writes) relative to fabric_eff (assumed 1)" },
+  { .key = "eff_dev_read",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = L(link.eff_dev_read),
+    .def = "1",
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc = "of device read completions relative to fabric_eff (assumed 1)" },
   { .key = "attach",
     .type = SIM_CONF_T_LIST,
     .offset = L(attach),
@@ -230,9 +294,10 @@ const SimConfField topology_schema[] = {
     .type = SIM_CONF_T_ENUM,
     .offset = F(a.topo.link_routing),
     .enum_names = topo_link_routing_names,
-    .def = "interleave",
-    .doc = "how remote traffic picks an inter-socket link: interleave (by address over all links, Intel UPI routing table; "
-           "topology.h) or device (the link attached to the DMA-ing device's quadrant)" },
+    .def = "by_kind",
+    .doc = "how remote traffic picks an inter-socket link: by_kind (xgmi: device DMA on the link of the device's IO quadrant, "
+           "CPU traffic interleaved; upi: all by address, the routing table), interleave (all by address) or device (device "
+           "DMA by quadrant everywhere; topology.h)" },
   SIM_CONF_END
 };
 
@@ -298,12 +363,32 @@ static void topology_add_resources(AppBuild *b, void *state)
         double cap = topo_link_raw_GBps(L) * c->fabric_eff * 1e9;
         int r = app_build_add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
         app_build_res(b, r)->link = l;
+        app_build_res(b, r)->wait_mm1_ns = TOPO_LINE_BYTES / (cap * 1e-9); /* one line's time on the link */
         s->inter[l * 2 + d] = r;
       }
 }
 
+/* Whether device traffic of this platform takes its quadrant's link (topology.h routing). */
+static gboolean topo_routes_by_device(const Topology *t)
+{
+  switch (t->link_routing) {
+    case TOPO_ROUTE_DEVICE: return TRUE;
+    case TOPO_ROUTE_INTERLEAVE: return FALSE;
+    default: return t->n_links > 0 && t->links[0].kind == TOPO_LINK_XGMI;
+  }
+}
+
+/* Relative payload efficiency of a touch's traffic type on link L. */
+static double topo_type_eff(const TopoLink *L, const AppTouch *tc)
+{
+  if (!tc->dev) return L->eff_cpu_read;
+  return tc->touch->write ? L->eff_dev_write : L->eff_dev_read;
+}
+
 /* A touch between two nodes crosses the fabric in the direction of the data: a write from the
- * agent to the memory, a read back (topology.h routing). */
+ * agent to the memory, a read back (topology.h routing), at its type's efficiency. A CPU read
+ * that crosses sockets also waits on each link it uses (loaded link latency): stall cycles at
+ * k_remote per ns of the link's wait, as a load-dependent term. */
 static void topology_touch_demand(AppBuild *b, void *state, DmClass *k, const AppTouch *tc)
 {
   const TopoRes *s = state;
@@ -316,11 +401,15 @@ static void topology_touch_demand(AppBuild *b, void *state, DmClass *k, const Ap
     k->demand[s->intra[from * b->nodes + to]] += bytes;
     return;
   }
-  if (tc->dev && t->link_routing == TOPO_ROUTE_DEVICE) {
-    int l = topo_link_for_device(t, *tc->dev);
-    k->demand[s->inter[l * 2 + sf]] += bytes;
-  } else {
-    for (int l = 0; l < t->n_links; l++) k->demand[s->inter[l * 2 + sf]] += bytes / t->n_links;
+  int l_dev = tc->dev && topo_routes_by_device(t) ? topo_link_for_device(t, *tc->dev) : -1;
+  gboolean stalls = !tc->dev && !tc->touch->write && tc->touch->stall != ST_NONE && b->cpu_res;
+  double stall_per_ns = stalls ? b->a->coef.k_remote * (b->a->cpu.clock_hz / 1e9) / TOPO_LINE_BYTES : 0.0;
+  for (int l = 0; l < t->n_links; l++) {
+    double share = l_dev >= 0 ? (l == l_dev) : 1.0 / t->n_links;
+    if (share == 0) continue;
+    int r = s->inter[l * 2 + sf];
+    k->demand[r] += bytes * share / topo_type_eff(&t->links[l], tc);
+    if (stalls) app_build_add_lat(b, b->cpu_res[tc->agent_node], r, bytes * share * stall_per_ns);
   }
 }
 

@@ -8,21 +8,35 @@
  * position, so one platform description serves every NPS setting.
  * Fabric: quadrants of a socket are fully meshed by intra-socket links (Infinity Fabric on
  * the I/O die, or Naples' die-to-die links); sockets are joined by inter-socket links
- * (xGMI on EPYC, UPI on Xeon). Per-direction capacity of an inter-socket link:
- *     C = width * GT/s / 8 * encoding * fabric_eff   [GB/s]
- * where width is the DLWM-narrowed width when dynamic link width management is on.
- * Routing (topology.link_routing): by default every remote access, CPU- or device-initiated,
- * is interleaved by physical address over all inter-socket links, so each link carries 1/n of
- * each direction's traffic. Intel documents this for UPI: the link is chosen by indexing a
- * routing table with address bits (4th Gen Xeon Scalable datasheet vol. 2, UPIROUTINGTABLE /
- * UpiRoutingConfig.UpiInterleaveMode); on EPYC the data fabric of the single I/O die likewise
- * reaches every xGMI port from every quadrant, and the 800G box's 420 Gb/s with three x2 links
- * (nab2022) is what an even split gives: 52.5 GB/s x 1/4 remote per direction / 3 links =
- * 4.4 GB/s per link, the 4.5 GB/s raw of x2 at 18 GT/s. (Routing by the DMA-ing device's quadrant
- * caps that box at 8 drives over 3 links, 3/8 on the busiest, i.e. about 370 Gb/s: -12 %.)
- * link_routing: device keeps the alternative for what-ifs: a device's remote DMA crosses the
- * link attached to its quadrant (falling back to quadrant mod links). An intra-socket access
- * between two NPS nodes uses the aggregate of the quadrant links between them.
+ * (xGMI on EPYC, UPI on Xeon). Per-direction capacity of an inter-socket link, for traffic
+ * type y (CPU reads, device posted writes, device reads):
+ *     C_y = width * GT/s / 8 * encoding * fabric_eff * eff_y   [GB/s]
+ * A byte of type y loads the link's resource (capacity at eff_y = 1) by 1 / eff_y. NVMe posted
+ * writes arrive as MPS-sized TLPs and cross as 64-B coherent writes, CPU reads as 64-B read
+ * responses; no source gives per-type xGMI or UPI efficiencies, so eff_y defaults to 1
+ * (assumed) and is a key of each link group.
+ * Width state (DLWM): with dynamic link width management the link runs at the narrowest width
+ * of min_width, 2 min_width, ... width that carries its sustained traffic below dlwm_up of that
+ * width's capacity, and narrows only when the traffic falls below dlwm_down of the next narrower
+ * width's capacity (hysteresis; topo_dlwm_width). Sustained traffic that would load a narrow
+ * width past dlwm_up widens the link, so at saturation a DLWM link carries its full width: DLWM
+ * costs latency (the narrow state's longer line time), not capacity. (nab2022: BIOS-default DLWM
+ * left the 800G box's links "running narrow (suspected x2)" at 420 Gb/s; no source says why they
+ * did not widen, and the model does not invent a stuck-narrow state:
+ * scenarios/reference/milan2022_default_bios.yaml carries that deviation.)
+ * Routing (topology.link_routing): by_kind (default) routes per platform kind. On EPYC (xgmi
+ * links) device traffic takes the link attached to the DMA-ing device's IO quadrant, as the
+ * 800G box shows (euro2022/nab2022: uneven drive placement over the quadrants, uneven link
+ * load), falling back to quadrant mod links; CPU traffic is address-interleaved over every link.
+ * On Intel (upi links) every remote access is interleaved by physical address: the link is
+ * chosen by indexing a routing table with address bits (4th Gen Xeon Scalable datasheet vol. 2,
+ * UPIROUTINGTABLE / UpiRoutingConfig.UpiInterleaveMode). interleave and device force one rule
+ * for every link kind (what-ifs). An intra-socket access between two NPS nodes uses the
+ * aggregate of the quadrant links between them.
+ * Loaded link latency: a remote CPU read waits on the link it crosses, M/M/1 with one 64-B line
+ * as the service (demand_wait_ns: line time * rho / (1 - rho) at the link's utilisation), which
+ * adds stall cycles at the exposed fraction k_remote of remote latency (cpu.h) as DRAM queueing
+ * does at k_bulk (demand.h).
  * Leaves out: multi-hop routing inside a socket for inter-socket traffic, link-level
  * retries, coherence probe traffic, and more than one hop between sockets.
  */
@@ -44,7 +58,8 @@ typedef enum { TOPO_LINK_KIND_MAP(APP_ENUM_ID) TOPO_LINK_KIND_COUNT } TopoLinkKi
 APP_ENUM_DECLARE(topo_link_kind);
 
 /* How remote traffic picks an inter-socket link (topology.link_routing, see above). */
-#define TOPO_LINK_ROUTING_MAP(X) X(TOPO_ROUTE_INTERLEAVE, "interleave") X(TOPO_ROUTE_DEVICE, "device")
+#define TOPO_LINK_ROUTING_MAP(X) \
+  X(TOPO_ROUTE_BY_KIND, "by_kind") X(TOPO_ROUTE_INTERLEAVE, "interleave") X(TOPO_ROUTE_DEVICE, "device")
 typedef enum { TOPO_LINK_ROUTING_MAP(APP_ENUM_ID) TOPO_LINK_ROUTING_COUNT } TopoLinkRouting;
 APP_ENUM_DECLARE(topo_link_routing);
 
@@ -68,7 +83,11 @@ typedef struct {
   double encoding;            /* line-code efficiency; 1.0 by default: the raw figures count data (xGMI x16 at
                              18 GT/s = 36 GB/s per direction, published.yaml general; UPI width = 16 data bits) */
   bool dlwm;                  /* dynamic link width management on */
-  int dlwm_width;             /* width the link runs at while DLWM narrows it */
+  int dlwm_width;             /* DLWM's minimum width */
+  double dlwm_up, dlwm_down;  /* DLWM widens above dlwm_up, narrows below dlwm_down of a width's capacity */
+  double eff_cpu_read;        /* payload efficiency of CPU read responses, relative to fabric_eff */
+  double eff_dev_write;       /* of device posted writes (DMA into memory) */
+  double eff_dev_read;        /* of device read completions (DMA out of memory) */
   int quad[TOPO_MAX_SOCKETS]; /* quadrant the link attaches to on each socket (routing by device position) */
 } TopoLink;
 
@@ -96,6 +115,12 @@ int topo_quads_per_node(const Topology *t);
 /* Fraction of a node's memory lines that live in a quadrant other than the requester's
  * (memory is interleaved over the node's quadrants): 1 - 1/(Q/NPS). */
 double topo_interleave_remote_fraction(const Topology *t);
+/* Width state of link l under DLWM (topology.h) carrying sustained per-direction traffic
+ * load_GBps, coming from width prev (0: from the minimum width): the width it settles at;
+ * l->width when DLWM is off. Capacity per width at fabric efficiency eff (0..1]. */
+int topo_dlwm_width(const TopoLink *l, double eff, double load_GBps, int prev);
+/* Per-direction raw capacity of link l at width w lanes, GB/s (before fabric_eff). */
+double topo_link_width_GBps(const TopoLink *l, int w);
 /* Latency penalty (ns) of an access from node a to memory on node m (0 when a == m). */
 double topo_penalty_ns(const Topology *t, int a, int m);
 

@@ -195,7 +195,7 @@ START_TEST(test_log_levels_and_traces)
   ck_assert_int_eq(run_env(quiet, dbg_env, &o4, &e4), 0);
   ck_assert_int_eq(run_env(quiet, log_env, &o5, &e5), 0);
   ck_assert_str_eq(e1, "");
-  ck_assert_msg(strstr(e2, "ocasim-models-DEBUG") && strstr(e2, "66 resources"), "%s", e2);
+  ck_assert_msg(strstr(e2, "ocasim-models-DEBUG") && strstr(e2, "72 resources"), "%s", e2);
   /* -v: info only */
   const char *v1[] = { "run", SHORT_RUN, "-v", NULL };
   g_autofree char *o0 = NULL, *e0 = NULL;
@@ -204,10 +204,10 @@ START_TEST(test_log_levels_and_traces)
                     !strstr(e0, "DEBUG"),
                 "%s", e0);
   ck_assert_str_eq(o0, o1);
-  ck_assert_msg(strstr(e4, "ocasim-models-DEBUG") && strstr(e4, "66 resources"), "%s", e4);
+  ck_assert_msg(strstr(e4, "ocasim-models-DEBUG") && strstr(e4, "72 resources"), "%s", e4);
   /* nvme0 at info: one line per completed request that read from nvme0, none from other drives */
   ck_assert_msg(strstr(e3, "ocasim-sim-") && strstr(e3, " nvme0: request ") && strstr(e3, ") done, latency "), "%.400s", e3);
-  ck_assert_msg(!strstr(e3, "gets a slot") && !strstr(e3, " nvme1: ") && !strstr(e3, "66 resources"), "%.400s", e3);
+  ck_assert_msg(!strstr(e3, "gets a slot") && !strstr(e3, " nvme1: ") && !strstr(e3, "72 resources"), "%.400s", e3);
   ck_assert_msg(strstr(e5, " requests: request ") && strstr(e5, "gets a slot"), "%.400s", e5);
   ck_assert_str_eq(o1, o2);
   ck_assert_str_eq(o1, o3);

@@ -1,0 +1,284 @@
+/* tests/test_fabric.c — the fabric, memory and PCIe read models held against hand-worked and
+ * published figures: the DRAM loaded-latency line against the published MLC curve, DRAM capacity
+ * independent of idle latency, X* monotone in memory latency, the CPU read concurrency cap. */
+#include <check.h>
+#include "tests/support/check_run.h"
+#include <math.h>
+#include <string.h>
+
+#include "models/appliance_bound.h"
+#include "models/appliance_conf.h"
+
+static Appliance *load(const char *file, const char *const *sets)
+{
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert_msg(appliance_load_file(file, sets, a, NULL, &e), "%s: %s", file, e ? e->message : "");
+  return a;
+}
+
+static double res_cap(const DemandModel *m, const char *name)
+{
+  int r = demand_find(m, name);
+  ck_assert_msg(r >= 0, "no resource %s", name);
+  return m->res[r].capacity;
+}
+
+static double res_total(const DemandModel *m, const char *name)
+{
+  int r = demand_find(m, name);
+  ck_assert_msg(r >= 0, "no resource %s", name);
+  return m->total[r];
+}
+
+/* ---- DRAM ------------------------------------------------------------------------------------ */
+
+START_TEST(test_loaded_latency_mlc_curve)
+{
+  /* Intel MLC --loaded_latency, 2S Xeon Silver 4110, 12 DDR4 DIMMs, read-only (Intel community
+   * forum, "Intel Memory Latency Checker v3.5 test"): (GB/s, ns) pairs; peak 135.66 GB/s. The
+   * model's line L0 + 45 ns * u, u = bandwidth / peak, L0 = 82 ns (the 1.24 GB/s point), stays
+   * within 6 ns of every published point. */
+  static const double mlc[][2] = { { 1.2376, 81.96 }, { 9.7238, 87.81 },  { 22.581, 90.85 }, { 42.695, 94.56 },
+                                   { 68.358, 98.94 }, { 131.28, 123.71 }, { 135.66, 130.31 } };
+  MemoryCfg m = { .latency_ns = 81.96, .load_latency_ns = 45.0 };
+  for (size_t i = 0; i < G_N_ELEMENTS(mlc); i++) {
+    double u = mlc[i][0] / 135.66, l = m.latency_ns + mem_load_ns(&m, u);
+    ck_assert_msg(fabs(l - mlc[i][1]) < 6.0, "%.1f GB/s: model %.1f ns, MLC %.1f ns", mlc[i][0], l, mlc[i][1]);
+  }
+  /* hand-worked: half load adds 22.5 ns; clamped at full load and at zero */
+  ck_assert_double_eq_tol(mem_load_ns(&m, 0.5), 22.5, 1e-12);
+  ck_assert_double_eq_tol(mem_load_ns(&m, 1.7), 45.0, 1e-12);
+  ck_assert_double_eq_tol(mem_load_ns(&m, -1.0), 0.0, 1e-12);
+  /* the demand model's wait on a DRAM node is the same line */
+  DmResource r = { .wait_lin_ns = 45.0 };
+  ck_assert_double_eq_tol(demand_wait_ns(&r, 0.62), 45.0 * 0.62, 1e-12);
+}
+END_TEST
+
+START_TEST(test_dram_capacity_not_latency)
+{
+  /* Rome NPS1: the controllers deliver the same bandwidth whatever the idle latency (the old
+   * quadrant-interleave derate made it grow from 135 to 154 GB/s as latency went 60 -> 150 ns) */
+  const char *lo[] = { "topology.nps=1", "memory.latency=60 ns", NULL };
+  const char *hi[] = { "topology.nps=1", "memory.latency=150 ns", NULL };
+  Appliance *a = load("scenarios/reference/rome2021_sw_nps4.yaml", lo);
+  Appliance *b = load("scenarios/reference/rome2021_sw_nps4.yaml", hi);
+  g_autoptr(DemandModel) ma = demand_build(a, NULL);
+  g_autoptr(DemandModel) mb = demand_build(b, NULL);
+  ck_assert_double_eq_tol(res_cap(ma, "dram.node0"), res_cap(mb, "dram.node0"), 1e-6);
+  /* peak x efficiency at the node's mix: 204.8 GB/s x dram_eff x (1 - t 4 w (1 - w)) */
+  int d = demand_find(ma, "dram.node0");
+  double w = ma->res[d].wr / (ma->res[d].rd + ma->res[d].wr);
+  double eff = a->coef.dram_eff * (1 - a->coef.dram_turnaround * 4 * w * (1 - w));
+  ck_assert_double_eq_tol(res_cap(ma, "dram.node0"), 204.8e9 * eff, 1e3);
+  /* but the cores' read concurrency falls: 32 cores x mlp lines, each held 150 ns longer */
+  ck_assert_double_eq_tol(res_cap(ma, "cpu_lines.node0"), 32 * a->mem.mlp, 1e-9);
+  ck_assert(res_total(mb, "cpu_lines.node0") > res_total(ma, "cpu_lines.node0") * 1.5);
+  g_free(a);
+  g_free(b);
+}
+END_TEST
+
+START_TEST(test_xstar_monotone_in_latency)
+{
+  /* X* never rises as memory.latency grows, on every DRAM- and CPU-sensitive published row */
+  static const char *const files[] = { "scenarios/reference/rome2021_sw_nps4.yaml", "scenarios/reference/rome2021_sw_nps1.yaml",
+                                       "scenarios/reference/rome2022_userspace_tls.yaml",
+                                       "scenarios/reference/skx2019_no_silo.yaml", "scenarios/reference/epyc2019_no_silo.yaml" };
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    double prev = G_MAXDOUBLE;
+    for (int ns = 50; ns <= 200; ns += 10) {
+      g_autofree char *set = g_strdup_printf("memory.latency=%d ns", ns);
+      const char *sets[] = { set, NULL };
+      Appliance *a = load(files[f], sets);
+      g_autoptr(DemandModel) m = demand_build(a, NULL);
+      double x = demand_saturation_Bps(m, NULL);
+      ck_assert_msg(x <= prev * (1 + 1e-9), "%s: X* %.4g at %d ns above %.4g", files[f], x, ns, prev);
+      prev = x;
+      g_free(a);
+    }
+  }
+}
+END_TEST
+
+START_TEST(test_stream_concurrency)
+{
+  /* STREAM triad on Rome, hand-worked: per node the reads (2/3 of B) meet the cores' cap,
+   * (2/3) B (L + q B / C) = cores mlp 64, or the controllers' C at the 1:2 write mix, whichever is
+   * smaller. NPS1: L = 90 + 3/4 x 20 = 105 ns; NPS4: L = 90 ns, a quarter of the cores and of C. */
+  const char *nps1[] = { "topology.nps=1", NULL };
+  Appliance *a1 = load("scenarios/reference/rome2021_sw_nps4.yaml", nps1);
+  Appliance *a4 = load("scenarios/reference/rome2021_sw_nps4.yaml", NULL);
+  const Coeffs *c = &a4->coef;
+  for (int nps = 1; nps <= 4; nps += 3) {
+    const Appliance *a = nps == 1 ? a1 : a4;
+    double C = 204.8 / nps * c->dram_eff * (1 - c->dram_turnaround * 4 * (1.0 / 3) * (2.0 / 3));
+    double L = nps == 1 ? 105.0 : 90.0, q = a->mem.load_latency_ns / C, N = 32.0 / nps * a->mem.mlp * 64 * 1.5;
+    double B = (-L + sqrt(L * L + 4 * q * N)) / (2 * q);
+    double want = nps * MIN(B, C);
+    ck_assert_double_eq_tol(mem_stream_GBps(&a->mem, &a->topo, c->dram_eff, c->dram_turnaround), want, 1e-9);
+    /* the same cap, read back through Little's law */
+    if (B < C) ck_assert_double_eq_tol(mem_cpu_read_cap_GBps(&a->mem, &a->topo, L + q * B), B * 2.0 / 3.0, 1e-9);
+  }
+  /* a longer latency lowers STREAM in NPS1 (concurrency), never the controllers */
+  ck_assert(mem_stream_GBps(&a1->mem, &a1->topo, c->dram_eff, c->dram_turnaround) <
+            mem_stream_GBps(&a4->mem, &a4->topo, c->dram_eff, c->dram_turnaround));
+  g_free(a1);
+  g_free(a4);
+}
+END_TEST
+
+/* ---- inter-socket links --------------------------------------------------------------------- */
+
+START_TEST(test_link_load_follows_quadrant_map)
+{
+  /* 800G Milan box, device-routed (by_kind on xgmi): per socket 2 drives on quadrant 0 (link 0),
+   * 6 on quadrant 1 (link 1), none on quadrant 2 (link 2). The remote disk writes then split
+   * 2 : 6 : 0 over the links; what link 2 carries is the address-interleaved CPU traffic
+   * (metadata), the same on every link. */
+  const char *sets[] = { "nvme[2].quadrant=1", "nvme[5].quadrant=1", NULL };
+  Appliance *a = load("scenarios/reference/milan2022_default_bios.yaml", sets);
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  for (int d = 0; d < 2; d++) {
+    char n0[40], n1[40], n2[40];
+    g_snprintf(n0, sizeof n0, "xgmi.link0.s%d>s%d", d, 1 - d);
+    g_snprintf(n1, sizeof n1, "xgmi.link1.s%d>s%d", d, 1 - d);
+    g_snprintf(n2, sizeof n2, "xgmi.link2.s%d>s%d", d, 1 - d);
+    double l0 = res_total(m, n0), l1 = res_total(m, n1), l2 = res_total(m, n2);
+    ck_assert_msg(l0 > l2 && l1 > l0, "%g %g %g", l0, l1, l2);
+    ck_assert_double_eq_tol((l1 - l2) / (l0 - l2), 3.0, 1e-9);
+    /* network-centric siloing over 2 sockets: half the disk writes are remote, a quarter of the
+     * load per direction; the drives' share is by content (8 drives per socket alike) */
+    ck_assert_double_eq_tol((l0 - l2) + (l1 - l2), 0.25, 0.01);
+  }
+  /* the same box address-interleaved: every link alike */
+  const char *il[] = { "nvme[2].quadrant=1", "nvme[5].quadrant=1", "topology.link_routing=interleave", NULL };
+  Appliance *b = load("scenarios/reference/milan2022_default_bios.yaml", il);
+  g_autoptr(DemandModel) mb = demand_build(b, NULL);
+  ck_assert_double_eq_tol(res_total(mb, "xgmi.link0.s0>s1"), res_total(mb, "xgmi.link2.s0>s1"), 1e-12);
+  /* Intel UPI follows its routing table (by address) under by_kind */
+  Appliance *c = load("scenarios/reference/skx2019_no_silo.yaml", NULL);
+  g_autoptr(DemandModel) mc = demand_build(c, NULL);
+  ck_assert_double_eq_tol(res_total(mc, "upi.link0.s0>s1"), res_total(mc, "upi.link1.s0>s1"), 1e-12);
+  g_free(a);
+  g_free(b);
+  g_free(c);
+}
+END_TEST
+
+START_TEST(test_dlwm_width_state)
+{
+  /* x16 at 18 GT/s = 36 GB/s raw; widths 2, 4, 8, 16 carry 4.5, 9, 18, 36 GB/s. Up at 50 %, down
+   * at 25 % of the narrower width, fabric efficiency 1. */
+  TopoLink l = { .width = 16, .rate_tps = 18e9, .encoding = 1, .dlwm = true, .dlwm_width = 2, .dlwm_up = 0.5, .dlwm_down = 0.25 };
+  ck_assert_double_eq_tol(topo_link_width_GBps(&l, 2), 4.5, 1e-12);
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 1.0, 0), 2);   /* 1 GB/s: 22 % of x2 */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 3.0, 0), 4);   /* 67 % of x2 -> x4 (33 %) */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 8.0, 0), 8);   /* 89 % of x4 -> x8 (44 %) */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 10.0, 0), 16); /* 56 % of x8 -> x16 */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 20.0, 0), 16); /* sustained saturating traffic: full width */
+  /* hysteresis: from x8, 3 GB/s is above 25 % of x4 (2.25 GB/s): it stays at x8, where a rising
+   * load would have settled at x4; 2 GB/s narrows to x4 and stays (above 25 % of x2, 1.125) */
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 3.0, 8), 8);
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 2.0, 8), 4);
+  l.dlwm = false;
+  ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 0.1, 0), 16);
+}
+END_TEST
+
+/* ---- PCIe reads ------------------------------------------------------------------------------ */
+
+START_TEST(test_tag_limited_reads_by_hand)
+{
+  /* Broadwell box, NIC kTLS (one Chelsio T6 port, one requester function), with 5-bit tags
+   * (32), MRRS 128 B, 4 context reads per 16 KiB TLS record and the default 1 WQE read per
+   * 64 KiB TSO burst, at idle DRAM latency (load_latency 0). Each read holds a tag for
+   * rtt + L = 600 + 85 = 685 ns; per payload byte the card issues 1/128 + 1/65536 + 4/16384 =
+   * 0.0080719 reads, so R = 32 / (685 ns x 0.0080719) = 5.787 GB/s = 46.30 Gb/s. */
+  const char *sets[] = { "nics[0].pcie.tag_bits=5", "nics[0].pcie.mrrs=128 B", "nics[0].pcie.ctx_reads=4",
+                         "memory.load_latency=0 ns", NULL };
+  Appliance *a = load("scenarios/reference/bdw2016_nic_ktls.yaml", sets);
+  ck_assert_double_eq_tol(cpu_burst_bytes(&a->stack), 65536, 1e-9);
+  double per_byte = 1.0 / 128 + 1.0 / 65536 + 4.0 / 16384, hand = 32.0 / (685.0 * per_byte);
+  ck_assert_double_eq_tol(hand, 5.7874, 1e-4);
+  ck_assert_double_eq_tol(pcie_function_read_GBps(&a->nics[0].link, 85.0, 65536, 16384), hand, 1e-9);
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  int bn = -1;
+  double x = demand_saturation_Bps(m, &bn);
+  ck_assert_str_eq(m->res[bn].name, "pcie.nic0.tags");
+  ck_assert_double_eq_tol(x * 1e-9, hand, 1e-6 * hand);
+  /* without the non-payload reads the same tags carry 32 x 128 / 685 = 5.980 GB/s */
+  ck_assert_double_eq_tol(pcie_read_ceiling_GBps(32, 128, 685), 5.9796, 1e-4);
+  g_free(a);
+}
+END_TEST
+
+START_TEST(test_tags_per_function)
+{
+  /* a dual-port ConnectX exposes one function per port: two tag spaces of 256, each port's reads
+   * in its own; the same card as one function has half the tag capacity for both ports */
+  Appliance *a = load("scenarios/reference/rome2021_nic_nps4.yaml", NULL);
+  const char *one[] = { "nics[0].pcie.functions=1", "nics[1].pcie.functions=1", NULL };
+  Appliance *b = load("scenarios/reference/rome2021_nic_nps4.yaml", one);
+  g_autoptr(DemandModel) ma = demand_build(a, NULL);
+  g_autoptr(DemandModel) mb = demand_build(b, NULL);
+  ck_assert_double_eq_tol(res_cap(ma, "pcie.nic0.f0.tags"), 256, 1e-12);
+  ck_assert_double_eq_tol(res_cap(ma, "pcie.nic0.f1.tags"), 256, 1e-12);
+  ck_assert_double_eq_tol(res_total(ma, "pcie.nic0.f0.tags") + res_total(ma, "pcie.nic0.f1.tags"),
+                          res_total(mb, "pcie.nic0.tags"), 1e-15);
+  g_free(a);
+  g_free(b);
+}
+END_TEST
+
+/* ---- NIC rings ------------------------------------------------------------------------------- */
+
+START_TEST(test_ring_drops_below_line_rate)
+{
+  /* a 1024-descriptor ring, 64 KiB bursts of 4 KiB pages: 16 + 1 descriptors a burst, K = 60.2
+   * bursts (the 16 MiB queue alone would hold 256); M/M/1/K at 95 % load drops
+   * 0.05 x 0.95^60.2 / (1 - 0.95^61.2) = 0.238 % of the bytes, at 80 % about 1e-7 */
+  NicCard n = { .queue_bytes = 16 << 20, .ring = 1024, .desc_bytes = 4096 };
+  double K = nic_port_queue_bursts(&n, 65536);
+  ck_assert_double_eq_tol(K, 1024.0 / 17.0, 1e-12);
+  double hand = 0.05 * pow(0.95, K) / (1 - pow(0.95, K + 1));
+  ck_assert_double_eq_tol(nic_port_drop_fraction(0.95, K), hand, 1e-15);
+  ck_assert_double_eq_tol(hand, 0.00238, 1e-5);
+  ck_assert(nic_port_drop_fraction(0.80, K) < 1e-6);
+  /* no ring: the queue's bytes decide, as before */
+  n.ring = 0;
+  ck_assert_double_eq_tol(nic_port_queue_bursts(&n, 65536), 256, 1e-12);
+  ck_assert(nic_port_drop_fraction(0.95, 256) < 1e-6);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+  Suite *s = suite_create("fabric");
+  TCase *t = tcase_create("dram");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, test_loaded_latency_mlc_curve);
+  tcase_add_test(t, test_dram_capacity_not_latency);
+  tcase_add_test(t, test_xstar_monotone_in_latency);
+  tcase_add_test(t, test_stream_concurrency);
+  suite_add_tcase(s, t);
+  t = tcase_create("links");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, test_link_load_follows_quadrant_map);
+  tcase_add_test(t, test_dlwm_width_state);
+  suite_add_tcase(s, t);
+  t = tcase_create("pcie");
+  tcase_add_test(t, test_tag_limited_reads_by_hand);
+  tcase_add_test(t, test_tags_per_function);
+  suite_add_tcase(s, t);
+  t = tcase_create("nic");
+  tcase_add_test(t, test_ring_drops_below_line_rate);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void)
+{
+  return test_run_suite(suite());
+}
