@@ -126,6 +126,14 @@ const SimConfField software_schema[] = { { .key = "data_path",
                                            .def = "64",
                                            .min = "1",
                                            .doc = "workers for synchronous sendfile (assumption: one per core pair)" },
+                                         { .key = "page_cache",
+                                           .type = SIM_CONF_T_ENUM,
+                                           .offset = F(a.pc.mode),
+                                           .enum_names = pc_mode_names,
+                                           .def = "off",
+                                           .doc =
+                                               "off: sendfile SF_NOCACHE, every byte read from a drive (as the published boxes: "
+                                               "FreeBSD r293439); on: an LRU page cache (Che's hit ratio, pagecache.h)" },
                                          SIM_CONF_END };
 
 /* The software against the box: a cipher for CPU crypto, an engine on every NIC for NIC kTLS,

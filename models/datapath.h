@@ -16,7 +16,8 @@
  * (euro2019_ktls: about 5 GB/s each way at 100 Gb/s, i.e. 0.4 B/B each way), and inbound
  * ACKs DMA'd by the ingress NIC.
  * sendfile is synchronous (a worker blocks on each disk read) or asynchronous.
- * Leaves out: page-cache hits (every served byte is read from a drive), retransmissions
+ * Leaves out: page-cache hits (every served byte is read from a drive; software.page_cache on
+ * scales the disk DMA write by the miss ratio, pagecache.h), retransmissions
  * (the NIC re-DMAs whole TLS records), TLS record framing overhead (29 B per 16 KB).
  */
 #ifndef MODELS_DATAPATH_H

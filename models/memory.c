@@ -103,6 +103,14 @@ const SimConfField memory_schema[] = { { .key = "channels_per_socket",
                                          .min = "0",
                                          .min_exclusive = true,
                                          .doc = "idle local DRAM latency (assumption: typical DDR4 server figure)" },
+                                       { .key = "installed",
+                                         .type = SIM_CONF_T_DOUBLE,
+                                         .whole = true,
+                                         .offset = F(a.pc.installed_bytes),
+                                         .unit = SIM_UNIT_SIZE,
+                                         .def = "0 B",
+                                         .min = "0",
+                                         .doc = "RAM fitted (0: not given), set against the RAM needed (ram.h)" },
                                        SIM_CONF_END };
 
 static gboolean memory_component_validate(const Appliance *a, GError **error)
