@@ -161,10 +161,10 @@ double pagecache_size_bytes(const Appliance *a)
   const PageCacheCfg *p = &a->pc;
   if (p->mode != PC_ON) return 0.0;
   if (p->cache_bytes > 0) return p->cache_bytes;
-  /* the sizing load: offered, or every port's line rate */
-  double x = a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8.0 : 0.0;
-  if (x <= 0)
-    for (int i = 0; i < a->n_nics; i++) x += a->nics[i].ports * a->nics[i].port_bps / 8.0;
+  /* the sizing load: every port's line rate, the most the box serves (not the offered load, which
+   * `capacity` moves after the build) */
+  double x = 0;
+  for (int i = 0; i < a->n_nics; i++) x += a->nics[i].ports * a->nics[i].port_bps / 8.0;
   double sock, tls, infl;
   return MAX(0.0, p->installed_bytes - other_needs(a, x, connections_at(a, x), 1.0, &sock, &tls, &infl));
 }
@@ -253,8 +253,8 @@ const SimConfField ram_schema[] = {
     .unit = SIM_UNIT_SIZE,
     .def = "0 B",
     .min = "0",
-    .doc = "RAM of the page cache with software.page_cache on (0: memory.installed minus every other need at the offered load, "
-           "or the ports' line rate when saturating)" },
+    .doc = "RAM of the page cache with software.page_cache on (0: memory.installed minus every other need at the NIC ports' "
+           "line rate)" },
   { .key = "title_size",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,

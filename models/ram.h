@@ -8,8 +8,9 @@
  * hit ratio and t_read the longest drive's time for one workload.io_size read (nvme.h): by
  * Little's law the pages of the reads in flight (an upper bound: every read at the slowest
  * drive). The page cache is ram.page_cache, or (0) what memory.installed leaves after the other
- * needs at the sizing load: the offered load, or the NIC ports' line rate when saturating, and
- * no hits (so no fixed point: more hits would need fewer in-flight pages). A need above
+ * needs at the NIC ports' line rate (the most the box serves, whatever the offered load, which
+ * `capacity` moves after the build) and no hits (so no fixed point: more hits would need fewer
+ * in-flight pages). A need above
  * memory.installed is flagged in the report (a warning and "over_installed" in JSON), not an
  * error: the throughput model does not depend on it, and the planner wants the figure.
  */

@@ -250,6 +250,15 @@ START_TEST(test_ram_auto_size)
   double n = 400e9 / 6.3e6, t_read = 90e-6 + 262144 / 3.4e9;
   double want = 256 * GIB - 8 * GIB - n * 72 * KIB - 50e9 * t_read;
   ck_assert_double_eq_tol(pagecache_size_bytes(a), want, 1e-6 * want);
+  /* whatever the offered load (capacity moves it after the build) */
+  const char *offered[] = { "software.page_cache=on", "memory.installed=256 GiB", "workload.offered=100 Gb/s", NULL };
+  g_autofree Appliance *a2 = load("scenarios/rome-400g-nic-ktls.yaml", offered, NULL);
+  ck_assert_double_eq(pagecache_size_bytes(a2), pagecache_size_bytes(a));
+  /* RAM the other needs fill: no cache, no hits */
+  const char *full[] = { "software.page_cache=on", "memory.installed=8 GiB", NULL };
+  g_autofree Appliance *a3 = load("scenarios/rome-400g-nic-ktls.yaml", full, NULL);
+  ck_assert_double_eq(pagecache_size_bytes(a3), 0.0);
+  ck_assert_double_eq(pagecache_hit_ratio(a3), 0.0);
 }
 END_TEST
 
