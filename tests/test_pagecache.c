@@ -299,8 +299,8 @@ START_TEST(test_ram_report_and_flag)
   ck_assert(strstr(j2->str, "\"over_installed\" : false") != NULL);
   app_scenario_info_clear(&info);
 
-  /* neither: no trace in the report (every existing scenario's output unchanged) */
-  g_autofree Appliance *a3 = load("scenarios/rome-400g-nic-ktls.yaml", NULL, &info);
+  /* neither (a platform without a published RAM size): no trace in the report */
+  g_autofree Appliance *a3 = load("scenarios/genoa-400gbe-nic-ktls.yaml", NULL, &info);
   g_autoptr(DemandModel) m3 = demand_build(a3, &e);
   g_autoptr(BoundResult) b3 = bound_eval(a3, m3, a3->wl.offered_gbps);
   g_autoptr(AppReport) r3 = app_report_from_bound(a3, &info, m3, b3);
@@ -338,7 +338,7 @@ START_TEST(test_bad_keys_located)
   ck_assert_msg(dir != NULL, "%s", e ? e->message : "");
   g_autofree char *cwd = g_get_current_dir();
   g_autofree char *file = g_build_filename(dir, "bad.yaml", NULL);
-  g_autofree char *text = g_strdup_printf("kind: appliance\nplatform: %s/scenarios/platforms/rome-7502p.yaml\n%s", cwd, c->body);
+  g_autofree char *text = g_strdup_printf("kind: appliance\nplatform: %s/scenarios/platforms/genoa-9554.yaml\n%s", cwd, c->body);
   ck_assert(g_file_set_contents(file, text, -1, &e));
   const char *args[] = { "bound", file, NULL };
   g_autofree char *out = NULL, *err = NULL;
