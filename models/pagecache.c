@@ -159,7 +159,7 @@ static double other_needs(const Appliance *a, double x_Bps, double connections, 
 double pagecache_size_bytes(const Appliance *a)
 {
   const PageCacheCfg *p = &a->pc;
-  if (p->mode != PC_ON) return 0.0;
+  if (p->mode != PC_LRU) return 0.0;
   if (p->cache_bytes > 0) return p->cache_bytes;
   /* the sizing load: every port's line rate, the most the box serves (not the offered load, which
    * `capacity` moves after the build) */
@@ -171,7 +171,7 @@ double pagecache_size_bytes(const Appliance *a)
 
 double pagecache_hit_ratio(const Appliance *a)
 {
-  if (a->pc.mode != PC_ON) return 0.0;
+  if (a->pc.mode != PC_LRU) return 0.0;
   return pc_che_hit_ratio(a->wl.titles, a->wl.zipf_s, pagecache_size_bytes(a) / a->pc.title_bytes, NULL);
 }
 
@@ -179,9 +179,9 @@ void ram_report_fill(RamReport *o, const Appliance *a, const DemandModel *m G_GN
 {
   const PageCacheCfg *p = &a->pc;
   memset(o, 0, sizeof *o);
-  o->shown = p->mode == PC_ON || p->installed_bytes > 0;
+  o->shown = p->mode == PC_LRU || p->installed_bytes > 0;
   if (!o->shown) return;
-  o->cache_on = p->mode == PC_ON;
+  o->cache_on = p->mode == PC_LRU;
   o->cache_bytes = pagecache_size_bytes(a);
   o->hit_ratio = pagecache_hit_ratio(a);
   o->cached_titles = o->cache_on ? MIN(o->cache_bytes / p->title_bytes, (double)a->wl.titles) : 0.0;
@@ -223,7 +223,7 @@ void ram_report_json(const RamReport *o, JsonBuilder *b)
   if (!o->shown) return;
   json_builder_set_member_name(b, "page_cache");
   json_builder_begin_object(b);
-  sim_json_string(b, "mode", o->cache_on ? "on" : "off");
+  sim_json_string(b, "mode", o->cache_on ? "lru" : "nocache");
   sim_json_number(b, "hit_ratio", o->hit_ratio);
   sim_json_number(b, "size_bytes", o->cache_bytes);
   sim_json_number(b, "titles_cached", o->cached_titles);
@@ -253,7 +253,7 @@ const SimConfField ram_schema[] = {
     .unit = SIM_UNIT_SIZE,
     .def = "0 B",
     .min = "0",
-    .doc = "RAM of the page cache with software.page_cache on (0: memory.installed minus every other need at the NIC ports' "
+    .doc = "RAM of the page cache with software.page_cache lru (0: memory.installed minus every other need at the NIC ports' "
            "line rate)" },
   { .key = "title_size",
     .type = SIM_CONF_T_DOUBLE,
@@ -297,10 +297,10 @@ const SimConfField ram_schema[] = {
 static gboolean pagecache_validate(const Appliance *a, GError **error)
 {
   const PageCacheCfg *p = &a->pc;
-  if (p->mode != PC_ON) return TRUE;
+  if (p->mode != PC_LRU) return TRUE;
   for (int i = 0; i < a->n_nics; i++)
     if (a->nics[i].kind == NIC_LOOPBACK)
-      return model_fail(error, "software.page_cache", "a loopback host serves from its page cache already: leave this off");
+      return model_fail(error, "software.page_cache", "a loopback host serves from its page cache already: leave this nocache");
   if (p->cache_bytes <= 0 && p->installed_bytes <= 0)
     return model_fail(error, "software.page_cache", "the page cache needs its size: give memory.installed or ram.page_cache");
   if (!(p->title_bytes > 0)) return model_fail(error, "ram.title_size", "must be positive");

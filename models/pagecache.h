@@ -1,10 +1,11 @@
 /* pagecache.h — the page cache (an LRU cache of titles in RAM) and what the box's RAM must hold.
  *
  * What it models:
- * - Reads (software.page_cache). off: sendfile with SF_NOCACHE, the flag Netflix and NGINX
- *   added with the new sendfile(2) (FreeBSD r293439, January 2016: "the data shouldn't be
- *   cached after it was sent"), so every served byte is read from a drive, as every published
- *   result here assumes (datapath.h: no page-cache hits). on: an LRU page cache of
+ * - Reads (software.page_cache; not on/off, which YAML 1.1 readers take for booleans). nocache:
+ *   sendfile with SF_NOCACHE, the flag Netflix and NGINX added with the new sendfile(2)
+ *   (FreeBSD r293439, January 2016: "the data shouldn't be cached after it was sent"), so every
+ *   served byte is read from a drive, as every published result here assumes (datapath.h: no
+ *   page-cache hits). lru: an LRU page cache of
  *   C = cache bytes / title_size whole titles (equal sizes) under the workload's Zipf
  *   popularity p_i = i^-s / H(N, s) over N = workload.titles.
  * - Che's approximation (H. Che, Y. Tung, Z. Wang, "Hierarchical Web caching systems:
@@ -38,7 +39,7 @@
 #include <glib.h>
 
 /* software.page_cache. */
-#define PC_MODE_MAP(X) X(PC_OFF, "off") X(PC_ON, "on")
+#define PC_MODE_MAP(X) X(PC_NOCACHE, "nocache") X(PC_LRU, "lru")
 typedef enum { PC_MODE_MAP(APP_ENUM_ID) PC_MODE_COUNT } PcMode;
 APP_ENUM_DECLARE(pc_mode);
 
@@ -67,7 +68,7 @@ double pc_che_hit_ratio_exact(int n_titles, double s, double c_titles, double *t
 /* What the report shows of the page cache and the RAM (ram.h fills it). */
 typedef struct {
   gboolean shown;         /* the page cache is on or memory.installed is given */
-  gboolean cache_on;      /* software.page_cache: on */
+  gboolean cache_on;      /* software.page_cache: lru */
   double hit_ratio;       /* 0 when off */
   double cache_bytes;     /* RAM given to the page cache */
   double cached_titles;   /* cache_bytes / title size */

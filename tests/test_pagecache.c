@@ -183,10 +183,10 @@ static void check_scaled(const char *file, const char *const *off_sets, const ch
 START_TEST(test_demand_hit_skips_drive_and_dma)
 {
   const char *off[] = { NULL };
-  const char *on[] = { "software.page_cache=on", "ram.page_cache=200 GiB", NULL };
+  const char *on[] = { "software.page_cache=lru", "ram.page_cache=200 GiB", NULL };
   check_scaled("scenarios/rome-400g-nic-ktls.yaml", off, on);
   check_scaled("scenarios/rome-400g-sync-sendfile.yaml", off, on); /* sendfile.workers too */
-  const char *on_auto[] = { "software.page_cache=on", "memory.installed=512 GiB", NULL };
+  const char *on_auto[] = { "software.page_cache=lru", "memory.installed=512 GiB", NULL };
   check_scaled("scenarios/genoa-400gbe-sw-ktls.yaml", off, on_auto);
 }
 END_TEST
@@ -194,7 +194,7 @@ END_TEST
 /* A cache that holds the whole catalogue takes every byte off the drives. */
 START_TEST(test_demand_all_hits)
 {
-  const char *on[] = { "software.page_cache=on", "ram.page_cache=1 TiB", "workload.titles=100", "ram.title_size=1 GB", NULL };
+  const char *on[] = { "software.page_cache=lru", "ram.page_cache=1 TiB", "workload.titles=100", "ram.title_size=1 GB", NULL };
   g_autofree Appliance *a = load("scenarios/rome-400g-nic-ktls.yaml", on, NULL);
   ck_assert_double_eq(pagecache_hit_ratio(a), 1.0);
   g_autoptr(GError) e = NULL;
@@ -207,6 +207,21 @@ END_TEST
 
 /* ---- RAM ----------------------------------------------------------------------------------- */
 
+/* The bound's report of a scenario with overrides (no `reference:` block, so nothing borrowed). */
+static AppReport *bound_report(const char *file, const char *const *sets)
+{
+  AppScenarioInfo info = { 0 };
+  g_autofree Appliance *a = load(file, sets, &info);
+  ck_assert(!info.ref.present);
+  g_autoptr(GError) e = NULL;
+  g_autoptr(DemandModel) m = demand_build(a, &e);
+  ck_assert_msg(m != NULL, "%s", e ? e->message : "");
+  g_autoptr(BoundResult) b = bound_eval(a, m, a->wl.offered_gbps);
+  AppReport *r = app_report_from_bound(a, &info, m, b);
+  app_scenario_info_clear(&info);
+  return r;
+}
+
 /* rome-400g-nic-ktls at 200 Gb/s offered (below its 373 Gb/s X*): mean bitrate 0.2 x 1.5 + 0.6 x 5
  * + 0.2 x 15 = 6.3 Mb/s, so n = 200e9 / 6.3e6 = 31746.03 connections, every one on NIC kTLS;
  * X = 25e9 B/s; the slowest drive (WD SN720: 90 us, 3.4 GB/s) reads 256 KiB in
@@ -215,14 +230,9 @@ END_TEST
  *          = 107374182400 + 2340571429 + 4177.5e3 (1 - h) + 8589934592 B */
 START_TEST(test_ram_by_hand)
 {
-  const char *sets[] = { "workload.offered=200 Gb/s", "software.page_cache=on", "ram.page_cache=100 GiB",
+  const char *sets[] = { "workload.offered=200 Gb/s", "software.page_cache=lru", "ram.page_cache=100 GiB",
                          "memory.installed=256 GiB", NULL };
-  AppScenarioInfo info = { 0 };
-  g_autofree Appliance *a = load("scenarios/rome-400g-nic-ktls.yaml", sets, &info);
-  g_autoptr(GError) e = NULL;
-  g_autoptr(DemandModel) m = demand_build(a, &e);
-  g_autoptr(BoundResult) b = bound_eval(a, m, a->wl.offered_gbps);
-  g_autoptr(AppReport) r = app_report_from_bound(a, &info, m, b);
+  g_autoptr(AppReport) r = bound_report("scenarios/rome-400g-nic-ktls.yaml", sets);
   const RamReport *o = &r->ram;
   double h = pc_che_hit_ratio(100000, 0.8, 100 * GIB / 2e9, NULL);
   ck_assert(o->shown && o->cache_on && !o->over);
@@ -237,7 +247,6 @@ START_TEST(test_ram_by_hand)
   double want = 107374182400.0 + 2340571429.0 + 25e9 * t_read * (1 - h) + 8589934592.0;
   ck_assert_double_eq_tol(o->needed_bytes, want, 1e-6 * want);
   ck_assert_double_eq(o->installed_bytes, 256 * GIB);
-  app_scenario_info_clear(&info);
 }
 END_TEST
 
@@ -245,17 +254,17 @@ END_TEST
  * Gb/s = 50e9 B/s, 63492.06 connections x 72 KiB, no hits in flight) after the 8 GiB reserve. */
 START_TEST(test_ram_auto_size)
 {
-  const char *sets[] = { "software.page_cache=on", "memory.installed=256 GiB", NULL };
+  const char *sets[] = { "software.page_cache=lru", "memory.installed=256 GiB", NULL };
   g_autofree Appliance *a = load("scenarios/rome-400g-nic-ktls.yaml", sets, NULL);
   double n = 400e9 / 6.3e6, t_read = 90e-6 + 262144 / 3.4e9;
   double want = 256 * GIB - 8 * GIB - n * 72 * KIB - 50e9 * t_read;
   ck_assert_double_eq_tol(pagecache_size_bytes(a), want, 1e-6 * want);
   /* whatever the offered load (capacity moves it after the build) */
-  const char *offered[] = { "software.page_cache=on", "memory.installed=256 GiB", "workload.offered=100 Gb/s", NULL };
+  const char *offered[] = { "software.page_cache=lru", "memory.installed=256 GiB", "workload.offered=100 Gb/s", NULL };
   g_autofree Appliance *a2 = load("scenarios/rome-400g-nic-ktls.yaml", offered, NULL);
   ck_assert_double_eq(pagecache_size_bytes(a2), pagecache_size_bytes(a));
   /* RAM the other needs fill: no cache, no hits */
-  const char *full[] = { "software.page_cache=on", "memory.installed=8 GiB", NULL };
+  const char *full[] = { "software.page_cache=lru", "memory.installed=8 GiB", NULL };
   g_autofree Appliance *a3 = load("scenarios/rome-400g-nic-ktls.yaml", full, NULL);
   ck_assert_double_eq(pagecache_size_bytes(a3), 0.0);
   ck_assert_double_eq(pagecache_hit_ratio(a3), 0.0);
@@ -266,13 +275,8 @@ END_TEST
  * warning when the needs exceed it, and nothing at all otherwise. */
 START_TEST(test_ram_report_and_flag)
 {
-  const char *over[] = { "software.page_cache=on", "ram.page_cache=100 GiB", "memory.installed=64 GiB", NULL };
-  AppScenarioInfo info = { 0 };
-  g_autofree Appliance *a = load("scenarios/rome-400g-nic-ktls.yaml", over, &info);
-  g_autoptr(GError) e = NULL;
-  g_autoptr(DemandModel) m = demand_build(a, &e);
-  g_autoptr(BoundResult) b = bound_eval(a, m, a->wl.offered_gbps);
-  g_autoptr(AppReport) r = app_report_from_bound(a, &info, m, b);
+  const char *over[] = { "software.page_cache=lru", "ram.page_cache=100 GiB", "memory.installed=64 GiB", NULL };
+  g_autoptr(AppReport) r = bound_report("scenarios/rome-400g-nic-ktls.yaml", over);
   ck_assert(r->ram.over);
   g_autoptr(GString) t = g_string_new(NULL), j = g_string_new(NULL);
   app_report_write(r, APP_FMT_TABLE, t);
@@ -281,14 +285,10 @@ START_TEST(test_ram_report_and_flag)
   ck_assert(strstr(t->str, "page cache: LRU of 100.0 GiB") != NULL);
   ck_assert(strstr(j->str, "\"over_installed\" : true") != NULL);
   ck_assert(strstr(j->str, "\"hit_ratio\"") != NULL);
-  app_scenario_info_clear(&info);
 
   /* cache off, RAM given: the RAM line, no page-cache line, no flag */
   const char *off[] = { "memory.installed=256 GiB", NULL };
-  g_autofree Appliance *a2 = load("scenarios/rome-400g-nic-ktls.yaml", off, &info);
-  g_autoptr(DemandModel) m2 = demand_build(a2, &e);
-  g_autoptr(BoundResult) b2 = bound_eval(a2, m2, a2->wl.offered_gbps);
-  g_autoptr(AppReport) r2 = app_report_from_bound(a2, &info, m2, b2);
+  g_autoptr(AppReport) r2 = bound_report("scenarios/rome-400g-nic-ktls.yaml", off);
   ck_assert(r2->ram.shown && !r2->ram.cache_on && !r2->ram.over);
   ck_assert_double_eq(r2->ram.cache_bytes, 0.0);
   g_autoptr(GString) t2 = g_string_new(NULL), j2 = g_string_new(NULL);
@@ -297,20 +297,15 @@ START_TEST(test_ram_report_and_flag)
   ck_assert(strstr(t2->str, "ram:        needs ") != NULL && strstr(t2->str, "page cache:") == NULL);
   ck_assert(strstr(t2->str, "warning:") == NULL);
   ck_assert(strstr(j2->str, "\"over_installed\" : false") != NULL);
-  app_scenario_info_clear(&info);
 
   /* neither (a platform without a published RAM size): no trace in the report */
-  g_autofree Appliance *a3 = load("scenarios/genoa-400gbe-nic-ktls.yaml", NULL, &info);
-  g_autoptr(DemandModel) m3 = demand_build(a3, &e);
-  g_autoptr(BoundResult) b3 = bound_eval(a3, m3, a3->wl.offered_gbps);
-  g_autoptr(AppReport) r3 = app_report_from_bound(a3, &info, m3, b3);
+  g_autoptr(AppReport) r3 = bound_report("scenarios/genoa-400gbe-nic-ktls.yaml", NULL);
   ck_assert(!r3->ram.shown);
   g_autoptr(GString) t3 = g_string_new(NULL), j3 = g_string_new(NULL);
   app_report_write(r3, APP_FMT_TABLE, t3);
   app_report_write(r3, APP_FMT_JSON, j3);
   ck_assert(strstr(t3->str, "ram:") == NULL && strstr(t3->str, "page cache") == NULL);
   ck_assert(strstr(j3->str, "\"ram\"") == NULL && strstr(j3->str, "\"page_cache\"") == NULL);
-  app_scenario_info_clear(&info);
 }
 END_TEST
 
@@ -327,7 +322,7 @@ static const BadCase bad[] = {
   { "memory:\n  installed: 12\n", 4, 14, "memory.installed", "unit" },
   { "ram:\n  title_size: 0 B\n", 4, 15, "ram.title_size", "" },
   { "ram:\n  page_cach: 1 GiB\n", 4, 3, "ram.page_cach", "page_cache" },
-  { "software:\n  page_cache: on\n", 4, 15, "software.page_cache", "give memory.installed or ram.page_cache" },
+  { "software:\n  page_cache: lru\n", 4, 15, "software.page_cache", "give memory.installed or ram.page_cache" },
 };
 
 START_TEST(test_bad_keys_located)
