@@ -6,13 +6,15 @@
 
 /* Resource order: CPU and DRAM per node, a loopback host's thread pools, the fabric, drives
  * (and their links), NIC ports and cards, the software's workers. */
-static const AppComponent *const RESOURCE_ORDER[] = { &cpu_component,      &memory_component,   &loopback_component,
-                                                      &topology_component, &nvme_component,     &nic_component,
-                                                      &datapath_component, &workload_component, NULL };
+static const AppComponent *const RESOURCE_ORDER[] = {
+  &cpu_component, &memory_component,   &loopback_component, &topology_component,  &nvme_component,
+  &nic_component, &datapath_component, &workload_component, &pagecache_component, NULL
+};
 /* Check order: the platform before the devices on it, the software last. */
-static const AppComponent *const VALIDATION_ORDER[] = { &topology_component, &memory_component,   &cpu_component,
-                                                        &nvme_component,     &nic_component,      &workload_component,
-                                                        &loopback_component, &datapath_component, NULL };
+static const AppComponent *const VALIDATION_ORDER[] = {
+  &topology_component, &memory_component,   &cpu_component,      &nvme_component,      &nic_component,
+  &workload_component, &loopback_component, &datapath_component, &pagecache_component, NULL
+};
 
 const AppComponent *const *app_components(void)
 {

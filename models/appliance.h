@@ -27,6 +27,7 @@
 #include "models/memory.h"
 #include "models/nic.h"
 #include "models/nvme.h"
+#include "models/pagecache.h"
 #include "models/topology.h"
 #include "models/workload.h"
 
@@ -52,7 +53,8 @@ typedef struct {
   SendfileMode sendfile;    /* SENDFILE_SYNC: a worker blocks on each disk read */
   int sendfile_workers;     /* workers (processes/threads) for synchronous sendfile */
   Workload wl;
-  LoopbackCfg lo; /* a loopback host (NICs of kind loopback), loopback.h */
+  LoopbackCfg lo;  /* a loopback host (NICs of kind loopback), loopback.h */
+  PageCacheCfg pc; /* page cache and RAM sizing, pagecache.h */
   Coeffs coef;
   guint64 seed;
 } Appliance;

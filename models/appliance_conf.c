@@ -147,6 +147,7 @@ static const SimConfField root_schema[] = {
   { .key = "stack", .type = SIM_CONF_T_MAP, .offset = 0, .sub = stack_schema, .doc = "network stack offloads" },
   { .key = "software", .type = SIM_CONF_T_MAP, .offset = 0, .sub = software_schema, .doc = "serving software" },
   { .key = "workload", .type = SIM_CONF_T_MAP, .offset = 0, .sub = workload_schema, .doc = "clients and content" },
+  { .key = "ram", .type = SIM_CONF_T_MAP, .offset = 0, .sub = ram_schema, .doc = "page cache and RAM sizing (pagecache.h)" },
   { .key = "loopback",
     .type = SIM_CONF_T_NODE,
     .offset = F(loopback_node),

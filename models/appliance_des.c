@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include "models/model_error.h"
+#include "models/ram.h"
 
 /* Fewest requests in flight: enough that no resource idles for want of work
  * when a few drives have shallow queues. */
@@ -102,6 +103,7 @@ AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo 
   r->nodes_known = TRUE;
   r->cpu_util_pct = cpu_cap > 0 ? 100 * cpu_load / cpu_cap : 0;
   app_report_pick_bottleneck(r, m);
+  ram_report_fill(&r->ram, a, m, x_Bps, r->connections);
   if (info->ref.present) r->ref = info->ref;
   if (raw)
     *raw = fr;

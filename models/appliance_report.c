@@ -1,5 +1,6 @@
 /* appliance_report.c — table/JSON/CSV output of an appliance run (see appliance_report.h). */
 #include "models/appliance_report.h"
+#include "models/ram.h"
 #include "sim/csv.h"
 #include "sim/json.h"
 #include <math.h>
@@ -42,6 +43,7 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   }
   r->nodes_known = TRUE;
   app_report_pick_bottleneck(r, m);
+  ram_report_fill(&r->ram, a, m, b->throughput_Bps, r->connections);
   if (info && info->ref.present) r->ref = info->ref;
   return r;
 }
@@ -180,6 +182,7 @@ static void write_table(const AppReport *r, GString *out)
     if (shown > 1) g_string_append_printf(out, "nic ports:  %s\n", line->str);
     g_string_free(line, TRUE);
   }
+  ram_report_table(&r->ram, out);
   g_string_append_printf(out, "\n%-22s %-8s %6s  %-32s %10s %-5s %s\n", "resource", "kind", "util", "", "value", "unit", "");
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
@@ -264,6 +267,7 @@ static void write_json(const AppReport *r, GString *out)
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
+  ram_report_json(&r->ram, b);
   if (r->ref.present) {
     json_builder_set_member_name(b, "reference");
     json_builder_begin_object(b);

@@ -57,6 +57,7 @@ typedef struct {
   AppReportResource *res;
   AppReference ref;     /* copied (borrowed strings) when the scenario has one */
   gboolean nodes_known; /* res[].node filled (app_report_fill_resource): per-node NIC summary */
+  RamReport ram;        /* page cache and RAM (ram.h), shown when the cache is on or memory.installed is given */
 } AppReport;
 
 /* Fills one report resource from the demand model's resource d carrying `load` units per

@@ -2,7 +2,7 @@
  * resources it adds to the demand model and the demand it adds per served byte.
  *
  * Each component file (cpu.c, memory.c, topology.c, nvme.c, nic.c, datapath.c, workload.c,
- * loopback.c) holds, next to its physics:
+ * loopback.c, pagecache.c) holds, next to its physics:
  *   - its schema rows, bound by offsetof straight into the Appliance inside AppConf (values in
  *     the schema's base units: B/s, ns, Hz, T/s, bit/s, bytes), with the defaults only there;
  *     device groups bind into a group struct that embeds the model struct (NvmeGroup, NicGroup);
@@ -76,7 +76,7 @@ typedef struct {
 } AppComponent;
 
 extern const AppComponent cpu_component, memory_component, topology_component, nvme_component, nic_component, datapath_component,
-    workload_component, loopback_component;
+    workload_component, loopback_component, pagecache_component;
 
 /* The components in resource order, NULL-terminated. */
 const AppComponent *const *app_components(void);

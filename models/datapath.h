@@ -36,7 +36,8 @@
  * The egress port (software.egress) is the ingress port's (LACP hash) or, by content, a port in
  * the NUMA domain of the drive holding the title (independent of where the buffers live,
  * software.placement; strict_disk_centric implies by_content).
- * Leaves out: page-cache hits (every served byte is read from a drive), retransmissions
+ * Leaves out: page-cache hits (every served byte is read from a drive; software.page_cache on
+ * scales the disk DMA write by the miss ratio, pagecache.h), retransmissions
  * (the NIC re-DMAs whole TLS records), TLS record framing overhead (29 B per 16 KB).
  */
 #ifndef MODELS_DATAPATH_H

@@ -4,6 +4,7 @@
 #include "models/demand.h"
 #include "models/component.h"
 #include "models/model_error.h"
+#include "models/ram.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include "sim/gsl_autoptr.h"
@@ -271,9 +272,11 @@ int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUC
   const Appliance *a = b->a;
   gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(a->crypto);
   double mss = cpu_mss_bytes(&a->stack);
-  return datapath_touches(k->path, ordinary, datapath_appliance_user_miss(a),
-                          b->include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
-                          b->include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
+  int n = datapath_touches(k->path, ordinary, datapath_appliance_user_miss(a),
+                           b->include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
+                           b->include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
+  pagecache_scale_touches(b, n, out); /* a page-cache hit skips the drive's DMA write */
+  return n;
 }
 
 /* Every (agent node, memory node) pair of every touch of class k's data path, with its

@@ -132,6 +132,14 @@ const SimConfField memory_schema[] = { /* sanity bound: 12 DDR5 channels per soc
                                          .max = "256",
                                          .doc = "cache lines in flight per core: caps CPU reads at cores x mlp x 64 B / loaded "
                                                 "latency (assumed 10: the order of the L1D miss buffers, memory.h)" },
+                                       { .key = "installed",
+                                         .type = SIM_CONF_T_DOUBLE,
+                                         .whole = true,
+                                         .offset = F(a.pc.installed_bytes),
+                                         .unit = SIM_UNIT_SIZE,
+                                         .def = "0 B",
+                                         .min = "0",
+                                         .doc = "RAM fitted (0: not given), set against the RAM needed (ram.h)" },
                                        SIM_CONF_END };
 
 static gboolean memory_component_validate(const Appliance *a, GError **error)

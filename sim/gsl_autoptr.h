@@ -13,6 +13,7 @@
 
 #include <glib.h>
 #include <gsl/gsl_histogram.h>
+#include <gsl/gsl_integration.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_permutation.h>
@@ -31,5 +32,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_multifit_nlinear_workspace, gsl_multifit_nline
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_histogram, gsl_histogram_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_rstat_quantile_workspace, gsl_rstat_quantile_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_ran_discrete_t, gsl_ran_discrete_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(gsl_integration_workspace, gsl_integration_workspace_free)
 
 #endif /* SIM_GSL_AUTOPTR_H */

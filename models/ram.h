@@ -1,0 +1,41 @@
+/* ram.h — the page cache and the RAM of a whole box (pagecache.h has the model and sources).
+ *
+ * What it sizes, in bytes, at a throughput X (B/s) with n = X * 8 / mean bitrate connections
+ * (workload.h):
+ *   needed = page cache + n x ram.socket_buffer + n_TLS x ram.tls_state
+ *          + X (1 - h) x t_read + ram.reserve
+ * where n_TLS is the share of connections on a TLS path (every path but plain sendfile), h the
+ * hit ratio and t_read the longest drive's time for one workload.io_size read (nvme.h): by
+ * Little's law the pages of the reads in flight (an upper bound: every read at the slowest
+ * drive). The page cache is ram.page_cache, or (0) what memory.installed leaves after the other
+ * needs at the NIC ports' line rate (the most the box serves, whatever the offered load, which
+ * `capacity` moves after the build) and no hits (so no fixed point: more hits would need fewer
+ * in-flight pages). A need above
+ * memory.installed is flagged in the report (a warning and "over_installed" in JSON), not an
+ * error: the throughput model does not depend on it, and the planner wants the figure.
+ */
+#ifndef MODELS_RAM_H
+#define MODELS_RAM_H
+#include "models/component.h"
+#include "models/demand.h"
+#include <json-glib/json-glib.h>
+
+/* The page cache's RAM (bytes; 0 when off) and hit ratio (0 when off) of appliance a. */
+double pagecache_size_bytes(const Appliance *a);
+double pagecache_hit_ratio(const Appliance *a);
+
+/* Scales the touches `t[0..n)` of a class in the model under construction by the page cache's
+ * miss ratio where a hit skips them (the drive's DMA write into DRAM); no change when the cache
+ * is off. Called by app_build_touches (demand.c). */
+void pagecache_scale_touches(const AppBuild *b, int n, Touch *t);
+
+/* Fills o for appliance a whose model m serves x_Bps with `connections` clients (the report's
+ * figures); o->shown is FALSE (and nothing else set) unless the page cache is on or
+ * memory.installed is given. */
+void ram_report_fill(RamReport *o, const Appliance *a, const DemandModel *m, double x_Bps, double connections);
+/* The report's table lines ("page cache:", "ram:", "warning:"); nothing when !o->shown. */
+void ram_report_table(const RamReport *o, GString *out);
+/* The report's JSON members "page_cache" and "ram"; nothing when !o->shown. */
+void ram_report_json(const RamReport *o, JsonBuilder *b);
+
+#endif /* MODELS_RAM_H */
