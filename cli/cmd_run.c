@@ -53,8 +53,10 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
 {
   CliAppliance ca;
   if (!cli_appliance_build(root, &ca, error)) return FALSE;
-  gboolean ok = TRUE;
-  if (out) {
+  /* what the run would refuse, refused by check too, located at the key to change */
+  gboolean ok = appliance_des_check(ca.a, &ca.info, ca.m, error);
+  if (!ok) cli_locate_model_error(root, error);
+  if (ok && out) {
     SimTrace *trace;
     SimObserver obs = observer_start(opt, &trace);
     g_autoptr(AppReport) rep = appliance_des_run_observed(ca.a, &ca.info, ca.m, &obs, NULL, error);

@@ -172,6 +172,17 @@ gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **e
   return TRUE;
 }
 
+void cli_locate_model_error(const SimConfNode *root, GError **error)
+{
+  if (!error || !*error || (*error)->domain != MODEL_ERROR) return;
+  GError *located = NULL;
+  const char *path = model_error_path(*error);
+  sim_conf_set_error(&located, sim_conf_node_find(root, path ? path : ""), SIM_CONF_ERROR_RANGE, "%s",
+                     model_error_detail(*error));
+  g_clear_error(error);
+  g_propagate_error(error, located);
+}
+
 void cli_appliance_clear(CliAppliance *ca)
 {
   demand_free(ca->m);

@@ -65,6 +65,11 @@ gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **e
  *  the value that broke it is not. */
 void cli_note_overrides(const CliOptions *opt, GError **error);
 
+/* Turns a MODEL_ERROR in *error (model_error.h) into a located SIM_CONF_ERROR at its key path
+ *  under @root (the deepest node of the path that exists, or the --set/--duration that gave
+ *  it); other errors are left as they are. */
+void cli_locate_model_error(const SimConfNode *root, GError **error);
+
 /* Frees what cli_appliance_build() made. */
 void cli_appliance_clear(CliAppliance *ca);
 
