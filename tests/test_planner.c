@@ -1,5 +1,5 @@
 /* tests/test_planner.c — what a capacity planner asks beyond bytes (issue 14): `check` refuses
- * what `run` refuses, located. */
+ * what `run` refuses, located; the headline CPU names the busiest node and the idle ones. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
@@ -9,6 +9,7 @@
 #include "models/appliance_conf.h"
 #include "models/appliance_des.h"
 #include "models/model_error.h"
+#include <json-glib/json-glib.h>
 
 START_TEST(test_check_refuses_what_run_refuses)
 {
@@ -45,12 +46,53 @@ START_TEST(test_check_refuses_what_run_refuses)
 }
 END_TEST
 
+START_TEST(test_headline_cpu_busiest_node)
+{
+  /* genoa-400gbe-nps4: NPS4 network-centric with the NICs on nodes 0 and 2: those two nodes sit
+   * at the 80 % cap, nodes 1 and 3 do nothing, so the mean is (80 + 0 + 80 + 0) / 4 = 40 % */
+  const char *args[] = { "bound", "scenarios/genoa-400gbe-nps4.yaml", "-f", "json", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_data(p, out, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  ck_assert_double_eq_tol(json_object_get_double_member(o, "cpu_util_pct"), 40.0, 1e-6);
+  ck_assert_double_eq_tol(json_object_get_double_member(o, "cpu_busiest_node_pct"), 80.0, 1e-6);
+  ck_assert_str_eq(json_object_get_string_member(o, "cpu_busiest_node"), "cpu.node0");
+  JsonArray *idle = json_object_get_array_member(o, "cpu_idle_nodes");
+  ck_assert_int_eq(json_array_get_length(idle), 2);
+  ck_assert_str_eq(json_array_get_string_element(idle, 0), "cpu.node1");
+  ck_assert_str_eq(json_array_get_string_element(idle, 1), "cpu.node3");
+  g_free(out);
+  g_free(err);
+  const char *targs[] = { "bound", "scenarios/genoa-400gbe-nps4.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(targs, &out, &err), 0);
+  ck_assert_msg(strstr(out, "cpu:        busiest node 80.0 % (cpu.node0), mean 40.0 % over 4 nodes\n"), "%s", out);
+  ck_assert_msg(strstr(out, "warning:    the placement leaves cpu.node1, cpu.node3 idle"), "%s", out);
+  g_free(out);
+  g_free(err);
+  const char *cargs[] = { "bound", "scenarios/genoa-400gbe-nps4.yaml", "-f", "csv", NULL };
+  ck_assert_int_eq(test_run_ocasim(cargs, &out, &err), 0);
+  ck_assert_msg(strstr(out, ",cpu_util_pct,cpu_busiest_node_pct,cpu_busiest_node,"), "%s", out);
+  ck_assert_msg(strstr(out, ",cpu.node0,"), "%s", out);
+  g_free(out);
+  g_free(err);
+  /* every node working (NPS4 spread ports): no warning */
+  const char *wargs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(wargs, &out, &err), 0);
+  ck_assert_msg(!strstr(out, "warning:") && strstr(out, "mean 51.7 % over 4 nodes"), "%s", out);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("planner");
   TCase *t = tcase_create("planner");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_check_refuses_what_run_refuses);
+  tcase_add_test(t, test_headline_cpu_busiest_node);
   suite_add_tcase(s, t);
   return s;
 }
