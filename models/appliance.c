@@ -10,9 +10,10 @@ static const AppComponent *const RESOURCE_ORDER[] = { &cpu_component,      &memo
                                                       &topology_component, &nvme_component,     &nic_component,
                                                       &datapath_component, &workload_component, NULL };
 /* Check order: the platform before the devices on it, the software last. */
-static const AppComponent *const VALIDATION_ORDER[] = { &topology_component, &memory_component,   &cpu_component,
-                                                        &nvme_component,     &nic_component,      &workload_component,
-                                                        &loopback_component, &datapath_component, NULL };
+static const AppComponent *const VALIDATION_ORDER[] = {
+  &topology_component, &memory_component,   &cpu_component,      &nvme_component,   &nic_component,
+  &workload_component, &loopback_component, &datapath_component, &budget_component, NULL
+};
 
 const AppComponent *const *app_components(void)
 {

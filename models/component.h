@@ -75,7 +75,7 @@ typedef struct {
 } AppComponent;
 
 extern const AppComponent cpu_component, memory_component, topology_component, nvme_component, nic_component, datapath_component,
-    workload_component, loopback_component;
+    workload_component, loopback_component, budget_component;
 
 /* The components in resource order, NULL-terminated. */
 const AppComponent *const *app_components(void);

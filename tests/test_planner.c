@@ -1,5 +1,6 @@
 /* tests/test_planner.c — what a capacity planner asks beyond bytes (issue 14): `check` refuses
- * what `run` refuses, located; the headline CPU names the busiest node and the idle ones. */
+ * what `run` refuses, located; the headline CPU names the busiest node and the idle ones;
+ * the platform's hardware budgets (PCIe lanes, links, DIMMs, NPS modes) are located errors. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
@@ -86,6 +87,56 @@ START_TEST(test_headline_cpu_busiest_node)
 }
 END_TEST
 
+/* Runs ocasim with @args and asserts exit 2 with @message on stderr. */
+static void assert_refused(const char *const *args, const char *message)
+{
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+  ck_assert_msg(strstr(err, message), "%s: wanted '%s', got %s", args[1], message, err);
+  g_free(out);
+  g_free(err);
+}
+
+START_TEST(test_hardware_budgets)
+{
+  /* 18 x4 drives (72 lanes) then x16 cards: the 4th card needs 72 + 4 x 16 = 136 > 128 lanes */
+  const char *file = "tests/data/planner/sixteen_x16_cards.yaml";
+  const char *args[] = { "check", file, NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+  test_assert_located("16 x16 cards", err, file, 7, 100, "nics[0].pcie.lanes",
+                      "the drives and NICs on socket 0 need 136 PCIe lanes, more than the 128 the socket has");
+  g_free(out);
+  g_free(err);
+  /* per root complex: a second x16 card on quadrant 0 (2 x4 drives there) needs 8 + 32 = 40 > 32 */
+  assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nics[0].count=2", NULL },
+                 "nics[0].pcie.lanes: the drives and NICs on socket 0 quadrant 0 need 40 PCIe lanes, more than the 32");
+  assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set",
+                                   "topology.links=[{kind: xgmi, rate: 18 GT/s}]", NULL },
+                 "topology.links: a one-socket box has no inter-socket (xgmi) links");
+  assert_refused((const char *[]){ "check", "scenarios/reference/milan2022_default_bios.yaml", "--set",
+                                   "topology.links=[{kind: upi, count: 3, width: 16, rate: 18 GT/s}]", NULL },
+                 "topology.links: upi links do not exist on a zen3 part");
+  assert_refused((const char *[]){ "check", "scenarios/reference/skx2019_no_silo.yaml", "--set",
+                                   "topology.links=[{kind: xgmi, count: 2, width: 16, rate: 9.6 GT/s}]", NULL },
+                 "topology.links: xgmi links do not exist on a skylake part");
+  assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "budgets.dimm_type=ddr5", NULL },
+                 "budgets.dimm_type: a zen2 memory controller drives ddr4 DIMMs, not ddr5");
+  assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "memory.speed=4800 MT/s", NULL },
+                 "memory.speed: 4800 MT/s is outside the ddr4 range");
+  assert_refused(
+      (const char *[]){ "check", "scenarios/reference/skx2019_no_silo.yaml", "--set", "topology.nps_supported=[1, 4]", NULL },
+      "topology.nps_supported: a skylake part has no mode of 4 NUMA nodes per socket");
+  assert_refused((const char *[]){ "check", "scenarios/reference/skx2019_no_silo.yaml", "--set", "topology.nps=2", NULL },
+                 "topology.nps: NPS2 is not supported by this CPU");
+  /* every shipped scenario fits its budgets */
+  const char *ok[] = { "check", "scenarios/genoa-400gbe-nic-ktls.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(ok, &out, &err), 0);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("planner");
@@ -93,6 +144,7 @@ static Suite *suite(void)
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_check_refuses_what_run_refuses);
   tcase_add_test(t, test_headline_cpu_busiest_node);
+  tcase_add_test(t, test_hardware_budgets);
   suite_add_tcase(s, t);
   return s;
 }
