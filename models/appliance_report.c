@@ -122,7 +122,7 @@ static void write_cpu_line(const AppReport *r, GString *out)
   AppCpuNodes c;
   app_report_cpu_nodes(r, &c);
   if (c.n_nodes <= 1) {
-    write_cpu_line(r, out);
+    g_string_append_printf(out, "cpu:        %.1f %%\n", r->cpu_util_pct);
     return;
   }
   g_string_append_printf(out, "cpu:        busiest node %.1f %% (%s), mean %.1f %% over %d nodes\n", c.busiest_pct,
