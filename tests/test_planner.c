@@ -1,6 +1,7 @@
 /* tests/test_planner.c — what a capacity planner asks beyond bytes (issue 14): `check` refuses
  * what `run` refuses, located; the headline CPU names the busiest node and the idle ones;
- * the platform's hardware budgets (PCIe lanes, links, DIMMs, NPS modes) are located errors. */
+ * the platform's hardware budgets (PCIe lanes, links, DIMMs, NPS modes) are located errors;
+ * `explain`'s DRAM bytes per byte are the touch table's. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
@@ -9,6 +10,7 @@
 
 #include "models/appliance_conf.h"
 #include "models/appliance_des.h"
+#include "models/appliance_explain.h"
 #include "models/model_error.h"
 #include <json-glib/json-glib.h>
 
@@ -137,6 +139,67 @@ START_TEST(test_hardware_budgets)
 }
 END_TEST
 
+START_TEST(test_explain_matches_touch_table)
+{
+  /* for every data path on the Rome box (NPS4, network-centric): explain's DRAM bytes per byte,
+   * from the demand vectors, equal the touch table of models/datapath.h: the bulk touches plus
+   * metadata each way (meta_bytes) plus the ACK frames, 66 B per 2 MSS */
+  for (int p = 0; p < DP_COUNT; p++) {
+    g_autofree char *set = g_strdup_printf("software.data_path=%s", datapath_name((DataPath)p));
+    const char *sets[] = { set, NULL };
+    Appliance a;
+    GError *e = NULL;
+    ck_assert_msg(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, &a, NULL, &e), "%s", e ? e->message : "");
+    g_autoptr(DemandModel) m = demand_build(&a, &e);
+    ck_assert(m);
+    g_autoptr(Explain) x = appliance_explain(&a, NULL, m);
+    gboolean ordinary = datapath_cpu_crypto((DataPath)p) && cpu_crypto_ordinary_stores(a.crypto);
+    double want = datapath_bulk_touches((DataPath)p, ordinary) + 2 * a.coef.meta_bytes + 66.0 / (2 * cpu_mss_bytes(&a.stack));
+    ck_assert_double_eq_tol(x->dram_touch_total, want, 1e-12);
+    ck_assert_double_eq_tol(x->dram_model_total, want, 1e-9);
+    Touch t[DP_MAX_TOUCHES];
+    int n = datapath_touches((DataPath)p, ordinary, a.coef.meta_bytes, 66.0 / (2 * cpu_mss_bytes(&a.stack)), t);
+    ck_assert_int_eq(x->n_touch, n);
+    for (int i = 0; i < n; i++) {
+      ck_assert_str_eq(x->touch[i].what, t[i].what);
+      ck_assert_double_eq_tol(x->touch[i].bytes, t[i].bytes, 1e-15);
+    }
+    /* the CPU parts add up to the demand model's cycles per byte */
+    double parts = 0;
+    for (int c = 0; c < EX_CPB_COUNT; c++) parts += x->cpb[c];
+    ck_assert_double_eq_tol(parts, x->cpb_total, 1e-9 * x->cpb_total);
+    ck_assert_int_eq(x->n_tags, 2); /* two ConnectX-6 Dx */
+  }
+  /* sendfile_sw_ktls with ISA-L on Zen 2: the remainder is the bulk AES-GCM, 0.63 cycles per byte
+   * (models/cpu.c's table, OpenSSL perlasm figures); no copies on a sendfile path */
+  const char *sets[] = { "software.data_path=sendfile_sw_ktls", NULL };
+  Appliance a;
+  ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, &a, NULL, NULL));
+  g_autoptr(DemandModel) m = demand_build(&a, NULL);
+  g_autoptr(Explain) x = appliance_explain(&a, NULL, m);
+  ck_assert_double_eq_tol(x->cpb[EX_CRYPTO], 0.63, 1e-9);
+  ck_assert_double_eq_tol(x->cpb[EX_COPY], 0.0, 1e-12);
+  /* JSON and table from the command line */
+  const char *args[] = { "explain", "scenarios/reference/rome2021_sw_nps1.yaml", "-f", "json", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autoptr(JsonParser) jp = json_parser_new();
+  ck_assert(json_parser_load_from_data(jp, out, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(jp));
+  JsonObject *dram = json_object_get_object_member(o, "dram_bytes_per_byte");
+  /* 4 bulk touches + 2 x 0.4 metadata + 66 / (2 x 1448) ACK bytes */
+  ck_assert_double_eq_tol(json_object_get_double_member(dram, "model_total"), 4.8 + 66.0 / 2896, 1e-9);
+  ck_assert(json_object_has_member(json_object_get_object_member(o, "cpu_cycles_per_byte"), "stall_fabric"));
+  g_free(out);
+  g_free(err);
+  const char *targs[] = { "explain", "scenarios/reference/milan2022_default_bios.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(targs, &out, &err), 0);
+  ck_assert_msg(strstr(out, "xgmi.link0.s0>s1") && strstr(out, "pcie.nic3.tags"), "%s", out);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("planner");
@@ -145,6 +208,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_check_refuses_what_run_refuses);
   tcase_add_test(t, test_headline_cpu_busiest_node);
   tcase_add_test(t, test_hardware_budgets);
+  tcase_add_test(t, test_explain_matches_touch_table);
   suite_add_tcase(s, t);
   return s;
 }
