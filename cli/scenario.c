@@ -25,9 +25,15 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
     { "warmup", 0, 0, G_OPTION_ARG_STRING, &opt->warmup, "Warm-up discarded from the statistics (overrides 'warmup')", "TIME" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_autoptr(GOptionContext) ctx = cli_context_new(param, summary, &opt->common, flags & ~CLI_OPT_TIMED);
+  GOptionEntry failing[] = { { "fail", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt->fail,
+                               "Take a component out (nvme[D], nics[N], nics[N].ports[P]; repeatable) and set the degraded box "
+                               "beside the healthy one",
+                               "COMPONENT" },
+                             { NULL, 0, 0, 0, NULL, NULL, NULL } };
+  g_autoptr(GOptionContext) ctx = cli_context_new(param, summary, &opt->common, flags & ~(CLI_OPT_TIMED | CLI_OPT_FAIL));
   g_option_context_add_main_entries(ctx, common, NULL);
   if (flags & CLI_OPT_TIMED) g_option_context_add_main_entries(ctx, timed, NULL);
+  if (flags & CLI_OPT_FAIL) g_option_context_add_main_entries(ctx, failing, NULL);
   if (extra) g_option_context_add_main_entries(ctx, extra, NULL);
   if (!cli_context_parse(ctx, &opt->common, argc, argv, error)) {
     cli_options_clear(opt);
@@ -70,6 +76,7 @@ void cli_options_clear(CliOptions *opt)
   g_free(opt->duration);
   g_free(opt->warmup);
   g_strfreev(opt->sets);
+  g_strfreev(opt->fail);
   g_strfreev(opt->files);
   cli_common_clear(&opt->common);
   memset(opt, 0, sizeof *opt);

@@ -19,12 +19,15 @@ typedef struct {
   char *duration; /* --duration "10 s" */
   char *warmup;   /* --warmup "1 s" */
   char **sets;    /* --set key.path=value, repeatable */
+  char **fail;    /* --fail COMPONENT, repeatable (CLI_OPT_FAIL; models/failure.h) */
   char **files;   /* the remaining arguments */
   CliCommon common;
 } CliOptions;
 
 /* cli_parse() flag: the command simulates, so it offers --duration and --warmup. */
 #define CLI_OPT_TIMED (1u << 8)
+/* cli_parse() flag: the command offers --fail, a failure what-if (cli/whatif.h). */
+#define CLI_OPT_FAIL (1u << 9)
 
 /* Parses @argv with the scenario options, the common options that @flags selects
  *  (CliOptFlags, plus CLI_OPT_TIMED) and @extra (may be NULL), with @summary as the help

@@ -1,7 +1,7 @@
 /* tests/test_planner.c — what a capacity planner asks beyond bytes (issue 14): `check` refuses
  * what `run` refuses, located; the headline CPU names the busiest node and the idle ones;
  * the platform's hardware budgets (PCIe lanes, links, DIMMs, NPS modes) are located errors;
- * `explain`'s DRAM bytes per byte are the touch table's. */
+ * `explain`'s DRAM bytes per byte are the touch table's; --fail moves a failed port's or drive's traffic. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
@@ -200,6 +200,66 @@ START_TEST(test_explain_matches_touch_table)
 }
 END_TEST
 
+/* The JSON object ocasim prints for @args (exit 0 asserted). (transfer full) */
+static JsonParser *run_json(const char *const *args)
+{
+  char *out, *err;
+  ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+  JsonParser *p = json_parser_new();
+  ck_assert_msg(json_parser_load_from_data(p, out, -1, NULL), "%s", out);
+  g_free(out);
+  g_free(err);
+  return p;
+}
+
+START_TEST(test_failure_moves_traffic)
+{
+  /* rome-400g-nic-ktls is NIC-port bound (4 x 100 GbE at line rate x port_eff): with one of the four
+   * ports down LACP hashes over the three left, each still at line rate: 3/4 of the throughput */
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0].ports[1]", "-f", "json", NULL };
+  g_autoptr(JsonParser) p = run_json(args);
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  JsonObject *h = json_object_get_object_member(o, "healthy"), *d = json_object_get_object_member(o, "degraded");
+  ck_assert_str_eq(json_object_get_string_member(json_object_get_object_member(h, "bottleneck"), "kind"), "nic_port");
+  double xh = json_object_get_double_member(h, "throughput_gbps"), xd = json_object_get_double_member(d, "throughput_gbps");
+  ck_assert_double_eq_tol(xd / xh, 0.75, 1e-9);
+  ck_assert_double_eq_tol(json_object_get_double_member(o, "throughput_share"), 0.75, 1e-9);
+  int ports = 0;
+  JsonArray *res = json_object_get_array_member(d, "resources");
+  for (guint i = 0; i < json_array_get_length(res); i++)
+    ports += strcmp(json_object_get_string_member(json_array_get_object_element(res, i), "kind"), "nic_port") == 0;
+  ck_assert_int_eq(ports, 3);
+  /* a drive down: 17 drives left, which still read every served byte (sum of their GB/s x 8 = Gb/s) */
+  const char *dargs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nvme[0]", "-f", "json", NULL };
+  g_autoptr(JsonParser) dp = run_json(dargs);
+  JsonObject *dd = json_object_get_object_member(json_node_get_object(json_parser_get_root(dp)), "degraded");
+  res = json_object_get_array_member(dd, "resources");
+  int drives = 0;
+  double read_GBps = 0;
+  for (guint i = 0; i < json_array_get_length(res); i++) {
+    JsonObject *r = json_array_get_object_element(res, i);
+    if (strcmp(json_object_get_string_member(r, "kind"), "nvme") != 0) continue;
+    drives++;
+    read_GBps += json_object_get_double_member(r, "value");
+  }
+  ck_assert_int_eq(drives, 17);
+  ck_assert_double_eq_tol(read_GBps * 8, json_object_get_double_member(dd, "throughput_gbps"), 1e-6);
+  /* the table sets the two side by side; a component the box lacks is a usage error */
+  char *out, *err;
+  const char *targs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0].ports[1]", NULL };
+  ck_assert_int_eq(test_run_ocasim(targs, &out, &err), 0);
+  ck_assert_msg(strstr(out, "what-if:    nics[0].ports[1] down") && strstr(out, "(75.0 % of healthy)"), "%s", out);
+  g_free(out);
+  g_free(err);
+  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[5]", NULL },
+                 "--fail: 'nics[5]': the box has 18 drives and 2 NICs");
+  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0]", "--fail", "nics[1]", NULL },
+                 "no NIC port would be left");
+  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "disk[0]", NULL },
+                 "give nvme[D], nics[N] or nics[N].ports[P]");
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("planner");
@@ -209,6 +269,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_headline_cpu_busiest_node);
   tcase_add_test(t, test_hardware_budgets);
   tcase_add_test(t, test_explain_matches_touch_table);
+  tcase_add_test(t, test_failure_moves_traffic);
   suite_add_tcase(s, t);
   return s;
 }
