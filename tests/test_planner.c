@@ -1,7 +1,8 @@
 /* tests/test_planner.c — what a capacity planner asks beyond bytes (issue 14): `check` refuses
  * what `run` refuses, located; the headline CPU names the busiest node and the idle ones;
  * the platform's hardware budgets (PCIe lanes, links, DIMMs, NPS modes) are located errors;
- * `explain`'s DRAM bytes per byte are the touch table's; --fail moves a failed port's or drive's traffic. */
+ * `explain`'s DRAM bytes per byte are the touch table's; --fail moves a failed port's or drive's traffic;
+ * capacity's latency criterion is measured by the DES. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
@@ -260,6 +261,43 @@ START_TEST(test_failure_moves_traffic)
 }
 END_TEST
 
+START_TEST(test_capacity_latency_by_des)
+{
+  /* rome2021_sw_nps1: the bound's M/M/1 p99 reaches the 50 ms SLO near 205 Gb/s, but the DES at
+   * the CPU criterion's limit measures p99 well inside it: capacity is limited by the CPU */
+  const char *args[] = { "capacity", "scenarios/reference/rome2021_sw_nps1.yaml", "-f", "json", NULL };
+  g_autoptr(JsonParser) p = run_json(args);
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  ck_assert_str_eq(json_object_get_string_member(o, "limiting_criterion"), "cpu");
+  JsonObject *crit = json_object_get_object_member(o, "criteria");
+  ck_assert(json_node_is_null(json_object_get_member(crit, "latency"))); /* never reached below the other limits */
+  JsonObject *lc = json_object_get_object_member(o, "latency_check");
+  ck_assert_str_eq(json_object_get_string_member(lc, "by"), "run");
+  double at = json_object_get_double_member(lc, "run_at_gbps"), p99 = json_object_get_double_member(lc, "run_p99_ms");
+  double hw = json_object_get_double_member(lc, "run_p99_ci95_ms");
+  ck_assert_double_eq_tol(at, json_object_get_double_member(o, "capacity_gbps"), 1e-9);
+  ck_assert(p99 + hw < 50.0);
+  ck_assert(json_object_get_double_member(lc, "bound_estimate_gbps") < at); /* the estimate would have bound first */
+  /* the criterion is `ocasim run`'s: a run at that load measures the same p99 (within its CI) */
+  g_autofree char *set = g_strdup_printf("workload.offered=%.17g Gb/s", at);
+  const char *rargs[] = { "run", "scenarios/reference/rome2021_sw_nps1.yaml", "--set", set, "-f", "json", NULL };
+  g_autoptr(JsonParser) rp = run_json(rargs);
+  JsonObject *lat = json_object_get_object_member(json_node_get_object(json_parser_get_root(rp)), "latency_ms");
+  ck_assert_msg(fabs(json_object_get_double_member(lat, "p99") - p99) <= hw + 1e-9, "run p99 %g vs capacity's %g +- %g",
+                json_object_get_double_member(lat, "p99"), p99, hw);
+  /* a tight SLO: the DES brackets the latency limit below the CPU's, and it binds */
+  const char *targs[] = {
+    "capacity", "scenarios/reference/rome2021_sw_nps1.yaml", "--set", "workload.latency_slo=8 ms", "-f", "json", NULL
+  };
+  g_autoptr(JsonParser) tp = run_json(targs);
+  JsonObject *t = json_node_get_object(json_parser_get_root(tp));
+  ck_assert_str_eq(json_object_get_string_member(t, "limiting_criterion"), "latency");
+  JsonObject *tl = json_object_get_object_member(t, "latency_check");
+  ck_assert(json_object_get_double_member(tl, "run_p99_ms") + json_object_get_double_member(tl, "run_p99_ci95_ms") <= 8.0);
+  ck_assert_int_eq(json_object_get_int_member(tl, "runs"), 8);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("planner");
@@ -270,6 +308,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_hardware_budgets);
   tcase_add_test(t, test_explain_matches_touch_table);
   tcase_add_test(t, test_failure_moves_traffic);
+  tcase_add_test(t, test_capacity_latency_by_des);
   suite_add_tcase(s, t);
   return s;
 }
