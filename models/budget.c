@@ -31,13 +31,6 @@ static UarchFacts uarch_facts(CpuUarch u)
   }
 }
 
-/* JEDEC data rates of a DIMM generation, T/s (JESD79-4 DDR4, JESD79-5 DDR5). */
-static void dimm_speed_range(DimmType d, double *lo, double *hi)
-{
-  *lo = d == DIMM_DDR5 ? 3200e6 : 1600e6;
-  *hi = d == DIMM_DDR5 ? 8800e6 : 3200e6;
-}
-
 /* One device's lanes added to its socket's and quadrant's count: an error at its group's
  * pcie.lanes when a budget is passed. */
 static gboolean add_lanes(const Appliance *a, const char *kind, int group, TopoPos pos, int lanes, int *per_socket, int *per_quad,
@@ -83,11 +76,6 @@ static gboolean budget_validate(const Appliance *a, GError **error)
     if (a->budget.dimm != f.dimm)
       return model_fail(error, "budgets.dimm_type", "a %s memory controller drives %s DIMMs, not %s", uarch,
                         budget_dimm_names[f.dimm], budget_dimm_names[a->budget.dimm]);
-    double lo, hi;
-    dimm_speed_range(a->budget.dimm, &lo, &hi);
-    if (a->mem.speed_tps < lo - 0.5 || a->mem.speed_tps > hi + 0.5)
-      return model_fail(error, "memory.speed", "%g MT/s is outside the %s range (%g-%g MT/s, JEDEC)", a->mem.speed_tps / 1e6,
-                        budget_dimm_names[a->budget.dimm], lo / 1e6, hi / 1e6);
   }
   int per_socket[TOPO_MAX_SOCKETS] = { 0 };
   g_autofree int *per_quad = g_new0(int, t->sockets * t->quadrants);
@@ -124,8 +112,7 @@ const SimConfField budget_schema[] = {
     .offset = F(a.budget.dimm),
     .enum_names = budget_dimm_names,
     .def = "unknown",
-    .doc = "installed DIMM generation: ddr4 or ddr5 (unknown: not checked); must be the one cpu.uarch drives, with memory.speed "
-           "in its JEDEC range" },
+    .doc = "installed DIMM generation: ddr4 or ddr5 (unknown: not checked); must be the one cpu.uarch drives" },
   SIM_CONF_END
 };
 

@@ -6,9 +6,8 @@
  *                and on one I/O quadrant (root complex) <= budgets.pcie_lanes_per_quadrant, when given;
  *   links        inter-socket links need two sockets; xGMI is AMD's, UPI Intel's (by cpu.uarch);
  *   DIMMs        budgets.dimm_type must be a generation the micro-architecture's memory controller
- *                drives (DDR4 up to Zen 3, Ice Lake and Neoverse N1; DDR5 on Zen 4), and memory.speed
- *                within that generation's JEDEC range (DDR4 1600-3200 MT/s, JESD79-4; DDR5
- *                3200-8800 MT/s, JESD79-5);
+ *                drives (DDR4 up to Zen 3, Ice Lake and Neoverse N1; DDR5 on Zen 4: the parts'
+ *                datasheets); memory.speed is not checked (a what-if may overclock it);
  *   NPS modes    every topology.nps_supported mode must be one the part has: NPS1/2/4 on Zen 2-4
  *                (AMD EPYC 7002/7003/9004 BIOS and workload tuning guides), socket or die interleave
  *                (1 or 4 nodes) on Zen 1 (Naples), SNC off/SNC2 on Broadwell (cluster-on-die),
