@@ -40,35 +40,39 @@ static double kind_total(const DemandModel *m, ResKind k, gboolean base)
 }
 
 /* CPU cycles per served byte at idle latency of @a with some coefficients zeroed by @zero. */
-static double cpu_without(const Appliance *a, const DemandModel *m, void (*zero)(Coeffs *c))
+static double cpu_without(const Appliance *a, const DemandModel *m, void (*zero)(Appliance *b))
 {
   Appliance *b = g_memdup2(a, sizeof *a);
-  zero(&b->coef);
+  zero(b);
   g_autoptr(DemandModel) mm = demand_build_shares(b, m->drive_share, NULL);
   g_free(b);
   g_return_val_if_fail(mm != NULL, 0.0);
   return kind_total(mm, RK_CPU, TRUE);
 }
 
-static void zero_copy(Coeffs *c)
+static void zero_copy(Appliance *b)
 {
-  c->copy_cpb = 0;
+  b->coef.copy_cpb = 0;
 }
-static void zero_page(Coeffs *c)
+static void zero_page(Appliance *b)
 {
-  c->page_cycles = c->mapped_page_cycles = 0;
+  b->coef.page_cycles = b->coef.mapped_page_cycles = 0;
 }
-static void zero_segment(Coeffs *c)
+static void zero_segment(Appliance *b)
 {
-  c->pkt_cycles = 0;
+  b->coef.pkt_cycles = 0;
 }
-static void zero_ack(Coeffs *c)
+static void zero_ack(Appliance *b)
 {
-  c->ack_cycles = 0;
+  b->coef.ack_cycles = 0;
 }
-static void zero_stall(Coeffs *c)
+static void zero_requests(Appliance *b)
 {
-  c->k_bulk = c->k_meta = c->k_remote = 0;
+  b->wl.request_cycles = b->wl.connection_cycles = b->wl.handshake_cycles = b->wl.resumed_cycles = 0;
+}
+static void zero_stall(Appliance *b)
+{
+  b->coef.k_bulk = b->coef.k_meta = b->coef.k_remote = 0;
 }
 
 /* The touches of one path with its share of the load. */
@@ -116,6 +120,7 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
     e->cpb[EX_STACK_PAGE] = base - cpu_without(a, m, zero_page);
     e->cpb[EX_STACK_SEGMENT] = base - cpu_without(a, m, zero_segment);
     e->cpb[EX_STACK_ACK] = base - cpu_without(a, m, zero_ack);
+    e->cpb[EX_REQUESTS] = base - cpu_without(a, m, zero_requests);
     double stall = base - cpu_without(a, m, zero_stall), remote = 0;
     for (int r = 0; r < m->n_res; r++)
       if (m->res[r].kind == RK_CPU) remote += m->res[r].remote_stall;
@@ -157,8 +162,8 @@ void appliance_explain_free(Explain *e)
 
 const char *appliance_explain_cpb_name(ExplainCpb c)
 {
-  static const char *const n[EX_CPB_COUNT] = { "crypto",     "copy",        "stack_page",   "stack_segment", "stack_ack",
-                                               "stall_dram", "stall_queue", "stall_fabric", "other" };
+  static const char *const n[EX_CPB_COUNT] = { "crypto",   "copy",       "stack_page",  "stack_segment", "stack_ack",
+                                               "requests", "stall_dram", "stall_queue", "stall_fabric",  "other" };
   return c < EX_CPB_COUNT ? n[c] : "?";
 }
 
@@ -169,6 +174,7 @@ static const char *cpb_label(ExplainCpb c)
                                                "stack: per 4 KiB page",
                                                "stack: per segment (TSO burst)",
                                                "stack: per received ACK",
+                                               "requests and connections (HTTP, TLS handshakes, TCP)",
                                                "stalls: DRAM latency (idle)",
                                                "stalls: DRAM queueing at load",
                                                "stalls: fabric (remote penalty)",
