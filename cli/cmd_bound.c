@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include "cli/commands.h"
 #include "cli/scenario.h"
+#include "cli/whatif.h"
 #include "models/appliance_report.h"
 
 int cmd_bound(int argc, char **argv)
@@ -13,11 +14,11 @@ int cmd_bound(int argc, char **argv)
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Analytic bound of the appliance scenario in FILE: demand per served byte on every resource,\n"
                  "the bottleneck law, and utilisations at the offered load.",
-                 CLI_OPT_OUTPUT, &error))
+                 CLI_OPT_OUTPUT | CLI_OPT_FAIL, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
   CliAppliance ca;
-  if (!cli_one_file(&opt, "bound")) {
+  if (!cli_one_file(&opt, "bound") || !cli_whatif_format_ok(&opt)) {
     /* status stays bad input */
   } else if (!cli_appliance_load(&opt, &ca, &error)) {
     status = cli_fail(error);
@@ -25,8 +26,21 @@ int cmd_bound(int argc, char **argv)
     g_autoptr(BoundResult) r = bound_eval(ca.a, ca.m, ca.a->wl.offered_gbps);
     g_autoptr(AppReport) rep = app_report_from_bound(ca.a, &ca.info, ca.m, r);
     g_autoptr(GString) out = g_string_new(NULL);
-    app_report_write(rep, (AppReportFormat)opt.format, out);
-    status = cli_emit(&opt, out);
+    Appliance *da = NULL;
+    DemandModel *dm = NULL;
+    if (!opt.fail) {
+      app_report_write(rep, (AppReportFormat)opt.format, out);
+      status = cli_emit(&opt, out);
+    } else if (!cli_whatif_degrade(&ca, (const char *const *)opt.fail, &da, &dm, &error)) {
+      status = cli_fail(error);
+    } else {
+      g_autoptr(BoundResult) dr = bound_eval(da, dm, da->wl.offered_gbps);
+      g_autoptr(AppReport) drep = app_report_from_bound(da, &ca.info, dm, dr);
+      cli_whatif_write((const char *const *)opt.fail, rep, drep, opt.format, out);
+      status = cli_emit(&opt, out);
+    }
+    demand_free(dm);
+    g_free(da);
     cli_appliance_clear(&ca);
   }
   cli_options_clear(&opt);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli/commands.h"
 #include "cli/scenario.h"
+#include "cli/whatif.h"
 #include "models/appliance_des.h"
 #include "models/qnet_conf.h"
 #include "sim/csv.h"
@@ -53,15 +54,26 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
 {
   CliAppliance ca;
   if (!cli_appliance_build(root, &ca, error)) return FALSE;
-  gboolean ok = TRUE;
-  if (out) {
+  /* what the run would refuse, refused by check too, located at the key to change */
+  gboolean ok = appliance_des_check(ca.a, &ca.info, ca.m, error);
+  if (!ok) cli_locate_model_error(root, error);
+  Appliance *da = NULL;
+  DemandModel *dm = NULL;
+  if (ok && opt->fail) ok = cli_whatif_degrade(&ca, (const char *const *)opt->fail, &da, &dm, error);
+  if (ok && out) {
     SimTrace *trace;
     SimObserver obs = observer_start(opt, &trace);
     g_autoptr(AppReport) rep = appliance_des_run_observed(ca.a, &ca.info, ca.m, &obs, NULL, error);
+    g_autoptr(AppReport) drep = rep && da ? appliance_des_run_observed(da, &ca.info, dm, &obs, NULL, error) : NULL;
     observer_end(&obs, trace);
-    if (rep) app_report_write(rep, (AppReportFormat)opt->format, out);
-    ok = rep != NULL;
+    ok = rep != NULL && (!da || drep != NULL);
+    if (ok && da)
+      cli_whatif_write((const char *const *)opt->fail, rep, drep, opt->format, out);
+    else if (ok)
+      app_report_write(rep, (AppReportFormat)opt->format, out);
   }
+  demand_free(dm);
+  g_free(da);
   cli_appliance_clear(&ca);
   return ok;
 }
@@ -167,9 +179,11 @@ static int run_or_check(int argc, char **argv, gboolean run)
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  run ? "Simulates the scenario in FILE and prints its results."
                      : "Checks the scenario in FILE (every key, unit and range) without running it.",
-                 run ? CLI_OPT_OUTPUT | CLI_OPT_PROGRESS | CLI_OPT_LOG | CLI_OPT_TIMED : CLI_OPT_OUTPUT | CLI_OPT_TIMED, &error))
+                 run ? CLI_OPT_OUTPUT | CLI_OPT_PROGRESS | CLI_OPT_LOG | CLI_OPT_TIMED | CLI_OPT_FAIL
+                     : CLI_OPT_OUTPUT | CLI_OPT_TIMED | CLI_OPT_FAIL,
+                 &error))
     status = cli_fail(error);
-  else if (!cli_one_file(&opt, run ? "run" : "check"))
+  else if (!cli_one_file(&opt, run ? "run" : "check") || !cli_whatif_format_ok(&opt))
     status = OCASIM_EXIT_BADINPUT;
   else
     status = run_or_check_file(&opt, run);

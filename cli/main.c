@@ -18,6 +18,7 @@ static const command commands[] = {
   { "check", cmd_check, "validate a scenario file without running it" },
   { "bound", cmd_bound, "analytic bottleneck bound of an appliance scenario" },
   { "capacity", cmd_capacity, "largest offered load that meets the health criteria" },
+  { "explain", cmd_explain, "per served byte: DRAM by touch, CPU cycles by component, fabric, PCIe tags" },
   { "sweep", cmd_sweep, "every point of a sweep file, in parallel, into CSV and JSON Lines" },
   { "validate", cmd_validate, "measure this host's TLS serving path and calibrate the model" },
   { "serve", cmd_serve, "run the real TLS file server used by validate" },

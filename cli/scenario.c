@@ -30,9 +30,15 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
     { "warmup", 0, 0, G_OPTION_ARG_STRING, &opt->warmup, "Warm-up discarded from the statistics (overrides 'warmup')", "TIME" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
-  g_autoptr(GOptionContext) ctx = cli_context_new(param, summary, &opt->common, flags & ~CLI_OPT_TIMED);
+  GOptionEntry failing[] = { { "fail", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt->fail,
+                               "Take a component out (nvme[D], nics[N], nics[N].ports[P]; repeatable) and set the degraded box "
+                               "beside the healthy one",
+                               "COMPONENT" },
+                             { NULL, 0, 0, 0, NULL, NULL, NULL } };
+  g_autoptr(GOptionContext) ctx = cli_context_new(param, summary, &opt->common, flags & ~(CLI_OPT_TIMED | CLI_OPT_FAIL));
   g_option_context_add_main_entries(ctx, common, NULL);
   if (flags & CLI_OPT_TIMED) g_option_context_add_main_entries(ctx, timed, NULL);
+  if (flags & CLI_OPT_FAIL) g_option_context_add_main_entries(ctx, failing, NULL);
   if (extra) g_option_context_add_main_entries(ctx, extra, NULL);
   if (!cli_context_parse(ctx, &opt->common, argc, argv, error)) {
     cli_options_clear(opt);
@@ -76,6 +82,7 @@ void cli_options_clear(CliOptions *opt)
   g_free(opt->warmup);
   g_strfreev(opt->sets);
   g_strfreev(opt->allow_includes);
+  g_strfreev(opt->fail);
   g_strfreev(opt->files);
   cli_common_clear(&opt->common);
   memset(opt, 0, sizeof *opt);
@@ -200,6 +207,17 @@ gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **e
   /* a published result describes the scenario as written, not as overridden */
   out->info.ref.changed = opt->sets && opt->sets[0];
   return TRUE;
+}
+
+void cli_locate_model_error(const SimConfNode *root, GError **error)
+{
+  if (!error || !*error || (*error)->domain != MODEL_ERROR) return;
+  GError *located = NULL;
+  const char *path = model_error_path(*error);
+  sim_conf_set_error(&located, sim_conf_node_find(root, path ? path : ""), SIM_CONF_ERROR_RANGE, "%s",
+                     model_error_detail(*error));
+  g_clear_error(error);
+  g_propagate_error(error, located);
 }
 
 void cli_appliance_clear(CliAppliance *ca)

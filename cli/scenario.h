@@ -20,12 +20,15 @@ typedef struct {
   char *warmup;          /* --warmup "1 s" */
   char **sets;           /* --set key.path=value, repeatable */
   char **allow_includes; /* --allow-include DIR, repeatable */
+  char **fail;           /* --fail COMPONENT, repeatable (CLI_OPT_FAIL; models/failure.h) */
   char **files;          /* the remaining arguments */
   CliCommon common;
 } CliOptions;
 
 /* cli_parse() flag: the command simulates, so it offers --duration and --warmup. */
 #define CLI_OPT_TIMED (1u << 8)
+/* cli_parse() flag: the command offers --fail, a failure what-if (cli/whatif.h). */
+#define CLI_OPT_FAIL (1u << 9)
 
 /* Parses @argv with the scenario options, the common options that @flags selects
  *  (CliOptFlags, plus CLI_OPT_TIMED) and @extra (may be NULL), with @summary as the help
@@ -81,6 +84,11 @@ gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **e
  *  many drives in total), appends which options changed it: the located key is in the file,
  *  the value that broke it is not. */
 void cli_note_overrides(const CliOptions *opt, GError **error);
+
+/* Turns a MODEL_ERROR in *error (model_error.h) into a located SIM_CONF_ERROR at its key path
+ *  under @root (the deepest node of the path that exists, or the --set/--duration that gave
+ *  it); other errors are left as they are. */
+void cli_locate_model_error(const SimConfNode *root, GError **error);
 
 /* Frees what cli_appliance_build() made. */
 void cli_appliance_clear(CliAppliance *ca);

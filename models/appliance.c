@@ -11,10 +11,17 @@ static const AppComponent *const RESOURCE_ORDER[] = {
   &nic_component, &datapath_component, &workload_component, &pagecache_component, NULL
 };
 /* Check order: the platform before the devices on it, the software last. */
-static const AppComponent *const VALIDATION_ORDER[] = {
-  &topology_component, &memory_component,   &cpu_component,      &nvme_component,      &nic_component,
-  &workload_component, &loopback_component, &datapath_component, &pagecache_component, NULL
-};
+static const AppComponent *const VALIDATION_ORDER[] = { &topology_component,
+                                                        &memory_component,
+                                                        &cpu_component,
+                                                        &nvme_component,
+                                                        &nic_component,
+                                                        &workload_component,
+                                                        &loopback_component,
+                                                        &datapath_component,
+                                                        &pagecache_component,
+                                                        &budget_component,
+                                                        NULL };
 
 const AppComponent *const *app_components(void)
 {

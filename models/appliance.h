@@ -20,6 +20,7 @@
  */
 #ifndef MODELS_APPLIANCE_H
 #define MODELS_APPLIANCE_H
+#include "models/budget.h"
 #include "models/coeffs.h"
 #include "models/cpu.h"
 #include "models/datapath.h"
@@ -53,8 +54,9 @@ typedef struct {
   SendfileMode sendfile;    /* SENDFILE_SYNC: a worker blocks on each disk read */
   int sendfile_workers;     /* workers (processes/threads) for synchronous sendfile */
   Workload wl;
-  LoopbackCfg lo;  /* a loopback host (NICs of kind loopback), loopback.h */
-  PageCacheCfg pc; /* page cache and RAM sizing, pagecache.h */
+  LoopbackCfg lo;        /* a loopback host (NICs of kind loopback), loopback.h */
+  PageCacheCfg pc;       /* page cache and RAM sizing, pagecache.h */
+  PlatformBudget budget; /* what the CPU package allows (budget.h) */
   Coeffs coef;
   guint64 seed;
 } Appliance;

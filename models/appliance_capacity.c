@@ -1,6 +1,7 @@
 /* appliance_capacity.c — health-criteria capacity by Brent root bracketing (see
  * appliance_capacity.h). */
 #include "models/appliance_capacity.h"
+#include "models/appliance_des.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include "sim/gsl_autoptr.h"
@@ -88,6 +89,88 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
       out->limiting = (CapCriterion)c;
     }
   }
+  return TRUE;
+}
+
+/* Bisection steps of the DES latency check (assumed: a 1/128 bracket of U, ~2 Gb/s on a 250 Gb/s box). */
+#define CAPACITY_DES_STEPS 7
+
+/* One DES run at offered load L Gb/s: TRUE with its p99 and half-width, ms. */
+static gboolean des_p99(const Appliance *a, const AppScenarioInfo *info, double L, double *p99, double *hw, GError **error)
+{
+  Appliance *b = g_memdup2(a, sizeof *a);
+  b->wl.offered_gbps = L;
+  gboolean ok = FALSE;
+  g_autoptr(DemandModel) m = demand_build(b, error);
+  if (m) {
+    g_autoptr(AppReport) r = appliance_des_run(b, info, m, NULL, error);
+    if (r) {
+      *p99 = r->lat_p99_ms;
+      *hw = isfinite(r->lat_p99_ci95_ms) ? r->lat_p99_ci95_ms : 0.0;
+      ok = TRUE;
+    }
+  }
+  g_free(b);
+  return ok;
+}
+
+/* Within the SLO: p99 plus its half-width (no completed request counts as outside). */
+static gboolean des_healthy(const Appliance *a, double p99, double hw)
+{
+  return isfinite(p99) && p99 + hw <= a->wl.latency_slo_ns / 1e6;
+}
+
+gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const SimObserver *obs,
+                                CapacityResult *out, GError **error)
+{
+  if (!appliance_capacity_observed(a, m, obs, out, error)) return FALSE;
+  out->latency_des = TRUE;
+  out->latency_bound_gbps = out->limit_gbps[CAP_LATENCY];
+  out->des_runs = 0;
+  double U = INFINITY;
+  for (int c = 0; c < CAP_COUNT; c++)
+    if (c != CAP_LATENCY) U = MIN(U, out->limit_gbps[c]);
+  if (!isfinite(U)) U = demand_saturation_Bps(m, NULL) * 8e-9;
+  double p99, hw, lat;
+  if (U <= 0) { /* another criterion fails at a trickle: nothing to check */
+    out->des_at_gbps = 0;
+    out->des_p99_ms = out->des_p99_ci95_ms = NAN;
+    lat = out->latency_bound_gbps;
+  } else {
+    if (!des_p99(a, info, U, &p99, &hw, error)) return FALSE;
+    out->des_runs++;
+    out->des_at_gbps = U;
+    out->des_p99_ms = p99;
+    out->des_p99_ci95_ms = hw;
+    if (des_healthy(a, p99, hw)) {
+      lat = INFINITY; /* not reached below the other limits */
+    } else {
+      double lo = 0, hi = U;
+      out->des_at_gbps = 0;
+      out->des_p99_ms = out->des_p99_ci95_ms = NAN;
+      for (int i = 0; i < CAPACITY_DES_STEPS; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (!des_p99(a, info, mid, &p99, &hw, error)) return FALSE;
+        out->des_runs++;
+        if (des_healthy(a, p99, hw)) {
+          lo = mid;
+          out->des_at_gbps = mid;
+          out->des_p99_ms = p99;
+          out->des_p99_ci95_ms = hw;
+        } else {
+          hi = mid;
+        }
+      }
+      lat = lo;
+    }
+  }
+  out->limit_gbps[CAP_LATENCY] = lat;
+  out->capacity_gbps = INFINITY;
+  for (int c = 0; c < CAP_COUNT; c++)
+    if (out->limit_gbps[c] < out->capacity_gbps) {
+      out->capacity_gbps = out->limit_gbps[c];
+      out->limiting = (CapCriterion)c;
+    }
   return TRUE;
 }
 

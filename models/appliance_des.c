@@ -44,23 +44,46 @@ AppReport *appliance_des_run(const Appliance *a, const AppScenarioInfo *info, co
   return appliance_des_run_observed(a, info, m, NULL, raw, error);
 }
 
+/* The requests a run of @spec simulates: at most the bound's throughput over the duration when
+ * saturating, every arrival at the offered load otherwise. */
+static double run_requests(const SimFluidSpec *spec)
+{
+  double max_Bps = spec->offered_Bps > 0 ? spec->offered_Bps : sim_fluid_bound_Bps(spec, NULL);
+  return max_Bps * sim_time_to_s(spec->duration_ns) / sim_dist_mean(&spec->request_bytes);
+}
+
+/* As appliance_des_check() on a spec already built. */
+static gboolean check_spec(const DemandModel *m, const SimFluidSpec *spec, GError **error)
+{
+  GError *e = NULL;
+  if (!sim_fluid_spec_check(spec, &e)) {
+    model_fail(error, "duration", "%s", e->message);
+    g_error_free(e);
+    return FALSE;
+  }
+  double requests = run_requests(spec);
+  if (requests <= DES_MAX_REQUESTS) return TRUE;
+  /* an offered load beyond what the box serves makes every arrival an event: that key is the cause */
+  gboolean offered = spec->offered_Bps > 0 && spec->offered_Bps > m->sat_Bps;
+  return model_fail(error, offered ? "workload.offered" : "duration",
+                    "the run would simulate about %.3g requests (more than %.0e): %s", requests, DES_MAX_REQUESTS,
+                    offered ? "lower workload.offered (it is above the box's saturation throughput) or shorten duration"
+                            : "shorten duration or raise workload.request_size");
+}
+
+gboolean appliance_des_check(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, GError **error)
+{
+  g_autoptr(SimFluidSpec) spec = appliance_des_spec(a, info, m);
+  return check_spec(m, spec, error);
+}
+
 AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m,
                                       const SimObserver *obs, SimFluidResult **raw, GError **error)
 {
   g_autoptr(SimFluidSpec) spec = appliance_des_spec(a, info, m);
-  if (!sim_fluid_spec_check(spec, error)) return NULL;
-  /* Refuse runs that would take hours rather than hang: the requests the
-     * run would simulate, at most the bound's throughput over the duration. */
-  /* saturate: as many requests as the bound serves; open: every arrival is an event */
-  double max_Bps = spec->offered_Bps > 0 ? spec->offered_Bps : sim_fluid_bound_Bps(spec, NULL);
-  double requests = max_Bps * sim_time_to_s(spec->duration_ns) / sim_dist_mean(&spec->request_bytes);
-  if (requests > DES_MAX_REQUESTS) {
-    g_set_error(error, MODEL_ERROR, MODEL_ERROR_INVALID,
-                "the run would simulate about %.3g requests (more than %.0e): shorten duration or raise "
-                "workload.request_size",
-                requests, DES_MAX_REQUESTS);
-    return NULL;
-  }
+  /* refuse runs that would take hours rather than hang (the same check as `ocasim check`) */
+  if (!check_spec(m, spec, error)) return NULL;
+  double requests = run_requests(spec);
   g_debug("%s: %u resources, %u classes, %.3g s simulated (%.3g s warm-up), about %.3g requests",
           info->name ? info->name : a->name, spec->resources->len, spec->classes->len, sim_time_to_s(spec->duration_ns),
           sim_time_to_s(spec->warmup_ns), requests);

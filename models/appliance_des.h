@@ -34,6 +34,12 @@
  *  duration and warm-up.  Returns: (transfer full). */
 SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);
 
+/* What `ocasim run` would refuse before simulating, for `ocasim check`: a spec the fluid
+ *  simulation cannot run, or a run of more than DES_MAX_REQUESTS requests (5e9, about an hour of
+ *  CPU). FALSE with a MODEL_ERROR at the key to change ("duration", or "workload.offered" when
+ *  an offered load above the saturation throughput makes every arrival an event). */
+gboolean appliance_des_check(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, GError **error);
+
 /* Runs the discrete-event model; returns the report (mode "run") and, when
  *  @raw is not NULL, the raw fluid-simulation result (transfer full) for tests.
  *  Errors: a model the simulation cannot run (no class with load, a run too

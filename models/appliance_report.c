@@ -100,6 +100,45 @@ static char *overrides_text(const AppReport *r)
   return r->overrides ? g_strjoinv("; ", r->overrides) : g_strdup("");
 }
 
+/* A CPU node below this share of the busiest node's utilisation counts as left idle by the
+ * placement (assumed: a node doing a tenth of the busiest one's work is not sharing it). */
+#define APP_REPORT_IDLE_SHARE 0.1
+
+void app_report_cpu_nodes(const AppReport *r, AppCpuNodes *out)
+{
+  *out = (AppCpuNodes){ .busiest = -1 };
+  for (int i = 0; i < r->n_res; i++) {
+    if (strcmp(r->res[i].kind, "cpu") != 0) continue;
+    out->n_nodes++;
+    if (out->busiest < 0 || r->res[i].utilization > r->res[out->busiest].utilization + DEMAND_TIE) out->busiest = i;
+  }
+  if (out->busiest < 0) return;
+  out->busiest_pct = r->res[out->busiest].utilization * 100;
+  for (int i = 0; i < r->n_res && out->n_idle < APP_REPORT_MAX_IDLE; i++)
+    if (strcmp(r->res[i].kind, "cpu") == 0 && r->res[i].utilization < APP_REPORT_IDLE_SHARE * r->res[out->busiest].utilization)
+      out->idle[out->n_idle++] = i;
+}
+
+static void write_cpu_line(const AppReport *r, GString *out)
+{
+  AppCpuNodes c;
+  app_report_cpu_nodes(r, &c);
+  if (c.n_nodes <= 1) {
+    g_string_append_printf(out, "cpu:        %.1f %% (" CPU_PCT_CONVENTION ")\n", r->cpu_util_pct);
+    return;
+  }
+  g_string_append_printf(out, "cpu:        busiest node %.1f %% (%s), mean %.1f %% over %d nodes (" CPU_PCT_CONVENTION ")\n",
+                         c.busiest_pct, r->res[c.busiest].name, r->cpu_util_pct, c.n_nodes);
+  if (c.n_idle) {
+    g_string_append(out, "warning:    the placement leaves");
+    for (int k = 0; k < c.n_idle; k++) g_string_append_printf(out, "%s %s", k ? "," : "", r->res[c.idle[k]].name);
+    g_string_append_printf(out,
+                           " idle (below %.0f %% of the busiest node's load): the mean understates\n"
+                           "            how close the box is to its CPU cap\n",
+                           APP_REPORT_IDLE_SHARE * 100);
+  }
+}
+
 static void write_table(const AppReport *r, GString *out)
 {
   g_string_append_printf(out, "scenario: %s  (mode %s, seed %" G_GUINT64_FORMAT ")\n", r->scenario, r->mode, r->seed);
@@ -129,7 +168,7 @@ static void write_table(const AppReport *r, GString *out)
                            "note:       %.0f %% below the bound's %.1f Gb/s: the run has not reached steady state (too few\n"
                            "            requests, or slow ones holding the request slots); lengthen duration\n",
                            100 * (1 - r->throughput_gbps / r->expected_gbps), r->expected_gbps);
-  g_string_append_printf(out, "cpu:        %.1f %% (" CPU_PCT_CONVENTION ")\n", r->cpu_util_pct);
+  write_cpu_line(r, out);
   if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms) && isfinite(r->lat_p50_ci95_ms) && isfinite(r->lat_p99_ci95_ms))
     g_string_append_printf(out, "latency:    p50 %.3f +- %.3f ms  p99 %.3f +- %.3f ms (95 %% CIs, batch quantiles)\n",
                            r->lat_p50_ms, r->lat_p50_ci95_ms, r->lat_p99_ms, r->lat_p99_ci95_ms);
@@ -222,6 +261,20 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_bool(b, "steady_state", app_report_steady(r));
   }
   sim_json_number(b, "cpu_util_pct", r->cpu_util_pct);
+  {
+    AppCpuNodes c;
+    app_report_cpu_nodes(r, &c);
+    sim_json_number(b, "cpu_busiest_node_pct", c.busiest >= 0 ? c.busiest_pct : NAN);
+    json_builder_set_member_name(b, "cpu_busiest_node");
+    if (c.busiest >= 0)
+      json_builder_add_string_value(b, r->res[c.busiest].name);
+    else
+      json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "cpu_idle_nodes");
+    json_builder_begin_array(b);
+    for (int k = 0; k < c.n_idle; k++) json_builder_add_string_value(b, r->res[c.idle[k]].name);
+    json_builder_end_array(b);
+  }
   json_builder_set_member_name(b, "latency_ms");
   json_builder_begin_object(b);
   sim_json_number(b, "p50", r->lat_p50_ms);
@@ -297,10 +350,14 @@ static void csv_numbers(GString *out, int n, const double *v)
 
 static void write_csv(const AppReport *r, GString *out)
 {
-  g_string_append(out, "scenario,mode,seed,overrides,offered_gbps,saturate,throughput_gbps,throughput_ci95_gbps,unserved_gbps,"
-                       "overloaded,cpu_util_pct,p50_ms,p50_ci95_ms,p99_ms,p99_ci95_ms,resource,kind,node,util_frac,value,unit,"
-                       "drop_frac,is_bottleneck\n");
+  g_string_append(
+      out,
+      "scenario,mode,seed,overrides,offered_gbps,saturate,throughput_gbps,throughput_ci95_gbps,unserved_gbps,"
+      "overloaded,cpu_util_pct,cpu_busiest_node_pct,cpu_busiest_node,p50_ms,p50_ci95_ms,p99_ms,p99_ci95_ms,resource,kind,node,util_frac,value,unit,"
+      "drop_frac,is_bottleneck\n");
   g_autofree char *ov = overrides_text(r);
+  AppCpuNodes c;
+  app_report_cpu_nodes(r, &c);
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
     sim_csv_field(out, r->scenario);
@@ -310,7 +367,10 @@ static void write_csv(const AppReport *r, GString *out)
     g_string_append(out, r->offered_gbps > 0 ? ",false" : ",true");
     csv_numbers(out, 3, (double[]){ r->throughput_gbps, r->throughput_ci95_gbps, app_report_unserved_gbps(r) });
     g_string_append(out, r->overloaded ? ",true" : ",false");
-    csv_numbers(out, 5, (double[]){ r->cpu_util_pct, r->lat_p50_ms, r->lat_p50_ci95_ms, r->lat_p99_ms, r->lat_p99_ci95_ms });
+    csv_numbers(out, 2, (double[]){ r->cpu_util_pct, c.busiest >= 0 ? c.busiest_pct : NAN });
+    g_string_append_c(out, ',');
+    if (c.busiest >= 0) sim_csv_field(out, r->res[c.busiest].name);
+    csv_numbers(out, 4, (double[]){ r->lat_p50_ms, r->lat_p50_ci95_ms, r->lat_p99_ms, r->lat_p99_ci95_ms });
     g_string_append_c(out, ',');
     sim_csv_field(out, x->name);
     g_string_append_printf(out, ",%s,", x->kind);

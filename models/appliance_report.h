@@ -3,7 +3,8 @@
  * each resource with its utilisation and value in its unit (DRAM GB/s per node, fabric GB/s
  * per link and direction, PCIe GB/s per device, NIC Gb/s and drops per port, NVMe GB/s,
  * CPU % per node), and the bottleneck. Formats: a table with a utilisation bar per resource,
- * JSON (json-glib; top level throughput_gbps, cpu_util_pct, bottleneck {resource, kind,
+ * JSON (json-glib; top level throughput_gbps, cpu_util_pct (mean over nodes), cpu_busiest_node_pct,
+ * cpu_busiest_node, cpu_idle_nodes, bottleneck {resource, kind,
  * util_frac}, co_bottlenecks [names of resources within DEMAND_COBOTTLENECK (5 %) of the
  * bottleneck's utilisation over limit: demand_co_bottlenecks], resources [{name, kind, util_frac, value, unit}], seed,
  * overrides, offered_gbps (null for saturate) with saturate, unserved_gbps; in run mode
@@ -74,6 +75,18 @@ gboolean app_report_steady(const AppReport *r);
 /* Offered load the box did not serve, Gb/s: offered - throughput when overloaded, else 0 (a
  * shortfall of a run below saturation is arrival noise); 0 for "saturate". */
 double app_report_unserved_gbps(const AppReport *r);
+
+#define APP_REPORT_MAX_IDLE 64
+/* The CPU nodes of a report: how many, the busiest (index into res, -1 when the report has no
+ * CPU resource) with its utilisation in %, and the nodes the placement leaves idle (below a
+ * tenth of the busiest node's utilisation, APP_REPORT_IDLE_SHARE), in resource order. */
+typedef struct {
+  int n_nodes, busiest;
+  double busiest_pct;
+  int n_idle;
+  int idle[APP_REPORT_MAX_IDLE];
+} AppCpuNodes;
+void app_report_cpu_nodes(const AppReport *r, AppCpuNodes *out);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const BoundResult *r);

@@ -76,7 +76,7 @@ typedef struct {
 } AppComponent;
 
 extern const AppComponent cpu_component, memory_component, topology_component, nvme_component, nic_component, datapath_component,
-    workload_component, loopback_component, pagecache_component;
+    workload_component, loopback_component, pagecache_component, budget_component;
 
 /* The components in resource order, NULL-terminated. */
 const AppComponent *const *app_components(void);
@@ -95,6 +95,10 @@ void app_build_add_lat(AppBuild *b, int res, int dram, double per_ns);
 /* The touches of class k's data path (datapath_touches with the build's metadata and ACK
  * bytes); returns the count. */
 int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES]);
+/* The DRAM touches of data path `path` on appliance a (bytes per served byte, datapath.h's
+ * table with the metadata and ACK terms when include_meta), before any page-cache hit; the bound
+ * and `ocasim explain` both read them. Returns the number written to out. */
+int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, Touch out[DP_MAX_TOUCHES]);
 /* Node a touch of class k touches memory on for buffer buf under the placement policy (-1:
  * uniformly random); BUF_USER is on the node of the CPU doing the crypto. */
 int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf);

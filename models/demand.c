@@ -267,14 +267,18 @@ int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf)
   }
 }
 
+int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, Touch out[DP_MAX_TOUCHES])
+{
+  gboolean ordinary = datapath_cpu_crypto(path) && cpu_crypto_ordinary_stores(a->crypto);
+  double mss = cpu_mss_bytes(&a->stack);
+  return datapath_touches(path, ordinary, datapath_appliance_user_miss(a),
+                          include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
+                          include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
+}
+
 int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES])
 {
-  const Appliance *a = b->a;
-  gboolean ordinary = datapath_cpu_crypto(k->path) && cpu_crypto_ordinary_stores(a->crypto);
-  double mss = cpu_mss_bytes(&a->stack);
-  int n = datapath_touches(k->path, ordinary, datapath_appliance_user_miss(a),
-                           b->include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
-                           b->include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
+  int n = demand_path_touches(b->a, k->path, b->include_meta, out);
   pagecache_scale_touches(b, n, out); /* a page-cache hit skips the drive's DMA write */
   return n;
 }

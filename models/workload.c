@@ -21,6 +21,20 @@ double workload_mean_bitrate_mbps(const Workload *w)
   return f > 0 ? s / f : 0.0;
 }
 
+double workload_connections(const Workload *w, double x_Bps)
+{
+  double bps = workload_mean_bitrate_mbps(w) * 1e6;
+  return bps > 0 ? x_Bps * 8.0 / bps : 0.0;
+}
+
+double workload_request_cpb(const Workload *w)
+{
+  double per_request = w->request_bytes > 0 ? w->request_cycles / w->request_bytes : 0.0;
+  double session_bytes = workload_mean_bitrate_mbps(w) * 1e6 * (w->session_ns * 1e-9) / 8.0;
+  double per_connection = w->connection_cycles + (1.0 - w->resumption) * w->handshake_cycles + w->resumption * w->resumed_cycles;
+  return per_request + (session_bytes > 0 ? per_connection / session_bytes : 0.0);
+}
+
 void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed, double *share)
 {
   g_return_if_fail(n_drives > 0);
@@ -149,9 +163,11 @@ static const SimConfField bitrate_schema[] = { { .key = "rate",
                                                  .offset = B(rate_bps),
                                                  .unit = SIM_UNIT_BIT_RATE,
                                                  .required = true,
-                                                 .min = "1 kb/s",
-                                                 .max = "1 Tb/s",
-                                                 .doc = "client stream bitrate" },
+                                                 .min = "100000",
+                                                 .max = "1e9",
+                                                 .doc = "client stream bitrate: 100 kb/s (below the lowest rung of a video "
+                                                        "ladder, ~235 kb/s) to 1 Gb/s (above any one video stream, 8K ~100 "
+                                                        "Mb/s); outside it the connection count has no physical meaning" },
                                                { .key = "share",
                                                  .type = SIM_CONF_T_DOUBLE,
                                                  .offset = B(share),
@@ -227,6 +243,55 @@ const SimConfField workload_schema[] = {
     .min = "0",
     .max = "1",
     .doc = "share of load on alt_path" },
+  { .key = "request_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.request_cycles),
+    .def = "0",
+    .min = "0",
+    .max = "1e9",
+    .doc = "CPU cycles per request on the stack's node: HTTP parse, response head, sendfile set-up; 0: not charged (the "
+           "published rows were fitted without it; assumed figure for nginx: 20000, ~8 us of a 2.5 GHz core; ocasim "
+           "validate measures a host's as loopback.request_server_cycles)" },
+  { .key = "session_length",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.session_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "600 s",
+    .min = "1e9",
+    .max = "8.64e13",
+    .doc = "how long one client connection (one TLS session) lasts; with the bitrate mix it sets the new connections per "
+           "second, x / (mean bitrate x session_length) (assumed: a 10-minute viewing session)" },
+  { .key = "tls_handshake_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.handshake_cycles),
+    .def = "0",
+    .min = "0",
+    .max = "1e10",
+    .doc = "CPU cycles of a full TLS handshake; 0: not charged (assumed figure: 2.2e6, RSA-2048 sign ~2 M cycles plus "
+           "ECDHE P-256 ~0.2 M, openssl speed on a 3 GHz x86 core)" },
+  { .key = "tls_resumed_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.resumed_cycles),
+    .def = "0",
+    .min = "0",
+    .max = "1e10",
+    .doc = "CPU cycles of a resumed TLS handshake; 0: not charged (assumed figure: 2e5, the ECDHE share of a full one)" },
+  { .key = "tls_resumption",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.resumption),
+    .unit = SIM_UNIT_PERCENT,
+    .def = "50 %",
+    .min = "0",
+    .max = "1",
+    .doc = "share of new TLS sessions that resume an earlier one (assumed)" },
+  { .key = "connection_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.connection_cycles),
+    .def = "0",
+    .min = "0",
+    .max = "1e10",
+    .doc = "CPU cycles per connection beside TLS: accept, TCP state set-up and teardown, timers over its life; 0: not "
+           "charged (assumed figure: 50000)" },
   /* sanity bound */
   { .key = "latency_slo",
     .type = SIM_CONF_T_DOUBLE,
@@ -317,6 +382,18 @@ static gboolean workload_component_validate(const Appliance *a, GError **error)
   return workload_validate(&a->wl, error);
 }
 
-const AppComponent workload_component = { .name = "workload",
-                                          .finish = workload_finish,
-                                          .validate = workload_component_validate };
+/* The cycles of requests and connections (workload_request_cpb) on the node of the class's
+ * stack (its connection's node; spread over the nodes when that is random). A loopback host's
+ * per-request cost is measured (loopback.request_server_cycles). */
+static void workload_class_demand(AppBuild *b, void *state G_GNUC_UNUSED, DmClass *k)
+{
+  if (b->loop) return;
+  double cpb = workload_request_cpb(&b->a->wl);
+  if (cpb <= 0) return;
+  int stack = app_build_cpu_node(b, k, AG_CPU_STACK);
+  for (int n = 0; n < b->nodes; n++) k->demand[b->cpu_res[n]] += cpb * (stack < 0 ? 1.0 / b->nodes : (stack == n));
+}
+
+const AppComponent workload_component = {
+  .name = "workload", .finish = workload_finish, .validate = workload_component_validate, .class_demand = workload_class_demand
+};

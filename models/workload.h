@@ -51,9 +51,25 @@ typedef struct {
   WlBitrate bitrate[WL_MAX_BITRATES];
   double alt_fraction; /* share of load on alt_path */
   DataPath alt_path;
-  double latency_slo_ns; /* p99 request latency objective (capacity) */
-  double drop_max;       /* largest tolerated NIC output drop fraction (capacity) */
+  /* what requests and connections cost (per-request and per-connection CPU, workload.c) */
+  double request_cycles;    /* CPU cycles per request: HTTP parse, response head, sendfile set-up */
+  double session_ns;        /* how long one client connection (one TLS session) lasts, ns */
+  double handshake_cycles;  /* CPU cycles of a full TLS handshake */
+  double resumed_cycles;    /* CPU cycles of a resumed TLS handshake */
+  double resumption;        /* fraction of new sessions that resume */
+  double connection_cycles; /* CPU cycles per connection beside TLS: accept, TCP state, timers, teardown */
+  double latency_slo_ns;    /* p99 request latency objective (capacity) */
+  double drop_max;          /* largest tolerated NIC output drop fraction (capacity) */
 } Workload;
+
+/* CPU cycles per served byte of the requests and connections of @w (workload.c):
+ *   request_cycles / request_bytes
+ *   + (connection_cycles + (1 - resumption) handshake_cycles + resumption resumed_cycles)
+ *     / (mean bitrate x session / 8)
+ * a connection serving mean-bitrate x session bits over its life. */
+double workload_request_cpb(const Workload *w);
+/* Client connections that throughput x_Bps (B/s) feeds: x * 8 / mean bitrate. */
+double workload_connections(const Workload *w, double x_Bps);
 
 /* Mean bitrate of the mix, Mb/s. */
 double workload_mean_bitrate_mbps(const Workload *w);

@@ -65,7 +65,7 @@ _ocasim()
     return
   fi
   case $cmd in
-    run | check | bound | capacity)
+    run | check | bound | capacity | explain)
       mapfile -t COMPREPLY < <(compgen -f -X '!*.yaml' -- "$cur"; compgen -d -- "$cur")
       ;;
     schema) mapfile -t COMPREPLY < <(compgen -W "appliance platform queueing_network sweep" -- "$cur") ;;

@@ -73,10 +73,11 @@ static const struct {
   const char *cmd;
   const char *has, *lacks;
 } OFFERS[] = {
-  { "run", "duration warmup seed set format output progress quiet log", "" },
-  { "check", "duration warmup seed set format output", "progress quiet log" },
-  { "bound", "seed set format output", "duration warmup progress quiet log" },
-  { "capacity", "seed set format output progress quiet", "duration warmup log" },
+  { "run", "duration warmup seed set format output progress quiet log fail", "" },
+  { "check", "duration warmup seed set format output fail", "progress quiet log" },
+  { "bound", "seed set format output fail", "duration warmup progress quiet log" },
+  { "capacity", "duration warmup seed set format output progress quiet", "log fail" }, /* the DES runs of its latency check */
+  { "explain", "seed set format output", "duration warmup progress quiet log fail" },
   { "validate", "duration warmup progress quiet out", "output set format log" },
   { "reference", "output", "format progress set" },
   { "fit", "output write", "format progress set" },

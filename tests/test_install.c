@@ -16,7 +16,7 @@
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
 
-static const char *const SUBCOMMANDS[] = { "run",   "check", "bound",     "capacity", "validate",
+static const char *const SUBCOMMANDS[] = { "run",   "check", "bound",     "capacity", "explain", "validate",
                                            "serve", "load",  "reference", "fit",      "schema" };
 
 START_TEST(test_man_page)

@@ -1,0 +1,80 @@
+/* cli/whatif.c — the failure what-if of bound and run (see cli/whatif.h). */
+#include "cli/whatif.h"
+
+#include <math.h>
+#include <stdio.h>
+#include "models/failure.h"
+#include "sim/json.h"
+
+gboolean cli_whatif_degrade(const CliAppliance *healthy, const char *const *fail, Appliance **a, DemandModel **m, GError **error)
+{
+  *a = g_memdup2(healthy->a, sizeof **a);
+  *m = NULL;
+  GError *e = NULL;
+  if (appliance_fail(*a, fail, error) && (*m = demand_build(*a, &e))) return TRUE;
+  if (e) { /* a degraded box the model refuses: say which failures made it */
+    g_autofree char *list = g_strjoinv(", ", (char **)fail);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--fail %s: %s", list, e->message);
+    g_error_free(e);
+  }
+  g_clear_pointer(a, g_free);
+  return FALSE;
+}
+
+gboolean cli_whatif_format_ok(const CliOptions *opt)
+{
+  if (!opt->fail || opt->format != CLI_FORMAT_CSV) return TRUE;
+  fprintf(stderr, "ocasim: --fail writes table or json, not csv\n");
+  return FALSE;
+}
+
+/* The report as a JSON node (transfer full). */
+static JsonNode *report_node(const AppReport *r)
+{
+  g_autoptr(GString) s = g_string_new(NULL);
+  app_report_write(r, APP_FMT_JSON, s);
+  g_autoptr(JsonParser) p = json_parser_new();
+  if (!json_parser_load_from_data(p, s->str, (gssize)s->len, NULL)) return json_node_new(JSON_NODE_NULL);
+  return json_node_copy(json_parser_get_root(p));
+}
+
+static const char *bottleneck_name(const AppReport *r)
+{
+  return r->bottleneck >= 0 ? r->res[r->bottleneck].name : "none";
+}
+
+void cli_whatif_write(const char *const *fail, const AppReport *healthy, const AppReport *degraded, CliFormat fmt, GString *out)
+{
+  double share = healthy->throughput_gbps > 0 ? degraded->throughput_gbps / healthy->throughput_gbps : NAN;
+  if (fmt == CLI_FORMAT_JSON) {
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "failed");
+    json_builder_begin_array(b);
+    for (const char *const *f = fail; *f; f++) json_builder_add_string_value(b, *f);
+    json_builder_end_array(b);
+    sim_json_number(b, "throughput_share", share);
+    json_builder_set_member_name(b, "healthy");
+    json_builder_add_value(b, report_node(healthy));
+    json_builder_set_member_name(b, "degraded");
+    json_builder_add_value(b, report_node(degraded));
+    json_builder_end_object(b);
+    sim_json_append(b, out);
+    return;
+  }
+  g_autofree char *list = g_strjoinv(", ", (char **)fail);
+  g_string_append_printf(out, "what-if:    %s down (mode %s)\n", list, degraded->mode);
+  g_string_append_printf(out, "            %-22s %-22s\n", "healthy", "degraded");
+  g_autofree char *th = g_strdup_printf("%.1f Gb/s", healthy->throughput_gbps);
+  g_autofree char *td = g_strdup_printf("%.1f Gb/s", degraded->throughput_gbps);
+  g_string_append_printf(out, "throughput: %-22s %-22s (%.1f %% of healthy)\n", th, td, 100 * share);
+  g_autofree char *ch = g_strdup_printf("%.1f %%", healthy->cpu_util_pct);
+  g_autofree char *cd = g_strdup_printf("%.1f %%", degraded->cpu_util_pct);
+  g_string_append_printf(out, "cpu:        %-22s %-22s\n", ch, cd);
+  g_autofree char *lh = g_strdup_printf("%.3f ms", healthy->lat_p99_ms);
+  g_autofree char *ld = g_strdup_printf("%.3f ms", degraded->lat_p99_ms);
+  g_string_append_printf(out, "p99:        %-22s %-22s\n", lh, ld);
+  g_string_append_printf(out, "bottleneck: %-22s %-22s\n", bottleneck_name(healthy), bottleneck_name(degraded));
+  g_string_append(out, "\nThe degraded box:\n");
+  app_report_write(degraded, APP_FMT_TABLE, out);
+}

@@ -1,0 +1,85 @@
+/* appliance_explain.h — `ocasim explain`: the per-byte breakdown a planner sanity-checks, taken
+ * from the demand model the bound uses (no second model).
+ *
+ * What it reports, per served byte at the bound's operating point X_op:
+ *   DRAM bytes by touch: the touches of the data path(s) (datapath.h, weighted by the alt-path
+ *     fraction) beside the DRAM total of the demand vectors, sum over DRAM nodes of D_r, which
+ *     equals the touch total (every touch lands on some node's DRAM);
+ *   CPU cycles by component, summed over the nodes: copies, the stack's per-page, per-segment
+ *     and per-ACK cycles and the stalls, each found as the drop of the CPU demand when its
+ *     coefficients are zeroed (models/coeffs.h:
+ *     copy_cpb; page_cycles + mapped_page_cycles; pkt_cycles; ack_cycles; the workload's request,
+ *     connection and TLS handshake cycles (workload_request_cpb); k_bulk, k_meta and
+ *     k_remote for the stalls); the stalls split into DRAM latency at idle, DRAM queueing at
+ *     X_op (the load-dependent terms, demand.h) and fabric (the remote-access penalty,
+ *     DmResource.remote_stall); what remains is the bulk crypto (the one CPU term without a
+ *     coefficient of its own: cpu.h's cycles-per-byte table), or "other" on a loopback host,
+ *     whose costs are measured as a whole (there is no interrupt term in the model yet);
+ *   fabric bytes per link and direction: D_r of every fabric resource;
+ *   PCIe tags of the NICs' non-posted reads: tag-seconds per byte D_r, tags in use X_op D_r and
+ *     their share of the card's tags.
+ * Leaves out: the DES (this is the bound's accounting), per-class detail (weights average it).
+ */
+#ifndef MODELS_APPLIANCE_EXPLAIN_H
+#define MODELS_APPLIANCE_EXPLAIN_H
+#include "models/appliance_report.h"
+
+typedef struct {
+  DataPath path;
+  const char *what; /* datapath.h's label, e.g. "NIC DMA read" */
+  const char *agent, *buffer;
+  gboolean write;
+  double bytes; /* DRAM bytes per served byte, the path's share included */
+} ExplainTouch;
+
+typedef struct {
+  char name[40];
+  double per_byte; /* units per served byte: bytes (fabric) or tag-seconds (tags) */
+  double load;     /* at X_op: GB/s (fabric) or tags in use */
+  double capacity; /* GB/s or tags */
+} ExplainRes;
+
+/* CPU cycles per served byte, all nodes together. */
+typedef enum {
+  EX_CRYPTO,
+  EX_COPY,
+  EX_STACK_PAGE,
+  EX_STACK_SEGMENT,
+  EX_STACK_ACK,
+  EX_STACK_INTERRUPT,
+  EX_REQUESTS,
+  EX_STALL_DRAM,
+  EX_STALL_QUEUE,
+  EX_STALL_FABRIC,
+  EX_OTHER,
+  EX_CPB_COUNT
+} ExplainCpb;
+
+typedef struct {
+  char *scenario;
+  guint64 seed;
+  DataPath path, alt_path;
+  double alt_fraction;
+  double op_gbps; /* the bound's operating point X_op */
+  int n_touch;
+  ExplainTouch touch[2 * DP_MAX_TOUCHES];
+  double dram_touch_total; /* sum of touch[].bytes */
+  double dram_model_total; /* sum over DRAM resources of the demand model's D_r */
+  int dram_nodes;
+  double cpb[EX_CPB_COUNT];
+  double cpb_total; /* the demand model's CPU D_r summed at X_op */
+  int n_fabric, n_tags;
+  ExplainRes *fabric, *tags;
+} Explain;
+
+/* The breakdown of @a with demand model @m (built by demand_build from @a); @info may be NULL.
+ * Rebuilds the demand model with coefficients zeroed to split the CPU cycles. (transfer full) */
+Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);
+void appliance_explain_free(Explain *e);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Explain, appliance_explain_free)
+/* Name of a CPU component ("crypto", "stack_page", "stall_dram", ...). */
+const char *appliance_explain_cpb_name(ExplainCpb c);
+/* Appends the breakdown as a table (APP_FMT_TABLE) or JSON (APP_FMT_JSON). */
+void appliance_explain_write(const Explain *e, AppReportFormat fmt, GString *out);
+
+#endif /* MODELS_APPLIANCE_EXPLAIN_H */

@@ -1,0 +1,25 @@
+/* failure.h — failure what-ifs: components taken out of the box, their traffic moved the way
+ * the box would move it.
+ *
+ * What it models: a failed drive (nvme[D], D the drive's index as in the resource name nvmeD)
+ * leaves the box and the catalogue is placed again over the surviving drives by
+ * workload.title_placement (node_striped: the node-interleaved drive order, now without it; so a
+ * node that lost a drive holds fewer titles), as a box refilled from the origin would hold it; the
+ * drives are numbered again from 0 in the degraded report. A failed NIC port (nics[N].ports[P], N the
+ * card's index as in nicN) leaves its LACP bundle: the bundle hashes connections over the
+ * remaining ports in proportion to their line rates (demand.h), and the card keeps its PCIe link
+ * and TLS engine. A failed card (nics[N]) takes its ports with it.
+ * The failures name the healthy box's indices; several are taken out together.
+ * Leaves out: the transient (re-hashing, refetching content from the origin), degraded
+ * RAID reads, a box left without a drive or a port (an error).
+ */
+#ifndef MODELS_FAILURE_H
+#define MODELS_FAILURE_H
+#include "models/appliance.h"
+
+/* Takes the components @fail names (NULL-terminated: "nvme[3]", "nics[0].ports[1]",
+ * "nics[1]") out of @a in place. FALSE with a G_OPTION_ERROR naming the bad entry when one is
+ * malformed, names a component the box does not have, or would leave no drive or no port. */
+gboolean appliance_fail(Appliance *a, const char *const *fail, GError **error);
+
+#endif /* MODELS_FAILURE_H */

@@ -1,0 +1,380 @@
+/* tests/test_planner.c — what a capacity planner asks beyond bytes (issue 14): `check` refuses
+ * what `run` refuses, located; the headline CPU names the busiest node and the idle ones;
+ * the platform's hardware budgets (PCIe lanes, links, DIMMs, NPS modes) are located errors;
+ * `explain`'s DRAM bytes per byte are the touch table's; --fail moves a failed port's or drive's traffic;
+ * capacity's latency criterion is measured by the DES; requests and connections cost cycles. */
+#include <check.h>
+#include "tests/support/check_run.h"
+#include "tests/support/ocasim_run.h"
+#include <math.h>
+#include <string.h>
+
+#include "models/appliance_conf.h"
+#include "models/appliance_des.h"
+#include "models/appliance_explain.h"
+#include "models/component.h"
+#include "models/model_error.h"
+#include <json-glib/json-glib.h>
+
+START_TEST(test_check_refuses_what_run_refuses)
+{
+  /* 230.9 Gb/s x 1e6 s / 2 MiB = 1.38e10 requests > 5e9: run refuses it, so check must, at duration (line 5, col 11) */
+  const char *file = "tests/data/planner/long_duration.yaml";
+  for (int run = 0; run < 2; run++) {
+    const char *args[] = { run ? "run" : "check", file, NULL };
+    char *out, *err;
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+    test_assert_located(args[0], err, file, 5, 11, "duration", "would simulate about");
+    g_free(out);
+    g_free(err);
+  }
+  /* an offered load far above saturation (100 Tb/s of 4 KiB requests, 6.1e9 in the run): every
+   * arrival is an event, the key is workload.offered */
+  const char *args[] = { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.offered=100 Tb/s",
+                         "--set", "workload.request_size=4 KiB",       NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+  ck_assert_msg(strstr(err, "--set: workload.offered: the run would simulate"), "%s", err);
+  g_free(out);
+  g_free(err);
+  /* the model-level check agrees, and a normal scenario passes it */
+  Appliance a;
+  AppScenarioInfo info;
+  GError *e = NULL;
+  ck_assert(appliance_load_file(file, NULL, &a, &info, &e));
+  g_autoptr(DemandModel) m = demand_build(&a, &e);
+  ck_assert(!appliance_des_check(&a, &info, m, &e));
+  ck_assert_str_eq(model_error_path(e), "duration");
+  g_clear_error(&e);
+  info.duration_s = 2;
+  info.warmup_s = 0.2;
+  ck_assert_msg(appliance_des_check(&a, &info, m, &e), "%s", e ? e->message : "");
+  app_scenario_info_clear(&info);
+}
+END_TEST
+
+START_TEST(test_headline_cpu_busiest_node)
+{
+  /* genoa-400gbe-nps4: NPS4 network-centric with the NICs on nodes 0 and 2: those two nodes carry
+   * the same load (the box is DRAM bound there), nodes 1 and 3 do nothing, so the mean is
+   * (b + 0 + b + 0) / 4 = b / 2 of the busiest node's b */
+  const char *args[] = { "bound", "scenarios/genoa-400gbe-nps4.yaml", "-f", "json", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_data(p, out, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  double busiest = json_object_get_double_member(o, "cpu_busiest_node_pct");
+  ck_assert(busiest > 10 && busiest <= 80.0 + 1e-9); /* a working node, at most the 80 % cap */
+  ck_assert_double_eq_tol(json_object_get_double_member(o, "cpu_util_pct"), busiest / 2, 1e-9 * busiest);
+  ck_assert_str_eq(json_object_get_string_member(o, "cpu_busiest_node"), "cpu.node0");
+  JsonArray *idle = json_object_get_array_member(o, "cpu_idle_nodes");
+  ck_assert_int_eq(json_array_get_length(idle), 2);
+  ck_assert_str_eq(json_array_get_string_element(idle, 0), "cpu.node1");
+  ck_assert_str_eq(json_array_get_string_element(idle, 1), "cpu.node3");
+  g_free(out);
+  g_free(err);
+  const char *targs[] = { "bound", "scenarios/genoa-400gbe-nps4.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(targs, &out, &err), 0);
+  g_autofree char *want =
+      g_strdup_printf("cpu:        busiest node %.1f %% (cpu.node0), mean %.1f %% over 4 nodes (", busiest, busiest / 2);
+  ck_assert_msg(strstr(out, want), "%s", out);
+  ck_assert_msg(strstr(out, "warning:    the placement leaves cpu.node1, cpu.node3 idle"), "%s", out);
+  g_free(out);
+  g_free(err);
+  const char *cargs[] = { "bound", "scenarios/genoa-400gbe-nps4.yaml", "-f", "csv", NULL };
+  ck_assert_int_eq(test_run_ocasim(cargs, &out, &err), 0);
+  ck_assert_msg(strstr(out, ",cpu_util_pct,cpu_busiest_node_pct,cpu_busiest_node,"), "%s", out);
+  ck_assert_msg(strstr(out, ",cpu.node0,"), "%s", out);
+  g_free(out);
+  g_free(err);
+  /* every node working (NPS4 spread ports): no warning */
+  const char *wargs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(wargs, &out, &err), 0);
+  ck_assert_msg(!strstr(out, "warning:") && strstr(out, " over 4 nodes ("), "%s", out);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
+/* Runs ocasim with @args and asserts exit 2 with @message on stderr. */
+static void assert_refused(const char *const *args, const char *message)
+{
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+  ck_assert_msg(strstr(err, message), "%s: wanted '%s', got %s", args[1], message, err);
+  g_free(out);
+  g_free(err);
+}
+
+START_TEST(test_hardware_budgets)
+{
+  /* 18 x4 drives (72 lanes) then x16 cards: the 4th card needs 72 + 4 x 16 = 136 > 128 lanes */
+  const char *file = "tests/data/planner/sixteen_x16_cards.yaml";
+  const char *args[] = { "check", file, NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+  test_assert_located("16 x16 cards", err, file, 7, 100, "nics[0].pcie.lanes",
+                      "the drives and NICs on socket 0 need 136 PCIe lanes, more than the 128 the socket has");
+  g_free(out);
+  g_free(err);
+  /* per root complex: a second x16 card on quadrant 0 (2 x4 drives there) needs 8 + 32 = 40 > 32 */
+  assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nics[0].count=2", NULL },
+                 "nics[0].pcie.lanes: the drives and NICs on socket 0 quadrant 0 need 40 PCIe lanes, more than the 32");
+  assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set",
+                                   "topology.links=[{kind: xgmi, rate: 18 GT/s}]", NULL },
+                 "topology.links: a one-socket box has no inter-socket (xgmi) links");
+  assert_refused((const char *[]){ "check", "scenarios/reference/milan2022_default_bios.yaml", "--set",
+                                   "topology.links=[{kind: upi, count: 3, width: 16, rate: 18 GT/s}]", NULL },
+                 "topology.links: upi links do not exist on a zen3 part");
+  assert_refused((const char *[]){ "check", "scenarios/reference/skx2019_no_silo.yaml", "--set",
+                                   "topology.links=[{kind: xgmi, count: 2, width: 16, rate: 9.6 GT/s}]", NULL },
+                 "topology.links: xgmi links do not exist on a skylake part");
+  assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "budgets.dimm_type=ddr5", NULL },
+                 "budgets.dimm_type: a zen2 memory controller drives ddr4 DIMMs, not ddr5");
+  assert_refused(
+      (const char *[]){ "check", "scenarios/reference/skx2019_no_silo.yaml", "--set", "topology.nps_supported=[1, 4]", NULL },
+      "topology.nps_supported: a skylake part has no mode of 4 NUMA nodes per socket");
+  assert_refused((const char *[]){ "check", "scenarios/reference/skx2019_no_silo.yaml", "--set", "topology.nps=2", NULL },
+                 "topology.nps: NPS2 is not supported by this CPU");
+  /* every shipped scenario fits its budgets */
+  const char *ok[] = { "check", "scenarios/genoa-400gbe-nic-ktls.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(ok, &out, &err), 0);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
+START_TEST(test_explain_matches_touch_table)
+{
+  /* for every data path on the Rome box (NPS4, network-centric): explain's DRAM bytes per byte,
+   * from the demand vectors, equal the touch table of models/datapath.h: the bulk touches plus
+   * metadata each way (meta_bytes) plus the ACK frames, 66 B per 2 MSS */
+  for (int p = 0; p < DP_COUNT; p++) {
+    g_autofree char *set = g_strdup_printf("software.data_path=%s", datapath_name((DataPath)p));
+    const char *sets[] = { set, NULL };
+    Appliance a;
+    GError *e = NULL;
+    ck_assert_msg(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, &a, NULL, &e), "%s", e ? e->message : "");
+    g_autoptr(DemandModel) m = demand_build(&a, &e);
+    ck_assert(m);
+    g_autoptr(Explain) x = appliance_explain(&a, NULL, m);
+    gboolean ordinary = datapath_cpu_crypto((DataPath)p) && cpu_crypto_ordinary_stores(a.crypto);
+    double meta = cpu_meta_bytes_per_byte(&a.stack, &a.coef);
+    Touch t[DP_MAX_TOUCHES];
+    int n =
+        datapath_touches((DataPath)p, ordinary, datapath_appliance_user_miss(&a), meta, 66.0 / (2 * cpu_mss_bytes(&a.stack)), t);
+    double want = 0;
+    for (int i = 0; i < n; i++) want += t[i].bytes;
+    /* at this box's connection count a reused buffer is almost never cache resident: the table's bulk touches */
+    ck_assert_double_eq_tol(want, datapath_bulk_touches((DataPath)p, ordinary) + 2 * meta + 66.0 / (2 * cpu_mss_bytes(&a.stack)),
+                            1e-4);
+    ck_assert_double_eq_tol(x->dram_touch_total, want, 1e-12);
+    ck_assert_double_eq_tol(x->dram_model_total, want, 1e-9);
+    ck_assert_int_eq(x->n_touch, n);
+    for (int i = 0; i < n; i++) {
+      ck_assert_str_eq(x->touch[i].what, t[i].what);
+      ck_assert_double_eq_tol(x->touch[i].bytes, t[i].bytes, 1e-15);
+    }
+    /* the CPU parts add up to the demand model's cycles per byte */
+    double parts = 0;
+    for (int c = 0; c < EX_CPB_COUNT; c++) parts += x->cpb[c];
+    ck_assert_double_eq_tol(parts, x->cpb_total, 1e-9 * x->cpb_total);
+    ck_assert_int_eq(x->n_tags, 4); /* two dual-port ConnectX-6 Dx, a tag space per port function (pcie.h) */
+  }
+  /* sendfile_sw_ktls with ISA-L on Zen 2: the remainder is the bulk AES-GCM, the crypto table's
+   * entry (models/cpu.c); no copies on a sendfile path */
+  const char *sets[] = { "software.data_path=sendfile_sw_ktls", NULL };
+  Appliance a;
+  ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, &a, NULL, NULL));
+  g_autoptr(DemandModel) m = demand_build(&a, NULL);
+  g_autoptr(Explain) x = appliance_explain(&a, NULL, m);
+  ck_assert_double_eq_tol(x->cpb[EX_CRYPTO], cpu_crypto_table_cpb(CRYPTO_ISAL_AESGCM, UARCH_ZEN2, NULL), 1e-9);
+  ck_assert_double_eq_tol(x->cpb[EX_CRYPTO], 0.44, 1e-12);
+  ck_assert_double_eq_tol(x->cpb[EX_COPY], 0.0, 1e-12);
+  /* JSON and table from the command line */
+  const char *args[] = { "explain", "scenarios/reference/rome2021_sw_nps1.yaml", "-f", "json", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autoptr(JsonParser) jp = json_parser_new();
+  ck_assert(json_parser_load_from_data(jp, out, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(jp));
+  JsonObject *dram = json_object_get_object_member(o, "dram_bytes_per_byte");
+  /* 4 bulk touches + 2 x 0.4 metadata + 66 / (2 x 1448) ACK bytes */
+  ck_assert_double_eq_tol(json_object_get_double_member(dram, "model_total"), 4.8 + 66.0 / 2896, 1e-9);
+  ck_assert(json_object_has_member(json_object_get_object_member(o, "cpu_cycles_per_byte"), "stall_fabric"));
+  g_free(out);
+  g_free(err);
+  const char *targs[] = { "explain", "scenarios/reference/milan2022_default_bios.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(targs, &out, &err), 0);
+  ck_assert_msg(strstr(out, "xgmi.link0.s0>s1") && strstr(out, "pcie.nic3.f1.tags"), "%s", out);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
+/* The JSON object ocasim prints for @args (exit 0 asserted). (transfer full) */
+static JsonParser *run_json(const char *const *args)
+{
+  char *out, *err;
+  ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+  JsonParser *p = json_parser_new();
+  ck_assert_msg(json_parser_load_from_data(p, out, -1, NULL), "%s", out);
+  g_free(out);
+  g_free(err);
+  return p;
+}
+
+START_TEST(test_failure_moves_traffic)
+{
+  /* rome-400g-nic-ktls is NIC-port bound (4 x 100 GbE at line rate x port_eff): with one of the four
+   * ports down LACP hashes over the three left, each still at line rate: 3/4 of the throughput */
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0].ports[1]", "-f", "json", NULL };
+  g_autoptr(JsonParser) p = run_json(args);
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  JsonObject *h = json_object_get_object_member(o, "healthy"), *d = json_object_get_object_member(o, "degraded");
+  ck_assert_str_eq(json_object_get_string_member(json_object_get_object_member(h, "bottleneck"), "kind"), "nic_port");
+  double xh = json_object_get_double_member(h, "throughput_gbps"), xd = json_object_get_double_member(d, "throughput_gbps");
+  ck_assert_double_eq_tol(xd / xh, 0.75, 1e-9);
+  ck_assert_double_eq_tol(json_object_get_double_member(o, "throughput_share"), 0.75, 1e-9);
+  int ports = 0;
+  JsonArray *res = json_object_get_array_member(d, "resources");
+  for (guint i = 0; i < json_array_get_length(res); i++)
+    ports += strcmp(json_object_get_string_member(json_array_get_object_element(res, i), "kind"), "nic_port") == 0;
+  ck_assert_int_eq(ports, 3);
+  /* a drive down: 17 drives left, which still read every served byte (sum of their GB/s x 8 = Gb/s) */
+  const char *dargs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nvme[0]", "-f", "json", NULL };
+  g_autoptr(JsonParser) dp = run_json(dargs);
+  JsonObject *dd = json_object_get_object_member(json_node_get_object(json_parser_get_root(dp)), "degraded");
+  res = json_object_get_array_member(dd, "resources");
+  int drives = 0;
+  double read_GBps = 0;
+  for (guint i = 0; i < json_array_get_length(res); i++) {
+    JsonObject *r = json_array_get_object_element(res, i);
+    if (strcmp(json_object_get_string_member(r, "kind"), "nvme") != 0) continue;
+    drives++;
+    read_GBps += json_object_get_double_member(r, "value");
+  }
+  ck_assert_int_eq(drives, 17);
+  ck_assert_double_eq_tol(read_GBps * 8, json_object_get_double_member(dd, "throughput_gbps"), 1e-6);
+  /* the table sets the two side by side; a component the box lacks is a usage error */
+  char *out, *err;
+  const char *targs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0].ports[1]", NULL };
+  ck_assert_int_eq(test_run_ocasim(targs, &out, &err), 0);
+  ck_assert_msg(strstr(out, "what-if:    nics[0].ports[1] down") && strstr(out, "(75.0 % of healthy)"), "%s", out);
+  g_free(out);
+  g_free(err);
+  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[5]", NULL },
+                 "--fail: 'nics[5]': the box has 18 drives and 2 NICs");
+  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0]", "--fail", "nics[1]", NULL },
+                 "no NIC port would be left");
+  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "disk[0]", NULL },
+                 "give nvme[D], nics[N] or nics[N].ports[P]");
+}
+END_TEST
+
+START_TEST(test_capacity_latency_by_des)
+{
+  /* rome2021_sw_nps1: the bound's M/M/1 p99 reaches the 50 ms SLO near 205 Gb/s, but the DES at
+   * the CPU criterion's limit measures p99 well inside it: capacity is limited by the CPU */
+  const char *args[] = { "capacity", "scenarios/reference/rome2021_sw_nps1.yaml", "-f", "json", NULL };
+  g_autoptr(JsonParser) p = run_json(args);
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  ck_assert_str_eq(json_object_get_string_member(o, "limiting_criterion"), "cpu");
+  JsonObject *crit = json_object_get_object_member(o, "criteria");
+  ck_assert(json_node_is_null(json_object_get_member(crit, "latency"))); /* never reached below the other limits */
+  JsonObject *lc = json_object_get_object_member(o, "latency_check");
+  ck_assert_str_eq(json_object_get_string_member(lc, "by"), "run");
+  double at = json_object_get_double_member(lc, "run_at_gbps"), p99 = json_object_get_double_member(lc, "run_p99_ms");
+  double hw = json_object_get_double_member(lc, "run_p99_ci95_ms");
+  ck_assert_double_eq_tol(at, json_object_get_double_member(o, "capacity_gbps"), 1e-9);
+  ck_assert(p99 + hw < 50.0);
+  ck_assert(json_object_get_double_member(lc, "bound_estimate_gbps") < at); /* the estimate would have bound first */
+  /* the criterion is `ocasim run`'s: a run at that load measures the same p99 (within its CI) */
+  g_autofree char *set = g_strdup_printf("workload.offered=%.17g Gb/s", at);
+  const char *rargs[] = { "run", "scenarios/reference/rome2021_sw_nps1.yaml", "--set", set, "-f", "json", NULL };
+  g_autoptr(JsonParser) rp = run_json(rargs);
+  JsonObject *lat = json_object_get_object_member(json_node_get_object(json_parser_get_root(rp)), "latency_ms");
+  ck_assert_msg(fabs(json_object_get_double_member(lat, "p99") - p99) <= hw + 1e-9, "run p99 %g vs capacity's %g +- %g",
+                json_object_get_double_member(lat, "p99"), p99, hw);
+  /* a tight SLO: the DES brackets the latency limit below the CPU's, and it binds */
+  const char *targs[] = {
+    "capacity", "scenarios/reference/rome2021_sw_nps1.yaml", "--set", "workload.latency_slo=8 ms", "-f", "json", NULL
+  };
+  g_autoptr(JsonParser) tp = run_json(targs);
+  JsonObject *t = json_node_get_object(json_parser_get_root(tp));
+  ck_assert_str_eq(json_object_get_string_member(t, "limiting_criterion"), "latency");
+  JsonObject *tl = json_object_get_object_member(t, "latency_check");
+  ck_assert(json_object_get_double_member(tl, "run_p99_ms") + json_object_get_double_member(tl, "run_p99_ci95_ms") <= 8.0);
+  ck_assert_int_eq(json_object_get_int_member(tl, "runs"), 8);
+}
+END_TEST
+
+/* Cycles per served byte on all CPU nodes at idle DRAM latency (the demand vectors' base totals). */
+static double cpu_base_cpb(const DemandModel *m)
+{
+  double s = 0;
+  for (int r = 0; r < m->n_res; r++)
+    if (m->res[r].kind == RK_CPU) s += m->base_total[r];
+  return s;
+}
+
+START_TEST(test_request_size_has_a_cost)
+{
+  /* the Rome box with 4 KiB and 2 MiB requests at the assumed 20000 cycles per request (nginx):
+   * nothing else in the CPU demand depends on the request size, so the cycles per byte differ by
+   * request_cycles x (1/4096 - 1/2097152) = 20000 x (2.44140625e-4 - 4.76837158e-7) = 4.87327576 */
+  double cpb[2];
+  for (int i = 0; i < 2; i++) {
+    const char *sets[] = { i ? "workload.request_size=2 MiB" : "workload.request_size=4 KiB", "workload.request_cycles=20000",
+                           NULL };
+    Appliance a;
+    ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, &a, NULL, NULL));
+    ck_assert_double_eq(a.wl.request_cycles, 20000);
+    g_autoptr(DemandModel) m = demand_build(&a, NULL);
+    cpb[i] = cpu_base_cpb(m);
+  }
+  ck_assert_double_eq_tol(cpb[0] - cpb[1], 20000.0 * (1.0 / 4096 - 1.0 / 2097152), 1e-9);
+  ck_assert_double_eq_tol(20000.0 * (1.0 / 4096 - 1.0 / 2097152), 4.87327576, 1e-8);
+  /* the connection term by hand: (50000 + 0.5 x 2.2e6 + 0.5 x 2e5) = 1.25e6 cycles per session of
+   * the mix's mean bitrate (0.2 x 1.5 + 0.6 x 5 + 0.2 x 15 = 6.3 Mb/s) x 600 s / 8 = 472.5 MB:
+   * 2.6455e-3 cycles per byte, and the request term at 2 MiB 20000 / 2097152 */
+  const char *costs[] = { "workload.request_cycles=20000", "workload.connection_cycles=50000",
+                          "workload.tls_handshake_cycles=2.2e6", "workload.tls_resumed_cycles=2e5", NULL };
+  Appliance a;
+  ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", costs, &a, NULL, NULL));
+  ck_assert_double_eq_tol(workload_request_cpb(&a.wl), 1.25e6 / 4.725e8 + 20000.0 / 2097152, 1e-15);
+  /* by default nothing is charged (the published rows were fitted without these costs) */
+  Appliance d;
+  ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", NULL, &d, NULL, NULL));
+  ck_assert_double_eq(workload_request_cpb(&d.wl), 0.0);
+  /* a bitrate outside physical range is a located error */
+  assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set",
+                                   "workload.bitrates=[{rate: 1 b/s, share: 100 %}]", NULL },
+                 "workload.bitrates[0].rate");
+  assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set",
+                                   "workload.bitrates=[{rate: 1 Tb/s, share: 100 %}]", NULL },
+                 "workload.bitrates[0].rate");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+  Suite *s = suite_create("planner");
+  TCase *t = tcase_create("planner");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, test_check_refuses_what_run_refuses);
+  tcase_add_test(t, test_headline_cpu_busiest_node);
+  tcase_add_test(t, test_hardware_budgets);
+  tcase_add_test(t, test_explain_matches_touch_table);
+  tcase_add_test(t, test_failure_moves_traffic);
+  tcase_add_test(t, test_capacity_latency_by_des);
+  tcase_add_test(t, test_request_size_has_a_cost);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void)
+{
+  return test_run_suite(suite());
+}
