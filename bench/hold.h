@@ -28,6 +28,7 @@
 #define HOLD_CHUNK      4096u      /* holds between clock reads */
 #define HOLD_CHECK_OPS  (1u << 20) /* timed holds under the checksum */
 #define HOLD_MEAN_NS    1000.0     /* mean increment */
+#define HOLD_WARMUP_MAX (1u << 21) /* untimed warm-up holds: min(N, this) */
 
 typedef enum { HOLD_EXP = 0, HOLD_UNIFORM = 1, HOLD_BIMODAL = 2, HOLD_TIES = 3 } hold_dist;
 
@@ -63,6 +64,13 @@ static inline void hold_fill_table(uint32_t *incr, hold_dist dist, uint64_t seed
       x = (u <= 0.25 ? 0.0 : u <= 0.5 ? 0.5 : u <= 0.75 ? 1.0 : 2.0) * HOLD_MEAN_NS;
     incr[i] = (uint32_t)x;
   }
+}
+
+/* Untimed warm-up holds at size @n: N, at most HOLD_WARMUP_MAX (so a 1e7 row
+ *  of a slow scheduler does not spend a minute warming up). */
+static inline long hold_warmup(long n)
+{
+  return n < (long)HOLD_WARMUP_MAX ? n : (long)HOLD_WARMUP_MAX;
 }
 
 static inline double hold_now_s(void)
@@ -108,8 +116,8 @@ static inline int hold_parse_args(int argc, char **argv, hold_args *a)
     }
   }
   if (a->n_sizes == 0) {
-    static const long def[] = { 1000, 10000, 100000, 1000000 };
-    for (int i = 0; i < 4; i++) a->sizes[a->n_sizes++] = def[i];
+    static const long def[] = { 1000, 10000, 100000, 1000000, 10000000 };
+    for (int i = 0; i < 5; i++) a->sizes[a->n_sizes++] = def[i];
   }
   return 0;
 }

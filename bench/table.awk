@@ -39,17 +39,22 @@ END {
         printf "%9d | %s | %s | %11s | %9s\n", n, rate("ocasim-engine", n), rate("ocasim-post", n),
             rate("ns3-sim-map", n), ratio("ocasim-engine", "ns3-sim-map", n)
     }
-    printf "\nocasim calendar variants (same hold loop):\n"
-    printf "%9s | %8s | %8s | %8s | %8s | %9s\n", "N", "wheel", "wheel", "4-ary", "v0", "wheel vs"
-    printf "%9s | %8s | %8s | %8s | %8s | %9s\n", "", "L0 12b", "L0 8b", "heap", "", "heap"
+    printf "\nCandidate pending-event structures (same hold loop; chosen = sim/calendar.c as built):\n"
+    printf "%9s | %8s | %8s | %8s | %8s | %8s | %8s | %-22s\n", "N", "arrays", "lists", "2-level", "ladder", "4-ary", "8-ary", "best / chosen"
+    printf "%9s | %8s | %8s | %8s | %8s | %8s | %8s | %-22s\n", "", "(chosen)", "wheel", "+spill", "queue", "heap", "heap", "(goal <= 1.2x)"
+    ncand = split("ocasim-cal ocasim-cal-list ocasim-cal-wheel2 ocasim-cal-ladder ocasim-cal-heap4 ocasim-cal-heap8", cand, " ")
+    split("arrays lists 2-level ladder 4-ary 8-ary", cname, " ")
     for (i = 1; i <= ns; i++) {
         n = sizes[i]
-        printf "%9d | %s | %s | %s | %s | %9s\n", n, rate("ocasim-cal", n), rate("ocasim-cal-l8", n),
-            rate("ocasim-cal-heap4", n), rate("ocasim-cal-v0", n), ratio("ocasim-cal", "ocasim-cal-heap4", n)
+        best = ""; bname = ""
+        for (j = 1; j <= ncand; j++)
+            if (((cand[j], n) in r) && (best == "" || r[cand[j], n] > best)) { best = r[cand[j], n]; bname = cname[j] }
+        cmp = (best != "" && (("ocasim-cal", n) in r) && r["ocasim-cal", n] > 0) ? sprintf("%5.2fx (best: %s)", best / r["ocasim-cal", n], bname) : "-"
+        printf "%9d | %s | %s | %s | %s | %s | %s | %-22s\n", n, rate("ocasim-cal", n), rate("ocasim-cal-list", n),
+            rate("ocasim-cal-wheel2", n), rate("ocasim-cal-ladder", n), rate("ocasim-cal-heap4", n), rate("ocasim-cal-heap8", n), cmp
     }
-    printf "  wheel = sim/calendar.c as built (radix wheel, 4096 one-ns buckets at the finest level);\n"
-    printf "  L0 8b = the same code with 256; 4-ary heap = the calendar before it (bench/ref/heap4/);\n"
-    printf "  v0 = the first calendar (bench/ref/calendar_v0.c: 24-byte entries, branchy, no root hole).\n"
+    printf "  arrays = radix wheel of bucket arrays (sim/calendar.c); lists = the same wheel with linked-list\n"
+    printf "  buckets (bench/ref/wheel_list/); 2-level +spill and ladder queue: bench/ref/alt/; heaps: bench/ref/heap4/.\n"
     if (bad != "") printf "\nWARNING: implementations disagree:\n%s", bad
     else if (ns > 0) printf "\nChecksums: every implementation popped the same times at every N.\n"
     printf "%s", notes

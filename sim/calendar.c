@@ -30,7 +30,7 @@
  * start and its events are appended, in order, to lower levels (which are
  * empty, so FIFO order among equal times survives).  An insert before c (only
  * after a peek opened a bucket the caller then schedules ahead of, or a
- * calendar used alone going back in time) rewinds c: see rewind_to().
+ * calendar used alone going back in time) rewinds c: see arr_rewind_to().
  *
  * Cancel writes a tombstone; a bucket whose tombstones outnumber its live
  * events by more than a chunk is compacted (live entries moved to the front,
@@ -73,6 +73,18 @@
 #define SIM_CALENDAR_PREFETCH 6
 #endif
 #define PREFETCH SIM_CALENDAR_PREFETCH
+/* Sizes of the switch between list and array buckets (hysteresis, so a set
+ * hovering near one size does not convert back and forth): lists up to UP_AT
+ * pending events, arrays down to DOWN_AT (measured crossover ~40000 on the
+ * hold model: bench/README.md). */
+#ifndef SIM_CALENDAR_UP_AT
+#define SIM_CALENDAR_UP_AT 49152
+#endif
+#ifndef SIM_CALENDAR_DOWN_AT
+#define SIM_CALENDAR_DOWN_AT 16384
+#endif
+#define UP_AT   SIM_CALENDAR_UP_AT
+#define DOWN_AT SIM_CALENDAR_DOWN_AT
 /* Pending events above which pop prefetches (below, everything is cached and
  * the prefetches only cost; measured: bench/README.md). */
 #ifndef SIM_CALENDAR_PREFETCH_MIN
@@ -185,7 +197,7 @@ __attribute__((noinline)) static SimCalendarChunk *bucket_grow(SimCalendar *cal,
 }
 
 /* Appends ev to bucket b of level lev. */
-static inline void push(SimCalendar *cal, unsigned lev, uint32_t b, SimEvent *ev)
+static inline void arr_push(SimCalendar *cal, unsigned lev, uint32_t b, SimEvent *ev)
 {
   SimCalendarBucket *bk = &cal->bucket[b];
   SimCalendarChunk *c = bk->last;
@@ -203,15 +215,21 @@ static inline void push(SimCalendar *cal, unsigned lev, uint32_t b, SimEvent *ev
   if (lev == 0 && G_UNLIKELY(b < cal->cur)) cal->cur = b;
 }
 
-static inline void append(SimCalendar *cal, SimEvent *ev, uint64_t k)
+static inline void arr_append(SimCalendar *cal, SimEvent *ev, uint64_t k)
 {
   unsigned lev = level_of(k, cal->cursor);
-  push(cal, lev, bucket_in(lev, k), ev);
+  arr_push(cal, lev, bucket_in(lev, k), ev);
 }
 
 /* Bucket bk ran empty (live == 0): back to one chunk, no entries. */
 static inline void bucket_reset(SimCalendar *cal, SimCalendarBucket *bk)
 {
+#ifdef SIM_CALENDAR_DROP_CHUNK
+  chain_free(cal, bk->first);
+  bk->first = bk->last = NULL;
+  bk->head = bk->tail = bk->dead = 0;
+  return;
+#endif
   if (G_UNLIKELY(bk->first != bk->last)) {
     SimCalendarChunk *c = bk->first;
     while (c != bk->last) {
@@ -271,12 +289,23 @@ void sim_calendar_init(SimCalendar *cal)
 {
   memset(cal, 0, sizeof *cal);
   cal->cur = UINT32_MAX;
+  cal->up_at = UP_AT;
+}
+
+/* Frees every chunk block (no bucket may hold a chunk any more). */
+static void chunks_release(SimCalendar *cal)
+{
+  for (uint32_t i = 0; i < cal->n_blocks; i++) g_free(cal->blocks[i]);
+  g_free(cal->blocks);
+  cal->blocks = NULL;
+  cal->n_blocks = cal->cap_blocks = 0;
+  cal->free_chunks = NULL;
 }
 
 void sim_calendar_clear(SimCalendar *cal)
 {
-  for (uint32_t i = 0; i < cal->n_blocks; i++) g_free(cal->blocks[i]);
-  g_free(cal->blocks);
+  chunks_release(cal);
+  g_free(cal->list);
   g_free(cal->bucket);
   g_free(cal->bits);
   sim_calendar_init(cal);
@@ -308,7 +337,7 @@ static void splice(SimCalendar *cal, SimCalendarBucket *dst, SimCalendarBucket *
  * every event below level h shares the cursor's digit h, so all of them go
  * into the (empty) bucket of that digit at level h.  Equal times never sit in
  * different buckets, so concatenating the buckets keeps FIFO order. */
-static void rewind_to(SimCalendar *cal, uint64_t k)
+static void arr_rewind_to(SimCalendar *cal, uint64_t k)
 {
   unsigned h = level_of(k, cal->cursor);
   if (h > 0) {
@@ -332,14 +361,10 @@ static void rewind_to(SimCalendar *cal, uint64_t k)
 
 /* Insert off the fast path: first insert, a time before the cursor, or a
  * time that differs from the cursor above level 1. */
-__attribute__((noinline)) static void insert_slow(SimCalendar *cal, SimEvent *ev, uint64_t k)
+__attribute__((noinline)) static void arr_insert_slow(SimCalendar *cal, SimEvent *ev, uint64_t k)
 {
-  if (!cal->bucket) {
-    cal->bucket = g_new0(SimCalendarBucket, NBUCKET);
-    cal->bits = g_new0(uint64_t, NBUCKET / 64);
-  }
-  if (k < cal->cursor) rewind_to(cal, k);
-  append(cal, ev, k);
+  if (k < cal->cursor) arr_rewind_to(cal, k);
+  arr_append(cal, ev, k);
 }
 
 __attribute__((noinline, cold, noreturn)) static void insert_pending(void)
@@ -347,22 +372,19 @@ __attribute__((noinline, cold, noreturn)) static void insert_pending(void)
   g_error("sim_calendar_insert: the event is already pending");
 }
 
-void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
+static inline void arr_insert(SimCalendar *cal, SimEvent *ev, uint64_t k)
 {
-  if (G_UNLIKELY(ev->slot != SIM_EVENT_IDLE)) insert_pending();
-  uint64_t k = ukey(t_ns), c = cal->cursor;
-  ev->time = t_ns;
-  cal->n++;
+  uint64_t c = cal->cursor;
   uint64_t x = k ^ c;
-  if (G_LIKELY(k >= c && cal->bucket)) {
+  if (G_LIKELY(k >= c)) {
     if (x < N0)
-      push(cal, 0, (uint32_t)k & (N0 - 1), ev);
+      arr_push(cal, 0, (uint32_t)k & (N0 - 1), ev);
     else if (x < (UINT64_C(1) << (B0 + BN)))
-      push(cal, 1, N0 + ((uint32_t)(k >> B0) & (NN - 1)), ev);
+      arr_push(cal, 1, N0 + ((uint32_t)(k >> B0) & (NN - 1)), ev);
     else
-      insert_slow(cal, ev, k);
+      arr_insert_slow(cal, ev, k);
   } else {
-    insert_slow(cal, ev, k);
+    arr_insert_slow(cal, ev, k);
   }
 }
 
@@ -397,9 +419,8 @@ __attribute__((noinline)) static void compact(SimCalendar *cal, SimCalendarBucke
   bk->dead = 0;
 }
 
-bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev)
+static void arr_remove(SimCalendar *cal, SimEvent *ev)
 {
-  if (ev->slot == SIM_EVENT_IDLE) return false;
   uint64_t k = ukey(ev->time);
   unsigned lev = level_of(k, cal->cursor);
   uint32_t b = bucket_in(lev, k);
@@ -407,8 +428,6 @@ bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev)
   SimCalendarChunk *c = ev->chunk;
   uint32_t s = ev->slot;
   c->ev[s] = NULL;
-  ev->slot = SIM_EVENT_IDLE;
-  cal->n--;
   if (--bk->live == 0) {
     bucket_reset(cal, bk);
     unmark(cal, lev, b);
@@ -418,20 +437,13 @@ bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev)
   } else if (++bk->dead > bk->live + CH) {
     compact(cal, bk);
   }
-  return true;
-}
-
-void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
-{
-  sim_calendar_remove(cal, ev);
-  sim_calendar_insert(cal, ev, t_ns);
 }
 
 /* The finest level is empty and events are pending: open the first
  * non-empty bucket of the lowest non-empty level, i.e. move the cursor to its
  * start and spread its events over the levels below, in order.  The bucket's
  * chunks go back to the free list as they are read. */
-static void cascade(SimCalendar *cal)
+static void arr_cascade(SimCalendar *cal)
 {
   unsigned lev = 1;
   while (!cal->summary[lev]) lev++;
@@ -458,32 +470,16 @@ static void cascade(SimCalendar *cal)
     if (!e) continue;
     left--;
     if (lev == 1) /* all of them land in level 0 */
-      push(cal, 0, (uint32_t)ukey(e->time) & (N0 - 1), e);
+      arr_push(cal, 0, (uint32_t)ukey(e->time) & (N0 - 1), e);
     else
-      append(cal, e, ukey(e->time));
+      arr_append(cal, e, ukey(e->time));
   }
   chain_free(cal, c);
 }
 
-sim_time_ns sim_calendar_peek_slow_(SimCalendar *cal)
+/* Pops the head of level-0 bucket cur (which exists). */
+static inline SimEvent *arr_pop(SimCalendar *cal)
 {
-  while (cal->cur == UINT32_MAX) cascade(cal);
-  const SimCalendarBucket *bk = &cal->bucket[cal->cur];
-  return bk->first->ev[bk->head]->time;
-}
-
-/* Pop found level 0 empty: NULL if the calendar is, else open buckets until
- * level 0 has one. */
-__attribute__((noinline)) static bool refill(SimCalendar *cal)
-{
-  if (cal->n == 0) return false;
-  while (cal->cur == UINT32_MAX) cascade(cal);
-  return true;
-}
-
-SimEvent *sim_calendar_pop(SimCalendar *cal)
-{
-  if (G_UNLIKELY(cal->cur == UINT32_MAX) && !refill(cal)) return NULL;
   uint32_t b = cal->cur;
   SimCalendarBucket *bk = &cal->bucket[b];
   SimCalendarChunk *c = bk->first;
@@ -506,7 +502,294 @@ SimEvent *sim_calendar_pop(SimCalendar *cal)
     }
   }
   cal->cursor = ukey(ev->time);
+  return ev;
+}
+
+/* ---- list buckets (small sets) ---- */
+
+/* Appends ev to list bucket b of level lev without a branch on whether the
+ * bucket was empty (hard to predict): the link to write is the old tail's
+ * next or the bucket head, and setting the bitmap bits again is harmless. */
+static inline void l_link_tail(SimCalendar *cal, unsigned lev, uint32_t b, SimEvent *ev)
+{
+  SimCalendarList *l = &cal->list[b];
+  uint64_t *wp = &cal->bits[b >> 6];
+  uint64_t w = *wp, bit = UINT64_C(1) << (b & 63);
+  SimEvent *tail = l->tail;
+  /* integer select: tail may be stale or NULL when the bucket is empty */
+  uintptr_t link = (w & bit) ? (uintptr_t)tail + offsetof(SimEvent, next) : (uintptr_t)&l->head;
+  *(SimEvent **)link = ev;
+  ev->prev = tail;
+  ev->slot = 0;
+  l->tail = ev;
+  *wp = w | bit;
+  cal->summary[lev] |= UINT64_C(1) << (((b - first_bucket(lev)) >> 6) & 63);
+  if (lev == 0 && G_UNLIKELY(b < cal->cur)) /* a branch: see the top */
+    cal->cur = b;
+}
+
+static inline void l_append(SimCalendar *cal, SimEvent *ev, uint64_t k)
+{
+  unsigned lev = level_of(k, cal->cursor);
+  l_link_tail(cal, lev, bucket_in(lev, k), ev);
+}
+
+/* As arr_rewind_to(), for list buckets: the lists are concatenated. */
+static void l_rewind_to(SimCalendar *cal, uint64_t k)
+{
+  unsigned h = level_of(k, cal->cursor);
+  if (h > 0) {
+    uint32_t db = bucket_in(h, cal->cursor);
+    SimCalendarList *dst = &cal->list[db];
+    bool any = false;
+    g_assert(!(cal->bits[db >> 6] & (UINT64_C(1) << (db & 63))));
+    for (unsigned lev = 0; lev < h; lev++) {
+      while (cal->summary[lev]) {
+        uint32_t b = lowest(cal, lev);
+        SimCalendarList *src = &cal->list[b];
+        if (any) {
+          dst->tail->next = src->head;
+          src->head->prev = dst->tail;
+        } else {
+          dst->head = src->head;
+        }
+        dst->tail = src->tail;
+        any = true;
+        unmark(cal, lev, b);
+      }
+    }
+    if (any) mark(cal, h, db);
+    cal->cur = UINT32_MAX;
+  }
+  cal->cursor = k;
+}
+
+__attribute__((noinline)) static void l_insert_slow(SimCalendar *cal, SimEvent *ev, uint64_t k)
+{
+  if (k < cal->cursor) l_rewind_to(cal, k);
+  l_append(cal, ev, k);
+}
+
+static inline void l_insert(SimCalendar *cal, SimEvent *ev, uint64_t k)
+{
+  uint64_t c = cal->cursor;
+  uint64_t x = k ^ c;
+  if (G_LIKELY(k >= c)) {
+    if (x < N0)
+      l_link_tail(cal, 0, (uint32_t)k & (N0 - 1), ev);
+    else if (x < (UINT64_C(1) << (B0 + BN)))
+      l_link_tail(cal, 1, N0 + ((uint32_t)(k >> B0) & (NN - 1)), ev);
+    else
+      l_insert_slow(cal, ev, k);
+  } else {
+    l_insert_slow(cal, ev, k);
+  }
+}
+
+static void l_remove(SimCalendar *cal, SimEvent *ev)
+{
+  uint64_t k = ukey(ev->time);
+  unsigned lev = level_of(k, cal->cursor);
+  uint32_t b = bucket_in(lev, k);
+  SimCalendarList *l = &cal->list[b];
+  if (ev == l->head) {
+    if (ev == l->tail) {
+      unmark(cal, lev, b);
+      if (b == cal->cur) next_cur(cal, b);
+    } else {
+      l->head = ev->next;
+    }
+  } else if (ev == l->tail) {
+    l->tail = ev->prev;
+  } else {
+    ev->prev->next = ev->next;
+    ev->next->prev = ev->prev;
+  }
+}
+
+static void l_cascade(SimCalendar *cal)
+{
+  unsigned lev = 1;
+  while (!cal->summary[lev]) lev++;
+  uint32_t b = lowest(cal, lev);
+  SimCalendarList *l = &cal->list[b];
+  SimEvent *ev = l->head, *last = l->tail;
+  unmark(cal, lev, b);
+  unsigned sh = shift_of(lev);
+  uint64_t digit = (uint64_t)(b - first_bucket(lev)) << sh;
+  uint64_t high = sh + BN >= 64 ? 0 : cal->cursor & ~((UINT64_C(1) << (sh + BN)) - 1);
+  cal->cursor = high | digit;
+  for (;;) {
+    SimEvent *next = ev->next; /* stale for the last one */
+    if (lev == 1)              /* all of them land in level 0 */
+      l_link_tail(cal, 0, (uint32_t)ukey(ev->time) & (N0 - 1), ev);
+    else
+      l_append(cal, ev, ukey(ev->time));
+    if (ev == last) break;
+    ev = next;
+  }
+}
+
+/* Pops the head of list bucket cur (which exists): no branch on whether the
+ * bucket runs empty (cur is the lowest set bit of its word: w &= w - last). */
+static inline SimEvent *l_pop(SimCalendar *cal)
+{
+  uint32_t b = cal->cur;
+  SimCalendarList *l = &cal->list[b];
+  SimEvent *ev = l->head, *next = ev->next;
+  uint64_t last = ev == l->tail;
+  l->head = next; /* stale when b runs empty */
+  __builtin_prefetch(next);
+  uint32_t wi = b >> 6;
+  uint64_t w = cal->bits[wi];
+  cal->bits[wi] = w &= w - last;
+  if (G_LIKELY(w)) {
+    cal->cur = wi * 64 + (uint32_t)__builtin_ctzll(w);
+  } else {
+    uint64_t s = cal->summary[0];
+    cal->summary[0] = s &= s - 1;
+    cal->cur = s ? lowest(cal, 0) : UINT32_MAX;
+  }
+  cal->cursor = ukey(ev->time);
+  return ev;
+}
+
+/* ---- the switch between them ---- */
+
+/* Lists to arrays: every bucket keeps its index and its order, so the
+ * bitmaps, cur and the cursor stay as they are. */
+__attribute__((noinline)) static void to_arrays(SimCalendar *cal)
+{
+  if (!cal->bucket) cal->bucket = g_new0(SimCalendarBucket, NBUCKET);
+  for (uint32_t wi = 0; wi < NBUCKET / 64; wi++)
+    for (uint64_t w = cal->bits[wi]; w; w &= w - 1) {
+      uint32_t b = wi * 64 + (uint32_t)__builtin_ctzll(w);
+      SimCalendarList *l = &cal->list[b];
+      for (SimEvent *ev = l->head;;) {
+        SimEvent *next = ev->next, *last = l->tail;
+        SimCalendarBucket *bk = &cal->bucket[b];
+        SimCalendarChunk *c = bk->last;
+        uint32_t t = bk->tail;
+        if (t == CH || !c) {
+          c = bucket_grow(cal, bk);
+          t = 0;
+        }
+        c->ev[t] = ev;
+        ev->chunk = c;
+        ev->slot = t;
+        bk->tail = t + 1;
+        bk->live++;
+        if (ev == last) break;
+        ev = next;
+      }
+    }
+  cal->arrays = 1;
+  cal->up_at = UINT32_MAX;
+  cal->down_at = DOWN_AT;
+}
+
+/* Arrays to lists, the same way; the chunks are freed (the memory of a
+ * large set goes back when it shrinks). */
+__attribute__((noinline)) static void to_lists(SimCalendar *cal)
+{
+  if (!cal->list) cal->list = g_new0(SimCalendarList, NBUCKET);
+  for (uint32_t wi = 0; wi < NBUCKET / 64; wi++)
+    for (uint64_t w = cal->bits[wi]; w; w &= w - 1) {
+      uint32_t b = wi * 64 + (uint32_t)__builtin_ctzll(w);
+      SimCalendarBucket *bk = &cal->bucket[b];
+      SimCalendarList *l = &cal->list[b];
+      SimCalendarChunk *c = bk->first;
+      uint32_t h = bk->head, left = bk->live;
+      SimEvent *prev = NULL;
+      while (left) {
+        if (h == CH) {
+          c = c->next;
+          h = 0;
+        }
+        SimEvent *ev = c->ev[h++];
+        if (!ev) continue;
+        left--;
+        if (prev)
+          prev->next = ev;
+        else
+          l->head = ev;
+        ev->prev = prev;
+        ev->slot = 0;
+        prev = ev;
+      }
+      l->tail = prev;
+    }
+  memset(cal->bucket, 0, NBUCKET * sizeof *cal->bucket);
+  chunks_release(cal);
+  cal->arrays = 0;
+  cal->up_at = UP_AT;
+  cal->down_at = 0;
+}
+
+/* ---- the API ---- */
+
+void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
+{
+  if (G_UNLIKELY(ev->slot != SIM_EVENT_IDLE)) insert_pending();
+  if (G_UNLIKELY(!cal->bits)) {
+    cal->list = g_new0(SimCalendarList, NBUCKET);
+    cal->bits = g_new0(uint64_t, NBUCKET / 64);
+  }
+  uint64_t k = ukey(t_ns);
+  ev->time = t_ns;
+  if (cal->arrays)
+    arr_insert(cal, ev, k);
+  else
+    l_insert(cal, ev, k);
+  if (G_UNLIKELY(++cal->n > cal->up_at)) to_arrays(cal);
+}
+
+bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev)
+{
+  if (ev->slot == SIM_EVENT_IDLE) return false;
+  if (cal->arrays)
+    arr_remove(cal, ev);
+  else
+    l_remove(cal, ev);
   ev->slot = SIM_EVENT_IDLE;
-  cal->n--;
+  if (G_UNLIKELY(--cal->n < cal->down_at)) to_lists(cal);
+  return true;
+}
+
+void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
+{
+  sim_calendar_remove(cal, ev);
+  sim_calendar_insert(cal, ev, t_ns);
+}
+
+sim_time_ns sim_calendar_peek_slow_(SimCalendar *cal)
+{
+  if (cal->arrays) {
+    while (cal->cur == UINT32_MAX) arr_cascade(cal);
+    const SimCalendarBucket *bk = &cal->bucket[cal->cur];
+    return bk->first->ev[bk->head]->time;
+  }
+  while (cal->cur == UINT32_MAX) l_cascade(cal);
+  return cal->list[cal->cur].head->time;
+}
+
+/* Pop found level 0 empty: NULL if the calendar is, else open buckets until
+ * level 0 has one. */
+__attribute__((noinline)) static bool refill(SimCalendar *cal)
+{
+  if (cal->n == 0) return false;
+  if (cal->arrays)
+    while (cal->cur == UINT32_MAX) arr_cascade(cal);
+  else
+    while (cal->cur == UINT32_MAX) l_cascade(cal);
+  return true;
+}
+
+SimEvent *sim_calendar_pop(SimCalendar *cal)
+{
+  if (G_UNLIKELY(cal->cur == UINT32_MAX) && !refill(cal)) return NULL;
+  SimEvent *ev = cal->arrays ? arr_pop(cal) : l_pop(cal);
+  ev->slot = SIM_EVENT_IDLE;
+  if (G_UNLIKELY(--cal->n < cal->down_at)) to_lists(cal);
   return ev;
 }

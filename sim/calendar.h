@@ -64,10 +64,14 @@ struct SimCalendarChunk {
  *  from the engine pool with sim_engine_post().  Initialise with
  *  sim_event_init() before first use. */
 struct SimEvent {
-  sim_time_ns time;        /* when it fires; valid while pending */
-  SimCalendarChunk *chunk; /* calendar internal: the chunk holding it */
-  uint32_t slot;           /* index in chunk while pending, SIM_EVENT_IDLE when not */
-  uint32_t pooled;         /* 1: returned to the engine pool after it runs */
+  sim_time_ns time;          /* when it fires; valid while pending */
+  union {                    /* calendar internal */
+    SimEvent *next;          /* list buckets: next in the bucket */
+    SimCalendarChunk *chunk; /* array buckets: the chunk holding it */
+  };
+  SimEvent *prev;  /* calendar internal: previous in a list bucket */
+  uint32_t slot;   /* pending: 0 (lists) or the index in chunk (arrays); SIM_EVENT_IDLE when not */
+  uint32_t pooled; /* 1: returned to the engine pool after it runs */
   sim_event_fn fn;
   void *ctx;
 };
@@ -76,7 +80,7 @@ struct SimEvent {
 static inline void sim_event_init(SimEvent *ev, sim_event_fn fn, void *ctx)
 {
   ev->time = 0;
-  ev->chunk = NULL;
+  ev->next = ev->prev = NULL;
   ev->slot = SIM_EVENT_IDLE;
   ev->pooled = 0;
   ev->fn = fn;
@@ -89,7 +93,13 @@ static inline bool sim_event_pending(const SimEvent *ev)
   return ev->slot != SIM_EVENT_IDLE;
 }
 
-/* Internal: one bucket, a FIFO array of event pointers in a chain of chunks,
+/* Internal: one list bucket, a doubly linked FIFO list of events; both
+ * pointers are stale while the bucket is empty (its bitmap bit is clear). */
+typedef struct {
+  SimEvent *head, *tail;
+} SimCalendarList;
+
+/* Internal: one array bucket, a FIFO array of event pointers in a chain of chunks,
  * first (holding the head entry) to last (where the tail appends).  An empty
  * bucket (bitmap bit clear) has live == dead == head == tail == 0 and keeps
  * one chunk (first == last) or none. */
@@ -107,12 +117,15 @@ typedef struct {
 /* The pending-event set.  Initialise with sim_calendar_init().  The fields
  *  are internal: use the functions below. */
 typedef struct {
-  SimCalendarBucket *bucket;                 /* every bucket, level by level; NULL until the first insert */
+  SimCalendarList *list;                     /* list buckets, level by level; NULL until used */
+  SimCalendarBucket *bucket;                 /* array buckets, level by level; NULL until used */
   uint64_t *bits;                            /* occupancy bitmaps of the buckets, level by level */
   uint64_t summary[SIM_CALENDAR_MAX_LEVELS]; /* bit w: word w of the level's bitmap != 0 */
   uint64_t cursor;                           /* order-preserving key (calendar.c) <= every pending time */
   uint32_t n;                                /* pending events */
   uint32_t cur;                              /* first non-empty bucket of level 0, UINT32_MAX if none */
+  uint32_t arrays;                           /* 1: array buckets are in use, 0: list buckets */
+  uint32_t up_at, down_at;                   /* switch to arrays when n > up_at, to lists when n < down_at */
   SimCalendarChunk *free_chunks;             /* free list of chunks */
   void **blocks;                             /* allocations behind the chunks */
   uint32_t n_blocks, cap_blocks;
@@ -139,6 +152,7 @@ sim_time_ns sim_calendar_peek_slow_(SimCalendar *cal);
 static inline sim_time_ns sim_calendar_peek_time(const SimCalendar *cal)
 {
   if (cal->cur != UINT32_MAX) { /* the finest level holds the earliest event */
+    if (!cal->arrays) return cal->list[cal->cur].head->time;
     const SimCalendarBucket *bk = &cal->bucket[cal->cur];
     return bk->first->ev[bk->head]->time;
   }
