@@ -1,4 +1,5 @@
-/* sim/calendar.c — radix wheel of FIFO bucket arrays (chunk chains).
+/* sim/calendar.c — radix wheel of FIFO buckets: linked lists while the set
+ * is small, arrays (chunk chains) while it is large.
  *
  * Times are mapped to unsigned keys k = t ^ 2^63 (order-preserving).  Level 0
  * covers key bits [0, B0), level l >= 1 bits [B0 + (l-1)BN, B0 + l*BN).
@@ -14,14 +15,24 @@
  *     were inserted (moves re-insert at the tail);
  *   - bits/summary mirror which buckets are non-empty (live > 0); cur is the
  *     first non-empty level-0 bucket (UINT32_MAX: none);
- *   - a bucket's entries run from (first, head) to (last, tail) along the
+ *   - lists (cal->arrays == 0): a bucket is a doubly linked list; head and
+ *     tail of an empty bucket, the next link of a tail and the prev link of
+ *     a head are stale and never followed;
+ *   - arrays: a bucket's entries run from (first, head) to (last, tail) along the
  *     chunk chain; each is a pending event (whose chunk/slot point back at the
  *     entry) or NULL (a tombstone, counted in dead); while live > 0 the head
  *     entry is pending.  Entries before head or after tail are stale and never
  *     followed; a chunk's next link is always a chunk or NULL, so reading
  *     ahead for a prefetch is always safe.
  *
- * Pop takes the head of bucket cur, advances head (freeing a chunk it leaves,
+ * List buckets (the wheel before the arrays, bench/ref/wheel_list/): the
+ * fast path is free of hard-to-predict branches (at 1e3 pending, most 1 ns
+ * buckets hold a single event, so "was the bucket empty" and "did it run
+ * empty" are coin flips): insert picks, with a conditional move, which link
+ * to write and sets the bitmap bits unconditionally; pop clears its bucket's
+ * bit with w & (w - last), since cur is the lowest set bit of its word.
+ *
+ * Array buckets: pop takes the head of bucket cur, advances head (freeing a chunk it leaves,
  * skipping tombstones) and sets c to the event's time (which keeps the
  * invariants: every other event shares the bits that decided its level).
  * With many events pending it prefetches the event PREFETCH pops ahead (and

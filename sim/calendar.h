@@ -2,35 +2,38 @@
  *
  * A radix wheel (hierarchical timing wheel over the bits of the integer time,
  * Varghese and Lauck 1987; a multi-level bucket radix heap, Ahuja et al.
- * 1990) whose buckets are arrays: level 0 has 4096 buckets one nanosecond
- * wide, each higher level 256 buckets 256 times wider, 8 levels for 64 bits.
- * An event sits in the level of the highest bit where its time differs from a
- * cursor (at most the earliest pending time), in the bucket of its time's
- * digit at that level.  Level-0 buckets hold one exact time each, so a bucket
- * is a plain FIFO queue and equal times come out in the order they were
- * scheduled, with no sequence numbers and no sorting.  When level 0 runs
- * empty, the first non-empty bucket of the lowest non-empty level is opened:
- * the cursor moves to its start and its events spread, in order, over the
- * levels below.
+ * 1990): level 0 has 4096 buckets one nanosecond wide, each higher level 256
+ * buckets 256 times wider, 8 levels for 64 bits.  An event sits in the level
+ * of the highest bit where its time differs from a cursor (at most the
+ * earliest pending time), in the bucket of its time's digit at that level.
+ * Level-0 buckets hold one exact time each, so a bucket is a plain FIFO and
+ * equal times come out in the order they were scheduled, with no sequence
+ * numbers and no sorting.  When level 0 runs empty, the first non-empty
+ * bucket of the lowest non-empty level is opened: the cursor moves to its
+ * start and its events spread, in order, over the levels below.  Insert and
+ * pop are O(1) amortised (an event moves down at most 7 times; in the hold
+ * model with a ~1 us mean increment, once for about every fourth event);
+ * cancel is O(1).  Bitmaps with a summary word per level find non-empty
+ * buckets.
  *
- * A bucket is a chain of fixed-size chunks of event pointers (256 bytes, 31
- * pointers) taken from a free list the calendar owns.  The event remembers its
- * chunk and its index in it, so cancel is O(1): the entry becomes a tombstone
- * (a bucket is compacted when its tombstones outnumber its live events by more
- * than a chunk).  Arrays rather than linked lists because a pop then knows the
- * events it will return next and can prefetch them several pops ahead: with
- * 1e6 pending events and a 1 us mean increment a finest bucket holds about a
- * thousand cold events, and a list can only be walked one cache miss at a
- * time (the list wheel this replaced: bench/ref/wheel_list/).  Insert and pop
- * are O(1) amortised: an event moves down at most 7 times, and on workloads
- * like the hold model with mean increment ~1 us about once for every fourth
- * event.  Bitmaps with a summary word per level find non-empty buckets.
- * Memory: the bucket array (~190 KiB) and chunks for the peak number of
- * pending events (kept until sim_calendar_clear()); SimEvent is 40 bytes.
- *
- * Measured with the hold model of bench/ (`make bench`; figures and the other
- * candidates — list wheel, two-level wheel with a sorted spill, ladder
- * queue, 4- and 8-ary heaps — in bench/README.md).
+ * The buckets take one of two forms, switched by size (same buckets, same
+ * order, so a switch is one pass over the pending events):
+ *   - lists (up to 49152 pending): intrusive doubly linked FIFO lists, a
+ *     branch-free fast path (calendar.c); everything is in cache there and
+ *     nothing beats touching two list ends;
+ *   - arrays (down to 16384 pending): chains of 256-byte chunks of event
+ *     pointers from a free list the calendar owns; the event keeps its chunk
+ *     and index, so cancel writes a tombstone (compacted when tombstones
+ *     outnumber live events by more than a chunk).  With 1e6 pending events
+ *     and a 1 us mean increment a finest bucket holds ~1000 cold events; a
+ *     list can only be walked one cache miss at a time, an array lets pop
+ *     prefetch several events ahead.
+ * Measured (bench/README.md, the hold model against the other candidates:
+ * two-level wheel with a sorted spill, ladder queue, 4- and 8-ary heaps):
+ * lists win below ~40000 pending (1e3: ~1.6x arrays), arrays above (1e5:
+ * ~3x lists, 1e6: ~7x).  Memory: ~100 KiB of list buckets, plus ~190 KiB of
+ * array buckets and chunks for the pending events while arrays are in use
+ * (given back when the set shrinks to lists).  SimEvent is 48 bytes.
  */
 #ifndef SIM_CALENDAR_H
 #define SIM_CALENDAR_H
