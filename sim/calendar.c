@@ -271,19 +271,24 @@ static inline void advance_head(SimCalendar *cal, SimCalendarBucket *bk, SimCale
   bk->head = h;
 }
 
-/* Prefetches the event PREFETCH entries after (c, h) and the chunk after c. */
-static inline void prefetch_ahead(const SimCalendarChunk *c, uint32_t h)
-{
-  uint32_t j = h + PREFETCH;
-  const SimCalendarChunk *d = c;
-  if (j >= CH) {
-    d = c->next;
-    j -= CH;
-  }
-  if (d) __builtin_prefetch(d->ev[j]);
-  __builtin_prefetch(c->next);
-  __builtin_prefetch((const char *)&c->ev[h] + 128);
-}
+/* Prefetches the event PREFETCH entries after (c, h) and a line of the chunk
+ * after c.  A macro: GCC finds a function holding only prefetches free of
+ * side effects and deletes its calls (measured: no prefetch left in the
+ * binary, 1e6 at 11-13 instead of ~20 M holds per CPU s). */
+#define PREFETCH_AHEAD(c, h)                                                       \
+  do {                                                                             \
+    const SimCalendarChunk *pf_c_ = (c), *pf_d_ = pf_c_;                           \
+    uint32_t pf_j_ = (h) + PREFETCH;                                               \
+    if (pf_j_ >= CH) {                                                             \
+      pf_d_ = pf_c_->next;                                                         \
+      pf_j_ -= CH;                                                                 \
+    }                                                                              \
+    if (pf_d_) __builtin_prefetch(pf_d_->ev[pf_j_]);                               \
+    /* the chain is not contiguous, so the hardware prefetcher cannot stream     \
+     * it: fetch the next chunk's four lines, one per pop (reading an entry of   \
+     * a cold line above would stall on a demand load) */ \
+    if (pf_c_->next) __builtin_prefetch((const char *)pf_c_->next + 64 * ((h)&3)); \
+  } while (0)
 
 /* Level 0 bucket b (was cur) ran empty and its bit is clear: the next
  * non-empty one, or none. */
@@ -476,7 +481,7 @@ static void arr_cascade(SimCalendar *cal)
       c = nx;
       h = 0;
     }
-    if (deep) prefetch_ahead(c, h);
+    if (deep) PREFETCH_AHEAD(c, h);
     SimEvent *e = c->ev[h++];
     if (!e) continue;
     left--;
@@ -496,7 +501,7 @@ static inline SimEvent *arr_pop(SimCalendar *cal)
   SimCalendarChunk *c = bk->first;
   uint32_t h = bk->head;
   SimEvent *ev = c->ev[h];
-  if (cal->n > SIM_CALENDAR_PREFETCH_MIN) prefetch_ahead(c, h);
+  if (cal->n > SIM_CALENDAR_PREFETCH_MIN) PREFETCH_AHEAD(c, h);
   if (--bk->live) {
     advance_head(cal, bk, c, h);
   } else {
