@@ -96,6 +96,7 @@ typedef struct {
   double seconds;
   hold_dist dist;
   int cal_only; /* --cal-only: scheduler rows only, no engine rows */
+  long max_n;   /* --max-n N: skip sizes above N (0: none skipped) */
 } hold_args;
 
 static inline int hold_parse_args(int argc, char **argv, hold_args *a)
@@ -104,6 +105,7 @@ static inline int hold_parse_args(int argc, char **argv, hold_args *a)
   a->seconds = 0.4;
   a->dist = HOLD_EXP;
   a->cal_only = 0;
+  a->max_n = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
       a->seconds = atof(argv[++i]);
@@ -115,12 +117,14 @@ static inline int hold_parse_args(int argc, char **argv, hold_args *a)
       a->dist = HOLD_TIES;
     else if (!strcmp(argv[i], "--cal-only"))
       a->cal_only = 1;
+    else if (!strcmp(argv[i], "--max-n") && i + 1 < argc)
+      a->max_n = (long)atof(argv[++i]);
     else if (!strcmp(argv[i], "--exp"))
       a->dist = HOLD_EXP;
     else if (argv[i][0] != '-' && a->n_sizes < 16 && atof(argv[i]) >= 1)
       a->sizes[a->n_sizes++] = (long)atof(argv[i]);
     else {
-      fprintf(stderr, "usage: %s [--seconds S] [--exp|--uniform|--bimodal|--ties] [--cal-only] N...\n", argv[0]);
+      fprintf(stderr, "usage: %s [--seconds S] [--exp|--uniform|--bimodal|--ties] [--cal-only] [--max-n N] N...\n", argv[0]);
       return 2;
     }
   }
