@@ -43,19 +43,19 @@ bench:
 	  $(MAKE) --no-print-directory $$t || fail=1; \
 	done; exit $$fail
 
-# The calendar as built for the engine (radix wheel of bucket arrays) and the
-# candidates it was chosen from (bench/README.md): the radix wheel of linked
-# lists it replaced (bench/ref/wheel_list/), a two-level wheel with a sorted
+# The calendar as built for the engine (radix wheel, list or array buckets) and the
+# candidates it was chosen from (bench/README.md): the same wheel with list
+# buckets only (sim/calendar.c never switching to arrays), a two-level wheel with a sorted
 # spill and a ladder queue (bench/ref/alt/), the 4-ary heap before the wheel
 # and the same heap 8-ary (bench/ref/heap4/).
 $(BENCH_DIR)/bench_calendar: $(BENCH_CAL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -I. -o $@ bench/bench_calendar.c sim/calendar.c sim/engine.c $(BENCH_LIBS)
 
-$(BENCH_DIR)/bench_calendar_list: $(BENCH_CAL_DEPS) bench/ref/wheel_list/calendar.c bench/ref/wheel_list/sim/calendar.h
+$(BENCH_DIR)/bench_calendar_list: $(BENCH_CAL_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) -Ibench/ref/wheel_list -I. -DCAL_ROW='"ocasim-cal-list"' \
-	  -o $@ bench/bench_calendar.c bench/ref/wheel_list/calendar.c sim/engine.c $(BENCH_LIBS)
+	$(CC) $(BENCH_CFLAGS) -I. -DSIM_CALENDAR_UP_AT=4294967295u -DCAL_ROW='"ocasim-cal-list"' \
+	  -o $@ bench/bench_calendar.c sim/calendar.c sim/engine.c $(BENCH_LIBS)
 
 $(BENCH_DIR)/bench_calendar_wheel2: $(BENCH_CAL_DEPS) bench/ref/alt/wheel2.c bench/ref/alt/sim/calendar.h
 	@mkdir -p $(dir $@)

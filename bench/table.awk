@@ -55,7 +55,7 @@ END {
             rate("ocasim-cal-wheel2", n), rate("ocasim-cal-ladder", n), rate("ocasim-cal-heap4", n), rate("ocasim-cal-heap8", n), cmp
     }
     printf "  chosen = sim/calendar.c: radix wheel, list buckets up to 49152 pending, array buckets above;\n"
-    printf "  lists = the same wheel with list buckets only (bench/ref/wheel_list/); 2-level +spill and\n"
+    printf "  lists = sim/calendar.c built never to switch to arrays (-DSIM_CALENDAR_UP_AT=2^32-1); 2-level +spill and\n"
     printf "  ladder queue: bench/ref/alt/; heaps (index in the element): bench/ref/heap4/.\n"
     if (bad != "") printf "\nWARNING: implementations disagree:\n%s", bad
     else if (ns > 0) printf "\nChecksums: every implementation popped the same times at every N.\n"

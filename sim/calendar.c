@@ -25,7 +25,8 @@
  *     followed; a chunk's next link is always a chunk or NULL, so reading
  *     ahead for a prefetch is always safe.
  *
- * List buckets (the wheel before the arrays, bench/ref/wheel_list/): the
+ * List buckets (the wheel before the arrays; bench/ builds it alone with
+ * -DSIM_CALENDAR_UP_AT=4294967295u to compare): the
  * fast path is free of hard-to-predict branches (at 1e3 pending, most 1 ns
  * buckets hold a single event, so "was the bucket empty" and "did it run
  * empty" are coin flips): insert picks, with a conditional move, which link
@@ -41,7 +42,7 @@
  * start and its events are appended, in order, to lower levels (which are
  * empty, so FIFO order among equal times survives).  An insert before c (only
  * after a peek opened a bucket the caller then schedules ahead of, or a
- * calendar used alone going back in time) rewinds c: see arr_rewind_to().
+ * calendar used alone going back in time) rewinds c: see rewind_to().
  *
  * Cancel writes a tombstone; a bucket whose tombstones outnumber its live
  * events by more than a chunk is compacted (live entries moved to the front,
@@ -347,24 +348,38 @@ static void splice(SimCalendar *cal, SimCalendarBucket *dst, SimCalendarBucket *
   memset(src, 0, sizeof *src);
 }
 
+/* Appends list bucket src to list bucket dst (empty when first is true). */
+static void l_concat(SimCalendarList *dst, const SimCalendarList *src, bool first)
+{
+  if (first) {
+    dst->head = src->head;
+  } else {
+    dst->tail->next = src->head;
+    src->head->prev = dst->tail;
+  }
+  dst->tail = src->tail;
+}
+
 /* Key k lies before the cursor (a time earlier than the last popped one, or
  * than the bucket a peek opened): move the cursor back to k.  Levels above
  * the highest bit where k and the cursor differ (level h) keep their buckets;
  * every event below level h shares the cursor's digit h, so all of them go
  * into the (empty) bucket of that digit at level h.  Equal times never sit in
  * different buckets, so concatenating the buckets keeps FIFO order. */
-static void arr_rewind_to(SimCalendar *cal, uint64_t k)
+static void rewind_to(SimCalendar *cal, uint64_t k)
 {
   unsigned h = level_of(k, cal->cursor);
   if (h > 0) {
     uint32_t db = bucket_in(h, cal->cursor);
-    SimCalendarBucket *dst = &cal->bucket[db];
     bool any = false;
     g_assert(!(cal->bits[db >> 6] & (UINT64_C(1) << (db & 63))));
     for (unsigned lev = 0; lev < h; lev++) {
       while (cal->summary[lev]) {
         uint32_t b = lowest(cal, lev);
-        splice(cal, dst, &cal->bucket[b]);
+        if (cal->arrays)
+          splice(cal, &cal->bucket[db], &cal->bucket[b]);
+        else
+          l_concat(&cal->list[db], &cal->list[b], !any);
         any = true;
         unmark(cal, lev, b);
       }
@@ -379,7 +394,7 @@ static void arr_rewind_to(SimCalendar *cal, uint64_t k)
  * time that differs from the cursor above level 1. */
 __attribute__((noinline)) static void arr_insert_slow(SimCalendar *cal, SimEvent *ev, uint64_t k)
 {
-  if (k < cal->cursor) arr_rewind_to(cal, k);
+  if (k < cal->cursor) rewind_to(cal, k);
   arr_append(cal, ev, k);
 }
 
@@ -455,24 +470,35 @@ static void arr_remove(SimCalendar *cal, SimEvent *ev)
   }
 }
 
+/* The finest level is empty and events are pending: the first non-empty
+ * bucket of the lowest non-empty level (*lev_out), its bit cleared and the
+ * cursor moved to its start; the caller spreads its events below. */
+static uint32_t open_bucket(SimCalendar *cal, unsigned *lev_out)
+{
+  unsigned lev = 1;
+  while (!cal->summary[lev]) lev++;
+  uint32_t b = lowest(cal, lev);
+  unmark(cal, lev, b);
+  unsigned sh = shift_of(lev);
+  uint64_t digit = (uint64_t)(b - first_bucket(lev)) << sh;
+  uint64_t high = sh + BN >= 64 ? 0 : cal->cursor & ~((UINT64_C(1) << (sh + BN)) - 1);
+  cal->cursor = high | digit;
+  *lev_out = lev;
+  return b;
+}
+
 /* The finest level is empty and events are pending: open the first
  * non-empty bucket of the lowest non-empty level, i.e. move the cursor to its
  * start and spread its events over the levels below, in order.  The bucket's
  * chunks go back to the free list as they are read. */
 static void arr_cascade(SimCalendar *cal)
 {
-  unsigned lev = 1;
-  while (!cal->summary[lev]) lev++;
-  uint32_t b = lowest(cal, lev);
+  unsigned lev;
+  uint32_t b = open_bucket(cal, &lev);
   SimCalendarBucket *bk = &cal->bucket[b];
   SimCalendarChunk *c = bk->first;
   uint32_t h = bk->head, left = bk->live;
   memset(bk, 0, sizeof *bk);
-  unmark(cal, lev, b);
-  unsigned sh = shift_of(lev);
-  uint64_t digit = (uint64_t)(b - first_bucket(lev)) << sh;
-  uint64_t high = sh + BN >= 64 ? 0 : cal->cursor & ~((UINT64_C(1) << (sh + BN)) - 1);
-  cal->cursor = high | digit;
   bool deep = cal->n > SIM_CALENDAR_PREFETCH_MIN;
   while (left) {
     if (h == CH) {
@@ -550,39 +576,9 @@ static inline void l_append(SimCalendar *cal, SimEvent *ev, uint64_t k)
   l_link_tail(cal, lev, bucket_in(lev, k), ev);
 }
 
-/* As arr_rewind_to(), for list buckets: the lists are concatenated. */
-static void l_rewind_to(SimCalendar *cal, uint64_t k)
-{
-  unsigned h = level_of(k, cal->cursor);
-  if (h > 0) {
-    uint32_t db = bucket_in(h, cal->cursor);
-    SimCalendarList *dst = &cal->list[db];
-    bool any = false;
-    g_assert(!(cal->bits[db >> 6] & (UINT64_C(1) << (db & 63))));
-    for (unsigned lev = 0; lev < h; lev++) {
-      while (cal->summary[lev]) {
-        uint32_t b = lowest(cal, lev);
-        SimCalendarList *src = &cal->list[b];
-        if (any) {
-          dst->tail->next = src->head;
-          src->head->prev = dst->tail;
-        } else {
-          dst->head = src->head;
-        }
-        dst->tail = src->tail;
-        any = true;
-        unmark(cal, lev, b);
-      }
-    }
-    if (any) mark(cal, h, db);
-    cal->cur = UINT32_MAX;
-  }
-  cal->cursor = k;
-}
-
 __attribute__((noinline)) static void l_insert_slow(SimCalendar *cal, SimEvent *ev, uint64_t k)
 {
-  if (k < cal->cursor) l_rewind_to(cal, k);
+  if (k < cal->cursor) rewind_to(cal, k);
   l_append(cal, ev, k);
 }
 
@@ -625,16 +621,10 @@ static void l_remove(SimCalendar *cal, SimEvent *ev)
 
 static void l_cascade(SimCalendar *cal)
 {
-  unsigned lev = 1;
-  while (!cal->summary[lev]) lev++;
-  uint32_t b = lowest(cal, lev);
-  SimCalendarList *l = &cal->list[b];
+  unsigned lev;
+  uint32_t b = open_bucket(cal, &lev);
+  const SimCalendarList *l = &cal->list[b];
   SimEvent *ev = l->head, *last = l->tail;
-  unmark(cal, lev, b);
-  unsigned sh = shift_of(lev);
-  uint64_t digit = (uint64_t)(b - first_bucket(lev)) << sh;
-  uint64_t high = sh + BN >= 64 ? 0 : cal->cursor & ~((UINT64_C(1) << (sh + BN)) - 1);
-  cal->cursor = high | digit;
   for (;;) {
     SimEvent *next = ev->next; /* stale for the last one */
     if (lev == 1)              /* all of them land in level 0 */
