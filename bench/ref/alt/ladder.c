@@ -22,7 +22,7 @@
 #define THRES   50
 #define MAXRUNG 8
 
-__extension__ typedef unsigned __int128 u128;
+typedef sim_alt_u128 u128;
 
 typedef struct {
   u128 key;
@@ -47,15 +47,8 @@ struct SimCalendarImpl {
   uint64_t seq;
 };
 
-static inline uint64_t ukey(sim_time_ns t)
-{
-  return (uint64_t)t ^ (UINT64_C(1) << 63);
-}
-
-static inline u128 key_of(const SimEvent *ev)
-{
-  return (u128)ukey(ev->time) << 64 | ev->seq;
-}
+#define ukey   sim_alt_ukey
+#define key_of sim_alt_key
 
 void sim_calendar_init(SimCalendar *cal)
 {
@@ -266,12 +259,6 @@ bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev)
   ev->slot = SIM_EVENT_IDLE;
   cal->n--;
   return true;
-}
-
-void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
-{
-  sim_calendar_remove(cal, ev);
-  sim_calendar_insert(cal, ev, t_ns);
 }
 
 sim_time_ns sim_calendar_peek_time(const SimCalendar *cal)

@@ -21,7 +21,7 @@
 #define W1       4096u
 #define PREFETCH 6
 
-__extension__ typedef unsigned __int128 u128;
+typedef sim_alt_u128 u128;
 
 typedef struct {
   SimEvent **a;
@@ -48,15 +48,8 @@ struct SimCalendarImpl {
   uint64_t seq;
 };
 
-static inline uint64_t ukey(sim_time_ns t)
-{
-  return (uint64_t)t ^ (UINT64_C(1) << 63);
-}
-
-static inline u128 key_of(const SimEvent *ev)
-{
-  return (u128)ukey(ev->time) << 64 | ev->seq;
-}
+#define ukey   sim_alt_ukey
+#define key_of sim_alt_key
 
 static inline void vec_push(vec *v, SimEvent *ev)
 {
@@ -291,10 +284,4 @@ bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev)
   ev->slot = SIM_EVENT_IDLE;
   cal->n--;
   return true;
-}
-
-void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
-{
-  sim_calendar_remove(cal, ev);
-  sim_calendar_insert(cal, ev, t_ns);
 }

@@ -61,7 +61,26 @@ static inline uint32_t sim_calendar_len(const SimCalendar *cal)
 sim_time_ns sim_calendar_peek_time(const SimCalendar *cal);
 void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns);
 bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev);
-void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns);
 SimEvent *sim_calendar_pop(SimCalendar *cal);
+
+static inline void sim_calendar_move(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
+{
+  sim_calendar_remove(cal, ev);
+  sim_calendar_insert(cal, ev, t_ns);
+}
+
+/* Helpers of both candidates: an order-preserving unsigned key of a time,
+ * and the (time, sequence) key that orders equal times FIFO. */
+__extension__ typedef unsigned __int128 sim_alt_u128;
+
+static inline uint64_t sim_alt_ukey(sim_time_ns t)
+{
+  return (uint64_t)t ^ (UINT64_C(1) << 63);
+}
+
+static inline sim_alt_u128 sim_alt_key(const SimEvent *ev)
+{
+  return (sim_alt_u128)sim_alt_ukey(ev->time) << 64 | ev->seq;
+}
 
 #endif /* SIM_CALENDAR_H */
