@@ -6,12 +6,14 @@
 #     BENCH_TARGETS += bench-models
 #     bench-models: ...; recipe that prints its table
 # Knobs: BENCH_SECONDS (timed seconds per measurement, default 0.5),
-#        BENCH_SIZES (pending-set sizes), BENCH_DIST (--exp, --uniform,
+#        BENCH_SIZES (pending-set sizes), BENCH_NS3_MAX_N (largest size the
+#        ns-3 driver runs, default 1e6), BENCH_DIST (--exp, --uniform,
 #        --bimodal or --ties; bench/hold.h).
 #
 # bench-calendar: hold-model rate of sim/calendar.c next to ns-3's schedulers
-# (bench/README.md).  bench-models: simulated seconds per wall and per CPU
-# second and peak RSS of `ocasim run` on the appliance scenarios (below).  Everything is
+# (bench/README.md) and the candidate structures it was chosen from.  bench-models: simulated
+# seconds per wall and per CPU second and peak RSS of `ocasim run` on the appliance scenarios
+# (below).  Everything is
 # built here with release flags (-O2, never the sanitizers, whatever SANITIZE
 # says) into build/bench/ (bench-models links the release library).
 # bench-qnet-ps: wall seconds of `ocasim run` (release build) on the overloaded
@@ -21,8 +23,10 @@ BENCH_TARGETS += bench-calendar bench-models bench-qnet-ps
 
 BENCH_DIR     := build/bench
 BENCH_SECONDS ?= 0.5
-BENCH_SIZES   ?= 1000 10000 100000 1000000
+BENCH_SIZES   ?= 1000 10000 100000 1000000 10000000
 BENCH_DIST    ?= --exp
+# Largest size ns-3 runs at (its std::map at 1e7 costs minutes on a busy VM).
+BENCH_NS3_MAX_N ?= 1000000
 BENCH_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) $(shell pkg-config --cflags glib-2.0 2>/dev/null)
 BENCH_LIBS    := $(shell pkg-config --libs glib-2.0 2>/dev/null) -lm
 BENCH_CXX     ?= g++
@@ -40,48 +44,60 @@ bench:
 	  $(MAKE) --no-print-directory $$t || fail=1; \
 	done; exit $$fail
 
-# The calendar as built for the engine (radix wheel, 12-bit finest level),
-# and comparison variants: the same code with an 8-bit finest level, the
-# 4-ary heap it replaced (bench/ref/heap4/) and the first calendar (v0).
+# The calendar as built for the engine (radix wheel, list or array buckets) and the
+# candidates it was chosen from (bench/README.md): the same wheel with list
+# buckets only (sim/calendar.c never switching to arrays), a two-level wheel with a sorted
+# spill and a ladder queue (bench/ref/alt/), the 4-ary heap before the wheel
+# and the same heap 8-ary (bench/ref/heap4/).
 $(BENCH_DIR)/bench_calendar: $(BENCH_CAL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -I. -o $@ bench/bench_calendar.c sim/calendar.c sim/engine.c $(BENCH_LIBS)
 
-$(BENCH_DIR)/bench_calendar_l8: $(BENCH_CAL_DEPS)
+$(BENCH_DIR)/bench_calendar_list: $(BENCH_CAL_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) -I. -DSIM_CALENDAR_L0_BITS=8 -DCAL_ROW='"ocasim-cal-l8"' \
+	$(CC) $(BENCH_CFLAGS) -I. -DSIM_CALENDAR_UP_AT=4294967295u -DCAL_ROW='"ocasim-cal-list"' \
 	  -o $@ bench/bench_calendar.c sim/calendar.c sim/engine.c $(BENCH_LIBS)
+
+$(BENCH_DIR)/bench_calendar_wheel2: $(BENCH_CAL_DEPS) bench/ref/alt/wheel2.c bench/ref/alt/sim/calendar.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -Ibench/ref/alt -I. -DCAL_ROW='"ocasim-cal-wheel2"' \
+	  -o $@ bench/bench_calendar.c bench/ref/alt/wheel2.c sim/engine.c $(BENCH_LIBS)
+
+$(BENCH_DIR)/bench_calendar_ladder: $(BENCH_CAL_DEPS) bench/ref/alt/ladder.c bench/ref/alt/sim/calendar.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -Ibench/ref/alt -I. -DCAL_ROW='"ocasim-cal-ladder"' \
+	  -o $@ bench/bench_calendar.c bench/ref/alt/ladder.c sim/engine.c $(BENCH_LIBS)
 
 $(BENCH_DIR)/bench_calendar_heap4: $(BENCH_CAL_DEPS) bench/ref/heap4/calendar.c bench/ref/heap4/sim/calendar.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -Ibench/ref/heap4 -I. -DCAL_ROW='"ocasim-cal-heap4"' \
 	  -o $@ bench/bench_calendar.c bench/ref/heap4/calendar.c sim/engine.c $(BENCH_LIBS)
 
-$(BENCH_DIR)/bench_calendar_v0: $(BENCH_CAL_DEPS) bench/ref/calendar_v0.c bench/ref/sim/calendar.h
+$(BENCH_DIR)/bench_calendar_heap8: $(BENCH_CAL_DEPS) bench/ref/heap4/calendar.c bench/ref/heap4/sim/calendar.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) -Ibench/ref -I. -DCAL_ROW='"ocasim-cal-v0"' \
-	  -o $@ bench/bench_calendar.c bench/ref/calendar_v0.c sim/engine.c $(BENCH_LIBS)
+	$(CC) $(BENCH_CFLAGS) -Ibench/ref/heap4 -I. -DSIM_CALENDAR_ARITY=8 -DCAL_ROW='"ocasim-cal-heap8"' \
+	  -o $@ bench/bench_calendar.c bench/ref/heap4/calendar.c sim/engine.c $(BENCH_LIBS)
 
 $(BENCH_DIR)/ns3_hold: bench/ns3_hold.cc bench/hold.h
 	@mkdir -p $(dir $@)
 	$(BENCH_CXX) $(BENCH_CXXFLAGS) -I. -o $@ bench/ns3_hold.cc $(BENCH_NS3_LIBS)
 
-BENCH_CAL_BINS := $(BENCH_DIR)/bench_calendar $(BENCH_DIR)/bench_calendar_l8 \
-                  $(BENCH_DIR)/bench_calendar_heap4 $(BENCH_DIR)/bench_calendar_v0
+BENCH_CAL_VARIANTS := list wheel2 ladder heap4 heap8
+BENCH_CAL_BINS := $(BENCH_DIR)/bench_calendar $(BENCH_CAL_VARIANTS:%=$(BENCH_DIR)/bench_calendar_%)
 
 # The ns-3 driver is optional: without libns3-dev (or g++) the table says so
 # and shows ocasim's rows alone.
 bench-calendar: $(BENCH_CAL_BINS)
 	@out=$(BENCH_DIR)/calendar.out; args="--seconds $(BENCH_SECONDS) $(BENCH_DIST) $(BENCH_SIZES)"; \
-	echo "bench-calendar: hold model, $(BENCH_DIST) increments, sizes $(BENCH_SIZES), $(BENCH_SECONDS) s per row (about a minute)"; \
+	echo "bench-calendar: hold model, $(BENCH_DIST) increments, sizes $(BENCH_SIZES), $(BENCH_SECONDS) s per row (about two minutes)"; \
 	: > $$out; \
 	$(BENCH_DIR)/bench_calendar $$args >> $$out || echo "NOTE bench_calendar failed" >> $$out; \
 	if $(MAKE) --no-print-directory -s $(BENCH_DIR)/ns3_hold > $(BENCH_DIR)/ns3_build.log 2>&1; then \
-	  $(BENCH_DIR)/ns3_hold $$args >> $$out || echo "NOTE ns3_hold failed" >> $$out; \
+	  $(BENCH_DIR)/ns3_hold --max-n $(BENCH_NS3_MAX_N) $$args >> $$out || echo "NOTE ns3_hold failed" >> $$out; \
 	else \
 	  echo "NOTE ns-3 driver not built (libns3-dev or g++ missing? see $(BENCH_DIR)/ns3_build.log): ocasim rows only" >> $$out; \
 	fi; \
-	for v in l8 heap4 v0; do \
+	for v in $(BENCH_CAL_VARIANTS); do \
 	  $(BENCH_DIR)/bench_calendar_$$v --cal-only $$args >> $$out || echo "NOTE bench_calendar_$$v failed" >> $$out; \
 	done; \
 	awk -f bench/table.awk $$out

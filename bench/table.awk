@@ -20,7 +20,7 @@ $1 == "RESULT" {
 }
 
 END {
-    printf "\nHold model: million holds/s (one pop + one insert), best of 5 windows; higher is better.\n"
+    printf "\nHold model: million holds per CPU second (one pop + one insert), best of 5 windows; higher is better.\n"
     printf "%s", info
     printf "\nScheduler alone:\n"
     printf "%9s | %8s | %8s | %8s | %8s | %8s | %9s | %9s\n", "N", "ocasim", "ns-3 Map", "ns-3", "ns-3 PQ", "ns-3 Cal", "vs Map", "vs Heap"
@@ -39,17 +39,24 @@ END {
         printf "%9d | %s | %s | %11s | %9s\n", n, rate("ocasim-engine", n), rate("ocasim-post", n),
             rate("ns3-sim-map", n), ratio("ocasim-engine", "ns3-sim-map", n)
     }
-    printf "\nocasim calendar variants (same hold loop):\n"
-    printf "%9s | %8s | %8s | %8s | %8s | %9s\n", "N", "wheel", "wheel", "4-ary", "v0", "wheel vs"
-    printf "%9s | %8s | %8s | %8s | %8s | %9s\n", "", "L0 12b", "L0 8b", "heap", "", "heap"
+    printf "\nCandidate pending-event structures (same hold loop; chosen = sim/calendar.c as built):\n"
+    printf "%9s | %8s | %8s | %8s | %8s | %8s | %8s | %-22s\n", "N", "chosen", "lists", "2-level", "ladder", "4-ary", "8-ary", "best / chosen"
+    printf "%9s | %8s | %8s | %8s | %8s | %8s | %8s | %-22s\n", "", "(lists +", "wheel", "+spill", "queue", "heap", "heap", "(goal <= 1.2x)"
+    printf "%9s | %8s |\n", "", "arrays)"
+    ncand = split("ocasim-cal ocasim-cal-list ocasim-cal-wheel2 ocasim-cal-ladder ocasim-cal-heap4 ocasim-cal-heap8", cand, " ")
+    split("chosen lists 2-level ladder 4-ary 8-ary", cname, " ")
     for (i = 1; i <= ns; i++) {
         n = sizes[i]
-        printf "%9d | %s | %s | %s | %s | %9s\n", n, rate("ocasim-cal", n), rate("ocasim-cal-l8", n),
-            rate("ocasim-cal-heap4", n), rate("ocasim-cal-v0", n), ratio("ocasim-cal", "ocasim-cal-heap4", n)
+        best = ""; bname = ""
+        for (j = 1; j <= ncand; j++)
+            if (((cand[j], n) in r) && (best == "" || r[cand[j], n] > best)) { best = r[cand[j], n]; bname = cname[j] }
+        cmp = (best != "" && (("ocasim-cal", n) in r) && r["ocasim-cal", n] > 0) ? sprintf("%5.2fx (best: %s)", best / r["ocasim-cal", n], bname) : "-"
+        printf "%9d | %s | %s | %s | %s | %s | %s | %-22s\n", n, rate("ocasim-cal", n), rate("ocasim-cal-list", n),
+            rate("ocasim-cal-wheel2", n), rate("ocasim-cal-ladder", n), rate("ocasim-cal-heap4", n), rate("ocasim-cal-heap8", n), cmp
     }
-    printf "  wheel = sim/calendar.c as built (radix wheel, 4096 one-ns buckets at the finest level);\n"
-    printf "  L0 8b = the same code with 256; 4-ary heap = the calendar before it (bench/ref/heap4/);\n"
-    printf "  v0 = the first calendar (bench/ref/calendar_v0.c: 24-byte entries, branchy, no root hole).\n"
+    printf "  chosen = sim/calendar.c: radix wheel, list buckets up to 49152 pending, array buckets above;\n"
+    printf "  lists = sim/calendar.c built never to switch to arrays (-DSIM_CALENDAR_UP_AT=2^32-1); 2-level +spill and\n"
+    printf "  ladder queue: bench/ref/alt/; heaps (index in the element): bench/ref/heap4/.\n"
     if (bad != "") printf "\nWARNING: implementations disagree:\n%s", bad
     else if (ns > 0) printf "\nChecksums: every implementation popped the same times at every N.\n"
     printf "%s", notes

@@ -6,45 +6,35 @@
  * buckets 256 times wider, 8 levels for 64 bits.  An event sits in the level
  * of the highest bit where its time differs from a cursor (at most the
  * earliest pending time), in the bucket of its time's digit at that level.
- * Level-0 buckets hold one exact time each, so a bucket is a plain FIFO list
- * and equal times come out in the order they were scheduled, with no
- * sequence numbers and no sorting.  When level 0 runs empty, the first
- * non-empty bucket of the lowest non-empty level is opened: the cursor moves
- * to its start and its events spread, in list order, over the levels below.
- * Events are intrusive: the caller owns the SimEvent, the calendar links it
- * into a doubly linked bucket list, so cancel and reschedule are O(1) (the
- * bucket follows from the event's time and the cursor).  Insert and pop are
- * O(1) amortised: an event moves down at most 7 times, and on workloads like
- * the hold model with mean increment ~1 us about once for every fourth event.
- * Bitmaps with a summary word per level find non-empty buckets.  No
- * allocation after the first insert (the ~100 KiB bucket array), nothing to
- * tune or resize, whatever the distribution of times.  The two list links
- * make SimEvent 48 bytes (32 with the heap).
+ * Level-0 buckets hold one exact time each, so a bucket is a plain FIFO and
+ * equal times come out in the order they were scheduled, with no sequence
+ * numbers and no sorting.  When level 0 runs empty, the first non-empty
+ * bucket of the lowest non-empty level is opened: the cursor moves to its
+ * start and its events spread, in order, over the levels below.  Insert and
+ * pop are O(1) amortised (an event moves down at most 7 times; in the hold
+ * model with a ~1 us mean increment, once for about every fourth event);
+ * cancel is O(1).  Bitmaps with a summary word per level find non-empty
+ * buckets.
  *
- * Measured with the hold model of bench/ (`make bench`, exponential
- * increments of mean 1 us, 2-core Xeon VM, million holds/s, best of 5
- * windows; details and other laws in bench/README.md):
- *
- *   pending events          1e3    1e4    1e5    1e6
- *   this radix wheel      111.4   98.3   22.4    9.7
- *   same, 256 level-0 bkts 103.9  76.2   18.4    7.4
- *   4-ary heap (before)    22.7   15.1    8.7    3.5   (bench/ref/heap4/)
- *   ns-3 MapScheduler       7.6    5.5    1.9    0.64  (ns-3's default)
- *   ns-3 HeapScheduler      4.6    3.5    2.7    1.9
- *
- * That is 14.6x / 18.0x / 11.5x / 15.0x ns-3's default scheduler in this
- * run (a second run: 14.0x / 18.5x / 12.5x / 25.8x; 1e6 swings most with
- * the load of the shared VM).  The branch-free fast path (calendar.c) took
- * 1e3 from ~60 to ~110 and 1e4 from ~87 to ~100; 1e5 and 1e6 did not move:
- * there each pop waits for one cache miss, see below.  4096 level-0 buckets
- * rather than 256: an event scheduled ~1 us ahead then lands directly in its
- * exact-time bucket about three times in four, which wins at every size.
- *
- * The heap was a chain of dependent loads and compares (~45 ns per hold at
- * 1e3); the wheel does a few bit operations and touches two list ends (~9 ns
- * per hold at 1e3).  At 1e5-1e6 the cost is one cache miss per pop (the next
- * event of a bucket list is only known once the previous one is loaded; the
- * pop prefetches it, one event ahead, which is as far as a list allows).
+ * The buckets take one of two forms, switched by size (same buckets, same
+ * order, so a switch is one pass over the pending events):
+ *   - lists (up to 49152 pending): intrusive doubly linked FIFO lists, a
+ *     branch-free fast path (calendar.c); everything is in cache there and
+ *     nothing beats touching two list ends;
+ *   - arrays (down to 16384 pending): chains of 256-byte chunks of event
+ *     pointers from a free list the calendar owns; the event keeps its chunk
+ *     and index, so cancel writes a tombstone (compacted when tombstones
+ *     outnumber live events by more than a chunk).  With 1e6 pending events
+ *     and a 1 us mean increment a finest bucket holds ~1000 cold events; a
+ *     list can only be walked one cache miss at a time, an array lets pop
+ *     prefetch several events ahead.
+ * Measured (bench/README.md, the hold model against the other candidates:
+ * two-level wheel with a sorted spill, ladder queue, 4- and 8-ary heaps):
+ * lists win below ~40000 pending (1e3: ~1.6x arrays), arrays above (1e5:
+ * ~2x lists, 1e6-1e7: ~5x); the whole is 12.7-59.6x ns-3's default
+ * MapScheduler at 1e3-1e6 in five runs on the shared 2-core VM.  Memory: ~100 KiB of list buckets, plus ~190 KiB of
+ * array buckets and chunks for the pending events while arrays are in use
+ * (given back when the set shrinks to lists).  SimEvent is 48 bytes.
  */
 #ifndef SIM_CALENDAR_H
 #define SIM_CALENDAR_H
@@ -64,14 +54,27 @@ typedef struct SimEngine SimEngine;
  *  It may reschedule @ev itself (periodic events) or schedule others. */
 typedef void (*sim_event_fn)(SimEngine *eng, SimEvent *ev, void *ctx);
 
+/* Internal: entries per chunk of a bucket (the chunk is 256 bytes). */
+#define SIM_CALENDAR_CHUNK 31
+
+/* Internal: one chunk of a bucket's array of event pointers. */
+typedef struct SimCalendarChunk SimCalendarChunk;
+struct SimCalendarChunk {
+  SimCalendarChunk *next; /* next chunk of the bucket, or of the free list; always a chunk or NULL */
+  SimEvent *ev[SIM_CALENDAR_CHUNK];
+};
+
 /* An event.  Owned by the caller (embed it in a long-lived object) or taken
  *  from the engine pool with sim_engine_post().  Initialise with
  *  sim_event_init() before first use. */
 struct SimEvent {
-  sim_time_ns time; /* when it fires; valid while pending */
-  SimEvent *next;   /* calendar internal: bucket list links */
-  SimEvent *prev;
-  uint32_t slot;   /* 0 while pending, SIM_EVENT_IDLE when not */
+  sim_time_ns time;          /* when it fires; valid while pending */
+  union {                    /* calendar internal */
+    SimEvent *next;          /* list buckets: next in the bucket */
+    SimCalendarChunk *chunk; /* array buckets: the chunk holding it */
+  };
+  SimEvent *prev;  /* calendar internal: previous in a list bucket */
+  uint32_t slot;   /* pending: 0 (lists) or the index in chunk (arrays); SIM_EVENT_IDLE when not */
   uint32_t pooled; /* 1: returned to the engine pool after it runs */
   sim_event_fn fn;
   void *ctx;
@@ -94,11 +97,23 @@ static inline bool sim_event_pending(const SimEvent *ev)
   return ev->slot != SIM_EVENT_IDLE;
 }
 
-/* Internal: one bucket, a doubly linked FIFO list of events; both pointers
- * are stale while the bucket is empty (its bitmap bit is clear). */
+/* Internal: one list bucket, a doubly linked FIFO list of events; both
+ * pointers are stale while the bucket is empty (its bitmap bit is clear). */
 typedef struct {
   SimEvent *head, *tail;
 } SimCalendarList;
+
+/* Internal: one array bucket, a FIFO array of event pointers in a chain of chunks,
+ * first (holding the head entry) to last (where the tail appends).  An empty
+ * bucket (bitmap bit clear) has live == dead == head == tail == 0 and keeps
+ * one chunk (first == last) or none. */
+typedef struct {
+  SimCalendarChunk *first, *last;
+  uint32_t head; /* index in first of the earliest entry; a live one while live > 0 */
+  uint32_t tail; /* index in last of the next free entry */
+  uint32_t live; /* pending events in the bucket */
+  uint32_t dead; /* tombstones (cancelled entries) between head and tail */
+} SimCalendarBucket;
 
 /* Internal: most levels any build of calendar.c uses. */
 #define SIM_CALENDAR_MAX_LEVELS 16
@@ -106,19 +121,25 @@ typedef struct {
 /* The pending-event set.  Initialise with sim_calendar_init().  The fields
  *  are internal: use the functions below. */
 typedef struct {
-  SimCalendarList *list;                     /* every bucket, level by level; NULL until the first insert */
+  SimCalendarList *list;                     /* list buckets, level by level; NULL until used */
+  SimCalendarBucket *bucket;                 /* array buckets, level by level; NULL until used */
   uint64_t *bits;                            /* occupancy bitmaps of the buckets, level by level */
   uint64_t summary[SIM_CALENDAR_MAX_LEVELS]; /* bit w: word w of the level's bitmap != 0 */
   uint64_t cursor;                           /* order-preserving key (calendar.c) <= every pending time */
   uint32_t n;                                /* pending events */
   uint32_t cur;                              /* first non-empty bucket of level 0, UINT32_MAX if none */
+  uint32_t arrays;                           /* 1: array buckets are in use, 0: list buckets */
+  uint32_t up_at, down_at;                   /* switch to arrays when n > up_at, to lists when n < down_at */
+  SimCalendarChunk *free_chunks;             /* free list of chunks */
+  void **blocks;                             /* allocations behind the chunks */
+  uint32_t n_blocks, cap_blocks;
 } SimCalendar;
 
 /* Initialises an empty calendar. */
 void sim_calendar_init(SimCalendar *cal);
 
-/* Frees the bucket arrays without touching the events (their owners may be
- *  gone already); events still pending then must not be scheduled again. */
+/* Frees the buckets and chunks without touching the events (their owners may
+ *  be gone already); events still pending then must not be scheduled again. */
 void sim_calendar_clear(SimCalendar *cal);
 
 /* Number of pending events. */
@@ -134,8 +155,11 @@ sim_time_ns sim_calendar_peek_slow_(SimCalendar *cal);
  *  amortised. */
 static inline sim_time_ns sim_calendar_peek_time(const SimCalendar *cal)
 {
-  if (cal->cur != UINT32_MAX) /* the finest level holds the earliest event */
-    return cal->list[cal->cur].head->time;
+  if (cal->cur != UINT32_MAX) { /* the finest level holds the earliest event */
+    if (!cal->arrays) return cal->list[cal->cur].head->time;
+    const SimCalendarBucket *bk = &cal->bucket[cal->cur];
+    return bk->first->ev[bk->head]->time;
+  }
   /* logically const: the pending set does not change */
   return cal->n ? sim_calendar_peek_slow_((SimCalendar *)cal) : SIM_TIME_NEVER;
 }
@@ -145,7 +169,7 @@ static inline sim_time_ns sim_calendar_peek_time(const SimCalendar *cal)
 void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns);
 
 /* Removes a pending @ev; returns false (and does nothing) if it is not
- *  pending. O(1). */
+ *  pending. O(1) amortised. */
 bool sim_calendar_remove(SimCalendar *cal, SimEvent *ev);
 
 /* Moves @ev to @t_ns, scheduling it if idle.  It goes behind the events

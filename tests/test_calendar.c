@@ -284,6 +284,138 @@ START_TEST(test_many_equal_times_fifo)
 }
 END_TEST
 
+/* Order of the reference for the large tests: (time, order). */
+static gint ref_cmp(gconstpointer a, gconstpointer b, gpointer user G_GNUC_UNUSED)
+{
+  const ref_item *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static ref_item *tree_min(GTree *t)
+{
+  GTreeNode *n = g_tree_node_first(t);
+  return n ? g_tree_node_key(n) : NULL;
+}
+
+/* The set grows past the switch to array buckets (49152 pending) and shrinks
+ * below the switch back to lists (16384), twice, under ties, far-future
+ * times, cancels (runs of cancels in one bucket, so tombstones build up and
+ * buckets get compacted) and moves, against a sorted reference (GTree of
+ * (time, order)).  Both bucket kinds and both conversions must have run. */
+START_TEST(test_switch_differential)
+{
+  enum { N = 150000 };
+  SimCalendar cal;
+  sim_calendar_init(&cal);
+  ref_item *it = g_new0(ref_item, N);
+  for (int i = 0; i < N; i++) sim_event_init(&it[i].ev, NULL, NULL);
+  g_autoptr(GTree) ref = g_tree_new_full(ref_cmp, NULL, NULL, NULL);
+  g_autoptr(gsl_rng) r = sim_rng_new(7, "calendar-switch");
+  uint64_t order = 0;
+  sim_time_ns now = 1000;
+  uint32_t to_arrays = 0, to_lists = 0, was_arrays = 0;
+  int cycle = 0;
+  bool growing = true;
+  while (cycle < 2) {
+    uint32_t pending = sim_calendar_len(&cal);
+    if (growing && pending >= 60000) growing = false;
+    if (!growing && pending <= 8000) {
+      growing = true;
+      cycle++;
+    }
+    unsigned u = (unsigned)gsl_rng_uniform_int(r, 100);
+    unsigned p_pop = growing ? 10 : 60, p_ins = growing ? 80 : 25, p_cancel = growing ? 1 : 8;
+    ref_item *x = &it[gsl_rng_uniform_int(r, N)];
+    if (u < p_pop) {
+      ref_item *want = tree_min(ref);
+      SimEvent *got = sim_calendar_pop(&cal);
+      ck_assert_ptr_eq(got, want ? &want->ev : NULL);
+      if (want) {
+        g_tree_remove(ref, want);
+        now = want->t;
+      }
+    } else if (u < p_pop + p_ins) {
+      unsigned law = (unsigned)gsl_rng_uniform_int(r, 8);
+      sim_time_ns t = law < 4   ? now + (sim_time_ns)gsl_rng_uniform_int(r, 3000)        /* level 0 and 1, ties */
+                      : law < 6 ? now + (sim_time_ns)gsl_rng_uniform_int(r, 4) * 1000    /* few exact values */
+                      : law < 7 ? now + (sim_time_ns)(gsl_rng_get(r) & ((1u << 30) - 1)) /* far */
+                                : now + ((sim_time_ns)gsl_rng_get(r) << 20);             /* very far */
+      if (sim_event_pending(&x->ev)) {
+        g_tree_remove(ref, x);
+        sim_calendar_move(&cal, &x->ev, t);
+      } else {
+        sim_calendar_insert(&cal, &x->ev, t);
+      }
+      x->t = t;
+      x->order = order++;
+      g_tree_insert(ref, x, x);
+    } else if (u < p_pop + p_ins + p_cancel) { /* cancel a run of neighbours: tombstones */
+      for (int j = 0; j < 20; j++) {
+        ref_item *y = &it[(x - it + j) % N];
+        bool was = sim_event_pending(&y->ev);
+        ck_assert(sim_calendar_remove(&cal, &y->ev) == was);
+        if (was) g_tree_remove(ref, y);
+      }
+    } else {
+      ref_item *want = tree_min(ref);
+      ck_assert_int_eq(sim_calendar_peek_time(&cal), want ? want->t : SIM_TIME_NEVER);
+    }
+    ck_assert_uint_eq(sim_calendar_len(&cal), (uint32_t)g_tree_nnodes(ref));
+    if (cal.arrays != was_arrays) {
+      to_arrays += cal.arrays;
+      to_lists += !cal.arrays;
+      was_arrays = cal.arrays;
+    }
+  }
+  ck_assert_uint_ge(to_arrays, 2);
+  ck_assert_uint_ge(to_lists, 2);
+  for (ref_item *want; (want = tree_min(ref));) {
+    ck_assert_ptr_eq(sim_calendar_pop(&cal), &want->ev);
+    g_tree_remove(ref, want);
+  }
+  ck_assert_ptr_null(sim_calendar_pop(&cal));
+  sim_calendar_clear(&cal);
+  g_free(it);
+}
+END_TEST
+
+/* Array buckets: 60000 events at one time (so the set uses arrays), the
+ * head, the tail and a long middle run cancelled (tombstones, compaction),
+ * some moved to the same time (they go behind): the rest come out in order,
+ * then the moved ones, then a far-future event; the set drains through the
+ * switch back to lists. */
+START_TEST(test_array_ties_cancel_far)
+{
+  enum { N = 60000 };
+  SimCalendar cal;
+  sim_calendar_init(&cal);
+  item *items = g_new(item, N + 1);
+  sim_time_ns t = 5 * SIM_NS_PER_S + 3;
+  for (int i = 0; i <= N; i++) {
+    sim_event_init(&items[i].ev, NULL, NULL);
+    items[i].id = i;
+  }
+  sim_calendar_insert(&cal, &items[N].ev, INT64_MAX - 1); /* far future */
+  for (int i = 0; i < N; i++) sim_calendar_insert(&cal, &items[i].ev, t);
+  ck_assert_uint_eq(cal.arrays, 1);
+  ck_assert(sim_calendar_remove(&cal, &items[0].ev));     /* head */
+  ck_assert(sim_calendar_remove(&cal, &items[N - 1].ev)); /* tail */
+  for (int i = 100; i < 20000; i++) ck_assert(sim_calendar_remove(&cal, &items[i].ev));
+  for (int i = 20000; i < 20100; i++) sim_calendar_move(&cal, &items[i].ev, t);
+  ck_assert_int_eq(sim_calendar_peek_time(&cal), t);
+  for (int i = 1; i < N - 1; i++)
+    if (i < 100 || i >= 20100) ck_assert_int_eq(((item *)sim_calendar_pop(&cal))->id, i);
+  for (int i = 20000; i < 20100; i++) ck_assert_int_eq(((item *)sim_calendar_pop(&cal))->id, i);
+  ck_assert_uint_eq(cal.arrays, 0); /* shrank back to lists */
+  ck_assert_int_eq(sim_calendar_peek_time(&cal), INT64_MAX - 1);
+  ck_assert_int_eq(((item *)sim_calendar_pop(&cal))->id, N);
+  ck_assert_ptr_null(sim_calendar_pop(&cal));
+  sim_calendar_clear(&cal);
+  g_free(items);
+}
+END_TEST
+
 /* The engine's pattern around run_until: a peek that finds nothing due opens
  * a coarse bucket, then the caller schedules between "now" and the peeked
  * event; it must come first, and ties must keep FIFO across the rewind. */
@@ -377,5 +509,11 @@ int main(void)
   tcase_add_test(tc, test_engine_pool_and_periodic);
   tcase_add_test(tc, test_rng_streams);
   suite_add_tcase(s, tc);
+  /* the size switch: sets of 60000+ events against a GTree (slow under ASan) */
+  TCase *big = tcase_create("switch");
+  tcase_add_test(big, test_switch_differential);
+  tcase_add_test(big, test_array_ties_cancel_far);
+  tcase_set_timeout(big, 120);
+  suite_add_tcase(s, big);
   return test_run_suite(s);
 }
