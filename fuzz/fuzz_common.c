@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sim/conf.h"
 
 #ifndef FUZZ_SRC_DIR
 #error "FUZZ_SRC_DIR: the repository root, as a string (fuzz/fuzz.mk)"
@@ -108,6 +109,16 @@ gboolean fuzz_safe_include(const char *value, const char *dir_rel)
 
 /* Drops messages, info and debug lines; a critical (a failed g_return_if_fail: a programming
  * error reached from input) or an error aborts, so that libFuzzer records it as a crash. */
+gboolean fuzz_input_include_safe(const uint8_t *data, size_t size, const char *key, const char *dir_rel)
+{
+  g_autofree char *text = g_strndup((const char *)data, size);
+  g_autoptr(SimConfDoc) doc = sim_conf_load_string(text, "fuzz", NULL);
+  if (!doc) return TRUE;
+  const SimConfNode *inc = sim_conf_node_get(sim_conf_doc_root(doc), key);
+  if (!inc || sim_conf_node_kind(inc) != SIM_CONF_NODE_SCALAR) return TRUE;
+  return fuzz_safe_include(sim_conf_node_text(inc), dir_rel);
+}
+
 static void drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user_data G_GNUC_UNUSED)
 {
   if (level & (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR)) {

@@ -30,6 +30,12 @@ void fuzz_write_file(const char *path, const uint8_t *data, size_t size);
  *  then at most 2 segments, each a plain name of [A-Za-z0-9._-] other than "." and "..". */
 gboolean fuzz_safe_include(const char *value, const char *dir_rel);
 
+/* FALSE when the input @data[0..@size), read as YAML, has a top-level @key whose scalar value
+ *  fails fuzz_safe_include(value, @dir_rel): the include the loader would follow from a file in
+ *  @dir_rel.  TRUE when it does not parse (the file load fails the same way, before any
+ *  include), has no such key, or its value is not a scalar (the loader refuses it). */
+gboolean fuzz_input_include_safe(const uint8_t *data, size_t size, const char *key, const char *dir_rel);
+
 /* Quiets GLib's default log handler (the loader's g_info/g_debug lines) and GSL's abort. */
 void fuzz_quiet(void);
 

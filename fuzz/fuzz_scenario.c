@@ -27,18 +27,6 @@ int LLVMFuzzerInitialize(int *argc G_GNUC_UNUSED, char ***argv G_GNUC_UNUSED)
   return 0;
 }
 
-/* FALSE when the document's `platform:` is a scalar that could leave the private directory. */
-static gboolean include_is_safe(const uint8_t *data, size_t size)
-{
-  g_autofree char *text = g_strndup((const char *)data, size);
-  g_autoptr(GError) e = NULL;
-  g_autoptr(SimConfDoc) doc = sim_conf_load_string(text, "fuzz", &e);
-  if (!doc) return TRUE; /* the file load fails the same way, before any include */
-  const SimConfNode *inc = sim_conf_node_get(sim_conf_doc_root(doc), "platform");
-  if (!inc || sim_conf_node_kind(inc) != SIM_CONF_NODE_SCALAR) return TRUE;
-  return fuzz_safe_include(sim_conf_node_text(inc), "scenarios");
-}
-
 static void check_appliance(const SimConfNode *root)
 {
   Appliance *a = g_new0(Appliance, 1);
@@ -58,7 +46,7 @@ static void check_appliance(const SimConfNode *root)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  if (!include_is_safe(data, size)) return 0;
+  if (!fuzz_input_include_safe(data, size, "platform", "scenarios")) return 0;
   g_autofree char *path = g_build_filename(fuzz_private_dir(), "scenarios", "fuzz-input.yaml", NULL);
   fuzz_write_file(path, data, size);
   g_autoptr(GError) e = NULL;

@@ -20,20 +20,9 @@ int LLVMFuzzerInitialize(int *argc G_GNUC_UNUSED, char ***argv G_GNUC_UNUSED)
   return 0;
 }
 
-/* FALSE when the sweep's `scenario:` is a scalar that could leave the private directory. */
-static gboolean scenario_is_safe(const uint8_t *data, size_t size)
-{
-  g_autofree char *text = g_strndup((const char *)data, size);
-  g_autoptr(SimConfDoc) doc = sim_conf_load_string(text, "fuzz", NULL);
-  if (!doc) return TRUE; /* the file load fails the same way, before the scenario is read */
-  const SimConfNode *scen = sim_conf_node_get(sim_conf_doc_root(doc), "scenario");
-  if (!scen || sim_conf_node_kind(scen) != SIM_CONF_NODE_SCALAR) return TRUE;
-  return fuzz_safe_include(sim_conf_node_text(scen), "sweeps");
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  if (!scenario_is_safe(data, size)) return 0;
+  if (!fuzz_input_include_safe(data, size, "scenario", "sweeps")) return 0;
   g_autofree char *path = g_build_filename(fuzz_private_dir(), "sweeps", "fuzz-input.yaml", NULL);
   fuzz_write_file(path, data, size);
   g_autoptr(GError) e = NULL;
