@@ -35,9 +35,9 @@
  *    leaves X, the CPU utilisation and the sorted utilisations of every resource unchanged
  *    (relative 1e-9).  Titles are placed `random` (by drive index, seeded) on both sides:
  *    node_striped and round_robin deal titles in node-number order (workload.c), so they are
- *    not functions of the unlabelled box (with round_robin, or with the port domains left to
- *    spread, 15 of the 26 relabellings move fabric-link or PCIe-tag loads of the NPS4
- *    scenarios; X and the CPU do not move).  Identical drives: splitting a drive group of n
+ *    not functions of the unlabelled box (with round_robin 15 of the 26 relabellings move the
+ *    NPS4 scenarios' fabric-link loads, with the port domains left to spread their PCIe-tag
+ *    loads too; X and the CPU do not move).  Identical drives: splitting a drive group of n
  *    identical drives into two groups of 1 and n - 1 leaves everything unchanged.
  * 4. The DES never exceeds the bound by more than its confidence interval: for every
  *    scenario, a short run (0.6 s after a 0.1 s warm-up, the scenario's seed) has throughput
