@@ -2,7 +2,10 @@
  * (fuzz/fuzz_common.h). */
 #include "fuzz/fuzz_common.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
+#include <signal.h>
+#include <unistd.h>
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,10 +62,30 @@ static void copy_yaml(const char *dst, const char *rel)
   g_dir_close(d);
 }
 
+/* Removes the private directories that harnesses which crashed left behind: a crash ends the
+ * process with _exit (libFuzzer), so its atexit handler did not run.  A directory is named
+ * after its process, /tmp/ocasim-fuzz-PID-XXXXXX; one whose process is gone is removed. */
+static void remove_stale_dirs(void)
+{
+  GDir *d = g_dir_open("/tmp", 0, NULL);
+  if (!d) return;
+  const char *name;
+  while ((name = g_dir_read_name(d))) {
+    if (!g_str_has_prefix(name, "ocasim-fuzz-")) continue;
+    char *end = NULL;
+    long pid = strtol(name + strlen("ocasim-fuzz-"), &end, 10);
+    if (pid <= 0 || !end || *end != '-' || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+    g_autofree char *p = g_build_filename("/tmp", name, NULL);
+    remove_tree(p);
+  }
+  g_dir_close(d);
+}
+
 const char *fuzz_private_dir(void)
 {
   if (private_dir) return private_dir;
-  char tmpl[] = "/tmp/ocasim-fuzz-XXXXXX";
+  remove_stale_dirs();
+  g_autofree char *tmpl = g_strdup_printf("/tmp/ocasim-fuzz-%ld-XXXXXX", (long)getpid());
   if (!g_mkdtemp(tmpl)) abort();
   private_dir = g_strdup(tmpl);
   atexit(remove_private_dir);
