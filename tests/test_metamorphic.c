@@ -549,6 +549,16 @@ static void assert_same(const MScen *s, const char *what, const Outcome *b, cons
   ck_assert_msg(diff->len == 0, "%s %s: sorted utilisations moved (before/after):%s", s->file, what, diff->str);
 }
 
+/* Bounds @s changed by @sets (@what says how, for messages) and asserts it as @base. */
+static void assert_same_after(const MScen *s, const GPtrArray *sets, const char *what, const Outcome *base)
+{
+  Outcome o;
+  g_autoptr(GError) e = NULL;
+  ck_assert_msg(eval(s, sets, &o, &e), "%s %s: %s", s->file, what, e ? e->message : "");
+  g_autoptr(GString) diff = g_string_new(NULL);
+  assert_same(s, what, base, &o, diff);
+}
+
 START_TEST(test_relabel_nodes)
 {
   guint n = 0;
@@ -569,12 +579,8 @@ START_TEST(test_relabel_nodes)
         if (x && x != qpn && x != 2 * qpn) continue; /* q ^ x keeps the quadrants' adjacency for x = 1, 2 */
         g_autoptr(GPtrArray) sets = relabel(s, flip, x);
         sets_add(sets, "workload.title_placement=random");
-        Outcome o;
-        g_autoptr(GError) e = NULL;
         g_autofree char *what = g_strdup_printf("(sockets %s, quadrants ^ %d)", flip ? "swapped" : "kept", x);
-        ck_assert_msg(eval(s, sets, &o, &e), "%s %s: %s", s->file, what, e ? e->message : "");
-        g_autoptr(GString) diff = g_string_new(NULL);
-        assert_same(s, what, &base, &o, diff);
+        assert_same_after(s, sets, what, &base);
         n++;
       }
   }
@@ -613,12 +619,8 @@ START_TEST(test_split_drive_groups)
       g_string_append_c(list, ']');
       g_autoptr(GPtrArray) sets = sets_new();
       sets_add(sets, "%s", list->str);
-      Outcome o;
-      g_autoptr(GError) e = NULL;
       g_autofree char *what = g_strdup_printf("(nvme[%u] split)", g);
-      ck_assert_msg(eval(s, sets, &o, &e), "%s %s: %s", s->file, what, e ? e->message : "");
-      g_autoptr(GString) diff = g_string_new(NULL);
-      assert_same(s, what, &base, &o, diff);
+      assert_same_after(s, sets, what, &base);
       n++;
     }
   }
