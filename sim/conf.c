@@ -790,6 +790,15 @@ static void steps_free(GArray *steps)
   g_array_free(steps, TRUE);
 }
 
+/* Collections nested in @n: 0 for a scalar (fuzz/fuzz_set.c found --set paths deeper than a
+ * file may nest, whose listing then did not load again). */
+static guint node_depth(const SimConfNode *n)
+{
+  guint d = 0;
+  for (guint i = 0; n->children && i < n->children->len; i++) d = MAX(d, node_depth(g_ptr_array_index(n->children, i)));
+  return n->kind == SIM_CONF_NODE_SCALAR ? 0 : d + 1;
+}
+
 /* A key of a --set path, [@s, @e): printable characters (UTF-8, already validated), no blank
  * at either end, so that the key is listed back (sim_conf_overrides) as it was set. */
 static gboolean key_text_ok(const char *s, const char *e)
@@ -906,6 +915,12 @@ gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, con
     sim_conf_doc_free(vdoc);
   }
   node_mark(newval, set_file);
+  /* the root, the maps along the path and the value's own nesting: no deeper than a file may be */
+  if (steps->len + node_depth(newval) > MAX_DEPTH) {
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: key path and value nested more than %d deep", source,
+                MAX_DEPTH);
+    goto out;
+  }
 
   SimConfNode *cur = doc->root;
   for (guint i = 0; i < steps->len; i++) {

@@ -5,7 +5,8 @@
  * replayed as the harness reads it: a byte choosing the base scenario among the scenarios/ files in
  * name order, then one assignment a line.  The cases below spell out what each one fixed:
  * a key path of invalid UTF-8 is refused; keys and plain values that need quotes in flow text
- * get them; a plain scalar folded from several lines is quoted, not folded again.
+ * get them; a plain scalar folded from several lines is quoted, not folded again; a path and
+ * value nested deeper than a file may be (200) are refused.
  * tests/data/fuzz/scenario/ (when present): inputs of fuzz/fuzz_scenario.c that crashed,
  * each run through `ocasim check`: exit status 0 or 2, never a signal.
  */
@@ -76,6 +77,16 @@ START_TEST(test_set_cases)
     ck_assert_msg(ok == (cases[i].listed != NULL), "case %zu '%s': applied %d", i, cases[i].set, ok);
     if (ok) ck_assert_str_eq(listed, cases[i].listed);
   }
+  /* the root and 199 maps along a path, or along a path and in its value, are as deep as a file
+   * may nest (200): set and listed back; one more is refused (tests/data/fuzz/set/crash-path-too-deep) */
+  for (int extra = 0; extra <= 1; extra++)
+    for (int in_value = 0; in_value <= 1; in_value++) {
+      g_autoptr(GString) set = g_string_new("k");
+      for (int i = 1; i < 200 + extra - in_value; i++) g_string_append(set, ".k");
+      g_string_append(set, in_value ? "={k: 1}" : "=1");
+      char *lines[] = { set->str, NULL };
+      ck_assert_msg(replay(base, lines, NULL) == !extra, "%d maps%s", 200 + extra, in_value ? " (one in the value)" : "");
+    }
 }
 END_TEST
 
