@@ -795,7 +795,10 @@ static void steps_free(GArray *steps)
 static guint node_depth(const SimConfNode *n)
 {
   guint d = 0;
-  for (guint i = 0; n->children && i < n->children->len; i++) d = MAX(d, node_depth(g_ptr_array_index(n->children, i)));
+  for (guint i = 0; n->children && i < n->children->len; i++) {
+    guint c = node_depth(g_ptr_array_index(n->children, i)); /* once: MAX() evaluates twice */
+    if (c > d) d = c;
+  }
   return n->kind == SIM_CONF_NODE_SCALAR ? 0 : d + 1;
 }
 
