@@ -30,7 +30,7 @@ FUZZ_PROBE   := command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzzerTes
 # seeds: the repository's scenarios and bad inputs; sweeps with `scenario:` as the private
 # directory names it (fuzz/fuzz_common.h); small hand-made seeds for the others (fuzz/seeds/)
 FUZZ_SEEDS_scenario := scenarios scenarios/reference tests/data/bad tests/data/conf
-FUZZ_SEEDS_set      := fuzz/seeds/set
+FUZZ_SEEDS_set      := fuzz/seeds/set tests/data/fuzz/set
 FUZZ_SEEDS_units    := fuzz/seeds/units
 FUZZ_SEEDS_http     := fuzz/seeds/http
 FUZZ_SEEDS_sweep    := $(FUZZ_DIR)/seeds/sweep
