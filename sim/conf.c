@@ -756,23 +756,48 @@ SimConfDoc *sim_conf_doc_copy(const SimConfDoc *doc)
   return copy;
 }
 
-static void flow_text(GString *out, const SimConfNode *n)
+/* Appends @text double-quoted, with '"', '\\' and control characters escaped. */
+static void flow_quoted(GString *out, const char *text)
+{
+  g_string_append_c(out, '"');
+  for (const char *c = text; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      g_string_append_printf(out, "\\%c", *c);
+    else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      g_string_append_printf(out, "\\x%02x", (unsigned char)*c);
+    else
+      g_string_append_c(out, *c);
+  }
+  g_string_append_c(out, '"');
+}
+
+/* TRUE when @text reads back as the same plain scalar: no control character (a plain scalar
+ * that spanned lines was folded, and would fold again), no blank at either end; and, @nested in
+ * a flow collection, not empty, none of the flow indicators ,[]{} nor ':' or '#' (libyaml reads
+ * a ':' in a flow context as an indicator), no indicator first (but "-x").  A key made by --set
+ * (any text but '.' and '[') or a plain value of a block context (`a: x,y`) may fail it
+ * (fuzz/fuzz_set.c); quoting only costs a plain "null"/"true" reading, which such text is not. */
+static gboolean flow_plain_ok(const char *text, gboolean nested)
+{
+  size_t n = strlen(text);
+  for (const char *c = text; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f || (nested && strchr(",[]{}:#", *c))) return FALSE;
+  if (n && (text[0] == ' ' || text[n - 1] == ' ')) return FALSE;
+  if (!nested) return TRUE;
+  return n && !strchr("?&*!|>'\"%@`", text[0]) && !(text[0] == '-' && (n == 1 || text[1] == ' '));
+}
+
+/* @n as flow text; @nested: inside a collection, where plain scalars and keys must also keep
+ * clear of the flow indicators.  An empty plain scalar (null) in a collection is written "~". */
+static void flow_text(GString *out, const SimConfNode *n, gboolean nested)
 {
   if (n->kind == SIM_CONF_NODE_SCALAR) {
-    if (n->plain) {
+    if (n->plain && nested && !n->text[0])
+      g_string_append_c(out, '~');
+    else if (n->plain && flow_plain_ok(n->text, nested))
       g_string_append(out, n->text);
-      return;
-    }
-    g_string_append_c(out, '"');
-    for (const char *c = n->text; *c; c++) {
-      if (*c == '"' || *c == '\\')
-        g_string_append_printf(out, "\\%c", *c);
-      else if ((unsigned char)*c < 0x20)
-        g_string_append_printf(out, "\\x%02x", (unsigned char)*c);
-      else
-        g_string_append_c(out, *c);
-    }
-    g_string_append_c(out, '"');
+    else
+      flow_quoted(out, n->text);
     return;
   }
   gboolean map = n->kind == SIM_CONF_NODE_MAP;
@@ -780,8 +805,14 @@ static void flow_text(GString *out, const SimConfNode *n)
   for (guint i = 0; i < n->children->len; i++) {
     const SimConfNode *c = g_ptr_array_index(n->children, i);
     if (i) g_string_append(out, ", ");
-    if (map) g_string_append_printf(out, "%s: ", c->key);
-    flow_text(out, c);
+    if (map) {
+      if (flow_plain_ok(c->key, TRUE))
+        g_string_append(out, c->key);
+      else
+        flow_quoted(out, c->key);
+      g_string_append(out, ": ");
+    }
+    flow_text(out, c, TRUE);
   }
   g_string_append_c(out, map ? '}' : ']');
 }
@@ -811,7 +842,7 @@ char *sim_conf_node_flow_text(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, NULL);
   GString *out = g_string_new(NULL);
-  flow_text(out, node);
+  flow_text(out, node, FALSE);
   return g_string_free(out, FALSE);
 }
 
@@ -854,6 +885,28 @@ static void steps_free(GArray *steps)
   g_array_free(steps, TRUE);
 }
 
+/* Collections nested in @n: 0 for a scalar (fuzz/fuzz_set.c found --set paths deeper than a
+ * file may nest, whose listing then did not load again). */
+static guint node_depth(const SimConfNode *n)
+{
+  guint d = 0;
+  for (guint i = 0; n->children && i < n->children->len; i++) {
+    guint c = node_depth(g_ptr_array_index(n->children, i)); /* once: MAX() evaluates twice */
+    if (c > d) d = c;
+  }
+  return n->kind == SIM_CONF_NODE_SCALAR ? 0 : d + 1;
+}
+
+/* A key of a --set path, [@s, @e): printable characters (UTF-8, already validated), no blank
+ * at either end, so that the key is listed back (sim_conf_overrides) as it was set. */
+static gboolean key_text_ok(const char *s, const char *e)
+{
+  if (*s == ' ' || e[-1] == ' ') return FALSE;
+  for (const char *c = s; c < e; c = g_utf8_next_char(c))
+    if (!g_unichar_isprint(g_utf8_get_char(c))) return FALSE;
+  return TRUE;
+}
+
 static gboolean parse_steps(const char *path, GArray *steps, const char *source, GError **error)
 {
   const char *p = path;
@@ -861,6 +914,7 @@ static gboolean parse_steps(const char *path, GArray *steps, const char *source,
     const char *s = p;
     while (*p && *p != '.' && *p != '[') p++;
     if (p > s) {
+      if (!key_text_ok(s, p)) goto bad;
       Step st = { g_strndup(s, p - s), -1 };
       guint64 v;
       if (g_ascii_string_to_unsigned(st.key, 10, 0, G_MAXINT32, &v, NULL)) st.index = (gint64)v;
@@ -921,6 +975,12 @@ static const char *shape_name(const SimConfNode *n)
 gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, const char *source, GError **error)
 {
   g_return_val_if_fail(doc != NULL && assignment != NULL && source != NULL, FALSE);
+  /* as in a file (load_string): keys made from the path must read back as YAML (fuzz/fuzz_set.c) */
+  const char *bad = NULL;
+  if (!g_utf8_validate(assignment, -1, &bad)) {
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: not valid UTF-8 at byte %td", source, bad - assignment);
+    return FALSE;
+  }
   const char *eq = strchr(assignment, '=');
   if (!eq) {
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: '%s': expected key.path=value", source, assignment);
@@ -953,6 +1013,12 @@ gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, con
     sim_conf_doc_free(vdoc);
   }
   node_mark(newval, set_file);
+  /* the root, the maps along the path and the value's own nesting: no deeper than a file may be */
+  if (steps->len + node_depth(newval) > MAX_DEPTH) {
+    g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: key path and value nested more than %d deep", source,
+                MAX_DEPTH);
+    goto out;
+  }
 
   SimConfNode *cur = doc->root;
   for (guint i = 0; i < steps->len; i++) {
