@@ -209,13 +209,15 @@ char *sim_conf_quote_(const SimConfNode *node)
   return g_strdup_printf("'%s'", t);
 }
 
-static void path_append(GString *s, const SimConfNode *n)
+/* The key path of n; escaped and truncated for a message (sim_conf_escape_), or raw for a
+ * listing that must read back (sim_conf_overrides). */
+static void path_append(GString *s, const SimConfNode *n, gboolean escape)
 {
   if (!n->parent) return;
-  path_append(s, n->parent);
+  path_append(s, n->parent, escape);
   if (n->parent->kind == SIM_CONF_NODE_MAP) {
     if (s->len) g_string_append_c(s, '.');
-    g_autofree char *k = sim_conf_escape_(n->key);
+    g_autofree char *k = escape ? sim_conf_escape_(n->key) : g_strdup(n->key);
     g_string_append(s, k);
   } else {
     guint idx = 0;
@@ -228,7 +230,7 @@ char *sim_conf_node_path(const SimConfNode *node)
 {
   g_return_val_if_fail(node != NULL, NULL);
   GString *s = g_string_new(NULL);
-  path_append(s, node);
+  path_append(s, node, TRUE);
   return g_string_free(s, FALSE);
 }
 
@@ -820,7 +822,9 @@ static void flow_text(GString *out, const SimConfNode *n, gboolean nested)
 static void collect_overrides(const SimConfNode *n, GPtrArray *out)
 {
   if (g_str_has_prefix(n->file, "--") && n->parent) {
-    g_autofree char *path = sim_conf_node_path(n);
+    GString *ps = g_string_new(NULL);
+    path_append(ps, n, FALSE); /* raw: the listing applies again as --set */
+    g_autofree char *path = g_string_free(ps, FALSE);
     g_autofree char *text = sim_conf_node_flow_text(n);
     g_ptr_array_add(out, g_strdup_printf("%s=%s", path, text));
     return;
