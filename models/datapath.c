@@ -125,8 +125,7 @@ double datapath_user_miss_share(double buffer_bytes, double conns_per_core, doub
 
 double datapath_appliance_user_miss(const Appliance *a)
 {
-  double line_bps = 0;
-  for (int i = 0; i < a->n_nics; i++) line_bps += a->nics[i].ports * a->nics[i].port_bps;
+  double line_bps = nic_line_bps(a->nics, a->n_nics);
   double bps = a->wl.offered_gbps > 0 ? MIN(a->wl.offered_gbps * 1e9, line_bps) : line_bps;
   int cores = a->topo.sockets * a->topo.cores_per_socket;
   double conns = bps / (workload_mean_bitrate_mbps(&a->wl) * 1e6);

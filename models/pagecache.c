@@ -163,8 +163,7 @@ double pagecache_size_bytes(const Appliance *a)
   if (p->cache_bytes > 0) return p->cache_bytes;
   /* the sizing load: every port's line rate, the most the box serves (not the offered load, which
    * `capacity` moves after the build) */
-  double x = 0;
-  for (int i = 0; i < a->n_nics; i++) x += a->nics[i].ports * a->nics[i].port_bps / 8.0;
+  double x = nic_line_bps(a->nics, a->n_nics) / 8.0;
   double sock, tls, infl;
   return MAX(0.0, p->installed_bytes - other_needs(a, x, connections_at(a, x), 1.0, &sock, &tls, &infl));
 }
