@@ -423,9 +423,9 @@ static gboolean workload_finish(AppConf *c, const SimConfNode *root, GError **er
   }
   const SimConfNode *cv = sim_conf_node_get(sim_conf_node_get(root, "workload"), "request_size_cv");
   if (cv && w->request_size_dist != WL_SIZE_LOGNORMAL) {
-    sim_conf_set_error(error, cv, SIM_CONF_ERROR_RANGE, "request_size_cv applies to request_size_dist: lognormal only (%s has %s)",
-                       wl_size_dist_names[w->request_size_dist],
-                       w->request_size_dist == WL_SIZE_FIXED ? "no spread" : "a CV of 1");
+    sim_conf_set_error(
+        error, cv, SIM_CONF_ERROR_RANGE, "request_size_cv applies to request_size_dist: lognormal only (%s has %s)",
+        wl_size_dist_names[w->request_size_dist], w->request_size_dist == WL_SIZE_FIXED ? "no spread" : "a CV of 1");
     return FALSE;
   }
   if (w->alt_path == DP_COUNT) { /* "none" */

@@ -71,7 +71,7 @@ typedef struct {
   double request_size_cv; /* lognormal sizes: coefficient of variation */
   WlArrivals arrivals;
   double segment_ns; /* paced clients: a segment fetch every this long, ns */
-  double io_bytes;      /* bytes per drive read */
+  double io_bytes;   /* bytes per drive read */
   int n_bitrates;
   WlBitrate bitrate[WL_MAX_BITRATES];
   double alt_fraction; /* share of load on alt_path */

@@ -121,8 +121,8 @@ gboolean sim_fluid_spec_check(const SimFluidSpec *spec, GError **error)
     gboolean bounded = isfinite(spec->flow_cap_Bps);
     if (!(c->weight > 0) || !(c->latency_ns >= 0) || !(c->latency_cv >= 0 && c->latency_cv <= 100) ||
         (c->latency_cv > 0 && !(c->latency_ns > 0))) {
-      g_set_error(error, SIM_FLUID_ERROR, 1, "class %s: weight must be > 0, latency >= 0 and its CV in [0, 100] (> 0 only with a latency)",
-                  c->name);
+      g_set_error(error, SIM_FLUID_ERROR, 1,
+                  "class %s: weight must be > 0, latency >= 0 and its CV in [0, 100] (> 0 only with a latency)", c->name);
       return FALSE;
     }
     for (guint i = 0; i < c->uses->len; i++) {
@@ -147,7 +147,8 @@ gboolean sim_fluid_spec_check(const SimFluidSpec *spec, GError **error)
   for (guint i = 0; i < spec->clients->len; i++) {
     const SimFluidClients *g = &g_array_index(spec->clients, SimFluidClients, i);
     if (g->count < 1 || g->burst < 1 || !(g->period_ns >= 1) || !isfinite(g->period_ns) || !(spec->offered_Bps > 0)) {
-      g_set_error(error, SIM_FLUID_ERROR, 1, "client group %u: count and burst >= 1, a period of at least 1 ns, and an offered load", i);
+      g_set_error(error, SIM_FLUID_ERROR, 1,
+                  "client group %u: count and burst >= 1, a period of at least 1 ns, and an offered load", i);
       return FALSE;
     }
   }
@@ -213,10 +214,10 @@ struct sim_state {
   SimFlowUse **uses;   /* per class */
   SimFlowPath **paths; /* per class */
   gsl_rng *rng_arrival, *rng_class, *rng_size;
-  SimDist *lat_dist;    /* per class: its access latency */
-  gsl_rng **lat_rng;    /* per class: the stream it draws from (owned by lat_streams) */
+  SimDist *lat_dist;      /* per class: its access latency */
+  gsl_rng **lat_rng;      /* per class: the stream it draws from (owned by lat_streams) */
   GPtrArray *lat_streams; /* the distinct streams, gsl_rng* */
-  client_group *groups; /* spec->clients->len of them */
+  client_group *groups;   /* spec->clients->len of them */
   gsl_ran_discrete_t *class_table;
   SimEvent arrival;
   double mean_gap_ns;
