@@ -12,7 +12,7 @@
 #define DES_MAX_REQUESTS 5e9
 /* Most paced clients one run simulates one by one (an event of 48 B each: 48 MiB); beyond it
  * the arrivals are one Poisson stream, the limit of a superposition of many independent sparse
- * streams (Palm-Khintchine theorem), without the segment bursts. 400 Gb/s of 1 Mb/s streams
+ * streams (Palm-Khintchine theorem), without the per-client segments. 400 Gb/s of 1 Mb/s streams
  * is 400 000 clients. */
 #define DES_MAX_CLIENTS (1 << 20)
 

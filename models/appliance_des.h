@@ -5,7 +5,8 @@
  * into a request-level fluid simulation (sim/fluid.h): requests with sizes
  * drawn from workload.request_size_dist (mean request_size) arrive (from
  * paced clients at the offered load, workload.h: offered / mean bitrate
- * clients each fetching a segment's burst of requests per segment duration;
+ * clients each fetching a segment per segment duration, its requests one
+ * after another;
  * or one Poisson stream with workload.arrivals: poisson, or above
  * DES_MAX_CLIENTS clients; or an endless backlog for "saturate"), wait for a
  * free slot, pay their drive's read latency (lognormal, mean nvme[].latency,
@@ -14,8 +15,8 @@
  * resource max-min fairly with the other requests.
  * Latency, as reported: from a request's arrival to its last byte handed to
  * the NIC = slot wait + drive read latency + shared transfer. Its spread comes
- * only from the inputs (size and drive-latency distributions, bursts of paced
- * clients); with both CVs 0 and a saturated box every request is alike.
+ * only from the inputs (size and drive-latency distributions, the arrivals of
+ * paced clients); with both CVs 0 and a saturated box every request is alike.
  *
  * Requests in flight: a drive keeps queue_depth reads of io_bytes outstanding
  * (nvme.h) and a request is request_bytes / io_bytes reads (one read when

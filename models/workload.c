@@ -249,9 +249,10 @@ const SimConfField workload_schema[] = {
     .offset = F(a.wl.arrivals),
     .enum_names = wl_arrivals_names,
     .def = "paced",
-    .doc = "requests in `ocasim run` under an offered load: paced (offered / mean bitrate clients, each fetching a segment "
-           "per segment_duration in one burst of requests, workload.h) or poisson (one unpaced Poisson stream of "
-           "requests); saturate keeps every request slot busy and uses neither" },
+    .doc =
+        "requests in `ocasim run` under an offered load: paced (offered / mean bitrate clients, each fetching a segment "
+        "per segment_duration as requests sent one after another on its connection, workload.h) or poisson (one unpaced Poisson stream of "
+        "requests); saturate keeps every request slot busy and uses neither" },
   { .key = "segment_duration",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(a.wl.segment_ns),
@@ -259,9 +260,10 @@ const SimConfField workload_schema[] = {
     .def = "6 s",
     .min = "100 ms",
     .max = "60 s",
-    .doc = "playback time of one segment, fetched by a paced client in one burst of requests (6 s: Apple's HLS Authoring "
-           "Specification for Apple Devices, target duration 6 s; DASH services use 2-10 s); rounded per bitrate to whole "
-           "requests of request_size" },
+    .doc =
+        "playback time of one segment, fetched by a paced client as one or more requests of request_size sent one after another (6 s: Apple's HLS Authoring "
+        "Specification for Apple Devices, target duration 6 s; DASH services use 2-10 s); rounded per bitrate to whole "
+        "requests of request_size" },
   /* sanity bound: as request_size */
   { .key = "io_size",
     .type = SIM_CONF_T_DOUBLE,

@@ -19,10 +19,12 @@
  * exponential or fixed). In `ocasim run` with an offered load, clients are paced at their
  * bitrate (arrivals: paced): a player with a full buffer fetches one segment per segment
  * duration, so each of the offered / mean bitrate clients (split over the mix by share)
- * fetches n = max(1, round(rate x segment_duration / 8 / request_size)) requests at once
- * every n x request_size x 8 / rate seconds (segment_duration rounded so a segment is whole
- * requests and the client's mean rate is exactly its bitrate; client rates are scaled by the
- * rounding of the client count, so the offered load is exact).
+ * fetches a segment of n = max(1, round(rate x segment_duration / 8 / request_size))
+ * requests every n x request_size x 8 / rate seconds (segment_duration rounded so a segment
+ * is whole requests and the client's mean rate is exactly its bitrate; client rates are scaled
+ * by the rounding of the client count, so the offered load is exact), its requests one after
+ * another on its connection (each sent when the one before has completed, as HTTP/1.1 range
+ * requests): each client reads at its bitrate in bursts, one per segment.
  * Leaves out: diurnal change, start-up bursts (a player filling its buffer), bitrate
  * switching, a segment's requests going to one drive (each request draws its class).
  */

@@ -203,7 +203,9 @@ struct request {
   int cls;
   double bytes;
   sim_time_ns t_arrival;
-  uint64_t id; /* arrival order, for traces */
+  uint64_t id;      /* arrival order, for traces */
+  client_group *cg; /* a paced client's request: its group (NULL: Poisson or saturate) */
+  int left;         /* requests of the client's segment still to send after this one */
 };
 
 struct sim_state {
@@ -301,10 +303,14 @@ static void admit(sim_state *s, request *r)
   sim_engine_schedule_in(s->eng, &r->ev, (sim_time_ns)llround(lat_ns));
 }
 
+static void arrive(sim_state *s, client_group *cg, int left);
+
 static void transfer_done(SimFlowNet *net G_GNUC_UNUSED, SimFlow *flow G_GNUC_UNUSED, void *ctx)
 {
   request *r = ctx;
   sim_state *s = r->s;
+  client_group *cg = r->cg;
+  int left = r->left;
   sim_time_ns now = sim_engine_now(s->eng);
   sim_stat_observe(s->st_latency, sim_time_to_s(now - r->t_arrival));
   REQ_TRACE(s, r, SIM_TRACE_INFO, "done, latency %.6f s", REQ_ARGS(s, r), sim_time_to_s(now - r->t_arrival));
@@ -327,12 +333,16 @@ static void transfer_done(SimFlowNet *net G_GNUC_UNUSED, SimFlow *flow G_GNUC_UN
     w->next = NULL;
     admit(s, w);
   }
+  if (cg && left > 0) arrive(s, cg, left - 1); /* the client's next request of its segment */
 }
 
-/* A new request arrives: a slot, a place in the wait queue, or turned away. */
-static void arrive(sim_state *s)
+/* A new request arrives (from client group @cg with @left more of its segment to send after it,
+ * or NULL): a slot, a place in the wait queue, or turned away (which ends the client's segment). */
+static void arrive(sim_state *s, client_group *cg, int left)
 {
   request *r = req_new(s);
+  r->cg = cg;
+  r->left = left;
   REQ_TRACE(s, r, SIM_TRACE_DEBUG, "arrives, %d slots taken, %d waiting", REQ_ARGS(s, r), s->active, s->n_waiting);
   if (s->active < s->spec->concurrency) {
     admit(s, r);
@@ -354,15 +364,16 @@ static void arrive(sim_state *s)
 static void on_arrival(SimEngine *eng, SimEvent *ev, void *ctx)
 {
   sim_state *s = ctx;
-  arrive(s);
+  arrive(s, NULL, 0);
   sim_engine_schedule_in(eng, ev, (sim_time_ns)llround(gsl_ran_exponential(s->rng_arrival, s->mean_gap_ns)));
 }
 
-/* A paced client fetches its burst of requests and comes back one period later. */
+/* A paced client starts fetching a segment (its requests one after another, each sent when the
+ * one before has arrived) and comes back one period later. */
 static void on_client_fetch(SimEngine *eng, SimEvent *ev, void *ctx)
 {
   client_group *cg = ctx;
-  for (int i = 0; i < cg->g->burst; i++) arrive(cg->s);
+  arrive(cg->s, cg, cg->g->burst - 1);
   sim_engine_schedule_in(eng, ev, (sim_time_ns)llround(cg->g->period_ns));
 }
 

@@ -14,10 +14,12 @@
  *
  * Workload: at most `concurrency` requests transfer at once (connections with
  * one request outstanding).  Open mode: Poisson arrivals at offered_Bps / E[S],
- * or, when the spec lists client groups, paced clients: each client fetches
- * `burst` requests at once every `period_ns` from a uniformly drawn phase (a video
- * player fetching a segment per segment duration), so the arrival rate is
- * sum count x burst / period (the caller makes it offered_Bps / E[S]); either
+ * or, when the spec lists client groups, paced clients: each client fetches a
+ * segment of `burst` requests every `period_ns` from a uniformly drawn phase (a
+ * video player fetching a segment per segment duration over one connection: the
+ * segment's requests one after another, each sent when the previous completes),
+ * so the arrival rate is sum count x burst / period (the caller makes it
+ * offered_Bps / E[S]); either
  * way the class is drawn by weight, the size from request_bytes and each
  * request waits FIFO for a free slot (at most
  * SIM_FLUID_MAX_WAITING_PER_SLOT per slot; later ones are turned away).  Saturate mode: every
@@ -70,11 +72,12 @@ typedef struct {
   GArray *uses;         /* SimFluidUse */
 } SimFluidClass;
 
-/* A group of paced clients (see the file comment): `count` clients, each fetching `burst`
- * requests at once every `period_ns`, at a phase drawn uniformly in [0, period_ns). */
+/* A group of paced clients (see the file comment): `count` clients, each fetching a segment of
+ * `burst` requests every `period_ns`, from a phase drawn uniformly in [0, period_ns); a client
+ * sends a segment's requests one after another, each when the one before has completed. */
 typedef struct {
   int count;        /* >= 1 */
-  int burst;        /* requests per fetch, >= 1 */
+  int burst;        /* requests per fetch (sent one after another), >= 1 */
   double period_ns; /* > 0 */
 } SimFluidClients;
 
@@ -137,7 +140,8 @@ SimFluidClass *sim_fluid_add_class(SimFluidSpec *spec, const char *name, double 
  *  classes of one component pass the same name and share its stream). */
 void sim_fluid_class_latency_spread(SimFluidClass *cls, double cv, const char *stream);
 
-/* Adds a group of @count paced clients, each fetching @burst requests every @period_ns. */
+/* Adds a group of @count paced clients, each fetching a segment of @burst requests (one after
+ *  another) every @period_ns. */
 void sim_fluid_add_clients(SimFluidSpec *spec, int count, int burst, double period_ns);
 
 /* Adds @units_per_byte of resource @res to class @cls (adds to an existing use). */
