@@ -10,6 +10,40 @@
 #define DES_MIN_IN_FLIGHT 64
 /* Most requests one run may simulate (about an hour of CPU at ~1 us each). */
 #define DES_MAX_REQUESTS 5e9
+/* Most paced clients one run simulates one by one (an event of 48 B each: 48 MiB); beyond it
+ * the arrivals are one Poisson stream, the limit of a superposition of many independent sparse
+ * streams (Palm-Khintchine theorem), without the per-client segments. 400 Gb/s of 1 Mb/s streams
+ * is 400 000 clients. */
+#define DES_MAX_CLIENTS (1 << 20)
+
+/* The paced clients of an offered load (workload.h): offered / mean bitrate clients split over
+ * the bitrate mix by share (at least one), their rates scaled by the rounding of the counts so
+ * that they add up to the offered load, each fetching a segment of n = max(1, round(rate x
+ * segment_duration / 8 / E[S])) requests every n E[S] 8 / rate seconds. Returns FALSE (and adds
+ * none) above DES_MAX_CLIENTS clients. */
+static gboolean add_paced_clients(SimFluidSpec *s, const Workload *w, double offered_bps)
+{
+  double mean_bps = workload_mean_bitrate_mbps(w) * 1e6;
+  if (!(mean_bps > 0) || offered_bps / mean_bps > DES_MAX_CLIENTS) return FALSE;
+  double n_total = offered_bps / mean_bps;
+  int count[WL_MAX_BITRATES] = { 0 }, widest = 0, sum = 0;
+  double rate_sum = 0;
+  for (int k = 0; k < w->n_bitrates; k++) {
+    count[k] = (int)llround(n_total * w->bitrate[k].share);
+    if (w->bitrate[k].share > w->bitrate[widest].share) widest = k;
+    sum += count[k];
+  }
+  if (sum == 0) count[widest] = 1;
+  for (int k = 0; k < w->n_bitrates; k++) rate_sum += count[k] * w->bitrate[k].rate_bps;
+  double scale = offered_bps / rate_sum, mean_bits = 8 * w->request_bytes;
+  for (int k = 0; k < w->n_bitrates; k++) {
+    if (!count[k]) continue;
+    double rate = w->bitrate[k].rate_bps * scale;
+    double burst = MAX(1.0, round(rate * w->segment_ns * 1e-9 / mean_bits));
+    sim_fluid_add_clients(s, count[k], (int)burst, burst * mean_bits / rate * 1e9);
+  }
+  return TRUE;
+}
 
 SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m)
 {
@@ -19,7 +53,9 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
   s->warmup_ns = sim_time_from_s(info->warmup_s);
   s->batches = 20;
   s->offered_Bps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8 : 0;
-  s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, a->wl.request_bytes, 0 };
+  s->request_bytes = workload_request_size_dist(&a->wl);
+  if (s->offered_Bps > 0 && a->wl.arrivals == WL_ARRIVALS_PACED && !add_paced_clients(s, &a->wl, a->wl.offered_gbps * 1e9))
+    g_info("%s: more than %d clients: Poisson arrivals instead of paced clients", a->name, DES_MAX_CLIENTS);
   /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
      * request_bytes / io_bytes reads, so it holds QD x io / request requests;
      * a read larger than its request (read-ahead) still serves one request */
@@ -31,7 +67,11 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
   for (int k = 0; k < m->n_class; k++) {
     const DmClass *c = &m->cls[k];
     if (!(c->weight > 0)) continue;
-    SimFluidClass *fc = sim_fluid_add_class(s, c->name, c->weight, a->drives[c->drive].latency_ns);
+    const NvmeDrive *dr = &a->drives[c->drive];
+    SimFluidClass *fc = sim_fluid_add_class(s, c->name, c->weight, dr->latency_ns);
+    char stream[40];
+    g_snprintf(stream, sizeof stream, "nvme%d.latency", c->drive); /* the drive's own stream */
+    sim_fluid_class_latency_spread(fc, dr->latency_cv, stream);
     for (int r = 0; r < m->n_res; r++)
       if (c->demand[r] > 0) sim_fluid_class_use(fc, r, c->demand[r]);
   }

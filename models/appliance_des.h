@@ -2,11 +2,21 @@
  *
  * The demand model (demand.h) gives the resources and, for every traffic class,
  * the units of each resource one served byte consumes.  This module turns them
- * into a request-level fluid simulation (sim/fluid.h): requests of
- * workload.request_bytes arrive (Poisson at the offered load, or an endless
- * backlog for "saturate"), wait for a free slot, pay their drive's read
- * latency, then move their bytes through every resource of their class at
- * once, sharing each resource max-min fairly with the other requests.
+ * into a request-level fluid simulation (sim/fluid.h): requests with sizes
+ * drawn from workload.request_size_dist (mean request_size) arrive (from
+ * paced clients at the offered load, workload.h: offered / mean bitrate
+ * clients each fetching a segment per segment duration, its requests one
+ * after another;
+ * or one Poisson stream with workload.arrivals: poisson, or above
+ * DES_MAX_CLIENTS clients; or an endless backlog for "saturate"), wait for a
+ * free slot, pay their drive's read latency (lognormal, mean nvme[].latency,
+ * CV nvme[].latency_cv, from the drive's stream "nvmeD.latency"), then move
+ * their bytes through every resource of their class at once, sharing each
+ * resource max-min fairly with the other requests.
+ * Latency, as reported: from a request's arrival to its last byte handed to
+ * the NIC = slot wait + drive read latency + shared transfer. Its spread comes
+ * only from the inputs (size and drive-latency distributions, the arrivals of
+ * paced clients); with both CVs 0 and a saturated box every request is alike.
  *
  * Requests in flight: a drive keeps queue_depth reads of io_bytes outstanding
  * (nvme.h) and a request is request_bytes / io_bytes reads (one read when
@@ -21,8 +31,8 @@
  * the bound's saturation throughput, or arrivals turned away, mark the run
  * overloaded: offered minus served is then reported as unserved; below it the
  * shortfall is arrival noise.
- * Leaves out: packet-level TCP dynamics, retransmissions, per-connection
- * bitrate pacing (flows are aggregated sendfile work, not single clients).
+ * Leaves out: packet-level TCP dynamics, retransmissions, a client's TCP
+ * rate within a request (a request's bytes move at its max-min share).
  */
 #ifndef MODELS_APPLIANCE_DES_H
 #define MODELS_APPLIANCE_DES_H

@@ -119,6 +119,15 @@ void app_report_cpu_nodes(const AppReport *r, AppCpuNodes *out)
       out->idle[out->n_idle++] = i;
 }
 
+/* What "latency" means in report @r (its mode), for the table and the JSON: the one definition
+ * of scenarios/README.md, measured by `run` (appliance_des.h), estimated by `bound`. */
+static const char *latency_definition(const AppReport *r)
+{
+  if (!strcmp(r->mode, "run"))
+    return "request arrival to its last byte handed to the NIC: slot wait + drive read + shared transfer; measured";
+  return "request arrival to its last byte handed to the NIC; estimated by an M/M/1 sojourn per stage";
+}
+
 static void write_cpu_line(const AppReport *r, GString *out)
 {
   AppCpuNodes c;
@@ -178,6 +187,7 @@ static void write_table(const AppReport *r, GString *out)
     g_string_append(out, "latency:    n/a (no request completed after the warm-up: lengthen duration)\n");
   else /* bound and capacity have no duration to lengthen */
     g_string_append(out, "latency:    n/a (no throughput, so no queue to wait in)\n");
+  g_string_append_printf(out, "            (%s)\n", latency_definition(r));
   g_string_append_printf(out, "clients:    %.0f connections\n", r->connections);
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];
@@ -284,6 +294,7 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_number(b, "p99_ci95", r->lat_p99_ci95_ms);
   }
   json_builder_end_object(b);
+  sim_json_string(b, "latency_definition", latency_definition(r));
   sim_json_number(b, "connections", r->connections);
   json_builder_set_member_name(b, "bottleneck");
   if (r->bottleneck >= 0) {

@@ -24,6 +24,7 @@ static gboolean nvme_validate(const NvmeDrive *d, const Topology *t, const char 
                       d->pos.quadrant);
   if (d->read_Bps <= 0 || d->latency_ns <= 0 || d->queue_depth < 1)
     return model_fail(error, keypath, "read bandwidth, latency and queue depth must be positive");
+  if (!(d->latency_cv >= 0)) return model_fail(error, keypath, "latency_cv must be >= 0");
   g_autofree char *kp = g_strdup_printf("%s.pcie", keypath);
   return pcie_validate(&d->link, kp, error);
 }
@@ -59,7 +60,17 @@ const SimConfField nvme_group_schema[] = {
     .def = "100 us",
     .min = "1 us",
     .max = "1 s",
-    .doc = "read latency at low queue depth (datacenter TLC NVMe datasheets: 80-120 us; at most 1 s)" },
+    .doc = "mean read latency at low queue depth (datacenter TLC NVMe datasheets: 80-120 us; at most 1 s)" },
+  /* sanity bound: a CV of 10 is a p99.99 of ~30x the mean, beyond any drive's published QoS */
+  { .key = "latency_cv",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = G(drive.latency_cv),
+    .def = "0.26",
+    .min = "0",
+    .max = "10",
+    .doc = "coefficient of variation of the read latency, drawn lognormal per request in `ocasim run`; 0: fixed (0.26: a "
+           "lognormal whose 99.99th percentile is 2.5x its mean, the QD1 4 kB random-read QoS of the 8 TB Intel DC P4510 in "
+           "AnandTech's 2018 enterprise SSD round-up, the widest of its flash drives)" },
   /* NVMe 1.4 §3.1: a queue holds at most 64 Ki entries */
   { .key = "queue_depth",
     .type = SIM_CONF_T_INT,

@@ -7,7 +7,12 @@
  * For synchronous sendfile, a worker blocks on each read, so all drives together hold at
  * most `workers` reads: a machine-wide Little's-law ceiling workers * io_bytes / latency
  * (demand.c adds it as a resource).
- * Leaves out: garbage collection, mixed read/write interference, thermal throttling.
+ * In `ocasim run` each request's read latency is a lognormal draw of mean `latency` and CV
+ * `latency_cv` from the drive's own stream ("nvmeD.latency"): for a lognormal, p99.99 / mean =
+ * exp(3.719 sigma - sigma^2 / 2) with sigma^2 = ln(1 + cv^2), so the default CV 0.26 gives the
+ * 2.5x of the widest published QD1 QoS (nvme.c); the bound uses the mean only.
+ * Leaves out: garbage collection, mixed read/write interference, thermal throttling, latency
+ * growing with the drive's own queue (the read bandwidth caps it instead).
  */
 #ifndef MODELS_NVME_H
 #define MODELS_NVME_H
@@ -19,7 +24,8 @@ typedef struct {
   int group; /* the scenario's drive group it was expanded from: its key path is nvme[group] */
   TopoPos pos;
   double read_Bps;   /* sustained sequential read, B/s, datasheet */
-  double latency_ns; /* read latency of one io_bytes request at low queue depth */
+  double latency_ns; /* read latency of one io_bytes request at low queue depth (mean) */
+  double latency_cv; /* its coefficient of variation (lognormal draws in the DES; 0: fixed) */
   int queue_depth;   /* outstanding reads the host keeps per drive */
   PcieLink link;
 } NvmeDrive;

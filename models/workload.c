@@ -10,6 +10,23 @@
 
 APP_ENUM_DEFINE(wl_title_placement, WL_TITLE_PLACEMENT_MAP);
 APP_ENUM_CONF_OK(WlTitlePlacement);
+APP_ENUM_DEFINE(wl_size_dist, WL_SIZE_DIST_MAP);
+APP_ENUM_CONF_OK(WlSizeDist);
+APP_ENUM_DEFINE(wl_arrivals, WL_ARRIVALS_MAP);
+APP_ENUM_CONF_OK(WlArrivals);
+
+SimDist workload_request_size_dist(const Workload *w)
+{
+  switch (w->request_size_dist) {
+    case WL_SIZE_LOGNORMAL:
+      if (w->request_size_cv > 0) return (SimDist){ SIM_DIST_LOGNORMAL, w->request_bytes, w->request_size_cv };
+      break;
+    case WL_SIZE_EXPONENTIAL: return (SimDist){ SIM_DIST_EXPONENTIAL, w->request_bytes, 0 };
+    case WL_SIZE_FIXED:
+    case WL_SIZE_COUNT: break;
+  }
+  return (SimDist){ SIM_DIST_DETERMINISTIC, w->request_bytes, 0 };
+}
 
 double workload_mean_bitrate_mbps(const Workload *w)
 {
@@ -144,6 +161,8 @@ static gboolean workload_validate(const Workload *w, GError **error)
   if (w->zipf_s < 0) return model_fail(error, "workload.zipf_s", "Zipf exponent cannot be negative");
   if (w->request_bytes <= 0 || w->io_bytes <= 0)
     return model_fail(error, "workload.request_size", "request and I/O sizes must be positive");
+  if (!(w->request_size_cv >= 0)) return model_fail(error, "workload.request_size_cv", "must be >= 0");
+  if (!(w->segment_ns > 0)) return model_fail(error, "workload.segment_duration", "must be positive");
   if (w->alt_fraction < 0 || w->alt_fraction > 1) return model_fail(error, "workload.alt_fraction", "must be in [0, 1]");
   if (w->n_bitrates < 1) return model_fail(error, "workload.bitrates", "give at least one bitrate");
   for (int i = 0; i < w->n_bitrates; i++)
@@ -209,7 +228,42 @@ const SimConfField workload_schema[] = {
     .def = "2 MiB",
     .min = "4 KiB",
     .max = "1 GiB",
-    .doc = "bytes per client request (assumption: a few seconds of video)" },
+    .doc = "mean bytes per client request (assumption: a few seconds of video: 2 MiB is 3.4 s at 5 Mb/s)" },
+  { .key = "request_size_dist",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(a.wl.request_size_dist),
+    .enum_names = wl_size_dist_names,
+    .def = "lognormal",
+    .doc = "family of request sizes in `ocasim run`, of mean request_size: lognormal (CV request_size_cv), exponential (CV 1) "
+           "or fixed (every request request_size); bound uses the mean only" },
+  { .key = "request_size_cv",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.request_size_cv),
+    .def = "0.3",
+    .min = "0",
+    .max = "10",
+    .doc = "coefficient of variation of lognormal request sizes; 0: every request request_size (assumed 0.3: VBR encodes "
+           "vary a segment's bytes with scene complexity; no published figure for a CDN's range requests)" },
+  { .key = "arrivals",
+    .type = SIM_CONF_T_ENUM,
+    .offset = F(a.wl.arrivals),
+    .enum_names = wl_arrivals_names,
+    .def = "paced",
+    .doc =
+        "requests in `ocasim run` under an offered load: paced (offered / mean bitrate clients, each fetching a segment "
+        "per segment_duration as requests sent one after another on its connection, workload.h) or poisson (one unpaced Poisson stream of "
+        "requests); saturate keeps every request slot busy and uses neither" },
+  { .key = "segment_duration",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.wl.segment_ns),
+    .unit = SIM_UNIT_TIME,
+    .def = "6 s",
+    .min = "100 ms",
+    .max = "60 s",
+    .doc =
+        "playback time of one segment, fetched by a paced client as one or more requests of request_size sent one after another (6 s: Apple's HLS Authoring "
+        "Specification for Apple Devices, target duration 6 s; DASH services use 2-10 s); rounded per bitrate to whole "
+        "requests of request_size" },
   /* sanity bound: as request_size */
   { .key = "io_size",
     .type = SIM_CONF_T_DOUBLE,
@@ -368,6 +422,13 @@ static gboolean workload_finish(AppConf *c, const SimConfNode *root, GError **er
       g_message("%s", note->message);
       g_error_free(note);
     }
+  }
+  const SimConfNode *cv = sim_conf_node_get(sim_conf_node_get(root, "workload"), "request_size_cv");
+  if (cv && w->request_size_dist != WL_SIZE_LOGNORMAL) {
+    sim_conf_set_error(
+        error, cv, SIM_CONF_ERROR_RANGE, "request_size_cv applies to request_size_dist: lognormal only (%s has %s)",
+        wl_size_dist_names[w->request_size_dist], w->request_size_dist == WL_SIZE_FIXED ? "no spread" : "a CV of 1");
+    return FALSE;
   }
   if (w->alt_path == DP_COUNT) { /* "none" */
     if (w->alt_fraction > 0)

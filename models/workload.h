@@ -15,12 +15,24 @@
  *   random       each title on a uniformly random drive (seeded).
  * so hot content makes hot drives, nodes and NICs. A fraction alt_fraction of the load uses a
  * second data path (e.g. mixed NIC and software kTLS).
- * Leaves out: diurnal change, cache hits, request-size distribution (one size).
+ * Requests: sizes of mean request_size from request_size_dist (lognormal of CV request_size_cv,
+ * exponential or fixed). In `ocasim run` with an offered load, clients are paced at their
+ * bitrate (arrivals: paced): a player with a full buffer fetches one segment per segment
+ * duration, so each of the offered / mean bitrate clients (split over the mix by share)
+ * fetches a segment of n = max(1, round(rate x segment_duration / 8 / request_size))
+ * requests every n x request_size x 8 / rate seconds (segment_duration rounded so a segment
+ * is whole requests and the client's mean rate is exactly its bitrate; client rates are scaled
+ * by the rounding of the client count, so the offered load is exact), its requests one after
+ * another on its connection (each sent when the one before has completed, as HTTP/1.1 range
+ * requests): each client reads at its bitrate in bursts, one per segment.
+ * Leaves out: diurnal change, start-up bursts (a player filling its buffer), bitrate
+ * switching, a segment's requests going to one drive (each request draws its class).
  */
 #ifndef MODELS_WORKLOAD_H
 #define MODELS_WORKLOAD_H
 #include "models/datapath.h"
 #include "sim/conf.h"
+#include "sim/dist.h"
 #include <glib.h>
 
 #define WL_MAX_BITRATES 8
@@ -30,6 +42,17 @@
   X(WL_PLACE_NODE_STRIPED, "node_striped") X(WL_PLACE_ROUND_ROBIN, "round_robin") X(WL_PLACE_RANDOM, "random")
 typedef enum { WL_TITLE_PLACEMENT_MAP(APP_ENUM_ID) WL_PLACE_COUNT } WlTitlePlacement;
 APP_ENUM_DECLARE(wl_title_placement);
+
+/* workload.request_size_dist: the family of request sizes, of mean request_size. */
+#define WL_SIZE_DIST_MAP(X) X(WL_SIZE_LOGNORMAL, "lognormal") X(WL_SIZE_EXPONENTIAL, "exponential") X(WL_SIZE_FIXED, "fixed")
+typedef enum { WL_SIZE_DIST_MAP(APP_ENUM_ID) WL_SIZE_COUNT } WlSizeDist;
+APP_ENUM_DECLARE(wl_size_dist);
+
+/* workload.arrivals: paced clients (a segment fetch per segment duration) or an unpaced
+ * Poisson stream of requests (the DES's open-mode arrivals; saturate has neither). */
+#define WL_ARRIVALS_MAP(X) X(WL_ARRIVALS_PACED, "paced") X(WL_ARRIVALS_POISSON, "poisson")
+typedef enum { WL_ARRIVALS_MAP(APP_ENUM_ID) WL_ARRIVALS_COUNT } WlArrivals;
+APP_ENUM_DECLARE(wl_arrivals);
 
 /* One class of client streams. */
 typedef struct {
@@ -45,8 +68,12 @@ typedef struct {
   int titles;          /* catalogue size (files) */
   double zipf_s;       /* Zipf exponent */
   WlTitlePlacement title_placement;
-  double request_bytes; /* bytes per client request (range request) */
-  double io_bytes;      /* bytes per drive read */
+  double request_bytes; /* mean bytes per client request (range request) */
+  WlSizeDist request_size_dist;
+  double request_size_cv; /* lognormal sizes: coefficient of variation */
+  WlArrivals arrivals;
+  double segment_ns; /* paced clients: a segment fetch every this long, ns */
+  double io_bytes;   /* bytes per drive read */
   int n_bitrates;
   WlBitrate bitrate[WL_MAX_BITRATES];
   double alt_fraction; /* share of load on alt_path */
@@ -68,6 +95,9 @@ typedef struct {
  *     / (mean bitrate x session / 8)
  * a connection serving mean-bitrate x session bits over its life. */
 double workload_request_cpb(const Workload *w);
+/* The request-size distribution of @w (sim/dist.h), in bytes. */
+SimDist workload_request_size_dist(const Workload *w);
+
 /* Client connections that throughput x_Bps (B/s) feeds: x * 8 / mean bitrate. */
 double workload_connections(const Workload *w, double x_Bps);
 

@@ -26,6 +26,7 @@ static void class_free(gpointer p)
 {
   SimFluidClass *c = p;
   g_array_free(c->uses, TRUE);
+  g_free(c->latency_stream);
   g_free(c->name);
   g_free(c);
 }
@@ -40,6 +41,7 @@ SimFluidSpec *sim_fluid_spec_new(void)
   s->flow_cap_Bps = INFINITY;
   s->resources = g_ptr_array_new_with_free_func(resource_free);
   s->classes = g_ptr_array_new_with_free_func(class_free);
+  s->clients = g_array_new(FALSE, FALSE, sizeof(SimFluidClients));
   return s;
 }
 
@@ -48,6 +50,7 @@ void sim_fluid_spec_free(SimFluidSpec *spec)
   if (!spec) return;
   g_ptr_array_free(spec->resources, TRUE);
   g_ptr_array_free(spec->classes, TRUE);
+  g_array_free(spec->clients, TRUE);
   g_free(spec);
 }
 
@@ -71,6 +74,19 @@ SimFluidClass *sim_fluid_add_class(SimFluidSpec *spec, const char *name, double 
   c->uses = g_array_new(FALSE, FALSE, sizeof(SimFluidUse));
   g_ptr_array_add(spec->classes, c);
   return c;
+}
+
+void sim_fluid_class_latency_spread(SimFluidClass *cls, double cv, const char *stream)
+{
+  cls->latency_cv = cv;
+  g_free(cls->latency_stream);
+  cls->latency_stream = g_strdup(stream);
+}
+
+void sim_fluid_add_clients(SimFluidSpec *spec, int count, int burst, double period_ns)
+{
+  SimFluidClients g = { count, burst, period_ns };
+  g_array_append_val(spec->clients, g);
 }
 
 void sim_fluid_class_use(SimFluidClass *cls, int res, double units_per_byte)
@@ -103,8 +119,10 @@ gboolean sim_fluid_spec_check(const SimFluidSpec *spec, GError **error)
   for (guint k = 0; k < spec->classes->len; k++) {
     const SimFluidClass *c = g_ptr_array_index(spec->classes, k);
     gboolean bounded = isfinite(spec->flow_cap_Bps);
-    if (!(c->weight > 0) || !(c->latency_ns >= 0)) {
-      g_set_error(error, SIM_FLUID_ERROR, 1, "class %s: weight must be > 0 and latency >= 0", c->name);
+    if (!(c->weight > 0) || !(c->latency_ns >= 0) || !(c->latency_cv >= 0 && c->latency_cv <= 100) ||
+        (c->latency_cv > 0 && !(c->latency_ns > 0))) {
+      g_set_error(error, SIM_FLUID_ERROR, 1,
+                  "class %s: weight must be > 0, latency >= 0 and its CV in [0, 100] (> 0 only with a latency)", c->name);
       return FALSE;
     }
     for (guint i = 0; i < c->uses->len; i++) {
@@ -125,6 +143,14 @@ gboolean sim_fluid_spec_check(const SimFluidSpec *spec, GError **error)
     g_set_error(error, SIM_FLUID_ERROR, 1,
                 "bad run parameters: concurrency >= 1, 2..64 batches of at least 1 us after the warm-up, offered load >= 0");
     return FALSE;
+  }
+  for (guint i = 0; i < spec->clients->len; i++) {
+    const SimFluidClients *g = &g_array_index(spec->clients, SimFluidClients, i);
+    if (g->count < 1 || g->burst < 1 || !(g->period_ns >= 1) || !isfinite(g->period_ns) || !(spec->offered_Bps > 0)) {
+      g_set_error(error, SIM_FLUID_ERROR, 1,
+                  "client group %u: count and burst >= 1, a period of at least 1 ns, and an offered load", i);
+      return FALSE;
+    }
   }
   return sim_dist_validate(&spec->request_bytes, error);
 }
@@ -161,6 +187,13 @@ double sim_fluid_bound_Bps(const SimFluidSpec *spec, int *bottleneck)
 typedef struct request request;
 typedef struct sim_state sim_state;
 
+/* One group of paced clients: its spec and one event per client. */
+typedef struct {
+  const SimFluidClients *g;
+  sim_state *s;
+  SimEvent *ev; /* count events, re-armed every period */
+} client_group;
+
 struct request {
   SimEvent ev;                  /* end of the access latency */
   request *next;                /* free list / wait queue */
@@ -170,7 +203,9 @@ struct request {
   int cls;
   double bytes;
   sim_time_ns t_arrival;
-  uint64_t id; /* arrival order, for traces */
+  uint64_t id;      /* arrival order, for traces */
+  client_group *cg; /* a paced client's request: its group (NULL: Poisson or saturate) */
+  int left;         /* requests of the client's segment still to send after this one */
 };
 
 struct sim_state {
@@ -181,6 +216,10 @@ struct sim_state {
   SimFlowUse **uses;   /* per class */
   SimFlowPath **paths; /* per class */
   gsl_rng *rng_arrival, *rng_class, *rng_size;
+  SimDist *lat_dist;      /* per class: its access latency */
+  gsl_rng **lat_rng;      /* per class: the stream it draws from (owned by lat_streams) */
+  GPtrArray *lat_streams; /* the distinct streams, gsl_rng* */
+  client_group *groups;   /* spec->clients->len of them */
   gsl_ran_discrete_t *class_table;
   SimEvent arrival;
   double mean_gap_ns;
@@ -253,20 +292,25 @@ static void latency_done(SimEngine *eng G_GNUC_UNUSED, SimEvent *ev G_GNUC_UNUSE
 /* Gives @r a slot: access latency, then its transfer. */
 static void admit(sim_state *s, request *r)
 {
-  const SimFluidClass *c = g_ptr_array_index(s->spec->classes, r->cls);
+  const SimDist *d = &s->lat_dist[r->cls];
+  double lat_ns = d->kind == SIM_DIST_DETERMINISTIC ? d->mean : sim_dist_sample(d, s->lat_rng[r->cls]);
   s->active++;
   s->bytes_admitted += r->bytes;
   s->bytes_waiting_latency += r->bytes;
   REQ_TRACE(s, r, SIM_TRACE_DEBUG, "gets a slot after %.6f s waiting, access latency %.0f ns", REQ_ARGS(s, r),
-            sim_time_to_s(sim_engine_now(s->eng) - r->t_arrival), c->latency_ns);
+            sim_time_to_s(sim_engine_now(s->eng) - r->t_arrival), lat_ns);
   sim_event_init(&r->ev, latency_done, r);
-  sim_engine_schedule_in(s->eng, &r->ev, (sim_time_ns)llround(c->latency_ns));
+  sim_engine_schedule_in(s->eng, &r->ev, (sim_time_ns)llround(lat_ns));
 }
+
+static void arrive(sim_state *s, client_group *cg, int left);
 
 static void transfer_done(SimFlowNet *net G_GNUC_UNUSED, SimFlow *flow G_GNUC_UNUSED, void *ctx)
 {
   request *r = ctx;
   sim_state *s = r->s;
+  client_group *cg = r->cg;
+  int left = r->left;
   sim_time_ns now = sim_engine_now(s->eng);
   sim_stat_observe(s->st_latency, sim_time_to_s(now - r->t_arrival));
   REQ_TRACE(s, r, SIM_TRACE_INFO, "done, latency %.6f s", REQ_ARGS(s, r), sim_time_to_s(now - r->t_arrival));
@@ -289,12 +333,16 @@ static void transfer_done(SimFlowNet *net G_GNUC_UNUSED, SimFlow *flow G_GNUC_UN
     w->next = NULL;
     admit(s, w);
   }
+  if (cg && left > 0) arrive(s, cg, left - 1); /* the client's next request of its segment */
 }
 
-static void on_arrival(SimEngine *eng, SimEvent *ev, void *ctx)
+/* A new request arrives (from client group @cg with @left more of its segment to send after it,
+ * or NULL): a slot, a place in the wait queue, or turned away (which ends the client's segment). */
+static void arrive(sim_state *s, client_group *cg, int left)
 {
-  sim_state *s = ctx;
   request *r = req_new(s);
+  r->cg = cg;
+  r->left = left;
   REQ_TRACE(s, r, SIM_TRACE_DEBUG, "arrives, %d slots taken, %d waiting", REQ_ARGS(s, r), s->active, s->n_waiting);
   if (s->active < s->spec->concurrency) {
     admit(s, r);
@@ -311,7 +359,64 @@ static void on_arrival(SimEngine *eng, SimEvent *ev, void *ctx)
       s->wait_head = r;
     s->wait_tail = r;
   }
+}
+
+static void on_arrival(SimEngine *eng, SimEvent *ev, void *ctx)
+{
+  sim_state *s = ctx;
+  arrive(s, NULL, 0);
   sim_engine_schedule_in(eng, ev, (sim_time_ns)llround(gsl_ran_exponential(s->rng_arrival, s->mean_gap_ns)));
+}
+
+/* A paced client starts fetching a segment (its requests one after another, each sent when the
+ * one before has arrived) and comes back one period later. */
+static void on_client_fetch(SimEngine *eng, SimEvent *ev, void *ctx)
+{
+  client_group *cg = ctx;
+  arrive(cg->s, cg, cg->g->burst - 1);
+  sim_engine_schedule_in(eng, ev, (sim_time_ns)llround(cg->g->period_ns));
+}
+
+/* Every class's access-latency distribution and stream: one gsl_rng per distinct stream name. */
+static void latency_setup(sim_state *s)
+{
+  guint ncls = s->spec->classes->len;
+  s->lat_dist = g_new0(SimDist, ncls);
+  s->lat_rng = g_new0(gsl_rng *, ncls);
+  s->lat_streams = g_ptr_array_new_with_free_func((GDestroyNotify)gsl_rng_free);
+  g_autoptr(GHashTable) by_name = g_hash_table_new(g_str_hash, g_str_equal); /* lookups only: order decides nothing */
+  for (guint k = 0; k < ncls; k++) {
+    const SimFluidClass *c = g_ptr_array_index(s->spec->classes, k);
+    s->lat_dist[k] = c->latency_cv > 0 ? (SimDist){ SIM_DIST_LOGNORMAL, c->latency_ns, c->latency_cv }
+                                       : (SimDist){ SIM_DIST_DETERMINISTIC, c->latency_ns, 0 };
+    if (!(c->latency_cv > 0)) continue;
+    const char *name = c->latency_stream ? c->latency_stream : c->name;
+    gsl_rng *rng = g_hash_table_lookup(by_name, name);
+    if (!rng) {
+      rng = sim_rng_new(s->spec->seed, name);
+      g_ptr_array_add(s->lat_streams, rng);
+      g_hash_table_insert(by_name, (gpointer)name, rng);
+    }
+    s->lat_rng[k] = rng;
+  }
+}
+
+/* Arms every paced client at a phase drawn uniformly in its period (stream "workload.clients"). */
+static void clients_setup(sim_state *s)
+{
+  guint n = s->spec->clients->len;
+  s->groups = g_new0(client_group, n);
+  g_autoptr(gsl_rng) rng = sim_rng_new(s->spec->seed, "workload.clients");
+  for (guint i = 0; i < n; i++) {
+    client_group *cg = &s->groups[i];
+    cg->g = &g_array_index(s->spec->clients, SimFluidClients, i);
+    cg->s = s;
+    cg->ev = g_new(SimEvent, cg->g->count);
+    for (int c = 0; c < cg->g->count; c++) {
+      sim_event_init(&cg->ev[c], on_client_fetch, cg);
+      sim_engine_schedule(s->eng, &cg->ev[c], (sim_time_ns)llround(gsl_rng_uniform(rng) * cg->g->period_ns));
+    }
+  }
 }
 
 /* Feeds the units each resource served since the last call into its rate statistic. */
@@ -430,7 +535,10 @@ SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserv
   s.rng_class = sim_rng_new(spec->seed, "workload.class");
   s.rng_size = sim_rng_new(spec->seed, "workload.size");
 
-  if (spec->offered_Bps > 0) {
+  latency_setup(&s);
+  if (spec->offered_Bps > 0 && spec->clients->len) {
+    clients_setup(&s);
+  } else if (spec->offered_Bps > 0) {
     s.mean_gap_ns = 1e9 * sim_dist_mean(&spec->request_bytes) / spec->offered_Bps;
     sim_event_init(&s.arrival, on_arrival, &s);
     sim_engine_schedule(s.eng, &s.arrival, (sim_time_ns)llround(gsl_ran_exponential(s.rng_arrival, s.mean_gap_ns)));
@@ -484,11 +592,16 @@ SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserv
   gsl_rng_free(s.rng_arrival);
   gsl_rng_free(s.rng_class);
   gsl_rng_free(s.rng_size);
+  g_ptr_array_free(s.lat_streams, TRUE);
+  g_free(s.lat_dist);
+  g_free(s.lat_rng);
   for (guint k = 0; k < ncls; k++) g_free(s.uses[k]);
   g_free(s.uses);
   g_free(s.paths);
   sim_flow_net_free(s.net);
   sim_engine_free(s.eng);
+  for (guint i = 0; i < spec->clients->len && s.groups; i++) g_free(s.groups[i].ev); /* after the engine: pending */
+  g_free(s.groups);
   sim_stats_free(s.stats);
   g_ptr_array_free(s.blocks, TRUE);
   g_free(s.fres);

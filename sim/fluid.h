@@ -14,7 +14,14 @@
  *
  * Workload: at most `concurrency` requests transfer at once (connections with
  * one request outstanding).  Open mode: Poisson arrivals at offered_Bps / E[S],
- * class drawn by weight, waiting FIFO for a free slot (at most
+ * or, when the spec lists client groups, paced clients: each client fetches a
+ * segment of `burst` requests every `period_ns` from a uniformly drawn phase (a
+ * video player fetching a segment per segment duration over one connection: the
+ * segment's requests one after another, each sent when the previous completes),
+ * so the arrival rate is sum count x burst / period (the caller makes it
+ * offered_Bps / E[S]); either
+ * way the class is drawn by weight, the size from request_bytes and each
+ * request waits FIFO for a free slot (at most
  * SIM_FLUID_MAX_WAITING_PER_SLOT per slot; later ones are turned away).  Saturate mode: every
  * slot is refilled the instant a request completes, with a class drawn by
  * weight — equivalent to an open arrival stream that never runs dry, so the
@@ -24,7 +31,8 @@
  *
  * Measured (after warm-up, batch-means 95% CIs): throughput in bytes/s, each
  * resource's load (units/s) and utilisation, request latency (arrival to last
- * byte: slot wait + access latency + transfer) with p50/p99 (their CIs by batch
+ * byte: slot wait + access latency (latency_ns, or a lognormal draw of mean
+ * latency_ns and CV latency_cv from the class's stream) + transfer) with p50/p99 (their CIs by batch
  * quantiles: the spread of each batch's own p50/p99), and byte
  * conservation counters (admitted = delivered + in flight).
  * Left out here: packet-level effects (TCP dynamics, output-queue drops; a
@@ -56,10 +64,22 @@ typedef struct {
 
 typedef struct {
   char *name;
-  double weight;     /* relative share of requests, > 0 */
-  double latency_ns; /* fixed delay before the first byte moves */
-  GArray *uses;      /* SimFluidUse */
+  double weight;        /* relative share of requests, > 0 */
+  double latency_ns;    /* mean delay before the first byte moves */
+  double latency_cv;    /* 0: every request waits latency_ns; > 0: lognormal with this CV (sim/dist.h) */
+  char *latency_stream; /* name of the RNG stream of its draws (its component, e.g. "nvme3.latency"); NULL: the
+                           class's name. Classes naming one stream share it. */
+  GArray *uses;         /* SimFluidUse */
 } SimFluidClass;
+
+/* A group of paced clients (see the file comment): `count` clients, each fetching a segment of
+ * `burst` requests every `period_ns`, from a phase drawn uniformly in [0, period_ns); a client
+ * sends a segment's requests one after another, each when the one before has completed. */
+typedef struct {
+  int count;        /* >= 1 */
+  int burst;        /* requests per fetch (sent one after another), >= 1 */
+  double period_ns; /* > 0 */
+} SimFluidClients;
 
 typedef struct {
   uint64_t seed;
@@ -72,6 +92,7 @@ typedef struct {
   double flow_cap_Bps;   /* per-request rate cap, INFINITY = none */
   GPtrArray *resources;  /* SimFluidResource* */
   GPtrArray *classes;    /* SimFluidClass* */
+  GArray *clients;       /* SimFluidClients; empty: Poisson arrivals (open mode only) */
 } SimFluidSpec;
 
 typedef struct {
@@ -113,6 +134,15 @@ int sim_fluid_add_resource(SimFluidSpec *spec, const char *name, const char *kin
 
 /* Adds a class; returns it so uses can be appended with sim_fluid_class_use(). */
 SimFluidClass *sim_fluid_add_class(SimFluidSpec *spec, const char *name, double weight, double latency_ns);
+
+/* Gives class @cls a spread access latency: lognormal, mean cls->latency_ns, coefficient of
+ *  variation @cv (0: fixed), drawn from the RNG stream named @stream (NULL: the class's name;
+ *  classes of one component pass the same name and share its stream). */
+void sim_fluid_class_latency_spread(SimFluidClass *cls, double cv, const char *stream);
+
+/* Adds a group of @count paced clients, each fetching a segment of @burst requests (one after
+ *  another) every @period_ns. */
+void sim_fluid_add_clients(SimFluidSpec *spec, int count, int burst, double period_ns);
 
 /* Adds @units_per_byte of resource @res to class @cls (adds to an existing use). */
 void sim_fluid_class_use(SimFluidClass *cls, int res, double units_per_byte);

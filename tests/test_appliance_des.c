@@ -5,6 +5,7 @@
 #include "tests/support/check_run.h"
 #include <math.h>
 #include <string.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include "models/appliance_conf.h"
 #include "models/appliance_des.h"
@@ -84,14 +85,17 @@ END_TEST
 
 START_TEST(test_des_open_load)
 {
-  /* 200 Gb/s offered to the 400G NIC-kTLS box: all of it served, nothing dropped; at 10 Gb/s
-     * (seed 3) a short run serves about 5 % less, which is arrival noise, not unserved load */
+  /* 200 Gb/s offered to the 400G NIC-kTLS box: all of it served, nothing dropped. At 10 Gb/s
+     * the 2000 paced clients fetch about 600 requests a second (a 2-request segment every 6.7 s),
+     * so a run serves the offered load within arrival noise (about 2.5 % sd over 2.9 s: each
+     * client's phase is random, sizes have a CV of 0.3), not unserved load */
   const struct {
-    const char *offered, *seed;
+    const char *offered, *seed, *duration;
     double gbps, tol;
-  } cases[] = { { "workload.offered=200 Gb/s", "seed=1", 200, 0.03 }, { "workload.offered=10 Gb/s", "seed=3", 10, 0.10 } };
+  } cases[] = { { "workload.offered=200 Gb/s", "seed=1", "duration=0.6 s", 200, 0.03 },
+                { "workload.offered=10 Gb/s", "seed=3", "duration=3 s", 10, 0.10 } };
   for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
-    const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", cases[c].offered, cases[c].seed, NULL };
+    const char *sets[] = { cases[c].duration, "warmup=0.1 s", cases[c].offered, cases[c].seed, NULL };
     loaded *l = load("scenarios/rome-400g-nic-ktls.yaml", sets);
     AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
     ck_assert_msg(fabs(rep->throughput_gbps - cases[c].gbps) <= cases[c].tol * cases[c].gbps, "served %.2f Gb/s",
@@ -165,6 +169,194 @@ START_TEST(test_des_deterministic)
 }
 END_TEST
 
+/* Lognormal parameters (zeta, sigma) of mean @mean and CV @cv (sim/dist.h). */
+static void lognormal_params(double mean, double cv, double *zeta, double *sigma)
+{
+  double s2 = log1p(cv * cv);
+  *sigma = sqrt(s2);
+  *zeta = log(mean) - s2 / 2;
+}
+
+/* P(X <= x) for a SimDist that is fixed or lognormal (the two the DES draws latencies and
+ * sizes from here). */
+static double dist_cdf(const SimDist *d, double x)
+{
+  if (d->kind == SIM_DIST_DETERMINISTIC) return x >= d->mean ? 1.0 : 0.0;
+  ck_assert_int_eq(d->kind, SIM_DIST_LOGNORMAL);
+  if (x <= 0) return 0;
+  double zeta, sigma;
+  lognormal_params(d->mean, d->shape, &zeta, &sigma);
+  return gsl_cdf_lognormal_P(x, zeta, sigma);
+}
+
+/* The latency of a lone request (no queueing, no sharing) is its drive latency L_k plus its size
+ * S over its class's single-flow bandwidth B_k = min over its resources of capacity / units per
+ * byte; over the class mix, P(latency <= t) = sum_k w_k P(L_k + S / B_k <= t). One of L and S is
+ * fixed here, so each term is the other's CDF: the closed form the DES must meet at low load.
+ * Returns its @q quantile (bisection), s. */
+static double lone_request_quantile(const SimFluidSpec *spec, double q)
+{
+  double lo = 0, hi = 10, wsum = 0;
+  for (guint k = 0; k < spec->classes->len; k++) wsum += ((SimFluidClass *)g_ptr_array_index(spec->classes, k))->weight;
+  for (int it = 0; it < 200; it++) {
+    double t = (lo + hi) / 2, F = 0;
+    for (guint k = 0; k < spec->classes->len; k++) {
+      const SimFluidClass *c = g_ptr_array_index(spec->classes, k);
+      double B = INFINITY;
+      for (guint i = 0; i < c->uses->len; i++) {
+        const SimFluidUse *u = &g_array_index(c->uses, SimFluidUse, i);
+        const SimFluidResource *r = g_ptr_array_index(spec->resources, u->res);
+        if (u->units_per_byte > 0) B = MIN(B, r->capacity / u->units_per_byte);
+      }
+      SimDist L = c->latency_cv > 0 ? (SimDist){ SIM_DIST_LOGNORMAL, c->latency_ns * 1e-9, c->latency_cv }
+                                    : (SimDist){ SIM_DIST_DETERMINISTIC, c->latency_ns * 1e-9, 0 };
+      const SimDist *S = &spec->request_bytes;
+      double p;
+      if (S->kind == SIM_DIST_DETERMINISTIC)
+        p = dist_cdf(&L, t - S->mean / B);
+      else {
+        ck_assert_int_eq(L.kind, SIM_DIST_DETERMINISTIC); /* one of the two fixed */
+        p = dist_cdf(S, (t - L.mean) * B);
+      }
+      F += c->weight / wsum * p;
+    }
+    if (F < q)
+      lo = t;
+    else
+      hi = t;
+  }
+  return (lo + hi) / 2;
+}
+
+/* Every nvme[] group of the Rome platform (rome-7502p.yaml has four) with a fixed read latency. */
+#define ROME_FIXED_DRIVE_LATENCY "nvme[0].latency_cv=0", "nvme[1].latency_cv=0", "nvme[2].latency_cv=0", "nvme[3].latency_cv=0"
+
+START_TEST(test_des_latency_low_load)
+{
+  /* 0.5 Gb/s of 256 KiB requests on the Rome box: 100 paced clients, one request per 0.42 s
+     * segment (segment_duration 0.5 s rounds to one request), about 240 requests/s of ~170 us:
+     * requests almost never overlap on a drive, so the latency percentiles are those of drive
+     * latency + size / bandwidth. Case 0: fixed sizes, lognormal drive latency (the default CV
+     * 0.26); case 1: lognormal sizes (CV 0.8, so the size's spread dominates), fixed latency.
+     * Measured when written: case 0 p50 163.8 / p99 236.9 us against 164.2 / 235.0; case 1
+     * 150.1 / 393.4 us against 150.2 / 399.2. */
+  const char *common[] = { "duration=40 s", "warmup=1 s", "workload.offered=0.5 Gb/s", "workload.request_size=256 KiB",
+                           "workload.segment_duration=0.5 s" };
+  const char *case0[] = { common[0], common[1], common[2], common[3], common[4], "workload.request_size_dist=fixed", NULL };
+  const char *case1[] = {
+    common[0], common[1], common[2], common[3], common[4], "workload.request_size_cv=0.8", ROME_FIXED_DRIVE_LATENCY, NULL
+  };
+  const char *const *cases[] = { case0, case1 };
+  for (int c = 0; c < 2; c++) {
+    loaded *l = load("scenarios/reference/rome2021_sw_nps1.yaml", cases[c]);
+    g_autoptr(SimFluidSpec) spec = appliance_des_spec(&l->a, &l->info, l->m);
+    ck_assert_uint_eq(spec->clients->len, 1);
+    ck_assert_int_eq(g_array_index(spec->clients, SimFluidClients, 0).burst, 1);
+    ck_assert_int_eq(spec->request_bytes.kind, c == 0 ? SIM_DIST_DETERMINISTIC : SIM_DIST_LOGNORMAL);
+    SimFluidResult *raw = NULL;
+    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw, NULL);
+    double p50 = lone_request_quantile(spec, 0.5), p99 = lone_request_quantile(spec, 0.99);
+    ck_assert_msg(fabs(raw->latency_p50_s - p50) <= 0.02 * p50 + raw->latency_p50_hw_s &&
+                      fabs(raw->latency_p99_s - p99) <= 0.02 * p99 + raw->latency_p99_hw_s,
+                  "case %d: p50 %.1f +- %.1f us (closed form %.1f), p99 %.1f +- %.1f us (closed form %.1f)", c,
+                  raw->latency_p50_s * 1e6, raw->latency_p50_hw_s * 1e6, p50 * 1e6, raw->latency_p99_s * 1e6,
+                  raw->latency_p99_hw_s * 1e6, p99 * 1e6);
+    /* the spread is the input's: p99 well above p50 */
+    ck_assert_double_gt(p99, 1.3 * p50);
+    sim_fluid_result_free(raw);
+    app_report_free(rep);
+    unload(l);
+  }
+}
+END_TEST
+
+START_TEST(test_des_latency_spread_saturated)
+{
+  /* Saturated Rome box, default workload (lognormal sizes, CV 0.3; lognormal drive latency, CV
+     * 0.26): one bottleneck (cpu.node0) that every request crosses shares its bandwidth equally
+     * among the ~288 requests transferring, so a request's latency is L + S x c with c the
+     * seconds per byte of the fair share. c comes from the mean (E[lat] = E[L] + c E[S]); then the
+     * latency quantiles are E[L] + c S_q within the drive latency's spread (90 us against ~20 ms):
+     * p99 / p50 is the size distribution's exp(2.326 sigma) = 1.96, not 1 (measured when written:
+     * p50 18.654 / p99 36.893 ms against 18.695 / 36.921). */
+  const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", NULL };
+  loaded *l = load("scenarios/reference/rome2021_sw_nps1.yaml", sets);
+  g_autoptr(SimFluidSpec) spec = appliance_des_spec(&l->a, &l->info, l->m);
+  SimFluidResult *raw = NULL;
+  AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw, NULL);
+  ck_assert_msg(rep->lat_p50_ms + rep->lat_p50_ci95_ms < rep->lat_p99_ms - rep->lat_p99_ci95_ms,
+                "p50 %.3f +- %.3f, p99 %.3f +- %.3f", rep->lat_p50_ms, rep->lat_p50_ci95_ms, rep->lat_p99_ms,
+                rep->lat_p99_ci95_ms);
+  const SimDist *S = &spec->request_bytes;
+  ck_assert_int_eq(S->kind, SIM_DIST_LOGNORMAL);
+  double L = 0, wsum = 0;
+  for (guint k = 0; k < spec->classes->len; k++) {
+    const SimFluidClass *c = g_ptr_array_index(spec->classes, k);
+    ck_assert_double_gt(c->latency_cv, 0);
+    L += c->weight * c->latency_ns * 1e-9;
+    wsum += c->weight;
+  }
+  L /= wsum;
+  double c = (raw->latency_s.mean - L) / S->mean, zeta, sigma;
+  lognormal_params(S->mean, S->shape, &zeta, &sigma);
+  double p50 = L + c * gsl_cdf_lognormal_Pinv(0.5, zeta, sigma), p99 = L + c * gsl_cdf_lognormal_Pinv(0.99, zeta, sigma);
+  ck_assert_msg(fabs(raw->latency_p50_s - p50) <= 0.03 * p50 && fabs(raw->latency_p99_s - p99) <= 0.03 * p99,
+                "p50 %.3f ms (closed form %.3f), p99 %.3f ms (closed form %.3f)", raw->latency_p50_s * 1e3, p50 * 1e3,
+                raw->latency_p99_s * 1e3, p99 * 1e3);
+  sim_fluid_result_free(raw);
+  app_report_free(rep);
+  unload(l);
+}
+END_TEST
+
+START_TEST(test_des_latency_no_spread)
+{
+  /* metamorphic: the spread comes only from the inputs. Fixed sizes, fixed drive latency and a
+     * saturated box (no arrivals to pace): every request is alike, p50 == p99 */
+  const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", "workload.request_size_dist=fixed", ROME_FIXED_DRIVE_LATENCY, NULL };
+  loaded *l = load("scenarios/reference/rome2021_sw_nps1.yaml", sets);
+  AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
+  ck_assert_double_gt(rep->lat_p50_ms, 1);
+  ck_assert_double_eq_tol(rep->lat_p99_ms, rep->lat_p50_ms, 1e-9 * rep->lat_p50_ms);
+  app_report_free(rep);
+  unload(l);
+}
+END_TEST
+
+START_TEST(test_des_paced_clients)
+{
+  /* offered / mean bitrate clients split by share; each class fetches round(rate x 6 s / 8 /
+     * 2 MiB) requests per segment (3 Mb/s: 1.07 -> 1; 8 Mb/s: 2.86 -> 3), and the groups' request
+     * rate x mean size is the offered load exactly */
+  const char *sets[] = { "workload.offered=200 Gb/s",
+                         "workload.bitrates=[{rate: 3 Mb/s, share: 50 %}, {rate: 8 Mb/s, share: 50 %}]", NULL };
+  loaded *l = load("scenarios/rome-400g-nic-ktls.yaml", sets);
+  g_autoptr(SimFluidSpec) spec = appliance_des_spec(&l->a, &l->info, l->m);
+  ck_assert_uint_eq(spec->clients->len, 2);
+  const SimFluidClients *g0 = &g_array_index(spec->clients, SimFluidClients, 0);
+  const SimFluidClients *g1 = &g_array_index(spec->clients, SimFluidClients, 1);
+  double n = 200e9 / 5.5e6; /* mean bitrate 5.5 Mb/s */
+  ck_assert_int_eq(g0->count, (int)llround(n / 2));
+  ck_assert_int_eq(g1->count, (int)llround(n / 2));
+  ck_assert_int_eq(g0->burst, 1);
+  ck_assert_int_eq(g1->burst, 3);
+  double Bps = 0;
+  for (guint i = 0; i < spec->clients->len; i++) {
+    const SimFluidClients *g = &g_array_index(spec->clients, SimFluidClients, i);
+    Bps += g->count * g->burst / (g->period_ns * 1e-9) * sim_dist_mean(&spec->request_bytes);
+  }
+  ck_assert_double_eq_tol(Bps, spec->offered_Bps, 1e-9 * spec->offered_Bps);
+  ck_assert_double_eq_tol(g0->period_ns * 1e-9, 2.0 * 1048576 * 8 / 3e6, 1e-3); /* rate scaled by < 1e-4 */
+  unload(l);
+  /* arrivals: poisson has no clients */
+  const char *pois[] = { "workload.offered=200 Gb/s", "workload.arrivals=poisson", NULL };
+  l = load("scenarios/rome-400g-nic-ktls.yaml", pois);
+  g_autoptr(SimFluidSpec) spec2 = appliance_des_spec(&l->a, &l->info, l->m);
+  ck_assert_uint_eq(spec2->clients->len, 0);
+  unload(l);
+}
+END_TEST
+
 int main(void)
 {
   gsl_set_error_handler_off();
@@ -176,6 +368,10 @@ int main(void)
   tcase_add_test(tc, test_des_overload);
   tcase_add_test(tc, test_des_not_steady);
   tcase_add_test(tc, test_des_deterministic);
+  tcase_add_test(tc, test_des_latency_low_load);
+  tcase_add_test(tc, test_des_latency_spread_saturated);
+  tcase_add_test(tc, test_des_latency_no_spread);
+  tcase_add_test(tc, test_des_paced_clients);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

@@ -4,6 +4,7 @@
 #include "tests/support/check_run.h"
 #include <math.h>
 #include <string.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include "sim/fluid.h"
 
@@ -100,6 +101,74 @@ START_TEST(test_rejects_unbounded_class)
 }
 END_TEST
 
+/* One class on one wide resource: a request alone moves its bytes in a nanosecond, so its latency
+ * is its access latency. */
+static SimFluidSpec *lone_spec(double offered_Bps, double latency_ns)
+{
+  SimFluidSpec *s = sim_fluid_spec_new();
+  s->seed = 5;
+  s->duration_ns = 20 * SIM_NS_PER_S;
+  s->warmup_ns = 0;
+  s->offered_Bps = offered_Bps;
+  s->concurrency = 100000;
+  s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, 1000, 0 };
+  int wire = sim_fluid_add_resource(s, "wire", "nic_port", "B/s", 1e12);
+  SimFluidClass *c = sim_fluid_add_class(s, "only", 1, latency_ns);
+  sim_fluid_class_use(c, wire, 1);
+  return s;
+}
+
+START_TEST(test_latency_spread_lognormal)
+{
+  /* access latency lognormal, mean 1 ms, CV 0.5: the measured p50 and p99 are its quantiles
+     * exp(zeta + z_q sigma), sigma^2 = ln(1 + cv^2), zeta = ln(mean) - sigma^2 / 2 (plus 1 ns of
+     * transfer); CV 0 gives p50 = p99 = 1 ms */
+  g_autoptr(SimFluidSpec) s = lone_spec(1e6, 1e6); /* 1000 requests/s */
+  sim_fluid_class_latency_spread(g_ptr_array_index(s->classes, 0), 0.5, "drive.latency");
+  ck_assert(sim_fluid_spec_check(s, NULL));
+  g_autoptr(SimFluidResult) r = sim_fluid_run(s);
+  double s2 = log1p(0.25), zeta = log(1e-3) - s2 / 2;
+  double p50 = gsl_cdf_lognormal_Pinv(0.5, zeta, sqrt(s2)), p99 = gsl_cdf_lognormal_Pinv(0.99, zeta, sqrt(s2));
+  ck_assert_msg(fabs(r->latency_p50_s - p50) <= 0.01 * p50 + r->latency_p50_hw_s, "p50 %g vs %g", r->latency_p50_s, p50);
+  ck_assert_msg(fabs(r->latency_p99_s - p99) <= 0.02 * p99 + r->latency_p99_hw_s, "p99 %g vs %g", r->latency_p99_s, p99);
+  g_autoptr(SimFluidSpec) f = lone_spec(1e6, 1e6);
+  g_autoptr(SimFluidResult) rf = sim_fluid_run(f);
+  ck_assert_double_eq_tol(rf->latency_p50_s, 1e-3, 2e-9);
+  ck_assert_double_eq_tol(rf->latency_p99_s, 1e-3, 2e-9);
+}
+END_TEST
+
+START_TEST(test_paced_clients)
+{
+  /* 50 clients, each fetching a segment of 3 requests every 0.5 s over 20 s (a whole number of
+     * periods): every client fetches exactly 40 segments, so 50 x 3 x 40 = 6000 requests arrive,
+     * whatever the phases; the 3 of a segment go one after another, so at most one request per
+     * client is in the system: with 50 slots none ever waits, and a request's latency is its 1 ms
+     * access latency; a segment takes 3 ms of its 500 ms period. */
+  g_autoptr(SimFluidSpec) s = lone_spec(50 * 3 * 1000 / 0.5, 1e6);
+  s->concurrency = 50;
+  sim_fluid_add_clients(s, 50, 3, 0.5e9);
+  ck_assert(sim_fluid_spec_check(s, NULL));
+  g_autoptr(SimFluidResult) r = sim_fluid_run(s);
+  ck_assert_uint_le(r->requests_done, 6000);
+  ck_assert_uint_ge(r->requests_done, 6000 - 50 * 3); /* at most the segments cut by the end */
+  ck_assert_double_eq_tol(r->latency_p99_s, 1e-3, 2e-9);
+  ck_assert_uint_eq(r->requests_rejected, 0);
+  /* one client and one slot: had the segment's 3 requests arrived at once, the 2nd and 3rd would
+     * wait 1 and 2 ms for the slot (p99 3 ms); sent one after another, none waits */
+  g_autoptr(SimFluidSpec) one = lone_spec(3 * 1000 / 0.5, 1e6);
+  one->concurrency = 1;
+  sim_fluid_add_clients(one, 1, 3, 0.5e9);
+  g_autoptr(SimFluidResult) r1 = sim_fluid_run(one);
+  ck_assert_uint_ge(r1->requests_done, 117);
+  ck_assert_uint_le(r1->requests_done, 120);
+  ck_assert_double_eq_tol(r1->latency_p99_s, 1e-3, 2e-9);
+  /* a client group needs an offered load (the caller's arrival rate) */
+  s->offered_Bps = 0;
+  ck_assert(!sim_fluid_spec_check(s, NULL));
+}
+END_TEST
+
 int main(void)
 {
   gsl_set_error_handler_off();
@@ -111,6 +180,8 @@ int main(void)
   tcase_add_test(tc, test_open_below_capacity);
   tcase_add_test(tc, test_conservation_and_determinism);
   tcase_add_test(tc, test_rejects_unbounded_class);
+  tcase_add_test(tc, test_latency_spread_lognormal);
+  tcase_add_test(tc, test_paced_clients);
   suite_add_tcase(su, tc);
   return test_run_suite(su);
 }
