@@ -127,7 +127,6 @@ SimFlowGroup *sim_flow__group_get(SimFlowNet *net, uint32_t n, double rate_cap_B
 void sim_flow__group_activate(SimFlowNet *net, SimFlowGroup *g)
 {
   g->id = net->next_gid++;
-  g->x = g->n_uses == 0 ? g->rate_cap_Bps : 0;
   g->fresh = true;
   /* Saturated resources first, bounded ones last (stable, from the key
      * order). */
@@ -153,7 +152,7 @@ void sim_flow__group_activate(SimFlowNet *net, SimFlowGroup *g)
   }
   net->n_active_groups++;
   /* Its own clock, at virtual time 0, until a solve gives it a rate. */
-  SimFlowClock *c = sim_flow__clock_new(net, g->x);
+  SimFlowClock *c = sim_flow__clock_new(net, g->n_uses == 0 ? g->rate_cap_Bps : 0);
   c->fresh = true;
   sim_flow__clock_add_group(net, c, g, 0); /* V_g = 0 */
   if (g->rate_cap_Bps < INFINITY && g->n_uses > 0) capped_insert(net, g);
@@ -184,7 +183,6 @@ void sim_flow__group_deactivate(SimFlowNet *net, SimFlowGroup *g, bool quiet)
     sim_flow__clock_update_next(net, c);
   net->n_active_groups--;
   if (g->rate_cap_Bps < INFINITY && g->n_uses > 0) capped_remove(net, g);
-  g->x = 0;
 }
 
 /* Frees idle groups when too many pile up (flows with ever new vectors). */

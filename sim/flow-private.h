@@ -233,7 +233,6 @@ struct SimFlowGroup {
   SimFlowGroupUse *uses; /* key[] reordered: saturated, then tracked, then bounded */
   uint32_t n_sat;        /* uses[0..n_sat) are those with res->sat */
   uint32_t n_trk;        /* uses[0..n_trk) are not bounded (its clock tracks them) */
-  double x;              /* byte rate of each flow (= its clock's) */
   SimFlowClock *ck;      /* its clock while active, NULL while idle */
   double off;            /* V_g = V_clock - off */
   double vs_sum;         /* sum over its flows of tag - size (V_g at their start) */
@@ -497,6 +496,13 @@ static inline void net_sync(SimFlowNet *net)
 }
 
 /* ---- groups: virtual time, member heap, completion times ---------------- */
+
+/* Byte rate of each flow of active group @g: its clock's (a group keeps no
+ * copy, so a clock's rate change writes nothing into its groups). */
+static inline double group_x(const SimFlowGroup *g)
+{
+  return g->ck->x;
+}
 
 static inline double clock_V(const SimFlowClock *c, sim_time_ns t)
 {

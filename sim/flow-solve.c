@@ -67,12 +67,13 @@ static void close_component(SimFlowNet *net, SimFlowComp *cs)
       for (uint32_t u = 0; u < r->n_users; u++) {
         SimFlowGroup *g = r->users[u].g;
         double nw = (double)g->n * r->users[u].w;
-        if (g->sx.mark == net->sx.epoch || g->x >= cs->lvl0) {
+        double x = group_x(g);
+        if (g->sx.mark == net->sx.epoch || x >= cs->lvl0) {
           add_group(net, cs, g);
           W += nw;
           nu++;
         } else {
-          F += nw * g->x;
+          F += nw * x;
         }
       }
       r->sx.W0 = W;
@@ -215,7 +216,7 @@ static void resum(SimFlowNet *net)
     double L = 0, CL = 0;
     for (uint32_t u = 0; u < r->n_users; u++) {
       const SimFlowGroup *g = r->users[u].g;
-      L += (double)g->n * r->users[u].w * g->x;
+      L += (double)g->n * r->users[u].w * group_x(g);
       if (g->rate_cap_Bps < INFINITY) CL += (double)g->n * r->users[u].w * g->rate_cap_Bps;
     }
     r->load = L;
@@ -239,7 +240,7 @@ static void resum(SimFlowNet *net)
  * for a group not solved yet (it rises with the level up to there). */
 static inline double old_rate(const SimFlowGroup *g)
 {
-  return g->fresh ? g->rate_cap_Bps : g->x;
+  return g->fresh ? g->rate_cap_Bps : group_x(g);
 }
 
 /* A lower bound, at most @upper, of the level at which @r saturates in the
@@ -577,7 +578,6 @@ static void commit_clocks(SimFlowNet *net, const SimFlowComp *cs, sim_time_ns no
       net->rate_sum += (double)c->n_flows * dx;
       c->x = c->sx.x_new;
       c->moved = true;
-      for (uint32_t j = 0; j < c->n_g; j++) c->gh[j]->x = c->x;
     }
     if (c->fresh) c->gh[0]->fresh = false;
   }
@@ -772,20 +772,18 @@ static void commit_rates(SimFlowNet *net, const SimFlowComp *cs, uint32_t nk, si
     sim_flow__clock_reanchor(c, now);
     net->rate_sum += (double)c->n_flows * dx;
     c->x = c->sx.x_new;
-    for (uint32_t j = 0; j < c->n_g; j++) c->gh[j]->x = c->x;
   }
   uint32_t nn = 0;
   for (uint32_t i = 0; i < cs->nc; i++) {
     SimFlowGroup *g = net->sx.comp[i];
     g->sx.grown = false;
     g->fresh = false;
-    if (g->ck->sx.whole || g->sx.x_new == g->x) continue;
-    net->rate_sum += (double)g->n * (g->sx.x_new - g->x);
+    if (g->ck->sx.whole || g->sx.x_new == group_x(g)) continue;
+    net->rate_sum += (double)g->n * (g->sx.x_new - group_x(g));
     double Vg = group_V(g, now);
     SimFlowClock *old = g->ck;
     sim_flow__clock_remove_group(net, old, g);
-    g->x = g->sx.x_new;
-    SimFlowClock *t = clock_target(net, nk, &nn, g->x, g->sx.froze_by);
+    SimFlowClock *t = clock_target(net, nk, &nn, g->sx.x_new, g->sx.froze_by);
     sim_flow__clock_add_group(net, t, g, clock_V(t, now) - Vg);
   }
   merge_clocks(net, net->sx.tclk, nk, true);
@@ -870,7 +868,7 @@ static void solve_groups(SimFlowNet *net)
     }
     for (uint32_t i = 0; i < cs.nc; i++) {
       SimFlowGroup *g = net->sx.comp[i];
-      double dx = g->sx.x_new - g->x;
+      double dx = g->sx.x_new - group_x(g);
       if (g->ck->sx.whole || (dx == 0 && !g->sx.grown)) continue;
       for (uint32_t k = g->n_sat; k < g->n_uses; k++) { /* saturated ones are in the component */
         SimFlowResource *r = g->uses[k].res;
@@ -890,7 +888,7 @@ static void solve_groups(SimFlowNet *net)
       double L = 0;
       for (uint32_t u = 0; u < r->n_users; u++) {
         const SimFlowGroup *g = r->users[u].g;
-        L += (double)g->n * r->users[u].w * (g->sx.mark == net->sx.epoch ? g->sx.x_new : g->x);
+        L += (double)g->n * r->users[u].w * (g->sx.mark == net->sx.epoch ? g->sx.x_new : group_x(g));
       }
       r->sx.tmp_load = L;
       if (L > r->capacity * (1 + OVER_REL_TOL)) {

@@ -66,7 +66,7 @@ double sim_flow__res_load(const SimFlowResource *r)
   if (r->bounded) {
     for (uint32_t u = 0; u < r->n_users; u++) {
       const SimFlowGroup *g = r->users[u].g;
-      L += (double)g->n * r->users[u].w * g->x;
+      L += (double)g->n * r->users[u].w * group_x(g);
     }
     return L;
   }
@@ -155,7 +155,7 @@ static void detach(SimFlowNet *net, SimFlow *f, double delivered)
     all_safe = all_safe && safe(r);
     res_sync(net, r);
     r->n_flows--;
-    r->load -= w * g->x;
+    r->load -= w * c->x;
     if (g->rate_cap_Bps < INFINITY)
       r->load_at_caps -= w * g->rate_cap_Bps;
     else
@@ -165,8 +165,8 @@ static void detach(SimFlowNet *net, SimFlow *f, double delivered)
     if (k < g->n_trk) clock_entry(c, r)->A -= w;
   }
   net_sync(net);
-  net->rate_sum -= g->x;
-  if (!all_safe && !g->fresh && g->x < net->lvl0) net->lvl0 = g->x; /* rates below its own cannot change */
+  net->rate_sum -= c->x;
+  if (!all_safe && !g->fresh && c->x < net->lvl0) net->lvl0 = c->x; /* rates below its own cannot change */
   if (net->n_flows == 0 || net->n_flows == net->n_imm) net->rate_sum = 0;
   mem_remove(g->mem, &g->n, f);
   if (all_safe && g->n_uses > 0) net->n_fast++;
@@ -532,10 +532,9 @@ static SimFlow *start_in(SimFlowNet *net, SimFlowGroup *g, double size_bytes, do
       r->n_uncapped++;
     all_safe = all_safe && safe(r);
   }
-  if (g->n_uses > 0 && all_safe && (was_idle || g->x == rate_cap_Bps)) {
+  if (g->n_uses > 0 && all_safe && (was_idle || group_x(g) == rate_cap_Bps)) {
     /* Fast path: none of its resources can saturate, it runs at its cap. */
     net->n_fast++;
-    g->x = rate_cap_Bps;
     g->ck->x = rate_cap_Bps; /* its own clock, anchored now, when it was idle */
     g->ck->fresh = false;
     g->fresh = false;
@@ -548,14 +547,14 @@ static SimFlow *start_in(SimFlowNet *net, SimFlowGroup *g, double size_bytes, do
   c->n_flows++;
   for (uint32_t k = 0; k < g->n_uses; k++) {
     SimFlowResource *r = g->uses[k].res;
-    r->load += g->uses[k].w * g->x;
+    r->load += g->uses[k].w * c->x;
     if (r->load > r->capacity * (1 + OVER_REL_TOL) && !r->chk && !r->bounded) {
       r->chk = true;
       net->chk[net->n_chk++] = r;
     }
     if (k < g->n_trk) clock_entry(c, r)->A += g->uses[k].w;
   }
-  net->rate_sum += g->x;
+  net->rate_sum += c->x;
   sim_flow__group_top_changed(net, g);
   after_change(net);
   return f;
@@ -648,7 +647,7 @@ double sim_flow_rate_Bps(SimFlow *flow)
 {
   if (flow->state != FLOW_ACTIVE || !flow->g) return 0;
   flush(flow->net);
-  return flow->g->x;
+  return group_x(flow->g);
 }
 
 double sim_flow_remaining_bytes(const SimFlow *flow)
