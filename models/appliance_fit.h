@@ -152,6 +152,12 @@ typedef struct {
  * app_refset_fit: weights, priors, bottleneck term as set). (transfer full) Error: a result
  * cannot be evaluated, or J^T J is singular. */
 AppFitIdent *app_refset_identify(AppRefSet *s, const Coeffs *c, GError **error);
+/* From id's Jacobian, rows and platforms (n_rows, row_platform, jac, n_platforms, platforms):
+ * se_x, corr, se_x_without, identified and rests_on (the flags of the report: a coefficient
+ * whose fit-space standard error, priors included, exceeds IDENT_SE_RATIO of the prior's is
+ * NOT IDENTIFIED; one that is identified only with some platform's rows rests on it: ONE
+ * PLATFORM). Leaves value and se alone. Error: an information matrix that is singular. */
+gboolean app_fit_ident_solve(AppFitIdent *id, GError **error);
 void app_fit_ident_free(AppFitIdent *id);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppFitIdent, app_fit_ident_free)
 /* Share of coefficient j's information sum_i J_ij^2 that rows of result (or STREAM) `row_id` carry. */

@@ -14,27 +14,26 @@
 
 typedef struct {
   /* fitted (make fit) */
-  double dram_eff;           /* DRAM controller efficiency at a pure-read mix (memory.h) */
-  double port_eff;           /* TLS payload per line-rate bit of a NIC port (nic.h) */
+  double dram_eff;    /* DRAM controller efficiency at a pure-read mix (memory.h) */
+  double port_eff;    /* TLS payload per line-rate bit of a NIC port (nic.h) */
+  double page_cycles; /* stack cycles per payload page (cpu.page_size), unmapped mbufs */
+  double k_dram;      /* exposed fraction of a local DRAM miss for a CPU read, streaming or metadata */
+  double copy_cpb;    /* cycles per byte of a kernel<->user copy, in-cache part */
+  double k_remote;    /* stall cycles per cycle of remote-access penalty (fabric hop,
+                         coherence); multiplies penalty * f / 64 B per remote CPU read */
+  /* fixed, sourced (coeffs.c): no reference row but one platform's, or none, identifies them */
   double fabric_eff;         /* payload per raw bit of a fabric link (topology.h) */
-  double page_cycles;        /* stack cycles per payload page (cpu.page_size), unmapped mbufs */
-  double mapped_page_cycles; /* extra cycles per page with mapped mbufs + sf_bufs (cpu.h) */
-  double k_bulk;             /* exposed fraction of a DRAM miss for streaming CPU reads */
-  double k_meta;             /* exposed fraction of a DRAM miss for metadata reads */
-  double copy_cpb;           /* cycles per byte of a kernel<->user copy, in-cache part */
-  double k_remote;           /* stall cycles per cycle of remote-access penalty (fabric hop,
-                              coherence); multiplies penalty * f / 64 B per remote CPU read */
-  /* fixed, sourced */
-  double dram_turnaround; /* bandwidth lost to read/write turnarounds at a 1:1 mix */
-  double meta_pkt_bytes;  /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
-  double meta_conn_bytes; /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
-  double pkt_cycles;      /* cycles per segment handed to the NIC, through TCP/IP + driver */
-  double ack_cycles;      /* cycles per ACK event the stack processes */
-  double irq_cycles;      /* cycles per interrupt (entry, handler, exit, softirq/taskqueue wake-up) */
-  double pcie_rtt_ns;     /* non-posted read round trip through the root complex, excl. DRAM */
+  double mapped_page_cycles; /* extra cycles per 4 KiB page with mapped mbufs + sf_bufs (cpu.h) */
+  double dram_turnaround;    /* bandwidth lost to read/write turnarounds at a 1:1 mix */
+  double meta_pkt_bytes;     /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
+  double meta_conn_bytes;    /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
+  double pkt_cycles;         /* cycles per segment handed to the NIC, through TCP/IP + driver */
+  double ack_cycles;         /* cycles per ACK event the stack processes */
+  double irq_cycles;         /* cycles per interrupt (entry, handler, exit, softirq/taskqueue wake-up) */
+  double pcie_rtt_ns;        /* non-posted read round trip through the root complex, excl. DRAM */
 } Coeffs;
 
-#define COEFFS_N_FITTED 9
+#define COEFFS_N_FITTED 6
 
 /* Fills the defaults (the fitted values of the last `make fit`, models/coeffs.def, and the fixed ones). */
 void coeffs_defaults(Coeffs *c);

@@ -15,11 +15,11 @@
  *               source; an entry without one makes cpu.crypto_cpb a required key of that platform
  *               (a located error naming it), and an implementation that cannot run on the
  *               micro-architecture (ISA-L is x86-64 only) is an error at software.crypto;
- *   stall       per byte the CPU reads from DRAM: (k_bulk * L_local + k_remote * P(a,m)) * f / 64 B
+ *   stall       per byte the CPU reads from DRAM: (k_dram * L_local + k_remote * P(a,m)) * f / 64 B
  *               (the exposed part of a cache-line miss: L_local from memory.h, P the fabric
- *               penalty when the line is on another node, topology.h), and per metadata byte
- *               read: (k_meta * L_local + k_remote * P) * f / 64 B (pointer chasing, poorly
- *               hidden). k_remote can exceed 1: a remote miss also costs coherence probes and
+ *               penalty when the line is on another node, topology.h), metadata reads alike (one
+ *               k_dram: fitted apart, the metadata fraction was not identified, coeffs.c).
+ *               k_remote can exceed 1: a remote miss also costs coherence probes and
  *               queueing in the fabric ("UPI traffic stalls CPUs", euro2019_numa);
  *   copy        copy_cpb per byte copied between buffers (read_write paths, datapath.h);
  *   page        page_cycles per payload page of cpu.page_size (VM, sendfile, mbuf, TCP per-page
@@ -32,8 +32,8 @@
  *               (delayed ACKs, one per two segments; LRO/GRO hands lro_acks of them up at once).
  * Metadata DRAM traffic per payload byte (cpu_meta_bytes_per_byte(), each way) scales with the
  * packets and the connection-state touches: meta_pkt_bytes / MSS + meta_conn_bytes x ACK events.
- * The k_*, copy and page coefficients are the shared coefficients fitted by `make fit`
- * (coeffs.h); the per-segment, per-interrupt, per-ACK and metadata figures are fixed from cited
+ * The k_*, copy and page_cycles coefficients are the shared coefficients fitted by `make fit`
+ * (coeffs.h); mapped_page_cycles (FreeBSD r349529's measured saving), the per-segment, per-interrupt, per-ACK and metadata figures are fixed from cited
  * measurements (coeffs.c), as no reference row identifies them.
  * Leaves out: frequency changes with load beyond the sustained all-core clock, SMT yield that
  * varies with the instruction mix, cache-capacity effects other than a reused user buffer

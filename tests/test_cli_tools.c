@@ -118,11 +118,11 @@ START_TEST(test_coeffs_def_exact)
   }
   Coeffs c;
   coeffs_defaults(&c);
-  c.k_meta = NAN;
+  c.k_dram = NAN;
   GError *e = NULL;
   g_autoptr(GString) out = g_string_new(NULL);
   ck_assert(!coeffs_write_def(&c, out, &e));
-  ck_assert_msg(e && strstr(e->message, "k_meta"), "%s", e ? e->message : "");
+  ck_assert_msg(e && strstr(e->message, "k_dram"), "%s", e ? e->message : "");
   g_error_free(e);
 }
 END_TEST
