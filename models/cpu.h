@@ -20,7 +20,14 @@
  *               penalty when the line is on another node, topology.h), metadata reads alike (one
  *               k_dram: fitted apart, the metadata fraction was not identified, coeffs.c).
  *               k_remote can exceed 1: a remote miss also costs coherence probes and
- *               queueing in the fabric ("UPI traffic stalls CPUs", euro2019_numa);
+ *               queueing in the fabric ("UPI traffic stalls CPUs", euro2019_numa). It stays a
+ *               fitted exposure (about 2.6) because the loaded link latency that was to replace
+ *               it cannot: the link's M/M/1 wait over one 64-B line adds 2.6 ns at the Skylake
+ *               no-silo row's 41 % UPI and 0.6 ns at the EPYC one's 15 %, against 60 ns idle
+ *               penalties, and the EPYC row, on the less loaded links, needs the more stall per
+ *               remote line (about 240 ns against 160, from the published cycles per byte over
+ *               the net-silo rows of the same boxes); at k_remote = 1 the two rows come out
+ *               +90 % and +38 % (scenarios/reference/skx2019_no_silo.yaml);
  *   copy        copy_cpb per byte copied between buffers (read_write paths, datapath.h);
  *   page        page_cycles per payload page of cpu.page_size (VM, sendfile, mbuf, TCP per-page
  *               work; + mapped_page_cycles per 4 KiB with the old mapped-mbuf/sf_buf path);
