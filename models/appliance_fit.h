@@ -10,7 +10,10 @@
  *                       [bottleneck term (X_expected_kind/X - 1.025)+/0.05], STREAM (S/S_pub - 1)/0.10,
  *                       and a weak prior (x - x0)/2 per coefficient in fit space
  * with gsl_multifit_nlinear (trust-region Levenberg-Marquardt, finite-difference Jacobian);
- * positive coefficients are fitted in log space and efficiencies in logit space.
+ * positive coefficients are fitted in log space and efficiencies in logit space. A documented
+ * deviation (reference.known_deviation) counts at its documented tolerance: its throughput at
+ * tolerance_pct when its bottleneck is not the published one, its CPU at cpu_tolerance_pts, so a
+ * result the model says it cannot reproduce does not drag a shared coefficient to it.
  *
  * Same configuration, same figure: a result whose `reference.same_as` names another (the same
  * platform file, the same demand model, the same published throughput; checked at load, and two
