@@ -996,6 +996,12 @@ void app_fit_ident_table(const AppFitIdent *id, GString *out)
                          "\nColumns per platform: the standard error (fit space, ln or logit) without that platform's rows, "
                          "as a fraction of the prior's (%.0f); above %.2f the others do not identify it.\n",
                          PRIOR_SIGMA, IDENT_SE_RATIO);
+  Coeffs fixed;
+  coeffs_defaults(&fixed);
+  g_string_append(out, "\nFixed, not fitted (models/coeffs.c: a cited measurement, or assumed where no row identifies it):\n");
+  for (int i = 0; i < coeffs_fixed_count(); i++)
+    g_string_append_printf(out, "  %-18s %10.4g  %s\n", coeffs_fixed_name(i), coeffs_fixed_value(&fixed, i),
+                           coeffs_fixed_source(i));
   g_string_append(out, "\nRows that move each coefficient (share of sum_i J_ij^2, at least 1 %):\n");
   for (int j = 0; j < p; j++) {
     g_autoptr(GPtrArray) ids = g_ptr_array_new();
@@ -1084,6 +1090,18 @@ void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *
   sim_json_number(b, "chisq", chisq);
   sim_json_number(b, "prior_sigma", PRIOR_SIGMA);
   json_builder_end_object(b);
+  json_builder_set_member_name(b, "fixed_coefficients");
+  json_builder_begin_array(b);
+  Coeffs fixed;
+  coeffs_defaults(&fixed);
+  for (int i = 0; i < coeffs_fixed_count(); i++) {
+    json_builder_begin_object(b);
+    sim_json_string(b, "name", coeffs_fixed_name(i));
+    sim_json_number(b, "value", coeffs_fixed_value(&fixed, i));
+    sim_json_string(b, "source", coeffs_fixed_source(i));
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
   json_builder_set_member_name(b, "coefficients");
   json_builder_begin_array(b);
   for (int j = 0; j < p; j++) {

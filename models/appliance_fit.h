@@ -166,10 +166,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppFitIdent, app_fit_ident_free)
 /* Share of coefficient j's information sum_i J_ij^2 that rows of result (or STREAM) `row_id` carry. */
 double app_fit_ident_share(const AppFitIdent *id, int j, const char *row_id);
 /* The identifiability report: coefficient, value, standard error, the rows that move it, the
- * standard error without each platform and the flag; the Jacobian; the correlation matrix. */
+ * standard error without each platform and the flag; the fixed coefficients with their values and
+ * sources (coeffs_fixed_*); the Jacobian; the correlation matrix. */
 void app_fit_ident_table(const AppFitIdent *id, GString *out);
-/* The fit as JSON (build/fit/fit.json): objective, coefficients[] (name, value, stderr,
- * identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform, published / in-fit /
+/* The fit as JSON (build/fit/fit.json): objective, fixed_coefficients[] (name, value, source:
+ * not fitted), coefficients[] (name, value, stderr, identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform, published / in-fit /
  * LOO / LOPO throughput, CPU % and bottleneck) and the summary; a prediction not run is null. */
 void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *id, double chisq, GString *out);
 /* Runs every result through the discrete-event model (models/appliance_des.h, the scenario's

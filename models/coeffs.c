@@ -22,6 +22,52 @@ static const FittedCoeff FITTED[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(FITTED) == COEFFS_N_FITTED);
 
+/* The fixed coefficients, with the short form of the source that coeffs_defaults() cites. */
+typedef struct {
+  const char *name;
+  size_t offset;
+  const char *source;
+} FixedCoeff;
+
+static const FixedCoeff FIXED[] = {
+  { "fabric_eff", offsetof(Coeffs, fabric_eff), "assumed (flit overhead of the order of PCIe's TLPs; not identified)" },
+  { "mapped_page_cycles", offsetof(Coeffs, mapped_page_cycles),
+    "FreeBSD r349529: unmapped mbufs save 5-10 % CPU (derived per 4 KiB page)" },
+  { "dram_turnaround", offsetof(Coeffs, dram_turnaround), "JEDEC DDR4-3200 tWTR/tRTW at a 1:1 mix" },
+  { "meta_pkt_bytes", offsetof(Coeffs, meta_pkt_bytes), "euro2019_ktls: 0.4 B/B metadata at MTU 1500 (derived)" },
+  { "meta_conn_bytes", offsetof(Coeffs, meta_conn_bytes), "assumed (8 cache lines of connection state per ACK)" },
+  { "pkt_cycles", offsetof(Coeffs, pkt_cycles), "netmap (Rizzo, USENIX ATC 2012): ~1 us per packet at 2 GHz" },
+  { "ack_cycles", offsetof(Coeffs, ack_cycles), "netmap (same): about half a send" },
+  { "irq_cycles", offsetof(Coeffs, irq_cycles), "netmap (same): of the order of the per-packet cost" },
+  { "pcie_rtt_ns", offsetof(Coeffs, pcie_rtt_ns), "pcie-bench (Neugebauer et al., SIGCOMM 2018)" },
+};
+
+/* every member of Coeffs is either fitted or fixed (all doubles) */
+G_STATIC_ASSERT(G_N_ELEMENTS(FIXED) + COEFFS_N_FITTED == sizeof(Coeffs) / sizeof(double));
+
+int coeffs_fixed_count(void)
+{
+  return (int)G_N_ELEMENTS(FIXED);
+}
+
+const char *coeffs_fixed_name(int i)
+{
+  g_return_val_if_fail(i >= 0 && i < (int)G_N_ELEMENTS(FIXED), NULL);
+  return FIXED[i].name;
+}
+
+const char *coeffs_fixed_source(int i)
+{
+  g_return_val_if_fail(i >= 0 && i < (int)G_N_ELEMENTS(FIXED), NULL);
+  return FIXED[i].source;
+}
+
+double coeffs_fixed_value(const Coeffs *c, int i)
+{
+  g_return_val_if_fail(i >= 0 && i < (int)G_N_ELEMENTS(FIXED), 0.0);
+  return *(const double *)((const char *)c + FIXED[i].offset);
+}
+
 /* The first lines of models/coeffs.def, as coeffs_write_def() writes them. */
 static const char DEF_HEADER[] =
     "/* models/coeffs.def — the fitted shared coefficients (models/coeffs.h): the output of the fit,\n"

@@ -45,6 +45,13 @@ const char *coeffs_fitted_name(int i);
 double *coeffs_fitted_ptr(Coeffs *c, int i);
 /* What fitted coefficient i is (the note of its line in models/coeffs.def). */
 const char *coeffs_fitted_note(int i);
+/* The fixed coefficients (not fitted: each from a cited measurement or marked assumed in
+ * coeffs.c): how many, the name and the short source of fixed coefficient i
+ * (0..coeffs_fixed_count()-1), and its value in @c. */
+int coeffs_fixed_count(void);
+const char *coeffs_fixed_name(int i);
+const char *coeffs_fixed_source(int i);
+double coeffs_fixed_value(const Coeffs *c, int i);
 /* Appends to @out the coefficients data file (models/coeffs.def) holding the fitted values of
  * @c: a header comment, then one line COEF(name, value, "note") per fitted coefficient in the
  * fit's order, each value as the shortest %g text that reads back as the same double (so the

@@ -500,6 +500,11 @@ START_TEST(test_standard_errors)
   g_autoptr(GString) t = g_string_new(NULL);
   app_fit_ident_table(id, t);
   ck_assert_msg(!strstr(t->str, "ONE PLATFORM") && !strstr(t->str, "NOT IDENTIFIED"), "%s", t->str);
+  /* ... and it lists the fixed ones with their values and sources */
+  ck_assert_msg(strstr(t->str, "  fabric_eff                0.9  assumed"), "%s", t->str);
+  ck_assert_msg(strstr(t->str, "  mapped_page_cycles       1000  FreeBSD r349529"), "%s", t->str);
+  ck_assert_double_eq(c.mapped_page_cycles, 1000);
+  ck_assert_double_eq(c.fabric_eff, 0.90);
 }
 END_TEST
 
