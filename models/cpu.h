@@ -27,7 +27,12 @@
  *               penalties, and the EPYC row, on the less loaded links, needs the more stall per
  *               remote line (about 240 ns against 160, from the published cycles per byte over
  *               the net-silo rows of the same boxes); at k_remote = 1 the two rows come out
- *               +90 % and +38 % (scenarios/reference/skx2019_no_silo.yaml);
+ *               +90 % and +38 % (scenarios/reference/skx2019_no_silo.yaml). Nor can an
+ *               exposure under memory-level parallelism (stall = misses x latency / MLP): the
+ *               fitted stall per remote line, 2.57 x 60 ns = 154 ns, already exceeds the whole
+ *               idle latency of a remote line (85-90 + 60 ns), which MLP = 1 would expose, so
+ *               what k_remote carries beyond 1 is not latency (coherence probes, contention:
+ *               named by euro2019_numa, measured nowhere we found);
  *   copy        copy_cpb per byte copied between buffers (read_write paths, datapath.h);
  *   page        page_cycles per payload page of cpu.page_size (VM, sendfile, mbuf, TCP per-page
  *               work; + mapped_page_cycles per 4 KiB with the old mapped-mbuf/sf_buf path);
