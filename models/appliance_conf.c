@@ -53,14 +53,16 @@ static const SimConfField ref_schema[] = {
     .def = "10",
     .min = "0",
     .max = "100",
-    .doc = "CI bound on throughput, % (above 10 only with known_deviation; the row still FAILs the 10 % rule)" },
+    .doc = "CI bound on throughput, % (above 10 only with known_deviation; the row still FAILs the 10 % rule); with another "
+           "bottleneck than the published one, also the fit's scale for this figure" },
   { .key = "cpu_tolerance_pts",
     .type = SIM_CONF_T_DOUBLE,
     .offset = R(r.cpu_tolerance_pts),
     .def = "10",
     .min = "0",
     .max = "100",
-    .doc = "CI bound on CPU, points (above 10 only with known_deviation; the row still FAILs the 10-point rule)" },
+    .doc = "CI bound on CPU, points (above 10 only with known_deviation; the row still FAILs the 10-point rule); with "
+           "known_deviation, also the fit's scale for this figure" },
   { .key = "known_deviation",
     .type = SIM_CONF_T_STRING,
     .offset = R(r.known_deviation),

@@ -74,7 +74,7 @@ static void zero_requests(Appliance *b)
 }
 static void zero_stall(Appliance *b)
 {
-  b->coef.k_bulk = b->coef.k_meta = b->coef.k_remote = 0;
+  b->coef.k_dram = b->coef.k_remote = 0;
 }
 
 /* The touches of one path with its share of the load. */

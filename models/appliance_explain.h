@@ -9,7 +9,7 @@
  *     and per-ACK cycles and the stalls, each found as the drop of the CPU demand when its
  *     coefficients are zeroed (models/coeffs.h:
  *     copy_cpb; page_cycles + mapped_page_cycles; pkt_cycles; ack_cycles; the workload's request,
- *     connection and TLS handshake cycles (workload_request_cpb); k_bulk, k_meta and
+ *     connection and TLS handshake cycles (workload_request_cpb); k_dram and
  *     k_remote for the stalls); the stalls split into DRAM latency at idle, DRAM queueing at
  *     X_op (the load-dependent terms, demand.h) and fabric (the remote-access penalty,
  *     DmResource.remote_stall); what remains is the bulk crypto (the one CPU term without a

@@ -10,7 +10,10 @@
  *                       [bottleneck term (X_expected_kind/X - 1.025)+/0.05], STREAM (S/S_pub - 1)/0.10,
  *                       and a weak prior (x - x0)/2 per coefficient in fit space
  * with gsl_multifit_nlinear (trust-region Levenberg-Marquardt, finite-difference Jacobian);
- * positive coefficients are fitted in log space and efficiencies in logit space.
+ * positive coefficients are fitted in log space and efficiencies in logit space. A documented
+ * deviation (reference.known_deviation) counts at its documented tolerance: its throughput at
+ * tolerance_pct when its bottleneck is not the published one, its CPU at cpu_tolerance_pts, so a
+ * result the model says it cannot reproduce does not drag a shared coefficient to it.
  *
  * Same configuration, same figure: a result whose `reference.same_as` names another (the same
  * platform file, the same demand model, the same published throughput; checked at load, and two
@@ -152,15 +155,22 @@ typedef struct {
  * app_refset_fit: weights, priors, bottleneck term as set). (transfer full) Error: a result
  * cannot be evaluated, or J^T J is singular. */
 AppFitIdent *app_refset_identify(AppRefSet *s, const Coeffs *c, GError **error);
+/* From id's Jacobian, rows and platforms (n_rows, row_platform, jac, n_platforms, platforms):
+ * se_x, corr, se_x_without, identified and rests_on (the flags of the report: a coefficient
+ * whose fit-space standard error, priors included, exceeds IDENT_SE_RATIO of the prior's is
+ * NOT IDENTIFIED; one that is identified only with some platform's rows rests on it: ONE
+ * PLATFORM). Leaves value and se alone. Error: an information matrix that is singular. */
+gboolean app_fit_ident_solve(AppFitIdent *id, GError **error);
 void app_fit_ident_free(AppFitIdent *id);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppFitIdent, app_fit_ident_free)
 /* Share of coefficient j's information sum_i J_ij^2 that rows of result (or STREAM) `row_id` carry. */
 double app_fit_ident_share(const AppFitIdent *id, int j, const char *row_id);
 /* The identifiability report: coefficient, value, standard error, the rows that move it, the
- * standard error without each platform and the flag; the Jacobian; the correlation matrix. */
+ * standard error without each platform and the flag; the fixed coefficients with their values and
+ * sources (coeffs_fixed_*); the Jacobian; the correlation matrix. */
 void app_fit_ident_table(const AppFitIdent *id, GString *out);
-/* The fit as JSON (build/fit/fit.json): objective, coefficients[] (name, value, stderr,
- * identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform, published / in-fit /
+/* The fit as JSON (build/fit/fit.json): objective, fixed_coefficients[] (name, value, source:
+ * not fitted), coefficients[] (name, value, stderr, identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform, published / in-fit /
  * LOO / LOPO throughput, CPU % and bottleneck) and the summary; a prediction not run is null. */
 void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *id, double chisq, GString *out);
 /* Runs every result through the discrete-event model (models/appliance_des.h, the scenario's

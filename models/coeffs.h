@@ -14,27 +14,26 @@
 
 typedef struct {
   /* fitted (make fit) */
-  double dram_eff;           /* DRAM controller efficiency at a pure-read mix (memory.h) */
-  double port_eff;           /* TLS payload per line-rate bit of a NIC port (nic.h) */
+  double dram_eff;    /* DRAM controller efficiency at a pure-read mix (memory.h) */
+  double port_eff;    /* TLS payload per line-rate bit of a NIC port (nic.h) */
+  double page_cycles; /* stack cycles per payload page (cpu.page_size), unmapped mbufs */
+  double k_dram;      /* exposed fraction of a local DRAM miss for a CPU read, streaming or metadata */
+  double copy_cpb;    /* cycles per byte of a kernel<->user copy, in-cache part */
+  double k_remote;    /* stall cycles per cycle of remote-access penalty (fabric hop,
+                         coherence); multiplies penalty * f / 64 B per remote CPU read */
+  /* fixed, sourced (coeffs.c): no reference row but one platform's, or none, identifies them */
   double fabric_eff;         /* payload per raw bit of a fabric link (topology.h) */
-  double page_cycles;        /* stack cycles per payload page (cpu.page_size), unmapped mbufs */
-  double mapped_page_cycles; /* extra cycles per page with mapped mbufs + sf_bufs (cpu.h) */
-  double k_bulk;             /* exposed fraction of a DRAM miss for streaming CPU reads */
-  double k_meta;             /* exposed fraction of a DRAM miss for metadata reads */
-  double copy_cpb;           /* cycles per byte of a kernel<->user copy, in-cache part */
-  double k_remote;           /* stall cycles per cycle of remote-access penalty (fabric hop,
-                              coherence); multiplies penalty * f / 64 B per remote CPU read */
-  /* fixed, sourced */
-  double dram_turnaround; /* bandwidth lost to read/write turnarounds at a 1:1 mix */
-  double meta_pkt_bytes;  /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
-  double meta_conn_bytes; /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
-  double pkt_cycles;      /* cycles per segment handed to the NIC, through TCP/IP + driver */
-  double ack_cycles;      /* cycles per ACK event the stack processes */
-  double irq_cycles;      /* cycles per interrupt (entry, handler, exit, softirq/taskqueue wake-up) */
-  double pcie_rtt_ns;     /* non-posted read round trip through the root complex, excl. DRAM */
+  double mapped_page_cycles; /* extra cycles per 4 KiB page with mapped mbufs + sf_bufs (cpu.h) */
+  double dram_turnaround;    /* bandwidth lost to read/write turnarounds at a 1:1 mix */
+  double meta_pkt_bytes;     /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
+  double meta_conn_bytes;    /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
+  double pkt_cycles;         /* cycles per segment handed to the NIC, through TCP/IP + driver */
+  double ack_cycles;         /* cycles per ACK event the stack processes */
+  double irq_cycles;         /* cycles per interrupt (entry, handler, exit, softirq/taskqueue wake-up) */
+  double pcie_rtt_ns;        /* non-posted read round trip through the root complex, excl. DRAM */
 } Coeffs;
 
-#define COEFFS_N_FITTED 9
+#define COEFFS_N_FITTED 6
 
 /* Fills the defaults (the fitted values of the last `make fit`, models/coeffs.def, and the fixed ones). */
 void coeffs_defaults(Coeffs *c);
@@ -46,6 +45,13 @@ const char *coeffs_fitted_name(int i);
 double *coeffs_fitted_ptr(Coeffs *c, int i);
 /* What fitted coefficient i is (the note of its line in models/coeffs.def). */
 const char *coeffs_fitted_note(int i);
+/* The fixed coefficients (not fitted: each from a cited measurement or marked assumed in
+ * coeffs.c): how many, the name and the short source of fixed coefficient i
+ * (0..coeffs_fixed_count()-1), and its value in @c. */
+int coeffs_fixed_count(void);
+const char *coeffs_fixed_name(int i);
+const char *coeffs_fixed_source(int i);
+double coeffs_fixed_value(const Coeffs *c, int i);
 /* Appends to @out the coefficients data file (models/coeffs.def) holding the fitted values of
  * @c: a header comment, then one line COEF(name, value, "note") per fitted coefficient in the
  * fit's order, each value as the shortest %g text that reads back as the same double (so the

@@ -15,12 +15,24 @@
  *               source; an entry without one makes cpu.crypto_cpb a required key of that platform
  *               (a located error naming it), and an implementation that cannot run on the
  *               micro-architecture (ISA-L is x86-64 only) is an error at software.crypto;
- *   stall       per byte the CPU reads from DRAM: (k_bulk * L_local + k_remote * P(a,m)) * f / 64 B
+ *   stall       per byte the CPU reads from DRAM: (k_dram * L_local + k_remote * P(a,m)) * f / 64 B
  *               (the exposed part of a cache-line miss: L_local from memory.h, P the fabric
- *               penalty when the line is on another node, topology.h), and per metadata byte
- *               read: (k_meta * L_local + k_remote * P) * f / 64 B (pointer chasing, poorly
- *               hidden). k_remote can exceed 1: a remote miss also costs coherence probes and
- *               queueing in the fabric ("UPI traffic stalls CPUs", euro2019_numa);
+ *               penalty when the line is on another node, topology.h), metadata reads alike (one
+ *               k_dram: fitted apart, the metadata fraction was not identified, coeffs.c).
+ *               k_remote can exceed 1: a remote miss also costs coherence probes and
+ *               queueing in the fabric ("UPI traffic stalls CPUs", euro2019_numa). It stays a
+ *               fitted exposure (about 2.6) because the loaded link latency that was to replace
+ *               it cannot: the link's M/M/1 wait over one 64-B line adds 2.6 ns at the Skylake
+ *               no-silo row's 41 % UPI and 0.6 ns at the EPYC one's 15 %, against 60 ns idle
+ *               penalties, and the EPYC row, on the less loaded links, needs the more stall per
+ *               remote line (about 240 ns against 160, from the published cycles per byte over
+ *               the net-silo rows of the same boxes); at k_remote = 1 the two rows come out
+ *               +90 % and +38 % (scenarios/reference/skx2019_no_silo.yaml). Nor can an
+ *               exposure under memory-level parallelism (stall = misses x latency / MLP): the
+ *               fitted stall per remote line, 2.57 x 60 ns = 154 ns, already exceeds the whole
+ *               idle latency of a remote line (85-90 + 60 ns), which MLP = 1 would expose, so
+ *               what k_remote carries beyond 1 is not latency (coherence probes, contention:
+ *               named by euro2019_numa, measured nowhere we found);
  *   copy        copy_cpb per byte copied between buffers (read_write paths, datapath.h);
  *   page        page_cycles per payload page of cpu.page_size (VM, sendfile, mbuf, TCP per-page
  *               work; + mapped_page_cycles per 4 KiB with the old mapped-mbuf/sf_buf path);
@@ -32,8 +44,8 @@
  *               (delayed ACKs, one per two segments; LRO/GRO hands lro_acks of them up at once).
  * Metadata DRAM traffic per payload byte (cpu_meta_bytes_per_byte(), each way) scales with the
  * packets and the connection-state touches: meta_pkt_bytes / MSS + meta_conn_bytes x ACK events.
- * The k_*, copy and page coefficients are the shared coefficients fitted by `make fit`
- * (coeffs.h); the per-segment, per-interrupt, per-ACK and metadata figures are fixed from cited
+ * The k_*, copy and page_cycles coefficients are the shared coefficients fitted by `make fit`
+ * (coeffs.h); mapped_page_cycles (FreeBSD r349529's measured saving), the per-segment, per-interrupt, per-ACK and metadata figures are fixed from cited
  * measurements (coeffs.c), as no reference row identifies them.
  * Leaves out: frequency changes with load beyond the sustained all-core clock, SMT yield that
  * varies with the instruction mix, cache-capacity effects other than a reused user buffer

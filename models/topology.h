@@ -36,7 +36,7 @@
  * Loaded link latency: a remote CPU read waits on the link it crosses, M/M/1 with one 64-B line
  * as the service (demand_wait_ns: line time * rho / (1 - rho) at the link's utilisation), which
  * adds stall cycles at the exposed fraction k_remote of remote latency (cpu.h) as DRAM queueing
- * does at k_bulk (demand.h).
+ * does at k_dram (demand.h).
  * Leaves out: multi-hop routing inside a socket for inter-socket traffic, link-level
  * retries, coherence probe traffic, and more than one hop between sockets.
  */

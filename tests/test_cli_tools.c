@@ -118,11 +118,11 @@ START_TEST(test_coeffs_def_exact)
   }
   Coeffs c;
   coeffs_defaults(&c);
-  c.k_meta = NAN;
+  c.k_dram = NAN;
   GError *e = NULL;
   g_autoptr(GString) out = g_string_new(NULL);
   ck_assert(!coeffs_write_def(&c, out, &e));
-  ck_assert_msg(e && strstr(e->message, "k_meta"), "%s", e ? e->message : "");
+  ck_assert_msg(e && strstr(e->message, "k_dram"), "%s", e ? e->message : "");
   g_error_free(e);
 }
 END_TEST
@@ -259,6 +259,13 @@ START_TEST(test_fit_writes_the_data_file)
     ck_assert(json_object_get_double_member(o, "value") > 0);
     ck_assert(JSON_NODE_HOLDS_ARRAY(json_object_get_member(o, "identified_by")));
   }
+  /* the fixed ones, each with its value and source: mapped_page_cycles from FreeBSD r349529 */
+  JsonArray *fixed = json_object_get_array_member(root, "fixed_coefficients");
+  ck_assert_int_eq(json_array_get_length(fixed), coeffs_fixed_count());
+  JsonObject *mp = json_array_get_object_element(fixed, 1);
+  ck_assert_str_eq(json_object_get_string_member(mp, "name"), "mapped_page_cycles");
+  ck_assert_double_eq(json_object_get_double_member(mp, "value"), 1000);
+  ck_assert(strstr(json_object_get_string_member(mp, "source"), "r349529"));
   g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", NULL);
   ck_assert_int_eq(json_array_get_length(rows), app_refset_size(s));
   const char *keys[] = { "id",

@@ -37,7 +37,7 @@ START_TEST(test_altra_sw_ktls_by_hand)
 {
   const char *sets[] = { "kind=appliance", "software.data_path=sendfile_sw_ktls", "software.crypto=armv8_aes_gcm", NULL };
   Appliance *a = load("scenarios/platforms/altra-q80-30.yaml", sets);
-  a->coef.k_bulk = a->coef.k_meta = a->coef.k_remote = 0;
+  a->coef.k_dram = a->coef.k_remote = 0;
   const char *src = NULL;
   ck_assert_double_eq(cpu_crypto_table_cpb(CRYPTO_ARMV8_AESGCM, UARCH_NEOVERSE_N1, &src), 1.11);
   ck_assert(src && strstr(src, "AWS-LC"));
