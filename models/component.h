@@ -110,6 +110,24 @@ int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent);
  * offered load, over the workload's mean bitrate). */
 double datapath_appliance_user_miss(const Appliance *a);
 
+/* The load (bit/s) the connection-dependent terms are sized at before a solve: the offered load
+ * capped at the ports' line rate, or the line rate when saturating (the user-buffer residency and
+ * the page cache use the same load). */
+double nic_sizing_bps(const Appliance *a);
+/* NIC-kTLS connections whose contexts card `card` holds (nic.h): connections at nic_sizing_bps
+ * x the card's share of the line rate x the share of connections on a NIC-kTLS path. */
+double nic_tls_context_connections(const Appliance *a, int card);
+/* Share of card `card`'s bursts whose TLS context misses its on-card cache (nic.h):
+ * max(0, 1 - tls_context_cache / connections); 0 on a card without an inline engine. */
+double nic_tls_context_miss(const Appliance *a, int card);
+/* The label of the TLS context-fetch touch ("NIC context fetch"). */
+extern const char NIC_TLS_CTX_TOUCH[];
+/* Writes the DRAM touch of the NIC's TLS context fetches for data path `path` to *out: a NIC read
+ * of the connection's metadata node, sum over cards of line-rate share x miss x context bytes,
+ * per TSO burst (nic.h). Returns 1, or 0 (nothing written) when the NIC does not encrypt on
+ * `path` or nothing misses. */
+int nic_tls_context_touch(const Appliance *a, DataPath path, Touch *out);
+
 /* Position of the device group at key path `group` ("nics[1]"), given by socket/quadrant `pos`
  * or by NUMA `node` (>= 0) at the platform's NPS; a located conf error if it cannot exist. */
 gboolean app_conf_place(const SimConfNode *root, const char *group, TopoPos pos, int node, const Topology *t, TopoPos *out,

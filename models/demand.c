@@ -271,9 +271,11 @@ int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta
 {
   gboolean ordinary = datapath_cpu_crypto(path) && cpu_crypto_ordinary_stores(a->crypto);
   double mss = cpu_mss_bytes(&a->stack);
-  return datapath_touches(path, ordinary, datapath_appliance_user_miss(a),
-                          include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
-                          include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
+  int n = datapath_touches(path, ordinary, datapath_appliance_user_miss(a),
+                           include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
+                           include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
+  if (n < DP_MAX_TOUCHES) n += nic_tls_context_touch(a, path, out + n); /* context-cache misses (nic.h) */
+  return n;
 }
 
 int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES])
