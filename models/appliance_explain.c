@@ -105,6 +105,11 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
   e->op_gbps = m->op_Bps * 8e-9;
   gboolean loop = FALSE;
   for (int i = 0; i < a->n_nics; i++) loop = loop || a->nics[i].kind == NIC_LOOPBACK;
+  /* the NIC context caches at the connections of the operating point, as the model's fixed point
+   * sized them (demand.h; where nothing misses the sizing load does not matter) */
+  g_autofree Appliance *sized = g_memdup2(a, sizeof *a);
+  if (m->op_Bps > 0) sized->wl.sizing_bps = m->op_Bps * 8.0;
+  a = sized;
   if (!loop) { /* a loopback host has no touches: its costs are measured (loopback.h) */
     add_touches(e, a, a->path, 1.0 - a->wl.alt_fraction);
     add_touches(e, a, a->wl.alt_path, a->wl.alt_fraction);

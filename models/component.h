@@ -37,6 +37,7 @@ typedef struct {
   const SimConfNode *offered; /* workload.offered: a bit rate or "saturate" */
   const SimConfNode *loopback_node, *reference_node;
   const SimConfNode *irq_node; /* stack.interrupt_moderation: packets per interrupt or "off" (cpu.c) */
+  SimConfList failures;        /* char *: components down in a what-if (failure.h) */
   char *kind, *name, *description, *platform, *platform_name, *cpu_model;
   double duration_ns, warmup_ns;
 } AppConf;
@@ -110,9 +111,9 @@ int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent);
  * offered load, over the workload's mean bitrate). */
 double datapath_appliance_user_miss(const Appliance *a);
 
-/* The load (bit/s) the connection-dependent terms are sized at before a solve: the offered load
- * capped at the ports' line rate, or the line rate when saturating (the user-buffer residency and
- * the page cache use the same load). */
+/* The load (bit/s) the NIC's TLS context caches are sized at: wl.sizing_bps when the demand model's
+ * fixed point set it (demand.h), else the offered load capped at the ports' line rate, or the line
+ * rate when saturating (the first guess; the user-buffer residency and the page cache size at it). */
 double nic_sizing_bps(const Appliance *a);
 /* NIC-kTLS connections whose contexts card `card` holds (nic.h): connections at nic_sizing_bps
  * x the card's share of the line rate x the share of connections on a NIC-kTLS path. */

@@ -373,6 +373,7 @@ double nic_line_bps(const NicCard *nics, int n)
 
 double nic_sizing_bps(const Appliance *a)
 {
+  if (a->wl.sizing_bps > 0) return a->wl.sizing_bps; /* the demand model's fixed point */
   double line_bps = nic_line_bps(a->nics, a->n_nics);
   return a->wl.offered_gbps > 0 ? MIN(a->wl.offered_gbps * 1e9, line_bps) : line_bps;
 }
