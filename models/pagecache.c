@@ -229,9 +229,9 @@ void ram_report_table(const RamReport *o, GString *out)
   else
     g_string_append(out, " (memory.installed not given)");
   g_string_append_printf(out,
-                         ": page cache %.1f, socket buffers %.2f, TLS state %.2f,%s reads in flight %.3f,\n"
-                         "            reserve %.1f GiB (%.0f connections)\n",
-                         GIB(o->cache_bytes), GIB(o->sockbuf_bytes), GIB(o->tls_bytes), ub ? ub : "", GIB(o->inflight_bytes),
+                         ": page cache %.1f, socket buffers %.2f, TLS state %.2f, reads in flight %.3f,\n"
+                         "           %s reserve %.1f GiB (%.0f connections)\n",
+                         GIB(o->cache_bytes), GIB(o->sockbuf_bytes), GIB(o->tls_bytes), GIB(o->inflight_bytes), ub ? ub : "",
                          GIB(o->reserve_bytes), o->connections);
   if (o->over)
     g_string_append_printf(out, "warning:    the RAM needed exceeds memory.installed by %.1f GiB\n",
