@@ -34,7 +34,8 @@
  *         m = max(0, 1 - C / N)                                   (nic_tls_context_miss)
  *     (uniform IRM: any C of the N contexts are cached, each access hits with C / N);
  *   - N: the card's NIC-kTLS connections, connections x the card's share of the line rate x the
- *     share of connections on a NIC-kTLS path, connections at the sizing load (nic_sizing_bps);
+ *     share of connections on a NIC-kTLS path, connections at the throughput served (the demand
+ *     model solves that fixed point, demand.h; nic_sizing_bps);
  *   - per served byte a miss costs ceil(ctx / MRRS) read requests, each holding a tag of the
  *     port's function for the read round trip plus local DRAM latency (as the WQE reads, pcie.h),
  *     and ctx bytes of DRAM read ("NIC context fetch" touch, on the connection's metadata
