@@ -28,15 +28,18 @@ int cmd_bound(int argc, char **argv)
     g_autoptr(GString) out = g_string_new(NULL);
     Appliance *da = NULL;
     DemandModel *dm = NULL;
-    if (!opt.fail) {
+    g_auto(GStrv) fail = cli_whatif_failures(&opt, &ca.info); /* the scenario's failures: and --fail */
+    if (!cli_whatif_format_allows(&opt, fail)) {
+      /* status stays bad input */
+    } else if (!fail) {
       app_report_write(rep, (AppReportFormat)opt.format, out);
       status = cli_emit(&opt, out);
-    } else if (!cli_whatif_degrade(&ca, (const char *const *)opt.fail, &da, &dm, &error)) {
+    } else if (!cli_whatif_degrade(&ca, (const char *const *)fail, &da, &dm, &error)) {
       status = cli_fail(error);
     } else {
       g_autoptr(BoundResult) dr = bound_eval(da, dm, da->wl.offered_gbps);
       g_autoptr(AppReport) drep = app_report_from_bound(da, &ca.info, dm, dr);
-      cli_whatif_write((const char *const *)opt.fail, rep, drep, opt.format, out);
+      cli_whatif_write((const char *const *)fail, rep, drep, opt.format, out);
       status = cli_emit(&opt, out);
     }
     demand_free(dm);

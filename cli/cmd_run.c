@@ -59,7 +59,13 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
   if (!ok) cli_locate_model_error(root, error);
   Appliance *da = NULL;
   DemandModel *dm = NULL;
-  if (ok && opt->fail) ok = cli_whatif_degrade(&ca, (const char *const *)opt->fail, &da, &dm, error);
+  g_auto(GStrv) fail = cli_whatif_failures(opt, &ca.info); /* the scenario's failures: and --fail */
+  if (ok && fail && opt->format == CLI_FORMAT_CSV) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "a failure what-if (--fail or the scenario's failures:) writes table or json, not csv");
+    ok = FALSE;
+  }
+  if (ok && fail) ok = cli_whatif_degrade(&ca, (const char *const *)fail, &da, &dm, error);
   if (ok && out) {
     SimTrace *trace;
     SimObserver obs = observer_start(opt, &trace);
@@ -68,7 +74,7 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
     observer_end(&obs, trace);
     ok = rep != NULL && (!da || drep != NULL);
     if (ok && da)
-      cli_whatif_write((const char *const *)opt->fail, rep, drep, opt->format, out);
+      cli_whatif_write((const char *const *)fail, rep, drep, opt->format, out);
     else if (ok)
       app_report_write(rep, (AppReportFormat)opt->format, out);
   }

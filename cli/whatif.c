@@ -28,6 +28,22 @@ gboolean cli_whatif_format_ok(const CliOptions *opt)
   return FALSE;
 }
 
+char **cli_whatif_failures(const CliOptions *opt, const AppScenarioInfo *info)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+  gboolean any = FALSE;
+  for (char **f = info ? info->failures : NULL; f && *f; f++, any = TRUE) g_strv_builder_add(b, *f);
+  for (char **f = opt->fail; f && *f; f++, any = TRUE) g_strv_builder_add(b, *f);
+  return any ? g_strv_builder_end(b) : NULL;
+}
+
+gboolean cli_whatif_format_allows(const CliOptions *opt, char *const *fail)
+{
+  if (!fail || opt->format != CLI_FORMAT_CSV) return TRUE;
+  fprintf(stderr, "ocasim: a failure what-if (--fail or the scenario's failures:) writes table or json, not csv\n");
+  return FALSE;
+}
+
 /* The report as a JSON node (transfer full). */
 static JsonNode *report_node(const AppReport *r)
 {

@@ -19,4 +19,12 @@ void cli_whatif_write(const char *const *fail, const AppReport *healthy, const A
 /* TRUE unless --fail was given with --format csv (then says so on stderr). */
 gboolean cli_whatif_format_ok(const CliOptions *opt);
 
+/* The components down in the what-if: the scenario's `failures:` (@info) followed by each --fail
+ * of @opt, as one NULL-terminated list; NULL when neither names any. (transfer full, g_strfreev) */
+char **cli_whatif_failures(const CliOptions *opt, const AppScenarioInfo *info);
+
+/* TRUE unless @fail names components and @opt asks for CSV (then says so on stderr): the check
+ * of cli_whatif_format_ok() for failures that come from the scenario. */
+gboolean cli_whatif_format_allows(const CliOptions *opt, char *const *fail);
+
 #endif /* OCASIM_CLI_WHATIF_H */

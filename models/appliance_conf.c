@@ -2,6 +2,7 @@
  * sections (component.h), located errors, and the `reference:` block (see appliance_conf.h). */
 #include "models/appliance_conf.h"
 #include "models/component.h"
+#include "models/failure.h"
 #include "models/model_error.h"
 #include <string.h>
 
@@ -163,6 +164,14 @@ static const SimConfField root_schema[] = {
     .type = SIM_CONF_T_NODE,
     .offset = F(reference_node),
     .doc = "published result this scenario reproduces" },
+  { .key = "failures",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(failures),
+    .elem_type = SIM_CONF_T_STRING,
+    .max_items = 64,
+    .doc = "components down in a failure what-if, as --fail names them: \"nvme[D]\", \"nics[N]\" or \"nics[N].ports[P]\" "
+           "(the healthy box's indices, as in the resource names nvmeD, nicN.portP); bound and run then print the degraded "
+           "box beside the healthy one, as with --fail (models/failure.h)" },
   SIM_CONF_END
 };
 
@@ -326,6 +335,29 @@ static gboolean check_nps_list(const AppConf *c, const SimConfNode *root, GError
   return TRUE;
 }
 
+/* The scenario's `failures:` must name components the box has and leave it a drive and a port
+ * (failure.h): each entry alone, then all together, on a copy of the healthy box; a located error
+ * at failures[i] (the whole list when only the combination fails). */
+static gboolean check_failures(const AppConf *c, const SimConfNode *root, GError **error)
+{
+  if (c->failures.n == 0) return TRUE;
+  g_autofree const char **all = g_new0(const char *, c->failures.n + 1);
+  g_autofree Appliance *copy = g_new(Appliance, 1);
+  for (size_t i = 0; i <= c->failures.n; i++) {
+    const char *one[2] = { i < c->failures.n ? *SIM_CONF_LIST_AT(c->failures, char *, i) : NULL, NULL };
+    if (i < c->failures.n) all[i] = one[0];
+    *copy = c->a;
+    GError *e = NULL;
+    if (appliance_fail(copy, i < c->failures.n ? one : all, &e)) continue;
+    const char *msg = g_str_has_prefix(e->message, "--fail: ") ? e->message + strlen("--fail: ") : e->message;
+    g_autofree char *path = i < c->failures.n ? g_strdup_printf("failures[%zu]", i) : g_strdup("failures");
+    app_conf_error(error, root, path, SIM_CONF_ERROR_RANGE, "%s", msg);
+    g_error_free(e);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenarioInfo *info, GError **error)
 {
   AppConf *c = g_new0(AppConf, 1);
@@ -358,7 +390,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenari
       goto out;
     }
   }
-  if (!check_cross_keys(c, root, error)) goto out;
+  if (!check_cross_keys(c, root, error) || !check_failures(c, root, error)) goto out;
   if (info) {
     memset(info, 0, sizeof *info);
     info->name = g_strdup(c->name ? c->name : "appliance");
@@ -367,6 +399,10 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenari
     info->warmup_s = c->warmup_ns / 1e9;
     info->overrides = sim_conf_overrides(root);
     if (c->reference_node && !bind_reference(c->reference_node, &info->ref, error)) goto out;
+    if (c->failures.n > 0) {
+      info->failures = g_new0(char *, c->failures.n + 1);
+      for (size_t i = 0; i < c->failures.n; i++) info->failures[i] = g_strdup(*SIM_CONF_LIST_AT(c->failures, char *, i));
+    }
   }
   *out = c->a;
   ok = TRUE;
@@ -395,6 +431,7 @@ void app_scenario_info_clear(AppScenarioInfo *info)
   g_free(info->ref.cause);
   g_free(info->ref.known_deviation);
   g_strfreev(info->overrides);
+  g_strfreev(info->failures);
   g_free(info->ref.same_as);
   memset(info, 0, sizeof *info);
 }

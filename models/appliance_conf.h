@@ -46,6 +46,8 @@ typedef struct {
   double warmup_s;
   AppReference ref;
   char **overrides; /* the command-line overrides that shaped it, "key.path=value" (sim_conf_overrides) */
+  char **failures;  /* the scenario's `failures:` (NULL-terminated, NULL when none): components taken out in a
+                       what-if, as --fail names them (models/failure.h) */
 } AppScenarioInfo;
 
 /* Binds the document root to an Appliance (+ info). On error returns FALSE with a located

@@ -105,6 +105,11 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
   e->op_gbps = m->op_Bps * 8e-9;
   gboolean loop = FALSE;
   for (int i = 0; i < a->n_nics; i++) loop = loop || a->nics[i].kind == NIC_LOOPBACK;
+  /* the NIC context caches at the connections of the operating point, as the model's fixed point
+   * sized them (demand.h; where nothing misses the sizing load does not matter) */
+  g_autofree Appliance *sized = g_memdup2(a, sizeof *a);
+  if (m->op_Bps > 0) sized->wl.sizing_bps = m->op_Bps * 8.0;
+  a = sized;
   if (!loop) { /* a loopback host has no touches: its costs are measured (loopback.h) */
     add_touches(e, a, a->path, 1.0 - a->wl.alt_fraction);
     add_touches(e, a, a->wl.alt_path, a->wl.alt_fraction);
@@ -148,6 +153,18 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
     x->per_byte = m->total[r];
     x->load = m->op_Bps * m->total[r] * (tags ? 1.0 : 1e-9);
     x->capacity = d->capacity * (tags ? 1.0 : 1e-9);
+  }
+  /* the inline engines' context caches, when a path encrypts on the NIC */
+  if (datapath_nic_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_nic_crypto(a->wl.alt_path))) {
+    e->sizing_gbps = nic_sizing_bps(a) * 1e-9;
+    for (int i = 0; i < a->n_nics; i++) {
+      if (a->nics[i].kind == NIC_LOOPBACK || !(a->nics[i].ktls_bps > 0)) continue;
+      ExplainTlsCache *c = &e->tls[e->n_tls++];
+      g_snprintf(c->name, sizeof c->name, "nic%d", i);
+      c->connections = nic_tls_context_connections(a, i);
+      c->cache = a->nics[i].tls_cache;
+      c->miss = nic_tls_context_miss(a, i);
+    }
   }
   return e;
 }
@@ -230,6 +247,15 @@ static void write_table(const Explain *e, GString *out)
     g_string_append_printf(out, "  %-26s %12.3f %10.2f %8.0f %5.1f%%\n", x->name, x->per_byte * 1e9 * 1024, x->load, x->capacity,
                            x->capacity > 0 ? 100 * x->load / x->capacity : 0);
   }
+  if (!e->n_tls) return;
+  g_string_append_printf(out,
+                         "\nTLS context caches of the inline engines (connections at %.1f Gb/s; a miss fetches the context, "
+                         "nic.h)\n",
+                         e->sizing_gbps);
+  g_string_append_printf(out, "  %-26s %12s %10s %8s\n", "card", "connections", "cache", "miss");
+  for (int i = 0; i < e->n_tls; i++)
+    g_string_append_printf(out, "  %-26s %12.0f %10.0f %7.1f%%\n", e->tls[i].name, e->tls[i].connections, e->tls[i].cache,
+                           100 * e->tls[i].miss);
 }
 
 static void res_array(JsonBuilder *b, const char *member, const ExplainRes *x, int n, gboolean tags)
@@ -283,6 +309,17 @@ static void write_json(const Explain *e, GString *out)
   json_builder_end_object(b);
   res_array(b, "fabric", e->fabric, e->n_fabric, FALSE);
   res_array(b, "pcie_tags", e->tags, e->n_tags, TRUE);
+  json_builder_set_member_name(b, "tls_context_caches");
+  json_builder_begin_array(b);
+  for (int i = 0; i < e->n_tls; i++) {
+    json_builder_begin_object(b);
+    sim_json_string(b, "name", e->tls[i].name);
+    sim_json_number(b, "connections", e->tls[i].connections);
+    sim_json_number(b, "cache", e->tls[i].cache);
+    sim_json_number(b, "miss_frac", e->tls[i].miss);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
   json_builder_end_object(b);
   sim_json_append(b, out);
 }

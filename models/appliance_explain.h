@@ -17,7 +17,9 @@
  *     whose costs are measured as a whole (there is no interrupt term in the model yet);
  *   fabric bytes per link and direction: D_r of every fabric resource;
  *   PCIe tags of the NICs' non-posted reads: tag-seconds per byte D_r, tags in use X_op D_r and
- *     their share of the card's tags.
+ *     their share of the card's tags;
+ *   the inline engines' TLS context caches (nic.h): each card's NIC-kTLS connections at the sizing
+ *     load, its cache and the share of bursts that miss it.
  * Leaves out: the DES (this is the bound's accounting), per-class detail (weights average it).
  */
 #ifndef MODELS_APPLIANCE_EXPLAIN_H
@@ -55,6 +57,14 @@ typedef enum {
   EX_CPB_COUNT
 } ExplainCpb;
 
+/* One card's TLS context cache (nic.h). */
+typedef struct {
+  char name[16];      /* "nic0" */
+  double connections; /* NIC-kTLS connections at the sizing load */
+  double cache;       /* contexts cached on the card */
+  double miss;        /* share of bursts that fetch their context */
+} ExplainTlsCache;
+
 typedef struct {
   char *scenario;
   guint64 seed;
@@ -70,6 +80,9 @@ typedef struct {
   double cpb_total; /* the demand model's CPU D_r summed at X_op */
   int n_fabric, n_tags;
   ExplainRes *fabric, *tags;
+  int n_tls; /* cards with an inline engine, when a path encrypts on the NIC */
+  double sizing_gbps;
+  ExplainTlsCache tls[APP_MAX_NICS];
 } Explain;
 
 /* The breakdown of @a with demand model @m (built by demand_build from @a); @info may be NULL.

@@ -37,6 +37,7 @@ typedef struct {
   const SimConfNode *offered; /* workload.offered: a bit rate or "saturate" */
   const SimConfNode *loopback_node, *reference_node;
   const SimConfNode *irq_node; /* stack.interrupt_moderation: packets per interrupt or "off" (cpu.c) */
+  SimConfList failures;        /* char *: components down in a what-if (failure.h) */
   char *kind, *name, *description, *platform, *platform_name, *cpu_model;
   double duration_ns, warmup_ns;
 } AppConf;
@@ -109,6 +110,24 @@ int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent);
  * datapath_user_miss_share with the requests in flight per core at the ports' line rate, or the
  * offered load, over the workload's mean bitrate). */
 double datapath_appliance_user_miss(const Appliance *a);
+
+/* The load (bit/s) the NIC's TLS context caches are sized at: wl.sizing_bps when the demand model's
+ * fixed point set it (demand.h), else the offered load capped at the ports' line rate, or the line
+ * rate when saturating (the first guess; the user-buffer residency and the page cache size at it). */
+double nic_sizing_bps(const Appliance *a);
+/* NIC-kTLS connections whose contexts card `card` holds (nic.h): connections at nic_sizing_bps
+ * x the card's share of the line rate x the share of connections on a NIC-kTLS path. */
+double nic_tls_context_connections(const Appliance *a, int card);
+/* Share of card `card`'s bursts whose TLS context misses its on-card cache (nic.h):
+ * max(0, 1 - tls_context_cache / connections); 0 on a card without an inline engine. */
+double nic_tls_context_miss(const Appliance *a, int card);
+/* The label of the TLS context-fetch touch ("NIC context fetch"). */
+extern const char NIC_TLS_CTX_TOUCH[];
+/* Writes the DRAM touch of the NIC's TLS context fetches for data path `path` to *out: a NIC read
+ * of the connection's metadata node, sum over cards of line-rate share x miss x context bytes,
+ * per TSO burst (nic.h). Returns 1, or 0 (nothing written) when the NIC does not encrypt on
+ * `path` or nothing misses. */
+int nic_tls_context_touch(const Appliance *a, DataPath path, Touch *out);
 
 /* Position of the device group at key path `group` ("nics[1]"), given by socket/quadrant `pos`
  * or by NUMA `node` (>= 0) at the platform's NPS; a located conf error if it cannot exist. */

@@ -271,9 +271,11 @@ int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta
 {
   gboolean ordinary = datapath_cpu_crypto(path) && cpu_crypto_ordinary_stores(a->crypto);
   double mss = cpu_mss_bytes(&a->stack);
-  return datapath_touches(path, ordinary, datapath_appliance_user_miss(a),
-                          include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
-                          include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
+  int n = datapath_touches(path, ordinary, datapath_appliance_user_miss(a),
+                           include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
+                           include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
+  if (n < DP_MAX_TOUCHES) n += nic_tls_context_touch(a, path, out + n); /* context-cache misses (nic.h) */
+  return n;
 }
 
 int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES])
@@ -473,19 +475,55 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   return m;
 }
 
+/* Relative agreement of the sizing load and the operating point that ends the fixed point. */
+#define DEMAND_SIZING_TOL 1e-9
+/* Builds of the fixed point at most (plain iteration first, then averaged steps). */
+#define DEMAND_SIZING_BUILDS 60
+
+/* True when some card's TLS context cache misses at a's sizing load (nic.h). */
+static gboolean context_misses(const Appliance *a)
+{
+  for (int i = 0; i < a->n_nics; i++)
+    if (nic_tls_context_miss(a, i) > 0) return TRUE;
+  return FALSE;
+}
+
+/* The model with the NIC context caches sized at the throughput it serves: the connections that
+ * miss a card's cache follow the operating point X_op, and X_op follows their fetches, so the
+ * sizing load x solves x = X_op(x) (nic.h). X_op(x) does not rise with x, so the root is unique;
+ * from the first guess (the line rate, or the offered load) the plain iteration converges at once
+ * when the fetches barely move X_op, and averaged steps take over when it does not settle. */
+static DemandModel *build_sized(const Appliance *a, const double *shares, WlShareCache *cache, GError **error)
+{
+  DemandModel *m = build(a, TRUE, shares, cache, error);
+  if (!m || a->wl.sizing_bps > 0 || !context_misses(a)) return m;
+  g_autofree Appliance *c = g_memdup2(a, sizeof *a);
+  double x = nic_sizing_bps(a);
+  for (int it = 1; it < DEMAND_SIZING_BUILDS; it++) {
+    double f = m->op_Bps * 8.0;
+    if (fabs(f - x) <= DEMAND_SIZING_TOL * x) break;
+    x = it < 8 ? f : 0.5 * (x + f);
+    c->wl.sizing_bps = x;
+    demand_free(m);
+    m = build(c, TRUE, shares, cache, error);
+    if (!m) return NULL;
+  }
+  return m;
+}
+
 DemandModel *demand_build(const Appliance *a, GError **error)
 {
-  return build(a, TRUE, NULL, NULL, error);
+  return build_sized(a, NULL, NULL, error);
 }
 
 DemandModel *demand_build_cached(const Appliance *a, WlShareCache *cache, GError **error)
 {
-  return build(a, TRUE, NULL, cache, error);
+  return build_sized(a, NULL, cache, error);
 }
 
 DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error)
 {
-  return build(a, TRUE, drive_share, NULL, error);
+  return build_sized(a, drive_share, NULL, error);
 }
 
 void demand_free(DemandModel *m)

@@ -126,6 +126,10 @@ typedef struct {
   double *drive_share; /* [n_drives] share of served bytes per drive */
 } DemandModel;
 
+/* The NIC's TLS context caches (nic.h) are sized at the connections of the throughput the model
+ * serves: every demand_build* solves the fixed point x = X_op(x) of the sizing load (rebuilding
+ * the model, only when some cache misses at the first guess) and sets nothing in the caller's
+ * appliance; a model built at x carries Workload.sizing_bps = x in its copy only. */
 /* As demand_build, with the per-drive content shares given (n_drives values summing to 1)
  * instead of computed from the workload (for fitting: shares do not depend on coefficients). */
 DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error);

@@ -21,7 +21,7 @@ static gboolean nic_validate(const NicCard *n, const Topology *t, double burst_b
     return model_fail(error, keypath, "NIC placed on socket %d quadrant %d, which does not exist", n->pos.socket,
                       n->pos.quadrant);
   if (n->kind == NIC_LOOPBACK) {
-    if (n->ktls_bps > 0 || n->tls_sessions > 0) return model_fail(error, keypath, "a loopback NIC has no kTLS engine");
+    if (n->ktls_bps > 0) return model_fail(error, keypath, "a loopback NIC has no kTLS engine");
     return TRUE;
   }
   if (n->ports < 1 || n->ports > NIC_MAX_PORTS)
@@ -32,9 +32,9 @@ static gboolean nic_validate(const NicCard *n, const Topology *t, double burst_b
   }
   if (n->port_bps <= 0) return model_fail(error, keypath, "port speed must be positive");
   if (n->ktls_bps < 0) return model_fail(error, keypath, "kTLS engine cap cannot be negative");
-  if (n->tls_sessions < 0 || (n->tls_sessions > 0 && !(n->ktls_bps > 0))) {
-    g_autofree char *ks = g_strdup_printf("%s.tls_sessions", keypath);
-    return model_fail(error, ks, "a TLS session limit needs an inline kTLS engine (ktls > 0), got %g sessions", n->tls_sessions);
+  if (n->tls_cache < 0) {
+    g_autofree char *ks = g_strdup_printf("%s.tls_context_cache", keypath);
+    return model_fail(error, ks, "cannot be negative, got %g contexts", n->tls_cache);
   }
   if (n->queue_bytes < burst_bytes) {
     g_autofree char *kq = g_strdup_printf("%s.queue", keypath);
@@ -142,16 +142,29 @@ const SimConfField nic_group_schema[] = {
     .def = "4 KiB",
     .min = "64",
     .doc = "payload bytes per transmit descriptor (4 KiB: one page of an unmapped mbuf chain; assumed)" },
-  /* sanity bound: inline-TLS NICs hold up to millions of sessions */
-  { .key = "tls_sessions",
+  /* sanity bound: inline-TLS NICs serve up to millions of connections */
+  { .key = "tls_context_cache",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,
-    .offset = G(card.tls_sessions),
-    .def = "0",
+    .offset = G(card.tls_cache),
+    .def = "65536",
     .min = "0",
     .max = "100000000",
-    .doc =
-        "connections whose TLS state the inline kTLS engine holds, per card (0: not modelled); each sendfile_nic_ktls connection holds one, so the bound names nicN.tls_sessions when the card's connections exceed it (a hard limit: assumed; euro2021 quotes about 400k sessions at 400 Gb/s)" },
+    .doc = "TLS contexts the inline kTLS engine caches on the card (0: none); a burst of a connection whose context is not "
+           "cached fetches it from host memory by PCIe reads, missing max(0, 1 - cache / connections) of the bursts (nic.h; "
+           "the ConnectX-6 Dx figure is not published: 64 Ki assumed, below the ~200k sessions per card at which euro2021 "
+           "says the card pages state to host memory)" },
+  { .key = "tls_context_bytes",
+    .type = SIM_CONF_T_DOUBLE,
+    .whole = true,
+    .offset = G(card.tls_ctx_bytes),
+    .unit = SIM_UNIT_SIZE,
+    .def = "128 B",
+    .min = "16",
+    .max = "64 KiB",
+    .doc = "bytes of one connection's TLS context the card fetches on a cache miss and host RAM holds per NIC-kTLS "
+           "connection (128 B: mlx5 PRM tls_static_params 64 B + tls_progress_params 12 B + a 16-32 B key, rounded up to "
+           "two 64 B lines; Linux include/linux/mlx5/mlx5_ifc.h)" },
   { .key = "domains",
     .type = SIM_CONF_T_LIST,
     .offset = G(domains),
@@ -230,13 +243,13 @@ static gboolean nic_component_validate(const Appliance *a, GError **error)
 }
 
 typedef struct {
-  int tls[APP_MAX_NICS], sessions[APP_MAX_NICS], pcie[APP_MAX_NICS]; /* -1: none */
-  int tags[APP_MAX_NICS][NIC_MAX_PORTS];                             /* [card][requester function] */
+  int tls[APP_MAX_NICS], pcie[APP_MAX_NICS]; /* -1: none */
+  int tags[APP_MAX_NICS][NIC_MAX_PORTS];     /* [card][requester function] */
 } NicRes;
 
 /* nicN.portP: TLS payload bytes/s of a port (line rate x port_eff); per card nicN.tls (inline
- * engine), nicN.tls_sessions (its session state, when limited), pcie.nicN (its link) and
- * pcie.nicN.tags (outstanding reads, pcie.h). A loopback "port" has none of them. */
+ * engine), pcie.nicN (its link) and pcie.nicN.tags (outstanding reads, pcie.h). A loopback
+ * "port" has none of them. */
 static void nic_add_resources(AppBuild *b, void *state)
 {
   NicRes *s = state;
@@ -262,18 +275,13 @@ static void nic_add_resources(AppBuild *b, void *state)
   for (int i = 0; i < a->n_nics; i++) {
     const NicCard *nc = &a->nics[i];
     int node = topo_node_of(&a->topo, nc->pos);
-    s->tls[i] = s->sessions[i] = s->pcie[i] = -1;
+    s->tls[i] = s->pcie[i] = -1;
     for (int f = 0; f < NIC_MAX_PORTS; f++) s->tags[i][f] = -1;
     if (nc->kind == NIC_LOOPBACK) continue;
     if (nc->ktls_bps > 0) {
       g_snprintf(nm, sizeof nm, "nic%d.tls", i);
       s->tls[i] = app_build_add_res(b, nm, RK_NIC_TLS, nc->ktls_bps / 8.0, 1.0, 8e-9, "Gb/s", node);
       app_build_res(b, s->tls[i])->nic = i;
-    }
-    if (nc->tls_sessions > 0) { /* a concurrency: sessions held (load = the card's connections) */
-      g_snprintf(nm, sizeof nm, "nic%d.tls_sessions", i);
-      s->sessions[i] = app_build_add_res(b, nm, RK_NIC_TLS, nc->tls_sessions, 1.0, 1.0, "sessions", node);
-      app_build_res(b, s->sessions[i])->nic = i;
     }
     g_snprintf(nm, sizeof nm, "pcie.nic%d", i);
     s->pcie[i] = app_build_add_res(b, nm, RK_PCIE, pcie_link_GBps(&nc->link) * 1e9, 1.0, 1e-9, "GB/s", node);
@@ -302,6 +310,7 @@ static void nic_touch_demand(AppBuild *b, void *state, DmClass *k, const AppTouc
 {
   const NicRes *s = state;
   if (t->touch->agent != AG_NIC || t->touch->write) return;
+  if (g_strcmp0(t->touch->what, NIC_TLS_CTX_TOUCH) == 0) return; /* whole read requests: nic_nonpayload_demand */
   const Appliance *a = b->a;
   const NicCard *egc = &a->nics[b->m->port_nic[k->egress]];
   int tags = nic_tags_res(b, s, k);
@@ -314,21 +323,28 @@ static void nic_touch_demand(AppBuild *b, void *state, DmClass *k, const AppTouc
 #define NIC_TLS_RECORD_BYTES 16384.0
 
 /* Non-payload reads of class k's card per served byte: wqe_reads per TSO burst and, with the
- * inline engine, ctx_reads per TLS record, each holding a tag of the port's function for the
- * round trip and a local DRAM access (pcie.h). */
+ * inline engine, ctx_reads per TLS record and the context fetches of the bursts that miss the
+ * card's context cache (nic.h), each holding a tag of the port's function for the round trip and
+ * a local DRAM access (pcie.h). The fetched context also crosses the card's link. */
 static void nic_nonpayload_demand(AppBuild *b, const NicRes *s, DmClass *k)
 {
   const Appliance *a = b->a;
-  const NicCard *egc = &a->nics[b->m->port_nic[k->egress]];
+  int nic = b->m->port_nic[k->egress];
+  const NicCard *egc = &a->nics[nic];
   int node = topo_node_of(&a->topo, egc->pos);
-  double reads = egc->link.wqe_reads / cpu_burst_bytes(&a->stack) +
-                 (datapath_nic_crypto(k->path) ? egc->link.ctx_reads / NIC_TLS_RECORD_BYTES : 0.0);
+  double burst = cpu_burst_bytes(&a->stack), fetch = 0.0;
+  if (datapath_nic_crypto(k->path)) {
+    fetch = nic_tls_context_miss(a, nic) / burst;
+    k->demand[s->pcie[nic]] += fetch * egc->tls_ctx_bytes;
+  }
+  double reads = egc->link.wqe_reads / burst + (datapath_nic_crypto(k->path) ? egc->link.ctx_reads / NIC_TLS_RECORD_BYTES : 0.0) +
+                 fetch * ceil(egc->tls_ctx_bytes / egc->link.mrrs_bytes);
   double lat = egc->link.read_rtt_ns + mem_latency_ns(&a->mem, &a->topo, node, node);
   k->demand[nic_tags_res(b, s, k)] += reads * lat * 1e-9;
 }
 
 /* Every served byte leaves by the class's egress port over its card's link, and through the
- * card's TLS engine, holding one of its sessions, when the NIC encrypts. */
+ * card's TLS engine when the NIC encrypts. */
 static void nic_class_demand(AppBuild *b, void *state, DmClass *k)
 {
   const NicRes *s = state;
@@ -337,8 +353,6 @@ static void nic_class_demand(AppBuild *b, void *state, DmClass *k)
   k->demand[b->m->port_res[k->egress]] += 1.0;
   k->demand[s->pcie[nic]] += 1.0;
   if (datapath_nic_crypto(k->path)) k->demand[s->tls[nic]] += 1.0;
-  if (datapath_nic_crypto(k->path) && s->sessions[nic] >= 0) /* a connection's session for 8 / bitrate s per byte */
-    k->demand[s->sessions[nic]] += 8.0 / (workload_mean_bitrate_mbps(&b->a->wl) * 1e6);
   nic_nonpayload_demand(b, s, k);
 }
 
@@ -355,4 +369,50 @@ double nic_line_bps(const NicCard *nics, int n)
   double bps = 0;
   for (int i = 0; i < n; i++) bps += nics[i].ports * nics[i].port_bps;
   return bps;
+}
+
+double nic_sizing_bps(const Appliance *a)
+{
+  if (a->wl.sizing_bps > 0) return a->wl.sizing_bps; /* the demand model's fixed point */
+  double line_bps = nic_line_bps(a->nics, a->n_nics);
+  return a->wl.offered_gbps > 0 ? MIN(a->wl.offered_gbps * 1e9, line_bps) : line_bps;
+}
+
+const char NIC_TLS_CTX_TOUCH[] = "NIC context fetch";
+
+/* Share of connections on a path whose NIC encrypts (main path and alt path). */
+static double nic_ktls_share(const Appliance *a)
+{
+  double alt = a->wl.alt_fraction;
+  return (1.0 - alt) * datapath_nic_crypto(a->path) + alt * datapath_nic_crypto(a->wl.alt_path);
+}
+
+double nic_tls_context_connections(const Appliance *a, int card)
+{
+  g_return_val_if_fail(card >= 0 && card < a->n_nics, 0.0);
+  double line = nic_line_bps(a->nics, a->n_nics);
+  if (!(line > 0)) return 0.0;
+  double share = a->nics[card].ports * a->nics[card].port_bps / line;
+  return workload_connections(&a->wl, nic_sizing_bps(a) / 8.0) * share * nic_ktls_share(a);
+}
+
+double nic_tls_context_miss(const Appliance *a, int card)
+{
+  const NicCard *c = &a->nics[card];
+  if (c->kind == NIC_LOOPBACK || !(c->ktls_bps > 0)) return 0.0;
+  double n = nic_tls_context_connections(a, card);
+  if (!(n > 0)) return 0.0;
+  return c->tls_cache >= n ? 0.0 : 1.0 - c->tls_cache / n;
+}
+
+int nic_tls_context_touch(const Appliance *a, DataPath path, Touch *out)
+{
+  if (!datapath_nic_crypto(path)) return 0;
+  double line = nic_line_bps(a->nics, a->n_nics), bytes = 0;
+  for (int i = 0; i < a->n_nics && line > 0; i++)
+    bytes += a->nics[i].ports * a->nics[i].port_bps / line * nic_tls_context_miss(a, i) * a->nics[i].tls_ctx_bytes;
+  bytes /= cpu_burst_bytes(&a->stack);
+  if (!(bytes > 0)) return 0;
+  *out = (Touch){ .agent = AG_NIC, .buf = BUF_META, .write = false, .bytes = bytes, .stall = ST_NONE, .what = NIC_TLS_CTX_TOUCH };
+  return 1;
 }

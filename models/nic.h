@@ -20,15 +20,32 @@
  * each port has an OS NUMA domain (`domain`) the connection is bound to; by default the
  * card's node, but a platform may spread ports of one card over nodes (Rome "as built":
  * four ports mapped to four NPS4 domains, NICs physically on two of them, euro2021).
- * TLS sessions: the inline engine keeps each connection's TLS state on the card; a card may hold
- * state for at most tls_sessions connections (0: not modelled). Every connection served with
- * sendfile_nic_ktls holds one session for its lifetime, so per served byte it holds
- * 8 / mean bitrate session-seconds (connections = throughput / mean bitrate, workload.h) and
- * the card's sessions are a resource nicN.tls_sessions whose load is the card's connections:
- * the bound names it when they exceed the card's capacity. Treated as a hard limit (assumed);
- * a real card pages state to host memory beyond it (about 400k sessions at 400 Gb/s, euro2021).
- * Leaves out: flow-control pause frames, per-queue RSS imbalance, the cost of session-state
- * paging.
+ * TLS context cache: the inline engine encrypts a connection's records with its crypto context
+ * (key, IV, record sequence and the record tracker's progress). ConnectX cards keep such contexts
+ * in host memory (ICM pages the driver hands the firmware) and cache them on the card; a send of
+ * a connection whose context is not cached fetches it by non-posted PCIe reads. Model:
+ *   - cache: tls_cache contexts per card (nics[].tls_context_cache; 0: none cached, every burst
+ *     fetches); the size is not published for ConnectX-6 Dx: assumed;
+ *   - context: tls_ctx_bytes (nics[].tls_context_bytes, 128 B: mlx5 PRM tls_static_params 64 B
+ *     + tls_progress_params 12 B + a 16-32 B key, rounded to two 64 B lines);
+ *   - accesses: one context lookup per TSO burst (one send WQE per burst; the records of a burst
+ *     reuse it: assumed), bursts of the card's N connections interleaved at random, so under
+ *     the independent reference model with uniform popularity an LRU cache of C contexts misses
+ *         m = max(0, 1 - C / N)                                   (nic_tls_context_miss)
+ *     (uniform IRM: any C of the N contexts are cached, each access hits with C / N);
+ *   - N: the card's NIC-kTLS connections, connections x the card's share of the line rate x the
+ *     share of connections on a NIC-kTLS path, connections at the throughput served (the demand
+ *     model solves that fixed point, demand.h; nic_sizing_bps);
+ *   - per served byte a miss costs ceil(ctx / MRRS) read requests, each holding a tag of the
+ *     port's function for the read round trip plus local DRAM latency (as the WQE reads, pcie.h),
+ *     and ctx bytes of DRAM read ("NIC context fetch" touch, on the connection's metadata
+ *     node) and of the card's PCIe link:
+ *         DRAM bytes / byte = m ctx / burst      tag-s / byte = m ceil(ctx / MRRS) (rtt + L) / burst
+ *   So connections (bitrate mix x throughput) are an input: more connections, more misses.
+ *   euro2021 quotes about 400k sessions at 400 Gb/s and says the card pages state to host
+ *   memory when it runs out (published.yaml general.nic_tls_state).
+ * Leaves out: flow-control pause frames, per-queue RSS imbalance, the write-back of an evicted
+ * context's progress state, popularity skew among connections (a skewed access stream misses less).
  */
 #ifndef MODELS_NIC_H
 #define MODELS_NIC_H
@@ -53,7 +70,8 @@ typedef struct {
   double queue_bytes;        /* output queue per port */
   int ring;                  /* transmit descriptors per queue, 0 = not modelled */
   double desc_bytes;         /* payload bytes one descriptor carries */
-  double tls_sessions;       /* connections the inline engine holds TLS state for, 0 = not modelled */
+  double tls_cache;          /* TLS contexts the inline engine caches on the card, 0 = none */
+  double tls_ctx_bytes;      /* bytes of one connection's TLS context in host memory */
   int domain[NIC_MAX_PORTS]; /* OS NUMA domain of each port, -1 = the card's node */
   PcieLink link;
   NicKind kind; /* NIC_LOOPBACK: the clients run on this host (loopback.h); no line

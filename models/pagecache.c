@@ -122,11 +122,21 @@ double pc_che_hit_ratio_exact(int n_titles, double s, double c_titles, double *t
 
 /* ---- the box's RAM ------------------------------------------------------------------------- */
 
-/* Share of the load on a TLS path (every path but plain sendfile holds TLS state). */
-static double tls_share(const Appliance *a)
+/* Share of the load on paths for which pred holds (main path and alt path by alt_fraction). */
+static double path_share(const Appliance *a, gboolean (*pred)(DataPath))
 {
   double alt = a->wl.alt_fraction;
-  return (1.0 - alt) * (a->path != DP_SENDFILE) + alt * (a->wl.alt_path != DP_SENDFILE);
+  return (1.0 - alt) * pred(a->path) + alt * pred(a->wl.alt_path);
+}
+
+static gboolean path_has_tls(DataPath p)
+{
+  return datapath_tls(p) != TLS_NONE; /* plain sendfile and plain read/write hold no TLS state */
+}
+
+static gboolean path_reads_writes(DataPath p)
+{
+  return datapath_move(p) == MOVE_READ_WRITE; /* the server holds a user buffer per request */
 }
 
 /* Connections at x_Bps: x * 8 / mean bitrate (workload.h). */
@@ -145,15 +155,26 @@ static double inflight_bytes(const Appliance *a, double x_Bps, double miss)
   return x_Bps * miss * t;
 }
 
-/* Everything but the page cache at x_Bps with `connections` clients and miss ratio miss. */
-static double other_needs(const Appliance *a, double x_Bps, double connections, double miss, double *sock, double *tls,
-                          double *infl)
+/* Host copies of the inline engines' TLS contexts (nic.h): every NIC-kTLS connection's context
+ * lives in host memory, cached on the card or not; the cards' connections by line-rate share. */
+static double nic_context_bytes(const Appliance *a, double connections)
+{
+  double line = nic_line_bps(a->nics, a->n_nics), b = 0;
+  for (int i = 0; i < a->n_nics && line > 0; i++)
+    if (a->nics[i].kind != NIC_LOOPBACK && a->nics[i].ktls_bps > 0)
+      b += a->nics[i].ports * a->nics[i].port_bps / line * a->nics[i].tls_ctx_bytes;
+  return connections * path_share(a, datapath_nic_crypto) * b;
+}
+
+/* Everything but the page cache at x_Bps with `connections` clients and miss ratio miss (ram.h). */
+static double other_needs(const Appliance *a, double x_Bps, double connections, double miss, RamReport *o)
 {
   const PageCacheCfg *p = &a->pc;
-  *sock = connections * p->sockbuf_bytes;
-  *tls = connections * tls_share(a) * p->tls_state_bytes;
-  *infl = inflight_bytes(a, x_Bps, miss);
-  return *sock + *tls + *infl + p->reserve_bytes;
+  o->sockbuf_bytes = connections * p->sockbuf_bytes;
+  o->tls_bytes = connections * path_share(a, path_has_tls) * p->tls_state_bytes + nic_context_bytes(a, connections);
+  o->userbuf_bytes = connections * path_share(a, path_reads_writes) * a->user_buffer_bytes;
+  o->inflight_bytes = inflight_bytes(a, x_Bps, miss);
+  return o->sockbuf_bytes + o->tls_bytes + o->userbuf_bytes + o->inflight_bytes + p->reserve_bytes;
 }
 
 double pagecache_size_bytes(const Appliance *a)
@@ -164,8 +185,8 @@ double pagecache_size_bytes(const Appliance *a)
   /* the sizing load: every port's line rate, the most the box serves (not the offered load, which
    * `capacity` moves after the build) */
   double x = nic_line_bps(a->nics, a->n_nics) / 8.0;
-  double sock, tls, infl;
-  return MAX(0.0, p->installed_bytes - other_needs(a, x, connections_at(a, x), 1.0, &sock, &tls, &infl));
+  RamReport parts;
+  return MAX(0.0, p->installed_bytes - other_needs(a, x, connections_at(a, x), 1.0, &parts));
 }
 
 double pagecache_hit_ratio(const Appliance *a)
@@ -188,8 +209,7 @@ void ram_report_fill(RamReport *o, const Appliance *a, const DemandModel *m G_GN
   o->zipf_s = a->wl.zipf_s;
   o->connections = connections;
   o->reserve_bytes = p->reserve_bytes;
-  o->needed_bytes = o->cache_bytes +
-                    other_needs(a, x_Bps, connections, 1.0 - o->hit_ratio, &o->sockbuf_bytes, &o->tls_bytes, &o->inflight_bytes);
+  o->needed_bytes = o->cache_bytes + other_needs(a, x_Bps, connections, 1.0 - o->hit_ratio, o);
   o->installed_bytes = p->installed_bytes;
   o->over = o->installed_bytes > 0 && o->needed_bytes > o->installed_bytes;
 }
@@ -202,6 +222,7 @@ void ram_report_table(const RamReport *o, GString *out)
   if (o->cache_on)
     g_string_append_printf(out, "page cache: LRU of %.1f GiB, %.1f of %d titles: hit ratio %.1f %% (Che, Zipf s %.2f)\n",
                            GIB(o->cache_bytes), o->cached_titles, o->titles, 100 * o->hit_ratio, o->zipf_s);
+  g_autofree char *ub = o->userbuf_bytes > 0 ? g_strdup_printf(" user buffers %.2f,", GIB(o->userbuf_bytes)) : NULL;
   g_string_append_printf(out, "ram:        needs %.1f GiB", GIB(o->needed_bytes));
   if (o->installed_bytes > 0)
     g_string_append_printf(out, " of %.1f GiB installed", GIB(o->installed_bytes));
@@ -209,8 +230,8 @@ void ram_report_table(const RamReport *o, GString *out)
     g_string_append(out, " (memory.installed not given)");
   g_string_append_printf(out,
                          ": page cache %.1f, socket buffers %.2f, TLS state %.2f, reads in flight %.3f,\n"
-                         "            reserve %.1f GiB (%.0f connections)\n",
-                         GIB(o->cache_bytes), GIB(o->sockbuf_bytes), GIB(o->tls_bytes), GIB(o->inflight_bytes),
+                         "           %s reserve %.1f GiB (%.0f connections)\n",
+                         GIB(o->cache_bytes), GIB(o->sockbuf_bytes), GIB(o->tls_bytes), GIB(o->inflight_bytes), ub ? ub : "",
                          GIB(o->reserve_bytes), o->connections);
   if (o->over)
     g_string_append_printf(out, "warning:    the RAM needed exceeds memory.installed by %.1f GiB\n",
@@ -235,6 +256,7 @@ void ram_report_json(const RamReport *o, JsonBuilder *b)
   sim_json_number(b, "page_cache_bytes", o->cache_bytes);
   sim_json_number(b, "socket_buffer_bytes", o->sockbuf_bytes);
   sim_json_number(b, "tls_state_bytes", o->tls_bytes);
+  sim_json_number(b, "user_buffer_bytes", o->userbuf_bytes);
   sim_json_number(b, "inflight_bytes", o->inflight_bytes);
   sim_json_number(b, "reserve_bytes", o->reserve_bytes);
   json_builder_end_object(b);

@@ -25,8 +25,9 @@
  * - A hit skips the drive read and the drive's DMA write into DRAM: the drive, its PCIe link,
  *   sync-sendfile workers and the "disk DMA write" touch carry (1 - h) per served byte. Every
  *   other touch (the NIC's read of the page, the CPU's crypto) is the same for a hit.
- * - RAM needed (ram.h): the page cache + connections x (socket buffer + TLS state) + the pages
- *   of drive reads in flight + a reserve for the kernel and processes, against memory.installed.
+ * - RAM needed (ram.h): the page cache + connections x (socket buffer + TLS state + the NIC's
+ *   context + the server's user buffer on read/write paths) + the pages of drive reads in flight
+ *   + a reserve for the kernel and processes, against memory.installed.
  * Leaves out: popularity within a title (early segments are hotter), admission and eviction
  * policies other than LRU, a catalogue that changes over the day, uneven hits over drives (the
  * cache relieves every drive by the same ratio, not the drives holding the head most), and
@@ -76,7 +77,8 @@ typedef struct {
   double zipf_s;          /* popularity exponent */
   double connections;     /* at the report's throughput */
   double sockbuf_bytes;   /* connections x ram.socket_buffer */
-  double tls_bytes;       /* TLS connections x ram.tls_state */
+  double tls_bytes;       /* TLS connections x ram.tls_state + NIC-kTLS connections x nics[].tls_context_bytes */
+  double userbuf_bytes;   /* read/write connections x software.user_buffer */
   double inflight_bytes;  /* pages of drive reads in flight (Little's law) */
   double reserve_bytes;   /* ram.reserve */
   double needed_bytes;    /* the sum */

@@ -128,7 +128,7 @@ const SimConfField pcie_schema[] = {
     .offset = F(ctx_reads),
     .def = "0",
     .min = "0",
-    .doc = "non-payload read requests per TLS record for an inline TLS engine's context (assumed 0: kept on the card "
-           "while its session cache holds, nic.h)" },
+    .doc = "non-payload read requests per TLS record for an inline TLS engine's context beside the fetches of contexts "
+           "its cache misses (nics[].tls_context_cache, nic.h) (assumed 0)" },
   SIM_CONF_END
 };

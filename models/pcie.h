@@ -18,8 +18,10 @@
  * on Xeon E5, Neugebauer et al. 2018 Fig. 4; other hosts assumed alike) plus the DRAM latency
  * at its load. Reads that carry no payload hold tags too: wqe_reads per TSO burst (send WQE and
  * descriptor fetches) and ctx_reads per TLS record (the inline engine's context fetch), each a
- * read request of its own. Tag-limited read bandwidth of one function, by Little's law:
+ * read request of its own, and the inline engine's fetches of contexts its cache misses (nic.h:
+ * m ceil(ctx / MRRS) per burst). Tag-limited read bandwidth of one function, by Little's law:
  *     R_f = tags / ((rtt + L) * (1 / MRRS + wqe_reads / burst + ctx_reads / record))   [B/ns]
+ * (pcie_function_read_GBps: the context-cache term is the demand model's, not in this closed form)
  * Relaxed ordering is recorded per link; the send path loads devices with posted writes only
  * from the drives (no ordering dependence between them) and with non-posted reads from the
  * NICs, so RO has no effect in this model (it matters for inbound NIC receive DMA, which the

@@ -2,12 +2,15 @@
  *
  * What it sizes, in bytes, at a throughput X (B/s) with n = X * 8 / mean bitrate connections
  * (workload.h):
- *   needed = page cache + n x ram.socket_buffer + n_TLS x ram.tls_state
- *          + X (1 - h) x t_read + ram.reserve
- * where n_TLS is the share of connections on a TLS path (every path but plain sendfile), h the
- * hit ratio and t_read the longest drive's time for one workload.io_size read (nvme.h): by
- * Little's law the pages of the reads in flight (an upper bound: every read at the slowest
- * drive). The page cache is ram.page_cache, or (0) what memory.installed leaves after the other
+ *   needed = page cache + n x ram.socket_buffer + n_TLS x ram.tls_state + n_NIC x nics[].tls_context_bytes
+ *          + n_RW x software.user_buffer + X (1 - h) x t_read + ram.reserve
+ * where n_TLS is the connections on a TLS path (every path but plain sendfile and plain
+ * read/write), n_NIC those the NIC encrypts (each card's context in host memory, nic.h, cards by
+ * line-rate share), n_RW those on a read/write path (the server's buffer of the request in flight,
+ * datapath.h), h the hit ratio and t_read the longest drive's time for one workload.io_size read
+ * (nvme.h): by Little's law the pages of the reads in flight (an upper bound: every read at the
+ * slowest drive). The pages sendfile hands a socket stay referenced until ACKed: they are the
+ * socket buffer's bytes (sw kTLS: its ciphertext copy), not counted twice. The page cache is ram.page_cache, or (0) what memory.installed leaves after the other
  * needs at the NIC ports' line rate (the most the box serves, whatever the offered load, which
  * `capacity` moves after the build) and no hits (so no fixed point: more hits would need fewer
  * in-flight pages). A need above

@@ -7,7 +7,8 @@
  * A run applies its point's values with sim_conf_apply_override_as (the source of each value
  * is its "FILE:LINE:COL" in the sweep file), binds the appliance and evaluates it exactly as
  * `ocasim bound`, `run` or `capacity` do (appliance_from_conf, demand_build, bound_eval /
- * appliance_des_run / appliance_capacity).
+ * appliance_des_run / appliance_capacity_des: the p99 criterion by DES runs, as `ocasim capacity`,
+ * unless capacity_latency: bound asks for the bound's instant M/M/1 estimate).
  * Leaves out: sweeps of queueing-network scenarios, adaptive or random point designs.
  */
 #include "models/sweep.h"
@@ -23,6 +24,7 @@
 #include "sim/csv.h"
 
 APP_ENUM_DEFINE(sweep_mode, SWEEP_MODE_MAP);
+APP_ENUM_DEFINE(sweep_cap_latency, SWEEP_CAP_LATENCY_MAP);
 
 /* Most points one sweep may hold (the product of its axes) and values one range may give. */
 #define SWEEP_MAX_RUNS 10000000u
@@ -47,6 +49,7 @@ struct SweepSpec {
   char *file;
   char *scenario_name;
   SweepMode mode;
+  SweepCapLatency cap_latency; /* mode capacity: the p99 criterion by DES runs or by the bound */
   guint replications;
   guint64 seed;
   gboolean seed_varied; /* `seed` is one of the keys */
@@ -68,6 +71,7 @@ typedef struct {
   char *kind;
   char *scenario;
   int mode;
+  int cap_latency;
   int replications;
   int64_t seed;
   const SimConfNode *set;
@@ -82,6 +86,10 @@ static const SimConfField sweep_schema[] = {
     .doc = "the appliance scenario swept, relative to the sweep file" },
   { .key = "mode", .type = SIM_CONF_T_ENUM, .offset = F(mode), .def = "bound", .enum_names = sweep_mode_names,
     .doc = "what each run evaluates: bound, run (the DES) or capacity" },
+  { .key = "capacity_latency", .type = SIM_CONF_T_ENUM, .offset = F(cap_latency), .def = "run",
+    .enum_names = sweep_cap_latency_names,
+    .doc = "mode capacity: the p99 criterion by DES runs at candidate loads, as ocasim capacity does (run), or by the "
+           "bound's M/M/1 estimate (bound: instant, about 10x pessimistic on the Rome box)" },
   { .key = "replications", .type = SIM_CONF_T_INT, .offset = F(replications), .def = "1", .min = "1",
     .max = SWEEP_MAX_REPLICATIONS, .doc = "runs per point, each with its own seed (mode run)" },
   { .key = "seed", .type = SIM_CONF_T_INT64, .offset = F(seed), .def = "1", .min = "0", .doc = "the sweep seed" },
@@ -142,6 +150,10 @@ static const SweepColumn capacity_columns[] = {
   { "drops_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where NIC drops reach workload.drop_max; empty: never" },
   { "latency_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where p99 reaches workload.latency_slo; empty: never" },
   { "saturation_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where a non-CPU resource saturates; empty: never" },
+  { "latency_check", SWEEP_COL_STRING, "",
+    "how the p99 criterion was checked: run (DES runs, as ocasim capacity's latency_check.by) or bound (M/M/1)" },
+  { "latency_bound_gbps", SWEEP_COL_NUMBER, "Gb/s",
+    "the bound's M/M/1 estimate of the latency limit (beside the DES's, for comparison); empty: never" },
 };
 
 static const SweepColumn error_column = { "error", SWEEP_COL_STRING, "", "why the run failed; empty when it succeeded" };
@@ -506,6 +518,7 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
   }
   if (ok) {
     s->mode = (SweepMode)c.mode;
+    s->cap_latency = (SweepCapLatency)c.cap_latency;
     s->replications = (guint)c.replications;
     s->seed = (guint64)(seed >= 0 ? seed : c.seed);
     const SimConfNode *scen = sim_conf_node_get(root, "scenario");
@@ -724,10 +737,13 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
     }
     case SWEEP_CAPACITY: {
       CapacityResult c;
-      if (!appliance_capacity(a, m, &c, error)) return FALSE;
+      gboolean des = s->cap_latency == SWEEP_CAP_LATENCY_RUN;
+      if (!(des ? appliance_capacity_des(a, info, m, NULL, &c, error) : appliance_capacity(a, m, &c, error))) return FALSE;
       set_num(&o[0], c.capacity_gbps);
       set_str(&o[1], capacity_criterion_name(c.limiting));
       for (int k = 0; k < CAP_COUNT; k++) set_num(&o[2 + k], c.limit_gbps[k]);
+      set_str(&o[2 + CAP_COUNT], des ? "run" : "bound");
+      set_num(&o[3 + CAP_COUNT], des ? c.latency_bound_gbps : c.limit_gbps[CAP_LATENCY]);
       g_autoptr(AppReport) rep = appliance_capacity_report(a, info, m, &c);
       fill_report(o + G_N_ELEMENTS(capacity_columns), rep);
       return TRUE;

@@ -6,6 +6,7 @@
  *   kind: sweep                   # optional
  *   scenario: ../scenarios/milan-800g-dlwm-off-network-centric.yaml   # relative to this file
  *   mode: bound                   # bound | run | capacity
+ *   capacity_latency: run         # mode capacity: p99 by DES runs as `ocasim capacity` (run) or by the bound (bound)
  *   replications: 1               # runs per point, each with its own seed (> 1: mode run only)
  *   seed: 1                       # the sweep seed
  *   set: {duration: 1 s}          # fixed overrides of the scenario (optional)
@@ -52,6 +53,13 @@
 #define SWEEP_MODE_MAP(X) X(SWEEP_BOUND, "bound") X(SWEEP_RUN, "run") X(SWEEP_CAPACITY, "capacity")
 typedef enum { SWEEP_MODE_MAP(APP_ENUM_ID) SWEEP_MODE_COUNT } SweepMode;
 APP_ENUM_DECLARE(sweep_mode);
+
+/* capacity_latency: how mode capacity checks the p99 criterion: run, with DES runs (`ocasim run`)
+ * at candidate loads as `ocasim capacity` does (appliance_capacity_des), or bound, the bound's
+ * M/M/1 estimate (appliance_capacity: instant, but about 10x pessimistic on the Rome box). */
+#define SWEEP_CAP_LATENCY_MAP(X) X(SWEEP_CAP_LATENCY_RUN, "run") X(SWEEP_CAP_LATENCY_BOUND, "bound")
+typedef enum { SWEEP_CAP_LATENCY_MAP(APP_ENUM_ID) SWEEP_CAP_LATENCY_COUNT } SweepCapLatency;
+APP_ENUM_DECLARE(sweep_cap_latency);
 
 /* What a column holds: an integer, a number (NaN: empty / null), a boolean, a string, or a
  * varied input (its text as written; in JSON a number or boolean when it reads as one). */

@@ -225,9 +225,10 @@ static AppReport *bound_report(const char *file, const char *const *sets)
 /* rome-400g-nic-ktls at 200 Gb/s offered (below its 373 Gb/s X*): mean bitrate 0.2 x 1.5 + 0.6 x 5
  * + 0.2 x 15 = 6.3 Mb/s, so n = 200e9 / 6.3e6 = 31746.03 connections, every one on NIC kTLS;
  * X = 25e9 B/s; the slowest drive (WD SN720: 90 us, 3.4 GB/s) reads 256 KiB in
- * 90e-6 + 262144 / 3.4e9 = 167.10 us.
- *   needed = 100 GiB + n (64 + 8) KiB + X (1 - h) 167.10 us + 8 GiB
- *          = 107374182400 + 2340571429 + 4177.5e3 (1 - h) + 8589934592 B */
+ * 90e-6 + 262144 / 3.4e9 = 167.10 us. Each connection's TLS context also lives in host memory for
+ * the NIC (nics[].tls_context_bytes, 128 B).
+ *   needed = 100 GiB + n (64 KiB + 8 KiB + 128 B) + X (1 - h) 167.10 us + 8 GiB
+ *          = 107374182400 + 2344634921 + 4177.5e3 (1 - h) + 8589934592 B */
 START_TEST(test_ram_by_hand)
 {
   const char *sets[] = { "workload.offered=200 Gb/s", "software.page_cache=lru", "ram.page_cache=100 GiB",
@@ -241,10 +242,11 @@ START_TEST(test_ram_by_hand)
   ck_assert_double_eq_tol(o->cache_bytes, 100 * GIB, 0.5);
   ck_assert_double_eq_tol(o->cached_titles, 53.6870912, 1e-6);
   ck_assert_double_eq_tol(o->sockbuf_bytes, 31746.031746 * 64 * KIB, 1.0);
-  ck_assert_double_eq_tol(o->tls_bytes, 31746.031746 * 8 * KIB, 1.0);
+  ck_assert_double_eq_tol(o->tls_bytes, 31746.031746 * (8 * KIB + 128), 1.0);
+  ck_assert_double_eq(o->userbuf_bytes, 0.0); /* sendfile: no user buffer */
   double t_read = 90e-6 + 262144 / 3.4e9;
   ck_assert_double_eq_tol(o->inflight_bytes, 25e9 * (1 - h) * t_read, 1e-3 * 25e9 * t_read);
-  double want = 107374182400.0 + 2340571429.0 + 25e9 * t_read * (1 - h) + 8589934592.0;
+  double want = 107374182400.0 + 2344634921.0 + 25e9 * t_read * (1 - h) + 8589934592.0;
   ck_assert_double_eq_tol(o->needed_bytes, want, 1e-6 * want);
   ck_assert_double_eq(o->installed_bytes, 256 * GIB);
 }
@@ -257,7 +259,7 @@ START_TEST(test_ram_auto_size)
   const char *sets[] = { "software.page_cache=lru", "memory.installed=256 GiB", NULL };
   g_autofree Appliance *a = load("scenarios/rome-400g-nic-ktls.yaml", sets, NULL);
   double n = 400e9 / 6.3e6, t_read = 90e-6 + 262144 / 3.4e9;
-  double want = 256 * GIB - 8 * GIB - n * 72 * KIB - 50e9 * t_read;
+  double want = 256 * GIB - 8 * GIB - n * (72 * KIB + 128) - 50e9 * t_read;
   ck_assert_double_eq_tol(pagecache_size_bytes(a), want, 1e-6 * want);
   /* whatever the offered load (capacity moves it after the build) */
   const char *offered[] = { "software.page_cache=lru", "memory.installed=256 GiB", "workload.offered=100 Gb/s", NULL };
@@ -268,6 +270,42 @@ START_TEST(test_ram_auto_size)
   g_autofree Appliance *a3 = load("scenarios/rome-400g-nic-ktls.yaml", full, NULL);
   ck_assert_double_eq(pagecache_size_bytes(a3), 0.0);
   ck_assert_double_eq(pagecache_hit_ratio(a3), 0.0);
+}
+END_TEST
+
+/* What a connection holds by data path, at 50 Gb/s offered (n = 50e9 / 6.3e6 = 7936.51):
+ *   read_write (user-space TLS): socket buffer 64 KiB + TLS state 8 KiB + user buffer 64 KiB
+ *   read_write_plain:            socket buffer 64 KiB + user buffer 64 KiB (no TLS state)
+ *   sendfile (plain):            socket buffer 64 KiB only
+ *   half sendfile_nic_ktls, half read_write_plain (alt path): n/2 x (8 KiB + 128 B) of TLS
+ *                                state, n/2 x 64 KiB of user buffers */
+START_TEST(test_ram_per_connection_by_path)
+{
+  double n = 50e9 / 6.3e6;
+  struct {
+    const char *path, *alt, *frac;
+    double tls, user;
+  } c[] = {
+    { "software.data_path=read_write", NULL, NULL, n * 8 * KIB, n * 64 * KIB },
+    { "software.data_path=read_write_plain", NULL, NULL, 0, n * 64 * KIB },
+    { "software.data_path=sendfile", NULL, NULL, 0, 0 },
+    { "software.data_path=sendfile_nic_ktls", "workload.alt_path=read_write_plain", "workload.alt_fraction=50 %",
+      n / 2 * (8 * KIB + 128), n / 2 * 64 * KIB },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(c); i++) {
+    const char *sets[] = { "workload.offered=50 Gb/s", "memory.installed=256 GiB", c[i].path, c[i].alt, c[i].frac, NULL };
+    g_autoptr(AppReport) r = bound_report("scenarios/rome-400g-nic-ktls.yaml", sets);
+    const RamReport *o = &r->ram;
+    ck_assert_double_eq_tol(o->connections, n, 1e-6);
+    ck_assert_double_eq_tol(o->sockbuf_bytes, n * 64 * KIB, 1.0);
+    ck_assert_msg(fabs(o->tls_bytes - c[i].tls) <= 1.0, "%s: TLS %g vs %g", c[i].path, o->tls_bytes, c[i].tls);
+    ck_assert_msg(fabs(o->userbuf_bytes - c[i].user) <= 1.0, "%s: user %g vs %g", c[i].path, o->userbuf_bytes, c[i].user);
+    double sum = o->cache_bytes + o->sockbuf_bytes + o->tls_bytes + o->userbuf_bytes + o->inflight_bytes + o->reserve_bytes;
+    ck_assert_double_eq_tol(o->needed_bytes, sum, 1e-9 * sum);
+    g_autoptr(GString) t = g_string_new(NULL);
+    app_report_write(r, APP_FMT_TABLE, t);
+    ck_assert(c[i].user > 0 ? strstr(t->str, "user buffers ") != NULL : strstr(t->str, "user buffers") == NULL);
+  }
 }
 END_TEST
 
@@ -361,6 +399,7 @@ int main(void)
   tcase_add_test(td, test_ram_by_hand);
   tcase_add_test(td, test_ram_auto_size);
   tcase_add_test(td, test_ram_report_and_flag);
+  tcase_add_test(td, test_ram_per_connection_by_path);
   tcase_add_loop_test(td, test_bad_keys_located, 0, (int)G_N_ELEMENTS(bad));
   suite_add_tcase(s, td);
   return test_run_suite(s);

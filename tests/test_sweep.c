@@ -11,6 +11,7 @@
 #include <math.h>
 #include <gsl/gsl_cdf.h>
 #include <string.h>
+#include <json-glib/json-glib.h>
 #include "models/sweep.h"
 #include "sim/conf.h"
 #include "tests/support/check_run.h"
@@ -303,6 +304,54 @@ START_TEST(test_json_round_trip)
 }
 END_TEST
 
+/* Mode capacity checks the p99 criterion as `ocasim capacity` does (DES runs at candidate loads):
+ * on rome2021_sw_nps1 both say 246.1 Gb/s limited by the CPU cap, where the bound's M/M/1 estimate
+ * alone (capacity_latency: bound) says about 193 Gb/s limited by latency. */
+START_TEST(test_capacity_matches_capacity_command)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *cwd = g_get_current_dir();
+  double cap[2];
+  const char *how[] = { "run", "bound" };
+  for (int i = 0; i < 2; i++) {
+    g_autofree char *f = g_build_filename(d, how[i], NULL);
+    g_autofree char *text = g_strdup_printf("scenario: %s/scenarios/reference/rome2021_sw_nps1.yaml\n"
+                                            "mode: capacity\ncapacity_latency: %s\n"
+                                            "set: {duration: 0.4 s, warmup: 0.1 s}\n"
+                                            "vary:\n  - key: seed\n    values: [1]\n",
+                                            cwd, how[i]);
+    ck_assert(g_file_set_contents(f, text, -1, NULL));
+    g_autoptr(GError) e = NULL;
+    g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, NULL, &e);
+    ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+    g_autoptr(SweepRow) row = sweep_run(s, 0);
+    g_autoptr(GString) json = g_string_new(NULL);
+    sweep_row_append_json(s, row, json);
+    g_autoptr(JsonParser) p = json_parser_new();
+    ck_assert(json_parser_load_from_data(p, json->str, -1, NULL));
+    JsonObject *o = json_node_get_object(json_parser_get_root(p));
+    ck_assert_str_eq(json_object_get_string_member(o, "latency_check"), how[i]);
+    ck_assert_str_eq(json_object_get_string_member(o, "limiting_criterion"), i == 0 ? "cpu" : "latency");
+    cap[i] = json_object_get_double_member(o, "capacity_gbps");
+  }
+  const char *args[] = {
+    "capacity", "scenarios/reference/rome2021_sw_nps1.yaml", "--duration", "0.4 s", "--warmup", "0.1 s", "-f", "json", NULL
+  };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_data(p, out, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  ck_assert_double_eq(cap[0], json_object_get_double_member(o, "capacity_gbps"));
+  ck_assert_str_eq(json_object_get_string_member(o, "limiting_criterion"), "cpu");
+  ck_assert_double_eq(cap[1],
+                      json_object_get_double_member(json_object_get_object_member(o, "latency_check"), "bound_estimate_gbps"));
+  ck_assert(cap[1] < 0.9 * cap[0]);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 /* The summary of a replicated sweep: each point's mean and Student-t half-width over its
  * replications, recomputed here from the rows. */
 START_TEST(test_summary)
@@ -359,6 +408,7 @@ int main(void)
   tcase_add_test(tc, test_points_and_seeds);
   tcase_add_test(tc, test_range_values);
   tcase_add_test(tc, test_json_round_trip);
+  tcase_add_test(tc, test_capacity_matches_capacity_command);
   tcase_add_test(tc, test_summary);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
