@@ -1,6 +1,26 @@
 /* demand.c — builds the resource list and per-class demand per served byte (see demand.h
  * for the model and equations): it enumerates the traffic classes and the DRAM touches of
- * their data paths and lets every component (component.h) add its resources and demand. */
+ * their data paths and lets every component (component.h) add its resources and demand.
+ *
+ * How the load spreads over the ports (enumerate_classes). The upstream switch hashes every
+ * client flow onto one member port of the box's LACP bundle (IEEE 802.1AX link aggregation: the
+ * distributor hashes a frame's addresses, so whole flows, not bytes, are spread, evenly in
+ * expectation), and every flow is a video stream paced at its bitrate (workload.bitrates), so
+ * each of the P ports carries the same share 1/P of the served bytes, whatever its line rate.
+ * An 802.3ad aggregate is made of ports of one speed (FreeBSD lagg(4), lacp: "Each LAG is
+ * composed of ports of the same speed, set to full-duplex operation"; Linux bonding.rst,
+ * 802.3ad: "Creates aggregation groups that share the same speed and duplex settings"), so a box
+ * whose groups differ in speed is held to P times what its slowest port path delivers: clients
+ * hashed onto the slow ports cannot be served faster by a faster card. That is what makes the
+ * split physical and the model monotone: a faster port draws no flows onto its card, so no
+ * capacity raise moves load onto another resource (the metamorphic suite holds this; the former
+ * split in proportion to line rate sent a faster card more bytes than the hash gives it and
+ * saturated its inline-TLS engine first: altra-q80-30-ext-tags with nics[0] at 125 Gb/s fell
+ * from 371.4 to 342.0 Gb/s). Left out: lagg(4) balances over the LAG of the greatest total
+ * speed only and leaves the other LAGs of a mixed-speed box idle; the model hashes over every
+ * port (the same thing on a box of one port speed, as every shipped scenario is). Egress: lacp answers a flow on its ingress port (the
+ * same hash); by_content on the ports in the NUMA domain of the drive holding the title, hashed
+ * evenly over them. The DES runs the classes with these weights, so it routes the same way. */
 #include "models/demand.h"
 #include "models/component.h"
 #include "models/model_error.h"
@@ -337,7 +357,7 @@ static void touch_demand(Build *bb, DmClass *k)
 }
 
 /* The traffic classes: every (data path, drive, ingress port, egress port) with its weight
- * (demand.h). */
+ * (demand.h): each port the same share of the flows, whatever its line rate (the file's head). */
 static void enumerate_classes(Build *bb, GArray *cls)
 {
   AppBuild *b = &bb->b;
@@ -347,10 +367,7 @@ static void enumerate_classes(Build *bb, GArray *cls)
   int D = a->n_drives, P = m->n_ports;
   g_autofree int *dnode = g_new(int, D);
   for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
-  g_autofree double *port_w = g_new(double, P);
-  double sw = 0;
-  for (int p = 0; p < P; p++) sw += (port_w[p] = a->nics[m->port_nic[p]].port_bps);
-  for (int p = 0; p < P; p++) port_w[p] = sw > 0 ? port_w[p] / sw : 1.0 / P; /* loopback: no line rate */
+  double port_w = 1.0 / P; /* the LACP hash: flows, so bytes, evenly over the ports */
   DataPath paths[2] = { a->path, a->wl.alt_path };
   double pw[2] = { 1.0 - a->wl.alt_fraction, a->wl.alt_fraction };
   g_autoptr(GArray) eg = g_array_new(FALSE, FALSE, sizeof(int));
@@ -378,7 +395,7 @@ static void enumerate_classes(Build *bb, GArray *cls)
                         .disk_node = dnode[d],
                         .egress_node = topo_node_of(t, a->nics[m->port_nic[egress]].pos),
                         .home_node = a->placement == PL_NONE ? -1 : home,
-                        .weight = pw[pi] * m->drive_share[d] * port_w[in] / eg->len };
+                        .weight = pw[pi] * m->drive_share[d] * port_w / eg->len };
           g_snprintf(k.name, sizeof k.name, "%s nvme%d>nic%d.p%d", datapath_name(k.path), d, m->port_nic[egress],
                      m->port_num[egress]);
           g_array_append_val(cls, k);

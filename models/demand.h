@@ -34,6 +34,8 @@
  * what fill the CPU; demand_name_bottleneck below is that rule, the one every mode uses).
  * Class demands and totals are evaluated at the operating point
  * X_op = min(offered, X*) (X* when saturating); demand_total_at() gives them at any X.
+ * Weights: every NIC port carries the same share of the flows, whatever its line rate (the LACP
+ * hash over one-speed members, demand.c).
  * Conventions for the DES: a class is a flow type; serving B bytes of class c consumes
  * B * d_cr units of resource r; resource r delivers capacity_r * limit_r units per second.
  *     Appliance a; AppScenarioInfo info;

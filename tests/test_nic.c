@@ -1,6 +1,7 @@
 /* tests/test_nic.c — the NIC component: its keys bind straight into NicCard, its resources per
  * card, and the inline engine's TLS session limit (nics[].tls_sessions): the bound names
- * nicN.tls_sessions exactly when the card's connections (throughput / mean bitrate) reach it. */
+ * nicN.tls_sessions exactly when the card's connections (throughput / mean bitrate) reach it;
+ * the LACP split (demand.c): every port carries the same share of the flows, whatever its speed. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include <math.h>
@@ -101,6 +102,48 @@ START_TEST(test_tls_session_errors)
 }
 END_TEST
 
+/* X* and the share of served bytes each port carries (its classes' weights by egress port). */
+static double port_shares(const char *file, const char *const *sets, double *share, int n)
+{
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert_msg(appliance_load_file(file, sets, a, NULL, &e), "%s", e ? e->message : "");
+  g_autoptr(DemandModel) m = demand_build(a, &e);
+  ck_assert_msg(m != NULL, "%s", e ? e->message : "");
+  ck_assert_int_eq(m->n_ports, n);
+  for (int p = 0; p < n; p++) share[p] = 0;
+  for (int k = 0; k < m->n_class; k++) share[m->cls[k].egress] += m->cls[k].weight;
+  g_free(a);
+  return m->sat_Bps;
+}
+
+/* LACP hashes flows, so bytes, evenly over the ports of one speed: a faster card draws no more
+ * flows. Before, the split followed line rate: raising nics[0] of the Altra box to 125 Gb/s sent
+ * its inline-TLS engine more than it could encrypt (371.4 -> 342.0 Gb/s). */
+START_TEST(test_lacp_split_even)
+{
+  double base_share[4], share[4];
+  double x = port_shares("scenarios/altra-q80-30-ext-tags.yaml", NULL, base_share, 4);
+  const char *faster[] = { "nics[0].port_speed=125 Gb/s", NULL };
+  double x_fast = port_shares("scenarios/altra-q80-30-ext-tags.yaml", faster, share, 4);
+  ck_assert_msg(x_fast >= x * (1 - 1e-9), "a faster nics[0] lowered X*: %.4f -> %.4f Gb/s", x * 8e-9, x_fast * 8e-9);
+  for (int p = 0; p < 4; p++) {
+    ck_assert_double_eq_tol(base_share[p], 0.25, 1e-12);
+    ck_assert_double_eq_tol(share[p], 0.25, 1e-12);
+  }
+  /* a slower group holds the box to 4 x its port: the Rome box is port bound at 4 x 100 Gb/s x
+   * port_eff / wire overhead, so nics[1] at 25 Gb/s gives exactly a quarter of it (at 93 Gb/s
+   * nothing else binds); the line-rate split gave about 232 Gb/s, the faster ports carrying
+   * 40 % each */
+  double rome = port_shares(SCEN, NULL, share, 4);
+  const char *slow[] = { "nics[1].port_speed=25 Gb/s", NULL };
+  double rome_slow = port_shares(SCEN, slow, share, 4);
+  ck_assert_double_eq_tol(rome_slow, rome * 0.25, 1e-9 * rome);
+  ck_assert_double_eq_tol(share[0], 0.25, 1e-12);
+  ck_assert_double_eq_tol(share[3], 0.25, 1e-12);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("nic");
@@ -109,6 +152,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_nic_keys_and_resources);
   tcase_add_test(t, test_tls_session_limit);
   tcase_add_test(t, test_tls_session_errors);
+  tcase_add_test(t, test_lacp_split_even);
   suite_add_tcase(s, t);
   return s;
 }
