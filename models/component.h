@@ -96,19 +96,24 @@ void app_build_add_lat(AppBuild *b, int res, int dram, double per_ns);
  * bytes); returns the count. */
 int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES]);
 /* The DRAM touches of data path `path` on appliance a (bytes per served byte, datapath.h's
- * table with the metadata and ACK terms when include_meta), before any page-cache hit; the bound
- * and `ocasim explain` both read them. Returns the number written to out. */
-int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, Touch out[DP_MAX_TOUCHES]);
+ * table with the metadata and ACK terms when include_meta), before any page-cache hit, with a
+ * reused user buffer's residency at served throughput sized_Bps (B/s; the model's sized_Bps);
+ * the bound and `ocasim explain` both read them. Returns the number written to out. */
+int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, double sized_Bps, Touch out[DP_MAX_TOUCHES]);
 /* Node a touch of class k touches memory on for buffer buf under the placement policy (-1:
  * uniformly random); BUF_USER is on the node of the CPU doing the crypto. */
 int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf);
 /* Node of the CPU doing role agent (AG_CPU_CRYPTO or AG_CPU_STACK) of class k (-1: random). */
 int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent);
 
-/* The share of a reused user buffer's touches that reach DRAM on appliance a (datapath.c:
- * datapath_user_miss_share with the requests in flight per core at the ports' line rate, or the
- * offered load, over the workload's mean bitrate). */
-double datapath_appliance_user_miss(const Appliance *a);
+/* The share of a reused user buffer's touches that reach DRAM on appliance a serving x_Bps (B/s,
+ * >= 0; the model's sized_Bps, demand.c): datapath_user_miss_share with the requests in flight
+ * per core, x_Bps x 8 over the workload's mean bitrate, spread over the cores. */
+double datapath_appliance_user_miss(const Appliance *a, double x_Bps);
+/* Whether the value above depends on x_Bps on appliance a: a read/write path (main or alt) with a
+ * user buffer and a cache share to keep it in; FALSE means the demand does not (demand.c then
+ * skips the sizing fixed point). Keep it in step with datapath_appliance_user_miss. */
+gboolean datapath_appliance_user_miss_varies(const Appliance *a);
 
 /* Position of the device group at key path `group` ("nics[1]"), given by socket/quadrant `pos`
  * or by NUMA `node` (>= 0) at the platform's NPS; a located conf error if it cannot exist. */

@@ -349,10 +349,3 @@ const AppComponent nic_component = { .name = "nic",
                                      .add_resources = nic_add_resources,
                                      .class_demand = nic_class_demand,
                                      .touch_demand = nic_touch_demand };
-
-double nic_line_bps(const NicCard *nics, int n)
-{
-  double bps = 0;
-  for (int i = 0; i < n; i++) bps += nics[i].ports * nics[i].port_bps;
-  return bps;
-}

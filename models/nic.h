@@ -62,9 +62,6 @@ typedef struct {
 
 /* The NUMA domain connections arriving on port p of the card are bound to. */
 int nic_port_domain(const NicCard *n, const Topology *t, int p);
-/* The line rate of all n cards' ports together, bit/s: the most the box can serve (the load the
- * connection count and cache sizing assume before a solve). */
-double nic_line_bps(const NicCard *nics, int n);
 
 /* A group of identical cards as the scenario gives it (nics[]). */
 typedef struct {
