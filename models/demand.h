@@ -138,9 +138,9 @@ DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, 
 /* Builds the resource list and class demands. Validates the appliance first.
  * Returns NULL and sets error (MODEL_ERROR) on an impossible appliance. (transfer full) */
 DemandModel *demand_build(const Appliance *a, GError **error);
-/* As demand_build_shares, with the load-dependent sizings (the connections that decide the
- * user-buffer residency and the auto-sized page cache) at served throughput @sized_Bps (B/s,
- * >= 0) instead of solved for: to take a built model apart term by term at its own sizing
+/* As demand_build_shares (@drive_share NULL: from the workload, as demand_build), with the
+ * load-dependent sizings (the connections that decide the user-buffer residency and the
+ * auto-sized page cache) at served throughput @sized_Bps (B/s, >= 0) instead of solved for: to take a built model apart term by term at its own sizing
  * (m->sized_Bps; `ocasim explain`). NULL with error as demand_build. (transfer full) */
 DemandModel *demand_build_sized(const Appliance *a, const double *drive_share, double sized_Bps, GError **error);
 /* As demand_build, taking the drive shares through @cache (workload_share_cache_new; NULL:
