@@ -7,6 +7,11 @@
  * backlog for "saturate"), wait for a free slot, pay their drive's read
  * latency, then move their bytes through every resource of their class at
  * once, sharing each resource max-min fairly with the other requests.
+ * A request's class is drawn by the classes' weights, so the run routes as the
+ * bound does (the even LACP hash over the ports, demand.c), with the demand the
+ * bound sized at its own served throughput (DemandModel.sized_Bps): user-buffer
+ * residency and the auto-sized page cache are the bound's, not re-solved at the
+ * run's measured throughput (within its CI of it at saturation).
  *
  * Requests in flight: a drive keeps queue_depth reads of io_bytes outstanding
  * (nvme.h) and a request is request_bytes / io_bytes reads (one read when
