@@ -17,6 +17,12 @@
  * the NIC = slot wait + drive read latency + shared transfer. Its spread comes
  * only from the inputs (size and drive-latency distributions, the arrivals of
  * paced clients); with both CVs 0 and a saturated box every request is alike.
+ * A request's class is drawn by the classes' weights, so the run routes as the
+ * bound does (the even LACP hash over the ports, demand.c), with the demand the
+ * bound sized at its own served throughput (DemandModel.sized_Bps): user-buffer
+ * residency, NIC context-cache misses and the auto-sized page cache are the
+ * bound's, not re-solved at the run's measured throughput (within its CI of it
+ * at saturation).
  *
  * Requests in flight: a drive keeps queue_depth reads of io_bytes outstanding
  * (nvme.h) and a request is request_bytes / io_bytes reads (one read when

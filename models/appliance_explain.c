@@ -42,7 +42,7 @@ static double cpu_without(const Appliance *a, const DemandModel *m, void (*zero)
 {
   Appliance *b = g_memdup2(a, sizeof *a);
   zero(b);
-  g_autoptr(DemandModel) mm = demand_build_shares(b, m->drive_share, NULL);
+  g_autoptr(DemandModel) mm = demand_build_sized(b, m->drive_share, m->sized_Bps, NULL); /* at m's own sizing */
   g_free(b);
   g_return_val_if_fail(mm != NULL, 0.0);
   return kind_total(mm, RK_CPU, TRUE);
@@ -78,11 +78,11 @@ static void zero_stall(Appliance *b)
 }
 
 /* The touches of one path with its share of the load. */
-static void add_touches(Explain *e, const Appliance *a, DataPath path, double share)
+static void add_touches(Explain *e, const Appliance *a, const DemandModel *m, DataPath path, double share)
 {
   if (share <= 0) return;
   Touch t[DP_MAX_TOUCHES];
-  int n = demand_path_touches(a, path, TRUE, t); /* the bound's touches, before any page-cache hit */
+  int n = demand_path_touches(a, path, TRUE, m->sized_Bps, t); /* the bound's touches, before any page-cache hit */
   for (int i = 0; i < n && e->n_touch < (int)G_N_ELEMENTS(e->touch); i++) {
     e->touch[e->n_touch++] = (ExplainTouch){ .path = path,
                                              .what = t[i].what,
@@ -105,14 +105,9 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
   e->op_gbps = m->op_Bps * 8e-9;
   gboolean loop = FALSE;
   for (int i = 0; i < a->n_nics; i++) loop = loop || a->nics[i].kind == NIC_LOOPBACK;
-  /* the NIC context caches at the connections of the operating point, as the model's fixed point
-   * sized them (demand.h; where nothing misses the sizing load does not matter) */
-  g_autofree Appliance *sized = g_memdup2(a, sizeof *a);
-  if (m->op_Bps > 0) sized->wl.sizing_bps = m->op_Bps * 8.0;
-  a = sized;
   if (!loop) { /* a loopback host has no touches: its costs are measured (loopback.h) */
-    add_touches(e, a, a->path, 1.0 - a->wl.alt_fraction);
-    add_touches(e, a, a->wl.alt_path, a->wl.alt_fraction);
+    add_touches(e, a, m, a->path, 1.0 - a->wl.alt_fraction);
+    add_touches(e, a, m, a->wl.alt_path, a->wl.alt_fraction);
   }
   for (int r = 0; r < m->n_res; r++)
     if (m->res[r].kind == RK_DRAM) e->dram_nodes++;
@@ -156,14 +151,14 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
   }
   /* the inline engines' context caches, when a path encrypts on the NIC */
   if (datapath_nic_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_nic_crypto(a->wl.alt_path))) {
-    e->sizing_gbps = nic_sizing_bps(a) * 1e-9;
+    e->sizing_gbps = m->sized_Bps * 8e-9; /* as the model's fixed point sized it (demand.h) */
     for (int i = 0; i < a->n_nics; i++) {
       if (a->nics[i].kind == NIC_LOOPBACK || !(a->nics[i].ktls_bps > 0)) continue;
       ExplainTlsCache *c = &e->tls[e->n_tls++];
       g_snprintf(c->name, sizeof c->name, "nic%d", i);
-      c->connections = nic_tls_context_connections(a, i);
+      c->connections = nic_tls_context_connections(a, i, m->sized_Bps);
       c->cache = a->nics[i].tls_cache;
-      c->miss = nic_tls_context_miss(a, i);
+      c->miss = nic_tls_context_miss(a, i, m->sized_Bps);
     }
   }
   return e;

@@ -97,37 +97,43 @@ void app_build_add_lat(AppBuild *b, int res, int dram, double per_ns);
  * bytes); returns the count. */
 int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES]);
 /* The DRAM touches of data path `path` on appliance a (bytes per served byte, datapath.h's
- * table with the metadata and ACK terms when include_meta), before any page-cache hit; the bound
- * and `ocasim explain` both read them. Returns the number written to out. */
-int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, Touch out[DP_MAX_TOUCHES]);
+ * table with the metadata and ACK terms when include_meta), before any page-cache hit, with a
+ * reused user buffer's residency at served throughput sized_Bps (B/s; the model's sized_Bps);
+ * the bound and `ocasim explain` both read them. Returns the number written to out. */
+int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, double sized_Bps, Touch out[DP_MAX_TOUCHES]);
 /* Node a touch of class k touches memory on for buffer buf under the placement policy (-1:
  * uniformly random); BUF_USER is on the node of the CPU doing the crypto. */
 int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf);
 /* Node of the CPU doing role agent (AG_CPU_CRYPTO or AG_CPU_STACK) of class k (-1: random). */
 int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent);
 
-/* The share of a reused user buffer's touches that reach DRAM on appliance a (datapath.c:
- * datapath_user_miss_share with the requests in flight per core at the ports' line rate, or the
- * offered load, over the workload's mean bitrate). */
-double datapath_appliance_user_miss(const Appliance *a);
+/* The share of a reused user buffer's touches that reach DRAM on appliance a serving x_Bps (B/s,
+ * >= 0; the model's sized_Bps, demand.c): datapath_user_miss_share with the requests in flight
+ * per core, x_Bps x 8 over the workload's mean bitrate, spread over the cores. */
+double datapath_appliance_user_miss(const Appliance *a, double x_Bps);
+/* Whether the value above depends on x_Bps on appliance a: a read/write path (main or alt) with a
+ * user buffer and a cache share to keep it in; FALSE means the demand does not (demand.c then
+ * skips the sizing fixed point). Keep it in step with datapath_appliance_user_miss. */
+gboolean datapath_appliance_user_miss_varies(const Appliance *a);
 
-/* The load (bit/s) the NIC's TLS context caches are sized at: wl.sizing_bps when the demand model's
- * fixed point set it (demand.h), else the offered load capped at the ports' line rate, or the line
- * rate when saturating (the first guess; the user-buffer residency and the page cache size at it). */
-double nic_sizing_bps(const Appliance *a);
-/* NIC-kTLS connections whose contexts card `card` holds (nic.h): connections at nic_sizing_bps
- * x the card's share of the line rate x the share of connections on a NIC-kTLS path. */
-double nic_tls_context_connections(const Appliance *a, int card);
-/* Share of card `card`'s bursts whose TLS context misses its on-card cache (nic.h):
+/* NIC-kTLS connections whose contexts card `card` holds (nic.h) when the box serves sized_Bps (B/s,
+ * the demand model's sizing fixed point, demand.h): connections at sized_Bps x the card's share of
+ * the ports (the LACP hash, demand.c) x the share of connections on a NIC-kTLS path. */
+double nic_tls_context_connections(const Appliance *a, int card, double sized_Bps);
+/* Share of card `card`'s bursts whose TLS context misses its on-card cache at sized_Bps (nic.h):
  * max(0, 1 - tls_context_cache / connections); 0 on a card without an inline engine. */
-double nic_tls_context_miss(const Appliance *a, int card);
+double nic_tls_context_miss(const Appliance *a, int card, double sized_Bps);
+/* TRUE when some card's context cache misses at the ports' line rate, the most the box serves
+ * (misses grow with the load, so below it none can miss when none misses there): the demand then
+ * depends on the served throughput (demand.c's fixed point). */
+gboolean nic_tls_context_varies(const Appliance *a);
 /* The label of the TLS context-fetch touch ("NIC context fetch"). */
 extern const char NIC_TLS_CTX_TOUCH[];
-/* Writes the DRAM touch of the NIC's TLS context fetches for data path `path` to *out: a NIC read
- * of the connection's metadata node, sum over cards of line-rate share x miss x context bytes,
- * per TSO burst (nic.h). Returns 1, or 0 (nothing written) when the NIC does not encrypt on
- * `path` or nothing misses. */
-int nic_tls_context_touch(const Appliance *a, DataPath path, Touch *out);
+/* Writes the DRAM touch of the NIC's TLS context fetches for data path `path` at sized_Bps (B/s) to
+ * *out: a NIC read of the connection's metadata node, sum over cards of port share x miss x
+ * context bytes, per TSO burst (nic.h). Returns 1, or 0 (nothing written) when the NIC does not
+ * encrypt on `path` or nothing misses. */
+int nic_tls_context_touch(const Appliance *a, DataPath path, double sized_Bps, Touch *out);
 
 /* Position of the device group at key path `group` ("nics[1]"), given by socket/quadrant `pos`
  * or by NUMA `node` (>= 0) at the platform's NPS; a located conf error if it cannot exist. */

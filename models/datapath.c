@@ -123,12 +123,17 @@ double datapath_user_miss_share(double buffer_bytes, double conns_per_core, doub
   return loopback_miss_share(buffer_bytes * MAX(1.0, conns_per_core), cache_share_bytes);
 }
 
-double datapath_appliance_user_miss(const Appliance *a)
+gboolean datapath_appliance_user_miss_varies(const Appliance *a)
 {
-  double line_bps = nic_line_bps(a->nics, a->n_nics);
-  double bps = a->wl.offered_gbps > 0 ? MIN(a->wl.offered_gbps * 1e9, line_bps) : line_bps;
+  gboolean rw = datapath_move(a->path) == MOVE_READ_WRITE ||
+                (a->wl.alt_fraction > 0 && a->wl.alt_path < DP_COUNT && datapath_move(a->wl.alt_path) == MOVE_READ_WRITE);
+  return rw && a->user_buffer_bytes > 0 && cpu_cache_share_bytes(&a->cpu, a->topo.cores_per_socket) > 0;
+}
+
+double datapath_appliance_user_miss(const Appliance *a, double x_Bps)
+{
   int cores = a->topo.sockets * a->topo.cores_per_socket;
-  double conns = bps / (workload_mean_bitrate_mbps(&a->wl) * 1e6);
+  double conns = MAX(x_Bps, 0.0) * 8.0 / (workload_mean_bitrate_mbps(&a->wl) * 1e6);
   return datapath_user_miss_share(a->user_buffer_bytes, conns / MAX(cores, 1),
                                   cpu_cache_share_bytes(&a->cpu, a->topo.cores_per_socket));
 }

@@ -26,7 +26,8 @@
  * A user buffer (BUF_USER) is reused request after request: its touches reach DRAM only for the
  * share that misses the cache, m(W) = 1 / (1 + (C / W)^4) (loopback_miss_share), W = the user
  * buffers (software.user_buffer) of the requests in flight on one core (connections at the
- * ports' line rate over the mean bitrate, spread over the cores), C = the core's L2 + L3 share
+ * served throughput over the mean bitrate, spread over the cores: the model's own throughput, a
+ * fixed point solved in demand.c), C = the core's L2 + L3 share
  * (cpu.h); with no cache sizes given m = 1. A resident buffer's touches cost neither DRAM bytes
  * nor miss stalls; its copies still cost copy cycles.
  * On top of the bulk flows every path carries metadata (socket buffers, mbufs, TCP state): the

@@ -1,6 +1,43 @@
 /* demand.c — builds the resource list and per-class demand per served byte (see demand.h
  * for the model and equations): it enumerates the traffic classes and the DRAM touches of
- * their data paths and lets every component (component.h) add its resources and demand. */
+ * their data paths and lets every component (component.h) add its resources and demand.
+ *
+ * How the load spreads over the ports (enumerate_classes). The upstream switch hashes every
+ * client flow onto one member port of the box's LACP bundle (IEEE 802.1AX link aggregation: the
+ * distributor hashes a frame's addresses, so whole flows, not bytes, are spread, evenly in
+ * expectation), and every flow is a video stream paced at its bitrate (workload.bitrates), so
+ * each of the P ports carries the same share 1/P of the served bytes, whatever its line rate.
+ * An 802.3ad aggregate is made of ports of one speed (FreeBSD lagg(4), lacp: "Each LAG is
+ * composed of ports of the same speed, set to full-duplex operation"; Linux bonding.rst,
+ * 802.3ad: "Creates aggregation groups that share the same speed and duplex settings"), so a box
+ * whose groups differ in speed is held to P times what its slowest port path delivers: clients
+ * hashed onto the slow ports cannot be served faster by a faster card. That is what makes the
+ * split physical and the model monotone: a faster port draws no flows onto its card, so no
+ * capacity raise moves load onto another resource (the metamorphic suite holds this; the former
+ * split in proportion to line rate sent a faster card more bytes than the hash gives it and
+ * saturated its inline-TLS engine first: altra-q80-30-ext-tags with nics[0] at 125 Gb/s fell
+ * from 371.4 to 342.0 Gb/s). Left out: lagg(4) balances over the LAG of the greatest total
+ * speed only and leaves the other LAGs of a mixed-speed box idle; the model hashes over every
+ * port (the same thing on a box of one port speed, as every shipped scenario is). Egress: lacp
+ * answers a flow on its ingress port (the same hash); by_content on the ports in the NUMA
+ * domain of the drive holding the title, hashed evenly over them. The DES runs the classes with
+ * these weights, so it routes the same way.
+ *
+ * The load-dependent sizings (build). Three inputs of the demand depend on the served throughput
+ * X: the connections n = X / mean bitrate decide whether a reused user buffer stays cache
+ * resident (datapath_appliance_user_miss), how many TLS contexts miss an inline engine's on-card
+ * cache (nic_tls_context_miss) and how much RAM an auto-sized page cache gets
+ * (pagecache_size_bytes). All are evaluated at the model's own served throughput, the fixed
+ * point x = F(x), F(x) = min(offered, X*(demand sized at x)) (DemandModel.sized_Bps). F is
+ * non-increasing in x (more connections: a larger working set per core, so a higher miss share,
+ * more context fetches, and a smaller page cache, so fewer hits; all only add demand), so g(x) = F(x) - x is
+ * continuous and strictly decreasing with g(0) = F(0) > 0 and g(F(0)) <= 0: exactly one root in
+ * [0, F(0)], which GSL Brent (sim/roots.c) finds without leaving the bracket. A capacity raise
+ * lifts F pointwise, so it cannot lower the root: the fixed point keeps X monotone, where sizing
+ * at the ports' line rate did not (a faster port assumed more connections, a higher miss share
+ * and a lower X). A model whose demand does not depend on x (no read/write path with a user
+ * buffer that can stay resident, no auto-sized page cache, no inline-TLS context cache:
+ * datapath_appliance_user_miss_varies, pagecache_size_varies, nic_tls_context_varies) takes one build, and one whose F is flat two (F(F(0)) = F(0)). */
 #include "models/demand.h"
 #include "models/component.h"
 #include "models/model_error.h"
@@ -14,6 +51,13 @@
 
 /* Bytes of an inbound ACK frame on the wire per ACK (Ethernet 14 + IP 20 + TCP 32). */
 #define ACK_FRAME_BYTES 66.0
+/* Relative width of the bracket at which the sizing fixed point stops (the served throughput is
+ * then within this of the exact fixed point, far below the 1e-9 the metamorphic suite asks of
+ * capacity raises; the inner X* solve stops at 1e-12). */
+#define SIZING_EPSREL 1e-11
+/* Iterations of the sizing fixed point (Brent falls back to bisection: 100 halvings of the
+ * bracket reach 2^-100, so the tolerance above is always met well before). */
+#define SIZING_MAX_ITER 100
 
 /* Build-time state beyond AppBuild: arrays that grow (GArray) until the model takes them. */
 typedef struct {
@@ -267,20 +311,20 @@ int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf)
   }
 }
 
-int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, Touch out[DP_MAX_TOUCHES])
+int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, double sized_Bps, Touch out[DP_MAX_TOUCHES])
 {
   gboolean ordinary = datapath_cpu_crypto(path) && cpu_crypto_ordinary_stores(a->crypto);
   double mss = cpu_mss_bytes(&a->stack);
-  int n = datapath_touches(path, ordinary, datapath_appliance_user_miss(a),
+  int n = datapath_touches(path, ordinary, datapath_appliance_user_miss(a, sized_Bps),
                            include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
                            include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
-  if (n < DP_MAX_TOUCHES) n += nic_tls_context_touch(a, path, out + n); /* context-cache misses (nic.h) */
+  if (n < DP_MAX_TOUCHES) n += nic_tls_context_touch(a, path, sized_Bps, out + n); /* context-cache misses (nic.h) */
   return n;
 }
 
 int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES])
 {
-  int n = demand_path_touches(b->a, k->path, b->include_meta, out);
+  int n = demand_path_touches(b->a, k->path, b->include_meta, b->m->sized_Bps, out);
   pagecache_scale_touches(b, n, out); /* a page-cache hit skips the drive's DMA write */
   return n;
 }
@@ -339,7 +383,7 @@ static void touch_demand(Build *bb, DmClass *k)
 }
 
 /* The traffic classes: every (data path, drive, ingress port, egress port) with its weight
- * (demand.h). */
+ * (demand.h): each port the same share of the flows, whatever its line rate (the file's head). */
 static void enumerate_classes(Build *bb, GArray *cls)
 {
   AppBuild *b = &bb->b;
@@ -349,10 +393,7 @@ static void enumerate_classes(Build *bb, GArray *cls)
   int D = a->n_drives, P = m->n_ports;
   g_autofree int *dnode = g_new(int, D);
   for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
-  g_autofree double *port_w = g_new(double, P);
-  double sw = 0;
-  for (int p = 0; p < P; p++) sw += (port_w[p] = a->nics[m->port_nic[p]].port_bps);
-  for (int p = 0; p < P; p++) port_w[p] = sw > 0 ? port_w[p] / sw : 1.0 / P; /* loopback: no line rate */
+  double port_w = 1.0 / P; /* the LACP hash: flows, so bytes, evenly over the ports */
   DataPath paths[2] = { a->path, a->wl.alt_path };
   double pw[2] = { 1.0 - a->wl.alt_fraction, a->wl.alt_fraction };
   g_autoptr(GArray) eg = g_array_new(FALSE, FALSE, sizeof(int));
@@ -380,7 +421,7 @@ static void enumerate_classes(Build *bb, GArray *cls)
                         .disk_node = dnode[d],
                         .egress_node = topo_node_of(t, a->nics[m->port_nic[egress]].pos),
                         .home_node = a->placement == PL_NONE ? -1 : home,
-                        .weight = pw[pi] * m->drive_share[d] * port_w[in] / eg->len };
+                        .weight = pw[pi] * m->drive_share[d] * port_w / eg->len };
           g_snprintf(k.name, sizeof k.name, "%s nvme%d>nic%d.p%d", datapath_name(k.path), d, m->port_nic[egress],
                      m->port_num[egress]);
           g_array_append_val(cls, k);
@@ -390,7 +431,9 @@ static void enumerate_classes(Build *bb, GArray *cls)
   }
 }
 
-static DemandModel *build(const Appliance *a, gboolean include_meta, const double *shares, WlShareCache *cache, GError **error)
+/* The model with its load-dependent sizings at served throughput sized_Bps (no fixed point). */
+static DemandModel *build_at(const Appliance *a, gboolean include_meta, const double *shares, WlShareCache *cache,
+                             double sized_Bps, GError **error)
 {
   if (!appliance_validate(a, error)) return NULL;
   const Topology *t = &a->topo;
@@ -398,6 +441,7 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   int n_comp = 0;
   while (comp[n_comp]) n_comp++;
   DemandModel *m = g_new0(DemandModel, 1);
+  m->sized_Bps = sized_Bps;
   Build bb = { .b = { .a = a, .m = m, .nodes = topo_nodes(t), .include_meta = include_meta } };
   AppBuild *b = &bb.b;
   for (int i = 0; i < a->n_nics; i++) b->loop = b->loop || a->nics[i].kind == NIC_LOOPBACK;
@@ -475,55 +519,86 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   return m;
 }
 
-/* Relative agreement of the sizing load and the operating point that ends the fixed point. */
-#define DEMAND_SIZING_TOL 1e-9
-/* Builds of the fixed point at most (plain iteration first, then averaged steps). */
-#define DEMAND_SIZING_BUILDS 60
+/* The sizing fixed point (the file's head): g(x) = F(x) - x, F(x) the served throughput of the
+ * model sized at x. The model of the latest x is kept (the root's, once Brent stops); the models
+ * at the bracket's ends are kept too, because gsl_root_fsolver_set evaluates them again. */
+typedef struct {
+  const Appliance *a;
+  gboolean include_meta;
+  const double *shares;
+  DemandModel *end[2]; /* sized at 0 and at F(0) */
+  DemandModel *last;   /* sized at the latest x tried, NULL when it is an end's */
+  GError *error;       /* the first failing build's */
+} Sizing;
 
-/* True when some card's TLS context cache misses at a's sizing load (nic.h). */
-static gboolean context_misses(const Appliance *a)
+static double sizing_gap(double x, void *p)
 {
-  for (int i = 0; i < a->n_nics; i++)
-    if (nic_tls_context_miss(a, i) > 0) return TRUE;
-  return FALSE;
+  Sizing *z = p;
+  for (int i = 0; i < 2; i++)
+    if (z->end[i]->sized_Bps == x) return z->end[i]->op_Bps - x;
+  demand_free(z->last);
+  z->last = build_at(z->a, z->include_meta, z->shares, NULL, x, z->error ? NULL : &z->error);
+  return z->last ? z->last->op_Bps - x : GSL_NAN;
 }
 
-/* The model with the NIC context caches sized at the throughput it serves: the connections that
- * miss a card's cache follow the operating point X_op, and X_op follows their fetches, so the
- * sizing load x solves x = X_op(x) (nic.h). X_op(x) does not rise with x, so the root is unique;
- * from the first guess (the line rate, or the offered load) the plain iteration converges at once
- * when the fetches barely move X_op, and averaged steps take over when it does not settle. */
-static DemandModel *build_sized(const Appliance *a, const double *shares, WlShareCache *cache, GError **error)
+static DemandModel *build(const Appliance *a, gboolean include_meta, const double *shares, WlShareCache *cache, GError **error)
 {
-  DemandModel *m = build(a, TRUE, shares, cache, error);
-  if (!m || a->wl.sizing_bps > 0 || !context_misses(a)) return m;
-  g_autofree Appliance *c = g_memdup2(a, sizeof *a);
-  double x = nic_sizing_bps(a);
-  for (int it = 1; it < DEMAND_SIZING_BUILDS; it++) {
-    double f = m->op_Bps * 8.0;
-    if (fabs(f - x) <= DEMAND_SIZING_TOL * x) break;
-    x = it < 8 ? f : 0.5 * (x + f);
-    c->wl.sizing_bps = x;
-    demand_free(m);
-    m = build(c, TRUE, shares, cache, error);
-    if (!m) return NULL;
+  DemandModel *m0 = build_at(a, include_meta, shares, cache, 0.0, error);
+  if (!m0) return NULL;
+  if (!datapath_appliance_user_miss_varies(a) && !pagecache_size_varies(a) && !nic_tls_context_varies(a)) {
+    m0->sized_Bps = m0->op_Bps; /* the demand is the same at every x: one build */
+    return m0;
   }
+  double hi = m0->op_Bps; /* F(0): the root lies in [0, F(0)] */
+  DemandModel *m1 = build_at(a, include_meta, m0->drive_share, NULL, hi, error);
+  if (!m1 || !(m1->op_Bps < hi)) { /* F(F(0)) = F(0): the demand does not depend on the load */
+    demand_free(m0);
+    return m1;
+  }
+  Sizing z = { .a = a, .include_meta = include_meta, .shares = m0->drive_share, .end = { m0, m1 } };
+  gsl_function F = { .function = sizing_gap, .params = &z };
+  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  int st = gsl_root_fsolver_set(s, &F, 0.0, hi);
+  if (st == GSL_SUCCESS) st = sim_root_iterate(s, 0.0, SIZING_EPSREL, SIZING_MAX_ITER, NULL);
+  double x = gsl_root_fsolver_root(s);
+  DemandModel *m = NULL;
+  if (st == GSL_SUCCESS) {
+    for (int i = 0; i < 2 && !m; i++)
+      if (z.end[i]->sized_Bps == x) m = g_steal_pointer(&z.end[i]);
+    if (!m && z.last && z.last->sized_Bps == x) m = g_steal_pointer(&z.last);
+    if (!m) m = build_at(a, include_meta, z.shares, NULL, x, error);
+  } else if (z.error) {
+    g_propagate_error(error, g_steal_pointer(&z.error));
+  } else {
+    model_fail(error, "workload", "the connection count and the load-dependent sizings found no fixed point (%s)",
+               gsl_strerror(st));
+  }
+  g_clear_error(&z.error);
+  demand_free(z.last);
+  demand_free(z.end[1]);
+  demand_free(z.end[0]);
   return m;
 }
 
 DemandModel *demand_build(const Appliance *a, GError **error)
 {
-  return build_sized(a, NULL, NULL, error);
+  return build(a, TRUE, NULL, NULL, error);
 }
 
 DemandModel *demand_build_cached(const Appliance *a, WlShareCache *cache, GError **error)
 {
-  return build_sized(a, NULL, cache, error);
+  return build(a, TRUE, NULL, cache, error);
 }
 
 DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error)
 {
-  return build_sized(a, drive_share, NULL, error);
+  return build(a, TRUE, drive_share, NULL, error);
+}
+
+DemandModel *demand_build_sized(const Appliance *a, const double *drive_share, double sized_Bps, GError **error)
+{
+  g_return_val_if_fail(sized_Bps >= 0, NULL);
+  return build_at(a, TRUE, drive_share, NULL, sized_Bps, error);
 }
 
 void demand_free(DemandModel *m)
@@ -579,7 +654,7 @@ double demand_crossings_per_byte(const Appliance *a, const DemandModel *m, gbool
   DemandModel *mm = (DemandModel *)m;
   g_autoptr(DemandModel) own = NULL;
   if (bulk_only) {
-    own = build(a, FALSE, m->drive_share, NULL, NULL);
+    own = build_at(a, FALSE, m->drive_share, NULL, m->sized_Bps, NULL);
     g_return_val_if_fail(own != NULL, 0.0);
     mm = own;
   }

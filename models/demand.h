@@ -34,6 +34,10 @@
  * what fill the CPU; demand_name_bottleneck below is that rule, the one every mode uses).
  * Class demands and totals are evaluated at the operating point
  * X_op = min(offered, X*) (X* when saturating); demand_total_at() gives them at any X.
+ * Weights: every NIC port carries the same share of the flows, whatever its line rate (the LACP
+ * hash over one-speed members, demand.c). Connection-count sizings (the user buffer's cache
+ * residency, the auto-sized page cache) are taken at the model's own served throughput, the
+ * fixed point x = min(offered, X*(x)) (demand.c, sized_Bps).
  * Conventions for the DES: a class is a flow type; serving B bytes of class c consumes
  * B * d_cr units of resource r; resource r delivers capacity_r * limit_r units per second.
  *     Appliance a; AppScenarioInfo info;
@@ -115,6 +119,8 @@ typedef struct {
   int n_lat;
   DmLatTerm *lat;       /* sum_c weight_c of the classes' load-dependent terms */
   double op_Bps;        /* operating point X_op = min(offered, X*), B/s */
+  double sized_Bps;     /* served throughput the load-dependent sizings assume (user-buffer residency,
+                           page cache; demand.c): the fixed point, op_Bps within 1e-11 */
   double sat_Bps;       /* X*, B/s */
   int bottleneck;       /* named bottleneck at X* (see above), -1 if none */
   gboolean stall_named; /* the CPU binds but DRAM is named (its stalls fill the CPU) */
@@ -126,16 +132,17 @@ typedef struct {
   double *drive_share; /* [n_drives] share of served bytes per drive */
 } DemandModel;
 
-/* The NIC's TLS context caches (nic.h) are sized at the connections of the throughput the model
- * serves: every demand_build* solves the fixed point x = X_op(x) of the sizing load (rebuilding
- * the model, only when some cache misses at the first guess) and sets nothing in the caller's
- * appliance; a model built at x carries Workload.sizing_bps = x in its copy only. */
 /* As demand_build, with the per-drive content shares given (n_drives values summing to 1)
  * instead of computed from the workload (for fitting: shares do not depend on coefficients). */
 DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, GError **error);
 /* Builds the resource list and class demands. Validates the appliance first.
  * Returns NULL and sets error (MODEL_ERROR) on an impossible appliance. (transfer full) */
 DemandModel *demand_build(const Appliance *a, GError **error);
+/* As demand_build_shares (@drive_share NULL: from the workload, as demand_build), with the
+ * load-dependent sizings (the connections that decide the user-buffer residency and the
+ * auto-sized page cache) at served throughput @sized_Bps (B/s, >= 0) instead of solved for: to take a built model apart term by term at its own sizing
+ * (m->sized_Bps; `ocasim explain`). NULL with error as demand_build. (transfer full) */
+DemandModel *demand_build_sized(const Appliance *a, const double *drive_share, double sized_Bps, GError **error);
 /* As demand_build, taking the drive shares through @cache (workload_share_cache_new; NULL:
  * none): the same model, for sweeps that build many appliances with one catalogue. */
 DemandModel *demand_build_cached(const Appliance *a, WlShareCache *cache, GError **error);

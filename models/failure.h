@@ -6,8 +6,8 @@
  * workload.title_placement (node_striped: the node-interleaved drive order, now without it; so a
  * node that lost a drive holds fewer titles), as a box refilled from the origin would hold it; the
  * drives are numbered again from 0 in the degraded report. A failed NIC port (nics[N].ports[P], N the
- * card's index as in nicN) leaves its LACP bundle: the bundle hashes connections over the
- * remaining ports in proportion to their line rates (demand.h), and the card keeps its PCIe link
+ * card's index as in nicN) leaves its LACP bundle: the bundle hashes connections evenly over the
+ * remaining ports (demand.c), and the card keeps its PCIe link
  * and TLS engine. A failed card (nics[N]) takes its ports with it.
  * The failures name the healthy box's indices; several are taken out together.
  * Leaves out: the transient (re-hashing, refetching content from the origin), degraded

@@ -334,7 +334,7 @@ static void nic_nonpayload_demand(AppBuild *b, const NicRes *s, DmClass *k)
   int node = topo_node_of(&a->topo, egc->pos);
   double burst = cpu_burst_bytes(&a->stack), fetch = 0.0;
   if (datapath_nic_crypto(k->path)) {
-    fetch = nic_tls_context_miss(a, nic) / burst;
+    fetch = nic_tls_context_miss(a, nic, b->m->sized_Bps) / burst;
     k->demand[s->pcie[nic]] += fetch * egc->tls_ctx_bytes;
   }
   double reads = egc->link.wqe_reads / burst + (datapath_nic_crypto(k->path) ? egc->link.ctx_reads / NIC_TLS_RECORD_BYTES : 0.0) +
@@ -364,20 +364,6 @@ const AppComponent nic_component = { .name = "nic",
                                      .class_demand = nic_class_demand,
                                      .touch_demand = nic_touch_demand };
 
-double nic_line_bps(const NicCard *nics, int n)
-{
-  double bps = 0;
-  for (int i = 0; i < n; i++) bps += nics[i].ports * nics[i].port_bps;
-  return bps;
-}
-
-double nic_sizing_bps(const Appliance *a)
-{
-  if (a->wl.sizing_bps > 0) return a->wl.sizing_bps; /* the demand model's fixed point */
-  double line_bps = nic_line_bps(a->nics, a->n_nics);
-  return a->wl.offered_gbps > 0 ? MIN(a->wl.offered_gbps * 1e9, line_bps) : line_bps;
-}
-
 const char NIC_TLS_CTX_TOUCH[] = "NIC context fetch";
 
 /* Share of connections on a path whose NIC encrypts (main path and alt path). */
@@ -387,30 +373,40 @@ static double nic_ktls_share(const Appliance *a)
   return (1.0 - alt) * datapath_nic_crypto(a->path) + alt * datapath_nic_crypto(a->wl.alt_path);
 }
 
-double nic_tls_context_connections(const Appliance *a, int card)
+double nic_tls_context_connections(const Appliance *a, int card, double sized_Bps)
 {
   g_return_val_if_fail(card >= 0 && card < a->n_nics, 0.0);
-  double line = nic_line_bps(a->nics, a->n_nics);
-  if (!(line > 0)) return 0.0;
-  double share = a->nics[card].ports * a->nics[card].port_bps / line;
-  return workload_connections(&a->wl, nic_sizing_bps(a) / 8.0) * share * nic_ktls_share(a);
+  int ports = appliance_ports(a);
+  if (ports <= 0) return 0.0;
+  double share = (double)a->nics[card].ports / ports; /* the LACP hash: flows evenly over the ports (demand.c) */
+  return workload_connections(&a->wl, sized_Bps) * share * nic_ktls_share(a);
 }
 
-double nic_tls_context_miss(const Appliance *a, int card)
+double nic_tls_context_miss(const Appliance *a, int card, double sized_Bps)
 {
   const NicCard *c = &a->nics[card];
   if (c->kind == NIC_LOOPBACK || !(c->ktls_bps > 0)) return 0.0;
-  double n = nic_tls_context_connections(a, card);
+  double n = nic_tls_context_connections(a, card, sized_Bps);
   if (!(n > 0)) return 0.0;
   return c->tls_cache >= n ? 0.0 : 1.0 - c->tls_cache / n;
 }
 
-int nic_tls_context_touch(const Appliance *a, DataPath path, Touch *out)
+gboolean nic_tls_context_varies(const Appliance *a)
 {
-  if (!datapath_nic_crypto(path)) return 0;
-  double line = nic_line_bps(a->nics, a->n_nics), bytes = 0;
-  for (int i = 0; i < a->n_nics && line > 0; i++)
-    bytes += a->nics[i].ports * a->nics[i].port_bps / line * nic_tls_context_miss(a, i) * a->nics[i].tls_ctx_bytes;
+  double line_Bps = 0; /* the box serves at most its ports' line rate */
+  for (int i = 0; i < a->n_nics; i++) line_Bps += a->nics[i].ports * a->nics[i].port_bps / 8.0;
+  for (int i = 0; i < a->n_nics; i++)
+    if (nic_tls_context_miss(a, i, line_Bps) > 0) return TRUE;
+  return FALSE;
+}
+
+int nic_tls_context_touch(const Appliance *a, DataPath path, double sized_Bps, Touch *out)
+{
+  int ports = appliance_ports(a);
+  if (!datapath_nic_crypto(path) || ports <= 0) return 0;
+  double bytes = 0;
+  for (int i = 0; i < a->n_nics; i++)
+    bytes += (double)a->nics[i].ports / ports * nic_tls_context_miss(a, i, sized_Bps) * a->nics[i].tls_ctx_bytes;
   bytes /= cpu_burst_bytes(&a->stack);
   if (!(bytes > 0)) return 0;
   *out = (Touch){ .agent = AG_NIC, .buf = BUF_META, .write = false, .bytes = bytes, .stall = ST_NONE, .what = NIC_TLS_CTX_TOUCH };

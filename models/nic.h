@@ -33,9 +33,9 @@
  *     the independent reference model with uniform popularity an LRU cache of C contexts misses
  *         m = max(0, 1 - C / N)                                   (nic_tls_context_miss)
  *     (uniform IRM: any C of the N contexts are cached, each access hits with C / N);
- *   - N: the card's NIC-kTLS connections, connections x the card's share of the line rate x the
+ *   - N: the card's NIC-kTLS connections, connections x the card's share of the ports x the
  *     share of connections on a NIC-kTLS path, connections at the throughput served (the demand
- *     model solves that fixed point, demand.h; nic_sizing_bps);
+ *     model solves that fixed point, demand.c: DemandModel.sized_Bps);
  *   - per served byte a miss costs ceil(ctx / MRRS) read requests, each holding a tag of the
  *     port's function for the read round trip plus local DRAM latency (as the WQE reads, pcie.h),
  *     and ctx bytes of DRAM read ("NIC context fetch" touch, on the connection's metadata
@@ -80,9 +80,6 @@ typedef struct {
 
 /* The NUMA domain connections arriving on port p of the card are bound to. */
 int nic_port_domain(const NicCard *n, const Topology *t, int p);
-/* The line rate of all n cards' ports together, bit/s: the most the box can serve (the load the
- * connection count and cache sizing assume before a solve). */
-double nic_line_bps(const NicCard *nics, int n);
 
 /* A group of identical cards as the scenario gives it (nics[]). */
 typedef struct {

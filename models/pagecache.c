@@ -156,13 +156,15 @@ static double inflight_bytes(const Appliance *a, double x_Bps, double miss)
 }
 
 /* Host copies of the inline engines' TLS contexts (nic.h): every NIC-kTLS connection's context
- * lives in host memory, cached on the card or not; the cards' connections by line-rate share. */
+ * lives in host memory, cached on the card or not; the cards' connections by port share (the LACP
+ * hash, demand.c). */
 static double nic_context_bytes(const Appliance *a, double connections)
 {
-  double line = nic_line_bps(a->nics, a->n_nics), b = 0;
-  for (int i = 0; i < a->n_nics && line > 0; i++)
+  int ports = appliance_ports(a);
+  double b = 0;
+  for (int i = 0; i < a->n_nics && ports > 0; i++)
     if (a->nics[i].kind != NIC_LOOPBACK && a->nics[i].ktls_bps > 0)
-      b += a->nics[i].ports * a->nics[i].port_bps / line * a->nics[i].tls_ctx_bytes;
+      b += (double)a->nics[i].ports / ports * a->nics[i].tls_ctx_bytes;
   return connections * path_share(a, datapath_nic_crypto) * b;
 }
 
@@ -177,33 +179,36 @@ static double other_needs(const Appliance *a, double x_Bps, double connections, 
   return o->sockbuf_bytes + o->tls_bytes + o->userbuf_bytes + o->inflight_bytes + p->reserve_bytes;
 }
 
-double pagecache_size_bytes(const Appliance *a)
+double pagecache_size_bytes(const Appliance *a, double x_Bps)
 {
   const PageCacheCfg *p = &a->pc;
   if (p->mode != PC_LRU) return 0.0;
   if (p->cache_bytes > 0) return p->cache_bytes;
-  /* the sizing load: every port's line rate, the most the box serves (not the offered load, which
-   * `capacity` moves after the build) */
-  double x = nic_line_bps(a->nics, a->n_nics) / 8.0;
+  double x = MAX(x_Bps, 0.0);
   RamReport parts;
   return MAX(0.0, p->installed_bytes - other_needs(a, x, connections_at(a, x), 1.0, &parts));
 }
 
-double pagecache_hit_ratio(const Appliance *a)
+gboolean pagecache_size_varies(const Appliance *a)
 {
-  if (a->pc.mode != PC_LRU) return 0.0;
-  return pc_che_hit_ratio(a->wl.titles, a->wl.zipf_s, pagecache_size_bytes(a) / a->pc.title_bytes, NULL);
+  return a->pc.mode == PC_LRU && !(a->pc.cache_bytes > 0);
 }
 
-void ram_report_fill(RamReport *o, const Appliance *a, const DemandModel *m G_GNUC_UNUSED, double x_Bps, double connections)
+double pagecache_hit_ratio(const Appliance *a, double x_Bps)
+{
+  if (a->pc.mode != PC_LRU) return 0.0;
+  return pc_che_hit_ratio(a->wl.titles, a->wl.zipf_s, pagecache_size_bytes(a, x_Bps) / a->pc.title_bytes, NULL);
+}
+
+void ram_report_fill(RamReport *o, const Appliance *a, const DemandModel *m, double x_Bps, double connections)
 {
   const PageCacheCfg *p = &a->pc;
   memset(o, 0, sizeof *o);
   o->shown = p->mode == PC_LRU || p->installed_bytes > 0;
   if (!o->shown) return;
   o->cache_on = p->mode == PC_LRU;
-  o->cache_bytes = pagecache_size_bytes(a);
-  o->hit_ratio = pagecache_hit_ratio(a);
+  o->cache_bytes = pagecache_size_bytes(a, m->sized_Bps); /* as the model was built */
+  o->hit_ratio = pagecache_hit_ratio(a, m->sized_Bps);
   o->cached_titles = o->cache_on ? MIN(o->cache_bytes / p->title_bytes, (double)a->wl.titles) : 0.0;
   o->titles = a->wl.titles;
   o->zipf_s = a->wl.zipf_s;
@@ -274,8 +279,8 @@ const SimConfField ram_schema[] = {
     .unit = SIM_UNIT_SIZE,
     .def = "0 B",
     .min = "0",
-    .doc = "RAM of the page cache with software.page_cache lru (0: memory.installed minus every other need at the NIC ports' "
-           "line rate)" },
+    .doc = "RAM of the page cache with software.page_cache lru (0: memory.installed minus every other need at the "
+           "served throughput)" },
   { .key = "title_size",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,
@@ -337,7 +342,7 @@ typedef struct {
 static void pagecache_add_resources(AppBuild *b, void *state)
 {
   PcState *s = state;
-  s->miss = 1.0 - pagecache_hit_ratio(b->a);
+  s->miss = 1.0 - pagecache_hit_ratio(b->a, b->m->sized_Bps);
   s->workers = -1;
 }
 

@@ -6,14 +6,17 @@
  *          + n_RW x software.user_buffer + X (1 - h) x t_read + ram.reserve
  * where n_TLS is the connections on a TLS path (every path but plain sendfile and plain
  * read/write), n_NIC those the NIC encrypts (each card's context in host memory, nic.h, cards by
- * line-rate share), n_RW those on a read/write path (the server's buffer of the request in flight,
- * datapath.h), h the hit ratio and t_read the longest drive's time for one workload.io_size read
- * (nvme.h): by Little's law the pages of the reads in flight (an upper bound: every read at the
- * slowest drive). The pages sendfile hands a socket stay referenced until ACKed: they are the
- * socket buffer's bytes (sw kTLS: its ciphertext copy), not counted twice. The page cache is ram.page_cache, or (0) what memory.installed leaves after the other
- * needs at the NIC ports' line rate (the most the box serves, whatever the offered load, which
- * `capacity` moves after the build) and no hits (so no fixed point: more hits would need fewer
- * in-flight pages). A need above
+ * port share, the LACP hash of demand.c), n_RW those on a read/write path (the server's buffer of
+ * the request in flight, datapath.h), h the hit ratio and t_read the longest drive's time for one
+ * workload.io_size read (nvme.h): by Little's law the pages of the reads in flight (an upper
+ * bound: every read at the slowest drive). The pages sendfile hands a socket stay referenced
+ * until ACKed: they are the socket buffer's bytes (sw kTLS: its ciphertext copy), not counted
+ * twice. The page cache is ram.page_cache, or (0) what memory.installed leaves after the other
+ * needs at the served throughput and no hits (more hits would need fewer in-flight pages: an
+ * upper bound on them). The served throughput is the model's own, the fixed point
+ * x = min(offered, X*(cache sized at x)) (demand.c: a larger x leaves a smaller cache, fewer
+ * hits and more drive reads, so one root); `capacity` keeps the scenario's model while it moves
+ * the offered load. A need above
  * memory.installed is flagged in the report (a warning and "over_installed" in JSON), not an
  * error: the throughput model does not depend on it, and the planner wants the figure.
  */
@@ -23,9 +26,13 @@
 #include "models/demand.h"
 #include <json-glib/json-glib.h>
 
-/* The page cache's RAM (bytes; 0 when off) and hit ratio (0 when off) of appliance a. */
-double pagecache_size_bytes(const Appliance *a);
-double pagecache_hit_ratio(const Appliance *a);
+/* The page cache's RAM (bytes; 0 when off) and hit ratio (0 when off) of appliance a serving
+ * x_Bps (B/s, >= 0; the model's sized_Bps, demand.c), which sizes ram.page_cache 0. */
+double pagecache_size_bytes(const Appliance *a, double x_Bps);
+double pagecache_hit_ratio(const Appliance *a, double x_Bps);
+/* Whether the two above depend on x_Bps: an LRU cache sized by memory.installed (ram.page_cache
+ * 0). FALSE lets demand.c skip the sizing fixed point. Keep it in step with pagecache_size_bytes. */
+gboolean pagecache_size_varies(const Appliance *a);
 
 /* Scales the touches `t[0..n)` of a class in the model under construction by the page cache's
  * miss ratio where a hit skips them (the drive's DMA write into DRAM); no change when the cache

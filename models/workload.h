@@ -87,8 +87,6 @@ typedef struct {
   double connection_cycles; /* CPU cycles per connection beside TLS: accept, TCP state, timers, teardown */
   double latency_slo_ns;    /* p99 request latency objective (capacity) */
   double drop_max;          /* largest tolerated NIC output drop fraction (capacity) */
-  double sizing_bps;        /* not a key: the throughput (bit/s) the NIC context caches are sized at, set by the
-                               demand model's fixed point (demand.h); 0: nic_sizing_bps's default */
 } Workload;
 
 /* CPU cycles per served byte of the requests and connections of @w (workload.c):

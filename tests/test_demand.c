@@ -1,9 +1,13 @@
 /* tests/test_demand.c — the one bottleneck rule (models/demand.h demand_name_bottleneck,
  * demand_co_bottlenecks): the demand model (at X*), the bound, the report and the fit name the
  * same resource and the same co-bottlenecks on published scenarios of every bottleneck kind,
- * including the Rome software-kTLS box where the CPU binds at its cap but DRAM is named. */
+ * including the Rome software-kTLS box where the CPU binds at its cap but DRAM is named; and the
+ * load-dependent sizings (user-buffer residency, auto-sized page cache) at the model's own served
+ * throughput, a fixed point (demand.c). */
 #include <check.h>
 #include "tests/support/check_run.h"
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "models/appliance_fit.h"
@@ -122,6 +126,87 @@ START_TEST(test_rule_on_synthetic_utilisations)
 }
 END_TEST
 
+/* Scenarios whose demand depends on the served throughput: read/write rows whose reused user
+ * buffer is partly cache resident (CPU bound), and the page-cache what-if made drive bound
+ * (1 GB/s drives), whose auto-sized cache shrinks as the connections grow. */
+typedef struct {
+  const char *file;
+  const char *sets[6];
+} SizingCase;
+
+static const SizingCase sizing_cases[] = {
+  { "scenarios/reference/bdw2016_userspace_tls.yaml", { NULL } },
+  { "scenarios/reference/rome2022_userspace_tls.yaml", { NULL } },
+  { "scenarios/reference/rome2022_no_sendfile_sw_ktls.yaml", { NULL } },
+  { "scenarios/rome-400g-page-cache.yaml",
+    { "nvme[0].read=1 GB/s", "nvme[1].read=1 GB/s", "nvme[2].read=1 GB/s", "nvme[3].read=1 GB/s", NULL } },
+};
+
+static Appliance *load_sets(const char *file, const char *const *sets, const char *extra)
+{
+  const char *all[8];
+  int n = 0;
+  for (; sets[n]; n++) all[n] = sets[n];
+  all[n++] = extra;
+  all[n] = NULL;
+  Appliance *a = g_new0(Appliance, 1);
+  g_autoptr(GError) e = NULL;
+  ck_assert_msg(appliance_load_file(file, all, a, NULL, &e), "%s: %s", file, e ? e->message : "");
+  return a;
+}
+
+static double op_sized(const Appliance *a, const DemandModel *m, double x)
+{
+  g_autoptr(GError) e = NULL;
+  g_autoptr(DemandModel) mx = demand_build_sized(a, m->drive_share, x, &e);
+  ck_assert_msg(mx != NULL, "%s", e ? e->message : "");
+  ck_assert_double_eq(mx->sized_Bps, x);
+  return mx->op_Bps;
+}
+
+/* The served throughput x the sizings assume is the one the model serves: F(x) = x, F(x) =
+ * min(offered, X*) of the model sized at x (demand_build_sized); F is non-increasing, so F(x -
+ * 1e-8 x) > x - 1e-8 x and F(x + 1e-8 x) < x + 1e-8 x bracket the one root within 1e-8. Not
+ * vacuous: sizing at 0 connections (all buffers resident, the whole RAM to the cache) serves more
+ * on every case. */
+START_TEST(test_sizing_fixed_point)
+{
+  const SizingCase *c = &sizing_cases[_i];
+  g_autofree Appliance *a = load_sets(c->file, c->sets, NULL);
+  g_autoptr(GError) e = NULL;
+  g_autoptr(DemandModel) m = demand_build(a, &e);
+  ck_assert_msg(m != NULL, "%s", e ? e->message : "");
+  double x = m->sized_Bps, d = 1e-8;
+  ck_assert_msg(fabs(m->op_Bps - x) <= 1e-10 * x, "%s: serves %.12g B/s, sized at %.12g", c->file, m->op_Bps, x);
+  double lo = op_sized(a, m, x * (1 - d)), hi = op_sized(a, m, x * (1 + d));
+  ck_assert_msg(lo > x * (1 - d) && hi < x * (1 + d), "%s: F(x -+ %g x) = x (1 %+.3g), x (1 %+.3g)", c->file, d, lo / x - 1,
+                hi / x - 1);
+  ck_assert(lo >= hi);
+  double at0 = op_sized(a, m, 0);
+  ck_assert_msg(at0 > x * (1 + 1e-9), "%s: the sizing does not matter here (F(0) = x (1 %+.3g))", c->file, at0 / x - 1);
+  printf("demand: sizing fixed point %-50s %9.4f Gb/s (F(0) %+.2e relative)\n", c->file, x * 8e-9, at0 / x - 1);
+}
+END_TEST
+
+/* A port that does not bind changes nothing when it gets faster: the connection count follows
+ * the served throughput, not the line rate. Before, on these rows a 4x port lowered X by up to
+ * 4e-7 relative (a faster port assumed more connections, so a higher miss share) and a cache
+ * sized at line rate held fewer titles. */
+START_TEST(test_sizing_ignores_line_rate)
+{
+  const SizingCase *c = &sizing_cases[_i];
+  g_autofree Appliance *a = load_sets(c->file, c->sets, NULL);
+  g_autofree char *fast = g_strdup_printf("nics[0].port_speed=%.17g b/s", a->nics[0].port_bps * 4);
+  g_autofree Appliance *b = load_sets(c->file, c->sets, fast);
+  g_autoptr(GError) e = NULL;
+  g_autoptr(DemandModel) ma = demand_build(a, &e);
+  g_autoptr(DemandModel) mb = demand_build(b, &e);
+  ck_assert(ma && mb);
+  ck_assert_msg(fabs(mb->op_Bps / ma->op_Bps - 1) <= 1e-10, "%s: %s moved X from %.12g to %.12g Gb/s", c->file, fast,
+                ma->op_Bps * 8e-9, mb->op_Bps * 8e-9);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("demand");
@@ -129,6 +214,8 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, test_one_rule, 0, (int)G_N_ELEMENTS(cases));
   tcase_add_test(tc, test_rule_on_synthetic_utilisations);
+  tcase_add_loop_test(tc, test_sizing_fixed_point, 0, (int)G_N_ELEMENTS(sizing_cases));
+  tcase_add_loop_test(tc, test_sizing_ignores_line_rate, 0, (int)G_N_ELEMENTS(sizing_cases));
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

@@ -1,7 +1,8 @@
 /* tests/test_nic.c — the NIC component: its keys bind straight into NicCard, its resources per
  * card, and the inline engine's TLS context cache (nics[].tls_context_cache): connections beyond
  * it cost context fetches (DRAM bytes, link bytes and tag occupancy derived by hand), and more
- * connections never raise X. */
+ * connections never raise X; the LACP split (demand.c): every port carries the same share of the
+ * flows, whatever its speed. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include <math.h>
@@ -43,8 +44,8 @@ START_TEST(test_nic_keys_and_resources)
   ck_assert_double_eq_tol(m->res[port].capacity, 100e9 * a->coef.port_eff / 8, 1e-3);
   ck_assert_double_eq_tol(m->res[tls].capacity, 190e9 / 8, 1e-3);
   /* 6.3 Mb/s mean at the 400 Gb/s line rate: 31 746 connections per card, inside the cache */
-  ck_assert_double_eq_tol(nic_tls_context_connections(a, 0), 400e9 / 6.3e6 / 2, 1e-6);
-  ck_assert_double_eq(nic_tls_context_miss(a, 0), 0.0);
+  ck_assert_double_eq_tol(nic_tls_context_connections(a, 0, 400e9 / 8), 400e9 / 6.3e6 / 2, 1e-6);
+  ck_assert_double_eq(nic_tls_context_miss(a, 0, 400e9 / 8), 0.0);
 }
 END_TEST
 
@@ -73,16 +74,18 @@ START_TEST(test_tls_context_cache_by_hand)
   };
   g_autofree Appliance *a = load(small);
   g_autofree Appliance *b = load(huge);
+  double x = 100e9 / 8; /* B/s served: the offered load */
   ck_assert_double_eq(a->nics[0].tls_cache, 20000);
   ck_assert_double_eq(a->nics[1].tls_cache, 20000);
   ck_assert_double_eq(a->nics[1].tls_ctx_bytes, 128);
-  ck_assert_double_eq_tol(nic_tls_context_connections(a, 1), 50000, 1e-6);
-  ck_assert_double_eq_tol(nic_tls_context_miss(a, 0), 0.6, 1e-12);
-  ck_assert_double_eq(nic_tls_context_miss(b, 0), 0.0);
+  ck_assert_double_eq_tol(nic_tls_context_connections(a, 1, x), 50000, 1e-6);
+  ck_assert_double_eq_tol(nic_tls_context_miss(a, 0, x), 0.6, 1e-12);
+  ck_assert_double_eq(nic_tls_context_miss(b, 0, x), 0.0);
   GError *e = NULL;
   g_autoptr(DemandModel) ma = demand_build(a, &e);
   g_autoptr(DemandModel) mb = demand_build(b, &e);
   ck_assert(ma && mb);
+  ck_assert_double_eq_tol(ma->sized_Bps, x, 1e-9 * x); /* the box serves all it is offered */
   double burst = 65536, miss = 0.6;
   double dram = base_sum(ma, RK_DRAM, "dram.") - base_sum(mb, RK_DRAM, "dram.");
   ck_assert_double_eq_tol(dram, miss * 128 / burst, 1e-12); /* 1.17e-3 B per served byte */
@@ -100,15 +103,15 @@ START_TEST(test_tls_context_cache_by_hand)
   ck_assert_double_eq_tol(tag_a - tag_b, tags, 1e-18);
   /* the touch the bound charges is the one explain lists */
   Touch t[DP_MAX_TOUCHES];
-  int n = demand_path_touches(a, a->path, TRUE, t);
+  int n = demand_path_touches(a, a->path, TRUE, x, t);
   ck_assert_str_eq(t[n - 1].what, "NIC context fetch");
   ck_assert_double_eq_tol(t[n - 1].bytes, miss * 128 / burst, 1e-15);
-  ck_assert_int_eq(demand_path_touches(b, b->path, TRUE, t), n - 1);
+  ck_assert_int_eq(demand_path_touches(b, b->path, TRUE, x, t), n - 1);
   /* no engine on the path (software kTLS): no fetch, whatever the cache */
   const char *sw[] = { small[0], small[1], small[2], small[3], small[4], small[5], "software.data_path=sendfile_sw_ktls", NULL };
   g_autofree Appliance *c = load(sw);
-  ck_assert_int_eq(demand_path_touches(c, c->path, TRUE, t), demand_path_touches(c, c->path, FALSE, t) + 3);
-  for (int i = 0; i < demand_path_touches(c, c->path, TRUE, t); i++) ck_assert_str_ne(t[i].what, "NIC context fetch");
+  ck_assert_int_eq(demand_path_touches(c, c->path, TRUE, x, t), demand_path_touches(c, c->path, FALSE, x, t) + 3);
+  for (int i = 0; i < demand_path_touches(c, c->path, TRUE, x, t); i++) ck_assert_str_ne(t[i].what, "NIC context fetch");
 }
 END_TEST
 
@@ -177,6 +180,48 @@ START_TEST(test_tls_context_errors)
 }
 END_TEST
 
+/* X* and the share of served bytes each port carries (its classes' weights by egress port). */
+static double port_shares(const char *file, const char *const *sets, double *share, int n)
+{
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert_msg(appliance_load_file(file, sets, a, NULL, &e), "%s", e ? e->message : "");
+  g_autoptr(DemandModel) m = demand_build(a, &e);
+  ck_assert_msg(m != NULL, "%s", e ? e->message : "");
+  ck_assert_int_eq(m->n_ports, n);
+  for (int p = 0; p < n; p++) share[p] = 0;
+  for (int k = 0; k < m->n_class; k++) share[m->cls[k].egress] += m->cls[k].weight;
+  g_free(a);
+  return m->sat_Bps;
+}
+
+/* LACP hashes flows, so bytes, evenly over the ports of one speed: a faster card draws no more
+ * flows. Before, the split followed line rate: raising nics[0] of the Altra box to 125 Gb/s sent
+ * its inline-TLS engine more than it could encrypt (371.4 -> 342.0 Gb/s). */
+START_TEST(test_lacp_split_even)
+{
+  double base_share[4], share[4];
+  double x = port_shares("scenarios/altra-q80-30-ext-tags.yaml", NULL, base_share, 4);
+  const char *faster[] = { "nics[0].port_speed=125 Gb/s", NULL };
+  double x_fast = port_shares("scenarios/altra-q80-30-ext-tags.yaml", faster, share, 4);
+  ck_assert_msg(x_fast >= x * (1 - 1e-9), "a faster nics[0] lowered X*: %.4f -> %.4f Gb/s", x * 8e-9, x_fast * 8e-9);
+  for (int p = 0; p < 4; p++) {
+    ck_assert_double_eq_tol(base_share[p], 0.25, 1e-12);
+    ck_assert_double_eq_tol(share[p], 0.25, 1e-12);
+  }
+  /* a slower group holds the box to 4 x its port: the Rome box is port bound at 4 x 100 Gb/s x
+   * port_eff / wire overhead, so nics[1] at 25 Gb/s gives exactly a quarter of it (at 93 Gb/s
+   * nothing else binds); the line-rate split gave about 232 Gb/s, the faster ports carrying
+   * 40 % each */
+  double rome = port_shares(SCEN, NULL, share, 4);
+  const char *slow[] = { "nics[1].port_speed=25 Gb/s", NULL };
+  double rome_slow = port_shares(SCEN, slow, share, 4);
+  ck_assert_double_eq_tol(rome_slow, rome * 0.25, 1e-9 * rome);
+  ck_assert_double_eq_tol(share[0], 0.25, 1e-12);
+  ck_assert_double_eq_tol(share[3], 0.25, 1e-12);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("nic");
@@ -186,6 +231,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_tls_context_cache_by_hand);
   tcase_add_test(t, test_tls_context_more_connections_never_raise_x);
   tcase_add_test(t, test_tls_context_errors);
+  tcase_add_test(t, test_lacp_split_even);
   suite_add_tcase(s, t);
   return s;
 }

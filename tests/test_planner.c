@@ -162,13 +162,15 @@ START_TEST(test_explain_matches_touch_table)
     gboolean ordinary = datapath_cpu_crypto((DataPath)p) && cpu_crypto_ordinary_stores(a.crypto);
     double meta = cpu_meta_bytes_per_byte(&a.stack, &a.coef);
     Touch t[DP_MAX_TOUCHES];
-    int n =
-        datapath_touches((DataPath)p, ordinary, datapath_appliance_user_miss(&a), meta, 66.0 / (2 * cpu_mss_bytes(&a.stack)), t);
+    int n = datapath_touches((DataPath)p, ordinary, datapath_appliance_user_miss(&a, m->sized_Bps), meta,
+                             66.0 / (2 * cpu_mss_bytes(&a.stack)), t);
     double want = 0;
     for (int i = 0; i < n; i++) want += t[i].bytes;
-    /* at this box's connection count a reused buffer is almost never cache resident: the table's bulk touches */
+    /* at this box's connection count (at its served throughput, m->sized_Bps) a reused buffer is
+     * almost never cache resident: the table's bulk touches within 1e-2 B/B (read_write_ktls at
+     * its CPU-bound throughput keeps the most resident: 6.2e-3 of 10.8) */
     ck_assert_double_eq_tol(want, datapath_bulk_touches((DataPath)p, ordinary) + 2 * meta + 66.0 / (2 * cpu_mss_bytes(&a.stack)),
-                            1e-4);
+                            1e-2);
     ck_assert_double_eq_tol(x->dram_touch_total, want, 1e-12);
     ck_assert_double_eq_tol(x->dram_model_total, want, 1e-9);
     ck_assert_int_eq(x->n_touch, n);
