@@ -38,6 +38,7 @@ typedef struct {
   const SimConfNode *loopback_node, *reference_node;
   const SimConfNode *irq_node; /* stack.interrupt_moderation: packets per interrupt or "off" (cpu.c) */
   char *kind, *name, *description, *platform, *platform_name, *cpu_model;
+  char *costs_source; /* costs.source: where the cost profile comes from (cpu.c) */
   double duration_ns, warmup_ns;
 } AppConf;
 

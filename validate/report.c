@@ -44,14 +44,26 @@ static gboolean set_contents(const char *path, const char *text, GError **error)
 /* ---- host-profile.yaml ---------------------------------------------------------- */
 
 /* Writes the fitted host profile as a platform file of the appliance schema (a loopback
- * NIC and the `loopback:` costs, validate/profile.h) to path, and host-scenario.yaml next
- * to it (the reference test on that platform), so `ocasim bound|run DIR/host-scenario.yaml`
- * and `ocasim bound DIR/host-profile.yaml` work. */
+ * NIC, the `costs:` cost profile and the `loopback:` test, validate/profile.h) to path,
+ * host-costs.yaml next to it (the `costs:` block alone, for a lab server's platform file) and
+ * host-scenario.yaml (the reference test on that platform), so `ocasim bound|run
+ * DIR/host-scenario.yaml` and `ocasim bound DIR/host-profile.yaml` work. */
 static gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error)
 {
   g_autofree char *text =
       r->profile_yaml ? g_strdup(r->profile_yaml) : val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
   if (!set_contents(path, text, error)) return FALSE;
+  g_autofree char *dir = g_path_get_dirname(path);
+  /* the cost profile alone, for a lab server's platform file (`platform: host-costs.yaml`) */
+  g_autofree char *src = val_host_costs_source(&r->profile, r->probe);
+  g_autofree char *costs = val_host_costs_yaml(&r->profile, src);
+  g_autofree char *cp = g_build_filename(dir, "host-costs.yaml", NULL);
+  g_autofree char *costs_file =
+      g_strconcat("# host-costs.yaml — this host's CPU cost profile, measured by `ocasim validate`: the\n"
+                  "# same block as in host-profile.yaml. A platform file takes it with\n"
+                  "#   platform: host-costs.yaml\n",
+                  costs, NULL);
+  if (!set_contents(cp, costs_file, error)) return FALSE;
   /* a runnable scenario next to it: the reference test with every CPU available */
   ValHostConfig c = { .mode = VAL_MODE_USERSPACE,
                       .cipher = VAL_CIPHER_AES128GCM,
@@ -64,7 +76,6 @@ static gboolean val_report_write_host_profile(const ValReport *r, const char *pa
                       .avail_cores = r->profile.cores,
                       .verify_hash = r->cfg.verify == VAL_VERIFY_ALL };
   g_autofree char *base = g_path_get_basename(path);
-  g_autofree char *dir = g_path_get_dirname(path);
   g_autofree char *scen = val_host_scenario_yaml(&r->profile, &c, base, "host: userspace tls1.3 aes-128-gcm s1c1 n8 1MiB");
   g_autofree char *sp = g_build_filename(dir, "host-scenario.yaml", NULL);
   return set_contents(sp, scen, error);
