@@ -123,6 +123,21 @@ char *val_host_costs_yaml(const ValHostProfile *p, const char *source)
   return g_string_free(s, FALSE);
 }
 
+double val_host_memory_GBps(const ValHostProfile *p, const ValMicrobench *mb, const char **what)
+{
+  double best_GBps = 0.0;
+  const char *best_what = mb ? "STREAM-like microbenchmark" : "no measurement, a placeholder";
+  for (int t = 0; mb && t < mb->dram_threads; t++)
+    best_GBps = MAX(best_GBps, MAX(mb->dram_read_GBps[t], MAX(mb->dram_write_GBps[t], mb->dram_copy_GBps[t])));
+  if (best_GBps <= 0) best_GBps = 10.0;
+  if (p->dram_shown_GBps > best_GBps) {
+    best_GBps = p->dram_shown_GBps;
+    best_what = "page-cache misses x body rate of the fastest measured run, above the microbenchmark";
+  }
+  if (what) *what = best_what;
+  return best_GBps;
+}
+
 char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const ValMicrobench *mb, const ValFitStats *fit)
 {
   GString *s = g_string_new(NULL);
@@ -130,8 +145,10 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   g_autofree char *when = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
   g_string_append_printf(s,
                          "# host-profile.yaml — this host as an appliance platform, fitted by `ocasim validate` (%s).\n"
-                         "# Every cost under `loopback:` was measured on this host (microbenchmarks and a GSL fit of\n"
-                         "# the measured runs; models/loopback.h gives the equations): cycles at cpu.clock per body byte.\n",
+                         "# Every cost under `costs:` (the cost-profile format of the platform files, models/cpu.h) and\n"
+                         "# `loopback:` was measured on this host (microbenchmarks and a GSL fit of the measured runs;\n"
+                         "# models/loopback.h gives the equations): cycles at cpu.clock. memory.latency and\n"
+                         "# memory.load_latency, when given, are the DRAM loaded-latency probe's line (report.md).\n",
                          when);
   if (fit)
     g_string_append_printf(s, "# Fit: chi2/dof %.3g over %d residuals, %d free parameters.\n", fit->chi2_dof, fit->nobs,
@@ -149,28 +166,31 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   g_autofree char *model = yaml_escape(pr ? pr->cpu_model : "host CPU");
   g_string_append_printf(s,
                          "cpu:\n  model: \"%s\"\n"
-                         "  uarch: %s   # closest in the schema's list; unused here (crypto costs are under loopback:)\n"
+                         "  uarch: %s   # closest in the schema's list; unused here (the crypto costs are under costs:)\n"
                          "  sockets: 1\n  cores_per_socket: %d   # online CPUs (probe)\n  threads_per_core: 1\n"
                          "  clock: %.6g GHz   # %s\n",
                          model, uarch_guess(pr), MAX(p->cores, 1), p->clock_hz / 1e9, pr ? pr->clock_source : "nominal clock");
-  /* the memory's capacity: the best bus bandwidth measured (read, write or copy at any thread
-   * count; copy counts its reads and writes), raised to what the runs themselves pulled through
-   * DRAM; the model multiplies channels x MT/s x 8 B by dram_eff, so the speed is divided by it */
-  double best_GBps = 0.0;
-  const char *best_what = mb ? "STREAM-like microbenchmark" : "no measurement, a placeholder";
-  for (int t = 0; mb && t < mb->dram_threads; t++)
-    best_GBps = MAX(best_GBps, MAX(mb->dram_read_GBps[t], MAX(mb->dram_write_GBps[t], mb->dram_copy_GBps[t])));
-  if (best_GBps <= 0) best_GBps = 10.0;
-  if (p->dram_shown_GBps > best_GBps) {
-    best_GBps = p->dram_shown_GBps;
-    best_what = "page-cache misses x body rate of the fastest measured run, above the microbenchmark";
-  }
+  /* the memory's capacity (val_host_memory_GBps); the model multiplies channels x MT/s x 8 B by
+   * dram_eff, so the speed is divided by it */
+  const char *best_what;
+  double best_GBps = val_host_memory_GBps(p, mb, &best_what);
   Coeffs coef;
   coeffs_defaults(&coef);
   g_string_append_printf(s,
                          "memory:   # one channel of %.3g GB/s (%s; / dram_eff %.4g)\n"
                          "  channels_per_socket: 1\n  speed: %.6g MT/s\n",
                          best_GBps, best_what, coef.dram_eff, best_GBps * 1e3 / (8.0 * coef.dram_eff));
+  if (p->dram_lat_points >= 2) {
+    /* the measured loaded-latency line L = idle + slope x B, as memory.h's L0 + load_latency x B / C */
+    g_string_append(s, "  latency: ");
+    num(s, p->dram_idle_ns);
+    g_string_append_printf(s, " ns   # loaded-latency probe: the line's intercept through %d points (report.md)\n",
+                           p->dram_lat_points);
+    g_string_append(s, "  load_latency: ");
+    num(s, MAX(0.0, p->dram_slope_ns_per_GBps * best_GBps));
+    g_string_append_printf(s, " ns   # its slope %.4g ns per GB/s x the capacity %.4g GB/s%s\n", p->dram_slope_ns_per_GBps,
+                           best_GBps, p->dram_slope_ns_per_GBps < 0 ? " (below 0: taken as 0)" : "");
+  }
   double read_GBps = mb && mb->dram_threads > 0 ? mb->dram_read_GBps[mb->dram_threads - 1] : 10.0;
   g_string_append_printf(s,
                          "nvme:   # the host's disk; the files are served from the page cache, so it carries no load\n"

@@ -36,6 +36,11 @@ char *val_host_costs_yaml(const ValHostProfile *p, const char *source);
 /* The cost profile's source line for this host: host name, CPU model, CPUs, clock and the day. */
 char *val_host_costs_source(const ValHostProfile *p, const ValProbe *probe);
 
+/* The memory capacity host-profile.yaml gives, GB/s: the best bus bandwidth the microbenchmark
+ * measured (read, write or copy at any thread count), raised to what the measured runs pulled
+ * through DRAM (dram_shown_GBps); 10 GB/s without either. *what (may be NULL) says which. */
+double val_host_memory_GBps(const ValHostProfile *p, const ValMicrobench *mb, const char **what);
+
 /* Text of a scenario for one configuration on the platform file `platform` (relative to the
  * scenario's directory): data path, cipher, threads, connections, request and file size, and
  * the share of the CPUs available (workload.cpu_cap = avail_cores / cores). */
