@@ -25,7 +25,7 @@ typedef struct {
   double k_remote;           /* stall cycles per cycle of remote-access penalty (fabric hop,
                               coherence); multiplies penalty * f / 64 B per remote CPU read */
   /* fixed, sourced */
-  double dram_turnaround; /* bandwidth lost to read/write turnarounds at a 1:1 mix */
+  double dram_turnaround; /* bandwidth lost to read/write turnarounds at a 1:1 mix (measured, coeffs.c) */
   double meta_pkt_bytes;  /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
   double meta_conn_bytes; /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
   double pkt_cycles;      /* cycles per segment handed to the NIC, through TCP/IP + driver */
