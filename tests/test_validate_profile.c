@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "models/appliance_conf.h"
+#include "models/appliance_explain.h"
 #include "models/appliance_report.h"
 #include "models/cpu.h"
 #include "models/demand.h"
@@ -401,6 +402,11 @@ START_TEST(test_cost_profile_in_appliance)
   ck_assert(ma && mb);
   double want = (0.40 - 0.44) + 3 * (0.35 - b.coef.copy_cpb) + (1228.8 - b.coef.page_cycles) / 4096 + 20000.0 / 2097152;
   ck_assert_double_eq_tol(cpu_cycles_per_byte(ma) - cpu_cycles_per_byte(mb), want, 1e-9);
+  /* `ocasim explain` splits the same costs out of the same profile */
+  g_autoptr(Explain) ex = appliance_explain(&a, NULL, ma);
+  ck_assert_double_eq_tol(ex->cpb[EX_COPY], 3 * 0.35, 1e-9);
+  ck_assert_double_eq_tol(ex->cpb[EX_STACK_PAGE], 1228.8 / 4096, 1e-9);
+  ck_assert_double_eq_tol(ex->cpb[EX_REQUESTS], 20000.0 / 2097152, 1e-9);
   /* a cost without its source, and a figure given twice, are located errors */
   g_autofree char *bad = g_build_filename(dir, "bad.yaml", NULL);
   g_autofree char *bad_text = g_strconcat("platform: ", rome_abs, "\n", body, "costs:\n  copy_cpb: 0.5\n", NULL);
