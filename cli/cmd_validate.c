@@ -39,8 +39,9 @@ int cmd_validate(int argc, char **argv)
   gboolean quick = FALSE, pin = FALSE, no_pin = FALSE;
   g_autofree char *out = NULL, *work = NULL, *verify = NULL;
   g_autofree char *duration_s = NULL, *warmup_s = NULL, *reps_s = NULL, *threads_s = NULL, *seed_s = NULL, *nice_s = NULL;
+  g_autofree char *load_threads_s = NULL;
   double duration = 0, warmup = 0;
-  int reps = 0, threads = 0, seed = 1, nice = -10;
+  int reps = 0, threads = 0, seed = 1, nice = -10, load_threads = 0;
   gboolean keep_nice = FALSE;
   GOptionEntry entries[] = {
     { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, "Short runs, fewer configurations (< 3 min on 2 cores)", NULL },
@@ -60,6 +61,8 @@ int cmd_validate(int argc, char **argv)
     { "work-dir", 0, 0, G_OPTION_ARG_FILENAME, &work, "Where to create the served files (default: temporary)", "DIR" },
     { "nice", 0, 0, G_OPTION_ARG_STRING, &nice_s, "Scheduling priority of the runs (default -10 where permitted)", "N" },
     { "keep-nice", 0, 0, G_OPTION_ARG_NONE, &keep_nice, "Do not change the scheduling priority", NULL },
+    { "load-threads", 0, 0, G_OPTION_ARG_STRING, &load_threads_s,
+      "Bandwidth-loading threads of the DRAM loaded-latency probe (default: CPUs - 1, at least 1)", "N" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   CliCommon common;
@@ -73,7 +76,8 @@ int cmd_validate(int argc, char **argv)
       !cli_int_option("--reps", reps_s, 0, VAL_MAX_REPS, "0: the mode's default", &reps, &err) ||
       !cli_int_option("--threads", threads_s, 0, 1024, "0: the CPUs", &threads, &err) ||
       !cli_int_option("--seed", seed_s, 0, G_MAXINT, NULL, &seed, &err) ||
-      !cli_int_option("--nice", nice_s, -20, 19, NULL, &nice, &err)) {
+      !cli_int_option("--nice", nice_s, -20, 19, NULL, &nice, &err) ||
+      !cli_int_option("--load-threads", load_threads_s, 0, VAL_LAT_MAX_THREADS, "0: the CPUs - 1", &load_threads, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
@@ -105,7 +109,8 @@ int cmd_validate(int argc, char **argv)
                             .verify = v,
                             .progress = !common.quiet && (common.progress || isatty(STDERR_FILENO)),
                             .nice = nice,
-                            .keep_nice = keep_nice };
+                            .keep_nice = keep_nice,
+                            .load_threads = load_threads };
   ValReport *rep = NULL;
   gboolean ok = val_validate_run(&cfg, &rep, &err);
   g_autoptr(GError) werr = NULL;

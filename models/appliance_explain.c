@@ -50,15 +50,15 @@ static double cpu_without(const Appliance *a, const DemandModel *m, void (*zero)
 
 static void zero_copy(Appliance *b)
 {
-  b->coef.copy_cpb = 0;
+  b->coef.copy_cpb = b->cpu.costs.copy_cpb = 0; /* the cost profile's too (cpu.h) */
 }
 static void zero_page(Appliance *b)
 {
-  b->coef.page_cycles = b->coef.mapped_page_cycles = 0;
+  b->coef.page_cycles = b->coef.mapped_page_cycles = b->cpu.costs.page_cycles = 0;
 }
 static void zero_segment(Appliance *b)
 {
-  b->coef.pkt_cycles = 0;
+  b->coef.pkt_cycles = b->cpu.costs.segment_cycles = 0;
 }
 static void zero_ack(Appliance *b)
 {
@@ -66,7 +66,7 @@ static void zero_ack(Appliance *b)
 }
 static void zero_interrupt(Appliance *b)
 {
-  b->coef.irq_cycles = 0;
+  b->coef.irq_cycles = b->cpu.costs.interrupt_cycles = 0;
 }
 static void zero_requests(Appliance *b)
 {

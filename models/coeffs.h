@@ -24,7 +24,7 @@ typedef struct {
   /* fixed, sourced (coeffs.c): no reference row but one platform's, or none, identifies them */
   double fabric_eff;         /* payload per raw bit of a fabric link (topology.h) */
   double mapped_page_cycles; /* extra cycles per 4 KiB page with mapped mbufs + sf_bufs (cpu.h) */
-  double dram_turnaround;    /* bandwidth lost to read/write turnarounds at a 1:1 mix */
+  double dram_turnaround;    /* bandwidth lost to read/write turnarounds at a 1:1 mix (measured, coeffs.c) */
   double meta_pkt_bytes;     /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
   double meta_conn_bytes;    /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
   double pkt_cycles;         /* cycles per segment handed to the NIC, through TCP/IP + driver */

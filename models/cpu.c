@@ -182,13 +182,32 @@ double cpu_meta_bytes_per_byte(const StackCfg *s, const Coeffs *c)
   return c->meta_pkt_bytes / cpu_mss_bytes(s) + c->meta_conn_bytes * cpu_ack_events_per_byte(s);
 }
 
+CostCipher cpu_cost_cipher(CryptoImpl impl)
+{
+  switch (impl) {
+    case CRYPTO_ISAL_AESGCM:
+    case CRYPTO_OPENSSL_AESGCM:
+    case CRYPTO_ARMV8_AESGCM: return COST_AES_128_GCM;
+    case CRYPTO_CHACHA20_POLY1305: return COST_CHACHA20_POLY1305;
+    default: return COST_CIPHER_COUNT;
+  }
+}
+
+/* The profile's value when given (> 0), else the model's. */
+static double cost_or(double profile, double model)
+{
+  return profile > 0 ? profile : model;
+}
+
 void cpu_path_costs(const CpuCfg *cpu, const StackCfg *s, const Coeffs *c, DataPath path, CryptoImpl impl, CpuCosts *out)
 {
+  const CostProfile *p = &cpu->costs;
   out->crypto = datapath_cpu_crypto(path) ? cpu_crypto_cpb(cpu, impl) : 0.0;
-  out->copy = datapath_copies(path) * c->copy_cpb;
-  out->page = c->page_cycles * cpu_pages_per_byte(cpu) + (s->mapped_mbufs ? c->mapped_page_cycles / PAGE_4K : 0.0);
-  out->segment = c->pkt_cycles * cpu_segments_per_byte(s);
-  out->interrupt = c->irq_cycles * cpu_interrupts_per_byte(s);
+  out->copy = datapath_copies(path) * cost_or(p->copy_cpb, c->copy_cpb);
+  out->page = cost_or(p->page_cycles, c->page_cycles) * cpu_pages_per_byte(cpu) +
+              (s->mapped_mbufs ? c->mapped_page_cycles / PAGE_4K : 0.0);
+  out->segment = cost_or(p->segment_cycles, c->pkt_cycles) * cpu_segments_per_byte(s);
+  out->interrupt = cost_or(p->interrupt_cycles, c->irq_cycles) * cpu_interrupts_per_byte(s);
   out->ack = c->ack_cycles * cpu_ack_events_per_byte(s);
 }
 
@@ -202,7 +221,8 @@ double cpu_costs_crypto(const CpuCosts *k)
   return k->crypto + k->copy;
 }
 
-/* Checks the clock, the SMT yield, the page size, the cap and the stack; MODEL_ERROR at cpu.* / stack.*. */
+/* Checks the clock, the SMT yield, the page size, the cap and the stack; MODEL_ERROR at cpu.* / stack.* /
+ * workload.cpu_cap. */
 static gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error)
 {
   if (c->clock_hz <= 0 || c->clock_hz > 10e9)
@@ -213,7 +233,8 @@ static gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error)
   double pg = c->page_bytes;
   if (pg != 4096 && pg != 16384 && pg != 65536)
     return model_fail(error, "cpu.page_size", "page size must be 4 KiB, 16 KiB or 64 KiB, got %g B", pg);
-  if (c->cap <= 0 || c->cap > 1) return model_fail(error, "cpu.cap", "utilisation cap must be in (0, 1], got %g", c->cap);
+  if (c->cap <= 0 || c->cap > 1)
+    return model_fail(error, "workload.cpu_cap", "utilisation cap must be in (0, 1], got %g", c->cap);
   if (s->mtu < 576 || s->mtu > 9216) return model_fail(error, "stack.mtu", "MTU must be 576..9216 bytes, got %d", s->mtu);
   if (s->tso && s->tso_bytes < cpu_mss_bytes(s))
     return model_fail(error, "stack.tso_size", "TSO segment must be at least one MSS");
@@ -302,15 +323,6 @@ const SimConfField cpu_schema[] = {
     .def = "0 B",
     .min = "0 B",
     .doc = "last-level cache per socket (datasheet); a core's share is L2 + L3 / cores_per_socket" },
-  { .key = "cap",
-    .type = SIM_CONF_T_DOUBLE,
-    .offset = F(a.cpu.cap),
-    .unit = SIM_UNIT_PERCENT,
-    .def = "80 %",
-    .min = "0",
-    .max = "1",
-    .min_exclusive = true,
-    .doc = "CPU-utilisation cap (production: 80 %, euro2021)" },
   SIM_CONF_END
 };
 
@@ -360,13 +372,111 @@ const SimConfField stack_schema[] = {
   SIM_CONF_END
 };
 
+/* Every cost is cycles at cpu.clock; a sanity bound far above any measured figure (a 4 KiB page
+ * at 1e7 cycles, a request at 1e9). The source is required with any value (cpu_finish). */
+const SimConfField costs_schema[] = {
+  { .key = "source",
+    .type = SIM_CONF_T_STRING,
+    .offset = F(costs_source),
+    .doc = "where the costs come from: the host and date `ocasim validate` measured them on, or a citation (required "
+           "with any cost)" },
+  { .key = "aes_128_gcm_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.cpu.costs.crypto_cpb[COST_AES_128_GCM]),
+    .def = "0",
+    .min = "0",
+    .max = "100",
+    .doc = "AES-128-GCM bulk cycles/B (prices isal_aes_gcm, openssl_aes_gcm, armv8_aes_gcm; fills cpu.crypto_cpb; 0: the "
+           "crypto table)" },
+  { .key = "aes_256_gcm_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.cpu.costs.crypto_cpb[COST_AES_256_GCM]),
+    .def = "0",
+    .min = "0",
+    .max = "100",
+    .doc = "AES-256-GCM bulk cycles/B (kept with the profile; no software.crypto implementation is AES-256)" },
+  { .key = "chacha20_poly1305_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.cpu.costs.crypto_cpb[COST_CHACHA20_POLY1305]),
+    .def = "0",
+    .min = "0",
+    .max = "100",
+    .doc = "ChaCha20-Poly1305 bulk cycles/B (prices chacha20_poly1305; 0: the crypto table)" },
+  { .key = "copy_cpb",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.cpu.costs.copy_cpb),
+    .def = "0",
+    .min = "0",
+    .max = "100",
+    .doc = "cycles/B of a kernel<->user copy, in-cache part (0: the fitted copy_cpb)" },
+  { .key = "page_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.cpu.costs.page_cycles),
+    .def = "0",
+    .min = "0",
+    .max = "1e7",
+    .doc = "stack cycles per payload page of cpu.page_size (0: the fitted page_cycles)" },
+  { .key = "segment_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.cpu.costs.segment_cycles),
+    .def = "0",
+    .min = "0",
+    .max = "1e7",
+    .doc = "cycles per segment handed to the NIC (0: the cited per-packet figure, models/coeffs.c)" },
+  { .key = "interrupt_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.cpu.costs.interrupt_cycles),
+    .def = "0",
+    .min = "0",
+    .max = "1e7",
+    .doc = "cycles per interrupt (0: the cited figure, models/coeffs.c)" },
+  { .key = "request_cycles",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.cpu.costs.request_cycles),
+    .def = "0",
+    .min = "0",
+    .max = "1e9",
+    .doc = "cycles per request (fills workload.request_cycles; 0: not charged unless that key is given)" },
+  SIM_CONF_END
+};
+
+/* The cost profile's crypto and per-request figures fill cpu.crypto_cpb and
+ * workload.request_cycles (a value given in both places is an error: give it once); any
+ * value needs costs.source. Located conf errors. */
+static gboolean costs_finish(AppConf *c, const SimConfNode *root, GError **error)
+{
+  const CostProfile *p = &c->a.cpu.costs;
+  double sum = p->copy_cpb + p->page_cycles + p->segment_cycles + p->interrupt_cycles + p->request_cycles;
+  for (int i = 0; i < COST_CIPHER_COUNT; i++) sum += p->crypto_cpb[i];
+  if (sum > 0 && !(c->costs_source && *c->costs_source))
+    return app_conf_error(error, root, "costs", SIM_CONF_ERROR_MISSING,
+                          "costs.source is required with any cost: the host and date measured, or a citation");
+  CostCipher k = cpu_cost_cipher(c->a.crypto);
+  if (k < COST_CIPHER_COUNT && p->crypto_cpb[k] > 0) {
+    static const char *const key[COST_CIPHER_COUNT] = { "costs.aes_128_gcm_cpb", "costs.aes_256_gcm_cpb",
+                                                        "costs.chacha20_poly1305_cpb" };
+    if (sim_conf_node_get(sim_conf_node_get(root, "cpu"), "crypto_cpb"))
+      return app_conf_error(error, root, key[k], SIM_CONF_ERROR_RANGE,
+                            "cpu.crypto_cpb also prices software.crypto: give the figure once");
+    c->a.cpu.crypto_cpb = p->crypto_cpb[k];
+  }
+  if (p->request_cycles > 0) {
+    if (sim_conf_node_get(sim_conf_node_get(root, "workload"), "request_cycles"))
+      return app_conf_error(error, root, "costs.request_cycles", SIM_CONF_ERROR_RANGE,
+                            "workload.request_cycles also gives it: give the figure once");
+    c->a.wl.request_cycles = p->request_cycles;
+  }
+  return TRUE;
+}
+
 /* Packets per interrupt when stack.interrupt_moderation is not given: the mlx5 driver's default
  * completion-queue moderation of 32 packets (assumption for the other cards). */
 #define CPU_IRQ_PKTS_DEFAULT 32.0
 
 /* stack.interrupt_moderation: a whole number of packets per interrupt, or "off" (1). */
-static gboolean cpu_finish(AppConf *c, const SimConfNode *root G_GNUC_UNUSED, GError **error)
+static gboolean cpu_finish(AppConf *c, const SimConfNode *root, GError **error)
 {
+  if (!costs_finish(c, root, error)) return FALSE;
   c->a.stack.irq_pkts = CPU_IRQ_PKTS_DEFAULT;
   const SimConfNode *n = c->irq_node;
   if (!n) return TRUE;

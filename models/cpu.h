@@ -8,7 +8,7 @@
  * and every cost below is cycles on one physical core at f. CPU % is reported as the published
  * figures read it, busy logical CPUs (top, vmstat): each of a core's T threads delivers f Y / T,
  * so with siblings busy together load / C is the share of logical CPUs busy (CPU_PCT_CONVENTION).
- * Production uses at most `cap` of it (80 %, euro2021/euro2022; cpu.cap).
+ * A workload uses at most `cap` of it (workload.cpu_cap: 80 % in production, euro2021/euro2022).
  * Cycles per served byte on the node doing each piece of work:
  *   crypto      cpu_crypto_cpb(): bulk cipher cost with the data in cache, a table over
  *               (implementation = cipher + library, micro-architecture), every entry with its
@@ -86,6 +86,30 @@ APP_ENUM_DECLARE(cpu_uarch);
 typedef enum { CPU_CRYPTO_MAP(APP_ENUM_ID) CRYPTO_COUNT } CryptoImpl;
 APP_ENUM_DECLARE(cpu_crypto);
 
+/* The cost profile (`costs:`): one format for a platform file's CPU costs and for the host
+ * profile `ocasim validate` writes (validate/profile.h), so a lab server measured by validate is
+ * planned with its own costs. Every value is cycles on one core at cpu.clock; a value not given
+ * (0) takes the model's: the crypto table or cpu.crypto_cpb, the fitted copy_cpb and page_cycles
+ * (coeffs.def), the cited per-segment and per-interrupt costs (coeffs.c), workload.request_cycles.
+ * costs.source says where the values come from (a host and date for a measurement, a citation).
+ *   crypto_cpb[cipher]  bulk AEAD, cycles/B, per cipher (software.crypto's implementations are
+ *                       AES-128-GCM but for chacha20_poly1305; AES-256-GCM is kept for the profile)
+ *   copy_cpb            a kernel<->user copy, in-cache part, cycles/B
+ *   page_cycles         per payload page of cpu.page_size
+ *   segment_cycles      per segment handed to the NIC
+ *   interrupt_cycles    per interrupt
+ *   request_cycles      per request (fills workload.request_cycles) */
+#define COST_CIPHER_MAP(X) \
+  X(COST_AES_128_GCM, "aes_128_gcm") X(COST_AES_256_GCM, "aes_256_gcm") X(COST_CHACHA20_POLY1305, "chacha20_poly1305")
+typedef enum { COST_CIPHER_MAP(APP_ENUM_ID) COST_CIPHER_COUNT } CostCipher;
+typedef struct {
+  double crypto_cpb[COST_CIPHER_COUNT];
+  double copy_cpb, page_cycles, segment_cycles, interrupt_cycles, request_cycles;
+} CostProfile;
+
+/* The cipher whose costs.<cipher>_cpb prices implementation impl (COST_CIPHER_COUNT for none). */
+CostCipher cpu_cost_cipher(CryptoImpl impl);
+
 typedef struct {
   CpuUarch uarch;
   int threads_per_core; /* hardware threads per core */
@@ -95,7 +119,8 @@ typedef struct {
   double page_bytes;    /* VM page size (4 KiB; 16 KiB on arm64 kernels built so) */
   double l2_bytes;      /* L2 per core (0: not given) */
   double l3_bytes;      /* L3 (last-level cache) per socket (0: not given) */
-  double cap;           /* CPU-utilisation cap, fraction (0.8 in production) */
+  double cap;           /* CPU-utilisation cap, fraction: the key workload.cpu_cap (0.8 in production) */
+  CostProfile costs;    /* the `costs:` section (0: not given, the model's value) */
 } CpuCfg;
 
 typedef struct {
@@ -166,7 +191,7 @@ void cpu_path_costs(const CpuCfg *cpu, const StackCfg *s, const Coeffs *c, DataP
 double cpu_costs_stack(const CpuCosts *costs);
 double cpu_costs_crypto(const CpuCosts *costs);
 
-/* Keys of the scenario's `cpu:` and `stack:` sections (component.h: offsets into AppConf). */
-extern const SimConfField cpu_schema[], stack_schema[];
+/* Keys of the scenario's `cpu:`, `stack:` and `costs:` sections (component.h: offsets into AppConf). */
+extern const SimConfField cpu_schema[], stack_schema[], costs_schema[];
 
 #endif /* MODELS_CPU_H */

@@ -125,8 +125,8 @@ const SimConfField loopback_schema[] = {
   { .key = "copy_cpb",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(copy_cpb),
-    .required = true,
-    .doc = "cycles/B of a user<->kernel copy of data just written (" LBM ")" },
+    .def = "0",
+    .doc = "cycles/B of a user<->kernel copy of data just written (" LBM "; absent: costs.copy_cpb)" },
   { .key = "copy_pagecache_cpb",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(copy_pagecache_cpb),
@@ -185,23 +185,23 @@ const SimConfField loopback_schema[] = {
   { .key = "aes_128_gcm_cpb",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(crypto_cpb[LB_AES_128_GCM]),
-    .required = true,
-    .doc = "AES-128-GCM encrypt or decrypt, cycles/B (" LBM ")" },
+    .def = "0",
+    .doc = "AES-128-GCM encrypt or decrypt, cycles/B (" LBM "; absent: costs.aes_128_gcm_cpb)" },
   { .key = "aes_256_gcm_cpb",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(crypto_cpb[LB_AES_256_GCM]),
-    .required = true,
-    .doc = "AES-256-GCM, cycles/B (" LBM ")" },
+    .def = "0",
+    .doc = "AES-256-GCM, cycles/B (" LBM "; absent: costs.aes_256_gcm_cpb)" },
   { .key = "chacha20_poly1305_cpb",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(crypto_cpb[LB_CHACHA20_POLY1305]),
-    .required = true,
-    .doc = "ChaCha20-Poly1305, cycles/B (" LBM ")" },
+    .def = "0",
+    .doc = "ChaCha20-Poly1305, cycles/B (" LBM "; absent: costs.chacha20_poly1305_cpb)" },
   { .key = "request_server_cycles",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(request_server_cycles),
     .def = "0",
-    .doc = "server cycles per request: parse, open, fstat, head, close (" LBM ")" },
+    .doc = "server cycles per request: parse, open, fstat, head, close (" LBM "; absent: costs.request_cycles)" },
   { .key = "request_client_cycles",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(request_client_cycles),
@@ -311,6 +311,24 @@ static gboolean loopback_finish(AppConf *c, const SimConfNode *root G_GNUC_UNUSE
   if (!c->loopback_node || sim_conf_node_is_null(c->loopback_node)) return TRUE;
   if (!sim_conf_bind(c->loopback_node, loopback_schema, lo, error)) return FALSE; /* no strings: nothing to unbind */
   lo->present = true;
+  /* the host's costs that the shared cost profile holds (`costs:`, cpu.h; ocasim validate
+   * writes them there) when this section does not give them; copy and AES-128-GCM are needed */
+  const CostProfile *p = &c->a.cpu.costs;
+  static const char *const crypto_key[LB_CIPHER_COUNT] = { "aes_128_gcm_cpb", "aes_256_gcm_cpb", "chacha20_poly1305_cpb" };
+  static const CostCipher cost_cipher[LB_CIPHER_COUNT] = { COST_AES_128_GCM, COST_AES_256_GCM, COST_CHACHA20_POLY1305 };
+  for (int i = 0; i < LB_CIPHER_COUNT; i++)
+    if (!sim_conf_node_get(c->loopback_node, crypto_key[i])) lo->crypto_cpb[i] = p->crypto_cpb[cost_cipher[i]];
+  if (!sim_conf_node_get(c->loopback_node, "copy_cpb")) lo->copy_cpb = p->copy_cpb;
+  if (!sim_conf_node_get(c->loopback_node, "request_server_cycles")) lo->request_server_cycles = p->request_cycles;
+  const char *missing = !sim_conf_node_get(c->loopback_node, "copy_cpb") && !(p->copy_cpb > 0) ? "copy_cpb"
+                        : !sim_conf_node_get(c->loopback_node, "aes_128_gcm_cpb") && !(p->crypto_cpb[COST_AES_128_GCM] > 0)
+                            ? "aes_128_gcm_cpb"
+                            : NULL;
+  if (missing) {
+    sim_conf_set_error(error, c->loopback_node, SIM_CONF_ERROR_MISSING,
+                       "loopback.%s is required: give it here or in the cost profile (costs.%s)", missing, missing);
+    return FALSE;
+  }
   if (lo->cross_share < 0) lo->cross_share = -1.0;
   return TRUE;
 }

@@ -34,7 +34,7 @@
  *                         placement gives it (cross_share: 1 when server and client threads have
  *                         disjoint CPU sets, 0 all on one CPU); unpinned, T = S + C busy threads spread
  *                         evenly over k = min(cores, T) cores gives (T - T/k) / (T - 1), scaled
- *                         by min(1, (A - 1) / (k - 1)) with A = cores x cpu.cap available
+ *                         by min(1, (A - 1) / (k - 1)) with A = cores x workload.cpu_cap available
  *                         (A <= 1: both ends time-share one core's worth, no transfers);
  *   record       R     = record_cycles x n_rec / b (TLS only), n_rec = ceil((b + H) / record_size) + 1
  *                         records per request of b body bytes: the response (head of H bytes and
@@ -54,11 +54,11 @@
  *           TLS                2 copy + crypto + R + X_c + req_c (+ sha256 when client_hash)
  *   softirq q = softirq_cpb (ksoftirqd, outside both sides).
  * Resources (demand.c): the node's CPU carries s + c + q at capacity cores x clock, limit
- * cpu.cap x utilisation; the server threads carry s and the client threads c, each a pool of
- * min(threads, pinned CPUs, connections, cores x cpu.cap) cores at limit utilisation (pinned CPUs:
+ * workload.cpu_cap x utilisation; the server threads carry s and the client threads c, each a pool of
+ * min(threads, pinned CPUs, connections, cores x workload.cpu_cap) cores at limit utilisation (pinned CPUs:
  * the CPUs that side's threads are pinned to, when they are; and, when given, at most the
  * server_free_cores / client_free_cores other tenants left on those CPUs in the test: a
- * tenant on one side's CPU slows that side, not the other, which cpu.cap alone cannot say). DRAM reads m(W) bytes
+ * tenant on one side's CPU slows that side, not the other, which workload.cpu_cap alone cannot say). DRAM reads m(W) bytes
  * per byte (the page-cache misses; at these working sets everything else stays in cache). The
  * loopback "port" has no line rate and no PCIe link; the files are in the page cache, so the
  * drives see no load (a platform still lists one: the host's disk the files came from).

@@ -5,7 +5,8 @@
  * - eff(w) = dram_eff * (1 - dram_turnaround * 4 w (1 - w)): the controller efficiency at
  *   write fraction w of the node's traffic; bus read/write turnarounds cost most at a 1:1 mix.
  *   dram_eff is a shared coefficient fitted by `make fit`; dram_turnaround is a fixed shared
- *   coefficient (coeffs.h). The capacity does not depend on latency: a longer latency lowers
+ *   coefficient sized from measured mixed read/write bandwidth (Intel MLC, DDR4: 0.051, coeffs.c;
+ *   no DDR5 figure found, so DDR5 boxes use it too). The capacity does not depend on latency: a longer latency lowers
  *   what the cores can keep in flight (below), not what the controllers deliver.
  * - Latency seen by a requester on node a for a line on node m, idle:
  *     L = L0 + f_x P_q + penalty(a, m)

@@ -303,6 +303,18 @@ const SimConfField workload_schema[] = {
     .min = "0",
     .max = "1",
     .doc = "share of load on alt_path" },
+  /* the cap is the workload's: production runs stop at 80 % (published.yaml: "maximum stable
+   * bandwidth (health/QoE limited, 80% CPU cap)", euro2021); a lab experiment may run past it */
+  { .key = "cpu_cap",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(a.cpu.cap),
+    .unit = SIM_UNIT_PERCENT,
+    .def = "80 %",
+    .min = "0",
+    .max = "1",
+    .min_exclusive = true,
+    .doc = "share of the CPUs the workload may use (Netflix production cap: 80 %, euro2021; a lab run to saturation: "
+           "100 %)" },
   { .key = "request_cycles",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(a.wl.request_cycles),

@@ -136,7 +136,7 @@ static const BadRun bad_runs[] = {
     "--set: duration: '1e10 s' is out of range" },
   { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--seed", "abc", NULL }, "--seed: seed: 'abc'" },
   /* range limits in the field's unit, not its base unit */
-  { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "cpu.cap=150 %", NULL },
+  { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.cpu_cap=150 %", NULL },
     "'150 %' is out of range: must be <= 100 %" },
   /* a check across keys that a --set broke: located in the file, and the --set named */
   { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nvme[0].count=60", NULL },

@@ -70,6 +70,48 @@ START_TEST(test_altra_sw_ktls_by_hand)
 }
 END_TEST
 
+/* The CPU cap is the workload's (workload.cpu_cap, default the 80 % production cap): it is the
+ * CPU resource's usable share, so a CPU-bound box serves in proportion to it. The Altra with
+ * software kTLS on 8 of its cores (CPU bound) and the memory stalls off (k_* = 0, so no demand
+ * depends on load): at 60 % it serves 60 / 80 of its 80 % figure. The old cpu.cap key is an
+ * unknown key (a located error). */
+START_TEST(test_workload_cpu_cap)
+{
+  const char *at80[] = { "kind=appliance", "software.data_path=sendfile_sw_ktls", "software.crypto=armv8_aes_gcm",
+                         "cpu.cores_per_socket=8", NULL };
+  const char *at60[] = { "kind=appliance",
+                         "software.data_path=sendfile_sw_ktls",
+                         "software.crypto=armv8_aes_gcm",
+                         "cpu.cores_per_socket=8",
+                         "workload.cpu_cap=60 %",
+                         NULL };
+  Appliance *a = load("scenarios/platforms/altra-q80-30.yaml", at80);
+  Appliance *b = load("scenarios/platforms/altra-q80-30.yaml", at60);
+  ck_assert_double_eq(a->cpu.cap, 0.8);
+  ck_assert_double_eq(b->cpu.cap, 0.6);
+  a->coef.k_dram = a->coef.k_remote = 0;
+  b->coef.k_dram = b->coef.k_remote = 0;
+  g_autoptr(DemandModel) ma = demand_build(a, NULL);
+  g_autoptr(DemandModel) mb = demand_build(b, NULL);
+  ck_assert(ma && mb);
+  int r = demand_find(mb, "cpu.node0");
+  ck_assert_double_eq(mb->res[r].limit, 0.6);
+  int bna = -1, bnb = -1;
+  double xa = demand_saturation_Bps(ma, &bna), xb = demand_saturation_Bps(mb, &bnb);
+  ck_assert_int_eq(ma->res[bna].kind, RK_CPU);
+  ck_assert_int_eq(mb->res[bnb].kind, RK_CPU);
+  ck_assert_double_eq_tol(xb / xa, 0.6 / 0.8, 1e-9);
+  GError *e = NULL;
+  const char *old[] = { "cpu.cap=90 %", NULL };
+  Appliance c;
+  ck_assert(!appliance_load_file("scenarios/reference/rome2022_userspace_tls.yaml", old, &c, NULL, &e));
+  ck_assert_msg(strstr(e->message, "cpu.cap") && strstr(e->message, "unknown key"), "%s", e->message);
+  g_error_free(e);
+  g_free(a);
+  g_free(b);
+}
+END_TEST
+
 /* A 2-way SMT part counts its second thread through the sourced yield, 1.30 (Marr et al. 2002). */
 START_TEST(test_smt_yield)
 {
@@ -287,6 +329,7 @@ static Suite *cpu_suite(void)
   TCase *t = tcase_create("costs");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_altra_sw_ktls_by_hand);
+  tcase_add_test(t, test_workload_cpu_cap);
   tcase_add_test(t, test_smt_yield);
   tcase_add_test(t, test_crypto_errors_located);
   tcase_add_test(t, test_tso_off_adds_segments);

@@ -223,10 +223,11 @@ START_TEST(test_keys)
   g_autofree char *o = NULL, *e = NULL, *q = NULL, *qe = NULL;
   ck_assert_int_eq(test_run_ocasim(args, &o, &e), 0);
   ck_assert_int_eq(test_run_ocasim(qargs, &q, &qe), 0);
-  ck_assert_msg(strstr(o, "\nnics[0].port_speed\n") && strstr(o, "\ncpu.cap\n") && strstr(o, "\nreference.gbps\n"), "%s", o);
+  ck_assert_msg(strstr(o, "\nnics[0].port_speed\n") && strstr(o, "\nworkload.cpu_cap\n") && strstr(o, "\nreference.gbps\n"), "%s",
+                o);
   ck_assert_msg(strstr(q, "\nstations[0].servers\n"), "%s", q);
   const char *set[] = {
-    "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nics[0].port_speed=100 Gb/s", "--set", "cpu.cap=70 %", NULL
+    "check", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nics[0].port_speed=100 Gb/s", "--set", "workload.cpu_cap=70 %", NULL
   };
   g_autofree char *so = NULL, *se = NULL;
   ck_assert_int_eq(test_run_ocasim(set, &so, &se), 0);

@@ -389,6 +389,18 @@ static void fit_and_predict(ValReport *r)
     loopback_cost(&lo, path, row->cfg.bytes_per_req, MAX(r->profile.cores, 1), cap, &lc);
     r->profile.dram_shown_GBps = MAX(r->profile.dram_shown_GBps, lc.miss_share * row->run.median.gbps / 8.0);
   }
+  /* the loaded-latency line against the memory capacity the profile gives */
+  r->profile.dram_lat_points = 0;
+  if (r->lat.n >= 2) {
+    g_autoptr(GError) lerr = NULL;
+    r->lat_ok = val_lat_fit(r->lat.pt, r->lat.n, val_host_memory_GBps(&r->profile, &r->mb, NULL), &r->lat_fit, &lerr);
+    if (r->lat_ok) {
+      r->profile.dram_idle_ns = r->lat_fit.idle_ns;
+      r->profile.dram_slope_ns_per_GBps = r->lat_fit.slope_ns_per_GBps;
+      r->profile.dram_lat_points = r->lat.n;
+    } else
+      g_strlcpy(r->lat_error, lerr->message, sizeof r->lat_error);
+  }
   g_free(r->profile_yaml);
   r->profile_yaml = val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
   r->model_agree_max = 0;
@@ -472,6 +484,19 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
                      .dram_bytes = (cfg->quick ? 64 : 256) * MiB,
                      .socket_bytes = (cfg->quick ? 128 : 512) * MiB };
   if (!val_mb_run(&mc, &r->mb, error)) return FALSE;
+  /* a few points in --quick (about 1 s), six in full */
+  ValLatConfig lc = { .load_threads = cfg->load_threads,
+                      .chase_bytes = (cfg->quick ? 128 : 512) * MiB,
+                      .load_bytes = (cfg->quick ? 64 : 256) * MiB,
+                      .seconds = cfg->quick ? 0.2 : 0.5,
+                      .seed = cfg->seed + 1 };
+  val_lat_default_delays(&lc, cfg->quick);
+  progress(cfg, "DRAM loaded latency: %d points", lc.n_delays + 1);
+  g_autoptr(GError) lerr = NULL;
+  if (!val_lat_measure(&lc, &r->lat, &lerr)) g_strlcpy(r->lat_error, lerr->message, sizeof r->lat_error);
+  for (int i = 0; i < r->lat.n; i++)
+    progress(cfg, "  %d loading threads, delay %4d: %7.2f GB/s, %6.1f ns", r->lat.pt[i].load_threads, r->lat.pt[i].delay,
+             r->lat.pt[i].GBps, r->lat.pt[i].latency_ns);
 
   g_autofree char *tmp = NULL;
   const char *root = cfg->work_dir;

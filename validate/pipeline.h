@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "validate/fit.h"
+#include "validate/loadlat.h"
 #include "validate/measure.h"
 #include "validate/microbench.h"
 #include "validate/predict.h"
@@ -66,6 +67,7 @@ typedef struct {
   gboolean progress;           /* one line per step on stderr */
   int nice;                    /* scheduling priority of the runs (setpriority; < 0 needs privileges) */
   gboolean keep_nice;          /* leave the priority alone (nice ignored) */
+  int load_threads;            /* loaded-latency probe's bandwidth-loading threads (0: online CPUs - 1, at least 1) */
 } ValValidateConfig;
 
 /* One run next to the model's prediction for it. */
@@ -85,6 +87,10 @@ typedef struct {
   char *out_dir;
   ValProbe *probe;
   ValMicrobench mb;
+  ValLatCurve lat;   /* DRAM loaded-latency points (validate/loadlat.h) */
+  ValLatFit lat_fit; /* the line through them against the profile's memory capacity */
+  gboolean lat_ok;   /* the line was fitted (lat_error says why not) */
+  char lat_error[160];
   /* mechanics: every body of the check pass hashed */
   uint64_t mech_requests, mech_errors;
   char mech_detail[256];

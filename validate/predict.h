@@ -48,6 +48,10 @@ typedef struct {
   double dram_shown_GBps; /* largest DRAM read rate a measured run demonstrated: its page-cache
                              * miss share m(W) x its body rate, GB/s (0: no runs); host-profile.yaml
                              * never gives the memory less than this */
+  /* the DRAM loaded-latency line measured on the host (validate/loadlat.h), 0 points: not measured */
+  double dram_idle_ns;           /* intercept: memory.latency */
+  double dram_slope_ns_per_GBps; /* slope: memory.load_latency = slope x the memory's capacity */
+  int dram_lat_points;           /* points the line went through */
 } ValHostProfile;
 
 /* A configuration to predict. */

@@ -58,6 +58,86 @@ static const char *uarch_guess(const ValProbe *pr)
   return pr->vaes || pr->avx512f ? "icelake" : "skylake";
 }
 
+/* A profile parameter that the cost profile holds (`costs:`, models/cpu.h), and its key there. */
+static const struct {
+  ValParam param;
+  const char *key;
+} COST_KEYS[] = { { VAL_P_CRYPTO_AES128, "aes_128_gcm_cpb" },
+                  { VAL_P_CRYPTO_AES256, "aes_256_gcm_cpb" },
+                  { VAL_P_CRYPTO_CHACHA, "chacha20_poly1305_cpb" },
+                  { VAL_P_COPY, "copy_cpb" },
+                  { VAL_P_REQ_SERVER, "request_cycles" } };
+
+/* TRUE when parameter k goes under `costs:` (a positive cost; a fit below zero is not a cost
+ * and stays a loopback-model parameter). */
+static gboolean in_costs(const ValHostProfile *p, ValParam k)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(COST_KEYS); i++)
+    if (COST_KEYS[i].param == k) return p->p[k] > 0;
+  return FALSE;
+}
+
+static void cost_line(GString *s, const ValHostProfile *p, const char *key, ValParam k, double v)
+{
+  g_string_append_printf(s, "  %s: ", key);
+  num(s, v);
+  if (p->fitted[k])
+    g_string_append_printf(s, "   # %s, fitted, +- %.2g\n", val_param_unit(k), p->se[k]);
+  else
+    g_string_append_printf(s, "   # %s, microbenchmark or start value (not fitted)\n", val_param_unit(k));
+}
+
+char *val_host_costs_source(const ValHostProfile *p, const ValProbe *pr)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+  g_autofree char *day = g_date_time_format(now, "%Y-%m-%d");
+  return g_strdup_printf("ocasim validate on %s (%s, %d CPUs at %.4g GHz), %s", g_get_host_name(),
+                         pr ? pr->cpu_model : "host CPU", MAX(p->cores, 1), p->clock_hz / 1e9, day);
+}
+
+char *val_host_costs_yaml(const ValHostProfile *p, const char *source)
+{
+  GString *s = g_string_new(NULL);
+  g_autofree char *src = yaml_escape(source ? source : "ocasim validate");
+  g_string_append_printf(s, "costs:   # this host's CPU cost profile (models/cpu.h), cycles at cpu.clock\n  source: \"%s\"\n",
+                         src);
+  for (size_t i = 0; i < G_N_ELEMENTS(COST_KEYS); i++) {
+    ValParam k = COST_KEYS[i].param;
+    if (in_costs(p, k))
+      cost_line(s, p, COST_KEYS[i].key, k, p->p[k]);
+    else
+      g_string_append_printf(s, "  # %s: not written: fitted %.4g, not a positive cost (the model's figure applies)\n",
+                             COST_KEYS[i].key, p->p[k]);
+  }
+  if (p->p[VAL_P_STACK] > 0) {
+    /* the loopback sendfile page path per byte, per 4 KiB page (cpu.page_size's default) */
+    g_string_append(s, "  page_cycles: ");
+    num(s, p->p[VAL_P_STACK] * VAL_COST_PAGE_BYTES);
+    g_string_append_printf(s,
+                           "   # stack_cpb %.4g cycles/B x 4096 B: TCP + loopback transmit per page (it carries the work of\n"
+                           "                      # 64 KiB loopback segments, which loopback cannot tell from per-page work)\n",
+                           p->p[VAL_P_STACK]);
+  }
+  g_string_append(s, "  # segment_cycles, interrupt_cycles: not measured (loopback has no NIC and no interrupts): the\n"
+                     "  # model's cited figures apply (models/coeffs.c)\n");
+  return g_string_free(s, FALSE);
+}
+
+double val_host_memory_GBps(const ValHostProfile *p, const ValMicrobench *mb, const char **what)
+{
+  double best_GBps = 0.0;
+  const char *best_what = mb ? "STREAM-like microbenchmark" : "no measurement, a placeholder";
+  for (int t = 0; mb && t < mb->dram_threads; t++)
+    best_GBps = MAX(best_GBps, MAX(mb->dram_read_GBps[t], MAX(mb->dram_write_GBps[t], mb->dram_copy_GBps[t])));
+  if (best_GBps <= 0) best_GBps = 10.0;
+  if (p->dram_shown_GBps > best_GBps) {
+    best_GBps = p->dram_shown_GBps;
+    best_what = "page-cache misses x body rate of the fastest measured run, above the microbenchmark";
+  }
+  if (what) *what = best_what;
+  return best_GBps;
+}
+
 char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const ValMicrobench *mb, const ValFitStats *fit)
 {
   GString *s = g_string_new(NULL);
@@ -65,8 +145,10 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   g_autofree char *when = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
   g_string_append_printf(s,
                          "# host-profile.yaml — this host as an appliance platform, fitted by `ocasim validate` (%s).\n"
-                         "# Every cost under `loopback:` was measured on this host (microbenchmarks and a GSL fit of\n"
-                         "# the measured runs; models/loopback.h gives the equations): cycles at cpu.clock per body byte.\n",
+                         "# Every cost under `costs:` (the cost-profile format of the platform files, models/cpu.h) and\n"
+                         "# `loopback:` was measured on this host (microbenchmarks and a GSL fit of the measured runs;\n"
+                         "# models/loopback.h gives the equations): cycles at cpu.clock. memory.latency and\n"
+                         "# memory.load_latency, when given, are the DRAM loaded-latency probe's line (report.md).\n",
                          when);
   if (fit)
     g_string_append_printf(s, "# Fit: chi2/dof %.3g over %d residuals, %d free parameters.\n", fit->chi2_dof, fit->nobs,
@@ -84,29 +166,31 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   g_autofree char *model = yaml_escape(pr ? pr->cpu_model : "host CPU");
   g_string_append_printf(s,
                          "cpu:\n  model: \"%s\"\n"
-                         "  uarch: %s   # closest in the schema's list; unused here (crypto costs are under loopback:)\n"
+                         "  uarch: %s   # closest in the schema's list; unused here (the crypto costs are under costs:)\n"
                          "  sockets: 1\n  cores_per_socket: %d   # online CPUs (probe)\n  threads_per_core: 1\n"
-                         "  clock: %.6g GHz   # %s\n"
-                         "  cap: 100 %%   # share of the CPUs this workload has (validate: CPUs minus other tenants' load)\n",
+                         "  clock: %.6g GHz   # %s\n",
                          model, uarch_guess(pr), MAX(p->cores, 1), p->clock_hz / 1e9, pr ? pr->clock_source : "nominal clock");
-  /* the memory's capacity: the best bus bandwidth measured (read, write or copy at any thread
-   * count; copy counts its reads and writes), raised to what the runs themselves pulled through
-   * DRAM; the model multiplies channels x MT/s x 8 B by dram_eff, so the speed is divided by it */
-  double best_GBps = 0.0;
-  const char *best_what = mb ? "STREAM-like microbenchmark" : "no measurement, a placeholder";
-  for (int t = 0; mb && t < mb->dram_threads; t++)
-    best_GBps = MAX(best_GBps, MAX(mb->dram_read_GBps[t], MAX(mb->dram_write_GBps[t], mb->dram_copy_GBps[t])));
-  if (best_GBps <= 0) best_GBps = 10.0;
-  if (p->dram_shown_GBps > best_GBps) {
-    best_GBps = p->dram_shown_GBps;
-    best_what = "page-cache misses x body rate of the fastest measured run, above the microbenchmark";
-  }
+  /* the memory's capacity (val_host_memory_GBps); the model multiplies channels x MT/s x 8 B by
+   * dram_eff, so the speed is divided by it */
+  const char *best_what;
+  double best_GBps = val_host_memory_GBps(p, mb, &best_what);
   Coeffs coef;
   coeffs_defaults(&coef);
   g_string_append_printf(s,
                          "memory:   # one channel of %.3g GB/s (%s; / dram_eff %.4g)\n"
                          "  channels_per_socket: 1\n  speed: %.6g MT/s\n",
                          best_GBps, best_what, coef.dram_eff, best_GBps * 1e3 / (8.0 * coef.dram_eff));
+  if (p->dram_lat_points >= 2) {
+    /* the measured loaded-latency line L = idle + slope x B, as memory.h's L0 + load_latency x B / C */
+    g_string_append(s, "  latency: ");
+    num(s, p->dram_idle_ns);
+    g_string_append_printf(s, " ns   # loaded-latency probe: the line's intercept through %d points (report.md)\n",
+                           p->dram_lat_points);
+    g_string_append(s, "  load_latency: ");
+    num(s, MAX(0.0, p->dram_slope_ns_per_GBps * best_GBps));
+    g_string_append_printf(s, " ns   # its slope %.4g ns per GB/s x the capacity %.4g GB/s%s\n", p->dram_slope_ns_per_GBps,
+                           best_GBps, p->dram_slope_ns_per_GBps < 0 ? " (below 0: taken as 0)" : "");
+  }
   double read_GBps = mb && mb->dram_threads > 0 ? mb->dram_read_GBps[mb->dram_threads - 1] : 10.0;
   g_string_append_printf(s,
                          "nvme:   # the host's disk; the files are served from the page cache, so it carries no load\n"
@@ -116,9 +200,14 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
                      "  - {kind: loopback, ports: 1, model: \"lo 127.0.0.1\"}\n");
   g_string_append(s,
                   "software:\n  data_path: read_write   # user-space TLS; sendfile: plain HTTP; sendfile_sw_ktls: kernel TLS\n");
-  g_string_append(s, "workload:\n  offered: saturate\n  titles: 1\n  request_size: 1 MiB\n");
-  g_string_append(s, "loopback:\n");
-  for (int k = 0; k < VAL_P_COUNT; k++) param_line(s, p, (ValParam)k);
+  g_string_append(s, "workload:\n  offered: saturate\n  titles: 1\n  request_size: 1 MiB\n"
+                     "  cpu_cap: 100 %   # share of the CPUs this workload has (validate: CPUs minus other tenants' load)\n");
+  g_autofree char *src = val_host_costs_source(p, pr);
+  g_autofree char *costs = val_host_costs_yaml(p, src);
+  g_string_append(s, costs);
+  g_string_append(s, "loopback:   # the loopback test's own parameters (the crypto, copy and request costs: costs:)\n");
+  for (int k = 0; k < VAL_P_COUNT; k++)
+    if (!in_costs(p, (ValParam)k)) param_line(s, p, (ValParam)k);
   g_string_append_printf(s, "  sha256_cpb: %.6g   # cycles/B, SHA-256 microbenchmark (client body check)\n", p->hash_cpb);
   g_string_append_printf(s, "  record_size: %zu B\n", p->record_bytes ? p->record_bytes : (size_t)16384);
   g_string_append(s, "  cipher: aes_128_gcm\n  server_threads: 1\n  client_threads: 1\n  connections: 8\n"
@@ -139,9 +228,9 @@ char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, 
                          "#   ocasim bound host-scenario.yaml; ocasim run host-scenario.yaml\n"
                          "kind: appliance\nname: \"%s\"\nplatform: %s\n",
                          t, platform);
-  g_string_append_printf(s, "cpu:\n  cap: %.6g %%   # %.3g of %d CPUs available\n", 100 * cap, cap * p->cores, p->cores);
   g_string_append_printf(s, "software:\n  data_path: %s\n", datapath_name(path));
-  g_string_append_printf(s, "workload:\n  request_size: %.0f B\n", MAX(1.0, round(cfg->bytes_per_req)));
+  g_string_append_printf(s, "workload:\n  request_size: %.0f B\n  cpu_cap: %.6g %%   # %.3g of %d CPUs available\n",
+                         MAX(1.0, round(cfg->bytes_per_req)), 100 * cap, cap * p->cores, p->cores);
   g_string_append_printf(s,
                          "loopback:\n  cipher: %s\n  server_threads: %d\n  client_threads: %d\n  connections: %d\n"
                          "  file_size: %.0f B\n  client_hash: %s\n",

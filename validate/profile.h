@@ -22,9 +22,28 @@ G_BEGIN_DECLS
  * fit may be NULL.  Every fitted figure carries its standard error in a comment. */
 char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *probe, const ValMicrobench *mb, const ValFitStats *fit);
 
+/* Page size the cost profile's page_cycles is written for: cpu.page_size's default, 4 KiB. */
+#define VAL_COST_PAGE_BYTES 4096.0
+
+/* Text of the host's `costs:` block (the cost profile of models/cpu.h, one format with the
+ * platform files): source, the AEAD cycles/B per cipher, copy_cpb and request_cycles (the
+ * server's) where the fit gives a positive cost, page_cycles = stack_cpb x 4 KiB; the segment
+ * and interrupt costs are not measured over loopback and are not written. It is a valid
+ * platform file by itself: validate writes it as host-costs.yaml, and a lab server's platform
+ * file takes its measured costs with `platform: host-costs.yaml`. source: where the values come
+ * from (host, CPU, date). */
+char *val_host_costs_yaml(const ValHostProfile *p, const char *source);
+/* The cost profile's source line for this host: host name, CPU model, CPUs, clock and the day. */
+char *val_host_costs_source(const ValHostProfile *p, const ValProbe *probe);
+
+/* The memory capacity host-profile.yaml gives, GB/s: the best bus bandwidth the microbenchmark
+ * measured (read, write or copy at any thread count), raised to what the measured runs pulled
+ * through DRAM (dram_shown_GBps); 10 GB/s without either. *what (may be NULL) says which. */
+double val_host_memory_GBps(const ValHostProfile *p, const ValMicrobench *mb, const char **what);
+
 /* Text of a scenario for one configuration on the platform file `platform` (relative to the
  * scenario's directory): data path, cipher, threads, connections, request and file size, and
- * the share of the CPUs available (cpu.cap = avail_cores / cores). */
+ * the share of the CPUs available (workload.cpu_cap = avail_cores / cores). */
 char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, const char *platform, const char *title);
 
 /* Binds profile_yaml overlaid by the scenario of cfg (no files are read).  Errors: the

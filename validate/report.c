@@ -44,14 +44,26 @@ static gboolean set_contents(const char *path, const char *text, GError **error)
 /* ---- host-profile.yaml ---------------------------------------------------------- */
 
 /* Writes the fitted host profile as a platform file of the appliance schema (a loopback
- * NIC and the `loopback:` costs, validate/profile.h) to path, and host-scenario.yaml next
- * to it (the reference test on that platform), so `ocasim bound|run DIR/host-scenario.yaml`
- * and `ocasim bound DIR/host-profile.yaml` work. */
+ * NIC, the `costs:` cost profile and the `loopback:` test, validate/profile.h) to path,
+ * host-costs.yaml next to it (the `costs:` block alone, for a lab server's platform file) and
+ * host-scenario.yaml (the reference test on that platform), so `ocasim bound|run
+ * DIR/host-scenario.yaml` and `ocasim bound DIR/host-profile.yaml` work. */
 static gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error)
 {
   g_autofree char *text =
       r->profile_yaml ? g_strdup(r->profile_yaml) : val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
   if (!set_contents(path, text, error)) return FALSE;
+  g_autofree char *dir = g_path_get_dirname(path);
+  /* the cost profile alone, for a lab server's platform file (`platform: host-costs.yaml`) */
+  g_autofree char *src = val_host_costs_source(&r->profile, r->probe);
+  g_autofree char *costs = val_host_costs_yaml(&r->profile, src);
+  g_autofree char *cp = g_build_filename(dir, "host-costs.yaml", NULL);
+  g_autofree char *costs_file =
+      g_strconcat("# host-costs.yaml — this host's CPU cost profile, measured by `ocasim validate`: the\n"
+                  "# same block as in host-profile.yaml. A platform file takes it with\n"
+                  "#   platform: host-costs.yaml\n",
+                  costs, NULL);
+  if (!set_contents(cp, costs_file, error)) return FALSE;
   /* a runnable scenario next to it: the reference test with every CPU available */
   ValHostConfig c = { .mode = VAL_MODE_USERSPACE,
                       .cipher = VAL_CIPHER_AES128GCM,
@@ -64,7 +76,6 @@ static gboolean val_report_write_host_profile(const ValReport *r, const char *pa
                       .avail_cores = r->profile.cores,
                       .verify_hash = r->cfg.verify == VAL_VERIFY_ALL };
   g_autofree char *base = g_path_get_basename(path);
-  g_autofree char *dir = g_path_get_dirname(path);
   g_autofree char *scen = val_host_scenario_yaml(&r->profile, &c, base, "host: userspace tls1.3 aes-128-gcm s1c1 n8 1MiB");
   g_autofree char *sp = g_build_filename(dir, "host-scenario.yaml", NULL);
   return set_contents(sp, scen, error);
@@ -116,6 +127,8 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   val_probe_to_json(r->probe, b);
   json_builder_set_member_name(b, "microbenchmarks");
   val_mb_to_json(&r->mb, b);
+  json_builder_set_member_name(b, "loaded_latency");
+  val_lat_to_json(&r->lat, r->lat_ok ? &r->lat_fit : NULL, b);
   json_builder_set_member_name(b, "mechanics");
   json_builder_begin_object(b);
   sim_json_int(b, "requests", (gint64)r->mech_requests);
@@ -271,6 +284,20 @@ static gboolean val_report_write_md(const ValReport *r, const char *path, GError
                          "send() copy %.3f cyc/B sender, %.3f cyc/B receiver (%.2f GB/s).\n\n",
                          m->sendfile_tx_cpb, m->sendfile_rx_cpb, m->sendfile_GBps, m->sockcopy_tx_cpb, m->sockcopy_rx_cpb,
                          m->sockcopy_GBps);
+  g_string_append(s, "## DRAM loaded latency\n\nA pointer chase through a random cycle of cache lines while other threads "
+                     "read at full speed or with a pause after every 64 lines (Intel MLC's --loaded_latency).\n\n"
+                     "| loading threads | delay | GB/s | latency ns |\n|---:|---:|---:|---:|\n");
+  for (int i = 0; i < r->lat.n; i++)
+    g_string_append_printf(s, "| %d | %d | %.2f | %.1f |\n", r->lat.pt[i].load_threads, r->lat.pt[i].delay, r->lat.pt[i].GBps,
+                           r->lat.pt[i].latency_ns);
+  if (r->lat_ok)
+    g_string_append_printf(s,
+                           "\nLine: latency = %.1f ns + %.3g ns per GB/s (rms %.2g ns); against the profile's %.3g GB/s: "
+                           "memory.latency %.1f ns, memory.load_latency %.1f ns (host-profile.yaml).\n\n",
+                           r->lat_fit.idle_ns, r->lat_fit.slope_ns_per_GBps, r->lat_fit.rms_ns, r->lat_fit.capacity_GBps,
+                           r->lat_fit.idle_ns, r->lat_fit.load_latency_ns);
+  else
+    g_string_append_printf(s, "\nNo line: %s.\n\n", r->lat_error[0] ? r->lat_error : "not measured");
   g_string_append_printf(
       s, "## Mechanics\n\n%s: %" G_GUINT64_FORMAT " bodies checked (length and SHA-256), %" G_GUINT64_FORMAT " errors. %s\n\n",
       r->mech_errors ? "**FAILED**" : "OK", r->mech_requests, r->mech_errors, r->mech_detail);
@@ -352,6 +379,11 @@ void val_report_print_summary(const ValReport *r, FILE *f)
   fprintf(f, "AEAD cycles/B (enc): aes-128-gcm %.3f, aes-256-gcm %.3f, chacha20-poly1305 %.3f; SHA-256 %.3f\n",
           r->mb.enc_cpb[VAL_CIPHER_AES128GCM], r->mb.enc_cpb[VAL_CIPHER_AES256GCM], r->mb.enc_cpb[VAL_CIPHER_CHACHA20],
           r->mb.sha256_cpb);
+  if (r->lat_ok)
+    fprintf(f, "DRAM loaded latency: %.1f ns idle + %.3g ns per GB/s over %d points (%.1f .. %.1f GB/s)\n", r->lat_fit.idle_ns,
+            r->lat_fit.slope_ns_per_GBps, r->lat.n, r->lat.pt[0].GBps, r->lat.pt[r->lat.n - 1].GBps);
+  else
+    fprintf(f, "DRAM loaded latency: %s\n", r->lat_error[0] ? r->lat_error : "not measured");
   if (r->rows->len == 0) return;
   fprintf(f, "fit: %s, chi2/dof %.3g, %d residuals, %d parameters\n", r->fit_ok ? "ok" : r->fit_error, r->fit.chi2_dof,
           r->fit.nobs, r->fit.npar);
