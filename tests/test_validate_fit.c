@@ -2,11 +2,16 @@
  * values, and the GSL fit recovering known parameters from synthetic data. */
 #include <check.h>
 #include "tests/support/check_run.h"
+#include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 
+#include "models/appliance_conf.h"
+#include "models/loopback.h"
 #include "validate/fit.h"
 #include "validate/pipeline.h"
 #include "validate/predict.h"
+#include "validate/profile.h"
 
 static ValHostProfile truth(void)
 {
@@ -204,6 +209,84 @@ START_TEST(test_fit_lower_bound)
 }
 END_TEST
 
+/* Measurements that ask for a utilisation above 1 (the runs went faster than clock x cores /
+ * measured cycles per byte, as on a VM whose nominal clock is below the one it runs at: the
+ * model's own predictions at u = 1.15 with every cost as the truth): the unconstrained fit
+ * gave u = 1.15, a host-profile.yaml the appliance loader refuses (loopback.utilisation must
+ * be in (0, 1]).  The fit keeps u inside its range, flags it at the bound, and the written
+ * profile loads with the value in range. */
+START_TEST(test_fit_utilisation_stays_in_range)
+{
+  const double asks[] = { 1.15, 1.009, 1.5 };
+  for (size_t a = 0; a < G_N_ELEMENTS(asks); a++) {
+    ValHostProfile t = truth(), start = truth(), out;
+    t.p[VAL_P_UTIL] = asks[a];
+    start.p[VAL_P_UTIL] = 0.95;
+    ValFitObs obs[64];
+    int n = make_obs(&t, obs, 0.0);
+    ValFitPrior pri[3] = { { VAL_P_CRYPTO_AES128, 0.40, 0.02, FALSE },
+                           { VAL_P_CRYPTO_AES256, 0.47, 0.02, FALSE },
+                           { VAL_P_CRYPTO_CHACHA, 0.72, 0.03, FALSE } };
+    ValFitStats st;
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(val_fit_host(obs, n, pri, 3, &start, NULL, &out, &st, &err), "%s", err ? err->message : "");
+    double u = out.p[VAL_P_UTIL];
+    ck_assert_msg(u > 0 && u <= 1.0, "asked %g: fitted utilisation %.9g outside (0, 1]", asks[a], u);
+    /* on the edge, flagged; the data are exact, so the edge is as close as the solver gets */
+    ck_assert_msg(u > 0.999, "asked %g: utilisation %.9g, not at the edge", asks[a], u);
+    ck_assert(out.fitted[VAL_P_UTIL] && out.at_bound[VAL_P_UTIL]);
+    ck_assert(isfinite(out.se[VAL_P_UTIL]) && out.se[VAL_P_UTIL] >= 0);
+    /* the measurements cannot be met inside the range: chi2 > 0 */
+    ck_assert(st.chi2 > 1e-6);
+    /* the written profile loads through the appliance loader, from a file, with u in range */
+    g_autofree char *yaml = val_host_profile_yaml(&out, NULL, NULL, &st);
+    ck_assert_msg(val_host_profile_check(yaml, &err), "%s", err ? err->message : "");
+    g_autofree char *dir = g_dir_make_tmp("ocasim-fit-XXXXXX", NULL);
+    ck_assert(dir != NULL);
+    g_autofree char *path = g_build_filename(dir, "host-profile.yaml", NULL);
+    ck_assert(g_file_set_contents(path, yaml, -1, NULL));
+    Appliance app;
+    AppScenarioInfo info;
+    ck_assert_msg(appliance_load_file(path, NULL, &app, &info, &err), "%s", err ? err->message : "");
+    ck_assert(app.lo.utilisation > 0 && app.lo.utilisation <= 1.0);
+    ck_assert_double_eq_tol(app.lo.utilisation, u, 1e-6);
+    ck_assert(strstr(yaml, "at the edge of its range") != NULL);
+    app_scenario_info_clear(&info);
+    g_unlink(path);
+    g_rmdir(dir);
+  }
+  /* inside the range the transformed coordinate changes nothing: exact data at u = 0.7 give
+   * u = 0.7, not flagged */
+  ValHostProfile t = truth(), start = truth(), out;
+  t.p[VAL_P_UTIL] = 0.7;
+  ValFitObs obs[64];
+  int n = make_obs(&t, obs, 0.0);
+  ValFitStats st;
+  ck_assert(val_fit_host(obs, n, NULL, 0, &start, NULL, &out, &st, NULL));
+  ck_assert_double_eq_tol(out.p[VAL_P_UTIL], 0.7, 1e-6);
+  ck_assert(!out.at_bound[VAL_P_UTIL]);
+  ck_assert(st.chi2_dof < 1e-6);
+}
+END_TEST
+
+/* The fitter's range of utilisation is the loader's: loopback_schema's row (min 0 exclusive,
+ * max 1 inclusive); the costs are unbounded. */
+START_TEST(test_param_range_is_the_schema)
+{
+  double lo = -1, hi = -1;
+  ck_assert(val_param_range(VAL_P_UTIL, &lo, &hi));
+  const SimConfField *f = NULL;
+  for (const SimConfField *k = loopback_schema; k->key; k++)
+    if (!strcmp(k->key, "utilisation")) f = k;
+  ck_assert(f != NULL && f->min && f->max);
+  ck_assert_double_eq(lo, g_ascii_strtod(f->min, NULL));
+  ck_assert_double_eq(hi, g_ascii_strtod(f->max, NULL));
+  ck_assert(f->min_exclusive && !f->max_exclusive);
+  ck_assert(!val_param_range(VAL_P_COPY, &lo, &hi));
+  ck_assert(!val_param_range(VAL_P_STACK, &lo, &hi));
+}
+END_TEST
+
 /* the busier side's share of the cores its threads can use: pinned sets cap the threads,
  * connections cap them too; the 4 MiB plain run of the quick table is not CPU bound */
 START_TEST(test_busiest_share)
@@ -252,6 +335,8 @@ int main(void)
   tcase_add_test(tc, test_fit_fixed_and_unidentified);
   tcase_add_test(tc, test_fit_lower_bound);
   tcase_add_test(tc, test_busiest_share);
+  tcase_add_test(tc, test_fit_utilisation_stays_in_range);
+  tcase_add_test(tc, test_param_range_is_the_schema);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

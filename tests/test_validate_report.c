@@ -1,6 +1,8 @@
 /* tests/test_validate_report.c — report.json of `ocasim validate` is valid JSON even when
  * an estimate is not finite: NaN and infinity are written as null (sim/json.h), never as
- * json-glib's `nan.0`/`inf.0`; the file parses back with json-glib. */
+ * json-glib's `nan.0`/`inf.0`; the file parses back with json-glib.  The host profile the
+ * report writer writes always loads back through the appliance loader (a profile the loader
+ * refuses is written as host-profile.rejected.yaml, with an error, never as host-profile.yaml). */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include <glib/gstdio.h>
@@ -8,7 +10,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "models/appliance_conf.h"
 #include "sim/json.h"
+#include "validate/profile.h"
 #include "validate/report.h"
 
 /* Object member path a.b.c of root (NULL if absent). */
@@ -110,6 +114,108 @@ START_TEST(test_sim_json_helpers)
 }
 END_TEST
 
+static gboolean exists_in(const char *dir, const char *name)
+{
+  g_autofree char *p = g_build_filename(dir, name, NULL);
+  return g_file_test(p, G_FILE_TEST_EXISTS);
+}
+
+/* A profile as validate fits it: every parameter fitted, utilisation u. */
+static void fitted_profile(ValHostProfile *p, double u)
+{
+  memset(p, 0, sizeof *p);
+  p->clock_hz = 2.6e9;
+  p->cores = 2;
+  p->hash_cpb = 1.3;
+  p->record_bytes = 16384;
+  const double v[VAL_P_COUNT] = { [VAL_P_COPY] = 0.35,          [VAL_P_COPY_PC] = 0.20,       [VAL_P_MISS] = 0.40,
+                                  [VAL_P_CACHE] = 786432,       [VAL_P_XCORE_S] = 0.25,       [VAL_P_XCORE_C] = 0.15,
+                                  [VAL_P_STACK] = 0.30,         [VAL_P_RECORD] = 600,         [VAL_P_CRYPTO_AES128] = 0.40,
+                                  [VAL_P_CRYPTO_AES256] = 0.47, [VAL_P_CRYPTO_CHACHA] = 0.72, [VAL_P_REQ_SERVER] = 20000,
+                                  [VAL_P_REQ_CLIENT] = 15000,   [VAL_P_SOFTIRQ] = 0.02,       [VAL_P_UTIL] = u };
+  for (int i = 0; i < VAL_P_COUNT; i++) {
+    p->p[i] = v[i];
+    p->fitted[i] = i != VAL_P_CACHE;
+    p->se[i] = 0.05 * v[i];
+  }
+}
+
+/* Round trip: what val_report_write_all writes as host-profile.yaml loads with
+ * appliance_load_file and gives back the fitted values; a profile its loader refuses (u =
+ * 1.009, what an unconstrained fit wrote on a VM) is not written as host-profile.yaml: the
+ * writer fails with the loader's message, writes host-profile.rejected.yaml and removes the
+ * profile files an earlier run left. */
+START_TEST(test_written_profile_loads_back)
+{
+  g_autoptr(ValReport) r = g_new0(ValReport, 1);
+  r->probe = val_probe_run();
+  r->rows = g_array_new(FALSE, TRUE, sizeof(ValPredRow));
+  ValPredRow row;
+  memset(&row, 0, sizeof row);
+  row.pred.bottleneck = "cpu";
+  g_array_append_val(r->rows, row);
+  g_autofree char *dir = g_dir_make_tmp("ocasim-report-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(dir);
+  r->out_dir = g_strdup(dir);
+  g_autoptr(GError) err = NULL;
+
+  /* refused: u above 1; an earlier run's profile is in the directory */
+  fitted_profile(&r->profile, 1.009);
+  g_autofree char *stale = g_build_filename(dir, "host-profile.yaml", NULL);
+  ck_assert(g_file_set_contents(stale, "# an earlier run's\n", -1, NULL));
+  ck_assert(!val_report_write_all(r, &err));
+  ck_assert_msg(err && strstr(err->message, "loopback.utilisation") && strstr(err->message, "host-profile.rejected.yaml"), "%s",
+                err ? err->message : "(no error)");
+  ck_assert(!exists_in(dir, "host-profile.yaml") && !exists_in(dir, "host-costs.yaml") && !exists_in(dir, "host-scenario.yaml"));
+  ck_assert(exists_in(dir, "host-profile.rejected.yaml") && exists_in(dir, "report.json") && exists_in(dir, "report.md"));
+  g_clear_error(&err);
+
+  /* accepted: u in range; every loopback figure reads back as fitted (6 significant digits) */
+  const double us[] = { 0.93, 1.0, 1e-3 };
+  for (size_t k = 0; k < G_N_ELEMENTS(us); k++) {
+    fitted_profile(&r->profile, us[k]);
+    ck_assert_msg(val_report_write_all(r, &err), "u %g: %s", us[k], err ? err->message : "");
+    ck_assert(!exists_in(dir, "host-profile.rejected.yaml"));
+    Appliance a;
+    AppScenarioInfo info;
+    ck_assert_msg(appliance_load_file(stale, NULL, &a, &info, &err), "u %g: %s", us[k], err ? err->message : "");
+    const ValHostProfile *p = &r->profile;
+    const struct {
+      double got, want;
+    } back[] = { { a.lo.utilisation, p->p[VAL_P_UTIL] },
+                 { a.lo.copy_cpb, p->p[VAL_P_COPY] },
+                 { a.lo.copy_pagecache_cpb, p->p[VAL_P_COPY_PC] },
+                 { a.lo.miss_cpb, p->p[VAL_P_MISS] },
+                 { a.lo.cache_bytes, p->p[VAL_P_CACHE] },
+                 { a.lo.xcore_server_cpb, p->p[VAL_P_XCORE_S] },
+                 { a.lo.xcore_client_cpb, p->p[VAL_P_XCORE_C] },
+                 { a.lo.stack_cpb, p->p[VAL_P_STACK] },
+                 { a.lo.record_cycles, p->p[VAL_P_RECORD] },
+                 { a.lo.crypto_cpb[LB_AES_128_GCM], p->p[VAL_P_CRYPTO_AES128] },
+                 { a.lo.crypto_cpb[LB_AES_256_GCM], p->p[VAL_P_CRYPTO_AES256] },
+                 { a.lo.crypto_cpb[LB_CHACHA20_POLY1305], p->p[VAL_P_CRYPTO_CHACHA] },
+                 { a.lo.request_server_cycles, p->p[VAL_P_REQ_SERVER] },
+                 { a.lo.request_client_cycles, p->p[VAL_P_REQ_CLIENT] },
+                 { a.lo.softirq_cpb, p->p[VAL_P_SOFTIRQ] },
+                 { a.lo.hash_cpb, p->hash_cpb } };
+    for (size_t i = 0; i < G_N_ELEMENTS(back); i++)
+      ck_assert_msg(fabs(back[i].got - back[i].want) <= 1e-5 * fabs(back[i].want), "u %g, row %zu: read back %.9g, wrote %.9g",
+                    us[k], i, back[i].got, back[i].want);
+    app_scenario_info_clear(&info);
+    /* the scenario next to it loads too */
+    g_autofree char *scen = g_build_filename(dir, "host-scenario.yaml", NULL);
+    ck_assert_msg(appliance_load_file(scen, NULL, &a, &info, &err), "%s", err ? err->message : "");
+    app_scenario_info_clear(&info);
+  }
+  static const char *const files[] = { "host-profile.yaml", "host-costs.yaml", "host-scenario.yaml", "report.json", "report.md" };
+  for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+    g_autofree char *f = g_build_filename(dir, files[i], NULL);
+    g_unlink(f);
+  }
+  g_rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("validate_report");
@@ -117,6 +223,7 @@ int main(void)
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_nan_report_is_valid_json);
   tcase_add_test(tc, test_sim_json_helpers);
+  tcase_add_test(tc, test_written_profile_loads_back);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

@@ -9,6 +9,14 @@
  * Levenberg-Marquardt steps, geodesic acceleration off, xtol = gtol = 1e-10.
  * Parameter covariance = (J^T J)^-1 at the solution, scaled by chi2/dof when the
  * fit is worse than the stated errors.
+ *
+ * A parameter with a physical range (val_param_range: utilisation, a fraction of a core in
+ * (0, 1], which the appliance loader enforces) is fitted in an internal coordinate x with
+ * p = lo + (hi - lo) s(x), s the logistic function, so no step of the solver leaves the range
+ * and the written profile always loads.  When the runs ask for a value outside the range
+ * (e.g. a throughput above clock x cores / measured cycles per byte: a clock above the nominal
+ * one), p ends on the edge and the parameter is flagged at_bound; its standard error is the
+ * delta-method one, se(x) dp/dx, which goes to 0 there.
  */
 #include "validate/fit.h"
 
@@ -31,12 +39,32 @@ typedef struct {
   ValHostProfile base;
   int free_idx[VAL_P_COUNT];
   int nfree;
+  gboolean bounded[VAL_P_COUNT]; /* by position in free_idx: fitted in the logistic coordinate */
+  double lo[VAL_P_COUNT], hi[VAL_P_COUNT];
 } FitCtx;
+
+/* |x| of the logistic coordinate is kept below this: s(-36) = 2.3e-16, so p stays strictly
+ * above an open lower bound in double precision (and s(36) rounds to at most 1: p <= hi) */
+#define FIT_LOGIT_MAX 36.0
+/* a start on or outside a range edge starts this far inside it (share of the range; assumed:
+ * close enough not to move the fit's start, far enough that ds/dx = 1e-3 lets the solver move) */
+#define FIT_START_MARGIN 1e-3
+/* a bounded parameter within this share of its range of an edge is reported at_bound (assumed) */
+#define FIT_AT_BOUND 1e-4
+
+static double logistic(double x)
+{
+  x = CLAMP(x, -FIT_LOGIT_MAX, FIT_LOGIT_MAX);
+  return 1.0 / (1.0 + exp(-x));
+}
 
 static void unpack(const FitCtx *c, const gsl_vector *x, ValHostProfile *p)
 {
   *p = c->base;
-  for (int i = 0; i < c->nfree; i++) p->p[c->free_idx[i]] = gsl_vector_get(x, (size_t)i);
+  for (int i = 0; i < c->nfree; i++) {
+    double v = gsl_vector_get(x, (size_t)i);
+    p->p[c->free_idx[i]] = c->bounded[i] ? c->lo[i] + (c->hi[i] - c->lo[i]) * logistic(v) : v;
+  }
 }
 
 /* Residual rows are laid out obs-major: 4 per observation, then one per prior;
@@ -82,7 +110,7 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
   size_t n = (size_t)(4 * nobs + npriors);
   /* find the parameters some residual depends on (numerical sensitivity at start) */
   {
-    FitCtx all = c;
+    FitCtx all = c; /* no parameter bounded: the raw values */
     all.nfree = VAL_P_COUNT;
     for (int i = 0; i < VAL_P_COUNT; i++) all.free_idx[i] = i;
     g_autoptr(gsl_vector) x = gsl_vector_alloc(VAL_P_COUNT);
@@ -112,7 +140,16 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
   par.trs = gsl_multifit_nlinear_trs_lm;
   g_autoptr(gsl_multifit_nlinear_workspace) w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, (size_t)c.nfree);
   g_autoptr(gsl_vector) x0 = gsl_vector_alloc((size_t)c.nfree);
-  for (int i = 0; i < c.nfree; i++) gsl_vector_set(x0, (size_t)i, start->p[c.free_idx[i]]);
+  for (int i = 0; i < c.nfree; i++) {
+    int k = c.free_idx[i];
+    double v = start->p[k];
+    c.bounded[i] = val_param_range((ValParam)k, &c.lo[i], &c.hi[i]);
+    if (c.bounded[i]) { /* the logit of the start's share of the range */
+      double u = CLAMP((v - c.lo[i]) / (c.hi[i] - c.lo[i]), FIT_START_MARGIN, 1.0 - FIT_START_MARGIN);
+      v = log(u / (1.0 - u));
+    }
+    gsl_vector_set(x0, (size_t)i, v);
+  }
   int info = 0;
   int st = gsl_multifit_nlinear_init(x0, &fdf, w);
   if (st == GSL_SUCCESS) st = gsl_multifit_nlinear_driver(500, 1e-10, 1e-10, 0.0, NULL, NULL, &info, w);
@@ -132,15 +169,23 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
   g_autoptr(gsl_matrix) cov = gsl_matrix_alloc((size_t)c.nfree, (size_t)c.nfree);
   gsl_multifit_nlinear_covar(J, 0.0, cov);
   double scale = sqrt(MAX(1.0, stats->chi2_dof));
-  unpack(&c, gsl_multifit_nlinear_position(w), out);
+  const gsl_vector *xs = gsl_multifit_nlinear_position(w);
+  unpack(&c, xs, out);
   for (int i = 0; i < VAL_P_COUNT; i++) {
     out->se[i] = 0;
     out->fitted[i] = FALSE;
+    out->at_bound[i] = FALSE;
   }
   for (int i = 0; i < c.nfree; i++) {
     int k = c.free_idx[i];
     out->fitted[k] = TRUE;
-    out->se[k] = scale * sqrt(MAX(0.0, gsl_matrix_get(cov, (size_t)i, (size_t)i)));
+    double se = scale * sqrt(MAX(0.0, gsl_matrix_get(cov, (size_t)i, (size_t)i)));
+    if (c.bounded[i]) { /* delta method: dp/dx = (hi - lo) s (1 - s) */
+      double sx = logistic(gsl_vector_get(xs, (size_t)i));
+      se *= (c.hi[i] - c.lo[i]) * sx * (1.0 - sx);
+      out->at_bound[k] = sx < FIT_AT_BOUND || sx > 1.0 - FIT_AT_BOUND;
+    }
+    out->se[k] = se;
   }
   return TRUE;
 }

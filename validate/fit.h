@@ -39,8 +39,10 @@ typedef struct {
 
 /* Fits the free parameters of *start (fixed[p] TRUE keeps p; parameters no
  * residual depends on are fixed automatically) and writes the result with
- * standard errors (scaled by sqrt(chi2/dof) when that exceeds 1) to *out.
- * Errors: fewer residuals than free parameters, GSL failure. */
+ * standard errors (scaled by sqrt(chi2/dof) when that exceeds 1) to *out.  A parameter with a
+ * physical range (val_param_range) is fitted inside it (a logistic coordinate) and flagged
+ * out->at_bound when it ends on an edge.  Errors: fewer residuals than free parameters, GSL
+ * failure. */
 gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors, int npriors, const ValHostProfile *start,
                       const gboolean fixed[VAL_P_COUNT], ValHostProfile *out, ValFitStats *stats, GError **error);
 

@@ -318,7 +318,10 @@ static double median_of(double *v, int n)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static void fit_and_predict(ValReport *r)
+/* Fits the profile and predicts every row.  FALSE (with the reason in error) when the written
+ * profile would not load in the appliance model, or the model could not predict a row: the
+ * report then flags it, and the comparison with the closed form is not a check. */
+static gboolean fit_and_predict(ValReport *r, GError **error)
 {
   start_profile(r);
   r->profile = r->start;
@@ -403,8 +406,14 @@ static void fit_and_predict(ValReport *r)
   }
   g_free(r->profile_yaml);
   r->profile_yaml = val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
+  r->profile_error[0] = '\0';
+  {
+    g_autoptr(GError) perr = NULL;
+    if (!val_host_profile_check(r->profile_yaml, &perr)) g_strlcpy(r->profile_error, perr->message, sizeof r->profile_error);
+  }
   r->model_agree_max = 0;
   r->app_error[0] = '\0';
+  r->n_app_failed = 0;
   for (guint i = 0; i < r->rows->len; i++) {
     ValPredRow *row = &g_array_index(r->rows, ValPredRow, i);
     val_predict_host(&r->profile, &row->cfg, &row->pred);
@@ -414,6 +423,7 @@ static void fit_and_predict(ValReport *r)
       if (row->pred.gbps > 0) r->model_agree_max = MAX(r->model_agree_max, fabs(row->app_gbps - row->pred.gbps) / row->pred.gbps);
     } else {
       if (!r->app_error[0]) g_strlcpy(r->app_error, aerr->message, sizeof r->app_error);
+      r->n_app_failed++;
       row->app_gbps = row->pred.gbps; /* keep the closed form so the table stays complete */
       g_strlcpy(row->app_bottleneck, "(closed form)", sizeof row->app_bottleneck);
     }
@@ -455,6 +465,21 @@ static void fit_and_predict(ValReport *r)
     r->ktls_reference_cfg.cross_share = pl.cross_share;
   }
   val_predict_host(&r->profile, &r->ktls_reference_cfg, &r->ktls_reference);
+  if (r->profile_error[0]) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED,
+                "the fitted host profile does not load in the appliance model (%s); not written as host-profile.yaml "
+                "(see %s/host-profile.rejected.yaml)",
+                r->profile_error, r->out_dir);
+    return FALSE;
+  }
+  if (r->n_app_failed > 0) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED,
+                "the appliance model could not predict %d of %u runs on the fitted profile (%s): the closed-form "
+                "cross-check did not run",
+                r->n_app_failed, r->rows->len, r->app_error);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* ---- the whole procedure ---------------------------------------------------------- */
@@ -594,7 +619,7 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   if (r->nice_used != old_nice) setpriority(PRIO_PROCESS, 0, old_nice);
   if (ok) {
     progress(cfg, "fitting the host profile");
-    fit_and_predict(r);
+    ok = fit_and_predict(r, error);
   }
   r->elapsed_s = (double)(val_now_ns() - t0) * 1e-9;
   return ok;

@@ -106,6 +106,9 @@ typedef struct {
   double model_agree_max;           /* largest |appliance - closed form| / closed form over all rows */
   char *profile_yaml;               /* host-profile.yaml text of the fitted profile */
   char app_error[160];              /* why the appliance model could not predict a row (empty: it did) */
+  int n_app_failed;                 /* rows the appliance model could not predict (closed form shown) */
+  char profile_error[256];          /* why host-profile.yaml as fitted does not load (empty: it does);
+                                     * validate then fails and writes host-profile.rejected.yaml */
   ValHostPrediction ktls_reference; /* reference config with kTLS engaged (model only) */
   ValHostConfig ktls_reference_cfg;
   double elapsed_s;

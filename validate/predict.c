@@ -43,6 +43,16 @@ const char *val_param_unit(ValParam p)
   return (p >= 0 && p < VAL_P_COUNT) ? punit[p] : "?";
 }
 
+gboolean val_param_range(ValParam p, double *lo, double *hi)
+{
+  if (p != VAL_P_UTIL) return FALSE;
+  /* loopback_schema's `utilisation` row: min 0 (exclusive), max 1 — a busy side cannot get
+   * more than the whole of its cores (tests/test_validate_fit.c checks the two agree) */
+  *lo = 0.0;
+  *hi = 1.0;
+  return TRUE;
+}
+
 ValParam val_param_for_cipher(ValCipher c)
 {
   switch (c) {

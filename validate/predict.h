@@ -37,15 +37,23 @@ typedef enum {
 const char *val_param_name(ValParam p); /* "copy_cpb", ... (profile key) */
 const char *val_param_unit(ValParam p); /* "cycles/B", "cycles/record", "cycles/request", "B", "" */
 
+/* The physical range of parameter p that the appliance loader enforces (models/loopback.c,
+ * loopback_schema): TRUE with *lo < p <= *hi (lo open, hi closed) for a bounded parameter
+ * (utilisation: (0, 1], a fraction of a core); FALSE for an unbounded one (the costs, which
+ * the fit may take below zero: they absorb what the stage model misses). */
+gboolean val_param_range(ValParam p, double *lo, double *hi);
+
 typedef struct {
   double p[VAL_P_COUNT];
   double se[VAL_P_COUNT]; /* standard errors from the fit (0 when fixed) */
   gboolean fitted[VAL_P_COUNT];
-  double clock_hz;        /* nominal core clock */
-  int cores;              /* online CPUs */
-  double hash_cpb;        /* SHA-256 of the client's body check (microbenchmark, not fitted) */
-  size_t record_bytes;    /* TLS record size, bytes (16384) */
-  double dram_shown_GBps; /* largest DRAM read rate a measured run demonstrated: its page-cache
+  gboolean at_bound[VAL_P_COUNT]; /* fitted onto the edge of its range (val_param_range): the runs
+                                   * asked for a value outside it */
+  double clock_hz;                /* nominal core clock */
+  int cores;                      /* online CPUs */
+  double hash_cpb;                /* SHA-256 of the client's body check (microbenchmark, not fitted) */
+  size_t record_bytes;            /* TLS record size, bytes (16384) */
+  double dram_shown_GBps;         /* largest DRAM read rate a measured run demonstrated: its page-cache
                              * miss share m(W) x its body rate, GB/s (0: no runs); host-profile.yaml
                              * never gives the memory less than this */
   /* the DRAM loaded-latency line measured on the host (validate/loadlat.h), 0 points: not measured */

@@ -45,7 +45,9 @@ static void param_line(GString *s, const ValHostProfile *p, ValParam k)
   const char *u = val_param_unit(k);
   if (p->fitted[k])
     g_string_append_printf(s, "   # %s, fitted, +- %.2g%s\n", *u ? u : "fraction", p->se[k],
-                           v < 0 ? " (negative: absorbs what the stage model misses)" : "");
+                           v < 0            ? " (negative: absorbs what the stage model misses)"
+                           : p->at_bound[k] ? " (at the edge of its range: the runs ask for more)"
+                                            : "");
   else
     g_string_append_printf(s, "   # %s, fixed (not fitted: microbenchmark or start value)\n", *u ? u : "fraction");
 }
@@ -245,6 +247,13 @@ char *val_host_scenario_yaml(const ValHostProfile *p, const ValHostConfig *cfg, 
                            "  client_free_cores: %.6g\n",
                            lo.server_free_cores, lo.client_free_cores);
   return g_string_free(s, FALSE);
+}
+
+gboolean val_host_profile_check(const char *profile_yaml, GError **error)
+{
+  g_autoptr(SimConfDoc) doc = sim_conf_load_string(profile_yaml, "host-profile.yaml", error);
+  Appliance a;
+  return doc && appliance_from_conf(sim_conf_doc_root(doc), &a, NULL, error);
 }
 
 gboolean val_host_appliance(const char *profile_yaml, const ValHostProfile *p, const ValHostConfig *cfg, Appliance *out,

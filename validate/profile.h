@@ -22,6 +22,12 @@ G_BEGIN_DECLS
  * fit may be NULL.  Every fitted figure carries its standard error in a comment. */
 char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *probe, const ValMicrobench *mb, const ValFitStats *fit);
 
+/* TRUE when profile_yaml (host-profile.yaml's text) loads by itself through the appliance
+ * loader, as `ocasim bound host-profile.yaml` reads it (no files are read).  validate checks
+ * every profile it writes with this.  Errors: the loader's located error (e.g.
+ * "host-profile.yaml:57:16: loopback.utilisation: ..."). */
+gboolean val_host_profile_check(const char *profile_yaml, GError **error);
+
 /* Page size the cost profile's page_cycles is written for: cpu.page_size's default, 4 KiB. */
 #define VAL_COST_PAGE_BYTES 4096.0
 

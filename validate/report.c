@@ -8,6 +8,7 @@
 #include "validate/report.h"
 
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -199,6 +200,10 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   sim_json_number(b, "ktls_reference_predicted_gbps", r->ktls_reference.gbps);
   sim_json_number(b, "appliance_vs_closed_form_max_rel", r->model_agree_max);
   sim_json_string(b, "appliance_error", r->app_error);
+  sim_json_int(b, "appliance_failed_runs", r->n_app_failed);
+  sim_json_bool(b, "appliance_vs_closed_form_checked", r->rows->len > 0 && r->n_app_failed == 0 && !r->profile_error[0]);
+  sim_json_bool(b, "profile_loads", !r->profile_error[0]);
+  sim_json_string(b, "profile_error", r->profile_error);
   sim_json_number(b, "elapsed_s", r->elapsed_s);
   json_builder_end_object(b);
   json_builder_end_object(b);
@@ -308,8 +313,11 @@ static gboolean val_report_write_md(const ValReport *r, const char *path, GError
                          r->fit.dof, r->fit.nobs, r->fit.npar, r->fit.iterations);
   for (int i = 0; i < VAL_P_COUNT; i++)
     g_string_append_printf(s, "| %s%s | %.4g | %s%.2g | %.4g | %s |\n", val_param_name((ValParam)i),
-                           r->profile.p[i] < 0 ? " (unphysical < 0)" : "", r->profile.p[i], r->profile.fitted[i] ? "" : "fixed ",
-                           r->profile.se[i], r->start.p[i], val_param_unit((ValParam)i));
+                           r->profile.p[i] < 0      ? " (unphysical < 0)"
+                           : r->profile.at_bound[i] ? " (at the edge of its range: the runs ask for more)"
+                                                    : "",
+                           r->profile.p[i], r->profile.fitted[i] ? "" : "fixed ", r->profile.se[i], r->start.p[i],
+                           val_param_unit((ValParam)i));
   g_string_append(s, "\n## Runs used by the fit\n\n");
   md_rows(s, r, TRUE);
   g_string_append(s, "\n## Predictions of held-out configurations\n\n");
@@ -334,11 +342,23 @@ static gboolean val_report_write_md(const ValReport *r, const char *path, GError
                          "not measurable on this host when kTLS is unavailable.\n\n",
                          r->ktls_reference.gbps, r->ktls_reference.server_cpb,
                          r->ktls_reference.server_cpb + 2 * r->profile.p[VAL_P_COPY]);
-  g_string_append_printf(s,
-                         "Predictions are the appliance model's (`ocasim bound` on host-profile.yaml with each run's test "
-                         "overlaid: data path, cipher, threads, connections, request and file size, CPU share); the "
-                         "closed form of validate/predict.c agrees within %.2g %% on every row%s%s.\n\n",
-                         100 * r->model_agree_max, r->app_error[0] ? "; appliance model error: " : "", r->app_error);
+  if (r->profile_error[0])
+    g_string_append_printf(s,
+                           "**FAILED**: the fitted host profile does not load in the appliance model (%s); it is written "
+                           "as host-profile.rejected.yaml, not host-profile.yaml, and the predictions below are the "
+                           "closed form of validate/predict.c.\n\n",
+                           r->profile_error);
+  else if (r->n_app_failed > 0)
+    g_string_append_printf(s,
+                           "**FAILED**: the appliance model could not predict %d of %u runs (%s): those rows show the "
+                           "closed form, and the closed form was not cross-checked.\n\n",
+                           r->n_app_failed, r->rows->len, r->app_error);
+  else
+    g_string_append_printf(s,
+                           "Predictions are the appliance model's (`ocasim bound` on host-profile.yaml with each run's test "
+                           "overlaid: data path, cipher, threads, connections, request and file size, CPU share); the "
+                           "closed form of validate/predict.c agrees within %.2g %% on every row.\n\n",
+                           100 * r->model_agree_max);
   g_string_append(
       s,
       "Model (models/loopback.h): P_hot = copy_pagecache (the user-space TLS server's pread: a hot, prefetched stream "
@@ -365,8 +385,28 @@ gboolean val_report_write_all(const ValReport *r, GError **error)
   g_autofree char *j = g_build_filename(r->out_dir, "report.json", NULL);
   g_autofree char *m = g_build_filename(r->out_dir, "report.md", NULL);
   g_autofree char *y = g_build_filename(r->out_dir, "host-profile.yaml", NULL);
-  return val_report_write_json(r, j, error) && val_report_write_md(r, m, error) &&
-         (!r->rows->len || val_report_write_host_profile(r, y, error));
+  g_autofree char *rej = g_build_filename(r->out_dir, "host-profile.rejected.yaml", NULL);
+  if (!val_report_write_json(r, j, error) || !val_report_write_md(r, m, error)) return FALSE;
+  if (!r->rows->len) return TRUE;
+  /* the profile is written only when its own loader takes it (val_host_profile_check);
+   * otherwise it goes to host-profile.rejected.yaml, and the profile files an earlier run left
+   * in the directory are removed, so that no stale profile passes for this run's */
+  g_autofree char *text =
+      r->profile_yaml ? g_strdup(r->profile_yaml) : val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
+  g_autoptr(GError) perr = NULL;
+  if (!val_host_profile_check(text, &perr)) {
+    static const char *const stale[] = { "host-profile.yaml", "host-costs.yaml", "host-scenario.yaml" };
+    for (size_t i = 0; i < G_N_ELEMENTS(stale); i++) {
+      g_autofree char *f = g_build_filename(r->out_dir, stale[i], NULL);
+      g_unlink(f);
+    }
+    if (!set_contents(rej, text, error)) return FALSE;
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED,
+                "%s: the fitted host profile does not load (%s): not written as host-profile.yaml", rej, perr->message);
+    return FALSE;
+  }
+  g_unlink(rej);
+  return val_report_write_host_profile(r, y, error);
 }
 
 void val_report_print_summary(const ValReport *r, FILE *f)
@@ -408,8 +448,14 @@ void val_report_print_summary(const ValReport *r, FILE *f)
     fprintf(f, "  %d held-out runs contended by other tenants (> %.2f cores); the other %d: median %.1f%%, worst %.1f%%\n",
             r->n_heldout - r->n_heldout_quiet, VAL_FOREIGN_LIMIT, r->n_heldout_quiet, 100 * r->heldout_quiet_median_abs_err,
             100 * r->heldout_quiet_max_abs_err);
-  fprintf(f, "appliance model vs closed form: largest difference %.2g %%%s%s\n", 100 * r->model_agree_max,
-          r->app_error[0] ? "; appliance model error: " : "", r->app_error);
-  fprintf(f, "report: %s/report.md, %s/report.json, profile: %s/host-profile.yaml (%.0f s)\n", r->out_dir, r->out_dir, r->out_dir,
-          r->elapsed_s);
+  if (r->profile_error[0])
+    fprintf(f, "appliance model vs closed form: NOT CHECKED: the fitted profile does not load: %s\n", r->profile_error);
+  else if (r->n_app_failed > 0)
+    fprintf(f, "appliance model vs closed form: NOT CHECKED on %d of %u runs: appliance model error: %s\n", r->n_app_failed,
+            r->rows->len, r->app_error);
+  else
+    fprintf(f, "appliance model vs closed form: largest difference %.2g %% over %u runs\n", 100 * r->model_agree_max,
+            r->rows->len);
+  fprintf(f, "report: %s/report.md, %s/report.json, profile: %s/%s (%.0f s)\n", r->out_dir, r->out_dir, r->out_dir,
+          r->profile_error[0] ? "host-profile.rejected.yaml (REJECTED)" : "host-profile.yaml", r->elapsed_s);
 }
