@@ -118,7 +118,7 @@ int cmd_capacity(int argc, char **argv)
   CapacityResult c;
   if (!cli_one_file(&opt, "capacity")) {
     /* status stays bad input */
-  } else if (!cli_appliance_load(&opt, &ca, &error)) {
+  } else if (!cli_appliance_load_healthy(&opt, &ca, "capacity", &error)) {
     status = cli_fail(error);
   } else {
     g_autofree char *what = g_strdup_printf("ocasim capacity %s", opt.files[0]);

@@ -176,7 +176,8 @@ static const SimConfField root_schema[] = {
     .max_items = 64,
     .doc = "components down in a failure what-if, as --fail names them: \"nvme[D]\", \"nics[N]\" or \"nics[N].ports[P]\" "
            "(the healthy box's indices, as in the resource names nvmeD, nicN.portP); bound and run then print the degraded "
-           "box beside the healthy one, as with --fail (models/failure.h)" },
+           "box beside the healthy one, as with --fail (models/failure.h); a sweep point plans the degraded box alone; capacity "
+           "and explain refuse it" },
   SIM_CONF_END
 };
 

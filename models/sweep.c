@@ -20,6 +20,7 @@
 #include <string.h>
 #include "models/appliance_capacity.h"
 #include "models/appliance_des.h"
+#include "models/failure.h"
 #include "sim/conf.h"
 #include "sim/csv.h"
 
@@ -788,6 +789,8 @@ SweepRow *sweep_run(const SweepSpec *s, guint run)
   DemandModel *m = NULL;
   ok = ok && appliance_from_conf(sim_conf_doc_root(doc), a, &info, &error);
   if (ok && s->seed_varied) set_int(&row->cells[COL_SEED], (gint64)a->seed);
+  /* the point's `failures:` (base scenario, set: or varied): its row is the degraded box (failure.h) */
+  ok = ok && (!info.failures || appliance_fail(a, (const char *const *)info.failures, &error));
   ok = ok && (m = demand_build_cached(a, s->shares, &error)) != NULL;
   ok = ok && evaluate(s, a, &info, m, row->cells + s->first_output, &error);
   if (!ok) {
