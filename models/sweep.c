@@ -553,6 +553,11 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
                                       : "replications > 1 need mode run (bound and capacity are deterministic)");
     ok = FALSE;
   }
+  if (ok && s->mode != SWEEP_CAPACITY && sim_conf_node_get(root, "capacity_latency")) {
+    sim_conf_set_error(error, sim_conf_node_get(root, "capacity_latency"), SIM_CONF_ERROR_RANGE,
+                       "needs mode capacity (it says how the p99 criterion is checked)");
+    ok = FALSE;
+  }
   if (ok && (double)s->n_points * s->replications > SWEEP_MAX_RUNS) {
     sim_conf_set_error(error, sim_conf_node_get(root, "replications"), SIM_CONF_ERROR_RANGE, "more than %u runs", SWEEP_MAX_RUNS);
     ok = FALSE;

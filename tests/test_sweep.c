@@ -32,6 +32,7 @@ static const BadSweep bad[] = {
   { "bad-mode.yaml", 2, 7, "mode", "did you mean 'bound'" },
   { "replications-zero.yaml", 3, 15, "replications", "must be >= 1" },
   { "replications-bound.yaml", 3, 15, "replications", "need mode run" },
+  { "capacity-latency-bound.yaml", 3, 19, "capacity_latency", "needs mode capacity" },
   { "seed-negative.yaml", 2, 7, "seed", "must be >= 0" },
   { "vary-empty.yaml", 2, 7, "vary", "empty list" },
   { "vary-not-list.yaml", 3, 3, "vary", "expected a list" },
