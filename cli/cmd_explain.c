@@ -21,7 +21,7 @@ int cmd_explain(int argc, char **argv)
     fprintf(stderr, "ocasim: explain writes table or json, not csv\n");
   } else if (!cli_one_file(&opt, "explain")) {
     /* status stays bad input */
-  } else if (!cli_appliance_load(&opt, &ca, &error)) {
+  } else if (!cli_appliance_load_healthy(&opt, &ca, "explain", &error)) {
     status = cli_fail(error);
   } else {
     g_autoptr(Explain) e = appliance_explain(ca.a, &ca.info, ca.m);

@@ -40,6 +40,12 @@ static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GStr
 {
   g_autoptr(QnetSpec) spec = qnet_spec_from_conf(root, error);
   if (!spec) return FALSE;
+  if (opt->fail) { /* never ignored: a queueing network has no drive, card or port to take out */
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--fail: '%s': a queueing-network scenario has no drives or NICs (--fail is for appliance scenarios)",
+                opt->fail[0]);
+    return FALSE;
+  }
   if (!out) return TRUE;
   SimTrace *trace;
   SimObserver obs = observer_start(opt, &trace);

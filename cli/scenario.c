@@ -188,7 +188,9 @@ gboolean cli_appliance_build(const SimConfNode *root, CliAppliance *out, GError 
   return FALSE;
 }
 
-gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **error)
+/* cli_appliance_load(), and with @refuse_failures (a command name) a located error at the
+ * scenario's `failures:` when it names any: that command plans the healthy box only. */
+static gboolean appliance_load(const CliOptions *opt, CliAppliance *out, const char *refuse_failures, GError **error)
 {
   static const char *const kinds[] = { "appliance", "queueing_network", NULL };
   memset(out, 0, sizeof *out);
@@ -204,9 +206,27 @@ gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **e
     cli_note_overrides(opt, error);
     return FALSE;
   }
+  if (refuse_failures && out->info.failures) {
+    sim_conf_set_error(error, sim_conf_node_get(sim_conf_doc_root(doc), "failures"), SIM_CONF_ERROR_RANGE,
+                       "ocasim %s plans the healthy box only; a failure what-if is for bound and run (or a sweep, whose "
+                       "points plan their box with these components down)",
+                       refuse_failures);
+    cli_appliance_clear(out);
+    return FALSE;
+  }
   /* a published result describes the scenario as written, not as overridden */
   out->info.ref.changed = opt->sets && opt->sets[0];
   return TRUE;
+}
+
+gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **error)
+{
+  return appliance_load(opt, out, NULL, error);
+}
+
+gboolean cli_appliance_load_healthy(const CliOptions *opt, CliAppliance *out, const char *cmd, GError **error)
+{
+  return appliance_load(opt, out, cmd, error);
 }
 
 void cli_locate_model_error(const SimConfNode *root, GError **error)

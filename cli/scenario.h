@@ -79,6 +79,11 @@ gboolean cli_appliance_build(const SimConfNode *root, CliAppliance *out, GError 
  *  cli_appliance_build() does. */
 gboolean cli_appliance_load(const CliOptions *opt, CliAppliance *out, GError **error);
 
+/* cli_appliance_load() for a command (@cmd, for the message) that plans the healthy box only
+ *  (capacity, explain): a scenario whose `failures:` names components is a located error there
+ *  (exit 2), never ignored. */
+gboolean cli_appliance_load_healthy(const CliOptions *opt, CliAppliance *out, const char *cmd, GError **error);
+
 /* When @error is set, the scenario was changed by --set, --seed, --duration or --warmup and
  *  the error is not located at a command-line option itself (a check across keys, e.g. too
  *  many drives in total), appends which options changed it: the located key is in the file,

@@ -176,7 +176,8 @@ static const SimConfField root_schema[] = {
     .max_items = 64,
     .doc = "components down in a failure what-if, as --fail names them: \"nvme[D]\", \"nics[N]\" or \"nics[N].ports[P]\" "
            "(the healthy box's indices, as in the resource names nvmeD, nicN.portP); bound and run then print the degraded "
-           "box beside the healthy one, as with --fail (models/failure.h)" },
+           "box beside the healthy one, as with --fail (models/failure.h); a sweep point plans the degraded box alone; capacity "
+           "and explain refuse it" },
   SIM_CONF_END
 };
 
@@ -340,25 +341,30 @@ static gboolean check_nps_list(const AppConf *c, const SimConfNode *root, GError
   return TRUE;
 }
 
-/* The scenario's `failures:` must name components the box has and leave it a drive and a port
- * (failure.h): each entry alone, then all together, on a copy of the healthy box; a located error
- * at failures[i] (the whole list when only the combination fails). */
+/* The scenario's `failures:` must name components the box has, each once, and leave it a drive
+ * and a port (failure.h): each entry alone, then the entries up to each one together, on a copy
+ * of the healthy box; a located error at failures[i] when the message is about that entry (a
+ * component the box lacks or one already down), at the whole list otherwise (no port left). */
 static gboolean check_failures(const AppConf *c, const SimConfNode *root, GError **error)
 {
   if (c->failures.n == 0) return TRUE;
-  g_autofree const char **all = g_new0(const char *, c->failures.n + 1);
+  g_autofree const char **upto = g_new0(const char *, c->failures.n + 1);
   g_autofree Appliance *copy = g_new(Appliance, 1);
-  for (size_t i = 0; i <= c->failures.n; i++) {
-    const char *one[2] = { i < c->failures.n ? *SIM_CONF_LIST_AT(c->failures, char *, i) : NULL, NULL };
-    if (i < c->failures.n) all[i] = one[0];
-    *copy = c->a;
-    GError *e = NULL;
-    if (appliance_fail(copy, i < c->failures.n ? one : all, &e)) continue;
-    const char *msg = g_str_has_prefix(e->message, "--fail: ") ? e->message + strlen("--fail: ") : e->message;
-    g_autofree char *path = i < c->failures.n ? g_strdup_printf("failures[%zu]", i) : g_strdup("failures");
-    app_conf_error(error, root, path, SIM_CONF_ERROR_RANGE, "%s", msg);
-    g_error_free(e);
-    return FALSE;
+  for (size_t pass = 0; pass < 2; pass++) {
+    memset(upto, 0, sizeof *upto * (c->failures.n + 1)); /* pass 1 fills it entry by entry: a prefix */
+    for (size_t i = 0; i < c->failures.n; i++) {
+      const char *one[2] = { *SIM_CONF_LIST_AT(c->failures, char *, i), NULL };
+      upto[i] = one[0];
+      *copy = c->a;
+      GError *e = NULL;
+      if (appliance_fail(copy, pass == 0 ? one : upto, &e)) continue;
+      const char *msg = g_str_has_prefix(e->message, "--fail: ") ? e->message + strlen("--fail: ") : e->message;
+      g_autofree char *quoted = g_strdup_printf("'%s'", one[0]);
+      g_autofree char *path = g_str_has_prefix(msg, quoted) ? g_strdup_printf("failures[%zu]", i) : g_strdup("failures");
+      app_conf_error(error, root, path, SIM_CONF_ERROR_RANGE, "%s", msg);
+      g_error_free(e);
+      return FALSE;
+    }
   }
   return TRUE;
 }

@@ -52,6 +52,16 @@ gboolean appliance_fail(Appliance *a, const char *const *fail, GError **error)
   for (const char *const *f = fail; f && *f; f++) {
     Fail x;
     if (!parse_one(a, *f, &x, error)) return FALSE;
+    /* a component named twice (or a port of a card named down) is most likely a typo for another one */
+    gboolean again = x.kind == FAIL_DRIVE  ? drive_down[x.index]
+                     : x.kind == FAIL_CARD ? card_down[x.index]
+                                           : card_down[x.index] || port_down[x.index][x.port];
+    for (int p = 0; x.kind == FAIL_CARD && p < a->nics[x.index].ports; p++) again |= port_down[x.index][p];
+    if (again) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--fail: '%s': already down (%s)", *f,
+                  x.kind == FAIL_DRIVE ? "named twice" : "named twice, or with its card");
+      return FALSE;
+    }
     if (x.kind == FAIL_DRIVE) drive_down[x.index] = TRUE;
     if (x.kind == FAIL_CARD) card_down[x.index] = TRUE;
     if (x.kind == FAIL_PORT) port_down[x.index][x.port] = TRUE;

@@ -19,7 +19,8 @@
 
 /* Takes the components @fail names (NULL-terminated: "nvme[3]", "nics[0].ports[1]",
  * "nics[1]") out of @a in place. FALSE with a G_OPTION_ERROR naming the bad entry when one is
- * malformed, names a component the box does not have, or would leave no drive or no port. */
+ * malformed, names a component the box does not have or one already down (named twice, or a port
+ * together with its card), or would leave no drive or no port. */
 gboolean appliance_fail(Appliance *a, const char *const *fail, GError **error);
 
 #endif /* MODELS_FAILURE_H */

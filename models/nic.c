@@ -196,6 +196,15 @@ static gboolean nic_finish(AppConf *c, const SimConfNode *root, GError **error)
                                : "missing required key 'port_speed' (line rate of one port)");
       return FALSE;
     }
+    /* the TLS context cache is the inline engine's: never silently unused on a card without one */
+    static const char *const ctx_keys[] = { "tls_context_cache", "tls_context_bytes" };
+    for (size_t i = 0; i < G_N_ELEMENTS(ctx_keys) && !(ng->card.kind == NIC_PCIE && ng->card.ktls_bps > 0); i++) {
+      const SimConfNode *key = sim_conf_node_get(sim_conf_node_find(root, path), ctx_keys[i]);
+      if (!key) continue;
+      sim_conf_set_error(error, key, SIM_CONF_ERROR_RANGE, "%s applies to a card with an inline kTLS engine (ktls > 0)",
+                         ctx_keys[i]);
+      return FALSE;
+    }
     int ports = ng->card.ports;
     if (ng->domains.n > 0 && (int)ng->domains.n != ports * ng->count) {
       g_snprintf(path, sizeof path, "nics[%zu].domains", g);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include "models/appliance_capacity.h"
 #include "models/appliance_des.h"
+#include "models/failure.h"
 #include "sim/conf.h"
 #include "sim/csv.h"
 
@@ -552,6 +553,11 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
                                       : "replications > 1 need mode run (bound and capacity are deterministic)");
     ok = FALSE;
   }
+  if (ok && s->mode != SWEEP_CAPACITY && sim_conf_node_get(root, "capacity_latency")) {
+    sim_conf_set_error(error, sim_conf_node_get(root, "capacity_latency"), SIM_CONF_ERROR_RANGE,
+                       "needs mode capacity (it says how the p99 criterion is checked)");
+    ok = FALSE;
+  }
   if (ok && (double)s->n_points * s->replications > SWEEP_MAX_RUNS) {
     sim_conf_set_error(error, sim_conf_node_get(root, "replications"), SIM_CONF_ERROR_RANGE, "more than %u runs", SWEEP_MAX_RUNS);
     ok = FALSE;
@@ -788,6 +794,8 @@ SweepRow *sweep_run(const SweepSpec *s, guint run)
   DemandModel *m = NULL;
   ok = ok && appliance_from_conf(sim_conf_doc_root(doc), a, &info, &error);
   if (ok && s->seed_varied) set_int(&row->cells[COL_SEED], (gint64)a->seed);
+  /* the point's `failures:` (base scenario, set: or varied): its row is the degraded box (failure.h) */
+  ok = ok && (!info.failures || appliance_fail(a, (const char *const *)info.failures, &error));
   ok = ok && (m = demand_build_cached(a, s->shares, &error)) != NULL;
   ok = ok && evaluate(s, a, &info, m, row->cells + s->first_output, &error);
   if (!ok) {

@@ -453,6 +453,12 @@ static gboolean workload_finish(AppConf *c, const SimConfNode *root, GError **er
         wl_size_dist_names[w->request_size_dist], w->request_size_dist == WL_SIZE_FIXED ? "no spread" : "a CV of 1");
     return FALSE;
   }
+  const SimConfNode *seg = sim_conf_node_get(sim_conf_node_get(root, "workload"), "segment_duration");
+  if (seg && w->arrivals != WL_ARRIVALS_PACED) {
+    sim_conf_set_error(error, seg, SIM_CONF_ERROR_RANGE,
+                       "segment_duration applies to arrivals: paced only (poisson requests are one unpaced stream)");
+    return FALSE;
+  }
   if (w->alt_path == DP_COUNT) { /* "none" */
     if (w->alt_fraction > 0)
       return app_conf_error(error, root, "workload.alt_fraction", SIM_CONF_ERROR_RANGE, "alt_fraction needs an alt_path");

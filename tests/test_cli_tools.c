@@ -4,7 +4,8 @@
  * committed file byte for byte, and any finite value is written as text that reads back as
  * the same double. `ocasim reference`, `ocasim fit` and `ocasim schema` print what the
  * library computes, regenerate documentation blocks in place, and refuse bad options with a
- * one-line message and exit status 2 before doing any work. */
+ * one-line message and exit status 2 before doing any work. docs/outputs.md names every resource
+ * kind and unit a report prints. */
 #include <check.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -310,6 +311,33 @@ START_TEST(test_fit_writes_the_data_file)
 }
 END_TEST
 
+/* docs/outputs.md names every resource kind and unit a report prints: those of `ocasim bound` on
+ * the Rome box with NIC kTLS (cpu_lines in "lines", the NICs' read tags in "tags" among them). */
+START_TEST(test_outputs_doc_names_kinds_and_units)
+{
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-f", "json", NULL };
+  g_autofree char *out = NULL, *err = NULL, *doc = NULL;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  ck_assert(g_file_get_contents("docs/outputs.md", &doc, NULL, NULL));
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_data(p, out, -1, NULL));
+  JsonArray *res = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "resources");
+  ck_assert_uint_gt(json_array_get_length(res), 10);
+  gboolean lines = FALSE, tags = FALSE;
+  for (guint i = 0; i < json_array_get_length(res); i++) {
+    JsonObject *r = json_array_get_object_element(res, i);
+    const char *kind = json_object_get_string_member(r, "kind"), *unit = json_object_get_string_member(r, "unit");
+    g_autofree char *k = g_strdup_printf("`%s`", kind), *u = g_strdup_printf("`%s`", unit);
+    ck_assert_msg(strstr(doc, k), "docs/outputs.md does not name the resource kind %s", k);
+    ck_assert_msg(strstr(doc, u), "docs/outputs.md does not name the unit %s (of %s)", u,
+                  json_object_get_string_member(r, "name"));
+    lines |= !strcmp(unit, "lines");
+    tags |= !strcmp(unit, "tags");
+  }
+  ck_assert(lines && tags);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("cli_tools");
@@ -324,6 +352,7 @@ int main(void)
   tcase_add_test(tc, test_reference_report);
   tcase_add_test(tc, test_empty_reference_set);
   tcase_add_test(tc, test_fit_writes_the_data_file);
+  tcase_add_test(tc, test_outputs_doc_names_kinds_and_units);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

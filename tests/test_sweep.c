@@ -32,6 +32,7 @@ static const BadSweep bad[] = {
   { "bad-mode.yaml", 2, 7, "mode", "did you mean 'bound'" },
   { "replications-zero.yaml", 3, 15, "replications", "must be >= 1" },
   { "replications-bound.yaml", 3, 15, "replications", "need mode run" },
+  { "capacity-latency-bound.yaml", 3, 19, "capacity_latency", "needs mode capacity" },
   { "seed-negative.yaml", 2, 7, "seed", "must be >= 0" },
   { "vary-empty.yaml", 2, 7, "vary", "empty list" },
   { "vary-not-list.yaml", 3, 3, "vary", "expected a list" },
@@ -352,6 +353,48 @@ START_TEST(test_capacity_matches_capacity_command)
 }
 END_TEST
 
+/* A point's `failures:` is planned, not ignored: varying it gives, for nics[0] down on the Rome
+ * box, the degraded throughput `ocasim bound --fail 'nics[0]'` prints (half of the healthy box's:
+ * one of its two cards is gone), and the healthy point the healthy box's. */
+START_TEST(test_failures_planned)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *f = g_build_filename(d, "fail", NULL);
+  g_autofree char *text = g_strdup_printf("scenario: %s/scenarios/rome-400g-nic-ktls.yaml\nmode: bound\n"
+                                          "vary:\n  - key: failures\n    values: [[], [\"nics[0]\"]]\n",
+                                          cwd);
+  ck_assert(g_file_set_contents(f, text, -1, NULL));
+  g_autoptr(GError) e = NULL;
+  g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, NULL, &e);
+  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  double th[2];
+  for (guint p = 0; p < 2; p++) {
+    g_autoptr(SweepRow) row = sweep_run(s, p);
+    g_autoptr(GString) json = g_string_new(NULL);
+    sweep_row_append_json(s, row, json);
+    g_autoptr(JsonParser) jp = json_parser_new();
+    ck_assert(json_parser_load_from_data(jp, json->str, -1, NULL));
+    JsonObject *o = json_node_get_object(json_parser_get_root(jp));
+    ck_assert_str_eq(json_object_get_string_member(o, "error"), "");
+    th[p] = json_object_get_double_member(o, "throughput_gbps");
+  }
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0]", "-f", "json", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autoptr(JsonParser) jp = json_parser_new();
+  ck_assert(json_parser_load_from_data(jp, out, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(jp));
+  double healthy = json_object_get_double_member(json_object_get_object_member(o, "healthy"), "throughput_gbps");
+  double degraded = json_object_get_double_member(json_object_get_object_member(o, "degraded"), "throughput_gbps");
+  ck_assert_double_eq_tol(th[0], healthy, 1e-9 * healthy);
+  ck_assert_double_eq_tol(th[1], degraded, 1e-9 * degraded);
+  ck_assert_double_eq_tol(th[1], th[0] / 2, 0.01 * th[0]); /* one card of two, NIC bound */
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 /* The summary of a replicated sweep: each point's mean and Student-t half-width over its
  * replications, recomputed here from the rows. */
 START_TEST(test_summary)
@@ -410,6 +453,7 @@ int main(void)
   tcase_add_test(tc, test_json_round_trip);
   tcase_add_test(tc, test_capacity_matches_capacity_command);
   tcase_add_test(tc, test_summary);
+  tcase_add_test(tc, test_failures_planned);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }
