@@ -52,8 +52,8 @@ static gboolean out_of_range(const Appliance *a, const char *s, gboolean drive, 
   g_autoptr(GString) l = g_string_new(NULL);
   list_groups(l, drive ? "nvme" : "nic", drive ? "nvme" : "nics", n, id, group);
   g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-              "--fail: '%s': the box has %d %s%s: %s (%s counts %s as in the resource names %s, not the scenario's groups)",
-              s, n, drive ? "drive" : "NIC", n == 1 ? "" : "s", l->str, drive ? "D" : "N", drive ? "drives" : "cards",
+              "--fail: '%s': the box has %d %s%s: %s (%s counts %s as in the resource names %s, not the scenario's groups)", s, n,
+              drive ? "drive" : "NIC", n == 1 ? "" : "s", l->str, drive ? "D" : "N", drive ? "drives" : "cards",
               drive ? "nvmeD" : "nicN");
   return FALSE;
 }

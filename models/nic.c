@@ -299,7 +299,7 @@ static void nic_add_resources(AppBuild *b, void *state)
     s->pcie[i] = app_build_add_res(b, nm, RK_PCIE, pcie_link_GBps(&nc->link) * 1e9, 1.0, 1e-9, "GB/s", node);
     app_build_res(b, s->pcie[i])->nic = i;
     for (int f = 0; f < nc->link.functions; f++) { /* one tag space per requester function (pcie.h) */
-      if (nc->fn_named > 1) /* named as on the healthy card (failure.h) */
+      if (nc->fn_named > 1)                        /* named as on the healthy card (failure.h) */
         g_snprintf(nm, sizeof nm, "pcie.nic%d.f%d.tags", nc->id, nc->fn_id[f]);
       else
         g_snprintf(nm, sizeof nm, "pcie.nic%d.tags", nc->id);

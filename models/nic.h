@@ -62,8 +62,8 @@ typedef enum { NIC_KIND_MAP(APP_ENUM_ID) NIC_KIND_COUNT } NicKind;
 APP_ENUM_DECLARE(nic_kind);
 
 typedef struct {
-  int group; /* the scenario's NIC group it was expanded from: its key path is nics[group] */
-  int id;    /* the card's index in the healthy box, kept when a failure takes cards out: its
+  int group;                  /* the scenario's NIC group it was expanded from: its key path is nics[group] */
+  int id;                     /* the card's index in the healthy box, kept when a failure takes cards out: its
               * resources are nicID.* (failure.h) */
   int port_id[NIC_MAX_PORTS]; /* each port's number on the healthy card: resource nicID.portP */
   int fn_id[NIC_MAX_PORTS];   /* each PCIe requester function's number on the healthy card, and */
