@@ -174,10 +174,12 @@ static const SimConfField root_schema[] = {
     .offset = F(failures),
     .elem_type = SIM_CONF_T_STRING,
     .max_items = 64,
-    .doc = "components down in a failure what-if, as --fail names them: \"nvme[D]\", \"nics[N]\" or \"nics[N].ports[P]\" "
-           "(the healthy box's indices, as in the resource names nvmeD, nicN.portP); bound and run then print the degraded "
-           "box beside the healthy one, as with --fail (models/failure.h); a sweep point plans the degraded box alone; capacity "
-           "and explain refuse it" },
+    .doc =
+        "components down in a failure what-if, as --fail names them: \"nvme[D]\", \"nics[N]\" or \"nics[N].ports[P]\" "
+        "(the healthy box's indices, as in the resource names nvmeD, nicN.portP: cards and drives counted one by one, "
+        "a group with count k giving k consecutive indices, not the nvme[]/nics[] group index); bound and run then print "
+        "the degraded box, its survivors under their healthy names, beside the healthy one, as with --fail (models/failure.h); a sweep point plans the degraded box alone; capacity "
+        "and explain refuse it" },
   SIM_CONF_END
 };
 

@@ -70,7 +70,7 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
     const NvmeDrive *dr = &a->drives[c->drive];
     SimFluidClass *fc = sim_fluid_add_class(s, c->name, c->weight, dr->latency_ns);
     char stream[40];
-    g_snprintf(stream, sizeof stream, "nvme%d.latency", c->drive); /* the drive's own stream */
+    g_snprintf(stream, sizeof stream, "nvme%d.latency", dr->id); /* the drive's own stream, by its healthy-box name */
     sim_fluid_class_latency_spread(fc, dr->latency_cv, stream);
     for (int r = 0; r < m->n_res; r++)
       if (c->demand[r] > 0) sim_fluid_class_use(fc, r, c->demand[r]);

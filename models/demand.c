@@ -422,8 +422,9 @@ static void enumerate_classes(Build *bb, GArray *cls)
                         .egress_node = topo_node_of(t, a->nics[m->port_nic[egress]].pos),
                         .home_node = a->placement == PL_NONE ? -1 : home,
                         .weight = pw[pi] * m->drive_share[d] * port_w / eg->len };
-          g_snprintf(k.name, sizeof k.name, "%s nvme%d>nic%d.p%d", datapath_name(k.path), d, m->port_nic[egress],
-                     m->port_num[egress]);
+          const NicCard *out = &a->nics[m->port_nic[egress]]; /* named as in the healthy box (failure.h) */
+          g_snprintf(k.name, sizeof k.name, "%s nvme%d>nic%d.p%d", datapath_name(k.path), a->drives[d].id, out->id,
+                     out->port_id[m->port_num[egress]]);
           g_array_append_val(cls, k);
         }
       }

@@ -217,6 +217,9 @@ static gboolean nic_finish(AppConf *c, const SimConfNode *root, GError **error)
       NicCard *n = &a->nics[a->n_nics++];
       *n = ng->card;
       n->group = (int)g;
+      n->id = a->n_nics - 1;
+      for (int p = 0; p < NIC_MAX_PORTS; p++) n->port_id[p] = n->fn_id[p] = p;
+      n->fn_named = n->link.functions;
       n->pos = pos;
       for (int p = 0; p < NIC_MAX_PORTS; p++) n->domain[p] = -1;
       for (int p = 0; p < ports && ng->domains.n > 0; p++) {
@@ -270,7 +273,7 @@ static void nic_add_resources(AppBuild *b, void *state)
     const NicCard *nc = &a->nics[m->port_nic[p]];
     m->port_res[p] = -1;
     if (nc->kind == NIC_LOOPBACK) continue; /* no line rate: a copy into the receiving socket (CPU) */
-    g_snprintf(nm, sizeof nm, "nic%d.port%d", m->port_nic[p], m->port_num[p]);
+    g_snprintf(nm, sizeof nm, "nic%d.port%d", nc->id, nc->port_id[m->port_num[p]]); /* the healthy box's names */
     int r = app_build_add_res(b, nm, RK_NIC_PORT,
                               nc->port_bps / 1e9 * a->coef.port_eff * 1e9 /
                                   8.0 /* Gb/s x port_eff: the outputs keep their last bit */,
@@ -288,18 +291,18 @@ static void nic_add_resources(AppBuild *b, void *state)
     for (int f = 0; f < NIC_MAX_PORTS; f++) s->tags[i][f] = -1;
     if (nc->kind == NIC_LOOPBACK) continue;
     if (nc->ktls_bps > 0) {
-      g_snprintf(nm, sizeof nm, "nic%d.tls", i);
+      g_snprintf(nm, sizeof nm, "nic%d.tls", nc->id);
       s->tls[i] = app_build_add_res(b, nm, RK_NIC_TLS, nc->ktls_bps / 8.0, 1.0, 8e-9, "Gb/s", node);
       app_build_res(b, s->tls[i])->nic = i;
     }
-    g_snprintf(nm, sizeof nm, "pcie.nic%d", i);
+    g_snprintf(nm, sizeof nm, "pcie.nic%d", nc->id);
     s->pcie[i] = app_build_add_res(b, nm, RK_PCIE, pcie_link_GBps(&nc->link) * 1e9, 1.0, 1e-9, "GB/s", node);
     app_build_res(b, s->pcie[i])->nic = i;
     for (int f = 0; f < nc->link.functions; f++) { /* one tag space per requester function (pcie.h) */
-      if (nc->link.functions > 1)
-        g_snprintf(nm, sizeof nm, "pcie.nic%d.f%d.tags", i, f);
+      if (nc->fn_named > 1)                        /* named as on the healthy card (failure.h) */
+        g_snprintf(nm, sizeof nm, "pcie.nic%d.f%d.tags", nc->id, nc->fn_id[f]);
       else
-        g_snprintf(nm, sizeof nm, "pcie.nic%d.tags", i);
+        g_snprintf(nm, sizeof nm, "pcie.nic%d.tags", nc->id);
       s->tags[i][f] = app_build_add_res(b, nm, RK_PCIE, pcie_tags(nc->link.tag_bits), 1.0, 1.0, "tags", node);
       app_build_res(b, s->tags[i][f])->nic = i;
     }

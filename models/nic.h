@@ -62,7 +62,12 @@ typedef enum { NIC_KIND_MAP(APP_ENUM_ID) NIC_KIND_COUNT } NicKind;
 APP_ENUM_DECLARE(nic_kind);
 
 typedef struct {
-  int group; /* the scenario's NIC group it was expanded from: its key path is nics[group] */
+  int group;                  /* the scenario's NIC group it was expanded from: its key path is nics[group] */
+  int id;                     /* the card's index in the healthy box, kept when a failure takes cards out: its
+              * resources are nicID.* (failure.h) */
+  int port_id[NIC_MAX_PORTS]; /* each port's number on the healthy card: resource nicID.portP */
+  int fn_id[NIC_MAX_PORTS];   /* each PCIe requester function's number on the healthy card, and */
+  int fn_named;               /* how many it had there: tag spaces pcie.nicID.fF.tags (or pcie.nicID.tags) */
   TopoPos pos;
   int ports;
   double port_bps;           /* line rate of one port, bit/s */

@@ -100,6 +100,7 @@ static gboolean nvme_finish(AppConf *c, const SimConfNode *root, GError **error)
       NvmeDrive *d = &a->drives[a->n_drives++];
       *d = ng->drive;
       d->group = (int)g;
+      d->id = a->n_drives - 1;
       d->pos = pos;
     }
   }
@@ -132,11 +133,11 @@ static void nvme_add_resources(AppBuild *b, void *state)
     const NvmeDrive *dr = &a->drives[d];
     int node = topo_node_of(&a->topo, dr->pos);
     char nm[40];
-    g_snprintf(nm, sizeof nm, "nvme%d", d);
+    g_snprintf(nm, sizeof nm, "nvme%d", dr->id); /* the healthy box's names (failure.h) */
     int r = app_build_add_res(b, nm, RK_NVME, nvme_ceiling_Bps(dr, a->wl.io_bytes), 1.0, 1e-9, "GB/s", node);
     app_build_res(b, r)->drive = d;
     b->m->drive_res[d] = r;
-    g_snprintf(nm, sizeof nm, "pcie.nvme%d", d);
+    g_snprintf(nm, sizeof nm, "pcie.nvme%d", dr->id);
     s->pcie[d] = app_build_add_res(b, nm, RK_PCIE, pcie_link_GBps(&dr->link) * 1e9, 1.0, 1e-9, "GB/s", node);
     app_build_res(b, s->pcie[d])->drive = d;
   }

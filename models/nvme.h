@@ -22,6 +22,8 @@
 
 typedef struct {
   int group; /* the scenario's drive group it was expanded from: its key path is nvme[group] */
+  int id;    /* the drive's index in the healthy box, kept when a failure takes drives out: its
+              * resources are nvmeID, pcie.nvmeID (failure.h) */
   TopoPos pos;
   double read_Bps;   /* sustained sequential read, B/s, datasheet */
   double latency_ns; /* read latency of one io_bytes request at low queue depth (mean) */

@@ -272,7 +272,7 @@ START_TEST(test_failure_moves_traffic)
   g_free(out);
   g_free(err);
   assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[5]", NULL },
-                 "--fail: 'nics[5]': the box has 18 drives and 2 NICs");
+                 "--fail: 'nics[5]': the box has 2 NICs: nic0 from nics[0], nic1 from nics[1]");
   assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0]", "--fail", "nics[1]", NULL },
                  "no NIC port would be left");
   assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "disk[0]", NULL },
@@ -416,13 +416,118 @@ START_TEST(test_failures_key_equals_fail_option)
   char *out, *err;
   ck_assert_int_eq(test_run_ocasim(bad, &out, &err), 2);
   test_assert_located("failures", err, "tests/data/planner/failures_bad.yaml", 7, 5, "failures[1]",
-                      "'nvme[30]': the box has 18 drives and 2 NICs");
+                      "'nvme[30]': the box has 18 drives: nvme0-nvme1 from nvme[0] (count 2)");
   g_free(out);
   g_free(err);
   assert_refused(
       (const char *[]){ "bound", "tests/data/planner/failures.yaml", "--set", "failures=[\"nics[0]\", \"nics[1]\"]", NULL },
       "failures: no NIC port would be left");
   assert_refused((const char *[]){ "bound", "tests/data/planner/failures.yaml", "-f", "csv", NULL }, "not csv");
+}
+END_TEST
+
+/* Whether @report's resources (JSON array) hold one named @name. */
+static gboolean has_res(JsonObject *report, const char *name)
+{
+  JsonArray *res = json_object_get_array_member(report, "resources");
+  for (guint i = 0; i < json_array_get_length(res); i++)
+    if (strcmp(json_object_get_string_member(json_array_get_object_element(res, i), "name"), name) == 0) return TRUE;
+  return FALSE;
+}
+
+/* How many of @report's resources are named with @prefix followed by a digit or a dot (nic0 counts
+ * nic0.port1 and pcie.nic0 only when @prefix says "pcie.nic0"; nvme1 does not count nvme10). */
+static int res_named(JsonObject *report, const char *prefix)
+{
+  JsonArray *res = json_object_get_array_member(report, "resources");
+  int n = 0;
+  for (guint i = 0; i < json_array_get_length(res); i++) {
+    const char *nm = json_object_get_string_member(json_array_get_object_element(res, i), "name");
+    size_t l = strlen(prefix);
+    n += strncmp(nm, prefix, l) == 0 && (nm[l] == '\0' || nm[l] == '.');
+  }
+  return n;
+}
+
+/* The degraded box is read in the healthy box's names: a surviving card, port, tag space or drive
+ * keeps its resource name (nic1.port0 stays nic1.port0, nvme4 stays nvme4), in bound and run, JSON
+ * and table; --fail's indices are those names' (nicN, nvmeD), counting a group's cards one by one. */
+START_TEST(test_failure_keeps_names)
+{
+  /* nics[0] down on the Rome box (2 cards x 2 ports): what binds is the surviving card nic1, and
+   * nothing named nic0 is left (before: the survivor was renumbered nic0) */
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0]", "-f", "json", NULL };
+  g_autoptr(JsonParser) p = run_json(args);
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  JsonObject *h = json_object_get_object_member(o, "healthy"), *d = json_object_get_object_member(o, "degraded");
+  const char *bn = json_object_get_string_member(json_object_get_object_member(d, "bottleneck"), "resource");
+  ck_assert_msg(g_str_has_prefix(bn, "nic1."), "%s", bn);
+  ck_assert_int_eq(res_named(h, "nic0"), 3); /* port0, port1, tls */
+  ck_assert_int_eq(res_named(d, "nic0") + res_named(d, "pcie.nic0"), 0);
+  ck_assert(has_res(d, "nic1.port0") && has_res(d, "nic1.port1") && has_res(d, "nic1.tls") && has_res(d, "pcie.nic1") &&
+            has_res(d, "pcie.nic1.f0.tags") && has_res(d, "pcie.nic1.f1.tags"));
+  /* the table's side-by-side line names the card left, as does run's report */
+  char *out, *err;
+  const char *targs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0]", NULL };
+  ck_assert_int_eq(test_run_ocasim(targs, &out, &err), 0);
+  ck_assert_msg(strstr(out, "bottleneck: nic0.port0             nic1.port0"), "%s", out);
+  ck_assert_msg(!strstr(strstr(out, "The degraded box:"), "nic0"), "%s", out);
+  g_free(out);
+  g_free(err);
+  const char *rargs[] = {
+    "run", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0]", "--duration", "0.3 s", "--warmup", "0.1 s", "-f", "json",
+    NULL
+  };
+  g_autoptr(JsonParser) rp = run_json(rargs);
+  JsonObject *rd = json_object_get_object_member(json_node_get_object(json_parser_get_root(rp)), "degraded");
+  ck_assert_int_eq(res_named(rd, "nic0") + res_named(rd, "pcie.nic0"), 0);
+  ck_assert_int_eq(res_named(rd, "nic1"), 3);
+  /* a drive down: nvme3 and its link are gone, nvme4 is still nvme4 and the last drive still nvme17 */
+  const char *dargs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nvme[3]", "-f", "json", NULL };
+  g_autoptr(JsonParser) dp = run_json(dargs);
+  JsonObject *dd = json_object_get_object_member(json_node_get_object(json_parser_get_root(dp)), "degraded");
+  ck_assert(!has_res(dd, "nvme3") && !has_res(dd, "pcie.nvme3"));
+  ck_assert(has_res(dd, "nvme2") && has_res(dd, "nvme4") && has_res(dd, "pcie.nvme4") && has_res(dd, "nvme17"));
+  /* a port down: the card keeps its other port's number and that port's tag space (function 1) */
+  const char *pargs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0].ports[0]", "-f", "json", NULL };
+  g_autoptr(JsonParser) pp = run_json(pargs);
+  JsonObject *pd = json_object_get_object_member(json_node_get_object(json_parser_get_root(pp)), "degraded");
+  ck_assert(!has_res(pd, "nic0.port0") && has_res(pd, "nic0.port1") && has_res(pd, "nic1.port0"));
+  ck_assert(!has_res(pd, "pcie.nic0.f0.tags") && has_res(pd, "pcie.nic0.f1.tags") && !has_res(pd, "pcie.nic0.tags"));
+}
+END_TEST
+
+/* nics[N] counts cards as the resource names do, a group with count k giving k consecutive
+ * indices: with nics[0] at count 2 (nic0, nic1) and nics[1] (nic2), nics[1] is the second card of
+ * the first group, and the error for a card the box lacks lists the names by group */
+START_TEST(test_failure_addresses_counted_groups)
+{
+  /* x8 links keep the two cards of nics[0] inside quadrant 0's 32 lanes (budgets) */
+  const char *args[] = { "bound",  "scenarios/rome-400g-nic-ktls.yaml",
+                         "--set",  "nics[0].count=2",
+                         "--set",  "nics[0].pcie.lanes=8",
+                         "--fail", "nics[1]",
+                         "-f",     "json",
+                         NULL };
+  g_autoptr(JsonParser) p = run_json(args);
+  JsonObject *o = json_node_get_object(json_parser_get_root(p));
+  JsonObject *h = json_object_get_object_member(o, "healthy"), *d = json_object_get_object_member(o, "degraded");
+  ck_assert_int_eq(res_named(h, "nic0"), 3);
+  ck_assert_int_eq(res_named(h, "nic1"), 3);
+  ck_assert_int_eq(res_named(h, "nic2"), 3);
+  ck_assert_int_eq(res_named(d, "nic0"), 3);
+  ck_assert_int_eq(res_named(d, "nic1") + res_named(d, "pcie.nic1"), 0);
+  ck_assert_int_eq(res_named(d, "nic2"), 3);
+  ck_assert(has_res(d, "pcie.nic2"));
+  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nics[0].count=2", "--set",
+                                   "nics[0].pcie.lanes=8", "--fail", "nics[3]", NULL },
+                 "--fail: 'nics[3]': the box has 3 NICs: nic0-nic1 from nics[0] (count 2), nic2 from nics[1] (N counts cards as "
+                 "in the resource names nicN, not the scenario's groups)");
+  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nvme[18]", NULL },
+                 "the box has 18 drives: nvme0-nvme1 from nvme[0] (count 2), nvme2-nvme7 from nvme[1] (count 6), nvme8-nvme11 "
+                 "from nvme[2] (count 4), nvme12-nvme17 from nvme[3] (count 6)");
+  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[1].ports[2]", NULL },
+                 "--fail: 'nics[1].ports[2]': nic1 (from nics[1]) has 2 ports");
 }
 END_TEST
 
@@ -439,6 +544,8 @@ static Suite *suite(void)
   tcase_add_test(t, test_capacity_latency_by_des);
   tcase_add_test(t, test_request_size_has_a_cost);
   tcase_add_test(t, test_failures_key_equals_fail_option);
+  tcase_add_test(t, test_failure_keeps_names);
+  tcase_add_test(t, test_failure_addresses_counted_groups);
   suite_add_tcase(s, t);
   return s;
 }
