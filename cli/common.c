@@ -185,6 +185,25 @@ SimTrace *cli_trace(const CliCommon *c)
   return trace_build(c, NULL);
 }
 
+gboolean cli_trace_check(const CliCommon *c, const char *const *known, GError **error)
+{
+  if (!(c->flags & CLI_OPT_LOG)) return TRUE;
+  for (char **s = c->log; s && *s; s++) {
+    g_autoptr(SimTrace) t = sim_trace_parse(*s, NULL);
+    if (t && !sim_trace_check(t, known, error)) {
+      g_prefix_error(error, "--log '%s': ", *s);
+      return FALSE;
+    }
+  }
+  const char *env = g_getenv("OCASIM_LOG");
+  g_autoptr(SimTrace) t = env && *env ? sim_trace_parse(env, NULL) : NULL;
+  if (t && !sim_trace_check(t, known, error)) {
+    g_prefix_error(error, "OCASIM_LOG='%s': ", env);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* ---- the progress line ------------------------------------------------------------------- */
 
 struct CliProgress {

@@ -73,6 +73,11 @@ int cli_write(const CliCommon *c, GString *text, const char *format);
 /* The trace filter of --log and OCASIM_LOG (NULL when neither is given). (transfer full) */
 SimTrace *cli_trace(const CliCommon *c);
 
+/* Checks the names of --log and OCASIM_LOG against @known (NULL-terminated: the components of
+ *  the built model; "all" is always allowed).  Error (G_OPTION_ERROR_BAD_VALUE, exit 2): the
+ *  option ("--log" or "OCASIM_LOG") and the first unknown name, with a suggestion and the list. */
+gboolean cli_trace_check(const CliCommon *c, const char *const *known, GError **error);
+
 /* Writes @s seconds as a time left ("45 s", "3 min 05 s", "2 h 10 min"; "?" when negative, not a
  *  number or beyond 1e7 s) into @buf of @n bytes, for progress lines. */
 void cli_duration_text(char *buf, size_t n, double s);

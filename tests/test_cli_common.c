@@ -227,6 +227,26 @@ START_TEST(test_log_levels_and_traces)
   g_autofree char *o6 = NULL, *e6 = NULL;
   ck_assert_int_eq(run_env(bad, NULL, &o6, &e6), 2);
   ck_assert_msg(strstr(e6, "--log 'nvme0:loud': unknown level 'loud'"), "%s", e6);
+  /* a name that is no component of the built model is bad input too, never a silent no-op:
+   * the option, the name, the nearest component and the list */
+  const char *typo[] = { "run", SHORT_RUN, "--log", "requests:info,nvme:debug", NULL };
+  const char *bogus_env[] = { "OCASIM_LOG=zzz:debug", NULL };
+  const char *qtypo[] = { "run", "scenarios/jackson-tandem.yaml", "--log", "C", NULL };
+  g_autofree char *o7 = NULL, *e7 = NULL, *o8 = NULL, *e8 = NULL, *o9 = NULL, *e9 = NULL;
+  ck_assert_int_eq(run_env(typo, NULL, &o7, &e7), 2);
+  ck_assert_msg(strstr(e7,
+                       "--log 'requests:info,nvme:debug': 'nvme' is not a component of this scenario (did you mean 'nvme0'?); "
+                       "components: all, requests, ") &&
+                    strstr(e7, " dram.node0, ") && strstr(e7, " more"),
+                "%s", e7);
+  ck_assert_str_eq(o7, "");
+  ck_assert_int_eq(run_env(quiet, bogus_env, &o8, &e8), 2);
+  ck_assert_msg(strstr(e8, "OCASIM_LOG='zzz:debug': 'zzz' is not a component of this scenario; components: all, requests, "),
+                "%s", e8);
+  ck_assert_int_eq(run_env(qtypo, NULL, &o9, &e9), 2);
+  ck_assert_msg(
+      strstr(e9, "--log 'C': 'C' is not a component of this scenario (did you mean 'A'?); components: all, jobs, A, B\n"), "%s",
+      e9);
 }
 END_TEST
 
