@@ -146,13 +146,16 @@ static const struct {
 int cli_format_from_path(const char *path, const char *const *formats)
 {
   if (!path) return -1;
+  g_autofree char *base = g_path_get_basename(path);
+  const char *dot = strrchr(base, '.');
+  if (!dot || dot == base || !dot[1]) return -1; /* no extension (a leading dot names a hidden file) */
   for (size_t i = 0; i < G_N_ELEMENTS(EXTENSIONS); i++) {
-    if (!g_str_has_suffix(path, EXTENSIONS[i].ext)) continue;
+    if (g_ascii_strcasecmp(dot, EXTENSIONS[i].ext)) continue;
     for (int k = 0; formats[k]; k++)
       if (!strcmp(formats[k], EXTENSIONS[i].format)) return k;
     return -2;
   }
-  return -1;
+  return -3;
 }
 
 int cli_write(const CliCommon *c, GString *text, const char *format)

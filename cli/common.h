@@ -59,9 +59,9 @@ gboolean cli_context_parse(GOptionContext *ctx, CliCommon *c, int *argc, char **
 void cli_common_clear(CliCommon *c);
 
 /* The format that the extension of @path implies among @formats (NULL-terminated names:
- *  .json json, .csv csv, .txt and .table table, .md markdown): its index; -1 when the
- *  extension implies none (no or another extension); -2 when it implies a format that is not
- *  in @formats. */
+ *  .json json, .csv csv, .txt and .table table, .md markdown; case ignored): its index; -1
+ *  when @path has no extension; -2 when it implies a format that is not in @formats; -3 for
+ *  an extension that implies no format (.xml): the caller refuses it unless --format is given. */
 int cli_format_from_path(const char *path, const char *const *formats);
 
 /* Writes @text to stdout, or to c->output atomically (temporary file + rename).  @format

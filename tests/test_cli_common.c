@@ -311,6 +311,35 @@ START_TEST(test_output_file)
   g_autofree char *o5 = NULL, *e5 = NULL;
   ck_assert_int_eq(test_run_ocasim(nodir, &o5, &e5), 2);
   ck_assert_msg(strstr(e5, "--output 'no/such/dir/r.json': no directory"), "%s", e5);
+  /* an extension that names no format is refused, never written as a table; the known ones
+   * are matched whatever their case; --format decides over any extension */
+  g_autofree char *px = g_build_filename(dir, "r.xml", NULL), *pJ = g_build_filename(dir, "r.JSON", NULL);
+  g_autofree char *pC = g_build_filename(dir, "r.Csv", NULL), *pxf = g_build_filename(dir, "f.xml", NULL);
+  const char *xml[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", px, NULL };
+  const char *refxml[] = { "reference", "-o", px, NULL };
+  const char *upper[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", pJ, NULL };
+  const char *mixed[] = { "run", "scenarios/md1.yaml", "-q", "-o", pC, NULL };
+  const char *xml_as_json[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-f", "json", "-o", pxf, NULL };
+  g_autofree char *o6 = NULL, *e6 = NULL, *o7 = NULL, *e7 = NULL, *o8 = NULL, *e8 = NULL, *o9 = NULL, *e9 = NULL, *o10 = NULL,
+                  *e10 = NULL, *fJ = NULL, *fC = NULL, *fx = NULL;
+  ck_assert_int_eq(test_run_ocasim(xml, &o6, &e6), 2);
+  ck_assert_msg(strstr(e6, "-o/--output '") && strstr(e6, "r.xml': unknown extension; this command writes table, json or csv"),
+                "%s", e6);
+  ck_assert(!g_file_test(px, G_FILE_TEST_EXISTS));
+  ck_assert_int_eq(test_run_ocasim(refxml, &o7, &e7), 2);
+  ck_assert_msg(strstr(e7, "-o/--output '") && strstr(e7, "r.xml': this command writes text only"), "%s", e7);
+  ck_assert_int_eq(test_run_ocasim(upper, &o8, &e8), 0);
+  ck_assert(g_file_get_contents(pJ, &fJ, NULL, NULL));
+  ck_assert_msg(g_str_has_prefix(fJ, "{\n  \"ocasim_version\""), "%.100s", fJ);
+  ck_assert_int_eq(test_run_ocasim(mixed, &o9, &e9), 0);
+  ck_assert(g_file_get_contents(pC, &fC, NULL, NULL));
+  ck_assert_msg(g_str_has_prefix(fC, "scenario,seed,overrides,station,metric,"), "%.100s", fC);
+  ck_assert_int_eq(test_run_ocasim(xml_as_json, &o10, &e10), 0);
+  ck_assert(g_file_get_contents(pxf, &fx, NULL, NULL));
+  ck_assert_msg(g_str_has_prefix(fx, "{\n  \"ocasim_version\""), "%.100s", fx);
+  g_remove(pJ);
+  g_remove(pC);
+  g_remove(pxf);
   const char *files[] = { pj, pc, pt, pr, ps, pk, pq };
   for (size_t i = 0; i < G_N_ELEMENTS(files); i++) g_remove(files[i]);
   g_rmdir(dir);
