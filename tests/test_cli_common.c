@@ -250,6 +250,29 @@ START_TEST(test_log_levels_and_traces)
 }
 END_TEST
 
+/* GOption takes a short option's value from the next argument only: "-j1" and "-fjson" are
+ * unknown options, and the message says how to write them (bad input, exit 2); "-j 1" works. */
+START_TEST(test_attached_short_value)
+{
+  const char *j1[] = { "sweep", "-j1", "tests/data/sweep/small-bound.yaml", NULL };
+  const char *fjson[] = { "run", "-fjson", "scenarios/md1.yaml", NULL };
+  const char *unknown[] = { "run", "-Zx", "scenarios/md1.yaml", NULL };
+  const char *spaced[] = { "run", "-f", "json", "scenarios/md1.yaml", "--duration", "2000 s", "--warmup", "100 s", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL, *o4 = NULL, *e4 = NULL;
+  ck_assert_int_eq(run_env(j1, NULL, &o1, &e1), 2);
+  ck_assert_msg(strstr(e1, "Unknown option -j1: a short option's value is the next argument (-j N, here -j 1) or write --jobs=1"),
+                "%s", e1);
+  ck_assert_int_eq(run_env(fjson, NULL, &o2, &e2), 2);
+  ck_assert_msg(strstr(e2, "Unknown option -fjson: a short option's value is the next argument (-f FMT, here -f json) or write "
+                           "--format=json"),
+                "%s", e2);
+  ck_assert_int_eq(run_env(unknown, NULL, &o3, &e3), 2); /* no such short option: the plain message */
+  ck_assert_msg(strstr(e3, "Unknown option -Zx\n"), "%s", e3);
+  ck_assert_int_eq(run_env(spaced, NULL, &o4, &e4), 0);
+  ck_assert_msg(g_str_has_prefix(o4, "{"), "%.100s", o4);
+}
+END_TEST
+
 /* -o FILE: the same bytes as stdout, the format from --format or the extension, written by a
  * rename (no temporary left behind); an unwritable FILE is bad input before anything runs. */
 START_TEST(test_output_file)
@@ -410,6 +433,7 @@ int main(void)
   tcase_add_test(tc, test_progress_off_terminal);
   tcase_add_test(tc, test_progress_on_terminal);
   tcase_add_test(tc, test_log_levels_and_traces);
+  tcase_add_test(tc, test_attached_short_value);
   tcase_add_test(tc, test_output_file);
   tcase_add_test(tc, test_locale_independent_numbers);
   suite_add_tcase(s, tc);
