@@ -97,6 +97,8 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
   }
   if (ok && fail) ok = cli_whatif_degrade(&ca, (const char *const *)fail, &da, &dm, error);
   if (ok && out) {
+    g_autofree char *short_run = appliance_des_short_run_warning(ca.a, &ca.info);
+    if (short_run) g_message("%s", short_run); /* stderr, before the run: the results stay as they are */
     SimTrace *trace;
     SimObserver obs = observer_start(opt, &trace);
     g_autoptr(AppReport) rep = appliance_des_run_observed(ca.a, &ca.info, ca.m, &obs, NULL, error);

@@ -250,6 +250,35 @@ START_TEST(test_log_levels_and_traces)
 }
 END_TEST
 
+/* A paced run whose measured time is under a quarter of workload.segment_duration warns on
+ * stderr (few, large fetches: a noisy throughput) and leaves the results as they are; at a
+ * quarter or more, saturated, or with Poisson arrivals it says nothing. */
+START_TEST(test_short_paced_run_warns)
+{
+  /* measured 0.4 s: the boundary is a 1.6 s segment */
+  const char *longseg[] = { "run", SHORT_RUN, "--set", "workload.offered=100 Gb/s", "--set", "workload.segment_duration=1.7 s",
+                            NULL };
+  const char *edge[] = {
+    "run", SHORT_RUN, "--set", "workload.offered=100 Gb/s", "--set", "workload.segment_duration=1.6 s", NULL
+  };
+  const char *sat[] = { "run", SHORT_RUN, "--set", "workload.segment_duration=60 s", NULL };
+  const char *poisson[] = { "run", SHORT_RUN, "--set", "workload.offered=100 Gb/s", "--set", "workload.arrivals=poisson", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL, *o4 = NULL, *e4 = NULL;
+  ck_assert_int_eq(run_env(longseg, NULL, &o1, &e1), 0);
+  ck_assert_msg(strstr(e1, "ocasim: warning: the measured time (duration - warmup: 0.4 s) is 0.24 of workload.segment_duration "
+                           "(1.7 s): a paced client fetches a segment in only that share of the run") &&
+                    strstr(e1, "run at least 0.525 s (0.25 segments)"),
+                "%s", e1);
+  ck_assert_msg(strstr(o1, "throughput:"), "%.200s", o1);
+  ck_assert_int_eq(run_env(edge, NULL, &o2, &e2), 0);
+  ck_assert_str_eq(e2, "");
+  ck_assert_int_eq(run_env(sat, NULL, &o3, &e3), 0);
+  ck_assert_str_eq(e3, "");
+  ck_assert_int_eq(run_env(poisson, NULL, &o4, &e4), 0);
+  ck_assert_str_eq(e4, "");
+}
+END_TEST
+
 /* GOption takes a short option's value from the next argument only: "-j1" and "-fjson" are
  * unknown options, and the message says how to write them (bad input, exit 2); "-j 1" works. */
 START_TEST(test_attached_short_value)
@@ -434,6 +463,7 @@ int main(void)
   tcase_add_test(tc, test_progress_on_terminal);
   tcase_add_test(tc, test_log_levels_and_traces);
   tcase_add_test(tc, test_attached_short_value);
+  tcase_add_test(tc, test_short_paced_run_warns);
   tcase_add_test(tc, test_output_file);
   tcase_add_test(tc, test_locale_independent_numbers);
   suite_add_tcase(s, tc);
