@@ -46,6 +46,12 @@ static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GStr
                 opt->fail[0]);
     return FALSE;
   }
+  g_autoptr(GPtrArray) known = g_ptr_array_new(); /* the components --log may name */
+  g_ptr_array_add(known, (gpointer) "jobs");
+  for (guint i = 0; i < spec->stations->len; i++)
+    g_ptr_array_add(known, ((QnetStation *)g_ptr_array_index(spec->stations, i))->name);
+  g_ptr_array_add(known, NULL);
+  if (!cli_trace_check(&opt->common, (const char *const *)known->pdata, error)) return FALSE;
   if (!out) return TRUE;
   SimTrace *trace;
   SimObserver obs = observer_start(opt, &trace);
@@ -56,6 +62,23 @@ static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GStr
   return TRUE;
 }
 
+/* Refuses a --log or OCASIM_LOG name that is not a component of the appliance's fluid model:
+ * "requests", a resource or a traffic class (listed in that order). */
+static gboolean trace_check_appliance(const CliAppliance *ca, const CliOptions *opt, GError **error)
+{
+  if (!opt->common.log && !g_getenv("OCASIM_LOG")) return TRUE;
+  g_autoptr(SimFluidSpec) spec = appliance_des_spec(ca->a, &ca->info, ca->m);
+  if (!spec) return TRUE; /* appliance_des_check has said why */
+  g_autoptr(GPtrArray) known = g_ptr_array_new();
+  g_ptr_array_add(known, (gpointer) "requests");
+  for (guint i = 0; i < spec->resources->len; i++)
+    g_ptr_array_add(known, ((SimFluidResource *)g_ptr_array_index(spec->resources, i))->name);
+  for (guint i = 0; i < spec->classes->len; i++)
+    g_ptr_array_add(known, ((SimFluidClass *)g_ptr_array_index(spec->classes, i))->name);
+  g_ptr_array_add(known, NULL);
+  return cli_trace_check(&opt->common, (const char *const *)known->pdata, error);
+}
+
 static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt, GString *out, GError **error)
 {
   CliAppliance ca;
@@ -63,6 +86,7 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
   /* what the run would refuse, refused by check too, located at the key to change */
   gboolean ok = appliance_des_check(ca.a, &ca.info, ca.m, error);
   if (!ok) cli_locate_model_error(root, error);
+  if (ok) ok = trace_check_appliance(&ca, opt, error);
   Appliance *da = NULL;
   DemandModel *dm = NULL;
   g_auto(GStrv) fail = cli_whatif_failures(opt, &ca.info); /* the scenario's failures: and --fail */
@@ -73,6 +97,8 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
   }
   if (ok && fail) ok = cli_whatif_degrade(&ca, (const char *const *)fail, &da, &dm, error);
   if (ok && out) {
+    g_autofree char *short_run = appliance_des_short_run_warning(ca.a, &ca.info);
+    if (short_run) g_message("%s", short_run); /* stderr, before the run: the results stay as they are */
     SimTrace *trace;
     SimObserver obs = observer_start(opt, &trace);
     g_autoptr(AppReport) rep = appliance_des_run_observed(ca.a, &ca.info, ca.m, &obs, NULL, error);

@@ -237,7 +237,7 @@ static int schema(CliCommon *common, GOptionContext *ctx, int argc, char **argv,
   int fmt = format ? -1 : cli_format_from_path(common->output, FORMATS);
   for (int i = 0; format && FORMATS[i]; i++)
     if (!strcmp(FORMATS[i], format)) fmt = i;
-  if ((format && fmt < 0) || fmt == -2) {
+  if ((format && fmt < 0) || fmt <= -2) {
     fprintf(stderr, "%s: --format '%s': expected markdown or json\n", argv[0], format ? format : common->output);
     return OCASIM_EXIT_BADINPUT;
   }

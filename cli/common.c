@@ -95,6 +95,29 @@ static SimTrace *trace_build(const CliCommon *c, GError **error)
   return g_steal_pointer(&t);
 }
 
+/* GOption reads a short option's value from the next argument only ("-j 1"): "-j1" is an
+ * unknown option.  When the unknown option is a value-taking short option with its value attached
+ * (by the help text, "-j, --jobs=N"), the message says how to write it. */
+static void attached_value_hint(GOptionContext *ctx, GError **error)
+{
+  if (!error || !*error || !g_error_matches(*error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION)) return;
+  const char *arg = strstr((*error)->message, " -");
+  if (!arg || arg[2] == '-' || !g_ascii_isalpha(arg[2]) || !arg[3]) return;
+  arg++; /* "-j1" */
+  g_autofree char *help = g_option_context_get_help(ctx, TRUE, NULL);
+  g_autofree char *pattern = g_strdup_printf("\\s-%c, --([A-Za-z0-9-]+)=(\\S+)", arg[1]);
+  g_autoptr(GRegex) re = g_regex_new(pattern, 0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  if (!re || !g_regex_match(re, help, 0, &m)) return;
+  g_autofree char *lng = g_match_info_fetch(m, 1), *meta = g_match_info_fetch(m, 2);
+  g_autofree char *msg =
+      g_strdup_printf("Unknown option %s: a short option's value is the next argument (-%c %s, here -%c %s) or "
+                      "write --%s=%s",
+                      arg, arg[1], meta, arg[1], arg + 2, lng, arg + 2);
+  g_free((*error)->message);
+  (*error)->message = g_steal_pointer(&msg);
+}
+
 gboolean cli_context_parse(GOptionContext *ctx, CliCommon *c, int *argc, char ***argv, GError **error)
 {
   GOptionEntry output[] = {
@@ -124,7 +147,10 @@ gboolean cli_context_parse(GOptionContext *ctx, CliCommon *c, int *argc, char **
   if (c->flags & CLI_OPT_PROGRESS) g_option_context_add_main_entries(ctx, progress, NULL);
   if (c->flags & CLI_OPT_LOG) g_option_context_add_main_entries(ctx, log, NULL);
   g_option_context_add_main_entries(ctx, always, NULL);
-  if (!g_option_context_parse(ctx, argc, argv, error)) return FALSE;
+  if (!g_option_context_parse(ctx, argc, argv, error)) {
+    attached_value_hint(ctx, error);
+    return FALSE;
+  }
   if (!cli_output_file_option("--output", c->output, error)) return FALSE;
   if (!(c->flags & CLI_OPT_LOG) || (!c->log && !g_getenv("OCASIM_LOG"))) return TRUE;
   g_autoptr(SimTrace) t = trace_build(c, error);
@@ -146,13 +172,16 @@ static const struct {
 int cli_format_from_path(const char *path, const char *const *formats)
 {
   if (!path) return -1;
+  g_autofree char *base = g_path_get_basename(path);
+  const char *dot = strrchr(base, '.');
+  if (!dot || dot == base || !dot[1]) return -1; /* no extension (a leading dot names a hidden file) */
   for (size_t i = 0; i < G_N_ELEMENTS(EXTENSIONS); i++) {
-    if (!g_str_has_suffix(path, EXTENSIONS[i].ext)) continue;
+    if (g_ascii_strcasecmp(dot, EXTENSIONS[i].ext)) continue;
     for (int k = 0; formats[k]; k++)
       if (!strcmp(formats[k], EXTENSIONS[i].format)) return k;
     return -2;
   }
-  return -1;
+  return -3;
 }
 
 int cli_write(const CliCommon *c, GString *text, const char *format)
@@ -183,6 +212,25 @@ int cli_write(const CliCommon *c, GString *text, const char *format)
 SimTrace *cli_trace(const CliCommon *c)
 {
   return trace_build(c, NULL);
+}
+
+gboolean cli_trace_check(const CliCommon *c, const char *const *known, GError **error)
+{
+  if (!(c->flags & CLI_OPT_LOG)) return TRUE;
+  for (char **s = c->log; s && *s; s++) {
+    g_autoptr(SimTrace) t = sim_trace_parse(*s, NULL);
+    if (t && !sim_trace_check(t, known, error)) {
+      g_prefix_error(error, "--log '%s': ", *s);
+      return FALSE;
+    }
+  }
+  const char *env = g_getenv("OCASIM_LOG");
+  g_autoptr(SimTrace) t = env && *env ? sim_trace_parse(env, NULL) : NULL;
+  if (t && !sim_trace_check(t, known, error)) {
+    g_prefix_error(error, "OCASIM_LOG='%s': ", env);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* ---- the progress line ------------------------------------------------------------------- */

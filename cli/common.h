@@ -59,9 +59,9 @@ gboolean cli_context_parse(GOptionContext *ctx, CliCommon *c, int *argc, char **
 void cli_common_clear(CliCommon *c);
 
 /* The format that the extension of @path implies among @formats (NULL-terminated names:
- *  .json json, .csv csv, .txt and .table table, .md markdown): its index; -1 when the
- *  extension implies none (no or another extension); -2 when it implies a format that is not
- *  in @formats. */
+ *  .json json, .csv csv, .txt and .table table, .md markdown; case ignored): its index; -1
+ *  when @path has no extension; -2 when it implies a format that is not in @formats; -3 for
+ *  an extension that implies no format (.xml): the caller refuses it unless --format is given. */
 int cli_format_from_path(const char *path, const char *const *formats);
 
 /* Writes @text to stdout, or to c->output atomically (temporary file + rename).  @format
@@ -72,6 +72,11 @@ int cli_write(const CliCommon *c, GString *text, const char *format);
 
 /* The trace filter of --log and OCASIM_LOG (NULL when neither is given). (transfer full) */
 SimTrace *cli_trace(const CliCommon *c);
+
+/* Checks the names of --log and OCASIM_LOG against @known (NULL-terminated: the components of
+ *  the built model; "all" is always allowed).  Error (G_OPTION_ERROR_BAD_VALUE, exit 2): the
+ *  option ("--log" or "OCASIM_LOG") and the first unknown name, with a suggestion and the list. */
+gboolean cli_trace_check(const CliCommon *c, const char *const *known, GError **error);
 
 /* Writes @s seconds as a time left ("45 s", "3 min 05 s", "2 h 10 min"; "?" when negative, not a
  *  number or beyond 1e7 s) into @buf of @n bytes, for progress lines. */

@@ -122,7 +122,7 @@ AppRefSet *cli_refset_load(const char *prog, const char *dir)
 gboolean cli_text_output(const char *prog, const CliCommon *c)
 {
   static const char *const text[] = { "table", "markdown", NULL };
-  if (cli_format_from_path(c->output, text) != -2) return TRUE;
-  fprintf(stderr, "%s: --output '%s': this command writes text only (.txt, .md or no extension)\n", prog, c->output);
+  if (cli_format_from_path(c->output, text) >= -1) return TRUE;
+  fprintf(stderr, "%s: -o/--output '%s': this command writes text only (.txt, .md or no extension)\n", prog, c->output);
   return FALSE;
 }

@@ -57,9 +57,10 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
     opt->format = (CliFormat)i;
   } else if (opt->common.output) {
     int i = cli_format_from_path(opt->common.output, formats);
-    if (i == -2) {
+    if (i <= -2) {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--output '%s': this command writes table, json or csv (.txt, .json, .csv): give --format", opt->common.output);
+                  "-o/--output '%s': %s; this command writes table, json or csv (.txt, .json, .csv): give --format",
+                  opt->common.output, i == -3 ? "unknown extension" : "the extension of another format");
       cli_options_clear(opt);
       return FALSE;
     }

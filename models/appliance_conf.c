@@ -371,8 +371,31 @@ static gboolean check_failures(const AppConf *c, const SimConfNode *root, GError
   return TRUE;
 }
 
+/* Keys that moved: an old scenario that still gives one is told where it went (the binding
+ * alone would only say "unknown key"). */
+static const struct {
+  const char *parent, *key, *now;
+} moved_keys[] = {
+  { "cpu", "cap", "workload.cpu_cap" }, /* with the cost profiles (costs:): a production cap, not a property of the part */
+};
+
+/* Refuses a moved key of @root, located at it, saying where it went. */
+static gboolean check_moved_keys(const SimConfNode *root, GError **error)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(moved_keys); i++) {
+    const SimConfNode *map = sim_conf_node_get(root, moved_keys[i].parent);
+    const SimConfNode *v = map && sim_conf_node_kind(map) == SIM_CONF_NODE_MAP ? sim_conf_node_get(map, moved_keys[i].key) : NULL;
+    if (!v) continue;
+    sim_conf_set_error(error, v, SIM_CONF_ERROR_UNKNOWN_KEY, "unknown key '%s': %s.%s moved to %s", moved_keys[i].key,
+                       moved_keys[i].parent, moved_keys[i].key, moved_keys[i].now);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenarioInfo *info, GError **error)
 {
+  if (!check_moved_keys(root, error)) return FALSE;
   AppConf *c = g_new0(AppConf, 1);
   gboolean ok = FALSE;
   coeffs_defaults(&c->a.coef);

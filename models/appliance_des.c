@@ -174,3 +174,17 @@ AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo 
     sim_fluid_result_free(fr);
   return r;
 }
+
+char *appliance_des_short_run_warning(const Appliance *a, const AppScenarioInfo *info)
+{
+  double measured_s = info->duration_s - info->warmup_s, segment_s = a->wl.segment_ns * 1e-9;
+  if (a->wl.arrivals != WL_ARRIVALS_PACED || !(a->wl.offered_gbps > 0) || !(segment_s > 0) ||
+      measured_s >= DES_PACED_MIN_MEASURED_SEGMENTS * segment_s)
+    return NULL;
+  return g_strdup_printf("warning: the measured time (duration - warmup: %.3g s) is %.2g of workload.segment_duration "
+                         "(%.3g s): a paced client fetches a segment in only that share of the run, so the offered load "
+                         "arrives in few large fetches and the throughput varies from seed to seed more than its CI says; "
+                         "run at least %.3g s (%.2g segments) or shorten segment_duration (scenarios/README.md: arrivals)",
+                         measured_s, measured_s / segment_s, segment_s,
+                         info->warmup_s + DES_PACED_MIN_MEASURED_SEGMENTS * segment_s, DES_PACED_MIN_MEASURED_SEGMENTS);
+}

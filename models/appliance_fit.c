@@ -393,7 +393,8 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
   }
   row->ok = row->gbps_ok && row->cpu_ok && row->kind_ok;
   row->known_deviation = ref->known_deviation != NULL;
-  row->within_ci = row->kind_ok && fabs(row->err_pct) <= ref->tolerance_pct &&
+  /* a documented deviation is held to its own bound whether it names another bottleneck or not */
+  row->within_ci = (row->kind_ok || row->known_deviation) && fabs(row->err_pct) <= ref->tolerance_pct &&
                    (ref->cpu_pct < 0 || fabs(row->model_cpu - ref->cpu_pct) <= ref->cpu_tolerance_pts);
   if (x_expected) {
     double xe = G_MAXDOUBLE;
@@ -1188,9 +1189,10 @@ void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *
   sim_json_append(b, out);
 }
 
-int app_refset_des_table(AppRefSet *s, GString *out)
+int app_refset_des_table(AppRefSet *s, GString *out, int *documented)
 {
   int fails = 0;
+  if (documented) *documented = 0;
   g_string_append_printf(out, "| %-28s | %7s | %7s | %7s | %7s | %6s | %-28s |\n", "result", "bound", "DES", "publ.", "DES err",
                          "CPU", "DES bottleneck");
   g_string_append(
@@ -1210,11 +1212,16 @@ int app_refset_des_table(AppRefSet *s, GString *out)
       continue;
     }
     double err = 100.0 * (r->throughput_gbps / it->info.ref.gbps - 1.0);
-    gboolean ok = fabs(err) <= (it->info.ref.known_deviation ? it->info.ref.tolerance_pct : 10.0);
-    if (!ok) fails++;
+    gboolean ok = fabs(err) <= 10.0;
+    gboolean held = ok || (it->info.ref.known_deviation && fabs(err) <= it->info.ref.tolerance_pct);
+    if (!held) fails++;
+    if (!ok && held && documented) (*documented)++;
     g_string_append_printf(out, "| %-28s | %7.1f | %7.1f | %7.1f | %+6.1f%% | %4.0f %% | %-28s |%s\n", it->info.ref.id, xb,
                            r->throughput_gbps, it->info.ref.gbps, err, r->cpu_util_pct,
-                           r->bottleneck >= 0 ? r->res[r->bottleneck].name : "-", ok ? "" : " FAIL");
+                           r->bottleneck >= 0 ? r->res[r->bottleneck].name : "-",
+                           ok     ? ""
+                           : held ? " FAIL (documented)"
+                                  : " FAIL");
   }
   return fails;
 }

@@ -462,6 +462,15 @@ static gboolean summarised(const SweepColumn *o)
   return (o->type == SWEEP_COL_NUMBER || o->type == SWEEP_COL_INT) && !strstr(o->name, "_ci95");
 }
 
+/* The row cell of varied key @k: its own column after the id columns, or -1 for a varied `seed`,
+ * whose value is the id column seed (one column of that name, not two). */
+static gint key_cell(const SweepSpec *s, guint k)
+{
+  gint col = N_ID_COLUMNS;
+  for (guint j = 0; j < k; j++) col += strcmp(((const SweepKey *)g_ptr_array_index(s->keys, j))->key, "seed") != 0;
+  return strcmp(((const SweepKey *)g_ptr_array_index(s->keys, k))->key, "seed") ? col : -1;
+}
+
 static void build_columns(SweepSpec *s)
 {
   s->columns = g_array_new(FALSE, FALSE, sizeof(SweepColumn));
@@ -469,7 +478,7 @@ static void build_columns(SweepSpec *s)
   for (guint k = 0; k < s->keys->len; k++) {
     const SweepKey *key = g_ptr_array_index(s->keys, k);
     SweepColumn c = { key->key, SWEEP_COL_INPUT, "", "a varied input, as the sweep file writes it" };
-    g_array_append_val(s->columns, c);
+    if (key_cell(s, k) >= 0) g_array_append_val(s->columns, c);
   }
   s->first_output = s->columns->len;
   if (s->mode == SWEEP_CAPACITY) g_array_append_vals(s->columns, capacity_columns, G_N_ELEMENTS(capacity_columns));
@@ -481,8 +490,11 @@ static void build_columns(SweepSpec *s)
   /* summary: point, the keys, runs, failed, NAME_mean and NAME_ci95 per numeric output */
   s->summary = g_array_new(FALSE, FALSE, sizeof(SweepColumn));
   g_array_append_val(s->summary, id_columns[COL_POINT]);
-  for (guint k = 0; k < s->keys->len; k++)
-    g_array_append_val(s->summary, g_array_index(s->columns, SweepColumn, N_ID_COLUMNS + k));
+  for (guint k = 0; k < s->keys->len; k++) {
+    SweepColumn c = { ((const SweepKey *)g_ptr_array_index(s->keys, k))->key, SWEEP_COL_INPUT, "",
+                      "a varied input, as the sweep file writes it" };
+    g_array_append_val(s->summary, c);
+  }
   SweepColumn runs = { "runs", SWEEP_COL_INT, "", "replications that succeeded" };
   SweepColumn failed = { "failed", SWEEP_COL_INT, "", "replications that failed" };
   g_array_append_val(s->summary, runs);
@@ -758,6 +770,19 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
   }
 }
 
+/* Sets the input cells of point @p in @row (a varied seed: the id column seed, an integer). */
+static void set_key_cells(const SweepSpec *s, guint p, SweepRow *row)
+{
+  for (guint k = 0; k < s->keys->len; k++) {
+    gint c = key_cell(s, k);
+    gint64 seed;
+    if (c >= 0)
+      set_str(&row->cells[c], sweep_value(s, p, k));
+    else if (g_ascii_string_to_signed(sweep_value(s, p, k), 10, 0, G_MAXINT64, &seed, NULL))
+      set_int(&row->cells[COL_SEED], seed);
+  }
+}
+
 /* The id and input cells of run @run. */
 static void fill_ids(const SweepSpec *s, guint run, SweepRow *row)
 {
@@ -768,7 +793,7 @@ static void fill_ids(const SweepSpec *s, guint run, SweepRow *row)
   set_str(&row->cells[COL_MODE], sweep_mode_names[s->mode]);
   set_str(&row->cells[COL_OVERRIDES], s->overrides);
   if (!s->seed_varied) set_int(&row->cells[COL_SEED], (gint64)sweep_seed(s, p, r));
-  for (guint k = 0; k < s->keys->len; k++) set_str(&row->cells[N_ID_COLUMNS + k], sweep_value(s, p, k));
+  set_key_cells(s, p, row);
 }
 
 SweepRow *sweep_run(const SweepSpec *s, guint run)
@@ -971,7 +996,7 @@ SweepRow *sweep_row_parse_json(const SweepSpec *s, const char *line, GError **er
                 "point %" G_GINT64_FORMAT " replication %" G_GINT64_FORMAT " is not in this sweep", point, rep);
     return NULL;
   }
-  for (guint k = 0; k < s->keys->len; k++) set_str(&row->cells[N_ID_COLUMNS + k], sweep_value(s, (guint)point, k));
+  set_key_cells(s, (guint)point, row);
   return g_steal_pointer(&row);
 }
 

@@ -37,7 +37,7 @@
  *
  * Results: one row per run, its columns sweep_columns(): point, replication, scenario, mode,
  * seed, overrides (the fixed ones: set: and --set), one column per varied key named by its key path (the value as the sweep file writes
- * it), the headline outputs of the mode (docs/outputs.md), and error (empty when the run
+ * it; a varied `seed` is the seed column, not a second one), the headline outputs of the mode (docs/outputs.md), and error (empty when the run
  * succeeded; then every output is empty). Rows are written as CSV or JSON Lines by
  * sweep_row_append_csv / _json; sweep_summary_* gives, for replicated sweeps, the mean and 95 %
  * confidence half-width (Student t over the replications) of each numeric output per point.

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "sim/conf.h"
+
 struct SimTrace {
   GPtrArray *names; /* char* */
   GArray *levels;   /* SimTraceLevel, parallel to names */
@@ -55,6 +57,27 @@ void sim_trace_free(SimTrace *t)
   if (t->names) g_ptr_array_free(t->names, TRUE);
   if (t->levels) g_array_free(t->levels, TRUE);
   g_free(t);
+}
+
+/* Names an unknown-component error lists at most (the rest are counted): a line a reader can scan. */
+#define TRACE_LIST_MAX 40
+
+gboolean sim_trace_check(const SimTrace *t, const char *const *known, GError **error)
+{
+  if (!t) return TRUE;
+  for (guint i = 0; i < t->names->len; i++) {
+    const char *n = g_ptr_array_index(t->names, i);
+    if (!strcmp(n, "all") || (known && g_strv_contains(known, n))) continue;
+    const char *near = sim_conf_suggest(n, known);
+    g_autoptr(GString) list = g_string_new("all");
+    guint nk = known ? g_strv_length((char **)known) : 0;
+    for (guint k = 0; k < MIN(nk, TRACE_LIST_MAX); k++) g_string_append_printf(list, ", %s", known[k]);
+    if (nk > TRACE_LIST_MAX) g_string_append_printf(list, " and %u more", nk - TRACE_LIST_MAX);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%s' is not a component of this scenario%s%s%s; components: %s",
+                n, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", list->str);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 SimTraceLevel sim_trace_level(const SimTrace *t, const char *component)

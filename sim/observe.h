@@ -34,6 +34,11 @@ SimTrace *sim_trace_parse(const char *spec, GError **error);
 /* Adds the items of @spec (as sim_trace_parse() reads them) to @t. */
 gboolean sim_trace_add(SimTrace *t, const char *spec, GError **error);
 
+/* Checks that every name of @t other than "all" is one of @known (NULL-terminated: the
+ *  components of the run that will use @t).  Error (G_OPTION_ERROR_BAD_VALUE): the first name
+ *  that is not, with the nearest known name as a suggestion (sim_conf_suggest) and the list. */
+gboolean sim_trace_check(const SimTrace *t, const char *const *known, GError **error);
+
 /* Frees @t (NULL is ignored). */
 void sim_trace_free(SimTrace *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTrace, sim_trace_free)

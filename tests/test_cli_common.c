@@ -227,6 +227,78 @@ START_TEST(test_log_levels_and_traces)
   g_autofree char *o6 = NULL, *e6 = NULL;
   ck_assert_int_eq(run_env(bad, NULL, &o6, &e6), 2);
   ck_assert_msg(strstr(e6, "--log 'nvme0:loud': unknown level 'loud'"), "%s", e6);
+  /* a name that is no component of the built model is bad input too, never a silent no-op:
+   * the option, the name, the nearest component and the list */
+  const char *typo[] = { "run", SHORT_RUN, "--log", "requests:info,nvme:debug", NULL };
+  const char *bogus_env[] = { "OCASIM_LOG=zzz:debug", NULL };
+  const char *qtypo[] = { "run", "scenarios/jackson-tandem.yaml", "--log", "C", NULL };
+  g_autofree char *o7 = NULL, *e7 = NULL, *o8 = NULL, *e8 = NULL, *o9 = NULL, *e9 = NULL;
+  ck_assert_int_eq(run_env(typo, NULL, &o7, &e7), 2);
+  ck_assert_msg(strstr(e7,
+                       "--log 'requests:info,nvme:debug': 'nvme' is not a component of this scenario (did you mean 'nvme0'?); "
+                       "components: all, requests, ") &&
+                    strstr(e7, " dram.node0, ") && strstr(e7, " more"),
+                "%s", e7);
+  ck_assert_str_eq(o7, "");
+  ck_assert_int_eq(run_env(quiet, bogus_env, &o8, &e8), 2);
+  ck_assert_msg(strstr(e8, "OCASIM_LOG='zzz:debug': 'zzz' is not a component of this scenario; components: all, requests, "),
+                "%s", e8);
+  ck_assert_int_eq(run_env(qtypo, NULL, &o9, &e9), 2);
+  ck_assert_msg(
+      strstr(e9, "--log 'C': 'C' is not a component of this scenario (did you mean 'A'?); components: all, jobs, A, B\n"), "%s",
+      e9);
+}
+END_TEST
+
+/* A paced run whose measured time is under a quarter of workload.segment_duration warns on
+ * stderr (few, large fetches: a noisy throughput) and leaves the results as they are; at a
+ * quarter or more, saturated, or with Poisson arrivals it says nothing. */
+START_TEST(test_short_paced_run_warns)
+{
+  /* measured 0.4 s: the boundary is a 1.6 s segment */
+  const char *longseg[] = { "run", SHORT_RUN, "--set", "workload.offered=100 Gb/s", "--set", "workload.segment_duration=1.7 s",
+                            NULL };
+  const char *edge[] = {
+    "run", SHORT_RUN, "--set", "workload.offered=100 Gb/s", "--set", "workload.segment_duration=1.6 s", NULL
+  };
+  const char *sat[] = { "run", SHORT_RUN, "--set", "workload.segment_duration=60 s", NULL };
+  const char *poisson[] = { "run", SHORT_RUN, "--set", "workload.offered=100 Gb/s", "--set", "workload.arrivals=poisson", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL, *o4 = NULL, *e4 = NULL;
+  ck_assert_int_eq(run_env(longseg, NULL, &o1, &e1), 0);
+  ck_assert_msg(strstr(e1, "ocasim: warning: the measured time (duration - warmup: 0.4 s) is 0.24 of workload.segment_duration "
+                           "(1.7 s): a paced client fetches a segment in only that share of the run") &&
+                    strstr(e1, "run at least 0.525 s (0.25 segments)"),
+                "%s", e1);
+  ck_assert_msg(strstr(o1, "throughput:"), "%.200s", o1);
+  ck_assert_int_eq(run_env(edge, NULL, &o2, &e2), 0);
+  ck_assert_str_eq(e2, "");
+  ck_assert_int_eq(run_env(sat, NULL, &o3, &e3), 0);
+  ck_assert_str_eq(e3, "");
+  ck_assert_int_eq(run_env(poisson, NULL, &o4, &e4), 0);
+  ck_assert_str_eq(e4, "");
+}
+END_TEST
+
+/* GOption takes a short option's value from the next argument only: "-j1" and "-fjson" are
+ * unknown options, and the message says how to write them (bad input, exit 2); "-j 1" works. */
+START_TEST(test_attached_short_value)
+{
+  const char *j1[] = { "sweep", "-j1", "tests/data/sweep/small-bound.yaml", NULL };
+  const char *fjson[] = { "run", "-fjson", "scenarios/md1.yaml", NULL };
+  const char *unknown[] = { "run", "-Zx", "scenarios/md1.yaml", NULL };
+  const char *spaced[] = { "run", "-f", "json", "scenarios/md1.yaml", "--duration", "2000 s", "--warmup", "100 s", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *o3 = NULL, *e3 = NULL, *o4 = NULL, *e4 = NULL;
+  ck_assert_int_eq(run_env(j1, NULL, &o1, &e1), 2);
+  ck_assert_msg(strstr(e1, "Unknown option -j1: a short option's value is the next argument (-j N, here -j 1) or write --jobs=1"),
+                "%s", e1);
+  ck_assert_int_eq(run_env(fjson, NULL, &o2, &e2), 2);
+  ck_assert_msg(strstr(e2, "Unknown option -fjson: a short option's value is the next argument (-f FMT, here -f json) or write "
+                           "--format=json"),
+                "%s", e2);
+  ck_assert_int_eq(run_env(unknown, NULL, &o3, &e3), 2); /* no such short option: the plain message */
+  ck_assert_msg(strstr(e3, "Unknown option -Zx\n"), "%s", e3);
+  ck_assert_int_eq(run_env(spaced, NULL, &o4, &e4), 0);
+  ck_assert_msg(g_str_has_prefix(o4, "{"), "%.100s", o4);
 }
 END_TEST
 
@@ -291,6 +363,35 @@ START_TEST(test_output_file)
   g_autofree char *o5 = NULL, *e5 = NULL;
   ck_assert_int_eq(test_run_ocasim(nodir, &o5, &e5), 2);
   ck_assert_msg(strstr(e5, "--output 'no/such/dir/r.json': no directory"), "%s", e5);
+  /* an extension that names no format is refused, never written as a table; the known ones
+   * are matched whatever their case; --format decides over any extension */
+  g_autofree char *px = g_build_filename(dir, "r.xml", NULL), *pJ = g_build_filename(dir, "r.JSON", NULL);
+  g_autofree char *pC = g_build_filename(dir, "r.Csv", NULL), *pxf = g_build_filename(dir, "f.xml", NULL);
+  const char *xml[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", px, NULL };
+  const char *refxml[] = { "reference", "-o", px, NULL };
+  const char *upper[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", pJ, NULL };
+  const char *mixed[] = { "run", "scenarios/md1.yaml", "-q", "-o", pC, NULL };
+  const char *xml_as_json[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-f", "json", "-o", pxf, NULL };
+  g_autofree char *o6 = NULL, *e6 = NULL, *o7 = NULL, *e7 = NULL, *o8 = NULL, *e8 = NULL, *o9 = NULL, *e9 = NULL, *o10 = NULL,
+                  *e10 = NULL, *fJ = NULL, *fC = NULL, *fx = NULL;
+  ck_assert_int_eq(test_run_ocasim(xml, &o6, &e6), 2);
+  ck_assert_msg(strstr(e6, "-o/--output '") && strstr(e6, "r.xml': unknown extension; this command writes table, json or csv"),
+                "%s", e6);
+  ck_assert(!g_file_test(px, G_FILE_TEST_EXISTS));
+  ck_assert_int_eq(test_run_ocasim(refxml, &o7, &e7), 2);
+  ck_assert_msg(strstr(e7, "-o/--output '") && strstr(e7, "r.xml': this command writes text only"), "%s", e7);
+  ck_assert_int_eq(test_run_ocasim(upper, &o8, &e8), 0);
+  ck_assert(g_file_get_contents(pJ, &fJ, NULL, NULL));
+  ck_assert_msg(g_str_has_prefix(fJ, "{\n  \"ocasim_version\""), "%.100s", fJ);
+  ck_assert_int_eq(test_run_ocasim(mixed, &o9, &e9), 0);
+  ck_assert(g_file_get_contents(pC, &fC, NULL, NULL));
+  ck_assert_msg(g_str_has_prefix(fC, "scenario,seed,overrides,station,metric,"), "%.100s", fC);
+  ck_assert_int_eq(test_run_ocasim(xml_as_json, &o10, &e10), 0);
+  ck_assert(g_file_get_contents(pxf, &fx, NULL, NULL));
+  ck_assert_msg(g_str_has_prefix(fx, "{\n  \"ocasim_version\""), "%.100s", fx);
+  g_remove(pJ);
+  g_remove(pC);
+  g_remove(pxf);
   const char *files[] = { pj, pc, pt, pr, ps, pk, pq };
   for (size_t i = 0; i < G_N_ELEMENTS(files); i++) g_remove(files[i]);
   g_rmdir(dir);
@@ -361,6 +462,8 @@ int main(void)
   tcase_add_test(tc, test_progress_off_terminal);
   tcase_add_test(tc, test_progress_on_terminal);
   tcase_add_test(tc, test_log_levels_and_traces);
+  tcase_add_test(tc, test_attached_short_value);
+  tcase_add_test(tc, test_short_paced_run_warns);
   tcase_add_test(tc, test_output_file);
   tcase_add_test(tc, test_locale_independent_numbers);
   suite_add_tcase(s, tc);

@@ -199,7 +199,46 @@ START_TEST(test_reference_report)
   g_autofree char *tally = g_strdup_printf("\n%d of %d within 10 %% / 10 points", app_refset_size(s) - fails, app_refset_size(s));
   ck_assert_msg(strstr(out, tally), "%s", out);
   ck_assert_ptr_null(strstr(out, "Discrete-event model"));
-  /* --strict: status 1 when any row fails the rule (the documented deviations count) */
+  /* every row with a documented deviation (reference.known_deviation) says so, whatever it misses
+   * (throughput, CPU or the bottleneck), and the tally counts them all */
+  int documented = 0;
+  for (int i = 0; i < app_refset_size(s); i++) {
+    AppRefRow row;
+    ck_assert(app_refset_eval(s, i, NULL, &row, NULL));
+    if (!row.ok && row.known_deviation) {
+      documented++;
+      g_autofree char *line = g_strdup_printf("| %-28s |", row.id);
+      const char *at = strstr(table->str, line), *eol = at ? strchr(at, '\n') : NULL;
+      ck_assert_msg(at && eol, "%s", row.id);
+      g_autofree char *text = g_strndup(at, eol - at);
+      ck_assert_msg(g_str_has_suffix(text, "| FAIL (documented) |"), "%.200s", text);
+    }
+    app_ref_row_clear(&row);
+  }
+  ck_assert_int_ge(documented, 4); /* milan2022_default_bios, rome2021_sw_nps1, skx2019_net_silo, skx2019_no_silo */
+  g_autofree char *doc_tally = g_strdup_printf("%d outside (%d of them documented deviations", fails, documented);
+  const char *tail = strstr(out, " outside (");
+  ck_assert_msg(strstr(out, doc_tally), "%.200s", tail ? tail : "(no tally)");
+  /* --des: the summary says what it counts (within 10 % of the published figure, within a
+   * documented deviation's wider bound, outside any), and the +71 % milan2022_default_bios row is
+   * a documented miss, not a silent pass */
+  const char *des[] = { "reference", "--des", NULL };
+  g_autofree char *out3 = NULL, *err3 = NULL;
+  ck_assert_int_eq(test_run_ocasim(des, &out3, &err3), 0);
+  const char *dmilan = strstr(out3, "\n| milan2022_default_bios       |   742.9 |");
+  ck_assert_msg(dmilan && strstr(dmilan, "| FAIL (documented)\n"), "%.300s", dmilan ? dmilan : out3);
+  int within = 0, wider = 0, outside = 0;
+  const char *sum = strstr(out3, " DES results within 10 % of the published throughput, ");
+  ck_assert_msg(sum, "%.200s", out3 + strlen(out3) - MIN(strlen(out3), 200));
+  while (sum > out3 && sum[-1] != '\n') sum--;
+  ck_assert_int_eq(
+      sscanf(sum,
+             "%d of %*d DES results within 10 %% of the published throughput, %d more within the wider bound of their "
+             "documented deviation, %d outside any bound.",
+             &within, &wider, &outside),
+      3);
+  ck_assert_int_ge(wider, 1);
+  ck_assert_int_eq(within + wider + outside, app_refset_size(s));
   ck_assert_int_eq(test_run_ocasim(strict, &out2, &err2), fails ? 1 : 0);
   ck_assert_str_eq(out2, out);
 }

@@ -162,9 +162,8 @@ END_TEST
 
 /* Interrupted after 5 runs (--limit), then a torn last line, then --resume: the final files
  * equal an uninterrupted run's, byte for byte; a finished sweep resumes to nothing. */
-START_TEST(test_resume)
+static void resume_same_as_full(const char *file)
 {
-  const char *file = "tests/data/sweep/small-run.yaml";
   g_auto(TestDir) d = tmpdir();
   g_autofree char *full = g_build_filename(d, "full", NULL), *part = g_build_filename(d, "part", NULL);
   ck_assert_int_eq(sweep(file, full, NULL), 0);
@@ -187,6 +186,44 @@ START_TEST(test_resume)
   ck_assert(!g_file_test(csv_part, G_FILE_TEST_EXISTS));
   ck_assert_int_eq(sweep(file, part, resume), 0); /* already complete */
   assert_same_file(full_csv, csv);
+}
+
+START_TEST(test_resume)
+{
+  resume_same_as_full("tests/data/sweep/small-run.yaml");
+}
+END_TEST
+
+/* A sweep that varies `seed` writes one seed column (CSV header, JSON key), holding the varied
+ * value as an integer, and resumes byte for byte like any other. */
+START_TEST(test_varied_seed_one_column)
+{
+  const char *file = "tests/data/sweep/seed-varied.yaml";
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *p = g_build_filename(d, "r", NULL);
+  ck_assert_int_eq(sweep(file, p, NULL), 0);
+  g_autofree char *csv_path = g_strdup_printf("%s.csv", p), *json_path = g_strdup_printf("%s.jsonl", p);
+  g_autofree char *csv = slurp(csv_path), *json = slurp(json_path);
+  g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+  g_auto(GStrv) head = g_strsplit(lines[0], ",", -1);
+  guint seeds = 0, col = 0;
+  for (guint i = 0; head[i]; i++)
+    if (!strcmp(head[i], "seed")) seeds++, col = i;
+  ck_assert_uint_eq(seeds, 1);
+  ck_assert_uint_eq(lines_of(csv), 1 + 6);
+  const char *want[] = { "3", "5", "7", "3", "5", "7" }; /* seed is the faster axis */
+  for (guint r = 0; r < 6; r++) {
+    g_auto(GStrv) cells = g_strsplit(lines[1 + r], ",", -1);
+    ck_assert_str_eq(cells[col], want[r]);
+  }
+  g_auto(GStrv) rows = g_strsplit(json, "\n", -1);
+  for (guint r = 0; r < 6; r++) {
+    const char *first = strstr(rows[r], "\"seed\": ");
+    ck_assert_msg(first && !strstr(first + 1, "\"seed\""), "%s", rows[r]);
+    g_autofree char *item = g_strdup_printf("\"seed\": %s,", want[r]);
+    ck_assert_msg(g_str_has_prefix(first, item), "%s", rows[r]);
+  }
+  resume_same_as_full(file);
 }
 END_TEST
 
@@ -451,6 +488,7 @@ int main(void)
   tcase_add_test(tc, test_resume_other_sweep);
   tcase_add_test(tc, test_failed_point_is_a_row);
   tcase_add_test(tc, test_points_and_seeds);
+  tcase_add_test(tc, test_varied_seed_one_column);
   tcase_add_test(tc, test_range_values);
   tcase_add_test(tc, test_json_round_trip);
   tcase_add_test(tc, test_capacity_matches_capacity_command);
