@@ -95,8 +95,13 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
 /* Bisection steps of the DES latency check (assumed: a 1/128 bracket of U, ~2 Gb/s on a 250 Gb/s box). */
 #define CAPACITY_DES_STEPS 7
 
-/* One DES run at offered load L Gb/s: TRUE with its p99 and half-width, ms. */
-static gboolean des_p99(const Appliance *a, const AppScenarioInfo *info, double L, double *p99, double *hw, GError **error)
+/* The latency percentiles of one DES run, ms, with their 95 % half-widths (0 when the run gives none). */
+typedef struct {
+  double p50, p50_hw, p99, p99_hw;
+} DesLatency;
+
+/* One DES run at offered load L Gb/s: TRUE with its latency percentiles in *lat. */
+static gboolean des_latency(const Appliance *a, const AppScenarioInfo *info, double L, DesLatency *lat, GError **error)
 {
   Appliance *b = g_memdup2(a, sizeof *a);
   b->wl.offered_gbps = L;
@@ -105,8 +110,10 @@ static gboolean des_p99(const Appliance *a, const AppScenarioInfo *info, double 
   if (m) {
     g_autoptr(AppReport) r = appliance_des_run(b, info, m, NULL, error);
     if (r) {
-      *p99 = r->lat_p99_ms;
-      *hw = isfinite(r->lat_p99_ci95_ms) ? r->lat_p99_ci95_ms : 0.0;
+      *lat = (DesLatency){ .p50 = r->lat_p50_ms,
+                           .p50_hw = isfinite(r->lat_p50_ci95_ms) ? r->lat_p50_ci95_ms : 0.0,
+                           .p99 = r->lat_p99_ms,
+                           .p99_hw = isfinite(r->lat_p99_ci95_ms) ? r->lat_p99_ci95_ms : 0.0 };
       ok = TRUE;
     }
   }
@@ -115,9 +122,19 @@ static gboolean des_p99(const Appliance *a, const AppScenarioInfo *info, double 
 }
 
 /* Within the SLO: p99 plus its half-width (no completed request counts as outside). */
-static gboolean des_healthy(const Appliance *a, double p99, double hw)
+static gboolean des_healthy(const Appliance *a, const DesLatency *l)
 {
-  return isfinite(p99) && p99 + hw <= a->wl.latency_slo_ns / 1e6;
+  return isfinite(l->p99) && l->p99 + l->p99_hw <= a->wl.latency_slo_ns / 1e6;
+}
+
+/* Records the DES run at L Gb/s as the one the latency check reports (L 0, l NULL: none). */
+static void des_record(CapacityResult *out, double L, const DesLatency *l)
+{
+  out->des_at_gbps = L;
+  out->des_p50_ms = l ? l->p50 : NAN;
+  out->des_p50_ci95_ms = l ? l->p50_hw : NAN;
+  out->des_p99_ms = l ? l->p99 : NAN;
+  out->des_p99_ci95_ms = l ? l->p99_hw : NAN;
 }
 
 gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const SimObserver *obs,
@@ -131,32 +148,27 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
   for (int c = 0; c < CAP_COUNT; c++)
     if (c != CAP_LATENCY) U = MIN(U, out->limit_gbps[c]);
   if (!isfinite(U)) U = demand_saturation_Bps(m, NULL) * 8e-9;
-  double p99, hw, lat;
+  DesLatency l;
+  double lat;
   if (U <= 0) { /* another criterion fails at a trickle: nothing to check */
-    out->des_at_gbps = 0;
-    out->des_p99_ms = out->des_p99_ci95_ms = NAN;
+    des_record(out, 0, NULL);
     lat = out->latency_bound_gbps;
   } else {
-    if (!des_p99(a, info, U, &p99, &hw, error)) return FALSE;
+    if (!des_latency(a, info, U, &l, error)) return FALSE;
     out->des_runs++;
-    out->des_at_gbps = U;
-    out->des_p99_ms = p99;
-    out->des_p99_ci95_ms = hw;
-    if (des_healthy(a, p99, hw)) {
+    des_record(out, U, &l);
+    if (des_healthy(a, &l)) {
       lat = INFINITY; /* not reached below the other limits */
     } else {
       double lo = 0, hi = U;
-      out->des_at_gbps = 0;
-      out->des_p99_ms = out->des_p99_ci95_ms = NAN;
+      des_record(out, 0, NULL);
       for (int i = 0; i < CAPACITY_DES_STEPS; i++) {
         double mid = 0.5 * (lo + hi);
-        if (!des_p99(a, info, mid, &p99, &hw, error)) return FALSE;
+        if (!des_latency(a, info, mid, &l, error)) return FALSE;
         out->des_runs++;
-        if (des_healthy(a, p99, hw)) {
+        if (des_healthy(a, &l)) {
           lo = mid;
-          out->des_at_gbps = mid;
-          out->des_p99_ms = p99;
-          out->des_p99_ci95_ms = hw;
+          des_record(out, mid, &l);
         } else {
           hi = mid;
         }
@@ -187,5 +199,14 @@ AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, 
   AppReport *rep = app_report_from_bound(a, info, m, r);
   g_free(rep->mode);
   rep->mode = g_strdup("capacity");
+  /* the latency the DES measured at this very load, where the check ran there, rather than the
+   * bound's M/M/1 estimate (10x pessimistic near a cap) */
+  if (c->latency_des && c->des_at_gbps > 0 && c->des_at_gbps == a->wl.offered_gbps && isfinite(c->des_p99_ms)) {
+    rep->lat_p50_ms = c->des_p50_ms;
+    rep->lat_p50_ci95_ms = c->des_p50_ci95_ms;
+    rep->lat_p99_ms = c->des_p99_ms;
+    rep->lat_p99_ci95_ms = c->des_p99_ci95_ms;
+    rep->lat_measured = TRUE;
+  }
   return rep;
 }

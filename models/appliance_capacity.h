@@ -33,6 +33,7 @@ typedef struct {
   gboolean latency_des;
   double latency_bound_gbps;          /* the bound's M/M/1 estimate of the latency limit, for comparison */
   double des_at_gbps;                 /* the largest load the DES found within the SLO (the latency limit when finite) */
+  double des_p50_ms, des_p50_ci95_ms; /* the DES p50 and its 95 % half-width at des_at_gbps */
   double des_p99_ms, des_p99_ci95_ms; /* the DES p99 and its 95 % half-width at des_at_gbps */
   int des_runs;                       /* DES runs the check took */
 } CapacityResult;
@@ -53,7 +54,8 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
 const char *capacity_criterion_name(CapCriterion c);
 /* The bound-mode report at the capacity load of @c (mode "capacity"): sets a->wl.offered_gbps
  * to the capacity (a trickle of 1e-6 Gb/s when no load is healthy, since <= 0 would mean
- * saturate) and evaluates the bound there. (transfer full) */
+ * saturate) and evaluates the bound there; its latency is the DES's, measured at that load,
+ * when the latency check ran the DES there (lat_measured), else the bound's estimate. (transfer full) */
 AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c);
 
 #endif /* MODELS_APPLIANCE_CAPACITY_H */

@@ -132,6 +132,7 @@ AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo 
   AppReport *r = g_new0(AppReport, 1);
   r->scenario = g_strdup(info->name ? info->name : a->name);
   r->mode = g_strdup("run");
+  r->lat_measured = TRUE;
   r->seed = a->seed;
   r->offered_gbps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps : -1;
   double x_Bps = fr->throughput_Bps.mean;

@@ -123,7 +123,10 @@ void app_report_cpu_nodes(const AppReport *r, AppCpuNodes *out)
  * of scenarios/README.md, measured by `run` (appliance_des.h), estimated by `bound`. */
 static const char *latency_definition(const AppReport *r)
 {
-  if (!strcmp(r->mode, "run"))
+  if (r->lat_measured && !strcmp(r->mode, "capacity"))
+    return "request arrival to its last byte handed to the NIC: slot wait + drive read + shared transfer; measured by "
+           "ocasim run at this load";
+  if (r->lat_measured)
     return "request arrival to its last byte handed to the NIC: slot wait + drive read + shared transfer; measured";
   return "request arrival to its last byte handed to the NIC; estimated by an M/M/1 sojourn per stage";
 }
@@ -289,7 +292,7 @@ static void write_json(const AppReport *r, GString *out)
   json_builder_begin_object(b);
   sim_json_number(b, "p50", r->lat_p50_ms);
   sim_json_number(b, "p99", r->lat_p99_ms);
-  if (r->expected_gbps >= 0) {
+  if (r->expected_gbps >= 0 || r->lat_measured) {
     sim_json_number(b, "p50_ci95", r->lat_p50_ci95_ms);
     sim_json_number(b, "p99_ci95", r->lat_p99_ci95_ms);
   }

@@ -297,6 +297,13 @@ START_TEST(test_capacity_latency_by_des)
   ck_assert_double_eq_tol(at, json_object_get_double_member(o, "capacity_gbps"), 1e-9);
   ck_assert(p99 + hw < 50.0);
   ck_assert(json_object_get_double_member(lc, "bound_estimate_gbps") < at); /* the estimate would have bound first */
+  /* the report at the capacity load shows the latency the DES measured there, not the M/M/1 estimate */
+  JsonObject *atcap = json_object_get_object_member(o, "at_capacity");
+  JsonObject *alat = json_object_get_object_member(atcap, "latency_ms");
+  ck_assert_double_eq(json_object_get_double_member(alat, "p99"), p99);
+  ck_assert_double_eq(json_object_get_double_member(alat, "p99_ci95"), hw);
+  ck_assert(json_object_get_double_member(alat, "p50") < p99);
+  ck_assert(strstr(json_object_get_string_member(atcap, "latency_definition"), "measured by ocasim run at this load"));
   /* the criterion is `ocasim run`'s: a run at that load measures the same p99 (within its CI) */
   g_autofree char *set = g_strdup_printf("workload.offered=%.17g Gb/s", at);
   const char *rargs[] = { "run", "scenarios/reference/rome2021_sw_nps1.yaml", "--set", set, "-f", "json", NULL };
