@@ -134,7 +134,22 @@ static const SweepColumn report_columns[] = {
   { "bottleneck_kind", SWEEP_COL_STRING, "", "its kind (cpu, dram, fabric, nvme, pcie, nic_port, ...)" },
   { "bottleneck_util_frac", SWEEP_COL_NUMBER, "fraction", "its utilisation, 0..1 of full capacity" },
 };
-enum { R_OFFERED, R_SATURATE, R_THROUGHPUT, R_UNSERVED, R_OVERLOADED, R_CPU, R_CPU_BUSIEST, R_CPU_BUSIEST_NODE, R_P50, R_P99, R_CONN, R_BN, R_BN_KIND, R_BN_UTIL };
+enum {
+  R_OFFERED,
+  R_SATURATE,
+  R_THROUGHPUT,
+  R_UNSERVED,
+  R_OVERLOADED,
+  R_CPU,
+  R_CPU_BUSIEST,
+  R_CPU_BUSIEST_NODE,
+  R_P50,
+  R_P99,
+  R_CONN,
+  R_BN,
+  R_BN_KIND,
+  R_BN_UTIL
+};
 
 /* The discrete-event run's batch-means CIs and counters. */
 static const SweepColumn run_columns[] = {
