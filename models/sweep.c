@@ -132,7 +132,8 @@ static const SweepColumn report_columns[] = {
   { "connections", SWEEP_COL_NUMBER, "", "client connections the throughput feeds" },
   { "bottleneck", SWEEP_COL_STRING, "", "the named bottleneck resource" },
   { "bottleneck_kind", SWEEP_COL_STRING, "", "its kind (cpu, dram, fabric, nvme, pcie, nic_port, ...)" },
-  { "bottleneck_util_frac", SWEEP_COL_NUMBER, "fraction", "its utilisation, 0..1 of full capacity" },
+  { "bottleneck_util_frac", SWEEP_COL_NUMBER, "fraction",
+    "its utilisation, 0..1 of its capacity net of efficiency (docs/outputs.md: util_frac)" },
 };
 enum {
   R_OFFERED,

@@ -146,6 +146,37 @@ START_TEST(test_hardware_budgets)
 }
 END_TEST
 
+START_TEST(test_util_is_net_of_efficiency)
+{
+  /* the Rome box's DRAM node (NPS4: 2 channels of DDR4-3200, 51.2 GB/s peak) is at 100 % well
+   * below 51.2 GB/s: util_frac is of the capacity net of dram_eff, and the table says so (its
+   * footer said "util is of full capacity") */
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-f", "json", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autoptr(JsonParser) jp = json_parser_new();
+  ck_assert(json_parser_load_from_data(jp, out, -1, NULL));
+  JsonArray *res = json_object_get_array_member(json_node_get_object(json_parser_get_root(jp)), "resources");
+  int seen = 0;
+  for (guint i = 0; i < json_array_get_length(res); i++) {
+    JsonObject *r = json_array_get_object_element(res, i);
+    if (strcmp(json_object_get_string_member(r, "kind"), "dram") != 0) continue;
+    double cap = json_object_get_double_member(r, "value") / json_object_get_double_member(r, "util_frac");
+    ck_assert_msg(cap > 0.7 * 51.2 && cap < 0.9 * 51.2, "DRAM 100 %% = %g GB/s", cap);
+    seen++;
+  }
+  ck_assert_int_eq(seen, 4);
+  g_free(out);
+  g_free(err);
+  const char *targs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(targs, &out, &err), 0);
+  ck_assert_msg(!strstr(out, "full capacity"), "%s", out);
+  ck_assert_msg(strstr(out, "x dram_eff"), "%s", out);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 START_TEST(test_explain_touches_follow_page_cache)
 {
   /* with the LRU page cache a hit skips the drive's DMA write (pagecache.h): explain's touch table
@@ -580,6 +611,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_hardware_budgets);
   tcase_add_test(t, test_explain_matches_touch_table);
   tcase_add_test(t, test_explain_touches_follow_page_cache);
+  tcase_add_test(t, test_util_is_net_of_efficiency);
   tcase_add_test(t, test_failure_moves_traffic);
   tcase_add_test(t, test_capacity_latency_by_des);
   tcase_add_test(t, test_request_size_has_a_cost);
