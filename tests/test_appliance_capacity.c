@@ -2,6 +2,7 @@
  * CPU criterion at the cap, and the limiting criterion of the strict disk-centric 800G box. */
 #include <check.h>
 #include "tests/support/check_run.h"
+#include "tests/support/ocasim_run.h"
 #include <math.h>
 #include <string.h>
 
@@ -156,6 +157,23 @@ START_TEST(test_cpu_limit_beyond_twice_saturation)
 }
 END_TEST
 
+START_TEST(test_cli_capacity_table_wording)
+{
+  /* rome-400g-nic-ktls: drops limit at 346.3 Gb/s, saturation 371.5, CPU 558.2: the table must
+   * not call the DES latency "never reached" (the DES checks it at 346.3 only) and must mark the
+   * CPU limit above saturation as headroom */
+  const char *args[] = { "capacity", "-q", "scenarios/rome-400g-nic-ktls.yaml", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  ck_assert_msg(strstr(out, "  latency     not reached up to 346.3 Gb/s, not checked above ("), "%s", out);
+  ck_assert_msg(strstr(out, "  cpu            558.2 Gb/s     (busiest node's CPU demand reaches its 80 % cap; above saturation"),
+                "%s", out);
+  ck_assert_msg(strstr(out, "  saturation     371.5 Gb/s"), "%s", out);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 START_TEST(test_latency_slo)
 {
   /* a tight SLO binds before any resource saturates, and p99 at the capacity equals the SLO */
@@ -213,6 +231,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_latency_slo);
   tcase_add_test(t, test_cpu_limit_beyond_twice_saturation);
   tcase_add_test(t, test_cli_capacity_json);
+  tcase_add_test(t, test_cli_capacity_table_wording);
   suite_add_tcase(s, t);
   return s;
 }
