@@ -16,7 +16,14 @@
 static char *criterion_meaning(CapCriterion k, const Appliance *a, const CapacityResult *c)
 {
   switch (k) {
-    case CAP_CPU: return g_strdup_printf("busiest node's CPU reaches its %.0f %% cap", a->cpu.cap * 100);
+    case CAP_CPU:
+      /* the criterion is the CPU's demand at the offered load: above the saturation the box does
+       * not serve that load, so the limit is headroom, not a load the CPU would see */
+      if (c->limit_gbps[CAP_CPU] > c->limit_gbps[CAP_SATURATION])
+        return g_strdup_printf("busiest node's CPU demand reaches its %.0f %% cap; above saturation: the CPU's headroom "
+                               "were the saturated resource larger",
+                               a->cpu.cap * 100);
+      return g_strdup_printf("busiest node's CPU reaches its %.0f %% cap", a->cpu.cap * 100);
     case CAP_DROPS: return g_strdup_printf("NIC output drops reach workload.drop_max (%g %%)", a->wl.drop_max * 100);
     case CAP_LATENCY: {
       /* the bound's M/M/1 limit is infinite when its p99 stays within the SLO at every load */
@@ -85,7 +92,8 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     return;
   }
   if (isinf(c->capacity_gbps))
-    g_string_append(out, "capacity:   no limit: every criterion holds up to twice the saturation throughput\n");
+    g_string_append_printf(out, "capacity:   no limit: every criterion holds up to %g x the saturation throughput\n",
+                           CAPACITY_BRACKET_MAX);
   else if (c->capacity_gbps <= 0)
     g_string_append_printf(out, "capacity:   none: no offered load meets the %s criterion, not even a trickle (%.3g Gb/s)\n",
                            capacity_criterion_name(c->limiting), c->probe_floor_gbps);
@@ -93,7 +101,11 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by %s\n", c->capacity_gbps, capacity_criterion_name(c->limiting));
   for (int k = 0; k < CAP_COUNT; k++) {
     g_autofree char *what = criterion_meaning((CapCriterion)k, a, c);
-    if (isinf(c->limit_gbps[k]))
+    if (isinf(c->limit_gbps[k]) && k == CAP_LATENCY && c->latency_des && isfinite(c->des_at_gbps))
+      /* the DES checks the latency only up to the other criteria's limit, not beyond it */
+      g_string_append_printf(out, "  %-11s not reached up to %.1f Gb/s, not checked above (%s)\n",
+                             capacity_criterion_name((CapCriterion)k), c->des_at_gbps, what);
+    else if (isinf(c->limit_gbps[k]))
       g_string_append_printf(out, "  %-11s    never reached   (%s)\n", capacity_criterion_name((CapCriterion)k), what);
     else
       g_string_append_printf(out, "  %-11s %8.1f Gb/s%s (%s)\n", capacity_criterion_name((CapCriterion)k), c->limit_gbps[k],

@@ -57,14 +57,21 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
   for (int c = 0; c < CAP_COUNT; c++) {
     CapCtx ctx = { a, m, (CapCriterion)c };
     gsl_function F = { .function = g_of, .params = &ctx };
-    double glo = g_of(lo, &ctx), ghi = g_of(hi, &ctx);
+    double hi_c = hi, glo = g_of(lo, &ctx), ghi = g_of(hi_c, &ctx);
+    /* a criterion not met at 2x saturation may be met further out (the CPU's headroom on a
+     * drive-bound box): widen the bracket so that its limit does not depend on how far above
+     * the saturation it lies (CAPACITY_BRACKET_MAX); beyond that it is never reached */
+    while (ghi <= 0 && hi_c < xsat * CAPACITY_BRACKET_MAX) {
+      hi_c *= 2.0;
+      ghi = g_of(hi_c, &ctx);
+    }
     double root;
     if (glo > 0) {
       root = 0; /* unhealthy even at a trickle (e.g. an SLO below the idle latency) */
     } else if (ghi <= 0) {
       root = INFINITY;
     } else {
-      int st = gsl_root_fsolver_set(s, &F, lo, hi);
+      int st = gsl_root_fsolver_set(s, &F, lo, hi_c);
       if (st != GSL_SUCCESS) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "capacity: %s", gsl_strerror(st));
         return FALSE;
@@ -82,7 +89,7 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
     }
     out->limit_gbps[c] = root;
     g_debug("capacity: criterion %s met with equality at %.6g Gb/s (bracket %.6g..%.6g Gb/s)",
-            capacity_criterion_name((CapCriterion)c), root, lo, hi);
+            capacity_criterion_name((CapCriterion)c), root, lo, hi_c);
     sim_observer_progress(obs, c + 1, CAP_COUNT);
     if (root < out->capacity_gbps) {
       out->capacity_gbps = root;

@@ -9,7 +9,10 @@
  *              (appliance_capacity_des, what `ocasim capacity` uses: the M/M/1 estimate is
  *              10x pessimistic on the Rome box);
  *   saturation busiest non-CPU resource's offered utilisation minus 1.
- * For each criterion the root of g_k in [L_lo, L_hi] is found by GSL root bracketing (Brent);
+ * For each criterion the root of g_k in [L_lo, L_hi] is found by GSL root bracketing (Brent),
+ * L_lo = 1e-3 and L_hi = 2 x the saturation throughput, L_hi doubled while g_k(L_hi) <= 0 up to
+ * CAPACITY_BRACKET_MAX x the saturation (a limit beyond that is "never reached"), so that a
+ * criterion's limit above the saturation is reported whatever its distance from it;
  * the capacity is the smallest root and the criterion that gives it is the limiting one.
  * Leaves out: transients (the discrete-event model can re-check the capacity point).
  */
@@ -19,6 +22,10 @@
 #include "sim/observe.h"
 #include "models/appliance_conf.h"
 #include "models/appliance_report.h"
+
+/* Largest bracket end, x the saturation throughput (assumed: 1024, ten doublings past 2x;
+ * a criterion met only beyond it is reported as never reached). */
+#define CAPACITY_BRACKET_MAX 1024.0
 
 typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_COUNT } CapCriterion;
 

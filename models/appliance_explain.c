@@ -1,6 +1,7 @@
 /* appliance_explain.c — the per-byte breakdown of `ocasim explain` (see appliance_explain.h). */
 #include "models/appliance_explain.h"
 #include "models/component.h"
+#include "models/ram.h"
 #include "sim/json.h"
 #include <math.h>
 #include <string.h>
@@ -82,15 +83,18 @@ static void add_touches(Explain *e, const Appliance *a, const DemandModel *m, Da
 {
   if (share <= 0) return;
   Touch t[DP_MAX_TOUCHES];
-  int n = demand_path_touches(a, path, TRUE, m->sized_Bps, t); /* the bound's touches, before any page-cache hit */
+  int n = demand_path_touches(a, path, TRUE, m->sized_Bps, t);
+  /* a page-cache hit skips the drive's DMA write, as the bound charges it (pagecache.h) */
+  double miss = 1.0 - pagecache_hit_ratio(a, m->sized_Bps);
   for (int i = 0; i < n && e->n_touch < (int)G_N_ELEMENTS(e->touch); i++) {
+    double bytes = t[i].bytes * share * (t[i].agent == AG_DISK ? miss : 1.0);
     e->touch[e->n_touch++] = (ExplainTouch){ .path = path,
                                              .what = t[i].what,
                                              .agent = agent_name(t[i].agent),
                                              .buffer = buf_name(t[i].buf),
                                              .write = t[i].write,
-                                             .bytes = t[i].bytes * share };
-    e->dram_touch_total += t[i].bytes * share;
+                                             .bytes = bytes };
+    e->dram_touch_total += bytes;
   }
 }
 

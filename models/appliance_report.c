@@ -245,9 +245,10 @@ static void write_table(const AppReport *r, GString *out)
     if (i == r->bottleneck) g_string_append(out, " <- bottleneck");
     g_string_append_c(out, '\n');
   }
-  g_string_append(out,
-                  "\nutil is of full capacity; '|' marks a usable limit below it (the CPU cap). NIC ports carry TCP\n"
-                  "payload: 100 % is line rate x port_eff (payload per wire byte, ~1448/1538 at MTU 1500; models/coeffs.c).\n");
+  g_string_append(out, "\nutil is of each resource's capacity net of its protocol and controller efficiency: DRAM is\n"
+                       "channels x speed x 8 B x dram_eff (for its read/write mix), fabric links raw x fabric_eff, PCIe\n"
+                       "after encoding and TLP headers; '|' marks a usable limit below it (the CPU cap). NIC ports carry\n"
+                       "TLS payload: 100 % is line rate x port_eff (fitted; TCP/IP framing alone is 1448/1538 at MTU 1500).\n");
 }
 
 static void write_json(const AppReport *r, GString *out)

@@ -23,7 +23,7 @@ typedef enum { APP_FMT_TABLE, APP_FMT_JSON, APP_FMT_CSV } AppReportFormat;
 typedef struct {
   char name[40];
   const char *kind;
-  double utilization; /* 0..1 of full capacity */
+  double utilization; /* 0..1 of the capacity net of efficiency (docs/outputs.md: util_frac) */
   double limit;       /* usable fraction (CPU cap) */
   double value;       /* in unit */
   const char *unit;

@@ -124,15 +124,33 @@ static const SweepColumn report_columns[] = {
   { "throughput_gbps", SWEEP_COL_NUMBER, "Gb/s", "served TLS payload" },
   { "unserved_gbps", SWEEP_COL_NUMBER, "Gb/s", "offered load the box did not serve (0 below saturation)" },
   { "overloaded", SWEEP_COL_BOOL, "", "the offered load exceeds what the box serves" },
-  { "cpu_util_pct", SWEEP_COL_NUMBER, "%", "CPU utilisation over all nodes" },
+  { "cpu_util_pct", SWEEP_COL_NUMBER, "%", "CPU utilisation over all nodes (the mean of the nodes)" },
+  { "cpu_busiest_node_pct", SWEEP_COL_NUMBER, "%", "CPU utilisation of the busiest NUMA node (the one that meets the CPU cap)" },
+  { "cpu_busiest_node", SWEEP_COL_STRING, "", "that node's CPU resource, e.g. cpu.node0" },
   { "p50_ms", SWEEP_COL_NUMBER, "ms", "median request latency" },
   { "p99_ms", SWEEP_COL_NUMBER, "ms", "99th-percentile request latency" },
   { "connections", SWEEP_COL_NUMBER, "", "client connections the throughput feeds" },
   { "bottleneck", SWEEP_COL_STRING, "", "the named bottleneck resource" },
   { "bottleneck_kind", SWEEP_COL_STRING, "", "its kind (cpu, dram, fabric, nvme, pcie, nic_port, ...)" },
-  { "bottleneck_util_frac", SWEEP_COL_NUMBER, "fraction", "its utilisation, 0..1 of full capacity" },
+  { "bottleneck_util_frac", SWEEP_COL_NUMBER, "fraction",
+    "its utilisation, 0..1 of its capacity net of efficiency (docs/outputs.md: util_frac)" },
 };
-enum { R_OFFERED, R_SATURATE, R_THROUGHPUT, R_UNSERVED, R_OVERLOADED, R_CPU, R_P50, R_P99, R_CONN, R_BN, R_BN_KIND, R_BN_UTIL };
+enum {
+  R_OFFERED,
+  R_SATURATE,
+  R_THROUGHPUT,
+  R_UNSERVED,
+  R_OVERLOADED,
+  R_CPU,
+  R_CPU_BUSIEST,
+  R_CPU_BUSIEST_NODE,
+  R_P50,
+  R_P99,
+  R_CONN,
+  R_BN,
+  R_BN_KIND,
+  R_BN_UTIL
+};
 
 /* The discrete-event run's batch-means CIs and counters. */
 static const SweepColumn run_columns[] = {
@@ -717,6 +735,12 @@ static void fill_report(SweepCell *o, const AppReport *rep)
   set_num(&o[R_UNSERVED], app_report_unserved_gbps(rep));
   set_bool(&o[R_OVERLOADED], rep->overloaded);
   set_num(&o[R_CPU], rep->cpu_util_pct);
+  AppCpuNodes c;
+  app_report_cpu_nodes(rep, &c);
+  if (c.busiest >= 0) {
+    set_num(&o[R_CPU_BUSIEST], c.busiest_pct);
+    set_str(&o[R_CPU_BUSIEST_NODE], rep->res[c.busiest].name);
+  }
   set_num(&o[R_P50], rep->lat_p50_ms);
   set_num(&o[R_P99], rep->lat_p99_ms);
   set_num(&o[R_CONN], rep->connections);

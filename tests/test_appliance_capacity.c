@@ -2,6 +2,7 @@
  * CPU criterion at the cap, and the limiting criterion of the strict disk-centric 800G box. */
 #include <check.h>
 #include "tests/support/check_run.h"
+#include "tests/support/ocasim_run.h"
 #include <math.h>
 #include <string.h>
 
@@ -122,6 +123,57 @@ START_TEST(test_cpu_criterion)
 }
 END_TEST
 
+START_TEST(test_cpu_limit_beyond_twice_saturation)
+{
+  /* the CPU's limit does not depend on the drives (same cycles per byte at the same load): the
+   * Rome box with 10 drives instead of 18 saturates its drives near 230 Gb/s, under half its CPU
+   * limit (about 560 Gb/s); the limit was reported "never reached" there (the bracket ended at 2x
+   * saturation) and as a number on the full box */
+  Appliance *full = load("scenarios/rome-400g-nic-ktls.yaml", NULL);
+  const char *sets[] = { "nvme[1].count=2", "nvme[3].count=2", NULL };
+  Appliance *few = load("scenarios/rome-400g-nic-ktls.yaml", sets);
+  g_autoptr(DemandModel) mf = demand_build(full, NULL);
+  g_autoptr(DemandModel) mw = demand_build(few, NULL);
+  int b;
+  double xsat = demand_saturation_Bps(mw, &b) * 8e-9;
+  ck_assert_int_eq(mw->res[b].kind, RK_NVME);
+  CapacityResult cf, cw;
+  GError *e = NULL;
+  ck_assert(appliance_capacity(full, mf, &cf, &e));
+  ck_assert(appliance_capacity(few, mw, &cw, &e));
+  ck_assert(isfinite(cf.limit_gbps[CAP_CPU]));
+  ck_assert_msg(cw.limit_gbps[CAP_CPU] > 2 * xsat, "cpu %g, saturation %g", cw.limit_gbps[CAP_CPU], xsat);
+  ck_assert_double_eq_tol(cw.limit_gbps[CAP_CPU], cf.limit_gbps[CAP_CPU], 1e-4 * cf.limit_gbps[CAP_CPU]);
+  ck_assert_double_eq_tol(cw.limit_gbps[CAP_SATURATION], xsat, 1e-3);
+  ck_assert(cw.capacity_gbps <= xsat + 1e-3); /* the capacity itself is not moved */
+  /* at its limit the busiest node's offered CPU demand is at the cap */
+  g_autoptr(BoundResult) r = bound_eval(few, mw, cw.limit_gbps[CAP_CPU]);
+  double u = 0;
+  for (int i = 0; i < mw->n_res; i++)
+    if (mw->res[i].kind == RK_CPU) u = MAX(u, r->offered_util[i]);
+  ck_assert_double_eq_tol(u, few->cpu.cap, 1e-5);
+  g_free(full);
+  g_free(few);
+}
+END_TEST
+
+START_TEST(test_cli_capacity_table_wording)
+{
+  /* rome-400g-nic-ktls: drops limit at 346.3 Gb/s, saturation 371.5, CPU 558.2: the table must
+   * not call the DES latency "never reached" (the DES checks it at 346.3 only) and must mark the
+   * CPU limit above saturation as headroom */
+  const char *args[] = { "capacity", "-q", "scenarios/rome-400g-nic-ktls.yaml", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  ck_assert_msg(strstr(out, "  latency     not reached up to 346.3 Gb/s, not checked above ("), "%s", out);
+  ck_assert_msg(strstr(out, "  cpu            558.2 Gb/s     (busiest node's CPU demand reaches its 80 % cap; above saturation"),
+                "%s", out);
+  ck_assert_msg(strstr(out, "  saturation     371.5 Gb/s"), "%s", out);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 START_TEST(test_latency_slo)
 {
   /* a tight SLO binds before any resource saturates, and p99 at the capacity equals the SLO */
@@ -177,7 +229,9 @@ static Suite *suite(void)
   tcase_add_test(t, test_port_drop_mm1k);
   tcase_add_test(t, test_cpu_criterion);
   tcase_add_test(t, test_latency_slo);
+  tcase_add_test(t, test_cpu_limit_beyond_twice_saturation);
   tcase_add_test(t, test_cli_capacity_json);
+  tcase_add_test(t, test_cli_capacity_table_wording);
   suite_add_tcase(s, t);
   return s;
 }

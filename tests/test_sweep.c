@@ -434,6 +434,39 @@ START_TEST(test_failures_planned)
 }
 END_TEST
 
+START_TEST(test_busiest_node_column)
+{
+  /* 4 KiB requests make the Rome box CPU bound (80 % cap on every node); with nics[0].ports[1]
+   * down network-centric placement leaves that port's node idle, so the mean over the four nodes
+   * is 3/4 of the cap (60 %) while the busiest is at it (80 %): a row must carry both, as
+   * ocasim bound's JSON does (the sweep had the mean alone, next to bottleneck cpu.node0) */
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *f = g_build_filename(d, "busiest", NULL);
+  g_autofree char *text = g_strdup_printf("scenario: %s/scenarios/rome-400g-nic-ktls.yaml\nmode: bound\n"
+                                          "set:\n  workload.request_size: 4 KiB\n"
+                                          "vary:\n  - key: failures\n    values: [[], [\"nics[0].ports[1]\"]]\n",
+                                          cwd);
+  ck_assert(g_file_set_contents(f, text, -1, NULL));
+  g_autoptr(GError) e = NULL;
+  g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, NULL, &e);
+  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  for (guint p = 0; p < 2; p++) {
+    g_autoptr(SweepRow) row = sweep_run(s, p);
+    g_autoptr(GString) json = g_string_new(NULL);
+    sweep_row_append_json(s, row, json);
+    g_autoptr(JsonParser) jp = json_parser_new();
+    ck_assert(json_parser_load_from_data(jp, json->str, -1, NULL));
+    JsonObject *o = json_node_get_object(json_parser_get_root(jp));
+    ck_assert_str_eq(json_object_get_string_member(o, "error"), "");
+    ck_assert_str_eq(json_object_get_string_member(o, "bottleneck_kind"), "cpu");
+    ck_assert_double_eq_tol(json_object_get_double_member(o, "cpu_busiest_node_pct"), 80.0, 1e-6);
+    ck_assert_double_eq_tol(json_object_get_double_member(o, "cpu_util_pct"), p == 0 ? 80.0 : 60.0, 1e-6);
+    ck_assert_str_eq(json_object_get_string_member(o, "cpu_busiest_node"), json_object_get_string_member(o, "bottleneck"));
+  }
+}
+END_TEST
+
 /* The summary of a replicated sweep: each point's mean and Student-t half-width over its
  * replications, recomputed here from the rows. */
 START_TEST(test_summary)
@@ -494,6 +527,7 @@ int main(void)
   tcase_add_test(tc, test_capacity_matches_capacity_command);
   tcase_add_test(tc, test_summary);
   tcase_add_test(tc, test_failures_planned);
+  tcase_add_test(tc, test_busiest_node_column);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }
