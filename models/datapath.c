@@ -133,7 +133,7 @@ gboolean datapath_appliance_user_miss_varies(const Appliance *a)
 double datapath_appliance_user_miss(const Appliance *a, double x_Bps)
 {
   int cores = a->topo.sockets * a->topo.cores_per_socket;
-  double conns = MAX(x_Bps, 0.0) * 8.0 / (workload_mean_bitrate_mbps(&a->wl) * 1e6);
+  double conns = workload_connections(&a->wl, MAX(x_Bps, 0.0));
   return datapath_user_miss_share(a->user_buffer_bytes, conns / MAX(cores, 1),
                                   cpu_cache_share_bytes(&a->cpu, a->topo.cores_per_socket));
 }

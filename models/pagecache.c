@@ -139,13 +139,6 @@ static gboolean path_reads_writes(DataPath p)
   return datapath_move(p) == MOVE_READ_WRITE; /* the server holds a user buffer per request */
 }
 
-/* Connections at x_Bps: x * 8 / mean bitrate (workload.h). */
-static double connections_at(const Appliance *a, double x_Bps)
-{
-  double mbps = workload_mean_bitrate_mbps(&a->wl);
-  return mbps > 0 ? x_Bps * 8.0 / (mbps * 1e6) : 0.0;
-}
-
 /* Pages of drive reads in flight at x_Bps with miss ratio miss (ram.h: Little's law at the
  * slowest drive's read time). */
 static double inflight_bytes(const Appliance *a, double x_Bps, double miss)
@@ -186,7 +179,7 @@ double pagecache_size_bytes(const Appliance *a, double x_Bps)
   if (p->cache_bytes > 0) return p->cache_bytes;
   double x = MAX(x_Bps, 0.0);
   RamReport parts;
-  return MAX(0.0, p->installed_bytes - other_needs(a, x, connections_at(a, x), 1.0, &parts));
+  return MAX(0.0, p->installed_bytes - other_needs(a, x, workload_connections(&a->wl, x), 1.0, &parts));
 }
 
 gboolean pagecache_size_varies(const Appliance *a)
