@@ -130,6 +130,12 @@ gboolean datapath_appliance_user_miss_varies(const Appliance *a)
   return rw && a->user_buffer_bytes > 0 && cpu_cache_share_bytes(&a->cpu, a->topo.cores_per_socket) > 0;
 }
 
+double datapath_appliance_share(const Appliance *a, gboolean (*pred)(DataPath))
+{
+  double alt = a->wl.alt_fraction;
+  return (1.0 - alt) * pred(a->path) + alt * pred(a->wl.alt_path);
+}
+
 double datapath_appliance_user_miss(const Appliance *a, double x_Bps)
 {
   int cores = a->topo.sockets * a->topo.cores_per_socket;

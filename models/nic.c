@@ -378,20 +378,13 @@ const AppComponent nic_component = { .name = "nic",
 
 const char NIC_TLS_CTX_TOUCH[] = "NIC context fetch";
 
-/* Share of connections on a path whose NIC encrypts (main path and alt path). */
-static double nic_ktls_share(const Appliance *a)
-{
-  double alt = a->wl.alt_fraction;
-  return (1.0 - alt) * datapath_nic_crypto(a->path) + alt * datapath_nic_crypto(a->wl.alt_path);
-}
-
 double nic_tls_context_connections(const Appliance *a, int card, double sized_Bps)
 {
   g_return_val_if_fail(card >= 0 && card < a->n_nics, 0.0);
   int ports = appliance_ports(a);
   if (ports <= 0) return 0.0;
   double share = (double)a->nics[card].ports / ports; /* the LACP hash: flows evenly over the ports (demand.c) */
-  return workload_connections(&a->wl, sized_Bps) * share * nic_ktls_share(a);
+  return workload_connections(&a->wl, sized_Bps) * share * datapath_appliance_share(a, datapath_nic_crypto);
 }
 
 double nic_tls_context_miss(const Appliance *a, int card, double sized_Bps)

@@ -122,13 +122,6 @@ double pc_che_hit_ratio_exact(int n_titles, double s, double c_titles, double *t
 
 /* ---- the box's RAM ------------------------------------------------------------------------- */
 
-/* Share of the load on paths for which pred holds (main path and alt path by alt_fraction). */
-static double path_share(const Appliance *a, gboolean (*pred)(DataPath))
-{
-  double alt = a->wl.alt_fraction;
-  return (1.0 - alt) * pred(a->path) + alt * pred(a->wl.alt_path);
-}
-
 static gboolean path_has_tls(DataPath p)
 {
   return datapath_tls(p) != TLS_NONE; /* plain sendfile and plain read/write hold no TLS state */
@@ -158,7 +151,7 @@ static double nic_context_bytes(const Appliance *a, double connections)
   for (int i = 0; i < a->n_nics && ports > 0; i++)
     if (a->nics[i].kind != NIC_LOOPBACK && a->nics[i].ktls_bps > 0)
       b += (double)a->nics[i].ports / ports * a->nics[i].tls_ctx_bytes;
-  return connections * path_share(a, datapath_nic_crypto) * b;
+  return connections * datapath_appliance_share(a, datapath_nic_crypto) * b;
 }
 
 /* Everything but the page cache at x_Bps with `connections` clients and miss ratio miss (ram.h). */
@@ -166,8 +159,8 @@ static double other_needs(const Appliance *a, double x_Bps, double connections, 
 {
   const PageCacheCfg *p = &a->pc;
   o->sockbuf_bytes = connections * p->sockbuf_bytes;
-  o->tls_bytes = connections * path_share(a, path_has_tls) * p->tls_state_bytes + nic_context_bytes(a, connections);
-  o->userbuf_bytes = connections * path_share(a, path_reads_writes) * a->user_buffer_bytes;
+  o->tls_bytes = connections * datapath_appliance_share(a, path_has_tls) * p->tls_state_bytes + nic_context_bytes(a, connections);
+  o->userbuf_bytes = connections * datapath_appliance_share(a, path_reads_writes) * a->user_buffer_bytes;
   o->inflight_bytes = inflight_bytes(a, x_Bps, miss);
   return o->sockbuf_bytes + o->tls_bytes + o->userbuf_bytes + o->inflight_bytes + p->reserve_bytes;
 }
