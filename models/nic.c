@@ -398,8 +398,7 @@ double nic_tls_context_miss(const Appliance *a, int card, double sized_Bps)
 
 gboolean nic_tls_context_varies(const Appliance *a)
 {
-  double line_Bps = 0; /* the box serves at most its ports' line rate */
-  for (int i = 0; i < a->n_nics; i++) line_Bps += a->nics[i].ports * a->nics[i].port_bps / 8.0;
+  double line_Bps = appliance_line_Bps(a); /* the box serves at most its ports' line rate */
   for (int i = 0; i < a->n_nics; i++)
     if (nic_tls_context_miss(a, i, line_Bps) > 0) return TRUE;
   return FALSE;
