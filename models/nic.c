@@ -344,13 +344,13 @@ static void nic_nonpayload_demand(AppBuild *b, const NicRes *s, DmClass *k)
   int nic = b->m->port_nic[k->egress];
   const NicCard *egc = &a->nics[nic];
   int node = topo_node_of(&a->topo, egc->pos);
-  double burst = cpu_burst_bytes(&a->stack), fetch = 0.0;
+  double burst = cpu_burst_bytes(&a->stack), reads = egc->link.wqe_reads / burst;
   if (datapath_nic_crypto(k->path)) {
-    fetch = nic_tls_context_miss(a, nic, b->m->sized_Bps) / burst;
+    double fetch = nic_tls_context_miss(a, nic, b->m->sized_Bps) / burst;
     k->demand[s->pcie[nic]] += fetch * egc->tls_ctx_bytes;
+    reads += egc->link.ctx_reads / NIC_TLS_RECORD_BYTES;
+    reads += fetch * ceil(egc->tls_ctx_bytes / egc->link.mrrs_bytes);
   }
-  double reads = egc->link.wqe_reads / burst + (datapath_nic_crypto(k->path) ? egc->link.ctx_reads / NIC_TLS_RECORD_BYTES : 0.0) +
-                 fetch * ceil(egc->tls_ctx_bytes / egc->link.mrrs_bytes);
   double lat = egc->link.read_rtt_ns + mem_latency_ns(&a->mem, &a->topo, node, node);
   k->demand[nic_tags_res(b, s, k)] += reads * lat * 1e-9;
 }
