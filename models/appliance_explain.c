@@ -153,7 +153,7 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
   if (datapath_nic_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_nic_crypto(a->wl.alt_path))) {
     e->sizing_gbps = m->sized_Bps * 8e-9; /* as the model's fixed point sized it (demand.h) */
     for (int i = 0; i < a->n_nics; i++) {
-      if (a->nics[i].kind == NIC_LOOPBACK || !(a->nics[i].ktls_bps > 0)) continue;
+      if (!nic_inline_tls(&a->nics[i])) continue;
       ExplainTlsCache *c = &e->tls[e->n_tls++];
       g_snprintf(c->name, sizeof c->name, "nic%d", i);
       c->connections = nic_tls_context_connections(a, i, m->sized_Bps);

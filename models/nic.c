@@ -198,7 +198,7 @@ static gboolean nic_finish(AppConf *c, const SimConfNode *root, GError **error)
     }
     /* the TLS context cache is the inline engine's: never silently unused on a card without one */
     static const char *const ctx_keys[] = { "tls_context_cache", "tls_context_bytes" };
-    for (size_t i = 0; i < G_N_ELEMENTS(ctx_keys) && !(ng->card.kind == NIC_PCIE && ng->card.ktls_bps > 0); i++) {
+    for (size_t i = 0; i < G_N_ELEMENTS(ctx_keys) && !nic_inline_tls(&ng->card); i++) {
       const SimConfNode *key = sim_conf_node_get(sim_conf_node_find(root, path), ctx_keys[i]);
       if (!key) continue;
       sim_conf_set_error(error, key, SIM_CONF_ERROR_RANGE, "%s applies to a card with an inline kTLS engine (ktls > 0)",
@@ -378,6 +378,11 @@ const AppComponent nic_component = { .name = "nic",
 
 const char NIC_TLS_CTX_TOUCH[] = "NIC context fetch";
 
+gboolean nic_inline_tls(const NicCard *n)
+{
+  return n->kind == NIC_PCIE && n->ktls_bps > 0;
+}
+
 double nic_tls_context_connections(const Appliance *a, int card, double sized_Bps)
 {
   g_return_val_if_fail(card >= 0 && card < a->n_nics, 0.0);
@@ -390,7 +395,7 @@ double nic_tls_context_connections(const Appliance *a, int card, double sized_Bp
 double nic_tls_context_miss(const Appliance *a, int card, double sized_Bps)
 {
   const NicCard *c = &a->nics[card];
-  if (c->kind == NIC_LOOPBACK || !(c->ktls_bps > 0)) return 0.0;
+  if (!nic_inline_tls(c)) return 0.0;
   double n = nic_tls_context_connections(a, card, sized_Bps);
   if (!(n > 0)) return 0.0;
   return c->tls_cache >= n ? 0.0 : 1.0 - c->tls_cache / n;

@@ -149,8 +149,7 @@ static double nic_context_bytes(const Appliance *a, double connections)
   int ports = appliance_ports(a);
   double b = 0;
   for (int i = 0; i < a->n_nics && ports > 0; i++)
-    if (a->nics[i].kind != NIC_LOOPBACK && a->nics[i].ktls_bps > 0)
-      b += (double)a->nics[i].ports / ports * a->nics[i].tls_ctx_bytes;
+    if (nic_inline_tls(&a->nics[i])) b += (double)a->nics[i].ports / ports * a->nics[i].tls_ctx_bytes;
   return connections * datapath_appliance_share(a, datapath_nic_crypto) * b;
 }
 
