@@ -155,7 +155,7 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
     for (int i = 0; i < a->n_nics; i++) {
       if (!nic_inline_tls(&a->nics[i])) continue;
       ExplainTlsCache *c = &e->tls[e->n_tls++];
-      g_snprintf(c->name, sizeof c->name, "nic%d", i);
+      g_snprintf(c->name, sizeof c->name, "nic%d", a->nics[i].id); /* as its resources are named */
       c->connections = nic_tls_context_connections(a, i, m->sized_Bps);
       c->cache = a->nics[i].tls_cache;
       c->miss = nic_tls_context_miss(a, i, m->sized_Bps);
