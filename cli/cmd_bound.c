@@ -29,8 +29,8 @@ int cmd_bound(int argc, char **argv)
     Appliance *da = NULL;
     DemandModel *dm = NULL;
     g_auto(GStrv) fail = cli_whatif_failures(&opt, &ca.info); /* the scenario's failures: and --fail */
-    if (!cli_whatif_format_allows(&opt, fail)) {
-      /* status stays bad input */
+    if (!cli_whatif_format_allows(&opt, fail, &error)) {
+      status = cli_fail(error);
     } else if (!fail) {
       app_report_write(rep, (AppReportFormat)opt.format, out);
       status = cli_emit(&opt, out);

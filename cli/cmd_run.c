@@ -90,11 +90,7 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
   Appliance *da = NULL;
   DemandModel *dm = NULL;
   g_auto(GStrv) fail = cli_whatif_failures(opt, &ca.info); /* the scenario's failures: and --fail */
-  if (ok && fail && opt->format == CLI_FORMAT_CSV) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "a failure what-if (--fail or the scenario's failures:) writes table or json, not csv");
-    ok = FALSE;
-  }
+  if (ok) ok = cli_whatif_format_allows(opt, fail, error);
   if (ok && fail) ok = cli_whatif_degrade(&ca, (const char *const *)fail, &da, &dm, error);
   if (ok && out) {
     g_autofree char *short_run = appliance_des_short_run_warning(ca.a, &ca.info);

@@ -37,10 +37,11 @@ char **cli_whatif_failures(const CliOptions *opt, const AppScenarioInfo *info)
   return any ? g_strv_builder_end(b) : NULL;
 }
 
-gboolean cli_whatif_format_allows(const CliOptions *opt, char *const *fail)
+gboolean cli_whatif_format_allows(const CliOptions *opt, char *const *fail, GError **error)
 {
   if (!fail || opt->format != CLI_FORMAT_CSV) return TRUE;
-  fprintf(stderr, "ocasim: a failure what-if (--fail or the scenario's failures:) writes table or json, not csv\n");
+  g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+              "a failure what-if (--fail or the scenario's failures:) writes table or json, not csv");
   return FALSE;
 }
 

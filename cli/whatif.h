@@ -23,8 +23,9 @@ gboolean cli_whatif_format_ok(const CliOptions *opt);
  * of @opt, as one NULL-terminated list; NULL when neither names any. (transfer full, g_strfreev) */
 char **cli_whatif_failures(const CliOptions *opt, const AppScenarioInfo *info);
 
-/* TRUE unless @fail names components and @opt asks for CSV (then says so on stderr): the check
- * of cli_whatif_format_ok() for failures that come from the scenario. */
-gboolean cli_whatif_format_allows(const CliOptions *opt, char *const *fail);
+/* TRUE unless @fail names components and @opt asks for CSV (then FALSE with
+ * G_OPTION_ERROR_BAD_VALUE, exit 2): the check of cli_whatif_format_ok() for failures that come
+ * from the scenario. */
+gboolean cli_whatif_format_allows(const CliOptions *opt, char *const *fail, GError **error);
 
 #endif /* OCASIM_CLI_WHATIF_H */

@@ -45,6 +45,13 @@ int appliance_ports(const Appliance *a)
   return n;
 }
 
+double appliance_line_Bps(const Appliance *a)
+{
+  double line_Bps = 0;
+  for (int i = 0; i < a->n_nics; i++) line_Bps += a->nics[i].ports * a->nics[i].port_bps / 8.0;
+  return line_Bps;
+}
+
 gboolean appliance_validate(const Appliance *a, GError **error)
 {
   for (const AppComponent *const *c = VALIDATION_ORDER; *c; c++)

@@ -65,8 +65,7 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
     }
   }
   r->cpu_util = cap > 0 ? busy / cap : 0;
-  double mbps = workload_mean_bitrate_mbps(&a->wl);
-  r->connections = mbps > 0 ? r->throughput_Bps * 8.0 / (mbps * 1e6) : 0;
+  r->connections = workload_connections(&a->wl, r->throughput_Bps);
 
   /* latency per class */
   double R = a->wl.request_bytes;

@@ -146,8 +146,7 @@ AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo 
   r->lat_p50_ci95_ms = fr->latency_p50_hw_s * 1e3;
   r->lat_p99_ci95_ms = fr->latency_p99_hw_s * 1e3;
   r->overrides = g_strdupv(info->overrides);
-  double mean_bitrate_bps = workload_mean_bitrate_mbps(&a->wl) * 1e6;
-  r->connections = mean_bitrate_bps > 0 ? x_Bps * 8 / mean_bitrate_bps : 0;
+  r->connections = workload_connections(&a->wl, x_Bps);
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
   double cpu_load = 0, cpu_cap = 0;

@@ -157,9 +157,9 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
   if (datapath_nic_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_nic_crypto(a->wl.alt_path))) {
     e->sizing_gbps = m->sized_Bps * 8e-9; /* as the model's fixed point sized it (demand.h) */
     for (int i = 0; i < a->n_nics; i++) {
-      if (a->nics[i].kind == NIC_LOOPBACK || !(a->nics[i].ktls_bps > 0)) continue;
+      if (!nic_inline_tls(&a->nics[i])) continue;
       ExplainTlsCache *c = &e->tls[e->n_tls++];
-      g_snprintf(c->name, sizeof c->name, "nic%d", i);
+      g_snprintf(c->name, sizeof c->name, "nic%d", a->nics[i].id); /* as its resources are named */
       c->connections = nic_tls_context_connections(a, i, m->sized_Bps);
       c->cache = a->nics[i].tls_cache;
       c->miss = nic_tls_context_miss(a, i, m->sized_Bps);

@@ -116,6 +116,9 @@ double datapath_appliance_user_miss(const Appliance *a, double x_Bps);
  * user buffer and a cache share to keep it in; FALSE means the demand does not (demand.c then
  * skips the sizing fixed point). Keep it in step with datapath_appliance_user_miss. */
 gboolean datapath_appliance_user_miss_varies(const Appliance *a);
+/* Share of appliance a's load (so of its connections) on data paths for which pred holds: the
+ * main path's 1 - workload.alt_fraction plus the alt path's alt_fraction, each where pred holds. */
+double datapath_appliance_share(const Appliance *a, gboolean (*pred)(DataPath));
 
 /* NIC-kTLS connections whose contexts card `card` holds (nic.h) when the box serves sized_Bps (B/s,
  * the demand model's sizing fixed point, demand.h): connections at sized_Bps x the card's share of

@@ -528,9 +528,9 @@ static void cpu_touch_demand(AppBuild *b, void *state G_GNUC_UNUSED, DmClass *k,
   int an = t->agent_node, mn = t->mem_node;
   double lat = mem_latency_ns(&a->mem, &a->topo, an, mn);
   double pen = topo_penalty_ns(&a->topo, an, mn), local = lat - pen;
-  double kx = c->k_dram; /* streaming and metadata reads alike (coeffs.c) */
-  k->demand[b->cpu_res[an]] += t->bytes * (kx * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
-  app_build_add_lat(b, b->cpu_res[an], b->dram_res[mn], t->bytes * kx * f / CACHE_LINE_BYTES);
+  /* one k_dram for streaming and metadata reads alike (coeffs.c) */
+  k->demand[b->cpu_res[an]] += t->bytes * (c->k_dram * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
+  app_build_add_lat(b, b->cpu_res[an], b->dram_res[mn], t->bytes * c->k_dram * f / CACHE_LINE_BYTES);
   app_build_res(b, b->cpu_res[an])->remote_stall += k->weight * t->bytes * c->k_remote * pen * f / CACHE_LINE_BYTES;
 }
 

@@ -130,10 +130,16 @@ gboolean datapath_appliance_user_miss_varies(const Appliance *a)
   return rw && a->user_buffer_bytes > 0 && cpu_cache_share_bytes(&a->cpu, a->topo.cores_per_socket) > 0;
 }
 
+double datapath_appliance_share(const Appliance *a, gboolean (*pred)(DataPath))
+{
+  double alt = a->wl.alt_fraction;
+  return (1.0 - alt) * pred(a->path) + alt * pred(a->wl.alt_path);
+}
+
 double datapath_appliance_user_miss(const Appliance *a, double x_Bps)
 {
   int cores = a->topo.sockets * a->topo.cores_per_socket;
-  double conns = MAX(x_Bps, 0.0) * 8.0 / (workload_mean_bitrate_mbps(&a->wl) * 1e6);
+  double conns = workload_connections(&a->wl, MAX(x_Bps, 0.0));
   return datapath_user_miss_share(a->user_buffer_bytes, conns / MAX(cores, 1),
                                   cpu_cache_share_bytes(&a->cpu, a->topo.cores_per_socket));
 }

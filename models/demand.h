@@ -36,8 +36,8 @@
  * X_op = min(offered, X*) (X* when saturating); demand_total_at() gives them at any X.
  * Weights: every NIC port carries the same share of the flows, whatever its line rate (the LACP
  * hash over one-speed members, demand.c). Connection-count sizings (the user buffer's cache
- * residency, the auto-sized page cache) are taken at the model's own served throughput, the
- * fixed point x = min(offered, X*(x)) (demand.c, sized_Bps).
+ * residency, the NIC's TLS context-cache misses, the auto-sized page cache) are taken at the
+ * model's own served throughput, the fixed point x = min(offered, X*(x)) (demand.c, sized_Bps).
  * Conventions for the DES: a class is a flow type; serving B bytes of class c consumes
  * B * d_cr units of resource r; resource r delivers capacity_r * limit_r units per second.
  *     Appliance a; AppScenarioInfo info;
@@ -120,7 +120,7 @@ typedef struct {
   DmLatTerm *lat;       /* sum_c weight_c of the classes' load-dependent terms */
   double op_Bps;        /* operating point X_op = min(offered, X*), B/s */
   double sized_Bps;     /* served throughput the load-dependent sizings assume (user-buffer residency,
-                           page cache; demand.c): the fixed point, op_Bps within 1e-11 */
+                           NIC context-cache misses, page cache; demand.c): the fixed point, op_Bps within 1e-11 */
   double sat_Bps;       /* X*, B/s */
   int bottleneck;       /* named bottleneck at X* (see above), -1 if none */
   gboolean stall_named; /* the CPU binds but DRAM is named (its stalls fill the CPU) */

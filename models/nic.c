@@ -198,7 +198,7 @@ static gboolean nic_finish(AppConf *c, const SimConfNode *root, GError **error)
     }
     /* the TLS context cache is the inline engine's: never silently unused on a card without one */
     static const char *const ctx_keys[] = { "tls_context_cache", "tls_context_bytes" };
-    for (size_t i = 0; i < G_N_ELEMENTS(ctx_keys) && !(ng->card.kind == NIC_PCIE && ng->card.ktls_bps > 0); i++) {
+    for (size_t i = 0; i < G_N_ELEMENTS(ctx_keys) && !nic_inline_tls(&ng->card); i++) {
       const SimConfNode *key = sim_conf_node_get(sim_conf_node_find(root, path), ctx_keys[i]);
       if (!key) continue;
       sim_conf_set_error(error, key, SIM_CONF_ERROR_RANGE, "%s applies to a card with an inline kTLS engine (ktls > 0)",
@@ -344,13 +344,13 @@ static void nic_nonpayload_demand(AppBuild *b, const NicRes *s, DmClass *k)
   int nic = b->m->port_nic[k->egress];
   const NicCard *egc = &a->nics[nic];
   int node = topo_node_of(&a->topo, egc->pos);
-  double burst = cpu_burst_bytes(&a->stack), fetch = 0.0;
+  double burst = cpu_burst_bytes(&a->stack), reads = egc->link.wqe_reads / burst;
   if (datapath_nic_crypto(k->path)) {
-    fetch = nic_tls_context_miss(a, nic, b->m->sized_Bps) / burst;
+    double fetch = nic_tls_context_miss(a, nic, b->m->sized_Bps) / burst;
     k->demand[s->pcie[nic]] += fetch * egc->tls_ctx_bytes;
+    reads += egc->link.ctx_reads / NIC_TLS_RECORD_BYTES;
+    reads += fetch * ceil(egc->tls_ctx_bytes / egc->link.mrrs_bytes);
   }
-  double reads = egc->link.wqe_reads / burst + (datapath_nic_crypto(k->path) ? egc->link.ctx_reads / NIC_TLS_RECORD_BYTES : 0.0) +
-                 fetch * ceil(egc->tls_ctx_bytes / egc->link.mrrs_bytes);
   double lat = egc->link.read_rtt_ns + mem_latency_ns(&a->mem, &a->topo, node, node);
   k->demand[nic_tags_res(b, s, k)] += reads * lat * 1e-9;
 }
@@ -378,11 +378,9 @@ const AppComponent nic_component = { .name = "nic",
 
 const char NIC_TLS_CTX_TOUCH[] = "NIC context fetch";
 
-/* Share of connections on a path whose NIC encrypts (main path and alt path). */
-static double nic_ktls_share(const Appliance *a)
+gboolean nic_inline_tls(const NicCard *n)
 {
-  double alt = a->wl.alt_fraction;
-  return (1.0 - alt) * datapath_nic_crypto(a->path) + alt * datapath_nic_crypto(a->wl.alt_path);
+  return n->kind == NIC_PCIE && n->ktls_bps > 0;
 }
 
 double nic_tls_context_connections(const Appliance *a, int card, double sized_Bps)
@@ -391,13 +389,13 @@ double nic_tls_context_connections(const Appliance *a, int card, double sized_Bp
   int ports = appliance_ports(a);
   if (ports <= 0) return 0.0;
   double share = (double)a->nics[card].ports / ports; /* the LACP hash: flows evenly over the ports (demand.c) */
-  return workload_connections(&a->wl, sized_Bps) * share * nic_ktls_share(a);
+  return workload_connections(&a->wl, sized_Bps) * share * datapath_appliance_share(a, datapath_nic_crypto);
 }
 
 double nic_tls_context_miss(const Appliance *a, int card, double sized_Bps)
 {
   const NicCard *c = &a->nics[card];
-  if (c->kind == NIC_LOOPBACK || !(c->ktls_bps > 0)) return 0.0;
+  if (!nic_inline_tls(c)) return 0.0;
   double n = nic_tls_context_connections(a, card, sized_Bps);
   if (!(n > 0)) return 0.0;
   return c->tls_cache >= n ? 0.0 : 1.0 - c->tls_cache / n;
@@ -405,8 +403,7 @@ double nic_tls_context_miss(const Appliance *a, int card, double sized_Bps)
 
 gboolean nic_tls_context_varies(const Appliance *a)
 {
-  double line_Bps = 0; /* the box serves at most its ports' line rate */
-  for (int i = 0; i < a->n_nics; i++) line_Bps += a->nics[i].ports * a->nics[i].port_bps / 8.0;
+  double line_Bps = appliance_line_Bps(a); /* the box serves at most its ports' line rate */
   for (int i = 0; i < a->n_nics; i++)
     if (nic_tls_context_miss(a, i, line_Bps) > 0) return TRUE;
   return FALSE;

@@ -85,6 +85,9 @@ typedef struct {
 
 /* The NUMA domain connections arriving on port p of the card are bound to. */
 int nic_port_domain(const NicCard *n, const Topology *t, int p);
+/* TRUE when card n has an inline TLS engine (a PCIe card with ktls_bps > 0): the cards whose
+ * TLS context cache and host-memory contexts the model counts. */
+gboolean nic_inline_tls(const NicCard *n);
 
 /* A group of identical cards as the scenario gives it (nics[]). */
 typedef struct {

@@ -122,13 +122,6 @@ double pc_che_hit_ratio_exact(int n_titles, double s, double c_titles, double *t
 
 /* ---- the box's RAM ------------------------------------------------------------------------- */
 
-/* Share of the load on paths for which pred holds (main path and alt path by alt_fraction). */
-static double path_share(const Appliance *a, gboolean (*pred)(DataPath))
-{
-  double alt = a->wl.alt_fraction;
-  return (1.0 - alt) * pred(a->path) + alt * pred(a->wl.alt_path);
-}
-
 static gboolean path_has_tls(DataPath p)
 {
   return datapath_tls(p) != TLS_NONE; /* plain sendfile and plain read/write hold no TLS state */
@@ -137,13 +130,6 @@ static gboolean path_has_tls(DataPath p)
 static gboolean path_reads_writes(DataPath p)
 {
   return datapath_move(p) == MOVE_READ_WRITE; /* the server holds a user buffer per request */
-}
-
-/* Connections at x_Bps: x * 8 / mean bitrate (workload.h). */
-static double connections_at(const Appliance *a, double x_Bps)
-{
-  double mbps = workload_mean_bitrate_mbps(&a->wl);
-  return mbps > 0 ? x_Bps * 8.0 / (mbps * 1e6) : 0.0;
 }
 
 /* Pages of drive reads in flight at x_Bps with miss ratio miss (ram.h: Little's law at the
@@ -163,9 +149,8 @@ static double nic_context_bytes(const Appliance *a, double connections)
   int ports = appliance_ports(a);
   double b = 0;
   for (int i = 0; i < a->n_nics && ports > 0; i++)
-    if (a->nics[i].kind != NIC_LOOPBACK && a->nics[i].ktls_bps > 0)
-      b += (double)a->nics[i].ports / ports * a->nics[i].tls_ctx_bytes;
-  return connections * path_share(a, datapath_nic_crypto) * b;
+    if (nic_inline_tls(&a->nics[i])) b += (double)a->nics[i].ports / ports * a->nics[i].tls_ctx_bytes;
+  return connections * datapath_appliance_share(a, datapath_nic_crypto) * b;
 }
 
 /* Everything but the page cache at x_Bps with `connections` clients and miss ratio miss (ram.h). */
@@ -173,8 +158,8 @@ static double other_needs(const Appliance *a, double x_Bps, double connections, 
 {
   const PageCacheCfg *p = &a->pc;
   o->sockbuf_bytes = connections * p->sockbuf_bytes;
-  o->tls_bytes = connections * path_share(a, path_has_tls) * p->tls_state_bytes + nic_context_bytes(a, connections);
-  o->userbuf_bytes = connections * path_share(a, path_reads_writes) * a->user_buffer_bytes;
+  o->tls_bytes = connections * datapath_appliance_share(a, path_has_tls) * p->tls_state_bytes + nic_context_bytes(a, connections);
+  o->userbuf_bytes = connections * datapath_appliance_share(a, path_reads_writes) * a->user_buffer_bytes;
   o->inflight_bytes = inflight_bytes(a, x_Bps, miss);
   return o->sockbuf_bytes + o->tls_bytes + o->userbuf_bytes + o->inflight_bytes + p->reserve_bytes;
 }
@@ -186,7 +171,7 @@ double pagecache_size_bytes(const Appliance *a, double x_Bps)
   if (p->cache_bytes > 0) return p->cache_bytes;
   double x = MAX(x_Bps, 0.0);
   RamReport parts;
-  return MAX(0.0, p->installed_bytes - other_needs(a, x, connections_at(a, x), 1.0, &parts));
+  return MAX(0.0, p->installed_bytes - other_needs(a, x, workload_connections(&a->wl, x), 1.0, &parts));
 }
 
 gboolean pagecache_size_varies(const Appliance *a)

@@ -489,13 +489,19 @@ static gint key_cell(const SweepSpec *s, guint k)
   return strcmp(((const SweepKey *)g_ptr_array_index(s->keys, k))->key, "seed") ? col : -1;
 }
 
+/* The column of varied key @k (in the rows and in the summary). */
+static SweepColumn key_column(const SweepSpec *s, guint k)
+{
+  return (SweepColumn){ ((const SweepKey *)g_ptr_array_index(s->keys, k))->key, SWEEP_COL_INPUT, "",
+                        "a varied input, as the sweep file writes it" };
+}
+
 static void build_columns(SweepSpec *s)
 {
   s->columns = g_array_new(FALSE, FALSE, sizeof(SweepColumn));
   g_array_append_vals(s->columns, id_columns, N_ID_COLUMNS);
   for (guint k = 0; k < s->keys->len; k++) {
-    const SweepKey *key = g_ptr_array_index(s->keys, k);
-    SweepColumn c = { key->key, SWEEP_COL_INPUT, "", "a varied input, as the sweep file writes it" };
+    SweepColumn c = key_column(s, k);
     if (key_cell(s, k) >= 0) g_array_append_val(s->columns, c);
   }
   s->first_output = s->columns->len;
@@ -509,8 +515,7 @@ static void build_columns(SweepSpec *s)
   s->summary = g_array_new(FALSE, FALSE, sizeof(SweepColumn));
   g_array_append_val(s->summary, id_columns[COL_POINT]);
   for (guint k = 0; k < s->keys->len; k++) {
-    SweepColumn c = { ((const SweepKey *)g_ptr_array_index(s->keys, k))->key, SWEEP_COL_INPUT, "",
-                      "a varied input, as the sweep file writes it" };
+    SweepColumn c = key_column(s, k);
     g_array_append_val(s->summary, c);
   }
   SweepColumn runs = { "runs", SWEEP_COL_INT, "", "replications that succeeded" };

@@ -44,18 +44,13 @@ double workload_connections(const Workload *w, double x_Bps)
   return bps > 0 ? x_Bps * 8.0 / bps : 0.0;
 }
 
-double workload_request_cpb_tls(const Workload *w, gboolean tls)
+double workload_request_cpb(const Workload *w, gboolean tls)
 {
   double per_request = w->request_bytes > 0 ? w->request_cycles / w->request_bytes : 0.0;
   double session_bytes = workload_mean_bitrate_mbps(w) * 1e6 * (w->session_ns * 1e-9) / 8.0;
   double per_connection =
       w->connection_cycles + (tls ? (1.0 - w->resumption) * w->handshake_cycles + w->resumption * w->resumed_cycles : 0.0);
   return per_request + (session_bytes > 0 ? per_connection / session_bytes : 0.0);
-}
-
-double workload_request_cpb(const Workload *w)
-{
-  return workload_request_cpb_tls(w, TRUE);
 }
 
 void workload_drive_shares(const Workload *w, int n_drives, const int *drive_node, int n_nodes, guint64 seed, double *share)
@@ -473,13 +468,13 @@ static gboolean workload_component_validate(const Appliance *a, GError **error)
   return workload_validate(&a->wl, error);
 }
 
-/* The cycles of requests and connections (workload_request_cpb_tls) on the node of the class's
+/* The cycles of requests and connections (workload_request_cpb) on the node of the class's
  * stack (its connection's node; spread over the nodes when that is random). A loopback host's
  * per-request cost is measured (loopback.request_server_cycles). */
 static void workload_class_demand(AppBuild *b, void *state G_GNUC_UNUSED, DmClass *k)
 {
   if (b->loop) return;
-  double cpb = workload_request_cpb_tls(&b->a->wl, datapath_tls(k->path) != TLS_NONE); /* plain HTTP: no handshake */
+  double cpb = workload_request_cpb(&b->a->wl, datapath_tls(k->path) != TLS_NONE); /* plain HTTP: no handshake */
   if (cpb <= 0) return;
   int stack = app_build_cpu_node(b, k, AG_CPU_STACK);
   for (int n = 0; n < b->nodes; n++) k->demand[b->cpu_res[n]] += cpb * (stack < 0 ? 1.0 / b->nodes : (stack == n));

@@ -89,19 +89,17 @@ typedef struct {
   double drop_max;          /* largest tolerated NIC output drop fraction (capacity) */
 } Workload;
 
-/* CPU cycles per served byte of the requests and connections of @w (workload.c):
+/* CPU cycles per served byte of the requests and connections of @w on a data path with TLS (tls)
+ * or plain HTTP (!tls: no handshake term) (workload.c):
  *   request_cycles / request_bytes
  *   + (connection_cycles + (1 - resumption) handshake_cycles + resumption resumed_cycles)
  *     / (mean bitrate x session / 8)
  * a connection serving mean-bitrate x session bits over its life. Defaults: NGINX's published
- * per-request and per-connection figures and openssl speed (the schema rows in workload.c); a plain
- * HTTP path pays no handshake (workload_request_cpb_tls). */
-double workload_request_cpb(const Workload *w);
+ * per-request and per-connection figures and openssl speed (the schema rows in workload.c). */
+double workload_request_cpb(const Workload *w, gboolean tls);
 /* The request-size distribution of @w (sim/dist.h), in bytes. */
 SimDist workload_request_size_dist(const Workload *w);
 
-/* The same for a data path with TLS (tls) or plain HTTP (!tls: no handshake term). */
-double workload_request_cpb_tls(const Workload *w, gboolean tls);
 /* Client connections that throughput x_Bps (B/s) feeds: x * 8 / mean bitrate. */
 double workload_connections(const Workload *w, double x_Bps);
 

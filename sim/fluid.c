@@ -217,7 +217,7 @@ struct sim_state {
   SimFlowPath **paths; /* per class */
   gsl_rng *rng_arrival, *rng_class, *rng_size;
   SimDist *lat_dist;      /* per class: its access latency */
-  gsl_rng **lat_rng;      /* per class: the stream it draws from (owned by lat_streams) */
+  gsl_rng **lat_rng;      /* per class: the stream it draws from (owned by lat_streams; NULL: fixed) */
   GPtrArray *lat_streams; /* the distinct streams, gsl_rng* */
   client_group *groups;   /* spec->clients->len of them */
   gsl_ran_discrete_t *class_table;
@@ -293,7 +293,7 @@ static void latency_done(SimEngine *eng G_GNUC_UNUSED, SimEvent *ev G_GNUC_UNUSE
 static void admit(sim_state *s, request *r)
 {
   const SimDist *d = &s->lat_dist[r->cls];
-  double lat_ns = d->kind == SIM_DIST_DETERMINISTIC ? d->mean : sim_dist_sample(d, s->lat_rng[r->cls]);
+  double lat_ns = sim_dist_sample(d, s->lat_rng[r->cls]); /* a fixed latency (CV 0) has no stream and draws nothing */
   s->active++;
   s->bytes_admitted += r->bytes;
   s->bytes_waiting_latency += r->bytes;

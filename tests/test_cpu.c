@@ -54,7 +54,7 @@ START_TEST(test_altra_sw_ktls_by_hand)
   /* requests and connections at the defaults: 32100 cycles per 2 MiB request, and 51000 +
    * 0.5 x 1.03e6 + 0.5 x 8.06e5 = 969000 cycles per 5 Mb/s x 600 s / 8 = 3.75e8 B session */
   double requests = 32100.0 / 2097152 + 969000.0 / 3.75e8;
-  ck_assert_double_eq_tol(workload_request_cpb(&a->wl), requests, 1e-15);
+  ck_assert_double_eq_tol(workload_request_cpb(&a->wl, TRUE), requests, 1e-15);
   double by_hand = crypto + page + seg + irq + ack + requests;
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   ck_assert(m != NULL);

@@ -327,8 +327,7 @@ START_TEST(test_sizing_predicates)
       continue;
     }
     g_autoptr(DemandModel) m0 = demand_build_sized(&s->a, m->drive_share, 0.0, &e);
-    double line_Bps = 0; /* the most the box serves: the fixed point lies below it */
-    for (int n = 0; n < s->a.n_nics; n++) line_Bps += s->a.nics[n].ports * s->a.nics[n].port_bps / 8.0;
+    double line_Bps = appliance_line_Bps(&s->a); /* the most the box serves: the fixed point lies below it */
     g_autoptr(DemandModel) m1 = demand_build_sized(&s->a, m->drive_share, line_Bps, &e);
     ck_assert(m0 && m1);
     ck_assert_msg(m0->op_Bps == m1->op_Bps && m0->op_Bps == m->op_Bps,

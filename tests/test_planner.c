@@ -421,15 +421,15 @@ START_TEST(test_request_size_has_a_cost)
    * 472.5 MB: 2.0508e-3 cycles per byte; plus the request term at 2 MiB, 32100 / 2097152 */
   Appliance d;
   ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", NULL, &d, NULL, NULL));
-  ck_assert_double_eq_tol(workload_request_cpb(&d.wl), 969000.0 / 4.725e8 + 32100.0 / 2097152, 1e-15);
+  ck_assert_double_eq_tol(workload_request_cpb(&d.wl, TRUE), 969000.0 / 4.725e8 + 32100.0 / 2097152, 1e-15);
   /* plain HTTP pays no handshake: only the connection's 51000 cycles */
-  ck_assert_double_eq_tol(workload_request_cpb_tls(&d.wl, FALSE), 51000.0 / 4.725e8 + 32100.0 / 2097152, 1e-15);
+  ck_assert_double_eq_tol(workload_request_cpb(&d.wl, FALSE), 51000.0 / 4.725e8 + 32100.0 / 2097152, 1e-15);
   /* zero costs give zero: the keys still switch them off */
   const char *off[] = { "workload.request_cycles=0", "workload.connection_cycles=0", "workload.tls_handshake_cycles=0",
                         "workload.tls_resumed_cycles=0", NULL };
   Appliance z;
   ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", off, &z, NULL, NULL));
-  ck_assert_double_eq(workload_request_cpb(&z.wl), 0.0);
+  ck_assert_double_eq(workload_request_cpb(&z.wl, TRUE), 0.0);
   /* a bitrate outside physical range is a located error */
   assert_refused((const char *[]){ "check", "scenarios/rome-400g-nic-ktls.yaml", "--set",
                                    "workload.bitrates=[{rate: 1 b/s, share: 100 %}]", NULL },
