@@ -342,6 +342,28 @@ START_TEST(test_json_round_trip)
 }
 END_TEST
 
+/* The sweep file `name` in @dir holding @text, loaded (a load error fails the test). (transfer full) */
+static SweepSpec *load_text(const char *dir, const char *name, const char *text)
+{
+  g_autofree char *f = g_build_filename(dir, name, NULL);
+  ck_assert(g_file_set_contents(f, text, -1, NULL));
+  g_autoptr(GError) e = NULL;
+  SweepSpec *s = sweep_load(f, NULL, -1, NULL, &e);
+  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  return s;
+}
+
+/* Runs point @p of @s and parses its JSON Lines row. (transfer full) */
+static JsonParser *row_json(SweepSpec *s, guint p)
+{
+  g_autoptr(SweepRow) row = sweep_run(s, p);
+  g_autoptr(GString) json = g_string_new(NULL);
+  sweep_row_append_json(s, row, json);
+  JsonParser *jp = json_parser_new();
+  ck_assert(json_parser_load_from_data(jp, json->str, -1, NULL));
+  return jp;
+}
+
 /* Mode capacity checks the p99 criterion as `ocasim capacity` does (DES runs at candidate loads):
  * on rome2021_sw_nps1 both say 246.1 Gb/s limited by the CPU cap, where the bound's M/M/1 estimate
  * alone (capacity_latency: bound) says about 193 Gb/s limited by latency. */
@@ -352,21 +374,13 @@ START_TEST(test_capacity_matches_capacity_command)
   double cap[2];
   const char *how[] = { "run", "bound" };
   for (int i = 0; i < 2; i++) {
-    g_autofree char *f = g_build_filename(d, how[i], NULL);
     g_autofree char *text = g_strdup_printf("scenario: %s/scenarios/reference/rome2021_sw_nps1.yaml\n"
                                             "mode: capacity\ncapacity_latency: %s\n"
                                             "set: {duration: 0.4 s, warmup: 0.1 s}\n"
                                             "vary:\n  - key: seed\n    values: [1]\n",
                                             cwd, how[i]);
-    ck_assert(g_file_set_contents(f, text, -1, NULL));
-    g_autoptr(GError) e = NULL;
-    g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, NULL, &e);
-    ck_assert_msg(s != NULL, "%s", e ? e->message : "");
-    g_autoptr(SweepRow) row = sweep_run(s, 0);
-    g_autoptr(GString) json = g_string_new(NULL);
-    sweep_row_append_json(s, row, json);
-    g_autoptr(JsonParser) p = json_parser_new();
-    ck_assert(json_parser_load_from_data(p, json->str, -1, NULL));
+    g_autoptr(SweepSpec) s = load_text(d, how[i], text);
+    g_autoptr(JsonParser) p = row_json(s, 0);
     JsonObject *o = json_node_get_object(json_parser_get_root(p));
     ck_assert_str_eq(json_object_get_string_member(o, "latency_check"), how[i]);
     ck_assert_str_eq(json_object_get_string_member(o, "limiting_criterion"), i == 0 ? "cpu" : "latency");
@@ -397,21 +411,13 @@ START_TEST(test_failures_planned)
 {
   g_auto(TestDir) d = tmpdir();
   g_autofree char *cwd = g_get_current_dir();
-  g_autofree char *f = g_build_filename(d, "fail", NULL);
   g_autofree char *text = g_strdup_printf("scenario: %s/scenarios/rome-400g-nic-ktls.yaml\nmode: bound\n"
                                           "vary:\n  - key: failures\n    values: [[], [\"nics[0]\"]]\n",
                                           cwd);
-  ck_assert(g_file_set_contents(f, text, -1, NULL));
-  g_autoptr(GError) e = NULL;
-  g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, NULL, &e);
-  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  g_autoptr(SweepSpec) s = load_text(d, "fail", text);
   double th[2];
   for (guint p = 0; p < 2; p++) {
-    g_autoptr(SweepRow) row = sweep_run(s, p);
-    g_autoptr(GString) json = g_string_new(NULL);
-    sweep_row_append_json(s, row, json);
-    g_autoptr(JsonParser) jp = json_parser_new();
-    ck_assert(json_parser_load_from_data(jp, json->str, -1, NULL));
+    g_autoptr(JsonParser) jp = row_json(s, p);
     JsonObject *o = json_node_get_object(json_parser_get_root(jp));
     ck_assert_str_eq(json_object_get_string_member(o, "error"), "");
     th[p] = json_object_get_double_member(o, "throughput_gbps");
@@ -442,21 +448,13 @@ START_TEST(test_busiest_node_column)
    * ocasim bound's JSON does (the sweep had the mean alone, next to bottleneck cpu.node0) */
   g_auto(TestDir) d = tmpdir();
   g_autofree char *cwd = g_get_current_dir();
-  g_autofree char *f = g_build_filename(d, "busiest", NULL);
   g_autofree char *text = g_strdup_printf("scenario: %s/scenarios/rome-400g-nic-ktls.yaml\nmode: bound\n"
                                           "set:\n  workload.request_size: 4 KiB\n"
                                           "vary:\n  - key: failures\n    values: [[], [\"nics[0].ports[1]\"]]\n",
                                           cwd);
-  ck_assert(g_file_set_contents(f, text, -1, NULL));
-  g_autoptr(GError) e = NULL;
-  g_autoptr(SweepSpec) s = sweep_load(f, NULL, -1, NULL, &e);
-  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  g_autoptr(SweepSpec) s = load_text(d, "busiest", text);
   for (guint p = 0; p < 2; p++) {
-    g_autoptr(SweepRow) row = sweep_run(s, p);
-    g_autoptr(GString) json = g_string_new(NULL);
-    sweep_row_append_json(s, row, json);
-    g_autoptr(JsonParser) jp = json_parser_new();
-    ck_assert(json_parser_load_from_data(jp, json->str, -1, NULL));
+    g_autoptr(JsonParser) jp = row_json(s, p);
     JsonObject *o = json_node_get_object(json_parser_get_root(jp));
     ck_assert_str_eq(json_object_get_string_member(o, "error"), "");
     ck_assert_str_eq(json_object_get_string_member(o, "bottleneck_kind"), "cpu");
