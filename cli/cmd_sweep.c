@@ -349,6 +349,16 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
     if (rank == 0) fprintf(stderr, "%s: --resume needs --out PREFIX (the results to resume)\n", prog);
     return OCASIM_EXIT_BADINPUT;
   }
+  for (char **s = opt->sets; s && *s; s++) {
+    /* as a sweep file's set: seed, which sweep_load() refuses: it would be replaced without a word */
+    const char *eq = strchr(*s, '=');
+    g_autofree char *key = eq ? g_strstrip(g_strndup(*s, eq - *s)) : NULL;
+    if (key && !strcmp(key, "seed")) {
+      if (rank == 0)
+        fprintf(stderr, "ocasim: --set: seed: every run's seed derives from the sweep's seed: give --seed N (or vary seed)\n");
+      return OCASIM_EXIT_BADINPUT;
+    }
+  }
   g_autoptr(GPtrArray) sets = base_sets(opt);
   g_autoptr(CliIncludes) inc = cli_includes_new(opt);
   g_autoptr(SweepSpec) spec = sweep_load(opt->files[0], (const char *const *)sets->pdata, seed, &inc->policy, &error);

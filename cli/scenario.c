@@ -138,6 +138,16 @@ SimConfDoc *cli_load_scenario(const char *file, const CliOptions *opt, GError **
   for (size_t i = 0; i < N_SHORTHANDS; i++) {
     if (!shorthand[i].value) continue;
     g_autofree char *as = g_strdup_printf("%s=%s", shorthand[i].key, shorthand[i].value);
+    /* the --set is applied after the option and would win without a word */
+    for (char **s = opt->sets; s && *s; s++) {
+      const char *eq = strchr(*s, '=');
+      g_autofree char *key = eq ? g_strstrip(g_strndup(*s, eq - *s)) : NULL;
+      if (key && !strcmp(key, shorthand[i].key)) {
+        g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "--%s: %s: given twice, as --%s %s and as --set %s; give one",
+                    shorthand[i].key, shorthand[i].key, shorthand[i].key, shorthand[i].value, *s);
+        return NULL;
+      }
+    }
     g_autofree char *label = g_strdup_printf("--%s", shorthand[i].key);
     if (!sim_conf_apply_override_as(doc, as, label, error)) return NULL;
   }
