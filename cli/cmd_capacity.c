@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/scenario.h"
 #include "models/appliance_capacity.h"
+#include "models/appliance_des.h"
 #include "models/appliance_report.h"
 #include "sim/csv.h"
 #include "sim/json.h"
@@ -133,6 +134,12 @@ int cmd_capacity(int argc, char **argv)
   } else if (!cli_appliance_load_healthy(&opt, &ca, "capacity", &error)) {
     status = cli_fail(error);
   } else {
+    /* the latency check runs the DES at offered loads (whatever the scenario's offered: a
+     * saturate scenario too), so a run too short for paced clients' segments warns as run does */
+    Appliance at_load = *ca.a;
+    at_load.wl.offered_gbps = 1.0;
+    g_autofree char *short_run = appliance_des_short_run_warning(&at_load, &ca.info);
+    if (short_run) g_message("%s (the runs of capacity's latency check: its p99 varies as much)", short_run);
     g_autofree char *what = g_strdup_printf("ocasim capacity %s", opt.files[0]);
     CliProgress *p = cli_progress_start(&opt.common, what, "criteria");
     SimObserver obs = { .progress = cli_progress_update, .progress_ctx = p };
