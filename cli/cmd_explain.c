@@ -13,13 +13,11 @@ int cmd_explain(int argc, char **argv)
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Per served byte of the appliance scenario in FILE, from the demand model the bound uses: DRAM\n"
                  "bytes by touch, CPU cycles by component, fabric bytes per link and PCIe tag occupancy.",
-                 CLI_OPT_OUTPUT, &error))
+                 CLI_OPT_OUTPUT | CLI_OPT_NO_CSV, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
   CliAppliance ca;
-  if (opt.format == CLI_FORMAT_CSV) {
-    fprintf(stderr, "ocasim: explain writes table or json, not csv\n");
-  } else if (!cli_one_file(&opt, "explain")) {
+  if (!cli_one_file(&opt, "explain")) {
     /* status stays bad input */
   } else if (!cli_appliance_load_healthy(&opt, &ca, "explain", &error)) {
     status = cli_fail(error);

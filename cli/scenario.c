@@ -13,8 +13,10 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
                    unsigned flags, GError **error)
 {
   memset(opt, 0, sizeof *opt);
+  const gboolean csv = !(flags & CLI_OPT_NO_CSV);
   GOptionEntry common[] = { { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text,
-                              "Output format: table (default), json or csv", "FMT" },
+                              csv ? "Output format: table (default), json or csv" : "Output format: table (default) or json",
+                              "FMT" },
                             { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
                             { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets,
                               "Override a scenario value, e.g. stations[0].servers=2 (repeatable)", "KEY=VALUE" },
@@ -35,7 +37,8 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
                                "beside the healthy one",
                                "COMPONENT" },
                              { NULL, 0, 0, 0, NULL, NULL, NULL } };
-  g_autoptr(GOptionContext) ctx = cli_context_new(param, summary, &opt->common, flags & ~(CLI_OPT_TIMED | CLI_OPT_FAIL));
+  g_autoptr(GOptionContext) ctx =
+      cli_context_new(param, summary, &opt->common, flags & ~(CLI_OPT_TIMED | CLI_OPT_FAIL | CLI_OPT_NO_CSV));
   g_option_context_add_main_entries(ctx, common, NULL);
   if (flags & CLI_OPT_TIMED) g_option_context_add_main_entries(ctx, timed, NULL);
   if (flags & CLI_OPT_FAIL) g_option_context_add_main_entries(ctx, failing, NULL);
@@ -48,19 +51,20 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
   if (opt->format_text) {
     int i = 0;
     while (formats[i] && strcmp(formats[i], opt->format_text)) i++;
-    if (!formats[i]) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format: '%s' is not one of table, json, csv",
-                  opt->format_text);
+    if (!formats[i] || (!csv && i == CLI_FORMAT_CSV)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format: '%s' is not one of table, json%s", opt->format_text,
+                  csv ? ", csv" : "");
       cli_options_clear(opt);
       return FALSE;
     }
     opt->format = (CliFormat)i;
   } else if (opt->common.output) {
     int i = cli_format_from_path(opt->common.output, formats);
+    if (!csv && i == CLI_FORMAT_CSV) i = -2;
     if (i <= -2) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "-o/--output '%s': %s; this command writes table, json or csv (.txt, .json, .csv): give --format",
-                  opt->common.output, i == -3 ? "unknown extension" : "the extension of another format");
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "-o/--output '%s': %s; this command writes %s: give --format",
+                  opt->common.output, i == -3 ? "unknown extension" : "the extension of another format",
+                  csv ? "table, json or csv (.txt, .json, .csv)" : "table or json (.txt, .json)");
       cli_options_clear(opt);
       return FALSE;
     }

@@ -279,6 +279,28 @@ START_TEST(test_short_paced_run_warns)
 }
 END_TEST
 
+/* explain writes table or json: its --help offers only those (it listed csv, which --format
+ * then refused), and a csv format or .csv output is a usage error naming the two (exit 2). */
+START_TEST(test_explain_formats_in_help)
+{
+  const char *help[] = { "explain", "--help", NULL };
+  const char *bound_help[] = { "bound", "--help", NULL };
+  const char *csv[] = { "explain", "scenarios/rome-400g-nic-ktls.yaml", "-f", "csv", NULL };
+  const char *out_csv[] = { "explain", "scenarios/rome-400g-nic-ktls.yaml", "-o", "explain-refused.csv", NULL };
+  g_autofree char *h = NULL, *he = NULL, *b = NULL, *be = NULL, *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
+  ck_assert_int_eq(run_env(help, NULL, &h, &he), 0);
+  ck_assert_msg(strstr(h, "Output format: table (default) or json\n") && !strstr(h, "csv"), "%s", h);
+  ck_assert_int_eq(run_env(bound_help, NULL, &b, &be), 0);
+  ck_assert_msg(strstr(b, "Output format: table (default), json or csv\n"), "%s", b);
+  ck_assert_int_eq(run_env(csv, NULL, &o1, &e1), 2);
+  ck_assert_str_eq(e1, "ocasim: --format: 'csv' is not one of table, json\n");
+  ck_assert_int_eq(run_env(out_csv, NULL, &o2, &e2), 2);
+  ck_assert_str_eq(e2, "ocasim: -o/--output 'explain-refused.csv': the extension of another format; this command writes table "
+                       "or json (.txt, .json): give --format\n");
+  ck_assert(!g_file_test("explain-refused.csv", G_FILE_TEST_EXISTS));
+}
+END_TEST
+
 /* capacity's latency check runs the DES at offered loads, paced: too short a run warns as run
  * does, even for a saturate scenario (its p99 then varies from seed to seed: 12.3 ms at 346 Gb/s
  * with 0.25 s measured against 20.3 ms with 1.8 s); long enough or Poisson, nothing. */
@@ -489,6 +511,7 @@ int main(void)
   tcase_add_test(tc, test_attached_short_value);
   tcase_add_test(tc, test_short_paced_run_warns);
   tcase_add_test(tc, test_short_paced_capacity_warns);
+  tcase_add_test(tc, test_explain_formats_in_help);
   tcase_add_test(tc, test_output_file);
   tcase_add_test(tc, test_locale_independent_numbers);
   suite_add_tcase(s, tc);
