@@ -364,6 +364,10 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   g_autoptr(SweepSpec) spec = sweep_load(opt->files[0], (const char *const *)sets->pdata, seed, &inc->policy, &error);
   if (!spec) return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
 
+  if (rank == 0) {
+    g_autofree char *short_run = sweep_short_run_warning(spec);
+    if (short_run) g_message("%s (the sweep's base scenario)", short_run);
+  }
   guint n_runs = sweep_n_runs(spec);
   Sink sink = { .to_stdout = so->out == NULL, .stdout_json = opt->format == CLI_FORMAT_JSON };
   if (so->out) {

@@ -825,6 +825,26 @@ static void fill_ids(const SweepSpec *s, guint run, SweepRow *row)
   set_key_cells(s, p, row);
 }
 
+char *sweep_short_run_warning(const SweepSpec *s)
+{
+  gboolean capacity_des = s->mode == SWEEP_CAPACITY && s->cap_latency == SWEEP_CAP_LATENCY_RUN;
+  if (s->mode != SWEEP_RUN && !capacity_des) return NULL;
+  Appliance *a = g_new0(Appliance, 1);
+  AppScenarioInfo info = { 0 };
+  char *warning = NULL;
+  if (appliance_from_conf(sim_conf_doc_root(s->base), a, &info, NULL)) {
+    gboolean offered_varied = FALSE;
+    for (guint k = 0; k < s->keys->len; k++)
+      offered_varied = offered_varied || !strcmp(((const SweepKey *)g_ptr_array_index(s->keys, k))->key, "workload.offered");
+    /* capacity's latency check runs at offered loads whatever the scenario's; a varied load is offered at its points */
+    if (capacity_des || (offered_varied && !(a->wl.offered_gbps > 0))) a->wl.offered_gbps = 1.0;
+    warning = appliance_des_short_run_warning(a, &info);
+  }
+  app_scenario_info_clear(&info);
+  g_free(a);
+  return warning;
+}
+
 SweepRow *sweep_run(const SweepSpec *s, guint run)
 {
   g_return_val_if_fail(run < sweep_n_runs(s), NULL);

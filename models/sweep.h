@@ -118,6 +118,14 @@ const char *sweep_value(const SweepSpec *s, guint p, guint k);
 /* The scenario seed of run (@p, @r), derived as described above. */
 guint64 sweep_seed(const SweepSpec *s, guint p, guint r);
 
+/* The warning of appliance_des_short_run_warning() for the sweep's base scenario (its `set:` and
+ *  the command line's applied, no point's values) when the mode runs the DES at an offered load
+ *  (run, with the base's load or a varied workload.offered; capacity with its latency check by
+ *  run, at any load), or NULL: none, another mode,
+ *  or a base scenario that does not build (its points then say why).  A point that varies the
+ *  duration, warm-up, arrivals or segment_duration is not checked.  Returns: (transfer full). */
+char *sweep_short_run_warning(const SweepSpec *s);
+
 /* The row's columns (@n_out: how many); the varied keys follow the six id columns. */
 const SweepColumn *sweep_columns(const SweepSpec *s, guint *n_out);
 

@@ -264,7 +264,7 @@ const SimConfField workload_schema[] = {
     .doc =
         "playback time of one segment, fetched by a paced client as one or more requests of request_size sent one after another (6 s: Apple's HLS Authoring "
         "Specification for Apple Devices, target duration 6 s; DASH services use 2-10 s); rounded per bitrate to whole "
-        "requests of request_size; `ocasim run` warns when its measured time is under a quarter of it (scenarios/README.md: "
+        "requests of request_size; `ocasim run`, `capacity` and a run or capacity `sweep` (its base scenario) warn when the measured time is under a quarter of it (scenarios/README.md: "
         "Arrivals)" },
   /* sanity bound: as request_size */
   { .key = "io_size",

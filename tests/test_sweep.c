@@ -404,6 +404,37 @@ START_TEST(test_capacity_matches_capacity_command)
 }
 END_TEST
 
+/* A sweep whose DES runs are too short for paced clients' segments says so once on stderr, as
+ * `ocasim run` does (the rows stay as they are): small-run.yaml measures 0.15 s of 6 s segments
+ * at varied offered loads; with --duration 2 s it says nothing, nor in bound mode. */
+START_TEST(test_short_run_sweep_warns)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *prefix = g_build_filename(d, "short", NULL);
+  g_autofree char *prefix2 = g_build_filename(d, "long", NULL);
+  const char *shortrun[] = { "sweep", "tests/data/sweep/small-run.yaml", "--limit", "1", "--out", prefix, NULL };
+  const char *longrun[] = { "sweep", "tests/data/sweep/small-run.yaml", "--limit", "1", "--duration", "2 s", "--out", prefix2,
+                            NULL };
+  const char *bound[] = { "sweep", "tests/data/sweep/small-bound.yaml", "--limit", "1", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(shortrun, &out, &err), 0);
+  ck_assert_msg(g_str_has_prefix(err, "ocasim: warning: the measured time (duration - warmup: 0.15 s) is 0.025 of "
+                                      "workload.segment_duration (6 s)") &&
+                    strstr(err, "(the sweep's base scenario)\n"),
+                "%s", err);
+  g_free(out);
+  g_free(err);
+  ck_assert_int_eq(test_run_ocasim(longrun, &out, &err), 0);
+  ck_assert_msg(!strstr(err, "warning"), "%s", err);
+  g_free(out);
+  g_free(err);
+  ck_assert_int_eq(test_run_ocasim(bound, &out, &err), 0);
+  ck_assert_msg(!strstr(err, "warning"), "%s", err);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 /* A point's `failures:` is planned, not ignored: varying it gives, for nics[0] down on the Rome
  * box, the degraded throughput `ocasim bound --fail 'nics[0]'` prints (half of the healthy box's:
  * one of its two cards is gone), and the healthy point the healthy box's. */
@@ -525,6 +556,7 @@ int main(void)
   tcase_add_test(tc, test_capacity_matches_capacity_command);
   tcase_add_test(tc, test_summary);
   tcase_add_test(tc, test_failures_planned);
+  tcase_add_test(tc, test_short_run_sweep_warns);
   tcase_add_test(tc, test_busiest_node_column);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
