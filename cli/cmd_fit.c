@@ -1,10 +1,11 @@
 /* cli/cmd_fit.c — `ocasim fit [--write FILE] [--json FILE] [--no-loo] [--no-lopo]
  * [--bottleneck-term] [DIR]` (make fit): fits the shared coefficients (models/coeffs.h) once
- * over every published result in DIR (default scenarios/reference; GSL nonlinear least squares,
- * models/appliance_fit.h), prints the fitted values with their standard errors next to the fit's
- * start and the current defaults, the reference table with them, the identifiability report
- * (standard errors, the rows that move each coefficient, the Jacobian, the correlation matrix,
- * coefficients that one platform alone identifies), a leave-one-out report (each result
+ * over every published result in DIR (default scenarios/reference, else the installed one; GSL
+ * nonlinear least squares, models/appliance_fit.h), prints the fitted values with their
+ * standard errors next to the fit's start and the current defaults, the reference table with
+ * them, the identifiability report (standard errors, the rows that move each coefficient, the
+ * Jacobian, the correlation matrix, coefficients that one platform alone identifies), a
+ * leave-one-out report (each result
  * predicted by a fit that did not see it or its same_as group; a refit per group), a
  * leave-one-platform-out report (each platform's results predicted by a fit over the other
  * platforms; a refit per platform) and the median and worst errors of each.
@@ -72,7 +73,7 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
-  g_autoptr(AppRefSet) s = cli_refset_load(argv[0], argc > 1 ? argv[1] : "scenarios/reference");
+  g_autoptr(AppRefSet) s = cli_refset_load(argv[0], argc > 1 ? argv[1] : NULL);
   if (!s) return OCASIM_EXIT_BADINPUT;
   app_refset_set_bottleneck_term(s, o->bn);
   int n = app_refset_size(s);
@@ -170,8 +171,9 @@ int cmd_fit(int argc, char **argv)
   g_autoptr(GOptionContext) ctx =
       cli_context_new("[DIR]",
                       "Fits the shared coefficients once over every published result in DIR (default\n"
-                      "scenarios/reference) plus the quoted STREAM figures, and reports each result\n"
-                      "predicted by a fit that left it out (one result, and one platform, at a time).",
+                      "scenarios/reference here, else the installed one) plus the quoted STREAM figures, and\n"
+                      "reports each result predicted by a fit that left it out (one result, and one platform, at\n"
+                      "a time).",
                       &common, CLI_OPT_OUTPUT);
   g_option_context_add_main_entries(ctx, entries, NULL);
   int status = fit(&common, ctx, argc, argv, &o);

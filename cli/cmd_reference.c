@@ -1,7 +1,7 @@
 /* cli/cmd_reference.c — `ocasim reference [--des] [--strict] [DIR]` (make reference): runs every
- * published-result scenario of DIR (default scenarios/reference) in bound mode (and with --des
- * also through the discrete-event model) and prints model vs published (Gb/s, CPU %), the
- * error, and the model's bottleneck vs the published one, OK/FAIL against the issue's rule (10 %
+ * published-result scenario of DIR (default scenarios/reference, else the installed one) in bound
+ * mode (and with --des also through the discrete-event model) and prints model vs published
+ * (Gb/s, CPU %), the error, and the model's bottleneck vs the published one, OK/FAIL against the issue's rule (10 %
  * throughput, 10 points CPU, the published bottleneck). It is a report: exit status 0 unless it
  * cannot run (2: bad options, DIR unreadable or without reference scenarios), or, with --strict,
  * 1 when any row FAILs that rule (documented deviations included) or a DES result is outside its
@@ -23,15 +23,16 @@ int cmd_reference(int argc, char **argv)
   CliCommon common;
   g_autoptr(GOptionContext) ctx =
       cli_context_new("[DIR]",
-                      "Model vs published for every scenario of DIR (default scenarios/reference) that has a\n"
-                      "reference: block, in bound mode with the default coefficients (models/coeffs.def).",
+                      "Model vs published for every scenario of DIR (default scenarios/reference here, else the\n"
+                      "installed one) that has a reference: block, in bound mode with the default coefficients\n"
+                      "(models/coeffs.def).",
                       &common, CLI_OPT_OUTPUT);
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (!cli_parse_args(ctx, &common, &argc, &argv, 1) || !cli_text_output(argv[0], &common)) {
     cli_common_clear(&common);
     return OCASIM_EXIT_BADINPUT;
   }
-  g_autoptr(AppRefSet) s = cli_refset_load(argv[0], argc > 1 ? argv[1] : "scenarios/reference");
+  g_autoptr(AppRefSet) s = cli_refset_load(argv[0], argc > 1 ? argv[1] : NULL);
   if (!s) {
     cli_common_clear(&common);
     return OCASIM_EXIT_BADINPUT;

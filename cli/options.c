@@ -110,6 +110,9 @@ gboolean cli_output_file_option(const char *name, const char *path, GError **err
 AppRefSet *cli_refset_load(const char *prog, const char *dir)
 {
   g_autoptr(GError) err = NULL;
+  /* the default: the source tree's, run from its root, else the installed one (make install) */
+  g_autofree char *installed = g_build_filename(cli_datadir(), "scenarios", "reference", NULL);
+  if (!dir) dir = g_file_test("scenarios/reference", G_FILE_TEST_IS_DIR) ? "scenarios/reference" : installed;
   AppRefSet *s = app_refset_load(dir, &err);
   if (s && app_refset_size(s) == 0) {
     g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no scenario with a reference: block", dir);

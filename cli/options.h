@@ -40,7 +40,9 @@ gboolean cli_output_file_option(const char *name, const char *path, GError **err
  *  when the extension of -o FILE asks for another format (.json, .csv). */
 gboolean cli_text_output(const char *prog, const CliCommon *c);
 
-/* Loads the reference set of @dir (models/appliance_fit.h); when it cannot be loaded or holds
+/* Loads the reference set of @dir (models/appliance_fit.h; NULL: scenarios/reference when the
+ *  current directory has it, as in the source tree, else the installed one under cli_datadir());
+ *  when it cannot be loaded or holds
  *  no scenario with a `reference:` block, prints "PROG: reason" and returns NULL (the caller
  *  exits with status 2).  (transfer full) */
 AppRefSet *cli_refset_load(const char *prog, const char *dir);

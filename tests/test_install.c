@@ -5,7 +5,8 @@
  *  - the bash completion (scripts/ocasim-completion.bash) completes subcommands, a
  *    subcommand's options and the keys of --set: `ocasim run --set ni<TAB>` offers nics[...];
  *  - a platform include found neither beside the scenario nor in the current directory is
- *    looked up in the data directory (OCASIM_DATADIR stands for the installed one). */
+ *    looked up in the data directory (OCASIM_DATADIR stands for the installed one), and so are
+ *    the reference scenarios of `ocasim reference` outside the source tree. */
 #include <check.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -117,6 +118,29 @@ START_TEST(test_platform_from_datadir)
 }
 END_TEST
 
+/* `ocasim reference` without DIR, run outside the source tree, reads the installed reference
+ * scenarios (DATADIR/scenarios/reference; OCASIM_DATADIR stands for it): it printed "Error
+ * opening directory scenarios/reference" (exit 2) after make install. */
+START_TEST(test_reference_from_datadir)
+{
+  g_autofree char *dir = g_dir_make_tmp("ocasim-refdir-XXXXXX", NULL);
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *dv = g_strdup_printf("OCASIM_DATADIR=%s", cwd); /* holds scenarios/, as share/ocasim does */
+  const char *bin = g_getenv("OCASIM_BIN");
+  const char *argv[] = { bin, "reference", NULL };
+  const char *with[] = { dv, NULL };
+  const char *without[] = { "OCASIM_DATADIR=/nonexistent", NULL };
+  g_autofree char *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL, *want = NULL, *we = NULL;
+  ck_assert_int_eq(test_spawn(argv, with, dir, &o1, &e1), 0);
+  const char *here[] = { "reference", NULL };
+  ck_assert_int_eq(test_run_ocasim(here, &want, &we), 0);
+  ck_assert_str_eq(o1, want);
+  ck_assert_int_eq(test_spawn(argv, without, dir, &o2, &e2), 2);
+  ck_assert_msg(strstr(e2, "/nonexistent/scenarios/reference"), "%s", e2);
+  g_rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("install");
@@ -125,6 +149,7 @@ int main(void)
   tcase_add_test(tc, test_man_page);
   tcase_add_test(tc, test_bash_completion);
   tcase_add_test(tc, test_platform_from_datadir);
+  tcase_add_test(tc, test_reference_from_datadir);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }
