@@ -72,6 +72,7 @@ static SimConfNode *node_copy(const SimConfNode *src, gsize *count)
   if (count) (*count)++;
   n->text = g_strdup(src->text);
   n->plain = src->plain;
+  n->path_map = src->path_map;
   if (src->children) {
     for (guint i = 0; i < src->children->len; i++) {
       const SimConfNode *c = g_ptr_array_index(src->children, i);
@@ -821,7 +822,7 @@ static void flow_text(GString *out, const SimConfNode *n, gboolean nested)
 
 static void collect_overrides(const SimConfNode *n, GPtrArray *out)
 {
-  if (g_str_has_prefix(n->file, "--") && n->parent) {
+  if (g_str_has_prefix(n->file, "--") && n->parent && !n->path_map) {
     GString *ps = g_string_new(NULL);
     path_append(ps, n, FALSE); /* raw: the listing applies again as --set */
     g_autofree char *path = g_string_free(ps, FALSE);
@@ -1070,6 +1071,7 @@ gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, con
         goto out;
       }
       child = node_new(SIM_CONF_NODE_MAP, set_file, 0, 0);
+      child->path_map = TRUE;
       map_set(cur, st->key, 0, 0, child);
     }
     cur = child;

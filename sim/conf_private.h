@@ -18,6 +18,8 @@ struct SimConfNode {
   char *text;            /* SCALAR: text */
   gboolean plain;        /* SCALAR: unquoted and untagged */
   GPtrArray *children;   /* MAP/SEQ: owned child nodes in file order */
+  gboolean path_map;     /* MAP: made by an override's key path (ram.page_cache=... without ram:), not
+                            given as a value: sim_conf_overrides() lists its entries one by one */
 };
 
 /* Longest key or value text an error message quotes, in characters (longer ones end in "..."). */
