@@ -272,6 +272,12 @@ const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, G
     sim_conf_set_error(error, root, SIM_CONF_ERROR_MISSING, "missing 'kind' (one of %s)", list);
     return NULL;
   }
+  if (sim_conf_node_kind(kind) == SIM_CONF_NODE_SCALAR && !strcmp(sim_conf_node_text(kind), "sweep")) {
+    sim_conf_set_error(
+        error, kind, SIM_CONF_ERROR_ENUM,
+        "this is a sweep file, not a scenario: run it with 'ocasim sweep FILE' (--limit 0 checks it without running a point)");
+    return NULL;
+  }
   int idx;
   if (!sim_conf_node_enum(kind, known, &idx, error)) return NULL;
   return known[idx];

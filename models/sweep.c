@@ -547,6 +547,14 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
   s->n_points = 1;
   s->shares = workload_share_cache_new();
   s->fixed = g_ptr_array_new_with_free_func(g_free);
+  /* a scenario given for a sweep file: said at its kind, before its keys are unknown here */
+  const SimConfNode *file_kind = sim_conf_node_get(root, "kind");
+  const char *fk = file_kind && sim_conf_node_kind(file_kind) == SIM_CONF_NODE_SCALAR ? sim_conf_node_text(file_kind) : NULL;
+  if (fk && (!strcmp(fk, "appliance") || !strcmp(fk, "queueing_network"))) {
+    sim_conf_set_error(error, file_kind, SIM_CONF_ERROR_ENUM,
+                       "this is a scenario (kind: %s), not a sweep file: a sweep file names it as scenario: FILE", fk);
+    return NULL;
+  }
   gboolean ok = sim_conf_bind(root, sweep_schema, &c, error);
   if (ok && c.kind && strcmp(c.kind, "sweep")) {
     sim_conf_set_error(error, sim_conf_node_get(root, "kind"), SIM_CONF_ERROR_ENUM, "expected kind 'sweep', got '%s'", c.kind);
