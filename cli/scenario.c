@@ -1,6 +1,7 @@
 /* cli/scenario.c — common options, scenario loading and exit codes of the subcommands. */
 #include "cli/scenario.h"
 
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
@@ -70,6 +71,17 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
     }
     if (i >= 0) opt->format = (CliFormat)i;
   }
+  /* -o naming the scenario itself would replace it by the results (the rename is atomic, the
+   * scenario gone): refused, as the same file by any path */
+  GStatBuf out_st, in_st;
+  if (opt->common.output && g_stat(opt->common.output, &out_st) == 0)
+    for (char **f = opt->files; f && *f; f++)
+      if (g_stat(*f, &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--output: '%s' is the scenario file %s itself: write the results elsewhere", opt->common.output, *f);
+        cli_options_clear(opt);
+        return FALSE;
+      }
   return TRUE;
 }
 
