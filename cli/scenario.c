@@ -15,19 +15,21 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
 {
   memset(opt, 0, sizeof *opt);
   const gboolean csv = !(flags & CLI_OPT_NO_CSV);
-  GOptionEntry common[] = { { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text,
-                              csv ? "Output format: table (default), json or csv" : "Output format: table (default) or json",
-                              "FMT" },
-                            { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
-                            { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets,
-                              "Override a scenario value, e.g. stations[0].servers=2 (repeatable)", "KEY=VALUE" },
-                            { "allow-include", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->allow_includes,
-                              "Also read platform: includes from DIR and below (repeatable; by default only beside the "
-                              "including file and along the platform search path: $OCASIM_PLATFORM_PATH, the current "
-                              "directory, the installed platforms)",
-                              "DIR" },
-                            { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, NULL },
-                            { NULL, 0, 0, 0, NULL, NULL, NULL } };
+  GOptionEntry common[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text,
+      csv ? "Output format: table (default), json or csv" : "Output format: table (default) or json", "FMT" },
+    { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
+    { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets,
+      "Override a scenario value, e.g. nics[0].count=2 or stations[0].servers=2 (repeatable; ocasim schema --keys lists the keys)",
+      "KEY=VALUE" },
+    { "allow-include", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->allow_includes,
+      "Also read platform: includes from DIR and below (repeatable; by default only beside the "
+      "including file and along the platform search path: $OCASIM_PLATFORM_PATH, the current "
+      "directory, the installed platforms)",
+      "DIR" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt->files, NULL, NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
   GOptionEntry timed[] = {
     { "duration", 0, 0, G_OPTION_ARG_STRING, &opt->duration, "Simulated time, e.g. \"10 s\" (overrides 'duration')", "TIME" },
     { "warmup", 0, 0, G_OPTION_ARG_STRING, &opt->warmup, "Warm-up discarded from the statistics (overrides 'warmup')", "TIME" },

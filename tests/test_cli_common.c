@@ -292,6 +292,9 @@ START_TEST(test_explain_formats_in_help)
   ck_assert_msg(strstr(h, "Output format: table (default) or json\n") && !strstr(h, "csv"), "%s", h);
   ck_assert_int_eq(run_env(bound_help, NULL, &b, &be), 0);
   ck_assert_msg(strstr(b, "Output format: table (default), json or csv\n"), "%s", b);
+  /* --set's example names an appliance key beside a queueing-network one (it gave only
+   * stations[0].servers, a key no appliance scenario has) */
+  ck_assert_msg(strstr(b, "e.g. nics[0].count=2 or stations[0].servers=2"), "%s", b);
   ck_assert_int_eq(run_env(csv, NULL, &o1, &e1), 2);
   ck_assert_str_eq(e1, "ocasim: --format: 'csv' is not one of table, json\n");
   ck_assert_int_eq(run_env(out_csv, NULL, &o2, &e2), 2);
