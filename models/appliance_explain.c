@@ -109,6 +109,7 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
   e->op_gbps = m->op_Bps * 8e-9;
   gboolean loop = FALSE;
   for (int i = 0; i < a->n_nics; i++) loop = loop || a->nics[i].kind == NIC_LOOPBACK;
+  e->loopback = loop;
   if (!loop) { /* a loopback host has no touches: its costs are measured (loopback.h) */
     add_touches(e, a, m, a->path, 1.0 - a->wl.alt_fraction);
     add_touches(e, a, m, a->wl.alt_path, a->wl.alt_fraction);
@@ -216,6 +217,9 @@ static void write_table(const Explain *e, GString *out)
     g_string_append_printf(out, "  %-20s %-18s %-12s %-11s %-5s %8.4f\n", datapath_name(t->path), t->what, t->agent, t->buffer,
                            t->write ? "write" : "read", t->bytes);
   }
+  if (e->loopback) /* else "total of the touches 0" under a non-zero model total, unexplained */
+    g_string_append(out, "  none: a loopback host's DRAM bytes are its measured costs (models/loopback.h), not split\n"
+                         "  by touch\n");
   g_string_append_printf(out, "  %-70s %8.4f\n", "total of the touches", e->dram_touch_total);
   g_string_append_printf(out, "  %-70s %8.4f\n",
                          e->dram_nodes == 1 ? "demand model (the DRAM node)" : "demand model (sum over the DRAM nodes)",

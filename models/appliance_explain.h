@@ -76,6 +76,7 @@ typedef struct {
   double dram_touch_total; /* sum of touch[].bytes */
   double dram_model_total; /* sum over DRAM resources of the demand model's D_r */
   int dram_nodes;
+  gboolean loopback; /* a loopback host: no touches, its costs measured (loopback.h) */
   double cpb[EX_CPB_COUNT];
   double cpb_total; /* the demand model's CPU D_r summed at X_op */
   int n_fabric, n_tags;

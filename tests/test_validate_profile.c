@@ -476,6 +476,16 @@ START_TEST(test_profile_files_load)
   ck_assert_double_eq_tol(demand_saturation_Bps(m, NULL) * 8e-9, pr.gbps, 1e-6 * pr.gbps);
   ck_assert_int_ge(demand_find(m, "loopback.server"), 0);
   ck_assert_int_lt(demand_find(m, "nic0.port0"), 0); /* no line rate */
+  /* explain's DRAM table says why it has no touches under the model's DRAM bytes (it printed
+   * "total of the touches 0.0000" above "demand model 0.5000" without a word) */
+  g_autoptr(Explain) ex = appliance_explain(&a, &info, m);
+  ck_assert_int_eq(ex->n_touch, 0);
+  ck_assert(ex->dram_model_total > 0);
+  g_autoptr(GString) t = g_string_new(NULL);
+  appliance_explain_write(ex, APP_FMT_TABLE, t);
+  ck_assert_msg(strstr(t->str, "  none: a loopback host's DRAM bytes are its measured costs (models/loopback.h), not split\n"
+                               "  by touch\n  total of the touches"),
+                "%s", t->str);
   app_scenario_info_clear(&info);
   /* a loopback NIC without costs, and a PCIe NIC without port speed, are located errors */
   g_autofree char *bad = g_build_filename(dir, "bad.yaml", NULL);
