@@ -276,8 +276,8 @@ typedef struct {
 static GPtrArray *base_sets(const CliOptions *opt)
 {
   GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
-  if (opt->duration) g_ptr_array_add(sets, g_strdup_printf("duration=%s", opt->duration));
-  if (opt->warmup) g_ptr_array_add(sets, g_strdup_printf("warmup=%s", opt->warmup));
+  if (opt->duration) g_ptr_array_add(sets, g_strdup_printf("--duration=%s", opt->duration));
+  if (opt->warmup) g_ptr_array_add(sets, g_strdup_printf("--warmup=%s", opt->warmup));
   for (char **s = opt->sets; s && *s; s++) g_ptr_array_add(sets, g_strdup(*s));
   g_ptr_array_add(sets, NULL);
   return sets;

@@ -533,6 +533,23 @@ static void build_columns(SweepSpec *s)
   }
 }
 
+/* The command line's overrides: "key.path=value" (--set), or "--OPTION=value" for an option
+ *  that stands for the key OPTION (--duration, --warmup), which its messages then name. */
+static gboolean apply_command_line(SimConfDoc *doc, const char *const *sets, GError **error)
+{
+  for (const char *const *a = sets; a && *a; a++) {
+    const char *eq = strchr(*a, '=');
+    if (g_str_has_prefix(*a, "--") && eq) {
+      g_autofree char *label = g_strndup(*a, eq - *a);
+      g_autofree char *assignment = g_strdup(*a + 2);
+      if (!sim_conf_apply_override_as(doc, assignment, label, error)) return FALSE;
+    } else if (!sim_conf_apply_override(doc, *a, error)) {
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
                       GError **error)
 {
@@ -587,7 +604,7 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
       ok = FALSE;
     }
   }
-  ok = ok && apply_set(s, c.set, error) && sim_conf_apply_overrides(s->base, sets, error) && parse_vary(s, c.vary, error);
+  ok = ok && apply_set(s, c.set, error) && apply_command_line(s->base, sets, error) && parse_vary(s, c.vary, error);
   for (guint k = 0; ok && k < s->keys->len; k++)
     s->seed_varied |= !strcmp(((SweepKey *)g_ptr_array_index(s->keys, k))->key, "seed");
   if (ok && s->replications > 1 && (s->mode != SWEEP_RUN || s->seed_varied)) {
@@ -607,7 +624,8 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
   }
   ok = ok && check_values(s, error);
   if (ok) {
-    for (const char *const *set = sets; set && *set; set++) g_ptr_array_add(s->fixed, g_strdup(*set));
+    for (const char *const *set = sets; set && *set; set++) /* "--duration=X" is duration=X */
+      g_ptr_array_add(s->fixed, g_strdup(g_str_has_prefix(*set, "--") && strchr(*set, '=') ? *set + 2 : *set));
     g_ptr_array_add(s->fixed, NULL);
     s->overrides = g_strjoinv("; ", (char **)s->fixed->pdata);
     g_ptr_array_remove_index(s->fixed, s->fixed->len - 1);

@@ -94,7 +94,8 @@ typedef struct SweepSpec SweepSpec;
 const SimConfField *sweep_conf_schema(void);
 
 /* Loads the sweep file @path: reads the base scenario it names (with its platform), applies the
- *  file's `set:`, then @sets ("key.path=value" from the command line, may be NULL), then checks
+ *  file's `set:`, then @sets ("key.path=value" from the command line, or "--KEY=value" from an
+ *  option that stands for the top-level KEY, e.g. --duration, named so in messages; may be NULL), then checks
  *  every value to vary as described above.  @seed, when >= 0, replaces the file's sweep seed.
  *  @includes: where the scenario's platform may come from (NULL: sim_conf_load_with_include()).
  *  Errors: SIM_CONF_ERROR located in the sweep file (or in the scenario for a bad scenario);
