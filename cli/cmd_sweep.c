@@ -465,12 +465,19 @@ int cmd_sweep(int argc, char **argv)
                  "Runs every point of the sweep file SWEEP.yaml (models/sweep.h) in-process on all cores and writes\n"
                  "one row per run. --seed sets the sweep seed; --duration, --warmup and --set change the base scenario.\n"
                  "Progress: a line redrawn on a terminal, a plain line every 10 s off one; -q/--quiet silences it.",
-                 CLI_OPT_TIMED | CLI_OPT_PROGRESS, &error)) {
+                 CLI_OPT_TIMED | CLI_OPT_PROGRESS | CLI_OPT_ROWS, &error)) {
     status = rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
   } else {
     so.quiet = opt.common.quiet;
     if (!opt.files || !opt.files[0] || opt.files[1]) {
       if (rank == 0) fprintf(stderr, "ocasim: sweep needs exactly one SWEEP.yaml (see --help)\n");
+      status = OCASIM_EXIT_BADINPUT;
+    } else if (opt.format_text && so.out) { /* it would be ignored: --out writes both formats */
+      if (rank == 0)
+        fprintf(stderr,
+                "ocasim: --format: '%s': --out writes both PREFIX.csv and PREFIX.jsonl; --format chooses the rows on "
+                "standard output, without --out\n",
+                opt.format_text);
       status = OCASIM_EXIT_BADINPUT;
     } else {
       status = sweep_main(&opt, &so, rank, size);

@@ -14,10 +14,13 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
                    unsigned flags, GError **error)
 {
   memset(opt, 0, sizeof *opt);
-  const gboolean csv = !(flags & CLI_OPT_NO_CSV);
+  const gboolean csv = !(flags & CLI_OPT_NO_CSV), rows = (flags & CLI_OPT_ROWS) != 0;
   GOptionEntry common[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &opt->format_text,
-      csv ? "Output format: table (default), json or csv" : "Output format: table (default) or json", "FMT" },
+      rows  ? "Rows on standard output: csv (default) or json (JSON Lines); --out writes both"
+      : csv ? "Output format: table (default), json or csv"
+            : "Output format: table (default) or json",
+      "FMT" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &opt->seed, "Scenario seed (overrides the file's 'seed')", "N" },
     { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &opt->sets,
       "Override a scenario value, e.g. nics[0].count=2 or stations[0].servers=2 (repeatable; ocasim schema --keys lists the keys)",
@@ -41,7 +44,7 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
                                "COMPONENT" },
                              { NULL, 0, 0, 0, NULL, NULL, NULL } };
   g_autoptr(GOptionContext) ctx =
-      cli_context_new(param, summary, &opt->common, flags & ~(CLI_OPT_TIMED | CLI_OPT_FAIL | CLI_OPT_NO_CSV));
+      cli_context_new(param, summary, &opt->common, flags & ~(CLI_OPT_TIMED | CLI_OPT_FAIL | CLI_OPT_NO_CSV | CLI_OPT_ROWS));
   g_option_context_add_main_entries(ctx, common, NULL);
   if (flags & CLI_OPT_TIMED) g_option_context_add_main_entries(ctx, timed, NULL);
   if (flags & CLI_OPT_FAIL) g_option_context_add_main_entries(ctx, failing, NULL);
@@ -54,9 +57,11 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
   if (opt->format_text) {
     int i = 0;
     while (formats[i] && strcmp(formats[i], opt->format_text)) i++;
-    if (!formats[i] || (!csv && i == CLI_FORMAT_CSV)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format: '%s' is not one of table, json%s", opt->format_text,
-                  csv ? ", csv" : "");
+    if (!formats[i] || (!csv && i == CLI_FORMAT_CSV) || (rows && i == CLI_FORMAT_TABLE)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format: '%s' is not one of %s", opt->format_text,
+                  rows  ? "csv, json"
+                  : csv ? "table, json, csv"
+                        : "table, json");
       cli_options_clear(opt);
       return FALSE;
     }

@@ -31,6 +31,8 @@ typedef struct {
 #define CLI_OPT_FAIL (1u << 9)
 /* cli_parse() flag: the command writes table or json only (its --help and --format say so). */
 #define CLI_OPT_NO_CSV (1u << 10)
+/* cli_parse() flag: the command writes rows, csv (the default) or json (JSON Lines), not a table. */
+#define CLI_OPT_ROWS (1u << 11)
 
 /* Parses @argv with the scenario options, the common options that @flags selects
  *  (CliOptFlags, plus CLI_OPT_TIMED) and @extra (may be NULL), with @summary as the help
