@@ -12,6 +12,7 @@
 
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
+#include "validate/pipeline.h"
 
 static const char *const SUBCOMMANDS[] = { "run",   "check", "bound",     "capacity", "validate",
                                            "serve", "load",  "reference", "fit",      "schema" };
@@ -304,6 +305,23 @@ START_TEST(test_explain_formats_in_help)
 }
 END_TEST
 
+/* validate's --duration, --warmup and --reps say their defaults, and that 0 means them (0 was
+ * taken without a word: `validate --quick --duration 0` ran 1 s windows). */
+START_TEST(test_validate_help_defaults)
+{
+  const char *help[] = { "validate", "--help", NULL };
+  g_autofree char *h = NULL, *he = NULL;
+  ck_assert_int_eq(run_env(help, NULL, &h, &he), 0);
+  g_autofree char *d = g_strdup_printf("(default, or 0: %g with --quick, else %g)\n", VAL_QUICK_DURATION_S, VAL_FULL_DURATION_S);
+  g_autofree char *w = g_strdup_printf("(default, or 0: %g with --quick, else %g)\n", VAL_QUICK_WARMUP_S, VAL_FULL_WARMUP_S);
+  g_autofree char *r = g_strdup_printf("(default, or 0: %d with --quick, else %d)\n", VAL_QUICK_REPS, VAL_FULL_REPS);
+  ck_assert_msg(strstr(h, "Measured window per repetition, s (default, or 0: 1 with --quick, else 3)\n") && strstr(h, d), "%s",
+                h);
+  ck_assert_msg(strstr(h, "Load before each window, s ") && strstr(h, w), "%s", h);
+  ck_assert_msg(strstr(h, "Repetitions per configuration, >= 3 for a spread ") && strstr(h, r), "%s", h);
+}
+END_TEST
+
 /* capacity's latency check runs the DES at offered loads, paced: too short a run warns as run
  * does, even for a saturate scenario (its p99 then varies from seed to seed: 12.3 ms at 346 Gb/s
  * with 0.25 s measured against 20.3 ms with 1.8 s); long enough or Poisson, nothing. */
@@ -515,6 +533,7 @@ int main(void)
   tcase_add_test(tc, test_short_paced_run_warns);
   tcase_add_test(tc, test_short_paced_capacity_warns);
   tcase_add_test(tc, test_explain_formats_in_help);
+  tcase_add_test(tc, test_validate_help_defaults);
   tcase_add_test(tc, test_output_file);
   tcase_add_test(tc, test_locale_independent_numbers);
   suite_add_tcase(s, tc);

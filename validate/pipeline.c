@@ -493,9 +493,9 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   ValValidateConfig *cfg = &r->cfg;
   r->out_dir = g_strdup(cfg->out_dir ? cfg->out_dir : "validate-out");
   cfg->out_dir = r->out_dir;
-  if (cfg->warmup_s <= 0) cfg->warmup_s = cfg->quick ? 0.3 : 1.0;
-  if (cfg->duration_s <= 0) cfg->duration_s = cfg->quick ? 1.0 : 3.0;
-  if (cfg->reps <= 0) cfg->reps = cfg->quick ? 3 : 5;
+  if (cfg->warmup_s <= 0) cfg->warmup_s = cfg->quick ? VAL_QUICK_WARMUP_S : VAL_FULL_WARMUP_S;
+  if (cfg->duration_s <= 0) cfg->duration_s = cfg->quick ? VAL_QUICK_DURATION_S : VAL_FULL_DURATION_S;
+  if (cfg->reps <= 0) cfg->reps = cfg->quick ? VAL_QUICK_REPS : VAL_FULL_REPS;
   r->rows = g_array_new(FALSE, TRUE, sizeof(ValPredRow));
 
   progress(cfg, "probing the host");

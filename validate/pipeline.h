@@ -53,12 +53,22 @@ G_BEGIN_DECLS
  * tenants left of them, and connections). */
 double val_busiest_share(const ValHostConfig *cfg, const ValRunSample *median, int cores);
 
+/* Defaults of the measured window, the warm-up before it (s) and the repetitions per
+ * configuration, quick and full (assumed: short enough for CI on 2 cores, long enough for a
+ * spread); `ocasim validate --help` prints them. */
+#define VAL_QUICK_DURATION_S 1.0
+#define VAL_FULL_DURATION_S  3.0
+#define VAL_QUICK_WARMUP_S   0.3
+#define VAL_FULL_WARMUP_S    1.0
+#define VAL_QUICK_REPS       3
+#define VAL_FULL_REPS        5
+
 typedef struct {
   gboolean quick;              /* short runs and fewer configurations (< 3 min on 2 cores) */
   const char *out_dir;         /* report.md, report.json, host-profile.yaml */
   const char *work_dir;        /* served files (NULL: a temporary directory, removed at the end) */
-  double warmup_s, duration_s; /* 0: 0.3/1.0 quick, 1.0/3.0 full */
-  int reps;                    /* 0: 3 quick, 5 full */
+  double warmup_s, duration_s; /* 0: VAL_QUICK_WARMUP_S/_DURATION_S quick, VAL_FULL_... full */
+  int reps;                    /* 0: VAL_QUICK_REPS quick, VAL_FULL_REPS full */
   int max_threads;             /* cap on server/client threads (0: online CPUs) */
   guint32 seed;                /* order of the runs */
   gboolean pin;                /* pin threads as val_placement says (the CLI's default; FALSE: the scheduler
