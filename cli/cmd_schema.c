@@ -254,6 +254,10 @@ static int schema(CliCommon *common, GOptionContext *ctx, int argc, char **argv,
     }
   }
   g_autoptr(GString) schema = g_string_new(NULL);
+  if (keys && format) { /* it would be ignored: the list is plain text */
+    fprintf(stderr, "%s: --keys prints key paths one a line; --format goes without it\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
   if (keys && kind == KIND_SWEEP) {
     fprintf(stderr, "%s: --keys: a sweep file has no --set keys (ocasim sweep --set addresses its scenario)\n", argv[0]);
     return OCASIM_EXIT_BADINPUT;

@@ -203,6 +203,8 @@ static const BadOption bad_options[] = {
   { { "schema", "--format", "yaml", NULL }, { "ocasim schema: --format 'yaml': expected markdown or json" } },
   { { "schema", "swep", NULL }, { "'swep': expected appliance, platform, queueing_network or sweep" } },
   { { "schema", "sweep", "--keys", NULL }, { "--keys: a sweep file has no --set keys" } },
+  { { "schema", "--keys", "--format", "json", NULL },
+    { "ocasim schema: --keys prints key paths one a line; --format goes without it" } },
   { { "schema", "README.md", NULL }, { "unexpected argument 'README.md' (FILE arguments go with --update)" } },
   { { "schema", "--update", NULL }, { "--update needs at least one FILE" } },
   { { "schema", "--update", "no/such/file.md", NULL }, { "no/such/file.md" } },
