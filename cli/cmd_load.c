@@ -88,6 +88,11 @@ int cmd_load(int argc, char **argv)
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
+  if (requests_s && duration_s) { /* the count replaces the run time, which would be ignored */
+    fprintf(stderr, "%s: --requests and --duration exclude each other (a count of requests per connection, or a run time)\n",
+            argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
   const char *h = host ? host : "127.0.0.1";
   struct in_addr probe;
   if (inet_pton(AF_INET, h, &probe) != 1) {

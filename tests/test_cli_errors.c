@@ -175,6 +175,7 @@ static const BadOption bad_options[] = {
   { { "load", "--path", "/f", "extra", NULL }, { "unexpected argument 'extra'" } },
   { { "load", "--path", "/f", "-n", "0", NULL }, { "--requests '0'", ">= 1", "runs for --duration" } },
   { { "load", "--path", "/f", "--requests", "-3", NULL }, { "--requests '-3'", ">= 1" } },
+  { { "load", "--path", "/f", "-n", "2", "-d", "3", NULL }, { "ocasim load: --requests and --duration exclude each other" } },
   { { "load", "--path", "/f", "--connections", "0", NULL }, { "--connections '0'", "1..1000000" } },
   { { "load", "--path", "/f", "--port", "0", NULL }, { "--port '0'", "1..65535" } },
   { { "load", "--path", "/f", "--threads", "2000", NULL }, { "--threads '2000'", "1..1024" } },
