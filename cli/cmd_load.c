@@ -73,6 +73,10 @@ int cmd_load(int argc, char **argv)
     fprintf(stderr, "%s: --cipher '%s': expected aes-128-gcm, aes-256-gcm, chacha20-poly1305 or any\n", argv[0], cipher_s);
     return OCASIM_EXIT_BADINPUT;
   }
+  if (plain && (ver_s || cipher_s)) { /* plain HTTP: the TLS choice would be ignored */
+    fprintf(stderr, "%s: --%s: --plain fetches over plain HTTP, without TLS\n", argv[0], ver_s ? "tls-version" : "cipher");
+    return OCASIM_EXIT_BADINPUT;
+  }
   if (range && !parse_range(range, &rf, &rl)) {
     fprintf(stderr, "%s: --range '%s': expected FIRST-LAST, byte offsets with FIRST <= LAST\n", argv[0], range);
     return OCASIM_EXIT_BADINPUT;

@@ -55,6 +55,12 @@ int cmd_serve(int argc, char **argv)
     fprintf(stderr, "%s: --mode: expected sendfile_ktls, userspace or sendfile, got '%s'\n", argv[0], mode_s);
     return OCASIM_EXIT_BADINPUT;
   }
+  if (mode == VAL_MODE_SENDFILE && (cert || key)) { /* plain HTTP: the certificate would be ignored */
+    fprintf(stderr,
+            "%s: --%s: mode sendfile serves plain HTTP, without TLS; a certificate goes with sendfile_ktls or userspace\n",
+            argv[0], cert ? "cert" : "key");
+    return OCASIM_EXIT_BADINPUT;
+  }
   if (!cli_int_option("--port", port_s, 0, 65535, NULL, &port, &err) ||
       !cli_int_option("--threads", threads_s, 1, 1024, NULL, &threads, &err) ||
       !cli_seconds_option("--idle-timeout", idle_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &idle, &err) ||

@@ -166,6 +166,8 @@ typedef struct {
 
 static const BadOption bad_options[] = {
   { { "serve", "--root", "tests", "extra", NULL }, { "unexpected argument 'extra'" } },
+  { { "serve", "--root", "tests", "--mode", "sendfile", "--cert", "no/such.pem", NULL },
+    { "ocasim serve: --cert: mode sendfile serves plain HTTP, without TLS" } },
   { { "serve", "--root", "tests", "--port", "70000", NULL }, { "--port '70000'", "out of range", "0..65535" } },
   { { "serve", "--root", "tests", "-p", "x1", NULL }, { "--port 'x1'", "not an integer", "0..65535" } },
   { { "serve", "--root", "tests", "--threads", "0", NULL }, { "--threads '0'", "1..1024" } },
@@ -176,6 +178,8 @@ static const BadOption bad_options[] = {
   { { "load", "--path", "/f", "-n", "0", NULL }, { "--requests '0'", ">= 1", "runs for --duration" } },
   { { "load", "--path", "/f", "--requests", "-3", NULL }, { "--requests '-3'", ">= 1" } },
   { { "load", "--path", "/f", "-n", "2", "-d", "3", NULL }, { "ocasim load: --requests and --duration exclude each other" } },
+  { { "load", "--path", "/f", "--plain", "--cipher", "chacha20-poly1305", NULL },
+    { "ocasim load: --cipher: --plain fetches over plain HTTP, without TLS" } },
   { { "load", "--path", "/f", "--connections", "0", NULL }, { "--connections '0'", "1..1000000" } },
   { { "load", "--path", "/f", "--port", "0", NULL }, { "--port '0'", "1..65535" } },
   { { "load", "--path", "/f", "--threads", "2000", NULL }, { "--threads '2000'", "1..1024" } },
