@@ -156,6 +156,14 @@ static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
               e ? e->message : "");
       return -1;
     }
+    /* the same place is not enough: the final file must equal an uninterrupted run's */
+    if (!sweep_row_line_is_run(spec, one, i)) {
+      fprintf(stderr,
+              "%s: --resume: %s line %u is run %u of another sweep (its scenario, mode, seed, overrides or varied values "
+              "differ: another --set, --seed, --duration or sweep file?); run it again without --resume\n",
+              prog, k->json_part, i + 1, i);
+      return -1;
+    }
     line = nl + 1;
   }
   if (truncate(k->csv_part, (off_t)cend) != 0 || truncate(k->json_part, (off_t)jend) != 0) {

@@ -1075,6 +1075,18 @@ SweepRow *sweep_row_parse_json(const SweepSpec *s, const char *line, GError **er
   return g_steal_pointer(&row);
 }
 
+gboolean sweep_row_line_is_run(const SweepSpec *s, const char *line, guint run)
+{
+  g_return_val_if_fail(run < sweep_n_runs(s), FALSE);
+  g_autoptr(SweepRow) want = row_new(s->columns->len);
+  fill_ids(s, run, want);
+  g_autoptr(GString) prefix = g_string_new(NULL);
+  append_row((const SweepColumn *)(void *)s->columns->data, s->first_output, want, TRUE, prefix);
+  g_string_truncate(prefix, prefix->len - 2); /* the row's end, "}\n": the outputs follow */
+  g_string_append(prefix, ", ");
+  return g_str_has_prefix(line, prefix->str);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Summary of replications                                                                    */
 

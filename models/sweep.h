@@ -146,6 +146,11 @@ void sweep_row_append_json(const SweepSpec *s, const SweepRow *row, GString *out
 /* Reads back a JSON Lines row written by sweep_row_append_json (for resume and summaries).
  *  Errors: not a JSON object, a column missing or of the wrong type. */
 SweepRow *sweep_row_parse_json(const SweepSpec *s, const char *line, GError **error);
+/* Whether the JSON Lines @line (as sweep_row_append_json writes it) is run @run of this very
+ *  sweep: its id and input columns (point, replication, scenario, mode, seed, overrides, the
+ *  varied values) are byte for byte those this sweep gives that run, so a row written with
+ *  another --set, --seed or sweep file is not resumed as one of its rows. */
+gboolean sweep_row_line_is_run(const SweepSpec *s, const char *line, guint run);
 
 /* The summary of a replicated sweep: per point the varied keys, the runs and failed runs, and
  *  for each numeric output NAME the columns NAME_mean and NAME_ci95 (95 % half-width, Student t

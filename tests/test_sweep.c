@@ -235,6 +235,21 @@ START_TEST(test_resume_other_sweep)
   const char *limit[] = { "--limit", "3", NULL }, *resume[] = { "--resume", NULL };
   ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", p, limit), 0);
   ck_assert_int_eq(sweep("tests/data/sweep/small-run.yaml", p, resume), 2);
+  /* the same sweep file with another --set, --seed or --duration is another sweep: its rows
+   * were resumed as this one's, the final file mixing two scenarios; refused, the rows kept */
+  g_autofree char *q = g_build_filename(d, "q", NULL);
+  g_autofree char *part = g_strdup_printf("%s.jsonl.part", q);
+  const char *other_set[] = { "--resume", "--set", "workload.zipf_s=2.0", NULL };
+  const char *other_seed[] = { "--resume", "--seed", "99", NULL };
+  const char *other_time[] = { "--resume", "--duration", "0.3 s", NULL };
+  ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", q, limit), 0);
+  g_autofree char *before = slurp(part);
+  ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", q, other_set), 2);
+  ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", q, other_seed), 2);
+  ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", q, other_time), 2);
+  g_autofree char *after = slurp(part);
+  ck_assert_str_eq(before, after);
+  ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", q, resume), 0); /* the same sweep resumes */
 }
 END_TEST
 
