@@ -126,9 +126,13 @@ static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
   guint n_runs = sweep_n_runs(spec);
   if (!g_file_test(k->csv_part, G_FILE_TEST_EXISTS) && g_file_get_contents(k->csv_final, &csv, &lc, NULL)) {
     gsize end;
-    if (g_str_has_prefix(csv, header->str) && complete_lines(csv, lc, header->len, G_MAXUINT, &end) == n_runs &&
-        g_file_test(k->json_final, G_FILE_TEST_EXISTS))
-      return n_runs; /* already complete */
+    g_autofree char *done = NULL;
+    gboolean same = g_str_has_prefix(csv, header->str) && complete_lines(csv, lc, header->len, G_MAXUINT, &end) == n_runs &&
+                    g_file_get_contents(k->json_final, &done, NULL, NULL);
+    /* of this very sweep, as the rows of a .part file below */
+    g_auto(GStrv) lines = same ? g_strsplit(done, "\n", -1) : NULL;
+    for (guint i = 0; same && i < n_runs; i++) same = lines[i] && sweep_row_line_is_run(spec, lines[i], i);
+    if (same) return n_runs; /* already complete */
     fprintf(stderr, "%s: --resume: %s is not a complete result of this sweep\n", prog, k->csv_final);
     return -1;
   }

@@ -250,6 +250,9 @@ START_TEST(test_resume_other_sweep)
   g_autofree char *after = slurp(part);
   ck_assert_str_eq(before, after);
   ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", q, resume), 0); /* the same sweep resumes */
+  /* a complete result is "already complete" for its own sweep only (another was told so too) */
+  ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", q, resume), 0);
+  ck_assert_int_eq(sweep("tests/data/sweep/small-bound.yaml", q, other_seed), 2);
 }
 END_TEST
 
