@@ -286,6 +286,12 @@ const char *cli_scenario_kind(const SimConfDoc *doc, const char *const *known, G
 {
   SimConfNode *root = sim_conf_doc_root(doc);
   SimConfNode *kind = sim_conf_node_get(root, "kind");
+  if (!kind && sim_conf_node_get(root, "vary") && sim_conf_node_get(root, "scenario")) { /* kind is optional there */
+    sim_conf_set_error(error, root, SIM_CONF_ERROR_MISSING,
+                       "missing 'kind': with scenario: and vary: this is a sweep file, not a scenario: run it with 'ocasim "
+                       "sweep FILE' (--limit 0 checks it without running a point)");
+    return NULL;
+  }
   if (!kind) {
     g_autofree char *list = g_strjoinv(", ", (char **)known);
     sim_conf_set_error(error, root, SIM_CONF_ERROR_MISSING, "missing 'kind' (one of %s)", list);
