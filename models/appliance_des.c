@@ -16,16 +16,16 @@
  * is 400 000 clients. */
 #define DES_MAX_CLIENTS (1 << 20)
 
-/* The paced clients of an offered load (workload.h): offered / mean bitrate clients split over
- * the bitrate mix by share (at least one), their rates scaled by the rounding of the counts so
- * that they add up to the offered load, each fetching a segment of n = max(1, round(rate x
+/* The paced clients of the spec's offered load (workload.h): offered / mean bitrate clients
+ * (workload_connections) split over the bitrate mix by share (at least one), their rates scaled
+ * by the rounding of the counts so that they add up to the offered load, each fetching a segment of n = max(1, round(rate x
  * segment_duration / 8 / E[S])) requests every n E[S] 8 / rate seconds. Returns FALSE (and adds
  * none) above DES_MAX_CLIENTS clients. */
-static gboolean add_paced_clients(SimFluidSpec *s, const Workload *w, double offered_bps)
+static gboolean add_paced_clients(SimFluidSpec *s, const Workload *w)
 {
-  double mean_bps = workload_mean_bitrate_mbps(w) * 1e6;
-  if (!(mean_bps > 0) || offered_bps / mean_bps > DES_MAX_CLIENTS) return FALSE;
-  double n_total = offered_bps / mean_bps;
+  double n_total = workload_connections(w, s->offered_Bps);
+  if (!(n_total > 0) || n_total > DES_MAX_CLIENTS) return FALSE;
+  double offered_bps = 8 * s->offered_Bps;
   int count[WL_MAX_BITRATES] = { 0 }, widest = 0, sum = 0;
   double rate_sum = 0;
   for (int k = 0; k < w->n_bitrates; k++) {
@@ -54,7 +54,7 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
   s->batches = 20;
   s->offered_Bps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8 : 0;
   s->request_bytes = workload_request_size_dist(&a->wl);
-  if (s->offered_Bps > 0 && a->wl.arrivals == WL_ARRIVALS_PACED && !add_paced_clients(s, &a->wl, a->wl.offered_gbps * 1e9))
+  if (s->offered_Bps > 0 && a->wl.arrivals == WL_ARRIVALS_PACED && !add_paced_clients(s, &a->wl))
     g_info("%s: more than %d clients: Poisson arrivals instead of paced clients", a->name, DES_MAX_CLIENTS);
   /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
      * request_bytes / io_bytes reads, so it holds QD x io / request requests;
