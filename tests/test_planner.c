@@ -347,8 +347,10 @@ START_TEST(test_failure_moves_traffic)
                  "--fail: 'nics[5]': the box has 2 NICs: nic0 from nics[0], nic1 from nics[1]");
   assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0]", "--fail", "nics[1]", NULL },
                  "no NIC port would be left");
-  assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "disk[0]", NULL },
-                 "give nvme[D], nics[N] or nics[N].ports[P]");
+  assert_refused(
+      (const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "disk[0]", NULL },
+      "give nvme[D], nics[N] or nics[N].ports[P] (indices as in the resource names nvmeD, nicN.portP: drives and cards "
+      "counted one by one, not the scenario's groups)");
 }
 END_TEST
 
@@ -600,8 +602,8 @@ START_TEST(test_failure_addresses_counted_groups)
   ck_assert(has_res(d, "pcie.nic2"));
   assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--set", "nics[0].count=2", "--set",
                                    "nics[0].pcie.lanes=8", "--fail", "nics[3]", NULL },
-                 "--fail: 'nics[3]': the box has 3 NICs: nic0-nic1 from nics[0] (count 2), nic2 from nics[1] (N counts cards as "
-                 "in the resource names nicN, not the scenario's groups)");
+                 "--fail: 'nics[3]': the box has 3 NICs: nic0-nic1 from nics[0] (count 2), nic2 from nics[1] (indices as in the "
+                 "resource names nvmeD, nicN.portP: drives and cards counted one by one, not the scenario's groups)");
   assert_refused((const char *[]){ "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nvme[18]", NULL },
                  "the box has 18 drives: nvme0-nvme1 from nvme[0] (count 2), nvme2-nvme7 from nvme[1] (count 6), nvme8-nvme11 "
                  "from nvme[2] (count 4), nvme12-nvme17 from nvme[3] (count 6)");
