@@ -58,6 +58,7 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
  * each at the scenario's duration and seed. @info gives the run's duration. */
 gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const SimObserver *obs,
                                 CapacityResult *out, GError **error);
+/* The name of criterion @c as reports print it ("cpu", "drops", "latency", "saturation"); "?" out of range. */
 const char *capacity_criterion_name(CapCriterion c);
 /* The bound-mode report at the capacity load of @c (mode "capacity"): sets a->wl.offered_gbps
  * to the capacity (a trickle of 1e-6 Gb/s when no load is healthy, since <= 0 would mean

@@ -88,6 +88,9 @@ typedef struct {
   int n_idle;
   int idle[APP_REPORT_MAX_IDLE];
 } AppCpuNodes;
+/* Fills *out with the CPU nodes of report @r (its resources of kind cpu; utilisations in %). A
+ * node ahead of another by no more than DEMAND_TIE does not replace it as the busiest (the first
+ * in resource order stays); at most APP_REPORT_MAX_IDLE idle nodes are listed. */
 void app_report_cpu_nodes(const AppReport *r, AppCpuNodes *out);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */

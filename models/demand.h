@@ -191,6 +191,7 @@ double demand_saturation_Bps(const DemandModel *m, int *bottleneck);
  * the DRAM queueing terms at that load. A DRAM node at or past its limit counts as just below
  * it (rho = 1 - 1e-9), so the value stays finite (and huge). */
 double demand_total_at(const DemandModel *m, int r, double x_Bps);
+/* The name of resource kind @k as reports print it ("cpu", "nic_port"); "?" out of range. */
 const char *demand_kind_name(ResKind k);
 /* Sum over touches of P(remote) for the whole load: fabric bytes per served byte,
  * counting bulk touches only when bulk_only (published crossing counts are bulk). */

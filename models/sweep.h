@@ -106,6 +106,7 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
 void sweep_free(SweepSpec *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepSpec, sweep_free)
 
+/* The sweep file's mode: what every run evaluates (bound, run or capacity). */
 SweepMode sweep_mode(const SweepSpec *s);
 /* Points (the product of the axes' lengths), replications per point, runs (their product);
  *  run i is point i / replications, replication i % replications. */
