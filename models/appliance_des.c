@@ -104,7 +104,7 @@ static gboolean check_spec(const DemandModel *m, const SimFluidSpec *spec, GErro
   double requests = run_requests(spec);
   if (requests <= DES_MAX_REQUESTS) return TRUE;
   /* an offered load beyond what the box serves makes every arrival an event: that key is the cause */
-  gboolean offered = spec->offered_Bps > 0 && spec->offered_Bps > m->sat_Bps;
+  gboolean offered = spec->offered_Bps > 0 && demand_overloaded(spec->offered_Bps, m->sat_Bps);
   return model_fail(error, offered ? "workload.offered" : "duration",
                     "the run would simulate about %.3g requests (more than %.0e): %s", requests, DES_MAX_REQUESTS,
                     offered ? "lower workload.offered (it is above the box's saturation throughput) or shorten duration"
@@ -138,7 +138,7 @@ AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo 
   double x_Bps = fr->throughput_Bps.mean;
   r->throughput_gbps = x_Bps * 8e-9;
   r->requests_rejected = (gint64)fr->requests_rejected;
-  r->overloaded = r->requests_rejected > 0 || (spec->offered_Bps > 0 && spec->offered_Bps > m->sat_Bps);
+  r->overloaded = r->requests_rejected > 0 || (spec->offered_Bps > 0 && demand_overloaded(spec->offered_Bps, m->sat_Bps));
   r->expected_gbps = m->op_Bps * 8e-9; /* the bound's min(offered, X*) */
   r->lat_p50_ms = fr->latency_p50_s * 1e3;
   r->lat_p99_ms = fr->latency_p99_s * 1e3;

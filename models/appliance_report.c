@@ -32,7 +32,7 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->overrides = info ? g_strdupv(info->overrides) : NULL;
   r->connections = b->connections;
   r->requests_rejected = -1;
-  r->overloaded = a->wl.offered_gbps > 0 && b->offered_Bps > b->sat_Bps;
+  r->overloaded = a->wl.offered_gbps > 0 && demand_overloaded(b->offered_Bps, b->sat_Bps);
   r->expected_gbps = -1;
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
