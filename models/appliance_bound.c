@@ -10,14 +10,21 @@
 #include <math.h>
 #include <string.h>
 
-/* Buckets of the number of other requests a request finds at its resource: bucket j holds
- * n in [n_j, n_{j+1}) with n_{j+1} = max(n_j + 1, ceil(LAT_BUCKET_GROWTH n_j)), at the bucket's
- * conditional mean n. The PS time is linear in n, so every bucket keeps its mean exactly; only
- * the spread inside a bucket (at most a 1.1 ratio of n) is lost (assumed: far below the 25 %
- * tolerance the DES comparison holds, tests/test_appliance_bound.c). */
+/* Buckets of the number n of other requests a request finds at a resource below saturation:
+ * bucket j holds n in [n_j, n_{j+1}) with n_{j+1} = max(n_j + 1, ceil(LAT_BUCKET_GROWTH n_j)), at
+ * the bucket's conditional mean n. The PS time is linear in n, so every bucket keeps its mean
+ * exactly; only the spread inside a bucket (n within a ratio of 1.1) is lost. Assumed: far
+ * below the tolerances the DES comparison holds (tests/test_appliance_bound.c). */
 #define LAT_BUCKET_GROWTH 1.1
-/* Geometric tail mass left out of the buckets: far below the 1 % above p99. */
+/* Buckets of the share of a saturated resource's requests a request finds there (Beta(1, K - 1),
+ * appliance_bound.h), of equal width in that share. Assumed, as above. */
+#define LAT_SHARE_BUCKETS 256
+/* Probability mass left out of a distribution's tail: far below the 1 % above p99. */
 #define LAT_TAIL 1e-9
+/* Atoms of the latency mixture closer than this ratio of time per byte (and of the same drive
+ * latency) merge, at their probability-weighted mean (so the mean is kept): at most a 1 % shift
+ * of a quantile. Assumed. */
+#define LAT_MERGE_RATIO 1.02
 /* Halvings of the latency-quantile bracket: far more than a double needs (about 60 leave
  * adjacent doubles), so the result is the bracket's fixed point. */
 #define LAT_QUANTILE_HALVINGS 200
@@ -59,32 +66,26 @@ double bound_ps_time(double rho, double n)
   return 1.0 / z + ((1.0 + n) * z - 1.0) * -expm1(-z) / (z * z);
 }
 
-/* One class's latency (or several alike, merged): a request of S bytes takes lat_s + S y_j with
- * probability p_j (j < n). */
+/* One atom of a latency distribution: lat_s + S y with probability p. */
 typedef struct {
-  double w;     /* share of requests */
   double lat_s; /* drive read latency, s */
-  int first, n; /* its atoms in LatCtx.y / .p */
-} LatClass;
+  double y;     /* time per byte, s/B */
+  double p;     /* probability */
+} LatAtom;
 
 typedef struct {
   const SimDist *size;
-  GArray *cls; /* LatClass */
-  GArray *y;   /* double: time per byte, s/B */
-  GArray *p;   /* double: probability */
-  double q;    /* quantile sought, 0..1 */
+  GArray *atoms; /* LatAtom, the whole mixture over classes */
+  double q;      /* quantile sought, 0..1 */
 } LatCtx;
 
 /* The latency CDF of @x at t seconds. */
 static double lat_cdf(const LatCtx *x, double t)
 {
   double F = 0;
-  for (guint c = 0; c < x->cls->len; c++) {
-    const LatClass *k = &g_array_index(x->cls, LatClass, c);
-    double f = 0;
-    for (int j = k->first; j < k->first + k->n; j++)
-      f += g_array_index(x->p, double, j) * size_cdf(x->size, (t - k->lat_s) / g_array_index(x->y, double, j));
-    F += k->w * f;
+  for (guint j = 0; j < x->atoms->len; j++) {
+    const LatAtom *u = &g_array_index(x->atoms, LatAtom, j);
+    F += u->p * size_cdf(x->size, (t - u->lat_s) / u->y);
   }
   return F;
 }
@@ -108,18 +109,12 @@ static double solo_rate(const DemandModel *m, const DmClass *k, int r)
 
 /* Mean time per byte of class @k when every resource r keeps the spare share s[r] of its
  * capacity: the PS time at its most constraining resource, max_r d_kr / (C_r l_r s_r), s/B. */
-static double class_time_per_byte(const DemandModel *m, const DmClass *k, const double *s, int *arg)
+static double class_time_per_byte(const DemandModel *m, const DmClass *k, const double *s)
 {
   double y = 0;
-  if (arg) *arg = -1;
   for (int r = 0; r < m->n_res; r++) {
     double c = solo_rate(m, k, r);
-    if (!isfinite(c)) continue;
-    double t = 1.0 / (c * s[r]);
-    if (t > y) {
-      y = t;
-      if (arg) *arg = r;
-    }
+    if (isfinite(c)) y = MAX(y, 1.0 / (c * s[r]));
   }
   return y;
 }
@@ -141,7 +136,7 @@ static double sat_gap(double eps, void *p)
   for (int c = 0; c < x->m->n_class; c++) {
     const DmClass *k = &x->m->cls[c];
     if (!(k->weight > 0)) continue;
-    T += k->weight * (x->a->drives[k->drive].latency_ns * 1e-9 + x->a->wl.request_bytes * class_time_per_byte(x->m, k, x->s, NULL));
+    T += k->weight * (x->a->drives[k->drive].latency_ns * 1e-9 + x->a->wl.request_bytes * class_time_per_byte(x->m, k, x->s));
   }
   return T - x->target_s;
 }
@@ -167,35 +162,140 @@ double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps
   return gsl_root_fsolver_root(rs);
 }
 
-/* Appends class @k's atoms (time per byte, probability) to @x for spare shares @s: one atom when
- * @closed (the slots full: every request finds the same company), else the buckets of the
- * geometric number n of others at its most constraining resource (rho' = 1 - s there), each at
- * max(alone, PS time given n). Returns the mean time per byte, s/B. */
-static double class_atoms(LatCtx *x, const DemandModel *m, const DmClass *k, const double *s, gboolean closed)
+/* Appends to @out the atoms (y: time per byte, p) of one resource of byte rate @c for the
+ * request alone and spare share @s: when @saturated (the slots full, s the floor eps) the
+ * request finds the share u ~ Beta(1, K - 1) of the K m requests of K such resources, m = 1 / s - 1
+ * (y = (u K m + 1) / c: frozen company); else the geometric number n of others of a PS queue at
+ * rho = 1 - s (y = bound_ps_time(rho, n) / c). */
+static void resource_atoms(GArray *out, double c, double s, double K, gboolean saturated)
 {
-  int rs = -1;
-  double ymean = class_time_per_byte(m, k, s, &rs), alone = 0;
-  for (int r = 0; r < m->n_res; r++) alone = MAX(alone, 1.0 / solo_rate(m, k, r));
-  if (closed || rs < 0) {
-    double one = 1.0;
-    g_array_append_val(x->y, ymean);
-    g_array_append_val(x->p, one);
-    return ymean;
+  if (saturated) {
+    double Km = K * (1.0 / s - 1.0);
+    if (K <= 1.0 + 1e-12) {
+      LatAtom a = { 0, (Km + 1.0) / c, 1.0 };
+      g_array_append_val(out, a);
+      return;
+    }
+    for (int j = 0; j < LAT_SHARE_BUCKETS; j++) {
+      double u0 = (double)j / LAT_SHARE_BUCKETS, u1 = (double)(j + 1) / LAT_SHARE_BUCKETS;
+      double S0 = pow(1 - u0, K - 1), S1 = pow(1 - u1, K - 1), pr = S0 - S1;
+      if (!(pr > 0)) continue;
+      /* the mean of u over [u0, u1) under the density (K - 1)(1 - u)^(K - 2) */
+      double ubar = (u0 * S0 - u1 * S1 + (pow(1 - u0, K) - pow(1 - u1, K)) / K) / pr;
+      LatAtom a = { 0, (ubar * Km + 1.0) / c, pr };
+      g_array_append_val(out, a);
+    }
+    return;
   }
-  double rho = 1.0 - s[rs], c = solo_rate(m, k, rs), sum = 0;
+  double rho = 1.0 - s;
   for (double lo = 0; pow(rho, lo) > LAT_TAIL;) {
     double hi = MAX(lo + 1, ceil(LAT_BUCKET_GROWTH * lo));
     double w = hi - lo, pr = pow(rho, lo) - pow(rho, hi);
     /* the mean of n over [lo, hi) under P(n) ~ rho^n */
     double nbar = rho > 0 ? lo + rho / (1 - rho) - w * pow(rho, w) / (1 - pow(rho, w)) : lo;
-    double y = MAX(alone, bound_ps_time(rho, nbar) / c);
-    g_array_append_val(x->y, y);
-    g_array_append_val(x->p, pr);
-    sum += pr * y;
+    LatAtom a = { 0, bound_ps_time(rho, nbar) / c, rho > 0 ? pr : 1.0 };
+    g_array_append_val(out, a);
     lo = hi;
     if (!(rho > 0)) break;
   }
-  return sum;
+}
+
+static int cmp_double(gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Appends to @out (weighted by the class's share w) the atoms of class @k's time per byte: the
+ * largest over its resources of each resource's time (resource_atoms, independent: product-form
+ * queues), never below its time alone max_r 1 / c_kr. @sp: spare shares; @sat_res[r]: resource r
+ * is saturated (closed regime, at the floor); @K[r]: 1 / (share of requests using r). */
+static void class_atoms(GArray *out, const DemandModel *m, const DmClass *k, double lat_s, const double *sp,
+                        const gboolean *sat_res, const double *K)
+{
+  double alone = 0;
+  for (int r = 0; r < m->n_res; r++)
+    if (isfinite(solo_rate(m, k, r))) alone = MAX(alone, 1.0 / solo_rate(m, k, r));
+  g_autoptr(GArray) at = g_array_new(FALSE, FALSE, sizeof(LatAtom));
+  g_autoptr(GArray) span = g_array_new(FALSE, FALSE, sizeof(int)); /* [first, end) per resource kept */
+  g_autoptr(GArray) vals = g_array_new(FALSE, FALSE, sizeof(double));
+  g_array_append_val(vals, alone);
+  for (int r = 0; r < m->n_res; r++) {
+    double c = solo_rate(m, k, r);
+    if (!isfinite(c)) continue;
+    int first = (int)at->len;
+    resource_atoms(at, c, sp[r], K[r], sat_res[r]);
+    gboolean above = FALSE;
+    for (guint j = first; j < at->len; j++) {
+      double y = g_array_index(at, LatAtom, j).y;
+      if (y > alone) {
+        above = TRUE;
+        g_array_append_val(vals, y);
+      }
+    }
+    if (!above) { /* never slower than alone: no part in the max */
+      g_array_set_size(at, first);
+      continue;
+    }
+    int end = (int)at->len;
+    g_array_append_val(span, first);
+    g_array_append_val(span, end);
+  }
+  g_array_sort(vals, cmp_double);
+  int nr = (int)span->len / 2;
+  g_autofree int *pos = g_new0(int, MAX(nr, 1));
+  g_autofree double *cum = g_new0(double, MAX(nr, 1));
+  g_autofree double *tot = g_new0(double, MAX(nr, 1));
+  for (int i = 0; i < nr; i++) {
+    pos[i] = g_array_index(span, int, 2 * i);
+    for (int j = pos[i]; j < g_array_index(span, int, 2 * i + 1); j++) tot[i] += g_array_index(at, LatAtom, j).p;
+  }
+  double Fprev = 0;
+  for (guint v = 0; v < vals->len; v++) {
+    double y = g_array_index(vals, double, v);
+    if (v > 0 && y == g_array_index(vals, double, v - 1)) continue;
+    double F = 1;
+    for (int i = 0; i < nr; i++) {
+      for (int end = g_array_index(span, int, 2 * i + 1); pos[i] < end && g_array_index(at, LatAtom, pos[i]).y <= y; pos[i]++)
+        cum[i] += g_array_index(at, LatAtom, pos[i]).p;
+      F *= MIN(1.0, cum[i] / tot[i]);
+    }
+    if (v + 1 == vals->len) F = 1; /* the last value: every resource's whole mass */
+    if (F > Fprev) {
+      LatAtom a = { lat_s, y, k->weight * (F - Fprev) };
+      g_array_append_val(out, a);
+      Fprev = F;
+    }
+  }
+}
+
+static int cmp_atom(gconstpointer a, gconstpointer b)
+{
+  const LatAtom *x = a, *y = b;
+  if (x->lat_s != y->lat_s) return (x->lat_s > y->lat_s) - (x->lat_s < y->lat_s);
+  return (x->y > y->y) - (x->y < y->y);
+}
+
+/* Sorts @atoms and merges neighbours of one drive latency within LAT_MERGE_RATIO of time per byte. */
+static void merge_atoms(GArray *atoms)
+{
+  g_array_sort(atoms, cmp_atom);
+  guint n = 0;
+  for (guint j = 0; j < atoms->len;) {
+    LatAtom a = g_array_index(atoms, LatAtom, j);
+    double py = a.p * a.y, y0 = a.y;
+    guint i = j + 1;
+    for (; i < atoms->len; i++) {
+      const LatAtom *b = &g_array_index(atoms, LatAtom, i);
+      if (b->lat_s != a.lat_s || b->y > y0 * LAT_MERGE_RATIO) break;
+      a.p += b->p;
+      py += b->p * b->y;
+    }
+    a.y = py / a.p;
+    g_array_index(atoms, LatAtom, n++) = a;
+    j = i;
+  }
+  g_array_set_size(atoms, n);
 }
 
 BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps)
@@ -232,33 +332,29 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   gboolean closed = !(offered_gbps > 0) || r->offered_Bps >= r->sat_Bps;
   double eps = bound_slot_share(a, m, r->sat_Bps);
   g_autofree double *sp = g_new0(double, m->n_res);
-  for (int i = 0; i < m->n_res; i++) sp[i] = MAX(1.0 - (m->res[i].limit > 0 ? r->util[i] / m->res[i].limit : 0), eps);
-  LatCtx ctx = { &size, g_array_new(FALSE, FALSE, sizeof(LatClass)), g_array_new(FALSE, FALSE, sizeof(double)),
-                 g_array_new(FALSE, FALSE, sizeof(double)), 0 };
-  double mean = 0, tmax = 0, s_hi = size_upper(&size, LAT_TAIL);
-  for (int c = 0; c < m->n_class; c++) {
-    const DmClass *k = &m->cls[c];
-    if (!(k->weight > 0)) continue;
-    LatClass lc = { k->weight, a->drives[k->drive].latency_ns * 1e-9, (int)ctx.y->len, 0 };
-    mean += k->weight * (lc.lat_s + a->wl.request_bytes * class_atoms(&ctx, m, k, sp, closed));
-    lc.n = (int)ctx.y->len - lc.first;
-    /* a class alike an earlier one (same latency and atoms) merges into it */
-    gboolean merged = FALSE;
-    for (guint u = 0; u < ctx.cls->len && !merged; u++) {
-      LatClass *o = &g_array_index(ctx.cls, LatClass, u);
-      merged = o->lat_s == lc.lat_s && o->n == lc.n &&
-               !memcmp(&g_array_index(ctx.y, double, o->first), &g_array_index(ctx.y, double, lc.first), lc.n * sizeof(double)) &&
-               !memcmp(&g_array_index(ctx.p, double, o->first), &g_array_index(ctx.p, double, lc.first), lc.n * sizeof(double));
-      if (merged) o->w += lc.w;
-    }
-    if (merged) {
-      g_array_set_size(ctx.y, lc.first);
-      g_array_set_size(ctx.p, lc.first);
-      continue;
-    }
-    for (int j = lc.first; j < lc.first + lc.n; j++) tmax = MAX(tmax, lc.lat_s + s_hi * g_array_index(ctx.y, double, j));
-    g_array_append_val(ctx.cls, lc);
+  g_autofree double *K = g_new0(double, m->n_res);
+  g_autofree gboolean *sat_res = g_new0(gboolean, m->n_res);
+  for (int c = 0; c < m->n_class; c++)
+    for (int i = 0; i < m->n_res; i++)
+      if (m->cls[c].weight > 0 && m->cls[c].demand[i] > 0) K[i] += m->cls[c].weight;
+  for (int i = 0; i < m->n_res; i++) {
+    double free = 1.0 - (m->res[i].limit > 0 ? r->util[i] / m->res[i].limit : 0);
+    sp[i] = MAX(free, eps);
+    sat_res[i] = closed && free <= eps;
+    K[i] = K[i] > 0 ? 1.0 / K[i] : 1.0;
   }
+  LatCtx ctx = { &size, g_array_new(FALSE, FALSE, sizeof(LatAtom)), 0 };
+  for (int c = 0; c < m->n_class; c++)
+    if (m->cls[c].weight > 0) class_atoms(ctx.atoms, m, &m->cls[c], a->drives[m->cls[c].drive].latency_ns * 1e-9, sp, sat_res, K);
+  merge_atoms(ctx.atoms);
+  double mean = 0, tmax = 0, s_hi = size_upper(&size, LAT_TAIL), wsum = 0;
+  for (guint j = 0; j < ctx.atoms->len; j++) {
+    const LatAtom *u = &g_array_index(ctx.atoms, LatAtom, j);
+    mean += u->p * (u->lat_s + a->wl.request_bytes * u->y);
+    wsum += u->p;
+    tmax = MAX(tmax, u->lat_s + s_hi * u->y);
+  }
+  if (wsum > 0) mean /= wsum;
   r->lat_mean_ms = mean * 1e3;
   double qs[2] = { 0.5, 0.99 }, out[2];
   g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
@@ -280,9 +376,7 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
     }
     out[q] = t * 1e3;
   }
-  g_array_free(ctx.cls, TRUE);
-  g_array_free(ctx.y, TRUE);
-  g_array_free(ctx.p, TRUE);
+  g_array_free(ctx.atoms, TRUE);
   r->lat_p50_ms = out[0];
   r->lat_p99_ms = out[1];
   return r;
