@@ -298,6 +298,61 @@ static void merge_atoms(GArray *atoms)
   g_array_set_size(atoms, n);
 }
 
+/* Latency of @a's requests when resource r runs at utilisation util[r] (load over full capacity,
+ * as BoundResult.util), with spare shares floored at @eps (bound_slot_share): @closed, every slot
+ * busy (saturated resources at the floor share their requests, Beta(1, K - 1)), else open (a
+ * geometric company at every resource). out: mean, p50, p99 in ms. */
+static void latency_estimate(const Appliance *a, const DemandModel *m, const double *util, gboolean closed, double eps,
+                             double out[3])
+{
+  SimDist size = workload_request_size_dist(&a->wl);
+  g_autofree double *sp = g_new0(double, m->n_res);
+  g_autofree double *K = g_new0(double, m->n_res);
+  g_autofree gboolean *sat_res = g_new0(gboolean, m->n_res);
+  for (int c = 0; c < m->n_class; c++)
+    for (int i = 0; i < m->n_res; i++)
+      if (m->cls[c].weight > 0 && m->cls[c].demand[i] > 0) K[i] += m->cls[c].weight;
+  for (int i = 0; i < m->n_res; i++) {
+    double free = 1.0 - (m->res[i].limit > 0 ? util[i] / m->res[i].limit : 0);
+    sp[i] = MAX(free, eps);
+    sat_res[i] = closed && free <= eps;
+    K[i] = K[i] > 0 ? 1.0 / K[i] : 1.0;
+  }
+  LatCtx ctx = { &size, g_array_new(FALSE, FALSE, sizeof(LatAtom)), 0 };
+  for (int c = 0; c < m->n_class; c++)
+    if (m->cls[c].weight > 0) class_atoms(ctx.atoms, m, &m->cls[c], a->drives[m->cls[c].drive].latency_ns * 1e-9, sp, sat_res, K);
+  merge_atoms(ctx.atoms);
+  double mean = 0, tmax = 0, s_hi = size_upper(&size, LAT_TAIL), wsum = 0;
+  for (guint j = 0; j < ctx.atoms->len; j++) {
+    const LatAtom *u = &g_array_index(ctx.atoms, LatAtom, j);
+    mean += u->p * (u->lat_s + a->wl.request_bytes * u->y);
+    wsum += u->p;
+    tmax = MAX(tmax, u->lat_s + s_hi * u->y);
+  }
+  out[0] = (wsum > 0 ? mean / wsum : 0) * 1e3;
+  double qs[2] = { 0.5, 0.99 };
+  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
+  for (int q = 0; q < 2; q++) {
+    ctx.q = qs[q];
+    gsl_function F = { .function = quantile_gap, .params = &ctx };
+    double hi = 2 * tmax + 1e-9, t = hi; /* the CDF is above 1 - 2e-9 there */
+    if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS) {
+      /* Tolerance 0: every halving runs, up to the first that leaves the bracket as it was. From
+       * there bisection is at a fixed point (the midpoint of adjacent doubles rounds onto an end,
+       * whose function value the solver already holds), so the halvings left would change
+       * nothing: stopping there gives the same bracket, bit for bit, at a third of the cost. */
+      for (int it = 0; it < LAT_QUANTILE_HALVINGS; it++) {
+        double lo = gsl_root_fsolver_x_lower(s), up = gsl_root_fsolver_x_upper(s);
+        if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS) break;
+        if (gsl_root_fsolver_x_lower(s) == lo && gsl_root_fsolver_x_upper(s) == up) break;
+      }
+      t = 0.5 * (gsl_root_fsolver_x_lower(s) + gsl_root_fsolver_x_upper(s));
+    }
+    out[1 + q] = t * 1e3;
+  }
+  g_array_free(ctx.atoms, TRUE);
+}
+
 BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps)
 {
   BoundResult *r = g_new0(BoundResult, 1);
@@ -327,58 +382,18 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   r->cpu_util = cap > 0 ? busy / cap : 0;
   r->connections = workload_connections(&a->wl, r->throughput_Bps);
 
-  /* latency per class (appliance_bound.h) */
-  SimDist size = workload_request_size_dist(&a->wl);
+  /* latency (appliance_bound.h): the closed system at X*, and below it the open one, never
+   * above the closed (the slots bound the company a request finds) */
+  double eps = bound_slot_share(a, m, r->sat_Bps), sat[3], open[3];
+  g_autofree double *util_sat = g_new0(double, m->n_res);
+  for (int i = 0; i < m->n_res; i++)
+    if (m->res[i].capacity > 0) util_sat[i] = MIN(1.0, r->sat_Bps * demand_total_at(m, i, r->sat_Bps) / m->res[i].capacity);
+  latency_estimate(a, m, util_sat, TRUE, eps, sat);
   gboolean closed = !(offered_gbps > 0) || r->offered_Bps >= r->sat_Bps;
-  double eps = bound_slot_share(a, m, r->sat_Bps);
-  g_autofree double *sp = g_new0(double, m->n_res);
-  g_autofree double *K = g_new0(double, m->n_res);
-  g_autofree gboolean *sat_res = g_new0(gboolean, m->n_res);
-  for (int c = 0; c < m->n_class; c++)
-    for (int i = 0; i < m->n_res; i++)
-      if (m->cls[c].weight > 0 && m->cls[c].demand[i] > 0) K[i] += m->cls[c].weight;
-  for (int i = 0; i < m->n_res; i++) {
-    double free = 1.0 - (m->res[i].limit > 0 ? r->util[i] / m->res[i].limit : 0);
-    sp[i] = MAX(free, eps);
-    sat_res[i] = closed && free <= eps;
-    K[i] = K[i] > 0 ? 1.0 / K[i] : 1.0;
-  }
-  LatCtx ctx = { &size, g_array_new(FALSE, FALSE, sizeof(LatAtom)), 0 };
-  for (int c = 0; c < m->n_class; c++)
-    if (m->cls[c].weight > 0) class_atoms(ctx.atoms, m, &m->cls[c], a->drives[m->cls[c].drive].latency_ns * 1e-9, sp, sat_res, K);
-  merge_atoms(ctx.atoms);
-  double mean = 0, tmax = 0, s_hi = size_upper(&size, LAT_TAIL), wsum = 0;
-  for (guint j = 0; j < ctx.atoms->len; j++) {
-    const LatAtom *u = &g_array_index(ctx.atoms, LatAtom, j);
-    mean += u->p * (u->lat_s + a->wl.request_bytes * u->y);
-    wsum += u->p;
-    tmax = MAX(tmax, u->lat_s + s_hi * u->y);
-  }
-  if (wsum > 0) mean /= wsum;
-  r->lat_mean_ms = mean * 1e3;
-  double qs[2] = { 0.5, 0.99 }, out[2];
-  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
-  for (int q = 0; q < 2; q++) {
-    ctx.q = qs[q];
-    gsl_function F = { .function = quantile_gap, .params = &ctx };
-    double hi = 2 * tmax + 1e-9, t = hi; /* the CDF is above 1 - 2e-9 there */
-    if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS) {
-      /* Tolerance 0: every halving runs, up to the first that leaves the bracket as it was. From
-       * there bisection is at a fixed point (the midpoint of adjacent doubles rounds onto an end,
-       * whose function value the solver already holds), so the halvings left would change
-       * nothing: stopping there gives the same bracket, bit for bit, at a third of the cost. */
-      for (int it = 0; it < LAT_QUANTILE_HALVINGS; it++) {
-        double lo = gsl_root_fsolver_x_lower(s), up = gsl_root_fsolver_x_upper(s);
-        if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS) break;
-        if (gsl_root_fsolver_x_lower(s) == lo && gsl_root_fsolver_x_upper(s) == up) break;
-      }
-      t = 0.5 * (gsl_root_fsolver_x_lower(s) + gsl_root_fsolver_x_upper(s));
-    }
-    out[q] = t * 1e3;
-  }
-  g_array_free(ctx.atoms, TRUE);
-  r->lat_p50_ms = out[0];
-  r->lat_p99_ms = out[1];
+  if (!closed) latency_estimate(a, m, r->util, FALSE, eps, open);
+  r->lat_mean_ms = closed ? sat[0] : MIN(open[0], sat[0]);
+  r->lat_p50_ms = closed ? sat[1] : MIN(open[1], sat[1]);
+  r->lat_p99_ms = closed ? sat[2] : MIN(open[2], sat[2]);
   return r;
 }
 
