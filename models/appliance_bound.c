@@ -25,6 +25,9 @@
  * latency) merge, at their probability-weighted mean (so the mean is kept): at most a 1 % shift
  * of a quantile. Assumed. */
 #define LAT_MERGE_RATIO 1.02
+/* Relative tolerance of the floor eps at which the closed estimate's mean meets Little's law
+ * (bound_slot_share): far below the estimate's own error. */
+#define LAT_LITTLE_REL 1e-9
 /* Halvings of the latency-quantile bracket: far more than a double needs (about 60 leave
  * adjacent doubles), so the result is the bracket's fixed point. */
 #define LAT_QUANTILE_HALVINGS 200
@@ -61,7 +64,7 @@ static double size_upper(const SimDist *d, double tail)
 
 double bound_ps_time(double rho, double n)
 {
-  g_return_val_if_fail(rho >= 0 && rho < 1 && n >= 0, NAN);
+  if (!(rho >= 0 && rho < 1 && n >= 0)) return NAN;
   double z = 1.0 - rho;
   return 1.0 / z + ((1.0 + n) * z - 1.0) * -expm1(-z) / (z * z);
 }
@@ -141,16 +144,24 @@ static double sat_gap(double eps, void *p)
   return T - x->target_s;
 }
 
-double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps)
+/* Spare shares 1 - rho_r (>= 0) of every resource at throughput @x_Bps, into @free. */
+static void free_shares(const DemandModel *m, double x_Bps, double *free)
 {
-  g_autofree double *free = g_new0(double, m->n_res);
-  g_autofree double *s = g_new0(double, m->n_res);
   for (int r = 0; r < m->n_res; r++) {
     const DmResource *res = &m->res[r];
     double cap = res->capacity * res->limit;
-    free[r] = cap > 0 ? MAX(0.0, 1.0 - sat_Bps * demand_total_at(m, r, sat_Bps) / cap) : 1.0;
+    free[r] = cap > 0 ? MAX(0.0, 1.0 - x_Bps * demand_total_at(m, r, x_Bps) / cap) : 1.0;
   }
-  SatCtx x = { a, m, free, s, appliance_des_slots(a) * a->wl.request_bytes / sat_Bps };
+}
+
+/* The floor eps at which the mean of the largest PS means, sum_k w_k (l_k + E[S] max_r 1 / (c_kr
+ * max(free_r, eps))), is @tau seconds: the first estimate, below bound_slot_share's (the largest of
+ * the means is at most the mean of the largest). 1 when requests alone fill tau, 0 when nothing
+ * saturates. */
+static double slot_share_first(const Appliance *a, const DemandModel *m, const double *free, double tau)
+{
+  g_autofree double *s = g_new0(double, m->n_res);
+  SatCtx x = { a, m, free, s, tau };
   if (sat_gap(1.0, &x) >= 0) return 1.0; /* the slots hold no more than requests alone: no sharing */
   if (sat_gap(0.0, &x) <= 0) return 0.0; /* nothing saturates: the slots never fill */
   gsl_function F = { .function = sat_gap, .params = &x };
@@ -206,25 +217,52 @@ static int cmp_double(gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
-/* Appends to @out (weighted by the class's share w) the atoms of class @k's time per byte: the
- * largest over its resources of each resource's time (resource_atoms, independent: product-form
- * queues), never below its time alone max_r 1 / c_kr. @sp: spare shares; @sat_res[r]: resource r
- * is saturated (closed regime, at the floor); @K[r]: 1 / (share of requests using r). */
-static void class_atoms(GArray *out, const DemandModel *m, const DmClass *k, double lat_s, const double *sp,
-                        const gboolean *sat_res, const double *K)
+/* One resource of a class, as far as its latency goes: the byte rate alone c (B/s), the spare
+ * share s, K (1 / share of requests using it) and whether it is saturated (1) or not (0). */
+typedef struct {
+  double c, s, K, sat;
+} ResUse;
+
+static int cmp_use(gconstpointer a, gconstpointer b)
 {
-  double alone = 0;
+  return memcmp(a, b, sizeof(ResUse)); /* any fixed order: the key of a class's resources */
+}
+
+/* The resources of class @k that can make its requests slower than alone (*alone: the time per
+ * byte alone, max_r 1 / c_kr), into @uses in a fixed order. @sp: spare shares; @sat_res[r]:
+ * resource r is saturated (closed regime, at the floor); @K[r]: 1 / (share of requests using r). */
+static void class_uses(const DemandModel *m, const DmClass *k, const double *sp, const gboolean *sat_res, const double *K,
+                       GArray *uses, double *alone)
+{
+  *alone = 0;
   for (int r = 0; r < m->n_res; r++)
-    if (isfinite(solo_rate(m, k, r))) alone = MAX(alone, 1.0 / solo_rate(m, k, r));
+    if (isfinite(solo_rate(m, k, r))) *alone = MAX(*alone, 1.0 / solo_rate(m, k, r));
+  g_array_set_size(uses, 0);
+  for (int r = 0; r < m->n_res; r++) {
+    double c = solo_rate(m, k, r), rho = 1.0 - sp[r];
+    if (!isfinite(c)) continue;
+    /* below saturation, a company that even at the tail's largest n leaves the request no slower
+     * than alone takes no part in the max */
+    if (!sat_res[r] && (rho <= 0 || bound_ps_time(rho, log(LAT_TAIL) / log(rho)) / c <= *alone)) continue;
+    ResUse u = { c, sp[r], K[r], sat_res[r] ? 1.0 : 0.0 };
+    g_array_append_val(uses, u);
+  }
+  g_array_sort(uses, cmp_use);
+}
+
+/* Appends to @out, weighted by @w, the atoms of a request's time per byte: the largest over its
+ * resources @uses (n of them) of each resource's time (resource_atoms, independent: product-form
+ * queues), never below @alone. */
+static void uses_atoms(GArray *out, const ResUse *uses, int n, double alone, double lat_s, double w)
+{
   g_autoptr(GArray) at = g_array_new(FALSE, FALSE, sizeof(LatAtom));
-  g_autoptr(GArray) span = g_array_new(FALSE, FALSE, sizeof(int)); /* [first, end) per resource kept */
+  g_autofree int *span = g_new0(int, 2 * n + 1); /* [first, end) per resource kept */
   g_autoptr(GArray) vals = g_array_new(FALSE, FALSE, sizeof(double));
   g_array_append_val(vals, alone);
-  for (int r = 0; r < m->n_res; r++) {
-    double c = solo_rate(m, k, r);
-    if (!isfinite(c)) continue;
+  int nr = 0;
+  for (int r = 0; r < n; r++) {
     int first = (int)at->len;
-    resource_atoms(at, c, sp[r], K[r], sat_res[r]);
+    resource_atoms(at, uses[r].c, uses[r].s, uses[r].K, uses[r].sat > 0);
     gboolean above = FALSE;
     for (guint j = first; j < at->len; j++) {
       double y = g_array_index(at, LatAtom, j).y;
@@ -237,18 +275,17 @@ static void class_atoms(GArray *out, const DemandModel *m, const DmClass *k, dou
       g_array_set_size(at, first);
       continue;
     }
-    int end = (int)at->len;
-    g_array_append_val(span, first);
-    g_array_append_val(span, end);
+    span[2 * nr] = first;
+    span[2 * nr + 1] = (int)at->len;
+    nr++;
   }
   g_array_sort(vals, cmp_double);
-  int nr = (int)span->len / 2;
   g_autofree int *pos = g_new0(int, MAX(nr, 1));
   g_autofree double *cum = g_new0(double, MAX(nr, 1));
   g_autofree double *tot = g_new0(double, MAX(nr, 1));
   for (int i = 0; i < nr; i++) {
-    pos[i] = g_array_index(span, int, 2 * i);
-    for (int j = pos[i]; j < g_array_index(span, int, 2 * i + 1); j++) tot[i] += g_array_index(at, LatAtom, j).p;
+    pos[i] = span[2 * i];
+    for (int j = pos[i]; j < span[2 * i + 1]; j++) tot[i] += g_array_index(at, LatAtom, j).p;
   }
   double Fprev = 0;
   for (guint v = 0; v < vals->len; v++) {
@@ -256,13 +293,13 @@ static void class_atoms(GArray *out, const DemandModel *m, const DmClass *k, dou
     if (v > 0 && y == g_array_index(vals, double, v - 1)) continue;
     double F = 1;
     for (int i = 0; i < nr; i++) {
-      for (int end = g_array_index(span, int, 2 * i + 1); pos[i] < end && g_array_index(at, LatAtom, pos[i]).y <= y; pos[i]++)
+      for (; pos[i] < span[2 * i + 1] && g_array_index(at, LatAtom, pos[i]).y <= y; pos[i]++)
         cum[i] += g_array_index(at, LatAtom, pos[i]).p;
       F *= MIN(1.0, cum[i] / tot[i]);
     }
     if (v + 1 == vals->len) F = 1; /* the last value: every resource's whole mass */
     if (F > Fprev) {
-      LatAtom a = { lat_s, y, k->weight * (F - Fprev) };
+      LatAtom a = { lat_s, y, w * (F - Fprev) };
       g_array_append_val(out, a);
       Fprev = F;
     }
@@ -298,14 +335,13 @@ static void merge_atoms(GArray *atoms)
   g_array_set_size(atoms, n);
 }
 
-/* Latency of @a's requests when resource r runs at utilisation util[r] (load over full capacity,
- * as BoundResult.util), with spare shares floored at @eps (bound_slot_share): @closed, every slot
- * busy (saturated resources at the floor share their requests, Beta(1, K - 1)), else open (a
- * geometric company at every resource). out: mean, p50, p99 in ms. */
-static void latency_estimate(const Appliance *a, const DemandModel *m, const double *util, gboolean closed, double eps,
-                             double out[3])
+/* The latency mixture of @a's requests into @atoms (sorted, merged) when resource r keeps the
+ * spare share free[r] (1 - rho_r), floored at @eps: @closed, every slot busy (saturated resources,
+ * free_r <= eps, share their requests, Beta(1, K - 1)), else open (a geometric company at every
+ * resource). Returns the mean latency, s. */
+static double latency_atoms(const Appliance *a, const DemandModel *m, const double *free, gboolean closed, double eps,
+                            GArray *atoms)
 {
-  SimDist size = workload_request_size_dist(&a->wl);
   g_autofree double *sp = g_new0(double, m->n_res);
   g_autofree double *K = g_new0(double, m->n_res);
   g_autofree gboolean *sat_res = g_new0(gboolean, m->n_res);
@@ -313,23 +349,96 @@ static void latency_estimate(const Appliance *a, const DemandModel *m, const dou
     for (int i = 0; i < m->n_res; i++)
       if (m->cls[c].weight > 0 && m->cls[c].demand[i] > 0) K[i] += m->cls[c].weight;
   for (int i = 0; i < m->n_res; i++) {
-    double free = 1.0 - (m->res[i].limit > 0 ? util[i] / m->res[i].limit : 0);
-    sp[i] = MAX(free, eps);
-    sat_res[i] = closed && free <= eps;
+    sp[i] = MAX(free[i], eps);
+    sat_res[i] = closed && free[i] <= eps;
     K[i] = K[i] > 0 ? 1.0 / K[i] : 1.0;
   }
-  LatCtx ctx = { &size, g_array_new(FALSE, FALSE, sizeof(LatAtom)), 0 };
-  for (int c = 0; c < m->n_class; c++)
-    if (m->cls[c].weight > 0) class_atoms(ctx.atoms, m, &m->cls[c], a->drives[m->cls[c].drive].latency_ns * 1e-9, sp, sat_res, K);
-  merge_atoms(ctx.atoms);
-  double mean = 0, tmax = 0, s_hi = size_upper(&size, LAT_TAIL), wsum = 0;
-  for (guint j = 0; j < ctx.atoms->len; j++) {
-    const LatAtom *u = &g_array_index(ctx.atoms, LatAtom, j);
+  /* classes alike in drive latency, time alone and resources (as ResUse) share one mixture,
+   * weighted by their summed shares, in the order of their first class */
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new(); /* GBytes, owned by seen */
+  g_autoptr(GArray) share = g_array_new(FALSE, TRUE, sizeof(double));
+  g_autoptr(GArray) uses = g_array_new(FALSE, FALSE, sizeof(ResUse));
+  for (int c = 0; c < m->n_class; c++) {
+    if (!(m->cls[c].weight > 0)) continue;
+    double head[2] = { a->drives[m->cls[c].drive].latency_ns * 1e-9, 0 };
+    class_uses(m, &m->cls[c], sp, sat_res, K, uses, &head[1]);
+    GByteArray *kb = g_byte_array_new();
+    g_byte_array_append(kb, (const guint8 *)head, sizeof head);
+    g_byte_array_append(kb, (const guint8 *)uses->data, uses->len * sizeof(ResUse));
+    GBytes *key = g_byte_array_free_to_bytes(kb);
+    gpointer idx;
+    if (g_hash_table_lookup_extended(seen, key, NULL, &idx)) {
+      g_array_index(share, double, GPOINTER_TO_UINT(idx)) += m->cls[c].weight;
+      g_bytes_unref(key);
+      continue;
+    }
+    g_hash_table_insert(seen, key, GUINT_TO_POINTER(keys->len));
+    g_ptr_array_add(keys, key);
+    g_array_append_val(share, m->cls[c].weight);
+  }
+  g_array_set_size(atoms, 0);
+  for (guint u = 0; u < keys->len; u++) {
+    gsize len;
+    const double *d = g_bytes_get_data(g_ptr_array_index(keys, u), &len);
+    int n = (int)((len - 2 * sizeof(double)) / sizeof(ResUse));
+    uses_atoms(atoms, (const ResUse *)(d + 2), n, d[1], d[0], g_array_index(share, double, u));
+  }
+  merge_atoms(atoms);
+  double mean = 0, wsum = 0;
+  for (guint j = 0; j < atoms->len; j++) {
+    const LatAtom *u = &g_array_index(atoms, LatAtom, j);
     mean += u->p * (u->lat_s + a->wl.request_bytes * u->y);
     wsum += u->p;
+  }
+  return wsum > 0 ? mean / wsum : 0;
+}
+
+typedef struct {
+  const Appliance *a;
+  const DemandModel *m;
+  const double *free; /* [n_res] at X* */
+  double tau;         /* N E[S] / X*, s */
+  GArray *atoms;      /* scratch */
+} LittleCtx;
+
+/* The closed estimate's mean latency at floor @eps minus Little's N E[S] / X*. */
+static double little_gap(double eps, void *p)
+{
+  LittleCtx *x = p;
+  return latency_atoms(x->a, x->m, x->free, TRUE, eps, x->atoms) - x->tau;
+}
+
+double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps)
+{
+  g_autofree double *free = g_new0(double, m->n_res);
+  free_shares(m, sat_Bps, free);
+  double tau = appliance_des_slots(a) * a->wl.request_bytes / sat_Bps;
+  double eps0 = slot_share_first(a, m, free, tau);
+  if (!(eps0 > 0 && eps0 < 1)) return eps0;
+  g_autoptr(GArray) atoms = g_array_new(FALSE, FALSE, sizeof(LatAtom));
+  LittleCtx x = { a, m, free, tau, atoms };
+  /* the mean of the largest is at least the largest of the means: the root lies in [eps0, 1] */
+  if (little_gap(eps0, &x) <= 0 || little_gap(1.0, &x) >= 0) return eps0;
+  gsl_function F = { .function = little_gap, .params = &x };
+  g_autoptr(gsl_root_fsolver) rs = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  if (gsl_root_fsolver_set(rs, &F, eps0, 1.0) != GSL_SUCCESS) return eps0;
+  sim_root_iterate(rs, 0.0, LAT_LITTLE_REL, 100, NULL);
+  return gsl_root_fsolver_root(rs);
+}
+
+/* The latency of the mixture latency_atoms() gives: out = mean, p50, p99 in ms. */
+static void latency_estimate(const Appliance *a, const DemandModel *m, const double *free, gboolean closed, double eps,
+                             double out[3])
+{
+  SimDist size = workload_request_size_dist(&a->wl);
+  LatCtx ctx = { &size, g_array_new(FALSE, FALSE, sizeof(LatAtom)), 0 };
+  out[0] = latency_atoms(a, m, free, closed, eps, ctx.atoms) * 1e3;
+  double tmax = 0, s_hi = size_upper(&size, LAT_TAIL);
+  for (guint j = 0; j < ctx.atoms->len; j++) {
+    const LatAtom *u = &g_array_index(ctx.atoms, LatAtom, j);
     tmax = MAX(tmax, u->lat_s + s_hi * u->y);
   }
-  out[0] = (wsum > 0 ? mean / wsum : 0) * 1e3;
   double qs[2] = { 0.5, 0.99 };
   g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
   for (int q = 0; q < 2; q++) {
@@ -385,12 +494,14 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   /* latency (appliance_bound.h): the closed system at X*, and below it the open one, never
    * above the closed (the slots bound the company a request finds) */
   double eps = bound_slot_share(a, m, r->sat_Bps), sat[3], open[3];
-  g_autofree double *util_sat = g_new0(double, m->n_res);
-  for (int i = 0; i < m->n_res; i++)
-    if (m->res[i].capacity > 0) util_sat[i] = MIN(1.0, r->sat_Bps * demand_total_at(m, i, r->sat_Bps) / m->res[i].capacity);
-  latency_estimate(a, m, util_sat, TRUE, eps, sat);
+  g_autofree double *free = g_new0(double, m->n_res);
+  free_shares(m, r->sat_Bps, free);
+  latency_estimate(a, m, free, TRUE, eps, sat);
   gboolean closed = !(offered_gbps > 0) || r->offered_Bps >= r->sat_Bps;
-  if (!closed) latency_estimate(a, m, r->util, FALSE, eps, open);
+  if (!closed) {
+    free_shares(m, r->throughput_Bps, free);
+    latency_estimate(a, m, free, FALSE, eps, open);
+  }
   r->lat_mean_ms = closed ? sat[0] : MIN(open[0], sat[0]);
   r->lat_p50_ms = closed ? sat[1] : MIN(open[1], sat[1]);
   r->lat_p99_ms = closed ? sat[2] : MIN(open[2], sat[2]);

@@ -7,38 +7,50 @@
  * output queue drops the M/M/1/K share of the load it carries, rho = X D / C
  * (nic_port_drop_fraction; at most 1/(K+1), at line rate): TCP senders back off at a full
  * port, so load above line rate is unserved, not dropped.
- * Request latency: the latency of the discrete-event model (appliance_des.h) from queueing
+ * Request latency: the latency of the discrete-event model (appliance_des.h) from the queueing
  * theory of its own semantics, not a tandem of FCFS queues. A request of class k and S bytes
- * (S from workload.request_size_dist) waits its drive's read latency l_k (mean nvme[].latency),
- * then moves its bytes through all of its resources at once, each shared max-min fairly with the
- * other requests: at every resource, processor sharing (PS). Let c_kr = C_r limit_r / d_kr be the
- * byte rate resource r gives class k alone, rho_r = X D_r / (C_r limit_r) its utilisation.
- *   Open regime (offered < X*): a PS queue with Poisson arrivals has the geometric number of
- *   requests P(n) = (1 - rho) rho^n whatever the size distribution (M/G/1-PS insensitivity:
- *   Kleinrock, Queueing Systems Vol. 2, 1976, sec. 4.4; Harchol-Balter, Performance Modeling
- *   and Design of Computer Systems, 2013, ch. 22), and a request of size x that finds n others
- *   takes in expectation, in units of the mean size's time alone x_bar = E[S] / c,
- *     E[T | x_bar, n] = x_bar / (1 - rho) + ((1 + n)(1 - rho) - 1)(1 - e^-(1 - rho)) x_bar / (1 - rho)^2
- *   (M/M/1-PS given the number found at arrival, Kleinrock Vol. 2 sec. 4.4, after Coffman, Muntz
- *   and Trotter 1970; bound_ps_time), whose mean over n is the PS sojourn x_bar / (1 - rho). The
- *   request's resource is the one of largest mean PS time per byte 1 / (c_kr (1 - rho_r)) (a
- *   max-min flow moves at the share of its most loaded resource: the standard approximation of
- *   bandwidth-sharing networks, Bonald and Massoulie 2001), and the time per byte is never below
- *   its time alone, max_r 1 / c_kr. Approximations: the others at that resource are taken to
- *   be of the request's class, sizes other than exponential enter through E[T | n] scaled by
- *   S / E[S], and the drive latency at its mean (its CV 0.26 on 90 us is small beside a transfer).
- *   Closed regime (saturate, or offered >= X*): the DES keeps its N request slots
- *   (appliance_des_slots) busy, so by Little's law the mean latency is N E[S] / X* (Lazowska et
- *   al., Quantitative System Performance, 1984, ch. 3: R = N / X - Z with think time Z = 0). The
- *   saturated resources share what that leaves: every resource keeps a spare share
- *   s_r = max(1 - rho_r, eps) with eps solving sum_k w_k (l_k + E[S] max_r 1 / (c_kr s_r)) =
- *   N E[S] / X* (bound_slot_share; GSL Brent), and every request finds the same company, so a
- *   class's time is l_k + S max_r 1 / (c_kr s_r) (its spread is the size's). Below saturation
- *   the same floor eps bounds each resource's spare share (the slots bound how many requests
- *   share a resource), which keeps the open regime finite and continuous in mean up to X*.
- *   p50 and p99 solve sum_k w_k sum_n P(n) F_S((t - l_k) / y_kn) = q (GSL bisection), y_kn the
- *   time per byte given n (buckets of n, LAT_BUCKET_GROWTH). Held against `ocasim run`
- *   (tests/test_appliance_bound.c: p50 within 25 %, p99 within 50 %, docs/outputs.md).
+ * (S from workload.request_size_dist) waits its drive's read latency l_k (nvme[].latency), then
+ * moves its bytes through all of its resources at once, sharing each max-min fairly with the other
+ * requests (per resource, processor sharing: PS). c_kr = C_r limit_r / d_kr is the byte rate
+ * resource r gives class k alone, rho_r = X D_r / (C_r limit_r) its utilisation at throughput X.
+ * A request's time per byte is the largest over its resources of each resource's (a max-min flow
+ * moves at its most constraining share, Bonald and Massoulie 2001), never below its time alone
+ * max_r 1 / c_kr, with the resources' queues independent (product form: Jackson, BCMP; Lazowska
+ * et al., Quantitative System Performance, 1984, the separable networks of part II), and its
+ * latency l_k + S x that time.
+ *   Open (offered < X*): at a PS resource with Poisson arrivals the number of requests is
+ *   geometric, P(n) = (1 - rho) rho^n, whatever the size distribution (M/G/1-PS insensitivity:
+ *   Kleinrock, Queueing Systems Vol. 2, 1976, processor sharing; Harchol-Balter, Performance
+ *   Modeling and Design of Computer Systems, 2013, PS and BCMP), and a request of the mean size (time alone
+ *   x = E[S] / c) that finds n others takes in expectation
+ *     E[T | x, n] = x / (1 - rho) + ((1 + n)(1 - rho) - 1)(1 - e^-(1 - rho)) x / (1 - rho)^2
+ *   (M/M/1-PS given the company at arrival, after Coffman, Muntz and Trotter, JACM 1970;
+ *   bound_ps_time: per request found, x more for a short request and a busy period
+ *   E[S] / (c (1 - rho)) for a long one; mean over n the PS sojourn x / (1 - rho), at rho = 0.5
+ *   2x; checked for
+ *   n = 0..5 at rho = 0.5 against a simulated M/M/1-PS, within 1 %). A request of S bytes
+ *   takes S / E[S] of it.
+ *   Closed (saturate, or offered >= X*): the DES keeps its N request slots (appliance_des_slots)
+ *   busy, so by Little's law the mean latency is N E[S] / X* (Lazowska et al. ch. 3, R = N / X - Z
+ *   with think time Z = 0). Every resource keeps a spare share s_r = max(1 - rho_r, eps), eps solving
+ *   sum_k w_k (l_k + E[S] max_r 1 / (c_kr s_r)) = N E[S] / X* (bound_slot_share, GSL Brent): the
+ *   saturated resources (1 - rho_r <= eps) share the slots, m = 1 / eps - 1 others per request
+ *   on average. K_r = 1 / (share of requests using r) such resources hold them, equally loaded,
+ *   so the company a request finds is the share u ~ Beta(1, K_r - 1) of K_r m (the marginal of a
+ *   closed product-form network of K equally loaded PS queues is uniform over the compositions;
+ *   Kelly, Reversibility and Stochastic Networks, 1979), frozen while it moves: time per byte (u K_r m + 1) / c_kr (K_r = 1: exactly m).
+ *   Resources below saturation keep the open geometric company at rho_r.
+ *   Below X* the open estimate uses the same floor eps and is never above the closed one (the
+ *   slots bound the company a request can find; the FIFO wait for a slot beyond it is left out),
+ *   so latency rises with the load up to the saturated figure.
+ *   p50 and p99 solve sum over classes and atoms of w p F_S((t - l) / y) = q (GSL bisection),
+ *   the company in buckets (LAT_BUCKET_GROWTH, LAT_SHARE_BUCKETS, LAT_MERGE_RATIO).
+ *   Approximations: the others at a resource are taken to be of the request's own class, the
+ *   company found at arrival stands for the whole transfer of a saturated resource, sizes other
+ *   than exponential enter through E[T | n] scaled by S / E[S], and the drive latency at its
+ *   mean (its CV 0.26 of ~90 us is small beside a transfer). Held against `ocasim run` on every
+ *   appliance scenario at 10, 50, 80 % and saturated load (docs/outputs.md: 126 of 128 points
+ *   with p50 within 25 % and p99 within 50 %; tests/test_appliance_bound.c).
  * Leaves out: anything time-dependent (transients, TCP dynamics, skew between drives of one
  * class): that is the discrete-event model's job.
  */
