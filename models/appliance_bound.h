@@ -32,14 +32,15 @@
  *   takes S / E[S] of it.
  *   Closed (saturate, or offered >= X*): the DES keeps its N request slots (appliance_des_slots)
  *   busy, so by Little's law the mean latency is N E[S] / X* (Lazowska et al. ch. 3, R = N / X - Z
- *   with think time Z = 0). Every resource keeps a spare share s_r = max(1 - rho_r, eps), eps solving
- *   sum_k w_k (l_k + E[S] max_r 1 / (c_kr s_r)) = N E[S] / X* (bound_slot_share, GSL Brent): the
+ *   with think time Z = 0). Every resource keeps a spare share s_r = max(1 - rho_r, eps): the
  *   saturated resources (1 - rho_r <= eps) share the slots, m = 1 / eps - 1 others per request
  *   on average. K_r = 1 / (share of requests using r) such resources hold them, equally loaded,
  *   so the company a request finds is the share u ~ Beta(1, K_r - 1) of K_r m (the marginal of a
  *   closed product-form network of K equally loaded PS queues is uniform over the compositions;
- *   Kelly, Reversibility and Stochastic Networks, 1979), frozen while it moves: time per byte (u K_r m + 1) / c_kr (K_r = 1: exactly m).
- *   Resources below saturation keep the open geometric company at rho_r.
+ *   Kelly, Reversibility and Stochastic Networks, 1979), frozen while it moves: time per byte
+ *   (u K_r m + 1) / c_kr (K_r = 1: exactly m). Resources below saturation keep the open geometric
+ *   company at rho_r. eps is solved (bound_slot_share, GSL Brent) so that the mean of this whole
+ *   estimate is Little's N E[S] / X*.
  *   Below X* the open estimate uses the same floor eps and is never above the closed one (the
  *   slots bound the company a request can find; the FIFO wait for a slot beyond it is left out),
  *   so latency rises with the load up to the saturated figure.
@@ -77,13 +78,15 @@ typedef struct {
 BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps);
 void bound_result_free(BoundResult *r);
 /* Mean PS sojourn, in units of the time alone, of a request of the mean size (mu x = 1) that
- * finds n others at an M/M/1-PS resource of utilisation rho in [0, 1) (see above; Kleinrock Vol. 2
- * sec. 4.4): 1 / (1 - rho) + ((1 + n)(1 - rho) - 1)(1 - e^-(1 - rho)) / (1 - rho)^2. NAN outside. */
+ * finds n others at an M/M/1-PS resource of utilisation rho in [0, 1) (see above; after Coffman,
+ * Muntz and Trotter 1970): 1 / (1 - rho) + ((1 + n)(1 - rho) - 1)(1 - e^-(1 - rho)) / (1 - rho)^2.
+ * NAN outside (rho not in [0, 1), n < 0). */
 double bound_ps_time(double rho, double n);
-/* The spare share eps every resource keeps when the DES's N slots are all busy at the saturation
- * throughput @sat_Bps (B/s): the root of sum_k w_k (l_k + E[S] max_r 1 / (c_kr max(1 - rho_r, eps)))
- * = N E[S] / X* (Little's law, see above), in [1e-12, 1]; 1 when N requests alone fit, 0 when no
- * resource saturates. */
+/* The spare share eps every resource keeps when the DES's N slots (appliance_des_slots) are all
+ * busy at the saturation throughput @sat_Bps (B/s): the eps at which the closed estimate's mean
+ * latency (see above) is Little's N E[S] / X*, to a relative 1e-9 (GSL Brent, bracketed below by the
+ * root of sum_k w_k (l_k + E[S] max_r 1 / (c_kr max(1 - rho_r, eps))) = N E[S] / X*, which the mean
+ * of a largest can only exceed); 1 when N requests alone fit, 0 when no resource saturates. */
 double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(BoundResult, bound_result_free)
 

@@ -386,7 +386,8 @@ START_TEST(test_capacity_latency_by_des)
   ck_assert(json_object_get_double_member(tl, "run_p99_ms") + json_object_get_double_member(tl, "run_p99_ci95_ms") <= 8.0);
   ck_assert_int_eq(json_object_get_int_member(tl, "runs"), 8);
   /* the bound's estimate of that limit within 5 % of the DES's (measured 239.0 vs 234.7 Gb/s) */
-  double est = json_object_get_double_member(tl, "bound_estimate_gbps"), run_at = json_object_get_double_member(tl, "run_at_gbps");
+  double est = json_object_get_double_member(tl, "bound_estimate_gbps"),
+         run_at = json_object_get_double_member(tl, "run_at_gbps");
   ck_assert_msg(fabs(est / run_at - 1) <= 0.05, "bound %g, run %g", est, run_at);
 }
 END_TEST
