@@ -18,7 +18,10 @@
  * max_r 1 / c_kr, with the resources' queues independent (product form: Jackson, BCMP; Lazowska
  * et al., Quantitative System Performance, 1984, the separable networks of part II), and its
  * latency l_k + S x that time.
- *   Open (offered < X*): at a PS resource with Poisson arrivals the number of requests is
+ *   Open (offered < X*): the DES's paced clients (offered / mean bitrate of them, tens of
+ *   thousands, each with at most one request outstanding) superpose to nearly Poisson arrivals
+ *   (Palm-Khintchine), and the population that bounds a resource's company is the N request
+ *   slots (below), far fewer than the clients. At a PS resource with Poisson arrivals the number of requests is
  *   geometric, P(n) = (1 - rho) rho^n, whatever the size distribution (M/G/1-PS insensitivity:
  *   Kleinrock, Queueing Systems Vol. 2, 1976, processor sharing; Harchol-Balter, Performance
  *   Modeling and Design of Computer Systems, 2013, PS and BCMP), and a request of the mean size (time alone
