@@ -45,6 +45,16 @@ static gboolean add_paced_clients(SimFluidSpec *s, const Workload *w)
   return TRUE;
 }
 
+int appliance_des_slots(const Appliance *a)
+{
+  /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
+   * request_bytes / io_bytes reads, so it holds QD x io / request requests;
+   * a read larger than its request (read-ahead) still serves one request */
+  double in_flight = 0;
+  for (int d = 0; d < a->n_drives; d++) in_flight += a->drives[d].queue_depth * MIN(1.0, a->wl.io_bytes / a->wl.request_bytes);
+  return in_flight > DES_MIN_IN_FLIGHT ? (int)ceil(in_flight) : DES_MIN_IN_FLIGHT;
+}
+
 SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m)
 {
   SimFluidSpec *s = sim_fluid_spec_new();
@@ -56,12 +66,7 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
   s->request_bytes = workload_request_size_dist(&a->wl);
   if (s->offered_Bps > 0 && a->wl.arrivals == WL_ARRIVALS_PACED && !add_paced_clients(s, &a->wl))
     g_info("%s: more than %d clients: Poisson arrivals instead of paced clients", a->name, DES_MAX_CLIENTS);
-  /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
-     * request_bytes / io_bytes reads, so it holds QD x io / request requests;
-     * a read larger than its request (read-ahead) still serves one request */
-  double in_flight = 0;
-  for (int d = 0; d < a->n_drives; d++) in_flight += a->drives[d].queue_depth * MIN(1.0, a->wl.io_bytes / a->wl.request_bytes);
-  s->concurrency = in_flight > DES_MIN_IN_FLIGHT ? (int)ceil(in_flight) : DES_MIN_IN_FLIGHT;
+  s->concurrency = appliance_des_slots(a);
   for (int r = 0; r < m->n_res; r++)
     sim_fluid_add_resource(s, m->res[r].name, demand_kind_name(m->res[r].kind), "units/s", m->res[r].capacity * m->res[r].limit);
   for (int k = 0; k < m->n_class; k++) {

@@ -128,7 +128,8 @@ static const char *latency_definition(const AppReport *r)
            "ocasim run at this load";
   if (r->lat_measured)
     return "request arrival to its last byte handed to the NIC: slot wait + drive read + shared transfer; measured";
-  return "request arrival to its last byte handed to the NIC; estimated by an M/M/1 sojourn per stage";
+  return "request arrival to its last byte handed to the NIC: drive read + transfer; estimated by processor sharing at each "
+         "resource and Little's law at the request slots";
 }
 
 static void write_cpu_line(const AppReport *r, GString *out)

@@ -8,7 +8,7 @@
  * is its "FILE:LINE:COL" in the sweep file), binds the appliance and evaluates it exactly as
  * `ocasim bound`, `run` or `capacity` do (appliance_from_conf, demand_build, bound_eval /
  * appliance_des_run / appliance_capacity_des: the p99 criterion by DES runs, as `ocasim capacity`,
- * unless capacity_latency: bound asks for the bound's instant M/M/1 estimate).
+ * unless capacity_latency: bound asks for the bound's instant estimate).
  * Leaves out: sweeps of queueing-network scenarios, adaptive or random point designs.
  */
 #include "models/sweep.h"
@@ -92,7 +92,7 @@ static const SimConfField sweep_schema[] = {
   { .key = "capacity_latency", .type = SIM_CONF_T_ENUM, .offset = F(cap_latency), .def = "run",
     .enum_names = sweep_cap_latency_names,
     .doc = "mode capacity: the p99 criterion by DES runs at candidate loads, as ocasim capacity does (run), or by the "
-           "bound's M/M/1 estimate (bound: instant, about 10x pessimistic on the Rome box)" },
+           "bound's estimate (bound: instant; within 2-9 % of the DES's limit on the Rome boxes, docs/outputs.md)" },
   { .key = "replications", .type = SIM_CONF_T_INT, .offset = F(replications), .def = "1", .min = "1",
     .max = SWEEP_MAX_REPLICATIONS, .doc = "runs per point, each with its own seed (mode run)" },
   { .key = "seed", .type = SIM_CONF_T_INT64, .offset = F(seed), .def = "1", .min = "0", .doc = "the sweep seed" },
@@ -172,9 +172,9 @@ static const SweepColumn capacity_columns[] = {
   { "latency_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where p99 reaches workload.latency_slo; empty: never" },
   { "saturation_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where a non-CPU resource saturates; empty: never" },
   { "latency_check", SWEEP_COL_STRING, "",
-    "how the p99 criterion was checked: run (DES runs, as ocasim capacity's latency_check.by) or bound (M/M/1)" },
+    "how the p99 criterion was checked: run (DES runs, as ocasim capacity's latency_check.by) or bound (the bound's estimate)" },
   { "latency_bound_gbps", SWEEP_COL_NUMBER, "Gb/s",
-    "the bound's M/M/1 estimate of the latency limit (beside the DES's, for comparison); empty: never" },
+    "the bound's estimate of the latency limit (beside the DES's, for comparison); empty: never" },
 };
 
 static const SweepColumn error_column = { "error", SWEEP_COL_STRING, "", "why the run failed; empty when it succeeded" };

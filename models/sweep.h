@@ -57,7 +57,7 @@ APP_ENUM_DECLARE(sweep_mode);
 
 /* capacity_latency: how mode capacity checks the p99 criterion: run, with DES runs (`ocasim run`)
  * at candidate loads as `ocasim capacity` does (appliance_capacity_des), or bound, the bound's
- * M/M/1 estimate (appliance_capacity: instant, but about 10x pessimistic on the Rome box). */
+ * estimate (appliance_capacity: instant; within 2-9 % of the DES's limit on the Rome boxes). */
 #define SWEEP_CAP_LATENCY_MAP(X) X(SWEEP_CAP_LATENCY_RUN, "run") X(SWEEP_CAP_LATENCY_BOUND, "bound")
 typedef enum { SWEEP_CAP_LATENCY_MAP(APP_ENUM_ID) SWEEP_CAP_LATENCY_COUNT } SweepCapLatency;
 APP_ENUM_DECLARE(sweep_cap_latency);
