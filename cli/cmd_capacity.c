@@ -27,18 +27,18 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
       return g_strdup_printf("busiest node's CPU reaches its %.0f %% cap", a->cpu.cap * 100);
     case CAP_DROPS: return g_strdup_printf("NIC output drops reach workload.drop_max (%g %%)", a->wl.drop_max * 100);
     case CAP_LATENCY: {
-      /* the bound's M/M/1 limit is infinite when its p99 stays within the SLO at every load */
+      /* the bound's limit is infinite when its p99 stays within the SLO at every load */
       g_autofree char *est = isfinite(c->latency_bound_gbps) ? g_strdup_printf("says %.1f Gb/s", c->latency_bound_gbps)
                                                              : g_strdup("never reaches it");
       if (c->latency_des && isfinite(c->des_p99_ms))
         return g_strdup_printf("p99 reaches workload.latency_slo (%g ms): by ocasim run, p99 %.3f +- %.3f ms at %.1f Gb/s; "
-                               "the bound's M/M/1 estimate %s",
+                               "the bound's estimate %s",
                                a->wl.latency_slo_ns / 1e6, c->des_p99_ms, c->des_p99_ci95_ms, c->des_at_gbps, est);
       if (c->latency_des)
         return g_strdup_printf("p99 reaches workload.latency_slo (%g ms): by ocasim run, not met at any load checked; the "
-                               "bound's M/M/1 estimate %s",
+                               "bound's estimate %s",
                                a->wl.latency_slo_ns / 1e6, est);
-      return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's M/M/1 estimate", a->wl.latency_slo_ns / 1e6);
+      return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's estimate", a->wl.latency_slo_ns / 1e6);
     }
     case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
     default: g_assert_not_reached();

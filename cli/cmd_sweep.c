@@ -8,7 +8,8 @@
  * appended as they complete in order to PREFIX.csv.part and PREFIX.jsonl.part (complete lines,
  * flushed, fdatasync'd at most once a second), which are renamed to the final names when the
  * last run is written, so a final file only ever appears whole. --resume keeps the complete rows
- * of the .part files (a torn last line is cut), checks that they belong to this sweep, and runs
+ * of the .part files (a torn last line is cut), checks that they belong to this sweep (and to this
+ * ocasim_version: one file holds one version's rows), and runs
  * the rest: the final files equal an uninterrupted run's byte for byte. --limit N stops after N
  * more runs (a sweep in chunks). Without --out the rows go to stdout (CSV, or JSON Lines with
  * --format json). A failing point is a row with its error; the sweep goes on.
@@ -373,7 +374,8 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   }
   g_autoptr(GPtrArray) sets = base_sets(opt);
   g_autoptr(CliIncludes) inc = cli_includes_new(opt);
-  g_autoptr(SweepSpec) spec = sweep_load(opt->files[0], (const char *const *)sets->pdata, seed, &inc->policy, &error);
+  g_autoptr(SweepSpec) spec =
+      sweep_load(opt->files[0], (const char *const *)sets->pdata, seed, &inc->policy, cli_version(), &error);
   if (!spec) return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
 
   if (rank == 0) {

@@ -60,9 +60,25 @@ static const char *bottleneck_name(const AppReport *r)
   return r->bottleneck >= 0 ? r->res[r->bottleneck].name : "none";
 }
 
+/* Decimals the degraded share keeps (assumed): the two throughputs carry the solvers' and the
+ * summation's rounding in their last digits (demand.c: the X* solve stops at 1e-12, the sizing
+ * fixed point at 1e-11 relative; the port totals sum the drives' content shares, which add up to
+ * 1 only within rounding), so their quotient does too: a drive down on a NIC-bound box gave
+ * 1.0000000000000007, one port of four 0.74999999999999978. Nine decimals is the precision the
+ * metamorphic suite asks of X (1e-9) and well above that noise. */
+#define SHARE_SCALE 1e9
+
+/* The degraded share of the healthy throughput, rounded to SHARE_SCALE: an exact share (3/4,
+ * 1 when the failure leaves the bottleneck alone) is that number. NaN when the healthy box serves nothing. */
+static double degraded_share(const AppReport *healthy, const AppReport *degraded)
+{
+  if (!(healthy->throughput_gbps > 0)) return NAN;
+  return round(degraded->throughput_gbps / healthy->throughput_gbps * SHARE_SCALE) / SHARE_SCALE;
+}
+
 void cli_whatif_write(const char *const *fail, const AppReport *healthy, const AppReport *degraded, CliFormat fmt, GString *out)
 {
-  double share = healthy->throughput_gbps > 0 ? degraded->throughput_gbps / healthy->throughput_gbps : NAN;
+  double share = degraded_share(healthy, degraded);
   if (fmt == CLI_FORMAT_JSON) {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);

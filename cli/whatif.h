@@ -13,7 +13,8 @@ gboolean cli_whatif_degrade(const CliAppliance *healthy, const char *const *fail
 
 /* Appends the what-if in @fmt (table or JSON; CSV is refused by cli_whatif_format_ok): the
  * failures, the headlines of the healthy and the degraded box side by side with the degraded
- * share of the healthy throughput, then the degraded box's whole report. */
+ * share of the healthy throughput (JSON throughput_share: rounded to 9 decimals, so that an exact
+ * share is exact; see whatif.c), then the degraded box's whole report. */
 void cli_whatif_write(const char *const *fail, const AppReport *healthy, const AppReport *degraded, CliFormat fmt, GString *out);
 
 /* TRUE unless --fail was given with --format csv (then says so on stderr). */

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   g_autofree char *path = g_build_filename(fuzz_private_dir(), "sweeps", "fuzz-input.yaml", NULL);
   fuzz_write_file(path, data, size);
   g_autoptr(GError) e = NULL;
-  g_autoptr(SweepSpec) s = sweep_load(path, NULL, -1, NULL, &e);
+  g_autoptr(SweepSpec) s = sweep_load(path, NULL, -1, NULL, "fuzz", &e);
   if (!s) return 0;
   guint np = sweep_n_points(s), nk = sweep_n_keys(s), nr = sweep_replications(s);
   for (guint p = 0; p < np && p < 64; p++) {

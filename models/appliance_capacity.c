@@ -207,7 +207,7 @@ AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, 
   g_free(rep->mode);
   rep->mode = g_strdup("capacity");
   /* the latency the DES measured at this very load, where the check ran there, rather than the
-   * bound's M/M/1 estimate (10x pessimistic near a cap) */
+   * bound's estimate */
   if (c->latency_des && c->des_at_gbps > 0 && c->des_at_gbps == a->wl.offered_gbps && isfinite(c->des_p99_ms)) {
     rep->lat_p50_ms = c->des_p50_ms;
     rep->lat_p50_ci95_ms = c->des_p50_ci95_ms;

@@ -4,10 +4,10 @@
  * non-decreasing in L, g_k(L) <= 0 when healthy:
  *   cpu        busiest node's CPU utilisation minus the cap (80 % in production);
  *   drops      largest NIC output drop fraction minus workload.drop_max;
- *   latency    p99 request latency minus workload.latency_slo: the bound's M/M/1 approximation
- *              (appliance_capacity), or measured by the DES at candidate loads
- *              (appliance_capacity_des, what `ocasim capacity` uses: the M/M/1 estimate is
- *              10x pessimistic on the Rome box);
+ *   latency    p99 request latency minus workload.latency_slo: the bound's estimate
+ *              (appliance_capacity; appliance_bound.h, within 2-9 % of the DES's limit on the
+ *              Rome boxes), or measured by the DES at candidate loads (appliance_capacity_des,
+ *              what `ocasim capacity` uses);
  *   saturation busiest non-CPU resource's offered utilisation minus 1.
  * For each criterion the root of g_k in [L_lo, L_hi] is found by GSL root bracketing (Brent),
  * L_lo = 1e-3 and L_hi = 2 x the saturation throughput, L_hi doubled while g_k(L_hi) <= 0 up to
@@ -36,9 +36,9 @@ typedef struct {
                                     * 0: not met even at probe_floor_gbps) */
   double probe_floor_gbps;      /* smallest load probed: 1e-3 of the saturation throughput */
   int iterations;               /* root-solver iterations over all criteria (sim_root_iterate) */
-  /* the latency criterion checked by the DES (appliance_capacity_des; FALSE: the bound's M/M/1) */
+  /* the latency criterion checked by the DES (appliance_capacity_des; FALSE: the bound's estimate) */
   gboolean latency_des;
-  double latency_bound_gbps;          /* the bound's M/M/1 estimate of the latency limit, for comparison */
+  double latency_bound_gbps;          /* the bound's estimate of the latency limit, for comparison */
   double des_at_gbps;                 /* the largest load the DES found within the SLO (the latency limit when finite) */
   double des_p50_ms, des_p50_ci95_ms; /* the DES p50 and its 95 % half-width at des_at_gbps */
   double des_p99_ms, des_p99_ci95_ms; /* the DES p99 and its 95 % half-width at des_at_gbps */
@@ -51,13 +51,14 @@ gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityRe
 gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, const SimObserver *obs, CapacityResult *out,
                                      GError **error);
 /* As appliance_capacity_observed(), with the latency criterion taken from `ocasim run` (the
- * DES, appliance_des.h) instead of the bound's M/M/1 estimate: the DES runs at U, the smallest
+ * DES, appliance_des.h) instead of the bound's estimate: the DES runs at U, the smallest
  * limit of the other criteria; when its p99 plus the 95 % half-width is within the SLO there,
  * latency does not bind below U (limit_gbps[CAP_LATENCY] = inf); otherwise the limit is
  * bracketed by bisection with DES runs in (0, U] (CAPACITY_DES_STEPS steps: U / 2^7 resolution),
  * each at the scenario's duration and seed. @info gives the run's duration. */
 gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const SimObserver *obs,
                                 CapacityResult *out, GError **error);
+/* The name of criterion @c as reports print it ("cpu", "drops", "latency", "saturation"); "?" out of range. */
 const char *capacity_criterion_name(CapCriterion c);
 /* The bound-mode report at the capacity load of @c (mode "capacity"): sets a->wl.offered_gbps
  * to the capacity (a trickle of 1e-6 Gb/s when no load is healthy, since <= 0 would mean

@@ -55,6 +55,7 @@ typedef struct {
 gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenarioInfo *info, GError **error);
 /* Loads FILE (following `platform:`), applies the NULL-terminated --set assignments, binds. */
 gboolean appliance_load_file(const char *path, const char *const *sets, Appliance *out, AppScenarioInfo *info, GError **error);
+/* Frees what appliance_from_conf() put in @info (its strings and lists) and leaves it empty; NULL is allowed. */
 void app_scenario_info_clear(AppScenarioInfo *info);
 /* The root schema of an appliance scenario, and in *nodes (may be NULL) the schemas of its
  * sections bound later (loopback:, reference:): the tables appliance_conf_markdown() prints,

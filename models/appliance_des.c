@@ -16,16 +16,16 @@
  * is 400 000 clients. */
 #define DES_MAX_CLIENTS (1 << 20)
 
-/* The paced clients of an offered load (workload.h): offered / mean bitrate clients split over
- * the bitrate mix by share (at least one), their rates scaled by the rounding of the counts so
- * that they add up to the offered load, each fetching a segment of n = max(1, round(rate x
+/* The paced clients of the spec's offered load (workload.h): offered / mean bitrate clients
+ * (workload_connections) split over the bitrate mix by share (at least one), their rates scaled
+ * by the rounding of the counts so that they add up to the offered load, each fetching a segment of n = max(1, round(rate x
  * segment_duration / 8 / E[S])) requests every n E[S] 8 / rate seconds. Returns FALSE (and adds
  * none) above DES_MAX_CLIENTS clients. */
-static gboolean add_paced_clients(SimFluidSpec *s, const Workload *w, double offered_bps)
+static gboolean add_paced_clients(SimFluidSpec *s, const Workload *w)
 {
-  double mean_bps = workload_mean_bitrate_mbps(w) * 1e6;
-  if (!(mean_bps > 0) || offered_bps / mean_bps > DES_MAX_CLIENTS) return FALSE;
-  double n_total = offered_bps / mean_bps;
+  double n_total = workload_connections(w, s->offered_Bps);
+  if (!(n_total > 0) || n_total > DES_MAX_CLIENTS) return FALSE;
+  double offered_bps = 8 * s->offered_Bps;
   int count[WL_MAX_BITRATES] = { 0 }, widest = 0, sum = 0;
   double rate_sum = 0;
   for (int k = 0; k < w->n_bitrates; k++) {
@@ -45,6 +45,16 @@ static gboolean add_paced_clients(SimFluidSpec *s, const Workload *w, double off
   return TRUE;
 }
 
+int appliance_des_slots(const Appliance *a)
+{
+  /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
+   * request_bytes / io_bytes reads, so it holds QD x io / request requests;
+   * a read larger than its request (read-ahead) still serves one request */
+  double in_flight = 0;
+  for (int d = 0; d < a->n_drives; d++) in_flight += a->drives[d].queue_depth * MIN(1.0, a->wl.io_bytes / a->wl.request_bytes);
+  return in_flight > DES_MIN_IN_FLIGHT ? (int)ceil(in_flight) : DES_MIN_IN_FLIGHT;
+}
+
 SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m)
 {
   SimFluidSpec *s = sim_fluid_spec_new();
@@ -54,14 +64,9 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
   s->batches = 20;
   s->offered_Bps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8 : 0;
   s->request_bytes = workload_request_size_dist(&a->wl);
-  if (s->offered_Bps > 0 && a->wl.arrivals == WL_ARRIVALS_PACED && !add_paced_clients(s, &a->wl, a->wl.offered_gbps * 1e9))
+  if (s->offered_Bps > 0 && a->wl.arrivals == WL_ARRIVALS_PACED && !add_paced_clients(s, &a->wl))
     g_info("%s: more than %d clients: Poisson arrivals instead of paced clients", a->name, DES_MAX_CLIENTS);
-  /* a drive keeps queue_depth reads of io_bytes outstanding; a request is
-     * request_bytes / io_bytes reads, so it holds QD x io / request requests;
-     * a read larger than its request (read-ahead) still serves one request */
-  double in_flight = 0;
-  for (int d = 0; d < a->n_drives; d++) in_flight += a->drives[d].queue_depth * MIN(1.0, a->wl.io_bytes / a->wl.request_bytes);
-  s->concurrency = in_flight > DES_MIN_IN_FLIGHT ? (int)ceil(in_flight) : DES_MIN_IN_FLIGHT;
+  s->concurrency = appliance_des_slots(a);
   for (int r = 0; r < m->n_res; r++)
     sim_fluid_add_resource(s, m->res[r].name, demand_kind_name(m->res[r].kind), "units/s", m->res[r].capacity * m->res[r].limit);
   for (int k = 0; k < m->n_class; k++) {
@@ -104,7 +109,7 @@ static gboolean check_spec(const DemandModel *m, const SimFluidSpec *spec, GErro
   double requests = run_requests(spec);
   if (requests <= DES_MAX_REQUESTS) return TRUE;
   /* an offered load beyond what the box serves makes every arrival an event: that key is the cause */
-  gboolean offered = spec->offered_Bps > 0 && spec->offered_Bps > m->sat_Bps;
+  gboolean offered = spec->offered_Bps > 0 && demand_overloaded(spec->offered_Bps, m->sat_Bps);
   return model_fail(error, offered ? "workload.offered" : "duration",
                     "the run would simulate about %.3g requests (more than %.0e): %s", requests, DES_MAX_REQUESTS,
                     offered ? "lower workload.offered (it is above the box's saturation throughput) or shorten duration"
@@ -138,7 +143,7 @@ AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo 
   double x_Bps = fr->throughput_Bps.mean;
   r->throughput_gbps = x_Bps * 8e-9;
   r->requests_rejected = (gint64)fr->requests_rejected;
-  r->overloaded = r->requests_rejected > 0 || (spec->offered_Bps > 0 && spec->offered_Bps > m->sat_Bps);
+  r->overloaded = r->requests_rejected > 0 || (spec->offered_Bps > 0 && demand_overloaded(spec->offered_Bps, m->sat_Bps));
   r->expected_gbps = m->op_Bps * 8e-9; /* the bound's min(offered, X*) */
   r->lat_p50_ms = fr->latency_p50_s * 1e3;
   r->lat_p99_ms = fr->latency_p99_s * 1e3;

@@ -46,6 +46,11 @@
 #include "models/appliance_report.h"
 #include "sim/fluid.h"
 
+/* Request slots of @a's DES (the requests it keeps in flight, above): sum over drives of
+ * queue_depth x min(1, io_bytes / request_bytes), rounded up, at least 64. The bound's latency
+ * (appliance_bound.h) uses the same population. */
+int appliance_des_slots(const Appliance *a);
+
 /* Builds the fluid-simulation spec of @a (demand model @m) for a run of @info's
  *  duration and warm-up.  Returns: (transfer full). */
 SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);

@@ -76,9 +76,11 @@ typedef struct AppRefSet AppRefSet;
 AppRefSet *app_refset_load(const char *dir, GError **error);
 void app_refset_free(AppRefSet *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppRefSet, app_refset_free)
+/* How many published results the set holds (results are indexed 0 .. size - 1). */
 int app_refset_size(const AppRefSet *s);
 /* Evaluates result i with coefficients c (NULL: each scenario's defaults). */
 gboolean app_refset_eval(AppRefSet *s, int i, const Coeffs *c, AppRefRow *row, GError **error);
+/* Frees the strings of a row app_refset_eval() filled and zeroes it. */
 void app_ref_row_clear(AppRefRow *row);
 /* Index of the first result of result i's group (reference.same_as), i itself when alone. */
 int app_refset_group(const AppRefSet *s, int i);

@@ -32,7 +32,7 @@ AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info
   r->overrides = info ? g_strdupv(info->overrides) : NULL;
   r->connections = b->connections;
   r->requests_rejected = -1;
-  r->overloaded = a->wl.offered_gbps > 0 && b->offered_Bps > b->sat_Bps;
+  r->overloaded = a->wl.offered_gbps > 0 && demand_overloaded(b->offered_Bps, b->sat_Bps);
   r->expected_gbps = -1;
   r->n_res = m->n_res;
   r->res = g_new0(AppReportResource, m->n_res);
@@ -128,7 +128,8 @@ static const char *latency_definition(const AppReport *r)
            "ocasim run at this load";
   if (r->lat_measured)
     return "request arrival to its last byte handed to the NIC: slot wait + drive read + shared transfer; measured";
-  return "request arrival to its last byte handed to the NIC; estimated by an M/M/1 sojourn per stage";
+  return "request arrival to its last byte handed to the NIC: drive read + transfer; estimated by processor sharing at each "
+         "resource and Little's law at the request slots";
 }
 
 static void write_cpu_line(const AppReport *r, GString *out)

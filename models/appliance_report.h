@@ -42,7 +42,7 @@ typedef struct {
   double throughput_ci95_gbps;             /* run mode: 95 % half-widths by batch means (throughput) and */
   double lat_p50_ci95_ms, lat_p99_ci95_ms; /* batch quantiles (p50, p99), sim/fluid.h; NAN in bound mode */
   gboolean lat_measured;                   /* the latency was measured by the DES (run mode; capacity at the load its check
-                                              ran), not estimated by the bound's M/M/1 */
+                                              ran), not estimated by the bound */
   char **overrides;                        /* the command-line overrides of the scenario (owned, may be NULL) */
   double connections;
   gint64 requests_rejected; /* run mode: arrivals turned away because every slot's wait queue was
@@ -88,6 +88,9 @@ typedef struct {
   int n_idle;
   int idle[APP_REPORT_MAX_IDLE];
 } AppCpuNodes;
+/* Fills *out with the CPU nodes of report @r (its resources of kind cpu; utilisations in %). A
+ * node ahead of another by no more than DEMAND_TIE does not replace it as the busiest (the first
+ * in resource order stays); at most APP_REPORT_MAX_IDLE idle nodes are listed. */
 void app_report_cpu_nodes(const AppReport *r, AppCpuNodes *out);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */

@@ -120,6 +120,9 @@ gboolean datapath_appliance_user_miss_varies(const Appliance *a);
  * main path's 1 - workload.alt_fraction plus the alt path's alt_fraction, each where pred holds. */
 double datapath_appliance_share(const Appliance *a, gboolean (*pred)(DataPath));
 
+/* Card `card`'s share of appliance a's flows, so of its connections and served bytes: its ports
+ * over all ports (the LACP hash spreads flows evenly over the ports, demand.c); 0 without ports. */
+double nic_port_share(const Appliance *a, int card);
 /* NIC-kTLS connections whose contexts card `card` holds (nic.h) when the box serves sized_Bps (B/s,
  * the demand model's sizing fixed point, demand.h): connections at sized_Bps x the card's share of
  * the ports (the LACP hash, demand.c) x the share of connections on a NIC-kTLS path. */

@@ -29,10 +29,16 @@
  *               the net-silo rows of the same boxes); at k_remote = 1 the two rows come out
  *               +90 % and +38 % (scenarios/reference/skx2019_no_silo.yaml). Nor can an
  *               exposure under memory-level parallelism (stall = misses x latency / MLP): the
- *               fitted stall per remote line, 2.57 x 60 ns = 154 ns, already exceeds the whole
- *               idle latency of a remote line (85-90 + 60 ns), which MLP = 1 would expose, so
+ *               fitted stall per remote line, 2.58 x 60 ns = 155 ns, already exceeds the whole
+ *               idle latency of a remote line (82-90 + 60 ns), which MLP = 1 would expose, so
  *               what k_remote carries beyond 1 is not latency (coherence probes, contention:
- *               named by euro2019_numa, measured nowhere we found);
+ *               named by euro2019_numa, measured nowhere we found). Nor do non-temporal
+ *               stores: ISA-L's remote encrypt writes stalling like remote reads (a fill buffer
+ *               held for the round trip) only rescale k_remote to 1.50, predictions unchanged,
+ *               as placement none makes a CPU's writes as often remote as its reads on both
+ *               boxes; local ones stalling too contradict the ISA-L/AES-NI pair (aesni
+ *               +20.9 %); scenarios/reference/skx2019_no_silo.yaml gives the figures. Only CPU
+ *               reads (and read-for-ownership) stall;
  *   copy        copy_cpb per byte copied between buffers (read_write paths, datapath.h);
  *   page        page_cycles per payload page of cpu.page_size (VM, sendfile, mbuf, TCP per-page
  *               work; + mapped_page_cycles per 4 KiB with the old mapped-mbuf/sf_buf path);

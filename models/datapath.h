@@ -62,6 +62,8 @@ typedef enum { DATAPATH_MAP(APP_ENUM_ID) DP_COUNT } DataPath;
 /* How a path moves the bytes, and where its crypto runs (the two choices above). */
 typedef enum { MOVE_SENDFILE, MOVE_READ_WRITE } DpMove;
 typedef enum { TLS_NONE, TLS_KERNEL_CPU, TLS_USER_CPU, TLS_NIC } DpTls;
+/* How @path moves the bytes and where its crypto runs (one row of datapath.c's table; a path out
+ * of range is a programming error: g_return_val_if_fail, MOVE_SENDFILE / TLS_NONE). */
 DpMove datapath_move(DataPath path);
 DpTls datapath_tls(DataPath path);
 /* The path of a (move, crypto) pair; DP_COUNT for sendfile with user-space crypto (user space

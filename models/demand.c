@@ -130,6 +130,11 @@ static double cap_of(const DemandModel *m, int r, const double *scale)
   return m->res[r].capacity * (scale ? scale[m->res[r].kind] : 1.0);
 }
 
+gboolean demand_overloaded(double offered_Bps, double sat_Bps)
+{
+  return offered_Bps > sat_Bps * (1.0 + DEMAND_OVERLOAD_RTOL);
+}
+
 double demand_wait_ns(const DmResource *r, double rho)
 {
   if (!(rho > 0)) return 0.0;

@@ -187,10 +187,17 @@ int demand_find(const DemandModel *m, const char *name);
  * min_r limit_r * capacity_r / D_r when nothing depends on load. *bottleneck (may be NULL)
  * gets the named bottleneck. */
 double demand_saturation_Bps(const DemandModel *m, int *bottleneck);
+/* Whether an offered load of offered_Bps exceeds the saturation throughput sat_Bps (both B/s),
+ * beyond the solvers' precision: an offered load within DEMAND_OVERLOAD_RTOL of X* is X* itself
+ * (the sizing fixed point stops at a relative bracket of 1e-11 and the X* solve at 1e-12, so a
+ * capacity load re-solved at itself can land a few ulps above its own X*). */
+#define DEMAND_OVERLOAD_RTOL 1e-9
+gboolean demand_overloaded(double offered_Bps, double sat_Bps);
 /* Total demand of resource r per served byte at throughput x_Bps (>= 0): the idle total plus
  * the DRAM queueing terms at that load. A DRAM node at or past its limit counts as just below
  * it (rho = 1 - 1e-9), so the value stays finite (and huge). */
 double demand_total_at(const DemandModel *m, int r, double x_Bps);
+/* The name of resource kind @k as reports print it ("cpu", "nic_port"); "?" out of range. */
 const char *demand_kind_name(ResKind k);
 /* Sum over touches of P(remote) for the whole load: fabric bytes per served byte,
  * counting bulk touches only when bulk_only (published crossing counts are bulk). */

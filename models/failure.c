@@ -10,20 +10,9 @@ typedef struct {
   int index, port;
 } Fail;
 
-/* Position in @a of the card / drive whose healthy-box index is @id, -1 when the box has none. */
-static int card_at(const Appliance *a, int id)
-{
-  for (int i = 0; i < a->n_nics; i++)
-    if (a->nics[i].id == id) return i;
-  return -1;
-}
-
-static int drive_at(const Appliance *a, int id)
-{
-  for (int d = 0; d < a->n_drives; d++)
-    if (a->drives[d].id == id) return d;
-  return -1;
-}
+/* What the indices of a --fail entry are, in every message that explains them. */
+static const char FAIL_INDICES[] =
+    "indices as in the resource names nvmeD, nicN.portP: drives and cards counted one by one, not the scenario's groups";
 
 /* Appends the names @prefix0.. of @n components, group by group ("nic0-nic1 from nics[0] (count 2),
  * nic2 from nics[1]"): how the indices of --fail map onto the scenario's groups. */
@@ -51,11 +40,20 @@ static gboolean out_of_range(const Appliance *a, const char *s, gboolean drive, 
   }
   g_autoptr(GString) l = g_string_new(NULL);
   list_groups(l, drive ? "nvme" : "nic", drive ? "nvme" : "nics", n, id, group);
-  g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-              "--fail: '%s': the box has %d %s%s: %s (%s counts %s as in the resource names %s, not the scenario's groups)", s, n,
-              drive ? "drive" : "NIC", n == 1 ? "" : "s", l->str, drive ? "D" : "N", drive ? "drives" : "cards",
-              drive ? "nvmeD" : "nicN");
+  g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--fail: '%s': the box has %d %s%s: %s (%s)", s, n,
+              drive ? "drive" : "NIC", n == 1 ? "" : "s", l->str, FAIL_INDICES);
   return FALSE;
+}
+
+/* Position in @a of the drive (@drive) or card whose healthy-box index is @id; -1, with the
+ * range error for entry @s, when the box has none. */
+static int position_of(const Appliance *a, const char *s, gboolean drive, int id, GError **error)
+{
+  int n = drive ? a->n_drives : a->n_nics;
+  for (int i = 0; i < n; i++)
+    if ((drive ? a->drives[i].id : a->nics[i].id) == id) return i;
+  out_of_range(a, s, drive, error);
+  return -1;
 }
 
 /* Parses one entry; FALSE with an error naming it. The indices are the healthy box's (NicCard.id,
@@ -64,15 +62,15 @@ static gboolean parse_one(const Appliance *a, const char *s, Fail *out, GError *
 {
   int i = -1, p = -1, n = 0;
   if (sscanf(s, "nvme[%d]%n", &i, &n) == 1 && s[n] == '\0') {
-    int d = drive_at(a, i);
-    if (d < 0) return out_of_range(a, s, TRUE, error);
+    int d = position_of(a, s, TRUE, i, error);
+    if (d < 0) return FALSE;
     *out = (Fail){ FAIL_DRIVE, d, -1 };
     return TRUE;
   }
   n = 0;
   if (sscanf(s, "nics[%d].ports[%d]%n", &i, &p, &n) == 2 && s[n] == '\0') {
-    int c = card_at(a, i);
-    if (c < 0) return out_of_range(a, s, FALSE, error);
+    int c = position_of(a, s, FALSE, i, error);
+    if (c < 0) return FALSE;
     const NicCard *nc = &a->nics[c];
     int k = -1;
     for (int q = 0; q < nc->ports; q++)
@@ -87,13 +85,13 @@ static gboolean parse_one(const Appliance *a, const char *s, Fail *out, GError *
   }
   n = 0;
   if (sscanf(s, "nics[%d]%n", &i, &n) == 1 && s[n] == '\0') {
-    int c = card_at(a, i);
-    if (c < 0) return out_of_range(a, s, FALSE, error);
+    int c = position_of(a, s, FALSE, i, error);
+    if (c < 0) return FALSE;
     *out = (Fail){ FAIL_CARD, c, -1 };
     return TRUE;
   }
-  g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-              "--fail: '%s': give nvme[D], nics[N] or nics[N].ports[P] (indices as in the resource names nvmeD, nicN.portP)", s);
+  g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--fail: '%s': give nvme[D], nics[N] or nics[N].ports[P] (%s)", s,
+              FAIL_INDICES);
   return FALSE;
 }
 

@@ -135,6 +135,7 @@ double loopback_cross_share(int server_threads, int client_threads, int cores, d
 /* Cores a side's threads can keep busy: min(threads, pinned_cpus (0: no limit), free_cores (0: no
  * limit; the cores other tenants left on the pinned CPUs), connections, cores x cap). */
 double loopback_pool_cores(int threads, int pinned_cpus, double free_cores, int connections, int cores, double cap);
+/* The scenario's name of cipher @c ("aes_128_gcm"); "?" out of range. */
 const char *loopback_cipher_name(LbCipher c);
 
 #endif /* MODELS_LOOPBACK_H */

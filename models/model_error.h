@@ -14,6 +14,7 @@
 
 #define MODEL_ERROR (model_error_quark())
 typedef enum { MODEL_ERROR_INVALID = 1 } ModelErrorCode;
+/* The error domain of the models' checks (MODEL_ERROR): the messages model_fail() writes. */
 GQuark model_error_quark(void);
 
 /* Sets *error to "KEYPATH: message" (domain MODEL_ERROR, code INVALID), with the key path and the

@@ -383,12 +383,17 @@ gboolean nic_inline_tls(const NicCard *n)
   return n->kind == NIC_PCIE && n->ktls_bps > 0;
 }
 
-double nic_tls_context_connections(const Appliance *a, int card, double sized_Bps)
+double nic_port_share(const Appliance *a, int card)
 {
   g_return_val_if_fail(card >= 0 && card < a->n_nics, 0.0);
   int ports = appliance_ports(a);
-  if (ports <= 0) return 0.0;
-  double share = (double)a->nics[card].ports / ports; /* the LACP hash: flows evenly over the ports (demand.c) */
+  return ports > 0 ? (double)a->nics[card].ports / ports : 0.0;
+}
+
+double nic_tls_context_connections(const Appliance *a, int card, double sized_Bps)
+{
+  double share = nic_port_share(a, card);
+  if (!(share > 0)) return 0.0;
   return workload_connections(&a->wl, sized_Bps) * share * datapath_appliance_share(a, datapath_nic_crypto);
 }
 
@@ -411,11 +416,10 @@ gboolean nic_tls_context_varies(const Appliance *a)
 
 int nic_tls_context_touch(const Appliance *a, DataPath path, double sized_Bps, Touch *out)
 {
-  int ports = appliance_ports(a);
-  if (!datapath_nic_crypto(path) || ports <= 0) return 0;
+  if (!datapath_nic_crypto(path)) return 0;
   double bytes = 0;
   for (int i = 0; i < a->n_nics; i++)
-    bytes += (double)a->nics[i].ports / ports * nic_tls_context_miss(a, i, sized_Bps) * a->nics[i].tls_ctx_bytes;
+    bytes += nic_port_share(a, i) * nic_tls_context_miss(a, i, sized_Bps) * a->nics[i].tls_ctx_bytes;
   bytes /= cpu_burst_bytes(&a->stack);
   if (!(bytes > 0)) return 0;
   *out = (Touch){ .agent = AG_NIC, .buf = BUF_META, .write = false, .bytes = bytes, .stall = ST_NONE, .what = NIC_TLS_CTX_TOUCH };

@@ -146,10 +146,9 @@ static double inflight_bytes(const Appliance *a, double x_Bps, double miss)
  * hash, demand.c). */
 static double nic_context_bytes(const Appliance *a, double connections)
 {
-  int ports = appliance_ports(a);
   double b = 0;
-  for (int i = 0; i < a->n_nics && ports > 0; i++)
-    if (nic_inline_tls(&a->nics[i])) b += (double)a->nics[i].ports / ports * a->nics[i].tls_ctx_bytes;
+  for (int i = 0; i < a->n_nics; i++)
+    if (nic_inline_tls(&a->nics[i])) b += nic_port_share(a, i) * a->nics[i].tls_ctx_bytes;
   return connections * datapath_appliance_share(a, datapath_nic_crypto) * b;
 }
 

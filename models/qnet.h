@@ -134,6 +134,7 @@ QnetResult *qnet_run_observed(const QnetSpec *spec, const SimObserver *obs, GErr
 /* Fills the th_* fields of @res from the closed forms (see above). */
 void qnet_theory(const QnetSpec *spec, QnetResult *res);
 
+/* Frees a result, its station rows and names. NULL is allowed. */
 void qnet_result_free(QnetResult *res);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(QnetResult, qnet_result_free)
 

@@ -8,7 +8,7 @@
  * is its "FILE:LINE:COL" in the sweep file), binds the appliance and evaluates it exactly as
  * `ocasim bound`, `run` or `capacity` do (appliance_from_conf, demand_build, bound_eval /
  * appliance_des_run / appliance_capacity_des: the p99 criterion by DES runs, as `ocasim capacity`,
- * unless capacity_latency: bound asks for the bound's instant M/M/1 estimate).
+ * unless capacity_latency: bound asks for the bound's instant estimate).
  * Leaves out: sweeps of queueing-network scenarios, adaptive or random point designs.
  */
 #include "models/sweep.h"
@@ -62,6 +62,8 @@ struct SweepSpec {
   GArray *summary;    /* SweepColumn of a summary row */
   guint first_output; /* index of the first output column */
   guint n_outputs;
+  guint error_col;      /* index of the error column (the version column follows it, last) */
+  char *version;        /* the ocasim_version column of every row (sweep_load's @version) */
   WlShareCache *shares; /* drive shares shared by the points (the Zipf sum is most of a bound) */
   GPtrArray *fixed;     /* char *: the overrides of every point, "key=value" (set:, then --set) */
   char *overrides;      /* them joined by "; ", the overrides column */
@@ -90,7 +92,7 @@ static const SimConfField sweep_schema[] = {
   { .key = "capacity_latency", .type = SIM_CONF_T_ENUM, .offset = F(cap_latency), .def = "run",
     .enum_names = sweep_cap_latency_names,
     .doc = "mode capacity: the p99 criterion by DES runs at candidate loads, as ocasim capacity does (run), or by the "
-           "bound's M/M/1 estimate (bound: instant, about 10x pessimistic on the Rome box)" },
+           "bound's estimate (bound: instant; within 2-9 % of the DES's limit on the Rome boxes, docs/outputs.md)" },
   { .key = "replications", .type = SIM_CONF_T_INT, .offset = F(replications), .def = "1", .min = "1",
     .max = SWEEP_MAX_REPLICATIONS, .doc = "runs per point, each with its own seed (mode run)" },
   { .key = "seed", .type = SIM_CONF_T_INT64, .offset = F(seed), .def = "1", .min = "0", .doc = "the sweep seed" },
@@ -106,7 +108,7 @@ const SimConfField *sweep_conf_schema(void)
   return sweep_schema;
 }
 
-/* The five id columns, then the varied keys, then the outputs of the mode, then the error. */
+/* The six id columns, then the varied keys, then the outputs of the mode, then the error and the version. */
 static const SweepColumn id_columns[] = {
   { "point", SWEEP_COL_INT, "", "index of the point, 0-based, in the order of the sweep file's axes" },
   { "replication", SWEEP_COL_INT, "", "replication of the point, 0-based" },
@@ -170,12 +172,15 @@ static const SweepColumn capacity_columns[] = {
   { "latency_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where p99 reaches workload.latency_slo; empty: never" },
   { "saturation_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where a non-CPU resource saturates; empty: never" },
   { "latency_check", SWEEP_COL_STRING, "",
-    "how the p99 criterion was checked: run (DES runs, as ocasim capacity's latency_check.by) or bound (M/M/1)" },
+    "how the p99 criterion was checked: run (DES runs, as ocasim capacity's latency_check.by) or bound (the bound's estimate)" },
   { "latency_bound_gbps", SWEEP_COL_NUMBER, "Gb/s",
-    "the bound's M/M/1 estimate of the latency limit (beside the DES's, for comparison); empty: never" },
+    "the bound's estimate of the latency limit (beside the DES's, for comparison); empty: never" },
 };
 
 static const SweepColumn error_column = { "error", SWEEP_COL_STRING, "", "why the run failed; empty when it succeeded" };
+/* last in a run row and a summary row, as in every single command's CSV (cli/common.h) */
+static const SweepColumn version_column = { "ocasim_version", SWEEP_COL_STRING, "",
+                                            "the version of ocasim that wrote the row (ocasim --version)" };
 
 static void key_free(gpointer p)
 {
@@ -195,9 +200,11 @@ void sweep_free(SweepSpec *s)
   workload_share_cache_free(s->shares);
   if (s->fixed) g_ptr_array_unref(s->fixed);
   g_free(s->overrides);
+  g_free(s->version);
   if (s->summary) {
     /* the NAME_mean / NAME_ci95 names follow point, the keys, runs and failed */
-    for (guint i = 1 + s->keys->len + 2; i < s->summary->len; i++) g_free((char *)g_array_index(s->summary, SweepColumn, i).name);
+    for (guint i = 1 + s->keys->len + 2; i + 1 < s->summary->len; i++)
+      g_free((char *)g_array_index(s->summary, SweepColumn, i).name);
     g_array_unref(s->summary);
   }
   if (s->keys) g_ptr_array_unref(s->keys);
@@ -509,7 +516,9 @@ static void build_columns(SweepSpec *s)
   g_array_append_vals(s->columns, report_columns, G_N_ELEMENTS(report_columns));
   if (s->mode == SWEEP_RUN) g_array_append_vals(s->columns, run_columns, G_N_ELEMENTS(run_columns));
   s->n_outputs = s->columns->len - s->first_output;
+  s->error_col = s->columns->len;
   g_array_append_val(s->columns, error_column);
+  g_array_append_val(s->columns, version_column);
 
   /* summary: point, the keys, runs, failed, NAME_mean and NAME_ci95 per numeric output */
   s->summary = g_array_new(FALSE, FALSE, sizeof(SweepColumn));
@@ -531,6 +540,7 @@ static void build_columns(SweepSpec *s)
     g_array_append_val(s->summary, mean);
     g_array_append_val(s->summary, ci);
   }
+  g_array_append_val(s->summary, version_column);
 }
 
 /* The command line's overrides: "key.path=value" (--set), or "--OPTION=value" for an option
@@ -551,14 +561,16 @@ static gboolean apply_command_line(SimConfDoc *doc, const char *const *sets, GEr
 }
 
 SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
-                      GError **error)
+                      const char *version, GError **error)
 {
+  g_return_val_if_fail(version != NULL, NULL);
   g_autoptr(SimConfDoc) doc = sim_conf_load_file(path, error);
   if (!doc) return NULL;
   const SimConfNode *root = sim_conf_doc_root(doc);
   SweepConf c = { 0 };
   g_autoptr(SweepSpec) s = g_new0(SweepSpec, 1);
   s->file = g_strdup(path);
+  s->version = g_strdup(version);
   s->keys = g_ptr_array_new_with_free_func(key_free);
   s->axes = g_array_new(FALSE, FALSE, sizeof(SweepAxis));
   s->n_points = 1;
@@ -847,6 +859,7 @@ static void fill_ids(const SweepSpec *s, guint run, SweepRow *row)
   set_str(&row->cells[COL_SCENARIO], s->scenario_name);
   set_str(&row->cells[COL_MODE], sweep_mode_names[s->mode]);
   set_str(&row->cells[COL_OVERRIDES], s->overrides);
+  set_str(&row->cells[s->error_col + 1], s->version);
   if (!s->seed_varied) set_int(&row->cells[COL_SEED], (gint64)sweep_seed(s, p, r));
   set_key_cells(s, p, row);
 }
@@ -904,9 +917,9 @@ SweepRow *sweep_run(const SweepSpec *s, guint run)
       g_clear_pointer(&c->s, g_free);
       c->missing = TRUE;
     }
-    set_str(&row->cells[row->n - 1], error ? error->message : "failed");
+    set_str(&row->cells[s->error_col], error ? error->message : "failed");
   } else {
-    set_str(&row->cells[row->n - 1], "");
+    set_str(&row->cells[s->error_col], "");
   }
   demand_free(m);
   app_scenario_info_clear(&info);
@@ -1071,6 +1084,12 @@ SweepRow *sweep_row_parse_json(const SweepSpec *s, const char *line, GError **er
                 "point %" G_GINT64_FORMAT " replication %" G_GINT64_FORMAT " is not in this sweep", point, rep);
     return NULL;
   }
+  /* rows of another ocasim are not this sweep's: a resume must not mix two versions' rows in one file */
+  const char *v = row->cells[s->error_col + 1].s;
+  if (!v || strcmp(v, s->version)) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "written by ocasim %s, this is ocasim %s", v ? v : "(none)", s->version);
+    return NULL;
+  }
   set_key_cells(s, (guint)point, row);
   return g_steal_pointer(&row);
 }
@@ -1102,7 +1121,7 @@ void sweep_summary_append(const SweepSpec *s, guint point, SweepRow *const *rows
   set_int(&sum->cells[col++], point);
   for (guint k = 0; k < s->keys->len; k++) set_str(&sum->cells[col++], sweep_value(s, point, k));
   guint ok = 0;
-  for (guint r = 0; r < n; r++) ok += !*rows[r]->cells[rows[r]->n - 1].s;
+  for (guint r = 0; r < n; r++) ok += !*rows[r]->cells[s->error_col].s;
   set_int(&sum->cells[col++], ok);
   set_int(&sum->cells[col++], n - ok);
   g_autofree double *x = g_new(double, MAX(n, 1));
@@ -1130,5 +1149,6 @@ void sweep_summary_append(const SweepSpec *s, guint point, SweepRow *const *rows
     set_num(&sum->cells[col++], mean);
     set_num(&sum->cells[col++], hw);
   }
+  set_str(&sum->cells[col++], s->version);
   append_row((const SweepColumn *)(void *)s->summary->data, s->summary->len, sum, json, out);
 }

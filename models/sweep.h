@@ -37,8 +37,9 @@
  *
  * Results: one row per run, its columns sweep_columns(): point, replication, scenario, mode,
  * seed, overrides (the fixed ones: set: and --set), one column per varied key named by its key path (the value as the sweep file writes
- * it; a varied `seed` is the seed column, not a second one), the headline outputs of the mode (docs/outputs.md), and error (empty when the run
- * succeeded; then every output is empty). Rows are written as CSV or JSON Lines by
+ * it; a varied `seed` is the seed column, not a second one), the headline outputs of the mode (docs/outputs.md), error (empty when the run
+ * succeeded; then every output is empty) and, last, ocasim_version (the version string the caller loaded the
+ * sweep with, `ocasim --version`: every row and summary row carries it, as every single command's row does). Rows are written as CSV or JSON Lines by
  * sweep_row_append_csv / _json; sweep_summary_* gives, for replicated sweeps, the mean and 95 %
  * confidence half-width (Student t over the replications) of each numeric output per point.
  * No global state: a loaded spec is only read by sweep_run(), so threads share one.
@@ -56,7 +57,7 @@ APP_ENUM_DECLARE(sweep_mode);
 
 /* capacity_latency: how mode capacity checks the p99 criterion: run, with DES runs (`ocasim run`)
  * at candidate loads as `ocasim capacity` does (appliance_capacity_des), or bound, the bound's
- * M/M/1 estimate (appliance_capacity: instant, but about 10x pessimistic on the Rome box). */
+ * estimate (appliance_capacity: instant; within 2-9 % of the DES's limit on the Rome boxes). */
 #define SWEEP_CAP_LATENCY_MAP(X) X(SWEEP_CAP_LATENCY_RUN, "run") X(SWEEP_CAP_LATENCY_BOUND, "bound")
 typedef enum { SWEEP_CAP_LATENCY_MAP(APP_ENUM_ID) SWEEP_CAP_LATENCY_COUNT } SweepCapLatency;
 APP_ENUM_DECLARE(sweep_cap_latency);
@@ -98,13 +99,15 @@ const SimConfField *sweep_conf_schema(void);
  *  option that stands for the top-level KEY, e.g. --duration, named so in messages; may be NULL), then checks
  *  every value to vary as described above.  @seed, when >= 0, replaces the file's sweep seed.
  *  @includes: where the scenario's platform may come from (NULL: sim_conf_load_with_include()).
+ *  @version: the ocasim_version column of every row (`ocasim --version`; must not be NULL).
  *  Errors: SIM_CONF_ERROR located in the sweep file (or in the scenario for a bad scenario);
  *  a CLI maps them to exit status 2.  Returns: (transfer full) or NULL. */
 SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
-                      GError **error);
+                      const char *version, GError **error);
 void sweep_free(SweepSpec *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepSpec, sweep_free)
 
+/* The sweep file's mode: what every run evaluates (bound, run or capacity). */
 SweepMode sweep_mode(const SweepSpec *s);
 /* Points (the product of the axes' lengths), replications per point, runs (their product);
  *  run i is point i / replications, replication i % replications. */
@@ -144,7 +147,8 @@ void sweep_csv_header(const SweepSpec *s, GString *out);
 void sweep_row_append_csv(const SweepSpec *s, const SweepRow *row, GString *out);
 void sweep_row_append_json(const SweepSpec *s, const SweepRow *row, GString *out);
 /* Reads back a JSON Lines row written by sweep_row_append_json (for resume and summaries).
- *  Errors: not a JSON object, a column missing or of the wrong type. */
+ *  Errors: not a JSON object, a column missing or of the wrong type, a point or replication not
+ *  in this sweep, an ocasim_version other than the spec's (a row of another build of ocasim). */
 SweepRow *sweep_row_parse_json(const SweepSpec *s, const char *line, GError **error);
 /* Whether the JSON Lines @line (as sweep_row_append_json writes it) is run @run of this very
  *  sweep: its id and input columns (point, replication, scenario, mode, seed, overrides, the

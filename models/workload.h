@@ -113,6 +113,7 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
  * Zipf sum over every title is most of a bound evaluation's time. Owned by its caller, locked
  * inside, so threads share one; an entry is keyed by everything workload_drive_shares() reads. */
 typedef struct WlShareCache WlShareCache;
+/* An empty cache (transfer full: workload_share_cache_free); freeing NULL is allowed. */
 WlShareCache *workload_share_cache_new(void);
 void workload_share_cache_free(WlShareCache *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(WlShareCache, workload_share_cache_free)

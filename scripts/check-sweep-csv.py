@@ -7,7 +7,7 @@ import sys
 import pandas as pd
 
 prefix, rows = sys.argv[1], int(sys.argv[2])
-csv = pd.read_csv(prefix + ".csv", dtype={"error": "string"})
+csv = pd.read_csv(prefix + ".csv", dtype={"error": "string", "ocasim_version": "string"})
 jsonl = pd.read_json(prefix + ".jsonl", lines=True)
 for name, df in (("csv", csv), ("jsonl", jsonl)):
     assert len(df) == rows, f"{name}: {len(df)} rows, expected {rows}"
@@ -22,6 +22,8 @@ optional = {"requests_rejected": "int64", "steady_state": "bool", "p99_ci95_ms":
             "throughput_ci95_gbps": "float64", "nics[0].count": "int64", "topology.links[0].dlwm": "bool",
             "software.placement": "object", "offered_gbps": "float64"}
 ok = (csv["error"].isna() | (csv["error"] == "")).all()
+assert list(csv.columns)[-1] == "ocasim_version" and csv["ocasim_version"].nunique() == 1 \
+    and csv["ocasim_version"].notna().all(), "csv: ocasim_version is not one version on every row"
 for col, dt in list(want.items()) + [(c, d) for c, d in optional.items() if c in csv.columns]:
     got = str(csv[col].dtype)
     assert got == dt or (not ok and col in optional), f"csv {col}: dtype {got}, expected {dt}"

@@ -48,6 +48,7 @@ G_BEGIN_DECLS
  *  `FILE:LINE:COL: key.path: message` (path omitted at the document root,
  *  LINE:COL omitted for override values). A CLI maps this domain to exit status 2. */
 #define SIM_CONF_ERROR (sim_conf_error_quark())
+/* The quark of that domain (SIM_CONF_ERROR). */
 GQuark sim_conf_error_quark(void);
 
 typedef enum {

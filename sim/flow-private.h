@@ -549,6 +549,7 @@ static inline void clock_swap_res(SimFlowClock *c, uint32_t a, uint32_t b)
   c->res[b].res->cusers[c->res[b].upos].idx = b;
 }
 
+/* Queues @g (once) among the groups whose flows changed since the last solve. */
 static inline void mark_changed(SimFlowNet *net, SimFlowGroup *g)
 {
   if (!g->changed) {
@@ -557,6 +558,7 @@ static inline void mark_changed(SimFlowNet *net, SimFlowGroup *g)
   }
 }
 
+/* Whether rates are stale: a group changed, or a resource (saturated and losing a group, or of changed capacity) waits as a seed. */
 static inline bool dirty(const SimFlowNet *net)
 {
   return net->n_changed || net->n_seeds;

@@ -76,6 +76,7 @@ typedef enum {
      *  its rate would be infinite. */
   SIM_FLOW_ERROR_UNBOUNDED,
 } SimFlowError;
+/* The quark of that domain (SIM_FLOW_ERROR). */
 GQuark sim_flow_error_quark(void);
 
 /* Called when @flow has delivered all its bytes, from the net's event at
@@ -103,6 +104,10 @@ typedef struct {
   double slowdown_sum;   /* sum of response / alone */
 } SimFlowStats;
 
+/* Figures of a resource's statistics over their window (0 before any time has passed, or, for the
+ * per-flow means, before a flow completed): the busy share of the time (0..1), the units served
+ * per second, the mean number of flows using it, the flows' mean response time (s) and their mean
+ * slowdown (response / alone, >= 1). */
 static inline double sim_flow_stats_utilisation(const SimFlowStats *s)
 {
   return s->elapsed_s > 0 ? s->busy_area_s / s->elapsed_s : 0.0;
@@ -163,6 +168,7 @@ SimFlowResource *sim_flow_net_add_resource(SimFlowNet *net, const char *name, do
 /* Changes the capacity (> 0, units/s) from now on; rates are re-shared. */
 void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, double capacity_per_s);
 
+/* The resource's capacity now, in units/s. */
 double sim_flow_resource_capacity(const SimFlowResource *res);
 
 /* Number of active flows using @res (at > 0 units/byte). */
@@ -213,6 +219,7 @@ double sim_flow_rate_Bps(SimFlow *flow);
 /* Bytes @flow has still to deliver now. */
 double sim_flow_remaining_bytes(const SimFlow *flow);
 
+/* Simulated time at which @flow started, ns. */
 sim_time_ns sim_flow_start_ns(const SimFlow *flow);
 /* Time @flow would take alone (capacities at its start), in seconds. */
 double sim_flow_alone_s(const SimFlow *flow);

@@ -87,6 +87,7 @@ typedef struct {
   int batches;
 } SimCi;
 
+/* An empty set (transfer full: sim_stats_free, which frees its statistics too; NULL is allowed). */
 SimStats *sim_stats_new(void);
 void sim_stats_free(SimStats *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimStats, sim_stats_free)

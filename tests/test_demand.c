@@ -207,6 +207,27 @@ START_TEST(test_sizing_ignores_line_rate)
 }
 END_TEST
 
+/* The capacity load is not an overload: a load-dependent model re-solved at an offered load equal
+ * to its own X* (the capacity command runs there) lands within the solvers' precision of it, on
+ * either side, and is not reported as offering more than the box serves; 1e-6 above it is. */
+START_TEST(test_capacity_load_not_overloaded)
+{
+  const SizingCase *c = &sizing_cases[_i];
+  g_autofree Appliance *a = load_sets(c->file, c->sets, NULL);
+  g_autoptr(GError) e = NULL;
+  g_autoptr(DemandModel) m = demand_build(a, &e);
+  ck_assert_msg(m != NULL, "%s", e ? e->message : "");
+  g_autofree char *at = g_strdup_printf("workload.offered=%.17g b/s", m->sat_Bps * 8);
+  g_autofree Appliance *b = load_sets(c->file, c->sets, at);
+  g_autoptr(DemandModel) mb = demand_build(b, &e);
+  ck_assert_msg(mb != NULL, "%s", e ? e->message : "");
+  ck_assert_msg(fabs(mb->sat_Bps / m->sat_Bps - 1) <= 1e-10, "%s: X* %.17g vs %.17g", c->file, mb->sat_Bps, m->sat_Bps);
+  ck_assert(!demand_overloaded(b->wl.offered_gbps * 1e9 / 8, mb->sat_Bps));
+  ck_assert(demand_overloaded(mb->sat_Bps * (1 + 1e-6), mb->sat_Bps));
+  ck_assert(!demand_overloaded(mb->sat_Bps * (1 + 1e-12), mb->sat_Bps));
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("demand");
@@ -216,6 +237,7 @@ int main(void)
   tcase_add_test(tc, test_rule_on_synthetic_utilisations);
   tcase_add_loop_test(tc, test_sizing_fixed_point, 0, (int)G_N_ELEMENTS(sizing_cases));
   tcase_add_loop_test(tc, test_sizing_ignores_line_rate, 0, (int)G_N_ELEMENTS(sizing_cases));
+  tcase_add_loop_test(tc, test_capacity_load_not_overloaded, 0, (int)G_N_ELEMENTS(sizing_cases));
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

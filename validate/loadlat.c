@@ -103,6 +103,23 @@ static uint64_t loaded_lines(LoadArg *arg, int threads)
   return n;
 }
 
+/* Chases the chain from *p, HOPS_PER_CHECK hops between clock readings, from the reading @now_ns
+ * until one reaches @until_ns: returns the hops; *p is where the chase stands, *end_ns the last
+ * reading. */
+static uint64_t chase_until(volatile const uint64_t **p, int64_t now_ns, int64_t until_ns, int64_t *end_ns)
+{
+  volatile const uint64_t *q = *p;
+  uint64_t hops = 0;
+  while (now_ns < until_ns) {
+    for (int i = 0; i < HOPS_PER_CHECK; i++) q = (const uint64_t *)(uintptr_t)*q;
+    hops += HOPS_PER_CHECK;
+    now_ns = val_now_ns();
+  }
+  *p = q;
+  *end_ns = now_ns;
+  return hops;
+}
+
 /* One point: the chase for `seconds` with `threads` loaders at `delay` (the calling thread
  * chases on CPU 0; its affinity is restored after). */
 static void measure_point(uint64_t *chain, uint64_t **bufs, size_t load_words, int threads, int delay, double seconds,
@@ -120,18 +137,12 @@ static void measure_point(uint64_t *chain, uint64_t **bufs, size_t load_words, i
   pthread_getaffinity_np(pthread_self(), sizeof old, &old);
   val_pin_self(0);
   volatile const uint64_t *p = chain;
-  uint64_t hops = 0;
   /* a short warm-up: the loaders reach speed, the chase leaves the cached lines */
-  int64_t deadline = val_now_ns() + (int64_t)(0.05e9);
-  while (val_now_ns() < deadline)
-    for (int i = 0; i < HOPS_PER_CHECK; i++) p = (const uint64_t *)(uintptr_t)*p;
+  int64_t now = val_now_ns();
+  chase_until(&p, now, now + (int64_t)(0.05e9), &now);
   uint64_t lines0 = loaded_lines(arg, threads);
-  int64_t start = val_now_ns(), end = start + (int64_t)(seconds * 1e9), now = start;
-  while (now < end) {
-    for (int i = 0; i < HOPS_PER_CHECK; i++) p = (const uint64_t *)(uintptr_t)*p;
-    hops += HOPS_PER_CHECK;
-    now = val_now_ns();
-  }
+  int64_t start = val_now_ns();
+  uint64_t hops = chase_until(&p, start, start + (int64_t)(seconds * 1e9), &now);
   uint64_t lines1 = loaded_lines(arg, threads);
   atomic_store(&stop, 1);
   for (int t = 0; t < threads; t++) pthread_join(tid[t], NULL);

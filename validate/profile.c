@@ -89,7 +89,8 @@ static void cost_line(GString *s, const ValHostProfile *p, const char *key, ValP
     g_string_append_printf(s, "   # %s, microbenchmark or start value (not fitted)\n", val_param_unit(k));
 }
 
-char *val_host_costs_source(const ValHostProfile *p, const ValProbe *pr)
+/* The cost profile's source line for this host: host name, CPU model, CPUs, clock and the day. */
+static char *costs_source(const ValHostProfile *p, const ValProbe *pr)
 {
   g_autoptr(GDateTime) now = g_date_time_new_now_utc();
   g_autofree char *day = g_date_time_format(now, "%Y-%m-%d");
@@ -123,6 +124,12 @@ char *val_host_costs_yaml(const ValHostProfile *p, const char *source)
   g_string_append(s, "  # segment_cycles, interrupt_cycles: not measured (loopback has no NIC and no interrupts): the\n"
                      "  # model's cited figures apply (models/coeffs.c)\n");
   return g_string_free(s, FALSE);
+}
+
+char *val_host_costs_yaml_here(const ValHostProfile *p, const ValProbe *pr)
+{
+  g_autofree char *src = costs_source(p, pr);
+  return val_host_costs_yaml(p, src);
 }
 
 double val_host_memory_GBps(const ValHostProfile *p, const ValMicrobench *mb, const char **what)
@@ -204,8 +211,7 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
                   "software:\n  data_path: read_write   # user-space TLS; sendfile: plain HTTP; sendfile_sw_ktls: kernel TLS\n");
   g_string_append(s, "workload:\n  offered: saturate\n  titles: 1\n  request_size: 1 MiB\n"
                      "  cpu_cap: 100 %   # share of the CPUs this workload has (validate: CPUs minus other tenants' load)\n");
-  g_autofree char *src = val_host_costs_source(p, pr);
-  g_autofree char *costs = val_host_costs_yaml(p, src);
+  g_autofree char *costs = val_host_costs_yaml_here(p, pr);
   g_string_append(s, costs);
   g_string_append(s, "loopback:   # the loopback test's own parameters (the crypto, copy and request costs: costs:)\n");
   for (int k = 0; k < VAL_P_COUNT; k++)

@@ -39,8 +39,9 @@ gboolean val_host_profile_check(const char *profile_yaml, GError **error);
  * file takes its measured costs with `platform: host-costs.yaml`. source: where the values come
  * from (host, CPU, date). */
 char *val_host_costs_yaml(const ValHostProfile *p, const char *source);
-/* The cost profile's source line for this host: host name, CPU model, CPUs, clock and the day. */
-char *val_host_costs_source(const ValHostProfile *p, const ValProbe *probe);
+/* val_host_costs_yaml with this host's source line (host name, the CPU model of probe, which may
+ * be NULL, CPUs, clock and the day): the block host-profile.yaml and host-costs.yaml carry. */
+char *val_host_costs_yaml_here(const ValHostProfile *p, const ValProbe *probe);
 
 /* The memory capacity host-profile.yaml gives, GB/s: the best bus bandwidth the microbenchmark
  * measured (read, write or copy at any thread count), raised to what the measured runs pulled

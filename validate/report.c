@@ -44,20 +44,17 @@ static gboolean set_contents(const char *path, const char *text, GError **error)
 
 /* ---- host-profile.yaml ---------------------------------------------------------- */
 
-/* Writes the fitted host profile as a platform file of the appliance schema (a loopback
- * NIC, the `costs:` cost profile and the `loopback:` test, validate/profile.h) to path,
+/* Writes the fitted host profile @text (val_host_profile_yaml: a platform file of the appliance
+ * schema with a loopback NIC, the `costs:` cost profile and the `loopback:` test) to path,
  * host-costs.yaml next to it (the `costs:` block alone, for a lab server's platform file) and
  * host-scenario.yaml (the reference test on that platform), so `ocasim bound|run
  * DIR/host-scenario.yaml` and `ocasim bound DIR/host-profile.yaml` work. */
-static gboolean val_report_write_host_profile(const ValReport *r, const char *path, GError **error)
+static gboolean val_report_write_host_profile(const ValReport *r, const char *path, const char *text, GError **error)
 {
-  g_autofree char *text =
-      r->profile_yaml ? g_strdup(r->profile_yaml) : val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
   if (!set_contents(path, text, error)) return FALSE;
   g_autofree char *dir = g_path_get_dirname(path);
   /* the cost profile alone, for a lab server's platform file (`platform: host-costs.yaml`) */
-  g_autofree char *src = val_host_costs_source(&r->profile, r->probe);
-  g_autofree char *costs = val_host_costs_yaml(&r->profile, src);
+  g_autofree char *costs = val_host_costs_yaml_here(&r->profile, r->probe);
   g_autofree char *cp = g_build_filename(dir, "host-costs.yaml", NULL);
   g_autofree char *costs_file =
       g_strconcat("# host-costs.yaml — this host's CPU cost profile, measured by `ocasim validate`: the\n"
@@ -406,7 +403,7 @@ gboolean val_report_write_all(const ValReport *r, GError **error)
     return FALSE;
   }
   g_unlink(rej);
-  return val_report_write_host_profile(r, y, error);
+  return val_report_write_host_profile(r, y, text, error);
 }
 
 void val_report_print_summary(const ValReport *r, FILE *f)
