@@ -61,6 +61,11 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
     case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
     case CAP_HEADROOM: {
       g_autofree char *lim = headroom_limits(a);
+      /* as the CPU's: above the saturation the limit is the demand the box would put on it */
+      if (c->headroom_res[0] && c->limit_gbps[CAP_HEADROOM] > c->limit_gbps[CAP_SATURATION])
+        return g_strdup_printf("%s's demand reaches its workload.headroom limit %g %%; above saturation: headroom "
+                               "were the saturated resource larger; limits: %s",
+                               c->headroom_res, c->headroom_limit * 100, lim);
       if (c->headroom_res[0])
         return g_strdup_printf("%s reaches its workload.headroom limit %g %%; limits: %s", c->headroom_res,
                                c->headroom_limit * 100, lim);

@@ -825,7 +825,7 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
       SweepCell *x = o + G_N_ELEMENTS(capacity_columns);
       if (s->headroom) {
         set_num(&x[0], c.limit_gbps[CAP_HEADROOM]);
-        set_str(&x[1], c.headroom_res);
+        set_str(&x[1], c.headroom_res[0] ? c.headroom_res : NULL);
         set_num(&x[2], c.headroom_res[0] ? c.headroom_limit * 100 : NAN);
         x += G_N_ELEMENTS(headroom_columns);
       }
