@@ -1,6 +1,8 @@
 /* cli/cmd_capacity.c — `ocasim capacity FILE`: the largest offered load that meets the health
  * criteria (CPU at or below its cap, NIC output drops at or below workload.drop_max, p99 request
- * latency within workload.latency_slo, no other resource saturated), found by GSL root
+ * latency within workload.latency_slo, no other resource saturated, and, where workload.headroom
+ * sets them, every DRAM node, fabric link, PCIe link, drive, NIC port or TLS engine at or below
+ * its kind's limit), found by GSL root
  * bracketing (models/appliance_capacity.h). Prints the limiting criterion, each criterion's
  * limit, and the bound-mode report at the capacity load. */
 #include <math.h>
@@ -12,6 +14,23 @@
 #include "models/appliance_report.h"
 #include "sim/csv.h"
 #include "sim/json.h"
+
+/* The workload.headroom limits set, "dram 85 %, pcie 90 %" (transfer full). */
+static char *headroom_limits(const Appliance *a)
+{
+  GString *s = g_string_new(NULL);
+  for (int k = 0; k < RK_COUNT; k++) {
+    double h = capacity_headroom(&a->wl, (ResKind)k);
+    if (h > 0) g_string_append_printf(s, "%s%s %g %%", s->len ? ", " : "", demand_kind_names[k], h * 100);
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* Whether criterion @k is reported: every one but the headroom when no workload.headroom is set. */
+static gboolean criterion_shown(CapCriterion k, const CapacityResult *c)
+{
+  return k != CAP_HEADROOM || c->headroom_on;
+}
 
 /* What each criterion's limit means, for the table (the scenario's own thresholds). */
 static char *criterion_meaning(CapCriterion k, const Appliance *a, const CapacityResult *c)
@@ -41,6 +60,18 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
       return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's estimate", a->wl.latency_slo_ns / 1e6);
     }
     case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
+    case CAP_HEADROOM: {
+      g_autofree char *lim = headroom_limits(a);
+      /* as the CPU's: above the saturation the limit is the demand the box would put on it */
+      if (c->headroom_res[0] && c->limit_gbps[CAP_HEADROOM] > c->limit_gbps[CAP_SATURATION])
+        return g_strdup_printf("%s's demand reaches its workload.headroom limit %g %%; above saturation: headroom "
+                               "were the saturated resource larger; limits: %s",
+                               c->headroom_res, c->headroom_limit * 100, lim);
+      if (c->headroom_res[0])
+        return g_strdup_printf("%s reaches its workload.headroom limit %g %%; limits: %s", c->headroom_res,
+                               c->headroom_limit * 100, lim);
+      return g_strdup_printf("a resource reaches its kind's workload.headroom limit (%s; 100 %%: the saturation criterion)", lim);
+    }
     default: g_assert_not_reached();
   }
 }
@@ -55,8 +86,31 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     sim_json_string(b, "limiting_criterion", capacity_criterion_name(c->limiting));
     json_builder_set_member_name(b, "criteria");
     json_builder_begin_object(b);
-    for (int k = 0; k < CAP_COUNT; k++) sim_json_number(b, capacity_criterion_name((CapCriterion)k), c->limit_gbps[k]);
+    for (int k = 0; k < CAP_COUNT; k++)
+      if (criterion_shown((CapCriterion)k, c)) sim_json_number(b, capacity_criterion_name((CapCriterion)k), c->limit_gbps[k]);
     json_builder_end_object(b);
+    if (c->headroom_on) {
+      /* the limits set and the resource at its limit at the headroom criterion's limit */
+      json_builder_set_member_name(b, "headroom");
+      json_builder_begin_object(b);
+      json_builder_set_member_name(b, "limits_pct");
+      json_builder_begin_object(b);
+      for (int k = 0; k < RK_COUNT; k++) {
+        double h = capacity_headroom(&a->wl, (ResKind)k);
+        if (h > 0) sim_json_number(b, demand_kind_names[k], h * 100);
+      }
+      json_builder_end_object(b);
+      if (c->headroom_res[0]) {
+        sim_json_string(b, "resource", c->headroom_res);
+        sim_json_number(b, "limit_pct", c->headroom_limit * 100);
+      } else {
+        json_builder_set_member_name(b, "resource");
+        json_builder_add_null_value(b);
+        json_builder_set_member_name(b, "limit_pct");
+        json_builder_add_null_value(b);
+      }
+      json_builder_end_object(b);
+    }
     json_builder_set_member_name(b, "latency_check");
     json_builder_begin_object(b);
     sim_json_string(b, "by", c->latency_des ? "run" : "bound");
@@ -78,9 +132,12 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     return;
   }
   if (fmt == CLI_FORMAT_CSV) {
-    g_string_append(out, "scenario,seed,overrides,capacity_gbps,criterion,limit_gbps,limiting\n");
+    /* with workload.headroom set, two more columns: the resource at its headroom limit and that limit */
+    g_string_append(out, "scenario,seed,overrides,capacity_gbps,criterion,limit_gbps,limiting");
+    g_string_append(out, c->headroom_on ? ",resource,headroom_pct\n" : "\n");
     g_autofree char *ov = rep->overrides ? g_strjoinv("; ", rep->overrides) : g_strdup("");
     for (int k = 0; k < CAP_COUNT; k++) {
+      if (!criterion_shown((CapCriterion)k, c)) continue;
       sim_csv_field(out, rep->scenario);
       g_string_append_printf(out, ",%" G_GUINT64_FORMAT ",", rep->seed);
       sim_csv_field(out, ov);
@@ -88,7 +145,18 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
       sim_csv_number_exact(out, c->capacity_gbps); /* empty: no limit */
       g_string_append_printf(out, ",%s,", capacity_criterion_name((CapCriterion)k));
       sim_csv_number_exact(out, c->limit_gbps[k]); /* empty: never reached */
-      g_string_append(out, k == (int)c->limiting && isfinite(c->capacity_gbps) ? ",true\n" : ",false\n");
+      g_string_append(out, k == (int)c->limiting && isfinite(c->capacity_gbps) ? ",true" : ",false");
+      if (c->headroom_on) {
+        g_string_append_c(out, ',');
+        if (k == CAP_HEADROOM && c->headroom_res[0]) {
+          sim_csv_field(out, c->headroom_res);
+          g_string_append_c(out, ',');
+          sim_csv_number_exact(out, c->headroom_limit * 100);
+        } else {
+          g_string_append_c(out, ',');
+        }
+      }
+      g_string_append_c(out, '\n');
     }
     return;
   }
@@ -98,9 +166,13 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
   else if (c->capacity_gbps <= 0)
     g_string_append_printf(out, "capacity:   none: no offered load meets the %s criterion, not even a trickle (%.3g Gb/s)\n",
                            capacity_criterion_name(c->limiting), c->probe_floor_gbps);
+  else if (c->limiting == CAP_HEADROOM)
+    g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by headroom on %s (%g %%)\n", c->capacity_gbps, c->headroom_res,
+                           c->headroom_limit * 100);
   else
     g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by %s\n", c->capacity_gbps, capacity_criterion_name(c->limiting));
   for (int k = 0; k < CAP_COUNT; k++) {
+    if (!criterion_shown((CapCriterion)k, c)) continue;
     g_autofree char *what = criterion_meaning((CapCriterion)k, a, c);
     if (isinf(c->limit_gbps[k]) && k == CAP_LATENCY && c->latency_des && isfinite(c->des_at_gbps))
       /* the DES checks the latency only up to the other criteria's limit, not beyond it */
@@ -123,7 +195,8 @@ int cmd_capacity(int argc, char **argv)
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Largest offered load of the appliance scenario in FILE that keeps the CPU at or below its cap,\n"
                  "NIC output drops at or below workload.drop_max and p99 latency within workload.latency_slo\n"
-                 "(measured by ocasim run at candidate loads).",
+                 "(measured by ocasim run at candidate loads), and every resource at or below its kind's\n"
+                 "workload.headroom limit where the scenario sets one.",
                  CLI_OPT_OUTPUT | CLI_OPT_PROGRESS | CLI_OPT_TIMED, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;

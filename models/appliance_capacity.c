@@ -14,6 +14,38 @@ typedef struct {
   CapCriterion c;
 } CapCtx;
 
+double capacity_headroom(const Workload *w, ResKind k)
+{
+  const WlHeadroom *h = &w->headroom;
+  switch (k) {
+    case RK_DRAM: return h->dram;
+    case RK_FABRIC: return h->fabric;
+    case RK_PCIE: return h->pcie;
+    case RK_NVME: return h->nvme;
+    case RK_NIC_PORT: return h->nic_port;
+    case RK_NIC_TLS: return h->nic_tls;
+    default: return 0.0;
+  }
+}
+
+/* The headroom criterion at @r: the largest offered utilisation minus its kind's limit over the
+ * resources with a limit below 1 (-1 when none), with that resource's index in *@at (-1: none).
+ * A limit of 1 is the saturation criterion's and is left to it. */
+static double headroom_excess(const Appliance *a, const DemandModel *m, const BoundResult *r, int *at)
+{
+  double v = -1;
+  int arg = -1;
+  for (int i = 0; i < m->n_res; i++) {
+    double h = capacity_headroom(&a->wl, m->res[i].kind);
+    if (h > 0 && h < 1 && r->offered_util[i] - h > v) {
+      v = r->offered_util[i] - h;
+      arg = i;
+    }
+  }
+  if (at) *at = arg;
+  return v;
+}
+
 static double g_of(double L, void *p)
 {
   const CapCtx *x = p;
@@ -35,6 +67,7 @@ static double g_of(double L, void *p)
       for (int i = 0; i < x->m->n_res; i++)
         if (x->m->res[i].kind != RK_CPU) v = MAX(v, r->offered_util[i] - 1.0);
       return v;
+    case CAP_HEADROOM: return headroom_excess(x->a, x->m, r, NULL);
     default: g_assert_not_reached();
   }
 }
@@ -54,7 +87,14 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
   out->capacity_gbps = INFINITY;
   out->limiting = CAP_SATURATION;
   out->iterations = 0;
-  for (int c = 0; c < CAP_COUNT; c++) {
+  out->headroom_on = FALSE;
+  for (int k = 0; k < RK_COUNT; k++) out->headroom_on |= capacity_headroom(&a->wl, (ResKind)k) > 0;
+  out->headroom_res[0] = '\0';
+  out->headroom_limit = 0;
+  /* headroom off: never reached, without a bound evaluation (it comes last) */
+  out->limit_gbps[CAP_HEADROOM] = INFINITY;
+  int n_crit = out->headroom_on ? CAP_COUNT : CAP_HEADROOM;
+  for (int c = 0; c < n_crit; c++) {
     CapCtx ctx = { a, m, (CapCriterion)c };
     gsl_function F = { .function = g_of, .params = &ctx };
     double hi_c = hi, glo = g_of(lo, &ctx), ghi = g_of(hi_c, &ctx);
@@ -88,9 +128,18 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
       root = gsl_root_fsolver_x_lower(s);
     }
     out->limit_gbps[c] = root;
+    if (c == CAP_HEADROOM && isfinite(root)) { /* the resource at its limit there (at the probe floor: the first over it) */
+      g_autoptr(BoundResult) r = bound_eval(a, m, MAX(root, lo));
+      int at;
+      headroom_excess(a, m, r, &at);
+      if (at >= 0) {
+        g_strlcpy(out->headroom_res, m->res[at].name, sizeof out->headroom_res);
+        out->headroom_limit = capacity_headroom(&a->wl, m->res[at].kind);
+      }
+    }
     g_debug("capacity: criterion %s met with equality at %.6g Gb/s (bracket %.6g..%.6g Gb/s)",
             capacity_criterion_name((CapCriterion)c), root, lo, hi_c);
-    sim_observer_progress(obs, c + 1, CAP_COUNT);
+    sim_observer_progress(obs, c + 1, n_crit);
     if (root < out->capacity_gbps) {
       out->capacity_gbps = root;
       out->limiting = (CapCriterion)c;
@@ -195,7 +244,7 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
 
 const char *capacity_criterion_name(CapCriterion c)
 {
-  static const char *const n[CAP_COUNT] = { "cpu", "drops", "latency", "saturation" };
+  static const char *const n[CAP_COUNT] = { "cpu", "drops", "latency", "saturation", "headroom" };
   return c < CAP_COUNT ? n[c] : "?";
 }
 

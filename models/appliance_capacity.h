@@ -8,7 +8,11 @@
  *              (appliance_capacity; appliance_bound.h, within 2-9 % of the DES's limit on the
  *              Rome boxes), or measured by the DES at candidate loads (appliance_capacity_des,
  *              what `ocasim capacity` uses);
- *   saturation busiest non-CPU resource's offered utilisation minus 1.
+ *   saturation busiest non-CPU resource's offered utilisation minus 1;
+ *   headroom   the largest, over the resources of each kind workload.headroom limits, of the
+ *              offered utilisation minus that kind's limit (a planner's margin: DRAM at most
+ *              85 %, ...); a kind at 100 % is the saturation criterion's own limit and adds
+ *              nothing; no kind set (the default): never reached, and reports leave it out.
  * For each criterion the root of g_k in [L_lo, L_hi] is found by GSL root bracketing (Brent),
  * L_lo = 1e-3 and L_hi = 2 x the saturation throughput, L_hi doubled while g_k(L_hi) <= 0 up to
  * CAPACITY_BRACKET_MAX x the saturation (a limit beyond that is "never reached"), so that a
@@ -27,7 +31,7 @@
  * a criterion met only beyond it is reported as never reached). */
 #define CAPACITY_BRACKET_MAX 1024.0
 
-typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_COUNT } CapCriterion;
+typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_HEADROOM, CAP_COUNT } CapCriterion;
 
 typedef struct {
   double capacity_gbps; /* largest healthy offered load */
@@ -43,11 +47,15 @@ typedef struct {
   double des_p50_ms, des_p50_ci95_ms; /* the DES p50 and its 95 % half-width at des_at_gbps */
   double des_p99_ms, des_p99_ci95_ms; /* the DES p99 and its 95 % half-width at des_at_gbps */
   int des_runs;                       /* DES runs the check took */
+  /* the headroom criterion (workload.headroom): on when any kind has a limit */
+  gboolean headroom_on;
+  char headroom_res[40]; /* the resource at its limit at limit_gbps[CAP_HEADROOM] ("" when never reached) */
+  double headroom_limit; /* that resource's kind's limit, fraction (0 when never reached) */
 } CapacityResult;
 
 /* Finds the capacity; FALSE with error if GSL fails. */
 gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityResult *out, GError **error);
-/* As appliance_capacity(), reporting progress to @obs (criteria done of CAP_COUNT; may be NULL). */
+/* As appliance_capacity(), reporting progress to @obs (criteria done of CAP_COUNT, of CAP_HEADROOM with the headroom off; may be NULL). */
 gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, const SimObserver *obs, CapacityResult *out,
                                      GError **error);
 /* As appliance_capacity_observed(), with the latency criterion taken from `ocasim run` (the
@@ -58,7 +66,11 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
  * each at the scenario's duration and seed. @info gives the run's duration. */
 gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const SimObserver *obs,
                                 CapacityResult *out, GError **error);
-/* The name of criterion @c as reports print it ("cpu", "drops", "latency", "saturation"); "?" out of range. */
+/* The utilisation limit, fraction, workload.headroom sets on resources of kind @k (0: none;
+ * kinds it has no key for, the CPU's included: 0). */
+double capacity_headroom(const Workload *w, ResKind k);
+/* The name of criterion @c as reports print it ("cpu", "drops", "latency", "saturation",
+ * "headroom"); "?" out of range. */
 const char *capacity_criterion_name(CapCriterion c);
 /* The bound-mode report at the capacity load of @c (mode "capacity"): sets a->wl.offered_gbps
  * to the capacity (a trickle of 1e-6 Gb/s when no load is healthy, since <= 0 would mean

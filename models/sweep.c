@@ -67,6 +67,7 @@ struct SweepSpec {
   WlShareCache *shares; /* drive shares shared by the points (the Zipf sum is most of a bound) */
   GPtrArray *fixed;     /* char *: the overrides of every point, "key=value" (set:, then --set) */
   char *overrides;      /* them joined by "; ", the overrides column */
+  gboolean headroom;    /* mode capacity with workload.headroom in the base or varied: its columns too */
 };
 
 /* The sweep file's top-level keys. */
@@ -166,7 +167,7 @@ static const SweepColumn run_columns[] = {
 /* Capacity: the capacity and each criterion's limit, before the report at the capacity load. */
 static const SweepColumn capacity_columns[] = {
   { "capacity_gbps", SWEEP_COL_NUMBER, "Gb/s", "largest healthy offered load; empty when no criterion limits it" },
-  { "limiting_criterion", SWEEP_COL_STRING, "", "cpu, drops, latency or saturation" },
+  { "limiting_criterion", SWEEP_COL_STRING, "", "cpu, drops, latency, saturation or headroom" },
   { "cpu_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where the busiest CPU node reaches its cap; empty: never" },
   { "drops_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where NIC drops reach workload.drop_max; empty: never" },
   { "latency_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where p99 reaches workload.latency_slo; empty: never" },
@@ -175,6 +176,16 @@ static const SweepColumn capacity_columns[] = {
     "how the p99 criterion was checked: run (DES runs, as ocasim capacity's latency_check.by) or bound (the bound's estimate)" },
   { "latency_bound_gbps", SWEEP_COL_NUMBER, "Gb/s",
     "the bound's estimate of the latency limit (beside the DES's, for comparison); empty: never" },
+};
+
+/* Capacity with workload.headroom set in the base scenario or varied: the headroom criterion,
+ * after the capacity columns (absent otherwise, so a sweep without it keeps its columns). */
+static const SweepColumn headroom_columns[] = {
+  { "headroom_limit_gbps", SWEEP_COL_NUMBER, "Gb/s",
+    "load where a resource reaches its kind's workload.headroom limit; empty: never" },
+  { "headroom_resource", SWEEP_COL_STRING, "",
+    "the resource at its workload.headroom limit there (e.g. dram.node0); empty: none" },
+  { "headroom_limit_pct", SWEEP_COL_NUMBER, "%", "that resource's kind's workload.headroom limit; empty: none" },
 };
 
 static const SweepColumn error_column = { "error", SWEEP_COL_STRING, "", "why the run failed; empty when it succeeded" };
@@ -513,6 +524,7 @@ static void build_columns(SweepSpec *s)
   }
   s->first_output = s->columns->len;
   if (s->mode == SWEEP_CAPACITY) g_array_append_vals(s->columns, capacity_columns, G_N_ELEMENTS(capacity_columns));
+  if (s->mode == SWEEP_CAPACITY && s->headroom) g_array_append_vals(s->columns, headroom_columns, G_N_ELEMENTS(headroom_columns));
   g_array_append_vals(s->columns, report_columns, G_N_ELEMENTS(report_columns));
   if (s->mode == SWEEP_RUN) g_array_append_vals(s->columns, run_columns, G_N_ELEMENTS(run_columns));
   s->n_outputs = s->columns->len - s->first_output;
@@ -644,6 +656,11 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
     const SimConfNode *name = sim_conf_node_get(sim_conf_doc_root(s->base), "name");
     s->scenario_name = name && sim_conf_node_kind(name) == SIM_CONF_NODE_SCALAR ? g_strdup(sim_conf_node_text(name))
                                                                                 : g_path_get_basename(c.scenario);
+    /* the headroom columns where a point may set workload.headroom: the base has it or a key varies it */
+    const SimConfNode *wl = sim_conf_node_get(sim_conf_doc_root(s->base), "workload");
+    s->headroom = wl && sim_conf_node_kind(wl) == SIM_CONF_NODE_MAP && sim_conf_node_get(wl, "headroom");
+    for (guint k = 0; k < s->keys->len; k++)
+      s->headroom |= g_str_has_prefix(((const SweepKey *)g_ptr_array_index(s->keys, k))->key, "workload.headroom");
     build_columns(s);
   }
   sim_conf_unbind(sweep_schema, &c);
@@ -826,11 +843,20 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
       if (!(des ? appliance_capacity_des(a, info, m, NULL, &c, error) : appliance_capacity(a, m, &c, error))) return FALSE;
       set_num(&o[0], c.capacity_gbps);
       set_str(&o[1], capacity_criterion_name(c.limiting));
-      for (int k = 0; k < CAP_COUNT; k++) set_num(&o[2 + k], c.limit_gbps[k]);
-      set_str(&o[2 + CAP_COUNT], des ? "run" : "bound");
-      set_num(&o[3 + CAP_COUNT], des ? c.latency_bound_gbps : c.limit_gbps[CAP_LATENCY]);
+      /* the criteria before the headroom, in capacity_columns; the headroom's in headroom_columns */
+      G_STATIC_ASSERT(CAP_HEADROOM == CAP_COUNT - 1 && G_N_ELEMENTS(capacity_columns) == 4 + CAP_HEADROOM);
+      for (int k = 0; k < CAP_HEADROOM; k++) set_num(&o[2 + k], c.limit_gbps[k]);
+      set_str(&o[2 + CAP_HEADROOM], des ? "run" : "bound");
+      set_num(&o[3 + CAP_HEADROOM], des ? c.latency_bound_gbps : c.limit_gbps[CAP_LATENCY]);
+      SweepCell *x = o + G_N_ELEMENTS(capacity_columns);
+      if (s->headroom) {
+        set_num(&x[0], c.limit_gbps[CAP_HEADROOM]);
+        set_str(&x[1], c.headroom_res[0] ? c.headroom_res : NULL);
+        set_num(&x[2], c.headroom_res[0] ? c.headroom_limit * 100 : NAN);
+        x += G_N_ELEMENTS(headroom_columns);
+      }
       g_autoptr(AppReport) rep = appliance_capacity_report(a, info, m, &c);
-      fill_report(o + G_N_ELEMENTS(capacity_columns), rep);
+      fill_report(x, rep);
       return TRUE;
     }
     default: g_assert_not_reached();

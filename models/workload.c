@@ -198,6 +198,64 @@ static const SimConfField bitrate_schema[] = { { .key = "rate",
                                                  .doc = "share of connections" },
                                                SIM_CONF_END };
 
+/* workload.headroom: one optional limit per shared resource kind (the CPU's is cpu_cap). No
+ * default: absent is 0, no criterion. */
+#define H(m) offsetof(WlHeadroom, m)
+static const SimConfField headroom_schema[] = {
+  { .key = "dram",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = H(dram),
+    .unit = SIM_UNIT_PERCENT,
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc =
+        "largest utilisation `ocasim capacity` lets every DRAM node reach (of its usable bandwidth, memory.h); absent: none below saturation" },
+  { .key = "fabric",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = H(fabric),
+    .unit = SIM_UNIT_PERCENT,
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc =
+        "largest utilisation `ocasim capacity` lets every fabric link (xGMI, UPI, Infinity Fabric) reach; absent: none below saturation" },
+  { .key = "pcie",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = H(pcie),
+    .unit = SIM_UNIT_PERCENT,
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc = "largest utilisation `ocasim capacity` lets every PCIe link reach; absent: none below saturation" },
+  { .key = "nvme",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = H(nvme),
+    .unit = SIM_UNIT_PERCENT,
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc = "largest utilisation `ocasim capacity` lets every drive reach; absent: none below saturation" },
+  { .key = "nic_port",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = H(nic_port),
+    .unit = SIM_UNIT_PERCENT,
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc = "largest utilisation `ocasim capacity` lets every NIC port reach; absent: none below saturation" },
+  { .key = "nic_tls",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = H(nic_tls),
+    .unit = SIM_UNIT_PERCENT,
+    .min = "0",
+    .min_exclusive = true,
+    .max = "1",
+    .doc = "largest utilisation `ocasim capacity` lets every NIC TLS engine reach; absent: none below saturation" },
+  SIM_CONF_END
+};
+#undef H
+
 const SimConfField workload_schema[] = {
   { .key = "offered", .type = SIM_CONF_T_NODE, .offset = F(offered), .doc = "offered load (bit rate) or \"saturate\" (default)" },
   { .key = "titles",
@@ -384,6 +442,11 @@ const SimConfField workload_schema[] = {
     .max = "1",
     .doc =
         "largest tolerated NIC output drop fraction for capacity (assumption); above 0, since a finite queue drops a little at any load" },
+  { .key = "headroom",
+    .type = SIM_CONF_T_MAP,
+    .offset = F(a.wl.headroom),
+    .sub = headroom_schema,
+    .doc = "per-kind utilisation limits for capacity, each a criterion (scenarios/README.md: Capacity headroom); absent: none" },
   SIM_CONF_END
 };
 

@@ -63,6 +63,13 @@ typedef struct {
 /* The bitrate mix when the scenario gives none: one HD stream class (assumption). */
 #define WL_DEFAULT_BITRATE_BPS 5e6
 
+/* workload.headroom: the largest utilisation, fraction, `ocasim capacity` lets every resource of
+ * a kind reach (a planner's margin for a failure or a burst); 0: no headroom criterion on that
+ * kind (the default). The CPU's is workload.cpu_cap. */
+typedef struct {
+  double dram, fabric, pcie, nvme, nic_port, nic_tls;
+} WlHeadroom;
+
 typedef struct {
   double offered_gbps; /* <= 0: saturate */
   int titles;          /* catalogue size (files) */
@@ -87,6 +94,7 @@ typedef struct {
   double connection_cycles; /* CPU cycles per connection beside TLS: accept, TCP state, timers, teardown */
   double latency_slo_ns;    /* p99 request latency objective (capacity) */
   double drop_max;          /* largest tolerated NIC output drop fraction (capacity) */
+  WlHeadroom headroom;      /* per-kind utilisation limits of the headroom criterion (capacity) */
 } Workload;
 
 /* CPU cycles per served byte of the requests and connections of @w on a data path with TLS (tls)

@@ -1,5 +1,7 @@
 /* tests/test_appliance_capacity.c — `ocasim capacity`: the drop criterion's closed form, the
- * CPU criterion at the cap, and the limiting criterion of the strict disk-centric 800G box. */
+ * CPU criterion at the cap, the limiting criterion of the strict disk-centric 800G box, and the
+ * headroom criterion (workload.headroom): hand-derived on the Rome software-kTLS box, monotone,
+ * 100 % the same as none. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
@@ -236,6 +238,225 @@ START_TEST(test_cli_capacity_json)
 }
 END_TEST
 
+/* The offered utilisation of the resource named @name at load @L Gb/s (fails when absent). */
+static double util_of(const Appliance *a, const DemandModel *m, const char *name, double L)
+{
+  g_autoptr(BoundResult) r = bound_eval(a, m, L);
+  for (int i = 0; i < m->n_res; i++)
+    if (!strcmp(m->res[i].name, name)) return r->offered_util[i];
+  ck_abort_msg("no resource %s", name);
+  return NAN;
+}
+
+/* The capacity (bound's latency estimate) of @file under @sets. */
+static CapacityResult capacity_of(const char *file, const char *const *sets)
+{
+  Appliance *a = load(file, sets);
+  GError *e = NULL;
+  g_autoptr(DemandModel) m = demand_build(a, &e);
+  ck_assert_msg(m, "%s", e ? e->message : "");
+  CapacityResult c;
+  ck_assert_msg(appliance_capacity(a, m, &c, &e), "%s", e ? e->message : "");
+  g_free(a);
+  return c;
+}
+
+START_TEST(test_headroom_dram_hand_derived)
+{
+  /* rome2021_sw_nps1 stops at the CPU's 80 % cap, X = 248.2 Gb/s, with dram.node0 at 91.4 %;
+   * below the sizing effects the DRAM's utilisation is its bytes per served byte times the load
+   * over its bandwidth, linear in the load: u(L) = u(X) L / X. A dram headroom of 85 % then binds
+   * at L = 0.85 X / u(X) = 0.85 x 248.18 / 0.9140 = 230.8 Gb/s, below the CPU's limit, and there
+   * the bound puts dram.node0 at 85 % exactly. */
+  const char *file = "scenarios/reference/rome2021_sw_nps1.yaml";
+  Appliance *a = load(file, NULL);
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  CapacityResult c0;
+  GError *e = NULL;
+  ck_assert(appliance_capacity(a, m, &c0, &e));
+  ck_assert_int_eq(c0.limiting, CAP_CPU);
+  ck_assert(!c0.headroom_on && isinf(c0.limit_gbps[CAP_HEADROOM]));
+  ck_assert_double_eq_tol(c0.capacity_gbps, 248.2, 0.05);
+  double u0 = util_of(a, m, "dram.node0", c0.capacity_gbps);
+  ck_assert_double_eq_tol(u0, 0.914, 5e-4);
+  /* linear below the sizing effects: half the load, half the utilisation (within 0.1 %) */
+  ck_assert_double_eq_tol(util_of(a, m, "dram.node0", c0.capacity_gbps / 2) / (u0 / 2), 1.0, 1e-3);
+  double predicted = 0.85 * c0.capacity_gbps / u0;
+  ck_assert_double_eq_tol(predicted, 230.8, 0.1);
+
+  const char *sets[] = { "workload.headroom.dram=85 %", NULL };
+  Appliance *h = load(file, sets);
+  ck_assert_double_eq(capacity_headroom(&h->wl, RK_DRAM), 0.85);
+  ck_assert_double_eq(capacity_headroom(&h->wl, RK_CPU), 0.0);
+  g_autoptr(DemandModel) mh = demand_build(h, NULL);
+  CapacityResult c;
+  ck_assert(appliance_capacity(h, mh, &c, &e));
+  ck_assert(c.headroom_on);
+  ck_assert_int_eq(c.limiting, CAP_HEADROOM);
+  ck_assert_str_eq(c.headroom_res, "dram.node0");
+  ck_assert_double_eq(c.headroom_limit, 0.85);
+  ck_assert_double_eq_tol(c.capacity_gbps, predicted, 1e-3 * predicted);
+  /* the other criteria are untouched */
+  for (int k = 0; k < CAP_HEADROOM; k++)
+    ck_assert(c.limit_gbps[k] == c0.limit_gbps[k] || (isinf(c.limit_gbps[k]) && isinf(c0.limit_gbps[k])));
+  /* the bound at the capacity: dram.node0 at 85 % (the solver's 1e-6 tolerance), served and offered */
+  ck_assert_double_eq_tol(util_of(h, mh, "dram.node0", c.capacity_gbps), 0.85, 1e-6);
+  g_autoptr(BoundResult) r = bound_eval(h, mh, c.capacity_gbps);
+  for (int i = 0; i < mh->n_res; i++) {
+    if (!strcmp(mh->res[i].name, "dram.node0")) ck_assert_double_eq_tol(r->util[i], 0.85, 1e-6);
+    if (mh->res[i].kind == RK_DRAM) ck_assert(r->offered_util[i] <= 0.85 + 1e-6);
+  }
+  /* and `ocasim bound` at that load (the demand built there) says the same to its 4 digits */
+  g_autofree char *offered = g_strdup_printf("workload.offered=%.17g Gb/s", c.capacity_gbps);
+  const char *args[] = { "bound", file, "--set", offered, "-f", "json", NULL };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_data(p, out, -1, NULL));
+  JsonArray *res = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "resources");
+  gboolean seen = FALSE;
+  for (guint i = 0; i < json_array_get_length(res); i++) {
+    JsonObject *o = json_array_get_object_element(res, i);
+    if (strcmp(json_object_get_string_member(o, "name"), "dram.node0")) continue;
+    ck_assert_double_eq_tol(json_object_get_double_member(o, "util_frac"), 0.85, 5e-4);
+    seen = TRUE;
+  }
+  ck_assert(seen);
+  g_free(out);
+  g_free(err);
+  g_free(h);
+  g_free(a);
+}
+END_TEST
+
+START_TEST(test_headroom_monotone)
+{
+  /* a tighter headroom never raises the capacity, and with any headroom the capacity is at most
+   * the one without; two kinds together bind at the smaller of their two limits */
+  static const char *const files[] = { "scenarios/reference/rome2021_sw_nps1.yaml", "scenarios/reference/bdw2016_nic_ktls.yaml" };
+  static const char *const kinds[] = { "dram", "fabric", "pcie", "nvme", "nic_port", "nic_tls" };
+  static const double pct[] = { 100, 95, 90, 80, 60, 40, 20 };
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    CapacityResult none = capacity_of(files[f], NULL);
+    int bound_somewhere = 0;
+    for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+      double prev = none.capacity_gbps;
+      for (size_t i = 0; i < G_N_ELEMENTS(pct); i++) {
+        g_autofree char *set = g_strdup_printf("workload.headroom.%s=%g %%", kinds[k], pct[i]);
+        const char *sets[] = { set, NULL };
+        CapacityResult c = capacity_of(files[f], sets);
+        ck_assert_msg(c.capacity_gbps <= prev, "%s %s: %.9g Gb/s above %.9g at the looser limit", files[f], set, c.capacity_gbps,
+                      prev);
+        ck_assert(c.capacity_gbps <= none.capacity_gbps);
+        if (c.limiting == CAP_HEADROOM) {
+          bound_somewhere++;
+          ck_assert_msg(g_str_has_prefix(c.headroom_res, kinds[k]) || !strcmp(kinds[k], "fabric") ||
+                            !strcmp(kinds[k], "nic_port") || !strcmp(kinds[k], "nic_tls"),
+                        "%s: %s", set, c.headroom_res);
+          ck_assert_double_eq_tol(c.headroom_limit, pct[i] / 100, 1e-12);
+        }
+        prev = c.capacity_gbps;
+      }
+    }
+    ck_assert_msg(bound_somewhere >= 10, "%s: headroom bound %d times", files[f], bound_somewhere);
+    const char *one[] = { "workload.headroom.dram=85 %", NULL }, *two[] = { "workload.headroom.pcie=40 %", NULL };
+    const char *both[] = { "workload.headroom.dram=85 %", "workload.headroom.pcie=40 %", NULL };
+    CapacityResult c1 = capacity_of(files[f], one), c2 = capacity_of(files[f], two), cb = capacity_of(files[f], both);
+    double lo = MIN(c1.capacity_gbps, c2.capacity_gbps);
+    ck_assert_double_eq_tol(cb.capacity_gbps, lo, 1e-6 * lo);
+  }
+}
+END_TEST
+
+START_TEST(test_headroom_100_is_none)
+{
+  /* 100 % on every kind is the saturation criterion's own limit: the capacity, its criterion and
+   * every other limit are those without a headroom, bit for bit; on a box the NIC ports saturate
+   * (strict disk-centric Milan, drop_max 2 %), a port headroom just under 100 % binds just under */
+  static const char *const files[] = { "scenarios/reference/rome2021_sw_nps1.yaml",
+                                       "scenarios/reference/milan2022_strict_disk_silo.yaml" };
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    const char *base[] = { "workload.drop_max=2 %", "workload.latency_slo=10 s", NULL };
+    const char *all[] = { "workload.drop_max=2 %",
+                          "workload.latency_slo=10 s",
+                          "workload.headroom.dram=100 %",
+                          "workload.headroom.fabric=100 %",
+                          "workload.headroom.pcie=100 %",
+                          "workload.headroom.nvme=100 %",
+                          "workload.headroom.nic_port=100 %",
+                          "workload.headroom.nic_tls=100 %",
+                          NULL };
+    CapacityResult n = capacity_of(files[f], base), h = capacity_of(files[f], all);
+    ck_assert(h.headroom_on && isinf(h.limit_gbps[CAP_HEADROOM]) && !h.headroom_res[0]);
+    ck_assert(h.capacity_gbps == n.capacity_gbps);
+    ck_assert_int_eq(h.limiting, n.limiting);
+    for (int k = 0; k < CAP_COUNT; k++)
+      ck_assert(h.limit_gbps[k] == n.limit_gbps[k] || (isinf(h.limit_gbps[k]) && isinf(n.limit_gbps[k])));
+  }
+  const char *near[] = { "workload.drop_max=2 %", "workload.latency_slo=10 s", "workload.headroom.nic_port=99.9 %", NULL };
+  const char *base[] = { "workload.drop_max=2 %", "workload.latency_slo=10 s", NULL };
+  CapacityResult n = capacity_of(files[1], base), h = capacity_of(files[1], near);
+  ck_assert_int_eq(n.limiting, CAP_SATURATION);
+  ck_assert_int_eq(h.limiting, CAP_HEADROOM);
+  ck_assert_msg(g_str_has_prefix(h.headroom_res, "nic"), "%s", h.headroom_res);
+  ck_assert(h.capacity_gbps < n.capacity_gbps);
+  ck_assert_double_eq_tol(h.capacity_gbps / n.capacity_gbps, 0.999, 2e-4);
+}
+END_TEST
+
+START_TEST(test_cli_capacity_headroom)
+{
+  /* the report names the criterion and the resource in the table, JSON and CSV; without a
+   * headroom none of them mentions it */
+  const char *file = "scenarios/reference/rome2021_sw_nps1.yaml";
+  const char *fmt[] = { "table", "json", "csv" };
+  for (int with = 0; with < 2; with++) {
+    for (int f = 0; f < 3; f++) {
+      const char *args[] = { "capacity",
+                             "-q",
+                             file,
+                             "--duration",
+                             "0.4 s",
+                             "--warmup",
+                             "0.1 s",
+                             "-f",
+                             fmt[f],
+                             with ? "--set" : NULL,
+                             "workload.headroom.dram=85 %",
+                             NULL };
+      char *out, *err;
+      ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+      if (!with) {
+        ck_assert_msg(!strstr(out, "headroom"), "%s", out);
+      } else if (f == 0) {
+        ck_assert_msg(strstr(out, "capacity:   230.9 Gb/s, limited by headroom on dram.node0 (85 %)\n"), "%s", out);
+        ck_assert_msg(strstr(out, "  headroom       230.9 Gb/s <-  (dram.node0 reaches its workload.headroom limit 85 %"), "%s",
+                      out);
+        ck_assert_msg(strstr(out, "dram.node0             dram      85.0%"), "%s", out);
+      } else if (f == 1) {
+        g_autoptr(JsonParser) p = json_parser_new();
+        ck_assert(json_parser_load_from_data(p, out, -1, NULL));
+        JsonObject *o = json_node_get_object(json_parser_get_root(p));
+        ck_assert_str_eq(json_object_get_string_member(o, "limiting_criterion"), "headroom");
+        double cap = json_object_get_double_member(o, "capacity_gbps");
+        ck_assert_double_eq(json_object_get_double_member(json_object_get_object_member(o, "criteria"), "headroom"), cap);
+        JsonObject *h = json_object_get_object_member(o, "headroom");
+        ck_assert_str_eq(json_object_get_string_member(h, "resource"), "dram.node0");
+        ck_assert_double_eq(json_object_get_double_member(h, "limit_pct"), 85);
+        ck_assert_double_eq(json_object_get_double_member(json_object_get_object_member(h, "limits_pct"), "dram"), 85);
+      } else {
+        ck_assert_msg(g_str_has_prefix(out, "scenario,seed,overrides,capacity_gbps,criterion,limit_gbps,limiting,resource,"
+                                            "headroom_pct,ocasim_version\n"),
+                      "%s", out);
+        ck_assert_msg(strstr(out, ",headroom,230.85") && strstr(out, ",true,dram.node0,85.0,"), "%s", out);
+      }
+      g_free(out);
+      g_free(err);
+    }
+  }
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("appliance_capacity");
@@ -248,6 +469,10 @@ static Suite *suite(void)
   tcase_add_test(t, test_cpu_limit_beyond_twice_saturation);
   tcase_add_test(t, test_cli_capacity_json);
   tcase_add_test(t, test_cli_capacity_table_wording);
+  tcase_add_test(t, test_headroom_dram_hand_derived);
+  tcase_add_test(t, test_headroom_monotone);
+  tcase_add_test(t, test_headroom_100_is_none);
+  tcase_add_test(t, test_cli_capacity_headroom);
   suite_add_tcase(s, t);
   return s;
 }

@@ -481,6 +481,55 @@ START_TEST(test_short_run_sweep_warns)
 }
 END_TEST
 
+/* Mode capacity with workload.headroom varied: the headroom columns, the criterion and the
+ * resource as `ocasim capacity` reports them (on rome2021_sw_nps1 a dram headroom of 85 % binds at
+ * 230.9 Gb/s, dram.node0; 100 % is the saturation criterion's limit, never reached below it);
+ * a sweep that neither sets nor varies it has no headroom columns. */
+START_TEST(test_capacity_headroom_columns)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *text = g_strdup_printf("scenario: %s/scenarios/reference/rome2021_sw_nps1.yaml\n"
+                                          "mode: capacity\ncapacity_latency: bound\n"
+                                          "vary:\n  - key: workload.headroom.dram\n    values: [100 %%, 85 %%]\n",
+                                          cwd);
+  g_autoptr(SweepSpec) s = load_text(d, "headroom", text);
+  g_autoptr(JsonParser) p0 = row_json(s, 0);
+  JsonObject *o = json_node_get_object(json_parser_get_root(p0));
+  ck_assert_str_eq(json_object_get_string_member(o, "limiting_criterion"), "cpu");
+  ck_assert(json_node_is_null(json_object_get_member(o, "headroom_limit_gbps")));
+  ck_assert(json_node_is_null(json_object_get_member(o, "headroom_resource")));
+  ck_assert(json_node_is_null(json_object_get_member(o, "headroom_limit_pct")));
+  g_autoptr(JsonParser) p1 = row_json(s, 1);
+  o = json_node_get_object(json_parser_get_root(p1));
+  ck_assert_str_eq(json_object_get_string_member(o, "limiting_criterion"), "headroom");
+  ck_assert_str_eq(json_object_get_string_member(o, "headroom_resource"), "dram.node0");
+  ck_assert_double_eq(json_object_get_double_member(o, "headroom_limit_pct"), 85);
+  double cap = json_object_get_double_member(o, "capacity_gbps");
+  ck_assert_double_eq_tol(cap, 230.85, 0.01);
+  ck_assert_double_eq(json_object_get_double_member(o, "headroom_limit_gbps"), cap);
+  ck_assert_double_eq(json_object_get_double_member(o, "offered_gbps"), cap);
+  const char *args[] = {
+    "capacity", "scenarios/reference/rome2021_sw_nps1.yaml", "--set", "workload.headroom.dram=85 %", "-f", "json", NULL
+  };
+  char *out, *err;
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_data(p, out, -1, NULL));
+  ck_assert_double_eq(cap, json_object_get_double_member(json_node_get_object(json_parser_get_root(p)), "capacity_gbps"));
+  g_free(out);
+  g_free(err);
+  g_autofree char *plain = g_strdup_printf("scenario: %s/scenarios/reference/rome2021_sw_nps1.yaml\n"
+                                           "mode: capacity\ncapacity_latency: bound\n"
+                                           "vary:\n  - key: workload.drop_max\n    values: [0.1 %%]\n",
+                                           cwd);
+  g_autoptr(SweepSpec) s2 = load_text(d, "plain", plain);
+  g_autoptr(JsonParser) p2 = row_json(s2, 0);
+  o = json_node_get_object(json_parser_get_root(p2));
+  ck_assert(json_object_has_member(o, "saturation_limit_gbps") && !json_object_has_member(o, "headroom_limit_gbps"));
+}
+END_TEST
+
 /* A point's `failures:` is planned, not ignored: varying it gives, for nics[0] down on the Rome
  * box, the degraded throughput `ocasim bound --fail 'nics[0]'` prints (half of the healthy box's:
  * one of its two cards is gone), and the healthy point the healthy box's. */
@@ -618,6 +667,7 @@ int main(void)
   tcase_add_test(tc, test_range_values);
   tcase_add_test(tc, test_json_round_trip);
   tcase_add_test(tc, test_capacity_matches_capacity_command);
+  tcase_add_test(tc, test_capacity_headroom_columns);
   tcase_add_test(tc, test_summary);
   tcase_add_test(tc, test_failures_planned);
   tcase_add_test(tc, test_short_run_sweep_warns);
