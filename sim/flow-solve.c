@@ -9,6 +9,8 @@
  * Design notes and data structures: sim/flow-private.h.
  */
 #include "sim/flow-private.h"
+#include <stdio.h>
+#include <stdlib.h>
 
 /* ---- solving ------------------------------------------------------------ */
 
@@ -471,6 +473,30 @@ static SimFlowClock *clock_split(SimFlowNet *net, SimFlowComp *cs, SimFlowClock 
   return d;
 }
 
+/* Resource @r of the component saturates at @level in the filling by
+ * clocks: its unfrozen clocks freeze (one only some of whose groups use @r
+ * first splits).  Returns the number of the component's clocks that froze
+ * (a clock split off joins the component frozen). */
+static inline uint32_t saturate_clocks(SimFlowNet *net, SimFlowComp *cs, SimFlowResource *r, double level)
+{
+  uint32_t froze = 0;
+  r->sx.sat_new = true;
+  for (uint32_t u = 0; u < r->n_cusers; u++) {
+    SimFlowClock *c = r->cusers[u].c;
+    if (c->sx.mark != net->sx.cepoch || c->sx.frozen) continue;
+    if (c->res[r->cusers[u].idx].cnt == c->n_g) {
+      freeze_clock(net, c, level, r);
+      froze++;
+    } else {
+      /* c leaves r's clocks (the last one takes its place, look at it
+             * again) and the new clock joins them. */
+      freeze_clock(net, clock_split(net, cs, c, r), level, r);
+      u--;
+    }
+  }
+  return froze;
+}
+
 /* Progressive filling of the component's clocks; false if some clock is
  * left without a resource of the component (the group-level solve then
  * gives its groups the resource that bounds them). */
@@ -489,36 +515,44 @@ static bool fill_clocks(SimFlowNet *net, SimFlowComp *cs)
   for (uint32_t i = 0; i < cs->nc; i++) net->sx.tclk[i]->sx.frozen = false;
   uint32_t unfrozen = cs->nc;
   while (unfrozen > 0) {
-    double lmin = INFINITY;
-    uint32_t keep = 0;
+    /* The lowest level (lmin, at live[qmin]) and the second lowest (l2). */
+    double lmin = INFINITY, l2 = INFINITY;
+    uint32_t keep = 0, qmin = 0;
     for (uint32_t q = 0; q < nl; q++) {
       SimFlowResource *r = live[q];
       if (!r->sx.n_unfrozen) continue;
-      r->sx.lvl = (r->capacity - r->sx.frozen_load) / r->sx.W;
-      if (r->sx.lvl < lmin) lmin = r->sx.lvl;
+      double lvl = (r->capacity - r->sx.frozen_load) / r->sx.W;
+      r->sx.lvl = lvl;
+      if (lvl < l2) {
+        if (lvl < lmin) {
+          l2 = lmin;
+          lmin = lvl;
+          qmin = keep;
+        } else {
+          l2 = lvl;
+        }
+      }
       live[keep++] = r;
     }
     nl = keep;
     if (!(lmin < INFINITY)) return false;
     if (lmin < 0) lmin = 0;
     double thr = lmin * (1 + LEVEL_REL_TOL);
+    /* Every other resource is at l2 or above (a NaN level saturates in no
+         * pass): when l2 is above the threshold, live[qmin] (at or below
+         * it) is the one resource that saturates in this round, which is
+         * what the pass below would find. */
+    if (!(l2 <= thr)) {
+      unfrozen -= saturate_clocks(net, cs, live[qmin], lmin);
+      continue;
+    }
+    /* Otherwise the resources at the lowest level saturate, in their order
+         * (freezing at the level of a resource leaves its level unchanged,
+         * so the levels computed above stay valid during this pass). */
     for (uint32_t q = 0; q < nl; q++) {
       SimFlowResource *r = live[q];
       if (!r->sx.n_unfrozen || !(r->sx.lvl <= thr)) continue;
-      r->sx.sat_new = true;
-      for (uint32_t u = 0; u < r->n_cusers; u++) {
-        SimFlowClock *c = r->cusers[u].c;
-        if (c->sx.mark != net->sx.cepoch || c->sx.frozen) continue;
-        if (c->res[r->cusers[u].idx].cnt == c->n_g) {
-          freeze_clock(net, c, lmin, r);
-          unfrozen--;
-        } else {
-          /* c leaves r's clocks (the last one takes its place,
-                     * look at it again) and the new clock joins them. */
-          freeze_clock(net, clock_split(net, cs, c, r), lmin, r);
-          u--;
-        }
-      }
+      unfrozen -= saturate_clocks(net, cs, r, lmin);
     }
   }
   return true;
@@ -907,6 +941,7 @@ static void solve_groups(SimFlowNet *net)
 /* Re-solves the rates affected by the changes since the last solve, at now:
  * by clocks when no capped group is active and no group is left without a
  * resource of the component, otherwise group by group. */
+extern unsigned long fill_stat_rounds, fill_stat_single;
 void sim_flow__solve(SimFlowNet *net)
 {
   if (!dirty(net)) return;
