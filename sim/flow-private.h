@@ -418,6 +418,7 @@ struct SimFlowNet {
   uint64_t n_recomputes;       /* solves so far */
   uint64_t n_fast;             /* changes that needed no solve */
   uint32_t solves_since_resum; /* solves since the last resum() */
+  bool flow_stats;             /* keeps per-flow statistics (sim_flow_net_keep_flow_stats) */
   bool bounds_dirty;           /* groups or capacities changed since cover_bounds */
   uint32_t dirty_solves;       /* solves since bounds_dirty was set */
   SimFlowStats st;             /* net-wide accumulators */
@@ -474,9 +475,11 @@ static inline bool safe(const SimFlowResource *r)
   return r->n_uncapped == 0 && r->load_at_caps <= r->capacity * (1 - SAFE_REL_MARGIN);
 }
 
-/* Integrates @r's flow area up to now (before its number of flows changes). */
+/* Integrates @r's flow area up to now (before its number of flows changes);
+ * nothing when the net keeps no per-flow statistics. */
 static inline void res_sync(SimFlowNet *net, SimFlowResource *r)
 {
+  if (!net->flow_stats) return;
   sim_time_ns now = now_ns(net);
   if (now <= r->t_st) return;
   double dt = (double)(now - r->t_st) / 1e9;
