@@ -256,8 +256,9 @@ typedef struct {
 
 /* A clock using a resource (an entry of res->cusers). */
 typedef struct {
-  SimFlowClock *c; /* the clock */
-  uint32_t idx;    /* the resource's entry in c->res */
+  SimFlowClock *c;    /* the clock */
+  SimFlowClockRes *e; /* the resource's entry in c->res (moved with it: the
+                       * closure and filling read e->A without c->res) */
 } SimFlowResClock;
 
 /* What the solve of the moment writes in a clock; meaningless between
@@ -548,8 +549,8 @@ static inline void clock_swap_res(SimFlowClock *c, uint32_t a, uint32_t b)
   c->res[b] = t;
   c->slot[c->res[a].res->idx] = a + 1;
   c->slot[c->res[b].res->idx] = b + 1;
-  c->res[a].res->cusers[c->res[a].upos].idx = a;
-  c->res[b].res->cusers[c->res[b].upos].idx = b;
+  c->res[a].res->cusers[c->res[a].upos].e = &c->res[a];
+  c->res[b].res->cusers[c->res[b].upos].e = &c->res[b];
 }
 
 /* Queues @g (once) among the groups whose flows changed since the last solve. */

@@ -202,9 +202,9 @@ static void set_sat(SimFlowResource *r, bool sat)
   for (uint32_t u = 0; u < r->n_cusers; u++) {
     SimFlowClock *c = r->cusers[u].c;
     if (sat)
-      clock_swap_res(c, r->cusers[u].idx, c->n_sat++);
+      clock_swap_res(c, (uint32_t)(r->cusers[u].e - c->res), c->n_sat++);
     else
-      clock_swap_res(c, r->cusers[u].idx, --c->n_sat);
+      clock_swap_res(c, (uint32_t)(r->cusers[u].e - c->res), --c->n_sat);
   }
 }
 
@@ -290,7 +290,7 @@ static double level_bound_clocks(const SimFlowResource *r, double upper)
   double F = 0, W = 0;
   for (uint32_t u = 0; u < r->n_cusers; u++) {
     const SimFlowClock *c = r->cusers[u].c;
-    double nw = c->res[r->cusers[u].idx].A, x = c->fresh ? INFINITY : c->x;
+    double nw = r->cusers[u].e->A, x = c->fresh ? INFINITY : c->x;
     W += nw;
     F += nw * (x < upper ? x : upper);
   }
@@ -300,7 +300,7 @@ static double level_bound_clocks(const SimFlowResource *r, double upper)
     double Fl = 0, S = 0;
     for (uint32_t u = 0; u < r->n_cusers; u++) {
       const SimFlowClock *c = r->cusers[u].c;
-      double nw = c->res[r->cusers[u].idx].A, x = c->fresh ? INFINITY : c->x;
+      double nw = r->cusers[u].e->A, x = c->fresh ? INFINITY : c->x;
       if (x > l) {
         Fl += nw * l;
         S += nw;
@@ -399,7 +399,7 @@ static void close_clocks(SimFlowNet *net, SimFlowComp *cs)
       uint32_t nu = 0;
       for (uint32_t u = 0; u < r->n_cusers; u++) {
         SimFlowClock *c = r->cusers[u].c;
-        double A = c->res[r->cusers[u].idx].A;
+        double A = r->cusers[u].e->A;
         if (c->sx.mark == net->sx.cepoch || c->x >= cs->lvl0) {
           add_clock(net, cs, c);
           W += A;
@@ -481,10 +481,12 @@ static inline uint32_t saturate_clocks(SimFlowNet *net, SimFlowComp *cs, SimFlow
 {
   uint32_t froze = 0;
   r->sx.sat_new = true;
-  for (uint32_t u = 0; u < r->n_cusers; u++) {
+  /* n_unfrozen counts the unfrozen component clocks using r (freezing one
+     * decrements it): none is left past it. */
+  for (uint32_t u = 0; u < r->n_cusers && r->sx.n_unfrozen; u++) {
     SimFlowClock *c = r->cusers[u].c;
     if (c->sx.mark != net->sx.cepoch || c->sx.frozen) continue;
-    if (c->res[r->cusers[u].idx].cnt == c->n_g) {
+    if (r->cusers[u].e->cnt == c->n_g) {
       freeze_clock(net, c, level, r);
       froze++;
     } else {
@@ -718,7 +720,7 @@ static bool solve_clocks(SimFlowNet *net)
       double L = 0;
       for (uint32_t u = 0; u < r->n_cusers; u++) {
         const SimFlowClock *c = r->cusers[u].c;
-        L += c->res[r->cusers[u].idx].A * (c->sx.mark == net->sx.cepoch ? c->sx.x_new : c->x);
+        L += r->cusers[u].e->A * (c->sx.mark == net->sx.cepoch ? c->sx.x_new : c->x);
       }
       r->sx.tmp_load = L;
       if (L > r->capacity * (1 + OVER_REL_TOL)) {

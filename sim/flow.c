@@ -72,7 +72,7 @@ double sim_flow__res_load(const SimFlowResource *r)
   }
   for (uint32_t u = 0; u < r->n_cusers; u++) {
     const SimFlowClock *c = r->cusers[u].c;
-    L += c->res[r->cusers[u].idx].A * c->x;
+    L += r->cusers[u].e->A * c->x;
   }
   return L;
 }
