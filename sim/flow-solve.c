@@ -525,15 +525,13 @@ static bool fill_clocks(SimFlowNet *net, SimFlowComp *cs)
       if (!r->sx.n_unfrozen) continue;
       double lvl = (r->capacity - r->sx.frozen_load) / r->sx.W;
       r->sx.lvl = lvl;
-      if (lvl < l2) {
-        if (lvl < lmin) {
-          l2 = lmin;
-          lmin = lvl;
-          qmin = keep;
-        } else {
-          l2 = lvl;
-        }
-      }
+      /* Without branches (the order of the levels is not predictable): a
+             * NaN level leaves lmin and qmin and can only lower l2, which at
+             * worst sends the round to the second pass. */
+      double hi = lvl > lmin ? lvl : lmin;
+      l2 = hi < l2 ? hi : l2;
+      qmin = lvl < lmin ? keep : qmin;
+      lmin = lvl < lmin ? lvl : lmin;
       live[keep++] = r;
     }
     nl = keep;
