@@ -89,7 +89,10 @@
  *   the resource's flow count (or a query), the net at every change.  A
  *   completed flow counts its size (the residue and the part of an
  *   interval it spends past its last byte, as it completes at the ceil'd
- *   ns, included), so units served equal sum of w x bytes exactly.
+ *   ns, included), so units served equal sum of w x bytes exactly.  A
+ *   net that keeps no per-flow statistics (sim_flow_net_keep_flow_stats,
+ *   as the DES of sim/fluid.c) integrates no flow area and sums no
+ *   completed flows: a start and an end then touch only loads and units.
  * - Scratch arrays grow by doubling and are kept: no allocation per solve.
  *
  * Why two solvers.  solve_clocks fills by clocks and solve_groups by groups;
