@@ -114,12 +114,13 @@ SimFlowClockRes *sim_flow__clock_entry_get(SimFlowNet *net, SimFlowClock *c, Sim
     if (c->n_res == c->res_alloc) {
       c->res_alloc = c->res_alloc ? 2 * c->res_alloc : 16;
       c->res = g_renew(SimFlowClockRes, c->res, c->res_alloc);
+      for (uint32_t k = 0; k < c->n_res; k++) c->res[k].res->cusers[c->res[k].upos].e = &c->res[k];
     }
     if (r->n_cusers == r->cusers_alloc) {
       r->cusers_alloc = r->cusers_alloc ? 2 * r->cusers_alloc : 8;
       r->cusers = g_renew(SimFlowResClock, r->cusers, r->cusers_alloc);
     }
-    r->cusers[r->n_cusers] = (SimFlowResClock){ .c = c, .idx = c->n_res };
+    r->cusers[r->n_cusers] = (SimFlowResClock){ .c = c, .e = &c->res[c->n_res] };
     c->res[c->n_res++] = (SimFlowClockRes){ .res = r, .A = 0, .cnt = 0, .upos = r->n_cusers++ };
     j = c->slot[r->idx] = c->n_res;
     if (r->sat) { /* into the saturated prefix */
@@ -145,13 +146,13 @@ void sim_flow__clock_entry_drop(SimFlowClock *c, uint32_t j)
   SimFlowResClock lu = r->cusers[--r->n_cusers];
   if (up != r->n_cusers) {
     r->cusers[up] = lu;
-    lu.c->res[lu.idx].upos = up;
+    lu.e->upos = up;
   }
   c->slot[r->idx] = 0;
   if (j != --c->n_res) {
     c->res[j] = c->res[c->n_res];
     c->slot[c->res[j].res->idx] = j + 1;
-    c->res[j].res->cusers[c->res[j].upos].idx = j;
+    c->res[j].res->cusers[c->res[j].upos].e = &c->res[j];
   }
 }
 

@@ -89,7 +89,10 @@
  *   the resource's flow count (or a query), the net at every change.  A
  *   completed flow counts its size (the residue and the part of an
  *   interval it spends past its last byte, as it completes at the ceil'd
- *   ns, included), so units served equal sum of w x bytes exactly.
+ *   ns, included), so units served equal sum of w x bytes exactly.  A
+ *   net that keeps no per-flow statistics (sim_flow_net_keep_flow_stats,
+ *   as the DES of sim/fluid.c) integrates no flow area and sums no
+ *   completed flows: a start and an end then touch only loads and units.
  * - Scratch arrays grow by doubling and are kept: no allocation per solve.
  *
  * Why two solvers.  solve_clocks fills by clocks and solve_groups by groups;
@@ -256,8 +259,9 @@ typedef struct {
 
 /* A clock using a resource (an entry of res->cusers). */
 typedef struct {
-  SimFlowClock *c; /* the clock */
-  uint32_t idx;    /* the resource's entry in c->res */
+  SimFlowClock *c;    /* the clock */
+  SimFlowClockRes *e; /* the resource's entry in c->res (moved with it: the
+                       * closure and filling read e->A without c->res) */
 } SimFlowResClock;
 
 /* What the solve of the moment writes in a clock; meaningless between
@@ -418,6 +422,7 @@ struct SimFlowNet {
   uint64_t n_recomputes;       /* solves so far */
   uint64_t n_fast;             /* changes that needed no solve */
   uint32_t solves_since_resum; /* solves since the last resum() */
+  bool flow_stats;             /* keeps per-flow statistics (sim_flow_net_keep_flow_stats) */
   bool bounds_dirty;           /* groups or capacities changed since cover_bounds */
   uint32_t dirty_solves;       /* solves since bounds_dirty was set */
   SimFlowStats st;             /* net-wide accumulators */
@@ -474,9 +479,11 @@ static inline bool safe(const SimFlowResource *r)
   return r->n_uncapped == 0 && r->load_at_caps <= r->capacity * (1 - SAFE_REL_MARGIN);
 }
 
-/* Integrates @r's flow area up to now (before its number of flows changes). */
+/* Integrates @r's flow area up to now (before its number of flows changes);
+ * nothing when the net keeps no per-flow statistics. */
 static inline void res_sync(SimFlowNet *net, SimFlowResource *r)
 {
+  if (!net->flow_stats) return;
   sim_time_ns now = now_ns(net);
   if (now <= r->t_st) return;
   double dt = (double)(now - r->t_st) / 1e9;
@@ -545,8 +552,8 @@ static inline void clock_swap_res(SimFlowClock *c, uint32_t a, uint32_t b)
   c->res[b] = t;
   c->slot[c->res[a].res->idx] = a + 1;
   c->slot[c->res[b].res->idx] = b + 1;
-  c->res[a].res->cusers[c->res[a].upos].idx = a;
-  c->res[b].res->cusers[c->res[b].upos].idx = b;
+  c->res[a].res->cusers[c->res[a].upos].e = &c->res[a];
+  c->res[b].res->cusers[c->res[b].upos].e = &c->res[b];
 }
 
 /* Queues @g (once) among the groups whose flows changed since the last solve. */

@@ -9,6 +9,8 @@
  * Design notes and data structures: sim/flow-private.h.
  */
 #include "sim/flow-private.h"
+#include <stdio.h>
+#include <stdlib.h>
 
 /* ---- solving ------------------------------------------------------------ */
 
@@ -200,9 +202,9 @@ static void set_sat(SimFlowResource *r, bool sat)
   for (uint32_t u = 0; u < r->n_cusers; u++) {
     SimFlowClock *c = r->cusers[u].c;
     if (sat)
-      clock_swap_res(c, r->cusers[u].idx, c->n_sat++);
+      clock_swap_res(c, (uint32_t)(r->cusers[u].e - c->res), c->n_sat++);
     else
-      clock_swap_res(c, r->cusers[u].idx, --c->n_sat);
+      clock_swap_res(c, (uint32_t)(r->cusers[u].e - c->res), --c->n_sat);
   }
 }
 
@@ -288,7 +290,7 @@ static double level_bound_clocks(const SimFlowResource *r, double upper)
   double F = 0, W = 0;
   for (uint32_t u = 0; u < r->n_cusers; u++) {
     const SimFlowClock *c = r->cusers[u].c;
-    double nw = c->res[r->cusers[u].idx].A, x = c->fresh ? INFINITY : c->x;
+    double nw = r->cusers[u].e->A, x = c->fresh ? INFINITY : c->x;
     W += nw;
     F += nw * (x < upper ? x : upper);
   }
@@ -298,7 +300,7 @@ static double level_bound_clocks(const SimFlowResource *r, double upper)
     double Fl = 0, S = 0;
     for (uint32_t u = 0; u < r->n_cusers; u++) {
       const SimFlowClock *c = r->cusers[u].c;
-      double nw = c->res[r->cusers[u].idx].A, x = c->fresh ? INFINITY : c->x;
+      double nw = r->cusers[u].e->A, x = c->fresh ? INFINITY : c->x;
       if (x > l) {
         Fl += nw * l;
         S += nw;
@@ -397,7 +399,7 @@ static void close_clocks(SimFlowNet *net, SimFlowComp *cs)
       uint32_t nu = 0;
       for (uint32_t u = 0; u < r->n_cusers; u++) {
         SimFlowClock *c = r->cusers[u].c;
-        double A = c->res[r->cusers[u].idx].A;
+        double A = r->cusers[u].e->A;
         if (c->sx.mark == net->sx.cepoch || c->x >= cs->lvl0) {
           add_clock(net, cs, c);
           W += A;
@@ -471,6 +473,32 @@ static SimFlowClock *clock_split(SimFlowNet *net, SimFlowComp *cs, SimFlowClock 
   return d;
 }
 
+/* Resource @r of the component saturates at @level in the filling by
+ * clocks: its unfrozen clocks freeze (one only some of whose groups use @r
+ * first splits).  Returns the number of the component's clocks that froze
+ * (a clock split off joins the component frozen). */
+static inline uint32_t saturate_clocks(SimFlowNet *net, SimFlowComp *cs, SimFlowResource *r, double level)
+{
+  uint32_t froze = 0;
+  r->sx.sat_new = true;
+  /* n_unfrozen counts the unfrozen component clocks using r (freezing one
+     * decrements it): none is left past it. */
+  for (uint32_t u = 0; u < r->n_cusers && r->sx.n_unfrozen; u++) {
+    SimFlowClock *c = r->cusers[u].c;
+    if (c->sx.mark != net->sx.cepoch || c->sx.frozen) continue;
+    if (r->cusers[u].e->cnt == c->n_g) {
+      freeze_clock(net, c, level, r);
+      froze++;
+    } else {
+      /* c leaves r's clocks (the last one takes its place, look at it
+             * again) and the new clock joins them. */
+      freeze_clock(net, clock_split(net, cs, c, r), level, r);
+      u--;
+    }
+  }
+  return froze;
+}
+
 /* Progressive filling of the component's clocks; false if some clock is
  * left without a resource of the component (the group-level solve then
  * gives its groups the resource that bounds them). */
@@ -489,36 +517,42 @@ static bool fill_clocks(SimFlowNet *net, SimFlowComp *cs)
   for (uint32_t i = 0; i < cs->nc; i++) net->sx.tclk[i]->sx.frozen = false;
   uint32_t unfrozen = cs->nc;
   while (unfrozen > 0) {
-    double lmin = INFINITY;
-    uint32_t keep = 0;
+    /* The lowest level (lmin, at live[qmin]) and the second lowest (l2). */
+    double lmin = INFINITY, l2 = INFINITY;
+    uint32_t keep = 0, qmin = 0;
     for (uint32_t q = 0; q < nl; q++) {
       SimFlowResource *r = live[q];
       if (!r->sx.n_unfrozen) continue;
-      r->sx.lvl = (r->capacity - r->sx.frozen_load) / r->sx.W;
-      if (r->sx.lvl < lmin) lmin = r->sx.lvl;
+      double lvl = (r->capacity - r->sx.frozen_load) / r->sx.W;
+      r->sx.lvl = lvl;
+      /* Without branches (the order of the levels is not predictable): a
+             * NaN level leaves lmin and qmin and can only lower l2, which at
+             * worst sends the round to the second pass. */
+      double hi = lvl > lmin ? lvl : lmin;
+      l2 = hi < l2 ? hi : l2;
+      qmin = lvl < lmin ? keep : qmin;
+      lmin = lvl < lmin ? lvl : lmin;
       live[keep++] = r;
     }
     nl = keep;
     if (!(lmin < INFINITY)) return false;
     if (lmin < 0) lmin = 0;
     double thr = lmin * (1 + LEVEL_REL_TOL);
+    /* Every other resource is at l2 or above (a NaN level saturates in no
+         * pass): when l2 is above the threshold, live[qmin] (at or below
+         * it) is the one resource that saturates in this round, which is
+         * what the pass below would find. */
+    if (!(l2 <= thr)) {
+      unfrozen -= saturate_clocks(net, cs, live[qmin], lmin);
+      continue;
+    }
+    /* Otherwise the resources at the lowest level saturate, in their order
+         * (freezing at the level of a resource leaves its level unchanged,
+         * so the levels computed above stay valid during this pass). */
     for (uint32_t q = 0; q < nl; q++) {
       SimFlowResource *r = live[q];
       if (!r->sx.n_unfrozen || !(r->sx.lvl <= thr)) continue;
-      r->sx.sat_new = true;
-      for (uint32_t u = 0; u < r->n_cusers; u++) {
-        SimFlowClock *c = r->cusers[u].c;
-        if (c->sx.mark != net->sx.cepoch || c->sx.frozen) continue;
-        if (c->res[r->cusers[u].idx].cnt == c->n_g) {
-          freeze_clock(net, c, lmin, r);
-          unfrozen--;
-        } else {
-          /* c leaves r's clocks (the last one takes its place,
-                     * look at it again) and the new clock joins them. */
-          freeze_clock(net, clock_split(net, cs, c, r), lmin, r);
-          u--;
-        }
-      }
+      unfrozen -= saturate_clocks(net, cs, r, lmin);
     }
   }
   return true;
@@ -684,7 +718,7 @@ static bool solve_clocks(SimFlowNet *net)
       double L = 0;
       for (uint32_t u = 0; u < r->n_cusers; u++) {
         const SimFlowClock *c = r->cusers[u].c;
-        L += c->res[r->cusers[u].idx].A * (c->sx.mark == net->sx.cepoch ? c->sx.x_new : c->x);
+        L += r->cusers[u].e->A * (c->sx.mark == net->sx.cepoch ? c->sx.x_new : c->x);
       }
       r->sx.tmp_load = L;
       if (L > r->capacity * (1 + OVER_REL_TOL)) {
@@ -907,6 +941,7 @@ static void solve_groups(SimFlowNet *net)
 /* Re-solves the rates affected by the changes since the last solve, at now:
  * by clocks when no capped group is active and no group is left without a
  * resource of the component, otherwise group by group. */
+extern unsigned long fill_stat_rounds, fill_stat_single;
 void sim_flow__solve(SimFlowNet *net)
 {
   if (!dirty(net)) return;

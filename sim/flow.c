@@ -72,7 +72,7 @@ double sim_flow__res_load(const SimFlowResource *r)
   }
   for (uint32_t u = 0; u < r->n_cusers; u++) {
     const SimFlowClock *c = r->cusers[u].c;
-    L += c->res[r->cusers[u].idx].A * c->x;
+    L += r->cusers[u].e->A * c->x;
   }
   return L;
 }
@@ -191,6 +191,7 @@ static void record_completion(SimFlowNet *net, SimFlow *f)
     double rem = f->tag - group_V(g, now);
     if (rem != 0) net->st.units += rem;
   }
+  if (!net->flow_stats) return;
   double resp = (double)(now - f->start_ns) / 1e9;
   double slow = f->alone_s > 0 ? resp / f->alone_s : 1.0;
   uint32_t n_uses = g ? g->n_uses : 0;
@@ -298,8 +299,16 @@ SimFlowNet *sim_flow_net_new(SimEngine *eng)
   net->paths = g_ptr_array_new_with_free_func(g_free);
   net->t_last = net->stats_start = sim_engine_now(eng);
   net->lvl0 = INFINITY;
+  net->flow_stats = true;
   sim_flow__grow_group_arrays(net, 1);
   return net;
+}
+
+void sim_flow_net_keep_flow_stats(SimFlowNet *net, bool keep)
+{
+  g_return_if_fail(net != NULL);
+  g_return_if_fail(net->next_seq == 0); /* before the first flow */
+  net->flow_stats = keep;
 }
 
 void sim_flow_net_free(SimFlowNet *net)

@@ -151,6 +151,15 @@ uint32_t sim_flow_net_n_groups(const SimFlowNet *net);
 uint64_t sim_flow_net_n_recomputes(const SimFlowNet *net);
 uint64_t sim_flow_net_n_fast(const SimFlowNet *net);
 
+/* Whether the net keeps the per-flow statistics of its resources and of
+ *  itself (SimFlowStats flows_area_s, completed, response_sum_s, alone_sum_s
+ *  and slowdown_sum): on by default.  A caller that reads only units and
+ *  busy areas turns them off before its first flow starts (later calls are
+ *  refused with a g_critical and change nothing); they then stay 0, and a
+ *  flow's start and end skip a pass over its resources for them
+ *  (bench/README.md, issue 18 third round). */
+void sim_flow_net_keep_flow_stats(SimFlowNet *net, bool keep);
+
 /* Zeroes every statistic of the net and its resources and restarts their
  *  clock at now (warm-up deletion).  Active flows are unaffected. */
 void sim_flow_net_reset_stats(SimFlowNet *net);

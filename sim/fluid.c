@@ -500,6 +500,7 @@ SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserv
   trace_setup(&s, obs ? obs->trace : NULL);
   s.eng = sim_engine_new();
   s.net = sim_flow_net_new(s.eng);
+  sim_flow_net_keep_flow_stats(s.net, false); /* only units are read (sample_resources) */
   s.stats = sim_stats_new();
   s.blocks = g_ptr_array_new_with_free_func(g_free);
   s.fres = g_new0(SimFlowResource *, nres);

@@ -156,6 +156,50 @@ START_TEST(test_two_links_three_flows)
 }
 END_TEST
 
+/* test_two_links_three_flows' flows, with or without per-flow statistics:
+ * the completion times and the resources' and net's stats at 10 s. */
+static void run_three_flows(bool keep, sim_time_ns done[3], SimFlowStats *sa, SimFlowStats *sb, SimFlowStats *sn)
+{
+  test_env e;
+  env_init(&e);
+  sim_flow_net_keep_flow_stats(e.net, keep);
+  SimFlowResource *A = sim_flow_net_add_resource(e.net, "A", 10);
+  SimFlowResource *B = sim_flow_net_add_resource(e.net, "B", 6);
+  start(&e, 1, 12, (SimFlowUse[]){ { A, 1 }, { B, 1 } }, 2, SIM_FLOW_UNCAPPED);
+  start(&e, 2, 14, (SimFlowUse[]){ { A, 1 } }, 1, SIM_FLOW_UNCAPPED);
+  start(&e, 3, 3, (SimFlowUse[]){ { B, 1 } }, 1, SIM_FLOW_UNCAPPED);
+  sim_engine_run_until(e.eng, S(10));
+  for (int i = 0; i < 3; i++) done[i] = e.r[i + 1].done_ns;
+  sim_flow_resource_stats(e.net, A, sa);
+  sim_flow_resource_stats(e.net, B, sb);
+  sim_flow_net_stats(e.net, sn);
+  env_clear(&e);
+}
+
+/* Per-flow statistics turned off: rates, completion times, units and busy
+ * areas are bit for bit those with them on; flow areas and the completed
+ * flows' counts and sums stay 0. */
+START_TEST(test_flow_stats_off)
+{
+  sim_time_ns d_on[3], d_off[3];
+  SimFlowStats a_on, b_on, n_on, a_off, b_off, n_off;
+  run_three_flows(true, d_on, &a_on, &b_on, &n_on);
+  run_three_flows(false, d_off, &a_off, &b_off, &n_off);
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(d_off[i], d_on[i]);
+  ck_assert_int_eq(d_off[0], INT64_C(2733333334));
+  ck_assert(a_off.units == a_on.units && b_off.units == b_on.units && n_off.units == n_on.units);
+  ck_assert(a_off.busy_area_s == a_on.busy_area_s && b_off.busy_area_s == b_on.busy_area_s);
+  ck_assert_double_eq_tol(a_off.units, 26, 1e-9);
+  ck_assert_uint_eq(b_on.completed, 2);
+  ck_assert_uint_eq(b_off.completed, 0);
+  ck_assert_uint_eq(n_off.completed, 0);
+  ck_assert_double_eq_tol(a_on.flows_area_s, 2 * 2.4 + 0.333333334, 1e-9);
+  ck_assert(a_off.flows_area_s == 0 && b_off.flows_area_s == 0);
+  ck_assert(n_off.response_sum_s == 0 && n_off.alone_sum_s == 0 && n_off.slowdown_sum == 0);
+  ck_assert(b_off.response_sum_s == 0 && b_off.alone_sum_s == 0 && b_off.slowdown_sum == 0);
+}
+END_TEST
+
 /* One byte costs 4 units of X (DRAM-like: capacity 100) and 1 unit of Y
  * (capacity 30).  Alone: X allows 100/4 = 25 B/s, Y 30: x1 = 25 (X binds).
  * A second flow on Y only: levels X 100/4 = 25, Y 30/(1+1) = 15 -> Y
@@ -1090,6 +1134,7 @@ int main(void)
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_two_links_three_flows);
+  tcase_add_test(tc, test_flow_stats_off);
   tcase_add_test(tc, test_multi_resource_weights);
   tcase_add_test(tc, test_caps_and_equal_shares);
   tcase_add_test(tc, test_capacity_change);
