@@ -3,8 +3,9 @@
  *
  * What it models: a failed drive (nvme[D], D the drive's index as in the resource name nvmeD)
  * leaves the box and the catalogue is placed again over the surviving drives by
- * workload.title_placement (node_striped: the node-interleaved drive order, now without it; so a
- * node that lost a drive holds fewer titles), as a box refilled from the origin would hold it. A
+ * workload.title_placement (node_striped: nodes weighted by their surviving drives; so a node
+ * that lost a drive holds fewer titles, in proportion, and its turns in the Zipf head thin out with
+ * its weight), as a box refilled from the origin would hold it. A
  * failed NIC port (nics[N].ports[P], N the card's index as in nicN) leaves its LACP bundle: the
  * bundle hashes connections evenly over the remaining ports (demand.c), and the card keeps its PCIe
  * link and TLS engine. A failed card (nics[N]) takes its ports with it.

@@ -81,14 +81,30 @@ void workload_drive_shares(const Workload *w, int n_drives, const int *drive_nod
   /* Node striping adds the same p / per_node[node] to every drive of the node, in the same
    * order, so one sum per node gives each of its drives' shares exactly (bit for bit) without a
    * pass over the drives per title; the normaliser H(titles, s) is the sum of the same weights
-   * in the same order as sim_zipf_harmonic(), so it is taken in the same pass. */
+   * in the same order as sim_zipf_harmonic(), so it is taken in the same pass.
+   * The node of each rank: smooth weighted round robin with weight per_node[n] (a refilled box
+   * fills its storage, so a node holds titles in proportion to its drives; NvmeDrive has no
+   * capacity, so drives count alike): each step adds every node's weight to its credit, takes
+   * the node of most credit (the lowest index on a tie) and charges it the total weight. Over
+   * n_drives consecutive ranks node n is taken exactly per_node[n] times, spread evenly, so a
+   * node of few drives does not take the Zipf head as often as a large one (a plain node
+   * interleave did, and failing a small node's drive then made its last drive hotter than
+   * failing the whole node). With equal drives per node it is the plain interleave 0, 1, ...,
+   * N-1, 0, 1, ... */
   g_autofree double *node_sum = g_new0(double, n_nodes);
+  g_autofree int *credit = g_new0(int, n_nodes);
   double h = 0;
   for (int r = 1; r <= w->titles; r++) {
     double p = sim_zipf_weight((size_t)r, w->zipf_s);
     h += p;
     if (w->title_placement == WL_PLACE_NODE_STRIPED) {
-      int node = drive_node[order[(r - 1) % n_drives]];
+      int node = -1;
+      for (int n = 0; n < n_nodes; n++) {
+        if (!per_node[n]) continue;
+        credit[n] += per_node[n];
+        if (node < 0 || credit[n] > credit[node]) node = n;
+      }
+      credit[node] -= n_drives;
       node_sum[node] += p / per_node[node];
       continue;
     }
@@ -278,7 +294,7 @@ const SimConfField workload_schema[] = {
     .enum_names = wl_title_placement_names,
     .def = "node_striped",
     .doc =
-        "titles on drives: node_striped (rank r on node r mod N, striped over its drives), round_robin (whole titles, node-interleaved drive order) or random" },
+        "titles on drives: node_striped (ranks dealt to nodes in proportion to their drives by smooth weighted round robin, each title striped over its node's drives; equal nodes: rank r on node r mod N), round_robin (whole titles, node-interleaved drive order) or random" },
   { .key = "request_size",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,

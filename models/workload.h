@@ -3,9 +3,11 @@
  * What it models: an offered load (Gb/s, or saturate), a bitrate mix of client connections
  * (connections = throughput / mean bitrate), a catalogue of `titles` files with Zipf
  * popularity p(r) = r^-s / H(N, s) for rank r = 1..N, and the placement of files on drives:
- *   node_striped rank r goes to the node of the r-th drive of a node-interleaved drive
- *                order (node 0's first drive, node 1's first drive, ..., node 0's second
- *                drive, ...; so nodes get titles in proportion to their drives) and is
+ *   node_striped rank r goes to a node chosen by smooth weighted round robin with each
+ *                node weighted by its drives (a box filled from the origin fills its
+ *                storage, so nodes hold titles in proportion to their drives, and a small
+ *                node's turns are spread over the cycle rather than bunched in the Zipf
+ *                head; equal nodes: rank r on node (r - 1) mod N) and is
  *                striped evenly over that node's drives: the natural
  *                NUMA-balancing placement of a title's many files (one per bitrate and track);
  *                the Zipf head still makes the node holding rank 1 hot: for s = 1 over two

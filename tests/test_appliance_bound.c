@@ -300,6 +300,50 @@ START_TEST(test_zipf_node_share)
 }
 END_TEST
 
+START_TEST(test_zipf_weighted_nodes)
+{
+  /* node_striped on Rome's NPS4 layout, 2/6/4/6 drives per quadrant (18 in all): smooth weighted
+   * round robin with weights 2, 6, 4, 6 (credit += weight, take the most, lowest on a tie, charge
+   * it 18), worked by hand from credits 0:
+   *   2 6 4 6 -> q1;  4 -6 8 12 -> q3;  6 0 12 0 -> q2;  8 6 -2 6 -> q0;  -8 12 2 12 -> q1;
+   *   -6 0 6 18 -> q3;  -4 6 10 6 -> q2;  -2 12 -4 12 -> q1;  0 0 0 18 -> q3; credits back to 0.
+   * So ranks 1..9 go to q1 q3 q2 q0 q1 q3 q2 q1 q3 and repeat: each quadrant takes its drives'
+   * share (1, 3, 2, 3 of 9), and each drive 1/18 of the ranks in the long run. */
+  int dn[18] = { 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3 };
+  const int per_node[4] = { 2, 6, 4, 6 };
+  const int seq[9] = { 1, 3, 2, 0, 1, 3, 2, 1, 3 };
+  double sh[18];
+  /* s = 0, 18 000 titles: every drive exactly 1/18 */
+  Workload w = { .titles = 18000, .zipf_s = 0.0, .title_placement = WL_PLACE_NODE_STRIPED };
+  workload_drive_shares(&w, 18, dn, 4, 1, sh);
+  for (int d = 0; d < 18; d++) ck_assert_double_eq_tol(sh[d], 1.0 / 18, 1e-12);
+  /* s = 1, 18 titles (two turns of the cycle): a quadrant's share is its ranks' 1/r over H_18,
+   * striped evenly over its drives; quadrant 0 holds ranks 4 and 13 only */
+  w.titles = 18;
+  w.zipf_s = 1.0;
+  workload_drive_shares(&w, 18, dn, 4, 1, sh);
+  double h = 0, node[4] = { 0 };
+  for (int r = 1; r <= 18; r++) {
+    h += 1.0 / r;
+    node[seq[(r - 1) % 9]] += 1.0 / r;
+  }
+  for (int d = 0; d < 18; d++) ck_assert_double_eq_tol(sh[d], node[dn[d]] / h / per_node[dn[d]], 1e-14);
+  ck_assert_double_eq_tol(sh[0], (1.0 / 4 + 1.0 / 13) / h / 2, 1e-14);
+  /* one of quadrant 0's drives down (1/6/4/6, 17 drives): credits 1 6 4 6 -> q1 first, so the
+   * survivor does not take rank 1 either; it holds 1/17 of 17 000 uniform titles, as every drive */
+  int dn17[17] = { 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3 };
+  w.titles = 17000;
+  w.zipf_s = 0.0;
+  workload_drive_shares(&w, 17, dn17, 4, 1, sh);
+  for (int d = 0; d < 17; d++) ck_assert_double_eq_tol(sh[d], 1.0 / 17, 1e-12);
+  w.titles = 1;
+  w.zipf_s = 1.0;
+  workload_drive_shares(&w, 17, dn17, 4, 1, sh);
+  ck_assert_double_eq(sh[0], 0.0);
+  ck_assert_double_eq_tol(sh[1], 1.0 / 6, 1e-15);
+}
+END_TEST
+
 START_TEST(test_pcie_tags)
 {
   ck_assert_int_eq(pcie_tags(5), 32);
@@ -788,6 +832,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_device_routing_uneven_links);
   tcase_add_test(t, test_pcie_tags);
   tcase_add_test(t, test_zipf_node_share);
+  tcase_add_test(t, test_zipf_weighted_nodes);
   tcase_add_test(t, test_stream_rome);
   suite_add_tcase(s, t);
   t = tcase_create("invariants");
