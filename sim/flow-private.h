@@ -318,6 +318,8 @@ typedef struct {
   double tmp_load;     /* touched: its load after the solve (an upper bound) */
   double W0, F0;       /* set by the closure: weight of its users in the component, */
   uint32_t n_comp;     /* their number, and the fixed load of the others */
+  uintptr_t cx0, cx;   /* XOR of the addresses of its component clocks (closure) and of the
+                        * unfrozen ones (filling): while n_unfrozen is 1, that clock */
   SimFlowClock *mrep;  /* commit: the clock this solve's clocks frozen on it merge into */
   uint32_t mmark;      /* == net->sx.cepoch: mrep is set */
 } SimFlowResScratch;

@@ -397,6 +397,7 @@ static void close_clocks(SimFlowNet *net, SimFlowComp *cs)
       SimFlowResource *r = net->sx.cr[cs->qr++];
       double W = 0, F = 0;
       uint32_t nu = 0;
+      uintptr_t X = 0;
       for (uint32_t u = 0; u < r->n_cusers; u++) {
         SimFlowClock *c = r->cusers[u].c;
         double A = r->cusers[u].e->A;
@@ -404,6 +405,7 @@ static void close_clocks(SimFlowNet *net, SimFlowComp *cs)
           add_clock(net, cs, c);
           W += A;
           nu++;
+          X ^= (uintptr_t)c;
         } else {
           F += A * c->x;
         }
@@ -411,6 +413,7 @@ static void close_clocks(SimFlowNet *net, SimFlowComp *cs)
       r->sx.W0 = W;
       r->sx.F0 = F;
       r->sx.n_comp = nu;
+      r->sx.cx0 = X;
     }
     while (cs->qg < cs->nc) {
       SimFlowClock *c = net->sx.tclk[cs->qg++];
@@ -431,6 +434,7 @@ static void freeze_clock(SimFlowNet *net, SimFlowClock *c, double rate, SimFlowR
     if (r->sx.mark != net->sx.epoch) continue;
     r->sx.frozen_load += c->res[j].A * rate;
     r->sx.W -= c->res[j].A;
+    r->sx.cx ^= (uintptr_t)c;
     if (--r->sx.n_unfrozen == 0) r->sx.W = 0;
   }
 }
@@ -462,12 +466,19 @@ static SimFlowClock *clock_split(SimFlowNet *net, SimFlowComp *cs, SimFlowClock 
   add_clock(net, cs, d);
   d->sx.frozen = false;
   /* A resource both use now counts one more clock of the component (for
-     * this filling and any redone after the component grows). */
+     * this filling and any redone after the component grows); on one that
+     * only d uses now (@r among them), d takes c's place. */
   for (uint32_t j = 0; j < d->n_res; j++) {
     SimFlowResource *q = d->res[j].res;
-    if (q->sx.mark == net->sx.epoch && c->slot[q->idx]) {
+    if (q->sx.mark != net->sx.epoch) continue;
+    if (c->slot[q->idx]) {
       q->sx.n_unfrozen++;
       q->sx.n_comp++;
+      q->sx.cx ^= (uintptr_t)d;
+      q->sx.cx0 ^= (uintptr_t)d;
+    } else {
+      q->sx.cx ^= (uintptr_t)c ^ (uintptr_t)d;
+      q->sx.cx0 ^= (uintptr_t)c ^ (uintptr_t)d;
     }
   }
   return d;
@@ -481,6 +492,18 @@ static inline uint32_t saturate_clocks(SimFlowNet *net, SimFlowComp *cs, SimFlow
 {
   uint32_t froze = 0;
   r->sx.sat_new = true;
+  if (r->sx.n_unfrozen == 1) {
+    /* The usual case: one clock left, which the XOR of the unfrozen ones
+         * names (the scan below would find it, and nothing after it). */
+    SimFlowClock *c = (SimFlowClock *)r->sx.cx;
+    g_assert(c->sx.mark == net->sx.cepoch && !c->sx.frozen);
+    if (clock_entry(c, r)->cnt == c->n_g) {
+      freeze_clock(net, c, level, r);
+      return 1;
+    }
+    freeze_clock(net, clock_split(net, cs, c, r), level, r);
+    return 0;
+  }
   /* n_unfrozen counts the unfrozen component clocks using r (freezing one
      * decrements it): none is left past it. */
   for (uint32_t u = 0; u < r->n_cusers && r->sx.n_unfrozen; u++) {
@@ -511,6 +534,7 @@ static bool fill_clocks(SimFlowNet *net, SimFlowComp *cs)
     r->sx.W = r->sx.W0;
     r->sx.frozen_load = r->sx.F0;
     r->sx.n_unfrozen = r->sx.n_comp;
+    r->sx.cx = r->sx.cx0;
     r->sx.sat_new = false;
     if (r->sx.n_comp) live[nl++] = r;
   }
