@@ -31,7 +31,9 @@
 void sim_flow__bounds_invalidate(SimFlowNet *net)
 {
   bool any = false;
-  for (guint i = 0; i < net->resources->len; i++) {
+  /* Nothing to clear when no flag is set (groups created before the first
+     * cover_bounds: one sim_flow_net_path per class at setup). */
+  for (guint i = 0; net->any_bounded && i < net->resources->len; i++) {
     SimFlowResource *r = g_ptr_array_index(net->resources, i);
     if (r->bounded) {
       r->load = sim_flow__res_load(r);
@@ -40,6 +42,7 @@ void sim_flow__bounds_invalidate(SimFlowNet *net)
     r->bounded = false;
   }
   if (any) sim_flow__retrack(net);
+  net->any_bounded = false;
   net->bounds_dirty = true;
   net->dirty_solves = 0;
 }
@@ -143,6 +146,7 @@ void sim_flow__cover_bounds(SimFlowNet *net)
       }
     }
   net->bounds_dirty = false;
+  net->any_bounded = any;
   if (any) sim_flow__retrack(net);
 }
 

@@ -426,6 +426,7 @@ struct SimFlowNet {
   uint32_t solves_since_resum; /* solves since the last resum() */
   bool flow_stats;             /* keeps per-flow statistics (sim_flow_net_keep_flow_stats) */
   bool bounds_dirty;           /* groups or capacities changed since cover_bounds */
+  bool any_bounded;            /* some resource has its bounded flag set */
   uint32_t dirty_solves;       /* solves since bounds_dirty was set */
   SimFlowStats st;             /* net-wide accumulators */
 };
