@@ -46,6 +46,14 @@ gboolean sim_dist_validate(const SimDist *d, GError **error)
   return FALSE;
 }
 
+/* zeta and sigma of gsl_ran_lognormal for the lognormal of mean d->mean and cv d->shape. */
+static void lognormal_params(const SimDist *d, double *zeta, double *sigma)
+{
+  double s2 = log1p(d->shape * d->shape);
+  *zeta = log(d->mean) - s2 / 2;
+  *sigma = sqrt(s2);
+}
+
 double sim_dist_sample(const SimDist *d, gsl_rng *rng)
 {
   switch (d->kind) {
@@ -53,8 +61,9 @@ double sim_dist_sample(const SimDist *d, gsl_rng *rng)
     case SIM_DIST_EXPONENTIAL: return gsl_ran_exponential(rng, d->mean);
     case SIM_DIST_ERLANG: return gsl_ran_gamma(rng, d->shape, d->mean / d->shape);
     case SIM_DIST_LOGNORMAL: {
-      double s2 = log1p(d->shape * d->shape);
-      return gsl_ran_lognormal(rng, log(d->mean) - s2 / 2, sqrt(s2));
+      double zeta, sigma;
+      lognormal_params(d, &zeta, &sigma);
+      return gsl_ran_lognormal(rng, zeta, sigma);
     }
     case SIM_DIST_PARETO: return gsl_ran_pareto(rng, d->shape, d->mean * (d->shape - 1) / d->shape);
     case SIM_DIST_UNIFORM: {
@@ -63,6 +72,19 @@ double sim_dist_sample(const SimDist *d, gsl_rng *rng)
     }
   }
   g_assert_not_reached();
+}
+
+void sim_dist_sampler_init(SimDistSampler *s, const SimDist *d)
+{
+  s->d = *d;
+  s->zeta = s->sigma = 0;
+  if (d->kind == SIM_DIST_LOGNORMAL) lognormal_params(d, &s->zeta, &s->sigma);
+}
+
+double sim_dist_sampler_draw(const SimDistSampler *s, gsl_rng *rng)
+{
+  if (s->d.kind == SIM_DIST_LOGNORMAL) return gsl_ran_lognormal(rng, s->zeta, s->sigma);
+  return sim_dist_sample(&s->d, rng);
 }
 
 double sim_dist_scv(const SimDist *d)

@@ -46,6 +46,22 @@ gboolean sim_dist_validate(const SimDist *d, GError **error);
 /* Draws one variate from @d using @rng. */
 double sim_dist_sample(const SimDist *d, gsl_rng *rng);
 
+/* @d with the parameters of its draws worked out once (lognormal: zeta and
+ * sigma, two logarithms and a square root per draw otherwise), for a caller
+ * that draws from the same distribution many times. */
+typedef struct {
+  SimDist d;    /* the distribution */
+  double zeta;  /* lognormal: ln(mean) - sigma^2/2 (unused otherwise) */
+  double sigma; /* lognormal: sqrt(ln(1 + cv^2)) (unused otherwise) */
+} SimDistSampler;
+
+/* Prepares @s to draw from @d (a valid distribution, sim_dist_validate). */
+void sim_dist_sampler_init(SimDistSampler *s, const SimDist *d);
+
+/* Draws one variate: the same value, bit for bit, and the same use of @rng
+ * as sim_dist_sample(&s->d, rng). */
+double sim_dist_sampler_draw(const SimDistSampler *s, gsl_rng *rng);
+
 /* The mean of @d. */
 static inline double sim_dist_mean(const SimDist *d)
 {

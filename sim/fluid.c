@@ -216,10 +216,11 @@ struct sim_state {
   SimFlowUse **uses;   /* per class */
   SimFlowPath **paths; /* per class */
   gsl_rng *rng_arrival, *rng_class, *rng_size;
-  SimDist *lat_dist;      /* per class: its access latency */
-  gsl_rng **lat_rng;      /* per class: the stream it draws from (owned by lat_streams; NULL: fixed) */
-  GPtrArray *lat_streams; /* the distinct streams, gsl_rng* */
-  client_group *groups;   /* spec->clients->len of them */
+  SimDistSampler *lat_dist; /* per class: its access latency */
+  SimDistSampler size_dist; /* request sizes (spec->request_bytes) */
+  gsl_rng **lat_rng;        /* per class: the stream it draws from (owned by lat_streams; NULL: fixed) */
+  GPtrArray *lat_streams;   /* the distinct streams, gsl_rng* */
+  client_group *groups;     /* spec->clients->len of them */
   gsl_ran_discrete_t *class_table;
   SimEvent arrival;
   double mean_gap_ns;
@@ -267,7 +268,7 @@ static request *req_new(sim_state *s)
   r->next = NULL;
   r->s = s;
   r->cls = (int)gsl_ran_discrete(s->rng_class, s->class_table);
-  r->bytes = sim_dist_sample(&s->spec->request_bytes, s->rng_size);
+  r->bytes = sim_dist_sampler_draw(&s->size_dist, s->rng_size);
   r->t_arrival = sim_engine_now(s->eng);
   r->id = s->next_id++;
   return r;
@@ -292,8 +293,8 @@ static void latency_done(SimEngine *eng G_GNUC_UNUSED, SimEvent *ev G_GNUC_UNUSE
 /* Gives @r a slot: access latency, then its transfer. */
 static void admit(sim_state *s, request *r)
 {
-  const SimDist *d = &s->lat_dist[r->cls];
-  double lat_ns = sim_dist_sample(d, s->lat_rng[r->cls]); /* a fixed latency (CV 0) has no stream and draws nothing */
+  const SimDistSampler *d = &s->lat_dist[r->cls];
+  double lat_ns = sim_dist_sampler_draw(d, s->lat_rng[r->cls]); /* a fixed latency (CV 0) has no stream and draws nothing */
   s->active++;
   s->bytes_admitted += r->bytes;
   s->bytes_waiting_latency += r->bytes;
@@ -381,14 +382,15 @@ static void on_client_fetch(SimEngine *eng, SimEvent *ev, void *ctx)
 static void latency_setup(sim_state *s)
 {
   guint ncls = s->spec->classes->len;
-  s->lat_dist = g_new0(SimDist, ncls);
+  s->lat_dist = g_new0(SimDistSampler, ncls);
   s->lat_rng = g_new0(gsl_rng *, ncls);
   s->lat_streams = g_ptr_array_new_with_free_func((GDestroyNotify)gsl_rng_free);
   g_autoptr(GHashTable) by_name = g_hash_table_new(g_str_hash, g_str_equal); /* lookups only: order decides nothing */
   for (guint k = 0; k < ncls; k++) {
     const SimFluidClass *c = g_ptr_array_index(s->spec->classes, k);
-    s->lat_dist[k] = c->latency_cv > 0 ? (SimDist){ SIM_DIST_LOGNORMAL, c->latency_ns, c->latency_cv }
-                                       : (SimDist){ SIM_DIST_DETERMINISTIC, c->latency_ns, 0 };
+    SimDist d = c->latency_cv > 0 ? (SimDist){ SIM_DIST_LOGNORMAL, c->latency_ns, c->latency_cv }
+                                  : (SimDist){ SIM_DIST_DETERMINISTIC, c->latency_ns, 0 };
+    sim_dist_sampler_init(&s->lat_dist[k], &d);
     if (!(c->latency_cv > 0)) continue;
     const char *name = c->latency_stream ? c->latency_stream : c->name;
     gsl_rng *rng = g_hash_table_lookup(by_name, name);
@@ -535,6 +537,7 @@ SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserv
   s.rng_arrival = sim_rng_new(spec->seed, "workload.arrivals");
   s.rng_class = sim_rng_new(spec->seed, "workload.class");
   s.rng_size = sim_rng_new(spec->seed, "workload.size");
+  sim_dist_sampler_init(&s.size_dist, &spec->request_bytes);
 
   latency_setup(&s);
   if (spec->offered_Bps > 0 && spec->clients->len) {

@@ -3,6 +3,7 @@
 #include <check.h>
 #include "tests/support/check_run.h"
 #include <math.h>
+#include <string.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 #include "sim/dist.h"
@@ -145,6 +146,31 @@ START_TEST(test_distribution_moments)
 }
 END_TEST
 
+START_TEST(test_sampler_draws_as_sample)
+{
+  /* A prepared sampler draws the values sim_dist_sample draws, bit for bit,
+   * from the same stream: same seed, same sequence, for every family (the
+   * DES draws through samplers, the goldens were made with sim_dist_sample). */
+  const SimDist d[] = {
+    { SIM_DIST_DETERMINISTIC, 5, 0 }, { SIM_DIST_EXPONENTIAL, 5, 0 },   { SIM_DIST_ERLANG, 5, 4 },
+    { SIM_DIST_LOGNORMAL, 5, 0.5 },   { SIM_DIST_LOGNORMAL, 3e5, 2.0 }, { SIM_DIST_PARETO, 5, 4.5 },
+    { SIM_DIST_UNIFORM, 5, 0.3 },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(d); k++) {
+    g_autoptr(gsl_rng) a = sim_rng_new(11, "sampler");
+    g_autoptr(gsl_rng) b = sim_rng_new(11, "sampler");
+    SimDistSampler s;
+    sim_dist_sampler_init(&s, &d[k]);
+    for (int i = 0; i < 10000; i++) {
+      double x = sim_dist_sample(&d[k], a), y = sim_dist_sampler_draw(&s, b);
+      ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "%s draw %d: %.17g vs %.17g", sim_dist_kind_names[d[k].kind], i, x, y);
+    }
+    /* and the streams are where sim_dist_sample leaves them */
+    ck_assert_uint_eq(gsl_rng_get(a), gsl_rng_get(b));
+  }
+}
+END_TEST
+
 START_TEST(test_zipf)
 {
   g_autoptr(SimZipf) z = sim_zipf_new(1000, 1.0, NULL);
@@ -181,6 +207,7 @@ int main(void)
   tcase_add_test(tc, test_quantiles_and_histogram);
   tcase_add_test(tc, test_precision_rule);
   tcase_add_test(tc, test_distribution_moments);
+  tcase_add_test(tc, test_sampler_draws_as_sample);
   tcase_add_test(tc, test_zipf);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
