@@ -965,7 +965,6 @@ static void solve_groups(SimFlowNet *net)
 /* Re-solves the rates affected by the changes since the last solve, at now:
  * by clocks when no capped group is active and no group is left without a
  * resource of the component, otherwise group by group. */
-extern unsigned long fill_stat_rounds, fill_stat_single;
 void sim_flow__solve(SimFlowNet *net)
 {
   if (!dirty(net)) return;
