@@ -1,6 +1,6 @@
 # ocasim — plain Makefile, pkg-config for every library.
 #   make              build ./ocasim (release, -O2)
-#   make test         build and run every Check suite in tests/
+#   make test         build and run every Check suite in tests/ (TEST_JOBS at a time, default one per CPU)
 #   make SANITIZE=1 test   the same under AddressSanitizer + UBSan (objects in build/asan)
 #   make MPI=1        build/mpi/ocasim, built with mpicc: `ocasim sweep` spreads points over mpirun's ranks
 #   make bench        engine and model benchmarks (report only, never fail on timing)
@@ -103,14 +103,24 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_SUPPORT_OBJ) $(LIB)
 
 check-tests: $(TEST_BIN) $(BIN)
 
-# Every suite runs even when one fails; the target fails if any did.
-# OCASIM_BIN lets tests drive the command line (exit status, error positions).
+# Every suite runs even when one fails; the target fails if any did.  The suites run side by
+# side, TEST_JOBS at a time (default: one per CPU; the -j of the calling make when it has one),
+# the longest first, each suite's output printed whole when it ends (-Otarget) with its wall
+# time.  OCASIM_BIN lets tests drive the command line (exit status, error positions).
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+TEST_LONG := test_appliance_fit test_metamorphic test_appliance_des test_golden test_planner
+TEST_ORDER := $(filter $(TEST_LONG:%=$(BUILD)/tests/%),$(TEST_BIN)) $(filter-out $(TEST_LONG:%=$(BUILD)/tests/%),$(TEST_BIN))
+TEST_RUN := $(TEST_ORDER:%=%.run)
+TEST_FAILED := $(BUILD)/tests/failed
+.PHONY: $(TEST_RUN)
 test: $(TEST_BIN) $(BIN)
-	@fail=0; for t in $(TEST_BIN); do \
-	  echo "== $$t"; OCASIM_BIN=$(abspath $(BIN)) $$t || fail=1; \
-	done; \
-	if [ $$fail -ne 0 ]; then echo "make test: some suites FAILED"; exit 1; fi; \
-	echo "make test: all suites passed"
+	@rm -rf $(TEST_FAILED) && mkdir -p $(TEST_FAILED)
+	@$(MAKE) --no-print-directory -Otarget $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) $(TEST_RUN)
+	@if [ -n "$$(ls $(TEST_FAILED))" ]; then echo "make test: FAILED: $$(ls $(TEST_FAILED) | tr '\n' ' ')"; exit 1; fi; \
+	echo "make test: all $(words $(TEST_BIN)) suites passed"
+$(TEST_RUN): %.run: %
+	@t0=$$(date +%s.%N); echo "== $*"; OCASIM_BIN=$(abspath $(BIN)) $* || touch $(TEST_FAILED)/$(notdir $*); \
+	echo "== $(notdir $*): $$(awk "BEGIN { printf \"%.1f\", $$(date +%s.%N) - $$t0 }") s"
 
 deps:
 	@sh scripts/deps.sh

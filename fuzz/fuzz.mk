@@ -3,9 +3,9 @@
 #
 # Everything is built with clang-14 -fsanitize=fuzzer,address,undefined into build/fuzz/
 # (the library objects with fuzzer-no-link), never by `make` or `make test`.  Each target then
-# runs for FUZZ_SECONDS (default 60) from its seeds, with its dictionary: the working corpus
-# build/fuzz/corpus/T/ grows across runs, crashes land in build/fuzz/artifacts/T/, the log in
-# build/fuzz/T.log.  The target fails if any harness found a crash, a leak or a timeout.
+# runs for FUZZ_SECONDS (default 60) from its seeds, with its dictionary (`make -jN fuzz`: N
+# targets at a time): the working corpus build/fuzz/corpus/T/ grows across runs, crashes land
+# in build/fuzz/artifacts/T/, the log in build/fuzz/T.log.  The target fails if any harness found a crash, a leak or a timeout.
 # Without clang-14 (or its libFuzzer runtime) it says so and skips: `make deps` installs it.
 #   scenario  the loader, platform include, appliance + demand + bound, queueing network
 #   units     sim_units_parse and its format round trip
@@ -62,22 +62,29 @@ fuzz:
 	  echo "make fuzz: skipped: $(FUZZ_CC) with libFuzzer (clang-14, libclang-rt-14-dev) not found; make deps installs it"; fi
 
 fuzz-build: $(FUZZ_BINS) $(FUZZ_SEEDS_sweep)
+# Each target runs in its own rule, so that `make -jN fuzz` runs N of them side by side (CI: one
+# per CPU); every target runs even when another fails, and fuzz-run fails if any did.
+FUZZ_RUNS   := $(FUZZ_TARGETS:%=fuzz-run-%)
+FUZZ_FAILED := $(FUZZ_DIR)/failed
+.PHONY: $(FUZZ_RUNS)
 fuzz-run: fuzz-build
-	@fail=0; for t in $(FUZZ_TARGETS); do \
-	  case $$t in scenario) s="$(FUZZ_SEEDS_scenario)";; set) s="$(FUZZ_SEEDS_set)";; units) s="$(FUZZ_SEEDS_units)";; \
-	    http) s="$(FUZZ_SEEDS_http)";; sweep) s="$(FUZZ_SEEDS_sweep)";; esac; \
-	  d=$(FUZZ_DICT_default); [ $$t = http ] && d=$(FUZZ_DICT_http); \
-	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t; \
-	  echo "== fuzz_$$t: $(FUZZ_SECONDS) s, seeds $$s, dictionary $$d"; \
-	  if $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-	       -dict=$$d -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t/ \
-	       $(FUZZ_DIR)/corpus/$$t $$s > $(FUZZ_DIR)/$$t.log 2>&1; then \
-	    grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' $(FUZZ_DIR)/$$t.log | tail -1; \
-	    grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' $(FUZZ_DIR)/$$t.log | tr '\n' ' '; echo; \
-	  else \
-	    echo "fuzz_$$t: FAILED (crash, leak or timeout): see $(FUZZ_DIR)/$$t.log and $(FUZZ_DIR)/artifacts/$$t/"; \
-	    grep -E 'ERROR|SUMMARY|fuzz_|CRITICAL' $(FUZZ_DIR)/$$t.log | head -5; fail=1; \
-	  fi; \
-	done; exit $$fail
+	@rm -rf $(FUZZ_FAILED) && mkdir -p $(FUZZ_FAILED)
+	@$(MAKE) --no-print-directory -Otarget $(FUZZ_RUNS)
+	@if [ -n "$$(ls $(FUZZ_FAILED))" ]; then echo "make fuzz: FAILED: $$(ls $(FUZZ_FAILED) | tr '\n' ' ')"; exit 1; fi
+$(FUZZ_RUNS): fuzz-run-%:
+	@t=$*; case $$t in scenario) s="$(FUZZ_SEEDS_scenario)";; set) s="$(FUZZ_SEEDS_set)";; units) s="$(FUZZ_SEEDS_units)";; \
+	  http) s="$(FUZZ_SEEDS_http)";; sweep) s="$(FUZZ_SEEDS_sweep)";; esac; \
+	d=$(FUZZ_DICT_default); [ $$t = http ] && d=$(FUZZ_DICT_http); \
+	mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t; \
+	echo "== fuzz_$$t: $(FUZZ_SECONDS) s, seeds $$s, dictionary $$d"; \
+	if $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	     -dict=$$d -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t/ \
+	     $(FUZZ_DIR)/corpus/$$t $$s > $(FUZZ_DIR)/$$t.log 2>&1; then \
+	  grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' $(FUZZ_DIR)/$$t.log | tail -1; \
+	  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' $(FUZZ_DIR)/$$t.log | tr '\n' ' '; echo; \
+	else \
+	  echo "fuzz_$$t: FAILED (crash, leak or timeout): see $(FUZZ_DIR)/$$t.log and $(FUZZ_DIR)/artifacts/$$t/"; \
+	  grep -E 'ERROR|SUMMARY|fuzz_|CRITICAL' $(FUZZ_DIR)/$$t.log | head -5; touch $(FUZZ_FAILED)/$$t; \
+	fi
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:$(FUZZ_DIR)/fuzz_%=$(FUZZ_DIR)/obj/fuzz/fuzz_%.d) $(FUZZ_DIR)/obj/fuzz/fuzz_common.d

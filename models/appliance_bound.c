@@ -462,7 +462,7 @@ static void latency_estimate(const Appliance *a, const DemandModel *m, const dou
   g_array_free(ctx.atoms, TRUE);
 }
 
-BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps)
+BoundResult *bound_eval_rates(const Appliance *a, const DemandModel *m, double offered_gbps)
 {
   BoundResult *r = g_new0(BoundResult, 1);
   r->n_res = m->n_res;
@@ -490,7 +490,13 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   }
   r->cpu_util = cap > 0 ? busy / cap : 0;
   r->connections = workload_connections(&a->wl, r->throughput_Bps);
+  r->lat_mean_ms = r->lat_p50_ms = r->lat_p99_ms = NAN;
+  return r;
+}
 
+BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps)
+{
+  BoundResult *r = bound_eval_rates(a, m, offered_gbps);
   /* latency (appliance_bound.h): the closed system at X*, and below it the open one, never
    * above the closed (the slots bound the company a request finds) */
   double eps = bound_slot_share(a, m, r->sat_Bps), sat[3], open[3];

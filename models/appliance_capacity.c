@@ -49,7 +49,7 @@ static double headroom_excess(const Appliance *a, const DemandModel *m, const Bo
 static double g_of(double L, void *p)
 {
   const CapCtx *x = p;
-  g_autoptr(BoundResult) r = bound_eval(x->a, x->m, L);
+  g_autoptr(BoundResult) r = x->c == CAP_LATENCY ? bound_eval(x->a, x->m, L) : bound_eval_rates(x->a, x->m, L);
   double v = -1;
   switch (x->c) {
     case CAP_CPU:
@@ -129,7 +129,7 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
     }
     out->limit_gbps[c] = root;
     if (c == CAP_HEADROOM && isfinite(root)) { /* the resource at its limit there (at the probe floor: the first over it) */
-      g_autoptr(BoundResult) r = bound_eval(a, m, MAX(root, lo));
+      g_autoptr(BoundResult) r = bound_eval_rates(a, m, MAX(root, lo));
       int at;
       headroom_excess(a, m, r, &at);
       if (at >= 0) {

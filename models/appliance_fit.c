@@ -323,7 +323,7 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
     g_free(a);
     return FALSE;
   }
-  g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
+  g_autoptr(BoundResult) r = bound_eval_rates(a, m, a->wl.offered_gbps);
   const AppReference *ref = &it->info.ref;
   memset(row, 0, sizeof *row);
   row->file = g_strdup(it->file);

@@ -423,6 +423,15 @@ START_TEST(test_conservation)
         if (m->res[i].kind == RK_NVME && m->res[i].drive >= 0) read += r->throughput_Bps * m->total[i];
       }
       ck_assert_double_eq_tol(read / sent, 1.0, 1e-9);
+      /* the rates without the latency (what the fit and the capacity search read) are
+       * bound_eval's bit for bit */
+      g_autoptr(BoundResult) q = bound_eval_rates(a, m, off);
+      ck_assert(q->sat_Bps == r->sat_Bps && q->bottleneck == r->bottleneck && q->throughput_Bps == r->throughput_Bps);
+      ck_assert(q->cpu_util == r->cpu_util && q->cpu_util_max_node == r->cpu_util_max_node && q->connections == r->connections);
+      size_t sz = (size_t)m->n_res * sizeof(double);
+      ck_assert(memcmp(q->util, r->util, sz) == 0 && memcmp(q->offered_util, r->offered_util, sz) == 0);
+      ck_assert(memcmp(q->drop, r->drop, sz) == 0);
+      ck_assert(isnan(q->lat_p99_ms) && isfinite(r->lat_p99_ms) && r->lat_p99_ms > 0);
     }
     g_free(a);
   }
