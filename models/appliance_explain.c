@@ -198,7 +198,7 @@ static const char *cpb_label(ExplainCpb c)
                                                "requests and connections (HTTP, TLS handshakes, TCP)",
                                                "stalls: DRAM latency (idle)",
                                                "stalls: DRAM queueing at load",
-                                               "stalls: fabric (remote penalty)",
+                                               "stalls: remote lines (whole latency)",
                                                "other (not split)" };
   return n[c];
 }

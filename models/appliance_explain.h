@@ -10,9 +10,10 @@
  *     coefficients are zeroed (models/coeffs.h:
  *     copy_cpb; page_cycles + mapped_page_cycles; pkt_cycles; ack_cycles; the workload's request,
  *     connection and TLS handshake cycles (workload_request_cpb); k_dram and
- *     k_remote for the stalls); the stalls split into DRAM latency at idle, DRAM queueing at
- *     X_op (the load-dependent terms, demand.h) and fabric (the remote-access penalty,
- *     DmResource.remote_stall); what remains is the bulk crypto (the one CPU term without a
+ *     k_remote for the stalls); the stalls split into DRAM latency at idle (local lines), DRAM
+ *     and link queueing at X_op (the load-dependent terms, demand.h) and remote lines (the whole
+ *     idle latency of lines on another node at k_remote, DmResource.remote_stall; JSON key
+ *     stall_fabric); what remains is the bulk crypto (the one CPU term without a
  *     coefficient of its own: cpu.h's cycles-per-byte table), or "other" on a loopback host,
  *     whose costs are measured as a whole (there is no interrupt term in the model yet);
  *   fabric bytes per link and direction: D_r of every fabric resource;

@@ -134,7 +134,7 @@ void coeffs_prior(Coeffs *c)
                             one was not identified (0.21 +- 0.29 against 0.18 +- 0.03, correlated
                             -0.97 with page_cycles), so the data cannot tell them apart */
   c->copy_cpb = 1.0;     /* rep movsb copy of cold data, ~1 cycle/byte */
-  c->k_remote = 1.0;     /* the fabric penalty exposed once (the fit needs about 2.6: cpu.h) */
+  c->k_remote = 1.0;     /* a remote line's whole latency exposed once, no overlap (cpu.h) */
 }
 
 const char *coeffs_fitted_name(int i)

@@ -19,8 +19,8 @@ typedef struct {
   double page_cycles; /* stack cycles per payload page (cpu.page_size), unmapped mbufs */
   double k_dram;      /* exposed fraction of a local DRAM miss for a CPU read, streaming or metadata */
   double copy_cpb;    /* cycles per byte of a kernel<->user copy, in-cache part */
-  double k_remote;    /* stall cycles per cycle of remote-access penalty (fabric hop,
-                         coherence); multiplies penalty * f / 64 B per remote CPU read */
+  double k_remote;    /* exposed fraction of a remote line's whole latency (local + fabric penalty +
+                         DRAM and link queueing) for a CPU read; 1 = the line exposed once (cpu.h) */
   /* fixed, sourced (coeffs.c): no reference row but one platform's, or none, identifies them */
   double fabric_eff;         /* payload per raw bit of a fabric link (topology.h) */
   double mapped_page_cycles; /* extra cycles per 4 KiB page with mapped mbufs + sf_bufs (cpu.h) */

@@ -516,9 +516,10 @@ static void cpu_add_resources(AppBuild *b, void *state G_GNUC_UNUSED)
   }
 }
 
-/* Stall cycles of a CPU read: the exposed part of each line's latency (cpu.h), and its
- * load-dependent part per ns of DRAM queueing (a reused buffer's touch carries only the bytes
- * that miss the cache, datapath.h). */
+/* Stall cycles of a CPU read: the exposed part of each line's latency (cpu.h): k_dram of a local
+ * line's, k_remote of a remote line's whole latency, and the same share of its load-dependent
+ * part per ns of DRAM queueing (a reused buffer's touch carries only the bytes that miss the
+ * cache, datapath.h). */
 static void cpu_touch_demand(AppBuild *b, void *state G_GNUC_UNUSED, DmClass *k, const AppTouch *t)
 {
   if (t->touch->stall == ST_NONE) return;
@@ -527,11 +528,12 @@ static void cpu_touch_demand(AppBuild *b, void *state G_GNUC_UNUSED, DmClass *k,
   double f = a->cpu.clock_hz / 1e9; /* cycles per ns */
   int an = t->agent_node, mn = t->mem_node;
   double lat = mem_latency_ns(&a->mem, &a->topo, an, mn);
-  double pen = topo_penalty_ns(&a->topo, an, mn), local = lat - pen;
+  gboolean remote = topo_penalty_ns(&a->topo, an, mn) > 0;
   /* one k_dram for streaming and metadata reads alike (coeffs.c) */
-  k->demand[b->cpu_res[an]] += t->bytes * (c->k_dram * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
-  app_build_add_lat(b, b->cpu_res[an], b->dram_res[mn], t->bytes * c->k_dram * f / CACHE_LINE_BYTES);
-  app_build_res(b, b->cpu_res[an])->remote_stall += k->weight * t->bytes * c->k_remote * pen * f / CACHE_LINE_BYTES;
+  double kx = remote ? c->k_remote : c->k_dram, per_ns = t->bytes * kx * f / CACHE_LINE_BYTES;
+  k->demand[b->cpu_res[an]] += per_ns * lat;
+  app_build_add_lat(b, b->cpu_res[an], b->dram_res[mn], per_ns);
+  if (remote) app_build_res(b, b->cpu_res[an])->remote_stall += k->weight * per_ns * lat;
 }
 
 /* CPU work that is not a memory stall (cpu_path_costs): bulk crypto and copies on the crypto

@@ -15,30 +15,34 @@
  *               source; an entry without one makes cpu.crypto_cpb a required key of that platform
  *               (a located error naming it), and an implementation that cannot run on the
  *               micro-architecture (ISA-L is x86-64 only) is an error at software.crypto;
- *   stall       per byte the CPU reads from DRAM: (k_dram * L_local + k_remote * P(a,m)) * f / 64 B
- *               (the exposed part of a cache-line miss: L_local from memory.h, P the fabric
- *               penalty when the line is on another node, topology.h), metadata reads alike (one
- *               k_dram: fitted apart, the metadata fraction was not identified, coeffs.c).
- *               k_remote can exceed 1: a remote miss also costs coherence probes and
- *               queueing in the fabric ("UPI traffic stalls CPUs", euro2019_numa). It stays a
- *               fitted exposure (about 2.6) because the loaded link latency that was to replace
- *               it cannot: the link's M/M/1 wait over one 64-B line adds 2.6 ns at the Skylake
- *               no-silo row's 41 % UPI and 0.6 ns at the EPYC one's 15 %, against 60 ns idle
- *               penalties, and the EPYC row, on the less loaded links, needs the more stall per
- *               remote line (about 240 ns against 160, from the published cycles per byte over
- *               the net-silo rows of the same boxes); at k_remote = 1 the two rows come out
- *               +90 % and +38 % (scenarios/reference/skx2019_no_silo.yaml). Nor can an
- *               exposure under memory-level parallelism (stall = misses x latency / MLP): the
- *               fitted stall per remote line, 2.58 x 60 ns = 155 ns, already exceeds the whole
- *               idle latency of a remote line (82-90 + 60 ns), which MLP = 1 would expose, so
- *               what k_remote carries beyond 1 is not latency (coherence probes, contention:
- *               named by euro2019_numa, measured nowhere we found). Nor do non-temporal
- *               stores: ISA-L's remote encrypt writes stalling like remote reads (a fill buffer
- *               held for the round trip) only rescale k_remote to 1.50, predictions unchanged,
- *               as placement none makes a CPU's writes as often remote as its reads on both
- *               boxes; local ones stalling too contradict the ISA-L/AES-NI pair (aesni
- *               +20.9 %); scenarios/reference/skx2019_no_silo.yaml gives the figures. Only CPU
- *               reads (and read-for-ownership) stall;
+ *   stall       per byte the CPU reads from DRAM: k L(a,m) f / 64 B, the exposed part of each
+ *               line's latency L (memory.h: idle L0 + quadrant interleave + the fabric penalty
+ *               P(a,m) when the line is on another node, topology.h; under load also the DRAM
+ *               queueing W_m and, across sockets, the link's wait, demand.h), with k = k_dram for
+ *               a line on the reader's node and k = k_remote, of the WHOLE latency, for a line on
+ *               another node; metadata reads alike (one k_dram: fitted apart, the metadata
+ *               fraction was not identified, coeffs.c). Only CPU reads (and read-for-ownership)
+ *               stall. Why two fractions: the fit reads k_dram = 0.18 (prefetch hides about 82 %
+ *               of a local miss) and k_remote = 1.09 +- 0.11 (a remote line costs about its whole
+ *               loaded latency once, as if not overlapped at all); alone, each no-silo row asks
+ *               for 0.97 (Skylake: the fit without the EPYC box) and 1.19 (EPYC: without Skylake). What keeps remote
+ *               lines of this workload from overlapping is not identified: it is no hardware
+ *               limit (Intel MLC reads 34.3 GB/s node-to-node with all 36 threads of an 18-core
+ *               Cascade Lake-SP at 140 ns or more: at least 75 lines in flight, two per thread,
+ *               skx-4216-2s.yaml). The EPYC row's higher ask sits on its assumed 60 ns other-die
+ *               penalty (no published Naples figure found): about 90 ns would give it 1.0 too.
+ *               Earlier forms, kept out (make fit): k_remote x P only, the local part at k_dram
+ *               (fitted 2.58: a congestion multiplier, as the stall per remote line then exceeded
+ *               the line's whole idle latency; Skylake no-silo -10.3 % in the fit, EPYC +22.3 %
+ *               with its platform left out); loaded link latency as the missing stall (M/M/1 of
+ *               one 64-B line adds 2.6 ns at the Skylake row's 41 % UPI, 0.6 ns at the EPYC
+ *               row's 15 % Infinity Fabric; and queueing over a 16 KiB TLS record train, S =
+ *               8 KiB / 17.3 GB/s per UPI link, W = S rho / (1 - rho) = 330 ns against 150 ns on
+ *               the EPYC link, runs the wrong way: the row that needs more stall has the less
+ *               loaded links); ISA-L's remote non-temporal stores stalling like reads (only
+ *               rescales k_remote, as placement none makes a CPU's writes as often remote as its
+ *               reads on both boxes; local ones stalling too puts rome2022_sw_ktls_aesni at
+ *               +20.9 %);
  *   copy        copy_cpb per byte copied between buffers (read_write paths, datapath.h);
  *   page        page_cycles per payload page of cpu.page_size (VM, sendfile, mbuf, TCP per-page
  *               work; + mapped_page_cycles per 4 KiB with the old mapped-mbuf/sf_buf path);

@@ -11,7 +11,8 @@
  *   fabric(a->m route) += bytes if a != m (direction of the data; the link a device's
  *                         traffic is address-interleaved over the inter-socket links, or
  *                         takes the device's quadrant's link, topology.h)
- *   cpu[a]             += bytes * k * L(a,m) * f / 64 for CPU reads (stall cycles)
+ *   cpu[a]             += bytes * k * L(a,m) * f / 64 for CPU reads (stall cycles; k =
+ *                         k_dram for a local line, k_remote for a remote one, cpu.h)
  *   nic tags           += bytes * (rtt + L(nic,m)) / MRRS for NIC DMA reads (tag-seconds)
  * plus crypto, copy and stack cycles on the CPU nodes, 1 byte on the drive and its PCIe
  * link, and 1 byte on the egress port, its card's PCIe link and (NIC kTLS) its TLS engine.
@@ -82,7 +83,7 @@ typedef struct {
   int node;                   /* NUMA node, -1 when not node-local */
   int nic, port, drive, link; /* owner indices, -1 when not applicable */
   double rd, wr;              /* DRAM: total read / write bytes per served byte */
-  double remote_stall;        /* CPU: part of the total demand that is remote-access stall cycles */
+  double remote_stall;        /* CPU: stall cycles of remote lines at idle latency (k_remote x L, cpu.h) */
   double queue_bursts;        /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
   double wait_lin_ns;         /* loaded latency added per unit of utilisation (DRAM: memory.load_latency) */
   double wait_mm1_ns;         /* M/M/1 service time of the latency a request waits (fabric links: one line) */

@@ -35,8 +35,9 @@
  * aggregate of the quadrant links between them.
  * Loaded link latency: a remote CPU read waits on the link it crosses, M/M/1 with one 64-B line
  * as the service (demand_wait_ns: line time * rho / (1 - rho) at the link's utilisation), which
- * adds stall cycles at the exposed fraction k_remote of remote latency (cpu.h) as DRAM queueing
- * does at k_dram (demand.h).
+ * adds stall cycles at k_remote, the exposed fraction of a remote line's whole latency (cpu.h),
+ * as the DRAM queueing of that line does (demand.h). It is small (2.6 ns at the Skylake no-silo
+ * row's 41 % UPI): what a remote line costs is its whole latency, not the link's queue (cpu.h).
  * Leaves out: multi-hop routing inside a socket for inter-socket traffic, link-level
  * retries, coherence probe traffic, and more than one hop between sockets.
  */

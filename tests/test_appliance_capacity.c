@@ -161,14 +161,14 @@ END_TEST
 
 START_TEST(test_cli_capacity_table_wording)
 {
-  /* rome-400g-nic-ktls: drops limit at 346.3 Gb/s, saturation 371.5, CPU 557.9: the table must
+  /* rome-400g-nic-ktls: drops limit at 346.3 Gb/s, saturation 371.5, CPU 557.5: the table must
    * not call the DES latency "never reached" (the DES checks it at 346.3 only) and must mark the
    * CPU limit above saturation as headroom */
   const char *args[] = { "capacity", "-q", "scenarios/rome-400g-nic-ktls.yaml", NULL };
   char *out, *err;
   ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
   ck_assert_msg(strstr(out, "  latency     not reached up to 346.3 Gb/s, not checked above ("), "%s", out);
-  ck_assert_msg(strstr(out, "  cpu            557.9 Gb/s     (busiest node's CPU demand reaches its 80 % cap; above saturation"),
+  ck_assert_msg(strstr(out, "  cpu            557.5 Gb/s     (busiest node's CPU demand reaches its 80 % cap; above saturation"),
                 "%s", out);
   ck_assert_msg(strstr(out, "  saturation     371.5 Gb/s"), "%s", out);
   g_free(out);

@@ -75,6 +75,38 @@ END_TEST
  * software kTLS on 8 of its cores (CPU bound) and the memory stalls off (k_* = 0, so no demand
  * depends on load): at 60 % it serves 60 / 80 of its 80 % figure. The old cpu.cap key is an
  * unknown key (a located error). */
+/* A CPU read of a line on another node stalls for k_remote of the line's WHOLE latency, a local
+ * one for k_dram of its latency (cpu.h), derived by hand on the Skylake no-silo box: placement
+ * none over 2 nodes puts half of every read on the other socket; the stalling reads are the
+ * encrypt read (1 B/B) and the metadata read (0.4 B/B at MTU 1500 with LRO, coeffs.c), at idle
+ * latency 82 ns local and 82 + 60 = 142 ns remote (skx-4216-2s.yaml), 2.1 GHz. With one fraction
+ * at 1 and the other at 0, the stall cycles per byte are 1.4 x 1/2 x L x 2.1 / 64; the remote
+ * ones are what the CPU nodes book as remote-access stalls. Under the earlier form (k_remote x
+ * the 60 ns penalty only) the remote-to-local ratio would be 60/82, not 142/82. */
+START_TEST(test_remote_line_whole_latency)
+{
+  const char *f = "scenarios/reference/skx2019_no_silo.yaml";
+  double k[3][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 } }, cpb[3], booked[3];
+  for (int i = 0; i < 3; i++) {
+    Appliance *a = load(f, NULL);
+    a->coef.k_dram = k[i][0];
+    a->coef.k_remote = k[i][1];
+    g_autoptr(DemandModel) m = demand_build(a, NULL);
+    ck_assert(m != NULL);
+    cpb[i] = cpu_cycles_per_byte(m);
+    booked[i] = 0;
+    for (int r = 0; r < m->n_res; r++)
+      if (m->res[r].kind == RK_CPU) booked[i] += m->res[r].remote_stall;
+    g_free(a);
+  }
+  double local = 1.4 * 0.5 * 82 * 2.1 / 64, remote = 1.4 * 0.5 * 142 * 2.1 / 64;
+  ck_assert_double_eq_tol(cpb[1] - cpb[0], local, 1e-9);
+  ck_assert_double_eq_tol(cpb[2] - cpb[0], remote, 1e-9);
+  ck_assert_double_eq_tol(booked[2], remote, 1e-9);
+  ck_assert_double_eq_tol(booked[1], 0, 1e-12);
+}
+END_TEST
+
 START_TEST(test_workload_cpu_cap)
 {
   const char *at80[] = { "kind=appliance", "software.data_path=sendfile_sw_ktls", "software.crypto=armv8_aes_gcm",
@@ -329,6 +361,7 @@ static Suite *cpu_suite(void)
   TCase *t = tcase_create("costs");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_altra_sw_ktls_by_hand);
+  tcase_add_test(t, test_remote_line_whole_latency);
   tcase_add_test(t, test_workload_cpu_cap);
   tcase_add_test(t, test_smt_yield);
   tcase_add_test(t, test_crypto_errors_located);
