@@ -335,6 +335,28 @@ START_TEST(test_failed_count)
 }
 END_TEST
 
+/* --out PREFIX names files: an empty prefix, one ending in '/' or an existing directory is bad
+ * input (exit 2, nothing written); they wrote the hidden files .csv and .jsonl, DIR/.csv or
+ * DIR.csv beside the directory. */
+START_TEST(test_out_prefix_refused)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *slash = g_strconcat(d, "/", NULL);
+  const char *prefixes[] = { "", slash, d };
+  const char *why[] = { "empty prefix", "is a directory", "is a directory" };
+  for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++) {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "sweep", "tests/data/sweep/small-bound.yaml", "--out", prefixes[i], NULL };
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+    ck_assert_msg(strstr(err, "--out '") && strstr(err, why[i]), "'%s': %s", prefixes[i], err);
+  }
+  g_autofree char *beside = g_strconcat(d, ".csv", NULL), *hidden = g_build_filename(d, ".csv", NULL);
+  ck_assert(!g_file_test(beside, G_FILE_TEST_EXISTS));
+  ck_assert(!g_file_test(hidden, G_FILE_TEST_EXISTS));
+  ck_assert(!g_file_test(".csv", G_FILE_TEST_EXISTS));
+}
+END_TEST
+
 /* Points, values, zips and seeds. */
 START_TEST(test_points_and_seeds)
 {
@@ -694,6 +716,7 @@ int main(void)
   tcase_add_test(tc, test_resume_other_version);
   tcase_add_test(tc, test_failed_point_is_a_row);
   tcase_add_test(tc, test_failed_count);
+  tcase_add_test(tc, test_out_prefix_refused);
   tcase_add_test(tc, test_points_and_seeds);
   tcase_add_test(tc, test_varied_seed_one_column);
   tcase_add_test(tc, test_range_values);
