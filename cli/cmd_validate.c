@@ -96,6 +96,10 @@ int cmd_validate(int argc, char **argv)
     fprintf(stderr, "%s: --pin and --no-pin exclude each other\n", argv[0]);
     return OCASIM_EXIT_BADINPUT;
   }
+  if (nice_s && keep_nice) { /* --keep-nice would drop the --nice asked for without a word */
+    fprintf(stderr, "%s: --nice and --keep-nice exclude each other\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
   ValVerify v = VAL_VERIFY_LENGTH;
   if (verify && !strcmp(verify, "sha256"))
     v = VAL_VERIFY_ALL;

@@ -194,6 +194,7 @@ static const BadOption bad_options[] = {
   { { "validate", "--reps", "99", NULL }, { "--reps '99'", "out of range" } },
   { { "validate", "--nice", "30", NULL }, { "--nice '30'", "-20..19" } },
   { { "validate", "--seed", "x", NULL }, { "--seed 'x'", "not an integer" } },
+  { { "validate", "--nice", "5", "--keep-nice", NULL }, { "ocasim validate: --nice and --keep-nice exclude each other" } },
   { { "validate", "--out", "README.md", NULL }, { "--out 'README.md'", "cannot create" } },
   { { "validate", "--out", "", NULL }, { "--out: empty directory name" } },
   { { "validate", "--work-dir", "README.md", NULL }, { "--work-dir 'README.md'", "not a directory" } },
