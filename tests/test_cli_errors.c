@@ -8,6 +8,7 @@
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -235,6 +236,25 @@ START_TEST(test_bad_options)
 }
 END_TEST
 
+/* validate refuses conflicting options before it creates --out: nothing is left behind (it
+ * made the directory first, then refused --pin --no-pin). */
+START_TEST(test_validate_bad_options_leave_no_dir)
+{
+  g_autofree char *dir = g_dir_make_tmp("ocasim-vout-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(dir);
+  g_autofree char *out_dir = g_build_filename(dir, "new", NULL);
+  const char *bad[][3] = { { "--pin", "--no-pin", NULL }, { "--verify", "md5", NULL }, { "--keep-nice", "--nice=5", NULL } };
+  for (size_t k = 0; k < G_N_ELEMENTS(bad); k++) {
+    const char *args[] = { "validate", "--out", out_dir, bad[k][0], bad[k][1], NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+    ck_assert_msg(!g_file_test(out_dir, G_FILE_TEST_EXISTS), "%s %s: created %s", bad[k][0], bad[k][1], out_dir);
+  }
+  g_rmdir(out_dir);
+  g_rmdir(dir);
+}
+END_TEST
+
 /* Reads one line of @fd within @timeout_s (bounded); NULL on timeout or EOF. */
 static char *read_line_bounded(int fd, double timeout_s)
 {
@@ -373,6 +393,7 @@ int main(void)
   tcase_add_test(tc, test_no_latency_is_not_nan);
   tcase_add_test(tc, test_usage_errors);
   tcase_add_loop_test(tc, test_bad_options, 0, G_N_ELEMENTS(bad_options));
+  tcase_add_test(tc, test_validate_bad_options_leave_no_dir);
   tcase_add_test(tc, test_serve_duration);
   tcase_add_test(tc, test_run_is_deterministic_and_overridable);
   tcase_add_test(tc, test_check_formats);
