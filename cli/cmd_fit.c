@@ -40,7 +40,7 @@ static gboolean write_coeffs(const char *path, AppRefSet *s, const Coeffs *c, GS
     g_string_append_printf(out, "\n%s: unchanged (the fit gives the same coefficients to %d digits)\n", path, FIT_DIGITS);
     return TRUE;
   }
-  if (!g_file_set_contents(path, text->str, (gssize)text->len, error)) return FALSE;
+  if (!cli_write_file(path, text->str, text->len, error)) return FALSE;
   g_string_append_printf(out,
                          "\n%s: written (%d significant digits). Rebuild (make), regenerate the documented tables "
                          "(make scenario-docs) and review git diff: outputs that depend on the coefficients change.\n",
@@ -143,7 +143,7 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
   if (o->json) {
     g_autoptr(GString) j = g_string_new(NULL);
     app_fit_json(s, r, id, chi, j);
-    if (!g_file_set_contents(o->json, j->str, (gssize)j->len, &err)) {
+    if (!cli_write_file(o->json, j->str, j->len, &err)) {
       cli_write(common, out, NULL);
       fprintf(stderr, "%s: --json '%s': %s\n", argv[0], o->json, err->message);
       return OCASIM_EXIT_FAILURE;

@@ -182,6 +182,21 @@ static int update_file(DocTables *d, const char *path)
     fprintf(stderr, "%s: --update: %s\n", d->prog, err->message);
     return OCASIM_EXIT_BADINPUT;
   }
+  /* a block with one marker missing, or the end before the begin, would be skipped without a word */
+  static const char *const blocks[] = { "schema", "reference", "loo", "lopo" };
+  for (size_t k = 0; k < G_N_ELEMENTS(blocks); k++) {
+    g_autofree char *bm = g_strdup_printf("<!-- %s:begin -->\n", blocks[k]), *em = g_strdup_printf("<!-- %s:end -->", blocks[k]);
+    const char *bp = strstr(text, bm), *ep = strstr(text, em);
+    if (!bp && !ep) continue;
+    if (!bp || !ep || ep < bp) {
+      fprintf(stderr, "%s: --update: %s: '<!-- %s:begin -->' and '<!-- %s:end -->' do not enclose a block (%s)\n", d->prog, path,
+              blocks[k], blocks[k],
+              !bp   ? "no begin line"
+              : !ep ? "no end"
+                    : "the end comes first");
+      return OCASIM_EXIT_BADINPUT;
+    }
+  }
   g_autofree char *before = g_strdup(text);
   int n = 0;
   text = maybe_replace(text, "<!-- schema:begin -->\n", "<!-- schema:end -->", d->schema->str, &n);

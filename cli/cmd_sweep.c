@@ -35,8 +35,6 @@
 #define SYNC_INTERVAL_US  G_USEC_PER_SEC
 #define POLL_MPI_US       2000
 #define POLL_LOCAL_US     (G_USEC_PER_SEC / 4)
-/* The error column is the last one, so a run that succeeded ends its JSON line so. */
-#define JSON_OK_SUFFIX "\"error\": \"\"}\n"
 
 typedef struct {
   char *csv, *json; /* the run's lines, NULL until it is done */
@@ -320,7 +318,7 @@ static gboolean collect(Pool *pool, Sink *sink, Progress *prog, guint start, gui
     g_mutex_unlock(&pool->lock);
     for (guint i = 0; i < n; i++) {
       ok = ok && sink_write(sink, &ready[i]);
-      *failed += !g_str_has_suffix(ready[i].json, JSON_OK_SUFFIX);
+      *failed += sweep_row_line_failed(ready[i].json);
       g_free(ready[i].csv);
       g_free(ready[i].json);
     }
@@ -358,6 +356,14 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
       !cli_int_option("--seed", opt->seed, 0, G_MAXINT, NULL, &seed_int, &error))
     return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
   seed = seed_int;
+  /* PREFIX names files: "", "dir/" or an existing directory would give hidden files (.csv,
+   * dir/.csv) or files beside the directory (dir.csv) */
+  if (so->out && (!*so->out || g_str_has_suffix(so->out, G_DIR_SEPARATOR_S) || g_file_test(so->out, G_FILE_TEST_IS_DIR))) {
+    if (rank == 0)
+      fprintf(stderr, "%s: --out '%s': %s; PREFIX names the result files (--out build/whatif writes build/whatif.csv)\n", prog,
+              so->out, *so->out ? "is a directory" : "empty prefix");
+    return OCASIM_EXIT_BADINPUT;
+  }
   if (so->resume && !so->out) {
     if (rank == 0) fprintf(stderr, "%s: --resume needs --out PREFIX (the results to resume)\n", prog);
     return OCASIM_EXIT_BADINPUT;

@@ -88,12 +88,12 @@ int cmd_validate(int argc, char **argv)
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
-  if ((work && !usable_dir("--work-dir", work, FALSE, &err)) || !usable_dir("--out", out ? out : "validate-out", TRUE, &err)) {
-    fprintf(stderr, "%s: %s\n", argv[0], err->message);
-    return OCASIM_EXIT_BADINPUT;
-  }
   if (pin && no_pin) {
     fprintf(stderr, "%s: --pin and --no-pin exclude each other\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (nice_s && keep_nice) { /* --keep-nice would drop the --nice asked for without a word */
+    fprintf(stderr, "%s: --nice and --keep-nice exclude each other\n", argv[0]);
     return OCASIM_EXIT_BADINPUT;
   }
   ValVerify v = VAL_VERIFY_LENGTH;
@@ -101,6 +101,11 @@ int cmd_validate(int argc, char **argv)
     v = VAL_VERIFY_ALL;
   else if (verify && strcmp(verify, "length")) {
     fprintf(stderr, "%s: --verify: expected 'length' or 'sha256', got '%s'\n", argv[0], verify);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  /* last: --out is created here, so bad options before it leave no directory behind */
+  if ((work && !usable_dir("--work-dir", work, FALSE, &err)) || !usable_dir("--out", out ? out : "validate-out", TRUE, &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
   gsl_set_error_handler_off();

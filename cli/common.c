@@ -2,10 +2,13 @@
  * subcommands (see cli/common.h). */
 #include "cli/common.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build/paths.h"
@@ -184,6 +187,35 @@ int cli_format_from_path(const char *path, const char *const *formats)
   return -3;
 }
 
+gboolean cli_write_file(const char *path, const char *text, gsize len, GError **error)
+{
+  /* g_file_set_contents renames a temporary file over @path: it would replace a symbolic link
+   * by a file and a device node (-o /dev/null, as root) or a FIFO by a regular file. */
+  g_autofree char *target = realpath(path, NULL);
+  const char *p = target ? target : path; /* no such file yet: created atomically */
+  struct stat st;
+  if (stat(p, &st) != 0 || S_ISREG(st.st_mode)) return g_file_set_contents(p, text, (gssize)len, error);
+  int fd = open(p, O_WRONLY | O_CLOEXEC);
+  for (gsize done = 0; fd >= 0 && done < len;) {
+    ssize_t n = write(fd, text + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = n < 0 ? errno : EIO;
+      close(fd);
+      errno = e;
+      fd = -1;
+      break;
+    }
+    done += (gsize)n;
+  }
+  if (fd < 0 || close(fd) != 0) {
+    int e = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", path, g_strerror(e));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 int cli_write(const CliCommon *c, GString *text, const char *format)
 {
   g_autoptr(GError) err = NULL;
@@ -196,7 +228,7 @@ int cli_write(const CliCommon *c, GString *text, const char *format)
     sim_csv_add_column(text, "ocasim_version", cli_version());
   }
   if (c && c->output) {
-    if (!g_file_set_contents(c->output, text->str, (gssize)text->len, &err)) {
+    if (!cli_write_file(c->output, text->str, text->len, &err)) {
       fprintf(stderr, "ocasim: --output: %s\n", err->message);
       return OCASIM_EXIT_FAILURE;
     }

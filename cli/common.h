@@ -64,7 +64,14 @@ void cli_common_clear(CliCommon *c);
  *  an extension that implies no format (.xml): the caller refuses it unless --format is given. */
 int cli_format_from_path(const char *path, const char *const *formats);
 
-/* Writes @text to stdout, or to c->output atomically (temporary file + rename).  @format
+/* Writes @len bytes of @text to the file @path: a regular file (or a path that does not exist
+ *  yet) atomically, by a temporary file renamed over it; through a symbolic link, the file it
+ *  names (the link stays); a file that is not regular (a device such as /dev/null, a FIFO, a
+ *  terminal) is opened and written in place, never replaced.  Errors: G_FILE_ERROR, with the
+ *  path and the system's reason. */
+gboolean cli_write_file(const char *path, const char *text, gsize len, GError **error);
+
+/* Writes @text to stdout, or to c->output by cli_write_file (atomically when a regular file).  @format
  *  "json" or "csv" stamps the version into it (see above); any other (or NULL) writes it as
  *  it is.  Returns the exit status: 0, or 1 (after saying why on stderr) when the write
  *  failed. */

@@ -53,6 +53,14 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
     cli_options_clear(opt);
     return FALSE;
   }
+  /* a directory that is not there would let nothing in: a mistyped one is said, not ignored */
+  for (char **d = opt->allow_includes; d && *d; d++)
+    if (!g_file_test(*d, G_FILE_TEST_IS_DIR)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--allow-include '%s': %s", *d,
+                  **d ? (g_file_test(*d, G_FILE_TEST_EXISTS) ? "not a directory" : "no such directory") : "empty directory name");
+      cli_options_clear(opt);
+      return FALSE;
+    }
   opt->format = CLI_FORMAT_TABLE;
   if (opt->format_text) {
     int i = 0;

@@ -223,6 +223,8 @@ AppRefSet *app_refset_load(const char *dir, GError **error)
     s->stream_a[k] = g_new0(Appliance, 1);
     if (!appliance_load_file(pdir, sets, s->stream_a[k], NULL, error) ||
         !(s->stream_platform[k] = platform_name_of(pdir, error))) {
+      /* a set of one's own results may not use this platform: say why it is read */
+      g_prefix_error(error, "the quoted STREAM figure %s is checked on its platform file: ", STREAM_REFS[k].src);
       app_refset_free(s);
       return NULL;
     }

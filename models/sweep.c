@@ -1132,6 +1132,17 @@ gboolean sweep_row_line_is_run(const SweepSpec *s, const char *line, guint run)
   return g_str_has_prefix(line, prefix->str);
 }
 
+gboolean sweep_row_line_failed(const char *line)
+{
+  g_autoptr(JsonParser) parser = json_parser_new();
+  if (!json_parser_load_from_data(parser, line, -1, NULL)) return TRUE;
+  JsonNode *root = json_parser_get_root(parser);
+  if (!root || !JSON_NODE_HOLDS_OBJECT(root)) return TRUE;
+  JsonNode *e = json_object_get_member(json_node_get_object(root), error_column.name);
+  if (!e || !JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_STRING) return TRUE;
+  return *json_node_get_string(e) != '\0';
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Summary of replications                                                                    */
 

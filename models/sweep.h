@@ -155,6 +155,10 @@ SweepRow *sweep_row_parse_json(const SweepSpec *s, const char *line, GError **er
  *  varied values) are byte for byte those this sweep gives that run, so a row written with
  *  another --set, --seed or sweep file is not resumed as one of its rows. */
 gboolean sweep_row_line_is_run(const SweepSpec *s, const char *line, guint run);
+/* Whether the JSON Lines @line (as sweep_row_append_json writes it) is a failed run: its error
+ *  column is not empty, or the line is not a row at all.  Reads the column by name, wherever
+ *  it stands in the row. */
+gboolean sweep_row_line_failed(const char *line);
 
 /* The summary of a replicated sweep: per point the varied keys, the runs and failed runs, and
  *  for each numeric output NAME the columns NAME_mean and NAME_ci95 (95 % half-width, Student t

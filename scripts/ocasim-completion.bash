@@ -9,7 +9,9 @@ _ocasim_words() # CMD...: the words to offer, from the binary in ${COMP_WORDS[0]
   local bin=${COMP_WORDS[0]}
   case $1 in
     commands) "$bin" --help 2>/dev/null | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }' ;;
-    options) "$bin" "$2" --help 2>/dev/null | grep -oE '(^|[ ,])--[a-z][a-z0-9-]*' | tr -d ' ,' | sort -u ;;
+    # the option column only: a description naming another command's option (--set's "ocasim
+    # schema --keys lists the keys") is no option of this one
+    options) "$bin" "$2" --help 2>/dev/null | grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u ;;
     keys) { "$bin" schema --keys; "$bin" schema queueing_network --keys; } 2>/dev/null | sort -u ;;
   esac
 }

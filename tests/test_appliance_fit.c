@@ -172,6 +172,22 @@ START_TEST(test_same_as_checked)
 }
 END_TEST
 
+/* The set checks quoted STREAM figures on platform files beside DIR (DIR/../platforms): one
+ * missing is an error that says why it is read, whatever the set's own results use. */
+START_TEST(test_stream_platform_missing)
+{
+  Tree t = tree_new();
+  tree_add(&t, "rome2021_sw_nps1", NULL, NULL);
+  g_autofree char *skx = g_build_filename(t.plat, "skx-4216-2s.yaml", NULL);
+  ck_assert_int_eq(g_unlink(skx), 0);
+  expect_load_error(
+      &t,
+      "the quoted STREAM figure skx_2s_200g_2019 memory.bw_GBps 180 = 2 x 90 (euro2019_numa) is checked on its platform file: ");
+  expect_load_error(&t, "skx-4216-2s.yaml: cannot open");
+  tree_free(&t);
+}
+END_TEST
+
 START_TEST(test_group_weighs_as_one)
 {
   /* the fit over every result equals the fit over the set without the two same_as results:
@@ -570,6 +586,7 @@ int main(void)
   tcase_set_timeout(g, 600); /* two fits over every result; slow under ASan */
   tcase_add_test(g, test_same_as_groups);
   tcase_add_test(g, test_same_as_checked);
+  tcase_add_test(g, test_stream_platform_missing);
   tcase_add_test(g, test_group_weighs_as_one);
   suite_add_tcase(s, g);
   TCase *l = tcase_create("lopo");

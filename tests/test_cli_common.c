@@ -8,7 +8,10 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
@@ -465,6 +468,48 @@ START_TEST(test_output_file)
 }
 END_TEST
 
+/* -o onto a file that is not a regular one is written in place, never replaced: a FIFO (here:
+ * a reader holds it open) stays a FIFO and gets the result, as /dev/null would (-o /dev/null as
+ * root used to leave a regular file at /dev/null); a symbolic link stays a link and its target
+ * holds the result; fit --json goes the same way. */
+START_TEST(test_output_special_files)
+{
+  g_autofree char *dir = g_dir_make_tmp("ocasim-output-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(dir);
+  g_autofree char *fifo = g_build_filename(dir, "fifo", NULL), *link = g_build_filename(dir, "link.json", NULL);
+  g_autofree char *target = g_build_filename(dir, "target.json", NULL);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  int rd = open(fifo, O_RDONLY | O_NONBLOCK); /* a reader, so that the writer's open does not wait */
+  ck_assert_int_ge(rd, 0);
+  const char *to_stdout[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-f", "csv", NULL };
+  const char *to_fifo[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-f", "csv", "-o", fifo, NULL };
+  g_autofree char *o0 = NULL, *e0 = NULL, *o1 = NULL, *e1 = NULL, *o2 = NULL, *e2 = NULL;
+  ck_assert_int_eq(test_run_ocasim(to_stdout, &o0, &e0), 0);
+  ck_assert_int_eq(test_run_ocasim(to_fifo, &o1, &e1), 0);
+  struct stat st;
+  ck_assert_int_eq(lstat(fifo, &st), 0);
+  ck_assert_msg(S_ISFIFO(st.st_mode), "-o FIFO: replaced by a file of mode %o", (unsigned)st.st_mode);
+  g_autoptr(GString) got = g_string_new(NULL);
+  char buf[4096];
+  for (ssize_t n; (n = read(rd, buf, sizeof buf)) > 0;) g_string_append_len(got, buf, n);
+  close(rd);
+  ck_assert_str_eq(got->str, o0); /* the same bytes as stdout */
+  ck_assert(g_file_set_contents(target, "old", -1, NULL));
+  ck_assert_int_eq(symlink("target.json", link), 0);
+  const char *to_link[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", link, NULL };
+  ck_assert_int_eq(test_run_ocasim(to_link, &o2, &e2), 0);
+  ck_assert_int_eq(lstat(link, &st), 0);
+  ck_assert_msg(S_ISLNK(st.st_mode), "-o LINK: the link was replaced by a file");
+  g_autofree char *ft = NULL;
+  ck_assert(g_file_get_contents(target, &ft, NULL, NULL));
+  ck_assert_msg(g_str_has_prefix(ft, "{\n  \"ocasim_version\""), "%.100s", ft);
+  g_remove(link);
+  g_remove(target);
+  g_remove(fifo);
+  g_rmdir(dir);
+}
+END_TEST
+
 /* With a locale whose decimal separator is a comma, every number printed is the same as in the
  * C locale (LC_NUMERIC stays "C"), and the help text renders its ellipsis. */
 START_TEST(test_locale_independent_numbers)
@@ -535,6 +580,7 @@ int main(void)
   tcase_add_test(tc, test_explain_formats_in_help);
   tcase_add_test(tc, test_validate_help_defaults);
   tcase_add_test(tc, test_output_file);
+  tcase_add_test(tc, test_output_special_files);
   tcase_add_test(tc, test_locale_independent_numbers);
   suite_add_tcase(s, tc);
   return test_run_suite(s);

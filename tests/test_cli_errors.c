@@ -8,6 +8,7 @@
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -194,12 +195,18 @@ static const BadOption bad_options[] = {
   { { "validate", "--reps", "99", NULL }, { "--reps '99'", "out of range" } },
   { { "validate", "--nice", "30", NULL }, { "--nice '30'", "-20..19" } },
   { { "validate", "--seed", "x", NULL }, { "--seed 'x'", "not an integer" } },
+  { { "validate", "--nice", "5", "--keep-nice", NULL }, { "ocasim validate: --nice and --keep-nice exclude each other" } },
   { { "validate", "--out", "README.md", NULL }, { "--out 'README.md'", "cannot create" } },
   { { "validate", "--out", "", NULL }, { "--out: empty directory name" } },
   { { "validate", "--work-dir", "README.md", NULL }, { "--work-dir 'README.md'", "not a directory" } },
   { { "reference", "--frob", NULL }, { "ocasim reference: Unknown option --frob" } },
   { { "reference", "scenarios/reference", "extra", NULL }, { "ocasim reference: unexpected argument 'extra'" } },
   { { "reference", "no/such/dir", NULL }, { "no/such/dir" } },
+  { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--allow-include", "no/such/dir", NULL },
+    { "--allow-include 'no/such/dir': no such directory" } },
+  { { "check", "scenarios/rome-400g-nic-ktls.yaml", "--allow-include", "README.md", NULL },
+    { "--allow-include 'README.md': not a directory" } },
+  { { "sweep", "sweeps/whatif-800g.yaml", "--allow-include", "", NULL }, { "--allow-include '': empty directory name" } },
   { { "fit", "--write", "", NULL }, { "ocasim fit: --write: empty file name" } },
   { { "fit", "--write", "no/such/dir/coeffs.def", NULL }, { "--write 'no/such/dir/coeffs.def': no directory 'no/such/dir'" } },
   { { "fit", "--write", "models", NULL }, { "--write 'models': is a directory" } },
@@ -226,6 +233,25 @@ START_TEST(test_bad_options)
     ck_assert_msg(strstr(err, b->message[k]), "expected '%s' in: %s", b->message[k], err);
   ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "message is not one line: %s", err);
   ck_assert_str_eq(out, "");
+}
+END_TEST
+
+/* validate refuses conflicting options before it creates --out: nothing is left behind (it
+ * made the directory first, then refused --pin --no-pin). */
+START_TEST(test_validate_bad_options_leave_no_dir)
+{
+  g_autofree char *dir = g_dir_make_tmp("ocasim-vout-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(dir);
+  g_autofree char *out_dir = g_build_filename(dir, "new", NULL);
+  const char *bad[][3] = { { "--pin", "--no-pin", NULL }, { "--verify", "md5", NULL }, { "--keep-nice", "--nice=5", NULL } };
+  for (size_t k = 0; k < G_N_ELEMENTS(bad); k++) {
+    const char *args[] = { "validate", "--out", out_dir, bad[k][0], bad[k][1], NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+    ck_assert_msg(!g_file_test(out_dir, G_FILE_TEST_EXISTS), "%s %s: created %s", bad[k][0], bad[k][1], out_dir);
+  }
+  g_rmdir(out_dir);
+  g_rmdir(dir);
 }
 END_TEST
 
@@ -367,6 +393,7 @@ int main(void)
   tcase_add_test(tc, test_no_latency_is_not_nan);
   tcase_add_test(tc, test_usage_errors);
   tcase_add_loop_test(tc, test_bad_options, 0, G_N_ELEMENTS(bad_options));
+  tcase_add_test(tc, test_validate_bad_options_leave_no_dir);
   tcase_add_test(tc, test_serve_duration);
   tcase_add_test(tc, test_run_is_deterministic_and_overridable);
   tcase_add_test(tc, test_check_formats);

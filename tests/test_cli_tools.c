@@ -176,6 +176,21 @@ START_TEST(test_schema_update)
   g_autofree char *again = NULL;
   ck_assert(g_file_get_contents(path, &again, NULL, NULL));
   ck_assert_str_eq(again, want);
+  /* a block whose end marker is lost, or comes first, is bad input and the file is left as it
+   * was (it was skipped while the schema block was regenerated, exit 0) */
+  const char *broken[] = { "# Doc\n<!-- schema:begin -->\nstale keys\n<!-- schema:end -->\n<!-- reference:begin -->\nstale\n",
+                           "# Doc\n<!-- schema:begin -->\nstale keys\n<!-- schema:end -->\n<!-- lopo:end -->\nstale\n"
+                           "<!-- lopo:begin -->\n" };
+  const char *why[] = { "'<!-- reference:begin -->' and '<!-- reference:end -->' do not enclose a block (no end)",
+                        "'<!-- lopo:begin -->' and '<!-- lopo:end -->' do not enclose a block (the end comes first)" };
+  for (size_t k = 0; k < G_N_ELEMENTS(broken); k++) {
+    ck_assert(g_file_set_contents(path, broken[k], -1, NULL));
+    g_autofree char *o = NULL, *e = NULL, *kept = NULL;
+    ck_assert_int_eq(test_run_ocasim(args, &o, &e), 2);
+    ck_assert_msg(strstr(e, why[k]), "%s", e);
+    ck_assert(g_file_get_contents(path, &kept, NULL, NULL));
+    ck_assert_str_eq(kept, broken[k]);
+  }
   g_unlink(path);
   g_rmdir(dir);
 }

@@ -85,6 +85,16 @@ START_TEST(test_bash_completion)
   ck_assert_msg(strstr(cmds, "run\n") && strstr(cmds, "capacity\n") && strstr(cmds, "schema\n"), "%s", cmds);
   g_autofree char *opts = complete("ocasim bound --");
   ck_assert_msg(strstr(opts, "--set\n") && strstr(opts, "--output\n") && !strstr(opts, "--duration"), "%s", opts);
+  /* only the options of the command, not one named in a description (--set's help names
+   * `ocasim schema --keys`; reference's and fit's name --format) */
+  ck_assert_msg(!strstr(opts, "--keys"), "%s", opts);
+  g_autofree char *sweep_opts = complete("ocasim sweep --");
+  ck_assert_msg(strstr(sweep_opts, "--out\n") && strstr(sweep_opts, "--jobs\n") && !strstr(sweep_opts, "--keys"), "%s",
+                sweep_opts);
+  g_autofree char *ref_opts = complete("ocasim reference --");
+  ck_assert_msg(strstr(ref_opts, "--des\n") && !strstr(ref_opts, "--format"), "%s", ref_opts);
+  g_autofree char *schema_opts = complete("ocasim schema --");
+  ck_assert_msg(strstr(schema_opts, "--keys\n") && !strstr(schema_opts, "--set"), "%s", schema_opts);
   g_autofree char *fmts = complete("ocasim run scenarios/mm1.yaml --format ");
   ck_assert_str_eq(fmts, "table\njson\ncsv\n");
 }

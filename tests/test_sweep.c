@@ -304,6 +304,59 @@ START_TEST(test_failed_point_is_a_row)
 }
 END_TEST
 
+/* The closing line counts the failed runs by their error column: 0 of the 16 bound points, the
+ * 4 runs of the 16-card points of small-run (it counted every run as failed once the version
+ * column came to follow the error column); sweep_row_line_failed reads rows as written. */
+static void assert_failed_count(const char *file, const char *want)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *prefix = g_build_filename(d, "r", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  const char *args[] = { "sweep", file, "--out", prefix, NULL };
+  ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+  ck_assert_msg(strstr(err, want) != NULL, "%s: want '%s' in: %s", file, want, err);
+}
+
+START_TEST(test_failed_count)
+{
+  assert_failed_count("tests/data/sweep/small-bound.yaml", "sweep: 16 runs (0 failed)");
+  assert_failed_count("tests/data/sweep/small-run.yaml", "sweep: 8 runs (4 failed)");
+  g_autoptr(GError) e = NULL;
+  g_autoptr(SweepSpec) s = sweep_load("tests/data/sweep/small-run.yaml", NULL, -1, NULL, TEST_VERSION, &e);
+  ck_assert_msg(s != NULL, "%s", e ? e->message : "");
+  g_autoptr(SweepRow) ok = sweep_run(s, 0), bad_row = sweep_run(s, 2); /* point 1: 16 cards */
+  g_autoptr(GString) ok_line = g_string_new(NULL), bad_line = g_string_new(NULL);
+  sweep_row_append_json(s, ok, ok_line);
+  sweep_row_append_json(s, bad_row, bad_line);
+  ck_assert(!sweep_row_line_failed(ok_line->str));
+  ck_assert(sweep_row_line_failed(bad_line->str));
+  ck_assert(sweep_row_line_failed("{\"point\": 2, \"replic")); /* a torn line is no success */
+  ck_assert(sweep_row_line_failed("{\"point\": 2}"));          /* nor a row without its error column */
+}
+END_TEST
+
+/* --out PREFIX names files: an empty prefix, one ending in '/' or an existing directory is bad
+ * input (exit 2, nothing written); they wrote the hidden files .csv and .jsonl, DIR/.csv or
+ * DIR.csv beside the directory. */
+START_TEST(test_out_prefix_refused)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *slash = g_strconcat(d, "/", NULL);
+  const char *prefixes[] = { "", slash, d };
+  const char *why[] = { "empty prefix", "is a directory", "is a directory" };
+  for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++) {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "sweep", "tests/data/sweep/small-bound.yaml", "--out", prefixes[i], NULL };
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+    ck_assert_msg(strstr(err, "--out '") && strstr(err, why[i]), "'%s': %s", prefixes[i], err);
+  }
+  g_autofree char *beside = g_strconcat(d, ".csv", NULL), *hidden = g_build_filename(d, ".csv", NULL);
+  ck_assert(!g_file_test(beside, G_FILE_TEST_EXISTS));
+  ck_assert(!g_file_test(hidden, G_FILE_TEST_EXISTS));
+  ck_assert(!g_file_test(".csv", G_FILE_TEST_EXISTS));
+}
+END_TEST
+
 /* Points, values, zips and seeds. */
 START_TEST(test_points_and_seeds)
 {
@@ -662,6 +715,8 @@ int main(void)
   tcase_add_test(tc, test_resume_other_sweep);
   tcase_add_test(tc, test_resume_other_version);
   tcase_add_test(tc, test_failed_point_is_a_row);
+  tcase_add_test(tc, test_failed_count);
+  tcase_add_test(tc, test_out_prefix_refused);
   tcase_add_test(tc, test_points_and_seeds);
   tcase_add_test(tc, test_varied_seed_one_column);
   tcase_add_test(tc, test_range_values);

@@ -8,6 +8,8 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/appliance_conf.h"
@@ -140,6 +142,60 @@ static void fitted_profile(ValHostProfile *p, double u)
   }
 }
 
+/* Every held-out run contended by other tenants (a busy host): the uncontended median and worst
+ * error are null in report.json and the summary says there was none, instead of "the other 0:
+ * median 0.0%, worst 0.0%"; with no held-out run at all the target is not "met" in the summary
+ * either (report.json's target_met was already false). */
+START_TEST(test_no_uncontended_heldout)
+{
+  g_autoptr(ValReport) r = g_new0(ValReport, 1);
+  r->probe = val_probe_run();
+  r->rows = g_array_new(FALSE, TRUE, sizeof(ValPredRow));
+  ValPredRow row;
+  memset(&row, 0, sizeof row);
+  row.run.median.gbps = 5.0;
+  row.app_gbps = 5.2;
+  row.err_rel = 0.04;
+  row.pred.bottleneck = "cpu";
+  g_array_append_val(r->rows, row);
+  r->n_heldout = 1;
+  r->heldout_median_abs_err = r->heldout_max_abs_err = 0.04;
+  r->n_heldout_quiet = 0; /* as the pipeline leaves them: 0 runs, 0 error */
+  g_autofree char *dir = g_dir_make_tmp("ocasim-report-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(dir);
+  g_autofree char *path = g_build_filename(dir, "report.json", NULL);
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(val_report_write_json(r, path, &err), "%s", err ? err->message : "");
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_file(p, path, &err));
+  JsonNode *root = json_parser_get_root(p);
+  ck_assert_int_eq(json_node_get_int(member(root, "summary.heldout_uncontended_runs")), 0);
+  ck_assert(JSON_NODE_HOLDS_NULL(member(root, "summary.heldout_uncontended_median_abs_error")));
+  ck_assert(JSON_NODE_HOLDS_NULL(member(root, "summary.heldout_uncontended_max_abs_error")));
+  ck_assert_double_eq(json_node_get_double(member(root, "summary.heldout_median_abs_error")), 0.04);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  val_report_print_summary(r, f);
+  fclose(f);
+  ck_assert_msg(strstr(text, "median 4.0%, worst 4.0% over 1 runs") && strstr(text, ": met\n"), "%s", text);
+  ck_assert_msg(strstr(text, "all 1 held-out runs contended by other tenants") && !strstr(text, "the other 0"), "%s", text);
+  free(text);
+  r->n_heldout = 0; /* no held-out run: nothing met */
+  r->heldout_median_abs_err = r->heldout_max_abs_err = 0;
+  g_array_set_size(r->rows, 0);
+  g_array_append_val(r->rows, row);
+  g_array_index(r->rows, ValPredRow, 0).run.spec.train = TRUE;
+  f = open_memstream(&text, &len);
+  val_report_print_summary(r, f);
+  fclose(f);
+  ck_assert_msg(strstr(text, "over 0 runs") && strstr(text, ": NOT met\n"), "%s", text);
+  free(text);
+  g_unlink(path);
+  g_rmdir(dir);
+}
+END_TEST
+
 /* Round trip: what val_report_write_all writes as host-profile.yaml loads with
  * appliance_load_file and gives back the fitted values; a profile its loader refuses (u =
  * 1.009, what an unconstrained fit wrote on a VM) is not written as host-profile.yaml: the
@@ -222,6 +278,7 @@ int main(void)
   TCase *tc = tcase_create("json");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_nan_report_is_valid_json);
+  tcase_add_test(tc, test_no_uncontended_heldout);
   tcase_add_test(tc, test_sim_json_helpers);
   tcase_add_test(tc, test_written_profile_loads_back);
   suite_add_tcase(s, tc);

@@ -188,8 +188,9 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   sim_json_number(b, "heldout_median_abs_error", r->heldout_median_abs_err);
   sim_json_number(b, "heldout_max_abs_error", r->heldout_max_abs_err);
   sim_json_int(b, "heldout_uncontended_runs", r->n_heldout_quiet);
-  sim_json_number(b, "heldout_uncontended_median_abs_error", r->heldout_quiet_median_abs_err);
-  sim_json_number(b, "heldout_uncontended_max_abs_error", r->heldout_quiet_max_abs_err);
+  /* no uncontended run: nothing to take a median of (null, not 0) */
+  sim_json_number(b, "heldout_uncontended_median_abs_error", r->n_heldout_quiet ? r->heldout_quiet_median_abs_err : NAN);
+  sim_json_number(b, "heldout_uncontended_max_abs_error", r->n_heldout_quiet ? r->heldout_quiet_max_abs_err : NAN);
   sim_json_number(b, "target_median_abs_error", TARGET_MEDIAN);
   sim_json_number(b, "target_max_abs_error", TARGET_WORST);
   sim_json_bool(b, "target_met",
@@ -319,14 +320,21 @@ static gboolean val_report_write_md(const ValReport *r, const char *path, GError
   md_rows(s, r, TRUE);
   g_string_append(s, "\n## Predictions of held-out configurations\n\n");
   md_rows(s, r, FALSE);
-  g_string_append_printf(s,
-                         "\nHeld-out: median |error| %.1f %%, worst %.1f %% over %d configurations (target "
-                         "median ≤ %.0f %%, worst ≤ %.0f %%: %s). Training median |error| %.1f %%.\n\n",
-                         100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN,
-                         100 * TARGET_WORST,
-                         r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST ? "met" : "not met",
-                         100 * r->train_median_abs_err);
-  if (r->n_heldout_quiet < r->n_heldout)
+  g_string_append_printf(
+      s,
+      "\nHeld-out: median |error| %.1f %%, worst %.1f %% over %d configurations (target "
+      "median ≤ %.0f %%, worst ≤ %.0f %%: %s). Training median |error| %.1f %%.\n\n",
+      100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN, 100 * TARGET_WORST,
+      r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST ? "met"
+                                                                                                               : "not met",
+      100 * r->train_median_abs_err);
+  if (r->n_heldout_quiet == 0 && r->n_heldout > 0)
+    g_string_append_printf(s,
+                           "Other tenants took more than %.2f cores during all %d held-out runs (their load slows "
+                           "a side through scheduling delays the model does not describe): no uncontended run to "
+                           "judge the errors by.\n\n",
+                           VAL_FOREIGN_LIMIT, r->n_heldout);
+  else if (r->n_heldout_quiet < r->n_heldout)
     g_string_append_printf(s,
                            "Other tenants took more than %.2f cores during %d of the held-out runs (their load slows "
                            "a side through scheduling delays the model does not describe); over the other %d: "
@@ -435,13 +443,16 @@ void val_report_print_summary(const ValReport *r, FILE *f)
     g_autofree char *label = val_run_spec_label(&row->run.spec);
     fprintf(f, "%-60s %9.2f %9.2f %+7.1f%%\n", label, row->run.median.gbps, row->app_gbps, 100 * row->err_rel);
   }
-  gboolean met = r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST;
+  gboolean met = r->n_heldout > 0 && r->heldout_median_abs_err <= TARGET_MEDIAN && r->heldout_max_abs_err <= TARGET_WORST;
   fprintf(f,
           "prediction error (held out, Gb/s): median %.1f%%, worst %.1f%% over %d runs — target median <= %.0f%%, "
           "worst <= %.0f%%: %s\n",
           100 * r->heldout_median_abs_err, 100 * r->heldout_max_abs_err, r->n_heldout, 100 * TARGET_MEDIAN, 100 * TARGET_WORST,
           met ? "met" : "NOT met");
-  if (r->n_heldout_quiet < r->n_heldout)
+  if (r->n_heldout_quiet == 0 && r->n_heldout > 0)
+    fprintf(f, "  all %d held-out runs contended by other tenants (> %.2f cores): no uncontended run to judge by\n", r->n_heldout,
+            VAL_FOREIGN_LIMIT);
+  else if (r->n_heldout_quiet < r->n_heldout)
     fprintf(f, "  %d held-out runs contended by other tenants (> %.2f cores); the other %d: median %.1f%%, worst %.1f%%\n",
             r->n_heldout - r->n_heldout_quiet, VAL_FOREIGN_LIMIT, r->n_heldout_quiet, 100 * r->heldout_quiet_median_abs_err,
             100 * r->heldout_quiet_max_abs_err);
