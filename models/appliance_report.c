@@ -236,10 +236,14 @@ static void write_table(const AppReport *r, GString *out)
     g_string_free(line, TRUE);
   }
   ram_report_table(&r->ram, out);
-  g_string_append_printf(out, "\n%-22s %-8s %6s  %-32s %10s %-5s %s\n", "resource", "kind", "util", "", "value", "unit", "");
+  /* the kind column is as wide as the longest kind the report lists ("cpu_lines" is 9), at
+   * least the 8 of "nic_port", so no kind pushes its row's figures out of line */
+  int kw = 8;
+  for (int i = 0; i < r->n_res; i++) kw = MAX(kw, (int)strlen(r->res[i].kind));
+  g_string_append_printf(out, "\n%-22s %-*s %6s  %-32s %10s %-5s %s\n", "resource", kw, "kind", "util", "", "value", "unit", "");
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
-    g_string_append_printf(out, "%-22s %-8s %5.1f%%  ", x->name, x->kind, x->utilization * 100);
+    g_string_append_printf(out, "%-22s %-*s %5.1f%%  ", x->name, kw, x->kind, x->utilization * 100);
     bar(out, x->utilization, x->limit);
     g_string_append_printf(out, "  %9.2f %-5s", x->value, x->unit);
     if (strcmp(x->kind, "nic_port") == 0 && x->drop > 0) g_string_append_printf(out, " drops %.2f%%", x->drop * 100);

@@ -377,6 +377,43 @@ START_TEST(test_outputs_doc_names_kinds_and_units)
 }
 END_TEST
 
+/* The resource table of a report keeps its columns whatever the kinds' names: on the Rome box with
+ * NIC kTLS (cpu_lines, 9 characters, the longest kind) every row's kind ends before the util
+ * column and its util's '%' sits under the header's "util", in bound, capacity and run tables. */
+START_TEST(test_report_table_columns_align)
+{
+  const char *cmds[] = { "bound", "capacity", "run" };
+  for (size_t c = 0; c < G_N_ELEMENTS(cmds); c++) {
+    const char *args[] = { cmds[c], "scenarios/rome-400g-nic-ktls.yaml", "--duration", "0.3 s", "--warmup", "0.1 s", NULL };
+    if (c == 0) args[2] = NULL; /* bound has no duration */
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+    const char *head = strstr(out, "\nresource ");
+    ck_assert_msg(head, "%s", out);
+    head++;
+    const char *kind = strstr(head, " kind ") + 1, *util = strstr(head, " util") + 1;
+    long kind_col = kind - head, util_end = util + 4 - head; /* the column after "util" */
+    const char *row = strchr(head, '\n') + 1;
+    int rows = 0, lines = 0;
+    while (*row && *row != '\n') {
+      const char *eol = strchr(row, '\n');
+      g_autofree char *line = g_strndup(row, eol - row);
+      ck_assert_msg((long)strlen(line) > util_end, "%s", line);
+      ck_assert_msg(line[util_end - 1] == '%' && line[util_end] == ' ', "%s: util not under the header's: %s", cmds[c], line);
+      /* the kind starts at the header's column and ends at least one space before the util's digits */
+      ck_assert_msg(line[kind_col - 1] == ' ' && line[kind_col] != ' ', "%s: %s", cmds[c], line);
+      const char *k_end = strchr(line + kind_col, ' ');
+      ck_assert_msg(k_end && k_end - line <= util_end - 7, "%s: kind runs into util: %s", cmds[c], line);
+      lines += g_str_has_prefix(line + kind_col, "cpu_lines ");
+      rows++;
+      row = eol + 1;
+    }
+    ck_assert_int_gt(rows, 20);
+    ck_assert_int_eq(lines, 4); /* one per NPS4 node */
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("cli_tools");
@@ -392,6 +429,7 @@ int main(void)
   tcase_add_test(tc, test_empty_reference_set);
   tcase_add_test(tc, test_fit_writes_the_data_file);
   tcase_add_test(tc, test_outputs_doc_names_kinds_and_units);
+  tcase_add_test(tc, test_report_table_columns_align);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }
