@@ -14,6 +14,7 @@
 #include "models/appliance_report.h"
 #include "sim/csv.h"
 #include "sim/json.h"
+#include "sim/units.h"
 
 /* The workload.headroom limits set, "dram 85 %, pcie 90 %" (transfer full). */
 static char *headroom_limits(const Appliance *a)
@@ -47,12 +48,12 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
     case CAP_DROPS: return g_strdup_printf("NIC output drops reach workload.drop_max (%g %%)", a->wl.drop_max * 100);
     case CAP_LATENCY: {
       /* the bound's limit is infinite when its p99 stays within the SLO at every load */
-      g_autofree char *est = isfinite(c->latency_bound_gbps) ? g_strdup_printf("says %.1f Gb/s", c->latency_bound_gbps)
-                                                             : g_strdup("never reaches it");
+      g_autofree char *bound = sim_units_gbps_text(c->latency_bound_gbps), *at = sim_units_gbps_text(c->des_at_gbps);
+      g_autofree char *est = isfinite(c->latency_bound_gbps) ? g_strdup_printf("says %s", bound) : g_strdup("never reaches it");
       if (c->latency_des && isfinite(c->des_p99_ms))
-        return g_strdup_printf("p99 reaches workload.latency_slo (%g ms): by ocasim run, p99 %.3f +- %.3f ms at %.1f Gb/s; "
+        return g_strdup_printf("p99 reaches workload.latency_slo (%g ms): by ocasim run, p99 %.3f +- %.3f ms at %s; "
                                "the bound's estimate %s",
-                               a->wl.latency_slo_ns / 1e6, c->des_p99_ms, c->des_p99_ci95_ms, c->des_at_gbps, est);
+                               a->wl.latency_slo_ns / 1e6, c->des_p99_ms, c->des_p99_ci95_ms, at, est);
       if (c->latency_des)
         return g_strdup_printf("p99 reaches workload.latency_slo (%g ms): by ocasim run, not met at any load checked; the "
                                "bound's estimate %s",
@@ -160,6 +161,8 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     }
     return;
   }
+  /* rates in the unit that shows them (sim_units_gbps_scale): a sub-Gb/s capacity is not "0.0 Gb/s" */
+  g_autofree char *cap = sim_units_gbps_text(c->capacity_gbps);
   if (isinf(c->capacity_gbps))
     g_string_append_printf(out, "capacity:   no limit: every criterion holds up to %g x the saturation throughput\n",
                            CAPACITY_BRACKET_MAX);
@@ -167,21 +170,22 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     g_string_append_printf(out, "capacity:   none: no offered load meets the %s criterion, not even a trickle (%.3g Gb/s)\n",
                            capacity_criterion_name(c->limiting), c->probe_floor_gbps);
   else if (c->limiting == CAP_HEADROOM)
-    g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by headroom on %s (%g %%)\n", c->capacity_gbps, c->headroom_res,
+    g_string_append_printf(out, "capacity:   %s, limited by headroom on %s (%g %%)\n", cap, c->headroom_res,
                            c->headroom_limit * 100);
   else
-    g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by %s\n", c->capacity_gbps, capacity_criterion_name(c->limiting));
+    g_string_append_printf(out, "capacity:   %s, limited by %s\n", cap, capacity_criterion_name(c->limiting));
   for (int k = 0; k < CAP_COUNT; k++) {
     if (!criterion_shown((CapCriterion)k, c)) continue;
     g_autofree char *what = criterion_meaning((CapCriterion)k, a, c);
+    g_autofree char *lim = sim_units_gbps_text(c->limit_gbps[k]), *at = sim_units_gbps_text(c->des_at_gbps);
     if (isinf(c->limit_gbps[k]) && k == CAP_LATENCY && c->latency_des && isfinite(c->des_at_gbps))
       /* the DES checks the latency only up to the other criteria's limit, not beyond it */
-      g_string_append_printf(out, "  %-11s not reached up to %.1f Gb/s, not checked above (%s)\n",
-                             capacity_criterion_name((CapCriterion)k), c->des_at_gbps, what);
+      g_string_append_printf(out, "  %-11s not reached up to %s, not checked above (%s)\n",
+                             capacity_criterion_name((CapCriterion)k), at, what);
     else if (isinf(c->limit_gbps[k]))
       g_string_append_printf(out, "  %-11s    never reached   (%s)\n", capacity_criterion_name((CapCriterion)k), what);
     else
-      g_string_append_printf(out, "  %-11s %8.1f Gb/s%s (%s)\n", capacity_criterion_name((CapCriterion)k), c->limit_gbps[k],
+      g_string_append_printf(out, "  %-11s %13s%s (%s)\n", capacity_criterion_name((CapCriterion)k), lim,
                              k == (int)c->limiting ? " <- " : "    ", what);
   }
   g_string_append(out, "\nAt the capacity load:\n");

@@ -3,6 +3,7 @@
 #include "models/ram.h"
 #include "sim/csv.h"
 #include "sim/json.h"
+#include "sim/units.h"
 #include <math.h>
 #include <string.h>
 
@@ -159,28 +160,34 @@ static void write_table(const AppReport *r, GString *out)
     g_autofree char *ov = overrides_text(r);
     g_string_append_printf(out, "overrides:  %s\n", ov);
   }
-  if (r->offered_gbps > 0)
-    g_string_append_printf(out, "offered:    %.1f Gb/s\n", r->offered_gbps);
-  else
+  /* rates in the unit that shows them (sim_units_gbps_scale): a sub-Gb/s load is not "0.0 Gb/s" */
+  if (r->offered_gbps > 0) {
+    g_autofree char *o = sim_units_gbps_text(r->offered_gbps);
+    g_string_append_printf(out, "offered:    %s\n", o);
+  } else
     g_string_append(out, "offered:    saturate\n");
+  const char *tu;
+  double tf = sim_units_gbps_scale(r->throughput_gbps, &tu); /* the CI in the throughput's unit */
   if (isfinite(r->throughput_ci95_gbps))
-    g_string_append_printf(out, "throughput: %.1f Gb/s +- %.1f (95 %% CI, batch means)\n", r->throughput_gbps,
-                           r->throughput_ci95_gbps);
+    g_string_append_printf(out, "throughput: %.1f %s +- %.1f (95 %% CI, batch means)\n", r->throughput_gbps * tf, tu,
+                           r->throughput_ci95_gbps * tf);
   else
-    g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
+    g_string_append_printf(out, "throughput: %.1f %s\n", r->throughput_gbps * tf, tu);
   double un = app_report_unserved_gbps(r);
   if (r->offered_gbps > 0 && r->overloaded) {
-    g_string_append_printf(out, "unserved:   %.1f Gb/s (%.1f %% of offered): more than the box serves", un,
-                           100 * un / r->offered_gbps);
+    g_autofree char *u = sim_units_gbps_text(un);
+    g_string_append_printf(out, "unserved:   %s (%.1f %% of offered): more than the box serves", u, 100 * un / r->offered_gbps);
     if (r->requests_rejected > 0)
       g_string_append_printf(out, "; %" G_GINT64_FORMAT " requests turned away", r->requests_rejected);
     g_string_append_c(out, '\n');
   }
-  if (!app_report_steady(r))
+  if (!app_report_steady(r)) {
+    g_autofree char *x = sim_units_gbps_text(r->expected_gbps);
     g_string_append_printf(out,
-                           "note:       %.0f %% below the bound's %.1f Gb/s: the run has not reached steady state (too few\n"
+                           "note:       %.0f %% below the bound's %s: the run has not reached steady state (too few\n"
                            "            requests, or slow ones holding the request slots); lengthen duration\n",
-                           100 * (1 - r->throughput_gbps / r->expected_gbps), r->expected_gbps);
+                           100 * (1 - r->throughput_gbps / r->expected_gbps), x);
+  }
   write_cpu_line(r, out);
   if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms) && isfinite(r->lat_p50_ci95_ms) && isfinite(r->lat_p99_ci95_ms))
     g_string_append_printf(out, "latency:    p50 %.3f +- %.3f ms  p99 %.3f +- %.3f ms (95 %% CIs, batch quantiles)\n",
@@ -229,7 +236,8 @@ static void write_table(const AppReport *r, GString *out)
           k++;
         }
       if (!k) continue;
-      g_string_append_printf(line, "%snode%d %.1f Gb/s per port", shown++ ? ", " : "", n, s / k);
+      g_autofree char *per = sim_units_gbps_text(s / k);
+      g_string_append_printf(line, "%snode%d %s per port", shown++ ? ", " : "", n, per);
       if (drop > 0) g_string_append_printf(line, " (drops up to %.2f %%)", drop * 100);
     }
     if (shown > 1) g_string_append_printf(out, "nic ports:  %s\n", line->str);

@@ -414,6 +414,30 @@ START_TEST(test_report_table_columns_align)
 }
 END_TEST
 
+/* A throughput below 1 Gb/s prints in a unit that shows it (sim_units_gbps_text), not as
+ * "0.0 Gb/s": the bound at 0.5 Mb/s and 20 Mb/s offered, and a what-if of it. */
+START_TEST(test_sub_gbps_rates_shown)
+{
+  static const struct {
+    const char *offered, *shown;
+  } t[] = { { "workload.offered=0.5 Mb/s", "500.0 kb/s" }, { "workload.offered=20 Mb/s", "20.0 Mb/s" } };
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+    const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--set", t[i].offered, NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+    g_autofree char *off = g_strdup_printf("offered:    %s\n", t[i].shown),
+                    *thr = g_strdup_printf("throughput: %s\n", t[i].shown);
+    ck_assert_msg(strstr(out, off) && strstr(out, thr), "%s", out);
+    ck_assert_msg(!strstr(out, " 0.0 Gb/s"), "%s", out);
+  }
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.offered=20 Mb/s", "--fail", "nvme[0]",
+                         NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+  ck_assert_msg(strstr(out, "throughput: 20.0 Mb/s              20.0 Mb/s"), "%s", out);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("cli_tools");
@@ -430,6 +454,7 @@ int main(void)
   tcase_add_test(tc, test_fit_writes_the_data_file);
   tcase_add_test(tc, test_outputs_doc_names_kinds_and_units);
   tcase_add_test(tc, test_report_table_columns_align);
+  tcase_add_test(tc, test_sub_gbps_rates_shown);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }
