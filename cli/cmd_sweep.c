@@ -35,8 +35,10 @@
 #define SYNC_INTERVAL_US  G_USEC_PER_SEC
 #define POLL_MPI_US       2000
 #define POLL_LOCAL_US     (G_USEC_PER_SEC / 4)
-/* The error column is the last one, so a run that succeeded ends its JSON line so. */
-#define JSON_OK_SUFFIX "\"error\": \"\"}\n"
+/* The error column is followed by the version column, the last one (models/sweep.h), so a run
+ * that succeeded has this in its JSON line (a value's own quotes are escaped: no other member
+ * can read so). */
+#define JSON_OK_MARK "\"error\": \"\", \"ocasim_version\": "
 
 typedef struct {
   char *csv, *json; /* the run's lines, NULL until it is done */
@@ -320,7 +322,7 @@ static gboolean collect(Pool *pool, Sink *sink, Progress *prog, guint start, gui
     g_mutex_unlock(&pool->lock);
     for (guint i = 0; i < n; i++) {
       ok = ok && sink_write(sink, &ready[i]);
-      *failed += !g_str_has_suffix(ready[i].json, JSON_OK_SUFFIX);
+      *failed += !strstr(ready[i].json, JSON_OK_MARK);
       g_free(ready[i].csv);
       g_free(ready[i].json);
     }

@@ -330,6 +330,23 @@ START_TEST(test_failed_point_is_a_row)
 }
 END_TEST
 
+/* The closing line counts the failed runs: 4 of small-run.yaml's 8 (its 16-card points), none of
+ * set-then-cli.yaml's 2 (it said every run failed: the error column is no longer the last). */
+START_TEST(test_failed_count)
+{
+  static const struct {
+    const char *file, *line;
+  } t[] = { { "tests/data/sweep/small-run.yaml", "sweep: 8 runs (4 failed) in " },
+            { "tests/data/sweep/set-then-cli.yaml", "sweep: 2 runs (0 failed) in " } };
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+    const char *args[] = { "sweep", t[i].file, "-f", "csv", NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+    ck_assert_msg(strstr(err, t[i].line), "%s: %s", t[i].file, err);
+  }
+}
+END_TEST
+
 /* Points, values, zips and seeds. */
 START_TEST(test_points_and_seeds)
 {
@@ -689,6 +706,7 @@ int main(void)
   tcase_add_test(tc, test_resume_other_sweep);
   tcase_add_test(tc, test_resume_other_version);
   tcase_add_test(tc, test_failed_point_is_a_row);
+  tcase_add_test(tc, test_failed_count);
   tcase_add_test(tc, test_points_and_seeds);
   tcase_add_test(tc, test_varied_seed_one_column);
   tcase_add_test(tc, test_range_values);
