@@ -432,7 +432,7 @@ START_TEST(test_cli_capacity_headroom)
         ck_assert_msg(strstr(out, "capacity:   230.9 Gb/s, limited by headroom on dram.node0 (85 %)\n"), "%s", out);
         ck_assert_msg(strstr(out, "  headroom       230.9 Gb/s <-  (dram.node0 reaches its workload.headroom limit 85 %"), "%s",
                       out);
-        ck_assert_msg(strstr(out, "dram.node0             dram      85.0%"), "%s", out);
+        ck_assert_msg(strstr(out, "dram.node0             dram       85.0%"), "%s", out);
       } else if (f == 1) {
         g_autoptr(JsonParser) p = json_parser_new();
         ck_assert(json_parser_load_from_data(p, out, -1, NULL));
