@@ -225,10 +225,14 @@ int cmd_capacity(int argc, char **argv)
     if (!ok) {
       status = cli_fail(error);
     } else {
-      g_autoptr(AppReport) rep = appliance_capacity_report(ca.a, &ca.info, ca.m, &c);
-      g_autoptr(GString) out = g_string_new(NULL);
-      write_capacity(&c, ca.a, rep, opt.format, out);
-      status = cli_emit(&opt, out);
+      g_autoptr(AppReport) rep = appliance_capacity_report(ca.a, &ca.info, ca.m, &c, &error);
+      if (!rep) {
+        status = cli_fail(error);
+      } else {
+        g_autoptr(GString) out = g_string_new(NULL);
+        write_capacity(&c, ca.a, rep, opt.format, out);
+        status = cli_emit(&opt, out);
+      }
     }
     cli_appliance_clear(&ca);
   }

@@ -18,6 +18,10 @@
  * CAPACITY_BRACKET_MAX x the saturation (a limit beyond that is "never reached"), so that a
  * criterion's limit above the saturation is reported whatever its distance from it;
  * the capacity is the smallest root and the criterion that gives it is the limiting one.
+ * Each g_k(L) is the bound at offered load L with the model sized at L (demand.c's sizing fixed
+ * point at offered L: the auto-sized page cache, the user buffer's residency and the inline TLS
+ * context caches follow the connections of that load), not at the scenario's own offered load;
+ * a model whose demand does not depend on the load (demand_sizing_varies) is built once.
  * Leaves out: transients (the discrete-event model can re-check the capacity point).
  */
 #ifndef MODELS_APPLIANCE_CAPACITY_H
@@ -74,8 +78,12 @@ double capacity_headroom(const Workload *w, ResKind k);
 const char *capacity_criterion_name(CapCriterion c);
 /* The bound-mode report at the capacity load of @c (mode "capacity"): sets a->wl.offered_gbps
  * to the capacity (a trickle of 1e-6 Gb/s when no load is healthy, since <= 0 would mean
- * saturate) and evaluates the bound there; its latency is the DES's, measured at that load,
- * when the latency check ran the DES there (lat_measured), else the bound's estimate. (transfer full) */
-AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c);
+ * saturate) and evaluates the bound there, with the model sized at that load (its page cache,
+ * RAM and connections; @m itself when its demand does not depend on the load,
+ * demand_sizing_varies); its latency is the DES's, measured at that load, when the latency
+ * check ran the DES there (lat_measured), else the bound's estimate. NULL with @error when the
+ * model at that load cannot be built. (transfer full) */
+AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c,
+                                     GError **error);
 
 #endif /* MODELS_APPLIANCE_CAPACITY_H */

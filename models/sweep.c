@@ -914,7 +914,8 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
         set_num(&x[2], c.headroom_res[0] ? c.headroom_limit * 100 : NAN);
         x += G_N_ELEMENTS(headroom_columns);
       }
-      g_autoptr(AppReport) rep = appliance_capacity_report(a, info, m, &c);
+      g_autoptr(AppReport) rep = appliance_capacity_report(a, info, m, &c, error);
+      if (!rep) return FALSE;
       fill_report(x, rep);
       return TRUE;
     }

@@ -11,6 +11,7 @@
 #include "models/appliance_capacity.h"
 #include "models/appliance_conf.h"
 #include "models/qnet.h"
+#include "models/ram.h"
 #include <json-glib/json-glib.h>
 
 static Appliance *load(const char *file, const char *const *sets)
@@ -122,6 +123,42 @@ START_TEST(test_cpu_criterion)
   g_autoptr(BoundResult) r = bound_eval(a, m, c.capacity_gbps);
   ck_assert(r->cpu_util_max_node <= a->cpu.cap + 1e-6);
   g_free(a);
+}
+END_TEST
+
+/* The capacity sizes the load-dependent demand (the auto-sized page cache) at each candidate
+ * load, not at the scenario's offered load: the page-cache box gives the same criteria whether
+ * its scenario saturates or offers 100 Gb/s, and the report at the capacity holds the cache
+ * pagecache_size_bytes gives at that load, within memory.installed. Before, the cache was sized
+ * at the scenario's load: 243.9 GiB (saturate, sized at 371.5 Gb/s) or 246.9 GiB (100 Gb/s,
+ * with a RAM warning: 258.7 of 256 GiB) at a capacity of 346.3 Gb/s. */
+START_TEST(test_capacity_sized_at_its_load)
+{
+  const char *sat[] = { NULL }, *low[] = { "workload.offered=100 Gb/s", NULL };
+  const char *const *sets[] = { sat, low };
+  CapacityResult c[2];
+  double cache[2];
+  for (int i = 0; i < 2; i++) {
+    Appliance *a = load("scenarios/rome-400g-page-cache.yaml", sets[i]);
+    ck_assert(demand_sizing_varies(a));
+    g_autoptr(DemandModel) m = demand_build(a, NULL);
+    GError *e = NULL;
+    ck_assert_msg(appliance_capacity(a, m, &c[i], &e), "%s", e ? e->message : "");
+    ck_assert(c[i].capacity_gbps > 300 && c[i].capacity_gbps < 371);
+    g_autoptr(AppReport) rep = appliance_capacity_report(a, NULL, m, &c[i], &e);
+    ck_assert_msg(rep != NULL, "%s", e ? e->message : "");
+    cache[i] = rep->ram.cache_bytes;
+    ck_assert_double_eq_tol(cache[i], pagecache_size_bytes(a, c[i].capacity_gbps * 1e9 / 8), 1e-6 * cache[i]);
+    ck_assert_msg(!rep->ram.over && rep->ram.needed_bytes <= rep->ram.installed_bytes, "needs %g of %g", rep->ram.needed_bytes,
+                  rep->ram.installed_bytes);
+    ck_assert_double_eq_tol(rep->connections, workload_connections(&a->wl, c[i].capacity_gbps * 1e9 / 8),
+                            1e-6 * rep->connections);
+    g_free(a);
+  }
+  for (int k = 0; k < CAP_COUNT; k++)
+    ck_assert_msg(c[0].limit_gbps[k] == c[1].limit_gbps[k] || fabs(c[0].limit_gbps[k] / c[1].limit_gbps[k] - 1) < 1e-9,
+                  "%s: %.9g vs %.9g", capacity_criterion_name((CapCriterion)k), c[0].limit_gbps[k], c[1].limit_gbps[k]);
+  ck_assert_double_eq_tol(cache[0], cache[1], 1e-6 * cache[0]);
 }
 END_TEST
 
@@ -467,6 +504,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_cpu_criterion);
   tcase_add_test(t, test_latency_slo);
   tcase_add_test(t, test_cpu_limit_beyond_twice_saturation);
+  tcase_add_test(t, test_capacity_sized_at_its_load);
   tcase_add_test(t, test_cli_capacity_json);
   tcase_add_test(t, test_cli_capacity_table_wording);
   tcase_add_test(t, test_headroom_dram_hand_derived);
