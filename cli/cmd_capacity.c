@@ -2,7 +2,7 @@
  * criteria (CPU at or below its cap, NIC output drops at or below workload.drop_max, p99 request
  * latency within workload.latency_slo, no other resource saturated, and, where workload.headroom
  * sets them, every DRAM node, fabric link, PCIe link, drive, NIC port or TLS engine at or below
- * its kind's limit), found by GSL root
+ * its kind's limit, and, where memory.installed is given, the RAM the box needs within it), found by GSL root
  * bracketing (models/appliance_capacity.h). Prints the limiting criterion, each criterion's
  * limit, and the bound-mode report at the capacity load. */
 #include <math.h>
@@ -27,10 +27,11 @@ static char *headroom_limits(const Appliance *a)
   return g_string_free(s, FALSE);
 }
 
-/* Whether criterion @k is reported: every one but the headroom when no workload.headroom is set. */
+/* Whether criterion @k is reported: every one but the headroom when no workload.headroom is set
+ * and the RAM when memory.installed is not given. */
 static gboolean criterion_shown(CapCriterion k, const CapacityResult *c)
 {
-  return k != CAP_HEADROOM || c->headroom_on;
+  return (k != CAP_HEADROOM || c->headroom_on) && (k != CAP_RAM || c->ram_on);
 }
 
 /* What each criterion's limit means, for the table (the scenario's own thresholds). */
@@ -61,6 +62,10 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
       return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's estimate", a->wl.latency_slo_ns / 1e6);
     }
     case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
+    case CAP_RAM:
+      return g_strdup_printf("the RAM needed (page cache, socket buffers, TLS state, reads in flight, reserve) reaches "
+                             "memory.installed (%.1f GiB)",
+                             a->pc.installed_bytes / (1024.0 * 1024.0 * 1024.0));
     case CAP_HEADROOM: {
       g_autofree char *lim = headroom_limits(a);
       /* as the CPU's: above the saturation the limit is the demand the box would put on it */
@@ -200,7 +205,8 @@ int cmd_capacity(int argc, char **argv)
                  "Largest offered load of the appliance scenario in FILE that keeps the CPU at or below its cap,\n"
                  "NIC output drops at or below workload.drop_max and p99 latency within workload.latency_slo\n"
                  "(measured by ocasim run at candidate loads), and every resource at or below its kind's\n"
-                 "workload.headroom limit where the scenario sets one.",
+                 "workload.headroom limit where the scenario sets one, and the RAM the box needs within\n"
+                 "memory.installed where it is given.",
                  CLI_OPT_OUTPUT | CLI_OPT_PROGRESS | CLI_OPT_TIMED, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;

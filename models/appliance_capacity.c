@@ -2,6 +2,7 @@
  * appliance_capacity.h). */
 #include "models/appliance_capacity.h"
 #include "models/appliance_des.h"
+#include "models/ram.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include "sim/gsl_autoptr.h"
@@ -19,14 +20,23 @@ typedef struct {
  * served throughput its sizings assume (the auto-sized page cache, the user buffer's residency,
  * the inline engines' context caches; demand_sizing_varies), a model of @a at offered L (its own
  * sizing fixed point, demand.c; the drive shares of @m, which do not depend on the load), else
- * @m itself. NULL with @error when that build fails. (transfer full) */
-static BoundResult *eval_at(const Appliance *a, const DemandModel *m, double L, GError **error)
+ * @m itself. *@ram_over (may be NULL) gets the RAM the box needs there over memory.installed,
+ * (needed - installed) / installed (ram.h; memory.installed must be given). NULL with @error
+ * when that build fails. (transfer full) */
+static BoundResult *eval_at(const Appliance *a, const DemandModel *m, double L, double *ram_over, GError **error)
 {
-  if (!demand_sizing_varies(a)) return bound_eval(a, m, L);
   g_autofree Appliance *b = g_memdup2(a, sizeof *a);
   b->wl.offered_gbps = L;
-  g_autoptr(DemandModel) mL = demand_build_shares(b, m->drive_share, error);
-  return mL ? bound_eval(b, mL, L) : NULL;
+  g_autoptr(DemandModel) mL = demand_sizing_varies(a) ? demand_build_shares(b, m->drive_share, error) : NULL;
+  if (demand_sizing_varies(a) && !mL) return NULL;
+  if (mL) m = mL;
+  BoundResult *r = bound_eval(b, m, L);
+  if (ram_over) {
+    RamReport o;
+    ram_report_fill(&o, b, m, r->throughput_Bps, r->connections);
+    *ram_over = (o.needed_bytes - o.installed_bytes) / o.installed_bytes;
+  }
+  return r;
 }
 
 double capacity_headroom(const Workload *w, ResKind k)
@@ -64,7 +74,8 @@ static double headroom_excess(const Appliance *a, const DemandModel *m, const Bo
 static double g_of(double L, void *p)
 {
   CapCtx *x = p;
-  g_autoptr(BoundResult) r = eval_at(x->a, x->m, L, x->error ? NULL : &x->error);
+  double ram = -1;
+  g_autoptr(BoundResult) r = eval_at(x->a, x->m, L, x->c == CAP_RAM ? &ram : NULL, x->error ? NULL : &x->error);
   if (!r) return GSL_NAN;
   double v = -1;
   switch (x->c) {
@@ -83,6 +94,7 @@ static double g_of(double L, void *p)
       for (int i = 0; i < x->m->n_res; i++)
         if (x->m->res[i].kind != RK_CPU) v = MAX(v, r->offered_util[i] - 1.0);
       return v;
+    case CAP_RAM: return ram;
     case CAP_HEADROOM: return headroom_excess(x->a, x->m, r, NULL);
     default: g_assert_not_reached();
   }
@@ -110,7 +122,14 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
   /* headroom off: never reached, without a bound evaluation (it comes last) */
   out->limit_gbps[CAP_HEADROOM] = INFINITY;
   int n_crit = out->headroom_on ? CAP_COUNT : CAP_HEADROOM;
+  /* the RAM criterion needs memory.installed; without it, never reached */
+  out->ram_on = a->pc.installed_bytes > 0;
+  out->limit_gbps[CAP_RAM] = INFINITY;
   for (int c = 0; c < n_crit; c++) {
+    if (c == CAP_RAM && !out->ram_on) {
+      sim_observer_progress(obs, c + 1, n_crit);
+      continue;
+    }
     CapCtx ctx = { a, m, (CapCriterion)c, NULL };
     gsl_function F = { .function = g_of, .params = &ctx };
     double hi_c = hi, glo = g_of(lo, &ctx), ghi = g_of(hi_c, &ctx);
@@ -153,7 +172,7 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
     }
     out->limit_gbps[c] = root;
     if (c == CAP_HEADROOM && isfinite(root)) { /* the resource at its limit there (at the probe floor: the first over it) */
-      g_autoptr(BoundResult) r = eval_at(a, m, MAX(root, lo), error);
+      g_autoptr(BoundResult) r = eval_at(a, m, MAX(root, lo), NULL, error);
       if (!r) return FALSE;
       int at;
       headroom_excess(a, m, r, &at);
@@ -269,7 +288,7 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
 
 const char *capacity_criterion_name(CapCriterion c)
 {
-  static const char *const n[CAP_COUNT] = { "cpu", "drops", "latency", "saturation", "headroom" };
+  static const char *const n[CAP_COUNT] = { "cpu", "drops", "latency", "saturation", "ram", "headroom" };
   return c < CAP_COUNT ? n[c] : "?";
 }
 

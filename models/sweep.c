@@ -169,7 +169,7 @@ static const SweepColumn run_columns[] = {
 /* Capacity: the capacity and each criterion's limit, before the report at the capacity load. */
 static const SweepColumn capacity_columns[] = {
   { "capacity_gbps", SWEEP_COL_NUMBER, "Gb/s", "largest healthy offered load; empty when no criterion limits it" },
-  { "limiting_criterion", SWEEP_COL_STRING, "", "cpu, drops, latency, saturation or headroom" },
+  { "limiting_criterion", SWEEP_COL_STRING, "", "cpu, drops, latency, saturation, ram or headroom" },
   { "cpu_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where the busiest CPU node reaches its cap; empty: never" },
   { "drops_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where NIC drops reach workload.drop_max; empty: never" },
   { "latency_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where p99 reaches workload.latency_slo; empty: never" },
@@ -178,6 +178,8 @@ static const SweepColumn capacity_columns[] = {
     "how the p99 criterion was checked: run (DES runs, as ocasim capacity's latency_check.by) or bound (the bound's estimate)" },
   { "latency_bound_gbps", SWEEP_COL_NUMBER, "Gb/s",
     "the bound's estimate of the latency limit (beside the DES's, for comparison); empty: never" },
+  { "ram_limit_gbps", SWEEP_COL_NUMBER, "Gb/s",
+    "load where the RAM needed reaches memory.installed; empty: never, or memory.installed not given" },
 };
 
 /* Capacity with workload.headroom set in the base scenario or varied: the headroom criterion,
@@ -902,11 +904,14 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
       if (!(des ? appliance_capacity_des(a, info, m, NULL, &c, error) : appliance_capacity(a, m, &c, error))) return FALSE;
       set_num(&o[0], c.capacity_gbps);
       set_str(&o[1], capacity_criterion_name(c.limiting));
-      /* the criteria before the headroom, in capacity_columns; the headroom's in headroom_columns */
-      G_STATIC_ASSERT(CAP_HEADROOM == CAP_COUNT - 1 && G_N_ELEMENTS(capacity_columns) == 4 + CAP_HEADROOM);
-      for (int k = 0; k < CAP_HEADROOM; k++) set_num(&o[2 + k], c.limit_gbps[k]);
-      set_str(&o[2 + CAP_HEADROOM], des ? "run" : "bound");
-      set_num(&o[3 + CAP_HEADROOM], des ? c.latency_bound_gbps : c.limit_gbps[CAP_LATENCY]);
+      /* the criteria before the RAM, the latency check, then the RAM, in capacity_columns; the
+       * headroom's in headroom_columns */
+      G_STATIC_ASSERT(CAP_RAM == CAP_HEADROOM - 1 && CAP_HEADROOM == CAP_COUNT - 1 &&
+                      G_N_ELEMENTS(capacity_columns) == 5 + CAP_RAM);
+      for (int k = 0; k < CAP_RAM; k++) set_num(&o[2 + k], c.limit_gbps[k]);
+      set_str(&o[2 + CAP_RAM], des ? "run" : "bound");
+      set_num(&o[3 + CAP_RAM], des ? c.latency_bound_gbps : c.limit_gbps[CAP_LATENCY]);
+      set_num(&o[4 + CAP_RAM], c.limit_gbps[CAP_RAM]);
       SweepCell *x = o + G_N_ELEMENTS(capacity_columns);
       if (s->headroom) {
         set_num(&x[0], c.limit_gbps[CAP_HEADROOM]);

@@ -162,6 +162,60 @@ START_TEST(test_capacity_sized_at_its_load)
 }
 END_TEST
 
+static CapacityResult capacity_of(const char *file, const char *const *sets);
+
+/* The RAM the box needs (ram.h) at offered @L Gb/s; *@installed gets memory.installed. */
+static double ram_need_at(const char *file, const char *const *sets, double L, double *installed)
+{
+  Appliance *a = load(file, sets);
+  a->wl.offered_gbps = L;
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  g_autoptr(BoundResult) r = bound_eval(a, m, L);
+  RamReport o;
+  ram_report_fill(&o, a, m, r->throughput_Bps, r->connections);
+  *installed = o.installed_bytes;
+  g_free(a);
+  return o.needed_bytes;
+}
+
+/* The RAM criterion: with a fixed page cache of 245 GiB the Rome box's 256 GiB leave 3 GiB over
+ * the cache and the 8 GiB reserve for socket buffers, TLS state and reads in flight, all
+ * proportional to the served load (a fixed cache: a fixed hit ratio), so the limit is where the
+ * line through the needs at 100 and 200 Gb/s reaches 256 GiB (about 274.5 Gb/s, below the
+ * ports' 346.3 Gb/s drop limit): it limits the capacity. An auto-sized cache gives way to the
+ * other needs (never reached); a 250 GiB cache leaves no load (250 + 8 > 256); a box without
+ * memory.installed has no RAM criterion. */
+START_TEST(test_ram_criterion)
+{
+  const char *file = "scenarios/rome-400g-page-cache.yaml";
+  const char *fixed[] = { "ram.page_cache=245 GiB", NULL };
+  double inst, n1 = ram_need_at(file, fixed, 100, &inst), n2 = ram_need_at(file, fixed, 200, &inst);
+  double hand = 100 + (inst - n1) * 100 / (n2 - n1);
+  ck_assert(hand > 250 && hand < 300);
+  CapacityResult c = capacity_of(file, fixed);
+  ck_assert(c.ram_on);
+  ck_assert_int_eq(c.limiting, CAP_RAM);
+  ck_assert_msg(fabs(c.limit_gbps[CAP_RAM] / hand - 1) < 1e-5, "ram limit %.6g, by hand %.6g", c.limit_gbps[CAP_RAM], hand);
+  ck_assert_double_eq(c.capacity_gbps, c.limit_gbps[CAP_RAM]);
+  ck_assert(c.limit_gbps[CAP_DROPS] > 340);
+  /* the need at the limit is memory.installed */
+  double at = ram_need_at(file, fixed, c.limit_gbps[CAP_RAM], &inst);
+  ck_assert_msg(fabs(at / inst - 1) < 1e-6, "needs %.9g of %.9g", at, inst);
+
+  CapacityResult a = capacity_of(file, NULL);
+  ck_assert(a.ram_on && isinf(a.limit_gbps[CAP_RAM]));
+  ck_assert_int_eq(a.limiting, CAP_DROPS);
+
+  const char *big[] = { "ram.page_cache=250 GiB", NULL };
+  CapacityResult b = capacity_of(file, big);
+  ck_assert_int_eq(b.limiting, CAP_RAM);
+  ck_assert(b.capacity_gbps == 0 && b.limit_gbps[CAP_RAM] == 0);
+
+  CapacityResult g = capacity_of("scenarios/genoa-400gbe-nic-ktls.yaml", NULL);
+  ck_assert(!g.ram_on && isinf(g.limit_gbps[CAP_RAM]));
+}
+END_TEST
+
 START_TEST(test_cpu_limit_beyond_twice_saturation)
 {
   /* the CPU's limit does not depend on the drives (same cycles per byte at the same load): the
@@ -505,6 +559,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_latency_slo);
   tcase_add_test(t, test_cpu_limit_beyond_twice_saturation);
   tcase_add_test(t, test_capacity_sized_at_its_load);
+  tcase_add_test(t, test_ram_criterion);
   tcase_add_test(t, test_cli_capacity_json);
   tcase_add_test(t, test_cli_capacity_table_wording);
   tcase_add_test(t, test_headroom_dram_hand_derived);
