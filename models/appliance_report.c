@@ -153,6 +153,14 @@ static void write_cpu_line(const AppReport *r, GString *out)
   }
 }
 
+gboolean app_report_saturated(const AppReport *r)
+{
+  if (!(r->offered_gbps > 0) || r->overloaded) return TRUE;
+  if (r->bottleneck < 0) return FALSE;
+  const AppReportResource *b = &r->res[r->bottleneck];
+  return b->limit > 0 && b->utilization >= b->limit * (1 - APP_REPORT_SATURATED_TOL);
+}
+
 static void write_table(const AppReport *r, GString *out)
 {
   g_string_append_printf(out, "scenario: %s  (mode %s, seed %" G_GUINT64_FORMAT ")\n", r->scenario, r->mode, r->seed);
@@ -200,9 +208,17 @@ static void write_table(const AppReport *r, GString *out)
     g_string_append(out, "latency:    n/a (no throughput, so no queue to wait in)\n");
   g_string_append_printf(out, "            (%s)\n", latency_definition(r));
   g_string_append_printf(out, "clients:    %.0f connections\n", r->connections);
+  gboolean sat = app_report_saturated(r);
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];
-    g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
+    /* a resource below its limit does not bottleneck anything: below saturation the line names
+     * the busiest resource (the one closest to its limit), not a bottleneck */
+    if (sat)
+      g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
+    else
+      g_string_append_printf(out,
+                             "busiest:    %s (%s) at %.1f %% utilisation (below saturation: the box serves all it is offered)\n",
+                             b->name, b->kind, b->utilization * 100);
     if (r->stalled_cpu >= 0)
       g_string_append_printf(out,
                              "            its queueing stalls fill %s to its %.0f %% cap: 1 %% more memory bandwidth\n"
@@ -211,8 +227,8 @@ static void write_table(const AppReport *r, GString *out)
     const int *co = r->co;
     int nco = r->n_co;
     for (int k = 0; k < nco && k < 8; k++)
-      g_string_append_printf(out, "%s %s (%s) at %.1f %%\n", k == 0 ? "co-limit:  " : "           ", r->res[co[k]].name,
-                             r->res[co[k]].kind, r->res[co[k]].utilization * 100);
+      g_string_append_printf(out, "%s %s (%s) at %.1f %%\n", k == 0 ? (sat ? "co-limit:  " : "near it:   ") : "           ",
+                             r->res[co[k]].name, r->res[co[k]].kind, r->res[co[k]].utilization * 100);
     if (nco > 8) g_string_append_printf(out, "            ... and %d more\n", nco - 8);
   }
   if (r->ref.present) {
@@ -255,7 +271,7 @@ static void write_table(const AppReport *r, GString *out)
     bar(out, x->utilization, x->limit);
     g_string_append_printf(out, "  %9.2f %-5s", x->value, x->unit);
     if (strcmp(x->kind, "nic_port") == 0 && x->drop > 0) g_string_append_printf(out, " drops %.2f%%", x->drop * 100);
-    if (i == r->bottleneck) g_string_append(out, " <- bottleneck");
+    if (i == r->bottleneck) g_string_append(out, sat ? " <- bottleneck" : " <- busiest");
     g_string_append_c(out, '\n');
   }
   g_string_append(out, "\nutil is of each resource's capacity net of its protocol and controller efficiency: DRAM is\n"

@@ -438,6 +438,49 @@ START_TEST(test_sub_gbps_rates_shown)
 }
 END_TEST
 
+/* The report calls the named resource the bottleneck only when the box is saturated: at 100 Gb/s
+ * offered the Rome NIC-kTLS box's ports are at 26.9 % ("busiest", "near it", "<- busiest"; it
+ * said "bottleneck: ... at 26.9 % utilisation" and "co-limit"), saturating they are at 100 %
+ * ("bottleneck"); a capacity limited by latency (the p99 SLO reached with the CPU at 77.3 % of
+ * its 80 % cap) reports the CPU as the busiest, and one limited by the CPU cap as the bottleneck. */
+START_TEST(test_bottleneck_wording)
+{
+  static const struct {
+    const char *cmd, *file, *set, *has[3], *hasnt[2];
+  } t[] = {
+    { "bound",
+      "scenarios/rome-400g-nic-ktls.yaml",
+      "workload.offered=100 Gb/s",
+      { "\nbusiest:    nic0.port0 (nic_port) at 26.9 % utilisation (below saturation", "\nnear it:    nic0.port1",
+        " <- busiest\n" },
+      { "bottleneck", "co-limit" } },
+    { "bound",
+      "scenarios/rome-400g-nic-ktls.yaml",
+      "workload.drop_max=0.1 %",
+      { "\nbottleneck: nic0.port0 (nic_port) at 100.0 % utilisation\n", "\nco-limit:   nic0.port1", " <- bottleneck" },
+      { "busiest:", "near it:" } },
+    { "capacity",
+      "scenarios/reference/rome2022_no_sendfile_sw_ktls.yaml",
+      "workload.drop_max=0.1 %",
+      { "capacity:   66.9 Gb/s, limited by latency", "\nbusiest:    cpu.node0 (cpu) at 77.3 % utilisation (below",
+        " <- busiest" },
+      { "bottleneck:", "<- bottleneck" } },
+    { "capacity",
+      "scenarios/reference/rome2021_sw_nps1.yaml",
+      "workload.drop_max=0.1 %",
+      { "limited by cpu", "\nbottleneck: cpu.node0 (cpu) at 80.0 % utilisation\n", " <- bottleneck" },
+      { "busiest:", "<- busiest" } },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+    const char *args[] = { t[i].cmd, t[i].file, "--set", t[i].set, NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+    for (int k = 0; k < 3; k++) ck_assert_msg(strstr(out, t[i].has[k]), "%zu: no '%s' in\n%s", i, t[i].has[k], out);
+    for (int k = 0; k < 2; k++) ck_assert_msg(!strstr(out, t[i].hasnt[k]), "%zu: '%s' in\n%s", i, t[i].hasnt[k], out);
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("cli_tools");
@@ -455,6 +498,7 @@ int main(void)
   tcase_add_test(tc, test_outputs_doc_names_kinds_and_units);
   tcase_add_test(tc, test_report_table_columns_align);
   tcase_add_test(tc, test_sub_gbps_rates_shown);
+  tcase_add_test(tc, test_bottleneck_wording);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }
