@@ -2,7 +2,7 @@
  * criteria (CPU at or below its cap, NIC output drops at or below workload.drop_max, p99 request
  * latency within workload.latency_slo, no other resource saturated, and, where workload.headroom
  * sets them, every DRAM node, fabric link, PCIe link, drive, NIC port or TLS engine at or below
- * its kind's limit), found by GSL root
+ * its kind's limit, and, where memory.installed is given, the RAM the box needs within it), found by GSL root
  * bracketing (models/appliance_capacity.h). Prints the limiting criterion, each criterion's
  * limit, and the bound-mode report at the capacity load. */
 #include <math.h>
@@ -14,6 +14,7 @@
 #include "models/appliance_report.h"
 #include "sim/csv.h"
 #include "sim/json.h"
+#include "sim/units.h"
 
 /* The workload.headroom limits set, "dram 85 %, pcie 90 %" (transfer full). */
 static char *headroom_limits(const Appliance *a)
@@ -26,10 +27,11 @@ static char *headroom_limits(const Appliance *a)
   return g_string_free(s, FALSE);
 }
 
-/* Whether criterion @k is reported: every one but the headroom when no workload.headroom is set. */
+/* Whether criterion @k is reported: every one but the headroom when no workload.headroom is set
+ * and the RAM when memory.installed is not given. */
 static gboolean criterion_shown(CapCriterion k, const CapacityResult *c)
 {
-  return k != CAP_HEADROOM || c->headroom_on;
+  return (k != CAP_HEADROOM || c->headroom_on) && (k != CAP_RAM || c->ram_on);
 }
 
 /* What each criterion's limit means, for the table (the scenario's own thresholds). */
@@ -47,12 +49,12 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
     case CAP_DROPS: return g_strdup_printf("NIC output drops reach workload.drop_max (%g %%)", a->wl.drop_max * 100);
     case CAP_LATENCY: {
       /* the bound's limit is infinite when its p99 stays within the SLO at every load */
-      g_autofree char *est = isfinite(c->latency_bound_gbps) ? g_strdup_printf("says %.1f Gb/s", c->latency_bound_gbps)
-                                                             : g_strdup("never reaches it");
+      g_autofree char *bound = sim_units_gbps_text(c->latency_bound_gbps), *at = sim_units_gbps_text(c->des_at_gbps);
+      g_autofree char *est = isfinite(c->latency_bound_gbps) ? g_strdup_printf("says %s", bound) : g_strdup("never reaches it");
       if (c->latency_des && isfinite(c->des_p99_ms))
-        return g_strdup_printf("p99 reaches workload.latency_slo (%g ms): by ocasim run, p99 %.3f +- %.3f ms at %.1f Gb/s; "
+        return g_strdup_printf("p99 reaches workload.latency_slo (%g ms): by ocasim run, p99 %.3f +- %.3f ms at %s; "
                                "the bound's estimate %s",
-                               a->wl.latency_slo_ns / 1e6, c->des_p99_ms, c->des_p99_ci95_ms, c->des_at_gbps, est);
+                               a->wl.latency_slo_ns / 1e6, c->des_p99_ms, c->des_p99_ci95_ms, at, est);
       if (c->latency_des)
         return g_strdup_printf("p99 reaches workload.latency_slo (%g ms): by ocasim run, not met at any load checked; the "
                                "bound's estimate %s",
@@ -60,6 +62,10 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
       return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's estimate", a->wl.latency_slo_ns / 1e6);
     }
     case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
+    case CAP_RAM:
+      return g_strdup_printf("the RAM needed (page cache, socket buffers, TLS state, reads in flight, reserve) reaches "
+                             "memory.installed (%.1f GiB)",
+                             a->pc.installed_bytes / (1024.0 * 1024.0 * 1024.0));
     case CAP_HEADROOM: {
       g_autofree char *lim = headroom_limits(a);
       /* as the CPU's: above the saturation the limit is the demand the box would put on it */
@@ -160,6 +166,8 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     }
     return;
   }
+  /* rates in the unit that shows them (sim_units_gbps_scale): a sub-Gb/s capacity is not "0.0 Gb/s" */
+  g_autofree char *cap = sim_units_gbps_text(c->capacity_gbps);
   if (isinf(c->capacity_gbps))
     g_string_append_printf(out, "capacity:   no limit: every criterion holds up to %g x the saturation throughput\n",
                            CAPACITY_BRACKET_MAX);
@@ -167,21 +175,22 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     g_string_append_printf(out, "capacity:   none: no offered load meets the %s criterion, not even a trickle (%.3g Gb/s)\n",
                            capacity_criterion_name(c->limiting), c->probe_floor_gbps);
   else if (c->limiting == CAP_HEADROOM)
-    g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by headroom on %s (%g %%)\n", c->capacity_gbps, c->headroom_res,
+    g_string_append_printf(out, "capacity:   %s, limited by headroom on %s (%g %%)\n", cap, c->headroom_res,
                            c->headroom_limit * 100);
   else
-    g_string_append_printf(out, "capacity:   %.1f Gb/s, limited by %s\n", c->capacity_gbps, capacity_criterion_name(c->limiting));
+    g_string_append_printf(out, "capacity:   %s, limited by %s\n", cap, capacity_criterion_name(c->limiting));
   for (int k = 0; k < CAP_COUNT; k++) {
     if (!criterion_shown((CapCriterion)k, c)) continue;
     g_autofree char *what = criterion_meaning((CapCriterion)k, a, c);
+    g_autofree char *lim = sim_units_gbps_text(c->limit_gbps[k]), *at = sim_units_gbps_text(c->des_at_gbps);
     if (isinf(c->limit_gbps[k]) && k == CAP_LATENCY && c->latency_des && isfinite(c->des_at_gbps))
       /* the DES checks the latency only up to the other criteria's limit, not beyond it */
-      g_string_append_printf(out, "  %-11s not reached up to %.1f Gb/s, not checked above (%s)\n",
-                             capacity_criterion_name((CapCriterion)k), c->des_at_gbps, what);
+      g_string_append_printf(out, "  %-11s not reached up to %s, not checked above (%s)\n",
+                             capacity_criterion_name((CapCriterion)k), at, what);
     else if (isinf(c->limit_gbps[k]))
       g_string_append_printf(out, "  %-11s    never reached   (%s)\n", capacity_criterion_name((CapCriterion)k), what);
     else
-      g_string_append_printf(out, "  %-11s %8.1f Gb/s%s (%s)\n", capacity_criterion_name((CapCriterion)k), c->limit_gbps[k],
+      g_string_append_printf(out, "  %-11s %13s%s (%s)\n", capacity_criterion_name((CapCriterion)k), lim,
                              k == (int)c->limiting ? " <- " : "    ", what);
   }
   g_string_append(out, "\nAt the capacity load:\n");
@@ -196,7 +205,8 @@ int cmd_capacity(int argc, char **argv)
                  "Largest offered load of the appliance scenario in FILE that keeps the CPU at or below its cap,\n"
                  "NIC output drops at or below workload.drop_max and p99 latency within workload.latency_slo\n"
                  "(measured by ocasim run at candidate loads), and every resource at or below its kind's\n"
-                 "workload.headroom limit where the scenario sets one.",
+                 "workload.headroom limit where the scenario sets one, and the RAM the box needs within\n"
+                 "memory.installed where it is given.",
                  CLI_OPT_OUTPUT | CLI_OPT_PROGRESS | CLI_OPT_TIMED, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
@@ -221,10 +231,14 @@ int cmd_capacity(int argc, char **argv)
     if (!ok) {
       status = cli_fail(error);
     } else {
-      g_autoptr(AppReport) rep = appliance_capacity_report(ca.a, &ca.info, ca.m, &c);
-      g_autoptr(GString) out = g_string_new(NULL);
-      write_capacity(&c, ca.a, rep, opt.format, out);
-      status = cli_emit(&opt, out);
+      g_autoptr(AppReport) rep = appliance_capacity_report(ca.a, &ca.info, ca.m, &c, &error);
+      if (!rep) {
+        status = cli_fail(error);
+      } else {
+        g_autoptr(GString) out = g_string_new(NULL);
+        write_capacity(&c, ca.a, rep, opt.format, out);
+        status = cli_emit(&opt, out);
+      }
     }
     cli_appliance_clear(&ca);
   }

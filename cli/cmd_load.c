@@ -45,7 +45,7 @@ int cmd_load(int argc, char **argv)
     { "range", 0, 0, G_OPTION_ARG_STRING, &range, "Byte range FIRST-LAST of every request", "A-B" },
     { "root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Local copy of the served directory: check SHA-256", "DIR" },
     { "connections", 'c', 0, G_OPTION_ARG_STRING, &conns_s, "Concurrent connections 1..1000000 (default 16)", "N" },
-    { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Client threads 1..1024 (default 1)", "N" },
+    { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Client threads 1..1024, at most --connections (default 1)", "N" },
     { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, "Run time, s, > 0 (default 10)", "S" },
     { "requests", 'n', 0, G_OPTION_ARG_STRING, &requests_s,
       "Requests per connection, >= 1, instead of a duration (default: run for --duration)", "N" },
@@ -90,6 +90,11 @@ int cmd_load(int argc, char **argv)
       !cli_seconds_option("--duration", duration_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &duration, &err) ||
       !cli_seconds_option("--timeout", timeout_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &timeout, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (threads > conns) { /* each thread owns at least one connection: the extra threads would have none */
+    fprintf(stderr, "%s: --threads %d is more than --connections %d: each client thread owns at least one connection\n", argv[0],
+            threads, conns);
     return OCASIM_EXIT_BADINPUT;
   }
   if (requests_s && duration_s) { /* the count replaces the run time, which would be ignored */

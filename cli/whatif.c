@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "models/failure.h"
 #include "sim/json.h"
+#include "sim/units.h"
 
 gboolean cli_whatif_degrade(const CliAppliance *healthy, const char *const *fail, Appliance **a, DemandModel **m, GError **error)
 {
@@ -98,8 +99,8 @@ void cli_whatif_write(const char *const *fail, const AppReport *healthy, const A
   g_autofree char *list = g_strjoinv(", ", (char **)fail);
   g_string_append_printf(out, "what-if:    %s down (mode %s)\n", list, degraded->mode);
   g_string_append_printf(out, "            %-22s %-22s\n", "healthy", "degraded");
-  g_autofree char *th = g_strdup_printf("%.1f Gb/s", healthy->throughput_gbps);
-  g_autofree char *td = g_strdup_printf("%.1f Gb/s", degraded->throughput_gbps);
+  g_autofree char *th = sim_units_gbps_text(healthy->throughput_gbps);
+  g_autofree char *td = sim_units_gbps_text(degraded->throughput_gbps);
   g_string_append_printf(out, "throughput: %-22s %-22s (%.1f %% of healthy)\n", th, td, 100 * share);
   /* the busiest node is the one the CPU cap binds on; the mean alone hides a node left carrying as much */
   AppCpuNodes nh, nd;

@@ -2,6 +2,7 @@
  * appliance_capacity.h). */
 #include "models/appliance_capacity.h"
 #include "models/appliance_des.h"
+#include "models/ram.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include "sim/gsl_autoptr.h"
@@ -12,7 +13,33 @@ typedef struct {
   const Appliance *a;
   const DemandModel *m;
   CapCriterion c;
+  GError *error; /* the first failing model build's (eval_at) */
 } CapCtx;
+
+/* The bound at offered load @L Gb/s with the model sized at L: where the demand depends on the
+ * served throughput its sizings assume (the auto-sized page cache, the user buffer's residency,
+ * the inline engines' context caches; demand_sizing_varies), a model of @a at offered L (its own
+ * sizing fixed point, demand.c; the drive shares of @m, which do not depend on the load), else
+ * @m itself; with the latency estimate only when @latency (bound_eval_rates otherwise).
+ * *@ram_over (may be NULL) gets the RAM the box needs there over memory.installed,
+ * (needed - installed) / installed (ram.h; memory.installed must be given). NULL with @error
+ * when that build fails. (transfer full) */
+static BoundResult *eval_at(const Appliance *a, const DemandModel *m, double L, gboolean latency, double *ram_over,
+                            GError **error)
+{
+  g_autofree Appliance *b = g_memdup2(a, sizeof *a);
+  b->wl.offered_gbps = L;
+  g_autoptr(DemandModel) mL = demand_sizing_varies(a) ? demand_build_shares(b, m->drive_share, error) : NULL;
+  if (demand_sizing_varies(a) && !mL) return NULL;
+  if (mL) m = mL;
+  BoundResult *r = latency ? bound_eval(b, m, L) : bound_eval_rates(b, m, L);
+  if (ram_over) {
+    RamReport o;
+    ram_report_fill(&o, b, m, r->throughput_Bps, r->connections);
+    *ram_over = (o.needed_bytes - o.installed_bytes) / o.installed_bytes;
+  }
+  return r;
+}
 
 double capacity_headroom(const Workload *w, ResKind k)
 {
@@ -48,8 +75,11 @@ static double headroom_excess(const Appliance *a, const DemandModel *m, const Bo
 
 static double g_of(double L, void *p)
 {
-  const CapCtx *x = p;
-  g_autoptr(BoundResult) r = x->c == CAP_LATENCY ? bound_eval(x->a, x->m, L) : bound_eval_rates(x->a, x->m, L);
+  CapCtx *x = p;
+  double ram = -1;
+  g_autoptr(BoundResult) r =
+      eval_at(x->a, x->m, L, x->c == CAP_LATENCY, x->c == CAP_RAM ? &ram : NULL, x->error ? NULL : &x->error);
+  if (!r) return GSL_NAN;
   double v = -1;
   switch (x->c) {
     case CAP_CPU:
@@ -67,6 +97,7 @@ static double g_of(double L, void *p)
       for (int i = 0; i < x->m->n_res; i++)
         if (x->m->res[i].kind != RK_CPU) v = MAX(v, r->offered_util[i] - 1.0);
       return v;
+    case CAP_RAM: return ram;
     case CAP_HEADROOM: return headroom_excess(x->a, x->m, r, NULL);
     default: g_assert_not_reached();
   }
@@ -94,8 +125,15 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
   /* headroom off: never reached, without a bound evaluation (it comes last) */
   out->limit_gbps[CAP_HEADROOM] = INFINITY;
   int n_crit = out->headroom_on ? CAP_COUNT : CAP_HEADROOM;
+  /* the RAM criterion needs memory.installed; without it, never reached */
+  out->ram_on = a->pc.installed_bytes > 0;
+  out->limit_gbps[CAP_RAM] = INFINITY;
   for (int c = 0; c < n_crit; c++) {
-    CapCtx ctx = { a, m, (CapCriterion)c };
+    if (c == CAP_RAM && !out->ram_on) {
+      sim_observer_progress(obs, c + 1, n_crit);
+      continue;
+    }
+    CapCtx ctx = { a, m, (CapCriterion)c, NULL };
     gsl_function F = { .function = g_of, .params = &ctx };
     double hi_c = hi, glo = g_of(lo, &ctx), ghi = g_of(hi_c, &ctx);
     /* a criterion not met at 2x saturation may be met further out (the CPU's headroom on a
@@ -106,6 +144,10 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
       ghi = g_of(hi_c, &ctx);
     }
     double root;
+    if (ctx.error) {
+      g_propagate_error(error, ctx.error);
+      return FALSE;
+    }
     if (glo > 0) {
       root = 0; /* unhealthy even at a trickle (e.g. an SLO below the idle latency) */
     } else if (ghi <= 0) {
@@ -119,6 +161,10 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
       int it = 0;
       st = sim_root_iterate(s, 0.0, 1e-6, 200, &it);
       out->iterations += it;
+      if (ctx.error) {
+        g_propagate_error(error, ctx.error);
+        return FALSE;
+      }
       if (st != GSL_SUCCESS) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "capacity (%s): %s", capacity_criterion_name((CapCriterion)c),
                     gsl_strerror(st));
@@ -129,7 +175,8 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
     }
     out->limit_gbps[c] = root;
     if (c == CAP_HEADROOM && isfinite(root)) { /* the resource at its limit there (at the probe floor: the first over it) */
-      g_autoptr(BoundResult) r = bound_eval_rates(a, m, MAX(root, lo));
+      g_autoptr(BoundResult) r = eval_at(a, m, MAX(root, lo), FALSE, NULL, error);
+      if (!r) return FALSE;
       int at;
       headroom_excess(a, m, r, &at);
       if (at >= 0) {
@@ -244,13 +291,19 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
 
 const char *capacity_criterion_name(CapCriterion c)
 {
-  static const char *const n[CAP_COUNT] = { "cpu", "drops", "latency", "saturation", "headroom" };
+  static const char *const n[CAP_COUNT] = { "cpu", "drops", "latency", "saturation", "ram", "headroom" };
   return c < CAP_COUNT ? n[c] : "?";
 }
 
-AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c)
+AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c,
+                                     GError **error)
 {
   a->wl.offered_gbps = MAX(c->capacity_gbps, 1e-6);
+  /* the model sized at the capacity load, as the criteria were evaluated there (eval_at): the
+   * page cache, RAM and connections the report shows are those of that load */
+  g_autoptr(DemandModel) own = demand_sizing_varies(a) ? demand_build_shares(a, m->drive_share, error) : NULL;
+  if (demand_sizing_varies(a) && !own) return NULL;
+  if (own) m = own;
   g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
   AppReport *rep = app_report_from_bound(a, info, m, r);
   g_free(rep->mode);

@@ -9,6 +9,14 @@
  *              Rome boxes), or measured by the DES at candidate loads (appliance_capacity_des,
  *              what `ocasim capacity` uses);
  *   saturation busiest non-CPU resource's offered utilisation minus 1;
+ *   ram        the RAM the box needs at the load (ram.h: page cache, socket buffers, TLS state,
+ *              user buffers, reads in flight, reserve) over memory.installed, relative; only
+ *              when memory.installed is given (else never reached, and reports leave it out).
+ *              A box that needs more RAM than it has does not serve that load as modelled (the
+ *              kernel would take the page cache back or fail allocations), so the need is a
+ *              criterion, not only the warning bound and run print; an auto-sized page cache
+ *              (ram.page_cache 0) gives way to the other needs, so it binds only once they
+ *              alone fill memory.installed, a fixed ram.page_cache as soon as cache and needs do;
  *   headroom   the largest, over the resources of each kind workload.headroom limits, of the
  *              offered utilisation minus that kind's limit (a planner's margin: DRAM at most
  *              85 %, ...); a kind at 100 % is the saturation criterion's own limit and adds
@@ -18,6 +26,10 @@
  * CAPACITY_BRACKET_MAX x the saturation (a limit beyond that is "never reached"), so that a
  * criterion's limit above the saturation is reported whatever its distance from it;
  * the capacity is the smallest root and the criterion that gives it is the limiting one.
+ * Each g_k(L) is the bound at offered load L with the model sized at L (demand.c's sizing fixed
+ * point at offered L: the auto-sized page cache, the user buffer's residency and the inline TLS
+ * context caches follow the connections of that load), not at the scenario's own offered load;
+ * a model whose demand does not depend on the load (demand_sizing_varies) is built once.
  * Leaves out: transients (the discrete-event model can re-check the capacity point).
  */
 #ifndef MODELS_APPLIANCE_CAPACITY_H
@@ -31,7 +43,7 @@
  * a criterion met only beyond it is reported as never reached). */
 #define CAPACITY_BRACKET_MAX 1024.0
 
-typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_HEADROOM, CAP_COUNT } CapCriterion;
+typedef enum { CAP_CPU, CAP_DROPS, CAP_LATENCY, CAP_SATURATION, CAP_RAM, CAP_HEADROOM, CAP_COUNT } CapCriterion;
 
 typedef struct {
   double capacity_gbps; /* largest healthy offered load */
@@ -47,6 +59,8 @@ typedef struct {
   double des_p50_ms, des_p50_ci95_ms; /* the DES p50 and its 95 % half-width at des_at_gbps */
   double des_p99_ms, des_p99_ci95_ms; /* the DES p99 and its 95 % half-width at des_at_gbps */
   int des_runs;                       /* DES runs the check took */
+  /* the RAM criterion: on when memory.installed is given */
+  gboolean ram_on;
   /* the headroom criterion (workload.headroom): on when any kind has a limit */
   gboolean headroom_on;
   char headroom_res[40]; /* the resource at its limit at limit_gbps[CAP_HEADROOM] ("" when never reached) */
@@ -69,13 +83,17 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
 /* The utilisation limit, fraction, workload.headroom sets on resources of kind @k (0: none;
  * kinds it has no key for, the CPU's included: 0). */
 double capacity_headroom(const Workload *w, ResKind k);
-/* The name of criterion @c as reports print it ("cpu", "drops", "latency", "saturation",
+/* The name of criterion @c as reports print it ("cpu", "drops", "latency", "saturation", "ram",
  * "headroom"); "?" out of range. */
 const char *capacity_criterion_name(CapCriterion c);
 /* The bound-mode report at the capacity load of @c (mode "capacity"): sets a->wl.offered_gbps
  * to the capacity (a trickle of 1e-6 Gb/s when no load is healthy, since <= 0 would mean
- * saturate) and evaluates the bound there; its latency is the DES's, measured at that load,
- * when the latency check ran the DES there (lat_measured), else the bound's estimate. (transfer full) */
-AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c);
+ * saturate) and evaluates the bound there, with the model sized at that load (its page cache,
+ * RAM and connections; @m itself when its demand does not depend on the load,
+ * demand_sizing_varies); its latency is the DES's, measured at that load, when the latency
+ * check ran the DES there (lat_measured), else the bound's estimate. NULL with @error when the
+ * model at that load cannot be built. (transfer full) */
+AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c,
+                                     GError **error);
 
 #endif /* MODELS_APPLIANCE_CAPACITY_H */

@@ -3,6 +3,7 @@
 #include "models/component.h"
 #include "models/ram.h"
 #include "sim/json.h"
+#include "sim/units.h"
 #include <math.h>
 #include <string.h>
 
@@ -209,7 +210,8 @@ static void write_table(const Explain *e, GString *out)
   g_string_append_printf(out, "data path: %s", datapath_name(e->path));
   if (e->alt_fraction > 0)
     g_string_append_printf(out, ", %s for %.1f %% of the load", datapath_name(e->alt_path), 100 * e->alt_fraction);
-  g_string_append_printf(out, "; per served byte at the bound's operating point, %.1f Gb/s\n", e->op_gbps);
+  g_autofree char *op = sim_units_gbps_text(e->op_gbps);
+  g_string_append_printf(out, "; per served byte at the bound's operating point, %s\n", op);
   g_string_append(out, "\nDRAM bytes per served byte, by touch (models/datapath.h)\n");
   g_string_append_printf(out, "  %-20s %-18s %-12s %-11s %-5s %8s\n", "path", "touch", "agent", "buffer", "dir", "B/B");
   for (int i = 0; i < e->n_touch; i++) {
@@ -251,10 +253,11 @@ static void write_table(const Explain *e, GString *out)
                            x->capacity > 0 ? 100 * x->load / x->capacity : 0);
   }
   if (!e->n_tls) return;
+  g_autofree char *at = sim_units_gbps_text(e->sizing_gbps);
   g_string_append_printf(out,
-                         "\nTLS context caches of the inline engines (connections at %.1f Gb/s; a miss fetches the context, "
+                         "\nTLS context caches of the inline engines (connections at %s; a miss fetches the context, "
                          "nic.h)\n",
-                         e->sizing_gbps);
+                         at);
   g_string_append_printf(out, "  %-26s %12s %10s %8s\n", "card", "connections", "cache", "miss");
   for (int i = 0; i < e->n_tls; i++)
     g_string_append_printf(out, "  %-26s %12.0f %10.0f %7.1f%%\n", e->tls[i].name, e->tls[i].connections, e->tls[i].cache,

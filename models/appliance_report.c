@@ -3,6 +3,7 @@
 #include "models/ram.h"
 #include "sim/csv.h"
 #include "sim/json.h"
+#include "sim/units.h"
 #include <math.h>
 #include <string.h>
 
@@ -152,6 +153,14 @@ static void write_cpu_line(const AppReport *r, GString *out)
   }
 }
 
+gboolean app_report_saturated(const AppReport *r)
+{
+  if (!(r->offered_gbps > 0) || r->overloaded) return TRUE;
+  if (r->bottleneck < 0) return FALSE;
+  const AppReportResource *b = &r->res[r->bottleneck];
+  return b->limit > 0 && b->utilization >= b->limit * (1 - APP_REPORT_SATURATED_TOL);
+}
+
 static void write_table(const AppReport *r, GString *out)
 {
   g_string_append_printf(out, "scenario: %s  (mode %s, seed %" G_GUINT64_FORMAT ")\n", r->scenario, r->mode, r->seed);
@@ -159,28 +168,34 @@ static void write_table(const AppReport *r, GString *out)
     g_autofree char *ov = overrides_text(r);
     g_string_append_printf(out, "overrides:  %s\n", ov);
   }
-  if (r->offered_gbps > 0)
-    g_string_append_printf(out, "offered:    %.1f Gb/s\n", r->offered_gbps);
-  else
+  /* rates in the unit that shows them (sim_units_gbps_scale): a sub-Gb/s load is not "0.0 Gb/s" */
+  if (r->offered_gbps > 0) {
+    g_autofree char *o = sim_units_gbps_text(r->offered_gbps);
+    g_string_append_printf(out, "offered:    %s\n", o);
+  } else
     g_string_append(out, "offered:    saturate\n");
+  const char *tu;
+  double tf = sim_units_gbps_scale(r->throughput_gbps, &tu); /* the CI in the throughput's unit */
   if (isfinite(r->throughput_ci95_gbps))
-    g_string_append_printf(out, "throughput: %.1f Gb/s +- %.1f (95 %% CI, batch means)\n", r->throughput_gbps,
-                           r->throughput_ci95_gbps);
+    g_string_append_printf(out, "throughput: %.1f %s +- %.1f (95 %% CI, batch means)\n", r->throughput_gbps * tf, tu,
+                           r->throughput_ci95_gbps * tf);
   else
-    g_string_append_printf(out, "throughput: %.1f Gb/s\n", r->throughput_gbps);
+    g_string_append_printf(out, "throughput: %.1f %s\n", r->throughput_gbps * tf, tu);
   double un = app_report_unserved_gbps(r);
   if (r->offered_gbps > 0 && r->overloaded) {
-    g_string_append_printf(out, "unserved:   %.1f Gb/s (%.1f %% of offered): more than the box serves", un,
-                           100 * un / r->offered_gbps);
+    g_autofree char *u = sim_units_gbps_text(un);
+    g_string_append_printf(out, "unserved:   %s (%.1f %% of offered): more than the box serves", u, 100 * un / r->offered_gbps);
     if (r->requests_rejected > 0)
       g_string_append_printf(out, "; %" G_GINT64_FORMAT " requests turned away", r->requests_rejected);
     g_string_append_c(out, '\n');
   }
-  if (!app_report_steady(r))
+  if (!app_report_steady(r)) {
+    g_autofree char *x = sim_units_gbps_text(r->expected_gbps);
     g_string_append_printf(out,
-                           "note:       %.0f %% below the bound's %.1f Gb/s: the run has not reached steady state (too few\n"
+                           "note:       %.0f %% below the bound's %s: the run has not reached steady state (too few\n"
                            "            requests, or slow ones holding the request slots); lengthen duration\n",
-                           100 * (1 - r->throughput_gbps / r->expected_gbps), r->expected_gbps);
+                           100 * (1 - r->throughput_gbps / r->expected_gbps), x);
+  }
   write_cpu_line(r, out);
   if (isfinite(r->lat_p50_ms) && isfinite(r->lat_p99_ms) && isfinite(r->lat_p50_ci95_ms) && isfinite(r->lat_p99_ci95_ms))
     g_string_append_printf(out, "latency:    p50 %.3f +- %.3f ms  p99 %.3f +- %.3f ms (95 %% CIs, batch quantiles)\n",
@@ -193,9 +208,17 @@ static void write_table(const AppReport *r, GString *out)
     g_string_append(out, "latency:    n/a (no throughput, so no queue to wait in)\n");
   g_string_append_printf(out, "            (%s)\n", latency_definition(r));
   g_string_append_printf(out, "clients:    %.0f connections\n", r->connections);
+  gboolean sat = app_report_saturated(r);
   if (r->bottleneck >= 0) {
     const AppReportResource *b = &r->res[r->bottleneck];
-    g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
+    /* a resource below its limit does not bottleneck anything: below saturation the line names
+     * the busiest resource (the one closest to its limit), not a bottleneck */
+    if (sat)
+      g_string_append_printf(out, "bottleneck: %s (%s) at %.1f %% utilisation\n", b->name, b->kind, b->utilization * 100);
+    else
+      g_string_append_printf(out,
+                             "busiest:    %s (%s) at %.1f %% utilisation (below saturation: the box serves all it is offered)\n",
+                             b->name, b->kind, b->utilization * 100);
     if (r->stalled_cpu >= 0)
       g_string_append_printf(out,
                              "            its queueing stalls fill %s to its %.0f %% cap: 1 %% more memory bandwidth\n"
@@ -204,8 +227,8 @@ static void write_table(const AppReport *r, GString *out)
     const int *co = r->co;
     int nco = r->n_co;
     for (int k = 0; k < nco && k < 8; k++)
-      g_string_append_printf(out, "%s %s (%s) at %.1f %%\n", k == 0 ? "co-limit:  " : "           ", r->res[co[k]].name,
-                             r->res[co[k]].kind, r->res[co[k]].utilization * 100);
+      g_string_append_printf(out, "%s %s (%s) at %.1f %%\n", k == 0 ? (sat ? "co-limit:  " : "near it:   ") : "           ",
+                             r->res[co[k]].name, r->res[co[k]].kind, r->res[co[k]].utilization * 100);
     if (nco > 8) g_string_append_printf(out, "            ... and %d more\n", nco - 8);
   }
   if (r->ref.present) {
@@ -229,21 +252,26 @@ static void write_table(const AppReport *r, GString *out)
           k++;
         }
       if (!k) continue;
-      g_string_append_printf(line, "%snode%d %.1f Gb/s per port", shown++ ? ", " : "", n, s / k);
+      g_autofree char *per = sim_units_gbps_text(s / k);
+      g_string_append_printf(line, "%snode%d %s per port", shown++ ? ", " : "", n, per);
       if (drop > 0) g_string_append_printf(line, " (drops up to %.2f %%)", drop * 100);
     }
     if (shown > 1) g_string_append_printf(out, "nic ports:  %s\n", line->str);
     g_string_free(line, TRUE);
   }
   ram_report_table(&r->ram, out);
-  g_string_append_printf(out, "\n%-22s %-8s %6s  %-32s %10s %-5s %s\n", "resource", "kind", "util", "", "value", "unit", "");
+  /* the kind column is as wide as the longest kind the report lists ("cpu_lines" is 9), at
+   * least the 8 of "nic_port", so no kind pushes its row's figures out of line */
+  int kw = 8;
+  for (int i = 0; i < r->n_res; i++) kw = MAX(kw, (int)strlen(r->res[i].kind));
+  g_string_append_printf(out, "\n%-22s %-*s %6s  %-32s %10s %-5s %s\n", "resource", kw, "kind", "util", "", "value", "unit", "");
   for (int i = 0; i < r->n_res; i++) {
     const AppReportResource *x = &r->res[i];
-    g_string_append_printf(out, "%-22s %-8s %5.1f%%  ", x->name, x->kind, x->utilization * 100);
+    g_string_append_printf(out, "%-22s %-*s %5.1f%%  ", x->name, kw, x->kind, x->utilization * 100);
     bar(out, x->utilization, x->limit);
     g_string_append_printf(out, "  %9.2f %-5s", x->value, x->unit);
     if (strcmp(x->kind, "nic_port") == 0 && x->drop > 0) g_string_append_printf(out, " drops %.2f%%", x->drop * 100);
-    if (i == r->bottleneck) g_string_append(out, " <- bottleneck");
+    if (i == r->bottleneck) g_string_append(out, sat ? " <- bottleneck" : " <- busiest");
     g_string_append_c(out, '\n');
   }
   g_string_append(out, "\nutil is of each resource's capacity net of its protocol and controller efficiency: DRAM is\n"

@@ -74,6 +74,15 @@ void app_report_fill_resource(AppReportResource *o, const DmResource *d, double 
 void app_report_pick_bottleneck(AppReport *r, const DemandModel *m);
 /* FALSE for a run that serves less than 90 % of what the bound serves (not in steady state). */
 gboolean app_report_steady(const AppReport *r);
+/* A named resource within this fraction of its usable limit is at it (assumed: a reporting margin
+ * well below the figures' one decimal, above the solvers' 1e-6). */
+#define APP_REPORT_SATURATED_TOL 1e-3
+/* Whether the box of @r is saturated: the scenario saturates, the offered load is more than it
+ * serves (overloaded), or the named resource is at its usable limit (within
+ * APP_REPORT_SATURATED_TOL; a CPU at its cap). The table calls the named resource the
+ * "bottleneck" then, else the "busiest" (below saturation nothing limits the throughput). */
+gboolean app_report_saturated(const AppReport *r);
+
 /* Offered load the box did not serve, Gb/s: offered - throughput when overloaded, else 0 (a
  * shortfall of a run below saturation is arrival noise); 0 for "saturate". */
 double app_report_unserved_gbps(const AppReport *r);

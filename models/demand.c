@@ -551,7 +551,7 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
 {
   DemandModel *m0 = build_at(a, include_meta, shares, cache, 0.0, error);
   if (!m0) return NULL;
-  if (!datapath_appliance_user_miss_varies(a) && !pagecache_size_varies(a) && !nic_tls_context_varies(a)) {
+  if (!demand_sizing_varies(a)) {
     m0->sized_Bps = m0->op_Bps; /* the demand is the same at every x: one build */
     return m0;
   }
@@ -584,6 +584,11 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
   demand_free(z.end[1]);
   demand_free(z.end[0]);
   return m;
+}
+
+gboolean demand_sizing_varies(const Appliance *a)
+{
+  return datapath_appliance_user_miss_varies(a) || pagecache_size_varies(a) || nic_tls_context_varies(a);
 }
 
 DemandModel *demand_build(const Appliance *a, GError **error)

@@ -147,6 +147,11 @@ DemandModel *demand_build_sized(const Appliance *a, const double *drive_share, d
 /* As demand_build, taking the drive shares through @cache (workload_share_cache_new; NULL:
  * none): the same model, for sweeps that build many appliances with one catalogue. */
 DemandModel *demand_build_cached(const Appliance *a, WlShareCache *cache, GError **error);
+/* Whether the demand of @a depends on the served throughput its load-dependent sizings assume
+ * (a user buffer that can stay cache resident, an auto-sized page cache, an inline engine's
+ * TLS context cache; the file's head): FALSE when a model built at one offered load holds at
+ * every other. */
+gboolean demand_sizing_varies(const Appliance *a);
 void demand_free(DemandModel *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)
 

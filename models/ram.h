@@ -15,8 +15,8 @@
  * needs at the served throughput and no hits (more hits would need fewer in-flight pages: an
  * upper bound on them). The served throughput is the model's own, the fixed point
  * x = min(offered, X*(cache sized at x)) (demand.c: a larger x leaves a smaller cache, fewer
- * hits and more drive reads, so one root); `capacity` keeps the scenario's model while it moves
- * the offered load. A need above
+ * hits and more drive reads, so one root); `capacity` sizes it so at each candidate load
+ * (appliance_capacity.h), and its report at the capacity load. A need above
  * memory.installed is flagged in the report (a warning and "over_installed" in JSON), not an
  * error: the throughput model does not depend on it, and the planner wants the figure.
  */

@@ -65,7 +65,9 @@ struct SweepSpec {
   guint error_col;      /* index of the error column (the version column follows it, last) */
   char *version;        /* the ocasim_version column of every row (sweep_load's @version) */
   WlShareCache *shares; /* drive shares shared by the points (the Zipf sum is most of a bound) */
-  GPtrArray *fixed;     /* char *: the overrides of every point, "key=value" (set:, then --set) */
+  GPtrArray *fixed;     /* char *: the overrides of every point, "key=value" (set:, then --set; a key once, with its
+                           last value, where it was first given) */
+  GPtrArray *fixed_at;  /* char *: where each of fixed was given ("set: (line 5)", "--set"), for vary:'s check */
   char *overrides;      /* them joined by "; ", the overrides column */
   gboolean headroom;    /* mode capacity with workload.headroom in the base or varied: its columns too */
 };
@@ -167,7 +169,7 @@ static const SweepColumn run_columns[] = {
 /* Capacity: the capacity and each criterion's limit, before the report at the capacity load. */
 static const SweepColumn capacity_columns[] = {
   { "capacity_gbps", SWEEP_COL_NUMBER, "Gb/s", "largest healthy offered load; empty when no criterion limits it" },
-  { "limiting_criterion", SWEEP_COL_STRING, "", "cpu, drops, latency, saturation or headroom" },
+  { "limiting_criterion", SWEEP_COL_STRING, "", "cpu, drops, latency, saturation, ram or headroom" },
   { "cpu_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where the busiest CPU node reaches its cap; empty: never" },
   { "drops_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where NIC drops reach workload.drop_max; empty: never" },
   { "latency_limit_gbps", SWEEP_COL_NUMBER, "Gb/s", "load where p99 reaches workload.latency_slo; empty: never" },
@@ -176,6 +178,8 @@ static const SweepColumn capacity_columns[] = {
     "how the p99 criterion was checked: run (DES runs, as ocasim capacity's latency_check.by) or bound (the bound's estimate)" },
   { "latency_bound_gbps", SWEEP_COL_NUMBER, "Gb/s",
     "the bound's estimate of the latency limit (beside the DES's, for comparison); empty: never" },
+  { "ram_limit_gbps", SWEEP_COL_NUMBER, "Gb/s",
+    "load where the RAM needed reaches memory.installed; empty: never, or memory.installed not given" },
 };
 
 /* Capacity with workload.headroom set in the base scenario or varied: the headroom criterion,
@@ -210,6 +214,7 @@ void sweep_free(SweepSpec *s)
   sim_conf_doc_free(s->base);
   workload_share_cache_free(s->shares);
   if (s->fixed) g_ptr_array_unref(s->fixed);
+  if (s->fixed_at) g_ptr_array_unref(s->fixed_at);
   g_free(s->overrides);
   g_free(s->version);
   if (s->summary) {
@@ -299,6 +304,46 @@ static gboolean range_values(const char *file, const SimConfNode *range, SweepKe
   return ok;
 }
 
+/* The key of a fixed override "key=value" (transfer full). */
+static char *fixed_key(const char *kv)
+{
+  const char *eq = strchr(kv, '=');
+  return eq ? g_strndup(kv, (gsize)(eq - kv)) : g_strdup(kv);
+}
+
+/* Whether key paths @a and @b name the same value or one holds the other ("nics[0]" holds
+ * "nics[0].count" and "nics[0][1]"; "nics[0].count" does not hold "nics[0].counts"). */
+static gboolean keys_overlap(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > lb) {
+    const char *t = a;
+    a = b;
+    b = t;
+    la = lb;
+  }
+  return strncmp(a, b, la) == 0 && (b[la] == '\0' || b[la] == '.' || b[la] == '[');
+}
+
+/* Records the fixed override @kv ("key=value" as given) given at @where ("set: (line 5)",
+ * "--set"): a key given again (--set over set:) keeps its place with the later value, so the
+ * overrides column lists each key once, as the points run it. */
+static void fixed_add(SweepSpec *s, const char *kv_text, const char *where)
+{
+  char *kv = g_strdup(kv_text);
+  g_autofree char *key = fixed_key(kv);
+  for (guint i = 0; i < s->fixed->len; i++) {
+    g_autofree char *fk = fixed_key(g_ptr_array_index(s->fixed, i));
+    if (!strcmp(g_strstrip(fk), g_strstrip(key))) {
+      g_free(s->fixed->pdata[i]);
+      s->fixed->pdata[i] = kv;
+      return;
+    }
+  }
+  g_ptr_array_add(s->fixed, kv);
+  g_ptr_array_add(s->fixed_at, g_strdup(where));
+}
+
 /* One `{key: K, values: [...]}` or `{key: K, range: {...}}` entry. */
 static SweepKey *parse_key_entry(SweepSpec *s, const SimConfNode *e, GError **error)
 {
@@ -328,6 +373,18 @@ static SweepKey *parse_key_entry(SweepSpec *s, const SimConfNode *e, GError **er
     const SweepKey *o = g_ptr_array_index(s->keys, i);
     if (!strcmp(o->key, path)) {
       sim_conf_set_error(error, key, SIM_CONF_ERROR_DUPLICATE, "'%s' is varied twice (first at line %d)", path, o->line);
+      return NULL;
+    }
+  }
+  /* a key is fixed (set:, --set) or varied, never both: the fixed value would never be run,
+   * yet the overrides column would name it */
+  for (guint i = 0; i < s->fixed->len; i++) {
+    g_autofree char *fk = fixed_key(g_ptr_array_index(s->fixed, i));
+    if (keys_overlap(g_strstrip(fk), path)) {
+      g_autofree char *holds = strcmp(fk, path) ? g_strdup_printf(" ('%s')", fk) : g_strdup("");
+      sim_conf_set_error(error, key, SIM_CONF_ERROR_DUPLICATE,
+                         "'%s' is varied and also fixed by %s%s: a key is either fixed (set:, --set) or varied", path,
+                         (const char *)g_ptr_array_index(s->fixed_at, i), holds);
       return NULL;
     }
   }
@@ -487,7 +544,9 @@ static gboolean apply_set(SweepSpec *s, const SimConfNode *set, GError **error)
     g_autofree char *label = label_of(s->file, v);
     g_autofree char *text = sim_conf_node_flow_text(v);
     if (!apply(s->base, key, text, label, error)) return FALSE;
-    g_ptr_array_add(s->fixed, g_strdup_printf("%s=%s", key, text));
+    g_autofree char *where = g_strdup_printf("set: (line %d)", sim_conf_node_line(v));
+    g_autofree char *kv = g_strdup_printf("%s=%s", key, text);
+    fixed_add(s, kv, where);
   }
   return TRUE;
 }
@@ -557,16 +616,19 @@ static void build_columns(SweepSpec *s)
 
 /* The command line's overrides: "key.path=value" (--set), or "--OPTION=value" for an option
  *  that stands for the key OPTION (--duration, --warmup), which its messages then name. */
-static gboolean apply_command_line(SimConfDoc *doc, const char *const *sets, GError **error)
+static gboolean apply_command_line(SweepSpec *s, const char *const *sets, GError **error)
 {
   for (const char *const *a = sets; a && *a; a++) {
     const char *eq = strchr(*a, '=');
     if (g_str_has_prefix(*a, "--") && eq) {
       g_autofree char *label = g_strndup(*a, eq - *a);
       g_autofree char *assignment = g_strdup(*a + 2);
-      if (!sim_conf_apply_override_as(doc, assignment, label, error)) return FALSE;
-    } else if (!sim_conf_apply_override(doc, *a, error)) {
+      if (!sim_conf_apply_override_as(s->base, assignment, label, error)) return FALSE;
+      fixed_add(s, *a + 2, label); /* "--duration=X" is duration=X */
+    } else if (!sim_conf_apply_override(s->base, *a, error)) {
       return FALSE;
+    } else {
+      fixed_add(s, *a, "--set");
     }
   }
   return TRUE;
@@ -588,6 +650,7 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
   s->n_points = 1;
   s->shares = workload_share_cache_new();
   s->fixed = g_ptr_array_new_with_free_func(g_free);
+  s->fixed_at = g_ptr_array_new_with_free_func(g_free);
   /* a scenario given for a sweep file: said at its kind, before its keys are unknown here */
   const SimConfNode *file_kind = sim_conf_node_get(root, "kind");
   const char *fk = file_kind && sim_conf_node_kind(file_kind) == SIM_CONF_NODE_SCALAR ? sim_conf_node_text(file_kind) : NULL;
@@ -628,7 +691,7 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
       ok = FALSE;
     }
   }
-  ok = ok && apply_set(s, c.set, error) && apply_command_line(s->base, sets, error) && parse_vary(s, c.vary, error);
+  ok = ok && apply_set(s, c.set, error) && apply_command_line(s, sets, error) && parse_vary(s, c.vary, error);
   for (guint k = 0; ok && k < s->keys->len; k++)
     s->seed_varied |= !strcmp(((SweepKey *)g_ptr_array_index(s->keys, k))->key, "seed");
   if (ok && s->replications > 1 && (s->mode != SWEEP_RUN || s->seed_varied)) {
@@ -648,8 +711,6 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
   }
   ok = ok && check_values(s, error);
   if (ok) {
-    for (const char *const *set = sets; set && *set; set++) /* "--duration=X" is duration=X */
-      g_ptr_array_add(s->fixed, g_strdup(g_str_has_prefix(*set, "--") && strchr(*set, '=') ? *set + 2 : *set));
     g_ptr_array_add(s->fixed, NULL);
     s->overrides = g_strjoinv("; ", (char **)s->fixed->pdata);
     g_ptr_array_remove_index(s->fixed, s->fixed->len - 1);
@@ -843,11 +904,14 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
       if (!(des ? appliance_capacity_des(a, info, m, NULL, &c, error) : appliance_capacity(a, m, &c, error))) return FALSE;
       set_num(&o[0], c.capacity_gbps);
       set_str(&o[1], capacity_criterion_name(c.limiting));
-      /* the criteria before the headroom, in capacity_columns; the headroom's in headroom_columns */
-      G_STATIC_ASSERT(CAP_HEADROOM == CAP_COUNT - 1 && G_N_ELEMENTS(capacity_columns) == 4 + CAP_HEADROOM);
-      for (int k = 0; k < CAP_HEADROOM; k++) set_num(&o[2 + k], c.limit_gbps[k]);
-      set_str(&o[2 + CAP_HEADROOM], des ? "run" : "bound");
-      set_num(&o[3 + CAP_HEADROOM], des ? c.latency_bound_gbps : c.limit_gbps[CAP_LATENCY]);
+      /* the criteria before the RAM, the latency check, then the RAM, in capacity_columns; the
+       * headroom's in headroom_columns */
+      G_STATIC_ASSERT(CAP_RAM == CAP_HEADROOM - 1 && CAP_HEADROOM == CAP_COUNT - 1 &&
+                      G_N_ELEMENTS(capacity_columns) == 5 + CAP_RAM);
+      for (int k = 0; k < CAP_RAM; k++) set_num(&o[2 + k], c.limit_gbps[k]);
+      set_str(&o[2 + CAP_RAM], des ? "run" : "bound");
+      set_num(&o[3 + CAP_RAM], des ? c.latency_bound_gbps : c.limit_gbps[CAP_LATENCY]);
+      set_num(&o[4 + CAP_RAM], c.limit_gbps[CAP_RAM]);
       SweepCell *x = o + G_N_ELEMENTS(capacity_columns);
       if (s->headroom) {
         set_num(&x[0], c.limit_gbps[CAP_HEADROOM]);
@@ -855,7 +919,8 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
         set_num(&x[2], c.headroom_res[0] ? c.headroom_limit * 100 : NAN);
         x += G_N_ELEMENTS(headroom_columns);
       }
-      g_autoptr(AppReport) rep = appliance_capacity_report(a, info, m, &c);
+      g_autoptr(AppReport) rep = appliance_capacity_report(a, info, m, &c, error);
+      if (!rep) return FALSE;
       fill_report(x, rep);
       return TRUE;
     }

@@ -9,7 +9,8 @@
  *   capacity_latency: run         # mode capacity: p99 by DES runs as `ocasim capacity` (run) or by the bound (bound)
  *   replications: 1               # runs per point, each with its own seed (> 1: mode run only)
  *   seed: 1                       # the sweep seed
- *   set: {duration: 1 s}          # fixed overrides of the scenario (optional)
+ *   set: {duration: 1 s}          # fixed overrides of the scenario (optional); a key fixed here
+ *                                 #   or by --set may not be varied (nor one inside it)
  *   vary:                         # the points: the cartesian product of the entries, the
  *     - key: nics[0].count        #   last entry varying fastest
  *       values: [1, 2]

@@ -361,3 +361,24 @@ char *sim_units_format(double value, SimUnitKind kind)
     default: return NULL;
   }
 }
+
+double sim_units_gbps_scale(double gbps, const char **unit)
+{
+  static const struct {
+    const char *u;
+    double f;
+  } t[] = { { "Gb/s", 1.0 }, { "Mb/s", 1e3 }, { "kb/s", 1e6 }, { "b/s", 1e9 } };
+  double a = fabs(gbps);
+  size_t i = 0;
+  if (a > 0 && isfinite(a))
+    while (i + 1 < G_N_ELEMENTS(t) && a * t[i].f < 1.0) i++;
+  *unit = t[i].u;
+  return t[i].f;
+}
+
+char *sim_units_gbps_text(double gbps)
+{
+  const char *u;
+  double f = sim_units_gbps_scale(gbps, &u);
+  return g_strdup_printf("%.1f %s", gbps * f, u);
+}

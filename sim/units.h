@@ -111,6 +111,23 @@ const char *sim_unit_kind_example(SimUnitKind kind);
  */
 char *sim_units_format(double value, SimUnitKind kind);
 
+/*
+ * sim_units_gbps_scale:
+ * The unit a bit rate of @gbps Gb/s reads in with one decimal: Gb/s from 1 Gb/s up (and for 0,
+ * negative zero and non-finite values), else the largest of Mb/s, kb/s and b/s in which it is
+ * at least 1 (b/s below 1 b/s), so that a rate that "%.1f Gb/s" would print as "0.0 Gb/s" still
+ * shows its value. *@unit gets the unit's name ("Gb/s", "Mb/s", "kb/s", "b/s"); returns the
+ * factor from Gb/s to it (1, 1e3, 1e6 or 1e9). The sign is ignored in the choice.
+ */
+double sim_units_gbps_scale(double gbps, const char **unit);
+
+/*
+ * sim_units_gbps_text:
+ * "%.1f UNIT" of @gbps in the unit sim_units_gbps_scale() picks: "371.5 Gb/s", "0.5 Mb/s" for
+ * 5e-4 Gb/s. Free with g_free().
+ */
+char *sim_units_gbps_text(double gbps);
+
 G_END_DECLS
 
 #endif /* SIM_UNITS_H */

@@ -11,6 +11,7 @@
 #include "models/appliance_capacity.h"
 #include "models/appliance_conf.h"
 #include "models/qnet.h"
+#include "models/ram.h"
 #include <json-glib/json-glib.h>
 
 static Appliance *load(const char *file, const char *const *sets)
@@ -122,6 +123,96 @@ START_TEST(test_cpu_criterion)
   g_autoptr(BoundResult) r = bound_eval(a, m, c.capacity_gbps);
   ck_assert(r->cpu_util_max_node <= a->cpu.cap + 1e-6);
   g_free(a);
+}
+END_TEST
+
+/* The capacity sizes the load-dependent demand (the auto-sized page cache) at each candidate
+ * load, not at the scenario's offered load: the page-cache box gives the same criteria whether
+ * its scenario saturates or offers 100 Gb/s, and the report at the capacity holds the cache
+ * pagecache_size_bytes gives at that load, within memory.installed. Before, the cache was sized
+ * at the scenario's load: 243.9 GiB (saturate, sized at 371.5 Gb/s) or 246.9 GiB (100 Gb/s,
+ * with a RAM warning: 258.7 of 256 GiB) at a capacity of 346.3 Gb/s. */
+START_TEST(test_capacity_sized_at_its_load)
+{
+  const char *sat[] = { NULL }, *low[] = { "workload.offered=100 Gb/s", NULL };
+  const char *const *sets[] = { sat, low };
+  CapacityResult c[2];
+  double cache[2];
+  for (int i = 0; i < 2; i++) {
+    Appliance *a = load("scenarios/rome-400g-page-cache.yaml", sets[i]);
+    ck_assert(demand_sizing_varies(a));
+    g_autoptr(DemandModel) m = demand_build(a, NULL);
+    GError *e = NULL;
+    ck_assert_msg(appliance_capacity(a, m, &c[i], &e), "%s", e ? e->message : "");
+    ck_assert(c[i].capacity_gbps > 300 && c[i].capacity_gbps < 371);
+    g_autoptr(AppReport) rep = appliance_capacity_report(a, NULL, m, &c[i], &e);
+    ck_assert_msg(rep != NULL, "%s", e ? e->message : "");
+    cache[i] = rep->ram.cache_bytes;
+    ck_assert_double_eq_tol(cache[i], pagecache_size_bytes(a, c[i].capacity_gbps * 1e9 / 8), 1e-6 * cache[i]);
+    ck_assert_msg(!rep->ram.over && rep->ram.needed_bytes <= rep->ram.installed_bytes, "needs %g of %g", rep->ram.needed_bytes,
+                  rep->ram.installed_bytes);
+    ck_assert_double_eq_tol(rep->connections, workload_connections(&a->wl, c[i].capacity_gbps * 1e9 / 8),
+                            1e-6 * rep->connections);
+    g_free(a);
+  }
+  for (int k = 0; k < CAP_COUNT; k++)
+    ck_assert_msg(c[0].limit_gbps[k] == c[1].limit_gbps[k] || fabs(c[0].limit_gbps[k] / c[1].limit_gbps[k] - 1) < 1e-9,
+                  "%s: %.9g vs %.9g", capacity_criterion_name((CapCriterion)k), c[0].limit_gbps[k], c[1].limit_gbps[k]);
+  ck_assert_double_eq_tol(cache[0], cache[1], 1e-6 * cache[0]);
+}
+END_TEST
+
+static CapacityResult capacity_of(const char *file, const char *const *sets);
+
+/* The RAM the box needs (ram.h) at offered @L Gb/s; *@installed gets memory.installed. */
+static double ram_need_at(const char *file, const char *const *sets, double L, double *installed)
+{
+  Appliance *a = load(file, sets);
+  a->wl.offered_gbps = L;
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  g_autoptr(BoundResult) r = bound_eval(a, m, L);
+  RamReport o;
+  ram_report_fill(&o, a, m, r->throughput_Bps, r->connections);
+  *installed = o.installed_bytes;
+  g_free(a);
+  return o.needed_bytes;
+}
+
+/* The RAM criterion: with a fixed page cache of 245 GiB the Rome box's 256 GiB leave 3 GiB over
+ * the cache and the 8 GiB reserve for socket buffers, TLS state and reads in flight, all
+ * proportional to the served load (a fixed cache: a fixed hit ratio), so the limit is where the
+ * line through the needs at 100 and 200 Gb/s reaches 256 GiB (about 274.5 Gb/s, below the
+ * ports' 346.3 Gb/s drop limit): it limits the capacity. An auto-sized cache gives way to the
+ * other needs (never reached); a 250 GiB cache leaves no load (250 + 8 > 256); a box without
+ * memory.installed has no RAM criterion. */
+START_TEST(test_ram_criterion)
+{
+  const char *file = "scenarios/rome-400g-page-cache.yaml";
+  const char *fixed[] = { "ram.page_cache=245 GiB", NULL };
+  double inst, n1 = ram_need_at(file, fixed, 100, &inst), n2 = ram_need_at(file, fixed, 200, &inst);
+  double hand = 100 + (inst - n1) * 100 / (n2 - n1);
+  ck_assert(hand > 250 && hand < 300);
+  CapacityResult c = capacity_of(file, fixed);
+  ck_assert(c.ram_on);
+  ck_assert_int_eq(c.limiting, CAP_RAM);
+  ck_assert_msg(fabs(c.limit_gbps[CAP_RAM] / hand - 1) < 1e-5, "ram limit %.6g, by hand %.6g", c.limit_gbps[CAP_RAM], hand);
+  ck_assert_double_eq(c.capacity_gbps, c.limit_gbps[CAP_RAM]);
+  ck_assert(c.limit_gbps[CAP_DROPS] > 340);
+  /* the need at the limit is memory.installed */
+  double at = ram_need_at(file, fixed, c.limit_gbps[CAP_RAM], &inst);
+  ck_assert_msg(fabs(at / inst - 1) < 1e-6, "needs %.9g of %.9g", at, inst);
+
+  CapacityResult a = capacity_of(file, NULL);
+  ck_assert(a.ram_on && isinf(a.limit_gbps[CAP_RAM]));
+  ck_assert_int_eq(a.limiting, CAP_DROPS);
+
+  const char *big[] = { "ram.page_cache=250 GiB", NULL };
+  CapacityResult b = capacity_of(file, big);
+  ck_assert_int_eq(b.limiting, CAP_RAM);
+  ck_assert(b.capacity_gbps == 0 && b.limit_gbps[CAP_RAM] == 0);
+
+  CapacityResult g = capacity_of("scenarios/genoa-400gbe-nic-ktls.yaml", NULL);
+  ck_assert(!g.ram_on && isinf(g.limit_gbps[CAP_RAM]));
 }
 END_TEST
 
@@ -432,7 +523,7 @@ START_TEST(test_cli_capacity_headroom)
         ck_assert_msg(strstr(out, "capacity:   230.9 Gb/s, limited by headroom on dram.node0 (85 %)\n"), "%s", out);
         ck_assert_msg(strstr(out, "  headroom       230.9 Gb/s <-  (dram.node0 reaches its workload.headroom limit 85 %"), "%s",
                       out);
-        ck_assert_msg(strstr(out, "dram.node0             dram      85.0%"), "%s", out);
+        ck_assert_msg(strstr(out, "dram.node0             dram       85.0%"), "%s", out);
       } else if (f == 1) {
         g_autoptr(JsonParser) p = json_parser_new();
         ck_assert(json_parser_load_from_data(p, out, -1, NULL));
@@ -467,6 +558,8 @@ static Suite *suite(void)
   tcase_add_test(t, test_cpu_criterion);
   tcase_add_test(t, test_latency_slo);
   tcase_add_test(t, test_cpu_limit_beyond_twice_saturation);
+  tcase_add_test(t, test_capacity_sized_at_its_load);
+  tcase_add_test(t, test_ram_criterion);
   tcase_add_test(t, test_cli_capacity_json);
   tcase_add_test(t, test_cli_capacity_table_wording);
   tcase_add_test(t, test_headroom_dram_hand_derived);

@@ -392,6 +392,110 @@ START_TEST(test_outputs_doc_names_kinds_and_units)
 }
 END_TEST
 
+/* The resource table of a report keeps its columns whatever the kinds' names: on the Rome box with
+ * NIC kTLS (cpu_lines, 9 characters, the longest kind) every row's kind ends before the util
+ * column and its util's '%' sits under the header's "util", in bound, capacity and run tables. */
+START_TEST(test_report_table_columns_align)
+{
+  const char *cmds[] = { "bound", "capacity", "run" };
+  for (size_t c = 0; c < G_N_ELEMENTS(cmds); c++) {
+    const char *args[] = { cmds[c], "scenarios/rome-400g-nic-ktls.yaml", "--duration", "0.3 s", "--warmup", "0.1 s", NULL };
+    if (c == 0) args[2] = NULL; /* bound has no duration */
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+    const char *head = strstr(out, "\nresource ");
+    ck_assert_msg(head, "%s", out);
+    head++;
+    const char *kind = strstr(head, " kind ") + 1, *util = strstr(head, " util") + 1;
+    long kind_col = kind - head, util_end = util + 4 - head; /* the column after "util" */
+    const char *row = strchr(head, '\n') + 1;
+    int rows = 0, lines = 0;
+    while (*row && *row != '\n') {
+      const char *eol = strchr(row, '\n');
+      g_autofree char *line = g_strndup(row, eol - row);
+      ck_assert_msg((long)strlen(line) > util_end, "%s", line);
+      ck_assert_msg(line[util_end - 1] == '%' && line[util_end] == ' ', "%s: util not under the header's: %s", cmds[c], line);
+      /* the kind starts at the header's column and ends at least one space before the util's digits */
+      ck_assert_msg(line[kind_col - 1] == ' ' && line[kind_col] != ' ', "%s: %s", cmds[c], line);
+      const char *k_end = strchr(line + kind_col, ' ');
+      ck_assert_msg(k_end && k_end - line <= util_end - 7, "%s: kind runs into util: %s", cmds[c], line);
+      lines += g_str_has_prefix(line + kind_col, "cpu_lines ");
+      rows++;
+      row = eol + 1;
+    }
+    ck_assert_int_gt(rows, 20);
+    ck_assert_int_eq(lines, 4); /* one per NPS4 node */
+  }
+}
+END_TEST
+
+/* A throughput below 1 Gb/s prints in a unit that shows it (sim_units_gbps_text), not as
+ * "0.0 Gb/s": the bound at 0.5 Mb/s and 20 Mb/s offered, and a what-if of it. */
+START_TEST(test_sub_gbps_rates_shown)
+{
+  static const struct {
+    const char *offered, *shown;
+  } t[] = { { "workload.offered=0.5 Mb/s", "500.0 kb/s" }, { "workload.offered=20 Mb/s", "20.0 Mb/s" } };
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+    const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--set", t[i].offered, NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+    g_autofree char *off = g_strdup_printf("offered:    %s\n", t[i].shown),
+                    *thr = g_strdup_printf("throughput: %s\n", t[i].shown);
+    ck_assert_msg(strstr(out, off) && strstr(out, thr), "%s", out);
+    ck_assert_msg(!strstr(out, " 0.0 Gb/s"), "%s", out);
+  }
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--set", "workload.offered=20 Mb/s", "--fail", "nvme[0]",
+                         NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+  ck_assert_msg(strstr(out, "throughput: 20.0 Mb/s              20.0 Mb/s"), "%s", out);
+}
+END_TEST
+
+/* The report calls the named resource the bottleneck only when the box is saturated: at 100 Gb/s
+ * offered the Rome NIC-kTLS box's ports are at 26.9 % ("busiest", "near it", "<- busiest"; it
+ * said "bottleneck: ... at 26.9 % utilisation" and "co-limit"), saturating they are at 100 %
+ * ("bottleneck"); a capacity limited by latency (the p99 SLO reached with the CPU at 77.3 % of
+ * its 80 % cap) reports the CPU as the busiest, and one limited by the CPU cap as the bottleneck. */
+START_TEST(test_bottleneck_wording)
+{
+  static const struct {
+    const char *cmd, *file, *set, *has[3], *hasnt[2];
+  } t[] = {
+    { "bound",
+      "scenarios/rome-400g-nic-ktls.yaml",
+      "workload.offered=100 Gb/s",
+      { "\nbusiest:    nic0.port0 (nic_port) at 26.9 % utilisation (below saturation", "\nnear it:    nic0.port1",
+        " <- busiest\n" },
+      { "bottleneck", "co-limit" } },
+    { "bound",
+      "scenarios/rome-400g-nic-ktls.yaml",
+      "workload.drop_max=0.1 %",
+      { "\nbottleneck: nic0.port0 (nic_port) at 100.0 % utilisation\n", "\nco-limit:   nic0.port1", " <- bottleneck" },
+      { "busiest:", "near it:" } },
+    { "capacity",
+      "scenarios/reference/rome2022_no_sendfile_sw_ktls.yaml",
+      "workload.drop_max=0.1 %",
+      { "capacity:   66.9 Gb/s, limited by latency", "\nbusiest:    cpu.node0 (cpu) at 77.3 % utilisation (below",
+        " <- busiest" },
+      { "bottleneck:", "<- bottleneck" } },
+    { "capacity",
+      "scenarios/reference/rome2021_sw_nps1.yaml",
+      "workload.drop_max=0.1 %",
+      { "limited by cpu", "\nbottleneck: cpu.node0 (cpu) at 80.0 % utilisation\n", " <- bottleneck" },
+      { "busiest:", "<- busiest" } },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+    const char *args[] = { t[i].cmd, t[i].file, "--set", t[i].set, NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+    for (int k = 0; k < 3; k++) ck_assert_msg(strstr(out, t[i].has[k]), "%zu: no '%s' in\n%s", i, t[i].has[k], out);
+    for (int k = 0; k < 2; k++) ck_assert_msg(!strstr(out, t[i].hasnt[k]), "%zu: '%s' in\n%s", i, t[i].hasnt[k], out);
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("cli_tools");
@@ -407,6 +511,9 @@ int main(void)
   tcase_add_test(tc, test_empty_reference_set);
   tcase_add_test(tc, test_fit_writes_the_data_file);
   tcase_add_test(tc, test_outputs_doc_names_kinds_and_units);
+  tcase_add_test(tc, test_report_table_columns_align);
+  tcase_add_test(tc, test_sub_gbps_rates_shown);
+  tcase_add_test(tc, test_bottleneck_wording);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

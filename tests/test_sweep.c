@@ -57,6 +57,8 @@ static const BadSweep bad[] = {
   { "range-value-refused.yaml", 4, 12, "nics[0].ports", "'5' is out of range" },
   { "zip-lengths.yaml", 6, 9, "vary[0].zip[1]", "3 values, but the first list of the zip has 2" },
   { "set-refused.yaml", 3, 13, "duration", "must be > 0" },
+  { "set-and-vary.yaml", 5, 10, "vary[0].key", "'workload.offered' is varied and also fixed by set: (line 3)" },
+  { "set-holds-varied.yaml", 8, 10, "vary[1].key", "also fixed by set: (line 4) ('workload.headroom')" },
   { "yaml-syntax.yaml", 5, 1, "", "YAML syntax error" },
 };
 
@@ -70,6 +72,30 @@ START_TEST(test_bad_sweep)
   ck_assert_msg(rc == 2, "%s: exit %d, stderr: %s", c->file, rc, err);
   test_assert_located(c->file, err, file, c->line, c->col, c->path, c->message);
   ck_assert_msg(!*out, "%s: wrote rows: %s", c->file, out);
+}
+END_TEST
+
+/* A key is fixed (set:, --set) or varied, not both: a --set of a varied key is refused at the
+ * vary: entry (exit 2, FILE:LINE:COL); a --set of a key in set: replaces its value in place, so
+ * the overrides column names each key once, in the order first given, as the points run it
+ * (it listed "duration=1 s; workload.drop_max=2 %; workload.drop_max=1%; duration=0.5 s"). */
+START_TEST(test_set_and_vary)
+{
+  const char *file = "tests/data/sweep/set-then-cli.yaml";
+  {
+    const char *args[] = { "sweep", "-q", file, "--set", "workload.offered=300 Gb/s", NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+    test_assert_located("--set of a varied key", err, file, 9, 10, "vary[0].key",
+                        "'workload.offered' is varied and also fixed by --set: a key is either fixed");
+    ck_assert_msg(!*out, "%s", out);
+  }
+  const char *args[] = { "sweep", "-q", file, "-f", "csv", "--set", "workload.drop_max=1%", "--duration", "0.5 s", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  ck_assert_uint_eq(g_strv_length(lines), 4); /* header, 2 rows, "" */
+  for (int i = 1; i <= 2; i++) ck_assert_msg(strstr(lines[i], ",duration=0.5 s; workload.drop_max=1%,"), "%s", lines[i]);
 }
 END_TEST
 
@@ -709,6 +735,7 @@ int main(void)
   TCase *tc = tcase_create("sweep");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_bad_sweep, 0, G_N_ELEMENTS(bad));
+  tcase_add_test(tc, test_set_and_vary);
   tcase_add_test(tc, test_threads_same_rows_bound);
   tcase_add_test(tc, test_threads_same_rows_run);
   tcase_add_test(tc, test_resume);

@@ -218,6 +218,29 @@ START_TEST(test_format_roundtrip)
 }
 END_TEST
 
+/* A bit rate prints in the unit that shows it with one decimal: Gb/s from 1 Gb/s up (and 0),
+ * below that the largest of Mb/s, kb/s, b/s in which it is at least 1 ("0.0 Gb/s" before). */
+START_TEST(test_gbps_text)
+{
+  static const struct {
+    double gbps;
+    const char *text;
+  } t[] = { { 371.46, "371.5 Gb/s" }, { 1.0, "1.0 Gb/s" },    { 0.0, "0.0 Gb/s" },    { 0.999, "999.0 Mb/s" },
+            { 0.02, "20.0 Mb/s" },    { 5e-4, "500.0 kb/s" }, { 1.5e-6, "1.5 kb/s" }, { 2.5e-7, "250.0 b/s" },
+            { 1e-12, "0.0 b/s" },     { -0.02, "-20.0 Mb/s" } };
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+    g_autofree char *s = sim_units_gbps_text(t[i].gbps);
+    ck_assert_str_eq(s, t[i].text);
+  }
+  const char *u;
+  ck_assert_double_eq(sim_units_gbps_scale(INFINITY, &u), 1.0);
+  ck_assert_str_eq(u, "Gb/s");
+  ck_assert_double_eq(sim_units_gbps_scale(NAN, &u), 1.0);
+  ck_assert_double_eq(sim_units_gbps_scale(3e-3, &u), 1e3);
+  ck_assert_str_eq(u, "Mb/s");
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("units");
@@ -232,6 +255,7 @@ int main(void)
   tcase_add_test(tc, test_bits_vs_bytes);
   tcase_add_test(tc, test_bare_and_bad_units);
   tcase_add_test(tc, test_format_roundtrip);
+  tcase_add_test(tc, test_gbps_text);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

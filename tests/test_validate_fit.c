@@ -269,21 +269,58 @@ START_TEST(test_fit_utilisation_stays_in_range)
 }
 END_TEST
 
-/* The fitter's range of utilisation is the loader's: loopback_schema's row (min 0 exclusive,
- * max 1 inclusive); the costs are unbounded. */
+/* The fitter's ranges are the loader's: loopback_schema's row of utilisation (min 0 exclusive,
+ * max 1 inclusive) and of every cost (min 0 inclusive, no max). */
 START_TEST(test_param_range_is_the_schema)
 {
-  double lo = -1, hi = -1;
-  ck_assert(val_param_range(VAL_P_UTIL, &lo, &hi));
-  const SimConfField *f = NULL;
-  for (const SimConfField *k = loopback_schema; k->key; k++)
-    if (!strcmp(k->key, "utilisation")) f = k;
-  ck_assert(f != NULL && f->min && f->max);
-  ck_assert_double_eq(lo, g_ascii_strtod(f->min, NULL));
-  ck_assert_double_eq(hi, g_ascii_strtod(f->max, NULL));
-  ck_assert(f->min_exclusive && !f->max_exclusive);
-  ck_assert(!val_param_range(VAL_P_COPY, &lo, &hi));
-  ck_assert(!val_param_range(VAL_P_STACK, &lo, &hi));
+  for (int p = 0; p < VAL_P_COUNT; p++) {
+    double lo = -1, hi = -1;
+    ck_assert(val_param_range((ValParam)p, &lo, &hi));
+    const SimConfField *f = NULL;
+    for (const SimConfField *k = loopback_schema; k->key; k++)
+      if (!strcmp(k->key, val_param_name((ValParam)p))) f = k;
+    ck_assert_msg(f != NULL && f->min, "%s", val_param_name((ValParam)p));
+    ck_assert_double_eq(lo, g_ascii_strtod(f->min, NULL)); /* "0" */
+    if (p == VAL_P_UTIL) {
+      ck_assert(f->max && f->min_exclusive && !f->max_exclusive);
+      ck_assert_double_eq(hi, g_ascii_strtod(f->max, NULL));
+    } else {
+      ck_assert_msg(!f->min_exclusive && isinf(hi), "%s", val_param_name((ValParam)p));
+      ck_assert_msg(!f->max || p == VAL_P_CACHE, "%s", val_param_name((ValParam)p)); /* the cache's 1 PiB: a sanity bound */
+    }
+  }
+  ck_assert(!val_param_range(VAL_P_COUNT, NULL, NULL));
+}
+END_TEST
+
+/* A cost the runs ask to be negative ends at 0, flagged at_bound, never below: exact data of a
+ * host whose stack_cpb is -0.05 (the model's own predictions: what a collinear term can make the
+ * runs say); the unconstrained fit (before) returned -0.05, which validate wrote into
+ * host-costs.yaml. The other costs are still recovered (the sendfile runs pin the rest). */
+START_TEST(test_fit_cost_not_negative)
+{
+  ValHostProfile t = truth(), start = truth(), out;
+  t.p[VAL_P_STACK] = -0.05;
+  ValFitObs obs[64];
+  int n = make_obs(&t, obs, 0);
+  gboolean fixed[VAL_P_COUNT] = { FALSE };
+  fixed[VAL_P_UTIL] = TRUE;
+  fixed[VAL_P_CACHE] = TRUE;
+  ValFitStats st;
+  GError *err = NULL;
+  ck_assert_msg(val_fit_host(obs, n, NULL, 0, &start, fixed, &out, &st, &err), "%s", err ? err->message : "");
+  ck_assert_msg(out.p[VAL_P_STACK] >= 0 && out.p[VAL_P_STACK] < 1e-4, "stack %g", out.p[VAL_P_STACK]);
+  ck_assert(out.at_bound[VAL_P_STACK]);
+  ck_assert(out.se[VAL_P_STACK] < 1e-3);
+  for (int p = 0; p < VAL_P_COUNT; p++) ck_assert_msg(out.p[p] >= 0, "%s %g", val_param_name((ValParam)p), out.p[p]);
+  /* a cost well inside its range is not at the bound, and a truth of exactly 0 is found at 0 */
+  ck_assert(!out.at_bound[VAL_P_COPY_PC] && !out.at_bound[VAL_P_CRYPTO_AES128]);
+  ValHostProfile z = truth();
+  z.p[VAL_P_XCORE_S] = 0.0;
+  n = make_obs(&z, obs, 0);
+  ck_assert(val_fit_host(obs, n, NULL, 0, &start, fixed, &out, &st, NULL));
+  ck_assert_msg(out.p[VAL_P_XCORE_S] >= 0 && out.p[VAL_P_XCORE_S] < 1e-3, "xcore_s %g", out.p[VAL_P_XCORE_S]);
+  ck_assert_double_eq_tol(out.p[VAL_P_STACK], 0.30, 3e-3);
 }
 END_TEST
 
@@ -334,6 +371,7 @@ int main(void)
   tcase_add_test(tc, test_fit_recovers_noisy);
   tcase_add_test(tc, test_fit_fixed_and_unidentified);
   tcase_add_test(tc, test_fit_lower_bound);
+  tcase_add_test(tc, test_fit_cost_not_negative);
   tcase_add_test(tc, test_busiest_share);
   tcase_add_test(tc, test_fit_utilisation_stays_in_range);
   tcase_add_test(tc, test_param_range_is_the_schema);

@@ -13,10 +13,16 @@
  * A parameter with a physical range (val_param_range: utilisation, a fraction of a core in
  * (0, 1], which the appliance loader enforces) is fitted in an internal coordinate x with
  * p = lo + (hi - lo) s(x), s the logistic function, so no step of the solver leaves the range
- * and the written profile always loads.  When the runs ask for a value outside the range
+ * and the written profile always loads. A cost, [0, inf), is fitted in x with
+ * p = lo - 1 + sqrt(x^2 + 1) (MINUIT's transformation for a parameter with a lower limit only,
+ * F. James, MINUIT Reference Manual, CERN D506, "Parameter limits"; Minuit2's
+ * SqrtLowParameterTransformation): p >= lo at every step, so a cost the runs cannot tell from a
+ * collinear one (stack_cpb from the cross-core sender term) ends at 0, flagged at_bound, instead
+ * of slightly negative (it came out at -0.01 cycles/B with the soft bound alone), and no
+ * negative cost reaches host-costs.yaml.  When the runs ask for a value outside the range
  * (e.g. a throughput above clock x cores / measured cycles per byte: a clock above the nominal
  * one), p ends on the edge and the parameter is flagged at_bound; its standard error is the
- * delta-method one, se(x) dp/dx, which goes to 0 there.
+ * delta-method one, se(x) dp/dx, which goes to 0 there (for a cost too: dp/dx = x / sqrt(x^2 + 1)).
  */
 #include "validate/fit.h"
 
@@ -51,6 +57,13 @@ typedef struct {
 #define FIT_START_MARGIN 1e-3
 /* a bounded parameter within this share of its range of an edge is reported at_bound (assumed) */
 #define FIT_AT_BOUND 1e-4
+/* a cost starting at or below its lower limit starts this far above it, in its own unit
+ * (assumed: 0.01 cycles/B, a hundredth of a copy's cost; x = 0.14 there, where dp/dx = 0.14 lets
+ * the solver move, whereas at the limit itself dp/dx = 0 would hold it) */
+#define FIT_START_ABOVE_LOW 1e-2
+/* a cost whose internal coordinate is within this of 0 (dp/dx below it: p within 5e-5 of its
+ * limit) is reported at_bound (assumed) */
+#define FIT_AT_LOW 1e-2
 
 static double logistic(double x)
 {
@@ -58,13 +71,18 @@ static double logistic(double x)
   return 1.0 / (1.0 + exp(-x));
 }
 
+/* p of internal coordinate @x for free parameter @i (its range's transformation, above). */
+static double external(const FitCtx *c, int i, double x)
+{
+  if (!c->bounded[i]) return x;
+  if (isinf(c->hi[i])) return c->lo[i] - 1.0 + sqrt(x * x + 1.0);
+  return c->lo[i] + (c->hi[i] - c->lo[i]) * logistic(x);
+}
+
 static void unpack(const FitCtx *c, const gsl_vector *x, ValHostProfile *p)
 {
   *p = c->base;
-  for (int i = 0; i < c->nfree; i++) {
-    double v = gsl_vector_get(x, (size_t)i);
-    p->p[c->free_idx[i]] = c->bounded[i] ? c->lo[i] + (c->hi[i] - c->lo[i]) * logistic(v) : v;
-  }
+  for (int i = 0; i < c->nfree; i++) p->p[c->free_idx[i]] = external(c, i, gsl_vector_get(x, (size_t)i));
 }
 
 /* Residual rows are laid out obs-major: 4 per observation, then one per prior;
@@ -144,7 +162,10 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
     int k = c.free_idx[i];
     double v = start->p[k];
     c.bounded[i] = val_param_range((ValParam)k, &c.lo[i], &c.hi[i]);
-    if (c.bounded[i]) { /* the logit of the start's share of the range */
+    if (c.bounded[i] && isinf(c.hi[i])) { /* the inverse of p = lo - 1 + sqrt(x^2 + 1), x >= 0 */
+      double u = MAX(v - c.lo[i], FIT_START_ABOVE_LOW);
+      v = sqrt((u + 1.0) * (u + 1.0) - 1.0);
+    } else if (c.bounded[i]) { /* the logit of the start's share of the range */
       double u = CLAMP((v - c.lo[i]) / (c.hi[i] - c.lo[i]), FIT_START_MARGIN, 1.0 - FIT_START_MARGIN);
       v = log(u / (1.0 - u));
     }
@@ -180,7 +201,11 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
     int k = c.free_idx[i];
     out->fitted[k] = TRUE;
     double se = scale * sqrt(MAX(0.0, gsl_matrix_get(cov, (size_t)i, (size_t)i)));
-    if (c.bounded[i]) { /* delta method: dp/dx = (hi - lo) s (1 - s) */
+    if (c.bounded[i] && isinf(c.hi[i])) { /* delta method: dp/dx = x / sqrt(x^2 + 1) */
+      double x = gsl_vector_get(xs, (size_t)i), d = fabs(x) / sqrt(x * x + 1.0);
+      se *= d;
+      out->at_bound[k] = d < FIT_AT_LOW;
+    } else if (c.bounded[i]) { /* delta method: dp/dx = (hi - lo) s (1 - s) */
       double sx = logistic(gsl_vector_get(xs, (size_t)i));
       se *= (c.hi[i] - c.lo[i]) * sx * (1.0 - sx);
       out->at_bound[k] = sx < FIT_AT_BOUND || sx > 1.0 - FIT_AT_BOUND;

@@ -343,7 +343,7 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
     o.sd_gbps = sd_of(m->gbps, sp->gbps, 0.05, 0.05);
     g_array_append_val(obs, o);
   }
-  ValFitPrior pri[VAL_CIPHER_COUNT + 2 + VAL_P_COUNT];
+  ValFitPrior pri[VAL_CIPHER_COUNT + 2];
   int np = 0;
   /* the cross-core terms are seen only through the other tenants' load of each run (which
    * decides whether the two ends share a core): a weak prior keeps them of the order of a
@@ -354,15 +354,10 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
     double v = 0.5 * (r->mb.enc_cpb[c] + r->mb.dec_cpb[c]);
     pri[np++] = (ValFitPrior){ val_param_for_cipher((ValCipher)c), v, 0.10 * v, FALSE };
   }
-  /* every cost is >= 0: a soft bound (0.01 cycles/B, 100 cycles per record or request) keeps
-   * a term that the runs cannot tell from a collinear one (stack_cpb from the cross-core
-   * sender term and the copies) at zero instead of negative */
-  static const ValParam costs[] = { VAL_P_COPY,  VAL_P_COPY_PC, VAL_P_MISS,       VAL_P_XCORE_S,    VAL_P_XCORE_C,
-                                    VAL_P_STACK, VAL_P_RECORD,  VAL_P_REQ_SERVER, VAL_P_REQ_CLIENT, VAL_P_SOFTIRQ };
-  for (size_t i = 0; i < G_N_ELEMENTS(costs); i++) {
-    gboolean cyc = costs[i] == VAL_P_RECORD || costs[i] == VAL_P_REQ_SERVER || costs[i] == VAL_P_REQ_CLIENT;
-    pri[np++] = (ValFitPrior){ costs[i], 0.0, cyc ? 100.0 : 0.01, TRUE };
-  }
+  /* every cost is >= 0 by construction: val_fit_host fits each inside its range
+   * (val_param_range, [0, inf)): a term that the runs cannot tell from a collinear one, stack_cpb
+   * from the cross-core sender term and the copies, ends at zero, where the soft bounds that stood
+   * here (0 +- 0.01 cycles/B) let it end slightly negative */
   g_autoptr(GError) err = NULL;
   gboolean fixed[VAL_P_COUNT] = { FALSE };
   /* the cache is the probe's per-core L2: with the run-to-run scatter of a shared machine its

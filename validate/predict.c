@@ -13,6 +13,8 @@
  */
 #include "validate/predict.h"
 
+#include <math.h>
+
 #include "models/demand.h"
 
 static const char *const pname[VAL_P_COUNT] = { "copy_cpb",
@@ -45,11 +47,13 @@ const char *val_param_unit(ValParam p)
 
 gboolean val_param_range(ValParam p, double *lo, double *hi)
 {
-  if (p != VAL_P_UTIL) return FALSE;
+  if (p < 0 || p >= VAL_P_COUNT) return FALSE;
   /* loopback_schema's `utilisation` row: min 0 (exclusive), max 1 — a busy side cannot get
-   * more than the whole of its cores (tests/test_validate_fit.c checks the two agree) */
+   * more than the whole of its cores; every other parameter is a cost (cycles, or the cache's
+   * bytes): min 0 (inclusive), no max, as their rows say (tests/test_validate_fit.c checks the
+   * two agree) */
   *lo = 0.0;
-  *hi = 1.0;
+  *hi = p == VAL_P_UTIL ? 1.0 : INFINITY;
   return TRUE;
 }
 

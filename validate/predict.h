@@ -38,9 +38,9 @@ const char *val_param_name(ValParam p); /* "copy_cpb", ... (profile key) */
 const char *val_param_unit(ValParam p); /* "cycles/B", "cycles/record", "cycles/request", "B", "" */
 
 /* The physical range of parameter p that the appliance loader enforces (models/loopback.c,
- * loopback_schema): TRUE with *lo < p <= *hi (lo open, hi closed) for a bounded parameter
- * (utilisation: (0, 1], a fraction of a core); FALSE for an unbounded one (the costs, which
- * the fit may take below zero: they absorb what the stage model misses). */
+ * loopback_schema): utilisation (0, 1], a fraction of a core (*lo open, *hi closed); every
+ * cost [0, inf) (*hi = INFINITY; a cost of cycles or bytes cannot be negative, and a profile
+ * with one would not load). TRUE for every parameter, FALSE out of range. */
 gboolean val_param_range(ValParam p, double *lo, double *hi);
 
 typedef struct {

@@ -45,8 +45,8 @@ static void param_line(GString *s, const ValHostProfile *p, ValParam k)
   const char *u = val_param_unit(k);
   if (p->fitted[k])
     g_string_append_printf(s, "   # %s, fitted, +- %.2g%s\n", *u ? u : "fraction", p->se[k],
-                           v < 0            ? " (negative: absorbs what the stage model misses)"
-                           : p->at_bound[k] ? " (at the edge of its range: the runs ask for more)"
+                           v < 0            ? " (negative: a cost cannot be, the loader refuses it)"
+                           : p->at_bound[k] ? " (at the edge of its range: the runs ask for a value beyond it)"
                                             : "");
   else
     g_string_append_printf(s, "   # %s, fixed (not fitted: microbenchmark or start value)\n", *u ? u : "fraction");

@@ -312,7 +312,7 @@ static gboolean val_report_write_md(const ValReport *r, const char *path, GError
   for (int i = 0; i < VAL_P_COUNT; i++)
     g_string_append_printf(s, "| %s%s | %.4g | %s%.2g | %.4g | %s |\n", val_param_name((ValParam)i),
                            r->profile.p[i] < 0      ? " (unphysical < 0)"
-                           : r->profile.at_bound[i] ? " (at the edge of its range: the runs ask for more)"
+                           : r->profile.at_bound[i] ? " (at the edge of its range: the runs ask for a value beyond it)"
                                                     : "",
                            r->profile.p[i], r->profile.fitted[i] ? "" : "fixed ", r->profile.se[i], r->start.p[i],
                            val_param_unit((ValParam)i));
