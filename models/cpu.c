@@ -532,6 +532,7 @@ static void cpu_touch_demand(AppBuild *b, void *state G_GNUC_UNUSED, DmClass *k,
   k->demand[b->cpu_res[an]] += t->bytes * (c->k_dram * local + c->k_remote * pen) * f / CACHE_LINE_BYTES;
   app_build_add_lat(b, b->cpu_res[an], b->dram_res[mn], t->bytes * c->k_dram * f / CACHE_LINE_BYTES);
   app_build_res(b, b->cpu_res[an])->remote_stall += k->weight * t->bytes * c->k_remote * pen * f / CACHE_LINE_BYTES;
+  app_build_res(b, b->cpu_res[an])->dram_stall += k->weight * t->bytes * c->k_dram * local * f / CACHE_LINE_BYTES;
 }
 
 /* CPU work that is not a memory stall (cpu_path_costs): bulk crypto and copies on the crypto
