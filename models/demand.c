@@ -272,11 +272,15 @@ static double dram_stall_at(const DemandModel *m, int r, double x_Bps)
   return s;
 }
 
+/* Relative step of demand_dram_stall_share's central difference: a numerical choice, not a model
+ * figure (exact for the linear DRAM latency line, error of order 1e-8 on an M/M/1 link term). */
+#define STALL_SHARE_STEP 1e-4
+
 double demand_dram_stall_share(const DemandModel *m, int r, double x_Bps)
 {
   g_return_val_if_fail(m != NULL && r >= 0 && r < m->n_res, 0.0);
   if (!(x_Bps > 0) || m->base_total[r] <= 0) return 0.0;
-  double lo = x_Bps * (1.0 - 1e-4), hi = x_Bps * (1.0 + 1e-4);
+  double lo = x_Bps * (1.0 - STALL_SHARE_STEP), hi = x_Bps * (1.0 + STALL_SHARE_STEP);
   double d = hi * total_at(m, r, hi, NULL) - lo * total_at(m, r, lo, NULL);
   double s = hi * dram_stall_at(m, r, hi) - lo * dram_stall_at(m, r, lo);
   return d > 0 ? CLAMP(s / d, 0.0, 1.0) : 0.0;
