@@ -88,7 +88,7 @@ static gboolean same_demand(const DemandModel *a, const DemandModel *b)
   for (int i = 0; i < a->n_res; i++)
     if (strcmp(a->res[i].name, b->res[i].name) != 0 || a->res[i].kind != b->res[i].kind ||
         a->res[i].capacity != b->res[i].capacity || a->res[i].limit != b->res[i].limit || a->total[i] != b->total[i] ||
-        a->res[i].remote_stall != b->res[i].remote_stall)
+        a->res[i].remote_stall != b->res[i].remote_stall || a->res[i].dram_stall != b->res[i].dram_stall)
       return FALSE;
   return TRUE;
 }

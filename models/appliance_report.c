@@ -55,6 +55,9 @@ void app_report_pick_bottleneck(AppReport *r, const DemandModel *m)
   g_autofree double *u = g_new(double, MAX(r->n_res, 1));
   for (int i = 0; i < r->n_res; i++) u[i] = r->res[i].utilization;
   r->bottleneck = demand_name_bottleneck(m, u, &r->stalled_cpu);
+  /* the share of the CPU this load's report names (the DES's busiest may not be the bound's) */
+  r->stall_share = r->stalled_cpu >= 0 ? demand_dram_stall_share(m, r->stalled_cpu, m->sat_Bps) : 0.0;
+  r->stall_upgrade = r->stalled_cpu >= 0 && m->stall_upgrade;
   g_free(r->co);
   r->co = g_new(int, MAX(r->n_res, 1));
   r->n_co = demand_co_bottlenecks(m, u, r->bottleneck, r->co);
@@ -219,11 +222,14 @@ static void write_table(const AppReport *r, GString *out)
       g_string_append_printf(out,
                              "busiest:    %s (%s) at %.1f %% utilisation (below saturation: the box serves all it is offered)\n",
                              b->name, b->kind, b->utilization * 100);
-    if (r->stalled_cpu >= 0)
+    if (r->stalled_cpu >= 0) {
       g_string_append_printf(out,
-                             "            its queueing stalls fill %s to its %.0f %% cap: 1 %% more memory bandwidth\n"
-                             "            buys more throughput than 1 %% more cycles\n",
-                             r->res[r->stalled_cpu].name, r->res[r->stalled_cpu].limit * 100);
+                             "            its stalls fill %s to its %.0f %% cap: DRAM stalls are %.0f %% of the cycles\n"
+                             "            a further served byte costs there\n",
+                             r->res[r->stalled_cpu].name, r->res[r->stalled_cpu].limit * 100, r->stall_share * 100);
+      if (r->stall_upgrade)
+        g_string_append(out, "            and 1 % more memory bandwidth buys more throughput than 1 % more cycles\n");
+    }
     const int *co = r->co;
     int nco = r->n_co;
     for (int k = 0; k < nco && k < 8; k++)
@@ -336,7 +342,10 @@ static void write_json(const AppReport *r, GString *out)
     sim_json_string(b, "resource", x->name);
     sim_json_string(b, "kind", x->kind);
     sim_json_number(b, "util_frac", x->utilization);
-    if (r->stalled_cpu >= 0) sim_json_string(b, "stalls_fill", r->res[r->stalled_cpu].name);
+    if (r->stalled_cpu >= 0) {
+      sim_json_string(b, "stalls_fill", r->res[r->stalled_cpu].name);
+      sim_json_number(b, "dram_stall_share", r->stall_share);
+    }
     json_builder_end_object(b);
     json_builder_set_member_name(b, "co_bottlenecks");
     json_builder_begin_array(b);

@@ -53,7 +53,10 @@ typedef struct {
                               a run far below it has not reached steady state; < 0 in bound */
   int bottleneck;           /* index into res, -1 none */
   int stalled_cpu;          /* the CPU at its limit whose cycles the named DRAM bottleneck's
-                              queueing stalls fill (app_report_pick_bottleneck), -1 none */
+                              stalls fill (app_report_pick_bottleneck), -1 none */
+  double stall_share;       /* with stalled_cpu: the DRAM-stall share of its marginal cycles at X*
+                              (demand_dram_stall_share, 0..1) */
+  gboolean stall_upgrade;   /* with stalled_cpu: 1 % more DRAM bandwidth buys more X* than 1 % more cycles */
   int n_co;                 /* co-bottlenecks of the bottleneck (demand_co_bottlenecks) */
   int *co;                  /* [n_co] their indices into res, in resource order */
   int n_res;
@@ -69,7 +72,8 @@ typedef struct {
 void app_report_fill_resource(AppReportResource *o, const DmResource *d, double load);
 /* Names the report's bottleneck by the one rule (demand_name_bottleneck on res[].utilization):
  * r->bottleneck the resource closest to its limit, or the most utilised DRAM node when that is
- * a CPU filled by DRAM queueing stalls (m->stall_named; r->stalled_cpu gets the CPU, else -1);
+ * a CPU filled by DRAM stalls (m->stall_named; r->stalled_cpu gets the CPU, else -1, and
+ * r->stall_share, r->stall_upgrade the rule's figures);
  * -1 when there is none. Fills r->co / r->n_co (demand_co_bottlenecks). r->res must follow m->res. */
 void app_report_pick_bottleneck(AppReport *r, const DemandModel *m);
 /* FALSE for a run that serves less than 90 % of what the bound serves (not in steady state). */

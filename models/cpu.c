@@ -533,7 +533,12 @@ static void cpu_touch_demand(AppBuild *b, void *state G_GNUC_UNUSED, DmClass *k,
   double kx = remote ? c->k_remote : c->k_dram, per_ns = t->bytes * kx * f / CACHE_LINE_BYTES;
   k->demand[b->cpu_res[an]] += per_ns * lat;
   app_build_add_lat(b, b->cpu_res[an], b->dram_res[mn], per_ns);
-  if (remote) app_build_res(b, b->cpu_res[an])->remote_stall += k->weight * per_ns * lat;
+  DmResource *x = app_build_res(b, b->cpu_res[an]);
+  /* a remote line's stall is the fabric's (bottleneck naming, demand.h rule (b)), a local one's the DRAM's */
+  if (remote)
+    x->remote_stall += k->weight * per_ns * lat;
+  else
+    x->dram_stall += k->weight * per_ns * lat;
 }
 
 /* CPU work that is not a memory stall (cpu_path_costs): bulk crypto and copies on the crypto

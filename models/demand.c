@@ -261,20 +261,50 @@ int demand_co_bottlenecks(const DemandModel *m, const double *util, int named, i
   return n;
 }
 
+/* DRAM-latency stall cycles of resource r per served byte at throughput x: the idle part and
+ * the queueing terms on DRAM nodes (not on fabric links: those are the fabric's). */
+static double dram_stall_at(const DemandModel *m, int r, double x_Bps)
+{
+  double s = m->res[r].dram_stall;
+  for (int i = 0; i < m->n_lat; i++)
+    if (m->lat[i].res == r && m->res[m->lat[i].dram].kind == RK_DRAM)
+      s += m->lat[i].per_ns * queue_ns(m, m->lat[i].dram, x_Bps, NULL);
+  return s;
+}
+
+/* Relative step of demand_dram_stall_share's central difference: a numerical choice, not a model
+ * figure (exact for the linear DRAM latency line, error of order 1e-8 on an M/M/1 link term). */
+#define STALL_SHARE_STEP 1e-4
+
+double demand_dram_stall_share(const DemandModel *m, int r, double x_Bps)
+{
+  g_return_val_if_fail(m != NULL && r >= 0 && r < m->n_res, 0.0);
+  if (!(x_Bps > 0) || m->base_total[r] <= 0) return 0.0;
+  double lo = x_Bps * (1.0 - STALL_SHARE_STEP), hi = x_Bps * (1.0 + STALL_SHARE_STEP);
+  double d = hi * total_at(m, r, hi, NULL) - lo * total_at(m, r, lo, NULL);
+  double s = hi * dram_stall_at(m, r, hi) - lo * dram_stall_at(m, r, lo);
+  return d > 0 ? CLAMP(s / d, 0.0, 1.0) : 0.0;
+}
+
 /* Solves X*, names the bottleneck and evaluates demands at X_op = min(offered, X*). */
 static void settle(DemandModel *m, double offered_Bps)
 {
   int bn = -1;
   m->sat_Bps = saturation(m, NULL, &bn);
-  m->stall_named = FALSE;
+  m->stall_named = m->stall_upgrade = FALSE;
+  m->stall_share = 0.0;
   gboolean cpu_lat = FALSE;
   for (int i = 0; i < m->n_lat; i++) cpu_lat = cpu_lat || m->lat[i].res == bn;
-  if (bn >= 0 && m->res[bn].kind == RK_CPU && cpu_lat) {
-    /* which 1 % upgrade buys more: cycles or DRAM bandwidth? */
-    double up_cpu[RK_COUNT], up_dram[RK_COUNT];
-    for (int k = 0; k < RK_COUNT; k++) up_cpu[k] = up_dram[k] = 1.0;
-    up_cpu[RK_CPU] = up_dram[RK_DRAM] = 1.01;
-    m->stall_named = saturation(m, up_dram, NULL) > saturation(m, up_cpu, NULL);
+  if (bn >= 0 && m->res[bn].kind == RK_CPU) {
+    if (cpu_lat) { /* rule (a), demand.h: which 1 % upgrade buys more, cycles or DRAM bandwidth? */
+      double up_cpu[RK_COUNT], up_dram[RK_COUNT];
+      for (int k = 0; k < RK_COUNT; k++) up_cpu[k] = up_dram[k] = 1.0;
+      up_cpu[RK_CPU] = up_dram[RK_DRAM] = 1.01;
+      m->stall_upgrade = saturation(m, up_dram, NULL) > saturation(m, up_cpu, NULL);
+    }
+    /* rule (b): are the CPU's marginal cycles mostly DRAM stalls? */
+    m->stall_share = demand_dram_stall_share(m, bn, m->sat_Bps);
+    m->stall_named = m->stall_upgrade || m->stall_share > DEMAND_STALL_MAJORITY;
   }
   /* the naming rule (demand_name_bottleneck) on the utilisations at X*, with the solver's binding resource */
   g_autofree double *u_sat = g_new(double, MAX(m->n_res, 1));

@@ -29,10 +29,17 @@
  * X, so the saturation throughput X* is the root
  * of max_r X D_r(X) / (limit_r C_r) = 1 (GSL Brent), not min_r limit_r C_r / D_r; as a DRAM
  * node fills the stall cycles climb and the CPU cap can bind first, as on the Rome
- * software-kTLS box (80 % CPU, memory bound; euro2021). The named bottleneck is then the
- * resource kind whose 1 % upgrade raises X* most: when the CPU binds but 1 % more DRAM bandwidth
- * buys more throughput than 1 % more cycles, the most utilised DRAM node is named (its stalls are
- * what fill the CPU; demand_name_bottleneck below is that rule, the one every mode uses).
+ * software-kTLS box (80 % CPU, memory bound; euro2021). When a CPU binds, the most utilised DRAM
+ * node is named instead, as the root cause (its stalls are what fill the CPU; demand_name_bottleneck
+ * below is that rule, the one every mode uses), if either
+ *   (a) 1 % more DRAM bandwidth buys more X* than 1 % more cycles (the kind whose upgrade pays), or
+ *   (b) DRAM stalls are most of the CPU's marginal cycles: of the cycles one more served byte adds
+ *       at X*, d(X D_cpu(X))/dX (its own cycles and the queueing it adds to every other byte's
+ *       reads), more than DEMAND_STALL_MAJORITY are DRAM-latency stalls, k_dram x (local latency
+ *       + queueing) (demand_dram_stall_share; remote penalties are the fabric's, not counted).
+ * (b) is the top-down reading of CPU time (Yasin, "A Top-Down Method for Performance Analysis and
+ * Counters Architecture", ISPASS 2014: cycles stalled on loads that miss to DRAM make a core
+ * "DRAM bound"), taken on the marginal cycles because those are what stop X* from growing.
  * Class demands and totals are evaluated at the operating point
  * X_op = min(offered, X*) (X* when saturating); demand_total_at() gives them at any X.
  * Weights: every NIC port carries the same share of the flows, whatever its line rate (the LACP
@@ -84,6 +91,7 @@ typedef struct {
   int nic, port, drive, link; /* owner indices, -1 when not applicable */
   double rd, wr;              /* DRAM: total read / write bytes per served byte */
   double remote_stall;        /* CPU: stall cycles of remote lines at idle latency (k_remote x L, cpu.h) */
+  double dram_stall;          /* CPU: stall cycles of local lines at idle latency (k_dram x L, cpu.h) */
   double queue_bursts;        /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
   double wait_lin_ns;         /* loaded latency added per unit of utilisation (DRAM: memory.load_latency) */
   double wait_mm1_ns;         /* M/M/1 service time of the latency a request waits (fabric links: one line) */
@@ -118,13 +126,16 @@ typedef struct {
   double *total;      /* [n_res] sum_c weight_c * demand_cr (at the operating point) */
   double *base_total; /* [n_res] the same at idle DRAM latency */
   int n_lat;
-  DmLatTerm *lat;       /* sum_c weight_c of the classes' load-dependent terms */
-  double op_Bps;        /* operating point X_op = min(offered, X*), B/s */
-  double sized_Bps;     /* served throughput the load-dependent sizings assume (user-buffer residency,
+  DmLatTerm *lat;         /* sum_c weight_c of the classes' load-dependent terms */
+  double op_Bps;          /* operating point X_op = min(offered, X*), B/s */
+  double sized_Bps;       /* served throughput the load-dependent sizings assume (user-buffer residency,
                            NIC context-cache misses, page cache; demand.c): the fixed point, op_Bps within 1e-11 */
-  double sat_Bps;       /* X*, B/s */
-  int bottleneck;       /* named bottleneck at X* (see above), -1 if none */
-  gboolean stall_named; /* the CPU binds but DRAM is named (its stalls fill the CPU) */
+  double sat_Bps;         /* X*, B/s */
+  int bottleneck;         /* named bottleneck at X* (see above), -1 if none */
+  gboolean stall_named;   /* the CPU binds but DRAM is named (its stalls fill the CPU): stall_upgrade or
+                             stall_share > DEMAND_STALL_MAJORITY */
+  gboolean stall_upgrade; /* the CPU binds and 1 % more DRAM bandwidth buys more X* than 1 % more cycles */
+  double stall_share;     /* DRAM-stall share of the binding CPU's marginal cycles at X*, 0 when no CPU binds */
   int n_ports;
   int *port_nic;       /* [n_ports] card of global port p */
   int *port_num;       /* [n_ports] port number on its card */
@@ -164,6 +175,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)
  * reaches its cap; any loaded-latency effect would make it bind). Assumed (a reporting margin). */
 #define DEMAND_COBOTTLENECK 0.05
 
+/* A binding CPU whose marginal cycles at X* are more than this share DRAM-latency stalls has the
+ * DRAM named as its bottleneck (rule (b) above). Assumed: a majority, the plain reading of
+ * "mostly" (the top-down method ranks categories, it sets no such line). On the published rows the
+ * shares are 0.58-0.70 where DRAM is named and at most 0.48 where the CPU is (tests/test_demand.c). */
+#define DEMAND_STALL_MAJORITY 0.5
+
 /* Index of the largest h[i] over n values, h[i] = utilisation / usable limit of resource i: the
  * resource closest to its limit, which binds. Ties within DEMAND_TIE: the first. -1 when n = 0
  * or no h[i] exceeds -1. The binding rule of demand_name_bottleneck, for callers with resources
@@ -173,9 +190,9 @@ int demand_binding(int n, const double *h);
  * resource r's utilisation (load / full capacity, 0..1, ordered as m->res): at X* when
  * demand_build names m->bottleneck (the binding resource there is the saturation solver's, the
  * one whose limit X* is), at the served load in a report (bound or DES). The binding resource
- * (demand_binding of util[r] / limit_r) is named, unless it is a CPU and m->stall_named (X*
- * rises more with 1 % more DRAM bandwidth than with 1 % more cycles: DRAM queueing stalls fill
- * the CPU); then the most utilised DRAM node is named (ties within DEMAND_TIE: the first) and
+ * (demand_binding of util[r] / limit_r) is named, unless it is a CPU and m->stall_named (DRAM
+ * stalls fill the CPU: rule (a) or (b) above, decided at X*); then the most utilised DRAM node is
+ * named (ties within DEMAND_TIE: the first) and
  * *stalled_cpu (may be NULL) gets the CPU, else -1. Returns the named resource, -1 if none. */
 int demand_name_bottleneck(const DemandModel *m, const double *util, int *stalled_cpu);
 /* Co-bottlenecks of the named bottleneck `named` under utilisations util (as above): the other
@@ -187,6 +204,10 @@ int demand_co_bottlenecks(const DemandModel *m, const double *util, int named, i
 /* Loaded latency (ns) of resource r at utilisation rho (0..1): wait_lin_ns * rho +
  * wait_mm1_ns * rho / (1 - rho), rho clamped below 1 - 1e-9 (finite). */
 double demand_wait_ns(const DmResource *r, double rho);
+/* Share (0..1) of resource r's marginal demand at throughput x_Bps (> 0) that is DRAM-latency
+ * stall: d(x S_r(x))/dx over d(x D_r(x))/dx, S_r = dram_stall + the DRAM queueing terms of r,
+ * D_r = demand_total_at (central difference, relative step 1e-4). 0 when r has no demand. */
+double demand_dram_stall_share(const DemandModel *m, int r, double x_Bps);
 /* Index of a resource by name, -1 if none. */
 int demand_find(const DemandModel *m, const char *name);
 /* Saturation throughput X*, B/s: the bottleneck law with load-dependent demand (above);

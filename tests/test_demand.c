@@ -1,7 +1,8 @@
 /* tests/test_demand.c — the one bottleneck rule (models/demand.h demand_name_bottleneck,
  * demand_co_bottlenecks): the demand model (at X*), the bound, the report and the fit name the
  * same resource and the same co-bottlenecks on published scenarios of every bottleneck kind,
- * including the Rome software-kTLS box where the CPU binds at its cap but DRAM is named; and the
+ * including the Rome software-kTLS box where the CPU binds at its cap but DRAM is named (rule (b):
+ * its marginal cycles are mostly DRAM stalls, the share derived by hand here); and the
  * load-dependent sizings (user-buffer residency, auto-sized page cache) at the model's own served
  * throughput, a fixed point (demand.c). */
 #include <check.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/appliance_explain.h"
 #include "models/appliance_fit.h"
 #include "models/appliance_report.h"
 
@@ -21,9 +23,11 @@ typedef struct {
 } Case;
 
 static const Case cases[] = {
-  { "scenarios/reference/rome2021_sw_nps1.yaml", RK_CPU, FALSE, 0 }, /* cpu.node0 at its 80 % cap (published: memory) */
-  { "scenarios/reference/rome2021_sw_nps4.yaml", RK_CPU, FALSE, 1 }, /* the same, DRAM a co-bottleneck */
-  { "scenarios/reference/skx2019_no_silo.yaml", RK_CPU, FALSE, 1 },  /* both sockets' CPUs */
+  { "scenarios/reference/rome2021_sw_nps1.yaml", RK_DRAM, TRUE, 1 }, /* cpu.node0 at its 80 % cap, 59 % of its marginal
+                                                                         cycles DRAM stalls: DRAM named (published: memory) */
+  { "scenarios/reference/rome2021_sw_nps4.yaml", RK_DRAM, TRUE, 1 }, /* the same (58 %), the four CPU nodes co-bottlenecks */
+  { "scenarios/reference/rome2022_userspace_tls.yaml", RK_CPU, FALSE, 0 }, /* CPU bound, 48 % of its marginal cycles stalls */
+  { "scenarios/reference/skx2019_no_silo.yaml", RK_CPU, FALSE, 1 },        /* both sockets' CPUs */
   { "scenarios/reference/bdw2016_nic_ktls.yaml", RK_NIC_PORT, FALSE, 0 },
   { "scenarios/reference/milan2022_default_bios.yaml", RK_NIC_PORT, FALSE, 1 }, /* documented deviation: DLWM widens */
   { "scenarios/reference/epyc2019_net_silo.yaml", RK_NVME, FALSE, 1 },
@@ -43,6 +47,9 @@ START_TEST(test_one_rule)
   ck_assert_int_ge(bn, 0);
   ck_assert_msg(m->res[bn].kind == c->kind, "%s: named %s", c->file, m->res[bn].name);
   ck_assert(m->stall_named == c->stall);
+  /* on the published rows rule (b) decides alone: rule (a), the 1 % upgrade, fires on none */
+  ck_assert(!m->stall_upgrade);
+  ck_assert((m->stall_share > DEMAND_STALL_MAJORITY) == c->stall);
 
   /* bound (saturate): the same name, and the rule on its utilisations at X* gives it again */
   g_autoptr(BoundResult) b = bound_eval(a, m, 0);
@@ -63,6 +70,8 @@ START_TEST(test_one_rule)
   g_autoptr(AppReport) rep = app_report_from_bound(a, &info, m, b);
   ck_assert_int_eq(rep->bottleneck, bn);
   ck_assert_int_eq(rep->stalled_cpu, stalled);
+  if (c->stall) /* the report quotes the rule's share for the CPU it names */
+    ck_assert_double_eq_tol(rep->stall_share, m->stall_share, 1e-12);
   g_autofree int *co = g_new(int, m->n_res);
   int nco = demand_co_bottlenecks(m, b->util, bn, co);
   ck_assert_int_ge(nco, c->min_co);
@@ -123,6 +132,59 @@ START_TEST(test_rule_on_synthetic_utilisations)
   double h[3] = { 0, 0, 0 };
   ck_assert_int_eq(demand_binding(3, h), 0); /* all idle: the first */
   ck_assert_int_eq(demand_binding(0, h), -1);
+}
+END_TEST
+
+/* Rule (b) by hand (demand.h): one CPU with D0 = 2.0 cycles/B at idle, s0 = 0.6 of them DRAM-latency
+ * stall, and p = 0.01 cycles/B per ns of queueing on a DRAM node of C = 100 GB/s carrying d = 5 B
+ * per served byte, loaded latency a = 45 ns x rho, rho = x d / C. Then
+ *   x D(x) = D0 x + p a d x^2 / C,   x S(x) = s0 x + p a d x^2 / C,
+ * marginal: D0 + 2 p a d x / C and s0 + 2 p a d x / C. At x = 16 GB/s (rho 0.8), 2 p a d x / C =
+ * 0.72: share (0.6 + 0.72) / (2.0 + 0.72) = 0.48529 (CPU named); at 18 GB/s (rho 0.9), 0.81:
+ * 1.41 / 2.81 = 0.50178 (DRAM named). A fabric link's queueing (M/M/1, wait_mm1 = 10 ns, 40 GB/s
+ * carrying 1 B/B, q = 0.02 cycles/B per ns) is no DRAM stall: it adds d/dx [x q W_l(x)] =
+ * q b (r/(1-r) + r/(1-r)^2) to the denominator only, r = x / 40 GB/s. */
+START_TEST(test_stall_share_hand_derived)
+{
+  DmResource res[3] = { { .name = "cpu.node0", .kind = RK_CPU, .capacity = 1e11, .limit = 0.8, .dram_stall = 0.6 },
+                        { .name = "dram.node0", .kind = RK_DRAM, .capacity = 100e9, .limit = 1, .wait_lin_ns = 45 },
+                        { .name = "upi.link0", .kind = RK_FABRIC, .capacity = 40e9, .limit = 1, .wait_mm1_ns = 10 } };
+  double base[3] = { 2.0, 5.0, 1.0 };
+  DmLatTerm lat[2] = { { .res = 0, .dram = 1, .per_ns = 0.01 }, { .res = 0, .dram = 2, .per_ns = 0.02 } };
+  DemandModel m = { .n_res = 3, .res = res, .base_total = base, .n_lat = 1, .lat = lat };
+  ck_assert_double_eq_tol(demand_dram_stall_share(&m, 0, 16e9), 1.32 / 2.72, 1e-9);
+  ck_assert_double_eq_tol(demand_dram_stall_share(&m, 0, 18e9), 1.41 / 2.81, 1e-9);
+  ck_assert(demand_dram_stall_share(&m, 0, 16e9) < DEMAND_STALL_MAJORITY);
+  ck_assert(demand_dram_stall_share(&m, 0, 18e9) > DEMAND_STALL_MAJORITY);
+  m.n_lat = 2; /* the link's queueing only dilutes the share */
+  double r = 16e9 / 40e9, link = 0.02 * 10 * (r / (1 - r) + r / ((1 - r) * (1 - r)));
+  ck_assert_double_eq_tol(demand_dram_stall_share(&m, 0, 16e9), 1.32 / (2.72 + link), 1e-7);
+  ck_assert(demand_dram_stall_share(&m, 1, 16e9) == 0.0); /* a DRAM node stalls on nothing */
+  ck_assert(demand_dram_stall_share(&m, 0, 0) == 0.0);
+}
+END_TEST
+
+/* The same share from `ocasim explain`'s breakdown of rome2021_sw_nps1 (one node; the DRAM's
+ * loaded latency linear in its utilisation, so the queueing part Q of the cycles doubles at the
+ * margin): share = (idle stalls + 2 Q) / (total + Q). Explain takes the stalls apart by zeroing
+ * k_dram and k_remote, an independent path to the same figure: (1.0235 + 2 x 0.4008) / (2.6820 +
+ * 0.4008) = 0.592 with the committed coefficients. */
+START_TEST(test_stall_share_from_explain)
+{
+  const char *file = "scenarios/reference/rome2021_sw_nps1.yaml";
+  Appliance *a = g_new0(Appliance, 1);
+  AppScenarioInfo info = { 0 };
+  g_autoptr(GError) e = NULL;
+  ck_assert_msg(appliance_load_file(file, NULL, a, &info, &e), "%s", e ? e->message : "");
+  g_autoptr(DemandModel) m = demand_build(a, &e);
+  ck_assert(m != NULL);
+  g_autoptr(Explain) x = appliance_explain(a, &info, m);
+  double idle = x->cpb[EX_STALL_DRAM], q = x->cpb[EX_STALL_QUEUE];
+  ck_assert(q > 0 && idle > 0 && x->cpb[EX_STALL_FABRIC] == 0);
+  ck_assert_double_eq_tol(m->stall_share, (idle + 2 * q) / (x->cpb_total + q), 1e-6);
+  ck_assert(m->stall_share > DEMAND_STALL_MAJORITY && m->stall_named);
+  app_scenario_info_clear(&info);
+  g_free(a);
 }
 END_TEST
 
@@ -235,6 +297,8 @@ int main(void)
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, test_one_rule, 0, (int)G_N_ELEMENTS(cases));
   tcase_add_test(tc, test_rule_on_synthetic_utilisations);
+  tcase_add_test(tc, test_stall_share_hand_derived);
+  tcase_add_test(tc, test_stall_share_from_explain);
   tcase_add_loop_test(tc, test_sizing_fixed_point, 0, (int)G_N_ELEMENTS(sizing_cases));
   tcase_add_loop_test(tc, test_sizing_ignores_line_rate, 0, (int)G_N_ELEMENTS(sizing_cases));
   tcase_add_loop_test(tc, test_capacity_load_not_overloaded, 0, (int)G_N_ELEMENTS(sizing_cases));
