@@ -35,8 +35,9 @@
  *   (a) 1 % more DRAM bandwidth buys more X* than 1 % more cycles (the kind whose upgrade pays), or
  *   (b) DRAM stalls are most of the CPU's marginal cycles: of the cycles one more served byte adds
  *       at X*, d(X D_cpu(X))/dX (its own cycles and the queueing it adds to every other byte's
- *       reads), more than DEMAND_STALL_MAJORITY are DRAM-latency stalls, k_dram x (local latency
- *       + queueing) (demand_dram_stall_share; remote penalties are the fabric's, not counted).
+ *       reads), more than DEMAND_STALL_MAJORITY are DRAM-latency stalls: local lines' k_dram x
+ *       latency, and every line's DRAM queueing (demand_dram_stall_share; a remote line's idle
+ *       latency, k_remote x L with the fabric hop, is the fabric's, not counted).
  * (b) is the top-down reading of CPU time (Yasin, "A Top-Down Method for Performance Analysis and
  * Counters Architecture", ISPASS 2014: cycles stalled on loads that miss to DRAM make a core
  * "DRAM bound"), taken on the marginal cycles because those are what stop X* from growing.
