@@ -160,7 +160,9 @@ gboolean app_report_saturated(const AppReport *r)
 {
   if (!(r->offered_gbps > 0) || r->overloaded) return TRUE;
   if (r->bottleneck < 0) return FALSE;
-  const AppReportResource *b = &r->res[r->bottleneck];
+  /* a DRAM named for the stalls that fill a CPU (demand.h) limits the box when that CPU is at its cap */
+  int at = r->stalled_cpu >= 0 ? r->stalled_cpu : r->bottleneck;
+  const AppReportResource *b = &r->res[at];
   return b->limit > 0 && b->utilization >= b->limit * (1 - APP_REPORT_SATURATED_TOL);
 }
 

@@ -83,7 +83,8 @@ gboolean app_report_steady(const AppReport *r);
 #define APP_REPORT_SATURATED_TOL 1e-3
 /* Whether the box of @r is saturated: the scenario saturates, the offered load is more than it
  * serves (overloaded), or the named resource is at its usable limit (within
- * APP_REPORT_SATURATED_TOL; a CPU at its cap). The table calls the named resource the
+ * APP_REPORT_SATURATED_TOL; a CPU at its cap; for a DRAM named for the stalls that fill a CPU,
+ * that CPU at its cap). The table calls the named resource the
  * "bottleneck" then, else the "busiest" (below saturation nothing limits the throughput). */
 gboolean app_report_saturated(const AppReport *r);
 

@@ -483,7 +483,8 @@ START_TEST(test_bottleneck_wording)
     { "capacity",
       "scenarios/reference/rome2021_sw_nps1.yaml",
       "workload.drop_max=0.1 %",
-      { "limited by cpu", "\nbottleneck: cpu.node0 (cpu) at 80.0 % utilisation\n", " <- bottleneck" },
+      { "limited by cpu", "\nbottleneck: dram.node0 (dram) at 91.4 % utilisation\n            its stalls fill cpu.node0",
+        " <- bottleneck" },
       { "busiest:", "<- busiest" } },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
