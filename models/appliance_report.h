@@ -95,6 +95,7 @@ void app_report_cpu_nodes(const AppReport *r, AppCpuNodes *out);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const BoundResult *r);
+/* Frees a report and its strings (NULL is allowed). */
 void app_report_free(AppReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppReport, app_report_free)
 /* Appends the report in a format to out. */

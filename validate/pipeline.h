@@ -131,6 +131,7 @@ typedef struct {
  * (FALSE then, with the error).  Mechanics errors (a body that does not match)
  * make it fail. */
 gboolean val_validate_run(const ValValidateConfig *cfg, ValReport **out, GError **error);
+/* Frees a report of val_validate_run (NULL is allowed). */
 void val_report_free(ValReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValReport, val_report_free)
 

@@ -118,7 +118,9 @@ void val_server_stop(ValServer *s);
 /* val_server_stop that fills *final (NULL is fine) once every connection is closed, so that
  * the counters settled at close (bytes acknowledged, responses cut short by the stop) are in. */
 void val_server_stop_stats(ValServer *s, ValServerStats *final);
+/* The TCP port the server listens on (the one the kernel chose when the config asked for 0). */
 int val_server_port(const ValServer *s);
+/* A snapshot of the counters so far (each read atomically; not one instant across counters). */
 void val_server_stats(const ValServer *s, ValServerStats *out);
 /* Sum of the worker threads' CPU time (user + system), ns. */
 int64_t val_server_cpu_ns(const ValServer *s);
