@@ -78,6 +78,7 @@ gboolean app_report_steady(const AppReport *r);
  * shortfall of a run below saturation is arrival noise); 0 for "saturate". */
 double app_report_unserved_gbps(const AppReport *r);
 
+/* Most idle resources a report lists (array size; assumed, a reading limit). */
 #define APP_REPORT_MAX_IDLE 64
 /* The CPU nodes of a report: how many, the busiest (index into res, -1 when the report has no
  * CPU resource) with its utilisation in %, and the nodes the placement leaves idle (below a

@@ -205,6 +205,7 @@ struct run {
                     ##__VA_ARGS__);                                                                               \
   } while (0)
 
+/* Jobs allocated at once for the free list (an allocation granule; assumed). */
 #define JOB_BLOCK 256
 
 static SimJob *job_new(run *r)

@@ -27,6 +27,8 @@ G_DEFINE_QUARK(sim - conf - error - quark, sim_conf_error)
 /* Largest scenario or platform file read (a scenario is a few KiB). */
 #define SIM_CONF_MAX_FILE_BYTES (16 << 20)
 
+/* Parser limits against hostile or runaway input: nesting depth, nodes per document, include
+ * depth. Assumed: far above any scenario. */
 #define MAX_DEPTH         200
 #define MAX_NODES         1000000
 #define MAX_INCLUDE_DEPTH 8

@@ -251,6 +251,7 @@ struct sim_state {
   sim_time_to_s(sim_engine_now((s)->eng)), (s)->trace_name[(r)->cls], (r)->id, \
       ((SimFluidClass *)g_ptr_array_index((s)->spec->classes, (r)->cls))->name, (r)->bytes
 
+/* Requests allocated at once for the free list (an allocation granule; assumed). */
 #define REQ_BLOCK 512
 
 static request *req_new(sim_state *s)

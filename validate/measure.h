@@ -14,6 +14,7 @@
 
 G_BEGIN_DECLS
 
+/* Most repetitions of a run and CPUs of a host the harness tracks (array sizes; assumed). */
 #define VAL_MAX_REPS 16
 #define VAL_MAX_CPUS 256
 

@@ -12,6 +12,7 @@
 
 G_BEGIN_DECLS
 
+/* Most threads of the DRAM microbenchmark (array size; assumed). */
 #define VAL_MB_MAX_THREADS 64
 
 typedef struct {
