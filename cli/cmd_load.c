@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "validate/client.h"
 #include "validate/loadgen.h"
+#include "validate/server.h"
 #include "validate/util.h"
 
 static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last)
@@ -27,13 +28,23 @@ static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last)
   return TRUE;
 }
 
+/* Defaults of `ocasim load`: connections and run time (s), assumed (a short loopback run);
+ * the cap on a --requests run (s, an hour; assumed). Option limits: a TCP port's range, and
+ * connections and threads far above one host's (assumed). */
+#define LOAD_DEFAULT_CONNECTIONS 16
+#define LOAD_DEFAULT_DURATION_S  10
+#define LOAD_COUNT_MODE_LIMIT_S  3600
+#define LOAD_MAX_PORT            65535
+#define LOAD_MAX_CONNECTIONS     1000000
+#define LOAD_MAX_THREADS         1024
+
 int cmd_load(int argc, char **argv)
 {
   g_autofree char *host = NULL, *root = NULL, *range = NULL, *ver_s = NULL, *cipher_s = NULL;
   g_auto(GStrv) paths = NULL;
   g_autofree char *port_s = NULL, *conns_s = NULL, *threads_s = NULL, *requests_s = NULL, *duration_s = NULL, *timeout_s = NULL;
-  int port = 8443, conns = 16, threads = 1, requests = 0; /* requests 0: run for the duration */
-  double duration = 10, timeout = 10;
+  int port = VAL_DEFAULT_PORT, conns = LOAD_DEFAULT_CONNECTIONS, threads = 1, requests = 0; /* requests 0: run for the duration */
+  double duration = LOAD_DEFAULT_DURATION_S, timeout = VAL_LOAD_DEFAULT_TIMEOUT_S;
   gboolean plain = FALSE, close_each = FALSE;
   GOptionEntry entries[] = {
     { "host", 'H', 0, G_OPTION_ARG_STRING, &host, "Server IPv4 address (default 127.0.0.1)", "ADDR" },
@@ -82,9 +93,9 @@ int cmd_load(int argc, char **argv)
     return OCASIM_EXIT_BADINPUT;
   }
   /* --requests 0 would mean "no count" (the duration mode), never zero requests: not accepted */
-  if (!cli_int_option("--port", port_s, 1, 65535, NULL, &port, &err) ||
-      !cli_int_option("--connections", conns_s, 1, 1000000, NULL, &conns, &err) ||
-      !cli_int_option("--threads", threads_s, 1, 1024, NULL, &threads, &err) ||
+  if (!cli_int_option("--port", port_s, 1, LOAD_MAX_PORT, NULL, &port, &err) ||
+      !cli_int_option("--connections", conns_s, 1, LOAD_MAX_CONNECTIONS, NULL, &conns, &err) ||
+      !cli_int_option("--threads", threads_s, 1, LOAD_MAX_THREADS, NULL, &threads, &err) ||
       !cli_int_option("--requests", requests_s, 1, G_MAXINT, "without --requests the load runs for --duration", &requests,
                       &err) ||
       !cli_seconds_option("--duration", duration_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &duration, &err) ||
@@ -169,7 +180,7 @@ int cmd_load(int argc, char **argv)
                           .targets = tg,
                           .ntargets = n,
                           .requests_per_conn = requests,
-                          .duration_s = requests ? 3600 : duration,
+                          .duration_s = requests ? LOAD_COUNT_MODE_LIMIT_S : duration,
                           .verify = root ? VAL_VERIFY_ALL : VAL_VERIFY_LENGTH,
                           .timeout_s = timeout,
                           .close_each = close_each,

@@ -11,14 +11,21 @@
 #include "validate/server.h"
 #include "validate/util.h"
 
+/* Option limits of `ocasim serve`: a TCP port's range, and threads and connections far above
+ * one host's (assumed). */
+#define SERVE_MAX_PORT        65535
+#define SERVE_MAX_THREADS     1024
+#define SERVE_MAX_CONNECTIONS 1000000
+
 int cmd_serve(int argc, char **argv)
 {
   g_autofree char *root = NULL, *bind = NULL, *mode_s = NULL, *cert = NULL, *key = NULL;
   g_autofree char *port_s = NULL, *threads_s = NULL, *duration_s = NULL, *idle_s = NULL;
   g_autofree char *head_s = NULL, *linger_s = NULL, *max_conns_s = NULL, *per_ip_s = NULL;
-  int port = 8443, threads = 1, max_conns = 0, per_ip = 0;
+  int port = VAL_DEFAULT_PORT, threads = 1, max_conns = 0, per_ip = 0;
   gboolean no_pin = FALSE;
-  double duration = 0, idle = 30, head = 20, linger = 5; /* duration 0: until SIGINT/SIGTERM */
+  double duration = 0, idle = VAL_SERVER_IDLE_TIMEOUT_S, head = VAL_SERVER_HEAD_TIMEOUT_S,
+         linger = VAL_SERVER_LINGER_S; /* duration 0: until SIGINT/SIGTERM */
   GOptionEntry entries[] = {
     { "root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Directory to serve (required)", "DIR" },
     { "port", 'p', 0, G_OPTION_ARG_STRING, &port_s, "TCP port 0..65535 (default 8443; 0: any free port)", "N" },
@@ -61,13 +68,13 @@ int cmd_serve(int argc, char **argv)
             argv[0], cert ? "cert" : "key");
     return OCASIM_EXIT_BADINPUT;
   }
-  if (!cli_int_option("--port", port_s, 0, 65535, NULL, &port, &err) ||
-      !cli_int_option("--threads", threads_s, 1, 1024, NULL, &threads, &err) ||
+  if (!cli_int_option("--port", port_s, 0, SERVE_MAX_PORT, NULL, &port, &err) ||
+      !cli_int_option("--threads", threads_s, 1, SERVE_MAX_THREADS, NULL, &threads, &err) ||
       !cli_seconds_option("--idle-timeout", idle_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &idle, &err) ||
       !cli_seconds_option("--head-timeout", head_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &head, &err) ||
       !cli_seconds_option("--linger", linger_s, 0, TRUE, CLI_MAX_SECONDS, NULL, &linger, &err) ||
-      !cli_int_option("--max-conns", max_conns_s, 1, 1000000, NULL, &max_conns, &err) ||
-      !cli_int_option("--max-conns-per-ip", per_ip_s, 0, 1000000, "0: no per-address cap", &per_ip, &err) ||
+      !cli_int_option("--max-conns", max_conns_s, 1, SERVE_MAX_CONNECTIONS, NULL, &max_conns, &err) ||
+      !cli_int_option("--max-conns-per-ip", per_ip_s, 0, SERVE_MAX_CONNECTIONS, "0: no per-address cap", &per_ip, &err) ||
       !cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: until interrupted", &duration, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;

@@ -29,6 +29,9 @@
 #include "cli/sweep_dist.h"
 #include "models/sweep.h"
 
+/* Most local worker processes --jobs may ask for (assumed: far above one host's cores). */
+#define SWEEP_MAX_JOBS 4096
+
 /* Off a terminal, a progress line every this many microseconds; on one, a redraw at most every. */
 #define PROGRESS_PLAIN_US (10 * G_USEC_PER_SEC)
 #define PROGRESS_TTY_US   (G_USEC_PER_SEC / 5)
@@ -351,7 +354,7 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   gint64 seed = -1;
   if (jobs < 1) jobs = 1;
   int seed_int = -1;
-  if (!cli_int_option("--jobs", so->jobs, 1, 4096, NULL, &jobs, &error) ||
+  if (!cli_int_option("--jobs", so->jobs, 1, SWEEP_MAX_JOBS, NULL, &jobs, &error) ||
       !cli_int_option("--limit", so->limit, 0, G_MAXINT, NULL, &limit, &error) ||
       !cli_int_option("--seed", opt->seed, 0, G_MAXINT, NULL, &seed_int, &error))
     return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;

@@ -11,6 +11,13 @@
 #include "validate/pipeline.h"
 #include "validate/report.h"
 
+/* Scheduling priority of the runs by default: -10, above ordinary tenants (assumed); the range
+ * of a nice value, -20..19 (setpriority(2)); most threads a run may use (assumed). */
+#define VALIDATE_DEFAULT_NICE (-10)
+#define NICE_MIN              (-20)
+#define NICE_MAX              19
+#define VALIDATE_MAX_THREADS  1024
+
 /* A directory option must name a directory this process can write into before anything is
  * measured (a typo would otherwise fail minutes later); `create` makes it (and its parents). */
 static gboolean usable_dir(const char *opt, const char *dir, gboolean create, GError **error)
@@ -41,7 +48,7 @@ int cmd_validate(int argc, char **argv)
   g_autofree char *duration_s = NULL, *warmup_s = NULL, *reps_s = NULL, *threads_s = NULL, *seed_s = NULL, *nice_s = NULL;
   g_autofree char *load_threads_s = NULL;
   double duration = 0, warmup = 0;
-  int reps = 0, threads = 0, seed = 1, nice = -10, load_threads = 0;
+  int reps = 0, threads = 0, seed = 1, nice = VALIDATE_DEFAULT_NICE, load_threads = 0;
   gboolean keep_nice = FALSE;
   g_autofree char *help_duration = g_strdup_printf("Measured window per repetition, s (default, or 0: %g with --quick, else %g)",
                                                    VAL_QUICK_DURATION_S, VAL_FULL_DURATION_S);
@@ -81,9 +88,9 @@ int cmd_validate(int argc, char **argv)
   if (!cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: the mode's default", &duration, &err) ||
       !cli_seconds_option("--warmup", warmup_s, 0, FALSE, CLI_MAX_SECONDS, "0: the mode's default", &warmup, &err) ||
       !cli_int_option("--reps", reps_s, 0, VAL_MAX_REPS, "0: the mode's default", &reps, &err) ||
-      !cli_int_option("--threads", threads_s, 0, 1024, "0: the CPUs", &threads, &err) ||
+      !cli_int_option("--threads", threads_s, 0, VALIDATE_MAX_THREADS, "0: the CPUs", &threads, &err) ||
       !cli_int_option("--seed", seed_s, 0, G_MAXINT, NULL, &seed, &err) ||
-      !cli_int_option("--nice", nice_s, -20, 19, NULL, &nice, &err) ||
+      !cli_int_option("--nice", nice_s, NICE_MIN, NICE_MAX, NULL, &nice, &err) ||
       !cli_int_option("--load-threads", load_threads_s, 0, VAL_LAT_MAX_THREADS, "0: the CPUs - 1", &load_threads, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;

@@ -290,9 +290,13 @@ CliProgress *cli_progress_start(const CliCommon *c, const char *what, const char
   return p;
 }
 
+/* Longest duration cli_duration_text writes out, s (about 116 days; beyond it an ETA means
+ * nothing). Assumed. */
+#define CLI_DURATION_MAX_S 1e7
+
 void cli_duration_text(char *buf, size_t n, double s)
 {
-  if (!(s >= 0) || s > 1e7)
+  if (!(s >= 0) || s > CLI_DURATION_MAX_S)
     g_snprintf(buf, n, "?");
   else if (s < 60)
     g_snprintf(buf, n, "%.0f s", s);

@@ -11,6 +11,7 @@
 #ifdef OCASIM_MPI
 #include <mpi.h>
 
+/* MPI message tag of a finished row (any tag the program uses for nothing else). */
 #define SWEEP_TAG_ROW 15
 
 static gboolean mpi_started(void)

@@ -32,6 +32,8 @@
 #include "models/topology.h"
 #include "models/workload.h"
 
+/* Capacity limits of one appliance (array sizes; assumed: above the drive and NIC counts of
+ * every modelled box). */
 #define APP_MAX_DRIVES 64
 #define APP_MAX_NICS   16
 

@@ -31,6 +31,23 @@
 /* Halvings of the latency-quantile bracket: far more than a double needs (about 60 leave
  * adjacent doubles), so the result is the bracket's fixed point. */
 #define LAT_QUANTILE_HALVINGS 200
+/* Lower end of the slot-share floor's bracket and the floor's relative tolerance
+ * (slot_share_first): 1e-12 of a resource's capacity keeps the mean latency finite where 0
+ * (a saturated resource) would make it infinite; far below any figure printed. Assumed. */
+#define LAT_FLOOR_MIN 1e-12
+#define LAT_FLOOR_REL 1e-12
+/* Iteration caps of the Brent solves of the floor and of Little's law: Brent on a bracket of
+ * [1e-12, 1] meets a 1e-12 relative tolerance in a few dozen steps. Assumed. */
+#define LAT_FLOOR_MAX_ITER  200
+#define LAT_LITTLE_MAX_ITER 100
+/* K at or below 1 + this is one resource of its kind (resource_atoms): rounding slack. Assumed. */
+#define LAT_ONE_RESOURCE_SLACK 1e-12
+/* The latency quantiles the estimate reports (p50, p99: the DES's headline quantiles). */
+#define LAT_Q_MEDIAN 0.5
+#define LAT_Q_TAIL   0.99
+/* Added to the quantile bracket's upper end 2 tmax so that it is positive when tmax is 0
+ * (seconds). Assumed: far below a nanosecond-resolved latency. */
+#define LAT_BRACKET_PAD_S 1e-9
 
 /* Cumulative distribution of the request size @d (workload_request_size_dist: fixed,
  * exponential or lognormal of mean d->mean) at x bytes. */
@@ -168,8 +185,8 @@ static double slot_share_first(const Appliance *a, const DemandModel *m, const d
   g_autoptr(gsl_root_fsolver) rs = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   /* the floor's lower end: 1e-12 of a resource's capacity, finite where 0 (a saturated
    * resource) would make the mean latency infinite */
-  if (gsl_root_fsolver_set(rs, &F, 1e-12, 1.0) != GSL_SUCCESS) return 1e-12;
-  sim_root_iterate(rs, 0.0, 1e-12, 200, NULL);
+  if (gsl_root_fsolver_set(rs, &F, LAT_FLOOR_MIN, 1.0) != GSL_SUCCESS) return LAT_FLOOR_MIN;
+  sim_root_iterate(rs, 0.0, LAT_FLOOR_REL, LAT_FLOOR_MAX_ITER, NULL);
   return gsl_root_fsolver_root(rs);
 }
 
@@ -182,7 +199,7 @@ static void resource_atoms(GArray *out, double c, double s, double K, gboolean s
 {
   if (saturated) {
     double Km = K * (1.0 / s - 1.0);
-    if (K <= 1.0 + 1e-12) {
+    if (K <= 1.0 + LAT_ONE_RESOURCE_SLACK) {
       LatAtom a = { 0, (Km + 1.0) / c, 1.0 };
       g_array_append_val(out, a);
       return;
@@ -423,7 +440,7 @@ double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps
   gsl_function F = { .function = little_gap, .params = &x };
   g_autoptr(gsl_root_fsolver) rs = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   if (gsl_root_fsolver_set(rs, &F, eps0, 1.0) != GSL_SUCCESS) return eps0;
-  sim_root_iterate(rs, 0.0, LAT_LITTLE_REL, 100, NULL);
+  sim_root_iterate(rs, 0.0, LAT_LITTLE_REL, LAT_LITTLE_MAX_ITER, NULL);
   return gsl_root_fsolver_root(rs);
 }
 
@@ -439,12 +456,12 @@ static void latency_estimate(const Appliance *a, const DemandModel *m, const dou
     const LatAtom *u = &g_array_index(ctx.atoms, LatAtom, j);
     tmax = MAX(tmax, u->lat_s + s_hi * u->y);
   }
-  double qs[2] = { 0.5, 0.99 };
+  double qs[2] = { LAT_Q_MEDIAN, LAT_Q_TAIL };
   g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
   for (int q = 0; q < 2; q++) {
     ctx.q = qs[q];
     gsl_function F = { .function = quantile_gap, .params = &ctx };
-    double hi = 2 * tmax + 1e-9, t = hi; /* the CDF is above 1 - 2e-9 there */
+    double hi = 2 * tmax + LAT_BRACKET_PAD_S, t = hi; /* the CDF is above 1 - 2e-9 there */
     if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS) {
       /* Tolerance 0: every halving runs, up to the first that leaves the bracket as it was. From
        * there bisection is at a fixed point (the midpoint of adjacent doubles rounds onto an end,

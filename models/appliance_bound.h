@@ -84,6 +84,7 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
  * evaluates every published result thousands of times, where the latency is ~90 % of the cost).
  * (transfer full) */
 BoundResult *bound_eval_rates(const Appliance *a, const DemandModel *m, double offered_gbps);
+/* Frees a result of bound_eval (NULL is allowed). */
 void bound_result_free(BoundResult *r);
 /* Mean PS sojourn, in units of the time alone, of a request of the mean size (mu x = 1) that
  * finds n others at an M/M/1-PS resource of utilisation rho in [0, 1) (see above; after Coffman,

@@ -9,6 +9,19 @@
 #include "sim/roots.h"
 #include <math.h>
 
+/* The first bracket [L_lo, L_hi] of every criterion, x the saturation throughput (the header's
+ * equations): 1e-3 (a trickle, where any healthy criterion holds) to 2 (past saturation).
+ * Assumed. */
+#define CAPACITY_BRACKET_LO 1e-3
+#define CAPACITY_BRACKET_HI 2.0
+/* Brent's relative tolerance on a criterion's limit and its iteration cap: 1e-6 is below the
+ * printed precision of a capacity in Gb/s; Brent needs a few dozen steps. Assumed. */
+#define CAPACITY_EPSREL   1e-6
+#define CAPACITY_MAX_ITER 200
+/* The load a capacity report is evaluated at when the capacity is 0 (Gb/s): a trickle that
+ * keeps the bound in its open (offered-load) form. Assumed. */
+#define CAPACITY_REPORT_MIN_GBPS 1e-6
+
 typedef struct {
   const Appliance *a;
   const DemandModel *m;
@@ -112,7 +125,7 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
                                      GError **error)
 {
   double xsat = demand_saturation_Bps(m, NULL) * 8e-9;
-  double lo = xsat * 1e-3, hi = xsat * 2.0;
+  double lo = xsat * CAPACITY_BRACKET_LO, hi = xsat * CAPACITY_BRACKET_HI;
   out->probe_floor_gbps = lo;
   g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   out->capacity_gbps = INFINITY;
@@ -159,7 +172,7 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
         return FALSE;
       }
       int it = 0;
-      st = sim_root_iterate(s, 0.0, 1e-6, 200, &it);
+      st = sim_root_iterate(s, 0.0, CAPACITY_EPSREL, CAPACITY_MAX_ITER, &it);
       out->iterations += it;
       if (ctx.error) {
         g_propagate_error(error, ctx.error);
@@ -298,7 +311,7 @@ const char *capacity_criterion_name(CapCriterion c)
 AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const CapacityResult *c,
                                      GError **error)
 {
-  a->wl.offered_gbps = MAX(c->capacity_gbps, 1e-6);
+  a->wl.offered_gbps = MAX(c->capacity_gbps, CAPACITY_REPORT_MIN_GBPS);
   /* the model sized at the capacity load, as the criteria were evaluated there (eval_at): the
    * page cache, RAM and connections the report shows are those of that load */
   g_autoptr(DemandModel) own = demand_sizing_varies(a) ? demand_build_shares(a, m->drive_share, error) : NULL;

@@ -9,6 +9,9 @@
 /* Shortest measured period of `ocasim run`: a few dozen 2 MiB requests per
  * drive at 100 Gb/s, and 20 batches of at least 1 us. */
 #define APPCONF_MIN_MEASURED_NS 1e6
+/* Most entries of the `failures:` list (a schema limit: more than any published box has
+ * drives and ports together is a typo, not a what-if). Assumed. */
+#define APPCONF_MAX_FAILURES 64
 
 /* The `reference:` block: bound into the AppReference, with the kinds list beside it. */
 typedef struct {
@@ -173,7 +176,7 @@ static const SimConfField root_schema[] = {
     .type = SIM_CONF_T_LIST,
     .offset = F(failures),
     .elem_type = SIM_CONF_T_STRING,
-    .max_items = 64,
+    .max_items = APPCONF_MAX_FAILURES,
     .doc =
         "components down in a failure what-if, as --fail names them: \"nvme[D]\", \"nics[N]\" or \"nics[N].ports[P]\" "
         "(the healthy box's indices, as in the resource names nvmeD, nicN.portP: cards and drives counted one by one, "
@@ -244,9 +247,10 @@ static gboolean bind_reference(const SimConfNode *node, AppReference *out, GErro
 {
   RefConf rc = { 0 };
   gboolean ok = sim_conf_bind(node, ref_schema, &rc, error);
-  if (ok && !rc.r.known_deviation && (rc.r.tolerance_pct > 10 || rc.r.cpu_tolerance_pts > 10)) {
+  if (ok && !rc.r.known_deviation &&
+      (rc.r.tolerance_pct > APP_REF_TOLERANCE_PCT || rc.r.cpu_tolerance_pts > APP_REF_CPU_TOLERANCE_PTS)) {
     /* a wider bound is no way to pass: only a documented deviation may have one (and it FAILs) */
-    const char *key = rc.r.tolerance_pct > 10 ? "tolerance_pct" : "cpu_tolerance_pts";
+    const char *key = rc.r.tolerance_pct > APP_REF_TOLERANCE_PCT ? "tolerance_pct" : "cpu_tolerance_pts";
     const SimConfNode *at = sim_conf_node_get(node, key);
     sim_conf_set_error(error, at ? at : node, SIM_CONF_ERROR_RANGE,
                        "reference.%s: above 10 only with a known_deviation that says why the result is missed", key);

@@ -15,7 +15,14 @@
 #include "models/demand.h"
 #include "sim/conf.h"
 
+/* Resource kinds one reference may name as the published bottleneck (a schema list limit:
+ * the published texts name at most two; assumed headroom). */
 #define APPCONF_MAX_KINDS 4
+/* The reproduction rule a published result is held to (README, reference results: "the
+ * issue's 10 % / 10-point rule"): throughput within 10 %, CPU within 10 points. A wider
+ * reference.tolerance_pct / cpu_tolerance_pts needs a known_deviation and still FAILs. */
+#define APP_REF_TOLERANCE_PCT     10.0
+#define APP_REF_CPU_TOLERANCE_PTS 10.0
 
 /* What a reference scenario reproduces (the `reference:` block). */
 typedef struct {

@@ -7,6 +7,10 @@
 #include <math.h>
 #include <string.h>
 
+/* A remainder of the cycle split below this share of the total (at least of 1 cycle/byte) is the
+ * rounding of the differences of rebuilt models and prints as 0. Assumed. */
+#define EXPLAIN_ROUNDING_REL 1e-9
+
 static const char *agent_name(TouchAgent a)
 {
   switch (a) {
@@ -141,7 +145,7 @@ Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, cons
   for (int c = 0; c < EX_OTHER; c++) parts += e->cpb[c];
   ExplainCpb rest = loop ? EX_OTHER : EX_CRYPTO;
   e->cpb[rest] = e->cpb_total - parts;
-  if (fabs(e->cpb[rest]) < 1e-9 * MAX(1.0, e->cpb_total)) e->cpb[rest] = 0; /* rounding of the differences */
+  if (fabs(e->cpb[rest]) < EXPLAIN_ROUNDING_REL * MAX(1.0, e->cpb_total)) e->cpb[rest] = 0; /* rounding of the differences */
   /* fabric links and NIC read tags */
   e->fabric = g_new0(ExplainRes, MAX(m->n_res, 1));
   e->tags = g_new0(ExplainRes, MAX(m->n_res, 1));

@@ -90,6 +90,7 @@ typedef struct {
 /* The breakdown of @a with demand model @m (built by demand_build from @a); @info may be NULL.
  * Rebuilds the demand model with coefficients zeroed to split the CPU cycles. (transfer full) */
 Explain *appliance_explain(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m);
+/* Frees a breakdown of appliance_explain (NULL is allowed). */
 void appliance_explain_free(Explain *e);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Explain, appliance_explain_free)
 /* Name of a CPU component ("crypto", "stack_page", "stall_dram", ...). */

@@ -46,6 +46,31 @@ static const StreamRef STREAM_REFS[] = {
 
 #define N_STREAM ((int)G_N_ELEMENTS(STREAM_REFS))
 
+/* A "remote_stall" cause holds when remote-access stalls are at least this share of the CPU's
+ * demand (kind_matches): a quarter, the cause visibly present rather than a trace. Assumed. */
+#define FIT_REMOTE_STALL_SHARE 0.25
+/* Scales of the fit's residuals (appliance_fit.h): the reproduction rule's tolerances read as
+ * one standard error (APP_REF_TOLERANCE_PCT as a ratio for throughput and the hot/cold port
+ * figures, APP_REF_CPU_TOLERANCE_PTS for CPU and fabric utilisation points), and the bottleneck
+ * term's scale, DEMAND_COBOTTLENECK (a 5 % margin). */
+#define FIT_REL_SCALE        0.10
+#define FIT_PTS_SCALE        10.0
+#define FIT_BOTTLENECK_SCALE 0.05
+/* gsl_multifit_nlinear: finite-difference step (the model is piecewise linear, a min over
+ * resources: wide steps; GSL's default is sqrt(eps)), iteration cap and the xtol/gtol/ftol
+ * stopping tolerances. Assumed: the fit converges well inside them (make fit prints the
+ * iterations). */
+#define FIT_H_DF     1e-4
+#define FIT_MAX_ITER 200
+#define FIT_XTOL     1e-8
+#define FIT_GTOL     1e-8
+#define FIT_FTOL     1e-8
+/* Slack on the hot-node port comparison (Gb/s): rounding, so equal ports keep the first. */
+#define FIT_HOT_SLACK_GBPS 1e-9
+/* The second band of the prediction table (results within 20 %, beside the rule's 10 %):
+ * assumed, a reading aid. */
+#define FIT_BAND2_PCT 20.0
+
 struct AppRefSet {
   GPtrArray *items; /* RefItem* */
   Appliance *stream_a[G_N_ELEMENTS(STREAM_REFS)];
@@ -309,7 +334,7 @@ static gboolean kind_matches(const AppReference *ref, const DemandModel *m, int 
 {
   if (!kind_expected(ref, m->res[i].kind)) return FALSE;
   if (ref->cause && strcmp(ref->cause, "remote_stall") == 0 && m->res[i].kind == RK_CPU)
-    return m->total[i] > 0 && m->res[i].remote_stall / m->total[i] >= 0.25;
+    return m->total[i] > 0 && m->res[i].remote_stall / m->total[i] >= FIT_REMOTE_STALL_SHARE;
   return TRUE;
 }
 
@@ -353,7 +378,7 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
     }
     if (m->res[i].kind == RK_NIC_PORT) {
       double v = r->throughput_Bps * m->total[i] * 8e-9;
-      if (v > hotv + 1e-9) {
+      if (v > hotv + FIT_HOT_SLACK_GBPS) {
         hotv = v;
         hot = i;
       }
@@ -377,8 +402,8 @@ static gboolean eval_item(RefItem *it, const Coeffs *c, AppRefRow *row, double *
   row->cold_gbps = cn ? cs / cn : -1;
   row->pub_hot = ref->hot_port_gbps;
   row->pub_cold = ref->cold_port_gbps;
-  row->gbps_ok = fabs(row->err_pct) <= 10.0;
-  row->cpu_ok = ref->cpu_pct < 0 || fabs(row->model_cpu - ref->cpu_pct) <= 10.0;
+  row->gbps_ok = fabs(row->err_pct) <= APP_REF_TOLERANCE_PCT;
+  row->cpu_ok = ref->cpu_pct < 0 || fabs(row->model_cpu - ref->cpu_pct) <= APP_REF_CPU_TOLERANCE_PTS;
   row->kind_ok = TRUE;
   if (ref->n_kinds > 0) {
     /* the named bottleneck (demand.h: DRAM when its stalls fill the CPU), or else one of its
@@ -472,16 +497,17 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
     /* a documented deviation with another bottleneck counts at its documented tolerance and without its
      * bottleneck term, so a row the model says it cannot reproduce does not drag a shared
      * coefficient to it (milan2022_default_bios) */
-    gboolean deviates = it->info.ref.known_deviation && it->info.ref.tolerance_pct > 10.0 && !row.kind_ok;
-    r[FIG_GBPS] = log(row.model_gbps / row.pub_gbps) / (deviates ? it->info.ref.tolerance_pct / 100.0 : 0.10);
+    gboolean deviates = it->info.ref.known_deviation && it->info.ref.tolerance_pct > APP_REF_TOLERANCE_PCT && !row.kind_ok;
+    r[FIG_GBPS] = log(row.model_gbps / row.pub_gbps) / (deviates ? it->info.ref.tolerance_pct / 100.0 : FIT_REL_SCALE);
     /* likewise a documented CPU deviation counts at its documented CPU tolerance (skx2019_net_silo) */
-    gboolean cpu_deviates = it->info.ref.known_deviation && it->info.ref.cpu_tolerance_pts > 10.0;
-    if (row.pub_cpu >= 0) r[FIG_CPU] = (row.model_cpu - row.pub_cpu) / (cpu_deviates ? it->info.ref.cpu_tolerance_pts : 10.0);
-    if (row.pub_fab_util >= 0) r[FIG_FABRIC] = (row.model_fab_util - row.pub_fab_util) / 10.0;
+    gboolean cpu_deviates = it->info.ref.known_deviation && it->info.ref.cpu_tolerance_pts > APP_REF_CPU_TOLERANCE_PTS;
+    if (row.pub_cpu >= 0)
+      r[FIG_CPU] = (row.model_cpu - row.pub_cpu) / (cpu_deviates ? it->info.ref.cpu_tolerance_pts : FIT_PTS_SCALE);
+    if (row.pub_fab_util >= 0) r[FIG_FABRIC] = (row.model_fab_util - row.pub_fab_util) / FIT_PTS_SCALE;
     if (ctx->s->bottleneck_term && xe < G_MAXDOUBLE / 2 && !deviates)
-      r[FIG_BOTTLENECK] = MAX(0.0, xe / row.model_gbps - 1.0 - 0.5 * DEMAND_COBOTTLENECK) / 0.05;
-    if (row.pub_hot > 0) r[FIG_HOT] = (row.hot_gbps / row.pub_hot - 1.0) / 0.10;
-    if (row.pub_cold > 0 && row.cold_gbps > 0) r[FIG_COLD] = (row.cold_gbps / row.pub_cold - 1.0) / 0.10;
+      r[FIG_BOTTLENECK] = MAX(0.0, xe / row.model_gbps - 1.0 - 0.5 * DEMAND_COBOTTLENECK) / FIT_BOTTLENECK_SCALE;
+    if (row.pub_hot > 0) r[FIG_HOT] = (row.hot_gbps / row.pub_hot - 1.0) / FIT_REL_SCALE;
+    if (row.pub_cold > 0 && row.cold_gbps > 0) r[FIG_COLD] = (row.cold_gbps / row.pub_cold - 1.0) / FIT_REL_SCALE;
     for (int k = 0; k < N_RES_PER_ITEM; k++) gsl_vector_set(f, i * N_RES_PER_ITEM + (size_t)k, it->w[k] * r[k]);
     app_ref_row_clear(&row);
   }
@@ -506,7 +532,7 @@ static gboolean fit_masked(AppRefSet *s, Coeffs *c, const gboolean *item_out, co
   FitCtx ctx = { .s = s, .base = *c, .item_out = item_out, .stream_out = stream_out };
   gsl_multifit_nlinear_fdf fdf = { .f = residuals, .df = NULL, .fvv = NULL, .n = n, .p = p, .params = &ctx };
   gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
-  par.h_df = 1e-4; /* the model is piecewise linear (min over resources): take wide steps */
+  par.h_df = FIT_H_DF; /* the model is piecewise linear (min over resources): take wide steps */
   g_autoptr(gsl_multifit_nlinear_workspace) w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, p);
   g_autoptr(gsl_vector) x = gsl_vector_alloc(p);
   for (size_t i = 0; i < p; i++) {
@@ -515,7 +541,7 @@ static gboolean fit_masked(AppRefSet *s, Coeffs *c, const gboolean *item_out, co
   }
   int info = 0;
   int st = gsl_multifit_nlinear_init(x, &fdf, w);
-  if (st == GSL_SUCCESS) st = gsl_multifit_nlinear_driver(200, 1e-8, 1e-8, 1e-8, NULL, NULL, &info, w);
+  if (st == GSL_SUCCESS) st = gsl_multifit_nlinear_driver(FIT_MAX_ITER, FIT_XTOL, FIT_GTOL, FIT_FTOL, NULL, NULL, &info, w);
   gboolean ok = st == GSL_SUCCESS || st == GSL_EMAXITER;
   if (ok) {
     x_to_coeffs(w->x, &ctx.base, c);
@@ -755,8 +781,8 @@ static PredStats pred_stats(const AppFitReport *r, const AppRefRow *rows)
     const AppRefRow *o = &rows[i];
     if (r->group[i] != i) continue;
     e[st.n++] = fabs(o->err_pct);
-    st.n10 += fabs(o->err_pct) <= 10.0;
-    st.n20 += fabs(o->err_pct) <= 20.0;
+    st.n10 += fabs(o->err_pct) <= APP_REF_TOLERANCE_PCT;
+    st.n20 += fabs(o->err_pct) <= FIT_BAND2_PCT;
     if (!st.worst_id || fabs(o->err_pct) > fabs(st.worst_err)) {
       st.worst_err = o->err_pct;
       st.worst_id = o->id;
@@ -1214,7 +1240,7 @@ int app_refset_des_table(AppRefSet *s, GString *out, int *documented)
       continue;
     }
     double err = 100.0 * (r->throughput_gbps / it->info.ref.gbps - 1.0);
-    gboolean ok = fabs(err) <= 10.0;
+    gboolean ok = fabs(err) <= APP_REF_TOLERANCE_PCT;
     gboolean held = ok || (it->info.ref.known_deviation && fabs(err) <= it->info.ref.tolerance_pct);
     if (!held) fails++;
     if (!ok && held && documented) (*documented)++;

@@ -74,6 +74,7 @@ typedef struct AppRefSet AppRefSet;
 
 /* Loads every *.yaml of dir that has a reference block. (transfer full) */
 AppRefSet *app_refset_load(const char *dir, GError **error);
+/* Frees a set of app_refset_load (NULL is allowed). */
 void app_refset_free(AppRefSet *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppRefSet, app_refset_free)
 /* How many published results the set holds (results are indexed 0 .. size - 1). */
@@ -86,6 +87,7 @@ void app_ref_row_clear(AppRefRow *row);
 int app_refset_group(const AppRefSet *s, int i);
 /* Platform (platform_name) of result i; the distinct platforms, in the order of their first result. */
 const char *app_refset_platform(const AppRefSet *s, int i);
+/* How many distinct platforms the set holds, and the name of platform k (0..n-1, first-result order). */
 int app_refset_n_platforms(const AppRefSet *s);
 const char *app_refset_platform_name(const AppRefSet *s, int k);
 /* Whether the objective holds the bottleneck term (default FALSE, see above). */
@@ -120,6 +122,7 @@ typedef struct {
 /* Evaluates every result with `fitted` and, when asked, refits (from coeffs_prior) without each
  * group (loo) and without each platform (lopo). (transfer full) Error: a refit failed. */
 AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, gboolean loo, gboolean lopo, GError **error);
+/* Frees a report of app_refset_predict (NULL is allowed). */
 void app_fit_report_free(AppFitReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppFitReport, app_fit_report_free)
 /* The leave-one-out table: in-fit, left-out and published Gb/s, error, CPU error, whether the
@@ -163,6 +166,7 @@ AppFitIdent *app_refset_identify(AppRefSet *s, const Coeffs *c, GError **error);
  * NOT IDENTIFIED; one that is identified only with some platform's rows rests on it: ONE
  * PLATFORM). Leaves value and se alone. Error: an information matrix that is singular. */
 gboolean app_fit_ident_solve(AppFitIdent *id, GError **error);
+/* Frees an identifiability report (NULL is allowed). */
 void app_fit_ident_free(AppFitIdent *id);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppFitIdent, app_fit_ident_free)
 /* Share of coefficient j's information sum_i J_ij^2 that rows of result (or STREAM) `row_id` carry. */

@@ -7,6 +7,12 @@
 #include <math.h>
 #include <string.h>
 
+/* Co-limiting resources the text report lists one by one before "... and N more": a reading
+ * aid. Assumed. */
+#define REPORT_MAX_CO_SHOWN 8
+/* Node numbers the per-node NIC port line scans (above TOPO_MAX_NODES, so every node). */
+#define REPORT_NODE_SCAN 64
+
 void app_report_fill_resource(AppReportResource *o, const DmResource *d, double load)
 {
   g_strlcpy(o->name, d->name, sizeof o->name);
@@ -234,10 +240,10 @@ static void write_table(const AppReport *r, GString *out)
     }
     const int *co = r->co;
     int nco = r->n_co;
-    for (int k = 0; k < nco && k < 8; k++)
+    for (int k = 0; k < nco && k < REPORT_MAX_CO_SHOWN; k++)
       g_string_append_printf(out, "%s %s (%s) at %.1f %%\n", k == 0 ? (sat ? "co-limit:  " : "near it:   ") : "           ",
                              r->res[co[k]].name, r->res[co[k]].kind, r->res[co[k]].utilization * 100);
-    if (nco > 8) g_string_append_printf(out, "            ... and %d more\n", nco - 8);
+    if (nco > REPORT_MAX_CO_SHOWN) g_string_append_printf(out, "            ... and %d more\n", nco - REPORT_MAX_CO_SHOWN);
   }
   if (r->ref.present) {
     g_string_append_printf(out, "reference:  %s: %.0f Gb/s", r->ref.id, r->ref.gbps);
@@ -250,7 +256,7 @@ static void write_table(const AppReport *r, GString *out)
     /* NIC ports per node: hot vs cold nodes under skew */
     GString *line = g_string_new(NULL);
     int shown = 0;
-    for (int n = 0; n < 64; n++) {
+    for (int n = 0; n < REPORT_NODE_SCAN; n++) {
       double s = 0, drop = 0;
       int k = 0;
       for (int i = 0; i < r->n_res; i++)

@@ -92,6 +92,7 @@ gboolean app_report_saturated(const AppReport *r);
  * shortfall of a run below saturation is arrival noise); 0 for "saturate". */
 double app_report_unserved_gbps(const AppReport *r);
 
+/* Most idle resources a report lists (array size; assumed, a reading limit). */
 #define APP_REPORT_MAX_IDLE 64
 /* The CPU nodes of a report: how many, the busiest (index into res, -1 when the report has no
  * CPU resource) with its utilisation in %, and the nodes the placement leaves idle (below a
@@ -109,6 +110,7 @@ void app_report_cpu_nodes(const AppReport *r, AppCpuNodes *out);
 
 /* Fills a report from the analytic model. Strings are copied; free with app_report_free. */
 AppReport *app_report_from_bound(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const BoundResult *r);
+/* Frees a report and its strings (NULL is allowed). */
 void app_report_free(AppReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppReport, app_report_free)
 /* Appends the report in a format to out. */

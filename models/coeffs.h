@@ -33,6 +33,7 @@ typedef struct {
   double pcie_rtt_ns;        /* non-posted read round trip through the root complex, excl. DRAM */
 } Coeffs;
 
+/* Number of fitted coefficients (the rows of coeffs.def). */
 #define COEFFS_N_FITTED 6
 
 /* Fills the defaults (the fitted values of the last `make fit`, models/coeffs.def, and the fixed ones). */

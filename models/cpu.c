@@ -140,9 +140,13 @@ double cpu_cache_share_bytes(const CpuCfg *c, int cores_per_socket)
   return c->l2_bytes + (cores_per_socket > 0 ? c->l3_bytes / cores_per_socket : 0.0);
 }
 
+/* IPv4 (20 B) + TCP (20 B) + the TCP timestamp option (12 B, RFC 7323) per segment: MSS =
+ * MTU - 52, 1448 B at MTU 1500. */
+#define TCP_IP_TS_HEADER_BYTES 52.0
+
 double cpu_mss_bytes(const StackCfg *s)
 {
-  return s->mtu - 52.0;
+  return s->mtu - TCP_IP_TS_HEADER_BYTES;
 }
 
 double cpu_burst_bytes(const StackCfg *s)
@@ -171,6 +175,16 @@ double cpu_interrupts_per_byte(const StackCfg *s)
 }
 
 #define PAGE_4K 4096.0
+/* The page sizes cpu.page_size accepts: 4 KiB (x86), 16 KiB and 64 KiB (Arm64 granules, Arm
+ * ARM: translation granule sizes). */
+#define PAGE_16K 16384.0
+#define PAGE_64K 65536.0
+/* Validation limits: the highest clock a part may claim (10 GHz, assumed: above any shipping
+ * server part), and the MTU range from IPv4's minimum reassembly size (576 B, RFC 791) to a
+ * common jumbo-frame limit (9216 B, assumed from switch data sheets). */
+#define CPU_MAX_CLOCK_HZ 10e9
+#define STACK_MIN_MTU    576
+#define STACK_MAX_MTU    9216
 
 double cpu_pages_per_byte(const CpuCfg *c)
 {
@@ -225,17 +239,18 @@ double cpu_costs_crypto(const CpuCosts *k)
  * workload.cpu_cap. */
 static gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error)
 {
-  if (c->clock_hz <= 0 || c->clock_hz > 10e9)
+  if (c->clock_hz <= 0 || c->clock_hz > CPU_MAX_CLOCK_HZ)
     return model_fail(error, "cpu.clock", "clock must be in (0, 10] GHz, got %g", c->clock_hz / 1e9);
   if (c->smt_yield > 0 && (c->smt_yield < 1 || c->smt_yield > c->threads_per_core))
     return model_fail(error, "cpu.smt_yield", "an SMT yield is 1 .. threads_per_core (%d), got %g", c->threads_per_core,
                       c->smt_yield);
   double pg = c->page_bytes;
-  if (pg != 4096 && pg != 16384 && pg != 65536)
+  if (pg != PAGE_4K && pg != PAGE_16K && pg != PAGE_64K)
     return model_fail(error, "cpu.page_size", "page size must be 4 KiB, 16 KiB or 64 KiB, got %g B", pg);
   if (c->cap <= 0 || c->cap > 1)
     return model_fail(error, "workload.cpu_cap", "utilisation cap must be in (0, 1], got %g", c->cap);
-  if (s->mtu < 576 || s->mtu > 9216) return model_fail(error, "stack.mtu", "MTU must be 576..9216 bytes, got %d", s->mtu);
+  if (s->mtu < STACK_MIN_MTU || s->mtu > STACK_MAX_MTU)
+    return model_fail(error, "stack.mtu", "MTU must be %d..%d bytes, got %d", STACK_MIN_MTU, STACK_MAX_MTU, s->mtu);
   if (s->tso && s->tso_bytes < cpu_mss_bytes(s))
     return model_fail(error, "stack.tso_size", "TSO segment must be at least one MSS");
   if (s->lro && s->lro_acks < 1) return model_fail(error, "stack.lro_acks", "must be at least 1");
@@ -246,6 +261,7 @@ static gboolean cpu_validate(const CpuCfg *c, const StackCfg *s, GError **error)
 
 /* ---- the component (component.h) --------------------------------------------------------- */
 
+/* x86 and Neoverse cache line (Intel SDM, Arm Neoverse N1 TRM). */
 #define CACHE_LINE_BYTES 64.0
 #define F(m)             offsetof(AppConf, m)
 
@@ -472,6 +488,9 @@ static gboolean costs_finish(AppConf *c, const SimConfNode *root, GError **error
 /* Packets per interrupt when stack.interrupt_moderation is not given: the mlx5 driver's default
  * completion-queue moderation of 32 packets (assumption for the other cards). */
 #define CPU_IRQ_PKTS_DEFAULT 32.0
+/* Most packets per interrupt stack.interrupt_moderation accepts (a validation limit, far above
+ * any driver's coalescing budget). Assumed. */
+#define CPU_IRQ_PKTS_MAX 4096
 
 /* stack.interrupt_moderation: a whole number of packets per interrupt, or "off" (1). */
 static gboolean cpu_finish(AppConf *c, const SimConfNode *root, GError **error)
@@ -487,8 +506,9 @@ static gboolean cpu_finish(AppConf *c, const SimConfNode *root, GError **error)
   }
   double v;
   if (!sim_conf_node_double(n, SIM_UNIT_NONE, &v, error)) return FALSE;
-  if (!(v >= 1) || v != floor(v) || v > 4096) {
-    sim_conf_set_error(error, n, SIM_CONF_ERROR_RANGE, "packets per interrupt must be a whole number 1..4096, or \"off\"");
+  if (!(v >= 1) || v != floor(v) || v > CPU_IRQ_PKTS_MAX) {
+    sim_conf_set_error(error, n, SIM_CONF_ERROR_RANGE, "packets per interrupt must be a whole number 1..%d, or \"off\"",
+                       CPU_IRQ_PKTS_MAX);
     return FALSE;
   }
   c->a.stack.irq_pkts = v;

@@ -94,6 +94,7 @@ typedef struct {
   const char *what; /* label for reports/tests */
 } Touch;
 
+/* Most memory touches one data path lists (array size; the longest path has fewer). */
 #define DP_MAX_TOUCHES 16
 
 /* Fills `out` with the touches of `path` for a crypto implementation that uses ordinary

@@ -58,6 +58,19 @@
 /* Iterations of the sizing fixed point (Brent falls back to bisection: 100 halvings of the
  * bracket reach 2^-100, so the tolerance above is always met well before). */
 #define SIZING_MAX_ITER 100
+/* The X* solve (saturation): Brent's relative tolerance and iteration cap (the 1e-12 the
+ * comment above quotes; Brent meets it in a few dozen steps), the start just below the linear
+ * limit that tells whether latency coupling binds at all, and the step just above X* that
+ * finds the resource that binds first. Assumed: rounding-level, far below any printed figure. */
+#define SAT_EPSREL    1e-12
+#define SAT_MAX_ITER  200
+#define SAT_BELOW_REL 1e-12
+#define SAT_ABOVE_REL 1e-9
+/* Largest utilisation demand_wait_ns feeds the M/M/1 term (its wait is finite). Assumed. */
+#define WAIT_RHO_MAX (1.0 - 1e-9)
+/* The upgrade that asks whether cycles or DRAM bandwidth buy more at a stall-bound CPU: 1 %
+ * more of either (the naming rule, demand.h). */
+#define NAMING_UPGRADE 1.01
 
 /* Build-time state beyond AppBuild: arrays that grow (GArray) until the model takes them. */
 typedef struct {
@@ -138,7 +151,7 @@ gboolean demand_overloaded(double offered_Bps, double sat_Bps)
 double demand_wait_ns(const DmResource *r, double rho)
 {
   if (!(rho > 0)) return 0.0;
-  rho = MIN(rho, 1.0 - 1e-9);
+  rho = MIN(rho, WAIT_RHO_MAX);
   return r->wait_lin_ns * rho + r->wait_mm1_ns * rho / (1.0 - rho);
 }
 
@@ -200,15 +213,15 @@ static double saturation(const DemandModel *m, const double *scale, int *binding
     }
   }
   if (binding) *binding = bl;
-  if (bl < 0 || m->n_lat == 0 || excess(m, x_lin * (1.0 - 1e-12), scale, NULL) <= 0) return x_lin;
+  if (bl < 0 || m->n_lat == 0 || excess(m, x_lin * (1.0 - SAT_BELOW_REL), scale, NULL) <= 0) return x_lin;
   SatCtx ctx = { m, scale };
   gsl_function F = { .function = excess_fn, .params = &ctx };
   g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   gsl_root_fsolver_set(s, &F, 0.0, x_lin);
-  sim_root_iterate(s, 0.0, 1e-12, 200, NULL);
+  sim_root_iterate(s, 0.0, SAT_EPSREL, SAT_MAX_ITER, NULL);
   double x = gsl_root_fsolver_x_lower(s); /* every resource still within its limit */
   if (binding) {
-    double xu = x * (1.0 + 1e-9);
+    double xu = x * (1.0 + SAT_ABOVE_REL);
     excess(m, xu, scale, binding);
   }
   return x;
@@ -299,7 +312,7 @@ static void settle(DemandModel *m, double offered_Bps)
     if (cpu_lat) { /* rule (a), demand.h: which 1 % upgrade buys more, cycles or DRAM bandwidth? */
       double up_cpu[RK_COUNT], up_dram[RK_COUNT];
       for (int k = 0; k < RK_COUNT; k++) up_cpu[k] = up_dram[k] = 1.0;
-      up_cpu[RK_CPU] = up_dram[RK_DRAM] = 1.01;
+      up_cpu[RK_CPU] = up_dram[RK_DRAM] = NAMING_UPGRADE;
       m->stall_upgrade = saturation(m, up_dram, NULL) > saturation(m, up_cpu, NULL);
     }
     /* rule (b): are the CPU's marginal cycles mostly DRAM stalls? */

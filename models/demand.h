@@ -164,6 +164,7 @@ DemandModel *demand_build_cached(const Appliance *a, WlShareCache *cache, GError
  * TLS context cache; the file's head): FALSE when a model built at one offered load holds at
  * every other. */
 gboolean demand_sizing_varies(const Appliance *a);
+/* Frees a model of any demand_build* (NULL is allowed). */
 void demand_free(DemandModel *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)
 
@@ -220,6 +221,7 @@ double demand_saturation_Bps(const DemandModel *m, int *bottleneck);
  * (the sizing fixed point stops at a relative bracket of 1e-11 and the X* solve at 1e-12, so a
  * capacity load re-solved at itself can land a few ulps above its own X*). */
 #define DEMAND_OVERLOAD_RTOL 1e-9
+/* TRUE when offered_Bps > sat_Bps x (1 + DEMAND_OVERLOAD_RTOL), as described above. */
 gboolean demand_overloaded(double offered_Bps, double sat_Bps);
 /* Total demand of resource r per served byte at throughput x_Bps (>= 0): the idle total plus
  * the DRAM queueing terms at that load. A DRAM node at or past its limit counts as just below

@@ -4,6 +4,13 @@
 #include "models/model_error.h"
 #include <math.h>
 
+/* |rho - 1| below this takes the rho = 1 limit of the drop fraction, 1 / (K + 1): rounding.
+ * Assumed. */
+#define NIC_RHO_ONE_SLACK 1e-12
+/* Most entries of a card's ports.domains list: one per port, and the ports key allows at most
+ * 4 per card. */
+#define NIC_MAX_PORT_DOMAINS 4
+
 APP_ENUM_DEFINE(nic_kind, NIC_KIND_MAP);
 APP_ENUM_CONF_OK(NicKind);
 
@@ -63,7 +70,7 @@ double nic_port_drop_fraction(double rho, double k_bursts)
 {
   g_return_val_if_fail(k_bursts >= 1.0, 1.0);
   if (!(rho > 0)) return 0.0;
-  if (fabs(rho - 1.0) < 1e-12) return 1.0 / (k_bursts + 1.0);
+  if (fabs(rho - 1.0) < NIC_RHO_ONE_SLACK) return 1.0 / (k_bursts + 1.0);
   if (rho < 1.0) return (1.0 - rho) * pow(rho, k_bursts) / (1.0 - pow(rho, k_bursts + 1.0));
   double r = 1.0 / rho;
   return (1.0 - r) / (1.0 - pow(r, k_bursts + 1.0));
@@ -170,7 +177,7 @@ const SimConfField nic_group_schema[] = {
     .offset = G(domains),
     .elem_type = SIM_CONF_T_INT,
     .min = "0",
-    .max_items = 4,
+    .max_items = NIC_MAX_PORT_DOMAINS,
     .doc = "NUMA domain each port's connections are bound to (default: the card's node)" },
   { .key = "pcie", .type = SIM_CONF_T_MAP, .offset = G(card.link), .sub = pcie_schema, .doc = "the card's PCIe link" },
   SIM_CONF_END

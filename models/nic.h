@@ -54,6 +54,7 @@
 #include "sim/conf.h"
 #include <stdbool.h>
 
+/* Most ports per card (array size; the ports key allows 1..4: quad-port cards exist). */
 #define NIC_MAX_PORTS 4
 
 /* nics[].kind: a PCIe card, or loopback: the clients run on this host (loopback.h). */

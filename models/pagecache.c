@@ -21,6 +21,13 @@ APP_ENUM_CONF_OK(PcMode);
 #define CHE_EPSREL 1e-10
 /* Subintervals of the QAG workspace. */
 #define CHE_QAG_LIMIT 200
+/* Doublings of T_C's bracket before giving up (2^200 x cap x H: no finite catalogue needs
+ * more) and Brent's iteration cap on T_C. Assumed. */
+#define CHE_BRACKET_DOUBLINGS 200
+#define CHE_MAX_ITER          200
+/* |s - 1| below this takes the s = 1 (logarithmic) form of the tail integral: rounding.
+ * Assumed. */
+#define ZIPF_S_ONE_SLACK 1e-12
 
 typedef struct {
   int n;            /* catalogue */
@@ -90,7 +97,7 @@ static double che(int n, double s, double cap, gboolean exact, double *t_c)
   double h = exact ? sim_zipf_harmonic((size_t)n, s) : sim_zipf_harmonic((size_t)c.head, s);
   if (!exact && c.head < n) {
     double a = c.head + 0.5, b = n + 0.5;
-    h += fabs(s - 1.0) < 1e-12 ? log(b / a) : (pow(b, 1.0 - s) - pow(a, 1.0 - s)) / (1.0 - s);
+    h += fabs(s - 1.0) < ZIPF_S_ONE_SLACK ? log(b / a) : (pow(b, 1.0 - s) - pow(a, 1.0 - s)) / (1.0 - s);
   }
   c.inv_h = 1.0 / h;
   g_autoptr(gsl_integration_workspace) ws = gsl_integration_workspace_alloc(CHE_QAG_LIMIT);
@@ -98,12 +105,12 @@ static double che(int n, double s, double cap, gboolean exact, double *t_c)
   CheRoot root = { &c, cap };
   /* bracket: the occupancy sum rises from 0 at t = 0 to n as t grows */
   double hi = cap * h;
-  for (int k = 0; k < 200 && che_root_fn(hi, &root) < 0; k++) hi *= 2;
+  for (int k = 0; k < CHE_BRACKET_DOUBLINGS && che_root_fn(hi, &root) < 0; k++) hi *= 2;
   if (!(che_root_fn(hi, &root) >= 0)) return NAN;
   gsl_function F = { .function = che_root_fn, .params = &root };
   g_autoptr(gsl_root_fsolver) sv = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   if (gsl_root_fsolver_set(sv, &F, 0.0, hi) != GSL_SUCCESS) return NAN;
-  if (sim_root_iterate(sv, 0.0, CHE_EPSREL, 200, NULL) != GSL_SUCCESS) return NAN;
+  if (sim_root_iterate(sv, 0.0, CHE_EPSREL, CHE_MAX_ITER, NULL) != GSL_SUCCESS) return NAN;
   c.t = gsl_root_fsolver_root(sv);
   if (t_c) *t_c = c.t;
   double hit = che_sum(&c, TRUE);

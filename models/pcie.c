@@ -5,17 +5,32 @@
 /* TLP overhead per packet in bytes: 4 B sequence+LCRC framing, 16 B header (64-bit
  * addressing), 2+2 B framing/ECRC-free Gen3 framing tokens (Neugebauer et al. 2018, Tab. 1). */
 #define PCIE_TLP_OVERHEAD_BYTES 24.0
+/* Line encoding: 8b/10b on Gen 1-2, 128b/130b from Gen 3 (PCI-SIG base specs 1.0-5.0). */
+#define PCIE_ENC_GEN12  (8.0 / 10.0)
+#define PCIE_ENC_GEN3UP (128.0 / 130.0)
+#define PCIE_MAX_GEN    5
+/* Outstanding non-posted requests per tag width: 5-bit 32, 8-bit (extended tag) 256, 10-bit
+ * 768 (the 256 values with the two upper bits 0 stay unused) (PCIe base spec 4.0, the Transaction ID tag field). */
+#define PCIE_TAGS_5BIT  32
+#define PCIE_TAGS_8BIT  256
+#define PCIE_TAGS_10BIT 768
+/* MRRS and MPS range: 128 to 4096 bytes (PCIe base spec, Device Control register encodings). */
+#define PCIE_MIN_PAYLOAD_BYTES 128
+#define PCIE_MAX_PAYLOAD_BYTES 4096
+/* Most PCIe functions one modelled link serves (a validation limit: dual-port cards expose 2;
+ * assumed headroom). */
+#define PCIE_MAX_FUNCTIONS 4
 
 /* Raw GT/s per lane of a generation; 0 if unknown. */
 static double pcie_gtps(int gen)
 {
   static const double gt[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0 }; /* PCI-SIG base specs 1.0-5.0 */
-  return (gen >= 1 && gen <= 5) ? gt[gen] : 0.0;
+  return (gen >= 1 && gen <= PCIE_MAX_GEN) ? gt[gen] : 0.0;
 }
 
 double pcie_link_GBps(const PcieLink *l)
 {
-  double enc = l->gen <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
+  double enc = l->gen <= 2 ? PCIE_ENC_GEN12 : PCIE_ENC_GEN3UP;
   double tlp = l->mps_bytes / (l->mps_bytes + PCIE_TLP_OVERHEAD_BYTES);
   return pcie_gtps(l->gen) * l->lanes / 8.0 * enc * tlp;
 }
@@ -23,9 +38,9 @@ double pcie_link_GBps(const PcieLink *l)
 int pcie_tags(int tag_bits)
 {
   switch (tag_bits) {
-    case 5: return 32;
-    case 8: return 256;
-    case 10: return 768;
+    case 5: return PCIE_TAGS_5BIT;
+    case 8: return PCIE_TAGS_8BIT;
+    case 10: return PCIE_TAGS_10BIT;
     default: return 0;
   }
 }
@@ -49,9 +64,11 @@ gboolean pcie_validate(const PcieLink *l, const char *keypath, GError **error)
   if (l->lanes != 1 && l->lanes != 2 && l->lanes != 4 && l->lanes != 8 && l->lanes != 16)
     return model_fail(error, keypath, "PCIe lanes must be x1, x2, x4, x8 or x16, got x%d", l->lanes);
   if (pcie_tags(l->tag_bits) == 0) return model_fail(error, keypath, "tag_bits must be 5, 8 or 10, got %d", l->tag_bits);
-  if (l->mrrs_bytes < 128 || l->mrrs_bytes > 4096 || l->mps_bytes < 128 || l->mps_bytes > 4096)
+  if (l->mrrs_bytes < PCIE_MIN_PAYLOAD_BYTES || l->mrrs_bytes > PCIE_MAX_PAYLOAD_BYTES || l->mps_bytes < PCIE_MIN_PAYLOAD_BYTES ||
+      l->mps_bytes > PCIE_MAX_PAYLOAD_BYTES)
     return model_fail(error, keypath, "MRRS/MPS must be 128..4096 bytes");
-  if (l->functions < 1 || l->functions > 4) return model_fail(error, keypath, "functions must be 1..4, got %d", l->functions);
+  if (l->functions < 1 || l->functions > PCIE_MAX_FUNCTIONS)
+    return model_fail(error, keypath, "functions must be 1..%d, got %d", PCIE_MAX_FUNCTIONS, l->functions);
   return TRUE;
 }
 

@@ -13,6 +13,8 @@
 
 /* Fewer measured departures than this earn a warning in the table. */
 #define QNET_FEW_DEPARTURES 1000
+/* Route probabilities may add up to 1 within this (rounding of decimal probabilities). Assumed. */
+#define QNET_ROUTE_SUM_SLACK 1e-9
 
 /* ---------- spec ---------- */
 
@@ -112,11 +114,11 @@ static gboolean resolve_routes(const QnetSpec *spec, const char *owner, GArray *
     }
     sum += r->p;
   }
-  if (sum > 1 + 1e-9) {
+  if (sum > 1 + QNET_ROUTE_SUM_SLACK) {
     g_set_error(error, QNET_ERROR, 1, "%s: route probabilities sum to %g > 1", owner, sum);
     return FALSE;
   }
-  if (must_sum_to_one && fabs(sum - 1) > 1e-9) {
+  if (must_sum_to_one && fabs(sum - 1) > QNET_ROUTE_SUM_SLACK) {
     g_set_error(error, QNET_ERROR, 1, "%s: a source's routes must sum to 1 (they sum to %g)", owner, sum);
     return FALSE;
   }
@@ -203,6 +205,7 @@ struct run {
                     ##__VA_ARGS__);                                                                               \
   } while (0)
 
+/* Jobs allocated at once for the free list (an allocation granule; assumed). */
 #define JOB_BLOCK 256
 
 static SimJob *job_new(run *r)

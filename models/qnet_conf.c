@@ -25,6 +25,9 @@
 
 /* Most external arrivals one run may simulate (tens of minutes of CPU). */
 #define QNET_MAX_ARRIVALS 2e9
+/* Route probabilities may add up to 1 within this (rounding of decimal probabilities), as
+ * qnet.c checks them. Assumed. */
+#define QNET_CONF_ROUTE_SUM_SLACK 1e-9
 
 typedef struct {
   char *to;
@@ -287,7 +290,7 @@ static gboolean add_routes(GArray *routes, const SimConfList *list, const qnet_c
 {
   double sum = 0;
   for (size_t k = 0; k < list->n; k++) sum += SIM_CONF_LIST_AT(*list, route_conf, k)->p;
-  if (sum > 1 + 1e-9 || (is_source && sum < 1 - 1e-9)) {
+  if (sum > 1 + QNET_CONF_ROUTE_SUM_SLACK || (is_source && sum < 1 - QNET_CONF_ROUTE_SUM_SLACK)) {
     sim_conf_set_error(error, route_list_node, SIM_CONF_ERROR_RANGE, "route probabilities sum to %g; %s", sum,
                        is_source ? "a source's must sum to 1" : "they must sum to at most 1");
     return FALSE;
@@ -352,7 +355,7 @@ static gboolean check_exits(const qnet_conf *qc, const SimConfNode *root, GError
     const SimConfList *r = &SIM_CONF_LIST_AT(qc->stations, station_conf, s)->route;
     double sum = 0;
     for (size_t k = 0; k < r->n; k++) sum += SIM_CONF_LIST_AT(*r, route_conf, k)->p;
-    leaves[s] = sum < 1 - 1e-9;
+    leaves[s] = sum < 1 - QNET_CONF_ROUTE_SUM_SLACK;
   }
   for (gboolean changed = TRUE; changed;) {
     changed = FALSE;

@@ -33,6 +33,11 @@ APP_ENUM_DEFINE(sweep_cap_latency, SWEEP_CAP_LATENCY_MAP);
 #define SWEEP_MAX_REPLICATIONS "10000"
 /* Relative slack on (to - from) / step, so that 0.1 .. 0.3 step 0.1 keeps its last value. */
 #define SWEEP_RANGE_SLACK 1e-9
+/* A run's seed keeps the top 53 bits of the first 8 bytes of its SHA-256 (sweep_seed): 64 - 53
+ * = 11 bits dropped, so every seed is an integer a double (JSON, YAML) holds exactly (2^53). */
+#define SWEEP_SEED_DROP_BITS 11
+/* Upper tail point of the summary's two-sided 95 % Student t half-width (sweep.h). */
+#define SWEEP_T_P 0.975
 
 typedef struct {
   char *key;         /* key path as written */
@@ -793,7 +798,7 @@ guint64 sweep_seed(const SweepSpec *s, guint p, guint r)
   g_checksum_get_digest(sum, digest, &len);
   guint64 v = 0;
   for (int i = 0; i < 8; i++) v = v << 8 | digest[i];
-  return v >> 11;
+  return v >> SWEEP_SEED_DROP_BITS;
 }
 
 const SweepColumn *sweep_columns(const SweepSpec *s, guint *n_out)
@@ -1246,7 +1251,7 @@ void sweep_summary_append(const SweepSpec *s, guint point, SweepRow *const *rows
     if (m > 1) {
       double ss = 0;
       for (guint j = 0; j < m; j++) ss += (x[j] - mean) * (x[j] - mean);
-      hw = gsl_cdf_tdist_Pinv(0.975, m - 1) * sqrt(ss / (m - 1)) / sqrt((double)m);
+      hw = gsl_cdf_tdist_Pinv(SWEEP_T_P, m - 1) * sqrt(ss / (m - 1)) / sqrt((double)m);
     }
     set_num(&sum->cells[col++], mean);
     set_num(&sum->cells[col++], hw);

@@ -105,6 +105,7 @@ const SimConfField *sweep_conf_schema(void);
  *  a CLI maps them to exit status 2.  Returns: (transfer full) or NULL. */
 SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
                       const char *version, GError **error);
+/* Frees a spec of sweep_load (NULL is allowed). */
 void sweep_free(SweepSpec *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepSpec, sweep_free)
 
@@ -137,6 +138,7 @@ const SweepColumn *sweep_columns(const SweepSpec *s, guint *n_out);
 /* Evaluates run @run in-process (bound, DES or capacity by the mode) and returns its row; a
  *  point that fails gives a row with the error column set, never NULL.  Thread-safe. */
 SweepRow *sweep_run(const SweepSpec *s, guint run);
+/* Frees a row of sweep_run (NULL is allowed). */
 void sweep_row_free(SweepRow *row);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepRow, sweep_row_free)
 

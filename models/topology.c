@@ -94,15 +94,25 @@ static int topo_link_for_device(const Topology *t, TopoPos p)
 }
 
 /* Validate; on error sets a message naming the key path. */
+/* Validation limits: a socket's quadrants (an EPYC IO die has 4; 1 and 2 for the smaller parts),
+ * the largest NPS mode (AMD EPYC's NPS1, NPS2 and NPS4; the platform files'
+ * nps_supported), and the widest inter-socket link in lanes (xGMI x16 and UPI x20
+ * fit; assumed headroom). */
+#define TOPO_QUADS_MID      2
+#define TOPO_MAX_NPS        4
+#define TOPO_MAX_LINK_WIDTH 32
+/* Most entries of a link group's attach list: one per link (TOPO_MAX_LINKS). */
+#define TOPO_MAX_ATTACH TOPO_MAX_LINKS
+
 static gboolean topo_validate(const Topology *t, GError **error)
 {
   if (t->sockets < 1 || t->sockets > TOPO_MAX_SOCKETS)
     return model_fail(error, "topology.sockets", "must be 1..%d, got %d", TOPO_MAX_SOCKETS, t->sockets);
-  if (t->quadrants != 1 && t->quadrants != 2 && t->quadrants != 4)
+  if (t->quadrants != 1 && t->quadrants != TOPO_QUADS_MID && t->quadrants != TOPO_MAX_QUADS)
     return model_fail(error, "topology.quadrants", "must be 1, 2 or 4, got %d", t->quadrants);
-  if (t->nps < 1 || t->nps > 4 || !(t->nps_supported & (1u << t->nps))) {
+  if (t->nps < 1 || t->nps > TOPO_MAX_NPS || !(t->nps_supported & (1u << t->nps))) {
     g_autoptr(GString) ok = g_string_new(NULL);
-    for (int n = 1; n <= 4; n++)
+    for (int n = 1; n <= TOPO_MAX_NPS; n++)
       if (t->nps_supported & (1u << n)) g_string_append_printf(ok, "%sNPS%d", ok->len ? ", " : "", n);
     return model_fail(error, "topology.nps", "NPS%d is not supported by this CPU (topology.nps_supported allows %s)", t->nps,
                       ok->len ? ok->str : "none");
@@ -119,7 +129,7 @@ static gboolean topo_validate(const Topology *t, GError **error)
     return model_fail(error, "topology.links", "two sockets need at least one inter-socket link");
   for (int i = 0; i < t->n_links; i++) {
     const TopoLink *l = &t->links[i];
-    if (l->width < 1 || l->width > 32 || l->rate_tps <= 0 || l->encoding <= 0 || l->encoding > 1)
+    if (l->width < 1 || l->width > TOPO_MAX_LINK_WIDTH || l->rate_tps <= 0 || l->encoding <= 0 || l->encoding > 1)
       return model_fail(error, "topology.links", "link %d: bad width/GT/s/encoding", i);
     if (l->dlwm && (l->dlwm_width < 1 || l->dlwm_width > l->width))
       return model_fail(error, "topology.links", "link %d: DLWM width must be 1..width", i);
@@ -223,7 +233,7 @@ static const SimConfField link_schema[] = {
     .offset = L(attach),
     .elem_type = SIM_CONF_T_INT,
     .min = "0",
-    .max_items = 8,
+    .max_items = TOPO_MAX_ATTACH,
     .doc = "quadrant each link of the group attaches to (default 0, 1, 2, ...)" },
   SIM_CONF_END
 };

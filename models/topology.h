@@ -48,6 +48,8 @@
 #include <glib.h>
 #include <stdbool.h>
 
+/* Topology limits: two sockets (every published box), four quadrants per socket (an EPYC IO
+ * die), nodes, and inter-socket links (xGMI: up to 4 per socket pair; assumed headroom). */
 #define TOPO_MAX_SOCKETS 2
 #define TOPO_MAX_QUADS   4
 #define TOPO_MAX_NODES   (TOPO_MAX_SOCKETS * TOPO_MAX_QUADS)

@@ -474,6 +474,9 @@ const SimConfField workload_schema[] = {
 /* How far the bitrate shares may add up from 100 % and be scaled to it: rounding of a few
  * shares written to two decimals (3 x 33.33 % = 99.99 %). */
 #define WL_SHARE_SUM_TOLERANCE 1e-3
+/* Shares that add up to 1 within this are taken as they are (no scaling, no note): rounding
+ * of the decimal shares themselves. Assumed. */
+#define WL_SHARE_EXACT_TOLERANCE 1e-6
 
 static gboolean workload_finish(AppConf *c, const SimConfNode *root, GError **error)
 {
@@ -512,7 +515,7 @@ static gboolean workload_finish(AppConf *c, const SimConfNode *root, GError **er
                             "the shares of the bitrate mix add up to %g %%, not 100 %% (within 0.1 %%)", 100 * sum);
     w->n_bitrates = (int)c->bitrates.n;
     for (size_t i = 0; i < c->bitrates.n; i++) w->bitrate[i] = *SIM_CONF_LIST_AT(c->bitrates, WlBitrate, i);
-    if (fabs(sum - 1) > 1e-6) { /* rounded shares (3 x 33.33 %): scaled to add up to 1, and said so */
+    if (fabs(sum - 1) > WL_SHARE_EXACT_TOLERANCE) { /* rounded shares (3 x 33.33 %): scaled to add up to 1, and said so */
       for (int i = 0; i < w->n_bitrates; i++) w->bitrate[i].share /= sum;
       GError *note = NULL;
       app_conf_error(&note, root, "workload.bitrates", SIM_CONF_ERROR_RANGE,

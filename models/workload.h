@@ -37,6 +37,7 @@
 #include "sim/dist.h"
 #include <glib.h>
 
+/* Most classes of the bitrate mix (array size; assumed, a bitrate ladder has 5-8 rungs). */
 #define WL_MAX_BITRATES 8
 
 /* workload.title_placement (see above). */

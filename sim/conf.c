@@ -27,6 +27,8 @@ G_DEFINE_QUARK(sim - conf - error - quark, sim_conf_error)
 /* Largest scenario or platform file read (a scenario is a few KiB). */
 #define SIM_CONF_MAX_FILE_BYTES (16 << 20)
 
+/* Parser limits against hostile or runaway input: nesting depth, nodes per document, include
+ * depth. Assumed: far above any scenario. */
 #define MAX_DEPTH         200
 #define MAX_NODES         1000000
 #define MAX_INCLUDE_DEPTH 8
@@ -317,12 +319,21 @@ void sim_conf_key_error_(GError **error, const SimConfNode *value, SimConfErrorC
 /* ------------------------------------------------------------------------------------------ */
 /* Suggestions                                                                                */
 
+/* Longest key compared for a suggestion (its table lives on the stack). Assumed: far above any
+ * key name. */
+#define OSA_MAX_LEN 64
+/* Edits a suggestion may be away: 1 for words of up to 4 letters, 2 up to 8, else 3. Assumed:
+ * a typo or two, not another word. */
+#define SUGGEST_SHORT_LEN 4
+#define SUGGEST_MID_LEN   8
+#define SUGGEST_MAX_EDITS 3
+
 /* Optimal string alignment distance, ASCII case-insensitive. */
 static guint osa_distance(const char *a, const char *b)
 {
   size_t la = strlen(a), lb = strlen(b);
-  if (la > 64 || lb > 64) return G_MAXUINT;
-  guint d[65][65];
+  if (la > OSA_MAX_LEN || lb > OSA_MAX_LEN) return G_MAXUINT;
+  guint d[OSA_MAX_LEN + 1][OSA_MAX_LEN + 1];
   for (size_t i = 0; i <= la; i++) d[i][0] = i;
   for (size_t j = 0; j <= lb; j++) d[0][j] = j;
   for (size_t i = 1; i <= la; i++) {
@@ -343,7 +354,7 @@ const char *sim_conf_suggest(const char *word, const char *const *candidates)
   g_return_val_if_fail(word != NULL, NULL);
   if (!candidates) return NULL;
   size_t len = strlen(word);
-  guint limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+  guint limit = len <= SUGGEST_SHORT_LEN ? 1 : len <= SUGGEST_MID_LEN ? 2 : SUGGEST_MAX_EDITS;
   const char *best = NULL;
   guint best_d = G_MAXUINT;
   for (const char *const *c = candidates; *c; c++) {

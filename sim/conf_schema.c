@@ -20,7 +20,7 @@ static gboolean bound_value(const char *text, SimUnitKind unit, double *out)
 static void add_number(JsonBuilder *b, const char *key, double v, gboolean integer)
 {
   json_builder_set_member_name(b, key);
-  if (integer && v >= -9007199254740992.0 && v <= 9007199254740992.0)
+  if (integer && v >= -SIM_MAX_EXACT_INT && v <= SIM_MAX_EXACT_INT)
     json_builder_add_int_value(b, (gint64)v);
   else
     json_builder_add_double_value(b, v);

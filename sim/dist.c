@@ -8,6 +8,15 @@ const char *const sim_dist_kind_names[] = { "deterministic", "exponential", "erl
 
 #define SIM_DIST_ERROR g_quark_from_static_string("sim-dist-error")
 
+/* Validation limits of the shape parameters: far beyond any workload we model (an Erlang k or
+ * Pareto alpha of 1000 is deterministic for every purpose; a CV of 100 is extreme). Assumed. */
+#define SIM_DIST_MAX_ERLANG_K     1000
+#define SIM_DIST_MAX_LOGNORMAL_CV 100
+#define SIM_DIST_MAX_PARETO_ALPHA 1000
+/* Largest Zipf table (ranks; 2^28 doubles = 2 GiB) and exponent. Assumed. */
+#define SIM_ZIPF_MAX_RANKS ((size_t)1 << 28)
+#define SIM_ZIPF_MAX_S     100
+
 gboolean sim_dist_validate(const SimDist *d, GError **error)
 {
   if (!(d->mean > 0) || !isfinite(d->mean)) {
@@ -18,20 +27,20 @@ gboolean sim_dist_validate(const SimDist *d, GError **error)
     case SIM_DIST_DETERMINISTIC:
     case SIM_DIST_EXPONENTIAL: return TRUE;
     case SIM_DIST_ERLANG:
-      if (d->shape < 1 || d->shape != floor(d->shape) || d->shape > 1000) {
-        g_set_error(error, SIM_DIST_ERROR, 1, "erlang needs an integer k in 1..1000");
+      if (d->shape < 1 || d->shape != floor(d->shape) || d->shape > SIM_DIST_MAX_ERLANG_K) {
+        g_set_error(error, SIM_DIST_ERROR, 1, "erlang needs an integer k in 1..%d", SIM_DIST_MAX_ERLANG_K);
         return FALSE;
       }
       return TRUE;
     case SIM_DIST_LOGNORMAL:
-      if (!(d->shape > 0) || d->shape > 100) {
-        g_set_error(error, SIM_DIST_ERROR, 1, "lognormal needs a cv in (0, 100]");
+      if (!(d->shape > 0) || d->shape > SIM_DIST_MAX_LOGNORMAL_CV) {
+        g_set_error(error, SIM_DIST_ERROR, 1, "lognormal needs a cv in (0, %d]", SIM_DIST_MAX_LOGNORMAL_CV);
         return FALSE;
       }
       return TRUE;
     case SIM_DIST_PARETO:
-      if (!(d->shape > 1) || d->shape > 1000) {
-        g_set_error(error, SIM_DIST_ERROR, 1, "pareto needs an alpha in (1, 1000] (finite mean)");
+      if (!(d->shape > 1) || d->shape > SIM_DIST_MAX_PARETO_ALPHA) {
+        g_set_error(error, SIM_DIST_ERROR, 1, "pareto needs an alpha in (1, %d] (finite mean)", SIM_DIST_MAX_PARETO_ALPHA);
         return FALSE;
       }
       return TRUE;
@@ -121,7 +130,7 @@ struct SimZipf {
 
 SimZipf *sim_zipf_new(size_t n, double s, GError **error)
 {
-  if (n < 1 || n > ((size_t)1 << 28) || !(s >= 0) || s > 100) {
+  if (n < 1 || n > SIM_ZIPF_MAX_RANKS || !(s >= 0) || s > SIM_ZIPF_MAX_S) {
     g_set_error(error, SIM_DIST_ERROR, 1, "zipf needs 1..2^28 ranks and an exponent in [0, 100]");
     return NULL;
   }

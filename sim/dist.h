@@ -87,6 +87,7 @@ double sim_zipf_harmonic(size_t n, double s);
 /* Builds the table for @n >= 1 ranks and exponent @s >= 0 (0 = uniform).
  *  Returns NULL with @error set on bad parameters. */
 SimZipf *sim_zipf_new(size_t n, double s, GError **error);
+/* Frees a table of sim_zipf_new (NULL is allowed). */
 void sim_zipf_free(SimZipf *z);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimZipf, sim_zipf_free)
 

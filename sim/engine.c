@@ -1,6 +1,7 @@
 /* sim/engine.c — clock, calendar and the pool of one-shot events. */
 #include "sim/engine.h"
 
+/* Events allocated at once for the pool (an allocation granule; assumed). */
 #define POOL_BLOCK 1024
 
 SimEngine *sim_engine_new(void)

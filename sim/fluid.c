@@ -35,9 +35,9 @@ SimFluidSpec *sim_fluid_spec_new(void)
 {
   SimFluidSpec *s = g_new0(SimFluidSpec, 1);
   s->seed = 1;
-  s->batches = 20;
-  s->concurrency = 1000;
-  s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, 1 << 20, 0 };
+  s->batches = SIM_FLUID_DEFAULT_BATCHES;
+  s->concurrency = SIM_FLUID_DEFAULT_CONCURRENCY;
+  s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, SIM_FLUID_DEFAULT_REQUEST_BYTES, 0 };
   s->flow_cap_Bps = INFINITY;
   s->resources = g_ptr_array_new_with_free_func(resource_free);
   s->classes = g_ptr_array_new_with_free_func(class_free);
@@ -119,10 +119,11 @@ gboolean sim_fluid_spec_check(const SimFluidSpec *spec, GError **error)
   for (guint k = 0; k < spec->classes->len; k++) {
     const SimFluidClass *c = g_ptr_array_index(spec->classes, k);
     gboolean bounded = isfinite(spec->flow_cap_Bps);
-    if (!(c->weight > 0) || !(c->latency_ns >= 0) || !(c->latency_cv >= 0 && c->latency_cv <= 100) ||
+    if (!(c->weight > 0) || !(c->latency_ns >= 0) || !(c->latency_cv >= 0 && c->latency_cv <= SIM_FLUID_MAX_LATENCY_CV) ||
         (c->latency_cv > 0 && !(c->latency_ns > 0))) {
       g_set_error(error, SIM_FLUID_ERROR, 1,
-                  "class %s: weight must be > 0, latency >= 0 and its CV in [0, 100] (> 0 only with a latency)", c->name);
+                  "class %s: weight must be > 0, latency >= 0 and its CV in [0, %d] (> 0 only with a latency)", c->name,
+                  SIM_FLUID_MAX_LATENCY_CV);
       return FALSE;
     }
     for (guint i = 0; i < c->uses->len; i++) {
@@ -251,6 +252,7 @@ struct sim_state {
   sim_time_to_s(sim_engine_now((s)->eng)), (s)->trace_name[(r)->cls], (r)->id, \
       ((SimFluidClass *)g_ptr_array_index((s)->spec->classes, (r)->cls))->name, (r)->bytes
 
+/* Requests allocated at once for the free list (an allocation granule; assumed). */
 #define REQ_BLOCK 512
 
 static request *req_new(sim_state *s)

@@ -50,6 +50,16 @@
  * away (clients give up on an overloaded system), which bounds memory. */
 #define SIM_FLUID_MAX_WAITING_PER_SLOT 64
 
+/* sim_fluid_spec_new's defaults. Batches: Schmeiser (1982, Operations Research 30(3)) finds
+ * 10 to 30 batch means a good choice; concurrency and request size: assumed, round figures
+ * (every appliance caller sets its own). */
+#define SIM_FLUID_DEFAULT_BATCHES       20
+#define SIM_FLUID_DEFAULT_CONCURRENCY   1000
+#define SIM_FLUID_DEFAULT_REQUEST_BYTES (1 << 20)
+/* Largest coefficient of variation of a class's latency (a validation limit: far beyond any
+ * measured device latency spread). Assumed. */
+#define SIM_FLUID_MAX_LATENCY_CV 100
+
 typedef struct {
   char *name;      /* e.g. "dram.node0" */
   char *kind;      /* e.g. "dram" */

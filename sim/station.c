@@ -5,6 +5,12 @@
 #include "sim/heap-inl.h"
 #include "sim/rng.h"
 
+/* Initial capacity of a PS station's heap (doubled as it fills). Assumed. */
+#define PS_HEAP_INITIAL 64
+/* Jobs whose finish tag is within this much virtual time (ns of work per job) of the clock
+ * leave together: the rounding of the event time to whole ns. Assumed. */
+#define PS_FINISH_SLACK_NS 1e-6
+
 /* PS heap order: the smaller finish tag first, then the earlier arrival. */
 static inline bool ps_less(const SimJob *a, const SimJob *b)
 {
@@ -138,7 +144,7 @@ static void ps_schedule(SimStation *st)
 static void ps_push(SimStation *st, SimJob *job)
 {
   if (st->ps_n == st->ps_cap) {
-    st->ps_cap = st->ps_cap ? 2 * st->ps_cap : 64;
+    st->ps_cap = st->ps_cap ? 2 * st->ps_cap : PS_HEAP_INITIAL;
     st->ps_heap = g_renew(SimJob *, st->ps_heap, st->ps_cap);
   }
   job->ps_seq = st->ps_seq_next++;
@@ -159,7 +165,7 @@ static void ps_complete(SimEngine *eng, SimEvent *ev G_GNUC_UNUSED, void *ctx)
   /* Take every job whose tag has been reached (ties leave together, in arrival order). */
   GPtrArray *done = st->ps_done;
   g_ptr_array_set_size(done, 0);
-  while (st->ps_n && st->ps_heap[0]->ps_finish <= st->ps_vtime + 1e-6) {
+  while (st->ps_n && st->ps_heap[0]->ps_finish <= st->ps_vtime + PS_FINISH_SLACK_NS) {
     SimJob *j = st->ps_heap[0];
     ps_heap_remove(st->ps_heap, &st->ps_n, j);
     g_ptr_array_add(done, j);

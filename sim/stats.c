@@ -4,6 +4,13 @@
 #include <math.h>
 #include <gsl/gsl_cdf.h>
 
+/* Upper tail point of a two-sided 95 % Student t interval (t_{B-1, 0.975}, stats.h). */
+#define SIM_STATS_T_P 0.975
+/* Fewest batches sim_stats_precise trusts: the lower end of the 10 to 30 batches Schmeiser
+ * (1982, "Batch size effects in the analysis of simulation output", Operations Research
+ * 30(3)) recommends. */
+#define SIM_STATS_MIN_PRECISE_BATCHES 10
+
 const double sim_stat_quantile_p[SIM_STAT_NQUANT] = { 0.50, 0.90, 0.99, 0.999 };
 
 static void stat_free(gpointer p)
@@ -178,7 +185,7 @@ static void t_interval(const double *x, int n, double *mean, double *half_width)
   m /= n;
   for (int i = 0; i < n; i++) ss += (x[i] - m) * (x[i] - m);
   *mean = n > 0 ? m : NAN;
-  *half_width = n >= 2 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n) : NAN;
+  *half_width = n >= 2 ? gsl_cdf_tdist_Pinv(SIM_STATS_T_P, n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n) : NAN;
 }
 
 SimCi sim_stat_quantile_ci(const SimStat *st, int i)
@@ -230,7 +237,8 @@ bool sim_stats_precise(SimStat *const *stats, double rel_target)
 {
   for (; *stats; stats++) {
     SimCi ci = sim_stat_ci(*stats);
-    if (ci.batches < 10 || !isfinite(ci.half_width) || ci.half_width > rel_target * fabs(ci.mean)) return false;
+    if (ci.batches < SIM_STATS_MIN_PRECISE_BATCHES || !isfinite(ci.half_width) || ci.half_width > rel_target * fabs(ci.mean))
+      return false;
   }
   return true;
 }

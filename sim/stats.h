@@ -38,6 +38,8 @@
 #include <gsl/gsl_rstat.h>
 #include "sim/time.h"
 
+/* Most batches kept before adjacent pairs merge (above; assumed: well above the 10 to 30 batch
+ * means Schmeiser 1982 recommends, so a merge leaves at least 32). */
 #define SIM_STATS_MAX_BATCHES 64
 
 typedef enum { SIM_STAT_TALLY, SIM_STAT_LEVEL, SIM_STAT_RATE } SimStatKind;

@@ -104,6 +104,10 @@ const char *sim_unit_kind_example(SimUnitKind kind)
 }
 
 /* A decimal number as g_ascii_strtod reads it after the checks above (no hex, NaN, infinity). */
+/* A value within this relative distance of an integer is that integer (decimal rounding of
+ * unit prefixes, e.g. 1.1 k). Assumed. */
+#define WHOLE_RTOL 1e-9
+
 #define NUMBER_RE "[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"
 
 char *sim_unit_kind_pattern(SimUnitKind kind)
@@ -298,12 +302,12 @@ gboolean sim_units_parse_int64(const char *text, SimUnitKind kind, int64_t *out,
   double v;
   if (!sim_units_parse(text, kind, &v, error)) return FALSE;
   double r = nearbyint(v);
-  if (fabs(r) > 9007199254740992.0) {
+  if (fabs(r) > SIM_MAX_EXACT_INT) {
     g_set_error(error, SIM_UNITS_ERROR, SIM_UNITS_ERROR_SYNTAX,
                 "'%s' is out of range: whole %s values stop at 2^53 (exact in a double)", text, sim_unit_kind_base(kind));
     return FALSE;
   }
-  if (fabs(v - r) > 1e-9 * fmax(1.0, fabs(v))) {
+  if (fabs(v - r) > WHOLE_RTOL * fmax(1.0, fabs(v))) {
     g_set_error(error, SIM_UNITS_ERROR, SIM_UNITS_ERROR_NOT_INTEGER, "'%s' is not a whole number of %s", text,
                 sim_unit_kind_base(kind));
     return FALSE;

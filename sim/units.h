@@ -31,6 +31,10 @@
 
 G_BEGIN_DECLS
 
+/* 2^53: the largest magnitude up to which a double holds every integer exactly (IEEE 754
+ * binary64, 53-bit significand). */
+#define SIM_MAX_EXACT_INT 9007199254740992.0
+
 /* The kind of quantity a value expresses; decides which units are accepted. */
 typedef enum {
   SIM_UNIT_NONE = 0,      /*< dimensionless number, no unit allowed */

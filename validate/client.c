@@ -18,6 +18,9 @@
 #include "validate/tls.h"
 #include "validate/util.h"
 
+/* Read/write timeout when the caller gives none, s. Assumed. */
+#define CLIENT_DEFAULT_TIMEOUT_S 30
+
 struct ValClient {
   int fd;
   SSL *ssl;
@@ -47,7 +50,7 @@ ValClient *val_client_connect_opts(const char *host, int port, SSL_CTX *ctx, dou
   ValClient *c = g_new0(ValClient, 1);
   c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (c->fd < 0) goto fail_errno;
-  double t = timeout_s > 0 ? timeout_s : 30;
+  double t = timeout_s > 0 ? timeout_s : CLIENT_DEFAULT_TIMEOUT_S;
   struct timeval tv = { .tv_sec = (time_t)t, .tv_usec = (suseconds_t)((t - (time_t)t) * 1e6) };
   setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);

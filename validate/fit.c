@@ -64,6 +64,18 @@ typedef struct {
 /* a cost whose internal coordinate is within this of 0 (dp/dx below it: p within 5e-5 of its
  * limit) is reported at_bound (assumed) */
 #define FIT_AT_LOW 1e-2
+/* The probe that finds which parameters move any residual: a step of 1e-3 of the value, or 1e-6
+ * where the value is 0 (below 1e-9), and a residual change above 1e-12 (rounding) marks the
+ * parameter free. Assumed. */
+#define FIT_PROBE_REL   1e-3
+#define FIT_PROBE_ABS   1e-6
+#define FIT_PROBE_ZERO  1e-9
+#define FIT_PROBE_MOVED 1e-12
+/* gsl_multifit_nlinear_driver: iteration cap and the xtol, gtol stopping tolerances (ftol 0:
+ * off). Assumed: the fit of a few dozen runs converges well inside them. */
+#define FIT_MAX_ITER 500
+#define FIT_XTOL     1e-10
+#define FIT_GTOL     1e-10
 
 static double logistic(double x)
 {
@@ -138,12 +150,12 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
     resid_f(x, &all, f0);
     for (int i = 0; i < VAL_P_COUNT; i++) {
       if (fixed && fixed[i]) continue;
-      double v = start->p[i], h = fabs(v) > 1e-9 ? 1e-3 * fabs(v) : 1e-6;
+      double v = start->p[i], h = fabs(v) > FIT_PROBE_ZERO ? FIT_PROBE_REL * fabs(v) : FIT_PROBE_ABS;
       gsl_vector_set(x, (size_t)i, v + h);
       resid_f(x, &all, f1);
       gsl_vector_set(x, (size_t)i, v);
       gsl_vector_sub(f1, f0);
-      if (gsl_blas_dnrm2(f1) > 1e-12) c.free_idx[c.nfree++] = i;
+      if (gsl_blas_dnrm2(f1) > FIT_PROBE_MOVED) c.free_idx[c.nfree++] = i;
     }
   }
   int used = count_used(obs, nobs, priors, npriors);
@@ -173,7 +185,7 @@ gboolean val_fit_host(const ValFitObs *obs, int nobs, const ValFitPrior *priors,
   }
   int info = 0;
   int st = gsl_multifit_nlinear_init(x0, &fdf, w);
-  if (st == GSL_SUCCESS) st = gsl_multifit_nlinear_driver(500, 1e-10, 1e-10, 0.0, NULL, NULL, &info, w);
+  if (st == GSL_SUCCESS) st = gsl_multifit_nlinear_driver(FIT_MAX_ITER, FIT_XTOL, FIT_GTOL, 0.0, NULL, NULL, &info, w);
   stats->gsl_status = st;
   g_strlcpy(stats->message, gsl_strerror(st), sizeof stats->message);
   if (st != GSL_SUCCESS && st != GSL_EMAXITER) {

@@ -90,6 +90,22 @@ struct ValLoad {
 
 #define INC(t, f) atomic_fetch_add_explicit(&(t)->st.f, 1, memory_order_relaxed)
 
+/* Wait before a failed connection's next attempt, ns (20 ms). Assumed. */
+#define RETRY_DELAY_NS 20000000
+/* A TLS read asks for the body left less one full record and its overhead (2^14 B, RFC 8446
+ * 5.1; 512 B assumed for header, tag and padding), so that it never reads past the response. */
+#define TLS_RECORD_BYTES       16384
+#define TLS_RECORD_SLACK_BYTES 512
+/* Events per epoll_wait, its timeout (ms), and how often the connection timers are checked
+ * (ns, 10 ms). Assumed: a fraction of the stall timeout. */
+#define EPOLL_BATCH      64
+#define EPOLL_TIMEOUT_MS 20
+#define TIMER_CHECK_NS   10000000
+/* Poll interval of val_load_wait (ns, 2 ms). Assumed. */
+#define WAIT_POLL_NS 2000000
+/* Cap on a count-mode run without a duration, s (an hour). Assumed. */
+#define COUNT_MODE_LIMIT_S 3600
+
 static void set_interest(LThread *t, LConn *c, uint32_t ev)
 {
   if (c->interest == ev) return;
@@ -135,7 +151,7 @@ static void conn_fail(LThread *t, LConn *c, _Atomic uint64_t *counter, gboolean 
     c->done_reqs++;
     c->target = (c->target + 1) % t->load->cfg.ntargets;
   }
-  c->retry_at_ns = val_now_ns() + 20000000;
+  c->retry_at_ns = val_now_ns() + RETRY_DELAY_NS;
   conn_finish_if_done(t, c);
 }
 
@@ -266,7 +282,7 @@ static void arm_lowat(LThread *t, LConn *c)
   const ValLoadTarget *tg = &t->load->targets[c->target];
   uint64_t left = c->st == C_BODY ? c->body_len - c->body_got : c->st == C_HEAD ? tg->expect_len : 0;
   int64_t want = (int64_t)MIN((uint64_t)L, left);
-  if (c->ssl) want -= 16384 + 512;
+  if (c->ssl) want -= TLS_RECORD_BYTES + TLS_RECORD_SLACK_BYTES;
   int v = (int)CLAMP(want, 1, INT_MAX);
   if (v == c->lowat) return;
   if (setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof v) == 0) c->lowat = v;
@@ -426,11 +442,11 @@ static void *thread_main(void *arg)
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   if (l->cfg.pin) val_pin_self(l->cfg.last_cpu - (l->cfg.ncpus > 0 ? t->idx % l->cfg.ncpus : t->idx));
   for (int i = 0; i < t->nconns; i++) conn_open(t, t->conns[i]);
-  struct epoll_event ev[64];
+  struct epoll_event ev[EPOLL_BATCH];
   int64_t last_check = val_now_ns();
   gboolean running = TRUE;
   while (running && t->active > 0) {
-    int n = epoll_wait(t->ep, ev, 64, 20);
+    int n = epoll_wait(t->ep, ev, EPOLL_BATCH, EPOLL_TIMEOUT_MS);
     for (int i = 0; i < n; i++) {
       if (ev[i].data.ptr == &t->tag_stop) {
         running = FALSE;
@@ -441,7 +457,7 @@ static void *thread_main(void *arg)
       conn_drive(t, c);
     }
     int64_t now = val_now_ns();
-    if (now - last_check > 10000000) {
+    if (now - last_check > TIMER_CHECK_NS) {
       check_timers(t, now);
       last_check = now;
     }
@@ -467,7 +483,7 @@ ValLoad *val_load_start(const ValLoadConfig *cfg, GError **error)
   if (l->cfg.connections <= 0) l->cfg.connections = 1;
   if (l->cfg.threads <= 0) l->cfg.threads = 1;
   if (l->cfg.threads > l->cfg.connections) l->cfg.threads = l->cfg.connections;
-  if (l->cfg.timeout_s <= 0) l->cfg.timeout_s = 10;
+  if (l->cfg.timeout_s <= 0) l->cfg.timeout_s = VAL_LOAD_DEFAULT_TIMEOUT_S;
   if (l->cfg.last_cpu < 0) l->cfg.last_cpu = val_online_cpus() - 1;
   l->targets = g_new0(ValLoadTarget, cfg->ntargets);
   for (int i = 0; i < cfg->ntargets; i++) {
@@ -582,7 +598,7 @@ gboolean val_load_wait(ValLoad *l, double timeout_s)
   int64_t end = val_now_ns() + (int64_t)(timeout_s * 1e9);
   while (atomic_load(&l->finished_threads) < l->nthreads) {
     if (val_now_ns() > end) return FALSE;
-    val_sleep_ns(2000000);
+    val_sleep_ns(WAIT_POLL_NS);
   }
   return TRUE;
 }
@@ -632,7 +648,7 @@ gboolean val_load_run(const ValLoadConfig *cfg, ValLoadResult *out, GError **err
   ValLoad *l = val_load_start(cfg, error);
   if (!l) return FALSE;
   if (cfg->requests_per_conn > 0) {
-    double limit = cfg->duration_s > 0 ? cfg->duration_s : 3600;
+    double limit = cfg->duration_s > 0 ? cfg->duration_s : COUNT_MODE_LIMIT_S;
     val_load_wait(l, limit);
   } else {
     val_sleep_ns((int64_t)(cfg->duration_s * 1e9));

@@ -11,6 +11,10 @@
 
 G_BEGIN_DECLS
 
+/* The stall timeout when ValLoadConfig.timeout_s is 0, s. Assumed: far above a loopback
+ * request's time, short enough to end a stuck run. */
+#define VAL_LOAD_DEFAULT_TIMEOUT_S 10
+
 typedef struct {
   char *path; /* request path, e.g. "/f-1048576.bin" */
   gboolean has_range;

@@ -19,6 +19,14 @@
 /* Hops between two looks at the clock: enough that the clock's cost is lost in them (about
  * 100 us at 100 ns a hop). */
 #define HOPS_PER_CHECK 1024
+/* Warm-up before each point's window, s: the loaders reach speed, the chase leaves the cached
+ * lines. Assumed. */
+#define LAT_WARMUP_S 0.05
+/* Defaults of ValLatConfig's zero fields: the pointer-chase and per-loader buffers (MiB, far
+ * above any LLC) and the window per point (s). Assumed. */
+#define LAT_DEFAULT_CHASE_MIB 256
+#define LAT_DEFAULT_LOAD_MIB  64
+#define LAT_DEFAULT_SECONDS   0.3
 
 void val_lat_default_delays(ValLatConfig *cfg, gboolean quick)
 {
@@ -139,7 +147,7 @@ static void measure_point(uint64_t *chain, uint64_t **bufs, size_t load_words, i
   volatile const uint64_t *p = chain;
   /* a short warm-up: the loaders reach speed, the chase leaves the cached lines */
   int64_t now = val_now_ns();
-  chase_until(&p, now, now + (int64_t)(0.05e9), &now);
+  chase_until(&p, now, now + (int64_t)(LAT_WARMUP_S * 1e9), &now);
   uint64_t lines0 = loaded_lines(arg, threads);
   int64_t start = val_now_ns();
   uint64_t hops = chase_until(&p, start, start + (int64_t)(seconds * 1e9), &now);
@@ -162,9 +170,9 @@ gboolean val_lat_measure(const ValLatConfig *cfg_in, ValLatCurve *out, GError **
   cfg.load_threads = MIN(cfg.load_threads, VAL_LAT_MAX_THREADS);
   if (cfg.n_delays <= 0) val_lat_default_delays(&cfg, TRUE);
   cfg.n_delays = MIN(cfg.n_delays, VAL_LAT_MAX_POINTS - 1);
-  size_t chase = cfg.chase_bytes ? cfg.chase_bytes : ((size_t)256 << 20);
-  size_t load = cfg.load_bytes ? cfg.load_bytes : ((size_t)64 << 20);
-  double seconds = cfg.seconds > 0 ? cfg.seconds : 0.3;
+  size_t chase = cfg.chase_bytes ? cfg.chase_bytes : ((size_t)LAT_DEFAULT_CHASE_MIB << 20);
+  size_t load = cfg.load_bytes ? cfg.load_bytes : ((size_t)LAT_DEFAULT_LOAD_MIB << 20);
+  double seconds = cfg.seconds > 0 ? cfg.seconds : LAT_DEFAULT_SECONDS;
   memset(out, 0, sizeof *out);
   uint64_t *chain = lat_alloc(chase);
   uint64_t **bufs = g_new0(uint64_t *, cfg.load_threads);

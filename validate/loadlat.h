@@ -22,6 +22,7 @@
 
 G_BEGIN_DECLS
 
+/* Most points of a loaded-latency curve and loader threads (array sizes; assumed). */
 #define VAL_LAT_MAX_POINTS  16
 #define VAL_LAT_MAX_THREADS 64
 

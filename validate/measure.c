@@ -393,9 +393,13 @@ double val_measure_taken_cores(const ValRunSample *s)
   return s->foreign_cores + s->steal_cores;
 }
 
+/* Foreign load (cores other tenants took) above which a run counts as contended when the
+ * caller gives no limit: a quarter of a core, as VAL_FOREIGN_LIMIT (pipeline.h). Assumed. */
+#define MEASURE_DEFAULT_FOREIGN_LIMIT 0.25
+
 gboolean val_measure_contended(const ValMeasureConfig *cfg, const ValRunSample *s)
 {
-  double limit = cfg->foreign_limit > 0 ? cfg->foreign_limit : 0.25;
+  double limit = cfg->foreign_limit > 0 ? cfg->foreign_limit : MEASURE_DEFAULT_FOREIGN_LIMIT;
   return val_measure_taken_cores(s) > limit;
 }
 

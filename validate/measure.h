@@ -14,6 +14,7 @@
 
 G_BEGIN_DECLS
 
+/* Most repetitions of a run and CPUs of a host the harness tracks (array sizes; assumed). */
 #define VAL_MAX_REPS 16
 #define VAL_MAX_CPUS 256
 
@@ -43,6 +44,8 @@ typedef struct {
   char desc[64];                 /* "server CPU 0, client CPU 1" */
 } ValPlacement;
 
+/* Fills *out with the CPU sets of @server_threads and @client_threads pinned threads on @ncpus
+ * CPUs by the rule above (counts below 1 taken as 1), and its one-line description. No errors. */
 void val_placement(int server_threads, int client_threads, int ncpus, ValPlacement *out);
 
 /* One repetition (or the per-field median / spread of several). */

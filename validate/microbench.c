@@ -27,6 +27,15 @@
 #include "sim/json.h"
 #include "validate/util.h"
 
+/* Defaults of ValMbConfig's zero fields: seconds per item, the TLS record (2^14 B, the largest,
+ * RFC 8446 5.1), the DRAM buffer (MiB, far above any LLC) and the socket transfer (MiB).
+ * Assumed, except the record. DRAM runs take the best of DRAM_REPS repetitions. */
+#define MB_DEFAULT_SECONDS      0.2
+#define MB_DEFAULT_RECORD_BYTES 16384
+#define MB_DEFAULT_DRAM_MIB     64
+#define MB_DEFAULT_SOCKET_MIB   256
+#define DRAM_REPS               3
+
 static const char *evp_name(ValCipher c)
 {
   switch (c) {
@@ -288,8 +297,8 @@ gboolean val_mb_run(const ValMbConfig *cfg, ValMicrobench *m, GError **error)
 {
   memset(m, 0, sizeof *m);
   double hz = cfg->clock_hz > 0 ? cfg->clock_hz : 1e9;
-  double secs = cfg->seconds_per_item > 0 ? cfg->seconds_per_item : 0.2;
-  m->record_bytes = cfg->record_bytes ? cfg->record_bytes : 16384;
+  double secs = cfg->seconds_per_item > 0 ? cfg->seconds_per_item : MB_DEFAULT_SECONDS;
+  m->record_bytes = cfg->record_bytes ? cfg->record_bytes : MB_DEFAULT_RECORD_BYTES;
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
     m->enc_cpb[c] = val_mb_aead_cpb((ValCipher)c, FALSE, m->record_bytes, secs, hz);
     m->dec_cpb[c] = val_mb_aead_cpb((ValCipher)c, TRUE, m->record_bytes, secs, hz);
@@ -308,16 +317,16 @@ gboolean val_mb_run(const ValMbConfig *cfg, ValMicrobench *m, GError **error)
 
   int maxt = cfg->max_threads > 0 ? cfg->max_threads : val_online_cpus();
   m->dram_threads = MIN(maxt, VAL_MB_MAX_THREADS);
-  size_t db = cfg->dram_bytes ? cfg->dram_bytes : ((size_t)64 << 20);
+  size_t db = cfg->dram_bytes ? cfg->dram_bytes : ((size_t)MB_DEFAULT_DRAM_MIB << 20);
   for (int t = 1; t <= m->dram_threads; t++) {
-    for (int rep = 0; rep < 3; rep++) {
+    for (int rep = 0; rep < DRAM_REPS; rep++) {
       m->dram_read_GBps[t - 1] = MAX(m->dram_read_GBps[t - 1], dram_GBps(t, db, DRAM_READ));
       m->dram_write_GBps[t - 1] = MAX(m->dram_write_GBps[t - 1], dram_GBps(t, db, DRAM_WRITE));
       m->dram_copy_GBps[t - 1] = MAX(m->dram_copy_GBps[t - 1], dram_GBps(t, db, DRAM_COPY));
     }
   }
 
-  size_t total = cfg->socket_bytes ? cfg->socket_bytes : ((size_t)256 << 20);
+  size_t total = cfg->socket_bytes ? cfg->socket_bytes : ((size_t)MB_DEFAULT_SOCKET_MIB << 20);
   g_autofree char *dir = g_dir_make_tmp("ocasim-mb-XXXXXX", NULL);
   if (!dir) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create a temporary directory: %s", g_strerror(errno));

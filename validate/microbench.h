@@ -12,6 +12,7 @@
 
 G_BEGIN_DECLS
 
+/* Most threads of the DRAM microbenchmark (array size; assumed). */
 #define VAL_MB_MAX_THREADS 64
 
 typedef struct {
@@ -47,6 +48,8 @@ gboolean val_mb_run(const ValMbConfig *cfg, ValMicrobench *out, GError **error);
  * record_bytes records, over about `seconds` of CPU time. -1 on error. */
 double val_mb_aead_cpb(ValCipher c, gboolean decrypt, size_t record_bytes, double seconds, double clock_hz);
 
+/* Appends the results as one JSON object to @b: AEAD cycles/byte per cipher and direction,
+ * DRAM GB/s per thread count, copy and socket cycles/byte (the fields of ValMicrobench). */
 void val_mb_to_json(const ValMicrobench *m, JsonBuilder *b);
 
 G_END_DECLS

@@ -35,6 +35,61 @@
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024ULL)
 
+/* The mechanics check (every mode serves every file): connections and the run-time cap, s.
+ * Assumed: small, the check is about correct bytes, not speed. */
+#define MECH_CONNECTIONS 4
+#define MECH_DURATION_S  60
+/* Floors of the host's free cores: the whole host (cores; keeps the model's pool positive when
+ * other tenants took every CPU) and one pinned side (cores of its set). Assumed. */
+#define HOST_MIN_AVAIL_CORES 0.25
+#define SIDE_MIN_FREE_CORES  0.05
+/* Cache a served file competes for when the probe read neither L2 nor LLC (bytes). Assumed. */
+#define CACHE_FALLBACK_BYTES 1048576.0
+/* TLS record payload when the microbenchmark gave none: the largest, 2^14 B (RFC 8446 5.1). */
+#define TLS_RECORD_BYTES 16384
+/* Starting point of the profile fit (the fit moves them; assumed, order-of-magnitude values):
+ * a floor on each per-byte cost taken from a microbenchmark (cycles/B), the cross-core
+ * transfer cost (cycles/B), the per-request cycles of each side, the softirq share and the
+ * reachable utilisation of a busy core. The page-cache copy and miss costs start at half
+ * the measured sendfile receive cost each. */
+#define START_MIN_CPB           0.05
+#define START_XCORE_CPB         0.1
+#define START_REQ_CYCLES        20000
+#define START_SOFTIRQ           0.05
+#define START_UTIL              0.95
+#define START_MIN_RECORD_CYCLES 100.0
+/* Standard deviations of an observation: its measured spread, at least a share of its value
+ * and an absolute floor (cycles/B; Gb/s for throughput). The softirq share scatters most on a
+ * shared machine. Assumed. */
+#define SD_REL_CPB     0.05
+#define SD_REL_SOFTIRQ 0.25
+#define SD_REL_GBPS    0.05
+#define SD_ABS_CPB     0.02
+#define SD_ABS_GBPS    0.05
+/* Priors: the cross-core terms 0 +- 0.5 cycles/B (of the order of a copy's cost) and an AEAD
+ * cost its microbenchmark +- 10 % (see fit_and_predict; every cost's lower limit 0 is the fit's
+ * range, val_param_range). Assumed. */
+#define PRIOR_XCORE_SD_CPB 0.5
+#define PRIOR_AEAD_REL     0.10
+/* Microbenchmark and loaded-latency sizes, --quick / full: seconds per item, DRAM and socket
+ * bytes (MiB), pointer-chase and load buffers (MiB), seconds per latency point, and the extra
+ * repetitions a contended run may take. Assumed: large enough to leave the caches, short
+ * enough for a run of minutes. */
+#define MB_SECONDS_QUICK    0.1
+#define MB_SECONDS_FULL     0.3
+#define MB_DRAM_MIB_QUICK   64
+#define MB_DRAM_MIB_FULL    256
+#define MB_SOCKET_MIB_QUICK 128
+#define MB_SOCKET_MIB_FULL  512
+#define LAT_CHASE_MIB_QUICK 128
+#define LAT_CHASE_MIB_FULL  512
+#define LAT_LOAD_MIB_QUICK  64
+#define LAT_LOAD_MIB_FULL   256
+#define LAT_SECONDS_QUICK   0.2
+#define LAT_SECONDS_FULL    0.5
+#define EXTRA_REPS_QUICK    2
+#define EXTRA_REPS_FULL     3
+
 #define U13(ci, s, c, n, f, r, tr)                            \
   {                                                           \
     "", VAL_MODE_USERSPACE, VAL_TLS_13, ci, s, c, n, f, r, tr \
@@ -192,12 +247,12 @@ static gboolean mechanics(ValReport *r, const char *root, GError **error)
     }
     ValLoadConfig lc = { .port = val_server_port(s),
                          .tls = val_server_mode_is_tls((ValServerMode)m),
-                         .connections = 4,
+                         .connections = MECH_CONNECTIONS,
                          .threads = 2,
                          .targets = tg,
                          .ntargets = nt,
                          .requests_per_conn = nt,
-                         .duration_s = 60,
+                         .duration_s = MECH_DURATION_S,
                          .verify = VAL_VERIFY_ALL,
                          .last_cpu = -1 };
     ValLoadResult res;
@@ -206,7 +261,7 @@ static gboolean mechanics(ValReport *r, const char *root, GError **error)
     val_server_stats(s, &st);
     val_server_stop(s);
     if (!ok) break;
-    uint64_t want = (uint64_t)(4 * nt);
+    uint64_t want = (uint64_t)(MECH_CONNECTIONS * nt);
     uint64_t errs = val_load_errors(&res) + (res.requests_ok != want);
     if (m == VAL_MODE_SENDFILE_KTLS && st.ktls_conns == 0 && st.ssl_sendfile_calls != 0) errs++;
     r->mech_requests += res.requests_ok;
@@ -239,7 +294,7 @@ static ValHostConfig host_config(const ValReport *r, const ValRunResult *run)
                       .bytes_per_req = (double)(s->range_bytes ? MIN(s->range_bytes, s->file_bytes) : s->file_bytes),
                       .file_bytes = (double)s->file_bytes,
                       .verify_hash = r->cfg.verify == VAL_VERIFY_ALL };
-  c.avail_cores = MAX(0.25, (double)r->probe->cpus_online - val_measure_taken_cores(&run->median));
+  c.avail_cores = MAX(HOST_MIN_AVAIL_CORES, (double)r->probe->cpus_online - val_measure_taken_cores(&run->median));
   /* pinned: the placement the run used is a condition of the test, told to the model */
   if (run->pinned) {
     c.pinned = TRUE;
@@ -249,8 +304,8 @@ static ValHostConfig host_config(const ValReport *r, const ValRunResult *run)
     /* and what other tenants left of each side's CPUs (measured; a floor keeps a side that lost
      * its CPU entirely from dividing by zero) */
     if (run->median.server_foreign_cores > 0 || run->median.client_foreign_cores > 0) {
-      c.server_free_cores = MAX(0.05, c.server_cpus - run->median.server_foreign_cores);
-      c.client_free_cores = MAX(0.05, c.client_cpus - run->median.client_foreign_cores);
+      c.server_free_cores = MAX(SIDE_MIN_FREE_CORES, c.server_cpus - run->median.server_foreign_cores);
+      c.client_free_cores = MAX(SIDE_MIN_FREE_CORES, c.client_cpus - run->median.client_foreign_cores);
     }
   }
   return c;
@@ -276,7 +331,7 @@ static double cache_start(const ValReport *r)
 {
   if (r->probe->l2_bytes) return (double)r->probe->l2_bytes;
   if (r->probe->llc_bytes) return (double)r->probe->llc_bytes;
-  return 1048576.0;
+  return CACHE_FALLBACK_BYTES;
 }
 
 static void start_profile(ValReport *r)
@@ -286,23 +341,23 @@ static void start_profile(ValReport *r)
   p->clock_hz = r->probe->clock_hz;
   p->cores = r->probe->cpus_online;
   p->hash_cpb = r->mb.sha256_cpb;
-  p->record_bytes = r->mb.record_bytes ? r->mb.record_bytes : 16384;
-  p->p[VAL_P_COPY] = MAX(0.05, r->mb.sockcopy_rx_cpb);
-  p->p[VAL_P_COPY_PC] = 0.5 * MAX(0.05, r->mb.sendfile_rx_cpb);
-  p->p[VAL_P_MISS] = 0.5 * MAX(0.05, r->mb.sendfile_rx_cpb); /* the microbenchmark's file is larger than any cache */
+  p->record_bytes = r->mb.record_bytes ? r->mb.record_bytes : TLS_RECORD_BYTES;
+  p->p[VAL_P_COPY] = MAX(START_MIN_CPB, r->mb.sockcopy_rx_cpb);
+  p->p[VAL_P_COPY_PC] = 0.5 * MAX(START_MIN_CPB, r->mb.sendfile_rx_cpb);
+  p->p[VAL_P_MISS] = 0.5 * MAX(START_MIN_CPB, r->mb.sendfile_rx_cpb); /* the microbenchmark's file is larger than any cache */
   p->p[VAL_P_CACHE] = cache_start(r);
-  p->p[VAL_P_XCORE_S] = 0.1;
-  p->p[VAL_P_XCORE_C] = 0.1;
-  p->p[VAL_P_STACK] = MAX(0.05, r->mb.sendfile_tx_cpb);
+  p->p[VAL_P_XCORE_S] = START_XCORE_CPB;
+  p->p[VAL_P_XCORE_C] = START_XCORE_CPB;
+  p->p[VAL_P_STACK] = MAX(START_MIN_CPB, r->mb.sendfile_tx_cpb);
   /* starts at the AEAD's own per-record cycles (microbenchmark); the fit adds the record
    * layer's calls, syscalls and skbs */
-  p->p[VAL_P_RECORD] = MAX(100.0, r->mb.aead_record_cycles);
+  p->p[VAL_P_RECORD] = MAX(START_MIN_RECORD_CYCLES, r->mb.aead_record_cycles);
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++)
     p->p[val_param_for_cipher((ValCipher)c)] = 0.5 * (r->mb.enc_cpb[c] + r->mb.dec_cpb[c]);
-  p->p[VAL_P_REQ_SERVER] = 20000;
-  p->p[VAL_P_REQ_CLIENT] = 20000;
-  p->p[VAL_P_SOFTIRQ] = 0.05;
-  p->p[VAL_P_UTIL] = 0.95;
+  p->p[VAL_P_REQ_SERVER] = START_REQ_CYCLES;
+  p->p[VAL_P_REQ_CLIENT] = START_REQ_CYCLES;
+  p->p[VAL_P_SOFTIRQ] = START_SOFTIRQ;
+  p->p[VAL_P_UTIL] = START_UTIL;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -337,10 +392,10 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
     ValFitObs o = {
       .cfg = row->cfg, .server_cpb = m->server_cpb, .client_cpb = m->client_cpb, .softirq_cpb = m->softirq_cpb, .gbps = m->gbps
     };
-    o.sd_server = sd_of(m->server_cpb, sp->server_cpb, 0.05, 0.02);
-    o.sd_client = sd_of(m->client_cpb, sp->client_cpb, 0.05, 0.02);
-    o.sd_softirq = sd_of(m->softirq_cpb, sp->softirq_cpb, 0.25, 0.02);
-    o.sd_gbps = sd_of(m->gbps, sp->gbps, 0.05, 0.05);
+    o.sd_server = sd_of(m->server_cpb, sp->server_cpb, SD_REL_CPB, SD_ABS_CPB);
+    o.sd_client = sd_of(m->client_cpb, sp->client_cpb, SD_REL_CPB, SD_ABS_CPB);
+    o.sd_softirq = sd_of(m->softirq_cpb, sp->softirq_cpb, SD_REL_SOFTIRQ, SD_ABS_CPB);
+    o.sd_gbps = sd_of(m->gbps, sp->gbps, SD_REL_GBPS, SD_ABS_GBPS);
     g_array_append_val(obs, o);
   }
   ValFitPrior pri[VAL_CIPHER_COUNT + 2];
@@ -348,11 +403,11 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
   /* the cross-core terms are seen only through the other tenants' load of each run (which
    * decides whether the two ends share a core): a weak prior keeps them of the order of a
    * copy's cost (0 +- 0.5 cycles/B) instead of following the scatter of a few runs */
-  pri[np++] = (ValFitPrior){ VAL_P_XCORE_S, 0.0, 0.5, FALSE };
-  pri[np++] = (ValFitPrior){ VAL_P_XCORE_C, 0.0, 0.5, FALSE };
+  pri[np++] = (ValFitPrior){ VAL_P_XCORE_S, 0.0, PRIOR_XCORE_SD_CPB, FALSE };
+  pri[np++] = (ValFitPrior){ VAL_P_XCORE_C, 0.0, PRIOR_XCORE_SD_CPB, FALSE };
   for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
     double v = 0.5 * (r->mb.enc_cpb[c] + r->mb.dec_cpb[c]);
-    pri[np++] = (ValFitPrior){ val_param_for_cipher((ValCipher)c), v, 0.10 * v, FALSE };
+    pri[np++] = (ValFitPrior){ val_param_for_cipher((ValCipher)c), v, PRIOR_AEAD_REL * v, FALSE };
   }
   /* every cost is >= 0 by construction: val_fit_host fits each inside its range
    * (val_param_range, [0, inf)): a term that the runs cannot tell from a collinear one, stack_cpb
@@ -500,15 +555,15 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
 
   progress(cfg, "microbenchmarks");
   ValMbConfig mc = { .clock_hz = r->probe->clock_hz,
-                     .seconds_per_item = cfg->quick ? 0.1 : 0.3,
-                     .dram_bytes = (cfg->quick ? 64 : 256) * MiB,
-                     .socket_bytes = (cfg->quick ? 128 : 512) * MiB };
+                     .seconds_per_item = cfg->quick ? MB_SECONDS_QUICK : MB_SECONDS_FULL,
+                     .dram_bytes = (cfg->quick ? MB_DRAM_MIB_QUICK : MB_DRAM_MIB_FULL) * MiB,
+                     .socket_bytes = (cfg->quick ? MB_SOCKET_MIB_QUICK : MB_SOCKET_MIB_FULL) * MiB };
   if (!val_mb_run(&mc, &r->mb, error)) return FALSE;
   /* a few points in --quick (about 1 s), six in full */
   ValLatConfig lc = { .load_threads = cfg->load_threads,
-                      .chase_bytes = (cfg->quick ? 128 : 512) * MiB,
-                      .load_bytes = (cfg->quick ? 64 : 256) * MiB,
-                      .seconds = cfg->quick ? 0.2 : 0.5,
+                      .chase_bytes = (cfg->quick ? LAT_CHASE_MIB_QUICK : LAT_CHASE_MIB_FULL) * MiB,
+                      .load_bytes = (cfg->quick ? LAT_LOAD_MIB_QUICK : LAT_LOAD_MIB_FULL) * MiB,
+                      .seconds = cfg->quick ? LAT_SECONDS_QUICK : LAT_SECONDS_FULL,
                       .seed = cfg->seed + 1 };
   val_lat_default_delays(&lc, cfg->quick);
   progress(cfg, "DRAM loaded latency: %d points", lc.n_delays + 1);
@@ -567,7 +622,7 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
                             .pin = cfg->pin,
                             .verify = cfg->verify,
                             .foreign_limit = VAL_FOREIGN_LIMIT,
-                            .extra_reps = cfg->quick ? 2 : 3,
+                            .extra_reps = cfg->quick ? EXTRA_REPS_QUICK : EXTRA_REPS_FULL,
                             .wake_bytes = VAL_WAKE_BYTES };
   ValRunResult *res = g_new0(ValRunResult, n);
   gboolean *have = g_new0(gboolean, n);

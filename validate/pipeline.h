@@ -45,7 +45,8 @@ G_BEGIN_DECLS
 #define VAL_CPU_BOUND 0.9
 
 /* A repetition with more than this many busy cores of other processes is contended (measure.c
- * replaces a few such; a run whose median stays above it is reported as contended). */
+ * replaces a few such; a run whose median stays above it is reported as contended). Assumed:
+ * a quarter of a core, small beside the one or two cores a run keeps busy. */
 #define VAL_FOREIGN_LIMIT 0.25
 
 /* Busy share of the busier side: max(server_util / S, client_util / C), S and C the cores each
@@ -130,6 +131,7 @@ typedef struct {
  * (FALSE then, with the error).  Mechanics errors (a body that does not match)
  * make it fail. */
 gboolean val_validate_run(const ValValidateConfig *cfg, ValReport **out, GError **error);
+/* Frees a report of val_validate_run (NULL is allowed). */
 void val_report_free(ValReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValReport, val_report_free)
 

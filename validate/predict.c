@@ -17,6 +17,9 @@
 
 #include "models/demand.h"
 
+/* TLS record payload when the profile gives none: the largest, 2^14 B (RFC 8446 5.1). */
+#define TLS_RECORD_BYTES 16384
+
 static const char *const pname[VAL_P_COUNT] = { "copy_cpb",
                                                 "copy_pagecache_cpb",
                                                 "miss_cpb",
@@ -80,7 +83,7 @@ void val_host_loopback(const ValHostProfile *prof, const ValHostConfig *cfg, Loo
   lo->stack_cpb = p[VAL_P_STACK];
   lo->softirq_cpb = p[VAL_P_SOFTIRQ];
   lo->record_cycles = p[VAL_P_RECORD];
-  lo->record_bytes = (double)(prof->record_bytes ? prof->record_bytes : 16384);
+  lo->record_bytes = (double)(prof->record_bytes ? prof->record_bytes : TLS_RECORD_BYTES);
   lo->crypto_cpb[LB_AES_128_GCM] = p[VAL_P_CRYPTO_AES128];
   lo->crypto_cpb[LB_AES_256_GCM] = p[VAL_P_CRYPTO_AES256];
   lo->crypto_cpb[LB_CHACHA20_POLY1305] = p[VAL_P_CRYPTO_CHACHA];

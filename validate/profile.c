@@ -14,6 +14,12 @@
 #include "models/coeffs.h"
 #include "models/demand.h"
 
+/* DRAM bandwidth written when nothing was measured, GB/s: a placeholder the profile says is
+ * one. Assumed. */
+#define DRAM_PLACEHOLDER_GBPS 10.0
+/* TLS record payload when the profile gives none: the largest, 2^14 B (RFC 8446 5.1). */
+#define TLS_RECORD_BYTES 16384
+
 /* Double-quoted YAML scalar body: backslash and quote escaped. */
 static char *yaml_escape(const char *in)
 {
@@ -138,7 +144,7 @@ double val_host_memory_GBps(const ValHostProfile *p, const ValMicrobench *mb, co
   const char *best_what = mb ? "STREAM-like microbenchmark" : "no measurement, a placeholder";
   for (int t = 0; mb && t < mb->dram_threads; t++)
     best_GBps = MAX(best_GBps, MAX(mb->dram_read_GBps[t], MAX(mb->dram_write_GBps[t], mb->dram_copy_GBps[t])));
-  if (best_GBps <= 0) best_GBps = 10.0;
+  if (best_GBps <= 0) best_GBps = DRAM_PLACEHOLDER_GBPS;
   if (p->dram_shown_GBps > best_GBps) {
     best_GBps = p->dram_shown_GBps;
     best_what = "page-cache misses x body rate of the fastest measured run, above the microbenchmark";
@@ -200,7 +206,7 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
     g_string_append_printf(s, " ns   # its slope %.4g ns per GB/s x the capacity %.4g GB/s%s\n", p->dram_slope_ns_per_GBps,
                            best_GBps, p->dram_slope_ns_per_GBps < 0 ? " (below 0: taken as 0)" : "");
   }
-  double read_GBps = mb && mb->dram_threads > 0 ? mb->dram_read_GBps[mb->dram_threads - 1] : 10.0;
+  double read_GBps = mb && mb->dram_threads > 0 ? mb->dram_read_GBps[mb->dram_threads - 1] : DRAM_PLACEHOLDER_GBPS;
   g_string_append_printf(s,
                          "nvme:   # the host's disk; the files are served from the page cache, so it carries no load\n"
                          "  - {model: \"page cache\", read: %.6g GB/s, latency: 1 us}\n",
@@ -217,7 +223,7 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   for (int k = 0; k < VAL_P_COUNT; k++)
     if (!in_costs(p, (ValParam)k)) param_line(s, p, (ValParam)k);
   g_string_append_printf(s, "  sha256_cpb: %.6g   # cycles/B, SHA-256 microbenchmark (client body check)\n", p->hash_cpb);
-  g_string_append_printf(s, "  record_size: %zu B\n", p->record_bytes ? p->record_bytes : (size_t)16384);
+  g_string_append_printf(s, "  record_size: %zu B\n", p->record_bytes ? p->record_bytes : (size_t)TLS_RECORD_BYTES);
   g_string_append(s, "  cipher: aes_128_gcm\n  server_threads: 1\n  client_threads: 1\n  connections: 8\n"
                      "  file_size: 1 MiB\n  client_hash: false\n");
   return g_string_free(s, FALSE);

@@ -152,6 +152,15 @@ gboolean val_server_mode_parse(const char *s, ValServerMode *out)
   return FALSE;
 }
 
+/* Connections one wake-up of the listening socket accepts before other work, events per
+ * epoll_wait and its timeout (ms), and the idle sweep's period (ns, 250 ms). Assumed. */
+#define ACCEPT_BATCH     64
+#define EPOLL_BATCH      64
+#define EPOLL_TIMEOUT_MS 250
+#define SWEEP_PERIOD_NS  250000000
+/* Out of descriptors: stop listening this long (ns, 100 ms) instead of spinning. Assumed. */
+#define ACCEPT_PAUSE_NS 100000000
+
 #define INC(w, f)    atomic_fetch_add_explicit(&(w)->st.f, 1, memory_order_relaxed)
 #define ADD(w, f, v) atomic_fetch_add_explicit(&(w)->st.f, (v), memory_order_relaxed)
 
@@ -371,7 +380,7 @@ static gboolean evict_one(Worker *w)
 static void accept_ready(Worker *w)
 {
   ValServer *s = w->srv;
-  for (int k = 0; k < 64; k++) {
+  for (int k = 0; k < ACCEPT_BATCH; k++) {
     struct sockaddr_in peer = { 0 };
     socklen_t pl = sizeof peer;
     int fd = accept4(s->listen_fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -381,7 +390,7 @@ static void accept_ready(Worker *w)
          * instead of spinning */
         if (evict_one(w)) continue;
         epoll_ctl(w->ep, EPOLL_CTL_DEL, s->listen_fd, NULL);
-        w->accept_paused_until = val_now_ns() + 100000000;
+        w->accept_paused_until = val_now_ns() + ACCEPT_PAUSE_NS;
       }
       return;
     }
@@ -925,11 +934,11 @@ static void *worker_main(void *arg)
   sigaddset(&set, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   if (s->cfg.pin) val_pin_self(s->cfg.first_cpu + (s->cfg.ncpus > 0 ? w->idx % s->cfg.ncpus : w->idx));
-  struct epoll_event ev[64];
+  struct epoll_event ev[EPOLL_BATCH];
   int64_t last_sweep = val_now_ns();
   gboolean running = TRUE;
   while (running) {
-    int n = epoll_wait(w->ep, ev, 64, 250);
+    int n = epoll_wait(w->ep, ev, EPOLL_BATCH, EPOLL_TIMEOUT_MS);
     int64_t now = val_now_ns();
     for (int i = 0; i < n; i++) {
       void *p = ev[i].data.ptr;
@@ -955,7 +964,7 @@ static void *worker_main(void *arg)
       epoll_ctl(w->ep, EPOLL_CTL_ADD, s->listen_fd, &e);
       w->accept_paused_until = 0;
     }
-    if (now - last_sweep > 250000000) {
+    if (now - last_sweep > SWEEP_PERIOD_NS) {
       sweep_idle(w, now);
       bury(w);
       last_sweep = now;
@@ -1007,11 +1016,11 @@ ValServer *val_server_start(const ValServerConfig *cfg, GError **error)
   s->cfg.cert_file = s->cert_file;
   s->cfg.key_file = s->key_file;
   if (s->cfg.threads <= 0) s->cfg.threads = 1;
-  if (s->cfg.chunk_bytes == 0) s->cfg.chunk_bytes = 65536;
-  if (s->cfg.budget_bytes == 0) s->cfg.budget_bytes = 262144;
-  if (s->cfg.idle_timeout_s <= 0) s->cfg.idle_timeout_s = 30;
-  if (s->cfg.head_timeout_s <= 0) s->cfg.head_timeout_s = 20;
-  if (s->cfg.linger_s <= 0) s->cfg.linger_s = 5;
+  if (s->cfg.chunk_bytes == 0) s->cfg.chunk_bytes = VAL_SERVER_CHUNK_BYTES;
+  if (s->cfg.budget_bytes == 0) s->cfg.budget_bytes = VAL_SERVER_BUDGET_BYTES;
+  if (s->cfg.idle_timeout_s <= 0) s->cfg.idle_timeout_s = VAL_SERVER_IDLE_TIMEOUT_S;
+  if (s->cfg.head_timeout_s <= 0) s->cfg.head_timeout_s = VAL_SERVER_HEAD_TIMEOUT_S;
+  if (s->cfg.linger_s <= 0) s->cfg.linger_s = VAL_SERVER_LINGER_S;
   if (s->cfg.max_conns <= 0) {
     struct rlimit rl;
     rlim_t nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;

@@ -12,6 +12,20 @@
 
 G_BEGIN_DECLS
 
+/* The port `ocasim serve` and `ocasim load` use by default: 8443, the customary alternate
+ * HTTPS port (assumed; any free port works). */
+#define VAL_DEFAULT_PORT 8443
+/* ValServerConfig's defaults for zero fields: the read / SSL_write chunk (64 KiB: four 16 KiB
+ * TLS records; assumed), the bytes a connection may send per wake-up (256 KiB, four chunks;
+ * assumed), the idle timeout (30 s; assumed, between Apache's KeepAliveTimeout 5 s and
+ * nginx's keepalive_timeout 75 s), the head timeout (20 s, Apache mod_reqtimeout header=20)
+ * and the lingering close (5 s, nginx lingering_timeout). */
+#define VAL_SERVER_CHUNK_BYTES    65536
+#define VAL_SERVER_BUDGET_BYTES   262144
+#define VAL_SERVER_IDLE_TIMEOUT_S 30
+#define VAL_SERVER_HEAD_TIMEOUT_S 20
+#define VAL_SERVER_LINGER_S       5
+
 typedef enum {
   VAL_MODE_SENDFILE_KTLS = 0, /* TLS, SSL_OP_ENABLE_KTLS + SSL_sendfile (user space when kTLS does not engage) */
   VAL_MODE_USERSPACE,         /* TLS, pread + SSL_write */
@@ -104,7 +118,9 @@ void val_server_stop(ValServer *s);
 /* val_server_stop that fills *final (NULL is fine) once every connection is closed, so that
  * the counters settled at close (bytes acknowledged, responses cut short by the stop) are in. */
 void val_server_stop_stats(ValServer *s, ValServerStats *final);
+/* The TCP port the server listens on (the one the kernel chose when the config asked for 0). */
 int val_server_port(const ValServer *s);
+/* A snapshot of the counters so far (each read atomically; not one instant across counters). */
 void val_server_stats(const ValServer *s, ValServerStats *out);
 /* Sum of the worker threads' CPU time (user + system), ns. */
 int64_t val_server_cpu_ns(const ValServer *s);

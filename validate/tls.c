@@ -26,6 +26,12 @@
   "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305"
 #define TLS13_SUITES "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
 
+/* The self-signed certificate is valid from an hour ago (clock skew) for a year, s. Assumed. */
+#define CERT_BACKDATE_S 3600
+#define CERT_VALIDITY_S (365L * 24 * 3600)
+/* Most a loopback handshake may take, ns (5 s). Assumed: far above a loopback round trip. */
+#define HANDSHAKE_DEADLINE_NS 5000000000LL
+
 static const char *const cipher_names[VAL_CIPHER_COUNT] = { "any", "aes-128-gcm", "aes-256-gcm", "chacha20-poly1305" };
 
 const char *val_cipher_name(ValCipher c)
@@ -94,8 +100,8 @@ static gboolean make_self_signed(EVP_PKEY **pkey_out, X509 **cert_out, GError **
   BN_free(bn);
   if (!ai) goto out;
   if (!X509_set_version(x, 2)) goto out;
-  if (!X509_gmtime_adj(X509_getm_notBefore(x), -3600)) goto out;
-  if (!X509_gmtime_adj(X509_getm_notAfter(x), 365L * 24 * 3600)) goto out;
+  if (!X509_gmtime_adj(X509_getm_notBefore(x), -CERT_BACKDATE_S)) goto out;
+  if (!X509_gmtime_adj(X509_getm_notAfter(x), CERT_VALIDITY_S)) goto out;
   if (!X509_set_pubkey(x, pkey)) goto out;
   X509_NAME *name = X509_get_subject_name(x);
   if (!X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"localhost", -1, -1, 0)) goto out;
@@ -289,7 +295,7 @@ gboolean val_tls_loopback_handshake(SSL_CTX *sctx, SSL_CTX *cctx, SSL **srv, SSL
   set_nonblock(fds[0], TRUE);
   set_nonblock(fds[1], TRUE);
   gboolean sdone = FALSE, cdone = FALSE;
-  int64_t deadline = val_now_ns() + 5000000000LL;
+  int64_t deadline = val_now_ns() + HANDSHAKE_DEADLINE_NS;
   while (!(sdone && cdone)) {
     if (val_now_ns() > deadline) {
       g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "TLS handshake timed out");

@@ -28,6 +28,7 @@ const char *val_cipher_name(ValCipher c);
 gboolean val_cipher_parse(const char *s, ValCipher *out);
 /* "1.2", "1.3" or "any". */
 const char *val_tls_version_name(ValTlsVersion v);
+/* Parses "1.2" / "12", "1.3" / "13" or "any"; FALSE for anything else. */
 gboolean val_tls_version_parse(const char *s, ValTlsVersion *out);
 
 /* Builds a server context.  cert_file/key_file: PEM paths, or both NULL to

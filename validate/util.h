@@ -10,6 +10,7 @@
 
 G_BEGIN_DECLS
 
+/* Error domain of the validation harness (codes: the enum below). */
 #define VAL_ERROR val_error_quark()
 GQuark val_error_quark(void);
 typedef enum {
