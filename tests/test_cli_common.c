@@ -412,7 +412,8 @@ START_TEST(test_output_file)
   const char *const *more[] = { ref, sch, chk, qn, cap };
   const char *paths[] = { pr, ps, pk, pq, pj };
   const char *starts[] = { "Bound mode vs published", "|", "{\n  \"ocasim_version\"",
-                           "station,metric,mean,ci95,theory,ocasim_version\n", "{\n  \"ocasim_version\"" };
+                           "station,metric,mean,ci95,theory,response_p50_s,response_p99_s,drops_per_s,ocasim_version\n",
+                           "{\n  \"ocasim_version\"" };
   for (size_t i = 0; i < G_N_ELEMENTS(more); i++) {
     g_autofree char *o = NULL, *e = NULL, *f = NULL;
     ck_assert_int_eq(test_run_ocasim(more[i], &o, &e), 0);
