@@ -187,29 +187,49 @@ int cli_format_from_path(const char *path, const char *const *formats)
   return -3;
 }
 
+/* Writes @len bytes of @text to @fd; 0, or the errno of the failure. */
+static int write_all(int fd, const char *text, gsize len)
+{
+  for (gsize done = 0; done < len;) {
+    ssize_t n = write(fd, text + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    done += (gsize)n;
+  }
+  return 0;
+}
+
+/* Writes @text to a new temporary file beside @p and renames it over @p; 0, or the errno of
+ * the failure (the temporary file removed). g_file_set_contents() does the same, but its
+ * errors name the temporary file ("/proc/x.json.WS87Y3"), not the path the user gave. */
+static int write_atomic(const char *p, const char *text, gsize len)
+{
+  g_autofree char *tmp = g_strdup_printf("%s.XXXXXX", p);
+  int fd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0666);
+  if (fd < 0) return errno;
+  int e = write_all(fd, text, len);
+  if (close(fd) != 0 && !e) e = errno;
+  if (!e && rename(tmp, p) != 0) e = errno;
+  if (e) unlink(tmp);
+  return e;
+}
+
 gboolean cli_write_file(const char *path, const char *text, gsize len, GError **error)
 {
-  /* g_file_set_contents renames a temporary file over @path: it would replace a symbolic link
-   * by a file and a device node (-o /dev/null, as root) or a FIFO by a regular file. */
+  /* a rename of a temporary file over @path would replace a symbolic link by a file and a
+   * device node (-o /dev/null, as root) or a FIFO by a regular file */
   g_autofree char *target = realpath(path, NULL);
   const char *p = target ? target : path; /* no such file yet: created atomically */
   struct stat st;
-  if (stat(p, &st) != 0 || S_ISREG(st.st_mode)) return g_file_set_contents(p, text, (gssize)len, error);
-  int fd = open(p, O_WRONLY | O_CLOEXEC);
-  for (gsize done = 0; fd >= 0 && done < len;) {
-    ssize_t n = write(fd, text + done, len - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = n < 0 ? errno : EIO;
-      close(fd);
-      errno = e;
-      fd = -1;
-      break;
-    }
-    done += (gsize)n;
+  int e;
+  if (stat(p, &st) != 0 || S_ISREG(st.st_mode))
+    e = write_atomic(p, text, len);
+  else {
+    int fd = open(p, O_WRONLY | O_CLOEXEC);
+    e = fd < 0 ? errno : write_all(fd, text, len);
+    if (fd >= 0 && close(fd) != 0 && !e) e = errno;
   }
-  if (fd < 0 || close(fd) != 0) {
-    int e = errno;
+  if (e) {
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", path, g_strerror(e));
     return FALSE;
   }

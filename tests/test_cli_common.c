@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -511,6 +512,19 @@ START_TEST(test_output_special_files)
 }
 END_TEST
 
+/* -o where no file can be created (/proc takes none) fails with the path the user gave and the
+ * system's reason; it named the temporary file ("cannot create /proc/x.json.WS87Y3"). */
+START_TEST(test_output_unwritable_names_the_path)
+{
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", "/proc/ocasim-test.json", NULL };
+  g_autofree char *o = NULL, *e = NULL;
+  ck_assert_int_eq(test_run_ocasim(args, &o, &e), 1);
+  ck_assert_str_eq(o, "");
+  g_autofree char *want = g_strdup_printf("ocasim: --output: cannot write '/proc/ocasim-test.json': %s\n", g_strerror(ENOENT));
+  ck_assert_str_eq(e, want);
+}
+END_TEST
+
 /* With a locale whose decimal separator is a comma, every number printed is the same as in the
  * C locale (LC_NUMERIC stays "C"), and the help text renders its ellipsis. */
 START_TEST(test_locale_independent_numbers)
@@ -582,6 +596,7 @@ int main(void)
   tcase_add_test(tc, test_validate_help_defaults);
   tcase_add_test(tc, test_output_file);
   tcase_add_test(tc, test_output_special_files);
+  tcase_add_test(tc, test_output_unwritable_names_the_path);
   tcase_add_test(tc, test_locale_independent_numbers);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
