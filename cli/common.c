@@ -21,6 +21,28 @@
 /* -v count of this process: the log writer reads it (one command per process). */
 static int verbosity;
 
+/* cli_write() has said on stderr that stdout failed: close_stdout() does not say it again. */
+static gboolean stdout_failure_said;
+
+/* At exit (atexit, from cli_init): flushes and closes stdout; when a write to it failed (now
+ * or earlier, e.g. --help or --version into /dev/full, GOption's help exits 0) says so and
+ * exits 1, as gnulib's close_stdout does. */
+static void close_stdout(void)
+{
+  gboolean earlier = ferror(stdout) != 0;
+  errno = 0;
+  gboolean now = fclose(stdout) != 0;
+  if (!earlier && !now) return;
+  int e = now ? errno : 0;
+  if (!stdout_failure_said) {
+    if (e)
+      fprintf(stderr, "ocasim: write error on stdout: %s\n", g_strerror(e));
+    else
+      fprintf(stderr, "ocasim: write error on stdout\n");
+  }
+  _exit(OCASIM_EXIT_FAILURE);
+}
+
 const char *cli_version(void)
 {
   return OCASIM_VERSION_STRING;
@@ -57,6 +79,7 @@ void cli_init(void)
   setlocale(LC_NUMERIC, "C");                /* results and scenario values: always a decimal point */
   g_log_writer_default_set_use_stderr(TRUE); /* stdout carries the results */
   g_log_set_writer_func(log_writer, NULL, NULL);
+  atexit(close_stdout);
 }
 
 static gboolean on_version(const char *name G_GNUC_UNUSED, const char *value G_GNUC_UNUSED, gpointer data G_GNUC_UNUSED,
@@ -256,6 +279,7 @@ int cli_write(const CliCommon *c, GString *text, const char *format)
   }
   if (fwrite(text->str, 1, text->len, stdout) != text->len || fflush(stdout) != 0) {
     perror("ocasim: stdout");
+    stdout_failure_said = TRUE;
     return OCASIM_EXIT_FAILURE;
   }
   return OCASIM_EXIT_OK;

@@ -525,6 +525,32 @@ START_TEST(test_output_unwritable_names_the_path)
 }
 END_TEST
 
+/* Help and version text that cannot be written (stdout on /dev/full: ENOSPC) exit 1 with a
+ * message; they exited 0 silently (GOption's --help exits 0 itself). Into /dev/null they exit 0. */
+START_TEST(test_help_write_error_fails)
+{
+  if (!g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+    fprintf(stderr, "test_help_write_error_fails: skipped, no /dev/full\n");
+    return;
+  }
+  const char *bin = g_getenv("OCASIM_BIN");
+  ck_assert_ptr_nonnull(bin);
+  static const char *const cases[] = { "--help", "--version", "bound --help", "bound --version", "reference" };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *full = g_strdup_printf("exec \"$0\" %s >/dev/full", cases[i]);
+    g_autofree char *null = g_strdup_printf("exec \"$0\" %s >/dev/null", cases[i]);
+    const char *af[] = { "/bin/sh", "-c", full, bin, NULL }, *an[] = { "/bin/sh", "-c", null, bin, NULL };
+    g_autofree char *o = NULL, *e = NULL, *o2 = NULL, *e2 = NULL;
+    ck_assert_msg(test_spawn(af, NULL, NULL, &o, &e) == 1, "%s >/dev/full: %s", cases[i], e);
+    ck_assert_msg(strstr(e, "ocasim: ") && (strstr(e, "stdout") || strstr(e, "write error")), "%s: %s", cases[i], e);
+    /* one message, not two (cli_write's "ocasim: stdout: ..." and the exit handler's) */
+    ck_assert_msg(g_str_has_suffix(e, "\n") && strchr(e, '\n') == e + strlen(e) - 1, "%s: %s", cases[i], e);
+    ck_assert_msg(test_spawn(an, NULL, NULL, &o2, &e2) == 0, "%s >/dev/null: %s", cases[i], e2);
+    ck_assert_str_eq(e2, "");
+  }
+}
+END_TEST
+
 /* With a locale whose decimal separator is a comma, every number printed is the same as in the
  * C locale (LC_NUMERIC stays "C"), and the help text renders its ellipsis. */
 START_TEST(test_locale_independent_numbers)
@@ -597,6 +623,7 @@ int main(void)
   tcase_add_test(tc, test_output_file);
   tcase_add_test(tc, test_output_special_files);
   tcase_add_test(tc, test_output_unwritable_names_the_path);
+  tcase_add_test(tc, test_help_write_error_fails);
   tcase_add_test(tc, test_locale_independent_numbers);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
