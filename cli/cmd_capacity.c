@@ -62,10 +62,12 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
       return g_strdup_printf("p99 reaches workload.latency_slo (%g ms), bound's estimate", a->wl.latency_slo_ns / 1e6);
     }
     case CAP_SATURATION: return g_strdup("a drive, PCIe link, DRAM node, fabric link, NIC port or NIC TLS engine at 100 %");
-    case CAP_RAM:
+    case CAP_RAM: {
+      g_autofree char *inst = sim_units_bytes_text(a->pc.installed_bytes);
       return g_strdup_printf("the RAM needed (page cache, socket buffers, TLS state, reads in flight, reserve) reaches "
-                             "memory.installed (%.1f GiB)",
-                             a->pc.installed_bytes / (1024.0 * 1024.0 * 1024.0));
+                             "memory.installed (%s)",
+                             inst);
+    }
     case CAP_HEADROOM: {
       g_autofree char *lim = headroom_limits(a);
       /* as the CPU's: above the saturation the limit is the demand the box would put on it */

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -249,6 +250,26 @@ static void sink_clear(Sink *k)
   g_free(k->json_part);
 }
 
+/* Refuses a result file of --out @prefix that is a symbolic link: the results are renamed into
+ * place (PREFIX.csv.part -> PREFIX.csv; the summaries by a temporary file), which would replace
+ * the link by a regular file and leave the file it names as it was. */
+static gboolean out_links_refused(const char *prefix, gboolean summaries, GError **error)
+{
+  static const char *const ext[] = { ".csv", ".jsonl", ".summary.csv", ".summary.jsonl" };
+  for (size_t i = 0; i < (summaries ? 4u : 2u); i++) {
+    g_autofree char *f = g_strconcat(prefix, ext[i], NULL);
+    struct stat st;
+    if (lstat(f, &st) == 0 && S_ISLNK(st.st_mode)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--out '%s': '%s' is a symbolic link; the results are renamed into place and would replace it: give "
+                  "--out the prefix of the files it names, or remove it",
+                  prefix, f);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* PREFIX.summary.csv and .jsonl of a replicated sweep, from the complete PREFIX.jsonl. */
 static gboolean write_summary(const SweepSpec *spec, const char *prefix, GError **error)
 {
@@ -402,7 +423,9 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   /* rank 0 finds where to start and opens the results; -2: bad --out, -1: bad resume, -3: I/O */
   gint64 start = 0;
   if (rank == 0) {
-    if (so->out && !cli_output_file_option("--out", sink.csv_final, &error)) start = -2;
+    if (so->out && (!cli_output_file_option("--out", sink.csv_final, &error) ||
+                    !out_links_refused(so->out, sweep_replications(spec) > 1, &error)))
+      start = -2;
     if (start == 0 && so->resume) start = resume_point(spec, &sink, prog);
     if (start >= 0 && start < n_runs && !sink_open(&sink, spec, (guint)start, prog)) start = -3;
   }

@@ -21,6 +21,28 @@
 /* -v count of this process: the log writer reads it (one command per process). */
 static int verbosity;
 
+/* cli_write() has said on stderr that stdout failed: close_stdout() does not say it again. */
+static gboolean stdout_failure_said;
+
+/* At exit (atexit, from cli_init): flushes and closes stdout; when a write to it failed (now
+ * or earlier, e.g. --help or --version into /dev/full, GOption's help exits 0) says so and
+ * exits 1, as gnulib's close_stdout does. */
+static void close_stdout(void)
+{
+  gboolean earlier = ferror(stdout) != 0;
+  errno = 0;
+  gboolean now = fclose(stdout) != 0;
+  if (!earlier && !now) return;
+  int e = now ? errno : 0;
+  if (!stdout_failure_said) {
+    if (e)
+      fprintf(stderr, "ocasim: write error on stdout: %s\n", g_strerror(e));
+    else
+      fprintf(stderr, "ocasim: write error on stdout\n");
+  }
+  _exit(OCASIM_EXIT_FAILURE);
+}
+
 const char *cli_version(void)
 {
   return OCASIM_VERSION_STRING;
@@ -57,6 +79,7 @@ void cli_init(void)
   setlocale(LC_NUMERIC, "C");                /* results and scenario values: always a decimal point */
   g_log_writer_default_set_use_stderr(TRUE); /* stdout carries the results */
   g_log_set_writer_func(log_writer, NULL, NULL);
+  atexit(close_stdout);
 }
 
 static gboolean on_version(const char *name G_GNUC_UNUSED, const char *value G_GNUC_UNUSED, gpointer data G_GNUC_UNUSED,
@@ -187,29 +210,49 @@ int cli_format_from_path(const char *path, const char *const *formats)
   return -3;
 }
 
+/* Writes @len bytes of @text to @fd; 0, or the errno of the failure. */
+static int write_all(int fd, const char *text, gsize len)
+{
+  for (gsize done = 0; done < len;) {
+    ssize_t n = write(fd, text + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    done += (gsize)n;
+  }
+  return 0;
+}
+
+/* Writes @text to a new temporary file beside @p and renames it over @p; 0, or the errno of
+ * the failure (the temporary file removed). g_file_set_contents() does the same, but its
+ * errors name the temporary file ("/proc/x.json.WS87Y3"), not the path the user gave. */
+static int write_atomic(const char *p, const char *text, gsize len)
+{
+  g_autofree char *tmp = g_strdup_printf("%s.XXXXXX", p);
+  int fd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0666);
+  if (fd < 0) return errno;
+  int e = write_all(fd, text, len);
+  if (close(fd) != 0 && !e) e = errno;
+  if (!e && rename(tmp, p) != 0) e = errno;
+  if (e) unlink(tmp);
+  return e;
+}
+
 gboolean cli_write_file(const char *path, const char *text, gsize len, GError **error)
 {
-  /* g_file_set_contents renames a temporary file over @path: it would replace a symbolic link
-   * by a file and a device node (-o /dev/null, as root) or a FIFO by a regular file. */
+  /* a rename of a temporary file over @path would replace a symbolic link by a file and a
+   * device node (-o /dev/null, as root) or a FIFO by a regular file */
   g_autofree char *target = realpath(path, NULL);
   const char *p = target ? target : path; /* no such file yet: created atomically */
   struct stat st;
-  if (stat(p, &st) != 0 || S_ISREG(st.st_mode)) return g_file_set_contents(p, text, (gssize)len, error);
-  int fd = open(p, O_WRONLY | O_CLOEXEC);
-  for (gsize done = 0; fd >= 0 && done < len;) {
-    ssize_t n = write(fd, text + done, len - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = n < 0 ? errno : EIO;
-      close(fd);
-      errno = e;
-      fd = -1;
-      break;
-    }
-    done += (gsize)n;
+  int e;
+  if (stat(p, &st) != 0 || S_ISREG(st.st_mode))
+    e = write_atomic(p, text, len);
+  else {
+    int fd = open(p, O_WRONLY | O_CLOEXEC);
+    e = fd < 0 ? errno : write_all(fd, text, len);
+    if (fd >= 0 && close(fd) != 0 && !e) e = errno;
   }
-  if (fd < 0 || close(fd) != 0) {
-    int e = errno;
+  if (e) {
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write '%s': %s", path, g_strerror(e));
     return FALSE;
   }
@@ -236,6 +279,7 @@ int cli_write(const CliCommon *c, GString *text, const char *format)
   }
   if (fwrite(text->str, 1, text->len, stdout) != text->len || fflush(stdout) != 0) {
     perror("ocasim: stdout");
+    stdout_failure_said = TRUE;
     return OCASIM_EXIT_FAILURE;
   }
   return OCASIM_EXIT_OK;

@@ -42,8 +42,9 @@ const char *cli_version(void);
 const char *cli_datadir(void);
 
 /* Sets up the process: locale (LC_ALL from the environment, LC_NUMERIC kept "C" so that every
- *  number printed or parsed has a decimal point) and the GLib log writer.  Called once, first
- *  thing in main(). */
+ *  number printed or parsed has a decimal point), the GLib log writer, and an exit handler that
+ *  closes stdout and exits 1 with a message when a write to it failed (help or version text
+ *  into a full disk: /dev/full).  Called once, first thing in main(). */
 void cli_init(void);
 
 /* An option context for a subcommand: @param and @summary as for GOption; @c (zeroed here)

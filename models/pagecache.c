@@ -7,6 +7,7 @@
 #include "sim/gsl_autoptr.h"
 #include "sim/json.h"
 #include "sim/roots.h"
+#include "sim/units.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 #include <math.h>
@@ -210,28 +211,33 @@ void ram_report_fill(RamReport *o, const Appliance *a, const DemandModel *m, dou
   o->over = o->installed_bytes > 0 && o->needed_bytes > o->installed_bytes;
 }
 
-#define GIB(x) ((x) / (1024.0 * 1024.0 * 1024.0))
-
+/* sizes in the unit that shows them (sim_units_bytes_text): 1 MiB installed is not "0.0 GiB" */
 void ram_report_table(const RamReport *o, GString *out)
 {
   if (!o->shown) return;
+  g_autofree char *cache = sim_units_bytes_text(o->cache_bytes);
   if (o->cache_on)
-    g_string_append_printf(out, "page cache: LRU of %.1f GiB, %.1f of %d titles: hit ratio %.1f %% (Che, Zipf s %.2f)\n",
-                           GIB(o->cache_bytes), o->cached_titles, o->titles, 100 * o->hit_ratio, o->zipf_s);
-  g_autofree char *ub = o->userbuf_bytes > 0 ? g_strdup_printf(" user buffers %.2f,", GIB(o->userbuf_bytes)) : NULL;
-  g_string_append_printf(out, "ram:        needs %.1f GiB", GIB(o->needed_bytes));
-  if (o->installed_bytes > 0)
-    g_string_append_printf(out, " of %.1f GiB installed", GIB(o->installed_bytes));
-  else
+    g_string_append_printf(out, "page cache: LRU of %s, %.1f of %d titles: hit ratio %.1f %% (Che, Zipf s %.2f)\n", cache,
+                           o->cached_titles, o->titles, 100 * o->hit_ratio, o->zipf_s);
+  g_autofree char *ubt = o->userbuf_bytes > 0 ? sim_units_bytes_text(o->userbuf_bytes) : NULL;
+  g_autofree char *ub = ubt ? g_strdup_printf(" user buffers %s,", ubt) : NULL;
+  g_autofree char *need = sim_units_bytes_text(o->needed_bytes);
+  g_string_append_printf(out, "ram:        needs %s", need);
+  if (o->installed_bytes > 0) {
+    g_autofree char *inst = sim_units_bytes_text(o->installed_bytes);
+    g_string_append_printf(out, " of %s installed", inst);
+  } else
     g_string_append(out, " (memory.installed not given)");
+  g_autofree char *sock = sim_units_bytes_text(o->sockbuf_bytes), *tls = sim_units_bytes_text(o->tls_bytes),
+                  *infl = sim_units_bytes_text(o->inflight_bytes), *res = sim_units_bytes_text(o->reserve_bytes);
   g_string_append_printf(out,
-                         ": page cache %.1f, socket buffers %.2f, TLS state %.2f, reads in flight %.3f,\n"
-                         "           %s reserve %.1f GiB (%.0f connections)\n",
-                         GIB(o->cache_bytes), GIB(o->sockbuf_bytes), GIB(o->tls_bytes), GIB(o->inflight_bytes), ub ? ub : "",
-                         GIB(o->reserve_bytes), o->connections);
-  if (o->over)
-    g_string_append_printf(out, "warning:    the RAM needed exceeds memory.installed by %.1f GiB\n",
-                           GIB(o->needed_bytes - o->installed_bytes));
+                         ": page cache %s, socket buffers %s, TLS state %s, reads in flight %s,\n"
+                         "           %s reserve %s (%.0f connections)\n",
+                         cache, sock, tls, infl, ub ? ub : "", res, o->connections);
+  if (o->over) {
+    g_autofree char *ex = sim_units_bytes_text(o->needed_bytes - o->installed_bytes);
+    g_string_append_printf(out, "warning:    the RAM needed exceeds memory.installed by %s\n", ex);
+  }
 }
 
 void ram_report_json(const RamReport *o, JsonBuilder *b)

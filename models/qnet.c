@@ -588,7 +588,9 @@ static void write_json(const QnetResult *res, GString *out)
 
 static void write_csv(const QnetResult *res, GString *out)
 {
-  g_string_append(out, "scenario,seed,overrides,station,metric,mean,ci95,theory\n");
+  /* the station's response-time percentiles and drop rate (as in the table and JSON) repeated on
+   * each of its metric rows */
+  g_string_append(out, "scenario,seed,overrides,station,metric,mean,ci95,theory,response_p50_s,response_p99_s,drops_per_s\n");
   g_autofree char *ov = res->overrides ? g_strjoinv("; ", res->overrides) : g_strdup("");
   for (int i = 0; i < res->nstations; i++) {
     const QnetStationResult *o = &res->stations[i];
@@ -604,6 +606,12 @@ static void write_csv(const QnetResult *res, GString *out)
       sim_csv_number_exact(out, EST(o, &metrics[m]).half_width);
       g_string_append_c(out, ',');
       sim_csv_number_exact(out, TH(o, &metrics[m]));
+      g_string_append_c(out, ',');
+      sim_csv_number_exact(out, o->response_p50_s);
+      g_string_append_c(out, ',');
+      sim_csv_number_exact(out, o->response_p99_s);
+      g_string_append_c(out, ',');
+      sim_csv_number_exact(out, o->drop_rate_per_s);
       g_string_append_c(out, '\n');
     }
   }

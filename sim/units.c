@@ -366,18 +366,41 @@ char *sim_units_format(double value, SimUnitKind kind)
   }
 }
 
-double sim_units_gbps_scale(double gbps, const char **unit)
+typedef struct {
+  const char *u;
+  double f;
+} ScaleUnit;
+
+/* The first unit of @t (largest first) in which |@v| * f is at least 1, the last one below
+ * that; the first for 0, negative zero and non-finite values. */
+static double scale_pick(double v, const ScaleUnit *t, size_t n, const char **unit)
 {
-  static const struct {
-    const char *u;
-    double f;
-  } t[] = { { "Gb/s", 1.0 }, { "Mb/s", 1e3 }, { "kb/s", 1e6 }, { "b/s", 1e9 } };
-  double a = fabs(gbps);
+  double a = fabs(v);
   size_t i = 0;
   if (a > 0 && isfinite(a))
-    while (i + 1 < G_N_ELEMENTS(t) && a * t[i].f < 1.0) i++;
+    while (i + 1 < n && a * t[i].f < 1.0) i++;
   *unit = t[i].u;
   return t[i].f;
+}
+
+double sim_units_gbps_scale(double gbps, const char **unit)
+{
+  static const ScaleUnit t[] = { { "Gb/s", 1.0 }, { "Mb/s", 1e3 }, { "kb/s", 1e6 }, { "b/s", 1e9 } };
+  return scale_pick(gbps, t, G_N_ELEMENTS(t), unit);
+}
+
+double sim_units_gib_scale(double gib, const char **unit)
+{
+  static const ScaleUnit t[] = { { "GiB", 1.0 }, { "MiB", 1024.0 }, { "KiB", 1048576.0 }, { "bytes", 1073741824.0 } };
+  return scale_pick(gib, t, G_N_ELEMENTS(t), unit);
+}
+
+char *sim_units_bytes_text(double bytes)
+{
+  const char *u;
+  double gib = bytes / 1073741824.0;
+  double f = sim_units_gib_scale(gib, &u);
+  return g_strdup_printf("%.1f %s", gib * f, u);
 }
 
 char *sim_units_gbps_text(double gbps)

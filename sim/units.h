@@ -132,6 +132,22 @@ double sim_units_gbps_scale(double gbps, const char **unit);
  */
 char *sim_units_gbps_text(double gbps);
 
+/*
+ * sim_units_gib_scale:
+ * As sim_units_gbps_scale() for a size of @gib GiB: GiB from 1 GiB up (and for 0, negative zero
+ * and non-finite values), else the largest of MiB, KiB and bytes in which it is at least 1.
+ * *@unit gets "GiB", "MiB", "KiB" or "bytes"; returns the factor from GiB to it (1, 1024,
+ * 1024^2 or 1024^3).
+ */
+double sim_units_gib_scale(double gib, const char **unit);
+
+/*
+ * sim_units_bytes_text:
+ * "%.1f UNIT" of @bytes in the unit sim_units_gib_scale() picks: "512.0 GiB", "1.0 MiB" for
+ * 1048576 bytes (not "0.0 GiB"). Free with g_free().
+ */
+char *sim_units_bytes_text(double bytes);
+
 G_END_DECLS
 
 #endif /* SIM_UNITS_H */

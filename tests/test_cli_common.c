@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -412,7 +413,8 @@ START_TEST(test_output_file)
   const char *const *more[] = { ref, sch, chk, qn, cap };
   const char *paths[] = { pr, ps, pk, pq, pj };
   const char *starts[] = { "Bound mode vs published", "|", "{\n  \"ocasim_version\"",
-                           "station,metric,mean,ci95,theory,ocasim_version\n", "{\n  \"ocasim_version\"" };
+                           "station,metric,mean,ci95,theory,response_p50_s,response_p99_s,drops_per_s,ocasim_version\n",
+                           "{\n  \"ocasim_version\"" };
   for (size_t i = 0; i < G_N_ELEMENTS(more); i++) {
     g_autofree char *o = NULL, *e = NULL, *f = NULL;
     ck_assert_int_eq(test_run_ocasim(more[i], &o, &e), 0);
@@ -510,6 +512,45 @@ START_TEST(test_output_special_files)
 }
 END_TEST
 
+/* -o where no file can be created (/proc takes none) fails with the path the user gave and the
+ * system's reason; it named the temporary file ("cannot create /proc/x.json.WS87Y3"). */
+START_TEST(test_output_unwritable_names_the_path)
+{
+  const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-o", "/proc/ocasim-test.json", NULL };
+  g_autofree char *o = NULL, *e = NULL;
+  ck_assert_int_eq(test_run_ocasim(args, &o, &e), 1);
+  ck_assert_str_eq(o, "");
+  g_autofree char *want = g_strdup_printf("ocasim: --output: cannot write '/proc/ocasim-test.json': %s\n", g_strerror(ENOENT));
+  ck_assert_str_eq(e, want);
+}
+END_TEST
+
+/* Help and version text that cannot be written (stdout on /dev/full: ENOSPC) exit 1 with a
+ * message; they exited 0 silently (GOption's --help exits 0 itself). Into /dev/null they exit 0. */
+START_TEST(test_help_write_error_fails)
+{
+  if (!g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+    fprintf(stderr, "test_help_write_error_fails: skipped, no /dev/full\n");
+    return;
+  }
+  const char *bin = g_getenv("OCASIM_BIN");
+  ck_assert_ptr_nonnull(bin);
+  static const char *const cases[] = { "--help", "--version", "bound --help", "bound --version", "reference" };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *full = g_strdup_printf("exec \"$0\" %s >/dev/full", cases[i]);
+    g_autofree char *null = g_strdup_printf("exec \"$0\" %s >/dev/null", cases[i]);
+    const char *af[] = { "/bin/sh", "-c", full, bin, NULL }, *an[] = { "/bin/sh", "-c", null, bin, NULL };
+    g_autofree char *o = NULL, *e = NULL, *o2 = NULL, *e2 = NULL;
+    ck_assert_msg(test_spawn(af, NULL, NULL, &o, &e) == 1, "%s >/dev/full: %s", cases[i], e);
+    ck_assert_msg(strstr(e, "ocasim: ") && (strstr(e, "stdout") || strstr(e, "write error")), "%s: %s", cases[i], e);
+    /* one message, not two (cli_write's "ocasim: stdout: ..." and the exit handler's) */
+    ck_assert_msg(g_str_has_suffix(e, "\n") && strchr(e, '\n') == e + strlen(e) - 1, "%s: %s", cases[i], e);
+    ck_assert_msg(test_spawn(an, NULL, NULL, &o2, &e2) == 0, "%s >/dev/null: %s", cases[i], e2);
+    ck_assert_str_eq(e2, "");
+  }
+}
+END_TEST
+
 /* With a locale whose decimal separator is a comma, every number printed is the same as in the
  * C locale (LC_NUMERIC stays "C"), and the help text renders its ellipsis. */
 START_TEST(test_locale_independent_numbers)
@@ -581,6 +622,8 @@ int main(void)
   tcase_add_test(tc, test_validate_help_defaults);
   tcase_add_test(tc, test_output_file);
   tcase_add_test(tc, test_output_special_files);
+  tcase_add_test(tc, test_output_unwritable_names_the_path);
+  tcase_add_test(tc, test_help_write_error_fails);
   tcase_add_test(tc, test_locale_independent_numbers);
   suite_add_tcase(s, tc);
   return test_run_suite(s);

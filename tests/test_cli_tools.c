@@ -453,6 +453,26 @@ START_TEST(test_sub_gbps_rates_shown)
 }
 END_TEST
 
+/* A RAM size below 1 GiB prints in a unit that shows it (sim_units_bytes_text): 1 MiB installed
+ * read "of 0.0 GiB installed" and "memory.installed (0.0 GiB)". */
+START_TEST(test_sub_gib_sizes_shown)
+{
+  const char *args[] = { "capacity", "scenarios/rome-400g-page-cache.yaml", "--set", "memory.installed=1 MiB", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+  ck_assert_msg(strstr(out, "ram:        needs 8.0 GiB of 1.0 MiB installed"), "%s", out);
+  ck_assert_msg(strstr(out, "reaches memory.installed (1.0 MiB)"), "%s", out);
+  ck_assert_msg(!strstr(out, "0.0 GiB installed"), "%s", out);
+  const char *bargs[] = { "bound", "scenarios/rome-400g-page-cache.yaml", NULL };
+  g_autofree char *bout = NULL, *berr = NULL;
+  ck_assert_msg(test_run_ocasim(bargs, &bout, &berr) == 0, "%s", berr);
+  /* 256 GiB installed: TLS state and reads in flight are below 1 GiB and were "0.46" and "0.004" */
+  ck_assert_msg(strstr(bout, "of 256.0 GiB installed: page cache 243.9 GiB, socket buffers 3.6 GiB, TLS state 467.9 MiB, "
+                             "reads in flight 4.6 MiB,"),
+                "%s", bout);
+}
+END_TEST
+
 /* The report calls the named resource the bottleneck only when the box is saturated: at 100 Gb/s
  * offered the Rome NIC-kTLS box's ports are at 26.9 % ("busiest", "near it", "<- busiest"; it
  * said "bottleneck: ... at 26.9 % utilisation" and "co-limit"), saturating they are at 100 %
@@ -514,6 +534,7 @@ int main(void)
   tcase_add_test(tc, test_outputs_doc_names_kinds_and_units);
   tcase_add_test(tc, test_report_table_columns_align);
   tcase_add_test(tc, test_sub_gbps_rates_shown);
+  tcase_add_test(tc, test_sub_gib_sizes_shown);
   tcase_add_test(tc, test_bottleneck_wording);
   suite_add_tcase(s, tc);
   return test_run_suite(s);

@@ -293,6 +293,32 @@ START_TEST(test_same_seed_same_bytes)
 }
 END_TEST
 
+/* The CSV carries each station's p50/p99 response time and drop rate, as the table and JSON do
+ * (it had none): on every metric row, the same values as the result's, and for M/M/1 at rho 0.5,
+ * E[S] 1 s (W ~ Exp(rate 1 - rho)) near the closed forms p50 = ln 2 / 0.5 = 1.386 s,
+ * p99 = ln 100 / 0.5 = 9.210 s; no drops (infinite buffer). */
+START_TEST(test_csv_has_percentiles_and_drops)
+{
+  g_autoptr(QnetResult) r = run_single(0.5, EXP1, 1, SIM_STATION_FCFS, 2e4);
+  g_autoptr(GString) c = g_string_new(NULL);
+  qnet_result_write(r, QNET_FORMAT_CSV, c);
+  g_auto(GStrv) lines = g_strsplit(c->str, "\n", -1);
+  ck_assert_str_eq(lines[0], "scenario,seed,overrides,station,metric,mean,ci95,theory,response_p50_s,response_p99_s,drops_per_s");
+  const QnetStationResult *o = &r->stations[0];
+  ck_assert_double_eq_tol(o->response_p50_s, log(2) / 0.5, 0.1 * log(2) / 0.5);
+  ck_assert_double_eq_tol(o->response_p99_s, log(100) / 0.5, 0.1 * log(100) / 0.5);
+  int rows = 0;
+  for (int i = 1; lines[i] && lines[i][0]; i++, rows++) {
+    g_auto(GStrv) f = g_strsplit(lines[i], ",", -1);
+    ck_assert_int_eq(g_strv_length(f), 11);
+    ck_assert_double_eq(g_ascii_strtod(f[8], NULL), o->response_p50_s);
+    ck_assert_double_eq(g_ascii_strtod(f[9], NULL), o->response_p99_s);
+    ck_assert_str_eq(f[10], "0.0");
+  }
+  ck_assert_int_eq(rows, 4); /* one per metric of the one station */
+}
+END_TEST
+
 START_TEST(test_bad_routes)
 {
   g_autoptr(QnetSpec) spec = base_spec(10, 1, 1);
@@ -353,6 +379,7 @@ int main(void)
   tcase_add_test(tc, test_feedback_jackson);
   tcase_add_test(tc, test_little_everywhere);
   tcase_add_test(tc, test_same_seed_same_bytes);
+  tcase_add_test(tc, test_csv_has_percentiles_and_drops);
   tcase_add_test(tc, test_bad_routes);
   tcase_add_test(tc, test_overload_cap);
   suite_add_tcase(s, tc);

@@ -12,6 +12,8 @@
 #include <math.h>
 #include <gsl/gsl_cdf.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <json-glib/json-glib.h>
 #include "models/sweep.h"
 #include "sim/conf.h"
@@ -383,6 +385,35 @@ START_TEST(test_out_prefix_refused)
 }
 END_TEST
 
+/* --out PREFIX where PREFIX.csv (or PREFIX.jsonl) is a symbolic link is refused (exit 2, the
+ * link and the file it names untouched): the final rename replaced the link by a regular file. */
+START_TEST(test_out_symlink_refused)
+{
+  g_auto(TestDir) d = tmpdir();
+  static const char *const ext[] = { ".csv", ".jsonl" };
+  for (size_t i = 0; i < G_N_ELEMENTS(ext); i++) {
+    g_autofree char *prefix = g_build_filename(d, "r", NULL), *link = g_strconcat(prefix, ext[i], NULL);
+    g_autofree char *target = g_build_filename(d, "target", NULL);
+    ck_assert(g_file_set_contents(target, "old", -1, NULL));
+    ck_assert_int_eq(symlink("target", link), 0);
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "sweep", "tests/data/sweep/small-bound.yaml", "-q", "--out", prefix, NULL };
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 2);
+    ck_assert_msg(strstr(err, "--out '") && strstr(err, "is a symbolic link"), "%s: %s", ext[i], err);
+    struct stat st;
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert_msg(S_ISLNK(st.st_mode), "%s: the link was replaced", ext[i]);
+    g_autofree char *t = NULL;
+    ck_assert(g_file_get_contents(target, &t, NULL, NULL));
+    ck_assert_str_eq(t, "old");
+    g_autofree char *other = g_strconcat(prefix, i ? ".csv" : ".jsonl", NULL);
+    ck_assert(!g_file_test(other, G_FILE_TEST_EXISTS));
+    g_remove(link);
+    g_remove(target);
+  }
+}
+END_TEST
+
 /* Points, values, zips and seeds. */
 START_TEST(test_points_and_seeds)
 {
@@ -744,6 +775,7 @@ int main(void)
   tcase_add_test(tc, test_failed_point_is_a_row);
   tcase_add_test(tc, test_failed_count);
   tcase_add_test(tc, test_out_prefix_refused);
+  tcase_add_test(tc, test_out_symlink_refused);
   tcase_add_test(tc, test_points_and_seeds);
   tcase_add_test(tc, test_varied_seed_one_column);
   tcase_add_test(tc, test_range_values);

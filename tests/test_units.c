@@ -241,6 +241,33 @@ START_TEST(test_gbps_text)
 }
 END_TEST
 
+/* A size prints in the unit that shows it with one decimal: GiB from 1 GiB up (and 0), below
+ * that the largest of MiB, KiB, bytes in which it is at least 1 (1 MiB was "0.0 GiB"). */
+START_TEST(test_bytes_text)
+{
+  static const struct {
+    double bytes;
+    const char *text;
+  } t[] = { { 256.0 * 1073741824.0, "256.0 GiB" },
+            { 1073741824.0, "1.0 GiB" },
+            { 0.0, "0.0 GiB" },
+            { 1048576.0, "1.0 MiB" },
+            { 1536.0, "1.5 KiB" },
+            { 1023.0, "1023.0 bytes" },
+            { 0.25, "0.2 bytes" },
+            { -3.0 * 1048576.0, "-3.0 MiB" } };
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+    g_autofree char *s = sim_units_bytes_text(t[i].bytes);
+    ck_assert_str_eq(s, t[i].text);
+  }
+  const char *u;
+  ck_assert_double_eq(sim_units_gib_scale(INFINITY, &u), 1.0);
+  ck_assert_str_eq(u, "GiB");
+  ck_assert_double_eq(sim_units_gib_scale(0.5, &u), 1024.0);
+  ck_assert_str_eq(u, "MiB");
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("units");
@@ -256,6 +283,7 @@ int main(void)
   tcase_add_test(tc, test_bare_and_bad_units);
   tcase_add_test(tc, test_format_roundtrip);
   tcase_add_test(tc, test_gbps_text);
+  tcase_add_test(tc, test_bytes_text);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }
