@@ -40,7 +40,6 @@ static const FixedCoeff FIXED[] = {
   { "pkt_cycles", offsetof(Coeffs, pkt_cycles), "netmap (Rizzo, USENIX ATC 2012): ~1 us per packet at 2 GHz" },
   { "ack_cycles", offsetof(Coeffs, ack_cycles), "netmap (same): about half a send" },
   { "irq_cycles", offsetof(Coeffs, irq_cycles), "netmap (same): of the order of the per-packet cost" },
-  { "pcie_rtt_ns", offsetof(Coeffs, pcie_rtt_ns), "pcie-bench (Neugebauer et al., SIGCOMM 2018)" },
 };
 
 /* every member of Coeffs is either fitted or fixed (all doubles) */
@@ -119,8 +118,6 @@ void coeffs_defaults(Coeffs *c)
                             the per-packet cost above (same source, Sec. 2: interrupt and per-packet
                             costs of the same order); no reference row runs without moderation,
                             so no fit can identify it */
-  c->pcie_rtt_ns = 600; /* DMA read round trip excl. DRAM, 500-600 ns measured by
-                                 pcie-bench (Neugebauer et al., SIGCOMM 2018, Fig. 4) */
 }
 
 void coeffs_prior(Coeffs *c)

@@ -30,7 +30,6 @@ typedef struct {
   double pkt_cycles;         /* cycles per segment handed to the NIC, through TCP/IP + driver */
   double ack_cycles;         /* cycles per ACK event the stack processes */
   double irq_cycles;         /* cycles per interrupt (entry, handler, exit, softirq/taskqueue wake-up) */
-  double pcie_rtt_ns;        /* non-posted read round trip through the root complex, excl. DRAM */
 } Coeffs;
 
 /* Number of fitted coefficients (the rows of coeffs.def). */

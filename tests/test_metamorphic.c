@@ -24,7 +24,7 @@
  *    k (the appliance schema walked field by field, defaults included: memory speed, clock,
  *    drive read, port speed, kTLS rate, links, the offered load and the stream bitrates, the
  *    default 5 Mb/s mix of workload.h too), every time divided by k (latencies, penalties, the
- *    SLO, and the one time compiled into the model, coef.pcie_rtt_ns of models/coeffs.h), and
+ *    SLO, the PCIe read round trip pcie.read_rtt; the model compiles in no time of its own), and
  *    PCIe lanes times k, the one capacity without a rate key (a link's bandwidth is gen x
  *    lanes); sizes, counts, cycles per byte and fractions are kept.  Then X(k) = k X to a relative 1e-9, for k = 1/2 and
  *    1/4 (lanes of 16 and 4 in every scenario halve and quarter to whole lanes).
@@ -160,10 +160,9 @@ static int cmp_double(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* Applies @sets (char *) to a copy of @s's document and bounds it into @o, with the model's one
- *  compiled-in time (coef.pcie_rtt_ns, models/coeffs.h) divided by @time_div; FALSE with @error
+/* Applies @sets (char *) to a copy of @s's document and bounds it into @o; FALSE with @error
  *  when an override or the binding fails. */
-static gboolean eval_scaled(const MScen *s, const GPtrArray *sets, double time_div, Outcome *o, GError **error)
+static gboolean eval(const MScen *s, const GPtrArray *sets, Outcome *o, GError **error)
 {
   g_autoptr(SimConfDoc) doc = sim_conf_doc_copy(s->doc);
   for (guint i = 0; sets && i < sets->len; i++)
@@ -171,7 +170,6 @@ static gboolean eval_scaled(const MScen *s, const GPtrArray *sets, double time_d
   Appliance *a = g_new0(Appliance, 1);
   AppScenarioInfo info = { 0 };
   gboolean ok = appliance_from_conf(sim_conf_doc_root(doc), a, &info, error);
-  a->coef.pcie_rtt_ns /= time_div;
   DemandModel *m = ok ? demand_build_cached(a, cache, error) : NULL;
   if (m) {
     g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
@@ -192,11 +190,6 @@ static gboolean eval_scaled(const MScen *s, const GPtrArray *sets, double time_d
   app_scenario_info_clear(&info);
   g_free(a);
   return ok;
-}
-
-static gboolean eval(const MScen *s, const GPtrArray *sets, Outcome *o, GError **error)
-{
-  return eval_scaled(s, sets, 1.0, o, error);
 }
 
 static void base_outcome(const MScen *s, Outcome *o)
@@ -487,7 +480,7 @@ START_TEST(test_scale_free)
         ck_assert_msg(odd->len == 0, "%s: cannot scale by %g:%s", s->file, k, odd->str);
         Outcome o;
         g_autoptr(GError) e = NULL;
-        ck_assert_msg(eval_scaled(s, sets, times ? k : 1.0, &o, &e), "%s scaled by %g: %s", s->file, k, e ? e->message : "");
+        ck_assert_msg(eval(s, sets, &o, &e), "%s scaled by %g: %s", s->file, k, e ? e->message : "");
         if (times)
           worst = MAX(worst, fabs(o.x_Bps / (k * base.x_Bps) - 1));
         else {
