@@ -19,8 +19,11 @@
  * of min_width, 2 min_width, ... width that carries its sustained traffic below dlwm_up of that
  * width's capacity, and narrows only when the traffic falls below dlwm_down of the next narrower
  * width's capacity (hysteresis; topo_dlwm_width). Sustained traffic that would load a narrow
- * width past dlwm_up widens the link, so at saturation a DLWM link carries its full width: DLWM
- * costs latency (the narrow state's longer line time), not capacity. (nab2022: BIOS-default DLWM
+ * width past dlwm_up widens the link, so at saturation a DLWM link carries its full width: the
+ * bound and the DES give every link its full width, DLWM's state at the loads where a link's
+ * capacity matters. Not modelled: the latency a link in a narrow state adds below those loads
+ * (its longer line time in the link's wait and the remote stall; topo_dlwm_width gives that
+ * state, tests/test_fabric.c, but the demand model does not read it). (nab2022: BIOS-default DLWM
  * left the 800G box's links "running narrow (suspected x2)" at 420 Gb/s; no source says why they
  * did not widen, and the model does not invent a stuck-narrow state:
  * scenarios/reference/milan2022_default_bios.yaml carries that deviation.)
