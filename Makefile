@@ -108,7 +108,7 @@ check-tests: $(TEST_BIN) $(BIN)
 # the longest first, each suite's output printed whole when it ends (-Otarget) with its wall
 # time.  OCASIM_BIN lets tests drive the command line (exit status, error positions).
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-TEST_LONG := test_appliance_fit test_metamorphic test_appliance_des test_golden test_planner
+TEST_LONG := test_metamorphic test_validate_server test_golden test_appliance_fit test_appliance_capacity
 TEST_ORDER := $(filter $(TEST_LONG:%=$(BUILD)/tests/%),$(TEST_BIN)) $(filter-out $(TEST_LONG:%=$(BUILD)/tests/%),$(TEST_BIN))
 TEST_RUN := $(TEST_ORDER:%=%.run)
 TEST_FAILED := $(BUILD)/tests/failed
