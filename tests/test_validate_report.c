@@ -30,18 +30,36 @@ static JsonNode *member(JsonNode *root, const char *path)
   return n;
 }
 
-START_TEST(test_nan_report_is_valid_json)
+/* A report of the probe and the one row @row (transfer full). */
+static ValReport *report_with_row(const ValPredRow *row)
 {
-  g_autoptr(ValReport) r = g_new0(ValReport, 1);
+  ValReport *r = g_new0(ValReport, 1);
   r->probe = val_probe_run();
   r->rows = g_array_new(FALSE, TRUE, sizeof(ValPredRow));
+  g_array_append_vals(r->rows, row, 1);
+  return r;
+}
+
+/* Writes @r's report.json into a new scratch directory (*dir, transfer full); returns its path. */
+static char *write_report_json(const ValReport *r, char **dir)
+{
+  *dir = g_dir_make_tmp("ocasim-report-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(*dir);
+  char *path = g_build_filename(*dir, "report.json", NULL);
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(val_report_write_json(r, path, &err), "%s", err ? err->message : "");
+  return path;
+}
+
+START_TEST(test_nan_report_is_valid_json)
+{
   ValPredRow row;
   memset(&row, 0, sizeof row);
   row.app_gbps = NAN;          /* the appliance model could not predict the row */
   row.err_rel = NAN;           /* ... so neither its error */
   row.run.median.gbps = 12.5;  /* a finite neighbour stays a number */
   row.pred.bottleneck = "cpu"; /* closed form */
-  g_array_append_val(r->rows, row);
+  g_autoptr(ValReport) r = report_with_row(&row);
   r->fit.chi2 = NAN;
   r->fit.chi2_dof = INFINITY;
   r->model_agree_max = -INFINITY;
@@ -50,11 +68,9 @@ START_TEST(test_nan_report_is_valid_json)
   r->mb.dram_read_GBps[0] = NAN; /* an array element */
   for (int i = 0; i < VAL_P_COUNT; i++) r->profile.se[i] = NAN;
 
-  g_autofree char *dir = g_dir_make_tmp("ocasim-report-XXXXXX", NULL);
-  ck_assert_ptr_nonnull(dir);
-  g_autofree char *path = g_build_filename(dir, "report.json", NULL);
+  g_autofree char *dir = NULL;
+  g_autofree char *path = write_report_json(r, &dir);
   g_autoptr(GError) err = NULL;
-  ck_assert_msg(val_report_write_json(r, path, &err), "%s", err ? err->message : "");
 
   g_autofree char *text = NULL;
   ck_assert(g_file_get_contents(path, &text, NULL, NULL));
@@ -148,24 +164,19 @@ static void fitted_profile(ValHostProfile *p, double u)
  * either (report.json's target_met was already false). */
 START_TEST(test_no_uncontended_heldout)
 {
-  g_autoptr(ValReport) r = g_new0(ValReport, 1);
-  r->probe = val_probe_run();
-  r->rows = g_array_new(FALSE, TRUE, sizeof(ValPredRow));
   ValPredRow row;
   memset(&row, 0, sizeof row);
   row.run.median.gbps = 5.0;
   row.app_gbps = 5.2;
   row.err_rel = 0.04;
   row.pred.bottleneck = "cpu";
-  g_array_append_val(r->rows, row);
+  g_autoptr(ValReport) r = report_with_row(&row);
   r->n_heldout = 1;
   r->heldout_median_abs_err = r->heldout_max_abs_err = 0.04;
   r->n_heldout_quiet = 0; /* as the pipeline leaves them: 0 runs, 0 error */
-  g_autofree char *dir = g_dir_make_tmp("ocasim-report-XXXXXX", NULL);
-  ck_assert_ptr_nonnull(dir);
-  g_autofree char *path = g_build_filename(dir, "report.json", NULL);
+  g_autofree char *dir = NULL;
+  g_autofree char *path = write_report_json(r, &dir);
   g_autoptr(GError) err = NULL;
-  ck_assert_msg(val_report_write_json(r, path, &err), "%s", err ? err->message : "");
   g_autoptr(JsonParser) p = json_parser_new();
   ck_assert(json_parser_load_from_file(p, path, &err));
   JsonNode *root = json_parser_get_root(p);
