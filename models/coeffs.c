@@ -123,9 +123,11 @@ void coeffs_defaults(Coeffs *c)
 void coeffs_prior(Coeffs *c)
 {
   coeffs_defaults(c);
-  c->dram_eff = 0.94;    /* STREAM on DDR4 servers reaches 85-90 % of peak at a 2:1 mix */
+  c->dram_eff = 0.94;    /* before the read/write mix loss (dram_turnaround): 0.94 x (1 - 0.051 x 4 x
+                            1/3 x 2/3) = 0.90 at STREAM triad's 2:1 mix, the top of the 85-90 % of
+                            peak STREAM reaches on DDR4 servers */
   c->port_eff = 0.94;    /* 1448 B TCP payload per 1538 B on the wire at MTU 1500 */
-  c->page_cycles = 1600; /* ~0.6 us per 4 KiB page of VM + sendfile + TCP work at 2.5 GHz */
+  c->page_cycles = 1600; /* ~0.64 us per 4 KiB page of VM + sendfile + TCP work at 2.5 GHz */
   c->k_dram = 0.15;      /* streaming reads are mostly prefetched: ~15 % of a miss exposed. One
                             fraction for streaming and metadata reads: fitted apart, the metadata
                             one was not identified (0.21 +- 0.29 against 0.18 +- 0.03, correlated
