@@ -37,14 +37,25 @@ typedef struct {
  * *@ram_over (may be NULL) gets the RAM the box needs there over memory.installed,
  * (needed - installed) / installed (ram.h; memory.installed must be given). NULL with @error
  * when that build fails. (transfer full) */
+/* The model of @b at its own offered load: @m itself when no sizing depends on the load,
+ * else a model built at that load (*own, the caller frees it) on @m's drive shares. NULL with
+ * @error when that build fails. */
+static const DemandModel *model_sized_at(const Appliance *b, const DemandModel *m, DemandModel **own, GError **error)
+{
+  *own = NULL;
+  if (!demand_sizing_varies(b)) return m;
+  *own = demand_build_shares(b, m->drive_share, error);
+  return *own;
+}
+
 static BoundResult *eval_at(const Appliance *a, const DemandModel *m, double L, gboolean latency, double *ram_over,
                             GError **error)
 {
   g_autofree Appliance *b = g_memdup2(a, sizeof *a);
   b->wl.offered_gbps = L;
-  g_autoptr(DemandModel) mL = demand_sizing_varies(a) ? demand_build_shares(b, m->drive_share, error) : NULL;
-  if (demand_sizing_varies(a) && !mL) return NULL;
-  if (mL) m = mL;
+  g_autoptr(DemandModel) own = NULL;
+  m = model_sized_at(b, m, &own, error);
+  if (!m) return NULL;
   BoundResult *r = latency ? bound_eval(b, m, L) : bound_eval_rates(b, m, L);
   if (ram_over) {
     RamReport o;
@@ -314,9 +325,9 @@ AppReport *appliance_capacity_report(Appliance *a, const AppScenarioInfo *info, 
   a->wl.offered_gbps = MAX(c->capacity_gbps, CAPACITY_REPORT_MIN_GBPS);
   /* the model sized at the capacity load, as the criteria were evaluated there (eval_at): the
    * page cache, RAM and connections the report shows are those of that load */
-  g_autoptr(DemandModel) own = demand_sizing_varies(a) ? demand_build_shares(a, m->drive_share, error) : NULL;
-  if (demand_sizing_varies(a) && !own) return NULL;
-  if (own) m = own;
+  g_autoptr(DemandModel) own = NULL;
+  m = model_sized_at(a, m, &own, error);
+  if (!m) return NULL;
   g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
   AppReport *rep = app_report_from_bound(a, info, m, r);
   g_free(rep->mode);

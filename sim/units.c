@@ -103,11 +103,11 @@ const char *sim_unit_kind_example(SimUnitKind kind)
   return kind_info[kind].example;
 }
 
-/* A decimal number as g_ascii_strtod reads it after the checks above (no hex, NaN, infinity). */
 /* A value within this relative distance of an integer is that integer (decimal rounding of
  * unit prefixes, e.g. 1.1 k). Assumed. */
 #define WHOLE_RTOL 1e-9
 
+/* A decimal number as g_ascii_strtod reads it after the checks above (no hex, NaN, infinity). */
 #define NUMBER_RE "[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"
 
 char *sim_unit_kind_pattern(SimUnitKind kind)
