@@ -515,7 +515,7 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
   for (int k = 0; k < N_STREAM; k++) {
     if (ctx->stream_out && ctx->stream_out[k]) continue;
     const Appliance *a = ctx->s->stream_a[k];
-    double st = mem_stream_GBps(&a->mem, &a->topo, c.dram_eff, c.dram_turnaround);
+    double st = mem_stream_GBps(&a->mem, &a->topo, c.dram_eff, mem_turnaround(&a->mem, &c));
     gsl_vector_set(f, k0 + (size_t)k, (st / STREAM_REFS[k].GBps - 1.0) / STREAM_REFS[k].tol);
   }
   k0 += N_STREAM;

@@ -35,6 +35,8 @@ static const FixedCoeff FIXED[] = {
     "FreeBSD r349529: unmapped mbufs save 5-10 % CPU (derived per 4 KiB page)" },
   { "dram_turnaround", offsetof(Coeffs, dram_turnaround),
     "Intel MLC v3.5 mixed read/write bandwidth on a DDR4 Xeon (cnf-testbed issue 129)" },
+  { "dram_turnaround_ddr5", offsetof(Coeffs, dram_turnaround_ddr5),
+    "assumed: the DDR4 figure (no measured DDR5 MLC read/write mix found)" },
   { "meta_pkt_bytes", offsetof(Coeffs, meta_pkt_bytes), "euro2019_ktls: 0.4 B/B metadata at MTU 1500 (derived)" },
   { "meta_conn_bytes", offsetof(Coeffs, meta_conn_bytes), "assumed (8 cache lines of connection state per ACK)" },
   { "pkt_cycles", offsetof(Coeffs, pkt_cycles), "netmap (Rizzo, USENIX ATC 2012): ~1 us per packet at 2 GHz" },
@@ -103,8 +105,14 @@ void coeffs_defaults(Coeffs *c)
    * reads-writes 172.5, 2:1 172.2, 1:1 174.1, i.e. 0.952, 0.950 and 0.961 of all reads. The
    * least-squares t of eff(w) = 1 - t 4 w (1 - w) over the three mixes (w = 1/4, 1/3, 1/2) is
    * 0.051, each mix within 1.2 % (reading MLC's writes as regular stores whose ownership reads
-   * count as reads, w = 1/5, 1/4, 1/3, gives 0.058). No DDR5 figure was found. */
+   * count as reads, w = 1/5, 1/4, 1/3, gives 0.058). */
   c->dram_turnaround = 0.051;
+  /* DDR5 (memory.type, memory.h): no measured MLC --peak_injection_bandwidth mix of a DDR5 server
+   * was found, so it is assumed equal to the DDR4 figure; sized the same way (the least-squares t
+   * over the 3:1, 2:1 and 1:1 mixes as a fraction of all reads) once one is. DDR5's two
+   * independent 32-bit subchannels per DIMM and its same-bank refresh could make it smaller or
+   * larger; nothing here tells which. */
+  c->dram_turnaround_ddr5 = c->dram_turnaround;
   /* Metadata: euro2019_ktls measured about 5 GB/s each way at 100 Gb/s (0.4 B/B) on a box with
    * MTU 1500 (MSS 1448 B) and LRO merging 8 ACKs. meta_conn_bytes: 8 cache lines of connection
    * state (tcpcb, inpcb, socket) per ACK event (assumed); meta_pkt_bytes is the rest of the

@@ -22,14 +22,15 @@ typedef struct {
   double k_remote;    /* exposed fraction of a remote line's whole latency (local + fabric penalty +
                          DRAM and link queueing) for a CPU read; 1 = the line exposed once (cpu.h) */
   /* fixed, sourced (coeffs.c): no reference row but one platform's, or none, identifies them */
-  double fabric_eff;         /* payload per raw bit of a fabric link (topology.h) */
-  double mapped_page_cycles; /* extra cycles per 4 KiB page with mapped mbufs + sf_bufs (cpu.h) */
-  double dram_turnaround;    /* bandwidth lost to read/write turnarounds at a 1:1 mix (measured, coeffs.c) */
-  double meta_pkt_bytes;     /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
-  double meta_conn_bytes;    /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
-  double pkt_cycles;         /* cycles per segment handed to the NIC, through TCP/IP + driver */
-  double ack_cycles;         /* cycles per ACK event the stack processes */
-  double irq_cycles;         /* cycles per interrupt (entry, handler, exit, softirq/taskqueue wake-up) */
+  double fabric_eff;           /* payload per raw bit of a fabric link (topology.h) */
+  double mapped_page_cycles;   /* extra cycles per 4 KiB page with mapped mbufs + sf_bufs (cpu.h) */
+  double dram_turnaround;      /* bandwidth lost to read/write turnarounds at a 1:1 mix, DDR4 (measured, coeffs.c) */
+  double dram_turnaround_ddr5; /* the same on DDR5 (coeffs.c) */
+  double meta_pkt_bytes;       /* metadata bytes each way per MSS packet (mbufs, descriptors, headers) */
+  double meta_conn_bytes;      /* connection-state bytes each way per ACK event (tcpcb, inpcb, socket) */
+  double pkt_cycles;           /* cycles per segment handed to the NIC, through TCP/IP + driver */
+  double ack_cycles;           /* cycles per ACK event the stack processes */
+  double irq_cycles;           /* cycles per interrupt (entry, handler, exit, softirq/taskqueue wake-up) */
 } Coeffs;
 
 /* Number of fitted coefficients (the rows of coeffs.def). */

@@ -39,7 +39,9 @@ typedef struct {
   const SimConfNode *irq_node; /* stack.interrupt_moderation: packets per interrupt or "off" (cpu.c) */
   SimConfList failures;        /* char *: components down in a what-if (failure.h) */
   char *kind, *name, *description, *platform, *platform_name, *cpu_model;
-  char *costs_source; /* costs.source: where the cost profile comes from (cpu.c) */
+  char *costs_source;         /* costs.source: where the cost profile comes from (cpu.c) */
+  double mem_load_latency_ns; /* memory.load_latency: the line, when given (memory.c) */
+  MemCurveConf mem_curve;     /* memory.loaded_latency: the measured rows, when given (memory.c) */
   double duration_ns, warmup_ns;
 } AppConf;
 

@@ -152,7 +152,7 @@ double demand_wait_ns(const DmResource *r, double rho)
 {
   if (!(rho > 0)) return 0.0;
   rho = MIN(rho, WAIT_RHO_MAX);
-  return r->wait_lin_ns * rho + r->wait_mm1_ns * rho / (1.0 - rho);
+  return mem_curve_ns(&r->wait_curve, rho) + r->wait_mm1_ns * rho / (1.0 - rho);
 }
 
 static double queue_ns(const DemandModel *m, int dram, double x_Bps, const double *scale)

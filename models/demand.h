@@ -20,8 +20,8 @@
  * expectations. Totals: D_r = sum_c w_c d_cr. DRAM capacity is evaluated at each node's
  * read/write mix of the totals.
  * Load-dependent demand: the latencies above are idle ones; under load every CPU read (and NIC
- * DMA read) also waits W_m(X), node m's loaded latency (memory.h: load_latency * rho_m, the
- * measured loaded-latency line, at the node's utilisation rho_m = X D_m / C_m), which adds
+ * DMA read) also waits W_m(X), node m's loaded latency (memory.h: the platform's loaded-latency
+ * curve W(rho_m), at the node's utilisation rho_m = X D_m / C_m), which adds
  *   cpu[a]  += bytes * k * W_m(X) * f / 64        nic tags += bytes * W_m(X) / MRRS
  *   cpu_lines[a] += bytes * W_m(X) / 64
  * and a remote CPU read waits on the inter-socket link it crosses too (topology.h, M/M/1 of a
@@ -94,13 +94,13 @@ typedef struct {
   double remote_stall;        /* CPU: stall cycles of remote lines at idle latency (k_remote x L, cpu.h) */
   double dram_stall;          /* CPU: stall cycles of local lines at idle latency (k_dram x L, cpu.h) */
   double queue_bursts;        /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
-  double wait_lin_ns;         /* loaded latency added per unit of utilisation (DRAM: memory.load_latency) */
+  MemCurve wait_curve;        /* loaded latency added at a utilisation (DRAM: the memory's curve, memory.h; n = 0: none) */
   double wait_mm1_ns;         /* M/M/1 service time of the latency a request waits (fabric links: one line) */
 } DmResource;
 
 /* Load-dependent demand: resource `res` needs `per_ns` more units per served byte for every ns
  * of loaded latency at resource `dram` (a DRAM node or a fabric link): at its utilisation rho,
- * W(rho) = wait_lin_ns * rho + wait_mm1_ns * rho / (1 - rho) (demand_wait_ns). */
+ * W(rho) = wait_curve(rho) + wait_mm1_ns * rho / (1 - rho) (demand_wait_ns). */
 typedef struct {
   int res, dram;
   double per_ns;
@@ -203,7 +203,7 @@ int demand_name_bottleneck(const DemandModel *m, const double *util, int *stalle
  * the named resource carries no load. */
 int demand_co_bottlenecks(const DemandModel *m, const double *util, int named, int *idx);
 
-/* Loaded latency (ns) of resource r at utilisation rho (0..1): wait_lin_ns * rho +
+/* Loaded latency (ns) of resource r at utilisation rho (0..1): mem_curve_ns(wait_curve, rho) +
  * wait_mm1_ns * rho / (1 - rho), rho clamped below 1 - 1e-9 (finite). */
 double demand_wait_ns(const DmResource *r, double rho);
 /* Share (0..1) of resource r's marginal demand at throughput x_Bps (> 0) that is DRAM-latency

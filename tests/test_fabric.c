@@ -1,9 +1,10 @@
 /* tests/test_fabric.c — the fabric, memory and PCIe read models held against hand-worked and
- * published figures: the DRAM loaded-latency line against the published MLC curve, DRAM capacity
+ * published figures: the DRAM loaded-latency curve against the published MLC rows, DRAM capacity
  * independent of idle latency, X* monotone in memory latency, the CPU read concurrency cap. */
 #include <check.h>
 #include "tests/support/check_run.h"
 #include <math.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "models/appliance_bound.h"
@@ -36,23 +37,117 @@ static double res_total(const DemandModel *m, const char *name)
 START_TEST(test_loaded_latency_mlc_curve)
 {
   /* Intel MLC --loaded_latency, 2S Xeon Silver 4110, 12 DDR4 DIMMs, read-only (Intel community
-   * forum, "Intel Memory Latency Checker v3.5 test"): (GB/s, ns) pairs; peak 135.66 GB/s. The
-   * model's line L0 + 45 ns * u, u = bandwidth / peak, L0 = 82 ns (the 1.24 GB/s point), stays
-   * within 6 ns of every published point. */
+   * forum, "Intel Memory Latency Checker v3.5 test"): (GB/s, ns) rows; peak 135.66 GB/s. The
+   * default curve (memory.h) puts a row at u = bandwidth / 135.66 and adds its latency above the
+   * 81.96 ns first row, so L0 = 81.96 ns plus the curve gives back every row it keeps exactly.
+   * The plateau holds rows of >= 0.95 x 135.66 = 128.88 GB/s: 131.28 (the first, kept) and 135.66
+   * (dropped: MLC's own queueing, 130.31 ns). */
   static const double mlc[][2] = { { 1.2376, 81.96 }, { 9.7238, 87.81 },  { 22.581, 90.85 }, { 42.695, 94.56 },
                                    { 68.358, 98.94 }, { 131.28, 123.71 }, { 135.66, 130.31 } };
-  MemoryCfg m = { .latency_ns = 81.96, .load_latency_ns = 45.0 };
-  for (size_t i = 0; i < G_N_ELEMENTS(mlc); i++) {
+  MemoryCfg m = { .latency_ns = 81.96 };
+  const char *src = NULL;
+  mem_curve_default(&m.load, &src);
+  ck_assert(strstr(src, "Xeon Silver 4110") != NULL);
+  ck_assert_int_eq(m.load.n, 6);
+  for (size_t i = 0; i + 1 < G_N_ELEMENTS(mlc); i++) {
     double u = mlc[i][0] / 135.66, l = m.latency_ns + mem_load_ns(&m, u);
-    ck_assert_msg(fabs(l - mlc[i][1]) < 6.0, "%.1f GB/s: model %.1f ns, MLC %.1f ns", mlc[i][0], l, mlc[i][1]);
+    ck_assert_msg(fabs(l - mlc[i][1]) < 1e-9, "%.1f GB/s: model %.3f ns, MLC %.2f ns", mlc[i][0], l, mlc[i][1]);
   }
-  /* hand-worked: half load adds 22.5 ns; clamped at full load and at zero */
-  ck_assert_double_eq_tol(mem_load_ns(&m, 0.5), 22.5, 1e-12);
-  ck_assert_double_eq_tol(mem_load_ns(&m, 1.7), 45.0, 1e-12);
+  /* hand-worked between rows: u = 0.5 lies between 42.695 GB/s (u 0.31472, +12.60 ns) and 68.358
+   * (u 0.50389, +16.98): 12.60 + 4.38 x (0.5 - 0.31472) / 0.18917 = 16.8899 ns */
+  double u3 = 42.695 / 135.66, u4 = 68.358 / 135.66, u5 = 131.28 / 135.66;
+  ck_assert_double_eq_tol(mem_load_ns(&m, 0.5), 12.60 + 4.38 * (0.5 - u3) / (u4 - u3), 1e-9);
+  ck_assert_double_eq_tol(mem_load_ns(&m, 0.5), 16.8899, 1e-4);
+  /* above the last kept row its segment goes on to u = 1: 41.75 + 24.77 x (1 - u5) / (u5 - u4) =
+   * 43.4742 ns; held there past 1; 0 at no load */
+  double w1 = 41.75 + 24.77 * (1 - u5) / (u5 - u4);
+  ck_assert_double_eq_tol(mem_load_ns(&m, 1.0), w1, 1e-9);
+  ck_assert_double_eq_tol(w1, 43.4742, 1e-4);
+  ck_assert_double_eq_tol(mem_load_ns(&m, 1.7), w1, 1e-12);
   ck_assert_double_eq_tol(mem_load_ns(&m, -1.0), 0.0, 1e-12);
-  /* the demand model's wait on a DRAM node is the same line */
-  DmResource r = { .wait_lin_ns = 45.0 };
+  /* the dropped plateau row sits 4.8 ns above the curve at its own bandwidth: MLC's queueing */
+  ck_assert(mlc[6][1] - (m.latency_ns + mem_load_ns(&m, 1.0)) > 4.0);
+  /* non-decreasing over the whole range (the X* root finder needs it) */
+  for (int i = 1; i <= 1000; i++) ck_assert(mem_load_ns(&m, i / 1000.0) >= mem_load_ns(&m, (i - 1) / 1000.0));
+  /* the demand model's wait on a DRAM node is the same curve */
+  DmResource r = { .wait_curve = m.load };
+  ck_assert_double_eq_tol(demand_wait_ns(&r, 0.62), mem_load_ns(&m, 0.62), 1e-12);
+  /* a line (memory.load_latency) is the curve through (0, 0) and (1, 45 ns) */
+  mem_curve_line(&r.wait_curve, 45.0);
   ck_assert_double_eq_tol(demand_wait_ns(&r, 0.62), 45.0 * 0.62, 1e-12);
+}
+END_TEST
+
+/* A curve built from rows by hand, and the rows it refuses: each error names the row. */
+START_TEST(test_curve_from_rows)
+{
+  /* 4 rows of a 100 GB/s peak: u = 0.1, 0.5, 0.97 (plateau: the first kept), 1.0 (dropped) */
+  const double bw[] = { 10, 50, 97, 100 }, ns[] = { 80, 90, 120, 160 };
+  MemCurve c;
+  const char *why = NULL;
+  int kept = 0;
+  ck_assert_int_eq(mem_curve_from_points(bw, ns, 4, 0, &c, &kept, &why), -1);
+  ck_assert_int_eq(kept, 3);
+  ck_assert_double_eq_tol(mem_curve_ns(&c, 0.3), 5.0, 1e-12);                   /* halfway 0.1 -> 0.5 */
+  ck_assert_double_eq_tol(mem_curve_ns(&c, 1.0), 40 + 30 * 0.03 / 0.47, 1e-12); /* extended */
+  /* a capacity above the rows: u = bandwidth / 200, nothing on the plateau but the top row */
+  ck_assert_int_eq(mem_curve_from_points(bw, ns, 4, 200, &c, &kept, &why), -1);
+  ck_assert_double_eq_tol(c.u[1], 0.25, 1e-12);
+  ck_assert_double_eq_tol(mem_curve_ns(&c, 0.25), 10.0, 1e-12);
+  /* refused rows */
+  const double down_bw[] = { 10, 8, 100 }, off_bw[] = { 10, 50, 40 }, up_ns[] = { 80, 90, 100 };
+  ck_assert_int_eq(mem_curve_from_points(down_bw, up_ns, 3, 0, &c, NULL, &why), 1);
+  ck_assert(strstr(why, "bandwidth does not rise") != NULL);
+  ck_assert_int_eq(mem_curve_from_points(off_bw, up_ns, 3, 0, &c, NULL, &why), 2);
+  ck_assert(strstr(why, "falls off the curve's plateau") != NULL);
+  const double fall_ns[] = { 80, 70, 100 };
+  ck_assert_int_eq(mem_curve_from_points(bw, fall_ns, 3, 0, &c, NULL, &why), 1);
+  ck_assert(strstr(why, "latency falls") != NULL);
+  ck_assert_int_eq(mem_curve_from_points(bw, ns, 4, 60, &c, NULL, &why), 2);
+  ck_assert(strstr(why, "above the curve's capacity") != NULL);
+  const double flat_bw[] = { 99, 100 };
+  ck_assert_int_eq(mem_curve_from_points(flat_bw, ns, 2, 0, &c, NULL, &why), 0);
+  ck_assert(strstr(why, "fewer than 2") != NULL && c.n == 0);
+}
+END_TEST
+
+/* memory.loaded_latency in a file: a measured curve is used, and bad rows get located errors. */
+START_TEST(test_curve_in_file)
+{
+  g_autoptr(GError) e = NULL;
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *tmp = g_dir_make_tmp("ocasim-curve-XXXXXX", &e);
+  ck_assert_msg(tmp != NULL, "%s", e ? e->message : "");
+  g_autofree char *path = g_build_filename(tmp, "curve.yaml", NULL);
+  g_autofree char *head = g_strdup_printf("kind: appliance\nplatform: %s/scenarios/platforms/skx-4216-2s.yaml\n"
+                                          "software:\n  data_path: sendfile_sw_ktls\n"
+                                          "memory:\n  loaded_latency:\n    source: hand-made\n    points:\n"
+                                          "      - {bandwidth: 10 GB/s, latency: 80 ns}\n",
+                                          cwd);
+  g_autofree char *good = g_strconcat(head, "      - {bandwidth: 100 GB/s, latency: 120 ns}\n", NULL);
+  g_autofree char *bad = g_strconcat(head, "      - {bandwidth: 100 GB/s, latency: 70 ns}\n", NULL);
+  Appliance *a = g_new0(Appliance, 1);
+  /* a measured curve is used: u = 10/100 .. 1, +40 ns over the rise, so +20 ns at u = 0.55 */
+  ck_assert(g_file_set_contents(path, good, -1, &e));
+  ck_assert_msg(appliance_load_file(path, NULL, a, NULL, &e), "%s", e ? e->message : "");
+  ck_assert_int_eq(a->mem.load.n, 2);
+  ck_assert_double_eq_tol(mem_load_ns(&a->mem, 0.55), 20.0, 1e-9);
+  ck_assert_str_eq(a->mem.load_source, "hand-made");
+  /* both keys: refused */
+  const char *both[] = { "memory.load_latency=45 ns", NULL };
+  memset(a, 0, sizeof *a);
+  ck_assert(!appliance_load_file(path, both, a, NULL, &e));
+  ck_assert_msg(strstr(e->message, "not both") != NULL, "%s", e->message);
+  g_clear_error(&e);
+  /* a row whose latency falls: a located error at that row */
+  ck_assert(g_file_set_contents(path, bad, -1, &e));
+  memset(a, 0, sizeof *a);
+  ck_assert(!appliance_load_file(path, NULL, a, NULL, &e));
+  ck_assert_msg(strstr(e->message, "memory.loaded_latency.points[1]: latency falls") && strstr(e->message, "curve.yaml:"), "%s",
+                e->message);
+  g_unlink(path);
+  g_rmdir(tmp);
+  g_free(a);
 }
 END_TEST
 
@@ -105,21 +200,34 @@ END_TEST
 START_TEST(test_stream_concurrency)
 {
   /* STREAM triad on Rome, hand-worked: per node the reads (2/3 of B) meet the cores' cap,
-   * (2/3) B (L + q B / C) = cores mlp 64, or the controllers' C at the 1:2 write mix, whichever is
-   * smaller. NPS1: L = 90 + 3/4 x 20 = 105 ns; NPS4: L = 90 ns, a quarter of the cores and of C. */
+   * (2/3) B (L + W(B / C)) = cores mlp 64, or the controllers' C at the 1:2 write mix, whichever
+   * is smaller. NPS1: L = 90 + 3/4 x 20 = 105 ns; NPS4: L = 90 ns, a quarter of the cores and of
+   * C. On the curve's segment i, W(u) = w_i + s_i (u - u_i), so B (L + w_i + s_i (B / C - u_i)) =
+   * N is a quadratic in B: its root inside the segment is the answer (independent of the Brent
+   * root finder the model uses). */
   const char *nps1[] = { "topology.nps=1", NULL };
   Appliance *a1 = load("scenarios/reference/rome2021_sw_nps4.yaml", nps1);
   Appliance *a4 = load("scenarios/reference/rome2021_sw_nps4.yaml", NULL);
   const Coeffs *c = &a4->coef;
+  const MemCurve *w = &a4->mem.load;
+  ck_assert_int_ge(w->n, 2);
   for (int nps = 1; nps <= 4; nps += 3) {
     const Appliance *a = nps == 1 ? a1 : a4;
     double C = 204.8 / nps * c->dram_eff * (1 - c->dram_turnaround * 4 * (1.0 / 3) * (2.0 / 3));
-    double L = nps == 1 ? 105.0 : 90.0, q = a->mem.load_latency_ns / C, N = 32.0 / nps * a->mem.mlp * 64 * 1.5;
-    double B = (-L + sqrt(L * L + 4 * q * N)) / (2 * q);
+    double L = nps == 1 ? 105.0 : 90.0, N = 32.0 / nps * a->mem.mlp * 64 * 1.5, B = C;
+    for (int i = 0; i < w->n; i++) { /* segment i: from u_i to u_{i+1} (the last one to u = 1) */
+      int j = i + 1 < w->n ? i + 1 : i, k = j > 0 ? j - 1 : 0;
+      double s = w->u[j] > w->u[k] ? (w->ns[j] - w->ns[k]) / (w->u[j] - w->u[k]) : 0;
+      double lo = w->u[i], hi = i + 1 < w->n ? w->u[i + 1] : 1.0;
+      double q = s / C, l = L + w->ns[i] - s * lo; /* q B^2 + l B - N = 0 */
+      double b = q > 0 ? (-l + sqrt(l * l + 4 * q * N)) / (2 * q) : N / l;
+      if (b >= lo * C && b <= hi * C) B = b;
+    }
     double want = nps * MIN(B, C);
-    ck_assert_double_eq_tol(mem_stream_GBps(&a->mem, &a->topo, c->dram_eff, c->dram_turnaround), want, 1e-9);
+    ck_assert_double_eq_tol(mem_stream_GBps(&a->mem, &a->topo, c->dram_eff, c->dram_turnaround), want, 1e-9 * want);
     /* the same cap, read back through Little's law */
-    if (B < C) ck_assert_double_eq_tol(mem_cpu_read_cap_GBps(&a->mem, &a->topo, L + q * B), B * 2.0 / 3.0, 1e-9);
+    if (B < C)
+      ck_assert_double_eq_tol(mem_cpu_read_cap_GBps(&a->mem, &a->topo, L + mem_load_ns(&a->mem, B / C)), B * 2.0 / 3.0, 1e-9);
   }
   /* a longer latency lowers STREAM in NPS1 (concurrency), never the controllers */
   ck_assert(mem_stream_GBps(&a1->mem, &a1->topo, c->dram_eff, c->dram_turnaround) <
@@ -259,6 +367,8 @@ static Suite *suite(void)
   TCase *t = tcase_create("dram");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_loaded_latency_mlc_curve);
+  tcase_add_test(t, test_curve_from_rows);
+  tcase_add_test(t, test_curve_in_file);
   tcase_add_test(t, test_dram_capacity_not_latency);
   tcase_add_test(t, test_xstar_monotone_in_latency);
   tcase_add_test(t, test_stream_concurrency);

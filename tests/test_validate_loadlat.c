@@ -1,6 +1,7 @@
 /* tests/test_validate_loadlat.c — the DRAM loaded-latency line (validate/loadlat.h): its fit
- * through hand-made points with a known line, what host-profile.yaml takes from it (memory.latency
- * and memory.load_latency, memory.h's curve), and the probe's shape (no timing asserted). */
+ * through hand-made points with a known line, what host-profile.yaml takes from the points
+ * (memory.latency and memory.loaded_latency, memory.h's curve, or the line when they make none),
+ * and the probe's shape (no timing asserted). */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -50,10 +51,12 @@ START_TEST(test_fit_known_line)
 }
 END_TEST
 
-/* host-profile.yaml carries the line as memory.h's parameters: memory.latency = the intercept,
- * memory.load_latency = slope x the profile's capacity (10 GB/s without a microbenchmark), and
- * the demand model's DRAM resource adds that much per unit of utilisation. */
-START_TEST(test_profile_takes_the_line)
+/* host-profile.yaml carries the probe's points as memory.h's curve: memory.latency = the
+ * lightest-load point, memory.loaded_latency = the points with the profile's capacity (10 GB/s
+ * without a microbenchmark) as u = 1. Points (0, 80), (4, 86), (8, 92) are u = 0, 0.4, 0.8 and
+ * +0, +6, +12 ns; the last segment goes on to +15 ns at u = 1, the line 1.5 ns per GB/s x 10 GB/s.
+ * Points whose latency falls with load make no curve: the least-squares line is written instead. */
+START_TEST(test_profile_takes_the_curve)
 {
   ValHostProfile p = { .clock_hz = 2.6e9, .cores = 2, .hash_cpb = 1.3, .record_bytes = 16384 };
   p.p[VAL_P_COPY] = 0.35;
@@ -71,24 +74,39 @@ START_TEST(test_profile_takes_the_line)
   p.dram_idle_ns = f.idle_ns;
   p.dram_slope_ns_per_GBps = f.slope_ns_per_GBps;
   p.dram_lat_points = 3;
+  for (int i = 0; i < 3; i++) {
+    p.dram_curve_GBps[i] = pts[i].GBps;
+    p.dram_curve_ns[i] = pts[i].latency_ns;
+  }
   g_autofree char *yaml = val_host_profile_yaml(&p, NULL, NULL, NULL);
-  ck_assert_msg(strstr(yaml, "  latency: 80 ns") && strstr(yaml, "  load_latency: 15 ns"), "%s", yaml);
+  ck_assert_msg(strstr(yaml, "  latency: 80 ns") && strstr(yaml, "    capacity: 10 GB/s") &&
+                    strstr(yaml, "      - {bandwidth: 8 GB/s, latency: 92 ns}") && !strstr(yaml, "load_latency:"),
+                "%s", yaml);
   g_autoptr(GError) e = NULL;
   g_autoptr(SimConfDoc) doc = sim_conf_load_string(yaml, "host-profile.yaml", &e);
   ck_assert_msg(doc != NULL, "%s", e ? e->message : "");
   Appliance a;
   ck_assert_msg(appliance_from_conf(sim_conf_doc_root(doc), &a, NULL, &e), "%s", e ? e->message : "");
   ck_assert_double_eq_tol(a.mem.latency_ns, 80, 1e-9);
-  ck_assert_double_eq_tol(a.mem.load_latency_ns, 1.5 * 10, 1e-9);
+  ck_assert_double_eq_tol(mem_load_ns(&a.mem, 0.5), 7.5, 1e-9);
+  ck_assert_double_eq_tol(mem_load_ns(&a.mem, 1.0), 15, 1e-9);
   g_autoptr(DemandModel) m = demand_build(&a, &e);
   ck_assert(m != NULL);
   int d = demand_find(m, "dram.node0");
   ck_assert_int_ge(d, 0);
-  ck_assert_double_eq_tol(m->res[d].wait_lin_ns, 15, 1e-9);
-  /* without the probe, memory keeps the schema's defaults: no latency line is written */
+  ck_assert_double_eq_tol(demand_wait_ns(&m->res[d], 0.5), 7.5, 1e-9);
+  /* noise: latency falling at the middle point, so the line goes in instead (slope through the
+   * three points 0.75 ns per GB/s x 10 GB/s = 7.5 ns) */
+  p.dram_curve_ns[1] = 77;
+  p.dram_slope_ns_per_GBps = 0.75;
+  g_autofree char *noisy = val_host_profile_yaml(&p, NULL, NULL, NULL);
+  ck_assert_msg(strstr(noisy, "  load_latency: 7.5 ns") && strstr(noisy, "latency falls") && !strstr(noisy, "loaded_latency:"),
+                "%s", noisy);
+  /* without the probe, memory keeps the schema's defaults: no latency is written */
   p.dram_lat_points = 0;
   g_autofree char *plain = val_host_profile_yaml(&p, NULL, NULL, NULL);
-  ck_assert(strstr(plain, "\n  load_latency:") == NULL && strstr(plain, "\n  latency:") == NULL);
+  ck_assert(strstr(plain, "\n  load_latency:") == NULL && strstr(plain, "\n  latency:") == NULL &&
+            strstr(plain, "\n  loaded_latency:") == NULL);
 }
 END_TEST
 
@@ -117,7 +135,7 @@ static Suite *suite(void)
   TCase *tc = tcase_create("loadlat");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_fit_known_line);
-  tcase_add_test(tc, test_profile_takes_the_line);
+  tcase_add_test(tc, test_profile_takes_the_curve);
   tcase_add_test(tc, test_probe_points);
   suite_add_tcase(s, tc);
   return s;

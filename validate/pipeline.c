@@ -451,6 +451,15 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
       r->profile.dram_idle_ns = r->lat_fit.idle_ns;
       r->profile.dram_slope_ns_per_GBps = r->lat_fit.slope_ns_per_GBps;
       r->profile.dram_lat_points = r->lat.n;
+      for (int i = 0; i < r->lat.n; i++) { /* insertion by bandwidth: the curve's rows run from the lightest load */
+        int j = i;
+        for (; j > 0 && r->profile.dram_curve_GBps[j - 1] > r->lat.pt[i].GBps; j--) {
+          r->profile.dram_curve_GBps[j] = r->profile.dram_curve_GBps[j - 1];
+          r->profile.dram_curve_ns[j] = r->profile.dram_curve_ns[j - 1];
+        }
+        r->profile.dram_curve_GBps[j] = r->lat.pt[i].GBps;
+        r->profile.dram_curve_ns[j] = r->lat.pt[i].latency_ns;
+      }
     } else
       g_strlcpy(r->lat_error, lerr->message, sizeof r->lat_error);
   }

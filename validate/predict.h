@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "models/loopback.h"
+#include "validate/loadlat.h"
 #include "validate/server.h"
 #include "validate/tls.h"
 
@@ -60,6 +61,8 @@ typedef struct {
   double dram_idle_ns;           /* intercept: memory.latency */
   double dram_slope_ns_per_GBps; /* slope: memory.load_latency = slope x the memory's capacity */
   int dram_lat_points;           /* points the line went through */
+  /* the same points as a curve, lowest bandwidth first (memory.loaded_latency, models/memory.h) */
+  double dram_curve_GBps[VAL_LAT_MAX_POINTS], dram_curve_ns[VAL_LAT_MAX_POINTS];
 } ValHostProfile;
 
 /* A configuration to predict. */

@@ -13,6 +13,7 @@
 
 #include "models/coeffs.h"
 #include "models/demand.h"
+#include "models/memory.h"
 
 /* DRAM bandwidth written when nothing was measured, GB/s: a placeholder the profile says is
  * one. Assumed. */
@@ -163,7 +164,7 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
                          "# Every cost under `costs:` (the cost-profile format of the platform files, models/cpu.h) and\n"
                          "# `loopback:` was measured on this host (microbenchmarks and a GSL fit of the measured runs;\n"
                          "# models/loopback.h gives the equations): cycles at cpu.clock. memory.latency and\n"
-                         "# memory.load_latency, when given, are the DRAM loaded-latency probe's line (report.md).\n",
+                         "# memory.loaded_latency, when given, are the DRAM loaded-latency probe's points (report.md).\n",
                          when);
   if (fit)
     g_string_append_printf(s, "# Fit: chi2/dof %.3g over %d residuals, %d free parameters.\n", fit->chi2_dof, fit->nobs,
@@ -196,15 +197,38 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
                          "  channels_per_socket: 1\n  speed: %.6g MT/s\n",
                          best_GBps, best_what, coef.dram_eff, best_GBps * 1e3 / (8.0 * coef.dram_eff));
   if (p->dram_lat_points >= 2) {
-    /* the measured loaded-latency line L = idle + slope x B, as memory.h's L0 + load_latency x B / C */
-    g_string_append(s, "  latency: ");
-    num(s, p->dram_idle_ns);
-    g_string_append_printf(s, " ns   # loaded-latency probe: the line's intercept through %d points (report.md)\n",
-                           p->dram_lat_points);
-    g_string_append(s, "  load_latency: ");
-    num(s, MAX(0.0, p->dram_slope_ns_per_GBps * best_GBps));
-    g_string_append_printf(s, " ns   # its slope %.4g ns per GB/s x the capacity %.4g GB/s%s\n", p->dram_slope_ns_per_GBps,
-                           best_GBps, p->dram_slope_ns_per_GBps < 0 ? " (below 0: taken as 0)" : "");
+    /* the measured points as memory.h's curve, utilisation against the profile's capacity (the
+     * probe's few threads need not reach it); when they do not make one (latency falling with
+     * load: noise), the least-squares line L = idle + slope x B, as L0 + load_latency x B / C */
+    int n = p->dram_lat_points;
+    double cap = best_GBps;
+    for (int i = 0; i < n; i++) cap = MAX(cap, p->dram_curve_GBps[i]);
+    MemCurve curve;
+    const char *why = NULL;
+    int kept = 0;
+    if (mem_curve_from_points(p->dram_curve_GBps, p->dram_curve_ns, n, cap, &curve, &kept, &why) < 0) {
+      g_string_append(s, "  latency: ");
+      num(s, p->dram_curve_ns[0]);
+      g_string_append(s, " ns   # loaded-latency probe: its lightest-load point (report.md)\n");
+      g_string_append_printf(s,
+                             "  loaded_latency:   # the probe's points; %d of %d kept (memory.h drops saturated rows)\n"
+                             "    source: \"ocasim validate: loaded-latency probe on this host (report.md)\"\n"
+                             "    capacity: %.6g GB/s   # the memory's capacity above: the probe need not reach it\n"
+                             "    points:\n",
+                             kept, n, cap);
+      for (int i = 0; i < n; i++)
+        g_string_append_printf(s, "      - {bandwidth: %.6g GB/s, latency: %.6g ns}\n", p->dram_curve_GBps[i],
+                               p->dram_curve_ns[i]);
+    } else {
+      g_string_append(s, "  latency: ");
+      num(s, p->dram_idle_ns);
+      g_string_append_printf(s, " ns   # loaded-latency probe: the line's intercept through %d points (report.md)\n", n);
+      g_string_append(s, "  load_latency: ");
+      num(s, MAX(0.0, p->dram_slope_ns_per_GBps * best_GBps));
+      g_string_append_printf(s, " ns   # its slope %.4g ns per GB/s x the capacity %.4g GB/s%s; not a curve: %s\n",
+                             p->dram_slope_ns_per_GBps, best_GBps, p->dram_slope_ns_per_GBps < 0 ? " (below 0: taken as 0)" : "",
+                             why);
+    }
   }
   double read_GBps = mb && mb->dram_threads > 0 ? mb->dram_read_GBps[mb->dram_threads - 1] : DRAM_PLACEHOLDER_GBPS;
   g_string_append_printf(s,
