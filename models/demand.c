@@ -152,7 +152,12 @@ double demand_wait_ns(const DmResource *r, double rho)
 {
   if (!(rho > 0)) return 0.0;
   rho = MIN(rho, WAIT_RHO_MAX);
-  return mem_curve_ns(&r->wait_curve, rho) + r->wait_mm1_ns * rho / (1.0 - rho);
+  double curve = mem_curve_ns(&r->wait_curve, rho);
+  if (!r->dlwm.dlwm) return curve + r->wait_mm1_ns * rho / (1.0 - rho);
+  const TopoLink *l = &r->dlwm; /* widths compared on utilisation: the load at full width is rho x its capacity */
+  double f = (double)l->width / topo_dlwm_width(l, 1.0, rho * topo_link_width_GBps(l, l->width), 0);
+  double rw = MIN(f * rho, WAIT_RHO_MAX);
+  return curve + f * r->wait_mm1_ns * rw / (1.0 - rw);
 }
 
 static double queue_ns(const DemandModel *m, int dram, double x_Bps, const double *scale)

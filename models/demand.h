@@ -96,6 +96,8 @@ typedef struct {
   double queue_bursts;        /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
   MemCurve wait_curve;        /* loaded latency added at a utilisation (DRAM: the memory's curve, memory.h; n = 0: none) */
   double wait_mm1_ns;         /* M/M/1 service time of the latency a request waits (fabric links: one line) */
+  TopoLink dlwm;              /* an inter-socket link with DLWM on (dlwm.dlwm): its width state at the load sets the
+                                 line time and utilisation of the M/M/1 wait (demand_wait_ns); zeroed otherwise */
 } DmResource;
 
 /* Load-dependent demand: resource `res` needs `per_ns` more units per served byte for every ns
@@ -203,8 +205,12 @@ int demand_name_bottleneck(const DemandModel *m, const double *util, int *stalle
  * the named resource carries no load. */
 int demand_co_bottlenecks(const DemandModel *m, const double *util, int named, int *idx);
 
-/* Loaded latency (ns) of resource r at utilisation rho (0..1): mem_curve_ns(wait_curve, rho) +
- * wait_mm1_ns * rho / (1 - rho), rho clamped below 1 - 1e-9 (finite). */
+/* Loaded latency (ns) of resource r at utilisation rho (0..1, of its full capacity):
+ * mem_curve_ns(wait_curve, rho) + wait_mm1_ns * rho / (1 - rho), rho clamped below 1 - 1e-9
+ * (finite). A DLWM link (r->dlwm.dlwm) runs at the width w that DLWM settles at under that
+ * sustained load from its minimum width (topo_dlwm_width): with f = full width / w its line time
+ * is f * wait_mm1_ns and its utilisation f * rho, so a narrow link adds
+ * f * wait_mm1_ns * f rho / (1 - f rho) (topology.h). */
 double demand_wait_ns(const DmResource *r, double rho);
 /* Share (0..1) of resource r's marginal demand at throughput x_Bps (> 0) that is DRAM-latency
  * stall: d(x S_r(x))/dx over d(x D_r(x))/dx, S_r = dram_stall + the DRAM queueing terms of r,

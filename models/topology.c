@@ -374,6 +374,7 @@ static void topology_add_resources(AppBuild *b, void *state)
         int r = app_build_add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
         app_build_res(b, r)->link = l;
         app_build_res(b, r)->wait_mm1_ns = TOPO_LINE_BYTES / (cap * 1e-9); /* one line's time on the link */
+        if (L->dlwm) app_build_res(b, r)->dlwm = *L;                       /* its width follows the load */
         s->inter[l * 2 + d] = r;
       }
 }

@@ -21,9 +21,10 @@
  * width's capacity (hysteresis; topo_dlwm_width). Sustained traffic that would load a narrow
  * width past dlwm_up widens the link, so at saturation a DLWM link carries its full width: the
  * bound and the DES give every link its full width, DLWM's state at the loads where a link's
- * capacity matters. Not modelled: the latency a link in a narrow state adds below those loads
- * (its longer line time in the link's wait and the remote stall; topo_dlwm_width gives that
- * state, tests/test_fabric.c, but the demand model does not read it). (nab2022: BIOS-default DLWM
+ * capacity matters. Below those loads a narrow link is slower: at width w of a full width W its
+ * line takes W / w as long and it runs W / w as busy, so its wait (below) grows to
+ * (W/w) t rho' / (1 - rho'), rho' = (W/w) rho, at the width DLWM settles at from its minimum
+ * under that load (demand_wait_ns), and the remote stall with it. (nab2022: BIOS-default DLWM
  * left the 800G box's links "running narrow (suspected x2)" at 420 Gb/s; no source says why they
  * did not widen, and the model does not invent a stuck-narrow state:
  * scenarios/reference/milan2022_default_bios.yaml carries that deviation.)

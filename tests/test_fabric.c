@@ -290,6 +290,16 @@ START_TEST(test_dlwm_width_state)
    * load would have settled at x4; 2 GB/s narrows to x4 and stays (above 25 % of x2, 1.125) */
   ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 3.0, 8), 8);
   ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 2.0, 8), 4);
+  /* the wait a remote line sees on that link (demand_wait_ns), line time t = 1 ns at x16: at
+   * rho = 0.05 of x16 (1.8 GB/s, 40 % of x2) the link stays x2, f = 8: 8 x 0.4 / 0.6 = 5.333 ns,
+   * against 0.05 / 0.95 = 0.0526 ns at x16; at rho 0.1 (80 % of x2) it is x4, f = 4: 4 x 0.4 /
+   * 0.6 = 2.667 ns; at 0.6 it is x16, the same wait as without DLWM, 0.6 / 0.4 = 1.5 ns */
+  DmResource r = { .wait_mm1_ns = 1.0, .dlwm = l };
+  ck_assert_double_eq_tol(demand_wait_ns(&r, 0.05), 8 * 0.4 / 0.6, 1e-12);
+  ck_assert_double_eq_tol(demand_wait_ns(&r, 0.1), 4 * 0.4 / 0.6, 1e-12);
+  ck_assert_double_eq_tol(demand_wait_ns(&r, 0.6), 1.5, 1e-12);
+  r.dlwm.dlwm = false;
+  ck_assert_double_eq_tol(demand_wait_ns(&r, 0.05), 0.05 / 0.95, 1e-12);
   l.dlwm = false;
   ck_assert_int_eq(topo_dlwm_width(&l, 1.0, 0.1, 0), 16);
 }
