@@ -399,6 +399,9 @@ static void scale_scalar(Scaler *sc, const SimConfField *f, SimUnitKind u, const
     sets_add(sc->sets, "%s=%.17g %s", path, y, base_unit(u));
 }
 
+/* Any first-row latency: the curve is the latency added above it (memory.h). */
+#define MEM_SCALE_BASE_NS 100.0
+
 static void scale_map(Scaler *sc, const SimConfField *schema, const SimConfNode *map, const char *prefix);
 
 static void scale_field(Scaler *sc, const SimConfField *f, const SimConfNode *v, const char *path)
@@ -443,6 +446,19 @@ static void scale_map(Scaler *sc, const SimConfField *schema, const SimConfNode 
     }
     if (!strcmp(path, "workload.bitrates") && !v) { /* the default mix lives in the code (workload.h) */
       sets_add(sc->sets, "%s=[{rate: %.17g b/s, share: 100 %%}]", path, WL_DEFAULT_BITRATE_BPS * sc->k);
+      continue;
+    }
+    if (!strcmp(path, "memory.loaded_latency") && !v && !(map && sim_conf_node_get(map, "load_latency"))) {
+      /* the default curve lives in the code (memory.h): its rows as a measured curve, each
+       * latency / k and the capacity x k (its utilisations unchanged) */
+      MemCurve c;
+      mem_curve_default(&c, NULL);
+      GString *rows = g_string_new(NULL);
+      for (int i = 0; i < c.n; i++)
+        g_string_append_printf(rows, "%s{bandwidth: %.17g B/s, latency: %.17g ns}", i ? ", " : "", c.u[i] * 1e9 * sc->k,
+                               (MEM_SCALE_BASE_NS + c.ns[i]) / (sc->times ? sc->k : 1.0));
+      sets_add(sc->sets, "%s={source: default, capacity: %.17g B/s, points: [%s]}", path, 1e9 * sc->k, rows->str);
+      g_string_free(rows, TRUE);
       continue;
     }
     if (f->type == SIM_CONF_T_NODE) {
