@@ -34,9 +34,9 @@ static const FixedCoeff FIXED[] = {
   { "mapped_page_cycles", offsetof(Coeffs, mapped_page_cycles),
     "FreeBSD r349529: unmapped mbufs save 5-10 % CPU (derived per 4 KiB page)" },
   { "dram_turnaround", offsetof(Coeffs, dram_turnaround),
-    "Intel MLC v3.5 mixed read/write bandwidth on a DDR4 Xeon (cnf-testbed issue 129)" },
+    "Intel MLC mixed read/write bandwidth: the median of seven 2S DDR4 Xeon servers (coeffs.c)" },
   { "dram_turnaround_ddr5", offsetof(Coeffs, dram_turnaround_ddr5),
-    "assumed: the DDR4 figure (no measured DDR5 MLC read/write mix found)" },
+    "Intel MLC v3.11b mixed read/write bandwidth on 2x Xeon 6980P, DDR5 (ik_llama.cpp discussion 201)" },
   { "meta_pkt_bytes", offsetof(Coeffs, meta_pkt_bytes), "euro2019_ktls: 0.4 B/B metadata at MTU 1500 (derived)" },
   { "meta_conn_bytes", offsetof(Coeffs, meta_conn_bytes), "assumed (8 cache lines of connection state per ACK)" },
   { "pkt_cycles", offsetof(Coeffs, pkt_cycles), "netmap (Rizzo, USENIX ATC 2012): ~1 us per packet at 2 GHz" },
@@ -99,20 +99,30 @@ void coeffs_defaults(Coeffs *c)
    * 0.68 x 54.08e9 / 11.25e9 = 3.27 cycles/byte, so the mid-range 7.5 % saving is
    * 0.245 cycles/byte = 1004 cycles per 4 KiB page (670-1340 over 5-10 %; derived). */
   c->mapped_page_cycles = 1000;
-  /* Bandwidth lost to read/write turnarounds, sized from a measured mixed-traffic figure: Intel
-   * MLC v3.5 --peak_injection_bandwidth on a 2-socket Xeon Scalable DDR4 server (CNCF CNF
-   * testbed, github.com/cncf/cnf-testbed issue 129, 2018): all reads 181.2 GB/s, 3:1
-   * reads-writes 172.5, 2:1 172.2, 1:1 174.1, i.e. 0.952, 0.950 and 0.961 of all reads. The
-   * least-squares t of eff(w) = 1 - t 4 w (1 - w) over the three mixes (w = 1/4, 1/3, 1/2) is
-   * 0.051, each mix within 1.2 % (reading MLC's writes as regular stores whose ownership reads
-   * count as reads, w = 1/5, 1/4, 1/3, gives 0.058). */
-  c->dram_turnaround = 0.051;
-  /* DDR5 (memory.type, memory.h): no measured MLC --peak_injection_bandwidth mix of a DDR5 server
-   * was found, so it is assumed equal to the DDR4 figure; sized the same way (the least-squares t
-   * over the 3:1, 2:1 and 1:1 mixes as a fraction of all reads) once one is. DDR5's two
-   * independent 32-bit subchannels per DIMM and its same-bank refresh could make it smaller or
-   * larger; nothing here tells which. */
-  c->dram_turnaround_ddr5 = c->dram_turnaround;
+  /* Bandwidth lost to read/write turnarounds at a 1:1 mix, sized from measured mixed traffic: Intel
+   * MLC --peak_injection_bandwidth gives all reads and the 3:1, 2:1 and 1:1 reads-writes mixes; t
+   * is the least-squares fit of eff(w) = 1 - t 4 w (1 - w) over the three (w = 1/4, 1/3, 1/2) as
+   * fractions of all reads (memory.h). Seven 2-socket DDR4 Xeon servers, t each:
+   *   CNCF CNF testbed, Xeon Scalable (github.com/cncf/cnf-testbed issue 129, 2018; MLC v3.5):  0.051
+   *   2x Xeon Gold 6240, Cascade Lake (KU Leuven Genius; MLC v3.10)                              0.105
+   *   2x Xeon Gold 6140, Skylake-SP (KU Leuven Genius; MLC v3.10)                                0.112
+   *   2x Xeon E5-2680 v3, Haswell-EP (KU Leuven ThinKing; MLC v3.1a)                             0.140
+   *   2x Xeon Platinum 8360Y, Ice Lake-SP (KU Leuven wICE; MLC v3.10)                            0.166
+   *   2x Xeon E5-2680 v4, Broadwell-EP (KU Leuven BrENIAC; MLC v3.1a)                            0.168
+   *   2x Xeon Gold 6132, Skylake-SP (KU Leuven BrENIAC; MLC v3.5)                                0.177
+   * (KU Leuven: github.com/hpcleuven/VscDocumentation, source/leuven/tier2_hardware/icelake_mlc.txt
+   * and source/leuven/old_hardware/{genius,thinking,breniac}/ *_mlc.txt; the figures are in
+   * tests/test_fabric.c, test_turnaround_sources.)
+   * The generation's coefficient is their median, 0.140: the fallback for a platform without its
+   * own measured figure (memory.rw_turnaround). It was 0.051, the CNF testbed's alone, the lowest
+   * of the seven. */
+  c->dram_turnaround = 0.140;
+  /* DDR5: one measured server, 2x Xeon 6980P (Granite Rapids-AP, 12 DDR5 channels per socket),
+   * sub-NUMA clustering off, MLC v3.11b: all reads 1108235.0 MB/s, 3:1 972151.5, 2:1 940099.8,
+   * 1:1 928269.2 (github.com/ikawrakow/ik_llama.cpp discussion 201, "What is the NUMA situation?",
+   * 2025-03-25): t = 0.165 by the same fit. One server, so the figure is a measurement, not a
+   * generation's spread; within the DDR4 servers' range. */
+  c->dram_turnaround_ddr5 = 0.165;
   /* Metadata: euro2019_ktls measured about 5 GB/s each way at 100 Gb/s (0.4 B/B) on a box with
    * MTU 1500 (MSS 1448 B) and LRO merging 8 ACKs. meta_conn_bytes: 8 cache lines of connection
    * state (tcpcb, inpcb, socket) per ACK event (assumed); meta_pkt_bytes is the rest of the
@@ -131,9 +141,10 @@ void coeffs_defaults(Coeffs *c)
 void coeffs_prior(Coeffs *c)
 {
   coeffs_defaults(c);
-  c->dram_eff = 0.94;    /* before the read/write mix loss (dram_turnaround): 0.94 x (1 - 0.051 x 4 x
-                            1/3 x 2/3) = 0.90 at STREAM triad's 2:1 mix, the top of the 85-90 % of
-                            peak STREAM reaches on DDR4 servers */
+  c->dram_eff = 0.94;    /* at all reads, before the read/write mix loss: MLC's all-reads bandwidth is
+                            0.80-0.94 of the theoretical peak on the KU Leuven servers above (their
+                            DIMM speeds taken as the CPUs' fastest; assumed the top), so 0.94 x (1 -
+                            0.140 x 4 x 1/3 x 2/3) = 0.82 at STREAM triad's 2:1 mix */
   c->port_eff = 0.94;    /* 1448 B TCP payload per 1538 B on the wire at MTU 1500 */
   c->page_cycles = 1600; /* ~0.64 us per 4 KiB page of VM + sendfile + TCP work at 2.5 GHz */
   c->k_dram = 0.15;      /* streaming reads are mostly prefetched: ~15 % of a miss exposed. One

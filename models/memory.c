@@ -140,6 +140,7 @@ void mem_curve_default(MemCurve *out, const char **source)
 
 double mem_turnaround(const MemoryCfg *m, const Coeffs *c)
 {
+  if (m->rw_turnaround >= 0) return m->rw_turnaround;
   return m->type == MEM_TYPE_DDR5 ? c->dram_turnaround_ddr5 : c->dram_turnaround;
 }
 
@@ -313,6 +314,14 @@ const SimConfField memory_schema[] = { /* sanity bound: 12 DDR5 channels per soc
                                          .def = "auto",
                                          .doc = "DDR generation, for the read/write turnaround (auto: DDR5 from 4000 MT/s, "
                                                 "JEDEC speed bins; memory.h)" },
+                                       { .key = "rw_turnaround",
+                                         .type = SIM_CONF_T_DOUBLE,
+                                         .offset = F(a.mem.rw_turnaround),
+                                         .min = "0",
+                                         .max = "0.9",
+                                         .doc = "fraction of the memory bandwidth lost at a 1:1 read/write mix, measured on this "
+                                                "platform (Intel MLC --peak_injection_bandwidth, memory.h); absent: the DDR "
+                                                "generation's coefficient (coeffs.c)" },
                                        { .key = "mlp",
                                          .type = SIM_CONF_T_DOUBLE,
                                          .offset = F(a.mem.mlp),
@@ -335,19 +344,33 @@ const SimConfField memory_schema[] = { /* sanity bound: 12 DDR5 channels per soc
  * DDR5 from this speed up. */
 #define MEM_DDR5_FROM_TPS 4.0e9
 
-/* The loaded-latency curve (the measured rows, the line, or the default; not both keys) and the
- * DDR generation; located errors at memory.loaded_latency.points[i]. */
+/* Layer of a scenario value: 1 an included platform file, 2 the scenario's own file, 3 a value set
+ * on top of the files (--set, a sweep point: line 0, sim/conf.h). */
+static int layer_of(const SimConfNode *root, const SimConfNode *n)
+{
+  if (sim_conf_node_line(n) == 0) return 3;
+  return g_strcmp0(sim_conf_node_file(n), sim_conf_node_file(root)) == 0 ? 2 : 1;
+}
+
+/* The loaded-latency curve (the measured rows, the line, or the default) and the DDR generation;
+ * located errors at memory.loaded_latency.points[i]. The curve is one value: a line or a curve
+ * given in a higher layer (layer_of) replaces a lower layer's whole, so a scenario's line or rows
+ * replace the platform file's curve, its source and capacity with it; both keys in one layer are
+ * an error. */
 static gboolean memory_finish(AppConf *c, const SimConfNode *root, GError **error)
 {
   MemoryCfg *m = &c->a.mem;
   const SimConfNode *mem = sim_conf_node_get(root, "memory");
-  gboolean line = mem && sim_conf_node_get(mem, "load_latency");
-  gboolean curve = mem && sim_conf_node_get(mem, "loaded_latency");
+  const SimConfNode *line = mem ? sim_conf_node_get(mem, "load_latency") : NULL;
+  const SimConfNode *curve = mem ? sim_conf_node_get(mem, "loaded_latency") : NULL;
+  const SimConfNode *rows = curve ? sim_conf_node_get(curve, "points") : NULL;
+  int curve_layer = curve ? layer_of(root, rows ? rows : curve) : 0;
   if (m->type == MEM_TYPE_AUTO) m->type = m->speed_tps >= MEM_DDR5_FROM_TPS ? MEM_TYPE_DDR5 : MEM_TYPE_DDR4;
-  if (line && curve)
+  if (!mem || !sim_conf_node_get(mem, "rw_turnaround")) m->rw_turnaround = -1; /* the generation's (mem_turnaround) */
+  if (line && curve && layer_of(root, line) == curve_layer)
     return app_conf_error(error, root, "memory.loaded_latency", SIM_CONF_ERROR_RANGE,
                           "give memory.load_latency (a line) or memory.loaded_latency (a measured curve), not both");
-  if (line) {
+  if (line && (!curve || layer_of(root, line) > curve_layer)) {
     mem_curve_line(&m->load, c->mem_load_latency_ns);
     g_strlcpy(m->load_source, "memory.load_latency (a line)", sizeof m->load_source);
     return TRUE;
@@ -358,6 +381,10 @@ static gboolean memory_finish(AppConf *c, const SimConfNode *root, GError **erro
     g_strlcpy(m->load_source, src, sizeof m->load_source);
     return TRUE;
   }
+  /* a lower layer's source and capacity belong to the curve these rows replace */
+  const SimConfNode *cap = sim_conf_node_get(curve, "capacity"), *src = sim_conf_node_get(curve, "source");
+  if (cap && layer_of(root, cap) < curve_layer) c->mem_curve.capacity_Bps = 0;
+  if (src && layer_of(root, src) < curve_layer) g_clear_pointer(&c->mem_curve.source, g_free);
   /* not .required in the schema: an absent map binds its keys' defaults too (sim/conf_bind.c) */
   if (!c->mem_curve.source || !*c->mem_curve.source)
     return app_conf_error(error, root, "memory.loaded_latency.source", SIM_CONF_ERROR_MISSING,

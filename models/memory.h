@@ -38,7 +38,12 @@
  *   load shows up as CPU time well below saturation, not as a knee.
  * - DDR generation (memory.type, DDR4 or DDR5; auto: DDR5 from 4000 MT/s up, JEDEC's DDR4
  *   speed bins end at 3200 MT/s and DDR5's start at 4800): selects the read/write turnaround
- *   coefficient (coeffs.c: dram_turnaround for DDR4, dram_turnaround_ddr5 for DDR5).
+ *   coefficient (coeffs.c: dram_turnaround for DDR4, dram_turnaround_ddr5 for DDR5) when the
+ *   platform gives no measured figure of its own (memory.rw_turnaround: sized as coeffs.c sizes
+ *   the generation's, from MLC --peak_injection_bandwidth's 3:1, 2:1 and 1:1 mixes against all
+ *   reads). The write drain policy is the memory controller's, so a figure measured on the same
+ *   CPU generation is the platform's; the spread between generations (0.05-0.18 on DDR4) is why
+ *   the generation's coefficient is only the fallback.
  * - CPU read concurrency (Little's law): the cores of a node keep at most cores * mlp lines in
  *   flight, so CPU reads of a node deliver at most cores * mlp * 64 B / L(u) (mem_cpu_read_cap_GBps);
  *   device DMA is not limited by it. This is what lowers STREAM in NPS1 (longer L) on Rome: the
@@ -100,6 +105,8 @@ typedef struct {
   double latency_ns;     /* idle local latency L0 */
   double mlp;            /* lines in flight per core (CPU read concurrency) */
   MemType type;          /* DDR4 or DDR5 once loaded (auto resolved from the speed) */
+  double rw_turnaround;  /* bandwidth lost at a 1:1 read/write mix, measured on this platform; < 0: the
+                            DDR generation's coefficient (memory.rw_turnaround, mem_turnaround) */
   MemCurve load;         /* the loaded-latency curve W(u) (memory.loaded_latency, the line, or the default) */
   char load_source[200]; /* where the curve comes from (the file's source text, or the default's) */
 } MemoryCfg;
@@ -120,7 +127,9 @@ int mem_curve_from_points(const double *bw, const double *lat_ns, int n, double 
 void mem_curve_line(MemCurve *out, double ns_at_full);
 /* The default curve (the Xeon Silver 4110 rows above) and its source text. */
 void mem_curve_default(MemCurve *out, const char **source);
-/* The read/write turnaround coefficient of m's DDR generation (coeffs.c). */
+/* The read/write turnaround of m: its platform's measured figure (memory.rw_turnaround) when given,
+ * else the coefficient of its DDR generation (coeffs.c: dram_turnaround, dram_turnaround_ddr5). A
+ * fraction of the controller's bandwidth at a 1:1 mix, 0..1. */
 double mem_turnaround(const MemoryCfg *m, const Coeffs *c);
 
 /* Peak (theoretical) bandwidth of one node, GB/s. */

@@ -464,13 +464,15 @@ START_TEST(test_offered_below_saturation)
 }
 END_TEST
 
-/* Rome NPS4 software kTLS (euro2021: 280 Gb/s, 80 % CPU, memory bound): with DRAM queueing
+/* Rome NPS1 software kTLS (euro2021: 240 Gb/s, 80 % CPU, memory bound): with DRAM queueing
  * stalls the CPU cap binds first, below the idle-latency bound, and DRAM is named because most
  * of the cycles a further byte costs the binding CPU are DRAM stalls (demand.h rule (b)), though
- * 1 % more usable CPU cycles still buys more throughput than 1 % more memory bandwidth. */
+ * 1 % more usable CPU cycles still buys more throughput than 1 % more memory bandwidth. (NPS4 was
+ * the case until its own loaded-latency curve and read/write mix refit: there the DRAM now
+ * saturates as its CPUs reach their cap, 262.5 Gb/s, with X* at its idle-latency bound.) */
 START_TEST(test_dram_queueing_stalls)
 {
-  Appliance *a = load("scenarios/reference/rome2021_sw_nps4.yaml", NULL);
+  Appliance *a = load("scenarios/reference/rome2021_sw_nps1.yaml", NULL);
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   g_autoptr(BoundResult) b = bound_eval(a, m, 0);
   double x = m->sat_Bps, x_idle = G_MAXDOUBLE, hmax = 0;
@@ -479,10 +481,10 @@ START_TEST(test_dram_queueing_stalls)
     hmax = MAX(hmax, b->util[r] / m->res[r].limit);
   }
   ck_assert_double_eq_tol(hmax, 1.0, 1e-9); /* some resource exactly at its limit */
-  ck_assert(x < x_idle * 0.99);             /* the stalls cost throughput */
+  ck_assert_msg(x < x_idle * 0.99, "X* %.6g, idle-latency bound %.6g", x, x_idle); /* the stalls cost throughput */
   /* with the loaded-latency line (memory.h) the stalls grow smoothly and the CPU cap binds; the
    * DRAM node is named for the CPU its stalls fill (published: "memory bandwidth"), by the
-   * marginal stall share (58 %), not by the 1 % upgrade, and the CPUs at their cap are its
+   * marginal stall share (59 %), not by the 1 % upgrade, and the CPUs at their cap are its
    * co-bottlenecks */
   ck_assert_int_eq(m->res[b->bottleneck].kind, RK_DRAM);
   ck_assert(m->stall_named && !m->stall_upgrade);
@@ -728,8 +730,11 @@ START_TEST(test_latency_saturated_little)
     double tau = 288 * 2097152.0 / r->sat_Bps, l = 90e-6;
     ck_assert_double_eq_tol(r->lat_mean_ms / 1e3, tau, 1e-9 * tau);
     double s2 = v ? 0 : log1p(0.09), s = sqrt(s2);
-    ck_assert_double_eq_tol(r->lat_p50_ms / 1e3, l + (tau - l) * exp(-s2 / 2), 1e-9 * tau);
-    ck_assert_double_eq_tol(r->lat_p99_ms / 1e3, l + (tau - l) * exp(-s2 / 2 + gsl_cdf_ugaussian_Pinv(0.99) * s), 1e-9 * tau);
+    /* to 1e-6: the estimate meets Little's law to LAT_LITTLE_REL (1e-9), leaves LAT_TAIL (1e-9) of
+     * each distribution out and floors a saturated share at LAT_FLOOR_REL; the quantiles inherit
+     * more than that near the DRAM's 95 % (measured 5.7e-9 of tau at p50, 6.7e-8 at p99) */
+    ck_assert_double_eq_tol(r->lat_p50_ms / 1e3, l + (tau - l) * exp(-s2 / 2), 1e-6 * tau);
+    ck_assert_double_eq_tol(r->lat_p99_ms / 1e3, l + (tau - l) * exp(-s2 / 2 + gsl_cdf_ugaussian_Pinv(0.99) * s), 1e-6 * tau);
     /* above X* the same: the excess is unserved load */
     g_autoptr(BoundResult) o = bound_eval(a, m, 2 * r->sat_Bps * 8e-9);
     ck_assert_double_eq(o->lat_p99_ms, r->lat_p99_ms);

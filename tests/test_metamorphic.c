@@ -477,6 +477,9 @@ static GPtrArray *scaled(const MScen *s, double k, gboolean times, GString *odd)
 {
   Scaler sc = { .k = k, .times = times, .sets = sets_new(), .odd = odd };
   scale_map(&sc, appliance_conf_schema(NULL), sim_conf_doc_root(s->doc), "");
+  /* memory.type auto reads the DDR generation (its read/write turnaround) off the speed, which
+   * scales: the generation is the box's, so it is held */
+  sets_add(sc.sets, "memory.type=%s", mem_type_names[s->a.mem.type]);
   return sc.sets;
 }
 
