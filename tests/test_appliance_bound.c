@@ -480,7 +480,7 @@ START_TEST(test_dram_queueing_stalls)
     if (m->base_total[r] > 0) x_idle = MIN(x_idle, m->res[r].limit * m->res[r].capacity / m->base_total[r]);
     hmax = MAX(hmax, b->util[r] / m->res[r].limit);
   }
-  ck_assert_double_eq_tol(hmax, 1.0, 1e-9); /* some resource exactly at its limit */
+  ck_assert_double_eq_tol(hmax, 1.0, 1e-9);                                        /* some resource exactly at its limit */
   ck_assert_msg(x < x_idle * 0.99, "X* %.6g, idle-latency bound %.6g", x, x_idle); /* the stalls cost throughput */
   /* with the loaded-latency line (memory.h) the stalls grow smoothly and the CPU cap binds; the
    * DRAM node is named for the CPU its stalls fill (published: "memory bandwidth"), by the

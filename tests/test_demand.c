@@ -23,9 +23,9 @@ typedef struct {
 } Case;
 
 static const Case cases[] = {
-  { "scenarios/reference/rome2021_sw_nps1.yaml", RK_DRAM, TRUE, 1 }, /* cpu.node0 at its 80 % cap, 59 % of its marginal
+  { "scenarios/reference/rome2021_sw_nps1.yaml", RK_DRAM, TRUE, 1 },       /* cpu.node0 at its 80 % cap, 59 % of its marginal
                                                                          cycles DRAM stalls: DRAM named (published: memory) */
-  { "scenarios/reference/rome2021_sw_nps4.yaml", RK_DRAM, FALSE, 1 }, /* the DRAM saturates as the four CPU nodes reach their
+  { "scenarios/reference/rome2021_sw_nps4.yaml", RK_DRAM, FALSE, 1 },      /* the DRAM saturates as the four CPU nodes reach their
                                                                           cap (co-bottlenecks): named as saturated */
   { "scenarios/reference/rome2022_userspace_tls.yaml", RK_CPU, FALSE, 0 }, /* CPU bound, 48 % of its marginal cycles stalls */
   { "scenarios/reference/skx2019_no_silo.yaml", RK_CPU, FALSE, 1 },        /* both sockets' CPUs */

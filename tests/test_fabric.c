@@ -198,13 +198,13 @@ static int cmp_double(const void *a, const void *b)
 START_TEST(test_turnaround_sources)
 {
   static const double ddr4[][4] = {
-    { 181.2, 172.5, 172.2, 174.1 },                  /* CNCF CNF testbed (GB/s) */
-    { 225630.8, 208349.9, 206510.3, 200031.8 },      /* 2x Gold 6240, Cascade Lake */
-    { 211194.2, 193422.0, 192554.0, 185556.1 },      /* 2x Gold 6140, Skylake-SP */
-    { 122130.1, 112893.9, 110465.2, 99124.2 },       /* 2x E5-2680 v3, Haswell-EP */
-    { 351762.1, 313084.7, 297154.4, 291841.4 },      /* 2x Platinum 8360Y, Ice Lake-SP */
-    { 144906.6, 130347.1, 126626.7, 114846.3 },      /* 2x E5-2680 v4, Broadwell-EP */
-    { 221550.1, 191572.6, 188084.9, 181321.7 },      /* 2x Gold 6132, Skylake-SP */
+    { 181.2, 172.5, 172.2, 174.1 },             /* CNCF CNF testbed (GB/s) */
+    { 225630.8, 208349.9, 206510.3, 200031.8 }, /* 2x Gold 6240, Cascade Lake */
+    { 211194.2, 193422.0, 192554.0, 185556.1 }, /* 2x Gold 6140, Skylake-SP */
+    { 122130.1, 112893.9, 110465.2, 99124.2 },  /* 2x E5-2680 v3, Haswell-EP */
+    { 351762.1, 313084.7, 297154.4, 291841.4 }, /* 2x Platinum 8360Y, Ice Lake-SP */
+    { 144906.6, 130347.1, 126626.7, 114846.3 }, /* 2x E5-2680 v4, Broadwell-EP */
+    { 221550.1, 191572.6, 188084.9, 181321.7 }, /* 2x Gold 6132, Skylake-SP */
   };
   static const double ddr5_6980p[4] = { 1108235.0, 972151.5, 940099.8, 928269.2 };
   double t[G_N_ELEMENTS(ddr4)];
