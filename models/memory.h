@@ -28,8 +28,13 @@
  *   saturated memory (Little's law of a fixed number of loading threads), which the model's
  *   cpu_lines concurrency resource already represents. Of the rows within MEM_CURVE_PLATEAU of
  *   the peak bandwidth only the first (the lightest load that reaches the plateau) is kept; the
- *   later ones are dropped. Keys: memory.loaded_latency {source, points} (a measured curve),
- *   or memory.load_latency (a line: W(u) = load_latency x u), not both; neither: the default
+ *   later ones are dropped. Keys: memory.loaded_latency {source, capacity, points} (a measured
+ *   curve), or memory.load_latency (a line: W(u) = load_latency x u), not both in one file; one
+ *   given by the scenario or --set replaces the platform file's whole (memory.c, layer_of).
+ *   Platform files carry the curve of an MLC run on the same memory controller generation where
+ *   one is published (skx-4216-2s: Cascade Lake, bdw-e5-2697a: Broadwell-EP, icx-8352v: Ice
+ *   Lake-SP; test_fabric.c holds that one generation's curves agree in these units, within 5 ns
+ *   up to u = 0.8, and another's does not). Neither key: the default
  *   curve, Intel MLC on a 2S Xeon Silver 4110 with 12 DDR4 DIMMs (read-only traffic; Intel
  *   community forum, "Intel Memory Latency Checker v3.5 test", 2018): 82 ns at 1.24 GB/s, 88 at
  *   9.7, 91 at 22.6, 95 at 42.7, 99 at 68.4, 124 at 131.3 and 130 at its 135.7 GB/s peak (the last
