@@ -364,13 +364,13 @@ static gboolean memory_finish(AppConf *c, const SimConfNode *root, GError **erro
   const SimConfNode *line = mem ? sim_conf_node_get(mem, "load_latency") : NULL;
   const SimConfNode *curve = mem ? sim_conf_node_get(mem, "loaded_latency") : NULL;
   const SimConfNode *rows = curve ? sim_conf_node_get(curve, "points") : NULL;
-  int curve_layer = curve ? layer_of(root, rows ? rows : curve) : 0;
+  int curve_layer = curve ? layer_of(root, rows ? rows : curve) : 0, line_layer = line ? layer_of(root, line) : 0;
   if (m->type == MEM_TYPE_AUTO) m->type = m->speed_tps >= MEM_DDR5_FROM_TPS ? MEM_TYPE_DDR5 : MEM_TYPE_DDR4;
   if (!mem || !sim_conf_node_get(mem, "rw_turnaround")) m->rw_turnaround = -1; /* the generation's (mem_turnaround) */
-  if (line && curve && layer_of(root, line) == curve_layer)
+  if (line && curve && line_layer == curve_layer)
     return app_conf_error(error, root, "memory.loaded_latency", SIM_CONF_ERROR_RANGE,
                           "give memory.load_latency (a line) or memory.loaded_latency (a measured curve), not both");
-  if (line && (!curve || layer_of(root, line) > curve_layer)) {
+  if (line && line_layer > curve_layer) {
     mem_curve_line(&m->load, c->mem_load_latency_ns);
     g_strlcpy(m->load_source, "memory.load_latency (a line)", sizeof m->load_source);
     return TRUE;

@@ -5,6 +5,10 @@
 #include "tests/support/check_run.h"
 #include <math.h>
 #include <glib/gstdio.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <string.h>
 
 #include "models/appliance_bound.h"
@@ -174,22 +178,15 @@ START_TEST(test_curve_in_file)
 END_TEST
 
 /* Least-squares t of eff(w) = 1 - t 4 w (1 - w) through MLC's 3:1, 2:1 and 1:1 reads-writes
- * bandwidths as fractions of all reads (coeffs.c). */
+ * bandwidths as fractions of all reads (coeffs.c): the slope through the origin (gsl_fit_mul) of
+ * the loss 1 - mix / all reads against 4 w (1 - w). */
 static double turnaround_of(const double mlc[4])
 {
   const double x[3] = { 4 * 0.25 * 0.75, 4.0 / 3 * 2.0 / 3, 1.0 };
-  double sxy = 0, sxx = 0;
-  for (int i = 0; i < 3; i++) {
-    sxy += x[i] * (1 - mlc[i + 1] / mlc[0]);
-    sxx += x[i] * x[i];
-  }
-  return sxy / sxx;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+  double y[3], t, cov, sumsq;
+  for (int i = 0; i < 3; i++) y[i] = 1 - mlc[i + 1] / mlc[0];
+  ck_assert_int_eq(gsl_fit_mul(x, 1, y, 1, 3, &t, &cov, &sumsq), GSL_SUCCESS);
+  return t;
 }
 
 /* The read/write turnaround coefficients against the MLC figures coeffs.c cites (all reads, 3:1,
@@ -212,10 +209,10 @@ START_TEST(test_turnaround_sources)
   /* by hand, the Cascade Lake row: 1 - ratio = 0.0766, 0.0847, 0.1135 at x = 0.75, 0.8889, 1:
    * (0.0574 + 0.0753 + 0.1135) / (0.5625 + 0.7901 + 1) = 0.1047 */
   ck_assert_double_eq_tol(t[1], 0.1047, 5e-4);
-  qsort(t, G_N_ELEMENTS(t), sizeof t[0], cmp_double);
+  gsl_sort(t, 1, G_N_ELEMENTS(t));
   Coeffs c;
   coeffs_defaults(&c);
-  ck_assert_double_eq_tol(c.dram_turnaround, t[G_N_ELEMENTS(t) / 2], 5e-4);
+  ck_assert_double_eq_tol(c.dram_turnaround, gsl_stats_median_from_sorted_data(t, 1, G_N_ELEMENTS(t)), 5e-4);
   ck_assert_double_eq_tol(c.dram_turnaround_ddr5, turnaround_of(ddr5_6980p), 5e-4);
   /* the platform files' own figures; the others fall back on their generation's */
   static const struct {
