@@ -27,21 +27,24 @@ typedef struct {
   const char *name;
   size_t offset;
   const char *source;
+  double lo, hi; /* the plausible range, in the coefficient's unit: the source's own spread, or for an
+                    assumed value the stated range (coeffs_fixed_range) */
 } FixedCoeff;
 
 static const FixedCoeff FIXED[] = {
-  { "fabric_eff", offsetof(Coeffs, fabric_eff), "assumed (flit overhead of the order of PCIe's TLPs; not identified)" },
+  { "fabric_eff", offsetof(Coeffs, fabric_eff), "assumed (flit overhead of the order of PCIe's TLPs; not identified)", 0.80,
+    0.95 },
   { "mapped_page_cycles", offsetof(Coeffs, mapped_page_cycles),
-    "FreeBSD r349529: unmapped mbufs save 5-10 % CPU (derived per 4 KiB page)" },
+    "FreeBSD r349529: unmapped mbufs save 5-10 % CPU (derived per 4 KiB page)", 670, 1340 },
   { "dram_turnaround", offsetof(Coeffs, dram_turnaround),
-    "Intel MLC mixed read/write bandwidth: the median of seven 2S DDR4 Xeon servers (coeffs.c)" },
+    "Intel MLC mixed read/write bandwidth: the median of seven 2S DDR4 Xeon servers (coeffs.c)", 0.051, 0.177 },
   { "dram_turnaround_ddr5", offsetof(Coeffs, dram_turnaround_ddr5),
-    "Intel MLC v3.11b mixed read/write bandwidth on 2x Xeon 6980P, DDR5 (ik_llama.cpp discussion 201)" },
-  { "meta_pkt_bytes", offsetof(Coeffs, meta_pkt_bytes), "euro2019_ktls: 0.4 B/B metadata at MTU 1500 (derived)" },
-  { "meta_conn_bytes", offsetof(Coeffs, meta_conn_bytes), "assumed (8 cache lines of connection state per ACK)" },
-  { "pkt_cycles", offsetof(Coeffs, pkt_cycles), "netmap (Rizzo, USENIX ATC 2012): ~1 us per packet at 2 GHz" },
-  { "ack_cycles", offsetof(Coeffs, ack_cycles), "netmap (same): about half a send" },
-  { "irq_cycles", offsetof(Coeffs, irq_cycles), "netmap (same): of the order of the per-packet cost" },
+    "Intel MLC v3.11b mixed read/write bandwidth on 2x Xeon 6980P, DDR5 (ik_llama.cpp discussion 201)", 0.12, 0.21 },
+  { "meta_pkt_bytes", offsetof(Coeffs, meta_pkt_bytes), "euro2019_ktls: 0.4 B/B metadata at MTU 1500 (derived)", 270, 820 },
+  { "meta_conn_bytes", offsetof(Coeffs, meta_conn_bytes), "assumed (8 cache lines of connection state per ACK)", 256, 1024 },
+  { "pkt_cycles", offsetof(Coeffs, pkt_cycles), "netmap (Rizzo, USENIX ATC 2012): ~1 us per packet at 2 GHz", 1000, 4000 },
+  { "ack_cycles", offsetof(Coeffs, ack_cycles), "netmap (same): about half a send", 500, 2000 },
+  { "irq_cycles", offsetof(Coeffs, irq_cycles), "netmap (same): of the order of the per-packet cost", 1000, 4000 },
 };
 
 /* every member of Coeffs is either fitted or fixed (all doubles) */
@@ -62,6 +65,13 @@ const char *coeffs_fixed_source(int i)
 {
   g_return_val_if_fail(i >= 0 && i < (int)G_N_ELEMENTS(FIXED), NULL);
   return FIXED[i].source;
+}
+
+void coeffs_fixed_range(int i, double *lo, double *hi)
+{
+  g_return_if_fail(i >= 0 && i < (int)G_N_ELEMENTS(FIXED));
+  *lo = FIXED[i].lo;
+  *hi = FIXED[i].hi;
 }
 
 double coeffs_fixed_value(const Coeffs *c, int i)

@@ -53,6 +53,10 @@ int coeffs_fixed_count(void);
 const char *coeffs_fixed_name(int i);
 const char *coeffs_fixed_source(int i);
 double coeffs_fixed_value(const Coeffs *c, int i);
+/* The plausible range [*lo, *hi] of fixed coefficient i, in its own unit: the spread its source
+ * gives (several measurements, a quoted range) or, for an assumed value, the stated range
+ * (coeffs.c). The prediction intervals read it as the central ~95 % of the value's spread. */
+void coeffs_fixed_range(int i, double *lo, double *hi);
 /* Appends to @out the coefficients data file (models/coeffs.def) holding the fitted values of
  * @c: a header comment, then one line COEF(name, value, "note") per fitted coefficient in the
  * fit's order, each value as the shortest %g text that reads back as the same double (so the
