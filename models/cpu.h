@@ -152,6 +152,10 @@ double cpu_node_capacity_hz(const CpuCfg *c, int cores);
  * NULL). 0 (and *source NULL) when the table has no sourced entry; -1 when impl cannot run on
  * uarch (ISA-L off x86-64, ARMv8 crypto extensions off arm64). */
 double cpu_crypto_table_cpb(CryptoImpl impl, CpuUarch uarch, const char **source);
+/* The plausible range [*lo, *hi] (cycles/byte) of the crypto table's entry for (impl, uarch): the
+ * spread of its source, or the stated range of an assumed or derived entry (cpu.c). FALSE (and *lo,
+ * *hi untouched) where the table has no runnable entry. */
+gboolean cpu_crypto_table_range(CryptoImpl impl, CpuUarch uarch, double *lo, double *hi);
 /* Bulk crypto cycles per byte of impl on this CPU: cpu.crypto_cpb when given, else the table's
  * entry (0 for CRYPTO_NONE; the validation refuses a platform where neither exists). */
 double cpu_crypto_cpb(const CpuCfg *c, CryptoImpl impl);
