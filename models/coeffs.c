@@ -32,8 +32,8 @@ typedef struct {
 } FixedCoeff;
 
 static const FixedCoeff FIXED[] = {
-  { "fabric_eff", offsetof(Coeffs, fabric_eff), "assumed (flit overhead of the order of PCIe's TLPs; not identified)", 0.80,
-    0.95 },
+  { "fabric_eff", offsetof(Coeffs, fabric_eff),
+    "assumed (flit overhead of the order of PCIe's TLPs; no measured xGMI/UPI DMA figure found)", 0.80, 0.95 },
   { "mapped_page_cycles", offsetof(Coeffs, mapped_page_cycles),
     "FreeBSD r349529: unmapped mbufs save 5-10 % CPU (derived per 4 KiB page)", 670, 1340 },
   { "dram_turnaround", offsetof(Coeffs, dram_turnaround),
@@ -99,7 +99,12 @@ void coeffs_defaults(Coeffs *c)
    * set cannot identify it (fitted, it moved from 0.90 to 0.93 +- 0.12 on the two Skylake rows
    * alone, below the identifiability report's threshold). Assumed 0.90: the header/CRC share
    * of a coherent link's flits, of the order of PCIe's TLP overhead on a 256-B payload
-   * (256 / (256 + 24) = 0.91: 12-16 B header, 2 B sequence, 4 B LCRC, framing). */
+   * (256 / (256 + 24) = 0.91: 12-16 B header, 2 B sequence, 4 B LCRC, framing). Range 0.80-0.95.
+   * Looked for and not found: a measured cross-socket DMA or remote-bandwidth figure of xGMI
+   * (Lenovo LP1852, "Configuring AMD xGMI Links on the ThinkSystem SR665 V3", 2023, compares 3 and
+   * 4 links on Genoa but quotes theoretical link bandwidth, 384 vs 512 GB/s, and measures with
+   * AMD's NDA-only XIO tool); so fabric_eff stays assumed, and so does each link's per-type
+   * efficiency (topology.links[].eff_dev_write etc., 1). */
   c->fabric_eff = 0.90;
   /* mapped_page_cycles: only the 2016 Broadwell box runs mapped mbufs, so only its rows could
    * fit it (the identifiability report flagged it "one platform"). Fixed from a measurement
