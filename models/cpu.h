@@ -100,7 +100,7 @@ APP_ENUM_DECLARE(cpu_crypto);
  * profile `ocasim validate` writes (validate/profile.h), so a lab server measured by validate is
  * planned with its own costs. Every value is cycles on one core at cpu.clock; a value not given
  * (0) takes the model's: the crypto table or cpu.crypto_cpb, the fitted copy_cpb and page_cycles
- * (coeffs.def), the cited per-segment and per-interrupt costs (coeffs.c), workload.request_cycles.
+ * (coeffs.def), the per-segment (cited) and per-interrupt (assumed) costs (coeffs.c), workload.request_cycles.
  * costs.source says where the values come from (a host and date for a measurement, a citation).
  *   crypto_cpb[cipher]  bulk AEAD, cycles/B, per cipher (software.crypto's implementations are
  *                       AES-128-GCM but for chacha20_poly1305; AES-256-GCM is kept for the profile)

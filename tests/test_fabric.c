@@ -346,12 +346,12 @@ END_TEST
 
 START_TEST(test_link_load_follows_quadrant_map)
 {
-  /* 800G Milan box, device-routed (by_kind on xgmi): per socket 6 drives on quadrant 3 (the
-   * R7525's quadrant with NVMe lanes and no link: its DMA takes link 0, quadrant mod links), 2 on
-   * quadrant 2 (link 2), none on quadrant 1 (link 1). The remote disk writes then split 6 : 0 : 2
-   * over the links; what link 1 carries is the address-interleaved CPU traffic (metadata), the
-   * same on every link. */
-  const char *sets[] = { "nvme[1].quadrant=3", "nvme[4].quadrant=3", NULL };
+  /* 800G Milan box, device-routed (by_kind on xgmi): per socket 4 drives on quadrant 3 (the
+   * R7525's quadrant with NVMe lanes and no link: its DMA takes link 0, quadrant mod links), 4 on
+   * quadrant 1 (link 1: the platform's 2 there and the 2 of quadrant 2 moved over), none on
+   * quadrant 2 (link 2). The remote disk writes then split 4 : 4 : 0 over the links; what link 2
+   * carries is the address-interleaved CPU traffic (metadata), the same on every link. */
+  const char *sets[] = { "nvme[2].quadrant=1", "nvme[5].quadrant=1", NULL };
   Appliance *a = load("scenarios/reference/milan2022_default_bios.yaml", sets);
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   for (int d = 0; d < 2; d++) {
@@ -360,14 +360,14 @@ START_TEST(test_link_load_follows_quadrant_map)
     g_snprintf(n1, sizeof n1, "xgmi.link1.s%d>s%d", d, 1 - d);
     g_snprintf(n2, sizeof n2, "xgmi.link2.s%d>s%d", d, 1 - d);
     double l0 = res_total(m, n0), l1 = res_total(m, n1), l2 = res_total(m, n2);
-    ck_assert_msg(l2 > l1 && l0 > l2, "%g %g %g", l0, l1, l2);
-    ck_assert_double_eq_tol((l0 - l1) / (l2 - l1), 3.0, 1e-9);
+    ck_assert_msg(l0 > l2 && l1 > l2, "%g %g %g", l0, l1, l2);
+    ck_assert_double_eq_tol((l1 - l2) / (l0 - l2), 1.0, 1e-9);
     /* network-centric siloing over 2 sockets: half the disk writes are remote, a quarter of the
      * load per direction; the drives' share is by content (8 drives per socket alike) */
-    ck_assert_double_eq_tol((l0 - l1) + (l2 - l1), 0.25, 0.01);
+    ck_assert_double_eq_tol((l0 - l2) + (l1 - l2), 0.25, 0.01);
   }
   /* the same box address-interleaved: every link alike */
-  const char *il[] = { "nvme[1].quadrant=3", "nvme[4].quadrant=3", "topology.link_routing=interleave", NULL };
+  const char *il[] = { "nvme[2].quadrant=1", "nvme[5].quadrant=1", "topology.link_routing=interleave", NULL };
   Appliance *b = load("scenarios/reference/milan2022_default_bios.yaml", il);
   g_autoptr(DemandModel) mb = demand_build(b, NULL);
   ck_assert_double_eq_tol(res_total(mb, "xgmi.link0.s0>s1"), res_total(mb, "xgmi.link2.s0>s1"), 1e-12);
