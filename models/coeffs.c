@@ -43,7 +43,7 @@ static const FixedCoeff FIXED[] = {
   { "meta_pkt_bytes", offsetof(Coeffs, meta_pkt_bytes), "euro2019_ktls: 0.4 B/B metadata at MTU 1500 (derived)", 270, 820 },
   { "meta_conn_bytes", offsetof(Coeffs, meta_conn_bytes), "assumed (8 cache lines of connection state per ACK)", 256, 1024 },
   { "pkt_cycles", offsetof(Coeffs, pkt_cycles),
-    "netmap (Rizzo, USENIX ATC 2012): ~950 ns per FreeBSD sendto() packet on an i7-870 at 2.93 GHz (derived)", 1400, 4200 },
+    "netmap (Rizzo, USENIX ATC 2012): FreeBSD netsend 1.05 Mpps per core on an i7-870 at 2.93 GHz (derived)", 1400, 4200 },
   { "ack_cycles", offsetof(Coeffs, ack_cycles), "assumed (about half a send; no source measures it)", 500, 2000 },
   { "irq_cycles", offsetof(Coeffs, irq_cycles), "assumed (of the order of a send; no source measures it)", 1000, 4000 },
 };
@@ -145,21 +145,21 @@ void coeffs_defaults(Coeffs *c)
    * measured 0.4 B/B per MSS packet: (0.4 - 512 / (2 x 1448 x 8)) x 1448 = 547.2 B (derived). */
   c->meta_conn_bytes = 512;
   c->meta_pkt_bytes = (0.4 - 512.0 / (2.0 * 1448.0 * 8.0)) * 1448.0;
-  /* pkt_cycles: the FreeBSD send path of one packet, sendto() down to the driver, takes about
-   * 950 ns on the paper's machine, an Intel i7-870 at 2.93 GHz (3.2 GHz turbo), which is the
-   * 1.05 Mpps per core its netsend reaches (Rizzo, "netmap: a novel framework for fast packet
-   * I/O", USENIX ATC 2012, Sec. 2 and Table 1). In the source's own clock that is
-   * 0.95 us x 2.93 GHz = 2784 cycles (2930 / 1.05 = 2790 from the rate; 3040 at the turbo clock),
-   * so 2800. It was 2000: the same 1 us read "at 2 GHz", a clock the paper's machine does not
-   * run at. Range 1400-4200 (a factor 1.5 each way around the source's 2784-3040): the measured
+  /* pkt_cycles: FreeBSD's netsend sends 1.05 Mpps per core through the ordinary send path,
+   * sendto() down to the driver, on the paper's machine, an Intel i7-870 at 2.93 GHz (3.2 GHz
+   * turbo) (Rizzo, "netmap: a novel framework for fast packet I/O", USENIX ATC 2012, Sec. 2):
+   * 952 ns per packet, in the source's own clock 2930 / 1.05 = 2790 cycles (3050 at the turbo
+   * clock), so 2800. It was 2000: about 1 us read "at 2 GHz", a clock the paper's machine does
+   * not run at. Range 1400-4200 (a factor 1.5 each way around the source's 2790-3050): the measured
    * path is a UDP sendto() with its system call and copy, the modelled one a TCP segment handed
    * on by a kernel that is not the 2012 one on another CPU (the transfer is assumed, not
    * measured). */
   c->pkt_cycles = 2800;
   /* ack_cycles and irq_cycles are assumed: no source at hand measures the cycles of receiving a
    * pure ACK or of one interrupt on FreeBSD (netmap measures the send path only; Cai et al.,
-   * "Understanding Host Network Stack Overheads", SIGCOMM 2021, split Linux's receive CPU by
-   * component with TSO/GRO on and off, but give no per-ACK or per-interrupt cycles to take).
+   * "Understanding Host Network Stack Overheads", SIGCOMM 2021, split Linux's CPU by component
+   * with TSO/GRO on and off; no per-ACK or per-interrupt cycle figure from it was at hand, and it
+   * is Linux).
    * ack_cycles: about half a send (1000; range 500-2000, a factor 2). irq_cycles: of the order
    * of a send (2000, with its handler and taskqueue wake-up; range 1000-4000, a factor 2). No
    * reference row runs without interrupt moderation, so no fit can identify irq_cycles. */
