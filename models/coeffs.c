@@ -32,8 +32,8 @@ typedef struct {
 } FixedCoeff;
 
 static const FixedCoeff FIXED[] = {
-  { "fabric_eff", offsetof(Coeffs, fabric_eff), "assumed (flit overhead of the order of PCIe's TLPs; not identified)", 0.80,
-    0.95 },
+  { "fabric_eff", offsetof(Coeffs, fabric_eff),
+    "assumed (flit overhead of the order of PCIe's TLPs; no measured xGMI/UPI DMA figure found)", 0.80, 0.95 },
   { "mapped_page_cycles", offsetof(Coeffs, mapped_page_cycles),
     "FreeBSD r349529: unmapped mbufs save 5-10 % CPU (derived per 4 KiB page)", 670, 1340 },
   { "dram_turnaround", offsetof(Coeffs, dram_turnaround),
@@ -42,9 +42,10 @@ static const FixedCoeff FIXED[] = {
     "Intel MLC v3.11b mixed read/write bandwidth on 2x Xeon 6980P, DDR5 (ik_llama.cpp discussion 201)", 0.12, 0.21 },
   { "meta_pkt_bytes", offsetof(Coeffs, meta_pkt_bytes), "euro2019_ktls: 0.4 B/B metadata at MTU 1500 (derived)", 270, 820 },
   { "meta_conn_bytes", offsetof(Coeffs, meta_conn_bytes), "assumed (8 cache lines of connection state per ACK)", 256, 1024 },
-  { "pkt_cycles", offsetof(Coeffs, pkt_cycles), "netmap (Rizzo, USENIX ATC 2012): ~1 us per packet at 2 GHz", 1000, 4000 },
-  { "ack_cycles", offsetof(Coeffs, ack_cycles), "netmap (same): about half a send", 500, 2000 },
-  { "irq_cycles", offsetof(Coeffs, irq_cycles), "netmap (same): of the order of the per-packet cost", 1000, 4000 },
+  { "pkt_cycles", offsetof(Coeffs, pkt_cycles),
+    "netmap (Rizzo, USENIX ATC 2012): FreeBSD netsend 1.05 Mpps per core on an i7-870 at 2.93 GHz (derived)", 1400, 4200 },
+  { "ack_cycles", offsetof(Coeffs, ack_cycles), "assumed (about half a send; no source measures it)", 500, 2000 },
+  { "irq_cycles", offsetof(Coeffs, irq_cycles), "assumed (of the order of a send; no source measures it)", 1000, 4000 },
 };
 
 /* every member of Coeffs is either fitted or fixed (all doubles) */
@@ -98,7 +99,12 @@ void coeffs_defaults(Coeffs *c)
    * set cannot identify it (fitted, it moved from 0.90 to 0.93 +- 0.12 on the two Skylake rows
    * alone, below the identifiability report's threshold). Assumed 0.90: the header/CRC share
    * of a coherent link's flits, of the order of PCIe's TLP overhead on a 256-B payload
-   * (256 / (256 + 24) = 0.91: 12-16 B header, 2 B sequence, 4 B LCRC, framing). */
+   * (256 / (256 + 24) = 0.91: 12-16 B header, 2 B sequence, 4 B LCRC, framing). Range 0.80-0.95.
+   * Looked for and not found: a measured cross-socket DMA or remote-bandwidth figure of xGMI
+   * (Lenovo LP1852, "Configuring AMD xGMI Links on the ThinkSystem SR665 V3", 2023, compares 3 and
+   * 4 links on Genoa but quotes theoretical link bandwidth, 384 vs 512 GB/s, and measures with
+   * AMD's NDA-only XIO tool); so fabric_eff stays assumed, and so does each link's per-type
+   * efficiency (topology.links[].eff_dev_write etc., 1). */
   c->fabric_eff = 0.90;
   /* mapped_page_cycles: only the 2016 Broadwell box runs mapped mbufs, so only its rows could
    * fit it (the identifiability report flagged it "one platform"). Fixed from a measurement
@@ -139,13 +145,26 @@ void coeffs_defaults(Coeffs *c)
    * measured 0.4 B/B per MSS packet: (0.4 - 512 / (2 x 1448 x 8)) x 1448 = 547.2 B (derived). */
   c->meta_conn_bytes = 512;
   c->meta_pkt_bytes = (0.4 - 512.0 / (2.0 * 1448.0 * 8.0)) * 1448.0;
-  c->pkt_cycles = 2000; /* about 1 us per packet through the FreeBSD send path at 2 GHz
-                            (Rizzo, "netmap", USENIX ATC 2012, Sec. 2) */
-  c->ack_cycles = 1000; /* receive of a pure ACK, about half a send (same source) */
-  c->irq_cycles = 2000; /* an interrupt with its handler and softirq/taskqueue wake-up, of the order of
-                            the per-packet cost above (same source, Sec. 2: interrupt and per-packet
-                            costs of the same order); no reference row runs without moderation,
-                            so no fit can identify it */
+  /* pkt_cycles: FreeBSD's netsend sends 1.05 Mpps per core through the ordinary send path,
+   * sendto() down to the driver, on the paper's machine, an Intel i7-870 at 2.93 GHz (3.2 GHz
+   * turbo) (Rizzo, "netmap: a novel framework for fast packet I/O", USENIX ATC 2012, Sec. 2):
+   * 952 ns per packet, in the source's own clock 2930 / 1.05 = 2790 cycles (3050 at the turbo
+   * clock), so 2800. It was 2000: about 1 us read "at 2 GHz", a clock the paper's machine does
+   * not run at. Range 1400-4200 (a factor 1.5 each way around the source's 2790-3050): the measured
+   * path is a UDP sendto() with its system call and copy, the modelled one a TCP segment handed
+   * on by a kernel that is not the 2012 one on another CPU (the transfer is assumed, not
+   * measured). */
+  c->pkt_cycles = 2800;
+  /* ack_cycles and irq_cycles are assumed: no source at hand measures the cycles of receiving a
+   * pure ACK or of one interrupt on FreeBSD (netmap measures the send path only; Cai et al.,
+   * "Understanding Host Network Stack Overheads", SIGCOMM 2021, split Linux's CPU by component
+   * with TSO/GRO on and off; no per-ACK or per-interrupt cycle figure from it was at hand, and it
+   * is Linux).
+   * ack_cycles: about half a send (1000; range 500-2000, a factor 2). irq_cycles: of the order
+   * of a send (2000, with its handler and taskqueue wake-up; range 1000-4000, a factor 2). No
+   * reference row runs without interrupt moderation, so no fit can identify irq_cycles. */
+  c->ack_cycles = 1000;
+  c->irq_cycles = 2000;
 }
 
 void coeffs_prior(Coeffs *c)

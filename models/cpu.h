@@ -100,7 +100,7 @@ APP_ENUM_DECLARE(cpu_crypto);
  * profile `ocasim validate` writes (validate/profile.h), so a lab server measured by validate is
  * planned with its own costs. Every value is cycles on one core at cpu.clock; a value not given
  * (0) takes the model's: the crypto table or cpu.crypto_cpb, the fitted copy_cpb and page_cycles
- * (coeffs.def), the cited per-segment and per-interrupt costs (coeffs.c), workload.request_cycles.
+ * (coeffs.def), the per-segment (cited) and per-interrupt (assumed) costs (coeffs.c), workload.request_cycles.
  * costs.source says where the values come from (a host and date for a measurement, a citation).
  *   crypto_cpb[cipher]  bulk AEAD, cycles/B, per cipher (software.crypto's implementations are
  *                       AES-128-GCM but for chacha20_poly1305; AES-256-GCM is kept for the profile)
@@ -152,6 +152,10 @@ double cpu_node_capacity_hz(const CpuCfg *c, int cores);
  * NULL). 0 (and *source NULL) when the table has no sourced entry; -1 when impl cannot run on
  * uarch (ISA-L off x86-64, ARMv8 crypto extensions off arm64). */
 double cpu_crypto_table_cpb(CryptoImpl impl, CpuUarch uarch, const char **source);
+/* The plausible range [*lo, *hi] (cycles/byte) of the crypto table's entry for (impl, uarch): the
+ * spread of its source, or the stated range of an assumed or derived entry (cpu.c). FALSE (and *lo,
+ * *hi untouched) where the table has no runnable entry. */
+gboolean cpu_crypto_table_range(CryptoImpl impl, CpuUarch uarch, double *lo, double *hi);
 /* Bulk crypto cycles per byte of impl on this CPU: cpu.crypto_cpb when given, else the table's
  * entry (0 for CRYPTO_NONE; the validation refuses a platform where neither exists). */
 double cpu_crypto_cpb(const CpuCfg *c, CryptoImpl impl);

@@ -58,7 +58,8 @@ int datapath_touches(DataPath path, gboolean ordinary_stores, double user_miss, 
     n = copy_touches(out, n, BUF_PAGECACHE, BUF_USER, um, "copyout read", "copyout write");
     switch (SHAPE[path].tls) {
       case TLS_USER_CPU: n = copy_touches(out, n, BUF_USER, BUF_USER, um, "encrypt read", "encrypt write"); break;
-      case TLS_KERNEL_CPU: n = copy_touches(out, n, BUF_USER, BUF_USER, um, "record copy read", "record copy write"); break;
+      case TLS_KERNEL_CPU:
+      case TLS_NIC: n = copy_touches(out, n, BUF_USER, BUF_USER, um, "record copy read", "record copy write"); break;
       default: break;
     }
     n = copy_touches(out, n, BUF_USER, BUF_SOCKBUF, um, "copyin read", "copyin write");
@@ -93,7 +94,8 @@ double datapath_bulk_touches(DataPath path, gboolean ordinary_stores)
 int datapath_copies(DataPath path)
 {
   if (datapath_move(path) != MOVE_READ_WRITE) return 0;
-  return datapath_tls(path) == TLS_KERNEL_CPU ? 3 : 2;
+  DpTls t = datapath_tls(path);
+  return t == TLS_KERNEL_CPU || t == TLS_NIC ? 3 : 2; /* + the server's record copy (datapath.h) */
 }
 
 gboolean datapath_cpu_crypto(DataPath path)

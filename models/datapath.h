@@ -15,8 +15,13 @@
  *                        write(2) (nginx/OpenSSL with kTLS still frame records in user space)
  *                        R+W; copyin R+W; kernel encrypt R+W; NIC read. 3 copies: not the demand
  *                        vector of user-space TLS (euro2022: 75 vs 90 Gb/s on Rome).
- *   read_write_nic_ktls  read/write with NIC kTLS, 6 touches: disk write; copyout R+W; copyin
- *                        R+W; NIC read (the NIC encrypts). 2 copies.
+ *   read_write_nic_ktls  read/write with NIC kTLS, 8 touches: disk write; copyout R+W; the
+ *                        server's record copy R+W; copyin R+W; NIC read (the NIC encrypts). 3
+ *                        copies: nginx over SSL with sendfile off "still copies into a 16k buffer"
+ *                        although it does not encrypt (euro2022, the slide "Disable sendfile (but
+ *                        use NIC kTLS)"): ngx_ssl_send_chain coalesces the response into the
+ *                        connection's ssl_buffer_size (16k) buffer before SSL_write, the same copy
+ *                        read_write_ktls carries. It had 6 touches and 2 copies, without it.
  *   read_write_plain     plain HTTP over read/write: the same 6 touches without any crypto.
  *   sendfile             2 touches: disk DMA write; NIC DMA read.
  *   sendfile_sw_ktls     4 touches: disk write; CPU reads plaintext; CPU writes ciphertext to a
@@ -104,10 +109,10 @@ int datapath_touches(DataPath path, gboolean ordinary_stores, double user_miss, 
                      Touch out[DP_MAX_TOUCHES]);
 /* Bulk DRAM touches per payload byte (no metadata, no buffer resident): read_write 8,
  * read_write_ktls 10, sendfile 2, sendfile_sw_ktls 4 (+1 RFO), sendfile_nic_ktls 2,
- * read_write_nic_ktls and read_write_plain 6. */
+ * read_write_nic_ktls 8 (the record copy), read_write_plain 6. */
 double datapath_bulk_touches(DataPath path, gboolean ordinary_stores);
-/* Copies between buffers per payload byte: read_write_ktls 3, the other read/write paths 2,
- * sendfile paths 0. */
+/* Copies between buffers per payload byte: read_write_ktls and read_write_nic_ktls 3 (the
+ * server's record copy), read_write and read_write_plain 2, sendfile paths 0. */
 int datapath_copies(DataPath path);
 /* Does the CPU run bulk crypto on this path? the NIC? */
 gboolean datapath_cpu_crypto(DataPath path);

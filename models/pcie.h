@@ -15,7 +15,7 @@
  * ConnectX exposes one physical function per port) has F separate tag spaces, and a port's reads
  * use its function's (nic.c: pcie.nicN.fF.tags). The round trip a tag is held for is the link's
  * read_rtt (root complex + fabric, excluding DRAM; default 600 ns: pcie-bench measured 500-600 ns
- * on Xeon E5, Neugebauer et al. 2018 Fig. 4; other hosts assumed alike) plus the DRAM latency
+ * on Xeon E5, Neugebauer et al. 2018 Fig. 4) plus the DRAM latency
  * at its load. Reads that carry no payload hold tags too: wqe_reads per TSO burst (send WQE and
  * descriptor fetches) and ctx_reads per TLS record (the inline engine's context fetch), each a
  * read request of its own, and the inline engine's fetches of contexts its cache misses (nic.h:
@@ -26,6 +26,11 @@
  * from the drives (no ordering dependence between them) and with non-posted reads from the
  * NICs, so RO has no effect in this model (it matters for inbound NIC receive DMA, which the
  * model carries only as ACKs).
+ * The round trip is a parameter of each link (pcie.read_rtt), with its plausible range
+ * (pcie.read_rtt_lo, pcie.read_rtt_hi): measured only on Xeon E5 (bdw-e5-2697a narrows it to
+ * pcie-bench's 500-600 ns); on every other root complex (EPYC, Altra, later Xeons) it is assumed,
+ * 600 ns in a wide 400-1500 ns by default (Arm server root complexes are reported slower; no figure
+ * was found), until a host's own measurement replaces it.
  * Leaves out: DLLP/flow-control traffic, replay, read-completion boundary splitting, RO.
  */
 #ifndef MODELS_PCIE_H
@@ -41,10 +46,11 @@ typedef struct {
   double mrrs_bytes; /* max read request size */
   double mps_bytes;  /* max payload size */
   bool relaxed_ordering;
-  int functions;      /* requester functions, each with its own tag space */
-  double read_rtt_ns; /* non-posted read round trip excluding DRAM */
-  double wqe_reads;   /* non-payload read requests per TSO burst (WQE, descriptors) */
-  double ctx_reads;   /* non-payload read requests per TLS record (inline TLS context) */
+  int functions;                         /* requester functions, each with its own tag space */
+  double read_rtt_ns;                    /* non-posted read round trip excluding DRAM */
+  double read_rtt_lo_ns, read_rtt_hi_ns; /* its plausible range (measured spread, or the assumed one) */
+  double wqe_reads;                      /* non-payload read requests per TSO burst (WQE, descriptors) */
+  double ctx_reads;                      /* non-payload read requests per TLS record (inline TLS context) */
 } PcieLink;
 
 /* Payload bandwidth per direction, GB/s (1e9 B/s). */

@@ -135,8 +135,11 @@ START_TEST(test_link_routing)
 {
   /* 800G box: remote traffic address-interleaved over the three xGMI links (link_routing:
    * interleave) loads them evenly; routing by the DMA-ing drive's quadrant (the by_kind default on
-   * EPYC; 2/3/3 drives per socket on the links' quadrants) puts 3/8 of a direction on the busiest
-   * link, 3/8 / (1/3) = 9/8 of even */
+   * EPYC) follows the R7525's drives: per socket 4 on the quadrant whose fourth xGMI x16 is cabled
+   * to the NVMe backplane (no link: its DMA takes link 0, quadrant mod links) and 2 each on the
+   * quadrants of links 1 and 2. Only the disk writes cross here (network-centric: NIC reads,
+   * metadata and ACKs stay on the NIC's node), so link 1 carries 2/8 of a direction, 2/8 / (1/3) =
+   * 3/4 of even, and link 0 4/8, 3/2 of even */
   const char *il[] = { "topology.link_routing=interleave", NULL };
   Appliance *a = load("scenarios/reference/milan2022_default_bios.yaml", il);
   Appliance *b = load("scenarios/reference/milan2022_default_bios.yaml", NULL);
@@ -147,10 +150,12 @@ START_TEST(test_link_routing)
   ck_assert_double_eq_tol(res_total(ma, "xgmi.link2.s0>s1"), even, 1e-12);
   double sum = res_total(mb, "xgmi.link0.s0>s1") + res_total(mb, "xgmi.link1.s0>s1") + res_total(mb, "xgmi.link2.s0>s1");
   ck_assert_double_eq_tol(sum, 3 * even, 1e-12); /* same bytes cross, only the split differs */
-  ck_assert_double_eq_tol(res_total(mb, "xgmi.link1.s0>s1") / even, 9.0 / 8.0, 1e-9);
+  ck_assert_double_eq_tol(res_total(mb, "xgmi.link1.s0>s1") / even, 3.0 / 4.0, 1e-9);
+  ck_assert_double_eq_tol(res_total(mb, "xgmi.link0.s0>s1") / even, 3.0 / 2.0, 1e-9);
   /* with the links held at a fixed x2 (the source's "suspected x2", DLWM off): an even split gives
-   * 420 Gb/s = 52.5 GB/s, a quarter per direction over three x2 links; routing by device 8/9 of it
-   * (the reason milan2022_default_bios carries a documented deviation) */
+   * 420 Gb/s = 52.5 GB/s, a quarter per direction over three x2 links; routing by device
+   * (1/3) / (1/2) = 2/3 of it, the busiest link carrying half a direction (the reason
+   * milan2022_default_bios carries a documented deviation) */
   const char *il2[] = { "topology.link_routing=interleave", "topology.links[0].dlwm=false", "topology.links[0].width=2", NULL };
   const char *dev2[] = { "topology.links[0].dlwm=false", "topology.links[0].width=2", NULL };
   Appliance *a2 = load("scenarios/reference/milan2022_default_bios.yaml", il2);
@@ -159,7 +164,7 @@ START_TEST(test_link_routing)
   g_autoptr(DemandModel) mb2 = demand_build(b2, NULL);
   double x_even = demand_saturation_Bps(ma2, NULL), x_dev = demand_saturation_Bps(mb2, NULL);
   ck_assert_msg(fabs(x_even * 8e-9 / 420 - 1) <= 0.10, "even split %.1f Gb/s", x_even * 8e-9);
-  ck_assert_double_eq_tol(x_dev / x_even, 8.0 / 9.0, 0.01);
+  ck_assert_double_eq_tol(x_dev / x_even, 2.0 / 3.0, 0.01);
   g_free(a);
   g_free(b);
   g_free(a2);
@@ -242,14 +247,15 @@ END_TEST
 START_TEST(test_device_routing_uneven_links)
 {
   /* the 800G box routed by device (the by_kind default on EPYC): remote disk writes take the
-   * xGMI link of the drive's quadrant; drives spread 2/3/3 over the three links give link loads
-   * in the same ratio; under a fixed x2 width the busiest link binds */
+   * xGMI link of the drive's quadrant; the R7525's drives, 4 (the link-less quadrant, on link 0) /
+   * 2 / 2 over the three links, give link loads in the same ratio; under a fixed x2 width the
+   * busiest link binds */
   const char *dev[] = { "topology.links[0].dlwm=false", "topology.links[0].width=2", NULL };
   Appliance *a = load("scenarios/reference/milan2022_default_bios.yaml", dev);
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   double l0 = res_total(m, "xgmi.link0.s0>s1"), l1 = res_total(m, "xgmi.link1.s0>s1"), l2 = res_total(m, "xgmi.link2.s0>s1");
   ck_assert_double_eq_tol(l1, l2, 1e-12);
-  ck_assert_double_eq_tol(l1 / l0, 1.5, 0.02); /* metadata and ACK crossings spread evenly */
+  ck_assert_double_eq_tol(l1 / l0, 0.5, 0.02); /* metadata and ACK crossings spread evenly */
   g_autoptr(BoundResult) r = bound_eval(a, m, 0);
   ck_assert_int_eq(m->res[r->bottleneck].kind, RK_FABRIC);
   g_free(a);
