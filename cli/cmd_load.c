@@ -190,8 +190,8 @@ int cmd_load(int argc, char **argv)
       g_autofree char *lp = g_build_filename(root, paths[i], NULL);
       tg[i].check_sha = val_sha256_file_range(lp, tg[i].has_range ? rf : 0, tg[i].expect_len, tg[i].sha, NULL);
     } else if (shas) {
-      for (int k = 0; k < 32; k++) tg[i].sha[k] = (unsigned char)(g_ascii_xdigit_value(shas[i][2 * k]) << 4 |
-                                                                 g_ascii_xdigit_value(shas[i][2 * k + 1]));
+      for (int k = 0; k < 32; k++)
+        tg[i].sha[k] = (unsigned char)(g_ascii_xdigit_value(shas[i][2 * k]) << 4 | g_ascii_xdigit_value(shas[i][2 * k + 1]));
       tg[i].check_sha = TRUE;
     }
   }
