@@ -47,7 +47,7 @@ static gboolean usable_dir(const char *opt, const char *dir, gboolean create, GE
 /* `ocasim validate --clients`: the server here, `ocasim load` on the clients (validate/labrun.h). */
 static int lab_validate(const char *prog, gboolean quick, const char *out, const char *work, const char *clients_s,
                         const char *exec, const char *client_ocasim, const char *server_addr, const char *net_filter,
-                        const char *costs, gboolean progress)
+                        const char *disk_filter, const char *costs, gboolean progress)
 {
   struct in_addr a;
   if (!server_addr || inet_pton(AF_INET, server_addr, &a) != 1) {
@@ -67,7 +67,8 @@ static int lab_validate(const char *prog, gboolean quick, const char *out, const
                                   .exec = exec,
                                   .client_ocasim = client_ocasim,
                                   .server_addr = server_addr,
-                                  .net_filter = net_filter },
+                                  .net_filter = net_filter,
+                                  .disk_filter = disk_filter },
                       .progress = progress };
   g_autoptr(GError) err = NULL;
   if (!val_lab_run(&lc, &err)) {
@@ -85,7 +86,7 @@ int cmd_validate(int argc, char **argv)
   g_autofree char *load_threads_s = NULL;
   /* --clients: the lab-server calibration over a real interface (validate/labrun.h) */
   g_autofree char *clients_s = NULL, *client_exec = NULL, *client_ocasim = NULL, *server_addr = NULL, *costs = NULL;
-  g_autofree char *net_filter = NULL;
+  g_autofree char *net_filter = NULL, *disk_filter = NULL;
   double duration = 0, warmup = 0;
   int reps = 0, threads = 0, seed = 1, nice = VALIDATE_DEFAULT_NICE, load_threads = 0;
   gboolean keep_nice = FALSE;
@@ -126,6 +127,8 @@ int cmd_validate(int argc, char **argv)
       "IPv4 address of this host the server binds and the clients connect to (required with --clients)", "ADDR" },
     { "net-if", 0, 0, G_OPTION_ARG_STRING, &net_filter,
       "Interfaces carrying the clients' traffic, name prefixes (default: all but lo)", "IF[,IF...]" },
+    { "disk-if", 0, 0, G_OPTION_ARG_STRING, &disk_filter, "Drives whose reads count, name prefixes (default nvme)",
+      "DEV[,DEV...]" },
     { "costs", 0, 0, G_OPTION_ARG_FILENAME, &costs, "host-costs.yaml of an earlier validate, put into host-platform.yaml",
       "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
@@ -169,7 +172,7 @@ int cmd_validate(int argc, char **argv)
   gsl_set_error_handler_off();
   if (clients_s)
     return lab_validate(argv[0], quick, out ? out : "validate-out", work, clients_s, client_exec, client_ocasim, server_addr,
-                        net_filter, costs, !common.quiet && (common.progress || isatty(STDERR_FILENO)));
+                        net_filter, disk_filter, costs, !common.quiet && (common.progress || isatty(STDERR_FILENO)));
   ValValidateConfig cfg = { .quick = quick,
                             .out_dir = out ? out : "validate-out",
                             .work_dir = work,

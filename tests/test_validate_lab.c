@@ -22,21 +22,26 @@ START_TEST(test_specs_sized)
   ValLabHost small = { .cpus = 2, .cpus_per_node = 2, .ktls = FALSE, .nclients = 2 };
   int n = 0;
   g_autofree ValRemoteSpec *q = val_lab_specs(&small, TRUE, &n);
-  ck_assert_int_eq(n, 2);
+  ck_assert_int_eq(n, 3);
+  ck_assert_int_eq(q[2].nfiles, 4); /* the uncached run */
   ck_assert_int_eq(q[0].mode, VAL_MODE_SENDFILE);
   ck_assert_int_eq(q[1].mode, VAL_MODE_USERSPACE);
   ck_assert_int_eq(q[0].requests, 8); /* 64 MiB / (2 clients x 4 connections x 1 MiB) */
   /* a lab server: 64 CPUs on 2 nodes, kTLS, 4 clients */
   ValLabHost big = { .cpus = 64, .cpus_per_node = 32, .ktls = TRUE, .nclients = 4 };
   g_autofree ValRemoteSpec *f = val_lab_specs(&big, FALSE, &n);
-  /* 3 modes x 3 thread counts x 3 connection counts + 3 small-response runs */
-  ck_assert_int_eq(n, 30);
+  /* 3 modes x 3 thread counts x 3 connection counts + 3 small-response runs + 3 uncached */
+  ck_assert_int_eq(n, 33);
   gboolean t1 = FALSE, t32 = FALSE, t64 = FALSE, ktls = FALSE;
   int max_conns = 0;
   for (int i = 0; i < n; i++) {
     t1 |= f[i].server_threads == 1, t32 |= f[i].server_threads == 32, t64 |= f[i].server_threads == 64;
     ktls |= f[i].mode == VAL_MODE_SENDFILE_KTLS;
     max_conns = MAX(max_conns, f[i].connections * big.nclients);
+    if (f[i].nfiles) { /* each client's files once */
+      ck_assert(f[i].requests == 1 && f[i].connections == f[i].nfiles);
+      continue;
+    }
     uint64_t per_round = (uint64_t)big.nclients * f[i].connections * f[i].file_bytes;
     uint64_t target = f[i].file_bytes < 1048576 ? VAL_LAB_FULL_BYTES / 16 : VAL_LAB_FULL_BYTES;
     uint64_t moved = per_round * (uint64_t)f[i].requests;
@@ -48,7 +53,7 @@ START_TEST(test_specs_sized)
   /* one node: the per-node step is the whole box, taken once */
   ValLabHost one = { .cpus = 2, .cpus_per_node = 2, .nclients = 1 };
   g_autofree ValRemoteSpec *o = val_lab_specs(&one, FALSE, &n);
-  ck_assert_int_eq(n, 2 * 2 * 3 + 2);
+  ck_assert_int_eq(n, 2 * 2 * 3 + 2 + 2);
 }
 END_TEST
 
@@ -63,9 +68,9 @@ START_TEST(test_client_argv)
                       .client_threads = 2,
                       .requests = 3,
                       .file_bytes = 1048576 };
-  unsigned char sha[32] = { 0xab, 0x01 };
+  ValRemoteFile fa = { "/f-1048576.bin", { 0xab, 0x01 } }, fb = { "/x", { 0 } };
   g_autoptr(GError) err = NULL;
-  g_auto(GStrv) a = val_remote_client_argv(&rc, "client-1", 4433, &s, "/f-1048576.bin", sha, &err);
+  g_auto(GStrv) a = val_remote_client_argv(&rc, "client-1", 4433, &s, &fa, 1, &err);
   ck_assert(a != NULL);
   g_autofree char *line = g_strjoinv(" ", a);
   ck_assert_str_eq(line, "ssh client-1 ocasim load --host 10.0.0.1 --port 4433 --tls-version 1.3 --cipher aes-256-gcm "
@@ -74,17 +79,17 @@ START_TEST(test_client_argv)
   rc.exec = "ip netns exec {}";
   rc.client_ocasim = "/opt/ocasim";
   s.mode = VAL_MODE_SENDFILE;
-  g_auto(GStrv) b = val_remote_client_argv(&rc, "ns1", 80, &s, "/x", sha, &err);
+  g_auto(GStrv) b = val_remote_client_argv(&rc, "ns1", 80, &s, &fb, 1, &err);
   ck_assert_str_eq(b[0], "ip");
   ck_assert_str_eq(b[3], "ns1");
   ck_assert_str_eq(b[4], "/opt/ocasim");
   ck_assert_str_eq(b[10], "--plain");
   /* the loopback twin: this binary against 127.0.0.1, no prefix */
-  g_auto(GStrv) c = val_remote_client_argv(&rc, NULL, 80, &s, "/x", sha, &err);
+  g_auto(GStrv) c = val_remote_client_argv(&rc, NULL, 80, &s, &fb, 1, &err);
   ck_assert_str_eq(c[0], "/proc/self/exe");
   ck_assert_str_eq(c[3], "127.0.0.1");
   /* a name that a shell would read as two commands is refused */
-  g_auto(GStrv) d = val_remote_client_argv(&rc, "a;rm", 80, &s, "/x", sha, &err);
+  g_auto(GStrv) d = val_remote_client_argv(&rc, "a;rm", 80, &s, &fb, 1, &err);
   ck_assert(d == NULL && err != NULL);
 }
 END_TEST
@@ -158,24 +163,50 @@ START_TEST(test_netns_clients)
     return;
   }
   g_autofree char *out = g_dir_make_tmp("lab-XXXXXX", NULL);
+  /* the served files on a loop device of their own, where one can be made: its read counters
+   * are then this run's alone (the machine's disk has other tenants) */
+  g_autofree char *img = g_build_filename(out, "disk.img", NULL), *mnt = g_build_filename(out, "mnt", NULL);
+  g_autofree char *loopdev = NULL, *mk = g_strdup_printf("sh -c 'truncate -s 160M %s && mkfs.ext4 -q -F %s'", img, img);
+  g_autofree char *lo_cmd = g_strdup_printf("losetup -f --show %s", img);
+  g_mkdir(mnt, 0755);
+  if (sh(mk) && g_spawn_command_line_sync(lo_cmd, &loopdev, NULL, NULL, NULL) && loopdev && g_str_has_prefix(loopdev, "/dev/")) {
+    g_strstrip(loopdev);
+    g_autofree char *mount = g_strdup_printf("mount %s %s", loopdev, mnt);
+    if (!sh(mount)) {
+      g_autofree char *det = g_strdup_printf("losetup -d %s", loopdev);
+      sh(det);
+      g_clear_pointer(&loopdev, g_free);
+    }
+  } else
+    g_clear_pointer(&loopdev, g_free);
+  if (!loopdev) fprintf(stderr, "test_netns_clients: no loop device: the drive-read check is skipped\n");
+  g_autofree char *disk_opts =
+      loopdev ? g_strdup_printf("--work-dir %s --disk-if %s", mnt, loopdev + strlen("/dev/")) : g_strdup("");
   g_autofree char *cmd =
       g_strdup_printf("ip netns exec %ss %s validate --quick --clients %sa,%sb --client-exec 'ip netns exec {}' "
-                      "--client-ocasim %s --server-addr 10.213.%d.1 --net-if %sah,%sbh --out %s",
-                      prefix, abs, prefix, prefix, abs, net, prefix, prefix, out);
+                      "--client-ocasim %s --server-addr 10.213.%d.1 --net-if %sah,%sbh --out %s %s",
+                      prefix, abs, prefix, prefix, abs, net, prefix, prefix, out, disk_opts);
   gboolean ran = sh(cmd);
   sh(down);
+  if (loopdev) {
+    g_autofree char *um = g_strdup_printf("umount %s", mnt), *det = g_strdup_printf("losetup -d %s", loopdev);
+    sh(um);
+    sh(det);
+  }
   ck_assert_msg(ran, "%s failed", cmd);
   g_autofree char *json_path = g_build_filename(out, "report-lab.json", NULL);
   g_autoptr(JsonParser) p = json_parser_new();
   ck_assert(json_parser_load_from_file(p, json_path, NULL));
   JsonArray *runs = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "runs");
-  ck_assert_uint_eq(json_array_get_length(runs), 4); /* plain and user-space TLS, each remote + loopback */
+  /* plain and user-space TLS, and plain uncached, each remote + loopback */
+  ck_assert_uint_eq(json_array_get_length(runs), 6);
   for (guint i = 0; i < json_array_get_length(runs); i += 2) {
     JsonObject *rem = run_at(runs, i), *lo = run_at(runs, i + 1);
     ck_assert(!json_object_get_boolean_member(rem, "loopback") && json_object_get_boolean_member(lo, "loopback"));
     gint64 body = json_object_get_int_member(rem, "bytes_body");
+    gboolean uncached = i == 4;
     /* the same bytes and responses, every body hashed, on both paths */
-    ck_assert_int_eq(body, 2 * 4 * 8 * 1048576);
+    ck_assert_int_eq(body, uncached ? 2 * 4 * 4 * 1048576 : 2 * 4 * 8 * 1048576);
     ck_assert_int_eq(json_object_get_int_member(lo, "bytes_body"), body);
     ck_assert_int_eq(json_object_get_int_member(rem, "requests_ok"), json_object_get_int_member(lo, "requests_ok"));
     ck_assert(json_object_get_boolean_member(rem, "sha256_every_body") &&
@@ -189,6 +220,15 @@ START_TEST(test_netns_clients)
     ck_assert_msg(lob >= body && lob < 1.05 * body, "lo bytes %g for %" G_GINT64_FORMAT, lob, body);
     ck_assert_msg(nic / lob > 0.97 && nic / lob < 1.03, "veth %g vs lo %g", nic, lob);
     ck_assert_double_eq(json_object_get_double_member(cr, "net_drops"), 0);
+    /* the uncached set, evicted before each run, came from the drive: its reads carry every body
+     * byte (and some metadata, < 10 %); the cached runs read next to nothing */
+    for (int k = 0; loopdev && k < 2; k++) {
+      double rd = json_object_get_double_member(k ? cl : cr, "disk_read_bytes");
+      if (uncached)
+        ck_assert_msg(rd >= body && rd < 1.1 * body, "run %u: %g bytes read for %" G_GINT64_FORMAT " served", i, rd, body);
+      else
+        ck_assert_msg(rd < 0.05 * body, "run %u: %g bytes read", i, rd);
+    }
     /* the model predicted the run on host-platform.yaml */
     JsonObject *pr = json_object_get_object_member(rem, "predicted");
     ck_assert(json_object_get_boolean_member(pr, "ok"));

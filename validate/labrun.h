@@ -38,9 +38,10 @@ typedef struct {
 
 /* The configuration table (see labrun.c): modes the host supports, server threads 1, one NUMA
  * node's CPUs and all CPUs, connections per client from 8 to thousands in all, 1 MiB and 16 KiB
- * files, requests per connection so that each run moves about the byte target. --quick: one
- * thread, 4 connections a client, 1 MiB, plain and user-space TLS (and kTLS where the kernel has
- * it). (transfer full: g_free) *n receives the count. */
+ * files, requests per connection so that each run moves about the byte target, and an uncached
+ * file set per mode. --quick: one thread, 4 connections a client, 1 MiB, plain and user-space TLS
+ * (and kTLS where the kernel has it), one plain uncached run. (transfer full: g_free) *n receives
+ * the count. */
 ValRemoteSpec *val_lab_specs(const ValLabHost *h, gboolean quick, int *n);
 
 /* Runs the table (remote and loopback twin per configuration), writes host-platform.yaml,

@@ -4,19 +4,27 @@
  * client started at once through its command prefix as `ocasim load ... --requests N --json`
  * with each body's SHA-256 (count mode: each client moves connections x requests x file bytes,
  * whatever its speed); counter snapshots (validate/counters.c) before the first client starts and
- * after the last ends; throughput = body bytes x 8 / that wall time (the clients' start-up, an
- * ssh login or a netns exec, is inside it: the report says so, and longer runs shrink it).
+ * after the last ends; throughput = body bytes x 8 / the longest client's own load window (its
+ * start-up, an ssh login or a netns exec, is outside it; the counters' window includes it, so
+ * rates from counters are over the same load window and slightly low where they idle).
+ * An uncached run serves a file set each client fetches once, dropped from the page cache before
+ * the run (posix_fadvise DONTNEED), so the drive's read counters carry every body byte.
  * The model: host-platform.yaml with the run's data path, request size (= file size, fixed), a
- * one-title catalogue that the page cache holds, and every CPU available; the bottleneck law's X*
+ * one-title catalogue that the page cache holds (uncached runs: the set's titles, nocache: every
+ * byte from a drive), and every CPU available; the bottleneck law's X*
  * and, at the measured throughput, each resource's utilisation (appliance_bound.h).
  * Leaves out: clients' own CPU (on a lab server they are other machines; in the namespace test
  * they share this host and their CPU shows in the box's busy cores), per-client placement.
  */
 #include "validate/remote.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "models/appliance_bound.h"
 #include "models/appliance_conf.h"
@@ -45,6 +53,7 @@ char *val_remote_spec_label(const ValRemoteSpec *s)
   else
     g_string_append_printf(g, " s%d c%d n%d %" G_GUINT64_FORMAT "KiB x%d", s->server_threads, s->client_threads, s->connections,
                            s->file_bytes >> 10, s->requests);
+  if (s->nfiles > 0) g_string_append(g, " uncached");
   return g_string_free(g, FALSE);
 }
 
@@ -56,8 +65,8 @@ static gboolean name_ok(const char *n)
   return TRUE;
 }
 
-char **val_remote_client_argv(const ValRemoteConfig *rc, const char *name, int port, const ValRemoteSpec *s, const char *path,
-                              const unsigned char sha[32], GError **error)
+char **val_remote_client_argv(const ValRemoteConfig *rc, const char *name, int port, const ValRemoteSpec *s,
+                              const ValRemoteFile *files, int n, GError **error)
 {
   GPtrArray *a = g_ptr_array_new();
   const char *exec = rc->exec ? rc->exec : "ssh {}";
@@ -96,12 +105,14 @@ char **val_remote_client_argv(const ValRemoteConfig *rc, const char *name, int p
     g_ptr_array_add(a, g_strdup("--cipher"));
     g_ptr_array_add(a, g_strdup(s->cipher == VAL_CIPHER_ANY ? "any" : val_cipher_name(s->cipher)));
   }
-  char hex[65];
-  for (int i = 0; i < 32; i++) g_snprintf(hex + 2 * i, 3, "%02x", sha[i]);
-  g_ptr_array_add(a, g_strdup("--path"));
-  g_ptr_array_add(a, g_strdup(path));
-  g_ptr_array_add(a, g_strdup("--sha256"));
-  g_ptr_array_add(a, g_strdup(hex));
+  for (int f = 0; f < n; f++) {
+    char hex[65];
+    for (int i = 0; i < 32; i++) g_snprintf(hex + 2 * i, 3, "%02x", files[f].sha[i]);
+    g_ptr_array_add(a, g_strdup("--path"));
+    g_ptr_array_add(a, g_strdup(files[f].path));
+    g_ptr_array_add(a, g_strdup("--sha256"));
+    g_ptr_array_add(a, g_strdup(hex));
+  }
   g_ptr_array_add(a, g_strdup("--requests"));
   g_ptr_array_add(a, g_strdup_printf("%d", MAX(s->requests, 1)));
   g_ptr_array_add(a, g_strdup("--connections"));
@@ -129,6 +140,7 @@ static gboolean add_result(ValRemoteRun *r, const char *who, const char *out, GE
   r->bytes_body += (uint64_t)json_object_get_int_member_with_default(o, "bytes_body", 0);
   r->errors += (uint64_t)json_object_get_int_member_with_default(o, "errors", 0);
   r->sha_checked = r->sha_checked && json_object_get_boolean_member_with_default(o, "sha256_checked", FALSE);
+  r->load_s = MAX(r->load_s, json_object_get_double_member_with_default(o, "elapsed_s", 0));
   return TRUE;
 }
 
@@ -173,10 +185,22 @@ gboolean val_remote_run(const ValRemoteConfig *rc, gboolean loopback, const char
     g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "no clients");
     return FALSE;
   }
-  g_autofree char *rel = val_measure_file_path(spec->file_bytes);
-  g_autofree char *full = g_build_filename(root, rel, NULL);
-  unsigned char sha[32];
-  if (!val_sha256_file_range(full, 0, spec->file_bytes, sha, error)) return FALSE;
+  /* the files: one shared (cached) file, or each client's own slice of the uncached set */
+  int per_client = spec->nfiles > 0 ? spec->nfiles : 1;
+  g_autofree ValRemoteFile *files = g_new0(ValRemoteFile, (gsize)nc * per_client);
+  if (spec->nfiles > 0) {
+    if (!val_remote_prepare_set(root, spec->file_bytes, nc * per_client, files, error) ||
+        !val_remote_evict(root, files, nc * per_client, error))
+      return FALSE;
+    out->spec.connections = spec->nfiles;
+    out->spec.requests = 1;
+  } else {
+    g_autofree char *rel = val_measure_file_path(spec->file_bytes);
+    g_autofree char *full = g_build_filename(root, rel, NULL);
+    g_strlcpy(files[0].path, rel, sizeof files[0].path);
+    if (!val_sha256_file_range(full, 0, spec->file_bytes, files[0].sha, error)) return FALSE;
+  }
+  const ValRemoteSpec *rs = &out->spec;
   ValServerConfig sc = { .root = root,
                          .bind_addr = loopback ? "127.0.0.1" : rc->server_addr,
                          .mode = spec->mode,
@@ -185,15 +209,16 @@ gboolean val_remote_run(const ValRemoteConfig *rc, gboolean loopback, const char
   ValServer *srv = val_server_start(&sc, error);
   if (!srv) return FALSE;
   int port = val_server_port(srv);
-  out->expected_requests = (uint64_t)nc * (uint64_t)MAX(spec->connections, 1) * (uint64_t)MAX(spec->requests, 1);
-  out->expected_bytes = out->expected_requests * spec->file_bytes;
+  out->expected_requests = (uint64_t)nc * (uint64_t)MAX(rs->connections, 1) * (uint64_t)MAX(rs->requests, 1);
+  out->expected_bytes = out->expected_requests * rs->file_bytes;
   GSubprocess **procs = g_new0(GSubprocess *, nc);
   gboolean ok = TRUE;
   ValCtrSnap a, b;
   val_ctr_snapshot("/", dram, &a);
   gint64 t0 = val_now_ns();
   for (int i = 0; i < nc && ok; i++) {
-    g_auto(GStrv) argv = val_remote_client_argv(rc, loopback ? NULL : rc->clients[i], port, spec, rel, sha, error);
+    g_auto(GStrv) argv = val_remote_client_argv(rc, loopback ? NULL : rc->clients[i], port, rs,
+                                                spec->nfiles > 0 ? files + (gsize)i * per_client : files, per_client, error);
     if (!argv) {
       ok = FALSE;
       break;
@@ -261,7 +286,8 @@ gboolean val_remote_run(const ValRemoteConfig *rc, gboolean loopback, const char
     out->ctr.net_tx_bytes -= MIN(out->ctr.net_tx_bytes, lo.net_tx_bytes);
     out->ctr.net_drops -= MIN(out->ctr.net_drops, lo.net_drops);
   }
-  out->gbps = out->wall_s > 0 ? (double)out->bytes_body * 8 / out->wall_s * 1e-9 : 0;
+  if (out->load_s <= 0 || out->load_s > out->wall_s) out->load_s = out->wall_s;
+  out->gbps = out->load_s > 0 ? (double)out->bytes_body * 8 / out->load_s * 1e-9 : 0;
   out->cpu_share = out->ctr.ncpu ? out->ctr.busy_cores / out->ctr.ncpu : 0;
   out->cpu_bound = out->cpu_share >= VAL_CPU_BOUND;
   if (ok && (out->requests_ok != out->expected_requests || out->bytes_body != out->expected_bytes || out->errors)) {
@@ -273,6 +299,63 @@ gboolean val_remote_run(const ValRemoteConfig *rc, gboolean loopback, const char
     ok = FALSE;
   }
   return ok;
+}
+
+char *val_remote_set_path(uint64_t bytes, int k)
+{
+  return g_strdup_printf("/set-%" G_GUINT64_FORMAT "-%d.bin", bytes, k);
+}
+
+gboolean val_remote_prepare_set(const char *root, uint64_t bytes, int n, ValRemoteFile *files, GError **error)
+{
+  enum { CHUNK = 1 << 16 };
+  g_autofree guint32 *buf = g_new(guint32, CHUNK / 4);
+  for (int k = 0; k < n; k++) {
+    g_autofree char *rel = val_remote_set_path(bytes, k);
+    g_autofree char *full = g_build_filename(root, rel, NULL);
+    g_strlcpy(files[k].path, rel, sizeof files[k].path);
+    struct stat st;
+    if (stat(full, &st) != 0 || (uint64_t)st.st_size != bytes) {
+      int fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) {
+        g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create %s: %s", full, g_strerror(errno));
+        return FALSE;
+      }
+      GRand *g = g_rand_new_with_seed((guint32)(bytes * 2654435761u + (guint64)k)); /* content of (size, index) */
+      gboolean ok = TRUE;
+      for (uint64_t off = 0; off < bytes && ok; off += CHUNK) {
+        size_t len = (size_t)MIN((uint64_t)CHUNK, bytes - off);
+        for (size_t w = 0; w < CHUNK / 4; w++) buf[w] = g_rand_int(g);
+        ok = write(fd, buf, len) == (ssize_t)len;
+      }
+      g_rand_free(g);
+      ok = ok && fdatasync(fd) == 0;
+      int e = errno;
+      close(fd);
+      if (!ok) {
+        g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s: %s", full, g_strerror(e));
+        return FALSE;
+      }
+    }
+    if (!val_sha256_file_range(full, 0, bytes, files[k].sha, error)) return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean val_remote_evict(const char *root, const ValRemoteFile *files, int n, GError **error)
+{
+  for (int k = 0; k < n; k++) {
+    g_autofree char *full = g_build_filename(root, files[k].path, NULL);
+    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot open %s: %s", full, g_strerror(errno));
+      return FALSE;
+    }
+    (void)fdatasync(fd); /* dirty pages are not dropped */
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+  }
+  return TRUE;
 }
 
 /* ---- the model's prediction ------------------------------------------------------------ */
@@ -300,11 +383,12 @@ void val_remote_predict(const char *platform_yaml, ValRemoteRun *r)
           : g_strdup("");
   g_autofree char *scen =
       g_strdup_printf("kind: appliance\n"
-                      "software: {data_path: %s, %spage_cache: lru}\n"
-                      "workload: {request_size: %" G_GUINT64_FORMAT " B, request_size_dist: fixed, titles: 1, "
+                      "software: {data_path: %s, %spage_cache: %s}\n"
+                      "workload: {request_size: %" G_GUINT64_FORMAT " B, request_size_dist: fixed, titles: %d, "
                       "cpu_cap: 100 %%}\n"
                       "ram: {title_size: %" G_GUINT64_FORMAT " B}\n",
-                      path, crypto, req, req);
+                      path, crypto, r->spec.nfiles > 0 ? "nocache" : "lru", req,
+                      r->spec.nfiles > 0 ? MAX(r->nclients, 1) * r->spec.nfiles : 1, req);
   g_autoptr(SimConfDoc) base = sim_conf_load_string(platform_yaml, "host-platform.yaml", &e);
   g_autoptr(SimConfDoc) top = base ? sim_conf_load_string(scen, "run.yaml", &e) : NULL;
   Appliance a;
@@ -359,11 +443,13 @@ char *val_remote_report_md(const ValRemoteRun *runs, int n, const char *platform
 {
   GString *s = g_string_new("## Predicted vs measured, resource by resource\n\n");
   if (platform_note) g_string_append_printf(s, "%s\n\n", platform_note);
-  g_string_append(s, "Predicted: `ocasim bound` on host-platform.yaml with the run's test (X*, its bottleneck, and each "
-                     "resource at the measured throughput). Measured: body bytes / wall time (client start-up included); "
-                     "CPU = busy cores of the box / CPUs (/proc/stat); NIC = bytes on the run's interfaces; drives = "
-                     "/proc/diskstats reads; DRAM = uncore PMU or not measured. Interval: the model's prediction interval "
-                     "where the uncertainty module gives one (not yet merged: -).\n\n");
+  g_string_append(
+      s,
+      "Predicted: `ocasim bound` on host-platform.yaml with the run's test (X*, its bottleneck, and each "
+      "resource at the measured throughput). Measured: body bytes / the clients' load window (their start-up "
+      "excluded; counter rates over the same window); CPU = busy cores of the box / CPUs (/proc/stat); NIC = bytes on the run's interfaces; drives = "
+      "/proc/diskstats reads; DRAM = uncore PMU or not measured. Interval: the model's prediction interval "
+      "where the uncertainty module gives one (not yet merged: -).\n\n");
   g_string_append(
       s, "| run | path | Gb/s meas | Gb/s pred (X*) | interval | err | CPU meas | CPU pred | NIC Gb/s meas | NIC Gb/s "
          "pred | drive GB/s meas | drive GB/s pred | DRAM GB/s meas | DRAM GB/s pred | CPU bound | model bottleneck |\n");
@@ -372,7 +458,7 @@ char *val_remote_report_md(const ValRemoteRun *runs, int n, const char *platform
     const ValRemoteRun *r = &runs[i];
     const ValRemotePred *p = &r->pred;
     g_autofree char *label = val_remote_spec_label(&r->spec);
-    double secs = MAX(r->wall_s, 1e-9);
+    double secs = MAX(r->load_s, 1e-9);
     char dram[48];
     if (r->ctr.dram)
       g_snprintf(dram, sizeof dram, "%.2f", r->ctr.dram_GBps);
@@ -433,6 +519,7 @@ void val_remote_runs_to_json(const ValRemoteRun *runs, int n, JsonBuilder *b)
     sim_json_int(b, "errors", (gint64)r->errors);
     sim_json_bool(b, "sha256_every_body", r->sha_checked);
     sim_json_number(b, "wall_s", r->wall_s);
+    sim_json_number(b, "load_s", r->load_s);
     sim_json_number(b, "gbps", r->gbps);
     sim_json_number(b, "cpu_share", r->cpu_share);
     sim_json_bool(b, "cpu_bound", r->cpu_bound);

@@ -44,7 +44,17 @@ typedef struct {
   int connections;    /* per client */
   int requests;       /* per connection: count mode, so every run moves a known number of bytes */
   uint64_t file_bytes;
+  int nfiles; /* 0: every connection fetches one shared file, which the page cache holds; > 0: a file set
+               * that is not cached: each client fetches its own nfiles files (connections = nfiles,
+               * requests 1: every file once), evicted (posix_fadvise DONTNEED) before the run, so each
+               * body is read from the drive */
 } ValRemoteSpec;
+
+/* One file of a run's set: its path under the served root and its SHA-256. */
+typedef struct {
+  char path[64];
+  unsigned char sha[32];
+} ValRemoteFile;
 
 /* The model's view of one run (host-platform.yaml with the run's test overlaid, bound mode). */
 typedef struct {
@@ -71,7 +81,9 @@ typedef struct {
   int nclients;
   uint64_t requests_ok, expected_requests, bytes_body, expected_bytes, errors;
   gboolean sha_checked; /* every client hashed every body */
-  double wall_s, gbps;  /* body bytes x 8 / wall time of the slowest client */
+  double wall_s;        /* first client started to last one ended (counters cover it) */
+  double load_s;        /* the longest client's own load window (after its start-up: ssh, TLS set-up) */
+  double gbps;          /* body bytes x 8 / load_s */
   ValServerStats server;
   ValCtrDelta ctr; /* counters over the run, NICs and drives filtered */
   ValRemotePred pred;
@@ -82,14 +94,24 @@ typedef struct {
 /* "userspace tls1.3 aes-128-gcm s1 2x(c1 n8) 1MiB x16" */
 char *val_remote_spec_label(const ValRemoteSpec *s);
 
-/* The argv of one client (exposed for tests): exec with "{}" replaced by name, split as a shell
- * would (g_shell_parse_argv; no shell runs), then `OCASIM load --host ADDR --port P ... --json`.
+/* The argv of one client (exposed for tests): exec with "{}" replaced by name (NULL: this host's
+ * binary, no prefix, against 127.0.0.1), split as a shell would (g_shell_parse_argv; no shell
+ * runs), then `OCASIM load --host ADDR --port P ... --path F --sha256 H ... --json` for the n files.
  * Errors: a name with characters other than [A-Za-z0-9._:@-], an exec that does not parse.
  * (transfer full) */
-char **val_remote_client_argv(const ValRemoteConfig *rc, const char *name, int port, const ValRemoteSpec *s, const char *path,
-                              const unsigned char sha[32], GError **error);
+char **val_remote_client_argv(const ValRemoteConfig *rc, const char *name, int port, const ValRemoteSpec *s,
+                              const ValRemoteFile *files, int n, GError **error);
 
-/* Runs spec: starts the server on root (files prepared by the caller, val_measure_prepare), takes
+/* Path of file k of the uncached set of `bytes`-byte files: "/set-<bytes>-<k>.bin". (transfer full) */
+char *val_remote_set_path(uint64_t bytes, int k);
+/* Creates (once) the n files of that set under root with deterministic content (seeded by size
+ * and index), flushed to the drive, and fills files[] (paths and SHA-256). Errors: I/O. */
+gboolean val_remote_prepare_set(const char *root, uint64_t bytes, int n, ValRemoteFile *files, GError **error);
+/* Drops the n files from the page cache (fdatasync, posix_fadvise DONTNEED). Errors: open. */
+gboolean val_remote_evict(const char *root, const ValRemoteFile *files, int n, GError **error);
+
+/* Runs spec: starts the server on root (the shared file prepared by the caller, val_measure_prepare;
+ * the uncached set by the run itself, val_remote_prepare_set, and evicted before it), takes
  * counter snapshots around the clients' run, sums their JSON results. loopback: run every client
  * here (this binary, no prefix) against 127.0.0.1, with "lo" as the interface. Errors: a client
  * that fails to start, exits non-zero (a body that does not hash or has the wrong length) or times
