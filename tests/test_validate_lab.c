@@ -13,6 +13,7 @@
 
 #include "tests/support/check_run.h"
 #include "validate/hostplat.h"
+#include "validate/labreport.h"
 #include "validate/labrun.h"
 #include "validate/remote.h"
 
@@ -123,6 +124,50 @@ START_TEST(test_predict_box)
   ck_assert_double_eq_tol(r.pred.nvme_GBps, 0, 1e-9); /* one title, held by the page cache */
   g_autofree char *md = val_remote_report_md(&r, 1, NULL);
   ck_assert(strstr(md, "| userspace tls1.3 aes-128-gcm s4 c0 n64 1MiB x1 | remote | 5.000 |") != NULL);
+}
+END_TEST
+
+/* The loopback validate's additions: report-resources.md carries each run's counters, "not
+ * measured" for DRAM without a PMU, the CPU-bound flag from the busier side's share; and the
+ * host-platform.yaml it writes, with the measured costs, passes `ocasim check`. */
+static gboolean sh(const char *cmd);
+START_TEST(test_loopback_resources)
+{
+  g_autoptr(ValReport) r = g_new0(ValReport, 1);
+  r->probe = val_probe_run();
+  r->rows = g_array_new(FALSE, TRUE, sizeof(ValPredRow));
+  ValPredRow row;
+  memset(&row, 0, sizeof row);
+  row.run.spec = (ValRunSpec){ "", VAL_MODE_SENDFILE, VAL_TLS_ANY, VAL_CIPHER_ANY, 1, 1, 8, 1048576, 0, TRUE };
+  row.run.median.gbps = 40;
+  row.run.median.softirq_share = 0.125;
+  row.run.median.lo_GBps = 5.25;
+  row.run.median.dram_GBps = -1;
+  row.app_gbps = 44;
+  row.err_rel = 0.1;
+  row.busiest = 0.95;
+  g_array_append_val(r->rows, row);
+  row.busiest = 0.5;
+  row.run.median.dram_GBps = 12.5;
+  g_array_append_val(r->rows, row);
+  g_autofree char *md = val_lab_resources_md(r);
+  ck_assert(strstr(md,
+                   "| sendfile plain s1c1 n8 1MiB | train | 40.00 | 44.00 | - | +10.0 % | 95 % | - | - | 0.12 | 5.25 | 0.000 | "
+                   "0.000 | not measured | - | 0 / 0 | yes |") != NULL);
+  ck_assert(strstr(md, "| 12.50 | - | 0 / 0 | no |") != NULL);
+  r->profile.clock_hz = 2.5e9;
+  r->profile.p[VAL_P_CRYPTO_AES128] = 0.7;
+  r->out_dir = g_dir_make_tmp("labres-XXXXXX", NULL);
+  g_autoptr(GError) err = NULL;
+  ck_assert_msg(val_lab_write_loopback(r, &err), "%s", err ? err->message : "");
+  const char *bin = g_getenv("OCASIM_BIN");
+  g_autofree char *check = g_strdup_printf("%s check %s/host-platform.yaml", bin ? bin : "./ocasim", r->out_dir);
+  ck_assert(sh(check));
+  g_autofree char *plat = g_build_filename(r->out_dir, "host-platform.yaml", NULL), *text = NULL;
+  ck_assert(g_file_get_contents(plat, &text, NULL, NULL));
+  ck_assert(strstr(text, "aes_128_gcm_cpb: 0.7") != NULL);
+  g_autofree char *rm = g_strdup_printf("rm -rf %s", r->out_dir);
+  sh(rm);
 }
 END_TEST
 
@@ -256,6 +301,7 @@ static Suite *suite(void)
   tcase_add_test(tc, test_specs_sized);
   tcase_add_test(tc, test_client_argv);
   tcase_add_test(tc, test_predict_box);
+  tcase_add_test(tc, test_loopback_resources);
   tcase_add_test(tc, test_netns_clients);
   suite_add_tcase(s, tc);
   return s;

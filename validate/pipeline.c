@@ -633,6 +633,9 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
                             .foreign_limit = VAL_FOREIGN_LIMIT,
                             .extra_reps = cfg->quick ? EXTRA_REPS_QUICK : EXTRA_REPS_FULL,
                             .wake_bytes = VAL_WAKE_BYTES };
+  g_autoptr(ValCtrDram) dram = val_ctr_dram_open("/"); /* DRAM traffic per run where an uncore PMU is exposed */
+  mcfg.dram = dram;
+  progress(cfg, "DRAM traffic per run: %s", val_ctr_dram_note(dram));
   ValRunResult *res = g_new0(ValRunResult, n);
   gboolean *have = g_new0(gboolean, n);
   /* the repetitions are interleaved: pass p runs the p-th repetition of every spec (in the
