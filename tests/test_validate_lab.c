@@ -58,6 +58,27 @@ START_TEST(test_specs_sized)
 }
 END_TEST
 
+/* The loopback table: nothing added on 2 CPUs (CI's table stays); on 64 CPUs in 2 nodes, 16 and
+ * 32 threads a side in three modes at 4k and 1024 connections, all held out. */
+START_TEST(test_loopback_extra)
+{
+  ValRunSpec x[VAL_LAB_MAX_EXTRA];
+  ck_assert_int_eq(val_lab_loopback_extra(2, 2, x, VAL_LAB_MAX_EXTRA), 0);
+  ck_assert_int_eq(val_lab_loopback_extra(4, 4, x, VAL_LAB_MAX_EXTRA), 0); /* k = 2: already in the table */
+  int n = val_lab_loopback_extra(64, 32, x, VAL_LAB_MAX_EXTRA);
+  ck_assert_int_eq(n, 12);
+  ck_assert_int_eq(x[0].server_threads, 16);
+  ck_assert_int_eq(x[0].connections, 64);
+  ck_assert_int_eq(x[1].connections, 1024);
+  ck_assert_int_eq(x[11].server_threads, 32);
+  ck_assert_int_eq(x[11].mode, VAL_MODE_SENDFILE_KTLS);
+  for (int i = 0; i < n; i++) ck_assert(!x[i].train && x[i].client_threads == x[i].server_threads);
+  /* one node: the per-node and whole-box steps are the same, taken once */
+  ck_assert_int_eq(val_lab_loopback_extra(16, 16, x, VAL_LAB_MAX_EXTRA), 6);
+  ck_assert_int_eq(val_lab_loopback_extra(64, 32, x, 5), 5);
+}
+END_TEST
+
 START_TEST(test_client_argv)
 {
   char *names[] = { "client-1", NULL };
@@ -299,6 +320,7 @@ static Suite *suite(void)
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_specs_sized);
+  tcase_add_test(tc, test_loopback_extra);
   tcase_add_test(tc, test_client_argv);
   tcase_add_test(tc, test_predict_box);
   tcase_add_test(tc, test_loopback_resources);

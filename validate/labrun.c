@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "sim/json.h"
-#include "validate/measure.h"
 #include "validate/probe.h"
 #include "validate/util.h"
 
@@ -92,6 +91,37 @@ ValRemoteSpec *val_lab_specs(const ValLabHost *h, gboolean quick, int *n)
   }
   *n = (int)a->len;
   return (ValRemoteSpec *)g_array_free(a, FALSE);
+}
+
+int val_lab_loopback_extra(int cpus, int cpus_per_node, ValRunSpec *out, int max)
+{
+  int n = 0;
+  if (cpus <= 2) return 0;
+  int ks[2] = { MAX(cpus_per_node, 1) / 2, cpus / 2 };
+  ValServerMode modes[3] = { VAL_MODE_SENDFILE, VAL_MODE_USERSPACE, VAL_MODE_SENDFILE_KTLS };
+  for (int t = 0; t < 2; t++) {
+    int k = ks[t];
+    if (k <= 2 || (t == 1 && k == ks[0])) continue; /* 1 and 2 threads are in the table already */
+    int conns[2] = { 4 * k, 1024 };
+    for (int m = 0; m < 3; m++)
+      for (int c = 0; c < 2 && n < max; c++) {
+        if (c == 1 && conns[1] <= conns[0]) continue;
+        gboolean tls = val_server_mode_is_tls(modes[m]);
+        out[n++] = (ValRunSpec){
+          "", modes[m], tls ? VAL_TLS_13 : VAL_TLS_ANY, tls ? VAL_CIPHER_AES128GCM : VAL_CIPHER_ANY, k, k, conns[c], MiB, 0, FALSE
+        };
+      }
+  }
+  return n;
+}
+
+int val_lab_min_node_cpus(void)
+{
+  g_autoptr(ValHostPlat) h = val_hostplat_read("/");
+  int m = h->cpus_online;
+  for (int i = 0; i < h->numa_nodes && i < VAL_HP_MAX_NODES; i++)
+    if (h->node_cpus[i] > 0) m = MIN(m, h->node_cpus[i]);
+  return MAX(m, 1);
 }
 
 static void progress(const ValLabConfig *cfg, const char *fmt, ...) G_GNUC_PRINTF(2, 3);

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "validate/hostplat.h"
+#include "validate/measure.h"
 #include "validate/remote.h"
 
 G_BEGIN_DECLS
@@ -43,6 +44,18 @@ typedef struct {
  * (and kTLS where the kernel has it), one plain uncached run. (transfer full: g_free) *n receives
  * the count. */
 ValRemoteSpec *val_lab_specs(const ValLabHost *h, gboolean quick, int *n);
+
+/* Most held-out configurations val_lab_loopback_extra adds (array size). */
+#define VAL_LAB_MAX_EXTRA 16
+
+/* Held-out configurations a full loopback `ocasim validate` adds on a host of more than 2 CPUs
+ * (none on 2 CPUs or fewer: the table stays CI's): server and client threads k = half of one NUMA
+ * node's CPUs and half of all CPUs (each side gets half the box; each k > 2 once), in plain
+ * sendfile, user-space TLS 1.3 AES-128-GCM and sendfile with kTLS, at 4k connections and at 1024
+ * (thousands), 1 MiB files. Writes at most max into out; returns the count. */
+int val_lab_loopback_extra(int cpus, int cpus_per_node, ValRunSpec *out, int max);
+/* CPUs of this host's smallest NUMA node (sysfs; all online CPUs when no node is listed). */
+int val_lab_min_node_cpus(void);
 
 /* Runs the table (remote and loopback twin per configuration), writes host-platform.yaml,
  * report-lab.md and report-lab.json into out_dir. FALSE on a failed run (a body that did not
