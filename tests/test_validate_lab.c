@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/support/check_run.h"
@@ -314,6 +315,47 @@ START_TEST(test_netns_clients)
 }
 END_TEST
 
+/* Without namespaces (any user): a client "machine" reached through `env` on this host, against
+ * 127.0.0.1; every body hashed, the bytes of the table; and the bad inputs of the new options. */
+START_TEST(test_clients_via_env)
+{
+  const char *bin = g_getenv("OCASIM_BIN");
+  ck_assert_msg(bin != NULL, "OCASIM_BIN");
+  g_autofree char *abs = g_canonicalize_filename(bin, NULL);
+  g_autofree char *out = g_dir_make_tmp("labenv-XXXXXX", NULL);
+  g_autofree char *cmd =
+      g_strdup_printf("%s validate --quick --clients c1 --client-exec 'env OCASIM_CLIENT={}' --client-ocasim %s "
+                      "--server-addr 127.0.0.1 --net-if lo --out %s",
+                      abs, abs, out);
+  ck_assert_msg(sh(cmd), "%s", cmd);
+  g_autofree char *json_path = g_build_filename(out, "report-lab.json", NULL);
+  g_autoptr(JsonParser) p = json_parser_new();
+  ck_assert(json_parser_load_from_file(p, json_path, NULL));
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "runs");
+  ck_assert_uint_eq(json_array_get_length(runs), 6);
+  for (guint i = 0; i < 6; i++) {
+    JsonObject *o = run_at(runs, i);
+    ck_assert_int_eq(json_object_get_int_member(o, "bytes_body"), i < 4 ? 4 * 16 * 1048576 : 4 * 4 * 1048576);
+    ck_assert_int_eq(json_object_get_int_member(o, "requests_ok"), json_object_get_int_member(o, "expected_requests"));
+    ck_assert(json_object_get_boolean_member(o, "sha256_every_body"));
+  }
+  g_autofree char *rm = g_strdup_printf("rm -rf %s", out);
+  sh(rm);
+  /* bad inputs: exit status 2 */
+  const char *bad[] = { "validate --clients c1",                         /* no --server-addr */
+                        "validate --clients c1 --server-addr 300.1.1.1", /* not an address */
+                        "load --path /a --sha256 00",                    /* not 64 hex digits */
+                        "load --path /a --path /b --sha256 "             /* one digest for two paths */
+                        "0000000000000000000000000000000000000000000000000000000000000000" };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *c = g_strdup_printf("%s %s", abs, bad[i]);
+    int status = 0;
+    ck_assert(g_spawn_command_line_sync(c, NULL, NULL, &status, NULL));
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status %d", bad[i], status);
+  }
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("validate_lab");
@@ -324,6 +366,7 @@ static Suite *suite(void)
   tcase_add_test(tc, test_client_argv);
   tcase_add_test(tc, test_predict_box);
   tcase_add_test(tc, test_loopback_resources);
+  tcase_add_test(tc, test_clients_via_env);
   tcase_add_test(tc, test_netns_clients);
   suite_add_tcase(s, tc);
   return s;
