@@ -14,6 +14,7 @@
 #include "cli/options.h"
 #include "validate/client.h"
 #include "validate/loadgen.h"
+#include "validate/remote.h"
 #include "validate/server.h"
 #include "validate/util.h"
 
@@ -143,6 +144,7 @@ int cmd_load(int argc, char **argv)
     return OCASIM_EXIT_BADINPUT;
   }
   signal(SIGPIPE, SIG_IGN);
+  if (conns > 512) val_remote_raise_nofile(); /* a socket each: past the usual soft limit of 1024 */
   int n = (int)g_strv_length(paths);
   ValLoadTarget *tg = g_new0(ValLoadTarget, n);
   SSL_CTX *cctx = plain ? NULL : val_tls_client_ctx_new(ver, cipher, FALSE, NULL);

@@ -150,7 +150,8 @@ static gboolean write_file(const char *dir, const char *name, const char *text, 
 gboolean val_lab_run(const ValLabConfig *cfg, GError **error)
 {
   const char *out_dir = cfg->out_dir ? cfg->out_dir : "validate-out";
-  progress(cfg, "probing the host");
+  long nofile = val_remote_raise_nofile(); /* the server's connections: a socket and a file each */
+  progress(cfg, "probing the host (open-file limit %ld)", nofile);
   g_autoptr(ValProbe) probe = val_probe_run();
   g_autoptr(ValHostPlat) hp = val_hostplat_read("/");
   g_autofree char *costs = NULL;

@@ -23,6 +23,7 @@
 #include <gio/gio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,6 +42,17 @@
 #define REMOTE_DEFAULT_TIMEOUT_S 600
 /* Stall timeout each client gets (ocasim load --timeout), s (assumed, as loadgen.h's default). */
 #define REMOTE_CLIENT_TIMEOUT_S 10
+
+long val_remote_raise_nofile(void)
+{
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
+  if (rl.rlim_cur < rl.rlim_max) {
+    struct rlimit up = { rl.rlim_max, rl.rlim_max };
+    if (setrlimit(RLIMIT_NOFILE, &up) == 0) rl = up;
+  }
+  return rl.rlim_cur == RLIM_INFINITY ? G_MAXLONG : (long)rl.rlim_cur;
+}
 
 char *val_remote_spec_label(const ValRemoteSpec *s)
 {

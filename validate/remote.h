@@ -91,6 +91,11 @@ typedef struct {
   gboolean cpu_bound; /* cpu_share >= VAL_CPU_BOUND (pipeline.h) */
 } ValRemoteRun;
 
+/* Raises this process's soft RLIMIT_NOFILE to its hard limit: thousands of connections need more
+ * descriptors than the usual soft 1024 (the server keeps a socket and a file each). Returns the
+ * soft limit now in force. No errors (a refusal keeps the old limit). */
+long val_remote_raise_nofile(void);
+
 /* "userspace tls1.3 aes-128-gcm s1 2x(c1 n8) 1MiB x16" */
 char *val_remote_spec_label(const ValRemoteSpec *s);
 
