@@ -1,7 +1,9 @@
 /* cli/cmd_load.c — `ocasim load`: the validation load generator on its own.
  * Fetches --path (repeatable) over many keep-alive connections; with --root the
  * expected length and SHA-256 of every body come from the local files, else the
- * length comes from a HEAD request and only the length is checked. */
+ * length comes from a HEAD request and only the length is checked, unless --sha256 gives
+ * each path's expected digest (what `ocasim validate --clients` passes to a remote client that
+ * has no copy of the files).  --json prints the counters as one JSON object. */
 #include <signal.h>
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "cli/options.h"
 #include "validate/client.h"
 #include "validate/loadgen.h"
+#include "validate/remote.h"
 #include "validate/server.h"
 #include "validate/util.h"
 
@@ -41,7 +44,8 @@ static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last)
 int cmd_load(int argc, char **argv)
 {
   g_autofree char *host = NULL, *root = NULL, *range = NULL, *ver_s = NULL, *cipher_s = NULL;
-  g_auto(GStrv) paths = NULL;
+  g_auto(GStrv) paths = NULL, shas = NULL;
+  gboolean json = FALSE;
   g_autofree char *port_s = NULL, *conns_s = NULL, *threads_s = NULL, *requests_s = NULL, *duration_s = NULL, *timeout_s = NULL;
   int port = VAL_DEFAULT_PORT, conns = LOAD_DEFAULT_CONNECTIONS, threads = 1, requests = 0; /* requests 0: run for the duration */
   double duration = LOAD_DEFAULT_DURATION_S, timeout = VAL_LOAD_DEFAULT_TIMEOUT_S;
@@ -62,6 +66,9 @@ int cmd_load(int argc, char **argv)
       "Requests per connection, >= 1, instead of a duration (default: run for --duration)", "N" },
     { "close", 0, 0, G_OPTION_ARG_NONE, &close_each, "New connection per request", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_STRING, &timeout_s, "Stall timeout per connection, s, > 0 (default 10)", "S" },
+    { "sha256", 0, 0, G_OPTION_ARG_STRING_ARRAY, &shas,
+      "Expected SHA-256 (64 hex digits) of the body of each --path, in order: checked on every response", "HEX" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the result as one JSON object", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   CliCommon common;
@@ -75,6 +82,23 @@ int cmd_load(int argc, char **argv)
   if (!paths || !paths[0]) {
     fprintf(stderr, "%s: at least one --path is required\n", argv[0]);
     return OCASIM_EXIT_BADINPUT;
+  }
+  if (shas && g_strv_length(shas) != g_strv_length(paths)) {
+    fprintf(stderr, "%s: --sha256: %u given for %u --path (one per path, in order)\n", argv[0], g_strv_length(shas),
+            g_strv_length(paths));
+    return OCASIM_EXIT_BADINPUT;
+  }
+  if (shas && root) {
+    fprintf(stderr, "%s: --sha256 and --root exclude each other (--root hashes the local copy)\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  for (int i = 0; shas && shas[i]; i++) {
+    gboolean hex = strlen(shas[i]) == 64;
+    for (const char *c = shas[i]; hex && *c; c++) hex = g_ascii_isxdigit(*c);
+    if (!hex) {
+      fprintf(stderr, "%s: --sha256 '%s': expected 64 hex digits\n", argv[0], shas[i]);
+      return OCASIM_EXIT_BADINPUT;
+    }
   }
   if (ver_s && !val_tls_version_parse(ver_s, &ver)) {
     fprintf(stderr, "%s: --tls-version '%s': expected 1.2, 1.3 or any\n", argv[0], ver_s);
@@ -120,6 +144,7 @@ int cmd_load(int argc, char **argv)
     return OCASIM_EXIT_BADINPUT;
   }
   signal(SIGPIPE, SIG_IGN);
+  if (conns > 512) val_remote_raise_nofile(); /* a socket each: past the usual soft limit of 1024 */
   int n = (int)g_strv_length(paths);
   ValLoadTarget *tg = g_new0(ValLoadTarget, n);
   SSL_CTX *cctx = plain ? NULL : val_tls_client_ctx_new(ver, cipher, FALSE, NULL);
@@ -166,6 +191,10 @@ int cmd_load(int argc, char **argv)
     if (root) {
       g_autofree char *lp = g_build_filename(root, paths[i], NULL);
       tg[i].check_sha = val_sha256_file_range(lp, tg[i].has_range ? rf : 0, tg[i].expect_len, tg[i].sha, NULL);
+    } else if (shas) {
+      for (int k = 0; k < 32; k++)
+        tg[i].sha[k] = (unsigned char)(g_ascii_xdigit_value(shas[i][2 * k]) << 4 | g_ascii_xdigit_value(shas[i][2 * k + 1]));
+      tg[i].check_sha = TRUE;
     }
   }
   SSL_CTX_free(cctx);
@@ -181,7 +210,7 @@ int cmd_load(int argc, char **argv)
                           .ntargets = n,
                           .requests_per_conn = requests,
                           .duration_s = requests ? LOAD_COUNT_MODE_LIMIT_S : duration,
-                          .verify = root ? VAL_VERIFY_ALL : VAL_VERIFY_LENGTH,
+                          .verify = root || shas ? VAL_VERIFY_ALL : VAL_VERIFY_LENGTH,
                           .timeout_s = timeout,
                           .close_each = close_each,
                           .last_cpu = -1 };
@@ -189,6 +218,13 @@ int cmd_load(int argc, char **argv)
     if (!val_load_run(&cfg, &r, &err)) {
       fprintf(stderr, "%s: %s\n", argv[0], err->message);
       rc = OCASIM_EXIT_FAILURE;
+    } else if (json) {
+      printf("{\"gbps\": %.6f, \"elapsed_s\": %.6f, \"requests_ok\": %" G_GUINT64_FORMAT ", \"bytes_body\": %" G_GUINT64_FORMAT
+             ", \"errors\": %" G_GUINT64_FORMAT ", \"errors_hash\": %" G_GUINT64_FORMAT ", \"errors_length\": %" G_GUINT64_FORMAT
+             ", \"sha256_checked\": %s, \"tls_version\": %d, \"cpu_s\": %.6f}\n",
+             r.gbps, r.elapsed_s, r.requests_ok, r.bytes_body, val_load_errors(&r), r.errors_hash, r.errors_length,
+             root || shas ? "true" : "false", r.tls_version, (double)val_process_cpu_ns() * 1e-9);
+      if (val_load_errors(&r)) rc = OCASIM_EXIT_FAILURE;
     } else {
       printf("%.3f Gb/s, %.0f requests/s, %" G_GUINT64_FORMAT " responses ok, %.3f GB in %.2f s, %s%s\n", r.gbps,
              r.requests_ok / r.elapsed_s, r.requests_ok, r.bytes_body / 1e9, r.elapsed_s,
@@ -197,7 +233,7 @@ int cmd_load(int argc, char **argv)
              ", length %" G_GUINT64_FORMAT ", sha256 %" G_GUINT64_FORMAT ", io %" G_GUINT64_FORMAT ", timeout %" G_GUINT64_FORMAT
              ")%s\n",
              val_load_errors(&r), r.errors_connect, r.errors_tls, r.errors_status, r.errors_length, r.errors_hash, r.errors_io,
-             r.errors_timeout, root ? "" : " — bodies checked for length only (no --root)");
+             r.errors_timeout, root || shas ? "" : " — bodies checked for length only (no --root)");
       if (val_load_errors(&r)) rc = OCASIM_EXIT_FAILURE;
     }
   }

@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "validate/labrun.h"
 #include "validate/pipeline.h"
 #include "validate/report.h"
+#include "validate/util.h"
 
 /* Scheduling priority of the runs by default: -10, above ordinary tenants (assumed); the range
  * of a nice value, -20..19 (setpriority(2)); most threads a run may use (assumed). */
@@ -41,12 +44,49 @@ static gboolean usable_dir(const char *opt, const char *dir, gboolean create, GE
   return TRUE;
 }
 
+/* `ocasim validate --clients`: the server here, `ocasim load` on the clients (validate/labrun.h). */
+static int lab_validate(const char *prog, gboolean quick, const char *out, const char *work, const char *clients_s,
+                        const char *exec, const char *client_ocasim, const char *server_addr, const char *net_filter,
+                        const char *disk_filter, const char *costs, gboolean progress)
+{
+  struct in_addr a;
+  if (!server_addr || inet_pton(AF_INET, server_addr, &a) != 1) {
+    fprintf(stderr, "%s: --clients needs --server-addr, an IPv4 address of this host the clients reach\n", prog);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  g_auto(GStrv) clients = g_strsplit(clients_s, ",", -1);
+  if (!clients[0] || !*clients[0]) {
+    fprintf(stderr, "%s: --clients: no client named\n", prog);
+    return OCASIM_EXIT_BADINPUT;
+  }
+  ValLabConfig lc = { .quick = quick,
+                      .out_dir = out,
+                      .work_dir = work,
+                      .costs_file = costs,
+                      .remote = { .clients = clients,
+                                  .exec = exec,
+                                  .client_ocasim = client_ocasim,
+                                  .server_addr = server_addr,
+                                  .net_filter = net_filter,
+                                  .disk_filter = disk_filter },
+                      .progress = progress };
+  g_autoptr(GError) err = NULL;
+  if (!val_lab_run(&lc, &err)) {
+    fprintf(stderr, "%s: %s\n", prog, err->message);
+    return err->code == VAL_ERROR_INVALID ? OCASIM_EXIT_BADINPUT : OCASIM_EXIT_FAILURE;
+  }
+  return OCASIM_EXIT_OK;
+}
+
 int cmd_validate(int argc, char **argv)
 {
   gboolean quick = FALSE, pin = FALSE, no_pin = FALSE;
   g_autofree char *out = NULL, *work = NULL, *verify = NULL;
   g_autofree char *duration_s = NULL, *warmup_s = NULL, *reps_s = NULL, *threads_s = NULL, *seed_s = NULL, *nice_s = NULL;
   g_autofree char *load_threads_s = NULL;
+  /* --clients: the lab-server calibration over a real interface (validate/labrun.h) */
+  g_autofree char *clients_s = NULL, *client_exec = NULL, *client_ocasim = NULL, *server_addr = NULL, *costs = NULL;
+  g_autofree char *net_filter = NULL, *disk_filter = NULL;
   double duration = 0, warmup = 0;
   int reps = 0, threads = 0, seed = 1, nice = VALIDATE_DEFAULT_NICE, load_threads = 0;
   gboolean keep_nice = FALSE;
@@ -77,6 +117,20 @@ int cmd_validate(int argc, char **argv)
     { "keep-nice", 0, 0, G_OPTION_ARG_NONE, &keep_nice, "Do not change the scheduling priority", NULL },
     { "load-threads", 0, 0, G_OPTION_ARG_STRING, &load_threads_s,
       "Bandwidth-loading threads of the DRAM loaded-latency probe (default: CPUs - 1, at least 1)", "N" },
+    { "clients", 0, 0, G_OPTION_ARG_STRING, &clients_s,
+      "Load generators on these machines instead of loopback: names for --client-exec (README: lab calibration)",
+      "HOST[,HOST...]" },
+    { "client-exec", 0, 0, G_OPTION_ARG_STRING, &client_exec,
+      "Command prefix that runs a program on a client, {} its name (default 'ssh {}'; tests: 'ip netns exec {}')", "CMD" },
+    { "client-ocasim", 0, 0, G_OPTION_ARG_STRING, &client_ocasim, "The ocasim binary on the clients (default ocasim)", "PATH" },
+    { "server-addr", 0, 0, G_OPTION_ARG_STRING, &server_addr,
+      "IPv4 address of this host the server binds and the clients connect to (required with --clients)", "ADDR" },
+    { "net-if", 0, 0, G_OPTION_ARG_STRING, &net_filter,
+      "Interfaces carrying the clients' traffic, name prefixes (default: all but lo)", "IF[,IF...]" },
+    { "disk-if", 0, 0, G_OPTION_ARG_STRING, &disk_filter, "Drives whose reads count, name prefixes (default nvme)",
+      "DEV[,DEV...]" },
+    { "costs", 0, 0, G_OPTION_ARG_FILENAME, &costs, "host-costs.yaml of an earlier validate, put into host-platform.yaml",
+      "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   CliCommon common;
@@ -116,6 +170,9 @@ int cmd_validate(int argc, char **argv)
     return OCASIM_EXIT_BADINPUT;
   }
   gsl_set_error_handler_off();
+  if (clients_s)
+    return lab_validate(argv[0], quick, out ? out : "validate-out", work, clients_s, client_exec, client_ocasim, server_addr,
+                        net_filter, disk_filter, costs, !common.quiet && (common.progress || isatty(STDERR_FILENO)));
   ValValidateConfig cfg = { .quick = quick,
                             .out_dir = out ? out : "validate-out",
                             .work_dir = work,

@@ -282,6 +282,14 @@ static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const Val
                          .first_cpu = pl->server_first,
                          .ncpus = pl->server_cpus,
                          .quiet = TRUE };
+  uint64_t tls0_sw = 0, tls0_dev = 0; /* kTLS sessions before the server starts */
+  {
+    g_autofree char *t = NULL;
+    ValCtrSnap *c0 = g_new0(ValCtrSnap, 1);
+    if (g_file_get_contents("/proc/net/tls_stat", &t, NULL, NULL) && val_ctr_parse_tls_stat(t, c0))
+      tls0_sw = c0->tls_tx_sw, tls0_dev = c0->tls_tx_device;
+    g_free(c0);
+  }
   ValServer *srv = val_server_start(&sc, error);
   if (!srv) return FALSE;
   ValLoadConfig lc = { .port = val_server_port(srv),
@@ -306,14 +314,35 @@ static gboolean one_rep(const ValMeasureConfig *cfg, const char *root, const Val
   GArray *ksirq = find_ksoftirqd();
   val_sleep_ns((int64_t)(cfg->warmup_s * 1e9));
   Snap a, b;
+  ValCtrSnap *ctr_a = g_new(ValCtrSnap, 1), *ctr_b = g_new(ValCtrSnap, 1);
+  val_ctr_snapshot("/", cfg->dram, ctr_a);
   snap(&a, srv, ld, ksirq);
   val_sleep_ns((int64_t)(cfg->duration_s * 1e9));
   snap(&b, srv, ld, ksirq);
+  val_ctr_snapshot("/", cfg->dram, ctr_b);
   ValServerStats st;
   val_server_stats(srv, &st);
   val_load_stop(ld, NULL);
   val_server_stop(srv);
   g_array_unref(ksirq);
+  {
+    /* the repetition's kTLS sessions: set up at connect, before the window; read after the stop */
+    ValCtrSnap *cc = g_new(ValCtrSnap, 1);
+    val_ctr_snapshot("/", NULL, cc);
+    ValCtrDelta cd;
+    double w = (double)(b.wall_ns - a.wall_ns) * 1e-9;
+    val_ctr_delta(ctr_a, ctr_b, w, "nvme", "lo", cfg->dram, &cd);
+    out->softirq_share = cd.softirq_share;
+    out->lo_GBps = (double)cd.net_tx_bytes / w * 1e-9;
+    out->disk_read_GBps = (double)cd.disk_read_bytes / w * 1e-9;
+    out->pgpgin_GBps = (double)cd.pgpgin_bytes / w * 1e-9;
+    out->dram_GBps = cd.dram ? cd.dram_GBps : -1;
+    out->tls_tx_sw = (double)(cc->tls_tx_sw - MIN(cc->tls_tx_sw, tls0_sw));
+    out->tls_tx_device = (double)(cc->tls_tx_device - MIN(cc->tls_tx_device, tls0_dev));
+    g_free(cc);
+  }
+  g_free(ctr_a);
+  g_free(ctr_b);
 
   ValLoadResult d;
   val_load_delta(&a.load, &b.load, &d);
@@ -369,7 +398,8 @@ static int cmp_double(const void *a, const void *b)
 #define SAMPLE_FIELDS(X) \
   X(gbps) X(req_per_s) X(bytes_per_req) X(server_cpb) X(client_cpb) X(box_cpb) X(softirq_cpb) X(irq_softirq_cpb) \
   X(server_util) X(client_util) X(box_busy_cores) X(foreign_cores) X(server_foreign_cores) X(client_foreign_cores) \
-  X(steal_cores) X(errors) X(requests)
+  X(steal_cores) X(softirq_share) X(lo_GBps) X(disk_read_GBps) X(pgpgin_GBps) X(dram_GBps) X(tls_tx_sw) \
+  X(tls_tx_device) X(errors) X(requests)
 /* clang-format on */
 
 static void summarise(ValRunResult *r)

@@ -9,6 +9,7 @@
 #include <json-glib/json-glib.h>
 #include <stdint.h>
 
+#include "validate/counters.h"
 #include "validate/loadgen.h"
 #include "validate/server.h"
 
@@ -65,6 +66,14 @@ typedef struct {
   double server_foreign_cores, client_foreign_cores; /* of those, on the server's / client's pinned CPUs
                            * (0 when unpinned or the sets overlap) */
   double steal_cores;                                /* steal time of /proc/stat per second of window (hypervisor), cores */
+  /* resource counters of the window (validate/counters.h): the whole box's, loopback shared with
+   * other tenants; reported, not fitted */
+  double softirq_share;            /* softirq ticks / busy ticks of all CPUs */
+  double lo_GBps;                  /* bytes sent on lo per second of window, 1e9 B/s */
+  double disk_read_GBps;           /* NVMe reads (/proc/diskstats, nvme*), 1e9 B/s */
+  double pgpgin_GBps;              /* bytes read into the page cache (/proc/vmstat pgpgin), 1e9 B/s */
+  double dram_GBps;                /* DRAM read + write (uncore PMU), 1e9 B/s; -1: not measured */
+  double tls_tx_sw, tls_tx_device; /* kTLS TX sessions set up during the repetition (/proc/net/tls_stat) */
   double errors, requests;
   int tls_version;
   ValCipher cipher;
@@ -94,6 +103,7 @@ typedef struct {
   double foreign_limit; /* a repetition with more foreign busy cores than this is contended (0: 0.25) */
   int extra_reps;       /* at most this many extra repetitions replace contended ones */
   size_t wake_bytes;    /* load generator: response bytes per wake-up (ValLoadConfig.wake_bytes) */
+  ValCtrDram *dram;     /* DRAM-traffic reader (val_ctr_dram_open; NULL: dram_GBps not measured) */
   gboolean quiet;
 } ValMeasureConfig;
 

@@ -30,6 +30,7 @@
 
 #include "models/loopback.h"
 #include "validate/client.h"
+#include "validate/labrun.h"
 #include "validate/util.h"
 
 #define KiB 1024ULL
@@ -607,11 +608,16 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
 
   int nspec = 0;
   const ValRunSpec *table = val_validate_specs(cfg->quick, &nspec);
-  ValRunSpec *specs = g_new0(ValRunSpec, nspec);
+  /* beyond 2 CPUs a full run adds held-out configurations sized to the host (labrun.h); on a
+   * 2-CPU machine and in --quick there are none: the table is the one above */
+  ValRunSpec extra[VAL_LAB_MAX_EXTRA];
+  int nextra = cfg->quick ? 0 : val_lab_loopback_extra(r->probe->cpus_online, val_lab_min_node_cpus(), extra, VAL_LAB_MAX_EXTRA);
+  ValRunSpec *specs = g_new0(ValRunSpec, nspec + nextra);
   int n = 0;
-  for (int i = 0; i < nspec; i++) {
-    if (table[i].server_threads > maxt || table[i].client_threads > maxt) continue;
-    specs[n++] = table[i];
+  for (int i = 0; i < nspec + nextra; i++) {
+    const ValRunSpec *t = i < nspec ? &table[i] : &extra[i - nspec];
+    if (t->server_threads > maxt || t->client_threads > maxt) continue;
+    specs[n++] = *t;
   }
   if (ok) ok = val_measure_prepare(root, specs, n, error);
   /* seeded shuffle of the run order (drift of the machine spreads over all runs) */
@@ -633,6 +639,9 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
                             .foreign_limit = VAL_FOREIGN_LIMIT,
                             .extra_reps = cfg->quick ? EXTRA_REPS_QUICK : EXTRA_REPS_FULL,
                             .wake_bytes = VAL_WAKE_BYTES };
+  g_autoptr(ValCtrDram) dram = val_ctr_dram_open("/"); /* DRAM traffic per run where an uncore PMU is exposed */
+  mcfg.dram = dram;
+  progress(cfg, "DRAM traffic per run: %s", val_ctr_dram_note(dram));
   ValRunResult *res = g_new0(ValRunResult, n);
   gboolean *have = g_new0(gboolean, n);
   /* the repetitions are interleaved: pass p runs the p-th repetition of every spec (in the

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "sim/json.h"
+#include "validate/labreport.h"
 #include "validate/profile.h"
 #include "validate/util.h"
 
@@ -394,6 +395,7 @@ gboolean val_report_write_all(const ValReport *r, GError **error)
   g_autofree char *y = g_build_filename(r->out_dir, "host-profile.yaml", NULL);
   g_autofree char *rej = g_build_filename(r->out_dir, "host-profile.rejected.yaml", NULL);
   if (!val_report_write_json(r, j, error) || !val_report_write_md(r, m, error)) return FALSE;
+  if (!val_lab_write_loopback(r, error)) return FALSE; /* host-platform.yaml, report-resources.md (labreport.h) */
   if (!r->rows->len) return TRUE;
   /* the profile is written only when its own loader takes it (val_host_profile_check);
    * otherwise it goes to host-profile.rejected.yaml, and the profile files an earlier run left
