@@ -134,13 +134,17 @@ int cmd_serve(int argc, char **argv)
   /* kTLS asked for and not engaged is said, with the reason, never left to be inferred */
   if (mode == VAL_MODE_SENDFILE_KTLS)
     printf("kTLS: engaged on %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " connections, user-space TLS on %" G_GUINT64_FORMAT
-           "%s%s%s; %" G_GUINT64_FORMAT " closed after a client TLS 1.3 KeyUpdate (kernel TLS cannot rekey TX); %" G_GUINT64_FORMAT
+           "%s%s%s; %" G_GUINT64_FORMAT
+           " closed after a client TLS 1.3 KeyUpdate (kernel TLS cannot rekey TX); %" G_GUINT64_FORMAT
            " sends met a full socket buffer (EAGAIN)\n",
            st.ktls_conns, st.ktls_conns + st.ktls_fallback_conns, st.ktls_fallback_conns, st.ktls_fallback_conns ? " (" : "",
-           st.ktls_fallback_conns ? (kp.ulp_ok && kp.tx_ok ? "OpenSSL did not engage kTLS on them: BIO_get_ktls_send = 0 after the handshake" : kp.reason) : "",
+           st.ktls_fallback_conns
+               ? (kp.ulp_ok && kp.tx_ok ? "OpenSSL did not engage kTLS on them: BIO_get_ktls_send = 0 after the handshake"
+                                        : kp.reason)
+               : "",
            st.ktls_fallback_conns ? ")" : "", st.ktls_rekey_closes, st.write_waits);
   else
-    printf("kTLS: not used (mode %s); %" G_GUINT64_FORMAT " sends met a full socket buffer (EAGAIN)\n", val_server_mode_name(mode),
-           st.write_waits);
+    printf("kTLS: not used (mode %s); %" G_GUINT64_FORMAT " sends met a full socket buffer (EAGAIN)\n",
+           val_server_mode_name(mode), st.write_waits);
   return OCASIM_EXIT_OK;
 }

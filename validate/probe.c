@@ -343,8 +343,7 @@ const char *val_probe_hypervisor_name(const ValProbe *p)
 
 void val_probe_ktls_print(const ValKtlsProbe *k, GString *out)
 {
-  g_string_append_printf(out, "ULP tls: %s\n",
-                         k->ulp_ok ? "attached" : k->ulp_errno ? errno_name(k->ulp_errno) : "not probed");
+  g_string_append_printf(out, "ULP tls: %s\n", k->ulp_ok ? "attached" : k->ulp_errno ? errno_name(k->ulp_errno) : "not probed");
   if (k->by_cipher_probed)
     for (int v = 0; v < 2; v++)
       for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++)

@@ -104,8 +104,9 @@ typedef struct Conn {
 
 typedef struct {
   _Atomic uint64_t accepted, closed, requests, s2xx, s4xx, s5xx, bytes_body, bytes_unacked, aborts, truncations, tls_failures,
-      idle_timeouts, head_timeouts, linger_timeouts, evicted, refused, refused_per_ip, ktls_conns, ktls_fallback, ktls_rekey_closes, sendfile_calls,
-      ssl_sendfile_calls, ssl_write_calls, bytes_acked, bytes_body_acked, responses_cut, files_changed, write_waits;
+      idle_timeouts, head_timeouts, linger_timeouts, evicted, refused, refused_per_ip, ktls_conns, ktls_fallback,
+      ktls_rekey_closes, sendfile_calls, ssl_sendfile_calls, ssl_write_calls, bytes_acked, bytes_body_acked, responses_cut,
+      files_changed, write_waits;
 } WStats;
 
 typedef struct Worker {
