@@ -386,7 +386,8 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
     row->cfg = host_config(r, &row->run);
     row->busiest = val_busiest_share(&row->cfg, &row->run.median, r->probe->cpus_online);
     /* only CPU-bound runs are what the bottleneck law describes (VAL_CPU_BOUND) */
-    row->in_fit = row->run.spec.train && row->busiest >= VAL_CPU_BOUND;
+    /* an emulated CPU's timings (QEMU TCG) say nothing about a real one: never fitted */
+    row->in_fit = row->run.spec.train && row->busiest >= VAL_CPU_BOUND && !r->probe->emulated;
     if (!row->in_fit) continue;
     const ValRunSample *m = &row->run.median, *sp = &row->run.spread;
     ValFitObs o = {
@@ -419,7 +420,14 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
    * size is not identified by the fit (it drifts to unphysical miss costs); miss_cpb is, weakly,
    * by the plain runs at 1 MiB (m = 0.06) and 4 MiB (m = 0.94) */
   fixed[VAL_P_CACHE] = TRUE;
-  r->fit_ok = val_fit_host((ValFitObs *)obs->data, (int)obs->len, pri, np, &r->start, fixed, &r->profile, &r->fit, &err);
+  if (r->probe->emulated) {
+    r->fit_ok = FALSE;
+    g_set_error(&err, VAL_ERROR, VAL_ERROR_FAILED,
+                "not fitted: every timing comes from an emulated CPU (%s), not usable for calibration",
+                val_probe_hypervisor_name(r->probe));
+  } else {
+    r->fit_ok = val_fit_host((ValFitObs *)obs->data, (int)obs->len, pri, np, &r->start, fixed, &r->profile, &r->fit, &err);
+  }
   if (!r->fit_ok) {
     g_strlcpy(r->fit_error, err ? err->message : "fit failed", sizeof r->fit_error);
     r->profile = r->start;
@@ -609,8 +617,14 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   const ValRunSpec *table = val_validate_specs(cfg->quick, &nspec);
   ValRunSpec *specs = g_new0(ValRunSpec, nspec);
   int n = 0;
+  /* an emulated CPU (QEMU TCG, the kTLS check VM): its timings are not usable, so only the kTLS
+   * configurations run, to show the kernel path engages; nothing is fitted (fit_and_predict) */
+  if (r->probe->emulated)
+    progress(cfg, "emulated CPU (%s): timings not usable for calibration; only the kTLS configurations run",
+             val_probe_hypervisor_name(r->probe));
   for (int i = 0; i < nspec; i++) {
     if (table[i].server_threads > maxt || table[i].client_threads > maxt) continue;
+    if (r->probe->emulated && table[i].mode != VAL_MODE_SENDFILE_KTLS) continue;
     specs[n++] = table[i];
   }
   if (ok) ok = val_measure_prepare(root, specs, n, error);

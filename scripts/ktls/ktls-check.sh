@@ -16,7 +16,8 @@
 # download, a guest that hangs or never prints its summary all end with a one-line reason and
 # exit status 1.
 # Environment: KTLS_TIMEOUT_S (the whole guest run, default 480), KTLS_ACCEL (tcg or kvm),
-# KTLS_SMP (guest CPUs, default 2), KTLS_ONLY (a check-name filter passed to the guest),
+# KTLS_SMP (guest CPUs, default 2), KTLS_ONLY (a check-group filter passed to the guest: probe,
+# fallback, matrix, ranges, stat, cases, validate), KTLS_DEBUG=1 (the guest prints more),
 # KTLS_KEEP=1 (keep build/ktls/root).
 set -u
 bin=${1:-./ocasim}
@@ -82,7 +83,7 @@ for f in modules.builtin modules.builtin.modinfo modules.order; do cp "$kdir/lib
 depmod -b "$root" "$kver" || die "depmod -b failed"
 cp "$top/scripts/ktls/init" "$root/init" && cp "$top/scripts/ktls/checks.sh" "$root/checks.sh" && chmod 755 "$root/init" "$root/checks.sh"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
-printf '%s\n' "${KTLS_ONLY:-}" > "$root/etc/ktls-only"
+printf 'KTLS_ONLY=%s\nKTLS_DEBUG=%s\n' "${KTLS_ONLY:-}" "${KTLS_DEBUG:-}" > "$root/etc/ktls-env"
 initrd=$cache/initrd.gz
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 > "$initrd") || die "cannot build the initramfs"
 say "kernel $kver ($(basename "$deb")), initramfs $(du -k "$initrd" | cut -f1) KiB, accel $accel, $smp CPUs, guest timeout $timeout_s s"
