@@ -181,7 +181,7 @@ static gboolean case_keyupdate(const ValCaseConfig *cfg, uint64_t size, GString 
       g_string_append_printf(rep, "the server closed the connection without a record under the old key (%s)", m[0] ? m : "EOF");
     pass = !stale && !hung;
   }
-  val_client_abort(c, FALSE);
+  val_client_close(c); /* close_notify where the connection still stands */
   return pass;
 }
 
@@ -238,7 +238,8 @@ static gboolean case_truncate(const ValCaseConfig *cfg, uint64_t size, GString *
   read_to(c, (uint64_t)clen, &got, NULL, 0, 0, &err); /* until the server ends it */
   const char *m = err ? err->message : "";
   gboolean hung = strstr(m, "timed out") || strstr(m, "temporarily unavailable");
-  gboolean notify = (SSL_get_shutdown(val_client_ssl(c)) & SSL_RECEIVED_SHUTDOWN) != 0;
+  SSL *ssl = val_client_ssl(c);
+  gboolean notify = ssl && (SSL_get_shutdown(ssl) & SSL_RECEIVED_SHUTDOWN) != 0;
   val_client_abort(c, FALSE);
   g_string_append_printf(rep,
                          "truncated to %d bytes after %d were read; the connection ended %.0f ms later at %" G_GUINT64_FORMAT

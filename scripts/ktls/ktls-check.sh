@@ -15,7 +15,8 @@
 # BIOS); the default is TCG.  Every step has a timeout: a missing tool or package, a failed
 # download, a guest that hangs or never prints its summary all end with a one-line reason and
 # exit status 1.
-# Environment: KTLS_TIMEOUT_S (the whole guest run, default 480), KTLS_ACCEL (tcg or kvm),
+# Environment: QEMU (the emulator, default qemu-system-x86_64), KTLS_KERNEL_PKG (the kernel
+# image package, default the one linux-image-amd64 depends on), KTLS_TIMEOUT_S (the whole guest run, default 480), KTLS_ACCEL (tcg or kvm),
 # KTLS_SMP (guest CPUs, default 2), KTLS_ONLY (a check-group filter passed to the guest: probe,
 # fallback, matrix, ranges, stat, cases, validate), KTLS_DEBUG=1 (the guest prints more),
 # KTLS_KEEP=1 (keep build/ktls/root).
@@ -32,7 +33,9 @@ die() { echo "ktls-check: FAILED: $*"; exit 1; }
 
 [ -x "$bin" ] || die "$bin: not an executable (make ocasim first)"
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-for t in qemu-system-x86_64:qemu-system-x86 cpio:cpio depmod:kmod timeout:coreutils; do
+qemu=${QEMU:-qemu-system-x86_64}
+command -v "$qemu" >/dev/null 2>&1 || die "$qemu is not installed (make deps installs qemu-system-x86)"
+for t in cpio:cpio depmod:kmod timeout:coreutils dpkg-deb:dpkg; do
   command -v "${t%%:*}" >/dev/null 2>&1 || die "${t%%:*} is not installed (make deps installs ${t#*:})"
 done
 busybox=""
@@ -43,7 +46,7 @@ done
 
 # ---- the kernel package ----------------------------------------------------------------
 mkdir -p "$cache/debs" || die "cannot create $cache"
-pkg=$(timeout 60 apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' | head -n 1)
+pkg=${KTLS_KERNEL_PKG:-$(timeout 60 apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' | head -n 1)}
 deb=""
 if [ -n "$pkg" ]; then
   deb=$(ls "$cache/debs/${pkg}"_*.deb 2>/dev/null | tail -n 1)
@@ -95,7 +98,7 @@ case $accel in
   *) acc="-accel tcg -cpu max" ;;
 esac
 # -serial mon:stdio would let a stray Ctrl-A reach the monitor; the console is stdout only
-timeout -k 5 "$timeout_s" qemu-system-x86_64 $acc -smp "$smp" -m 1024 -nographic -no-reboot -nic none \
+timeout -k 5 "$timeout_s" "$qemu" $acc -smp "$smp" -m 1024 -nographic -no-reboot -nic none \
   -kernel "$vmlinuz" -initrd "$initrd" -append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic" </dev/null 2>&1 |
   tr -d '\r' | tee "$log" | grep --line-buffered '^ktls:' | sed -u 's/^ktls: //'
 [ "${KTLS_KEEP:-0}" = 1 ] || rm -rf "$root"
