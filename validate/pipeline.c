@@ -478,6 +478,11 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
     g_autoptr(GError) perr = NULL;
     if (!val_host_profile_check(r->profile_yaml, &perr)) g_strlcpy(r->profile_error, perr->message, sizeof r->profile_error);
   }
+  if (r->probe->emulated) { /* never a host profile from an emulated CPU: host-profile.rejected.yaml, said why */
+    g_autofree char *also = g_strdup(r->profile_error);
+    g_snprintf(r->profile_error, sizeof r->profile_error, "not a host profile: the timings come from an emulated CPU (%s)%s%s",
+               val_probe_hypervisor_name(r->probe), also[0] ? "; also: " : "", also);
+  }
   r->model_agree_max = 0;
   r->app_error[0] = '\0';
   r->n_app_failed = 0;
@@ -532,6 +537,7 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
     r->ktls_reference_cfg.cross_share = pl.cross_share;
   }
   val_predict_host(&r->profile, &r->ktls_reference_cfg, &r->ktls_reference);
+  if (r->probe->emulated) return TRUE; /* the runs were for the mechanics: nothing to fit or cross-check */
   if (r->profile_error[0]) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED,
                 "the fitted host profile does not load in the appliance model (%s); not written as host-profile.yaml "
