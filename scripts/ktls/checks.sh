@@ -6,6 +6,7 @@
 # runs only the groups that contain it.  Each check names the kernel behaviour it exercises;
 # BC-nn are the entries of ktls_bug_cases.md (public bug reports of this path).
 only=${1:-}
+echo # the firmware's last escape sequence ends this line, not the first ktls: one
 pass=0
 fail=0
 kver=$(uname -r)
