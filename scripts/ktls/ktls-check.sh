@@ -46,7 +46,13 @@ done
 
 # ---- the kernel package ----------------------------------------------------------------
 mkdir -p "$cache/debs" || die "cannot create $cache"
-pkg=${KTLS_KERNEL_PKG:-$(timeout 60 apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' | head -n 1)}
+kernel_pkg() { timeout 60 apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' | head -n 1; }
+pkg=${KTLS_KERNEL_PKG:-$(kernel_pkg)}
+if [ -z "$pkg" ] && [ "$(id -u)" = 0 ] && ! ls "$cache/debs/"linux-image-[0-9]*.deb >/dev/null 2>&1; then
+  say "no package index knows linux-image-amd64: apt-get update"
+  timeout 300 apt-get update -qq >/dev/null 2>&1
+  pkg=$(kernel_pkg)
+fi
 deb=""
 if [ -n "$pkg" ]; then
   deb=$(ls "$cache/debs/${pkg}"_*.deb 2>/dev/null | tail -n 1)
