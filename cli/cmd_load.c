@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "validate/client.h"
+#include "validate/ktlscase.h"
 #include "validate/loadgen.h"
 #include "validate/remote.h"
 #include "validate/server.h"
@@ -43,7 +44,7 @@ static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last)
 
 int cmd_load(int argc, char **argv)
 {
-  g_autofree char *host = NULL, *root = NULL, *range = NULL, *ver_s = NULL, *cipher_s = NULL;
+  g_autofree char *host = NULL, *root = NULL, *range = NULL, *ver_s = NULL, *cipher_s = NULL, *case_s = NULL;
   g_auto(GStrv) paths = NULL, shas = NULL;
   gboolean json = FALSE;
   g_autofree char *port_s = NULL, *conns_s = NULL, *threads_s = NULL, *requests_s = NULL, *duration_s = NULL, *timeout_s = NULL;
@@ -69,6 +70,10 @@ int cmd_load(int argc, char **argv)
     { "sha256", 0, 0, G_OPTION_ARG_STRING_ARRAY, &shas,
       "Expected SHA-256 (64 hex digits) of the body of each --path, in order: checked on every response", "HEX" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the result as one JSON object", NULL },
+    { "case", 0, 0, G_OPTION_ARG_STRING, &case_s,
+      "Instead of a load, one scripted connection for the first --path (needs --root): keyupdate (TLS 1.3 KeyUpdate "
+      "mid-body), reset (RST mid-body), truncate (the file under --root shortened mid-body), close-notify, slow (EAGAIN)",
+      "NAME" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   CliCommon common;
@@ -145,6 +150,25 @@ int cmd_load(int argc, char **argv)
   }
   signal(SIGPIPE, SIG_IGN);
   if (conns > 512) val_remote_raise_nofile(); /* a socket each: past the usual soft limit of 1024 */
+  if (case_s) { /* validate/ktlscase.h: exit 0 when the server behaved as the case requires */
+    ValCase k;
+    if (!val_case_parse(case_s, &k)) {
+      fprintf(stderr, "%s: --case '%s': expected keyupdate, reset, truncate, close-notify or slow\n", argv[0], case_s);
+      return OCASIM_EXIT_BADINPUT;
+    }
+    if (!root) {
+      fprintf(stderr, "%s: --case needs --root (the expected bytes; truncate shortens the file there)\n", argv[0]);
+      return OCASIM_EXIT_BADINPUT;
+    }
+    g_autofree char *lp = g_build_filename(root, paths[0], NULL);
+    SSL_CTX *cc = plain ? NULL : val_tls_client_ctx_new(ver, cipher, FALSE, NULL);
+    ValCaseConfig kc = { .host = h, .port = port, .ctx = cc, .path = paths[0], .local = lp, .timeout_s = timeout };
+    g_autoptr(GString) rep = g_string_new(NULL);
+    gboolean ok = val_case_run(k, &kc, rep);
+    SSL_CTX_free(cc);
+    printf("%s %s\n", ok ? "pass" : "FAIL", rep->str);
+    return ok ? OCASIM_EXIT_OK : OCASIM_EXIT_FAILURE;
+  }
   int n = (int)g_strv_length(paths);
   ValLoadTarget *tg = g_new0(ValLoadTarget, n);
   SSL_CTX *cctx = plain ? NULL : val_tls_client_ctx_new(ver, cipher, FALSE, NULL);

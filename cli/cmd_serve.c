@@ -118,6 +118,7 @@ int cmd_serve(int argc, char **argv)
     int sig;
     sigwait(&set, &sig);
   }
+  ValKtlsProbe kp = *val_server_ktls(s); /* s is freed by the stop */
   ValServerStats st;
   val_server_stop_stats(s, &st); /* after the last close: what was acknowledged, what the stop cut */
   printf("served %" G_GUINT64_FORMAT " requests (%" G_GUINT64_FORMAT " 2xx, %" G_GUINT64_FORMAT " 4xx, %" G_GUINT64_FORMAT
@@ -130,5 +131,20 @@ int cmd_serve(int argc, char **argv)
          st.requests, st.status_2xx, st.status_4xx, st.status_5xx, (double)st.bytes_body / 1e9, (double)st.bytes_body_acked / 1e9,
          (double)st.bytes_acked / 1e9, st.responses_cut, st.files_changed, st.accepted, st.client_aborts, st.truncations,
          st.head_timeouts, st.idle_timeouts, st.evicted, st.refused, st.refused_per_ip, st.ktls_conns);
+  /* kTLS asked for and not engaged is said, with the reason, never left to be inferred */
+  if (mode == VAL_MODE_SENDFILE_KTLS)
+    printf("kTLS: engaged on %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " connections, user-space TLS on %" G_GUINT64_FORMAT
+           "%s%s%s; %" G_GUINT64_FORMAT
+           " closed after a client TLS 1.3 KeyUpdate (kernel TLS cannot rekey TX); %" G_GUINT64_FORMAT
+           " sends met a full socket buffer (EAGAIN)\n",
+           st.ktls_conns, st.ktls_conns + st.ktls_fallback_conns, st.ktls_fallback_conns, st.ktls_fallback_conns ? " (" : "",
+           st.ktls_fallback_conns
+               ? (kp.ulp_ok && kp.tx_ok ? "OpenSSL did not engage kTLS on them: BIO_get_ktls_send = 0 after the handshake"
+                                        : kp.reason)
+               : "",
+           st.ktls_fallback_conns ? ")" : "", st.ktls_rekey_closes, st.write_waits);
+  else
+    printf("kTLS: not used (mode %s); %" G_GUINT64_FORMAT " sends met a full socket buffer (EAGAIN)\n",
+           val_server_mode_name(mode), st.write_waits);
   return OCASIM_EXIT_OK;
 }

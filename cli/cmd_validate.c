@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "validate/labrun.h"
 #include "validate/pipeline.h"
+#include "validate/probe.h"
 #include "validate/report.h"
 #include "validate/util.h"
 
@@ -80,7 +81,7 @@ static int lab_validate(const char *prog, gboolean quick, const char *out, const
 
 int cmd_validate(int argc, char **argv)
 {
-  gboolean quick = FALSE, pin = FALSE, no_pin = FALSE;
+  gboolean quick = FALSE, pin = FALSE, no_pin = FALSE, probe_only = FALSE;
   g_autofree char *out = NULL, *work = NULL, *verify = NULL;
   g_autofree char *duration_s = NULL, *warmup_s = NULL, *reps_s = NULL, *threads_s = NULL, *seed_s = NULL, *nice_s = NULL;
   g_autofree char *load_threads_s = NULL;
@@ -99,6 +100,8 @@ int cmd_validate(int argc, char **argv)
                       VAL_QUICK_REPS, VAL_FULL_REPS);
   GOptionEntry entries[] = {
     { "quick", 0, 0, G_OPTION_ARG_NONE, &quick, "Short runs, fewer configurations (< 3 min on 2 cores)", NULL },
+    { "probe", 0, 0, G_OPTION_ARG_NONE, &probe_only,
+      "Print the host probe (CPU, hypervisor, kernel TLS per version and cipher, OpenSSL) and exit", NULL },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out,
       "Directory for report.md, report.json, host-profile.yaml, host-scenario.yaml "
       "(default validate-out)",
@@ -139,6 +142,16 @@ int cmd_validate(int argc, char **argv)
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (!cli_parse_no_args(ctx, &common, &argc, &argv)) return OCASIM_EXIT_BADINPUT;
   g_autoptr(GError) err = NULL;
+  if (probe_only) { /* what the kTLS check VM reads (scripts/ktls/checks.sh) */
+    g_autoptr(ValProbe) p = val_probe_run();
+    g_autoptr(GString) o = g_string_new(NULL);
+    g_string_append_printf(o, "cpu: %s, %d CPUs\nhypervisor: %s\nemulated cpu: %s\nkernel: %s\nopenssl: %s\n", p->cpu_model,
+                           p->cpus_online, p->hypervisor[0] ? val_probe_hypervisor_name(p) : "none",
+                           p->emulated ? "yes (timings not usable for calibration)" : "no", p->kernel, p->openssl_version);
+    val_probe_ktls_print(&p->ktls, o);
+    fputs(o->str, stdout);
+    return OCASIM_EXIT_OK;
+  }
   if (!cli_seconds_option("--duration", duration_s, 0, FALSE, CLI_MAX_SECONDS, "0: the mode's default", &duration, &err) ||
       !cli_seconds_option("--warmup", warmup_s, 0, FALSE, CLI_MAX_SECONDS, "0: the mode's default", &warmup, &err) ||
       !cli_int_option("--reps", reps_s, 0, VAL_MAX_REPS, "0: the mode's default", &reps, &err) ||

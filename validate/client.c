@@ -81,6 +81,11 @@ int val_client_fd(const ValClient *c)
   return c->fd;
 }
 
+SSL *val_client_ssl(const ValClient *c)
+{
+  return c->ssl;
+}
+
 static gssize raw_read(ValClient *c, void *p, size_t n, GError **error)
 {
   for (;;) {

@@ -46,6 +46,8 @@ typedef enum {
 ValClientClose val_client_wait_close(ValClient *c, uint64_t *dropped);
 /* Underlying socket. */
 int val_client_fd(const ValClient *c);
+/* The connection's SSL object (NULL for plain HTTP), e.g. to send a TLS 1.3 KeyUpdate. */
+SSL *val_client_ssl(const ValClient *c);
 /* Closes without a TLS close_notify; rst: send a TCP RST (SO_LINGER 0). */
 void val_client_abort(ValClient *c, gboolean rst);
 /* Orderly close (close_notify when TLS). NULL is fine. */

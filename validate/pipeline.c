@@ -387,7 +387,8 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
     row->cfg = host_config(r, &row->run);
     row->busiest = val_busiest_share(&row->cfg, &row->run.median, r->probe->cpus_online);
     /* only CPU-bound runs are what the bottleneck law describes (VAL_CPU_BOUND) */
-    row->in_fit = row->run.spec.train && row->busiest >= VAL_CPU_BOUND;
+    /* an emulated CPU's timings (QEMU TCG) say nothing about a real one: never fitted */
+    row->in_fit = row->run.spec.train && row->busiest >= VAL_CPU_BOUND && !r->probe->emulated;
     if (!row->in_fit) continue;
     const ValRunSample *m = &row->run.median, *sp = &row->run.spread;
     ValFitObs o = {
@@ -420,7 +421,14 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
    * size is not identified by the fit (it drifts to unphysical miss costs); miss_cpb is, weakly,
    * by the plain runs at 1 MiB (m = 0.06) and 4 MiB (m = 0.94) */
   fixed[VAL_P_CACHE] = TRUE;
-  r->fit_ok = val_fit_host((ValFitObs *)obs->data, (int)obs->len, pri, np, &r->start, fixed, &r->profile, &r->fit, &err);
+  if (r->probe->emulated) {
+    r->fit_ok = FALSE;
+    g_set_error(&err, VAL_ERROR, VAL_ERROR_FAILED,
+                "not fitted: every timing comes from an emulated CPU (%s), not usable for calibration",
+                val_probe_hypervisor_name(r->probe));
+  } else {
+    r->fit_ok = val_fit_host((ValFitObs *)obs->data, (int)obs->len, pri, np, &r->start, fixed, &r->profile, &r->fit, &err);
+  }
   if (!r->fit_ok) {
     g_strlcpy(r->fit_error, err ? err->message : "fit failed", sizeof r->fit_error);
     r->profile = r->start;
@@ -470,6 +478,11 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
   {
     g_autoptr(GError) perr = NULL;
     if (!val_host_profile_check(r->profile_yaml, &perr)) g_strlcpy(r->profile_error, perr->message, sizeof r->profile_error);
+  }
+  if (r->probe->emulated) { /* never a host profile from an emulated CPU: host-profile.rejected.yaml, said why */
+    g_autofree char *also = g_strdup(r->profile_error);
+    g_snprintf(r->profile_error, sizeof r->profile_error, "not a host profile: the timings come from an emulated CPU (%s)%s%s",
+               val_probe_hypervisor_name(r->probe), also[0] ? "; also: " : "", also);
   }
   r->model_agree_max = 0;
   r->app_error[0] = '\0';
@@ -525,6 +538,7 @@ static gboolean fit_and_predict(ValReport *r, GError **error)
     r->ktls_reference_cfg.cross_share = pl.cross_share;
   }
   val_predict_host(&r->profile, &r->ktls_reference_cfg, &r->ktls_reference);
+  if (r->probe->emulated) return TRUE; /* the runs were for the mechanics: nothing to fit or cross-check */
   if (r->profile_error[0]) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED,
                 "the fitted host profile does not load in the appliance model (%s); not written as host-profile.yaml "
@@ -614,9 +628,15 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   int nextra = cfg->quick ? 0 : val_lab_loopback_extra(r->probe->cpus_online, val_lab_min_node_cpus(), extra, VAL_LAB_MAX_EXTRA);
   ValRunSpec *specs = g_new0(ValRunSpec, nspec + nextra);
   int n = 0;
+  /* an emulated CPU (QEMU TCG, the kTLS check VM): its timings are not usable, so only the kTLS
+   * configurations run, to show the kernel path engages; nothing is fitted (fit_and_predict) */
+  if (r->probe->emulated)
+    progress(cfg, "emulated CPU (%s): timings not usable for calibration; only the kTLS configurations run",
+             val_probe_hypervisor_name(r->probe));
   for (int i = 0; i < nspec + nextra; i++) {
     const ValRunSpec *t = i < nspec ? &table[i] : &extra[i - nspec];
     if (t->server_threads > maxt || t->client_threads > maxt) continue;
+    if (r->probe->emulated && t->mode != VAL_MODE_SENDFILE_KTLS) continue;
     specs[n++] = *t;
   }
   if (ok) ok = val_measure_prepare(root, specs, n, error);

@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <cpuid.h>
 #include <x86intrin.h>
 
 #include "sim/json.h"
@@ -57,6 +58,35 @@ static const char *errno_name(int e)
   return n ? n : "E?";
 }
 
+/* setsockopt(SOL_TLS, dir) on a fresh loopback pair with the ULP attached, version v (0: 1.2,
+ * 1: 1.3) and cipher c (1..3, ValCipher); 0 or the errno. The key is zeros: only whether the
+ * kernel takes the state is asked. */
+static int try_crypto_info(int dir, int v, ValCipher c)
+{
+  int fds[2];
+  if (!val_tcp_loopback_pair(fds, NULL)) return errno ? errno : EIO;
+  int rc = 0;
+  if (setsockopt(fds[1], SOL_TCP, TCP_ULP, "tls", 3) != 0) {
+    rc = errno;
+  } else {
+    union {
+      struct tls12_crypto_info_aes_gcm_128 a128;
+      struct tls12_crypto_info_aes_gcm_256 a256;
+      struct tls12_crypto_info_chacha20_poly1305 chacha;
+    } u;
+    memset(&u, 0, sizeof u);
+    socklen_t len = c == VAL_CIPHER_AES128GCM ? sizeof u.a128 : c == VAL_CIPHER_AES256GCM ? sizeof u.a256 : sizeof u.chacha;
+    u.a128.info.version = v ? TLS_1_3_VERSION : TLS_1_2_VERSION;
+    u.a128.info.cipher_type = c == VAL_CIPHER_AES128GCM   ? TLS_CIPHER_AES_GCM_128
+                              : c == VAL_CIPHER_AES256GCM ? TLS_CIPHER_AES_GCM_256
+                                                          : TLS_CIPHER_CHACHA20_POLY1305;
+    if (setsockopt(fds[1], SOL_TLS, dir, &u, len) != 0) rc = errno;
+  }
+  close(fds[0]);
+  close(fds[1]);
+  return rc;
+}
+
 void val_probe_ktls(ValKtlsProbe *out, gboolean with_openssl)
 {
   memset(out, 0, sizeof *out);
@@ -85,6 +115,14 @@ void val_probe_ktls(ValKtlsProbe *out, gboolean with_openssl)
   }
   close(fds[0]);
   close(fds[1]);
+  if (out->ulp_ok && with_openssl) {
+    for (int v = 0; v < 2; v++)
+      for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
+        out->tx_errno_by[v][c - 1] = try_crypto_info(TLS_TX, v, (ValCipher)c);
+        out->rx_errno_by[v][c - 1] = try_crypto_info(TLS_RX, v, (ValCipher)c);
+      }
+    out->by_cipher_probed = TRUE;
+  }
 
   if (with_openssl && out->ulp_ok && out->tx_ok && out->openssl_compiled) {
     g_autoptr(SSL_CTX) sctx = val_tls_server_ctx_new(NULL, NULL, TRUE, NULL);
@@ -105,8 +143,9 @@ void val_probe_ktls(ValKtlsProbe *out, gboolean with_openssl)
                errno_name(out->ulp_errno), g_strerror(out->ulp_errno),
                out->ulp_errno == ENOENT ? ": no tls module loaded or CONFIG_TLS unset" : "");
   } else if (!out->tx_ok) {
-    g_snprintf(out->reason, sizeof out->reason, "kernel TLS unavailable: TLS_TX (AES-128-GCM) failed with %s (%s)",
-               errno_name(out->tx_errno), g_strerror(out->tx_errno));
+    g_snprintf(out->reason, sizeof out->reason, "kernel TLS unavailable: TLS_TX (AES-128-GCM) failed with %s (%s)%s",
+               errno_name(out->tx_errno), g_strerror(out->tx_errno),
+               out->tx_errno == ENOENT ? ": the kernel has no gcm(aes) AEAD (its crypto modules are not loaded)" : "");
   } else if (!out->openssl_compiled) {
     g_snprintf(out->reason, sizeof out->reason, "kernel TLS works but OpenSSL was built without kTLS");
   } else if (with_openssl && !out->openssl_engaged) {
@@ -164,6 +203,17 @@ static void probe_cpu(ValProbe *p)
         }
       }
     }
+  }
+  if (p->hypervisor[0]) { /* CPUID leaf 0x40000000: the hypervisor's vendor signature */
+    unsigned a, b, c, d;
+    __cpuid(0x40000000, a, b, c, d);
+    char sig[13];
+    memcpy(sig, &b, 4);
+    memcpy(sig + 4, &c, 4);
+    memcpy(sig + 8, &d, 4);
+    sig[12] = 0;
+    if (sig[0] > ' ' && sig[0] < 127) g_strlcpy(p->hypervisor, g_strstrip(sig), sizeof p->hypervisor);
+    p->emulated = !strcmp(p->hypervisor, "TCGTCGTCGTCG");
   }
   p->cpus_online = val_online_cpus();
   for (int i = 0; i < 8; i++) { /* cache sizes of CPU 0: "2048K" */
@@ -280,6 +330,34 @@ ValProbe *val_probe_run(void)
   return p;
 }
 
+const char *val_probe_hypervisor_name(const ValProbe *p)
+{
+  if (!p->hypervisor[0]) return "";
+  if (p->emulated) return "QEMU TCG (emulated CPU)";
+  if (!strcmp(p->hypervisor, "KVMKVMKVM")) return "KVM";
+  if (!strcmp(p->hypervisor, "Microsoft Hv")) return "Hyper-V";
+  if (!strcmp(p->hypervisor, "VMwareVMware")) return "VMware";
+  if (!strcmp(p->hypervisor, "XenVMMXenVMM")) return "Xen";
+  return p->hypervisor;
+}
+
+void val_probe_ktls_print(const ValKtlsProbe *k, GString *out)
+{
+  g_string_append_printf(out, "ULP tls: %s\n", k->ulp_ok ? "attached" : k->ulp_errno ? errno_name(k->ulp_errno) : "not probed");
+  if (k->by_cipher_probed)
+    for (int v = 0; v < 2; v++)
+      for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++)
+        for (int dir = 0; dir < 2; dir++) {
+          int e = dir ? k->rx_errno_by[v][c - 1] : k->tx_errno_by[v][c - 1];
+          g_string_append_printf(out, "%s %s %s: %s%s%s\n", dir ? "TLS_RX" : "TLS_TX", v ? "1.3" : "1.2",
+                                 val_cipher_name((ValCipher)c), e ? "refused " : "accepted", e ? errno_name(e) : "",
+                                 e == ENOENT ? " (no such AEAD in the kernel)" : "");
+        }
+  g_string_append_printf(out, "OpenSSL kTLS: compiled %s, engaged %s (BIO_get_ktls_send after a TLS 1.3 handshake)\n",
+                         k->openssl_compiled ? "yes" : "no", k->openssl_engaged ? "yes" : "no");
+  g_string_append_printf(out, "reason: %s\n", k->reason);
+}
+
 void val_probe_free(ValProbe *p)
 {
   if (!p) return;
@@ -310,6 +388,8 @@ void val_probe_to_json(const ValProbe *p, JsonBuilder *b)
   sim_json_string(b, "clock_source", p->clock_source);
   sim_json_number(b, "tsc_hz", p->tsc_hz);
   sim_json_bool(b, "hypervisor", p->hypervisor[0] != 0);
+  sim_json_string(b, "hypervisor_vendor", val_probe_hypervisor_name(p));
+  sim_json_bool(b, "emulated_cpu", p->emulated);
   sim_json_int(b, "numa_nodes", p->numa_nodes);
   add_strv(b, "numa", p->numa);
   add_strv(b, "devices", p->devices);
@@ -336,6 +416,22 @@ void val_probe_to_json(const ValProbe *p, JsonBuilder *b)
   sim_json_bool(b, "openssl_compiled", p->ktls.openssl_compiled);
   sim_json_bool(b, "openssl_engaged", p->ktls.openssl_engaged);
   sim_json_string(b, "reason", p->ktls.reason);
+  if (p->ktls.by_cipher_probed) {
+    json_builder_set_member_name(b, "by_cipher");
+    json_builder_begin_array(b);
+    for (int v = 0; v < 2; v++)
+      for (int c = VAL_CIPHER_AES128GCM; c < VAL_CIPHER_COUNT; c++) {
+        json_builder_begin_object(b);
+        sim_json_string(b, "tls_version", v ? "1.3" : "1.2");
+        sim_json_string(b, "cipher", val_cipher_name((ValCipher)c));
+        sim_json_bool(b, "tx_ok", p->ktls.tx_errno_by[v][c - 1] == 0);
+        sim_json_string(b, "tx_errno_name", p->ktls.tx_errno_by[v][c - 1] ? errno_name(p->ktls.tx_errno_by[v][c - 1]) : "");
+        sim_json_bool(b, "rx_ok", p->ktls.rx_errno_by[v][c - 1] == 0);
+        sim_json_string(b, "rx_errno_name", p->ktls.rx_errno_by[v][c - 1] ? errno_name(p->ktls.rx_errno_by[v][c - 1]) : "");
+        json_builder_end_object(b);
+      }
+    json_builder_end_array(b);
+  }
   json_builder_end_object(b);
   json_builder_end_object(b);
 }

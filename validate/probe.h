@@ -19,6 +19,12 @@ typedef struct {
   gboolean openssl_compiled; /* OpenSSL built with kTLS support */
   gboolean openssl_engaged;  /* BIO_get_ktls_send() true after a loopback handshake with SSL_OP_ENABLE_KTLS */
   char reason[256];          /* one line: why kTLS is (un)available */
+  /* Per TLS version (index 0: 1.2, 1: 1.3) and cipher (ValCipher - 1: AES-128-GCM, AES-256-GCM,
+   * ChaCha20-Poly1305): setsockopt(SOL_TLS, TLS_TX / TLS_RX) with a zero key on a fresh
+   * loopback socket with the ULP attached; 0 = accepted, else the errno (ENOENT: the kernel
+   * has no such AEAD, e.g. gcm(aes) not loaded). Filled only when ulp_ok. */
+  int tx_errno_by[2][3], rx_errno_by[2][3];
+  gboolean by_cipher_probed;
 } ValKtlsProbe;
 
 typedef struct {
@@ -37,7 +43,9 @@ typedef struct {
   char kernel[160];
   gboolean aes_ni, pclmul, vaes, vpclmulqdq, avx2, avx512f, sha_ni;
   char openssl_version[128];
-  char hypervisor[32]; /* empty on bare metal */
+  char hypervisor[32]; /* empty on bare metal; else the CPUID hypervisor vendor ("TCGTCGTCGTCG",
+                          "KVMKVMKVM", ...) or "yes" when the CPU flags say hypervisor without one */
+  gboolean emulated;   /* the CPU is emulated (QEMU TCG): its timings say nothing about real hardware */
   ValKtlsProbe ktls;
 } ValProbe;
 
@@ -50,6 +58,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValProbe, val_probe_free)
 /* Kernel TLS only (used by the server at start): fills *out. with_openssl also runs
  * a loopback TLS handshake to see whether OpenSSL engages kTLS. */
 void val_probe_ktls(ValKtlsProbe *out, gboolean with_openssl);
+
+/* "QEMU TCG (emulated CPU)", "KVM", ... for a probe's hypervisor field; "" on bare metal. */
+const char *val_probe_hypervisor_name(const ValProbe *p);
+
+/* One line per kernel TLS check of the probe ("TLS_TX 1.3 aes-128-gcm: accepted"), for
+ * `ocasim validate --probe`. */
+void val_probe_ktls_print(const ValKtlsProbe *k, GString *out);
 
 /* Adds the probe as a JSON object member set to builder (inside an open object). */
 void val_probe_to_json(const ValProbe *p, JsonBuilder *b);

@@ -144,6 +144,8 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
   json_builder_begin_object(b);
   sim_json_bool(b, "ok", r->fit_ok);
   sim_json_string(b, "error", r->fit_error);
+  /* timings from an emulated CPU (probe: QEMU TCG) are reported, never fitted */
+  sim_json_bool(b, "timings_usable_for_calibration", !r->probe->emulated);
   sim_json_string(b, "method", "gsl_multifit_nlinear trust region (Levenberg-Marquardt), forward-difference Jacobian");
   sim_json_int(b, "residuals", r->fit.nobs);
   sim_json_int(b, "free_parameters", r->fit.npar);
@@ -180,6 +182,13 @@ gboolean val_report_write_json(const ValReport *r, const char *path, GError **er
     sim_json_number(b, "available_cores", row->cfg.avail_cores);
     sim_json_string(b, "bottleneck", row->pred.bottleneck);
     sim_json_bool(b, "ktls_engaged", row->cfg.ktls);
+    /* a sendfile_ktls run that kTLS did not engage is a user-space measurement, said so with why */
+    gboolean fell_back = row->run.spec.mode == VAL_MODE_SENDFILE_KTLS && !row->cfg.ktls;
+    sim_json_string(b, "tls_path",
+                    row->run.spec.mode != VAL_MODE_SENDFILE_KTLS ? val_server_mode_name(row->run.spec.mode)
+                    : fell_back                                  ? "user-space TLS (kTLS asked for, not engaged)"
+                                                                 : "kernel TLS");
+    sim_json_string(b, "ktls_fallback_reason", fell_back ? r->probe->ktls.reason : "");
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
@@ -235,9 +244,10 @@ static void md_rows(GString *s, const ValReport *r, gboolean train)
       g_snprintf(cpu, sizeof cpu, " (not CPU bound: busier side %.0f %% busy%s)", 100 * row->busiest,
                  train ? ", left out of the fit" : "");
     g_string_append_printf(s, "| %s%s%s | %.2f ± %.2f | %.2f | %.2f | %+.1f %% | %.2f / %.2f | %.2f / %.2f | %s | %s | %s |\n",
-                           label, row->run.note[0] ? " (kTLS fell back)" : "", cpu, row->run.median.gbps, row->run.spread.gbps,
-                           row->app_gbps, row->pred.gbps, 100 * row->err_rel, row->run.median.server_cpb, row->pred.server_cpb,
-                           row->run.median.client_cpb, row->pred.client_cpb, avail, row->run.placement.desc, row->app_bottleneck);
+                           label, row->run.note[0] ? " (kTLS asked for, NOT engaged: a user-space TLS run)" : "", cpu,
+                           row->run.median.gbps, row->run.spread.gbps, row->app_gbps, row->pred.gbps, 100 * row->err_rel,
+                           row->run.median.server_cpb, row->pred.server_cpb, row->run.median.client_cpb, row->pred.client_cpb,
+                           avail, row->run.placement.desc, row->app_bottleneck);
   }
 }
 
@@ -258,6 +268,11 @@ static gboolean val_report_write_md(const ValReport *r, const char *path, GError
       r->cfg.verify == VAL_VERIFY_ALL ? "length + SHA-256" : "length", VAL_WAKE_BYTES >> 10,
       r->cfg.pin ? "pinned (placement per run in the tables)" : "unpinned", r->nice_used, r->nice_note[0] ? ": " : "",
       r->nice_note);
+  if (r->probe->emulated)
+    g_string_append_printf(s,
+                           "**Emulated CPU (%s): every timing in this report is NOT usable for calibration.** The runs "
+                           "check the mechanics (bodies, kTLS engaged or not); the host profile was not fitted.\n\n",
+                           val_probe_hypervisor_name(r->probe));
   g_string_append(s, "## Host\n\n");
   g_string_append_printf(s, "- CPU: %s, %d CPUs (%d socket(s) x %d cores x %d threads), clock %.3g GHz (%s)%s\n", p->cpu_model,
                          p->cpus_online, p->sockets, p->cores_per_socket, p->threads_per_core, p->clock_hz / 1e9, p->clock_source,
@@ -403,13 +418,15 @@ gboolean val_report_write_all(const ValReport *r, GError **error)
   g_autofree char *text =
       r->profile_yaml ? g_strdup(r->profile_yaml) : val_host_profile_yaml(&r->profile, r->probe, &r->mb, &r->fit);
   g_autoptr(GError) perr = NULL;
-  if (!val_host_profile_check(text, &perr)) {
+  gboolean loads = val_host_profile_check(text, &perr);
+  if (!loads || r->probe->emulated) { /* an emulated CPU's numbers are never a host profile (pipeline.c) */
     static const char *const stale[] = { "host-profile.yaml", "host-costs.yaml", "host-scenario.yaml" };
     for (size_t i = 0; i < G_N_ELEMENTS(stale); i++) {
       g_autofree char *f = g_build_filename(r->out_dir, stale[i], NULL);
       g_unlink(f);
     }
     if (!set_contents(rej, text, error)) return FALSE;
+    if (r->probe->emulated) return TRUE; /* expected, and said in the report */
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED,
                 "%s: the fitted host profile does not load (%s): not written as host-profile.yaml", rej, perr->message);
     return FALSE;
@@ -423,6 +440,8 @@ void val_report_print_summary(const ValReport *r, FILE *f)
   const ValProbe *p = r->probe;
   fprintf(f, "host: %s, %d CPUs at %.3g GHz, %s\n", p->cpu_model, p->cpus_online, p->clock_hz / 1e9, p->openssl_version);
   fprintf(f, "kTLS: %s\n", p->ktls.reason);
+  if (p->emulated)
+    fprintf(f, "CPU: emulated (%s): timings not usable for calibration, no profile fitted\n", val_probe_hypervisor_name(p));
   fprintf(f, "mechanics: %" G_GUINT64_FORMAT " bodies hashed, %" G_GUINT64_FORMAT " errors (%s)\n", r->mech_requests,
           r->mech_errors, r->mech_detail);
   fprintf(f, "AEAD cycles/B (enc): aes-128-gcm %.3f, aes-256-gcm %.3f, chacha20-poly1305 %.3f; SHA-256 %.3f\n",

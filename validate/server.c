@@ -73,6 +73,7 @@ typedef struct Conn {
   int fd;
   SSL *ssl;
   gboolean ktls_tx;
+  gboolean rekey_asked; /* TLS 1.3 under kTLS TX: the client sent KeyUpdate(update_requested) */
   ConnState st;
   uint32_t interest;
   int64_t last_active_ns;
@@ -103,8 +104,9 @@ typedef struct Conn {
 
 typedef struct {
   _Atomic uint64_t accepted, closed, requests, s2xx, s4xx, s5xx, bytes_body, bytes_unacked, aborts, truncations, tls_failures,
-      idle_timeouts, head_timeouts, linger_timeouts, evicted, refused, refused_per_ip, ktls_conns, ktls_fallback, sendfile_calls,
-      ssl_sendfile_calls, ssl_write_calls, bytes_acked, bytes_body_acked, responses_cut, files_changed, write_waits;
+      idle_timeouts, head_timeouts, linger_timeouts, evicted, refused, refused_per_ip, ktls_conns, ktls_fallback,
+      ktls_rekey_closes, sendfile_calls, ssl_sendfile_calls, ssl_write_calls, bytes_acked, bytes_body_acked, responses_cut,
+      files_changed, write_waits;
 } WStats;
 
 typedef struct Worker {
@@ -737,6 +739,20 @@ static Step send_user(Worker *w, Conn *c, size_t *budget)
 
 /* ---- the state machine ---------------------------------------------------- */
 
+/* TLS 1.3 under kTLS TX: a KeyUpdate(update_requested) from the client makes OpenSSL answer
+ * with its own KeyUpdate and move its write key, but the kernel's TX state keeps the old key
+ * (Linux before 6.14 cannot rekey TLS_TX; OpenSSL 3.0 does not try), so every later record would
+ * go out under a stale key (ktls_bug_cases.md BC-14). The message callback marks the connection;
+ * the read path then closes it without writing another byte (no close_notify either). */
+static void keyupdate_cb(int write_p, int version, int content_type, const void *buf, size_t len, SSL *ssl, void *arg)
+{
+  (void)version;
+  (void)ssl;
+  const unsigned char *m = buf;
+  if (!write_p && content_type == SSL3_RT_HANDSHAKE && len >= 5 && m[0] == SSL3_MT_KEY_UPDATE && m[4] == SSL_KEY_UPDATE_REQUESTED)
+    ((Conn *)arg)->rekey_asked = TRUE;
+}
+
 static void finish_handshake(Worker *w, Conn *c)
 {
   ValServer *s = w->srv;
@@ -744,6 +760,10 @@ static void finish_handshake(Worker *w, Conn *c)
   c->ktls_tx = BIO_get_ktls_send(SSL_get_wbio(c->ssl)) != 0;
   if (c->ktls_tx) {
     INC(w, ktls_conns);
+    if (SSL_version(c->ssl) == TLS1_3_VERSION) {
+      SSL_set_msg_callback(c->ssl, keyupdate_cb);
+      SSL_set_msg_callback_arg(c->ssl, c);
+    }
     return;
   }
   INC(w, ktls_fallback);
@@ -830,6 +850,14 @@ static gboolean conn_drive(Worker *w, Conn *c)
         if (c->ssl) {
           ERR_clear_error();
           int r = SSL_read(c->ssl, c->in + c->in_len, (int)(sizeof c->in - c->in_len));
+          if (c->rekey_asked) { /* keyupdate_cb: nothing more may go out under the kernel's stale key */
+            INC(w, ktls_rekey_closes);
+            if (!w->srv->cfg.quiet)
+              g_message("serve: the client asked for a TLS 1.3 KeyUpdate; kernel TLS cannot rekey TX, so the connection "
+                        "is closed without sending under the old key");
+            st = STEP_CLOSE;
+            break;
+          }
           if (r <= 0) {
             st = ssl_fail(w, c, r);
             break;
@@ -1176,6 +1204,7 @@ void val_server_stats(const ValServer *s, ValServerStats *o)
     o->write_waits += LD(write_waits);
     o->ktls_conns += LD(ktls_conns);
     o->ktls_fallback_conns += LD(ktls_fallback);
+    o->ktls_rekey_closes += LD(ktls_rekey_closes);
     o->sendfile_calls += LD(sendfile_calls);
     o->ssl_sendfile_calls += LD(ssl_sendfile_calls);
     o->ssl_write_calls += LD(ssl_write_calls);

@@ -101,6 +101,8 @@ typedef struct {
   uint64_t refused_per_ip;      /* new connections refused at max_conns_per_ip */
   uint64_t ktls_conns;          /* connections on which kTLS send engaged */
   uint64_t ktls_fallback_conns; /* sendfile_ktls connections served in user space */
+  uint64_t ktls_rekey_closes;   /* kTLS TX connections closed because the client asked for a TLS 1.3 KeyUpdate,
+                                   which the kernel cannot apply to TX (nothing sent under the stale key) */
   uint64_t sendfile_calls, ssl_sendfile_calls, ssl_write_calls;
   int64_t open_conns;
 } ValServerStats;
