@@ -150,7 +150,7 @@ int cmd_load(int argc, char **argv)
   }
   signal(SIGPIPE, SIG_IGN);
   if (conns > 512) val_remote_raise_nofile(); /* a socket each: past the usual soft limit of 1024 */
-  if (case_s) { /* validate/ktlscase.h: exit 0 when the server behaved as the case requires */
+  if (case_s) {                               /* validate/ktlscase.h: exit 0 when the server behaved as the case requires */
     ValCase k;
     if (!val_case_parse(case_s, &k)) {
       fprintf(stderr, "%s: --case '%s': expected keyupdate, reset, truncate, close-notify or slow\n", argv[0], case_s);
