@@ -1554,6 +1554,46 @@ START_TEST(test_acked_after_reset)
 }
 END_TEST
 
+/* Issue 33, defect 8: a client that reads a whole Connection: close response and then closes
+ * without close_notify (a plain close, or a reset) did not cut it short: every mode, 20 times
+ * each way, none counted in responses_cut (the server's close_notify and FIN, unacknowledged in
+ * the tail, were counted as body). */
+START_TEST(test_complete_responses_not_counted_cut)
+{
+  Tree t = make_tree();
+  for (size_t m = 0; m < G_N_ELEMENTS(all_modes); m++) {
+    ValServerConfig cfg = { .root = t.root, .mode = all_modes[m], .quiet = TRUE };
+    ValServer *s = start_cfg(&cfg);
+    SSL_CTX *ctx = client_ctx(all_modes[m]);
+    static const char req[] = "GET /f65536.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    for (int k = 0; k < 40; k++) {
+      g_autoptr(GError) err = NULL;
+      ValClient *c = val_client_connect("127.0.0.1", val_server_port(s), ctx, 20, &err);
+      ck_assert_msg(c, "%s", err ? err->message : "");
+      ck_assert(val_client_send(c, req, sizeof req - 1, &err));
+      int status;
+      int64_t clen;
+      gboolean cl;
+      ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
+      ck_assert(status == 200 && clen == 65536 && cl);
+      gssize got = 0;
+      for (gssize n; got < 65536 && (n = val_client_read_body(c, (uint64_t)(65536 - got), NULL, &err)) > 0;) got += n;
+      ck_assert_int_eq(got, 65536);
+      val_client_abort(c, k % 2 == 1); /* without close_notify; every other one with a reset */
+    }
+    ck_assert(wait_closed(s, 15));
+    ValServerStats st;
+    val_server_stats(s, &st);
+    ck_assert_msg(st.responses_cut == 0, "%s: %" G_GUINT64_FORMAT " of 40 complete responses counted cut short",
+                  val_server_mode_name(all_modes[m]), st.responses_cut);
+    ck_assert_uint_eq(st.status_2xx, 40);
+    val_server_stop(s);
+    SSL_CTX_free(ctx);
+  }
+  free_tree(&t);
+}
+END_TEST
+
 int main(void)
 {
   signal(SIGPIPE, SIG_IGN); /* a client writing to a connection the server closed gets EPIPE */
@@ -1590,6 +1630,7 @@ int main(void)
   tcase_add_test(ab, test_record_sizes_framings);
   tcase_add_test(ab, test_idle_handshakes_hundreds);
   tcase_add_test(ab, test_per_ip_cap);
+  tcase_add_test(ab, test_complete_responses_not_counted_cut);
   tcase_add_test(ab, test_acked_after_reset);
   suite_add_tcase(s, ab);
   return test_run_suite(s);

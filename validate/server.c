@@ -227,6 +227,10 @@ static void account_close(Worker *w, Conn *c)
   if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0 &&
       tl >= offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof ti.tcpi_bytes_acked)
     ADD(w, bytes_acked, ti.tcpi_bytes_acked);
+  /* the FIN of a half-close takes a sequence number (SIOCOUTQ counts it until acknowledged): a
+   * client that closed without reading it, or reset, left it in the tail, which counted a
+   * complete response as cut short */
+  if (c->half_closed) tail -= MIN(tail, 1);
   if (c->notify_sent) tail -= MIN(tail, (uint64_t)VAL_CLOSE_NOTIFY_MAX);
   ADD(w, bytes_body_acked, c->body_written - MIN(tail, c->body_written));
   if ((c->st == ST_SEND && (c->body_off < c->body_end || c->hdr_off < c->hdr_len)) || MIN(tail, c->resp_body_written) > 0)
