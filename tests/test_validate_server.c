@@ -1554,10 +1554,10 @@ START_TEST(test_acked_after_reset)
 }
 END_TEST
 
-/* Issue 33, defect 8: a client that reads a whole Connection: close response and then closes
- * without close_notify (a plain close, or a reset) did not cut it short: every mode, 20 times
- * each way, none counted in responses_cut (the server's close_notify and FIN, unacknowledged in
- * the tail, were counted as body). */
+/* Issue 33, defect 8: a client that reads a whole Connection: close response and the server's
+ * close, then closes without close_notify (a plain close, or a reset), did not cut it short:
+ * every mode, 20 times each way, none counted in responses_cut (the server's FIN, unacknowledged
+ * in the tail, was counted as body). */
 START_TEST(test_complete_responses_not_counted_cut)
 {
   Tree t = make_tree();
@@ -1579,7 +1579,12 @@ START_TEST(test_complete_responses_not_counted_cut)
       gssize got = 0;
       for (gssize n; got < 65536 && (n = val_client_read_body(c, (uint64_t)(65536 - got), NULL, &err)) > 0;) got += n;
       ck_assert_int_eq(got, 65536);
-      val_client_abort(c, k % 2 == 1); /* without close_notify; every other one with a reset */
+      /* the server's close (close_notify, FIN) read; the client's own close without close_notify,
+       * every other one with a reset (a reset right after the body, before the server's close
+       * arrives, may leave the body's last segments unacknowledged: the server cannot tell it
+       * from a cut, and counts it) */
+      ck_assert_int_ne(val_client_wait_close(c, NULL), VAL_CLIENT_CLOSED_ERROR);
+      val_client_abort(c, k % 2 == 1);
     }
     ck_assert(wait_closed(s, 15));
     ValServerStats st;
