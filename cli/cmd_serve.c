@@ -22,7 +22,7 @@ int cmd_serve(int argc, char **argv)
   g_autofree char *root = NULL, *bind = NULL, *mode_s = NULL, *cert = NULL, *key = NULL;
   g_autofree char *port_s = NULL, *threads_s = NULL, *duration_s = NULL, *idle_s = NULL;
   g_autofree char *head_s = NULL, *linger_s = NULL, *max_conns_s = NULL, *per_ip_s = NULL;
-  int port = VAL_DEFAULT_PORT, threads = 1, max_conns = 0, per_ip = 0;
+  int port = VAL_DEFAULT_PORT, threads = 1, max_conns = 0, per_ip = -1; /* per_ip -1: a quarter of max_conns */
   gboolean no_pin = FALSE;
   double duration = 0, idle = VAL_SERVER_IDLE_TIMEOUT_S, head = VAL_SERVER_HEAD_TIMEOUT_S,
          linger = VAL_SERVER_LINGER_S; /* duration 0: until SIGINT/SIGTERM */
@@ -43,9 +43,11 @@ int cmd_serve(int argc, char **argv)
     { "max-conns", 0, 0, G_OPTION_ARG_STRING, &max_conns_s,
       "Most open connections 1..1000000 (default: (RLIMIT_NOFILE - 64) / 2)", "N" },
     { "max-conns-per-ip", 0, 0, G_OPTION_ARG_STRING, &per_ip_s,
-      "Most open connections from one client IPv4 address, 0..1000000; more are refused (default 0: no per-address cap)", "N" },
+      "Most open connections from one client IPv4 address, 0..1000000; more are refused (default: a quarter of --max-conns; "
+      "0: no per-address cap)",
+      "N" },
     { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s,
-      "Stop after S seconds, 0..1000000; 0 (the default): run until SIGINT/SIGTERM", "S" },
+      "Stop after S seconds, 0..1000000; 0 (the default): run until SIGINT/SIGTERM/SIGHUP (SIGUSR1: counters so far)", "S" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   CliCommon common;
@@ -79,12 +81,15 @@ int cmd_serve(int argc, char **argv)
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_BADINPUT;
   }
-  /* SIGPIPE must never kill the server; SIGINT/SIGTERM are taken with sigwait */
+  /* SIGPIPE must never kill the server; SIGINT, SIGTERM and SIGHUP stop it with its summary,
+   * SIGUSR1 prints the counters so far (both killed it without a word): taken with sigwait */
   signal(SIGPIPE, SIG_IGN);
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  sigaddset(&set, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   ValServerConfig cfg = { .root = root,
                           .bind_addr = bind,
@@ -106,17 +111,31 @@ int cmd_serve(int argc, char **argv)
                ? OCASIM_EXIT_BADINPUT
                : OCASIM_EXIT_FAILURE;
   }
-  g_autofree char *until = duration > 0 ? g_strdup_printf("for %g s", duration) : g_strdup("until SIGINT/SIGTERM");
+  g_autofree char *until = duration > 0 ? g_strdup_printf("for %g s", duration) : g_strdup("until SIGINT/SIGTERM/SIGHUP");
   printf("serving %s on %s://%s:%d/ (mode %s, %d worker%s%s) %s\n", root, val_server_mode_is_tls(mode) ? "https" : "http",
          bind ? bind : "127.0.0.1", val_server_port(s), val_server_mode_name(mode), threads, threads > 1 ? "s" : "",
          no_pin ? "" : ", pinned", until);
   fflush(stdout);
-  if (duration > 0) {
-    struct timespec ts = { .tv_sec = (time_t)duration, .tv_nsec = (long)((duration - (time_t)duration) * 1e9) };
-    sigtimedwait(&set, NULL, &ts);
-  } else {
-    int sig;
-    sigwait(&set, &sig);
+  int64_t until_ns = duration > 0 ? val_now_ns() + (int64_t)(duration * 1e9) : 0;
+  for (;;) {
+    int sig = -1;
+    if (duration > 0) {
+      int64_t left = until_ns - val_now_ns();
+      if (left <= 0) break;
+      struct timespec ts = { .tv_sec = (time_t)(left / 1000000000), .tv_nsec = (long)(left % 1000000000) };
+      sig = sigtimedwait(&set, NULL, &ts);
+      if (sig < 0) continue; /* EAGAIN: the loop sees the time is up; EINTR: again */
+    } else if (sigwait(&set, &sig) != 0) {
+      continue;
+    }
+    if (sig != SIGUSR1) break;
+    ValServerStats now;
+    val_server_stats(s, &now);
+    printf("so far: %" G_GUINT64_FORMAT " requests (%" G_GUINT64_FORMAT " 2xx, %" G_GUINT64_FORMAT " 4xx, %" G_GUINT64_FORMAT
+           " 5xx), %.3f GB of bodies written, %" G_GUINT64_FORMAT " connections (%" G_GINT64_FORMAT " open)\n",
+           now.requests, now.status_2xx, now.status_4xx, now.status_5xx, (double)now.bytes_body / 1e9, now.accepted,
+           now.open_conns);
+    fflush(stdout);
   }
   ValKtlsProbe kp = *val_server_ktls(s); /* s is freed by the stop */
   ValServerStats st;
@@ -146,5 +165,8 @@ int cmd_serve(int argc, char **argv)
   else
     printf("kTLS: not used (mode %s); %" G_GUINT64_FORMAT " sends met a full socket buffer (EAGAIN)\n",
            val_server_mode_name(mode), st.write_waits);
+  printf("refused %" G_GUINT64_FORMAT " request heads with 400 (malformed or smuggling shapes), closed %" G_GUINT64_FORMAT
+         " responses of readers slower than %g KiB/s\n",
+         st.bad_heads, st.send_timeouts, VAL_SERVER_MIN_SEND_BPS / 1024.0);
   return OCASIM_EXIT_OK;
 }

@@ -7,9 +7,17 @@
  * PREFIX.summary.csv and PREFIX.summary.jsonl (mean and 95 % CI per output per point). Rows are
  * appended as they complete in order to PREFIX.csv.part and PREFIX.jsonl.part (complete lines,
  * flushed, fdatasync'd at most once a second), which are renamed to the final names when the
- * last run is written, so a final file only ever appears whole. --resume keeps the complete rows
- * of the .part files (a torn last line is cut), checks that they belong to this sweep (and to this
- * ocasim_version: one file holds one version's rows), and runs
+ * last run is written, so a final file only ever appears whole. Beside them PREFIX.inputs.part
+ * holds the digest of everything the rows depend on (models/sweep.h sweep_inputs: the sweep file,
+ * the scenario and its platform files, the overrides, the seed, the version), written before the
+ * first row and removed once the results and summaries are whole. A write that fails (a full
+ * disk) stops the sweep with the file and errno named and exit status 1; nothing is renamed.
+ * While a sweep writes (or resumes) PREFIX, it holds an advisory lock, flock(PREFIX.lock), and a
+ * second sweep on the prefix is refused. --resume refuses rows of other inputs (the digest) or of
+ * another sweep or version (their id columns), keeps the rows of the .part files that are whole
+ * and intact (each JSON row parsed and both its lines exactly what that row writes; the first
+ * damaged line, a torn last line included, and all after it run again), writes the summaries a
+ * sweep killed before them lacks, and runs
  * the rest: the final files equal an uninterrupted run's byte for byte. --limit N stops after N
  * more runs (a sweep in chunks). Without --out the rows go to stdout (CSV, or JSON Lines with
  * --format json). A failing point is a row with its error; the sweep goes on.
@@ -22,6 +30,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/commands.h"
@@ -61,10 +70,12 @@ typedef struct {
 typedef struct {
   FILE *csv, *json;
   char *csv_final, *json_final, *csv_part, *json_part;
+  char *inputs_part; /* PREFIX.inputs.part: sweep_inputs() of the rows in the .part files */
   gint64 last_sync;
   gboolean to_stdout, stdout_json;
+  int err;              /* the first write failure's errno (0: none) */
+  const char *err_path; /* and the file it failed on */
 } Sink;
-
 /* ------------------------------------------------------------------------------------------ */
 /* Progress                                                                                   */
 
@@ -118,8 +129,59 @@ static guint complete_lines(const char *text, gsize len, gsize from, guint max, 
   return n;
 }
 
+/* Records the first write failure of the results (@path, @e: its errno) and returns FALSE. */
+static gboolean sink_fail(Sink *k, const char *path, int e)
+{
+  if (!k->err) {
+    k->err = e ? e : EIO;
+    k->err_path = path;
+  }
+  return FALSE;
+}
+
+/* Whether @path exists (a link counts, whatever it names). */
+static gboolean exists(const char *path)
+{
+  struct stat st;
+  return lstat(path, &st) == 0;
+}
+
+/* The first complete line of @text[0, @len): its length without the newline, or -1 (none). */
+static gssize line_len(const char *text, gsize len)
+{
+  const char *nl = memchr(text, '\n', len);
+  return nl ? nl - text : -1;
+}
+
+/* Whether the rows of an earlier run (@k's .part files or a result not yet summarised) were
+ * computed from what this sweep computes them from: its PREFIX.inputs.part holds this spec's
+ * sweep_inputs(). FALSE with a message when not (@what names the rows). */
+static gboolean inputs_same(const SweepSpec *spec, const Sink *k, const char *what, const char *prog)
+{
+  g_autofree char *stored = NULL;
+  g_autoptr(GError) e = NULL;
+  if (!g_file_get_contents(k->inputs_part, &stored, NULL, &e)) {
+    fprintf(stderr,
+            "%s: --resume: cannot tell what %s were computed from: %s (written by each sweep beside its .part files); run it "
+            "again without --resume\n",
+            prog, what, e->message);
+    return FALSE;
+  }
+  g_autofree char *changed = sweep_inputs_changed(spec, stored);
+  if (!changed) return TRUE;
+  fprintf(stderr,
+          "%s: --resume: %s were computed from other inputs than this sweep's (%s: %s); resuming would mix two sweeps in one "
+          "result: run it again without --resume (or with another --out)\n",
+          prog, what, k->inputs_part, changed);
+  return FALSE;
+}
+
 /* Reads the rows of an earlier, interrupted run of this sweep: the run to start from, with
- * both .part files cut to their common complete rows; -1 with a message on a mismatch. */
+ * both .part files cut to their common rows that are whole and intact; -1 with a message when
+ * they are another sweep's (other inputs, columns, ids or version: exit status 2). Every kept
+ * row is checked: its JSON line parses as this run's row and both its lines are exactly what
+ * this row writes, so a NUL byte, a cut, edited or garbage line ends the kept rows there (said
+ * on stderr; the rest runs again) and the final files equal an uninterrupted run's. */
 static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
 {
   g_autofree char *csv = NULL, *json = NULL;
@@ -127,51 +189,87 @@ static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
   g_autoptr(GString) header = g_string_new(NULL);
   sweep_csv_header(spec, header);
   guint n_runs = sweep_n_runs(spec);
-  if (!g_file_test(k->csv_part, G_FILE_TEST_EXISTS) && g_file_get_contents(k->csv_final, &csv, &lc, NULL)) {
+  gboolean parts = exists(k->csv_part) || exists(k->json_part);
+  /* killed between the renames of a complete result: PREFIX.csv in place, PREFIX.jsonl not yet */
+  if (!exists(k->csv_part) && exists(k->csv_final) && !exists(k->json_final) && exists(k->json_part)) {
+    if (!inputs_same(spec, k, k->json_part, prog)) return -1;
+    if (g_rename(k->json_part, k->json_final) != 0) {
+      fprintf(stderr, "%s: --resume: cannot rename '%s': %s\n", prog, k->json_part, g_strerror(errno));
+      return -1;
+    }
+    parts = FALSE;
+  }
+  if (!parts && g_file_get_contents(k->csv_final, &csv, &lc, NULL)) {
     gsize end;
     g_autofree char *done = NULL;
     gboolean same = g_str_has_prefix(csv, header->str) && complete_lines(csv, lc, header->len, G_MAXUINT, &end) == n_runs &&
-                    g_file_get_contents(k->json_final, &done, NULL, NULL);
+                    end == lc && g_file_get_contents(k->json_final, &done, NULL, NULL);
     /* of this very sweep, as the rows of a .part file below */
     g_auto(GStrv) lines = same ? g_strsplit(done, "\n", -1) : NULL;
     for (guint i = 0; same && i < n_runs; i++) same = lines[i] && sweep_row_line_is_run(spec, lines[i], i);
+    /* not yet summarised (killed before the summaries): its inputs are still beside it */
+    if (same && exists(k->inputs_part) && !inputs_same(spec, k, k->csv_final, prog)) return -1;
     if (same) return n_runs; /* already complete */
     fprintf(stderr, "%s: --resume: %s is not a complete result of this sweep\n", prog, k->csv_final);
     return -1;
   }
-  if (!g_file_get_contents(k->csv_part, &csv, &lc, NULL)) return 0; /* nothing to resume */
+  if (!parts) return 0; /* nothing to resume */
+  if (!inputs_same(spec, k, k->csv_part, prog)) return -1;
+  if (!g_file_get_contents(k->csv_part, &csv, &lc, NULL)) csv = g_strdup(""), lc = 0;
   if (!g_file_get_contents(k->json_part, &json, &lj, NULL)) json = g_strdup(""), lj = 0;
-  if (!g_str_has_prefix(csv, header->str)) {
+  if (lc < header->len || memcmp(csv, header->str, header->len)) {
+    if (lc < header->len && !memcmp(csv, header->str, lc)) return 0; /* killed before the header was whole */
     fprintf(stderr, "%s: --resume: %s has other columns than this sweep's (a different sweep file?)\n", prog, k->csv_part);
     return -1;
   }
-  gsize cend, jend;
-  guint n = complete_lines(csv, lc, header->len, n_runs, &cend);
-  n = MIN(n, complete_lines(json, lj, 0, n_runs, &jend));
-  complete_lines(csv, lc, header->len, n, &cend);
-  complete_lines(json, lj, 0, n, &jend);
-  /* every kept row must be the run of its place */
-  const char *line = json;
-  for (guint i = 0; i < n; i++) {
-    const char *nl = strchr(line, '\n');
-    g_autofree char *one = g_strndup(line, nl - line);
+  gsize cend = header->len, jend = 0;
+  guint n = 0;
+  g_autofree char *damage = NULL;
+  for (; n < n_runs && !damage; n++) {
+    gssize cl = line_len(csv + cend, lc - cend), jl = line_len(json + jend, lj - jend);
+    if (cl < 0 || jl < 0) break; /* the end of either file: a torn last line is cut */
+    const char *bad_file = k->json_part;
+    if (memchr(json + jend, '\0', (gsize)jl) || memchr(csv + cend, '\0', (gsize)cl)) {
+      bad_file = memchr(json + jend, '\0', (gsize)jl) ? k->json_part : k->csv_part;
+      damage = g_strdup("holds a NUL byte");
+    }
+    g_autofree char *one = damage ? NULL : g_strndup(json + jend, (gsize)jl);
     g_autoptr(GError) e = NULL;
-    g_autoptr(SweepRow) row = sweep_row_parse_json(spec, one, &e);
-    guint want_p = i / sweep_replications(spec), want_r = i % sweep_replications(spec);
-    if (!row || row->cells[0].i != want_p || row->cells[1].i != want_r) {
-      fprintf(stderr, "%s: --resume: %s line %u is not run %u of this sweep%s%s\n", prog, k->json_part, i + 1, i, e ? ": " : "",
+    g_autoptr(SweepRow) row = damage ? NULL : sweep_row_parse_json(spec, one, &e);
+    guint want_p = n / sweep_replications(spec), want_r = n % sweep_replications(spec);
+    if (!damage && !row && !g_error_matches(e, SWEEP_ERROR, SWEEP_ERROR_OTHER_SWEEP))
+      damage = g_strdup_printf("is not a row (%s)", e->message);
+    else if (!damage && (!row || row->cells[0].i != want_p || row->cells[1].i != want_r)) {
+      fprintf(stderr, "%s: --resume: %s line %u is not run %u of this sweep%s%s\n", prog, k->json_part, n + 1, n, e ? ": " : "",
               e ? e->message : "");
       return -1;
     }
     /* the same place is not enough: the final file must equal an uninterrupted run's */
-    if (!sweep_row_line_is_run(spec, one, i)) {
+    if (!damage && !sweep_row_line_is_run(spec, one, n)) {
       fprintf(stderr,
               "%s: --resume: %s line %u is run %u of another sweep (its scenario, mode, seed, overrides or varied values "
               "differ: another --set, --seed, --duration or sweep file?); run it again without --resume\n",
-              prog, k->json_part, i + 1, i);
+              prog, k->json_part, n + 1, n);
       return -1;
     }
-    line = nl + 1;
+    if (!damage) { /* both lines exactly as this row writes them: nothing edited, nothing cut */
+      g_autoptr(GString) c = g_string_new(NULL), j = g_string_new(NULL);
+      sweep_row_append_csv(spec, row, c);
+      sweep_row_append_json(spec, row, j);
+      if (j->len != (gsize)jl + 1 || memcmp(j->str, json + jend, j->len))
+        damage = g_strdup("is not the row this run writes (edited or cut)");
+      else if (c->len != (gsize)cl + 1 || memcmp(c->str, csv + cend, c->len)) {
+        bad_file = k->csv_part;
+        damage = g_strdup_printf("and %s line %u disagree (one edited or cut)", k->json_part, n + 1);
+      }
+    }
+    if (damage) {
+      fprintf(stderr, "%s: --resume: %s line %u %s: the rows from run %u on are run again\n", prog, bad_file,
+              n + 1 + (bad_file == k->csv_part), damage, n);
+      break;
+    }
+    cend += (gsize)cl + 1;
+    jend += (gsize)jl + 1;
   }
   if (truncate(k->csv_part, (off_t)cend) != 0 || truncate(k->json_part, (off_t)jend) != 0) {
     fprintf(stderr, "%s: --resume: cannot cut the partial results: %s\n", prog, g_strerror(errno));
@@ -180,66 +278,70 @@ static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
   return n;
 }
 
+/* Opens the results: stdout, or the .part files (appended to from run @start, or new with the
+ * header and, first, PREFIX.inputs.part, written whole before any row). */
 static gboolean sink_open(Sink *k, const SweepSpec *spec, guint start, const char *prog)
 {
+  g_autoptr(GString) h = g_string_new(NULL);
+  sweep_csv_header(spec, h);
   if (k->to_stdout) {
     k->csv = k->stdout_json ? NULL : stdout;
     k->json = k->stdout_json ? stdout : NULL;
-    if (!k->stdout_json) {
-      g_autoptr(GString) h = g_string_new(NULL);
-      sweep_csv_header(spec, h);
-      fputs(h->str, stdout);
-    }
+    if (!k->stdout_json) fputs(h->str, stdout);
     return TRUE;
+  }
+  g_autoptr(GError) e = NULL;
+  if (!start && !cli_write_file(k->inputs_part, sweep_inputs(spec), strlen(sweep_inputs(spec)), &e)) {
+    fprintf(stderr, "%s: %s\n", prog, e->message);
+    return FALSE;
   }
   k->csv = g_fopen(k->csv_part, start ? "ab" : "wb");
   k->json = k->csv ? g_fopen(k->json_part, start ? "ab" : "wb") : NULL;
   if (!k->json) {
-    fprintf(stderr, "%s: %s: %s\n", prog, k->csv ? k->json_part : k->csv_part, g_strerror(errno));
+    fprintf(stderr, "%s: cannot open '%s': %s\n", prog, k->csv ? k->json_part : k->csv_part, g_strerror(errno));
     return FALSE;
   }
-  if (!start) {
-    g_autoptr(GString) h = g_string_new(NULL);
-    sweep_csv_header(spec, h);
-    fputs(h->str, k->csv);
-  }
+  if (!start && (fputs(h->str, k->csv) < 0 || fflush(k->csv) != 0)) return sink_fail(k, k->csv_part, errno);
   return TRUE;
 }
 
+/* Flushes the .part files and fdatasync()s them (the rows on disk); FALSE on a failure. */
 static gboolean sink_sync(Sink *k)
 {
-  gboolean ok = TRUE;
-  if (k->csv) ok &= fflush(k->csv) == 0;
-  if (k->json) ok &= fflush(k->json) == 0;
-  if (!k->to_stdout) {
-    ok &= fdatasync(fileno(k->csv)) == 0;
-    ok &= fdatasync(fileno(k->json)) == 0;
-  }
   k->last_sync = g_get_monotonic_time();
-  return ok;
+  if (k->to_stdout) return fflush(stdout) == 0;
+  if (!k->csv || !k->json) return TRUE; /* not open */
+  if (fflush(k->csv) != 0 || fdatasync(fileno(k->csv)) != 0) return sink_fail(k, k->csv_part, errno);
+  if (fflush(k->json) != 0 || fdatasync(fileno(k->json)) != 0) return sink_fail(k, k->json_part, errno);
+  return TRUE;
 }
 
+/* Appends one run's lines; after a failure nothing more is written (the files stay a prefix of
+ * what they should hold, a torn last line at most, which --resume cuts). */
 static gboolean sink_write(Sink *k, const Done *d)
 {
-  gboolean ok = TRUE;
-  if (k->csv) ok &= fputs(d->csv, k->csv) >= 0;
-  if (k->json) ok &= fputs(d->json, k->json) >= 0;
-  if (k->to_stdout) return ok;
-  ok &= fflush(k->csv) == 0 && fflush(k->json) == 0; /* complete lines reach the file */
-  if (g_get_monotonic_time() - k->last_sync > SYNC_INTERVAL_US) ok &= sink_sync(k);
-  return ok;
+  if (k->err) return FALSE;
+  if (k->to_stdout) return fputs(k->csv ? d->csv : d->json, stdout) >= 0;
+  /* complete lines reach the file: a kill loses at most the line being written */
+  if (fputs(d->csv, k->csv) < 0 || fflush(k->csv) != 0) return sink_fail(k, k->csv_part, errno);
+  if (fputs(d->json, k->json) < 0 || fflush(k->json) != 0) return sink_fail(k, k->json_part, errno);
+  return g_get_monotonic_time() - k->last_sync <= SYNC_INTERVAL_US || sink_sync(k);
 }
 
+/* Closes the results; when @complete and nothing failed, renames the .part files to their final
+ * names (a final file only ever appears whole). FALSE when a write, sync, close or rename failed
+ * (k->err, k->err_path say which). */
 static gboolean sink_close(Sink *k, gboolean complete)
 {
-  gboolean ok = sink_sync(k);
+  if (!k->err) sink_sync(k);
   if (!k->to_stdout) {
-    ok &= fclose(k->csv) == 0;
-    ok &= fclose(k->json) == 0;
-    if (ok && complete) ok = g_rename(k->csv_part, k->csv_final) == 0 && g_rename(k->json_part, k->json_final) == 0;
+    if (k->csv && fclose(k->csv) != 0) sink_fail(k, k->csv_part, errno);
+    if (k->json && fclose(k->json) != 0) sink_fail(k, k->json_part, errno);
+    if (!k->err && complete && g_rename(k->csv_part, k->csv_final) != 0) sink_fail(k, k->csv_final, errno);
+    if (!k->err && complete && g_rename(k->json_part, k->json_final) != 0) sink_fail(k, k->json_final, errno);
   }
   k->csv = k->json = NULL;
-  return ok;
+  return !k->err;
 }
 
 static void sink_clear(Sink *k)
@@ -248,6 +350,53 @@ static void sink_clear(Sink *k)
   g_free(k->json_final);
   g_free(k->csv_part);
   g_free(k->json_part);
+  g_free(k->inputs_part);
+}
+
+/* The advisory lock of --out @prefix: PREFIX.lock, flock()ed while this process writes (or
+ * resumes) the results, so that a second sweep or --resume on the same prefix is refused
+ * rather than interleaving its rows with this one's. The fd to give out_unlock(), or -1 with
+ * @error. A lock file removed by its holder between our open and flock is opened again. */
+static int out_lock(const char *prefix, GError **error)
+{
+  g_autofree char *path = g_strconcat(prefix, ".lock", NULL);
+  for (int attempt = 0; attempt < 16; attempt++) {
+    int fd = g_open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      int e = errno;
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "--out '%s': cannot create the lock '%s': %s", prefix, path,
+                  g_strerror(e));
+      return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      int e = errno;
+      close(fd);
+      if (e == EWOULDBLOCK)
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+                    "--out '%s': another ocasim sweep is writing these results (it holds the lock '%s'); wait for it to end "
+                    "(then --resume if it was cut short) or give another --out",
+                    prefix, path);
+      else
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "--out '%s': cannot lock '%s': %s", prefix, path,
+                    g_strerror(e));
+      return -1;
+    }
+    struct stat held, now;
+    if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_dev == now.st_dev && held.st_ino == now.st_ino) return fd;
+    close(fd); /* its holder finished and removed it: lock the file at the path now */
+  }
+  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST, "--out '%s': cannot take the lock '%s': it keeps being replaced", prefix,
+              path);
+  return -1;
+}
+
+/* Removes the lock of out_lock() (still held, so nobody has it in between) and releases it. */
+static void out_unlock(const char *prefix, int fd)
+{
+  if (fd < 0) return;
+  g_autofree char *path = g_strconcat(prefix, ".lock", NULL);
+  g_unlink(path);
+  close(fd);
 }
 
 /* Refuses a result file of --out @prefix that is a symbolic link: the results are renamed into
@@ -295,8 +444,7 @@ static gboolean write_summary(const SweepSpec *spec, const char *prefix, GError 
     sweep_summary_append(spec, p, of, reps, TRUE, json);
   }
   g_autofree char *cs = g_strdup_printf("%s.summary.csv", prefix), *js = g_strdup_printf("%s.summary.jsonl", prefix);
-  return g_file_set_contents(cs, csv->str, (gssize)csv->len, error) &&
-         g_file_set_contents(js, json->str, (gssize)json->len, error);
+  return cli_write_file(cs, csv->str, csv->len, error) && cli_write_file(js, json->str, json->len, error);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -348,6 +496,7 @@ static gboolean collect(Pool *pool, Sink *sink, Progress *prog, guint start, gui
     }
     next += n;
     progress_show(prog, next);
+    if (!ok && size == 1) break; /* the rest could not be written: stop (other ranks still send theirs) */
   }
   return ok;
 }
@@ -419,26 +568,45 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
     sink.json_final = g_strdup_printf("%s.jsonl", so->out);
     sink.csv_part = g_strdup_printf("%s.csv.part", so->out);
     sink.json_part = g_strdup_printf("%s.jsonl.part", so->out);
+    sink.inputs_part = g_strdup_printf("%s.inputs.part", so->out);
   }
-  /* rank 0 finds where to start and opens the results; -2: bad --out, -1: bad resume, -3: I/O */
+  /* rank 0 finds where to start and opens the results, or says why not (one message, here or
+   * where it failed) and the exit status; the other ranks learn only whether to go on */
   gint64 start = 0;
+  int fail = OCASIM_EXIT_OK, lock = -1;
+  gboolean summarise = so->out && sweep_replications(spec) > 1;
   if (rank == 0) {
-    if (so->out && (!cli_output_file_option("--out", sink.csv_final, &error) ||
-                    !out_links_refused(so->out, sweep_replications(spec) > 1, &error)))
-      start = -2;
-    if (start == 0 && so->resume) start = resume_point(spec, &sink, prog);
-    if (start >= 0 && start < n_runs && !sink_open(&sink, spec, (guint)start, prog)) start = -3;
+    if (so->out && (!cli_output_file_option("--out", sink.csv_final, &error) || !out_links_refused(so->out, summarise, &error)))
+      fail = OCASIM_EXIT_BADINPUT;
+    else if (so->out && (lock = out_lock(so->out, &error)) < 0)
+      fail = OCASIM_EXIT_FAILURE;
+    if (error) cli_fail(error);
+    if (!fail && so->resume && (start = resume_point(spec, &sink, prog)) < 0) fail = OCASIM_EXIT_BADINPUT;
+    if (!fail && start < n_runs && !sink_open(&sink, spec, (guint)start, prog)) {
+      if (sink.err) fprintf(stderr, "%s: cannot write '%s': %s\n", prog, sink.err_path, g_strerror(sink.err));
+      fail = OCASIM_EXIT_FAILURE;
+    }
   }
+  fail = (int)sweep_dist_bcast(fail);
   start = sweep_dist_bcast(start);
-  if (start < 0) {
-    if (rank == 0 && error) cli_fail(error);
+  if (fail) {
+    if (rank == 0) sink_close(&sink, FALSE);
+    out_unlock(so->out, lock);
     sink_clear(&sink);
-    return start == -3 ? OCASIM_EXIT_FAILURE : OCASIM_EXIT_BADINPUT;
+    return fail;
   }
-  if (start == n_runs) { /* --resume of a sweep that had finished */
-    if (rank == 0 && !so->quiet) fprintf(stderr, "%s: %s: already complete (%u runs)\n", prog, sink.csv_final, n_runs);
+  int status = OCASIM_EXIT_OK;
+  if (start == n_runs) { /* --resume of a sweep that had finished (its summaries perhaps not yet) */
+    if (rank == 0 && summarise && !write_summary(spec, so->out, &error)) {
+      fprintf(stderr, "%s: summary: %s\n", prog, error->message);
+      status = OCASIM_EXIT_FAILURE;
+    }
+    if (rank == 0 && status == OCASIM_EXIT_OK) g_unlink(sink.inputs_part);
+    if (rank == 0 && !so->quiet && status == OCASIM_EXIT_OK)
+      fprintf(stderr, "%s: %s: already complete (%u runs)\n", prog, sink.csv_final, n_runs);
+    out_unlock(so->out, lock);
     sink_clear(&sink);
-    return OCASIM_EXIT_OK;
+    return status;
   }
   guint end = (guint)MIN((gint64)n_runs, start + (gint64)limit);
   gint64 t0 = g_get_monotonic_time();
@@ -459,21 +627,28 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
     ok = collect(&pool, &sink, &prog_state, (guint)start, end, size, &failed);
   else
     forward(&pool, (guint)start, end, rank, size);
-  g_thread_pool_free(tp, FALSE, TRUE);
+  g_thread_pool_free(tp, !ok, TRUE); /* after a write failure, the runs not started are dropped */
+  for (guint i = 0; i < n_runs; i++) g_free(pool.done[i].csv), g_free(pool.done[i].json);
   g_free(pool.done);
   g_mutex_clear(&pool.lock);
   g_cond_clear(&pool.cond);
 
-  int status = OCASIM_EXIT_OK;
   if (rank == 0) {
     gboolean complete = end == n_runs;
-    if (!sink_close(&sink, complete) || !ok) {
-      fprintf(stderr, "%s: cannot write the results: %s\n", prog, g_strerror(errno));
+    /* a write that failed (a full disk): the .part files keep the rows written whole, nothing
+     * is renamed into place, and --resume continues from them once there is room */
+    if (!sink_close(&sink, complete && ok) || !ok) {
+      if (sink.err)
+        fprintf(stderr, "%s: cannot write '%s': %s%s\n", prog, sink.err_path, g_strerror(sink.err),
+                so->out ? "; the rows written whole are kept: --resume continues from them" : "");
+      else
+        fprintf(stderr, "%s: cannot write the results to standard output\n", prog);
       status = OCASIM_EXIT_FAILURE;
-    } else if (complete && so->out && sweep_replications(spec) > 1 && !write_summary(spec, so->out, &error)) {
-      fprintf(stderr, "%s: summary: %s\n", prog, error->message);
+    } else if (complete && summarise && !write_summary(spec, so->out, &error)) {
+      fprintf(stderr, "%s: summary: %s; --resume writes it\n", prog, error->message);
       status = OCASIM_EXIT_FAILURE;
     }
+    if (complete && so->out && status == OCASIM_EXIT_OK) g_unlink(sink.inputs_part);
     if (!so->quiet && status == OCASIM_EXIT_OK) {
       double dt = (g_get_monotonic_time() - prog_state.t0) / 1e6;
       guint ran = end - (guint)start;
@@ -482,12 +657,12 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
       if (!so->out)
         fprintf(stderr, "\n");
       else if (complete)
-        fprintf(stderr, " -> %s, %s%s\n", sink.csv_final, sink.json_final,
-                sweep_replications(spec) > 1 ? " (+ .summary.csv, .summary.jsonl)" : "");
+        fprintf(stderr, " -> %s, %s%s\n", sink.csv_final, sink.json_final, summarise ? " (+ .summary.csv, .summary.jsonl)" : "");
       else
         fprintf(stderr, "; %u of %u runs in %s: --resume continues\n", end, n_runs, sink.csv_part);
     }
   }
+  out_unlock(so->out, lock);
   sink_clear(&sink);
   return status;
 }

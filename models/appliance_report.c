@@ -236,7 +236,7 @@ static void write_table(const AppReport *r, GString *out)
                              "            a further served byte costs there\n",
                              r->res[r->stalled_cpu].name, r->res[r->stalled_cpu].limit * 100, r->stall_share * 100);
       if (r->stall_upgrade)
-        g_string_append(out, "            and 1 % more memory bandwidth buys more throughput than 1 % more cycles\n");
+        g_string_append(out, "            and 1 % more memory bandwidth buys more throughput than 1 % more clock\n");
     }
     const int *co = r->co;
     int nco = r->n_co;

@@ -56,7 +56,7 @@ typedef struct {
                               stalls fill (app_report_pick_bottleneck), -1 none */
   double stall_share;       /* with stalled_cpu: the DRAM-stall share of its marginal cycles at X*
                               (demand_dram_stall_share, 0..1) */
-  gboolean stall_upgrade;   /* with stalled_cpu: 1 % more DRAM bandwidth buys more X* than 1 % more cycles */
+  gboolean stall_upgrade;   /* with stalled_cpu: 1 % more DRAM bandwidth buys more X* than 1 % more clock */
   int n_co;                 /* co-bottlenecks of the bottleneck (demand_co_bottlenecks) */
   int *co;                  /* [n_co] their indices into res, in resource order */
   int n_res;

@@ -1,6 +1,7 @@
 /* budget.c — the platform's hardware budgets (see budget.h). */
 #include "models/budget.h"
 #include "models/component.h"
+#include "models/memory.h"
 #include "models/model_error.h"
 
 APP_ENUM_DEFINE(budget_dimm, BUDGET_DIMM_MAP);
@@ -76,6 +77,18 @@ static gboolean budget_validate(const Appliance *a, GError **error)
     if (a->budget.dimm != f.dimm)
       return model_fail(error, "budgets.dimm_type", "a %s memory controller drives %s DIMMs, not %s", uarch,
                         budget_dimm_names[f.dimm], budget_dimm_names[a->budget.dimm]);
+  }
+  /* the DIMMs themselves: a DDR5-only controller (Zen 4) takes no DDR4 speed or type, nor a DDR4 one DDR5 */
+  MemType drives = f.dimm == DIMM_DDR5 ? MEM_TYPE_DDR5 : MEM_TYPE_DDR4;
+  if (a->mem.type != drives) {
+    gboolean by_speed = mem_type_of_speed(a->mem.speed_tps) == a->mem.type; /* auto read it off the speed */
+    return model_fail(error, by_speed ? "memory.speed" : "memory.type",
+                      "a %s memory controller drives %s DIMMs only, not %s%s: give the box's DIMMs (memory.speed and "
+                      "memory.type)",
+                      uarch, mem_type_names[drives], mem_type_names[a->mem.type],
+                      by_speed ? (a->mem.type == MEM_TYPE_DDR4 ? " (memory.type auto reads DDR4 below 4000 MT/s)"
+                                                               : " (memory.type auto reads DDR5 from 4000 MT/s)")
+                               : "");
   }
   int per_socket[TOPO_MAX_SOCKETS] = { 0 };
   g_autofree int *per_quad = g_new0(int, t->sockets * t->quadrants);

@@ -31,16 +31,18 @@
  * node fills the stall cycles climb and the CPU cap can bind first, as on the Rome
  * software-kTLS box (80 % CPU, memory bound; euro2021). When a CPU binds, the most utilised DRAM
  * node is named instead, as the root cause (its stalls are what fill the CPU; demand_name_bottleneck
- * below is that rule, the one every mode uses), if either
- *   (a) 1 % more DRAM bandwidth buys more X* than 1 % more cycles (the kind whose upgrade pays), or
- *   (b) DRAM stalls are most of the CPU's marginal cycles: of the cycles one more served byte adds
- *       at X*, d(X D_cpu(X))/dX (its own cycles and the queueing it adds to every other byte's
- *       reads), more than DEMAND_STALL_MAJORITY are DRAM-latency stalls: local lines' k_dram x
- *       latency, and every line's DRAM queueing (demand_dram_stall_share; a remote line's idle
- *       latency, k_remote x L with the fabric hop, is the fabric's, not counted).
- * (b) is the top-down reading of CPU time (Yasin, "A Top-Down Method for Performance Analysis and
- * Counters Architecture", ISPASS 2014: cycles stalled on loads that miss to DRAM make a core
- * "DRAM bound"), taken on the marginal cycles because those are what stop X* from growing.
+ * below is that rule, the one every mode uses), when
+ *   (a) 1 % more DRAM bandwidth buys more X* than 1 % more clock (the kind whose upgrade pays; a
+ *       faster clock speeds the cycles of work, not the stalls, whose ns are the memory's):
+ *       the named bottleneck is the resource whose 1 % raise buys the most throughput (README).
+ * Reported beside it, not a naming rule: the share of the CPU's marginal cycles that are DRAM
+ * stalls: of the cycles one more served byte adds at X*, d(X D_cpu(X))/dX (its own cycles and
+ * the queueing it adds to every other byte's reads), the DRAM-latency stalls: local lines'
+ * k_dram x latency, and every line's DRAM queueing (demand_dram_stall_share; a remote line's idle
+ * latency, k_remote x L with the fabric hop, is the fabric's, not counted) — the top-down reading
+ * of CPU time (Yasin, ISPASS 2014). It once named the DRAM on its own when above
+ * DEMAND_STALL_MAJORITY (rule (b)), which on the CPU-bound software-kTLS boxes named "dram" where
+ * 1 % more memory bandwidth bought 0.11 % throughput against 0.45 % for 1 % more clock (issue 33).
  * Class demands and totals are evaluated at the operating point
  * X_op = min(offered, X*) (X* when saturating); demand_total_at() gives them at any X.
  * Weights: every NIC port carries the same share of the flows, whatever its line rate (the LACP
@@ -129,16 +131,16 @@ typedef struct {
   double *total;      /* [n_res] sum_c weight_c * demand_cr (at the operating point) */
   double *base_total; /* [n_res] the same at idle DRAM latency */
   int n_lat;
-  DmLatTerm *lat;         /* sum_c weight_c of the classes' load-dependent terms */
-  double op_Bps;          /* operating point X_op = min(offered, X*), B/s */
-  double sized_Bps;       /* served throughput the load-dependent sizings assume (user-buffer residency,
+  DmLatTerm *lat;       /* sum_c weight_c of the classes' load-dependent terms */
+  double op_Bps;        /* operating point X_op = min(offered, X*), B/s */
+  double sized_Bps;     /* served throughput the load-dependent sizings assume (user-buffer residency,
                            NIC context-cache misses, page cache; demand.c): the fixed point, op_Bps within 1e-11 */
-  double sat_Bps;         /* X*, B/s */
-  int bottleneck;         /* named bottleneck at X* (see above), -1 if none */
-  gboolean stall_named;   /* the CPU binds but DRAM is named (its stalls fill the CPU): stall_upgrade or
-                             stall_share > DEMAND_STALL_MAJORITY */
-  gboolean stall_upgrade; /* the CPU binds and 1 % more DRAM bandwidth buys more X* than 1 % more cycles */
-  double stall_share;     /* DRAM-stall share of the binding CPU's marginal cycles at X*, 0 when no CPU binds */
+  double sat_Bps;       /* X*, B/s */
+  int bottleneck;       /* named bottleneck at X* (see above), -1 if none */
+  gboolean stall_named; /* the CPU binds but DRAM is named (its stalls fill the CPU): stall_upgrade */
+  gboolean
+      stall_upgrade; /* the CPU binds and 1 % more DRAM bandwidth buys more X* than 1 % more clock (cycles of work faster, stalls not) */
+  double stall_share; /* DRAM-stall share of the binding CPU's marginal cycles at X*, 0 when no CPU binds */
   int n_ports;
   int *port_nic;       /* [n_ports] card of global port p */
   int *port_num;       /* [n_ports] port number on its card */
@@ -179,8 +181,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)
  * reaches its cap; any loaded-latency effect would make it bind). Assumed (a reporting margin). */
 #define DEMAND_COBOTTLENECK 0.05
 
-/* A binding CPU whose marginal cycles at X* are more than this share DRAM-latency stalls has the
- * DRAM named as its bottleneck (rule (b) above). Assumed: a majority, the plain reading of
+/* A binding CPU whose marginal cycles at X* are more than this share DRAM-latency stalls is
+ * "mostly stalls" (the report says so; it no longer names the DRAM, above). Assumed: a majority, the plain reading of
  * "mostly" (the top-down method ranks categories, it sets no such line). On the published rows the
  * shares are 0.58-0.70 where DRAM is named and at most 0.48 where the CPU is (tests/test_demand.c). */
 #define DEMAND_STALL_MAJORITY 0.5

@@ -344,6 +344,11 @@ const SimConfField memory_schema[] = { /* sanity bound: 12 DDR5 channels per soc
  * DDR5 from this speed up. */
 #define MEM_DDR5_FROM_TPS 4.0e9
 
+MemType mem_type_of_speed(double speed_tps)
+{
+  return speed_tps >= MEM_DDR5_FROM_TPS ? MEM_TYPE_DDR5 : MEM_TYPE_DDR4;
+}
+
 /* Layer of a scenario value: 1 an included platform file, 2 the scenario's own file, 3 a value set
  * on top of the files (--set, a sweep point: line 0, sim/conf.h). */
 static int layer_of(const SimConfNode *root, const SimConfNode *n)
@@ -365,7 +370,7 @@ static gboolean memory_finish(AppConf *c, const SimConfNode *root, GError **erro
   const SimConfNode *curve = mem ? sim_conf_node_get(mem, "loaded_latency") : NULL;
   const SimConfNode *rows = curve ? sim_conf_node_get(curve, "points") : NULL;
   int curve_layer = curve ? layer_of(root, rows ? rows : curve) : 0, line_layer = line ? layer_of(root, line) : 0;
-  if (m->type == MEM_TYPE_AUTO) m->type = m->speed_tps >= MEM_DDR5_FROM_TPS ? MEM_TYPE_DDR5 : MEM_TYPE_DDR4;
+  if (m->type == MEM_TYPE_AUTO) m->type = mem_type_of_speed(m->speed_tps);
   if (!mem || !sim_conf_node_get(mem, "rw_turnaround")) m->rw_turnaround = -1; /* the generation's (mem_turnaround) */
   if (line && curve && line_layer == curve_layer)
     return app_conf_error(error, root, "memory.loaded_latency", SIM_CONF_ERROR_RANGE,

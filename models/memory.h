@@ -103,6 +103,11 @@ typedef struct {
 typedef enum { MEM_TYPE_MAP(APP_ENUM_ID) MEM_TYPE_COUNT } MemType;
 APP_ENUM_DECLARE(mem_type);
 
+/* The DDR generation memory.type auto reads off a DIMM speed (@speed_tps, transfers/s): DDR5
+ *  from 4000 MT/s up (DDR4's JEDEC speed bins end at 3200 MT/s, JESD79-4; DDR5's reach 4800 and
+ *  up, JESD79-5), DDR4 below. */
+MemType mem_type_of_speed(double speed_tps);
+
 typedef struct {
   int channels_per_socket;
   double speed_tps;      /* transfers/s of the DIMMs (DDR4-3200: 3.2e9) */

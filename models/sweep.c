@@ -26,6 +26,7 @@
 
 APP_ENUM_DEFINE(sweep_mode, SWEEP_MODE_MAP);
 APP_ENUM_DEFINE(sweep_cap_latency, SWEEP_CAP_LATENCY_MAP);
+G_DEFINE_QUARK(ocasim - sweep - error - quark, sweep_error)
 
 /* Most points one sweep may hold (the product of its axes) and values one range may give. */
 #define SWEEP_MAX_RUNS 10000000u
@@ -75,6 +76,7 @@ struct SweepSpec {
   GPtrArray *fixed_at;  /* char *: where each of fixed was given ("set: (line 5)", "--set"), for vary:'s check */
   char *overrides;      /* them joined by "; ", the overrides column */
   gboolean headroom;    /* mode capacity with workload.headroom in the base or varied: its columns too */
+  char *inputs;         /* sweep_inputs(): the digest of what the rows depend on */
 };
 
 /* The sweep file's top-level keys. */
@@ -222,6 +224,7 @@ void sweep_free(SweepSpec *s)
   if (s->fixed_at) g_ptr_array_unref(s->fixed_at);
   g_free(s->overrides);
   g_free(s->version);
+  g_free(s->inputs);
   if (s->summary) {
     /* the NAME_mean / NAME_ci95 names follow point, the keys, runs and failed */
     for (guint i = 1 + s->keys->len + 2; i + 1 < s->summary->len; i++)
@@ -639,6 +642,58 @@ static gboolean apply_command_line(SweepSpec *s, const char *const *sets, GError
   return TRUE;
 }
 
+/* Feeds every scalar under @node, as "KEY.PATH=TEXT\n" in tree order, into @all and into the
+ * checksum of the file it was read from (@by_file: file name -> GChecksum). */
+static void inputs_walk(const SimConfNode *node, const char *path, GChecksum *all, GHashTable *by_file)
+{
+  if (sim_conf_node_kind(node) == SIM_CONF_NODE_SCALAR) {
+    g_autofree char *line = g_strdup_printf("%s=%s\n", path, sim_conf_node_text(node));
+    /* a value the sweep file applies (set:, vary:) names "FILE:LINE:COL" as its source: FILE */
+    g_autofree char *file = g_strdup(sim_conf_node_file(node));
+    for (int i = 0; i < 2; i++) {
+      char *colon = strrchr(file, ':');
+      if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) *colon = '\0';
+    }
+    GChecksum *one = g_hash_table_lookup(by_file, file);
+    if (!one) g_hash_table_insert(by_file, g_strdup(file), one = g_checksum_new(G_CHECKSUM_SHA256));
+    g_checksum_update(one, (const guchar *)line, -1);
+    g_checksum_update(all, (const guchar *)line, -1);
+    return;
+  }
+  gboolean map = sim_conf_node_kind(node) == SIM_CONF_NODE_MAP;
+  for (guint i = 0; i < sim_conf_node_size(node); i++) {
+    g_autofree char *sub = map ? g_strdup_printf("%s.%s", path, sim_conf_map_key(node, i)) : g_strdup_printf("%s[%u]", path, i);
+    inputs_walk(sim_conf_node_child(node, i), sub, all, by_file);
+  }
+}
+
+static int str_ptr_cmp(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The text of sweep_inputs(): the sweep file's tree (@root) and the base scenario's (with its
+ * platform, set: and the command line), the sweep seed and the version. */
+static char *inputs_text(const SweepSpec *s, const SimConfNode *root)
+{
+  g_autoptr(GChecksum) all = g_checksum_new(G_CHECKSUM_SHA256);
+  g_autoptr(GHashTable) by_file = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_checksum_free);
+  g_autofree char *head =
+      g_strdup_printf("ocasim-sweep-inputs-v1\nseed=%" G_GUINT64_FORMAT "\nversion=%s\n", s->seed, s->version);
+  g_checksum_update(all, (const guchar *)head, -1);
+  inputs_walk(root, "sweep", all, by_file);
+  inputs_walk(sim_conf_doc_root(s->base), "scenario", all, by_file);
+  GString *out = g_string_new("# ocasim sweep: what the rows of the .part files were computed from (--resume checks it)\n");
+  g_string_append_printf(out, "sha256 %s\nversion %s\nseed %" G_GUINT64_FORMAT "\n", g_checksum_get_string(all), s->version,
+                         s->seed);
+  g_autofree const char **files = (const char **)g_hash_table_get_keys_as_array(by_file, NULL);
+  guint n = g_strv_length((char **)files);
+  qsort(files, n, sizeof *files, str_ptr_cmp);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf(out, "file %s %s\n", g_checksum_get_string(g_hash_table_lookup(by_file, files[i])), files[i]);
+  return g_string_free(out, FALSE);
+}
+
 SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
                       const char *version, GError **error)
 {
@@ -728,6 +783,7 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
     for (guint k = 0; k < s->keys->len; k++)
       s->headroom |= g_str_has_prefix(((const SweepKey *)g_ptr_array_index(s->keys, k))->key, "workload.headroom");
     build_columns(s);
+    s->inputs = inputs_text(s, root);
   }
   sim_conf_unbind(sweep_schema, &c);
   return ok ? g_steal_pointer(&s) : NULL;
@@ -754,6 +810,54 @@ guint sweep_replications(const SweepSpec *s)
 guint sweep_n_runs(const SweepSpec *s)
 {
   return s->n_points * s->replications;
+}
+
+const char *sweep_inputs(const SweepSpec *s)
+{
+  return s->inputs;
+}
+
+/* The value of the line "@tag VALUE" of an inputs text (transfer full), or NULL. */
+static char *inputs_field(char **lines, const char *tag)
+{
+  for (char **l = lines; *l; l++)
+    if (g_str_has_prefix(*l, tag) && (*l)[strlen(tag)] == ' ') return g_strdup(*l + strlen(tag) + 1);
+  return NULL;
+}
+
+char *sweep_inputs_changed(const SweepSpec *s, const char *stored)
+{
+  g_auto(GStrv) old = g_strsplit(stored, "\n", -1), now = g_strsplit(s->inputs, "\n", -1);
+  g_autofree char *old_sha = inputs_field(old, "sha256"), *now_sha = inputs_field(now, "sha256");
+  if (old_sha && !strcmp(old_sha, now_sha)) return NULL;
+  if (!old_sha) return g_strdup("it is not a digest written by ocasim sweep");
+  g_autoptr(GString) why = g_string_new(NULL);
+  g_autofree char *old_v = inputs_field(old, "version"), *old_seed = inputs_field(old, "seed");
+  g_autofree char *now_v = inputs_field(now, "version"), *now_seed = inputs_field(now, "seed");
+  if (g_strcmp0(old_v, now_v))
+    g_string_append_printf(why, "; written by ocasim %s, this is ocasim %s", old_v ? old_v : "?", now_v);
+  if (g_strcmp0(old_seed, now_seed)) g_string_append_printf(why, "; sweep seed %s, now %s", old_seed ? old_seed : "?", now_seed);
+  /* the files (and --set, --duration ...) whose values differ, were added or are gone: the
+   * first few by name */
+  guint named = 0, more = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (char **l = pass ? old : now; *l; l++) {
+      if (!g_str_has_prefix(*l, "file ")) continue;
+      gboolean found = FALSE;
+      for (char **m = pass ? now : old; *m && !found; m++) found = !strcmp(*l, *m);
+      if (found) continue;
+      const char *name = strchr(*l + 5, ' ');
+      if (!name) continue;
+      name++;
+      if (strstr(why->str, name)) continue;
+      if (named++ < 3)
+        g_string_append_printf(why, "; %s %s", name, pass ? "no longer gives values" : "changed");
+      else
+        more++;
+    }
+  if (more) g_string_append_printf(why, "; %u more file%s", more, more == 1 ? "" : "s");
+  if (!why->len) g_string_append(why, "; the values moved between files");
+  return g_strdup(why->str + 2);
 }
 
 guint sweep_n_keys(const SweepSpec *s)
@@ -1176,14 +1280,15 @@ SweepRow *sweep_row_parse_json(const SweepSpec *s, const char *line, GError **er
   gint64 point = row->cells[COL_POINT].i, rep = row->cells[COL_REPLICATION].i;
   if (row->cells[COL_POINT].missing || row->cells[COL_REPLICATION].missing || point < 0 || point >= s->n_points || rep < 0 ||
       rep >= s->replications) {
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+    g_set_error(error, SWEEP_ERROR, SWEEP_ERROR_OTHER_SWEEP,
                 "point %" G_GINT64_FORMAT " replication %" G_GINT64_FORMAT " is not in this sweep", point, rep);
     return NULL;
   }
   /* rows of another ocasim are not this sweep's: a resume must not mix two versions' rows in one file */
   const char *v = row->cells[s->error_col + 1].s;
   if (!v || strcmp(v, s->version)) {
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "written by ocasim %s, this is ocasim %s", v ? v : "(none)", s->version);
+    g_set_error(error, SWEEP_ERROR, SWEEP_ERROR_OTHER_SWEEP, "written by ocasim %s, this is ocasim %s", v ? v : "(none)",
+                s->version);
     return NULL;
   }
   set_key_cells(s, (guint)point, row);

@@ -90,6 +90,12 @@ typedef struct {
 
 typedef struct SweepSpec SweepSpec;
 
+/* Errors of sweep_row_parse_json: a row of another sweep or another ocasim (OTHER_SWEEP); a
+ *  line that is not a row at all is G_FILE_ERROR_INVAL. */
+#define SWEEP_ERROR (sweep_error_quark())
+GQuark sweep_error_quark(void);
+typedef enum { SWEEP_ERROR_OTHER_SWEEP } SweepError;
+
 /* The binding schema of a sweep file's top level (kind, scenario, mode, replications, seed,
  *  set, vary), for documentation and JSON Schema (`ocasim schema sweep`): set and vary are NODE
  *  fields, read by sweep_load() itself.  Returns: a static SIM_CONF_END-terminated table. */
@@ -116,6 +122,16 @@ SweepMode sweep_mode(const SweepSpec *s);
 guint sweep_n_points(const SweepSpec *s);
 guint sweep_replications(const SweepSpec *s);
 guint sweep_n_runs(const SweepSpec *s);
+/* What every row of the sweep depends on, as a small text to store beside partial results:
+ *  a line "sha256 HEX", the SHA-256 of every value of the sweep file and of the base scenario
+ *  (its platform files, `set:` and the command line's overrides applied; each value as
+ *  "KEY.PATH=TEXT", so comments and layout do not count), the sweep seed and @version; then
+ *  "version V", "seed S" and a line "file HEX NAME" per file (or option) the values came from.
+ *  The rows' id columns cannot tell an edited platform file: this does.  Owned by the spec. */
+const char *sweep_inputs(const SweepSpec *s);
+/* NULL when @stored (an earlier sweep_inputs() text) has this spec's digest; otherwise what
+ *  differs, for a message ("scenarios/platforms/x.yaml changed; ..."). (transfer full) */
+char *sweep_inputs_changed(const SweepSpec *s, const char *stored);
 /* Number of varied keys and the key path of the @k-th (file order). */
 guint sweep_n_keys(const SweepSpec *s);
 const char *sweep_key(const SweepSpec *s, guint k);

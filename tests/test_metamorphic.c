@@ -247,7 +247,10 @@ static GPtrArray *raises(const MScen *s, double f)
 {
   const Appliance *a = &s->a;
   GPtrArray *r = sets_new();
-  g_ptr_array_add(r, g_strdup_printf("memory.speed=%.17g T/s", a->mem.speed_tps * f));
+  /* the DDR generation held (memory.type auto would read it off the raised speed; a Zen 2 box
+   * takes no DDR5, budget.c) */
+  g_ptr_array_add(r,
+                  g_strdup_printf("memory.speed=%.17g T/s\nmemory.type=%s", a->mem.speed_tps * f, mem_type_names[a->mem.type]));
   g_ptr_array_add(r, g_strdup_printf("memory.channels_per_socket=%d", a->mem.channels_per_socket * 2));
   g_ptr_array_add(r, g_strdup_printf("cpu.cores_per_socket=%d", a->topo.cores_per_socket * 2));
   g_ptr_array_add(r, g_strdup_printf("cpu.clock=%.17g Hz", MIN(a->cpu.clock_hz * f, 10e9))); /* the schema's sanity bound */

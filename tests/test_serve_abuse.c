@@ -335,7 +335,8 @@ START_TEST(test_modes_load_health_sigterm)
 }
 END_TEST
 
-/* --max-conns-per-ip 4: 10 silent connections from 127.0.0.2 leave 4 open and 6 refused,
+/* --max-conns-per-ip 4: 10 silent connections from 127.0.0.2 leave 4 open (each new one past the
+ * cap takes the slot of the address's longest-waiting one: 6 evicted, none of another address),
  * while 127.0.0.1 is served; the summary counts them. */
 START_TEST(test_per_ip_cap_cli)
 {
@@ -367,7 +368,167 @@ START_TEST(test_per_ip_cap_cli)
   for (int i = 0; i < 10; i++) close(fd[i]);
   int status = serve_stop(&sv, 10);
   ck_assert_msg(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit %d", status);
-  ck_assert_msg(strstr(sv.out->str, " 6 refused at the per-address cap"), "summary: %s", sv.out->str);
+  ck_assert_msg(strstr(sv.out->str, " 6 evicted and 0 refused at the connection cap, 0 refused at the per-address cap"),
+                "summary: %s", sv.out->str);
+  g_string_free(sv.out, TRUE);
+  val_rm_rf(root);
+}
+END_TEST
+
+/* A raw connection from the IPv4 @source (a loopback address) to @port, non-blocking after the
+ * connect, with SO_RCVBUF @rcvbuf (0: the kernel's); -1 when refused. */
+static int raw_connect_from(const char *source, int port, int rcvbuf)
+{
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in src = { .sin_family = AF_INET }, dst = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+  inet_pton(AF_INET, source, &src.sin_addr);
+  inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+  if (rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  if (bind(fd, (struct sockaddr *)&src, sizeof src) != 0 || connect(fd, (struct sockaddr *)&dst, sizeof dst) != 0) {
+    close(fd);
+    return -1;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return fd;
+}
+
+/* The send queues (bytes written, not acknowledged: /proc/net/tcp tx_queue) of the sockets whose
+ * local port is @port: their largest in *max and their count; the sum is returned. */
+static uint64_t send_queues(int port, uint64_t *max, int *n)
+{
+  g_autofree char *text = NULL;
+  *max = 0;
+  *n = 0;
+  if (!g_file_get_contents("/proc/net/tcp", &text, NULL, NULL)) return 0;
+  uint64_t sum = 0;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (char **l = lines + 1; l[0] && l[0][0]; l++) {
+    unsigned lport = 0, st = 0;
+    unsigned long tx = 0, rx = 0;
+    if (sscanf(*l, " %*d: %*8x:%x %*8x:%*x %x %lx:%lx", &lport, &st, &tx, &rx) != 4 || lport != (unsigned)port) continue;
+    sum += tx;
+    *max = MAX(*max, (uint64_t)tx);
+    (*n)++;
+  }
+  return sum;
+}
+
+/* Issue 33, defect 6: at the defaults (here under `ulimit -n 512`: 224 connections, 56 per
+ * address), 300 paced slow readers (127.0.0.2: a 64 MiB file read 1 KiB a second each) and 300
+ * slowloris heads (127.0.0.3: a header line a second) try to hold the server while a normal client
+ * (127.0.0.1) fetches a 1 MiB file about every 0.5 s for 15 s, its SHA-256 checked. A sending
+ * connection could not be evicted: the slow readers took every slot and no normal GET was served
+ * (0/21, 0/16, 0/23 at --max-conns 50); each one pinned ~2.8 MiB of kernel send buffer. Now the
+ * per-address cap (a quarter) leaves slots, the send deadline (16 KiB/s over 10 s) closes the slow
+ * readers, and every socket's send queue stays within its bounded buffer (2 x 512 KiB). SIGUSR1
+ * prints the counters so far and SIGHUP stops the server with its summary (both killed it). */
+START_TEST(test_slow_readers_cannot_starve)
+{
+  enum { READERS = 300, LORIS = 300, ROUNDS = 30 };
+  g_autofree char *root = make_root(1048576);
+  g_autofree char *big = g_build_filename(root, "big.bin", NULL);
+  int bfd = open(big, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  ck_assert(bfd >= 0 && ftruncate(bfd, 64 << 20) == 0);
+  close(bfd);
+  g_autofree char *fpath = g_build_filename(root, "f.bin", NULL);
+  unsigned char want_sha[32];
+  ck_assert(val_sha256_file_range(fpath, 0, 1048576, want_sha, NULL));
+  Serve sv = serve_start(root, 512, "--mode sendfile");
+  int rd[READERS], lo[LORIS];
+  static const char get_big[] = "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int i = 0; i < READERS; i++) {
+    rd[i] = raw_connect_from("127.0.0.2", sv.port, 4096);
+    if (rd[i] >= 0 && send(rd[i], get_big, sizeof get_big - 1, MSG_NOSIGNAL) < 0) close(rd[i]), rd[i] = -1;
+  }
+  for (int i = 0; i < LORIS; i++) {
+    lo[i] = raw_connect_from("127.0.0.3", sv.port, 0);
+    if (lo[i] >= 0) send(lo[i], "GET /f.bin HTTP/1.1\r\n", 21, MSG_NOSIGNAL);
+  }
+  int served = 0, tried = 0;
+  uint64_t worst_queue = 0, worst_sum = 0;
+  for (int k = 0; k < ROUNDS; k++) {
+    char buf[1024];
+    for (int i = 0; i < READERS; i++) /* paced: 1 KiB a second */
+      if (rd[i] >= 0 && k % 2 == 0 && recv(rd[i], buf, sizeof buf, 0) == 0) close(rd[i]), rd[i] = -1;
+    for (int i = 0; i < LORIS; i++)
+      if (lo[i] >= 0 && k % 2 == 0 && send(lo[i], "X-a: b\r\n", 8, MSG_NOSIGNAL) < 0) close(lo[i]), lo[i] = -1;
+    g_autoptr(GError) err = NULL;
+    g_autoptr(ValClient) c = val_client_connect("127.0.0.1", sv.port, NULL, 3, &err);
+    int status = 0;
+    uint64_t len = 0;
+    unsigned char sha[32];
+    tried++;
+    if (c && val_client_get(c, "GET", "/f.bin", NULL, &status, &len, sha, &err) && status == 200 && len == 1048576 &&
+        memcmp(sha, want_sha, 32) == 0)
+      served++;
+    uint64_t max;
+    int n;
+    worst_sum = MAX(worst_sum, send_queues(sv.port, &max, &n));
+    worst_queue = MAX(worst_queue, max);
+    if (k == ROUNDS / 2) kill(sv.pid, SIGUSR1);
+    val_sleep_ns(500000000);
+  }
+  printf("serve abuse: %d of %d GETs served; send queues at most %.0f KiB per socket, %.1f MiB in all\n", served, tried,
+         worst_queue / 1024.0, worst_sum / 1048576.0);
+  ck_assert_msg(served >= tried - 2, "%d of %d GETs served beside 300 slow readers and 300 slowloris heads", served, tried);
+  ck_assert_msg(worst_queue <= 2 * 524288 + 65536, "a send queue of %" G_GUINT64_FORMAT " bytes", worst_queue);
+  ck_assert_msg(worst_sum <= 64ull << 20, "%" G_GUINT64_FORMAT " bytes in the send queues", worst_sum);
+  ck_assert_msg(read_until(&sv, "so far: ", 5), "SIGUSR1: %s", sv.out->str);
+  for (int i = 0; i < READERS; i++)
+    if (rd[i] >= 0) close(rd[i]);
+  for (int i = 0; i < LORIS; i++)
+    if (lo[i] >= 0) close(lo[i]);
+  ck_assert(kill(sv.pid, 0) == 0); /* still running after SIGUSR1 */
+  kill(sv.pid, SIGHUP);
+  int status = -1;
+  int64_t end = val_now_ns() + 10000000000LL;
+  while (val_now_ns() < end && waitpid(sv.pid, &status, WNOHANG) != sv.pid) status = -1, val_sleep_ns(20000000);
+  if (status == -1) kill(sv.pid, SIGKILL), waitpid(sv.pid, NULL, 0);
+  ck_assert_msg(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "SIGHUP: exit %d", status);
+  ck_assert_msg(read_until(&sv, " responses of readers slower than", 5), "summary: %s", sv.out->str);
+  const char *cut = strstr(sv.out->str, "closed ");
+  ck_assert_msg(cut && strstr(sv.out->str, "kTLS on"), "summary: %s", sv.out->str);
+  close(sv.out_fd);
+  g_spawn_close_pid(sv.pid);
+  g_string_free(sv.out, TRUE);
+  val_rm_rf(root);
+}
+END_TEST
+
+/* Issue 33, defect 7, through `ocasim serve`: the request smuggling shapes RFC 9112 tells a
+ * server to reject get 400, each logged with the client's address (stderr) and counted in the
+ * summary; two leading empty lines are ignored (the request is served). */
+START_TEST(test_smuggling_refused_and_logged)
+{
+  g_autofree char *root = make_root(65536);
+  Serve sv = serve_start(root, 0, "--mode sendfile 2>&1");
+  static const char *const shapes[] = {
+    "GET /f.bin HTTP/1.1\r\nHost: x\r\nContent-Length : 5\r\n\r\n",
+    "GET /f.bin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding\t: chunked\r\n\r\n",
+    "GET /f.bin HTTP/1.1\r\nHost: x\rX-A: b\r\n\r\n",
+    "GET /f.bin HTTP/1.1\r\n\r\n",
+    "GET /f.bin HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+    "GET /f.bin HTTP/1.1\r\nHost: x\r\nX-A: b\0c\r\n\r\n",
+    "\r\n\r\nGET /f.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+  };
+  static const size_t lens[] = { 0, 0, 0, 0, 0, 42, 0 };
+  for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++) {
+    int fd = raw_connect(sv.port);
+    ck_assert(fd >= 0);
+    size_t n = lens[i] ? lens[i] : strlen(shapes[i]);
+    ck_assert(send(fd, shapes[i], n, MSG_NOSIGNAL) == (ssize_t)n);
+    char buf[64] = { 0 };
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    ck_assert(poll(&p, 1, 10000) == 1);
+    ck_assert(recv(fd, buf, sizeof buf - 1, 0) > 12);
+    const char *want = i + 1 < G_N_ELEMENTS(shapes) ? "HTTP/1.1 400 " : "HTTP/1.1 200 ";
+    ck_assert_msg(g_str_has_prefix(buf, want), "shape %zu: %s", i, buf);
+    close(fd);
+  }
+  ck_assert_msg(read_until(&sv, "127.0.0.1: request head refused (400): \"GET /f.bin HTTP/1.1\"", 5), "log: %s", sv.out->str);
+  int status = serve_stop(&sv, 10);
+  ck_assert_msg(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit %d", status);
+  ck_assert_msg(read_until(&sv, "refused 6 request heads with 400", 5), "summary: %s", sv.out->str);
   g_string_free(sv.out, TRUE);
   val_rm_rf(root);
 }
@@ -378,10 +539,12 @@ int main(void)
   signal(SIGPIPE, SIG_IGN);
   Suite *s = suite_create("serve_abuse");
   TCase *tc = tcase_create("serve");
-  tcase_set_timeout(tc, 120);
+  tcase_set_timeout(tc, 180);
   tcase_add_test(tc, test_slowloris_fd_limit);
   tcase_add_test(tc, test_modes_load_health_sigterm);
   tcase_add_test(tc, test_per_ip_cap_cli);
+  tcase_add_test(tc, test_slow_readers_cannot_starve);
+  tcase_add_test(tc, test_smuggling_refused_and_logged);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

@@ -31,28 +31,60 @@ START_TEST(test_request_basic)
   ck_assert(r.head && !r.keep_alive);
   ck_assert_int_eq(parse("GET /x HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", &r), 1);
   ck_assert(r.keep_alive);
-  ck_assert_int_eq(parse("GET /x HTTP/1.1\r\nconnection: foo, close\r\n\r\n", &r), 1);
+  ck_assert_int_eq(parse("GET /x HTTP/1.1\r\nHost: h\r\nconnection: foo, close\r\n\r\n", &r), 1);
   ck_assert(!r.keep_alive);
-  ck_assert_int_eq(parse("GET http://h:1/p%20q HTTP/1.1\r\n\r\n", &r), 1);
+  ck_assert_int_eq(parse("GET http://h:1/p%20q HTTP/1.1\r\nHost: h\r\n\r\n", &r), 1);
   ck_assert_str_eq(r.path, "/p q");
-  ck_assert_int_eq(parse("GET /%2e%2e/etc/passwd HTTP/1.1\r\n\r\n", &r), 1);
+  ck_assert_int_eq(parse("GET /%2e%2e/etc/passwd HTTP/1.1\r\nHost: h\r\n\r\n", &r), 1);
   ck_assert_str_eq(r.path, "/../etc/passwd");
   /* incomplete, then errors */
   size_t used;
   ck_assert_int_eq(val_http_parse_request("GET / HTTP/1.1\r\nHost", 20, &r, &used), 0);
-  ck_assert_int_eq(parse("POST /x HTTP/1.1\r\n\r\n", &r), -405);
+  ck_assert_int_eq(parse("POST /x HTTP/1.1\r\nHost: h\r\n\r\n", &r), -405);
   ck_assert_int_eq(parse("GET /x HTTP/2.0\r\n\r\n", &r), -505);
-  ck_assert_int_eq(parse("GET x HTTP/1.1\r\n\r\n", &r), -400);
-  ck_assert_int_eq(parse("GET /a%00b HTTP/1.1\r\n\r\n", &r), -400);
-  ck_assert_int_eq(parse("GET /a%zz HTTP/1.1\r\n\r\n", &r), -400);
-  ck_assert_int_eq(parse("GET /a% HTTP/1.1\r\n\r\n", &r), -400);
-  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", &r), -501);
-  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length: 0\r\n\r\n", &r), 1);
-  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nbad header\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET x HTTP/1.1\r\nHost: h\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a%00b HTTP/1.1\r\nHost: h\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a%zz HTTP/1.1\r\nHost: h\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a% HTTP/1.1\r\nHost: h\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n", &r), -501);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", &r), 1);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nbad header\r\n\r\n", &r), -400);
   char big[VAL_HTTP_MAX_HEADER + 10];
   memset(big, 'a', sizeof big);
   memcpy(big, "GET /", 5);
   ck_assert_int_eq(val_http_parse_request(big, sizeof big, &r, &used), -431);
+}
+END_TEST
+
+/* Issue 33, defect 7: the request smuggling shapes RFC 9112 tells a server to reject get 400:
+ * whitespace between a field name and its colon (§5.1; "Content-Length : 5" and
+ * "Transfer-Encoding : chunked" read by another hop as a body), a bare CR (§2.2), a NUL in a
+ * value (RFC 9110 §5.5), an HTTP/1.1 request without Host or any with two (§3.2). Leading
+ * empty lines are ignored (§2.2), as the code said: two of them got 400. */
+START_TEST(test_smuggling_shapes)
+{
+  ValHttpRequest r;
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nContent-Length : 5\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding\t: chunked\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost : h\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\rX-A: b\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\rHost: h\r\n\r\n", &r), -400);
+  size_t used;
+  static const char nul[] = "GET /a HTTP/1.1\r\nHost: h\r\nX-A: b\0c\r\n\r\n";
+  ck_assert_int_eq(val_http_parse_request(nul, sizeof nul - 1, &r, &used), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nhost: h\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.0\r\nHost: h\r\nHost: i\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.0\r\n\r\n", &r), 1); /* HTTP/1.0 needs no Host */
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nX(y): z\r\n\r\n", &r), -400);
+  /* leading empty lines: one or two, CRLF or bare LF, skipped and consumed */
+  static const char two[] = "\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\nGET";
+  ck_assert_int_eq(val_http_parse_request(two, sizeof two - 1, &r, &used), 1);
+  ck_assert_str_eq(r.path, "/b");
+  ck_assert_uint_eq(used, sizeof two - 1 - 3);
+  ck_assert_int_eq(parse("\nGET /c HTTP/1.1\r\nHost: h\r\n\r\n", &r), 1);
+  ck_assert_int_eq(val_http_parse_request("\r\n\r\n", 4, &r, &used), 0); /* only empty lines: more to come */
+  ck_assert_int_eq(val_http_parse_request("\r\n\r", 3, &r, &used), 0);
 }
 END_TEST
 
@@ -116,13 +148,13 @@ END_TEST
 START_TEST(test_hostile_headers)
 {
   ValHttpRequest r;
-  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length:\r\n\r\n", &r), -400);
-  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length:   \r\n\r\n", &r), -400);
-  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", &r), -400);
-  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length: 00\r\n\r\n", &r), 1);
-  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nContent-Length: 7\r\n\r\n", &r), -501);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nContent-Length:\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nContent-Length:   \r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nContent-Length: 1x\r\n\r\n", &r), -400);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nContent-Length: 00\r\n\r\n", &r), 1);
+  ck_assert_int_eq(parse("GET /a HTTP/1.1\r\nHost: h\r\nContent-Length: 7\r\n\r\n", &r), -501);
   /* a single range padded to 300 characters (OWS is allowed around the value's parts) */
-  GString *req = g_string_new("GET /a HTTP/1.1\r\nRange: bytes=");
+  GString *req = g_string_new("GET /a HTTP/1.1\r\nHost: h\r\nRange: bytes=");
   for (int i = 0; i < 280; i++) g_string_append_c(req, ' ');
   g_string_append(req, "5-9\r\n\r\n");
   ck_assert_int_eq(parse(req->str, &r), 1);
@@ -259,7 +291,7 @@ START_TEST(test_encoded_dotdot_end_to_end)
   const char *targets[] = { "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/%2e%2e/%2e%2e/secret.txt", "/..%2fsecret.txt",
                             "/%2e%2e%2f%2e%2e%2fetc%2fpasswd" };
   for (size_t i = 0; i < G_N_ELEMENTS(targets); i++) {
-    g_autofree char *req = g_strdup_printf("GET %s HTTP/1.1\r\n\r\n", targets[i]);
+    g_autofree char *req = g_strdup_printf("GET %s HTTP/1.1\r\nHost: h\r\n\r\n", targets[i]);
     ValHttpRequest r;
     size_t used;
     ck_assert_int_eq(val_http_parse_request(req, strlen(req), &r, &used), 1);
@@ -276,6 +308,7 @@ int main(void)
   Suite *s = suite_create("validate_http");
   TCase *tc = tcase_create("http");
   tcase_add_test(tc, test_request_basic);
+  tcase_add_test(tc, test_smuggling_shapes);
   tcase_add_test(tc, test_ranges);
   tcase_add_test(tc, test_format_head);
   tcase_add_test(tc, test_hostile_headers);

@@ -4,6 +4,10 @@
  * dropped), query stripped, path percent-decoded (an encoded NUL is rejected;
  * "%2e%2e" becomes ".." and is refused later by path resolution), headers
  * Connection, Range, Content-Length/Transfer-Encoding (a request body is refused).
+ * Refused with 400, as RFC 9112 asks of a server (request smuggling shapes): whitespace
+ * between a field name and its colon or any other non-token name, a bare CR, a NUL anywhere
+ * in the head, an HTTP/1.1 request without Host, any request with two Host lines. Empty
+ * lines before the request-line are ignored (§2.2).
  * Ranges: one "bytes=" range (first-last, first-, -suffix) per RFC 9110 §14,
  * whatever the length of the header value (spaces around it are trimmed);
  * several ranges are ignored (full 200 response), an unsatisfiable one is 416.
@@ -84,16 +88,42 @@ static gboolean token_in(const char *s, const char *e, const char *tok)
   return FALSE;
 }
 
+/* Whether [s, e) is a field name: 1*tchar (RFC 9110 §5.6.2). */
+static gboolean is_token(const char *s, const char *e)
+{
+  if (s == e) return FALSE;
+  for (; s < e; s++)
+    if (!g_ascii_isalnum(*s) && !strchr("!#$%&'*+-.^_`|~", *s)) return FALSE;
+  return TRUE;
+}
+
 int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, size_t *consumed)
 {
+  /* leading empty lines before the request-line are ignored (RFC 9112 §2.2): skipped before
+   * looking for the blank line that ends the head, which they would otherwise be */
+  size_t lead = 0;
+  for (;;) {
+    if (lead < len && buf[lead] == '\n')
+      lead++;
+    else if (lead + 1 < len && buf[lead] == '\r' && buf[lead + 1] == '\n')
+      lead += 2;
+    else
+      break;
+    if (lead >= VAL_HTTP_MAX_HEADER) return -431;
+  }
+  if (lead == len || (buf[lead] == '\r' && lead + 1 == len)) return 0; /* only empty lines yet */
   size_t end = 0;
   size_t scan = MIN(len, (size_t)VAL_HTTP_MAX_HEADER);
-  if (!find_head_end(buf, scan, &end)) return len >= VAL_HTTP_MAX_HEADER ? -431 : 0;
+  if (lead >= scan || !find_head_end(buf + lead, scan - lead, &end)) return len >= VAL_HTTP_MAX_HEADER ? -431 : 0;
+  end += lead;
   memset(req, 0, sizeof *req);
   *consumed = end;
-  const char *p = buf, *lim = buf + end;
-  /* tolerate leading empty lines (RFC 9112 §2.2) */
-  while (p < lim && (*p == '\r' || *p == '\n')) p++;
+  const char *p = buf + lead, *lim = buf + end;
+  /* request smuggling shapes (RFC 9112 §2.2, RFC 9110 §5.5): a NUL anywhere in the head, or a
+   * bare CR (one not followed by LF) */
+  if (memchr(p, '\0', (size_t)(lim - p))) return -400;
+  for (const char *cr = p; (cr = memchr(cr, '\r', (size_t)(lim - cr))); cr++)
+    if (cr + 1 >= lim || cr[1] != '\n') return -400;
   const char *eol = memchr(p, '\n', (size_t)(lim - p));
   if (!eol) return -400;
   const char *le = eol;
@@ -135,6 +165,7 @@ int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, siz
   if (!val_http_percent_decode(ts, (size_t)(te - ts), req->path, sizeof req->path)) return -400;
 
   req->keep_alive = req->minor == 1;
+  int hosts = 0;
   /* header fields */
   const char *line = eol + 1;
   while (line < lim) {
@@ -144,11 +175,15 @@ int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, siz
     if (ee > line && ee[-1] == '\r') ee--;
     if (ee == line) break; /* blank line */
     const char *colon = memchr(line, ':', (size_t)(ee - line));
-    if (!colon || colon == line || line[0] == ' ' || line[0] == '\t') return -400;
+    /* a field name is a token: no whitespace before the colon (RFC 9112 §5.1: 400), no line
+     * folding (a line starting with whitespace, §5.2) */
+    if (!colon || !is_token(line, colon)) return -400;
     size_t nlen = (size_t)(colon - line);
     const char *vs = colon + 1, *ve = ee;
     trim(&vs, &ve);
-    if (nlen == 10 && !g_ascii_strncasecmp(line, "Connection", 10)) {
+    if (nlen == 4 && !g_ascii_strncasecmp(line, "Host", 4)) {
+      if (hosts++) return -400; /* more than one Host field line (RFC 9112 §3.2) */
+    } else if (nlen == 10 && !g_ascii_strncasecmp(line, "Connection", 10)) {
       if (token_in(vs, ve, "close"))
         req->keep_alive = FALSE;
       else if (token_in(vs, ve, "keep-alive"))
@@ -173,6 +208,7 @@ int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, siz
     }
     line = nl + 1;
   }
+  if (req->minor == 1 && hosts == 0) return -400; /* an HTTP/1.1 request without Host (RFC 9112 §3.2) */
   return 1;
 }
 

@@ -25,7 +25,9 @@ typedef struct {
 /* Parses one request head from buf[0..len).  Returns 1 and sets *consumed (bytes
  * of the head, including the blank line) when complete, 0 when more bytes are
  * needed, or a negative HTTP status on error: -400 malformed (also an empty or
- * non-numeric Content-Length, RFC 9110 §8.6), -405 method other than GET/HEAD,
+ * non-numeric Content-Length, RFC 9110 §8.6; whitespace before a field's colon, a bare CR,
+ * a NUL, a missing (HTTP/1.1) or doubled Host, RFC 9112 §2.2, §3.2, §5.1; leading empty lines
+ * are skipped and counted in *consumed), -405 method other than GET/HEAD,
  * -414 path too long, -431 head too large, -501 a request body
  * (Transfer-Encoding or non-zero Content-Length), -505 not HTTP/1.x. */
 int val_http_parse_request(const char *buf, size_t len, ValHttpRequest *req, size_t *consumed);

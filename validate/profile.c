@@ -194,8 +194,11 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   coeffs_defaults(&coef);
   g_string_append_printf(s,
                          "memory:   # one channel of %.3g GB/s (%s; / dram_eff %.4g)\n"
-                         "  channels_per_socket: 1\n  speed: %.6g MT/s\n",
-                         best_GBps, best_what, coef.dram_eff, best_GBps * 1e3 / (8.0 * coef.dram_eff));
+                         "  channels_per_socket: 1\n  speed: %.6g MT/s\n"
+                         "  type: %s   # the DDR generation cpu.uarch drives (budget.c): the speed above is a measured "
+                         "bandwidth's, not the DIMMs'\n",
+                         best_GBps, best_what, coef.dram_eff, best_GBps * 1e3 / (8.0 * coef.dram_eff),
+                         strcmp(uarch_guess(pr), "zen4") ? "DDR4" : "DDR5");
   if (p->dram_lat_points >= 2) {
     /* the measured points as memory.h's curve, utilisation against the profile's capacity (the
      * probe's few threads need not reach it); when they do not make one (latency falling with

@@ -12,6 +12,12 @@
  *                  (SSL_sendfile is never called without kTLS);
  *   userspace      pread(chunk) + SSL_write (head and body share the first chunk);
  *   sendfile       send(head, MSG_MORE) + sendfile(2), plain HTTP.
+ * Slow readers: every socket's send buffer is bounded (sndbuf_bytes), and a connection sending a
+ * response must move min_send_Bps averaged over send_window_s or it is closed, so that paced
+ * readers cannot hold every slot (they could not be evicted: they are sending) nor pin the
+ * kernel's memory. A lingering close's linger_s runs from delivery: while the client still
+ * takes the unacknowledged tail at that rate, the deadline moves on. Request heads refused
+ * with 400 are logged (the first BAD_HEADS_LOGGED of a worker) and counted.
  * SIGPIPE is blocked in worker threads (OpenSSL writes with write(2)); send(2)
  * uses MSG_NOSIGNAL.  Connections idle longer than idle_timeout_s are closed
  * (an idle keep-alive one with close_notify); a TLS handshake, or a request head
@@ -28,7 +34,8 @@
  * file that shrinks during a send is reported ("truncated at N of M") and
  * counted apart from client aborts; one modified in place during a send (mtime or size
  * moved after the ETag went out) is reported too.  With max_conns_per_ip, one IPv4
- * source address holds at most that many connections (more are refused at accept).
+ * source address holds at most that many connections: at its cap a new one evicts the
+ * address's own longest-waiting connection that is not sending, or is refused.
  * At close the server asks the kernel what the client acknowledged (TCP_INFO
  * tcpi_bytes_acked; SIOCOUTQ, the unacknowledged tail) and counts body bytes
  * acknowledged and responses cut short, not bytes promised.
@@ -79,6 +86,9 @@ typedef struct Conn {
   int64_t last_active_ns;
   int64_t head_start_ns;     /* handshake or current request head began (head_timeout_s) */
   int64_t close_deadline_ns; /* ST_SHUTDOWN / ST_LINGER: close by then (linger_s) */
+  int linger_outq;           /* ST_SHUTDOWN / ST_LINGER: unacknowledged bytes at the last deadline check */
+  int64_t send_mark_ns;      /* ST_SEND: the start of the current send-rate window */
+  uint64_t send_mark_bytes;  /* body_written + header bytes at send_mark_ns */
   gboolean half_closed;
   gboolean notify_sent; /* close_notify written: the last (at most VAL_CLOSE_NOTIFY_MAX) bytes of the stream */
   uint32_t peer_addr;   /* IPv4, network order */
@@ -104,9 +114,9 @@ typedef struct Conn {
 
 typedef struct {
   _Atomic uint64_t accepted, closed, requests, s2xx, s4xx, s5xx, bytes_body, bytes_unacked, aborts, truncations, tls_failures,
-      idle_timeouts, head_timeouts, linger_timeouts, evicted, refused, refused_per_ip, ktls_conns, ktls_fallback,
-      ktls_rekey_closes, sendfile_calls, ssl_sendfile_calls, ssl_write_calls, bytes_acked, bytes_body_acked, responses_cut,
-      files_changed, write_waits;
+      idle_timeouts, head_timeouts, linger_timeouts, send_timeouts, bad_heads, evicted, refused, refused_per_ip, ktls_conns,
+      ktls_fallback, ktls_rekey_closes, sendfile_calls, ssl_sendfile_calls, ssl_write_calls, bytes_acked, bytes_body_acked,
+      responses_cut, files_changed, write_waits;
 } WStats;
 
 typedef struct Worker {
@@ -218,6 +228,10 @@ static void account_close(Worker *w, Conn *c)
   if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0 &&
       tl >= offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof ti.tcpi_bytes_acked)
     ADD(w, bytes_acked, ti.tcpi_bytes_acked);
+  /* the FIN of a half-close takes a sequence number (SIOCOUTQ counts it until acknowledged): a
+   * client that closed without reading it, or reset, left it in the tail, which counted a
+   * complete response as cut short */
+  if (c->half_closed) tail -= MIN(tail, 1);
   if (c->notify_sent) tail -= MIN(tail, (uint64_t)VAL_CLOSE_NOTIFY_MAX);
   ADD(w, bytes_body_acked, c->body_written - MIN(tail, c->body_written));
   if ((c->st == ST_SEND && (c->body_off < c->body_end || c->hdr_off < c->hdr_len)) || MIN(tail, c->resp_body_written) > 0)
@@ -357,14 +371,15 @@ static int evict_rank(const Conn *c)
   }
 }
 
-/* Closes this worker's most evictable connection (the longest waiting of its rank);
- * FALSE when none is evictable. */
-static gboolean evict_one(Worker *w)
+/* Closes this worker's most evictable connection (the longest waiting of its rank), of source
+ * address @addr only when @of_addr; FALSE when none is evictable. */
+static gboolean evict_one_of(Worker *w, gboolean of_addr, uint32_t addr)
 {
   Conn *victim = NULL;
   int best = 0;
   int64_t since = 0;
   for (Conn *c = w->head; c; c = c->next) {
+    if (of_addr && c->peer_addr != addr) continue;
     int r = evict_rank(c);
     int64_t t = r == 1 ? c->head_start_ns : c->last_active_ns; /* a dripping head: since its start */
     if (r > best || (r == best && r > 0 && t < since)) {
@@ -377,6 +392,11 @@ static gboolean evict_one(Worker *w)
   INC(w, evicted);
   conn_free(w, victim, TRUE);
   return TRUE;
+}
+
+static gboolean evict_one(Worker *w)
+{
+  return evict_one_of(w, FALSE, 0);
 }
 
 static void accept_ready(Worker *w)
@@ -396,7 +416,11 @@ static void accept_ready(Worker *w)
       }
       return;
     }
-    if (!ip_take(s, peer.sin_addr.s_addr)) { /* before any eviction: its cap is its own */
+    /* at its address's cap, a new connection takes the slot of that address's longest-waiting
+     * idle, handshake or head connection (a client's own slowloris heads cannot lock out its
+     * real requests), else it is refused: the cap is the address's own */
+    if (!ip_take(s, peer.sin_addr.s_addr) &&
+        (!evict_one_of(w, TRUE, peer.sin_addr.s_addr) || !ip_take(s, peer.sin_addr.s_addr))) {
       INC(w, refused_per_ip);
       close(fd);
       continue;
@@ -409,6 +433,7 @@ static void accept_ready(Worker *w)
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (s->cfg.sndbuf_bytes > 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &s->cfg.sndbuf_bytes, sizeof s->cfg.sndbuf_bytes);
     Conn *c = g_new0(Conn, 1);
     c->fd = fd;
     c->file_fd = -1;
@@ -561,6 +586,28 @@ static void prepare_response(Worker *w, Conn *c, const ValHttpRequest *req)
   c->path = g_strdup(req->path);
 }
 
+/* Request heads refused with 400 a worker logs one line each for (then one line saying it
+ * stops), so that a flood cannot fill a log. Assumed. */
+#define BAD_HEADS_LOGGED 32
+
+/* Logs a request head refused with 400 (malformed, or a request smuggling shape RFC 9112 tells a
+ * server to reject: whitespace before a colon, a bare CR, a NUL, no or two Host lines) with the
+ * client's address and the head's first line. */
+static void log_bad_head(Worker *w, Conn *c)
+{
+  uint64_t n = INC(w, bad_heads) + 1;
+  if (w->srv->cfg.quiet || n > BAD_HEADS_LOGGED) return;
+  char ip[INET_ADDRSTRLEN] = "?";
+  inet_ntop(AF_INET, &c->peer_addr, ip, sizeof ip);
+  const char *nl = memchr(c->in, '\n', c->in_len);
+  size_t ll = MIN(nl ? (size_t)(nl - c->in) : c->in_len, 120);
+  if (ll > 0 && c->in[ll - 1] == '\r') ll--;
+  g_autofree char *line = g_strndup(c->in, ll);
+  g_autofree char *first = g_strescape(line, NULL);
+  g_message("serve: %s: request head refused (400): \"%s\"%s", ip, first,
+            n == BAD_HEADS_LOGGED ? " (further refused heads of this worker are counted, not logged)" : "");
+}
+
 /* Starts the response to the request at the head of c->in; FALSE: need more bytes. */
 static gboolean take_request(Worker *w, Conn *c)
 {
@@ -573,6 +620,7 @@ static gboolean take_request(Worker *w, Conn *c)
   }
   if (r < 0) {
     INC(w, requests);
+    if (r == -400) log_bad_head(w, c);
     prepare_error(w, c, -r, FALSE);
     c->in_len = 0;
   } else {
@@ -582,6 +630,8 @@ static gboolean take_request(Worker *w, Conn *c)
   }
   c->buf_len = c->buf_off = c->buf_body = 0;
   c->st = ST_SEND;
+  c->send_mark_ns = val_now_ns();
+  c->send_mark_bytes = c->body_written + c->hdr_off;
   return TRUE;
 }
 
@@ -780,6 +830,7 @@ static void begin_close(Worker *w, Conn *c)
   }
   c->st = c->ssl ? ST_SHUTDOWN : ST_LINGER;
   c->close_deadline_ns = val_now_ns() + (int64_t)(w->srv->cfg.linger_s * 1e9);
+  c->linger_outq = INT_MAX;
 }
 
 /* Sends close_notify; STEP_DONE once it is written (or the peer's arrived first). */
@@ -931,12 +982,31 @@ static void sweep_idle(Worker *w, int64_t now)
 {
   const ValServerConfig *cfg = &w->srv->cfg;
   int64_t idle = (int64_t)(cfg->idle_timeout_s * 1e9), head = (int64_t)(cfg->head_timeout_s * 1e9);
+  int64_t linger = (int64_t)(cfg->linger_s * 1e9), send_window = cfg->min_send_Bps > 0 ? (int64_t)(cfg->send_window_s * 1e9) : 0;
   for (Conn *c = w->head, *n; c; c = n) {
     n = c->next;
     if (c->st == ST_SHUTDOWN || c->st == ST_LINGER) {
-      if (now >= c->close_deadline_ns) {
+      /* linger_s counts from delivery, not from the last write: while the client still takes
+       * the response's unacknowledged tail, the deadline moves on */
+      int outq = 0;
+      if (now >= c->close_deadline_ns && ioctl(c->fd, SIOCOUTQ, &outq) == 0 && outq > 0 &&
+          (c->linger_outq == INT_MAX || (double)(c->linger_outq - outq) >= MAX(cfg->min_send_Bps, 1.0) * cfg->linger_s)) {
+        c->linger_outq = outq;
+        c->close_deadline_ns = now + linger;
+      } else if (now >= c->close_deadline_ns) {
         INC(w, linger_timeouts);
         conn_free(w, c, FALSE);
+      }
+    } else if (c->st == ST_SEND && send_window > 0 && now - c->send_mark_ns >= send_window) {
+      /* a slow reader: fewer than min_send_Bps over the window (written to the kernel, whose
+       * bounded send buffer the client must drain) */
+      uint64_t moved = c->body_written + c->hdr_off - c->send_mark_bytes;
+      if ((double)moved < cfg->min_send_Bps * (double)(now - c->send_mark_ns) / 1e9) {
+        INC(w, send_timeouts);
+        conn_free(w, c, FALSE);
+      } else {
+        c->send_mark_ns = now;
+        c->send_mark_bytes += moved;
       }
     } else if ((c->st == ST_HANDSHAKE || (c->st == ST_READ && c->in_len > 0)) && now - c->head_start_ns > head) {
       INC(w, head_timeouts);
@@ -1049,12 +1119,16 @@ ValServer *val_server_start(const ValServerConfig *cfg, GError **error)
   if (s->cfg.idle_timeout_s <= 0) s->cfg.idle_timeout_s = VAL_SERVER_IDLE_TIMEOUT_S;
   if (s->cfg.head_timeout_s <= 0) s->cfg.head_timeout_s = VAL_SERVER_HEAD_TIMEOUT_S;
   if (s->cfg.linger_s <= 0) s->cfg.linger_s = VAL_SERVER_LINGER_S;
+  if (s->cfg.min_send_Bps == 0) s->cfg.min_send_Bps = VAL_SERVER_MIN_SEND_BPS;
+  if (s->cfg.send_window_s <= 0) s->cfg.send_window_s = VAL_SERVER_SEND_WINDOW_S;
+  if (s->cfg.sndbuf_bytes == 0) s->cfg.sndbuf_bytes = VAL_SERVER_SNDBUF_BYTES;
   if (s->cfg.max_conns <= 0) {
     struct rlimit rl;
     rlim_t nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
     if (nofile == RLIM_INFINITY || nofile > (rlim_t)INT_MAX) nofile = INT_MAX;
     s->cfg.max_conns = (int)MAX((rlim_t)1, (nofile > VAL_SERVER_FD_RESERVE ? nofile - VAL_SERVER_FD_RESERVE : 0) / 2);
   }
+  if (s->cfg.max_conns_per_ip < 0) s->cfg.max_conns_per_ip = MAX(1, (int)(s->cfg.max_conns * VAL_SERVER_PER_IP_SHARE));
   if (s->cfg.fault_every) {
     s->fault_method = fault_method_new();
     if (!s->fault_method) {
@@ -1194,6 +1268,8 @@ void val_server_stats(const ValServer *s, ValServerStats *o)
     o->idle_timeouts += LD(idle_timeouts);
     o->head_timeouts += LD(head_timeouts);
     o->linger_timeouts += LD(linger_timeouts);
+    o->send_timeouts += LD(send_timeouts);
+    o->bad_heads += LD(bad_heads);
     o->evicted += LD(evicted);
     o->refused += LD(refused);
     o->refused_per_ip += LD(refused_per_ip);

@@ -25,6 +25,19 @@ G_BEGIN_DECLS
 #define VAL_SERVER_IDLE_TIMEOUT_S 30
 #define VAL_SERVER_HEAD_TIMEOUT_S 20
 #define VAL_SERVER_LINGER_S       5
+/* A connection sending a response must move at least VAL_SERVER_MIN_SEND_BPS bytes per second,
+ * averaged over VAL_SERVER_SEND_WINDOW_S, or it is closed (a paced slow reader holds a slot and
+ * its send buffer; nginx's send_timeout is 60 s between two writes). Assumed: 16 KiB/s over 10 s,
+ * far below any video bitrate's need. Each accepted socket's send buffer is bounded to
+ * VAL_SERVER_SNDBUF_BYTES (SO_SNDBUF; the kernel doubles it), so that a reader that stalls pins
+ * at most that much kernel memory (autotuned buffers grew to 2.8 MiB each on loopback); assumed:
+ * 512 KiB, far above a loopback or LAN path's bandwidth-delay product per connection. */
+/* max_conns_per_ip < 0: one address may hold this share of max_conns (assumed: a quarter, so that
+ * three other clients' worth of slots stay free whatever one address does). */
+#define VAL_SERVER_PER_IP_SHARE  0.25
+#define VAL_SERVER_MIN_SEND_BPS  16384
+#define VAL_SERVER_SEND_WINDOW_S 10
+#define VAL_SERVER_SNDBUF_BYTES  524288
 
 typedef enum {
   VAL_MODE_SENDFILE_KTLS = 0, /* TLS, SSL_OP_ENABLE_KTLS + SSL_sendfile (user space when kTLS does not engage) */
@@ -65,7 +78,12 @@ typedef struct {
                             RLIMIT_NOFILE, (soft limit - VAL_SERVER_FD_RESERVE) / 2 (a socket and a file each) */
   int max_conns_per_ip;  /* most open connections from one IPv4 source address, on top of max_conns, so that one
                             client cannot take every slot: a new connection from an address at its cap is refused
-                            (closed at once, before any eviction); 0: no per-address cap */
+                            (closed at once, before any eviction); 0: no per-address cap; < 0: a quarter of
+                            max_conns (VAL_SERVER_PER_IP_SHARE, `ocasim serve`'s default) */
+  double min_send_Bps;   /* a sending connection moving fewer bytes per second than this over send_window_s is
+                            closed; default VAL_SERVER_MIN_SEND_BPS; < 0: no send deadline */
+  double send_window_s;  /* default VAL_SERVER_SEND_WINDOW_S */
+  int sndbuf_bytes;      /* SO_SNDBUF of every connection; default VAL_SERVER_SNDBUF_BYTES; < 0: the kernel's autotuning */
   unsigned fault_every;  /* tests: every n-th socket write of a connection fails with EAGAIN and the
                             n/2-th is cut short (the retry goes through epoll); 0: off */
   unsigned path_flags;   /* VAL_PATH_* (tests) */
@@ -97,6 +115,8 @@ typedef struct {
   uint64_t idle_timeouts;       /* closed without progress for idle_timeout_s (idle keep-alive: with close_notify) */
   uint64_t head_timeouts;       /* handshake or request head slower than head_timeout_s */
   uint64_t linger_timeouts;     /* lingering closes cut by linger_s (the client kept sending or never closed) */
+  uint64_t send_timeouts;       /* responses closed for sending slower than min_send_Bps (a slow reader) */
+  uint64_t bad_heads;           /* request heads refused with 400 (malformed, or a request smuggling shape) */
   uint64_t evicted, refused;    /* at max_conns: waiting connections closed for a new one; new ones refused */
   uint64_t refused_per_ip;      /* new connections refused at max_conns_per_ip */
   uint64_t ktls_conns;          /* connections on which kTLS send engaged */
