@@ -191,6 +191,8 @@ typedef struct {
   double c, s, K, sat;
 } ResUse;
 
+G_STATIC_ASSERT(sizeof(ResUse) % sizeof(double) == 0); /* group_classes keeps keys as doubles */
+
 /* A use and its resource (r: only to find its company table; not part of the class's key). */
 typedef struct {
   ResUse u;
@@ -221,6 +223,7 @@ typedef struct {
   gboolean *groups_sat; /* [n_res] */
   double *groups_free;  /* [n_res] */
   GArray *groups;       /* LatGroup */
+  GArray *keys;         /* double: the groups' keys (group_classes) */
   /* scratch, kept between evaluations */
   double *sp;         /* [n_res] max(free, eps) */
   gboolean *sat;      /* [n_res] */
@@ -228,8 +231,7 @@ typedef struct {
   int *pos, *span;    /* [n_res], [2 n_res + 2] */
   double *cum, *tot;  /* [n_res] */
   GArray *at;         /* LatAtom: one group's resources' atoms */
-  GArray *vals, *tmp; /* double: one group's values of time per byte; merge buffer */
-  int *vrun;          /* [n_res + 2] run boundaries in vals */
+  GArray *vals;       /* double: one group's values of time per byte (resources' atoms unsorted) */
   GArray *runs, *mrg; /* LatAtom: the groups' mixtures one after the other; merge buffer */
   GArray *rund;       /* int: the groups' run boundaries in runs */
   /* the latest mixture built (latency_atoms), for latency_estimate at the root bound_slot_share
@@ -284,6 +286,7 @@ static LatPlan *lat_plan_new(const Appliance *a, const DemandModel *m)
   P->groups_sat = g_new0(gboolean, R);
   P->groups_free = g_new0(double, R);
   P->groups = g_array_new(FALSE, FALSE, sizeof(LatGroup));
+  P->keys = g_array_new(FALSE, FALSE, sizeof(double));
   P->sp = g_new0(double, R);
   P->sat = g_new0(gboolean, R);
   P->uses = g_new0(UseR, MAX(R, 1));
@@ -293,8 +296,6 @@ static LatPlan *lat_plan_new(const Appliance *a, const DemandModel *m)
   P->tot = g_new0(double, MAX(R, 1));
   P->at = g_array_new(FALSE, FALSE, sizeof(LatAtom));
   P->vals = g_array_new(FALSE, FALSE, sizeof(double));
-  P->tmp = g_array_new(FALSE, FALSE, sizeof(double));
-  P->vrun = g_new0(int, R + 2);
   P->runs = g_array_new(FALSE, FALSE, sizeof(LatAtom));
   P->mrg = g_array_new(FALSE, FALSE, sizeof(LatAtom));
   P->rund = g_array_new(FALSE, FALSE, sizeof(int));
@@ -315,6 +316,7 @@ static void lat_plan_free(LatPlan *P)
   g_free(P->groups_sat);
   g_free(P->groups_free);
   g_array_unref(P->groups);
+  g_array_unref(P->keys);
   g_free(P->sp);
   g_free(P->sat);
   g_free(P->uses);
@@ -324,8 +326,6 @@ static void lat_plan_free(LatPlan *P)
   g_free(P->tot);
   g_array_unref(P->at);
   g_array_unref(P->vals);
-  g_array_unref(P->tmp);
-  g_free(P->vrun);
   g_array_unref(P->runs);
   g_array_unref(P->mrg);
   g_array_unref(P->rund);
@@ -454,86 +454,97 @@ static int class_uses(LatPlan *P, const ClassPlan *k)
     if (!P->sat[r] && (rho <= 0 || company_tab(P, r, P->sp[r])->tail_T / u->c <= k->alone)) continue;
     P->uses[n++] = (UseR){ { u->c, P->sp[r], P->K[r], P->sat[r] ? 1.0 : 0.0 }, r };
   }
-  qsort(P->uses, (size_t)n, sizeof(UseR), cmp_use);
+  /* insertion sort (a handful of uses; the order is total, so any sort gives this one) */
+  for (int i = 1; i < n; i++) {
+    UseR x = P->uses[i];
+    int j = i;
+    for (; j > 0 && cmp_use(&P->uses[j - 1], &x) > 0; j--) P->uses[j] = P->uses[j - 1];
+    P->uses[j] = x;
+  }
   return n;
 }
 
-/* Merges the sorted runs of @v (boundaries @b[0..nb], b[0] = 0) into one sorted run, using @tmp. */
-static void merge_runs(GArray *v, GArray *tmp, int *b, int nb)
+/* Room for @n more atoms at the end of @a (LatAtom): their first, the length grown by n. */
+static LatAtom *atoms_grow(GArray *a, guint n)
 {
-  g_array_set_size(tmp, v->len);
-  double *src = (double *)v->data, *dst = (double *)tmp->data;
-  while (nb > 1) {
-    int k = 0;
-    for (int i = 0; i < nb; i += 2) {
-      int lo = b[i], mid = b[i + 1], hi = i + 2 <= nb ? b[i + 2] : mid, x = lo, y = mid, o = lo;
-      if (i + 1 >= nb) mid = hi = b[i + 1];
-      while (x < mid && y < hi) dst[o++] = src[y] < src[x] ? src[y++] : src[x++];
-      while (x < mid) dst[o++] = src[x++];
-      while (y < hi) dst[o++] = src[y++];
-      b[k++] = lo;
-    }
-    b[k] = b[nb];
-    nb = k;
-    double *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != (double *)v->data) memcpy(v->data, src, sizeof(double) * v->len);
+  guint len = a->len;
+  g_array_set_size(a, len + n);
+  return &g_array_index(a, LatAtom, len);
 }
 
 /* Appends to P->runs, weighted by @w, the atoms of a request's time per byte: the largest over
  * its @n resources P->uses of each resource's time (resource_atoms, independent: product-form
- * queues), never below @alone, in increasing y. */
+ * queues), never below @alone, in increasing y. The values of y taken are @alone and every
+ * resource atom's y above it, in increasing order, each once; at each, F = prod_i min(1, the
+ * mass of resource i's atoms at or below y / its whole mass) (1 at the last value). */
 static void uses_atoms(LatPlan *P, int n, double alone, double lat_s, double w)
 {
-  GArray *at = P->at, *vals = P->vals;
-  int *span = P->span, *vb = P->vrun;
+  GArray *at = P->at;
+  int *span = P->span;
   g_array_set_size(at, 0);
-  g_array_set_size(vals, 0);
-  g_array_append_val(vals, alone);
-  int nr = 0, nb = 0;
+  int nr = 0;
   gboolean sorted = TRUE;
-  vb[nb++] = 0;
   for (int r = 0; r < n; r++) {
-    int first = (int)at->len;
+    guint first = at->len;
     resource_atoms(P, &P->uses[r]);
-    vb[nb] = (int)vals->len;
+    const LatAtom *A = &g_array_index(at, LatAtom, 0);
     gboolean above = FALSE;
     for (guint j = first; j < at->len; j++) {
-      double y = g_array_index(at, LatAtom, j).y;
-      if (y > alone) {
-        if (above && y < g_array_index(vals, double, vals->len - 1)) sorted = FALSE;
-        above = TRUE;
-        g_array_append_val(vals, y);
-      }
+      if (A[j].y > alone) above = TRUE;
+      if (j > first && A[j].y < A[j - 1].y) sorted = FALSE;
     }
     if (!above) { /* never slower than alone: no part in the max */
       g_array_set_size(at, first);
       continue;
     }
-    nb++;
-    span[2 * nr] = first;
+    span[2 * nr] = (int)first;
     span[2 * nr + 1] = (int)at->len;
     nr++;
   }
-  vb[nb] = (int)vals->len;
-  /* the values in increasing order: each resource's run is (its atoms' y increase), so merging
-   * the runs gives what sorting all of them would, bit for bit */
-  if (sorted)
-    merge_runs(vals, P->tmp, vb, nb);
-  else
-    qsort(vals->data, vals->len, sizeof(double), cmp_double);
+  const LatAtom *A = (const LatAtom *)at->data;
   int *pos = P->pos;
   double *cum = P->cum, *tot = P->tot;
   for (int i = 0; i < nr; i++) {
     pos[i] = span[2 * i];
     cum[i] = tot[i] = 0;
-    for (int j = pos[i]; j < span[2 * i + 1]; j++) tot[i] += g_array_index(at, LatAtom, j).p;
+    for (int j = pos[i]; j < span[2 * i + 1]; j++) tot[i] += A[j].p;
   }
-  const LatAtom *A = (const LatAtom *)at->data;
-  const double *V = (const double *)vals->data;
   double Fprev = 0;
+  /* at most one atom per value: room for them all, the length set at the end */
+  guint len0 = P->runs->len, nout = 0;
+  LatAtom *out = atoms_grow(P->runs, at->len + 1);
+  if (sorted) {
+    /* each resource's atoms increase in y: the values are walked by merging them, without
+     * collecting and sorting them (the same values in the same order) */
+    double y = alone;
+    for (;;) {
+      double F = 1, next = INFINITY;
+      for (int i = 0; i < nr; i++) {
+        int e = span[2 * i + 1];
+        for (; pos[i] < e && A[pos[i]].y <= y; pos[i]++) cum[i] += A[pos[i]].p;
+        F *= MIN(1.0, cum[i] / tot[i]);
+        if (pos[i] < e) next = MIN(next, A[pos[i]].y);
+      }
+      gboolean last = next == INFINITY;
+      if (last) F = 1; /* the last value: every resource's whole mass */
+      if (F > Fprev) {
+        out[nout++] = (LatAtom){ lat_s, y, w * (F - Fprev) };
+        Fprev = F;
+      }
+      if (last) break;
+      y = next;
+    }
+    g_array_set_size(P->runs, len0 + nout);
+    return;
+  }
+  GArray *vals = P->vals;
+  g_array_set_size(vals, 0);
+  g_array_append_val(vals, alone);
+  for (int i = 0; i < nr; i++)
+    for (int j = span[2 * i]; j < span[2 * i + 1]; j++)
+      if (A[j].y > alone) g_array_append_val(vals, A[j].y);
+  qsort(vals->data, vals->len, sizeof(double), cmp_double);
+  const double *V = (const double *)vals->data;
   for (guint v = 0; v < vals->len; v++) {
     double y = V[v];
     if (v > 0 && y == V[v - 1]) continue;
@@ -544,11 +555,11 @@ static void uses_atoms(LatPlan *P, int n, double alone, double lat_s, double w)
     }
     if (v + 1 == vals->len) F = 1; /* the last value: every resource's whole mass */
     if (F > Fprev) {
-      LatAtom a = { lat_s, y, w * (F - Fprev) };
-      g_array_append_val(P->runs, a);
+      out[nout++] = (LatAtom){ lat_s, y, w * (F - Fprev) };
       Fprev = F;
     }
   }
+  g_array_set_size(P->runs, len0 + nout);
 }
 
 static int cmp_atom(const LatAtom *x, const LatAtom *y)
@@ -609,29 +620,37 @@ static void merge_atoms(GArray *atoms)
 }
 
 /* Groups the classes (LatPlan.groups): classes alike in drive latency, time alone and resources
- * (as ResUse) share one mixture, weighted by their summed shares, in the order of their first
- * class. */
+ * (as ResUse, byte for byte) share one mixture, weighted by their summed shares, in the order of
+ * their first class. */
 static void group_classes(LatPlan *P)
 {
-  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+  GArray *keys = P->keys; /* per group: lat_s, alone, n, then n ResUse, as doubles */
+  g_array_set_size(keys, 0);
   g_array_set_size(P->groups, 0);
   for (int c = 0; c < P->n_cls; c++) {
     const ClassPlan *k = &P->cls[c];
-    double head[2] = { k->lat_s, k->alone };
     int n = class_uses(P, k);
-    GByteArray *kb = g_byte_array_new();
-    g_byte_array_append(kb, (const guint8 *)head, sizeof head);
-    for (int i = 0; i < n; i++) g_byte_array_append(kb, (const guint8 *)&P->uses[i].u, sizeof(ResUse));
-    GBytes *key = g_byte_array_free_to_bytes(kb);
-    gpointer idx;
-    if (g_hash_table_lookup_extended(seen, key, NULL, &idx)) {
-      g_array_index(P->groups, LatGroup, GPOINTER_TO_UINT(idx)).w += k->weight;
-      g_bytes_unref(key);
+    double head[3] = { k->lat_s, k->alone, n };
+    guint g = 0, off = 0;
+    for (; g < P->groups->len; g++) {
+      const double *key = &g_array_index(keys, double, off);
+      int kn = (int)key[2];
+      if (kn == n && !memcmp(key, head, sizeof head)) {
+        const ResUse *ku = (const ResUse *)(key + 3);
+        int i = 0;
+        while (i < n && !memcmp(&ku[i], &P->uses[i].u, sizeof(ResUse))) i++;
+        if (i == n) break;
+      }
+      off += 3 + (guint)kn * (sizeof(ResUse) / sizeof(double));
+    }
+    if (g < P->groups->len) {
+      g_array_index(P->groups, LatGroup, g).w += k->weight;
       continue;
     }
-    g_hash_table_insert(seen, key, GUINT_TO_POINTER(P->groups->len));
-    LatGroup g = { c, k->weight };
-    g_array_append_val(P->groups, g);
+    g_array_append_vals(keys, head, 3);
+    for (int i = 0; i < n; i++) g_array_append_vals(keys, &P->uses[i].u, sizeof(ResUse) / sizeof(double));
+    LatGroup lg = { c, k->weight };
+    g_array_append_val(P->groups, lg);
   }
 }
 
