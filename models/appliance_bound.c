@@ -107,18 +107,47 @@ typedef struct {
 
 typedef struct {
   const SizeLaw *size;
-  const LatAtom *atoms; /* the whole mixture over classes */
+  const LatAtom *atoms; /* the whole mixture over classes, sorted by drive latency, then y */
   guint n;
-  double q; /* quantile sought, 0..1 */
+  guint first_end; /* the end of the atoms of the first drive latency */
+  const double *prefix; /* [n] running sums of the atoms' p, from 0, in order */
+  double x_one;    /* sizes at or above it have CDF 1 exactly (size_one) */
+  double q;        /* quantile sought, 0..1 */
 } LatCtx;
 
-/* The latency CDF of @x at t seconds. */
+/* A size at and above which the CDF of @z is 1.0 in doubles whatever the library's formula: the
+ * mass above it is below 2^-54, half the spacing of doubles below 1, so 1 - it rounds to 1
+ * (lognormal: Q(8.6) = 4e-18 beyond u = 8.6 standard deviations; exponential: e^-40 = 4e-18);
+ * INFINITY where no such size is used. */
+static double size_one(const SizeLaw *z)
+{
+  switch (z->d->kind) {
+    case SIM_DIST_DETERMINISTIC: return z->d->mean;
+    case SIM_DIST_EXPONENTIAL: return z->d->mean > 0 ? 40.0 * z->d->mean : INFINITY;
+    case SIM_DIST_LOGNORMAL: return z->sigma > 0 ? exp(z->zeta + 8.6 * z->sigma) : INFINITY;
+    default: g_assert_not_reached();
+  }
+}
+
+/* The latency CDF of @x at t seconds: sum_j p_j F_S((t - l_j) / y_j) in atom order. Terms whose
+ * size is at or above x_one are p_j exactly (F_S = 1.0), so they cost no CDF; at the head of the
+ * first drive latency's atoms (x falls as y rises) they form a prefix, summed in advance. */
 static double lat_cdf(const LatCtx *x, double t)
 {
-  double F = 0;
-  for (guint j = 0; j < x->n; j++) {
-    const LatAtom *u = &x->atoms[j];
-    F += u->p * size_cdf(x->size, (t - u->lat_s) / u->y);
+  const LatAtom *A = x->atoms;
+  guint lo = 0, hi = x->first_end;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if ((t - A[mid].lat_s) / A[mid].y >= x->x_one)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  double F = lo > 0 ? x->prefix[lo - 1] : 0;
+  for (guint j = lo; j < x->n; j++) {
+    const LatAtom *u = &A[j];
+    double z = (t - u->lat_s) / u->y;
+    F += z >= x->x_one ? u->p : u->p * size_cdf(x->size, z);
   }
   return F;
 }
@@ -811,7 +840,11 @@ static void latency_estimate(LatPlan *P, const double *free, gboolean closed, do
   SimDist size = workload_request_size_dist(&P->a->wl);
   SizeLaw law = size_law(&size);
   out[0] = plan_atoms(P, free, closed, eps) * 1e3;
-  LatCtx ctx = { &law, (const LatAtom *)P->atoms->data, P->atoms->len, 0 };
+  const LatAtom *A = (const LatAtom *)P->atoms->data;
+  guint n = P->atoms->len, first_end = 0;
+  g_autofree double *prefix = g_new(double, MAX(n, 1));
+  for (double F = 0; first_end < n && A[first_end].lat_s == A[0].lat_s; first_end++) prefix[first_end] = F += A[first_end].p;
+  LatCtx ctx = { &law, A, n, first_end, prefix, size_one(&law), 0 };
   double tmax = 0, s_hi = size_upper(&law, LAT_TAIL);
   for (guint j = 0; j < ctx.n; j++) {
     const LatAtom *u = &ctx.atoms[j];
