@@ -109,10 +109,10 @@ typedef struct {
   const SizeLaw *size;
   const LatAtom *atoms; /* the whole mixture over classes, sorted by drive latency, then y */
   guint n;
-  guint first_end; /* the end of the atoms of the first drive latency */
+  guint first_end;      /* the end of the atoms of the first drive latency */
   const double *prefix; /* [n] running sums of the atoms' p, from 0, in order */
-  double x_one;    /* sizes at or above it have CDF 1 exactly (size_one) */
-  double q;        /* quantile sought, 0..1 */
+  double x_one;         /* sizes at or above it have CDF 1 exactly (size_one) */
+  double q;             /* quantile sought, 0..1 */
 } LatCtx;
 
 /* A size at and above which the CDF of @z is 1.0 in doubles whatever the library's formula: the
@@ -597,55 +597,73 @@ static int cmp_atom(const LatAtom *x, const LatAtom *y)
   return (x->y > y->y) - (x->y < y->y);
 }
 
-/* Sorts P->runs (the groups' runs, each sorted by cmp_atom, boundaries in P->rund) into @atoms
- * by a stable merge: the order a stable sort of the whole gives (GLib's g_array_sort is stable,
- * which the sums of merge_atoms depend on through the order of ties). */
-static void sort_runs(LatPlan *P, GArray *atoms)
+/* Heap order of the groups' run heads: cmp_atom, then the group (so ties leave in group order). */
+static gboolean head_before(const LatAtom *R, const int *h, int a, int b)
 {
-  GArray *a = P->runs, *b = P->mrg;
-  int *bd = (int *)P->rund->data, nb = (int)P->rund->len - 1;
-  g_array_set_size(b, a->len);
-  while (nb > 1) {
-    LatAtom *src = (LatAtom *)a->data, *dst = (LatAtom *)b->data;
-    int k = 0;
-    for (int i = 0; i < nb; i += 2) {
-      int lo = bd[i], mid = bd[i + 1], hi = i + 2 <= nb ? bd[i + 2] : mid, x = lo, y = mid, o = lo;
-      while (x < mid && y < hi) dst[o++] = cmp_atom(&src[y], &src[x]) < 0 ? src[y++] : src[x++];
-      while (x < mid) dst[o++] = src[x++];
-      while (y < hi) dst[o++] = src[y++];
-      bd[k++] = lo;
-    }
-    bd[k] = bd[nb];
-    nb = k;
-    GArray *t = a;
-    a = b;
-    b = t;
-  }
-  P->runs = a;
-  P->mrg = b;
-  g_array_set_size(atoms, a->len);
-  if (a->len) memcpy(atoms->data, a->data, sizeof(LatAtom) * a->len);
+  int c = cmp_atom(&R[h[a]], &R[h[b]]);
+  return c < 0 || (c == 0 && a < b);
 }
 
-/* Merges neighbours of one drive latency within LAT_MERGE_RATIO of time per byte in @atoms (sorted). */
-static void merge_atoms(GArray *atoms)
+static void heap_down(const LatAtom *R, const int *h, int *heap, int n, int i)
 {
-  guint n = 0;
-  for (guint j = 0; j < atoms->len;) {
-    LatAtom a = g_array_index(atoms, LatAtom, j);
-    double py = a.p * a.y, y0 = a.y;
-    guint i = j + 1;
-    for (; i < atoms->len; i++) {
-      const LatAtom *b = &g_array_index(atoms, LatAtom, i);
-      if (b->lat_s != a.lat_s || b->y > y0 * LAT_MERGE_RATIO) break;
+  for (;;) {
+    int l = 2 * i + 1, m = i;
+    if (l < n && head_before(R, h, heap[l], heap[m])) m = l;
+    if (l + 1 < n && head_before(R, h, heap[l + 1], heap[m])) m = l + 1;
+    if (m == i) return;
+    int t = heap[i];
+    heap[i] = heap[m];
+    heap[m] = t;
+    i = m;
+  }
+}
+
+/* The groups' runs (P->runs, each sorted by cmp_atom, boundaries in P->rund) in the order a stable
+ * sort of the whole gives (GLib's g_array_sort is stable, and the sums below depend on the order
+ * of ties), taken by a merge, with neighbours of one drive latency within LAT_MERGE_RATIO of time
+ * per byte merged at their probability-weighted mean on the way (so the mean is kept), into
+ * @atoms. */
+static void sort_merge_runs(LatPlan *P, GArray *atoms)
+{
+  const LatAtom *R = (const LatAtom *)P->runs->data;
+  const int *bd = (const int *)P->rund->data;
+  int k = (int)P->rund->len - 1, n = 0;
+  g_autofree int *h = g_new(int, MAX(k, 1));
+  g_autofree int *heap = g_new(int, MAX(k, 1));
+  for (int g = 0; g < k; g++) {
+    h[g] = bd[g];
+    if (bd[g] < bd[g + 1]) heap[n++] = g;
+  }
+  for (int i = n / 2 - 1; i >= 0; i--) heap_down(R, h, heap, n, i);
+  g_array_set_size(atoms, P->runs->len);
+  LatAtom *out = (LatAtom *)atoms->data, a = { 0 };
+  guint m = 0;
+  double py = 0, y0 = 0;
+  gboolean open = FALSE;
+  while (n > 0) {
+    int g = heap[0];
+    const LatAtom *b = &R[h[g]++];
+    if (h[g] == bd[g + 1]) heap[0] = heap[--n];
+    heap_down(R, h, heap, n, 0);
+    if (open && b->lat_s == a.lat_s && !(b->y > y0 * LAT_MERGE_RATIO)) {
       a.p += b->p;
       py += b->p * b->y;
+      continue;
     }
-    a.y = py / a.p;
-    g_array_index(atoms, LatAtom, n++) = a;
-    j = i;
+    if (open) {
+      a.y = py / a.p;
+      out[m++] = a;
+    }
+    a = *b;
+    py = a.p * a.y;
+    y0 = a.y;
+    open = TRUE;
   }
-  g_array_set_size(atoms, n);
+  if (open) {
+    a.y = py / a.p;
+    out[m++] = a;
+  }
+  g_array_set_size(atoms, m);
 }
 
 /* Groups the classes (LatPlan.groups): classes alike in drive latency, time alone and resources
@@ -714,8 +732,7 @@ static double latency_atoms(LatPlan *P, const double *free, gboolean closed, dou
     int end = (int)P->runs->len;
     g_array_append_val(P->rund, end);
   }
-  sort_runs(P, atoms);
-  merge_atoms(atoms);
+  sort_merge_runs(P, atoms);
   double mean = 0, wsum = 0;
   for (guint j = 0; j < atoms->len; j++) {
     const LatAtom *u = &g_array_index(atoms, LatAtom, j);
