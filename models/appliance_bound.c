@@ -25,6 +25,9 @@
  * latency) merge, at their probability-weighted mean (so the mean is kept): at most a 1 % shift
  * of a quantile. Assumed. */
 #define LAT_MERGE_RATIO 1.02
+/* Up to this many classes' mixtures are merged by scanning their heads, more through a heap
+ * (sort_merge_runs): a scan of a few heads is cheaper than a heap's bookkeeping. Assumed. */
+#define LAT_MERGE_SCAN 16
 /* Relative tolerance of the floor eps at which the closed estimate's mean meets Little's law
  * (bound_slot_share): far below the estimate's own error. */
 #define LAT_LITTLE_REL 1e-9
@@ -634,31 +637,56 @@ static void sort_merge_runs(LatPlan *P, GArray *atoms)
     h[g] = bd[g];
     if (bd[g] < bd[g + 1]) heap[n++] = g;
   }
-  for (int i = n / 2 - 1; i >= 0; i--) heap_down(R, h, heap, n, i);
   g_array_set_size(atoms, P->runs->len);
   LatAtom *out = (LatAtom *)atoms->data, a = { 0 };
   guint m = 0;
   double py = 0, y0 = 0;
   gboolean open = FALSE;
+#define TAKE(B)                                                            \
+  do {                                                                     \
+    const LatAtom *b_ = (B);                                               \
+    if (open && b_->lat_s == a.lat_s && !(b_->y > y0 * LAT_MERGE_RATIO)) { \
+      a.p += b_->p;                                                        \
+      py += b_->p * b_->y;                                                 \
+      break;                                                               \
+    }                                                                      \
+    if (open) {                                                            \
+      a.y = py / a.p;                                                      \
+      out[m++] = a;                                                        \
+    }                                                                      \
+    a = *b_;                                                               \
+    py = a.p * a.y;                                                        \
+    y0 = a.y;                                                              \
+    open = TRUE;                                                           \
+  } while (0)
+  if (n <= LAT_MERGE_SCAN) {
+    /* few groups: the smallest head by a scan; every atom of a group has its drive latency, so
+     * with one latency for all the order is y's, ties to the first group */
+    gboolean one_lat = TRUE;
+    for (int i = 1; i < n; i++) one_lat = one_lat && R[h[heap[i]]].lat_s == R[h[heap[0]]].lat_s;
+    while (n > 0) {
+      int best = 0;
+      for (int i = 1; i < n; i++) {
+        const LatAtom *x = &R[h[heap[i]]], *y = &R[h[heap[best]]];
+        if (one_lat ? x->y < y->y : cmp_atom(x, y) < 0) best = i;
+      }
+      int g = heap[best];
+      TAKE(&R[h[g]++]);
+      if (h[g] == bd[g + 1]) { /* keep the groups in their order */
+        memmove(heap + best, heap + best + 1, sizeof(int) * (size_t)(n - best - 1));
+        n--;
+      }
+    }
+  }
+  for (int i = n / 2 - 1; i >= 0; i--) heap_down(R, h, heap, n, i);
   while (n > 0) {
     int g = heap[0];
     const LatAtom *b = &R[h[g]++];
     if (h[g] == bd[g + 1]) heap[0] = heap[--n];
     heap_down(R, h, heap, n, 0);
-    if (open && b->lat_s == a.lat_s && !(b->y > y0 * LAT_MERGE_RATIO)) {
-      a.p += b->p;
-      py += b->p * b->y;
-      continue;
-    }
-    if (open) {
-      a.y = py / a.p;
-      out[m++] = a;
-    }
-    a = *b;
-    py = a.p * a.y;
-    y0 = a.y;
-    open = TRUE;
+    TAKE(b);
   }
+#undef TAKE
   if (open) {
     a.y = py / a.p;
     out[m++] = a;
