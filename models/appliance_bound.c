@@ -262,6 +262,7 @@ typedef struct {
   UseR *uses;         /* [n_res] */
   int *pos, *span;    /* [n_res], [2 n_res + 2] */
   double *cum, *tot;  /* [n_res] */
+  double *ratio;      /* [n_res] min(1, cum / tot) */
   GArray *at;         /* LatAtom: one group's resources' atoms */
   GArray *vals;       /* double: one group's values of time per byte (resources' atoms unsorted) */
   GArray *runs, *mrg; /* LatAtom: the groups' mixtures one after the other; merge buffer */
@@ -326,6 +327,7 @@ static LatPlan *lat_plan_new(const Appliance *a, const DemandModel *m)
   P->span = g_new0(int, 2 * R + 2);
   P->cum = g_new0(double, MAX(R, 1));
   P->tot = g_new0(double, MAX(R, 1));
+  P->ratio = g_new0(double, MAX(R, 1));
   P->at = g_array_new(FALSE, FALSE, sizeof(LatAtom));
   P->vals = g_array_new(FALSE, FALSE, sizeof(double));
   P->runs = g_array_new(FALSE, FALSE, sizeof(LatAtom));
@@ -356,6 +358,7 @@ static void lat_plan_free(LatPlan *P)
   g_free(P->span);
   g_free(P->cum);
   g_free(P->tot);
+  g_free(P->ratio);
   g_array_unref(P->at);
   g_array_unref(P->vals);
   g_array_unref(P->runs);
@@ -548,13 +551,17 @@ static void uses_atoms(LatPlan *P, int n, double alone, double lat_s, double w)
   if (sorted) {
     /* each resource's atoms increase in y: the values are walked by merging them, without
      * collecting and sorting them (the same values in the same order) */
-    double y = alone;
+    double y = alone, *ratio = P->ratio;
+    for (int i = 0; i < nr; i++) ratio[i] = MIN(1.0, cum[i] / tot[i]);
     for (;;) {
       double F = 1, next = INFINITY;
       for (int i = 0; i < nr; i++) {
         int e = span[2 * i + 1];
-        for (; pos[i] < e && A[pos[i]].y <= y; pos[i]++) cum[i] += A[pos[i]].p;
-        F *= MIN(1.0, cum[i] / tot[i]);
+        if (pos[i] < e && A[pos[i]].y <= y) { /* the ratio changes only where the mass does */
+          for (; pos[i] < e && A[pos[i]].y <= y; pos[i]++) cum[i] += A[pos[i]].p;
+          ratio[i] = MIN(1.0, cum[i] / tot[i]);
+        }
+        F *= ratio[i];
         if (pos[i] < e) next = MIN(next, A[pos[i]].y);
       }
       gboolean last = next == INFINITY;
