@@ -202,7 +202,40 @@ typedef struct {
   double tail_T; /* company: bound_ps_time(rho, log(LAT_TAIL) / log(rho)), rho > 0 */
   int n;         /* atoms; -1 until built (company tables are built when first used) */
   TabAtom *at;
+  double tot;      /* sum of the atoms' p from 0, in order */
+  gboolean sorted; /* v finite and non-decreasing along the atoms */
 } AtomTab;
+
+/* Sets @t's tot and sorted from its atoms. */
+static void tab_finish(AtomTab *t)
+{
+  t->tot = 0;
+  t->sorted = TRUE;
+  for (int j = 0; j < t->n; j++) {
+    t->tot += t->at[j].p;
+    if (!isfinite(t->at[j].v) || (j > 0 && !(t->at[j].v >= t->at[j - 1].v))) t->sorted = FALSE;
+  }
+}
+
+/* One resource's atoms as uses_atoms_direct reads them: y_j = (v_j Km + 1) / c (share table),
+ * v_j / c (company table) or (Km + 1) / c (one atom of p 1, t NULL). */
+typedef struct AtomSrc {
+  const AtomTab *t;
+  gboolean share;
+  double Km, c, tot;
+  int n;
+} AtomSrc;
+
+static inline double src_y(const AtomSrc *u, int j)
+{
+  if (!u->t) return (u->Km + 1.0) / u->c;
+  return u->share ? (u->t->at[j].v * u->Km + 1.0) / u->c : u->t->at[j].v / u->c;
+}
+
+static inline double src_p(const AtomSrc *u, int j)
+{
+  return u->t ? u->t->at[j].p : 1.0;
+}
 
 /* One resource a class uses (finite byte rate alone @c, B/s). */
 typedef struct {
@@ -257,16 +290,18 @@ typedef struct {
   GArray *groups;       /* LatGroup */
   GArray *keys;         /* double: the groups' keys (group_classes) */
   /* scratch, kept between evaluations */
-  double *sp;         /* [n_res] max(free, eps) */
-  gboolean *sat;      /* [n_res] */
-  UseR *uses;         /* [n_res] */
-  int *pos, *span;    /* [n_res], [2 n_res + 2] */
-  double *cum, *tot;  /* [n_res] */
-  double *ratio;      /* [n_res] min(1, cum / tot) */
-  GArray *at;         /* LatAtom: one group's resources' atoms */
-  GArray *vals;       /* double: one group's values of time per byte (resources' atoms unsorted) */
-  GArray *runs, *mrg; /* LatAtom: the groups' mixtures one after the other; merge buffer */
-  GArray *rund;       /* int: the groups' run boundaries in runs */
+  double *sp;          /* [n_res] max(free, eps) */
+  gboolean *sat;       /* [n_res] */
+  UseR *uses;          /* [n_res] */
+  int *pos, *span;     /* [n_res], [2 n_res + 2] */
+  double *cum, *tot;   /* [n_res] */
+  double *ratio;       /* [n_res] min(1, cum / tot) */
+  struct AtomSrc *src; /* [n_res] uses_atoms_direct */
+  double *hy;          /* [n_res] uses_atoms_direct: y of each resource's next atom */
+  GArray *at;          /* LatAtom: one group's resources' atoms */
+  GArray *vals;        /* double: one group's values of time per byte (resources' atoms unsorted) */
+  GArray *runs, *mrg;  /* LatAtom: the groups' mixtures one after the other; merge buffer */
+  GArray *rund;        /* int: the groups' run boundaries in runs */
   /* the latest mixture built (latency_atoms), for latency_estimate at the root bound_slot_share
    * ended on */
   GArray *atoms; /* LatAtom, sorted and merged */
@@ -328,6 +363,8 @@ static LatPlan *lat_plan_new(const Appliance *a, const DemandModel *m)
   P->cum = g_new0(double, MAX(R, 1));
   P->tot = g_new0(double, MAX(R, 1));
   P->ratio = g_new0(double, MAX(R, 1));
+  P->src = g_new0(struct AtomSrc, MAX(R, 1));
+  P->hy = g_new0(double, MAX(R, 1));
   P->at = g_array_new(FALSE, FALSE, sizeof(LatAtom));
   P->vals = g_array_new(FALSE, FALSE, sizeof(double));
   P->runs = g_array_new(FALSE, FALSE, sizeof(LatAtom));
@@ -359,6 +396,8 @@ static void lat_plan_free(LatPlan *P)
   g_free(P->cum);
   g_free(P->tot);
   g_free(P->ratio);
+  g_free(P->src);
+  g_free(P->hy);
   g_array_unref(P->at);
   g_array_unref(P->vals);
   g_array_unref(P->runs);
@@ -408,6 +447,7 @@ static void company_build(AtomTab *t)
   }
   t->n = (int)out->len;
   t->at = (TabAtom *)g_array_free(out, FALSE);
+  tab_finish(t);
 }
 
 /* The share table of K > 1: the share u ~ Beta(1, K - 1) of the saturated resources' requests a
@@ -427,6 +467,7 @@ static const AtomTab *share_tab(LatPlan *P, double K)
     double ubar = (u0 * S0 - u1 * S1 + (pow(1 - u0, K) - pow(1 - u1, K)) / K) / pr;
     t->at[t->n++] = (TabAtom){ ubar, pr };
   }
+  tab_finish(t);
   g_ptr_array_add(P->share, t);
   return t;
 }
@@ -512,8 +553,87 @@ static LatAtom *atoms_grow(GArray *a, guint n)
  * queues), never below @alone, in increasing y. The values of y taken are @alone and every
  * resource atom's y above it, in increasing order, each once; at each, F = prod_i min(1, the
  * mass of resource i's atoms at or below y / its whole mass) (1 at the last value). */
+/* uses_atoms() without writing the resources' atoms out: each atom's y worked out once, where the
+ * walk reaches it, by the expression resource_atoms uses. Only where every resource's atoms are
+ * finite and increase in y (tables sorted, Km and c finite and positive); FALSE (nothing done)
+ * otherwise. */
+static gboolean uses_atoms_direct(LatPlan *P, int n, double alone, double lat_s, double w)
+{
+  AtomSrc *src = P->src;
+  int nr = 0, total = 0;
+  for (int r = 0; r < n; r++) {
+    const UseR *ur = &P->uses[r];
+    const ResUse *u = &ur->u;
+    AtomSrc a = { NULL, FALSE, 0, u->c, 1.0, 1 };
+    if (!(isfinite(u->c) && u->c > 0)) return FALSE;
+    if (u->sat > 0) {
+      a.Km = u->K * (1.0 / u->s - 1.0);
+      if (!(isfinite(a.Km) && a.Km >= 0)) return FALSE;
+      if (!(u->K <= 1.0 + LAT_ONE_RESOURCE_SLACK)) {
+        a.t = share_tab(P, u->K);
+        a.share = TRUE;
+      }
+    } else {
+      AtomTab *t = company_tab(P, ur->r, u->s);
+      company_build(t);
+      a.t = t;
+    }
+    if (a.t) {
+      if (!a.t->sorted) return FALSE;
+      a.n = a.t->n;
+      a.tot = a.t->tot;
+    }
+    /* the largest y is the last: never above alone, no part in the max */
+    if (!(a.n > 0 && src_y(&a, a.n - 1) > alone)) {
+      if (a.n > 0 && !isfinite(src_y(&a, a.n - 1))) return FALSE;
+      continue;
+    }
+    if (!isfinite(src_y(&a, a.n - 1))) return FALSE;
+    src[nr++] = a;
+    total += a.n;
+  }
+  int *pos = P->pos;
+  double *cum = P->cum, *ratio = P->ratio, *hy = P->hy;
+  for (int i = 0; i < nr; i++) {
+    pos[i] = 0;
+    cum[i] = 0;
+    ratio[i] = MIN(1.0, cum[i] / src[i].tot);
+    hy[i] = src_y(&src[i], 0);
+  }
+  guint len0 = P->runs->len, nout = 0;
+  LatAtom *out = atoms_grow(P->runs, (guint)total + 1);
+  double Fprev = 0, y = alone;
+  for (;;) {
+    double F = 1, next = INFINITY;
+    for (int i = 0; i < nr; i++) {
+      if (hy[i] <= y) { /* the ratio changes only where the mass does */
+        const AtomSrc *u = &src[i];
+        do {
+          cum[i] += src_p(u, pos[i]);
+          pos[i]++;
+          hy[i] = pos[i] < u->n ? src_y(u, pos[i]) : INFINITY;
+        } while (hy[i] <= y);
+        ratio[i] = MIN(1.0, cum[i] / u->tot);
+      }
+      F *= ratio[i];
+      next = MIN(next, hy[i]);
+    }
+    gboolean last = next == INFINITY;
+    if (last) F = 1; /* the last value: every resource's whole mass */
+    if (F > Fprev) {
+      out[nout++] = (LatAtom){ lat_s, y, w * (F - Fprev) };
+      Fprev = F;
+    }
+    if (last) break;
+    y = next;
+  }
+  g_array_set_size(P->runs, len0 + nout);
+  return TRUE;
+}
+
 static void uses_atoms(LatPlan *P, int n, double alone, double lat_s, double w)
 {
+  if (uses_atoms_direct(P, n, alone, lat_s, w)) return;
   GArray *at = P->at;
   int *span = P->span;
   g_array_set_size(at, 0);
@@ -526,7 +646,7 @@ static void uses_atoms(LatPlan *P, int n, double alone, double lat_s, double w)
     gboolean above = FALSE;
     for (guint j = first; j < at->len; j++) {
       if (A[j].y > alone) above = TRUE;
-      if (j > first && A[j].y < A[j - 1].y) sorted = FALSE;
+      if (!isfinite(A[j].y) || (j > first && !(A[j].y >= A[j - 1].y))) sorted = FALSE;
     }
     if (!above) { /* never slower than alone: no part in the max */
       g_array_set_size(at, first);
