@@ -256,7 +256,8 @@ typedef struct {
   double c, s, K, sat;
 } ResUse;
 
-G_STATIC_ASSERT(sizeof(ResUse) % sizeof(double) == 0); /* group_classes keeps keys as doubles */
+/* group_classes keeps keys as doubles, cmp_use compares 8 bytes at a time */
+G_STATIC_ASSERT(sizeof(ResUse) % sizeof(double) == 0 && sizeof(double) == sizeof(guint64));
 
 /* A use and its resource (r: only to find its company table; not part of the class's key). */
 typedef struct {
@@ -509,11 +510,22 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* memcmp's order of @a and @b (sizeof(ResUse) bytes), 8 bytes at a time: each word read with its
+ * first byte most significant (GUINT64_FROM_BE), so words compare as their bytes do. */
 static int cmp_use(const void *a, const void *b)
 {
   /* any fixed order: the key of a class's resources (uses equal here are equal in every way
    * that matters: their atoms) */
-  return memcmp(&((const UseR *)a)->u, &((const UseR *)b)->u, sizeof(ResUse));
+  const guint8 *x = (const guint8 *)&((const UseR *)a)->u, *y = (const guint8 *)&((const UseR *)b)->u;
+  for (size_t i = 0; i < sizeof(ResUse); i += sizeof(guint64)) {
+    guint64 u, v;
+    memcpy(&u, x + i, sizeof u);
+    memcpy(&v, y + i, sizeof v);
+    u = GUINT64_FROM_BE(u);
+    v = GUINT64_FROM_BE(v);
+    if (u != v) return u < v ? -1 : 1;
+  }
+  return 0;
 }
 
 /* The resources of class @k that can make its requests slower than alone, into P->uses in a
