@@ -436,14 +436,21 @@ static void company_build(AtomTab *t)
   if (t->n >= 0) return;
   double rho = 1.0 - t->key;
   GArray *out = g_array_new(FALSE, FALSE, sizeof(TabAtom));
-  for (double lo = 0; pow(rho, lo) > LAT_TAIL;) {
+  /* rho^lo of a bucket is rho^hi of the one before: each power taken once */
+  double lo = 0, plo = pow(rho, lo);
+  while (plo > LAT_TAIL) {
     double hi = MAX(lo + 1, ceil(LAT_BUCKET_GROWTH * lo));
-    double w = hi - lo, pr = pow(rho, lo) - pow(rho, hi);
+    double phi = pow(rho, hi), w = hi - lo, pr = plo - phi;
     /* the mean of n over [lo, hi) under P(n) ~ rho^n */
-    double nbar = rho > 0 ? lo + rho / (1 - rho) - w * pow(rho, w) / (1 - pow(rho, w)) : lo;
+    double nbar = lo;
+    if (rho > 0) {
+      double pw = pow(rho, w);
+      nbar = lo + rho / (1 - rho) - w * pw / (1 - pw);
+    }
     TabAtom a = { bound_ps_time(rho, nbar), rho > 0 ? pr : 1.0 };
     g_array_append_val(out, a);
     lo = hi;
+    plo = phi;
     if (!(rho > 0)) break;
   }
   t->n = (int)out->len;
@@ -460,13 +467,25 @@ static const AtomTab *share_tab(LatPlan *P, double K)
   AtomTab *t = g_new0(AtomTab, 1);
   t->key = K;
   t->at = g_new(TabAtom, LAT_SHARE_BUCKETS);
+  /* a bucket's lower end is the upper end of the one before: each power taken once */
+  double S0 = pow(1 - (double)0 / LAT_SHARE_BUCKETS, K - 1), T0 = 0;
+  gboolean have_T0 = FALSE;
   for (int j = 0; j < LAT_SHARE_BUCKETS; j++) {
     double u0 = (double)j / LAT_SHARE_BUCKETS, u1 = (double)(j + 1) / LAT_SHARE_BUCKETS;
-    double S0 = pow(1 - u0, K - 1), S1 = pow(1 - u1, K - 1), pr = S0 - S1;
-    if (!(pr > 0)) continue;
+    double S1 = pow(1 - u1, K - 1), pr = S0 - S1;
+    if (!(pr > 0)) {
+      S0 = S1;
+      have_T0 = FALSE;
+      continue;
+    }
+    if (!have_T0) T0 = pow(1 - u0, K);
+    double T1 = pow(1 - u1, K);
     /* the mean of u over [u0, u1) under the density (K - 1)(1 - u)^(K - 2) */
-    double ubar = (u0 * S0 - u1 * S1 + (pow(1 - u0, K) - pow(1 - u1, K)) / K) / pr;
+    double ubar = (u0 * S0 - u1 * S1 + (T0 - T1) / K) / pr;
     t->at[t->n++] = (TabAtom){ ubar, pr };
+    S0 = S1;
+    T0 = T1;
+    have_T0 = TRUE;
   }
   tab_finish(t);
   g_ptr_array_add(P->share, t);
