@@ -1037,14 +1037,17 @@ double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps
   return slot_share(P, free, sat_Bps);
 }
 
-/* The latency of the mixture latency_atoms() gives: out = mean, p50, p99 in ms. */
-static void latency_estimate(LatPlan *P, const double *free, gboolean closed, double eps, double out[3])
+/* The p50 and p99 of the latency mixture @A (@n atoms, sorted and merged: latency_atoms), in
+ * seconds, into t[2]: the bisection of quantile_gap. @cap (seconds; NULL: none): a quantile whose
+ * bracket's lower end reaches cap[q] stops there and gives cap[q]; the bisection's result lies in
+ * its bracket, so it is at least cap[q] too, and min(cap[q], t[q]) is the same, bit for bit, the
+ * only use made of it (bound_eval: below X* the closed estimate's quantiles matter only where
+ * they are below the open one's). */
+static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, const double *cap, double t_out[2])
 {
-  SimDist size = workload_request_size_dist(&P->a->wl);
+  SimDist size = workload_request_size_dist(&a->wl);
   SizeLaw law = size_law(&size);
-  out[0] = plan_atoms(P, free, closed, eps) * 1e3;
-  const LatAtom *A = (const LatAtom *)P->atoms->data;
-  guint n = P->atoms->len, first_end = 0;
+  guint first_end = 0;
   g_autofree double *prefix = g_new(double, MAX(n, 1));
   for (double F = 0; first_end < n && A[first_end].lat_s == A[0].lat_s; first_end++) prefix[first_end] = F += A[first_end].p;
   LatCtx ctx = { &law, A, n, first_end, prefix, size_one(&law), 0 };
@@ -1064,14 +1067,19 @@ static void latency_estimate(LatPlan *P, const double *free, gboolean closed, do
        * there bisection is at a fixed point (the midpoint of adjacent doubles rounds onto an end,
        * whose function value the solver already holds), so the halvings left would change
        * nothing: stopping there gives the same bracket, bit for bit, at a third of the cost. */
+      gboolean capped = FALSE;
       for (int it = 0; it < LAT_QUANTILE_HALVINGS; it++) {
         double lo = gsl_root_fsolver_x_lower(s), up = gsl_root_fsolver_x_upper(s);
+        if (cap && lo >= cap[q]) {
+          capped = TRUE;
+          break;
+        }
         if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS) break;
         if (gsl_root_fsolver_x_lower(s) == lo && gsl_root_fsolver_x_upper(s) == up) break;
       }
-      t = 0.5 * (gsl_root_fsolver_x_lower(s) + gsl_root_fsolver_x_upper(s));
+      t = capped ? cap[q] : 0.5 * (gsl_root_fsolver_x_lower(s) + gsl_root_fsolver_x_upper(s));
     }
-    out[1 + q] = t * 1e3;
+    t_out[q] = t;
   }
 }
 
@@ -1115,13 +1123,21 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   g_autoptr(LatPlan) P = lat_plan_new(a, m);
   g_autofree double *free = g_new0(double, m->n_res);
   free_shares(m, r->sat_Bps, free);
-  double eps = slot_share(P, free, r->sat_Bps), sat[3], open[3];
-  latency_estimate(P, free, TRUE, eps, sat);
+  double eps = slot_share(P, free, r->sat_Bps), sat[3], open[3], sat_t[2], open_t[2];
+  sat[0] = plan_atoms(P, free, TRUE, eps) * 1e3;
   gboolean closed = !(offered_gbps > 0) || r->offered_Bps >= r->sat_Bps;
-  if (!closed) {
+  if (closed) {
+    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, sat_t);
+  } else {
+    /* the open estimate first: the closed one's quantiles are then needed only below it */
+    g_autoptr(GArray) sat_atoms = g_array_copy(P->atoms);
     free_shares(m, r->throughput_Bps, free);
-    latency_estimate(P, free, FALSE, eps, open);
+    open[0] = plan_atoms(P, free, FALSE, eps) * 1e3;
+    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, open_t);
+    mixture_quantiles(a, (const LatAtom *)sat_atoms->data, sat_atoms->len, open_t, sat_t);
+    for (int q = 0; q < 2; q++) open[1 + q] = open_t[q] * 1e3;
   }
+  for (int q = 0; q < 2; q++) sat[1 + q] = sat_t[q] * 1e3;
   r->lat_mean_ms = closed ? sat[0] : MIN(open[0], sat[0]);
   r->lat_p50_ms = closed ? sat[1] : MIN(open[1], sat[1]);
   r->lat_p99_ms = closed ? sat[2] : MIN(open[2], sat[2]);
