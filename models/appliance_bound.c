@@ -822,17 +822,29 @@ static void sort_merge_runs(LatPlan *P, GArray *atoms)
      * with one latency for all the order is y's, ties to the first group */
     gboolean one_lat = TRUE;
     for (int i = 1; i < n; i++) one_lat = one_lat && R[h[heap[i]]].lat_s == R[h[heap[0]]].lat_s;
+    double hv[LAT_MERGE_SCAN]; /* one latency: each group's head y, beside the group */
+    for (int i = 0; i < n; i++) hv[i] = R[h[heap[i]]].y;
     while (n > 0) {
       int best = 0;
-      for (int i = 1; i < n; i++) {
-        const LatAtom *x = &R[h[heap[i]]], *y = &R[h[heap[best]]];
-        if (one_lat ? x->y < y->y : cmp_atom(x, y) < 0) best = i;
+      if (one_lat) {
+        double by = hv[0];
+        for (int i = 1; i < n; i++)
+          if (hv[i] < by) {
+            by = hv[i];
+            best = i;
+          }
+      } else {
+        for (int i = 1; i < n; i++)
+          if (cmp_atom(&R[h[heap[i]]], &R[h[heap[best]]]) < 0) best = i;
       }
       int g = heap[best];
       TAKE(&R[h[g]++]);
       if (h[g] == bd[g + 1]) { /* keep the groups in their order */
         memmove(heap + best, heap + best + 1, sizeof(int) * (size_t)(n - best - 1));
+        memmove(hv + best, hv + best + 1, sizeof(double) * (size_t)(n - best - 1));
         n--;
+      } else {
+        hv[best] = R[h[g]].y;
       }
     }
   }
