@@ -219,7 +219,7 @@ static void tab_finish(AtomTab *t)
 
 /* One resource's atoms as uses_atoms_direct reads them: y_j = (v_j Km + 1) / c (share table),
  * v_j / c (company table) or (Km + 1) / c (one atom of p 1, t NULL). */
-typedef struct AtomSrc {
+typedef struct {
   const AtomTab *t;
   gboolean share;
   double Km, c, tot;
@@ -291,20 +291,20 @@ typedef struct {
   GArray *groups;       /* LatGroup */
   GArray *keys;         /* double: the groups' keys (group_classes) */
   /* scratch, kept between evaluations */
-  double *sp;          /* [n_res] max(free, eps) */
-  gboolean *sat;       /* [n_res] */
-  UseR *uses;          /* [n_res] */
-  int *pos, *span;     /* [n_res], [2 n_res + 2] */
-  double *cum, *tot;   /* [n_res] */
-  double *ratio;       /* [n_res] min(1, cum / tot) */
-  struct AtomSrc *src; /* [n_res] uses_atoms_direct */
-  double *hy;          /* [n_res] uses_atoms_direct: y of each resource's next atom */
-  GArray *at;          /* LatAtom: one group's resources' atoms */
-  GArray *vals;        /* double: one group's values of time per byte (resources' atoms unsorted) */
-  GArray *runs, *mrg;  /* LatAtom: the groups' mixtures one after the other; merge buffer */
-  GArray *rund;        /* int: the groups' run boundaries in runs */
-  /* the latest mixture built (latency_atoms), for latency_estimate at the root bound_slot_share
-   * ended on */
+  double *sp;        /* [n_res] max(free, eps) */
+  gboolean *sat;     /* [n_res] */
+  UseR *uses;        /* [n_res] */
+  int *pos, *span;   /* [n_res], [2 n_res + 2] */
+  double *cum, *tot; /* [n_res] */
+  double *ratio;     /* [n_res] min(1, cum / tot) */
+  AtomSrc *src;      /* [n_res] uses_atoms_direct */
+  double *hy;        /* [n_res] uses_atoms_direct: y of each resource's next atom */
+  GArray *at;        /* LatAtom: one group's resources' atoms */
+  GArray *vals;      /* double: one group's values of time per byte (resources' atoms unsorted) */
+  GArray *runs;      /* LatAtom: the groups' mixtures one after the other */
+  GArray *rund;      /* int: the groups' run boundaries in runs */
+  /* the latest mixture built (latency_atoms), for the closed estimate's quantiles at the root
+   * bound_slot_share ended on */
   GArray *atoms; /* LatAtom, sorted and merged */
   gboolean atoms_valid, atoms_closed;
   double atoms_eps, atoms_mean;
@@ -364,12 +364,11 @@ static LatPlan *lat_plan_new(const Appliance *a, const DemandModel *m)
   P->cum = g_new0(double, MAX(R, 1));
   P->tot = g_new0(double, MAX(R, 1));
   P->ratio = g_new0(double, MAX(R, 1));
-  P->src = g_new0(struct AtomSrc, MAX(R, 1));
+  P->src = g_new0(AtomSrc, MAX(R, 1));
   P->hy = g_new0(double, MAX(R, 1));
   P->at = g_array_new(FALSE, FALSE, sizeof(LatAtom));
   P->vals = g_array_new(FALSE, FALSE, sizeof(double));
   P->runs = g_array_new(FALSE, FALSE, sizeof(LatAtom));
-  P->mrg = g_array_new(FALSE, FALSE, sizeof(LatAtom));
   P->rund = g_array_new(FALSE, FALSE, sizeof(int));
   P->atoms = g_array_new(FALSE, FALSE, sizeof(LatAtom));
   P->atoms_free = g_new0(double, R);
@@ -402,7 +401,6 @@ static void lat_plan_free(LatPlan *P)
   g_array_unref(P->at);
   g_array_unref(P->vals);
   g_array_unref(P->runs);
-  g_array_unref(P->mrg);
   g_array_unref(P->rund);
   g_array_unref(P->atoms);
   g_free(P->atoms_free);
@@ -941,7 +939,7 @@ static double latency_atoms(LatPlan *P, const double *free, gboolean closed, dou
 }
 
 /* latency_atoms() into P->atoms, remembered: the same call again (the root bound_slot_share
- * ended on, then latency_estimate at it) reuses it. */
+ * ended on, then bound_eval's closed estimate at it) reuses it. */
 static double plan_atoms(LatPlan *P, const double *free, gboolean closed, double eps)
 {
   int R = P->m->n_res;
