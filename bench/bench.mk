@@ -18,8 +18,10 @@
 # says) into build/bench/ (bench-models links the release library).
 # bench-qnet-ps: wall seconds of `ocasim run` (release build) on the overloaded
 # processor-sharing station bench/mg1-ps-overload.yaml, 20 000 s simulated.
+# bench-bound: CPU time of `ocasim bound` per call and of a 1000-point bound sweep at -j 1,
+# this build against a reference build (commit BENCH_BOUND_REF) alternated (bench/bench-bound.sh).
 
-BENCH_TARGETS += bench-calendar bench-models bench-qnet-ps
+BENCH_TARGETS += bench-calendar bench-models bench-qnet-ps bench-bound
 
 BENCH_DIR     := build/bench
 BENCH_SECONDS ?= 0.5
@@ -37,7 +39,7 @@ BENCH_NS3_LIBS := $(or $(shell pkg-config --libs ns3-core 2>/dev/null),-lns3-cor
 
 BENCH_CAL_DEPS := bench/bench_calendar.c bench/hold.h sim/calendar.c sim/calendar.h sim/engine.c sim/engine.h sim/time.h
 
-.PHONY: bench-calendar bench-models bench-qnet-ps
+.PHONY: bench-calendar bench-models bench-qnet-ps bench-bound
 
 bench:
 	@fail=0; for t in $(BENCH_TARGETS); do \
@@ -163,3 +165,31 @@ bench-qnet-ps:
 	awk -v sim=$$sim -v ms=$$best -v ev=$$events 'BEGIN { w = ms / 1000; if (w <= 0) w = 0.001; \
 	  printf "%-12s | %11d | %7.3f | %10.0fx | %9d\n", "PS overload", sim, w, sim / w, ev; \
 	  print "(wall covers loading and the whole run; target: 20000 s simulated in < 1 s)" }'
+
+# bench-bound (issue 34): `ocasim bound` per call and a 1000-point bound sweep at -j 1
+# (sweeps/bench-bound-1000.yaml), CPU time (bench/cputime.c: getrusage of the children), this
+# build and a reference build alternated in BENCH_BOUND_PAIRS pairs. The reference is commit
+# BENCH_BOUND_REF (default 9728551, the last before the bound's latency rewrite), checked out
+# once as a detached git worktree in $(BENCH_DIR)/ref-<commit> and built there (release); without
+# git or that commit (a dist tarball) the table has this build's rows alone. Report only.
+BENCH_BOUND_REF   ?= 9728551
+BENCH_BOUND_PAIRS ?= 5
+BENCH_BOUND_CALLS ?= 20
+BENCH_BOUND_REFDIR := $(BENCH_DIR)/ref-$(BENCH_BOUND_REF)
+
+$(BENCH_DIR)/cputime: bench/cputime.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ bench/cputime.c
+
+bench-bound: $(BENCH_DIR)/cputime
+	@$(MAKE) --no-print-directory SANITIZE= ocasim
+	@ref=; if [ -x $(BENCH_BOUND_REFDIR)/ocasim ] || { \
+	    { [ -d $(BENCH_BOUND_REFDIR) ] || { git worktree prune && git worktree add --detach $(BENCH_BOUND_REFDIR) $(BENCH_BOUND_REF); }; } \
+	      > $(BENCH_DIR)/ref-build.log 2>&1 && \
+	    $(MAKE) --no-print-directory -C $(BENCH_BOUND_REFDIR) SANITIZE= MPI= ocasim >> $(BENCH_DIR)/ref-build.log 2>&1; }; then \
+	  ref=$(BENCH_BOUND_REFDIR)/ocasim; \
+	else \
+	  echo "NOTE reference build $(BENCH_BOUND_REF) not made (no git, or no such commit? see $(BENCH_DIR)/ref-build.log): this build's rows only"; \
+	fi; \
+	PAIRS=$(BENCH_BOUND_PAIRS) CALLS=$(BENCH_BOUND_CALLS) OUT=$(BENCH_DIR)/bound.out \
+	  sh bench/bench-bound.sh $(BENCH_DIR)/cputime ./ocasim $$ref

@@ -25,6 +25,9 @@
  * latency) merge, at their probability-weighted mean (so the mean is kept): at most a 1 % shift
  * of a quantile. Assumed. */
 #define LAT_MERGE_RATIO 1.02
+/* Up to this many classes' mixtures are merged by scanning their heads, more through a heap
+ * (sort_merge_runs): a scan of a few heads is cheaper than a heap's bookkeeping. Assumed. */
+#define LAT_MERGE_SCAN 16
 /* Relative tolerance of the floor eps at which the closed estimate's mean meets Little's law
  * (bound_slot_share): far below the estimate's own error. */
 #define LAT_LITTLE_REL 1e-9
@@ -49,32 +52,44 @@
  * (seconds). Assumed: far below a nanosecond-resolved latency. */
 #define LAT_BRACKET_PAD_S 1e-9
 
-/* Cumulative distribution of the request size @d (workload_request_size_dist: fixed,
- * exponential or lognormal of mean d->mean) at x bytes. */
-static double size_cdf(const SimDist *d, double x)
+/* The request size distribution (workload_request_size_dist: fixed, exponential or lognormal of
+ * mean d->mean) with the lognormal's parameters worked out once: zeta = log(mean) - s2 / 2,
+ * sigma = sqrt(s2), s2 = log(1 + cv^2). */
+typedef struct {
+  const SimDist *d;
+  double zeta, sigma;
+} SizeLaw;
+
+static SizeLaw size_law(const SimDist *d)
+{
+  SizeLaw z = { d, 0, 0 };
+  if (d->kind == SIM_DIST_LOGNORMAL) {
+    double s2 = log1p(d->shape * d->shape);
+    z.zeta = log(d->mean) - 0.5 * s2;
+    z.sigma = sqrt(s2);
+  }
+  return z;
+}
+
+/* Cumulative distribution of the request size @z at x bytes. */
+static double size_cdf(const SizeLaw *z, double x)
 {
   if (!(x > 0)) return 0;
-  switch (d->kind) {
-    case SIM_DIST_DETERMINISTIC: return x >= d->mean ? 1.0 : 0.0;
-    case SIM_DIST_EXPONENTIAL: return gsl_cdf_exponential_P(x, d->mean);
-    case SIM_DIST_LOGNORMAL: {
-      double s2 = log1p(d->shape * d->shape);
-      return gsl_cdf_lognormal_P(x, log(d->mean) - 0.5 * s2, sqrt(s2));
-    }
+  switch (z->d->kind) {
+    case SIM_DIST_DETERMINISTIC: return x >= z->d->mean ? 1.0 : 0.0;
+    case SIM_DIST_EXPONENTIAL: return gsl_cdf_exponential_P(x, z->d->mean);
+    case SIM_DIST_LOGNORMAL: return gsl_cdf_lognormal_P(x, z->zeta, z->sigma);
     default: g_assert_not_reached();
   }
 }
 
-/* The size @d exceeds with probability @tail, bytes. */
-static double size_upper(const SimDist *d, double tail)
+/* The size @z exceeds with probability @tail, bytes. */
+static double size_upper(const SizeLaw *z, double tail)
 {
-  switch (d->kind) {
-    case SIM_DIST_DETERMINISTIC: return d->mean;
-    case SIM_DIST_EXPONENTIAL: return gsl_cdf_exponential_Qinv(tail, d->mean);
-    case SIM_DIST_LOGNORMAL: {
-      double s2 = log1p(d->shape * d->shape);
-      return gsl_cdf_lognormal_Qinv(tail, log(d->mean) - 0.5 * s2, sqrt(s2));
-    }
+  switch (z->d->kind) {
+    case SIM_DIST_DETERMINISTIC: return z->d->mean;
+    case SIM_DIST_EXPONENTIAL: return gsl_cdf_exponential_Qinv(tail, z->d->mean);
+    case SIM_DIST_LOGNORMAL: return gsl_cdf_lognormal_Qinv(tail, z->zeta, z->sigma);
     default: g_assert_not_reached();
   }
 }
@@ -94,18 +109,48 @@ typedef struct {
 } LatAtom;
 
 typedef struct {
-  const SimDist *size;
-  GArray *atoms; /* LatAtom, the whole mixture over classes */
-  double q;      /* quantile sought, 0..1 */
+  const SizeLaw *size;
+  const LatAtom *atoms; /* the whole mixture over classes, sorted by drive latency, then y */
+  guint n;
+  guint first_end;      /* the end of the atoms of the first drive latency */
+  const double *prefix; /* [n] running sums of the atoms' p, from 0, in order */
+  double x_one;         /* sizes at or above it have CDF 1 exactly (size_one) */
+  double q;             /* quantile sought, 0..1 */
 } LatCtx;
 
-/* The latency CDF of @x at t seconds. */
+/* A size at and above which the CDF of @z is 1.0 in doubles whatever the library's formula: the
+ * mass above it is below 2^-54, half the spacing of doubles below 1, so 1 - it rounds to 1
+ * (lognormal: Q(8.6) = 4e-18 beyond u = 8.6 standard deviations; exponential: e^-40 = 4e-18);
+ * INFINITY where no such size is used. */
+static double size_one(const SizeLaw *z)
+{
+  switch (z->d->kind) {
+    case SIM_DIST_DETERMINISTIC: return z->d->mean;
+    case SIM_DIST_EXPONENTIAL: return z->d->mean > 0 ? 40.0 * z->d->mean : INFINITY;
+    case SIM_DIST_LOGNORMAL: return z->sigma > 0 ? exp(z->zeta + 8.6 * z->sigma) : INFINITY;
+    default: g_assert_not_reached();
+  }
+}
+
+/* The latency CDF of @x at t seconds: sum_j p_j F_S((t - l_j) / y_j) in atom order. Terms whose
+ * size is at or above x_one are p_j exactly (F_S = 1.0), so they cost no CDF; at the head of the
+ * first drive latency's atoms (x falls as y rises) they form a prefix, summed in advance. */
 static double lat_cdf(const LatCtx *x, double t)
 {
-  double F = 0;
-  for (guint j = 0; j < x->atoms->len; j++) {
-    const LatAtom *u = &g_array_index(x->atoms, LatAtom, j);
-    F += u->p * size_cdf(x->size, (t - u->lat_s) / u->y);
+  const LatAtom *A = x->atoms;
+  guint lo = 0, hi = x->first_end;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if ((t - A[mid].lat_s) / A[mid].y >= x->x_one)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  double F = lo > 0 ? x->prefix[lo - 1] : 0;
+  for (guint j = lo; j < x->n; j++) {
+    const LatAtom *u = &A[j];
+    double z = (t - u->lat_s) / u->y;
+    F += z >= x->x_one ? u->p : u->p * size_cdf(x->size, z);
   }
   return F;
 }
@@ -127,40 +172,6 @@ static double solo_rate(const DemandModel *m, const DmClass *k, int r)
   return k->demand[r] > 0 && cap > 0 ? cap / k->demand[r] : INFINITY;
 }
 
-/* Mean time per byte of class @k when every resource r keeps the spare share s[r] of its
- * capacity: the PS time at its most constraining resource, max_r d_kr / (C_r l_r s_r), s/B. */
-static double class_time_per_byte(const DemandModel *m, const DmClass *k, const double *s)
-{
-  double y = 0;
-  for (int r = 0; r < m->n_res; r++) {
-    double c = solo_rate(m, k, r);
-    if (isfinite(c)) y = MAX(y, 1.0 / (c * s[r]));
-  }
-  return y;
-}
-
-typedef struct {
-  const Appliance *a;
-  const DemandModel *m;
-  const double *free; /* [n_res] 1 - rho_r at X* */
-  double *s;          /* [n_res] scratch: max(free, eps) */
-  double target_s;    /* N E[S] / X*: the mean latency Little's law gives N slots, s */
-} SatCtx;
-
-/* Mean latency with the spare share of every resource floored at @eps, minus Little's N / lambda. */
-static double sat_gap(double eps, void *p)
-{
-  SatCtx *x = p;
-  for (int r = 0; r < x->m->n_res; r++) x->s[r] = MAX(x->free[r], eps);
-  double T = 0;
-  for (int c = 0; c < x->m->n_class; c++) {
-    const DmClass *k = &x->m->cls[c];
-    if (!(k->weight > 0)) continue;
-    T += k->weight * (x->a->drives[k->drive].latency_ns * 1e-9 + x->a->wl.request_bytes * class_time_per_byte(x->m, k, x->s));
-  }
-  return T - x->target_s;
-}
-
 /* Spare shares 1 - rho_r (>= 0) of every resource at throughput @x_Bps, into @free. */
 static void free_shares(const DemandModel *m, double x_Bps, double *free)
 {
@@ -171,14 +182,814 @@ static void free_shares(const DemandModel *m, double x_Bps, double *free)
   }
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * The latency estimate's plan: everything in it that does not depend on the floor eps, worked
+ * out once per model (issue 34: the root search of bound_slot_share evaluates the estimate a
+ * dozen times, and each evaluation used to redo all of it). The arithmetic of every figure is
+ * the one of the estimate written out directly (the same expressions on the same values, in the
+ * same order), so results are bit for bit those of evaluating it from scratch. */
+
+/* Atoms of one resource's time per byte that depend on one number alone: a company table (the
+ * geometric company below saturation at spare share s: v = bound_ps_time(rho, nbar), time per
+ * byte v / c) or a share table (the Beta(1, K - 1) share at a saturated resource of K: v = the
+ * bucket's mean share ubar, time per byte (ubar K m + 1) / c). */
+typedef struct {
+  double v, p;
+} TabAtom;
+
+typedef struct {
+  double key;    /* s (company table) or K (share table) */
+  double tail_T; /* company: bound_ps_time(rho, log(LAT_TAIL) / log(rho)), rho > 0 */
+  int n;         /* atoms; -1 until built (company tables are built when first used) */
+  TabAtom *at;
+  double tot;      /* sum of the atoms' p from 0, in order */
+  gboolean sorted; /* v finite and non-decreasing along the atoms */
+} AtomTab;
+
+/* Sets @t's tot and sorted from its atoms. */
+static void tab_finish(AtomTab *t)
+{
+  t->tot = 0;
+  t->sorted = TRUE;
+  for (int j = 0; j < t->n; j++) {
+    t->tot += t->at[j].p;
+    if (!isfinite(t->at[j].v) || (j > 0 && !(t->at[j].v >= t->at[j - 1].v))) t->sorted = FALSE;
+  }
+}
+
+/* One resource's atoms as uses_atoms_direct reads them: y_j = (v_j Km + 1) / c (share table),
+ * v_j / c (company table) or (Km + 1) / c (one atom of p 1, t NULL). */
+typedef struct {
+  const AtomTab *t;
+  gboolean share;
+  double Km, c, tot;
+  int n;
+} AtomSrc;
+
+static inline double src_y(const AtomSrc *u, int j)
+{
+  if (!u->t) return (u->Km + 1.0) / u->c;
+  return u->share ? (u->t->at[j].v * u->Km + 1.0) / u->c : u->t->at[j].v / u->c;
+}
+
+static inline double src_p(const AtomSrc *u, int j)
+{
+  return u->t ? u->t->at[j].p : 1.0;
+}
+
+/* One resource a class uses (finite byte rate alone @c, B/s). */
+typedef struct {
+  int r;
+  double c;
+} ClassRes;
+
+/* A class of positive weight: its drive latency (s), time per byte alone max_r 1 / c_kr, and its
+ * resources [first, first + n) of LatPlan.cand in resource order. */
+typedef struct {
+  double lat_s, alone, weight;
+  int first, n;
+} ClassPlan;
+
+/* One resource of a class, as far as its latency goes: the byte rate alone c (B/s), the spare
+ * share s, K (1 / share of requests using it) and whether it is saturated (1) or not (0). */
+typedef struct {
+  double c, s, K, sat;
+} ResUse;
+
+/* group_classes keeps keys as doubles, cmp_use compares 8 bytes at a time */
+G_STATIC_ASSERT(sizeof(ResUse) % sizeof(double) == 0 && sizeof(double) == sizeof(guint64));
+
+/* A use and its resource (r: only to find its company table; not part of the class's key). */
+typedef struct {
+  ResUse u;
+  int r;
+} UseR;
+
+/* Classes alike in drive latency, time alone and resources share one mixture: @rep the first of
+ * them, @w their summed weight. */
+typedef struct {
+  int rep;
+  double w;
+} LatGroup;
+
+typedef struct {
+  const Appliance *a;
+  const DemandModel *m;
+  double *K; /* [n_res] 1 / (share of requests using r) */
+  ClassPlan *cls;
+  int n_cls;
+  ClassRes *cand;
+  GPtrArray *company; /* AtomTab *, by spare share */
+  GPtrArray *share;   /* AtomTab *, by K */
+  AtomTab **res_tab;  /* [n_res] the company table of free[r] (the closed estimate's unsaturated r) */
+  /* the grouping of the classes, valid for one closed estimate's saturated set and free shares:
+   * equal keys at one eps of a saturated set are equal at every eps of it (a saturated resource's
+   * ResUse differs by eps alone, the same for all, an unsaturated one's does not depend on eps) */
+  gboolean groups_valid;
+  gboolean *groups_sat; /* [n_res] */
+  double *groups_free;  /* [n_res] */
+  GArray *groups;       /* LatGroup */
+  GArray *keys;         /* double: the groups' keys (group_classes) */
+  /* scratch, kept between evaluations */
+  double *sp;        /* [n_res] max(free, eps) */
+  gboolean *sat;     /* [n_res] */
+  UseR *uses;        /* [n_res] */
+  int *pos, *span;   /* [n_res], [2 n_res + 2] */
+  double *cum, *tot; /* [n_res] */
+  double *ratio;     /* [n_res] min(1, cum / tot) */
+  AtomSrc *src;      /* [n_res] uses_atoms_direct */
+  double *hy;        /* [n_res] uses_atoms_direct: y of each resource's next atom */
+  GArray *at;        /* LatAtom: one group's resources' atoms */
+  GArray *vals;      /* double: one group's values of time per byte (resources' atoms unsorted) */
+  GArray *runs;      /* LatAtom: the groups' mixtures one after the other */
+  GArray *rund;      /* int: the groups' run boundaries in runs */
+  /* the latest mixture built (latency_atoms), for the closed estimate's quantiles at the root
+   * bound_slot_share ended on */
+  GArray *atoms; /* LatAtom, sorted and merged */
+  gboolean atoms_valid, atoms_closed;
+  double atoms_eps, atoms_mean;
+  double *atoms_free; /* [n_res] */
+} LatPlan;
+
+static void atom_tab_free(gpointer p)
+{
+  AtomTab *t = p;
+  g_free(t->at);
+  g_free(t);
+}
+
+static LatPlan *lat_plan_new(const Appliance *a, const DemandModel *m)
+{
+  int R = m->n_res;
+  LatPlan *P = g_new0(LatPlan, 1);
+  P->a = a;
+  P->m = m;
+  P->K = g_new0(double, R);
+  for (int c = 0; c < m->n_class; c++)
+    for (int i = 0; i < R; i++)
+      if (m->cls[c].weight > 0 && m->cls[c].demand[i] > 0) P->K[i] += m->cls[c].weight;
+  for (int i = 0; i < R; i++) P->K[i] = P->K[i] > 0 ? 1.0 / P->K[i] : 1.0;
+  P->cls = g_new0(ClassPlan, MAX(m->n_class, 1));
+  GArray *cand = g_array_new(FALSE, FALSE, sizeof(ClassRes));
+  for (int c = 0; c < m->n_class; c++) {
+    const DmClass *k = &m->cls[c];
+    if (!(k->weight > 0)) continue;
+    ClassPlan *cp = &P->cls[P->n_cls++];
+    cp->lat_s = a->drives[k->drive].latency_ns * 1e-9;
+    cp->weight = k->weight;
+    cp->first = (int)cand->len;
+    cp->alone = 0;
+    for (int r = 0; r < R; r++) {
+      double rate = solo_rate(m, k, r);
+      if (!isfinite(rate)) continue;
+      cp->alone = MAX(cp->alone, 1.0 / rate);
+      ClassRes u = { r, rate };
+      g_array_append_val(cand, u);
+    }
+    cp->n = (int)cand->len - cp->first;
+  }
+  P->cand = (ClassRes *)g_array_free(cand, FALSE);
+  P->company = g_ptr_array_new_with_free_func(atom_tab_free);
+  P->share = g_ptr_array_new_with_free_func(atom_tab_free);
+  P->res_tab = g_new0(AtomTab *, R);
+  P->groups_sat = g_new0(gboolean, R);
+  P->groups_free = g_new0(double, R);
+  P->groups = g_array_new(FALSE, FALSE, sizeof(LatGroup));
+  P->keys = g_array_new(FALSE, FALSE, sizeof(double));
+  P->sp = g_new0(double, R);
+  P->sat = g_new0(gboolean, R);
+  P->uses = g_new0(UseR, MAX(R, 1));
+  P->pos = g_new0(int, MAX(R, 1));
+  P->span = g_new0(int, 2 * R + 2);
+  P->cum = g_new0(double, MAX(R, 1));
+  P->tot = g_new0(double, MAX(R, 1));
+  P->ratio = g_new0(double, MAX(R, 1));
+  P->src = g_new0(AtomSrc, MAX(R, 1));
+  P->hy = g_new0(double, MAX(R, 1));
+  P->at = g_array_new(FALSE, FALSE, sizeof(LatAtom));
+  P->vals = g_array_new(FALSE, FALSE, sizeof(double));
+  P->runs = g_array_new(FALSE, FALSE, sizeof(LatAtom));
+  P->rund = g_array_new(FALSE, FALSE, sizeof(int));
+  P->atoms = g_array_new(FALSE, FALSE, sizeof(LatAtom));
+  P->atoms_free = g_new0(double, R);
+  return P;
+}
+
+static void lat_plan_free(LatPlan *P)
+{
+  if (!P) return;
+  g_free(P->K);
+  g_free(P->cls);
+  g_free(P->cand);
+  g_ptr_array_unref(P->company);
+  g_ptr_array_unref(P->share);
+  g_free(P->res_tab);
+  g_free(P->groups_sat);
+  g_free(P->groups_free);
+  g_array_unref(P->groups);
+  g_array_unref(P->keys);
+  g_free(P->sp);
+  g_free(P->sat);
+  g_free(P->uses);
+  g_free(P->pos);
+  g_free(P->span);
+  g_free(P->cum);
+  g_free(P->tot);
+  g_free(P->ratio);
+  g_free(P->src);
+  g_free(P->hy);
+  g_array_unref(P->at);
+  g_array_unref(P->vals);
+  g_array_unref(P->runs);
+  g_array_unref(P->rund);
+  g_array_unref(P->atoms);
+  g_free(P->atoms_free);
+  g_free(P);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LatPlan, lat_plan_free)
+
+/* The company table of spare share @s < 1 (rho = 1 - s > 0), its tail_T set, atoms not built. */
+static AtomTab *company_tab(LatPlan *P, int r, double s)
+{
+  if (P->res_tab[r] && P->res_tab[r]->key == s) return P->res_tab[r];
+  AtomTab *t = NULL;
+  for (guint i = 0; i < P->company->len && !t; i++)
+    if (((AtomTab *)g_ptr_array_index(P->company, i))->key == s) t = g_ptr_array_index(P->company, i);
+  if (!t) {
+    t = g_new0(AtomTab, 1);
+    t->key = s;
+    t->n = -1;
+    double rho = 1.0 - s;
+    t->tail_T = bound_ps_time(rho, log(LAT_TAIL) / log(rho));
+    g_ptr_array_add(P->company, t);
+  }
+  P->res_tab[r] = t;
+  return t;
+}
+
+/* Builds @t's atoms: the geometric number n of others of a PS queue at rho = 1 - s, in buckets
+ * (LAT_BUCKET_GROWTH) at their conditional mean n, v = bound_ps_time(rho, nbar). */
+static void company_build(AtomTab *t)
+{
+  if (t->n >= 0) return;
+  double rho = 1.0 - t->key;
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(TabAtom));
+  /* rho^lo of a bucket is rho^hi of the one before: each power taken once */
+  double lo = 0, plo = pow(rho, lo);
+  while (plo > LAT_TAIL) {
+    double hi = MAX(lo + 1, ceil(LAT_BUCKET_GROWTH * lo));
+    double phi = pow(rho, hi), w = hi - lo, pr = plo - phi;
+    /* the mean of n over [lo, hi) under P(n) ~ rho^n */
+    double nbar = lo;
+    if (rho > 0) {
+      double pw = pow(rho, w);
+      nbar = lo + rho / (1 - rho) - w * pw / (1 - pw);
+    }
+    TabAtom a = { bound_ps_time(rho, nbar), rho > 0 ? pr : 1.0 };
+    g_array_append_val(out, a);
+    lo = hi;
+    plo = phi;
+    if (!(rho > 0)) break;
+  }
+  t->n = (int)out->len;
+  t->at = (TabAtom *)g_array_free(out, FALSE);
+  tab_finish(t);
+}
+
+/* The share table of K > 1: the share u ~ Beta(1, K - 1) of the saturated resources' requests a
+ * request finds, in LAT_SHARE_BUCKETS buckets of equal width at their conditional mean ubar. */
+static const AtomTab *share_tab(LatPlan *P, double K)
+{
+  for (guint i = 0; i < P->share->len; i++)
+    if (((AtomTab *)g_ptr_array_index(P->share, i))->key == K) return g_ptr_array_index(P->share, i);
+  AtomTab *t = g_new0(AtomTab, 1);
+  t->key = K;
+  t->at = g_new(TabAtom, LAT_SHARE_BUCKETS);
+  /* a bucket's lower end is the upper end of the one before: each power taken once */
+  double S0 = pow(1 - (double)0 / LAT_SHARE_BUCKETS, K - 1), T0 = 0;
+  gboolean have_T0 = FALSE;
+  for (int j = 0; j < LAT_SHARE_BUCKETS; j++) {
+    double u0 = (double)j / LAT_SHARE_BUCKETS, u1 = (double)(j + 1) / LAT_SHARE_BUCKETS;
+    double S1 = pow(1 - u1, K - 1), pr = S0 - S1;
+    if (!(pr > 0)) {
+      S0 = S1;
+      have_T0 = FALSE;
+      continue;
+    }
+    if (!have_T0) T0 = pow(1 - u0, K);
+    double T1 = pow(1 - u1, K);
+    /* the mean of u over [u0, u1) under the density (K - 1)(1 - u)^(K - 2) */
+    double ubar = (u0 * S0 - u1 * S1 + (T0 - T1) / K) / pr;
+    t->at[t->n++] = (TabAtom){ ubar, pr };
+    S0 = S1;
+    T0 = T1;
+    have_T0 = TRUE;
+  }
+  tab_finish(t);
+  g_ptr_array_add(P->share, t);
+  return t;
+}
+
+/* Appends to P->at the atoms (y: time per byte, p) of one resource @u (resource_atoms): when
+ * saturated (the slots full, s the floor eps) the request finds the share u ~ Beta(1, K - 1) of
+ * the K m requests of K such resources, m = 1 / s - 1 (y = (u K m + 1) / c: frozen company); else
+ * the geometric number n of others of a PS queue at rho = 1 - s (y = bound_ps_time(rho, n) / c).
+ */
+static void resource_atoms(LatPlan *P, const UseR *ur)
+{
+  const ResUse *u = &ur->u;
+  double c = u->c, s = u->s, K = u->K;
+  if (u->sat > 0) {
+    double Km = K * (1.0 / s - 1.0);
+    if (K <= 1.0 + LAT_ONE_RESOURCE_SLACK) {
+      LatAtom a = { 0, (Km + 1.0) / c, 1.0 };
+      g_array_append_val(P->at, a);
+      return;
+    }
+    const AtomTab *t = share_tab(P, K);
+    guint first = P->at->len;
+    g_array_set_size(P->at, first + (guint)t->n);
+    LatAtom *o = &g_array_index(P->at, LatAtom, first);
+    for (int j = 0; j < t->n; j++) o[j] = (LatAtom){ 0, (t->at[j].v * Km + 1.0) / c, t->at[j].p };
+    return;
+  }
+  AtomTab *t = company_tab(P, ur->r, s);
+  company_build(t);
+  guint first = P->at->len;
+  g_array_set_size(P->at, first + (guint)t->n);
+  LatAtom *o = &g_array_index(P->at, LatAtom, first);
+  for (int j = 0; j < t->n; j++) o[j] = (LatAtom){ 0, t->at[j].v / c, t->at[j].p };
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* memcmp's order of @a and @b (sizeof(ResUse) bytes), 8 bytes at a time: each word read with its
+ * first byte most significant (GUINT64_FROM_BE), so words compare as their bytes do. */
+static int cmp_use(const void *a, const void *b)
+{
+  /* any fixed order: the key of a class's resources (uses equal here are equal in every way
+   * that matters: their atoms) */
+  const guint8 *x = (const guint8 *)&((const UseR *)a)->u, *y = (const guint8 *)&((const UseR *)b)->u;
+  for (size_t i = 0; i < sizeof(ResUse); i += sizeof(guint64)) {
+    guint64 u, v;
+    memcpy(&u, x + i, sizeof u);
+    memcpy(&v, y + i, sizeof v);
+    u = GUINT64_FROM_BE(u);
+    v = GUINT64_FROM_BE(v);
+    if (u != v) return u < v ? -1 : 1;
+  }
+  return 0;
+}
+
+/* The resources of class @k that can make its requests slower than alone, into P->uses in a
+ * fixed order (their count returned), given P->sp (spare shares) and P->sat (saturated: closed
+ * regime, at the floor): a resource below saturation whose company even at the tail's largest n
+ * leaves the request no slower than alone takes no part in the max. */
+static int class_uses(LatPlan *P, const ClassPlan *k)
+{
+  int n = 0;
+  for (int j = 0; j < k->n; j++) {
+    const ClassRes *u = &P->cand[k->first + j];
+    int r = u->r;
+    double rho = 1.0 - P->sp[r];
+    if (!P->sat[r] && (rho <= 0 || company_tab(P, r, P->sp[r])->tail_T / u->c <= k->alone)) continue;
+    P->uses[n++] = (UseR){ { u->c, P->sp[r], P->K[r], P->sat[r] ? 1.0 : 0.0 }, r };
+  }
+  /* insertion sort (a handful of uses; the order is total, so any sort gives this one) */
+  for (int i = 1; i < n; i++) {
+    UseR x = P->uses[i];
+    int j = i;
+    for (; j > 0 && cmp_use(&P->uses[j - 1], &x) > 0; j--) P->uses[j] = P->uses[j - 1];
+    P->uses[j] = x;
+  }
+  return n;
+}
+
+/* Room for @n more atoms at the end of @a (LatAtom): their first, the length grown by n. */
+static LatAtom *atoms_grow(GArray *a, guint n)
+{
+  guint len = a->len;
+  g_array_set_size(a, len + n);
+  return &g_array_index(a, LatAtom, len);
+}
+
+/* Appends to P->runs, weighted by @w, the atoms of a request's time per byte: the largest over
+ * its @n resources P->uses of each resource's time (resource_atoms, independent: product-form
+ * queues), never below @alone, in increasing y. The values of y taken are @alone and every
+ * resource atom's y above it, in increasing order, each once; at each, F = prod_i min(1, the
+ * mass of resource i's atoms at or below y / its whole mass) (1 at the last value). */
+/* uses_atoms() without writing the resources' atoms out: each atom's y worked out once, where the
+ * walk reaches it, by the expression resource_atoms uses. Only where every resource's atoms are
+ * finite and increase in y (tables sorted, Km and c finite and positive); FALSE (nothing done)
+ * otherwise. */
+static gboolean uses_atoms_direct(LatPlan *P, int n, double alone, double lat_s, double w)
+{
+  AtomSrc *src = P->src;
+  int nr = 0, total = 0;
+  for (int r = 0; r < n; r++) {
+    const UseR *ur = &P->uses[r];
+    const ResUse *u = &ur->u;
+    AtomSrc a = { NULL, FALSE, 0, u->c, 1.0, 1 };
+    if (!(isfinite(u->c) && u->c > 0)) return FALSE;
+    if (u->sat > 0) {
+      a.Km = u->K * (1.0 / u->s - 1.0);
+      if (!(isfinite(a.Km) && a.Km >= 0)) return FALSE;
+      if (!(u->K <= 1.0 + LAT_ONE_RESOURCE_SLACK)) {
+        a.t = share_tab(P, u->K);
+        a.share = TRUE;
+      }
+    } else {
+      AtomTab *t = company_tab(P, ur->r, u->s);
+      company_build(t);
+      a.t = t;
+    }
+    if (a.t) {
+      if (!a.t->sorted) return FALSE;
+      a.n = a.t->n;
+      a.tot = a.t->tot;
+    }
+    /* the largest y is the last: never above alone, no part in the max */
+    if (!(a.n > 0 && src_y(&a, a.n - 1) > alone)) {
+      if (a.n > 0 && !isfinite(src_y(&a, a.n - 1))) return FALSE;
+      continue;
+    }
+    if (!isfinite(src_y(&a, a.n - 1))) return FALSE;
+    src[nr++] = a;
+    total += a.n;
+  }
+  int *pos = P->pos;
+  double *cum = P->cum, *ratio = P->ratio, *hy = P->hy;
+  for (int i = 0; i < nr; i++) {
+    pos[i] = 0;
+    cum[i] = 0;
+    ratio[i] = MIN(1.0, cum[i] / src[i].tot);
+    hy[i] = src_y(&src[i], 0);
+  }
+  guint len0 = P->runs->len, nout = 0;
+  LatAtom *out = atoms_grow(P->runs, (guint)total + 1);
+  double Fprev = 0, y = alone;
+  for (;;) {
+    double F = 1, next = INFINITY;
+    for (int i = 0; i < nr; i++) {
+      if (hy[i] <= y) { /* the ratio changes only where the mass does */
+        const AtomSrc *u = &src[i];
+        do {
+          cum[i] += src_p(u, pos[i]);
+          pos[i]++;
+          hy[i] = pos[i] < u->n ? src_y(u, pos[i]) : INFINITY;
+        } while (hy[i] <= y);
+        ratio[i] = MIN(1.0, cum[i] / u->tot);
+      }
+      F *= ratio[i];
+      next = MIN(next, hy[i]);
+    }
+    gboolean last = next == INFINITY;
+    if (last) F = 1; /* the last value: every resource's whole mass */
+    if (F > Fprev) {
+      out[nout++] = (LatAtom){ lat_s, y, w * (F - Fprev) };
+      Fprev = F;
+    }
+    if (last) break;
+    y = next;
+  }
+  g_array_set_size(P->runs, len0 + nout);
+  return TRUE;
+}
+
+static void uses_atoms(LatPlan *P, int n, double alone, double lat_s, double w)
+{
+  if (uses_atoms_direct(P, n, alone, lat_s, w)) return;
+  GArray *at = P->at;
+  int *span = P->span;
+  g_array_set_size(at, 0);
+  int nr = 0;
+  gboolean sorted = TRUE;
+  for (int r = 0; r < n; r++) {
+    guint first = at->len;
+    resource_atoms(P, &P->uses[r]);
+    const LatAtom *A = &g_array_index(at, LatAtom, 0);
+    gboolean above = FALSE;
+    for (guint j = first; j < at->len; j++) {
+      if (A[j].y > alone) above = TRUE;
+      if (!isfinite(A[j].y) || (j > first && !(A[j].y >= A[j - 1].y))) sorted = FALSE;
+    }
+    if (!above) { /* never slower than alone: no part in the max */
+      g_array_set_size(at, first);
+      continue;
+    }
+    span[2 * nr] = (int)first;
+    span[2 * nr + 1] = (int)at->len;
+    nr++;
+  }
+  const LatAtom *A = (const LatAtom *)at->data;
+  int *pos = P->pos;
+  double *cum = P->cum, *tot = P->tot;
+  for (int i = 0; i < nr; i++) {
+    pos[i] = span[2 * i];
+    cum[i] = tot[i] = 0;
+    for (int j = pos[i]; j < span[2 * i + 1]; j++) tot[i] += A[j].p;
+  }
+  double Fprev = 0;
+  /* at most one atom per value: room for them all, the length set at the end */
+  guint len0 = P->runs->len, nout = 0;
+  LatAtom *out = atoms_grow(P->runs, at->len + 1);
+  if (sorted) {
+    /* each resource's atoms increase in y: the values are walked by merging them, without
+     * collecting and sorting them (the same values in the same order) */
+    double y = alone, *ratio = P->ratio;
+    for (int i = 0; i < nr; i++) ratio[i] = MIN(1.0, cum[i] / tot[i]);
+    for (;;) {
+      double F = 1, next = INFINITY;
+      for (int i = 0; i < nr; i++) {
+        int e = span[2 * i + 1];
+        if (pos[i] < e && A[pos[i]].y <= y) { /* the ratio changes only where the mass does */
+          for (; pos[i] < e && A[pos[i]].y <= y; pos[i]++) cum[i] += A[pos[i]].p;
+          ratio[i] = MIN(1.0, cum[i] / tot[i]);
+        }
+        F *= ratio[i];
+        if (pos[i] < e) next = MIN(next, A[pos[i]].y);
+      }
+      gboolean last = next == INFINITY;
+      if (last) F = 1; /* the last value: every resource's whole mass */
+      if (F > Fprev) {
+        out[nout++] = (LatAtom){ lat_s, y, w * (F - Fprev) };
+        Fprev = F;
+      }
+      if (last) break;
+      y = next;
+    }
+    g_array_set_size(P->runs, len0 + nout);
+    return;
+  }
+  GArray *vals = P->vals;
+  g_array_set_size(vals, 0);
+  g_array_append_val(vals, alone);
+  for (int i = 0; i < nr; i++)
+    for (int j = span[2 * i]; j < span[2 * i + 1]; j++)
+      if (A[j].y > alone) g_array_append_val(vals, A[j].y);
+  qsort(vals->data, vals->len, sizeof(double), cmp_double);
+  const double *V = (const double *)vals->data;
+  for (guint v = 0; v < vals->len; v++) {
+    double y = V[v];
+    if (v > 0 && y == V[v - 1]) continue;
+    double F = 1;
+    for (int i = 0; i < nr; i++) {
+      for (; pos[i] < span[2 * i + 1] && A[pos[i]].y <= y; pos[i]++) cum[i] += A[pos[i]].p;
+      F *= MIN(1.0, cum[i] / tot[i]);
+    }
+    if (v + 1 == vals->len) F = 1; /* the last value: every resource's whole mass */
+    if (F > Fprev) {
+      out[nout++] = (LatAtom){ lat_s, y, w * (F - Fprev) };
+      Fprev = F;
+    }
+  }
+  g_array_set_size(P->runs, len0 + nout);
+}
+
+static int cmp_atom(const LatAtom *x, const LatAtom *y)
+{
+  if (x->lat_s != y->lat_s) return (x->lat_s > y->lat_s) - (x->lat_s < y->lat_s);
+  return (x->y > y->y) - (x->y < y->y);
+}
+
+/* Heap order of the groups' run heads: cmp_atom, then the group (so ties leave in group order). */
+static gboolean head_before(const LatAtom *R, const int *h, int a, int b)
+{
+  int c = cmp_atom(&R[h[a]], &R[h[b]]);
+  return c < 0 || (c == 0 && a < b);
+}
+
+static void heap_down(const LatAtom *R, const int *h, int *heap, int n, int i)
+{
+  for (;;) {
+    int l = 2 * i + 1, m = i;
+    if (l < n && head_before(R, h, heap[l], heap[m])) m = l;
+    if (l + 1 < n && head_before(R, h, heap[l + 1], heap[m])) m = l + 1;
+    if (m == i) return;
+    int t = heap[i];
+    heap[i] = heap[m];
+    heap[m] = t;
+    i = m;
+  }
+}
+
+/* The groups' runs (P->runs, each sorted by cmp_atom, boundaries in P->rund) in the order a stable
+ * sort of the whole gives (GLib's g_array_sort is stable, and the sums below depend on the order
+ * of ties), taken by a merge, with neighbours of one drive latency within LAT_MERGE_RATIO of time
+ * per byte merged at their probability-weighted mean on the way (so the mean is kept), into
+ * @atoms. */
+static void sort_merge_runs(LatPlan *P, GArray *atoms)
+{
+  const LatAtom *R = (const LatAtom *)P->runs->data;
+  const int *bd = (const int *)P->rund->data;
+  int k = (int)P->rund->len - 1, n = 0;
+  g_autofree int *h = g_new(int, MAX(k, 1));
+  g_autofree int *heap = g_new(int, MAX(k, 1));
+  for (int g = 0; g < k; g++) {
+    h[g] = bd[g];
+    if (bd[g] < bd[g + 1]) heap[n++] = g;
+  }
+  g_array_set_size(atoms, P->runs->len);
+  LatAtom *out = (LatAtom *)atoms->data, a = { 0 };
+  guint m = 0;
+  double py = 0, y0 = 0;
+  gboolean open = FALSE;
+#define TAKE(B)                                                            \
+  do {                                                                     \
+    const LatAtom *b_ = (B);                                               \
+    if (open && b_->lat_s == a.lat_s && !(b_->y > y0 * LAT_MERGE_RATIO)) { \
+      a.p += b_->p;                                                        \
+      py += b_->p * b_->y;                                                 \
+      break;                                                               \
+    }                                                                      \
+    if (open) {                                                            \
+      a.y = py / a.p;                                                      \
+      out[m++] = a;                                                        \
+    }                                                                      \
+    a = *b_;                                                               \
+    py = a.p * a.y;                                                        \
+    y0 = a.y;                                                              \
+    open = TRUE;                                                           \
+  } while (0)
+  if (n <= LAT_MERGE_SCAN) {
+    /* few groups: the smallest head by a scan; every atom of a group has its drive latency, so
+     * with one latency for all the order is y's, ties to the first group */
+    gboolean one_lat = TRUE;
+    for (int i = 1; i < n; i++) one_lat = one_lat && R[h[heap[i]]].lat_s == R[h[heap[0]]].lat_s;
+    double hv[LAT_MERGE_SCAN]; /* one latency: each group's head y, beside the group */
+    for (int i = 0; i < n; i++) hv[i] = R[h[heap[i]]].y;
+    while (n > 0) {
+      int best = 0;
+      if (one_lat) {
+        double by = hv[0];
+        for (int i = 1; i < n; i++)
+          if (hv[i] < by) {
+            by = hv[i];
+            best = i;
+          }
+      } else {
+        for (int i = 1; i < n; i++)
+          if (cmp_atom(&R[h[heap[i]]], &R[h[heap[best]]]) < 0) best = i;
+      }
+      int g = heap[best];
+      TAKE(&R[h[g]++]);
+      if (h[g] == bd[g + 1]) { /* keep the groups in their order */
+        memmove(heap + best, heap + best + 1, sizeof(int) * (size_t)(n - best - 1));
+        memmove(hv + best, hv + best + 1, sizeof(double) * (size_t)(n - best - 1));
+        n--;
+      } else {
+        hv[best] = R[h[g]].y;
+      }
+    }
+  }
+  for (int i = n / 2 - 1; i >= 0; i--) heap_down(R, h, heap, n, i);
+  while (n > 0) {
+    int g = heap[0];
+    const LatAtom *b = &R[h[g]++];
+    if (h[g] == bd[g + 1]) heap[0] = heap[--n];
+    heap_down(R, h, heap, n, 0);
+    TAKE(b);
+  }
+#undef TAKE
+  if (open) {
+    a.y = py / a.p;
+    out[m++] = a;
+  }
+  g_array_set_size(atoms, m);
+}
+
+/* Groups the classes (LatPlan.groups): classes alike in drive latency, time alone and resources
+ * (as ResUse, byte for byte) share one mixture, weighted by their summed shares, in the order of
+ * their first class. */
+static void group_classes(LatPlan *P)
+{
+  GArray *keys = P->keys; /* per group: lat_s, alone, n, then n ResUse, as doubles */
+  g_array_set_size(keys, 0);
+  g_array_set_size(P->groups, 0);
+  for (int c = 0; c < P->n_cls; c++) {
+    const ClassPlan *k = &P->cls[c];
+    int n = class_uses(P, k);
+    double head[3] = { k->lat_s, k->alone, n };
+    guint g = 0, off = 0;
+    for (; g < P->groups->len; g++) {
+      const double *key = &g_array_index(keys, double, off);
+      int kn = (int)key[2];
+      if (kn == n && !memcmp(key, head, sizeof head)) {
+        const ResUse *ku = (const ResUse *)(key + 3);
+        int i = 0;
+        while (i < n && !memcmp(&ku[i], &P->uses[i].u, sizeof(ResUse))) i++;
+        if (i == n) break;
+      }
+      off += 3 + (guint)kn * (sizeof(ResUse) / sizeof(double));
+    }
+    if (g < P->groups->len) {
+      g_array_index(P->groups, LatGroup, g).w += k->weight;
+      continue;
+    }
+    g_array_append_vals(keys, head, 3);
+    for (int i = 0; i < n; i++) g_array_append_vals(keys, &P->uses[i].u, sizeof(ResUse) / sizeof(double));
+    LatGroup lg = { c, k->weight };
+    g_array_append_val(P->groups, lg);
+  }
+}
+
+/* The latency mixture of @P's requests into @atoms (sorted, merged) when resource r keeps the
+ * spare share free[r] (1 - rho_r), floored at @eps: @closed, every slot busy (saturated resources,
+ * free_r <= eps, share their requests, Beta(1, K - 1)), else open (a geometric company at every
+ * resource). Returns the mean latency, s. */
+static double latency_atoms(LatPlan *P, const double *free, gboolean closed, double eps, GArray *atoms)
+{
+  int R = P->m->n_res;
+  for (int i = 0; i < R; i++) {
+    P->sp[i] = MAX(free[i], eps);
+    P->sat[i] = closed && free[i] <= eps;
+  }
+  /* the grouping holds for every eps of one saturated set (closed; LatPlan) */
+  if (!(closed && P->groups_valid && !memcmp(P->groups_sat, P->sat, sizeof(gboolean) * (size_t)R) &&
+        !memcmp(P->groups_free, free, sizeof(double) * (size_t)R))) {
+    group_classes(P);
+    P->groups_valid = closed;
+    memcpy(P->groups_sat, P->sat, sizeof(gboolean) * (size_t)R);
+    memcpy(P->groups_free, free, sizeof(double) * (size_t)R);
+  }
+  g_array_set_size(P->runs, 0);
+  g_array_set_size(P->rund, 0);
+  int zero = 0;
+  g_array_append_val(P->rund, zero);
+  for (guint u = 0; u < P->groups->len; u++) {
+    const LatGroup *g = &g_array_index(P->groups, LatGroup, u);
+    const ClassPlan *k = &P->cls[g->rep];
+    int n = class_uses(P, k);
+    uses_atoms(P, n, k->alone, k->lat_s, g->w);
+    int end = (int)P->runs->len;
+    g_array_append_val(P->rund, end);
+  }
+  sort_merge_runs(P, atoms);
+  double mean = 0, wsum = 0;
+  for (guint j = 0; j < atoms->len; j++) {
+    const LatAtom *u = &g_array_index(atoms, LatAtom, j);
+    mean += u->p * (u->lat_s + P->a->wl.request_bytes * u->y);
+    wsum += u->p;
+  }
+  return wsum > 0 ? mean / wsum : 0;
+}
+
+/* latency_atoms() into P->atoms, remembered: the same call again (the root bound_slot_share
+ * ended on, then bound_eval's closed estimate at it) reuses it. */
+static double plan_atoms(LatPlan *P, const double *free, gboolean closed, double eps)
+{
+  int R = P->m->n_res;
+  if (P->atoms_valid && P->atoms_closed == closed && P->atoms_eps == eps &&
+      !memcmp(P->atoms_free, free, sizeof(double) * (size_t)R))
+    return P->atoms_mean;
+  P->atoms_mean = latency_atoms(P, free, closed, eps, P->atoms);
+  P->atoms_valid = TRUE;
+  P->atoms_closed = closed;
+  P->atoms_eps = eps;
+  memcpy(P->atoms_free, free, sizeof(double) * (size_t)R);
+  return P->atoms_mean;
+}
+
+typedef struct {
+  const LatPlan *P;
+  const double *free; /* [n_res] 1 - rho_r at X* */
+  double *s;          /* [n_res] scratch: max(free, eps) */
+  double target_s;    /* N E[S] / X*: the mean latency Little's law gives N slots, s */
+} SatCtx;
+
+/* Mean latency with the spare share of every resource floored at @eps, minus Little's N / lambda:
+ * each class's time per byte the PS time at its most constraining resource, max_r d_kr / (C_r l_r
+ * s_r). */
+static double sat_gap(double eps, void *p)
+{
+  SatCtx *x = p;
+  const LatPlan *P = x->P;
+  for (int r = 0; r < P->m->n_res; r++) x->s[r] = MAX(x->free[r], eps);
+  double T = 0;
+  for (int c = 0; c < P->n_cls; c++) {
+    const ClassPlan *k = &P->cls[c];
+    double y = 0;
+    for (int j = 0; j < k->n; j++) {
+      const ClassRes *u = &P->cand[k->first + j];
+      y = MAX(y, 1.0 / (u->c * x->s[u->r]));
+    }
+    T += k->weight * (k->lat_s + P->a->wl.request_bytes * y);
+  }
+  return T - x->target_s;
+}
+
 /* The floor eps at which the mean of the largest PS means, sum_k w_k (l_k + E[S] max_r 1 / (c_kr
  * max(free_r, eps))), is @tau seconds: the first estimate, below bound_slot_share's (the largest of
  * the means is at most the mean of the largest). 1 when requests alone fill tau, 0 when nothing
  * saturates. */
-static double slot_share_first(const Appliance *a, const DemandModel *m, const double *free, double tau)
+static double slot_share_first(const LatPlan *P, const double *free, double tau)
 {
-  g_autofree double *s = g_new0(double, m->n_res);
-  SatCtx x = { a, m, free, s, tau };
+  g_autofree double *s = g_new0(double, P->m->n_res);
+  SatCtx x = { P, free, s, tau };
   if (sat_gap(1.0, &x) >= 0) return 1.0; /* the slots hold no more than requests alone: no sharing */
   if (sat_gap(0.0, &x) <= 0) return 0.0; /* nothing saturates: the slots never fill */
   gsl_function F = { .function = sat_gap, .params = &x };
@@ -190,253 +1001,37 @@ static double slot_share_first(const Appliance *a, const DemandModel *m, const d
   return gsl_root_fsolver_root(rs);
 }
 
-/* Appends to @out the atoms (y: time per byte, p) of one resource of byte rate @c for the
- * request alone and spare share @s: when @saturated (the slots full, s the floor eps) the
- * request finds the share u ~ Beta(1, K - 1) of the K m requests of K such resources, m = 1 / s - 1
- * (y = (u K m + 1) / c: frozen company); else the geometric number n of others of a PS queue at
- * rho = 1 - s (y = bound_ps_time(rho, n) / c). */
-static void resource_atoms(GArray *out, double c, double s, double K, gboolean saturated)
-{
-  if (saturated) {
-    double Km = K * (1.0 / s - 1.0);
-    if (K <= 1.0 + LAT_ONE_RESOURCE_SLACK) {
-      LatAtom a = { 0, (Km + 1.0) / c, 1.0 };
-      g_array_append_val(out, a);
-      return;
-    }
-    for (int j = 0; j < LAT_SHARE_BUCKETS; j++) {
-      double u0 = (double)j / LAT_SHARE_BUCKETS, u1 = (double)(j + 1) / LAT_SHARE_BUCKETS;
-      double S0 = pow(1 - u0, K - 1), S1 = pow(1 - u1, K - 1), pr = S0 - S1;
-      if (!(pr > 0)) continue;
-      /* the mean of u over [u0, u1) under the density (K - 1)(1 - u)^(K - 2) */
-      double ubar = (u0 * S0 - u1 * S1 + (pow(1 - u0, K) - pow(1 - u1, K)) / K) / pr;
-      LatAtom a = { 0, (ubar * Km + 1.0) / c, pr };
-      g_array_append_val(out, a);
-    }
-    return;
-  }
-  double rho = 1.0 - s;
-  for (double lo = 0; pow(rho, lo) > LAT_TAIL;) {
-    double hi = MAX(lo + 1, ceil(LAT_BUCKET_GROWTH * lo));
-    double w = hi - lo, pr = pow(rho, lo) - pow(rho, hi);
-    /* the mean of n over [lo, hi) under P(n) ~ rho^n */
-    double nbar = rho > 0 ? lo + rho / (1 - rho) - w * pow(rho, w) / (1 - pow(rho, w)) : lo;
-    LatAtom a = { 0, bound_ps_time(rho, nbar) / c, rho > 0 ? pr : 1.0 };
-    g_array_append_val(out, a);
-    lo = hi;
-    if (!(rho > 0)) break;
-  }
-}
-
-static int cmp_double(gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* One resource of a class, as far as its latency goes: the byte rate alone c (B/s), the spare
- * share s, K (1 / share of requests using it) and whether it is saturated (1) or not (0). */
 typedef struct {
-  double c, s, K, sat;
-} ResUse;
-
-static int cmp_use(gconstpointer a, gconstpointer b)
-{
-  return memcmp(a, b, sizeof(ResUse)); /* any fixed order: the key of a class's resources */
-}
-
-/* The resources of class @k that can make its requests slower than alone (*alone: the time per
- * byte alone, max_r 1 / c_kr), into @uses in a fixed order. @sp: spare shares; @sat_res[r]:
- * resource r is saturated (closed regime, at the floor); @K[r]: 1 / (share of requests using r). */
-static void class_uses(const DemandModel *m, const DmClass *k, const double *sp, const gboolean *sat_res, const double *K,
-                       GArray *uses, double *alone)
-{
-  *alone = 0;
-  for (int r = 0; r < m->n_res; r++)
-    if (isfinite(solo_rate(m, k, r))) *alone = MAX(*alone, 1.0 / solo_rate(m, k, r));
-  g_array_set_size(uses, 0);
-  for (int r = 0; r < m->n_res; r++) {
-    double c = solo_rate(m, k, r), rho = 1.0 - sp[r];
-    if (!isfinite(c)) continue;
-    /* below saturation, a company that even at the tail's largest n leaves the request no slower
-     * than alone takes no part in the max */
-    if (!sat_res[r] && (rho <= 0 || bound_ps_time(rho, log(LAT_TAIL) / log(rho)) / c <= *alone)) continue;
-    ResUse u = { c, sp[r], K[r], sat_res[r] ? 1.0 : 0.0 };
-    g_array_append_val(uses, u);
-  }
-  g_array_sort(uses, cmp_use);
-}
-
-/* Appends to @out, weighted by @w, the atoms of a request's time per byte: the largest over its
- * resources @uses (n of them) of each resource's time (resource_atoms, independent: product-form
- * queues), never below @alone. */
-static void uses_atoms(GArray *out, const ResUse *uses, int n, double alone, double lat_s, double w)
-{
-  g_autoptr(GArray) at = g_array_new(FALSE, FALSE, sizeof(LatAtom));
-  g_autofree int *span = g_new0(int, 2 * n + 1); /* [first, end) per resource kept */
-  g_autoptr(GArray) vals = g_array_new(FALSE, FALSE, sizeof(double));
-  g_array_append_val(vals, alone);
-  int nr = 0;
-  for (int r = 0; r < n; r++) {
-    int first = (int)at->len;
-    resource_atoms(at, uses[r].c, uses[r].s, uses[r].K, uses[r].sat > 0);
-    gboolean above = FALSE;
-    for (guint j = first; j < at->len; j++) {
-      double y = g_array_index(at, LatAtom, j).y;
-      if (y > alone) {
-        above = TRUE;
-        g_array_append_val(vals, y);
-      }
-    }
-    if (!above) { /* never slower than alone: no part in the max */
-      g_array_set_size(at, first);
-      continue;
-    }
-    span[2 * nr] = first;
-    span[2 * nr + 1] = (int)at->len;
-    nr++;
-  }
-  g_array_sort(vals, cmp_double);
-  g_autofree int *pos = g_new0(int, MAX(nr, 1));
-  g_autofree double *cum = g_new0(double, MAX(nr, 1));
-  g_autofree double *tot = g_new0(double, MAX(nr, 1));
-  for (int i = 0; i < nr; i++) {
-    pos[i] = span[2 * i];
-    for (int j = pos[i]; j < span[2 * i + 1]; j++) tot[i] += g_array_index(at, LatAtom, j).p;
-  }
-  double Fprev = 0;
-  for (guint v = 0; v < vals->len; v++) {
-    double y = g_array_index(vals, double, v);
-    if (v > 0 && y == g_array_index(vals, double, v - 1)) continue;
-    double F = 1;
-    for (int i = 0; i < nr; i++) {
-      for (; pos[i] < span[2 * i + 1] && g_array_index(at, LatAtom, pos[i]).y <= y; pos[i]++)
-        cum[i] += g_array_index(at, LatAtom, pos[i]).p;
-      F *= MIN(1.0, cum[i] / tot[i]);
-    }
-    if (v + 1 == vals->len) F = 1; /* the last value: every resource's whole mass */
-    if (F > Fprev) {
-      LatAtom a = { lat_s, y, w * (F - Fprev) };
-      g_array_append_val(out, a);
-      Fprev = F;
-    }
-  }
-}
-
-static int cmp_atom(gconstpointer a, gconstpointer b)
-{
-  const LatAtom *x = a, *y = b;
-  if (x->lat_s != y->lat_s) return (x->lat_s > y->lat_s) - (x->lat_s < y->lat_s);
-  return (x->y > y->y) - (x->y < y->y);
-}
-
-/* Sorts @atoms and merges neighbours of one drive latency within LAT_MERGE_RATIO of time per byte. */
-static void merge_atoms(GArray *atoms)
-{
-  g_array_sort(atoms, cmp_atom);
-  guint n = 0;
-  for (guint j = 0; j < atoms->len;) {
-    LatAtom a = g_array_index(atoms, LatAtom, j);
-    double py = a.p * a.y, y0 = a.y;
-    guint i = j + 1;
-    for (; i < atoms->len; i++) {
-      const LatAtom *b = &g_array_index(atoms, LatAtom, i);
-      if (b->lat_s != a.lat_s || b->y > y0 * LAT_MERGE_RATIO) break;
-      a.p += b->p;
-      py += b->p * b->y;
-    }
-    a.y = py / a.p;
-    g_array_index(atoms, LatAtom, n++) = a;
-    j = i;
-  }
-  g_array_set_size(atoms, n);
-}
-
-/* The latency mixture of @a's requests into @atoms (sorted, merged) when resource r keeps the
- * spare share free[r] (1 - rho_r), floored at @eps: @closed, every slot busy (saturated resources,
- * free_r <= eps, share their requests, Beta(1, K - 1)), else open (a geometric company at every
- * resource). Returns the mean latency, s. */
-static double latency_atoms(const Appliance *a, const DemandModel *m, const double *free, gboolean closed, double eps,
-                            GArray *atoms)
-{
-  g_autofree double *sp = g_new0(double, m->n_res);
-  g_autofree double *K = g_new0(double, m->n_res);
-  g_autofree gboolean *sat_res = g_new0(gboolean, m->n_res);
-  for (int c = 0; c < m->n_class; c++)
-    for (int i = 0; i < m->n_res; i++)
-      if (m->cls[c].weight > 0 && m->cls[c].demand[i] > 0) K[i] += m->cls[c].weight;
-  for (int i = 0; i < m->n_res; i++) {
-    sp[i] = MAX(free[i], eps);
-    sat_res[i] = closed && free[i] <= eps;
-    K[i] = K[i] > 0 ? 1.0 / K[i] : 1.0;
-  }
-  /* classes alike in drive latency, time alone and resources (as ResUse) share one mixture,
-   * weighted by their summed shares, in the order of their first class */
-  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
-  g_autoptr(GPtrArray) keys = g_ptr_array_new(); /* GBytes, owned by seen */
-  g_autoptr(GArray) share = g_array_new(FALSE, TRUE, sizeof(double));
-  g_autoptr(GArray) uses = g_array_new(FALSE, FALSE, sizeof(ResUse));
-  for (int c = 0; c < m->n_class; c++) {
-    if (!(m->cls[c].weight > 0)) continue;
-    double head[2] = { a->drives[m->cls[c].drive].latency_ns * 1e-9, 0 };
-    class_uses(m, &m->cls[c], sp, sat_res, K, uses, &head[1]);
-    GByteArray *kb = g_byte_array_new();
-    g_byte_array_append(kb, (const guint8 *)head, sizeof head);
-    g_byte_array_append(kb, (const guint8 *)uses->data, uses->len * sizeof(ResUse));
-    GBytes *key = g_byte_array_free_to_bytes(kb);
-    gpointer idx;
-    if (g_hash_table_lookup_extended(seen, key, NULL, &idx)) {
-      g_array_index(share, double, GPOINTER_TO_UINT(idx)) += m->cls[c].weight;
-      g_bytes_unref(key);
-      continue;
-    }
-    g_hash_table_insert(seen, key, GUINT_TO_POINTER(keys->len));
-    g_ptr_array_add(keys, key);
-    g_array_append_val(share, m->cls[c].weight);
-  }
-  g_array_set_size(atoms, 0);
-  for (guint u = 0; u < keys->len; u++) {
-    gsize len;
-    const double *d = g_bytes_get_data(g_ptr_array_index(keys, u), &len);
-    int n = (int)((len - 2 * sizeof(double)) / sizeof(ResUse));
-    uses_atoms(atoms, (const ResUse *)(d + 2), n, d[1], d[0], g_array_index(share, double, u));
-  }
-  merge_atoms(atoms);
-  double mean = 0, wsum = 0;
-  for (guint j = 0; j < atoms->len; j++) {
-    const LatAtom *u = &g_array_index(atoms, LatAtom, j);
-    mean += u->p * (u->lat_s + a->wl.request_bytes * u->y);
-    wsum += u->p;
-  }
-  return wsum > 0 ? mean / wsum : 0;
-}
-
-typedef struct {
-  const Appliance *a;
-  const DemandModel *m;
-  const double *free; /* [n_res] at X* */
-  double tau;         /* N E[S] / X*, s */
-  GArray *atoms;      /* scratch */
+  LatPlan *P;
+  const double *free;            /* [n_res] at X* */
+  double tau;                    /* N E[S] / X*, s */
+  double end_eps[2], end_gap[2]; /* the bracket's ends, which gsl_root_fsolver_set evaluates again */
 } LittleCtx;
 
 /* The closed estimate's mean latency at floor @eps minus Little's N E[S] / X*. */
 static double little_gap(double eps, void *p)
 {
   LittleCtx *x = p;
-  return latency_atoms(x->a, x->m, x->free, TRUE, eps, x->atoms) - x->tau;
+  for (int i = 0; i < 2; i++)
+    if (x->end_eps[i] == eps) return x->end_gap[i];
+  return plan_atoms(x->P, x->free, TRUE, eps) - x->tau;
 }
 
-double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps)
+/* bound_slot_share() with @P's plan; @free: the spare shares at @sat_Bps. */
+static double slot_share(LatPlan *P, const double *free, double sat_Bps)
 {
-  g_autofree double *free = g_new0(double, m->n_res);
-  free_shares(m, sat_Bps, free);
+  const Appliance *a = P->a;
   double tau = appliance_des_slots(a) * a->wl.request_bytes / sat_Bps;
-  double eps0 = slot_share_first(a, m, free, tau);
+  double eps0 = slot_share_first(P, free, tau);
   if (!(eps0 > 0 && eps0 < 1)) return eps0;
-  g_autoptr(GArray) atoms = g_array_new(FALSE, FALSE, sizeof(LatAtom));
-  LittleCtx x = { a, m, free, tau, atoms };
+  LittleCtx x = { P, free, tau, { NAN, NAN }, { NAN, NAN } };
   /* the mean of the largest is at least the largest of the means: the root lies in [eps0, 1] */
-  if (little_gap(eps0, &x) <= 0 || little_gap(1.0, &x) >= 0) return eps0;
+  x.end_gap[0] = little_gap(eps0, &x);
+  x.end_eps[0] = eps0;
+  if (x.end_gap[0] <= 0) return eps0;
+  x.end_gap[1] = little_gap(1.0, &x);
+  x.end_eps[1] = 1.0;
+  if (x.end_gap[1] >= 0) return eps0;
   gsl_function F = { .function = little_gap, .params = &x };
   g_autoptr(gsl_root_fsolver) rs = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   if (gsl_root_fsolver_set(rs, &F, eps0, 1.0) != GSL_SUCCESS) return eps0;
@@ -444,16 +1039,31 @@ double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps
   return gsl_root_fsolver_root(rs);
 }
 
-/* The latency of the mixture latency_atoms() gives: out = mean, p50, p99 in ms. */
-static void latency_estimate(const Appliance *a, const DemandModel *m, const double *free, gboolean closed, double eps,
-                             double out[3])
+double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps)
+{
+  g_autofree double *free = g_new0(double, m->n_res);
+  free_shares(m, sat_Bps, free);
+  g_autoptr(LatPlan) P = lat_plan_new(a, m);
+  return slot_share(P, free, sat_Bps);
+}
+
+/* The p50 and p99 of the latency mixture @A (@n atoms, sorted and merged: latency_atoms), in
+ * seconds, into t[2]: the bisection of quantile_gap. @cap (seconds; NULL: none): a quantile whose
+ * bracket's lower end reaches cap[q] stops there and gives cap[q]; the bisection's result lies in
+ * its bracket, so it is at least cap[q] too, and min(cap[q], t[q]) is the same, bit for bit, the
+ * only use made of it (bound_eval: below X* the closed estimate's quantiles matter only where
+ * they are below the open one's). */
+static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, const double *cap, double t_out[2])
 {
   SimDist size = workload_request_size_dist(&a->wl);
-  LatCtx ctx = { &size, g_array_new(FALSE, FALSE, sizeof(LatAtom)), 0 };
-  out[0] = latency_atoms(a, m, free, closed, eps, ctx.atoms) * 1e3;
-  double tmax = 0, s_hi = size_upper(&size, LAT_TAIL);
-  for (guint j = 0; j < ctx.atoms->len; j++) {
-    const LatAtom *u = &g_array_index(ctx.atoms, LatAtom, j);
+  SizeLaw law = size_law(&size);
+  guint first_end = 0;
+  g_autofree double *prefix = g_new(double, MAX(n, 1));
+  for (double F = 0; first_end < n && A[first_end].lat_s == A[0].lat_s; first_end++) prefix[first_end] = F += A[first_end].p;
+  LatCtx ctx = { &law, A, n, first_end, prefix, size_one(&law), 0 };
+  double tmax = 0, s_hi = size_upper(&law, LAT_TAIL);
+  for (guint j = 0; j < ctx.n; j++) {
+    const LatAtom *u = &ctx.atoms[j];
     tmax = MAX(tmax, u->lat_s + s_hi * u->y);
   }
   double qs[2] = { LAT_Q_MEDIAN, LAT_Q_TAIL };
@@ -467,16 +1077,20 @@ static void latency_estimate(const Appliance *a, const DemandModel *m, const dou
        * there bisection is at a fixed point (the midpoint of adjacent doubles rounds onto an end,
        * whose function value the solver already holds), so the halvings left would change
        * nothing: stopping there gives the same bracket, bit for bit, at a third of the cost. */
+      gboolean capped = FALSE;
       for (int it = 0; it < LAT_QUANTILE_HALVINGS; it++) {
         double lo = gsl_root_fsolver_x_lower(s), up = gsl_root_fsolver_x_upper(s);
+        if (cap && lo >= cap[q]) {
+          capped = TRUE;
+          break;
+        }
         if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS) break;
         if (gsl_root_fsolver_x_lower(s) == lo && gsl_root_fsolver_x_upper(s) == up) break;
       }
-      t = 0.5 * (gsl_root_fsolver_x_lower(s) + gsl_root_fsolver_x_upper(s));
+      t = capped ? cap[q] : 0.5 * (gsl_root_fsolver_x_lower(s) + gsl_root_fsolver_x_upper(s));
     }
-    out[1 + q] = t * 1e3;
+    t_out[q] = t;
   }
-  g_array_free(ctx.atoms, TRUE);
 }
 
 BoundResult *bound_eval_rates(const Appliance *a, const DemandModel *m, double offered_gbps)
@@ -516,15 +1130,24 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   BoundResult *r = bound_eval_rates(a, m, offered_gbps);
   /* latency (appliance_bound.h): the closed system at X*, and below it the open one, never
    * above the closed (the slots bound the company a request finds) */
-  double eps = bound_slot_share(a, m, r->sat_Bps), sat[3], open[3];
+  g_autoptr(LatPlan) P = lat_plan_new(a, m);
   g_autofree double *free = g_new0(double, m->n_res);
   free_shares(m, r->sat_Bps, free);
-  latency_estimate(a, m, free, TRUE, eps, sat);
+  double eps = slot_share(P, free, r->sat_Bps), sat[3], open[3], sat_t[2], open_t[2];
+  sat[0] = plan_atoms(P, free, TRUE, eps) * 1e3;
   gboolean closed = !(offered_gbps > 0) || r->offered_Bps >= r->sat_Bps;
-  if (!closed) {
+  if (closed) {
+    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, sat_t);
+  } else {
+    /* the open estimate first: the closed one's quantiles are then needed only below it */
+    g_autoptr(GArray) sat_atoms = g_array_copy(P->atoms);
     free_shares(m, r->throughput_Bps, free);
-    latency_estimate(a, m, free, FALSE, eps, open);
+    open[0] = plan_atoms(P, free, FALSE, eps) * 1e3;
+    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, open_t);
+    mixture_quantiles(a, (const LatAtom *)sat_atoms->data, sat_atoms->len, open_t, sat_t);
+    for (int q = 0; q < 2; q++) open[1 + q] = open_t[q] * 1e3;
   }
+  for (int q = 0; q < 2; q++) sat[1 + q] = sat_t[q] * 1e3;
   r->lat_mean_ms = closed ? sat[0] : MIN(open[0], sat[0]);
   r->lat_p50_ms = closed ? sat[1] : MIN(open[1], sat[1]);
   r->lat_p99_ms = closed ? sat[2] : MIN(open[2], sat[2]);
