@@ -34,7 +34,7 @@ static gboolean write_coeffs(const char *path, AppRefSet *s, const Coeffs *c, GS
   Coeffs r;
   if (!app_refset_round_coeffs(s, c, FIT_DIGITS, &r, error)) return FALSE;
   g_autoptr(GString) text = g_string_new(NULL);
-  if (!coeffs_write_def(&r, text, error)) return FALSE;
+  if (!coeffs_write_def(&r, NULL, text, error)) return FALSE;
   g_autofree char *old = NULL;
   if (g_file_get_contents(path, &old, NULL, NULL) && strcmp(old, text->str) == 0) {
     g_string_append_printf(out, "\n%s: unchanged (the fit gives the same coefficients to %d digits)\n", path, FIT_DIGITS);

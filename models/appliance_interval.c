@@ -1,0 +1,446 @@
+/* appliance_interval.c — prediction intervals by sampling the spreads through the bound (see
+ * appliance_interval.h). */
+#include "models/appliance_interval.h"
+#include "models/model_error.h"
+#include "sim/gsl_autoptr.h"
+#include "sim/json.h"
+#include "sim/rng.h"
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <string.h>
+
+/* The 97.5 % point of the standard normal: a range read as the central 95 % spans +-Z95 sigma. */
+#define Z95 1.959963984540054
+
+/* A spread is "none" below this (ln units): no dimension is drawn for it. */
+#define SIGMA_NONE 1e-12
+
+/* What would pin each shared coefficient (fitted and fixed), by name. */
+static const struct {
+  const char *name, *pin_by;
+} COEF_PIN[] = {
+  { "dram_eff", "STREAM or Intel MLC --peak_injection_bandwidth on the host" },
+  { "port_eff", "the NIC's port counters at line rate (ethtool -S tx_bytes against the line rate)" },
+  { "page_cycles", "`ocasim validate` on the host (costs.page_cycles)" },
+  { "k_dram", "`ocasim validate` on the host, or memory-stall counters (Intel VTune / AMD uProf) under load" },
+  { "copy_cpb", "`ocasim validate` on the host (costs.copy_cpb)" },
+  { "k_remote", "remote-memory stall counters (AMD uProf / Intel PCM) on an unsiloed run" },
+  { "fabric_eff", "AMD uProf xGMI / Intel PCM UPI bandwidth counters at a known payload rate" },
+  { "mapped_page_cycles", "`ocasim validate` on a host running mapped mbufs" },
+  { "dram_turnaround", "Intel MLC --peak_injection_bandwidth read/write mixes on the host (memory.rw_turnaround)" },
+  { "dram_turnaround_ddr5", "Intel MLC --peak_injection_bandwidth read/write mixes on the host (memory.rw_turnaround)" },
+  { "meta_pkt_bytes", "DRAM bandwidth counters (Intel PCM / AMD uProf) at a known Gb/s" },
+  { "meta_conn_bytes", "DRAM bandwidth counters (Intel PCM / AMD uProf) at a known Gb/s and ACK rate" },
+  { "pkt_cycles", "`ocasim validate` on the host (costs.segment_cycles)" },
+  { "ack_cycles", "cycles in the stack's ACK input path (pmcstat / perf) on the host" },
+  { "irq_cycles", "`ocasim validate` on the host (costs.interrupt_cycles)" },
+};
+
+static const char *coef_pin_by(const char *name)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(COEF_PIN); i++)
+    if (strcmp(COEF_PIN[i].name, name) == 0) return COEF_PIN[i].pin_by;
+  return "a published result or measurement that moves it";
+}
+
+#define TRANSFER_PIN_BY "`ocasim validate` on the host (a costs: profile replaces the transfer spread)"
+
+/* One spread: a standard-normal dimension of the draws. */
+typedef enum { DIM_FITTED, DIM_FIXED, DIM_TRANSFER, DIM_COSTS, DIM_ENTRY } DimType;
+
+typedef struct {
+  DimType type;
+  int index;              /* fitted or fixed coefficient index, or entry index */
+  double sig_lo, sig_hi;  /* split normal in the transformed space (fitted: sig_lo = sig_hi = its se) */
+  gboolean logit;         /* the value is an efficiency drawn in logit space */
+  UncKind kind;
+  char name[48];
+  const char *pin_by;
+  char source[200];
+} Dim;
+
+void app_interval_spec_default(AppIntervalSpec *spec)
+{
+  memset(spec, 0, sizeof *spec);
+  spec->fitted = spec->fixed = spec->platform = TRUE;
+  coeffs_spread_defaults(&spec->spread);
+}
+
+static double logit(double p)
+{
+  return log(p / (1.0 - p));
+}
+
+static double inv_logit(double x)
+{
+  return 1.0 / (1.0 + exp(-x));
+}
+
+/* The split normal's value at normal score z: sigma below for z < 0, above for z > 0. */
+static double split(double z, double sig_lo, double sig_hi)
+{
+  return z * (z < 0 ? sig_lo : sig_hi);
+}
+
+/* Whether the appliance's CPU costs come from a `costs:` profile (a measurement on its host). */
+static gboolean has_costs_profile(const Appliance *a)
+{
+  const CostProfile *p = &a->cpu.costs;
+  double sum = p->copy_cpb + p->page_cycles + p->segment_cycles + p->interrupt_cycles;
+  for (int i = 0; i < COST_CIPHER_COUNT; i++) sum += p->crypto_cpb[i];
+  return sum > 0;
+}
+
+/* Scales the value(s) that registry entry @p names on @b by factor @f. */
+static void apply_param(Appliance *b, UncParam p, double f)
+{
+  switch (p) {
+    case UNC_CPU_CLOCK: b->cpu.clock_hz *= f; break;
+    case UNC_CPU_CRYPTO: {
+      double cpb = cpu_crypto_cpb(&b->cpu, b->crypto);
+      if (cpb > 0) b->cpu.crypto_cpb = cpb * f;
+      break;
+    }
+    /* the bandwidth of a channel, channels x speed x bus bytes: the bytes per transfer carry the
+     * factor, so a DDR generation's speed limits (budgets.dimm_type) keep holding */
+    case UNC_MEM_SPEED: b->mem.bus_bytes *= f; break;
+    case UNC_MEM_LATENCY: b->mem.latency_ns *= f; break;
+    case UNC_INTRA_LINK: b->topo.intra_link_Bps *= f; break;
+    case UNC_INTRA_PENALTY: b->topo.intra_penalty_ns *= f; break;
+    case UNC_INTER_PENALTY: b->topo.inter_penalty_ns *= f; break;
+    case UNC_LINK_RATE:
+      for (int i = 0; i < b->topo.n_links; i++) b->topo.links[i].rate_tps *= f;
+      break;
+    case UNC_LINK_DEV_EFF:
+      for (int i = 0; i < b->topo.n_links; i++) b->topo.links[i].eff_dev_write = MIN(1.0, b->topo.links[i].eff_dev_write * f);
+      break;
+    case UNC_NVME_READ:
+      for (int i = 0; i < b->n_drives; i++) b->drives[i].read_Bps *= f;
+      break;
+    case UNC_NVME_LATENCY:
+      for (int i = 0; i < b->n_drives; i++) b->drives[i].latency_ns *= f;
+      break;
+    case UNC_NIC_KTLS:
+      for (int i = 0; i < b->n_nics; i++) b->nics[i].ktls_bps *= f;
+      break;
+    case UNC_PCIE_RTT:
+      for (int i = 0; i < b->n_drives; i++) b->drives[i].link.read_rtt_ns *= f;
+      for (int i = 0; i < b->n_nics; i++) b->nics[i].link.read_rtt_ns *= f;
+      break;
+    case UNC_COSTS: {
+      CostProfile *q = &b->cpu.costs;
+      q->copy_cpb *= f;
+      q->page_cycles *= f;
+      q->segment_cycles *= f;
+      q->interrupt_cycles *= f;
+      CostCipher k = cpu_cost_cipher(b->crypto);
+      if (k < COST_CIPHER_COUNT && q->crypto_cpb[k] > 0) b->cpu.crypto_cpb *= f; /* the profile filled it (cpu.c) */
+      break;
+    }
+    case UNC_PARAM_COUNT: break;
+  }
+}
+
+/* The dimensions of @a under @spec, in a fixed order: fitted, fixed, transfer, costs, entries. */
+static int collect_dims(const Appliance *a, const AppIntervalSpec *spec, Dim *d)
+{
+  int n = 0;
+  for (int i = 0; i < COEFFS_N_FITTED; i++) {
+    double se = spec->fitted ? sqrt(MAX(0.0, spec->spread.cov_x[i][i])) : 0.0;
+    d[n] = (Dim){ .type = DIM_FITTED, .index = i, .sig_lo = se, .sig_hi = se, .logit = coeffs_fitted_is_eff(i), .kind = UNC_FITTED };
+    g_snprintf(d[n].name, sizeof d[n].name, "coef.%s", coeffs_fitted_name(i));
+    d[n].pin_by = coef_pin_by(coeffs_fitted_name(i));
+    g_strlcpy(d[n].source, "the fit's covariance (models/coeffs.def)", sizeof d[n].source);
+    n++;
+  }
+  for (int i = 0; i < coeffs_fixed_count(); i++) {
+    const char *name = coeffs_fixed_name(i);
+    double v = coeffs_fixed_value(&a->coef, i), lo, hi;
+    coeffs_fixed_range(i, &lo, &hi);
+    gboolean lg = strcmp(name, "fabric_eff") == 0;
+    double (*t)(double) = lg ? logit : log;
+    Dim x = { .type = DIM_FIXED, .index = i, .logit = lg };
+    if (spec->fixed && v > 0 && (!lg || v < 1)) {
+      x.sig_lo = lo < v ? (t(v) - t(lo)) / Z95 : 0.0;
+      x.sig_hi = hi > v ? (t(hi) - t(v)) / Z95 : 0.0;
+    }
+    x.kind = g_str_has_prefix(coeffs_fixed_source(i), "assumed") ? UNC_ASSUMED : UNC_SOURCED;
+    g_snprintf(x.name, sizeof x.name, "coef.%s", name);
+    x.pin_by = coef_pin_by(name);
+    g_strlcpy(x.source, coeffs_fixed_source(i), sizeof x.source);
+    d[n++] = x;
+  }
+  {
+    double tau = spec->fitted ? spec->spread.tau_cpu_costs : 0.0;
+    d[n] = (Dim){ .type = DIM_TRANSFER, .sig_lo = tau, .sig_hi = tau, .kind = UNC_TRANSFER, .pin_by = TRANSFER_PIN_BY };
+    g_strlcpy(d[n].name, "transfer.cpu_costs", sizeof d[n].name);
+    g_snprintf(d[n].source, sizeof d[n].source,
+               "the spread of the reference platforms' own stack-cost factors, tau = %.3f (models/coeffs.def)", tau);
+    n++;
+  }
+  gboolean profile = spec->platform && has_costs_profile(a);
+  const UncEntry *ce = uncertainty_find(&a->unc, UNC_COSTS);
+  {
+    double lo = ce ? ce->low : APP_INTERVAL_COSTS_LOW, hi = ce ? ce->high : APP_INTERVAL_COSTS_HIGH;
+    d[n] = (Dim){ .type = DIM_COSTS,
+                  .sig_lo = profile ? -log(lo) / Z95 : 0.0,
+                  .sig_hi = profile ? log(hi) / Z95 : 0.0,
+                  .kind = ce ? ce->kind : UNC_MEASURED,
+                  .pin_by = uncertainty_param_pin_by(UNC_COSTS) };
+    g_strlcpy(d[n].name, "costs", sizeof d[n].name);
+    g_strlcpy(d[n].source, ce ? ce->source : "assumed +-10 %: a microbenchmark's run-to-run spread (APP_INTERVAL_COSTS_*)",
+              sizeof d[n].source);
+    n++;
+  }
+  for (int i = 0; i < a->unc.n; i++) {
+    const UncEntry *e = &a->unc.e[i];
+    if (e->param == UNC_COSTS) continue;
+    d[n] = (Dim){ .type = DIM_ENTRY,
+                  .index = i,
+                  .sig_lo = spec->platform ? -log(e->low) / Z95 : 0.0,
+                  .sig_hi = spec->platform ? log(e->high) / Z95 : 0.0,
+                  .kind = e->kind,
+                  .pin_by = uncertainty_param_pin_by(e->param) };
+    g_strlcpy(d[n].name, unc_param_names[e->param], sizeof d[n].name);
+    g_strlcpy(d[n].source, e->source, sizeof d[n].source);
+    n++;
+  }
+  return n;
+}
+
+/* The transfer term's costs: the stack costs carried from the reference platforms (coeffs.h). */
+static void apply_transfer(Coeffs *c, double f)
+{
+  c->page_cycles *= f;
+  c->copy_cpb *= f;
+  c->pkt_cycles *= f;
+  c->ack_cycles *= f;
+  c->irq_cycles *= f;
+  c->mapped_page_cycles *= f;
+}
+
+typedef struct {
+  int dim;
+  double share;
+} Share;
+
+static int cmp_share(const void *pa, const void *pb)
+{
+  const Share *a = pa, *b = pb;
+  if (a->share != b->share) return a->share < b->share ? 1 : -1;
+  return a->dim - b->dim;
+}
+
+gboolean app_interval_eval(const Appliance *a, const double *drive_share, double offered_gbps, const AppIntervalSpec *spec,
+                           double level, int draws, AppInterval *out, GError **error)
+{
+  g_return_val_if_fail(level > 0 && level < 1 && draws >= 8, FALSE);
+  memset(out, 0, sizeof *out);
+  out->level = level;
+  out->draws = draws;
+  Dim dims[APP_INTERVAL_MAX_DIMS];
+  int nd = collect_dims(a, spec, dims);
+  /* the fitted block's Cholesky factor (a covariance that is not positive definite: its diagonal) */
+  g_autoptr(gsl_matrix) chol = gsl_matrix_calloc(COEFFS_N_FITTED, COEFFS_N_FITTED);
+  if (spec->fitted) {
+    for (int i = 0; i < COEFFS_N_FITTED; i++)
+      for (int j = 0; j < COEFFS_N_FITTED; j++) gsl_matrix_set(chol, i, j, spec->spread.cov_x[i][j]);
+    gboolean any = FALSE;
+    for (int i = 0; i < COEFFS_N_FITTED; i++) any = any || spec->spread.cov_x[i][i] > 0;
+    if (any && gsl_linalg_cholesky_decomp1(chol) != GSL_SUCCESS) {
+      gsl_matrix_set_zero(chol);
+      for (int i = 0; i < COEFFS_N_FITTED; i++) gsl_matrix_set(chol, i, i, sqrt(MAX(0.0, spec->spread.cov_x[i][i])));
+    }
+    for (int i = 0; i < COEFFS_N_FITTED; i++)
+      for (int j = i + 1; j < COEFFS_N_FITTED; j++) gsl_matrix_set(chol, i, j, 0.0); /* the lower triangle is L */
+  }
+  g_autoptr(gsl_rng) rng = sim_rng_new(a->seed, "interval");
+  g_autofree double *score = g_new0(double, (size_t)nd * draws); /* [dim][draw] normal scores */
+  g_autofree double *gbps = g_new(double, draws);
+  g_autofree double *cpu = g_new(double, draws);
+  g_autofree int *kind = g_new(int, draws);
+  g_autofree Appliance *b = g_new(Appliance, 1);
+  double xhat[COEFFS_N_FITTED];
+  for (int i = 0; i < COEFFS_N_FITTED; i++) {
+    double v = *coeffs_fitted_ptr((Coeffs *)&a->coef, i);
+    xhat[i] = coeffs_fitted_is_eff(i) ? logit(v) : log(v);
+  }
+  int ok = 0;
+  double z[APP_INTERVAL_MAX_DIMS];
+  for (int k = 0; k < draws; k++) {
+    for (int j = 0; j < nd; j++) z[j] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+    *b = *a;
+    for (int j = 0; j < nd; j++) {
+      const Dim *x = &dims[j];
+      double s = z[j];
+      switch (x->type) {
+        case DIM_FITTED: {
+          double dx = 0;
+          for (int l = 0; l <= x->index; l++) dx += gsl_matrix_get(chol, x->index, l) * z[l]; /* fitted dims come first */
+          double v = xhat[x->index] + dx;
+          *coeffs_fitted_ptr(&b->coef, x->index) = x->logit ? inv_logit(v) : exp(v);
+          s = x->sig_lo > 0 ? dx / x->sig_lo : 0.0;
+          break;
+        }
+        case DIM_FIXED: {
+          double v = coeffs_fixed_value(&a->coef, x->index);
+          double dv = split(z[j], x->sig_lo, x->sig_hi);
+          double nv = x->logit ? inv_logit(logit(v) + dv) : v * exp(dv);
+          coeffs_fixed_set(&b->coef, x->index, nv);
+          break;
+        }
+        case DIM_TRANSFER: apply_transfer(&b->coef, exp(x->sig_lo * z[j])); break;
+        case DIM_COSTS:
+          if (x->sig_lo > 0 || x->sig_hi > 0) apply_param(b, UNC_COSTS, exp(split(z[j], x->sig_lo, x->sig_hi)));
+          break;
+        case DIM_ENTRY: apply_param(b, a->unc.e[x->index].param, exp(split(z[j], x->sig_lo, x->sig_hi))); break;
+      }
+      score[(size_t)j * draws + k] = s;
+    }
+    g_autoptr(DemandModel) m = demand_build_shares(b, drive_share, NULL);
+    if (!m) {
+      gbps[k] = cpu[k] = NAN;
+      kind[k] = -1;
+      continue;
+    }
+    g_autoptr(BoundResult) r = bound_eval_rates(b, m, offered_gbps);
+    gbps[k] = r->throughput_Bps * 8e-9;
+    cpu[k] = 100.0 * r->cpu_util;
+    kind[k] = m->bottleneck >= 0 ? (int)m->res[m->bottleneck].kind : -1;
+    ok++;
+  }
+  out->failed = draws - ok;
+  if (ok < draws / 2 + 1) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                "prediction interval: %d of %d draws give an appliance that cannot be built (a spread too wide for the model's "
+                "checks)",
+                draws - ok, draws);
+    return FALSE;
+  }
+  /* the draws that built, in draw order */
+  g_autofree double *xs = g_new(double, ok), *cs = g_new(double, ok), *ly = g_new(double, ok), *sc = g_new(double, ok);
+  int n = 0;
+  for (int k = 0; k < draws; k++) {
+    if (!isfinite(gbps[k])) continue;
+    xs[n] = gbps[k];
+    cs[n] = cpu[k];
+    if (kind[k] >= 0) out->bottleneck_prob[kind[k]] += 1.0 / ok;
+    n++;
+  }
+  /* contributors: of ln throughput when it varies, else of the CPU % */
+  double sd_lx = 0;
+  {
+    for (int k = 0; k < n; k++) ly[k] = log(MAX(xs[k], 1e-300));
+    sd_lx = gsl_stats_sd(ly, 1, (size_t)n);
+    out->contrib_of = "throughput_gbps";
+    /* a throughput that moves in a few draws only (an offered load below nearly every X*): its
+     * correlations say nothing; the CPU's spread is what the interval shows */
+    g_autofree double *sorted = g_memdup2(xs, sizeof(double) * (size_t)n);
+    gsl_sort(sorted, 1, (size_t)n);
+    double w = gsl_stats_quantile_from_sorted_data(sorted, 1, (size_t)n, 0.9) -
+               gsl_stats_quantile_from_sorted_data(sorted, 1, (size_t)n, 0.1);
+    if (!(sd_lx > 1e-9) || !(w > 1e-6 * fabs(sorted[n / 2]))) {
+      memcpy(ly, cs, sizeof(double) * (size_t)n);
+      out->contrib_of = "cpu_util_pct";
+    }
+  }
+  double sd_y = gsl_stats_sd(ly, 1, (size_t)n);
+  g_autofree Share *sh = g_new0(Share, MAX(nd, 1));
+  int nsh = 0;
+  if (sd_y > 1e-12) {
+    for (int j = 0; j < nd; j++) {
+      if (!(dims[j].sig_lo > SIGMA_NONE || dims[j].sig_hi > SIGMA_NONE)) continue;
+      int c = 0;
+      for (int k = 0; k < draws; k++)
+        if (isfinite(gbps[k])) sc[c++] = score[(size_t)j * draws + k];
+      if (gsl_stats_sd(sc, 1, (size_t)n) <= 0) continue;
+      double r = gsl_stats_correlation(sc, 1, ly, 1, (size_t)n);
+      if (isfinite(r)) sh[nsh++] = (Share){ j, r * r };
+    }
+    qsort(sh, (size_t)nsh, sizeof *sh, cmp_share);
+  }
+  for (int t = 0; t < nsh && t < APP_INTERVAL_TOP; t++) {
+    const Dim *x = &dims[sh[t].dim];
+    AppIntervalContrib *o = &out->top[out->n_top++];
+    g_strlcpy(o->name, x->name, sizeof o->name);
+    o->kind = unc_kind_names[x->kind];
+    o->share = sh[t].share;
+    o->pin_by = x->pin_by;
+    g_strlcpy(o->source, x->source, sizeof o->source);
+  }
+  gsl_sort(xs, 1, (size_t)n);
+  gsl_sort(cs, 1, (size_t)n);
+  double qlo = (1.0 - level) / 2, qhi = (1.0 + level) / 2;
+  out->throughput_gbps[0] = gsl_stats_quantile_from_sorted_data(xs, 1, (size_t)n, qlo);
+  out->throughput_gbps[1] = gsl_stats_quantile_from_sorted_data(xs, 1, (size_t)n, qhi);
+  out->cpu_util_pct[0] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)n, qlo);
+  out->cpu_util_pct[1] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)n, qhi);
+  out->median_gbps = gsl_stats_median_from_sorted_data(xs, 1, (size_t)n);
+  return TRUE;
+}
+
+void app_interval_json(const AppInterval *iv, JsonBuilder *b)
+{
+  json_builder_set_member_name(b, "interval");
+  json_builder_begin_object(b);
+  sim_json_number(b, "level", iv->level);
+  json_builder_set_member_name(b, "throughput_gbps");
+  json_builder_begin_array(b);
+  sim_json_element(b, iv->throughput_gbps[0]);
+  sim_json_element(b, iv->throughput_gbps[1]);
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "cpu_util_pct");
+  json_builder_begin_array(b);
+  sim_json_element(b, iv->cpu_util_pct[0]);
+  sim_json_element(b, iv->cpu_util_pct[1]);
+  json_builder_end_array(b);
+  sim_json_number(b, "median_throughput_gbps", iv->median_gbps);
+  sim_json_int(b, "draws", iv->draws);
+  sim_json_int(b, "draws_failed", iv->failed);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "bottleneck_probability");
+  json_builder_begin_object(b);
+  for (int k = 0; k < RK_COUNT; k++)
+    if (iv->bottleneck_prob[k] > 0) sim_json_number(b, demand_kind_name((ResKind)k), iv->bottleneck_prob[k]);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "uncertainty_contributors");
+  json_builder_begin_array(b);
+  for (int t = 0; t < iv->n_top; t++) {
+    const AppIntervalContrib *c = &iv->top[t];
+    json_builder_begin_object(b);
+    sim_json_string(b, "param", c->name);
+    sim_json_string(b, "kind", c->kind);
+    sim_json_number(b, "variance_share", c->share);
+    sim_json_string(b, "of", iv->contrib_of);
+    sim_json_string(b, "pin_by", c->pin_by);
+    sim_json_string(b, "source", c->source);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+}
+
+void app_interval_table(const AppInterval *iv, GString *out)
+{
+  g_string_append_printf(out, "interval:   %.0f %% of %d draws: throughput %.1f .. %.1f Gb/s, cpu %.1f .. %.1f %%", 100 * iv->level,
+                         iv->draws - iv->failed, iv->throughput_gbps[0], iv->throughput_gbps[1], iv->cpu_util_pct[0],
+                         iv->cpu_util_pct[1]);
+  if (iv->failed) g_string_append_printf(out, " (%d draws could not be built)", iv->failed);
+  g_string_append(out, "\nbottleneck: probability");
+  const char *sep = " ";
+  for (int k = 0; k < RK_COUNT; k++)
+    if (iv->bottleneck_prob[k] > 0) {
+      g_string_append_printf(out, "%s%s %.2f", sep, demand_kind_name((ResKind)k), iv->bottleneck_prob[k]);
+      sep = ", ";
+    }
+  g_string_append_c(out, '\n');
+  for (int t = 0; t < iv->n_top; t++) {
+    const AppIntervalContrib *c = &iv->top[t];
+    g_string_append_printf(out, "%s%s (%s) %.0f %% of the %s variance; pin by: %s\n", t == 0 ? "uncertain:  " : "            ",
+                           c->name, c->kind, 100 * c->share, strcmp(iv->contrib_of, "cpu_util_pct") == 0 ? "CPU %" : "throughput",
+                           c->pin_by);
+  }
+}
