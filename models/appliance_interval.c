@@ -5,7 +5,6 @@
 #include "sim/gsl_autoptr.h"
 #include "sim/json.h"
 #include "sim/rng.h"
-#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sort.h>
@@ -47,10 +46,11 @@ static const char *coef_pin_by(const char *name)
   return "a published result or measurement that moves it";
 }
 
+#define MODEL_PIN_BY "a measured or published result of this configuration (the model's own error: nothing else pins it)"
 #define TRANSFER_PIN_BY "`ocasim validate` on the host (a costs: profile replaces the transfer spread)"
 
 /* One spread: a standard-normal dimension of the draws. */
-typedef enum { DIM_FITTED, DIM_FIXED, DIM_TRANSFER, DIM_COSTS, DIM_ENTRY } DimType;
+typedef enum { DIM_FITTED, DIM_FIXED, DIM_TRANSFER, DIM_MODEL, DIM_COSTS, DIM_ENTRY } DimType;
 
 typedef struct {
   DimType type;
@@ -182,6 +182,14 @@ static int collect_dims(const Appliance *a, const AppIntervalSpec *spec, Dim *d)
                "the spread of the reference platforms' own stack-cost factors, tau = %.3f (models/coeffs.def)", tau);
     n++;
   }
+  {
+    double sg = spec->fitted ? spec->spread.sigma_gbps : 0.0;
+    d[n] = (Dim){ .type = DIM_MODEL, .sig_lo = sg, .sig_hi = sg, .kind = UNC_FITTED, .pin_by = MODEL_PIN_BY };
+    g_strlcpy(d[n].name, "model.throughput", sizeof d[n].name);
+    g_snprintf(d[n].source, sizeof d[n].source,
+               "the model's residual error over the fit's published results, %.3f in ln (models/coeffs.def)", sg);
+    n++;
+  }
   gboolean profile = spec->platform && has_costs_profile(a);
   const UncEntry *ce = uncertainty_find(&a->unc, UNC_COSTS);
   {
@@ -212,17 +220,6 @@ static int collect_dims(const Appliance *a, const AppIntervalSpec *spec, Dim *d)
   return n;
 }
 
-/* The transfer term's costs: the stack costs carried from the reference platforms (coeffs.h). */
-static void apply_transfer(Coeffs *c, double f)
-{
-  c->page_cycles *= f;
-  c->copy_cpb *= f;
-  c->pkt_cycles *= f;
-  c->ack_cycles *= f;
-  c->irq_cycles *= f;
-  c->mapped_page_cycles *= f;
-}
-
 typedef struct {
   int dim;
   double share;
@@ -233,6 +230,83 @@ static int cmp_share(const void *pa, const void *pb)
   const Share *a = pa, *b = pb;
   if (a->share != b->share) return a->share < b->share ? 1 : -1;
   return a->dim - b->dim;
+}
+
+/* What one evaluation needs: the appliance, its spreads and the fitted block's factor. */
+typedef struct {
+  const Appliance *a;
+  const double *drive_share;
+  double offered_gbps;
+  const Dim *dims;
+  int nd;
+  gsl_matrix *chol; /* lower triangle L of the fitted covariance */
+  double xhat[COEFFS_N_FITTED];
+  Appliance *b; /* scratch */
+} Eval;
+
+/* Evaluates the bound with every spread at normal score z[j] into *gbps, *cpu and *kind (the named
+ * bottleneck's kind, -1 none); the fitted block jointly (x = xhat + L z) unless @marginal, when
+ * each fitted coefficient moves alone by its own standard error (x_i = xhat_i + se_i z_i). Fills
+ * score[j] (may be NULL) with each spread's own normal score. FALSE: the appliance cannot be built. */
+static gboolean eval_point(Eval *e, const double *z, gboolean marginal, double *score, double *gbps, double *cpu, int *kind)
+{
+  Appliance *b = e->b;
+  *b = *e->a;
+  double model_f = 1.0;
+  for (int j = 0; j < e->nd; j++) {
+    const Dim *x = &e->dims[j];
+    double s = z[j];
+    switch (x->type) {
+      case DIM_FITTED: {
+        double dx = 0;
+        if (marginal)
+          dx = x->sig_lo * z[j];
+        else
+          for (int l = 0; l <= x->index; l++) dx += gsl_matrix_get(e->chol, x->index, l) * z[l]; /* fitted dims come first */
+        double v = e->xhat[x->index] + dx;
+        *coeffs_fitted_ptr(&b->coef, x->index) = x->logit ? inv_logit(v) : exp(v);
+        s = x->sig_lo > 0 ? dx / x->sig_lo : 0.0;
+        break;
+      }
+      case DIM_FIXED: {
+        double v = coeffs_fixed_value(&e->a->coef, x->index);
+        double dv = split(z[j], x->sig_lo, x->sig_hi);
+        coeffs_fixed_set(&b->coef, x->index, x->logit ? inv_logit(logit(v) + dv) : v * exp(dv));
+        break;
+      }
+      case DIM_TRANSFER: coeffs_scale_stack_costs(&b->coef, exp(x->sig_lo * z[j])); break;
+      case DIM_MODEL: model_f = exp(x->sig_lo * z[j]); break;
+      case DIM_COSTS:
+        if (x->sig_lo > 0 || x->sig_hi > 0) apply_param(b, UNC_COSTS, exp(split(z[j], x->sig_lo, x->sig_hi)));
+        break;
+      case DIM_ENTRY: apply_param(b, e->a->unc.e[x->index].param, exp(split(z[j], x->sig_lo, x->sig_hi))); break;
+    }
+    if (score) score[j] = s;
+  }
+  g_autoptr(DemandModel) m = demand_build_shares(b, e->drive_share, NULL);
+  if (!m) return FALSE;
+  g_autoptr(BoundResult) r = bound_eval_rates(b, m, e->offered_gbps);
+  /* the residual error moves the saturation throughput; what is served is at most the offered load */
+  *gbps = MIN(r->offered_Bps, r->sat_Bps * model_f) * 8e-9;
+  *cpu = 100.0 * r->cpu_util;
+  *kind = m->bottleneck >= 0 ? (int)m->res[m->bottleneck].kind : -1;
+  return TRUE;
+}
+
+/* The swing of one spread (the contributors): the figure with that spread alone at the ends of
+ * its central 95 % (normal score -+Z95; a fitted coefficient by its own standard error), every
+ * other value at the appliance's. FALSE when an end cannot be built (the swing is then unknown). */
+static gboolean swing(Eval *e, int j, gboolean of_cpu, double *lo, double *hi)
+{
+  double z[APP_INTERVAL_MAX_DIMS] = { 0 }, g, c;
+  int k;
+  z[j] = -Z95;
+  if (!eval_point(e, z, TRUE, NULL, &g, &c, &k)) return FALSE;
+  *lo = of_cpu ? c : g;
+  z[j] = Z95;
+  if (!eval_point(e, z, TRUE, NULL, &g, &c, &k)) return FALSE;
+  *hi = of_cpu ? c : g;
+  return TRUE;
 }
 
 gboolean app_interval_eval(const Appliance *a, const double *drive_share, double offered_gbps, const AppIntervalSpec *spec,
@@ -258,59 +332,21 @@ gboolean app_interval_eval(const Appliance *a, const double *drive_share, double
     for (int i = 0; i < COEFFS_N_FITTED; i++)
       for (int j = i + 1; j < COEFFS_N_FITTED; j++) gsl_matrix_set(chol, i, j, 0.0); /* the lower triangle is L */
   }
-  g_autoptr(gsl_rng) rng = sim_rng_new(a->seed, "interval");
-  g_autofree double *score = g_new0(double, (size_t)nd * draws); /* [dim][draw] normal scores */
-  g_autofree double *gbps = g_new(double, draws);
-  g_autofree double *cpu = g_new(double, draws);
-  g_autofree int *kind = g_new(int, draws);
   g_autofree Appliance *b = g_new(Appliance, 1);
-  double xhat[COEFFS_N_FITTED];
+  Eval e = { .a = a, .drive_share = drive_share, .offered_gbps = offered_gbps, .dims = dims, .nd = nd, .chol = chol, .b = b };
   for (int i = 0; i < COEFFS_N_FITTED; i++) {
     double v = *coeffs_fitted_ptr((Coeffs *)&a->coef, i);
-    xhat[i] = coeffs_fitted_is_eff(i) ? logit(v) : log(v);
+    e.xhat[i] = coeffs_fitted_is_eff(i) ? logit(v) : log(v);
   }
+  g_autoptr(gsl_rng) rng = sim_rng_new(a->seed, "interval");
+  g_autofree double *xs = g_new(double, draws), *cs = g_new(double, draws);
   int ok = 0;
   double z[APP_INTERVAL_MAX_DIMS];
   for (int k = 0; k < draws; k++) {
     for (int j = 0; j < nd; j++) z[j] = gsl_ran_gaussian_ziggurat(rng, 1.0);
-    *b = *a;
-    for (int j = 0; j < nd; j++) {
-      const Dim *x = &dims[j];
-      double s = z[j];
-      switch (x->type) {
-        case DIM_FITTED: {
-          double dx = 0;
-          for (int l = 0; l <= x->index; l++) dx += gsl_matrix_get(chol, x->index, l) * z[l]; /* fitted dims come first */
-          double v = xhat[x->index] + dx;
-          *coeffs_fitted_ptr(&b->coef, x->index) = x->logit ? inv_logit(v) : exp(v);
-          s = x->sig_lo > 0 ? dx / x->sig_lo : 0.0;
-          break;
-        }
-        case DIM_FIXED: {
-          double v = coeffs_fixed_value(&a->coef, x->index);
-          double dv = split(z[j], x->sig_lo, x->sig_hi);
-          double nv = x->logit ? inv_logit(logit(v) + dv) : v * exp(dv);
-          coeffs_fixed_set(&b->coef, x->index, nv);
-          break;
-        }
-        case DIM_TRANSFER: apply_transfer(&b->coef, exp(x->sig_lo * z[j])); break;
-        case DIM_COSTS:
-          if (x->sig_lo > 0 || x->sig_hi > 0) apply_param(b, UNC_COSTS, exp(split(z[j], x->sig_lo, x->sig_hi)));
-          break;
-        case DIM_ENTRY: apply_param(b, a->unc.e[x->index].param, exp(split(z[j], x->sig_lo, x->sig_hi))); break;
-      }
-      score[(size_t)j * draws + k] = s;
-    }
-    g_autoptr(DemandModel) m = demand_build_shares(b, drive_share, NULL);
-    if (!m) {
-      gbps[k] = cpu[k] = NAN;
-      kind[k] = -1;
-      continue;
-    }
-    g_autoptr(BoundResult) r = bound_eval_rates(b, m, offered_gbps);
-    gbps[k] = r->throughput_Bps * 8e-9;
-    cpu[k] = 100.0 * r->cpu_util;
-    kind[k] = m->bottleneck >= 0 ? (int)m->res[m->bottleneck].kind : -1;
+    int kind;
+    if (!eval_point(&e, z, FALSE, NULL, &xs[ok], &cs[ok], &kind)) continue;
+    if (kind >= 0) out->bottleneck_prob[kind] += 1.0;
     ok++;
   }
   out->failed = draws - ok;
@@ -321,65 +357,51 @@ gboolean app_interval_eval(const Appliance *a, const double *drive_share, double
                 draws - ok, draws);
     return FALSE;
   }
-  /* the draws that built, in draw order */
-  g_autofree double *xs = g_new(double, ok), *cs = g_new(double, ok), *ly = g_new(double, ok), *sc = g_new(double, ok);
-  int n = 0;
-  for (int k = 0; k < draws; k++) {
-    if (!isfinite(gbps[k])) continue;
-    xs[n] = gbps[k];
-    cs[n] = cpu[k];
-    if (kind[k] >= 0) out->bottleneck_prob[kind[k]] += 1.0 / ok;
-    n++;
-  }
-  /* contributors: of ln throughput when it varies, else of the CPU % */
-  double sd_lx = 0;
-  {
-    for (int k = 0; k < n; k++) ly[k] = log(MAX(xs[k], 1e-300));
-    sd_lx = gsl_stats_sd(ly, 1, (size_t)n);
-    out->contrib_of = "throughput_gbps";
-    /* a throughput that moves in a few draws only (an offered load below nearly every X*): its
-     * correlations say nothing; the CPU's spread is what the interval shows */
-    g_autofree double *sorted = g_memdup2(xs, sizeof(double) * (size_t)n);
-    gsl_sort(sorted, 1, (size_t)n);
-    double w = gsl_stats_quantile_from_sorted_data(sorted, 1, (size_t)n, 0.9) -
-               gsl_stats_quantile_from_sorted_data(sorted, 1, (size_t)n, 0.1);
-    if (!(sd_lx > 1e-9) || !(w > 1e-6 * fabs(sorted[n / 2]))) {
-      memcpy(ly, cs, sizeof(double) * (size_t)n);
-      out->contrib_of = "cpu_util_pct";
-    }
-  }
-  double sd_y = gsl_stats_sd(ly, 1, (size_t)n);
+  for (int k = 0; k < RK_COUNT; k++) out->bottleneck_prob[k] /= ok;
+  gsl_sort(xs, 1, (size_t)ok);
+  gsl_sort(cs, 1, (size_t)ok);
+  double qlo = (1.0 - level) / 2, qhi = (1.0 + level) / 2;
+  out->throughput_gbps[0] = gsl_stats_quantile_from_sorted_data(xs, 1, (size_t)ok, qlo);
+  out->throughput_gbps[1] = gsl_stats_quantile_from_sorted_data(xs, 1, (size_t)ok, qhi);
+  out->cpu_util_pct[0] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)ok, qlo);
+  out->cpu_util_pct[1] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)ok, qhi);
+  out->median_gbps = gsl_stats_median_from_sorted_data(xs, 1, (size_t)ok);
+  /* contributors: of ln throughput when the throughput moves between the interval's ends, else of the CPU % */
+  gboolean of_cpu = !(out->throughput_gbps[1] - out->throughput_gbps[0] > 1e-6 * out->median_gbps);
+  out->contrib_of = of_cpu ? "cpu_util_pct" : "throughput_gbps";
   g_autofree Share *sh = g_new0(Share, MAX(nd, 1));
+  g_autofree double *sw = g_new0(double, 2 * (size_t)MAX(nd, 1));
   int nsh = 0;
-  if (sd_y > 1e-12) {
-    for (int j = 0; j < nd; j++) {
-      if (!(dims[j].sig_lo > SIGMA_NONE || dims[j].sig_hi > SIGMA_NONE)) continue;
-      int c = 0;
-      for (int k = 0; k < draws; k++)
-        if (isfinite(gbps[k])) sc[c++] = score[(size_t)j * draws + k];
-      if (gsl_stats_sd(sc, 1, (size_t)n) <= 0) continue;
-      double r = gsl_stats_correlation(sc, 1, ly, 1, (size_t)n);
-      if (isfinite(r)) sh[nsh++] = (Share){ j, r * r };
+  double total = 0, model_v = 0;
+  for (int j = 0; j < nd; j++) {
+    if (!(dims[j].sig_lo > SIGMA_NONE || dims[j].sig_hi > SIGMA_NONE)) continue;
+    double lo, hi;
+    if (!swing(&e, j, of_cpu, &lo, &hi)) continue;
+    /* a linear response's standard deviation from its 95 % swing: of ln X, or of the CPU % itself */
+    double sd = of_cpu ? (hi - lo) / (2 * Z95) : (log(MAX(hi, 1e-300)) - log(MAX(lo, 1e-300))) / (2 * Z95);
+    double v = sd * sd;
+    total += v;
+    if (dims[j].type == DIM_MODEL) {
+      model_v = v; /* not a value anything but a result pins: said apart */
+    } else if (v > 0) {
+      sw[2 * j] = lo;
+      sw[2 * j + 1] = hi;
+      sh[nsh++] = (Share){ j, v };
     }
-    qsort(sh, (size_t)nsh, sizeof *sh, cmp_share);
   }
+  qsort(sh, (size_t)nsh, sizeof *sh, cmp_share);
+  out->model_error_share = total > 0 ? model_v / total : 0.0;
   for (int t = 0; t < nsh && t < APP_INTERVAL_TOP; t++) {
     const Dim *x = &dims[sh[t].dim];
     AppIntervalContrib *o = &out->top[out->n_top++];
     g_strlcpy(o->name, x->name, sizeof o->name);
     o->kind = unc_kind_names[x->kind];
-    o->share = sh[t].share;
+    o->share = sh[t].share / total;
+    o->swing[0] = sw[2 * sh[t].dim];
+    o->swing[1] = sw[2 * sh[t].dim + 1];
     o->pin_by = x->pin_by;
     g_strlcpy(o->source, x->source, sizeof o->source);
   }
-  gsl_sort(xs, 1, (size_t)n);
-  gsl_sort(cs, 1, (size_t)n);
-  double qlo = (1.0 - level) / 2, qhi = (1.0 + level) / 2;
-  out->throughput_gbps[0] = gsl_stats_quantile_from_sorted_data(xs, 1, (size_t)n, qlo);
-  out->throughput_gbps[1] = gsl_stats_quantile_from_sorted_data(xs, 1, (size_t)n, qhi);
-  out->cpu_util_pct[0] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)n, qlo);
-  out->cpu_util_pct[1] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)n, qhi);
-  out->median_gbps = gsl_stats_median_from_sorted_data(xs, 1, (size_t)n);
   return TRUE;
 }
 
@@ -401,6 +423,7 @@ void app_interval_json(const AppInterval *iv, JsonBuilder *b)
   sim_json_number(b, "median_throughput_gbps", iv->median_gbps);
   sim_json_int(b, "draws", iv->draws);
   sim_json_int(b, "draws_failed", iv->failed);
+  sim_json_number(b, "model_error_share", iv->model_error_share);
   json_builder_end_object(b);
   json_builder_set_member_name(b, "bottleneck_probability");
   json_builder_begin_object(b);
@@ -416,6 +439,11 @@ void app_interval_json(const AppInterval *iv, JsonBuilder *b)
     sim_json_string(b, "kind", c->kind);
     sim_json_number(b, "variance_share", c->share);
     sim_json_string(b, "of", iv->contrib_of);
+    json_builder_set_member_name(b, "swing");
+    json_builder_begin_array(b);
+    sim_json_element(b, c->swing[0]);
+    sim_json_element(b, c->swing[1]);
+    json_builder_end_array(b);
     sim_json_string(b, "pin_by", c->pin_by);
     sim_json_string(b, "source", c->source);
     json_builder_end_object(b);
@@ -437,10 +465,14 @@ void app_interval_table(const AppInterval *iv, GString *out)
       sep = ", ";
     }
   g_string_append_c(out, '\n');
+  const char *of = strcmp(iv->contrib_of, "cpu_util_pct") == 0 ? "CPU %" : "throughput";
   for (int t = 0; t < iv->n_top; t++) {
     const AppIntervalContrib *c = &iv->top[t];
-    g_string_append_printf(out, "%s%s (%s) %.0f %% of the %s variance; pin by: %s\n", t == 0 ? "uncertain:  " : "            ",
-                           c->name, c->kind, 100 * c->share, strcmp(iv->contrib_of, "cpu_util_pct") == 0 ? "CPU %" : "throughput",
-                           c->pin_by);
+    g_string_append_printf(out, "%s%s (%s): %.0f %% of the %s variance, %.1f .. %.1f %s over its range; pin by: %s\n",
+                           t == 0 ? "uncertain:  " : "            ", c->name, c->kind, 100 * c->share, of, c->swing[0], c->swing[1],
+                           strcmp(of, "CPU %") == 0 ? "%" : "Gb/s", c->pin_by);
   }
+  if (iv->model_error_share > 0)
+    g_string_append_printf(out, "            and the model's own error %.0f %% (only a measured result of this box pins it)\n",
+                           100 * iv->model_error_share);
 }

@@ -16,17 +16,27 @@
  *     term only widens. The costs a platform's `costs:` profile gives are its own measurement:
  *     they take the `costs` entry's spread (uncertainty.h; default APP_INTERVAL_COSTS_LOW/HIGH)
  *     instead of tau;
+ *   - the model's own error: the saturation throughput X* times exp(N(0, sigma^2)), sigma =
+ *     CoeffsSpread.sigma_gbps, the RMS of ln(model / published) over the fit's results (a
+ *     prediction interval holds a new result, not the mean: parameter spread + residual error; the
+ *     CPU % is left as the draw gives it);
  *   - the file's `uncertainty:` entries (uncertainty.h): split normal factors on the file's value.
  * Each draw scales a copy of the appliance, builds its demand model with the point model's drive
  * shares (demand_build_shares) and evaluates the rates at the same offered load
  * (bound_eval_rates). The interval of a figure is the empirical quantiles (1 - level) / 2 and
  * (1 + level) / 2 of its draws (gsl_stats_quantile_from_sorted_data); the probability of a
  * resource kind being the bottleneck is the share of draws whose named bottleneck
- * (demand_name_bottleneck at X*) is of that kind. The contributors: for every spread, the squared
- * correlation of ln throughput over the draws with that value's normal score (its first-order share
- * of the variance when the bound is near linear in ln theta; Saltelli et al., Global Sensitivity
- * Analysis, 2008, ch. 1: the standardized regression coefficient), the largest APP_INTERVAL_TOP;
- * when the throughput does not vary (an offered load below every draw's X*) the CPU %'s instead.
+ * (demand_name_bottleneck at X*) is of that kind. The contributors: every spread is swung alone
+ * over its central 95 % (normal score -1.96 and +1.96; a fitted coefficient by its own standard
+ * error), every other value at the appliance's, and its variance read as a linear response's,
+ * ((ln X_hi - ln X_lo) / (2 x 1.96))^2; its share is that over the sum of all of them (a tornado
+ * diagram's ranking: for a response linear in the normal scores with independent values, exactly
+ * the first-order variance share, Saltelli et al., Global Sensitivity Analysis, 2008, ch. 1; the
+ * swing to the range's end sees a value that only binds in its tail). Deterministic (2 bounds per
+ * spread), where a share estimated from 256 draws is noisy by a few percent. The largest
+ * APP_INTERVAL_TOP are listed; when the throughput does not vary (an offered load below every
+ * draw's X*) the CPU %'s swings (in points) rank them instead. The model's own error is not a
+ * value a measurement pins: its share is said apart (model_error_share), not ranked among the values.
  * The draws come from one gsl_rng stream named "interval" under the scenario's seed (sim_rng_new):
  * same scenario + seed gives the same interval, byte for byte.
  * Leaves out: model-form error beyond what the spreads carry (coverage is measured, not assumed:
@@ -51,7 +61,7 @@
 #define APP_INTERVAL_COSTS_LOW  0.9
 #define APP_INTERVAL_COSTS_HIGH 1.1
 /* Most spreads of one appliance: fitted + fixed coefficients, the transfer term, the file's entries. */
-#define APP_INTERVAL_MAX_DIMS (COEFFS_N_FITTED + 16 + 1 + UNC_MAX_ENTRIES)
+#define APP_INTERVAL_MAX_DIMS (COEFFS_N_FITTED + 16 + 3 + UNC_MAX_ENTRIES)
 
 /* What goes into an interval (app_interval_spec_default: all of it, the spread of coeffs.def). */
 typedef struct {
@@ -65,7 +75,8 @@ typedef struct {
 typedef struct {
   char name[48];      /* "coef.page_cycles", "transfer.cpu_costs", "memory.latency" */
   const char *kind;   /* unc_kind_names */
-  double share;       /* squared correlation with ln of the figure, 0..1 */
+  double share;       /* its share of the figure's variance, 0..1 (the swings' variances, above) */
+  double swing[2];    /* the figure with this value alone at the low and the high end of its central 95 % */
   const char *pin_by; /* the measurement that would pin it (static text) */
   char source[200];   /* where its spread comes from */
 } AppIntervalContrib;
@@ -78,6 +89,7 @@ typedef struct {
   double median_gbps;
   double bottleneck_prob[RK_COUNT]; /* share of draws per resource kind of the named bottleneck */
   const char *contrib_of;           /* "throughput_gbps", or "cpu_util_pct" when the throughput does not vary */
+  double model_error_share;         /* the model's residual error's first-order share of the same variance */
   int n_top;
   AppIntervalContrib top[APP_INTERVAL_TOP];
 } AppInterval;
@@ -93,8 +105,9 @@ gboolean app_interval_eval(const Appliance *a, const double *drive_share, double
                            double level, int draws, AppInterval *out, GError **error);
 
 /* Writes the interval's members into an open JSON object: "interval" {level, throughput_gbps
- * [lo, hi], cpu_util_pct [lo, hi], draws}, "bottleneck_probability" {kind: p, ...} (kinds with
- * p > 0, in ResKind order), "uncertainty_contributors" [{param, kind, share, of, pin_by, source}]. */
+ * [lo, hi], cpu_util_pct [lo, hi], median_throughput_gbps, draws, draws_failed, model_error_share},
+ * "bottleneck_probability" {kind: p, ...} (kinds with
+ * p > 0, in ResKind order), "uncertainty_contributors" [{param, kind, variance_share, of, swing [lo, hi], pin_by, source}]. */
 void app_interval_json(const AppInterval *iv, JsonBuilder *b);
 /* Appends the table lines: the interval, the bottleneck probabilities and the contributors. */
 void app_interval_table(const AppInterval *iv, GString *out);

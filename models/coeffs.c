@@ -19,10 +19,12 @@ static const FittedCoeff FITTED[] = {
 #define COEF(name, value, note) { #name, offsetof(Coeffs, name), value, note },
 #define COEF_COV(a, b, value)
 #define COEF_TAU(name, value)
+#define COEF_SIGMA(name, value)
 #include "models/coeffs.def"
 #undef COEF
 #undef COEF_COV
 #undef COEF_TAU
+#undef COEF_SIGMA
 };
 
 /* The fit's covariance entries and the transfer spread, as the data file gives them. */
@@ -35,21 +37,38 @@ static const CovEntry COV[] = {
 #define COEF(name, value, note)
 #define COEF_COV(a, b, value) { #a, #b, value },
 #define COEF_TAU(name, value)
+#define COEF_SIGMA(name, value)
 #include "models/coeffs.def"
 #undef COEF
 #undef COEF_COV
 #undef COEF_TAU
+#undef COEF_SIGMA
   { NULL, NULL, 0 } /* the file may hold none */
+};
+
+static const double SIGMA[] = {
+#define COEF(name, value, note)
+#define COEF_COV(a, b, value)
+#define COEF_TAU(name, value)
+#define COEF_SIGMA(name, value) value,
+#include "models/coeffs.def"
+#undef COEF
+#undef COEF_COV
+#undef COEF_TAU
+#undef COEF_SIGMA
+  0.0 /* the file may hold none */
 };
 
 static const double TAU[] = {
 #define COEF(name, value, note)
 #define COEF_COV(a, b, value)
 #define COEF_TAU(name, value) value,
+#define COEF_SIGMA(name, value)
 #include "models/coeffs.def"
 #undef COEF
 #undef COEF_COV
 #undef COEF_TAU
+#undef COEF_SIGMA
   0.0 /* the file may hold none */
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(FITTED) == COEFFS_N_FITTED);
@@ -126,7 +145,8 @@ static const char DEF_HEADER[] =
     " * text that reads back as the same double); names, order and notes are those of the build that\n"
     " * wrote it. COEF(name, value, note): a fitted member of Coeffs, in the fit's order.\n"
     " * COEF_COV(a, b, value): the fit's covariance of coefficients a and b in fit space (ln, or logit of an\n"
-    " * efficiency); COEF_TAU(cpu_costs, value): the platform-transfer spread of the stack costs (coeffs.h). */\n";
+    " * efficiency); COEF_TAU(cpu_costs, value): the platform-transfer spread of the stack costs;\n"
+    " * COEF_SIGMA(throughput, value): the model's residual error on throughput, ln (coeffs.h). */\n";
 
 void coeffs_defaults(Coeffs *c)
 {
@@ -230,6 +250,16 @@ static int fitted_index(const char *name)
   return -1;
 }
 
+void coeffs_scale_stack_costs(Coeffs *c, double f)
+{
+  c->page_cycles *= f;
+  c->copy_cpb *= f;
+  c->pkt_cycles *= f;
+  c->ack_cycles *= f;
+  c->irq_cycles *= f;
+  c->mapped_page_cycles *= f;
+}
+
 gboolean coeffs_fitted_is_eff(int i)
 {
   g_return_val_if_fail(i >= 0 && i < COEFFS_N_FITTED, FALSE);
@@ -245,6 +275,7 @@ void coeffs_spread_defaults(CoeffsSpread *s)
     s->cov_x[i][j] = s->cov_x[j][i] = COV[k].value;
   }
   s->tau_cpu_costs = TAU[0];
+  s->sigma_gbps = SIGMA[0];
 }
 
 static double fitted_value(const Coeffs *c, int i)
@@ -270,7 +301,7 @@ static void append_exact(GString *out, double v)
 gboolean coeffs_write_def(const Coeffs *c, const CoeffsSpread *sp, GString *out, GError **error)
 {
   if (sp) {
-    gboolean finite = isfinite(sp->tau_cpu_costs) && sp->tau_cpu_costs >= 0;
+    gboolean finite = isfinite(sp->tau_cpu_costs) && sp->tau_cpu_costs >= 0 && isfinite(sp->sigma_gbps) && sp->sigma_gbps >= 0;
     for (int i = 0; i < COEFFS_N_FITTED; i++)
       for (int j = 0; j < COEFFS_N_FITTED; j++) finite = finite && isfinite(sp->cov_x[i][j]);
     if (!finite) {
@@ -305,6 +336,8 @@ gboolean coeffs_write_def(const Coeffs *c, const CoeffsSpread *sp, GString *out,
     }
   g_string_append(out, "COEF_TAU(cpu_costs, ");
   append_exact(out, sp->tau_cpu_costs);
+  g_string_append(out, ")\nCOEF_SIGMA(throughput, ");
+  append_exact(out, sp->sigma_gbps);
   g_string_append(out, ")\n");
   return TRUE;
 }

@@ -68,10 +68,16 @@ void coeffs_fixed_range(int i, double *lo, double *hi);
 typedef struct {
   double cov_x[COEFFS_N_FITTED][COEFFS_N_FITTED];
   double tau_cpu_costs;
+  double sigma_gbps; /* the model's own residual error: the RMS of ln(model / published) throughput over the fit's
+                        distinct results that are not documented deviations (app_refset_model_sigma) */
 } CoeffsSpread;
 
 /* Fills the spread of the last `make fit` (models/coeffs.def). */
 void coeffs_spread_defaults(CoeffsSpread *s);
+/* Multiplies the stack costs that the reference platforms' rows fit or cite and every other
+ * platform inherits (page_cycles, copy_cpb, pkt_cycles, ack_cycles, irq_cycles,
+ * mapped_page_cycles) by @f: the platform-transfer factor of the prediction intervals. */
+void coeffs_scale_stack_costs(Coeffs *c, double f);
 /* Whether fitted coefficient i is an efficiency in (0, 1), fitted as a logit (else as a ln). */
 gboolean coeffs_fitted_is_eff(int i);
 
@@ -80,7 +86,7 @@ gboolean coeffs_fitted_is_eff(int i);
  * fit's order, each value as the shortest %g text that reads back as the same double (so the
  * file round-trips bit for bit: the defaults give back the committed file), then the spread @sp
  * (NULL: none written, all zero when read back): COEF_COV(name_i, name_j, value) for i <= j and
- * COEF_TAU(cpu_costs, value). Names and notes are those of this build. Error
+ * COEF_TAU(cpu_costs, value) and COEF_SIGMA(throughput, value). Names and notes are those of this build. Error
  * (G_FILE_ERROR_INVAL): a value that is not finite. */
 gboolean coeffs_write_def(const Coeffs *c, const CoeffsSpread *sp, GString *out, GError **error);
 
