@@ -154,8 +154,7 @@ static gboolean doc_predictions(DocTables *d, const Coeffs *c)
   g_autoptr(GError) err = NULL;
   CoeffsSpread sp;
   coeffs_spread_defaults(&sp);
-  g_autoptr(AppFitReport) r =
-      app_refset_predict(d->set, c, &sp, TRUE, TRUE, &err);
+  g_autoptr(AppFitReport) r = app_refset_predict(d->set, c, &sp, TRUE, TRUE, &err);
   if (!r) {
     fprintf(stderr, "%s: %s\n", d->prog, err->message);
     return FALSE;

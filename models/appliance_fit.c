@@ -774,8 +774,8 @@ void app_fit_report_free(AppFitReport *r)
 
 /* The interval of result @i's throughput with coefficients @c, covariance @cov and transfer
  * spread @tau into row->iv_lo, iv_hi (appliance_interval.h). */
-static gboolean row_interval(AppRefSet *s, int i, const Coeffs *c, const double cov[COEFFS_N_FITTED][COEFFS_N_FITTED],
-                             double tau, double sigma, double level, AppRefRow *row, GError **error)
+static gboolean row_interval(AppRefSet *s, int i, const Coeffs *c, const double cov[COEFFS_N_FITTED][COEFFS_N_FITTED], double tau,
+                             double sigma, double level, AppRefRow *row, GError **error)
 {
   RefItem *it = s->items->pdata[i];
   g_autofree Appliance *a = g_new(Appliance, 1);
@@ -842,8 +842,9 @@ AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const Coeff
       if (!app_refset_transfer_tau(s, &ci, out, &tau, NULL, NULL, error) || !app_refset_model_sigma(s, &ci, out, &sigma, error))
         return NULL;
       for (int j = 0; j < n; j++)
-        if (r->group[j] == i && (!app_refset_eval(s, j, &ci, &r->loo[j], error) ||
-                                 !row_interval(s, j, &ci, (const double(*)[COEFFS_N_FITTED])cov, tau, sigma, r->level, &r->loo[j], error)))
+        if (r->group[j] == i &&
+            (!app_refset_eval(s, j, &ci, &r->loo[j], error) ||
+             !row_interval(s, j, &ci, (const double(*)[COEFFS_N_FITTED])cov, tau, sigma, r->level, &r->loo[j], error)))
           return NULL;
     }
   }
@@ -897,14 +898,14 @@ void app_fit_report_loo_table(const AppFitReport *r, GString *out)
   g_return_if_fail(r->loo != NULL);
   g_string_append_printf(out, "| %-28s | %9s | %9s | %15s | %7s | %8s | %9s | %-3s |\n", "result", "in-fit", "left-out",
                          "80 % interval", "publ.", "error", "CPU err", "bn");
-  g_string_append(out,
-                  "|------------------------------|----------:|----------:|----------------:|--------:|---------:|----------:|-----|\n");
+  g_string_append(
+      out, "|------------------------------|----------:|----------:|----------------:|--------:|---------:|----------:|-----|\n");
   for (int i = 0; i < r->n; i++) {
     const AppRefRow *o = &r->loo[i];
     char cpu[16];
     cpu_err_text(o, cpu, sizeof cpu);
-    g_autofree char *iv = g_strdup_printf("%.0f-%.0f%s", o->iv_lo, o->iv_hi,
-                                          o->pub_gbps >= o->iv_lo && o->pub_gbps <= o->iv_hi ? "" : " out");
+    g_autofree char *iv =
+        g_strdup_printf("%.0f-%.0f%s", o->iv_lo, o->iv_hi, o->pub_gbps >= o->iv_lo && o->pub_gbps <= o->iv_hi ? "" : " out");
     g_string_append_printf(out, "| %-28s | %9.1f | %9.1f | %15s | %7.1f | %+7.1f%% | %9s | %-3s |\n", o->id,
                            r->in_fit[i].model_gbps, o->model_gbps, iv, o->pub_gbps, o->err_pct, cpu, bn_mark(o));
   }
@@ -915,15 +916,17 @@ void app_fit_report_lopo_table(const AppFitReport *r, GString *out)
   g_return_if_fail(r->lopo != NULL);
   g_string_append_printf(out, "| %-28s | %-13s | %7s | %7s | %15s | %7s | %8s | %9s | %-36s | %-3s |\n", "result", "platform",
                          "in-fit", "LOPO", "80 % interval", "publ.", "error", "CPU err", "LOPO bottleneck", "bn");
-  g_string_append(out, "|------------------------------|---------------|--------:|--------:|----------------:|--------:|---------:|----------:|"
-                       "--------------------------------------|-----|\n");
+  g_string_append(
+      out,
+      "|------------------------------|---------------|--------:|--------:|----------------:|--------:|---------:|----------:|"
+      "--------------------------------------|-----|\n");
   for (int i = 0; i < r->n; i++) {
     const AppRefRow *o = &r->lopo[i];
     char cpu[16], bn[80];
     cpu_err_text(o, cpu, sizeof cpu);
     bottleneck_text(o, bn, sizeof bn);
-    g_autofree char *iv = g_strdup_printf("%.0f-%.0f%s", o->iv_lo, o->iv_hi,
-                                          o->pub_gbps >= o->iv_lo && o->pub_gbps <= o->iv_hi ? "" : " out");
+    g_autofree char *iv =
+        g_strdup_printf("%.0f-%.0f%s", o->iv_lo, o->iv_hi, o->pub_gbps >= o->iv_lo && o->pub_gbps <= o->iv_hi ? "" : " out");
     g_string_append_printf(out, "| %-28s | %-13s | %7.1f | %7.1f | %15s | %7.1f | %+7.1f%% | %9s | %-36s | %-3s |\n", o->id,
                            o->platform, r->in_fit[i].model_gbps, o->model_gbps, iv, o->pub_gbps, o->err_pct, cpu, bn, bn_mark(o));
   }
@@ -1023,8 +1026,8 @@ void app_fit_report_summary(const AppFitReport *r, GString *out)
 
 void app_fit_report_coverage(const AppFitReport *r, GString *out)
 {
-  g_string_append_printf(out, "| %-22s | %7s | %12s | %18s | %18s |\n", "prediction", "results", "inside 80 %", "median half-width",
-                         "widest half-width");
+  g_string_append_printf(out, "| %-22s | %7s | %12s | %18s | %18s |\n", "prediction", "results", "inside 80 %",
+                         "median half-width", "widest half-width");
   g_string_append(out, "|------------------------|--------:|-------------:|-------------------:|-------------------:|\n");
   const AppRefRow *sets[] = { r->in_fit, r->loo, r->lopo };
   const char *names[] = { "in-fit", "leave-one-out", "leave-one-platform-out" };
@@ -1045,9 +1048,10 @@ void app_fit_report_coverage(const AppFitReport *r, GString *out)
     g_autofree char *cov = g_strdup_printf("%d (%.0f %%)", in, nr ? 100.0 * in / nr : 0.0);
     g_string_append_printf(out, "| %-22s | %7d | %12s | %17.1f%% | %17.1f%% |\n", names[k], nr, cov, med, worst);
   }
-  g_string_append_printf(out, "\nEach platform's own factor on the shared stack costs (its results alone, the coefficients "
-                              "held; never applied),\nand their spread tau = %.3f (DerSimonian-Laird; the intervals draw "
-                              "exp(N(0, tau^2))); the model's residual error on throughput %.3f (ln, RMS in-fit):\n",
+  g_string_append_printf(out,
+                         "\nEach platform's own factor on the shared stack costs (its results alone, the coefficients "
+                         "held; never applied),\nand their spread tau = %.3f (DerSimonian-Laird; the intervals draw "
+                         "exp(N(0, tau^2))); the model's residual error on throughput %.3f (ln, RMS in-fit):\n",
                          r->tau, r->sigma);
   for (int k = 0; k < r->n_platforms; k++) {
     if (isfinite(r->factor_ln[k]))
@@ -1491,11 +1495,13 @@ int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
 {
   int fails = 0;
   if (ci_fails) *ci_fails = 0;
-  g_string_append_printf(out, "| %-28s | %7s | %7s | %6s | %6s | %6s | %-36s | %-40s | %-17s |\n", "result", "model", "publ.",
-                         "error", "CPU", "publ.", "model bottleneck", "published bottleneck", "");
-  g_string_append(
-      out,
-      "|------------------------------|--------:|--------:|-------:|-------:|-------:|--------------------------------------|------------------------------------------|-------------------|\n");
+  CoeffsSpread sp;
+  coeffs_spread_defaults(&sp);
+  g_string_append_printf(out, "| %-28s | %7s | %13s | %7s | %6s | %6s | %6s | %-36s | %-40s | %-17s |\n", "result", "model",
+                         "80 % interval", "publ.", "error", "CPU", "publ.", "model bottleneck", "published bottleneck", "");
+  g_string_append(out,
+                  "|------------------------------|--------:|--------------:|--------:|-------:|-------:|-------:|"
+                  "--------------------------------------|------------------------------------------|-------------------|\n");
   for (guint i = 0; i < s->items->len; i++) {
     AppRefRow row;
     g_autoptr(GError) err = NULL;
@@ -1507,27 +1513,36 @@ int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
     }
     char cpu_pub[16] = "-";
     if (row.pub_cpu >= 0) g_snprintf(cpu_pub, sizeof cpu_pub, "%.0f %%", row.pub_cpu);
+    /* the interval with the coefficients' spread of models/coeffs.def around @c (appliance_interval.h) */
+    char iv[32] = "-";
+    if (row_interval(s, (int)i, c ? c : &((RefItem *)s->items->pdata[i])->a->coef, (const double(*)[COEFFS_N_FITTED])sp.cov_x,
+                     sp.tau_cpu_costs, sp.sigma_gbps, APP_INTERVAL_LEVEL, &row, NULL))
+      g_snprintf(iv, sizeof iv, "%.0f-%.0f", row.iv_lo, row.iv_hi);
     char bn[80];
     if (row.cobottleneck[0])
       g_snprintf(bn, sizeof bn, "%s (%s) + %s", row.bottleneck, row.kind, row.cobottleneck);
     else
       g_snprintf(bn, sizeof bn, "%s (%s)", row.bottleneck, row.kind);
-    g_string_append_printf(out, "| %-28s | %7.1f | %7.1f | %+5.1f%% | %4.0f %% | %6s | %-36s | %-40.40s | %-17s |\n", row.id,
-                           row.model_gbps, row.pub_gbps, row.err_pct, row.model_cpu, cpu_pub, bn,
+    g_string_append_printf(out, "| %-28s | %7.1f | %13s | %7.1f | %+5.1f%% | %4.0f %% | %6s | %-36s | %-40.40s | %-17s |\n",
+                           row.id, row.model_gbps, iv, row.pub_gbps, row.err_pct, row.model_cpu, cpu_pub, bn,
                            row.pub_bottleneck ? row.pub_bottleneck : "-",
                            row.ok ? "OK" : (row.known_deviation && row.within_ci ? "FAIL (documented)" : "FAIL"));
     if (row.pub_hot > 0)
-      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
-                             "  hot-node NIC port, Gb/s", row.hot_gbps, row.pub_hot, "", "");
+      g_string_append_printf(
+          out, "| %-28s | %7.1f |               | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
+          "  hot-node NIC port, Gb/s", row.hot_gbps, row.pub_hot, "", "");
     if (row.pub_cold > 0)
-      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
-                             "  other-node NIC port, Gb/s", row.cold_gbps, row.pub_cold, "", "");
+      g_string_append_printf(
+          out, "| %-28s | %7.1f |               | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
+          "  other-node NIC port, Gb/s", row.cold_gbps, row.pub_cold, "", "");
     if (row.pub_dram_GBps >= 0)
-      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
-                             "  DRAM traffic, GB/s", row.model_dram_GBps, row.pub_dram_GBps, "", "");
+      g_string_append_printf(
+          out, "| %-28s | %7.1f |               | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
+          "  DRAM traffic, GB/s", row.model_dram_GBps, row.pub_dram_GBps, "", "");
     if (row.pub_fab_util >= 0)
-      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
-                             "  fabric utilisation, %", row.model_fab_util, row.pub_fab_util, "", "");
+      g_string_append_printf(
+          out, "| %-28s | %7.1f |               | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
+          "  fabric utilisation, %", row.model_fab_util, row.pub_fab_util, "", "");
     if (!row.ok) fails++;
     if (!row.within_ci && ci_fails) (*ci_fails)++;
     app_ref_row_clear(&row);

@@ -46,7 +46,7 @@ static const char *coef_pin_by(const char *name)
   return "a published result or measurement that moves it";
 }
 
-#define MODEL_PIN_BY "a measured or published result of this configuration (the model's own error: nothing else pins it)"
+#define MODEL_PIN_BY    "a measured or published result of this configuration (the model's own error: nothing else pins it)"
 #define TRANSFER_PIN_BY "`ocasim validate` on the host (a costs: profile replaces the transfer spread)"
 
 /* One spread: a standard-normal dimension of the draws. */
@@ -54,9 +54,9 @@ typedef enum { DIM_FITTED, DIM_FIXED, DIM_TRANSFER, DIM_MODEL, DIM_COSTS, DIM_EN
 
 typedef struct {
   DimType type;
-  int index;              /* fitted or fixed coefficient index, or entry index */
-  double sig_lo, sig_hi;  /* split normal in the transformed space (fitted: sig_lo = sig_hi = its se) */
-  gboolean logit;         /* the value is an efficiency drawn in logit space */
+  int index;             /* fitted or fixed coefficient index, or entry index */
+  double sig_lo, sig_hi; /* split normal in the transformed space (fitted: sig_lo = sig_hi = its se) */
+  gboolean logit;        /* the value is an efficiency drawn in logit space */
   UncKind kind;
   char name[48];
   const char *pin_by;
@@ -151,7 +151,8 @@ static int collect_dims(const Appliance *a, const AppIntervalSpec *spec, Dim *d)
   int n = 0;
   for (int i = 0; i < COEFFS_N_FITTED; i++) {
     double se = spec->fitted ? sqrt(MAX(0.0, spec->spread.cov_x[i][i])) : 0.0;
-    d[n] = (Dim){ .type = DIM_FITTED, .index = i, .sig_lo = se, .sig_hi = se, .logit = coeffs_fitted_is_eff(i), .kind = UNC_FITTED };
+    d[n] =
+        (Dim){ .type = DIM_FITTED, .index = i, .sig_lo = se, .sig_hi = se, .logit = coeffs_fitted_is_eff(i), .kind = UNC_FITTED };
     g_snprintf(d[n].name, sizeof d[n].name, "coef.%s", coeffs_fitted_name(i));
     d[n].pin_by = coef_pin_by(coeffs_fitted_name(i));
     g_strlcpy(d[n].source, "the fit's covariance (models/coeffs.def)", sizeof d[n].source);
@@ -453,9 +454,9 @@ void app_interval_json(const AppInterval *iv, JsonBuilder *b)
 
 void app_interval_table(const AppInterval *iv, GString *out)
 {
-  g_string_append_printf(out, "interval:   %.0f %% of %d draws: throughput %.1f .. %.1f Gb/s, cpu %.1f .. %.1f %%", 100 * iv->level,
-                         iv->draws - iv->failed, iv->throughput_gbps[0], iv->throughput_gbps[1], iv->cpu_util_pct[0],
-                         iv->cpu_util_pct[1]);
+  g_string_append_printf(out, "interval:   %.0f %% of %d draws: throughput %.1f .. %.1f Gb/s, cpu %.1f .. %.1f %%",
+                         100 * iv->level, iv->draws - iv->failed, iv->throughput_gbps[0], iv->throughput_gbps[1],
+                         iv->cpu_util_pct[0], iv->cpu_util_pct[1]);
   if (iv->failed) g_string_append_printf(out, " (%d draws could not be built)", iv->failed);
   g_string_append(out, "\nbottleneck: probability");
   const char *sep = " ";
@@ -469,8 +470,8 @@ void app_interval_table(const AppInterval *iv, GString *out)
   for (int t = 0; t < iv->n_top; t++) {
     const AppIntervalContrib *c = &iv->top[t];
     g_string_append_printf(out, "%s%s (%s): %.0f %% of the %s variance, %.1f .. %.1f %s over its range; pin by: %s\n",
-                           t == 0 ? "uncertain:  " : "            ", c->name, c->kind, 100 * c->share, of, c->swing[0], c->swing[1],
-                           strcmp(of, "CPU %") == 0 ? "%" : "Gb/s", c->pin_by);
+                           t == 0 ? "uncertain:  " : "            ", c->name, c->kind, 100 * c->share, of, c->swing[0],
+                           c->swing[1], strcmp(of, "CPU %") == 0 ? "%" : "Gb/s", c->pin_by);
   }
   if (iv->model_error_share > 0)
     g_string_append_printf(out, "            and the model's own error %.0f %% (only a measured result of this box pins it)\n",

@@ -415,11 +415,10 @@ static void csv_numbers(GString *out, int n, const double *v)
 static void write_csv(const AppReport *r, GString *out)
 {
   g_string_append(
-      out,
-      "scenario,mode,seed,overrides,offered_gbps,saturate,throughput_gbps,throughput_ci95_gbps,unserved_gbps,"
-      "overloaded,cpu_util_pct,cpu_busiest_node_pct,cpu_busiest_node,throughput_gbps_lo,throughput_gbps_hi,cpu_util_pct_lo,"
-      "cpu_util_pct_hi,interval_level,p50_ms,p50_ci95_ms,p99_ms,p99_ci95_ms,resource,kind,node,util_frac,value,unit,"
-      "drop_frac,is_bottleneck\n");
+      out, "scenario,mode,seed,overrides,offered_gbps,saturate,throughput_gbps,throughput_ci95_gbps,unserved_gbps,"
+           "overloaded,cpu_util_pct,cpu_busiest_node_pct,cpu_busiest_node,throughput_gbps_lo,throughput_gbps_hi,cpu_util_pct_lo,"
+           "cpu_util_pct_hi,interval_level,p50_ms,p50_ci95_ms,p99_ms,p99_ci95_ms,resource,kind,node,util_frac,value,unit,"
+           "drop_frac,is_bottleneck\n");
   g_autofree char *ov = overrides_text(r);
   AppCpuNodes c;
   app_report_cpu_nodes(r, &c);

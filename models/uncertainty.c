@@ -122,7 +122,8 @@ gboolean uncertainty_finish(const SimConfList *list, const SimConfNode *root, Un
     if (strlen(c->source) >= UNC_SOURCE_LEN)
       return entry_error(error, root, i, "source", "source is longer than %d characters", UNC_SOURCE_LEN - 1);
     if (c->kind == UNC_FITTED || c->kind == UNC_TRANSFER)
-      return entry_error(error, root, i, "kind", "kind %s is the fit's own (models/coeffs.def): give assumed, sourced or measured",
+      return entry_error(error, root, i, "kind",
+                         "kind %s is the fit's own (models/coeffs.def): give assumed, sourced or measured",
                          unc_kind_names[c->kind]);
     if (c->kind == UNC_MEASURED && c->param != UNC_COSTS)
       return entry_error(error, root, i, "kind", "kind measured is for param costs (a costs: profile); %s is assumed or sourced",

@@ -23,32 +23,32 @@
 #include "sim/conf.h"
 
 /* What kind of knowledge a spread stands for (reports print the name). */
-#define UNC_KIND_MAP(X)                                                                                          \
-  X(UNC_FITTED, "fitted")     /* a shared coefficient of the fit: its covariance */                             \
-  X(UNC_SOURCED, "sourced")   /* the spread its source gives (several measurements, a quoted range) */          \
-  X(UNC_ASSUMED, "assumed")   /* no source: a stated range */                                                    \
-  X(UNC_TRANSFER, "platform-transfer") /* a cost fitted on other platforms carried to this one */                \
-  X(UNC_MEASURED, "measured") /* measured on this host (a costs: profile of `ocasim validate`) */
+#define UNC_KIND_MAP(X)                                                                                         \
+  X(UNC_FITTED, "fitted")              /* a shared coefficient of the fit: its covariance */                    \
+  X(UNC_SOURCED, "sourced")            /* the spread its source gives (several measurements, a quoted range) */ \
+  X(UNC_ASSUMED, "assumed")            /* no source: a stated range */                                          \
+  X(UNC_TRANSFER, "platform-transfer") /* a cost fitted on other platforms carried to this one */               \
+  X(UNC_MEASURED, "measured")          /* measured on this host (a costs: profile of `ocasim validate`) */
 typedef enum { UNC_KIND_MAP(APP_ENUM_ID) UNC_KIND_COUNT } UncKind;
 APP_ENUM_DECLARE(unc_kind);
 APP_ENUM_CONF_OK(UncKind);
 
 /* The values an `uncertainty:` entry may name (its `param:`), each scaling the file's value(s). */
-#define UNC_PARAM_MAP(X)                                                                                       \
-  X(UNC_CPU_CLOCK, "cpu.clock")                           /* sustained all-core clock */                      \
-  X(UNC_CPU_CRYPTO, "cpu.crypto_cpb")                     /* bulk cipher cycles/B (table or cpu.crypto_cpb) */ \
-  X(UNC_MEM_SPEED, "memory.speed")                        /* DIMM transfer rate: DRAM bandwidth */            \
-  X(UNC_MEM_LATENCY, "memory.latency")                    /* idle local DRAM latency */                      \
-  X(UNC_INTRA_LINK, "topology.intra_link")                /* quadrant-to-quadrant link bandwidth */          \
-  X(UNC_INTRA_PENALTY, "topology.intra_penalty")          /* latency to another quadrant */                  \
-  X(UNC_INTER_PENALTY, "topology.inter_penalty")          /* latency to the other socket */                  \
-  X(UNC_LINK_RATE, "topology.links.rate")                 /* every inter-socket link's transfer rate */      \
-  X(UNC_LINK_DEV_EFF, "topology.links.eff_dev_write")     /* device DMA write payload efficiency on a link */ \
-  X(UNC_NVME_READ, "nvme.read")                           /* every drive's sustained read */                 \
-  X(UNC_NVME_LATENCY, "nvme.latency")                     /* every drive's read latency */                   \
-  X(UNC_NIC_KTLS, "nics.ktls")                            /* every card's inline TLS engine rate */         \
-  X(UNC_PCIE_RTT, "pcie.read_rtt")                        /* every device's PCIe read round trip */         \
-  X(UNC_COSTS, "costs")                                   /* the measured cost profile's cycles (costs:) */
+#define UNC_PARAM_MAP(X)                                                                                   \
+  X(UNC_CPU_CLOCK, "cpu.clock")                       /* sustained all-core clock */                       \
+  X(UNC_CPU_CRYPTO, "cpu.crypto_cpb")                 /* bulk cipher cycles/B (table or cpu.crypto_cpb) */ \
+  X(UNC_MEM_SPEED, "memory.speed")                    /* DIMM transfer rate: DRAM bandwidth */             \
+  X(UNC_MEM_LATENCY, "memory.latency")                /* idle local DRAM latency */                        \
+  X(UNC_INTRA_LINK, "topology.intra_link")            /* quadrant-to-quadrant link bandwidth */            \
+  X(UNC_INTRA_PENALTY, "topology.intra_penalty")      /* latency to another quadrant */                    \
+  X(UNC_INTER_PENALTY, "topology.inter_penalty")      /* latency to the other socket */                    \
+  X(UNC_LINK_RATE, "topology.links.rate")             /* every inter-socket link's transfer rate */        \
+  X(UNC_LINK_DEV_EFF, "topology.links.eff_dev_write") /* device DMA write payload efficiency on a link */  \
+  X(UNC_NVME_READ, "nvme.read")                       /* every drive's sustained read */                   \
+  X(UNC_NVME_LATENCY, "nvme.latency")                 /* every drive's read latency */                     \
+  X(UNC_NIC_KTLS, "nics.ktls")                        /* every card's inline TLS engine rate */            \
+  X(UNC_PCIE_RTT, "pcie.read_rtt")                    /* every device's PCIe read round trip */            \
+  X(UNC_COSTS, "costs")                               /* the measured cost profile's cycles (costs:) */
 typedef enum { UNC_PARAM_MAP(APP_ENUM_ID) UNC_PARAM_COUNT } UncParam;
 APP_ENUM_DECLARE(unc_param);
 APP_ENUM_CONF_OK(UncParam);
