@@ -19,7 +19,7 @@
 # bench-qnet-ps: wall seconds of `ocasim run` (release build) on the overloaded
 # processor-sharing station bench/mg1-ps-overload.yaml, 20 000 s simulated.
 
-BENCH_TARGETS += bench-calendar bench-models bench-qnet-ps
+BENCH_TARGETS += bench-calendar bench-models bench-qnet-ps bench-interval
 
 BENCH_DIR     := build/bench
 BENCH_SECONDS ?= 0.5
@@ -37,7 +37,13 @@ BENCH_NS3_LIBS := $(or $(shell pkg-config --libs ns3-core 2>/dev/null),-lns3-cor
 
 BENCH_CAL_DEPS := bench/bench_calendar.c bench/hold.h sim/calendar.c sim/calendar.h sim/engine.c sim/engine.h sim/time.h
 
-.PHONY: bench-calendar bench-models bench-qnet-ps
+.PHONY: bench-calendar bench-models bench-qnet-ps bench-interval
+
+# bench-interval: wall seconds of `ocasim bound` with and without prediction intervals on every
+# published-result scenario, and a 1000-point bound sweep with intervals at -j 2
+# (scripts/bench-interval.sh; bench/README.md).
+bench-interval: $(BIN)
+	@sh scripts/bench-interval.sh ./$(BIN)
 
 bench:
 	@fail=0; for t in $(BENCH_TARGETS); do \

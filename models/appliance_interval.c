@@ -5,6 +5,7 @@
 #include "sim/gsl_autoptr.h"
 #include "sim/json.h"
 #include "sim/rng.h"
+#include "sim/units.h"
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sort.h>
@@ -454,11 +455,12 @@ void app_interval_json(const AppInterval *iv, JsonBuilder *b)
 
 void app_interval_table(const AppInterval *iv, GString *out)
 {
-  g_string_append_printf(out, "interval:   %.0f %% of %d draws: throughput %.1f .. %.1f Gb/s, cpu %.1f .. %.1f %%",
-                         100 * iv->level, iv->draws - iv->failed, iv->throughput_gbps[0], iv->throughput_gbps[1],
-                         iv->cpu_util_pct[0], iv->cpu_util_pct[1]);
+  /* rates in the unit that shows them (sim_units_gbps_text): a sub-Gb/s interval is not "0.0 Gb/s" */
+  g_autofree char *lo = sim_units_gbps_text(iv->throughput_gbps[0]), *hi = sim_units_gbps_text(iv->throughput_gbps[1]);
+  g_string_append_printf(out, "interval:   %.0f %% of %d draws: throughput %s .. %s, cpu %.1f .. %.1f %%", 100 * iv->level,
+                         iv->draws - iv->failed, lo, hi, iv->cpu_util_pct[0], iv->cpu_util_pct[1]);
   if (iv->failed) g_string_append_printf(out, " (%d draws could not be built)", iv->failed);
-  g_string_append(out, "\nbottleneck: probability");
+  g_string_append(out, "\nbinds:      probability");
   const char *sep = " ";
   for (int k = 0; k < RK_COUNT; k++)
     if (iv->bottleneck_prob[k] > 0) {
@@ -466,12 +468,14 @@ void app_interval_table(const AppInterval *iv, GString *out)
       sep = ", ";
     }
   g_string_append_c(out, '\n');
-  const char *of = strcmp(iv->contrib_of, "cpu_util_pct") == 0 ? "CPU %" : "throughput";
+  gboolean cpu = strcmp(iv->contrib_of, "cpu_util_pct") == 0;
   for (int t = 0; t < iv->n_top; t++) {
     const AppIntervalContrib *c = &iv->top[t];
-    g_string_append_printf(out, "%s%s (%s): %.0f %% of the %s variance, %.1f .. %.1f %s over its range; pin by: %s\n",
-                           t == 0 ? "uncertain:  " : "            ", c->name, c->kind, 100 * c->share, of, c->swing[0],
-                           c->swing[1], strcmp(of, "CPU %") == 0 ? "%" : "Gb/s", c->pin_by);
+    g_autofree char *s0 = cpu ? g_strdup_printf("%.1f %%", c->swing[0]) : sim_units_gbps_text(c->swing[0]);
+    g_autofree char *s1 = cpu ? g_strdup_printf("%.1f %%", c->swing[1]) : sim_units_gbps_text(c->swing[1]);
+    g_string_append_printf(out, "%s%s (%s): %.0f %% of the %s variance, %s .. %s over its range; pin by: %s\n",
+                           t == 0 ? "uncertain:  " : "            ", c->name, c->kind, 100 * c->share,
+                           cpu ? "CPU %" : "throughput", s0, s1, c->pin_by);
   }
   if (iv->model_error_share > 0)
     g_string_append_printf(out, "            and the model's own error %.0f %% (only a measured result of this box pins it)\n",
