@@ -149,6 +149,7 @@ static void apply_param(Appliance *b, UncParam p, double f)
 /* The dimensions of @a under @spec, in a fixed order: fitted, fixed, transfer, costs, entries. */
 static int collect_dims(const Appliance *a, const AppIntervalSpec *spec, Dim *d)
 {
+  g_assert(coeffs_fixed_count() <= APP_INTERVAL_MAX_FIXED);
   int n = 0;
   for (int i = 0; i < COEFFS_N_FITTED; i++) {
     double se = spec->fitted ? sqrt(MAX(0.0, spec->spread.cov_x[i][i])) : 0.0;

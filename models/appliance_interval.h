@@ -61,7 +61,9 @@
 #define APP_INTERVAL_COSTS_LOW  0.9
 #define APP_INTERVAL_COSTS_HIGH 1.1
 /* Most spreads of one appliance: fitted + fixed coefficients, the transfer term, the file's entries. */
-#define APP_INTERVAL_MAX_DIMS (COEFFS_N_FITTED + 16 + 3 + UNC_MAX_ENTRIES)
+/* Most fixed coefficients a draw holds (array size; assumed: twice the 9 of coeffs.c). */
+#define APP_INTERVAL_MAX_FIXED 18
+#define APP_INTERVAL_MAX_DIMS  (COEFFS_N_FITTED + APP_INTERVAL_MAX_FIXED + 3 + UNC_MAX_ENTRIES)
 
 /* What goes into an interval (app_interval_spec_default: all of it, the spread of coeffs.def). */
 typedef struct {
