@@ -1319,6 +1319,17 @@ static void json_prediction(JsonBuilder *b, const char *prefix, const AppRefRow 
     json_builder_add_boolean_value(b, o->kind_ok);
   else
     json_builder_add_null_value(b);
+  /* the 80 % prediction interval of the throughput from the fit that made this prediction */
+  g_autofree char *iv = g_strconcat(prefix, "_interval_gbps", NULL);
+  json_builder_set_member_name(b, iv);
+  if (o && o->iv_hi > 0) {
+    json_builder_begin_array(b);
+    sim_json_element(b, o->iv_lo);
+    sim_json_element(b, o->iv_hi);
+    json_builder_end_array(b);
+  } else {
+    json_builder_add_null_value(b);
+  }
 }
 
 static void json_stats(JsonBuilder *b, const char *name, const AppFitReport *r, const AppRefRow *rows)
