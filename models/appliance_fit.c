@@ -818,19 +818,21 @@ AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const Coeff
   r->factor_ln = g_new(double, MAX(r->n_platforms, 1));
   r->factor_se = g_new(double, MAX(r->n_platforms, 1));
   for (int k = 0; k < r->n_platforms; k++) r->platforms[k] = g_strdup(app_refset_platform_name(s, k));
+  const gboolean iv = fitted_spread != NULL; /* the intervals, their coverage and the transfer factors */
   double tau_all;
-  if (!app_refset_transfer_tau(s, fitted, NULL, &tau_all, r->factor_ln, r->factor_se, error)) return NULL;
+  for (int k = 0; k < r->n_platforms; k++) r->factor_ln[k] = r->factor_se[k] = NAN;
+  if (iv && !app_refset_transfer_tau(s, fitted, NULL, &tau_all, r->factor_ln, r->factor_se, error)) return NULL;
   for (int i = 0; i < n; i++) {
     r->group[i] = app_refset_group(s, i);
     if (!app_refset_eval(s, i, fitted, &r->in_fit[i], error)) return NULL;
-    if (!row_interval(s, i, fitted, (const double(*)[COEFFS_N_FITTED])fs.cov_x, fs.tau_cpu_costs, fs.sigma_gbps, r->level,
-                      &r->in_fit[i], error))
+    if (iv && !row_interval(s, i, fitted, (const double(*)[COEFFS_N_FITTED])fs.cov_x, fs.tau_cpu_costs, fs.sigma_gbps, r->level,
+                            &r->in_fit[i], error))
       return NULL;
   }
   Coeffs c0;
   coeffs_prior(&c0);
   g_autofree gboolean *out = g_new0(gboolean, MAX(n, 1));
-  double cov[COEFFS_N_FITTED][COEFFS_N_FITTED], tau, sigma;
+  double cov[COEFFS_N_FITTED][COEFFS_N_FITTED], tau = 0, sigma = 0;
   if (loo) {
     r->loo = g_new0(AppRefRow, n);
     for (int i = 0; i < n; i++) {
@@ -839,12 +841,13 @@ AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const Coeff
       if (!app_refset_fit(s, &ci, i, NULL, error)) return NULL;
       app_refset_last_covariance(s, cov);
       for (int j = 0; j < n; j++) out[j] = r->group[j] == i;
-      if (!app_refset_transfer_tau(s, &ci, out, &tau, NULL, NULL, error) || !app_refset_model_sigma(s, &ci, out, &sigma, error))
+      if (iv &&
+          (!app_refset_transfer_tau(s, &ci, out, &tau, NULL, NULL, error) || !app_refset_model_sigma(s, &ci, out, &sigma, error)))
         return NULL;
       for (int j = 0; j < n; j++)
         if (r->group[j] == i &&
             (!app_refset_eval(s, j, &ci, &r->loo[j], error) ||
-             !row_interval(s, j, &ci, (const double(*)[COEFFS_N_FITTED])cov, tau, sigma, r->level, &r->loo[j], error)))
+             (iv && !row_interval(s, j, &ci, (const double(*)[COEFFS_N_FITTED])cov, tau, sigma, r->level, &r->loo[j], error))))
           return NULL;
     }
   }
@@ -856,13 +859,13 @@ AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const Coeff
       if (!app_refset_fit_without_platform(s, &r->lopo_coeffs[k], r->platforms[k], NULL, error)) return NULL;
       app_refset_last_covariance(s, cov);
       for (int j = 0; j < n; j++) out[j] = strcmp(app_refset_platform(s, j), r->platforms[k]) == 0;
-      if (!app_refset_transfer_tau(s, &r->lopo_coeffs[k], out, &tau, NULL, NULL, error) ||
-          !app_refset_model_sigma(s, &r->lopo_coeffs[k], out, &sigma, error))
+      if (iv && (!app_refset_transfer_tau(s, &r->lopo_coeffs[k], out, &tau, NULL, NULL, error) ||
+                 !app_refset_model_sigma(s, &r->lopo_coeffs[k], out, &sigma, error)))
         return NULL;
       for (int j = 0; j < n; j++)
         if (out[j] && (!app_refset_eval(s, j, &r->lopo_coeffs[k], &r->lopo[j], error) ||
-                       !row_interval(s, j, &r->lopo_coeffs[k], (const double(*)[COEFFS_N_FITTED])cov, tau, sigma, r->level,
-                                     &r->lopo[j], error)))
+                       (iv && !row_interval(s, j, &r->lopo_coeffs[k], (const double(*)[COEFFS_N_FITTED])cov, tau, sigma, r->level,
+                                            &r->lopo[j], error))))
           return NULL;
     }
   }

@@ -155,7 +155,8 @@ typedef struct {
  * (app_refset_last_covariance), the transfer spread without the left-out results
  * (app_refset_transfer_tau), the fixed coefficients' ranges and the scenario's uncertainty:
  * entries and the refit's residual error (app_refset_model_sigma); in-fit rows from the fit over
- * everything (@fitted_spread; NULL: none).
+ * everything (@fitted_spread). @fitted_spread NULL: no intervals at all (iv_lo = iv_hi = 0; the
+ * transfer factors NAN, coverage not reported), the predictions alone.
  * (transfer full) Error: a refit failed. */
 AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const CoeffsSpread *fitted_spread, gboolean loo,
                                  gboolean lopo, GError **error);
