@@ -21,7 +21,7 @@
 # bench-bound: CPU time of `ocasim bound` per call and of a 1000-point bound sweep at -j 1,
 # this build against a reference build (commit BENCH_BOUND_REF) alternated (bench/bench-bound.sh).
 
-BENCH_TARGETS += bench-calendar bench-models bench-qnet-ps bench-bound
+BENCH_TARGETS += bench-calendar bench-models bench-qnet-ps bench-bound bench-interval
 
 BENCH_DIR     := build/bench
 BENCH_SECONDS ?= 0.5
@@ -39,7 +39,13 @@ BENCH_NS3_LIBS := $(or $(shell pkg-config --libs ns3-core 2>/dev/null),-lns3-cor
 
 BENCH_CAL_DEPS := bench/bench_calendar.c bench/hold.h sim/calendar.c sim/calendar.h sim/engine.c sim/engine.h sim/time.h
 
-.PHONY: bench-calendar bench-models bench-qnet-ps bench-bound
+.PHONY: bench-calendar bench-models bench-qnet-ps bench-bound bench-interval
+
+# bench-interval: wall seconds of `ocasim bound` with and without prediction intervals on every
+# published-result scenario, and a 1000-point bound sweep with intervals at -j 2
+# (scripts/bench-interval.sh; bench/README.md).
+bench-interval: $(BIN)
+	@sh scripts/bench-interval.sh ./$(BIN)
 
 bench:
 	@fail=0; for t in $(BENCH_TARGETS); do \

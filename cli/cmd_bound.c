@@ -14,7 +14,7 @@ int cmd_bound(int argc, char **argv)
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Analytic bound of the appliance scenario in FILE: demand per served byte on every resource,\n"
                  "the bottleneck law, and utilisations at the offered load.",
-                 CLI_OPT_OUTPUT | CLI_OPT_FAIL, &error))
+                 CLI_OPT_OUTPUT | CLI_OPT_FAIL | CLI_OPT_INTERVAL, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
   CliAppliance ca;
@@ -26,10 +26,15 @@ int cmd_bound(int argc, char **argv)
     g_autoptr(BoundResult) r = bound_eval(ca.a, ca.m, ca.a->wl.offered_gbps);
     g_autoptr(AppReport) rep = app_report_from_bound(ca.a, &ca.info, ca.m, r);
     g_autoptr(GString) out = g_string_new(NULL);
+    GError *ierr = NULL;
+    rep->interval = cli_interval_eval(&opt, &ca, ca.a->wl.offered_gbps, &ierr);
     Appliance *da = NULL;
     DemandModel *dm = NULL;
     g_auto(GStrv) fail = cli_whatif_failures(&opt, &ca.info); /* the scenario's failures: and --fail */
-    if (!cli_whatif_format_allows(&opt, fail, &error)) {
+    if (ierr) {
+      g_propagate_error(&error, ierr);
+      status = cli_fail(error);
+    } else if (!cli_whatif_format_allows(&opt, fail, &error)) {
       status = cli_fail(error);
     } else if (!fail) {
       app_report_write(rep, (AppReportFormat)opt.format, out);

@@ -142,7 +142,9 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
   if (fmt == CLI_FORMAT_CSV) {
     /* with workload.headroom set, two more columns: the resource at its headroom limit and that limit */
     g_string_append(out, "scenario,seed,overrides,capacity_gbps,criterion,limit_gbps,limiting");
-    g_string_append(out, c->headroom_on ? ",resource,headroom_pct\n" : "\n");
+    g_string_append(out, c->headroom_on ? ",resource,headroom_pct" : "");
+    g_string_append(out, ",throughput_gbps_lo,throughput_gbps_hi,cpu_util_pct_lo,cpu_util_pct_hi,interval_level\n");
+    const AppInterval *iv = rep->interval;
     g_autofree char *ov = rep->overrides ? g_strjoinv("; ", rep->overrides) : g_strdup("");
     for (int k = 0; k < CAP_COUNT; k++) {
       if (!criterion_shown((CapCriterion)k, c)) continue;
@@ -163,6 +165,12 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
         } else {
           g_string_append_c(out, ',');
         }
+      }
+      double ivv[5] = { iv ? iv->throughput_gbps[0] : NAN, iv ? iv->throughput_gbps[1] : NAN, iv ? iv->cpu_util_pct[0] : NAN,
+                        iv ? iv->cpu_util_pct[1] : NAN, iv ? iv->level : NAN };
+      for (int v = 0; v < 5; v++) {
+        g_string_append_c(out, ',');
+        sim_csv_number_exact(out, ivv[v]); /* empty: no interval */
       }
       g_string_append_c(out, '\n');
     }
@@ -209,7 +217,7 @@ int cmd_capacity(int argc, char **argv)
                  "(measured by ocasim run at candidate loads), and every resource at or below its kind's\n"
                  "workload.headroom limit where the scenario sets one, and the RAM the box needs within\n"
                  "memory.installed where it is given.",
-                 CLI_OPT_OUTPUT | CLI_OPT_PROGRESS | CLI_OPT_TIMED, &error))
+                 CLI_OPT_OUTPUT | CLI_OPT_PROGRESS | CLI_OPT_TIMED | CLI_OPT_INTERVAL, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
   CliAppliance ca;
@@ -234,6 +242,11 @@ int cmd_capacity(int argc, char **argv)
       status = cli_fail(error);
     } else {
       g_autoptr(AppReport) rep = appliance_capacity_report(ca.a, &ca.info, ca.m, &c, &error);
+      /* the interval of the throughput and CPU % at the capacity load (not of the capacity itself) */
+      if (rep && isfinite(c.capacity_gbps) && c.capacity_gbps > 0) {
+        rep->interval = cli_interval_eval(&opt, &ca, c.capacity_gbps, &error);
+        if (error) g_clear_pointer(&rep, app_report_free);
+      }
       if (!rep) {
         status = cli_fail(error);
       } else {

@@ -13,7 +13,7 @@ int cmd_explain(int argc, char **argv)
   if (!cli_parse(&argc, &argv, &opt, NULL, "FILE",
                  "Per served byte of the appliance scenario in FILE, from the demand model the bound uses: DRAM\n"
                  "bytes by touch, CPU cycles by component, fabric bytes per link and PCIe tag occupancy.",
-                 CLI_OPT_OUTPUT | CLI_OPT_NO_CSV, &error))
+                 CLI_OPT_OUTPUT | CLI_OPT_NO_CSV | CLI_OPT_INTERVAL, &error))
     return cli_fail(error);
   int status = OCASIM_EXIT_BADINPUT;
   CliAppliance ca;
@@ -23,9 +23,14 @@ int cmd_explain(int argc, char **argv)
     status = cli_fail(error);
   } else {
     g_autoptr(Explain) e = appliance_explain(ca.a, &ca.info, ca.m);
-    g_autoptr(GString) out = g_string_new(NULL);
-    appliance_explain_write(e, (AppReportFormat)opt.format, out);
-    status = cli_emit(&opt, out);
+    e->interval = cli_interval_eval(&opt, &ca, ca.a->wl.offered_gbps, &error);
+    if (error) {
+      status = cli_fail(error);
+    } else {
+      g_autoptr(GString) out = g_string_new(NULL);
+      appliance_explain_write(e, (AppReportFormat)opt.format, out);
+      status = cli_emit(&opt, out);
+    }
     cli_appliance_clear(&ca);
   }
   cli_options_clear(&opt);

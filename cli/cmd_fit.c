@@ -29,12 +29,13 @@
 
 /* Writes the fitted coefficients @c, rounded to FIT_DIGITS (app_refset_round_coeffs), to @path
  * unless it holds them already; says which in @out. */
-static gboolean write_coeffs(const char *path, AppRefSet *s, const Coeffs *c, GString *out, GError **error)
+static gboolean write_coeffs(const char *path, AppRefSet *s, const Coeffs *c, const CoeffsSpread *sp, GString *out,
+                             GError **error)
 {
   Coeffs r;
   if (!app_refset_round_coeffs(s, c, FIT_DIGITS, &r, error)) return FALSE;
   g_autoptr(GString) text = g_string_new(NULL);
-  if (!coeffs_write_def(&r, text, error)) return FALSE;
+  if (!coeffs_write_def(&r, sp, text, error)) return FALSE;
   g_autofree char *old = NULL;
   if (g_file_get_contents(path, &old, NULL, NULL) && strcmp(old, text->str) == 0) {
     g_string_append_printf(out, "\n%s: unchanged (the fit gives the same coefficients to %d digits)\n", path, FIT_DIGITS);
@@ -86,6 +87,13 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_FAILURE;
   }
+  CoeffsSpread sp;
+  app_refset_last_covariance(s, sp.cov_x);
+  if (!app_refset_transfer_tau(s, &c, NULL, &sp.tau_cpu_costs, NULL, NULL, &err) ||
+      !app_refset_model_sigma(s, &c, NULL, &sp.sigma_gbps, &err)) {
+    fprintf(stderr, "%s: %s\n", argv[0], err->message);
+    return OCASIM_EXIT_FAILURE;
+  }
   g_autoptr(AppFitIdent) id = app_refset_identify(s, &c, &err);
   if (!id) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
@@ -100,7 +108,7 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
   for (int i = 0; i < COEFFS_N_FITTED; i++)
     g_string_append_printf(out, "  %-20s %10.4g %10.3g   %10.4g   %15.4g\n", coeffs_fitted_name(i), *coeffs_fitted_ptr(&c, i),
                            id->se[i], *coeffs_fitted_ptr(&c0, i), *coeffs_fitted_ptr(&cdef, i));
-  if (o->write && !write_coeffs(o->write, s, &c, out, &err)) {
+  if (o->write && !write_coeffs(o->write, s, &c, &sp, out, &err)) {
     cli_write(common, out, NULL);
     fprintf(stderr, "%s: --write '%s': %s\n", argv[0], o->write, err->message);
     return OCASIM_EXIT_FAILURE;
@@ -113,7 +121,7 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
   g_string_append_printf(out, "\nIdentifiability of the fitted coefficients (tolerances read as one standard error):\n%s",
                          t->str);
   if (!flush_so_far(common, out)) return OCASIM_EXIT_FAILURE;
-  g_autoptr(AppFitReport) r = app_refset_predict(s, &c, !o->no_loo, !o->no_lopo, &err);
+  g_autoptr(AppFitReport) r = app_refset_predict(s, &c, &sp, !o->no_loo, !o->no_lopo, &err);
   if (!r) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_FAILURE;
@@ -139,6 +147,12 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
   g_string_truncate(t, 0);
   app_fit_report_summary(r, t);
   g_string_append_printf(out, "\nPrediction errors over the distinct results (a same_as result counts with the one it names)\n%s",
+                         t->str);
+  g_string_truncate(t, 0);
+  app_fit_report_coverage(r, t);
+  g_string_append_printf(out,
+                         "\nCoverage of the 80 %% prediction intervals (published throughput inside; half-width as %% of the "
+                         "prediction; each from the fit that predicts it)\n%s",
                          t->str);
   if (o->json) {
     g_autoptr(GString) j = g_string_new(NULL);

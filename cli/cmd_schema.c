@@ -152,7 +152,9 @@ static gboolean doc_predictions(DocTables *d, const Coeffs *c)
 {
   if (d->loo) return TRUE;
   g_autoptr(GError) err = NULL;
-  g_autoptr(AppFitReport) r = app_refset_predict(d->set, c, TRUE, TRUE, &err);
+  CoeffsSpread sp;
+  coeffs_spread_defaults(&sp);
+  g_autoptr(AppFitReport) r = app_refset_predict(d->set, c, &sp, TRUE, TRUE, &err);
   if (!r) {
     fprintf(stderr, "%s: %s\n", d->prog, err->message);
     return FALSE;
@@ -163,6 +165,8 @@ static gboolean doc_predictions(DocTables *d, const Coeffs *c)
   app_fit_report_lopo_table(r, d->lopo);
   g_string_append_c(d->lopo, '\n');
   app_fit_report_summary(r, d->lopo);
+  g_string_append_c(d->lopo, '\n');
+  app_fit_report_coverage(r, d->lopo);
   return TRUE;
 }
 

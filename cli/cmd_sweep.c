@@ -556,6 +556,7 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   g_autoptr(SweepSpec) spec =
       sweep_load(opt->files[0], (const char *const *)sets->pdata, seed, &inc->policy, cli_version(), &error);
   if (!spec) return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
+  sweep_set_interval(spec, opt->interval); /* mode bound: the points' prediction intervals */
 
   if (rank == 0) {
     g_autofree char *short_run = sweep_short_run_warning(spec);
@@ -686,7 +687,7 @@ int cmd_sweep(int argc, char **argv)
                  "Runs every point of the sweep file SWEEP.yaml (models/sweep.h) in-process on all cores and writes\n"
                  "one row per run. --seed sets the sweep seed; --duration, --warmup and --set change the base scenario.\n"
                  "Progress: a line redrawn on a terminal, a plain line every 10 s off one; -q/--quiet silences it.",
-                 CLI_OPT_TIMED | CLI_OPT_PROGRESS | CLI_OPT_ROWS, &error)) {
+                 CLI_OPT_TIMED | CLI_OPT_PROGRESS | CLI_OPT_ROWS | CLI_OPT_INTERVAL, &error)) {
     status = rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
   } else {
     so.quiet = opt.common.quiet;

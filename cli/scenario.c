@@ -43,11 +43,18 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
                                "beside the healthy one",
                                "COMPONENT" },
                              { NULL, 0, 0, 0, NULL, NULL, NULL } };
-  g_autoptr(GOptionContext) ctx =
-      cli_context_new(param, summary, &opt->common, flags & ~(CLI_OPT_TIMED | CLI_OPT_FAIL | CLI_OPT_NO_CSV | CLI_OPT_ROWS));
+  GOptionEntry interval[] = {
+    { "interval", 0, 0, G_OPTION_ARG_STRING, &opt->interval_text,
+      "Level of the prediction intervals, a fraction in (0, 1) or a percentage (default 0.8)", "LEVEL" },
+    { "no-interval", 0, 0, G_OPTION_ARG_NONE, &opt->no_interval, "No prediction intervals (faster)", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL }
+  };
+  g_autoptr(GOptionContext) ctx = cli_context_new(
+      param, summary, &opt->common, flags & ~(CLI_OPT_TIMED | CLI_OPT_FAIL | CLI_OPT_NO_CSV | CLI_OPT_ROWS | CLI_OPT_INTERVAL));
   g_option_context_add_main_entries(ctx, common, NULL);
   if (flags & CLI_OPT_TIMED) g_option_context_add_main_entries(ctx, timed, NULL);
   if (flags & CLI_OPT_FAIL) g_option_context_add_main_entries(ctx, failing, NULL);
+  if (flags & CLI_OPT_INTERVAL) g_option_context_add_main_entries(ctx, interval, NULL);
   if (extra) g_option_context_add_main_entries(ctx, extra, NULL);
   if (!cli_context_parse(ctx, &opt->common, argc, argv, error)) {
     cli_options_clear(opt);
@@ -61,6 +68,24 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
       cli_options_clear(opt);
       return FALSE;
     }
+  if (flags & CLI_OPT_INTERVAL) {
+    opt->interval = opt->no_interval ? 0.0 : APP_INTERVAL_LEVEL;
+    if (opt->interval_text) {
+      char *end = NULL;
+      double v = g_ascii_strtod(opt->interval_text, &end);
+      if (end && *end == '%') {
+        v /= 100.0;
+        end++;
+      }
+      if (opt->no_interval || !end || end == opt->interval_text || *end || !(v > 0 && v < 1)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--interval: '%s' %s", opt->interval_text,
+                    opt->no_interval ? "and --no-interval together" : "is not a level in (0, 1) such as 0.8 or 80%");
+        cli_options_clear(opt);
+        return FALSE;
+      }
+      opt->interval = v;
+    }
+  }
   opt->format = CLI_FORMAT_TABLE;
   if (opt->format_text) {
     int i = 0;
@@ -115,6 +140,7 @@ void cli_options_clear(CliOptions *opt)
   g_strfreev(opt->sets);
   g_strfreev(opt->allow_includes);
   g_strfreev(opt->fail);
+  g_free(opt->interval_text);
   g_strfreev(opt->files);
   cli_common_clear(&opt->common);
   memset(opt, 0, sizeof *opt);
@@ -280,6 +306,19 @@ void cli_locate_model_error(const SimConfNode *root, GError **error)
                      model_error_detail(*error));
   g_clear_error(error);
   g_propagate_error(error, located);
+}
+
+AppInterval *cli_interval_eval(const CliOptions *opt, const CliAppliance *ca, double offered_gbps, GError **error)
+{
+  if (!(opt->interval > 0)) return NULL;
+  AppIntervalSpec spec;
+  app_interval_spec_default(&spec);
+  AppInterval *iv = g_new0(AppInterval, 1);
+  if (!app_interval_eval(ca->a, ca->m->drive_share, offered_gbps, &spec, opt->interval, APP_INTERVAL_DRAWS, iv, error)) {
+    g_free(iv);
+    return NULL;
+  }
+  return iv;
 }
 
 void cli_appliance_clear(CliAppliance *ca)

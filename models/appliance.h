@@ -30,6 +30,7 @@
 #include "models/nvme.h"
 #include "models/pagecache.h"
 #include "models/topology.h"
+#include "models/uncertainty.h"
 #include "models/workload.h"
 
 /* Capacity limits of one appliance (array sizes; assumed: above the drive and NIC counts of
@@ -60,6 +61,7 @@ typedef struct {
   PageCacheCfg pc;       /* page cache and RAM sizing, pagecache.h */
   PlatformBudget budget; /* what the CPU package allows (budget.h) */
   Coeffs coef;
+  UncertaintyCfg unc; /* the file's `uncertainty:` section (uncertainty.h) */
   guint64 seed;
 } Appliance;
 

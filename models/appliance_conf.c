@@ -183,6 +183,14 @@ static const SimConfField root_schema[] = {
         "a group with count k giving k consecutive indices, not the nvme[]/nics[] group index); bound and run then print "
         "the degraded box, its survivors under their healthy names, beside the healthy one, as with --fail (models/failure.h); a sweep point plans the degraded box alone; capacity "
         "and explain refuse it" },
+  { .key = "uncertainty",
+    .type = SIM_CONF_T_LIST,
+    .offset = F(unc_list),
+    .sub = uncertainty_entry_schema,
+    .elem_size = sizeof(UncEntryConf),
+    .max_items = UNC_MAX_ENTRIES,
+    .doc = "the spread of values the file assumes or sources with a range: {param, low, high, kind, source}, factors on "
+           "the file's value read as the central 95 % (models/uncertainty.h); the prediction intervals draw them" },
   SIM_CONF_END
 };
 
@@ -421,7 +429,9 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenari
                        APPCONF_MIN_MEASURED_NS / 1e6);
     goto out;
   }
-  if (!check_nps_list(c, root, error) || !finish_components(c, root, error)) goto out;
+  if (!check_nps_list(c, root, error) || !finish_components(c, root, error) ||
+      !uncertainty_finish(&c->unc_list, root, &c->a.unc, error))
+    goto out;
   {
     GError *merr = NULL;
     if (!appliance_validate(&c->a, &merr)) {

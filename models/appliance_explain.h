@@ -85,6 +85,7 @@ typedef struct {
   int n_tls; /* cards with an inline engine, when a path encrypts on the NIC */
   double sizing_gbps;
   ExplainTlsCache tls[APP_MAX_NICS];
+  AppInterval *interval; /* the prediction interval at the operating point (owned; NULL: none), set by the caller */
 } Explain;
 
 /* The breakdown of @a with demand model @m (built by demand_build from @a); @info may be NULL.

@@ -5,6 +5,7 @@
  * coefficients, and fit.json (equations and rules in appliance_fit.h). */
 #include "models/appliance_fit.h"
 #include "models/appliance_des.h"
+#include "models/appliance_interval.h"
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
@@ -77,6 +78,7 @@ struct AppRefSet {
   char *stream_platform[G_N_ELEMENTS(STREAM_REFS)]; /* platform_name of each STREAM figure */
   GPtrArray *platforms;                             /* char*, distinct item platforms in order of first result */
   gboolean bottleneck_term;
+  double last_cov[COEFFS_N_FITTED][COEFFS_N_FITTED]; /* fit space covariance of the last fit (app_refset_last_covariance) */
 };
 
 static void item_free(gpointer p)
@@ -481,6 +483,31 @@ static int n_residuals(const AppRefSet *s)
   return (int)s->items->len * N_RES_PER_ITEM + N_STREAM + COEFFS_N_FITTED;
 }
 
+/* The unweighted residuals r[] of result @it with coefficients @c, as the objective takes them
+ * (appliance_fit.h). FALSE: it cannot be evaluated. */
+static gboolean item_residuals(const AppRefSet *s, RefItem *it, const Coeffs *c, double r[N_RES_PER_ITEM])
+{
+  AppRefRow row;
+  double xe;
+  if (!eval_item(it, c, &row, &xe, NULL)) return FALSE;
+  /* a documented deviation with another bottleneck counts at its documented tolerance and without its
+   * bottleneck term, so a row the model says it cannot reproduce does not drag a shared
+   * coefficient to it (milan2022_default_bios) */
+  gboolean deviates = it->info.ref.known_deviation && it->info.ref.tolerance_pct > APP_REF_TOLERANCE_PCT && !row.kind_ok;
+  r[FIG_GBPS] = log(row.model_gbps / row.pub_gbps) / (deviates ? it->info.ref.tolerance_pct / 100.0 : FIT_REL_SCALE);
+  /* likewise a documented CPU deviation counts at its documented CPU tolerance (skx2019_net_silo) */
+  gboolean cpu_deviates = it->info.ref.known_deviation && it->info.ref.cpu_tolerance_pts > APP_REF_CPU_TOLERANCE_PTS;
+  if (row.pub_cpu >= 0)
+    r[FIG_CPU] = (row.model_cpu - row.pub_cpu) / (cpu_deviates ? it->info.ref.cpu_tolerance_pts : FIT_PTS_SCALE);
+  if (row.pub_fab_util >= 0) r[FIG_FABRIC] = (row.model_fab_util - row.pub_fab_util) / FIT_PTS_SCALE;
+  if (s->bottleneck_term && xe < G_MAXDOUBLE / 2 && !deviates)
+    r[FIG_BOTTLENECK] = MAX(0.0, xe / row.model_gbps - 1.0 - 0.5 * DEMAND_COBOTTLENECK) / FIT_BOTTLENECK_SCALE;
+  if (row.pub_hot > 0) r[FIG_HOT] = (row.hot_gbps / row.pub_hot - 1.0) / FIT_REL_SCALE;
+  if (row.pub_cold > 0 && row.cold_gbps > 0) r[FIG_COLD] = (row.cold_gbps / row.pub_cold - 1.0) / FIT_REL_SCALE;
+  app_ref_row_clear(&row);
+  return TRUE;
+}
+
 static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 {
   FitCtx *ctx = params;
@@ -490,26 +517,9 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
   for (guint i = 0; i < ctx->s->items->len; i++) {
     if (ctx->item_out && ctx->item_out[i]) continue;
     RefItem *it = ctx->s->items->pdata[i];
-    AppRefRow row;
-    double xe;
-    if (!eval_item(it, &c, &row, &xe, NULL)) return GSL_EDOM;
     double r[N_RES_PER_ITEM] = { 0 };
-    /* a documented deviation with another bottleneck counts at its documented tolerance and without its
-     * bottleneck term, so a row the model says it cannot reproduce does not drag a shared
-     * coefficient to it (milan2022_default_bios) */
-    gboolean deviates = it->info.ref.known_deviation && it->info.ref.tolerance_pct > APP_REF_TOLERANCE_PCT && !row.kind_ok;
-    r[FIG_GBPS] = log(row.model_gbps / row.pub_gbps) / (deviates ? it->info.ref.tolerance_pct / 100.0 : FIT_REL_SCALE);
-    /* likewise a documented CPU deviation counts at its documented CPU tolerance (skx2019_net_silo) */
-    gboolean cpu_deviates = it->info.ref.known_deviation && it->info.ref.cpu_tolerance_pts > APP_REF_CPU_TOLERANCE_PTS;
-    if (row.pub_cpu >= 0)
-      r[FIG_CPU] = (row.model_cpu - row.pub_cpu) / (cpu_deviates ? it->info.ref.cpu_tolerance_pts : FIT_PTS_SCALE);
-    if (row.pub_fab_util >= 0) r[FIG_FABRIC] = (row.model_fab_util - row.pub_fab_util) / FIT_PTS_SCALE;
-    if (ctx->s->bottleneck_term && xe < G_MAXDOUBLE / 2 && !deviates)
-      r[FIG_BOTTLENECK] = MAX(0.0, xe / row.model_gbps - 1.0 - 0.5 * DEMAND_COBOTTLENECK) / FIT_BOTTLENECK_SCALE;
-    if (row.pub_hot > 0) r[FIG_HOT] = (row.hot_gbps / row.pub_hot - 1.0) / FIT_REL_SCALE;
-    if (row.pub_cold > 0 && row.cold_gbps > 0) r[FIG_COLD] = (row.cold_gbps / row.pub_cold - 1.0) / FIT_REL_SCALE;
+    if (!item_residuals(ctx->s, it, &c, r)) return GSL_EDOM;
     for (int k = 0; k < N_RES_PER_ITEM; k++) gsl_vector_set(f, i * N_RES_PER_ITEM + (size_t)k, it->w[k] * r[k]);
-    app_ref_row_clear(&row);
   }
   size_t k0 = ctx->s->items->len * N_RES_PER_ITEM;
   for (int k = 0; k < N_STREAM; k++) {
@@ -545,6 +555,13 @@ static gboolean fit_masked(AppRefSet *s, Coeffs *c, const gboolean *item_out, co
   gboolean ok = st == GSL_SUCCESS || st == GSL_EMAXITER;
   if (ok) {
     x_to_coeffs(w->x, &ctx.base, c);
+    g_autoptr(gsl_matrix) cov = gsl_matrix_alloc(p, p);
+    gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+    if (gsl_multifit_nlinear_covar(J, 0.0, cov) == GSL_SUCCESS)
+      for (size_t i = 0; i < p; i++)
+        for (size_t j = 0; j < p; j++) s->last_cov[i][j] = gsl_matrix_get(cov, i, j);
+    else
+      memset(s->last_cov, 0, sizeof s->last_cov);
     double chi;
     gsl_blas_ddot(w->f, w->f, &chi);
     if (chisq) *chisq = chi;
@@ -570,6 +587,124 @@ gboolean app_refset_fit_without_platform(AppRefSet *s, Coeffs *c, const char *pl
   for (guint i = 0; i < s->items->len; i++) out[i] = platform && strcmp(((RefItem *)s->items->pdata[i])->platform, platform) == 0;
   for (int k = 0; k < N_STREAM; k++) sout[k] = platform && strcmp(s->stream_platform[k], platform) == 0;
   return fit_masked(s, c, out, sout, chisq, error);
+}
+
+/* ---- platform transfer of the stack costs ------------------------------------------------------ */
+
+/* The search of a platform's ln factor (app_refset_transfer_tau): +-TAU_T_MAX (a factor of 4.5
+ * either way, beyond any platform's), a coarse grid, a fine grid around its best point, and the
+ * curvature's step. Assumed: steps well below the factors' spread, above the bound's kinks. */
+#define TAU_T_MAX     1.5
+#define TAU_GRID_STEP 0.25
+#define TAU_FINE_STEP 0.025
+#define TAU_CURV_STEP 0.05
+/* A platform whose chi^2 curvature is below this says nothing of its factor (se > ~14 in ln). */
+#define TAU_MIN_CURV 0.01
+
+void app_refset_last_covariance(const AppRefSet *s, double cov[COEFFS_N_FITTED][COEFFS_N_FITTED])
+{
+  memcpy(cov, s->last_cov, sizeof s->last_cov);
+}
+
+/* chi^2 of platform @platform's results (not @item_out) with the stack costs of @c times e^t. */
+static gboolean platform_chi2(AppRefSet *s, const char *platform, const gboolean *item_out, const Coeffs *c, double t,
+                              double *chi, int *n_items)
+{
+  Coeffs ct = *c;
+  coeffs_scale_stack_costs(&ct, exp(t));
+  double sum = 0;
+  int n = 0;
+  for (guint i = 0; i < s->items->len; i++) {
+    RefItem *it = s->items->pdata[i];
+    if ((item_out && item_out[i]) || strcmp(it->platform, platform) != 0) continue;
+    double r[N_RES_PER_ITEM] = { 0 };
+    if (!item_residuals(s, it, &ct, r)) return FALSE;
+    for (int k = 0; k < N_RES_PER_ITEM; k++)
+      if (k != FIG_BOTTLENECK) sum += it->w[k] * it->w[k] * r[k] * r[k];
+    n++;
+  }
+  *chi = sum;
+  *n_items = n;
+  return TRUE;
+}
+
+gboolean app_refset_transfer_tau(AppRefSet *s, const Coeffs *c, const gboolean *item_out, double *tau, double *factor_ln,
+                                 double *factor_se, GError **error)
+{
+  int np = (int)s->platforms->len;
+  g_autofree double *y = g_new(double, MAX(np, 1)), *se = g_new(double, MAX(np, 1));
+  int K = 0;
+  for (int k = 0; k < np; k++) {
+    const char *pl = s->platforms->pdata[k];
+    y[k] = se[k] = NAN;
+    double best = G_MAXDOUBLE, tb = 0, chi;
+    int n = 0;
+    for (int g = 0; g * TAU_GRID_STEP <= 2 * TAU_T_MAX + 1e-9; g++) {
+      double t = -TAU_T_MAX + g * TAU_GRID_STEP;
+      if (!platform_chi2(s, pl, item_out, c, t, &chi, &n)) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "transfer spread: a result of %s cannot be evaluated", pl);
+        return FALSE;
+      }
+      if (n == 0) break;
+      if (chi < best) best = chi, tb = t;
+    }
+    if (n == 0) continue;
+    double t0 = tb;
+    for (int g = -(int)lround(TAU_GRID_STEP / TAU_FINE_STEP); g <= (int)lround(TAU_GRID_STEP / TAU_FINE_STEP); g++) {
+      double t = t0 + g * TAU_FINE_STEP;
+      if (g == 0 || fabs(t) > TAU_T_MAX + 1e-9) continue;
+      if (!platform_chi2(s, pl, item_out, c, t, &chi, &n)) return FALSE;
+      if (chi < best) best = chi, tb = t;
+    }
+    double fp, fm;
+    if (!platform_chi2(s, pl, item_out, c, tb + TAU_CURV_STEP, &fp, &n) ||
+        !platform_chi2(s, pl, item_out, c, tb - TAU_CURV_STEP, &fm, &n))
+      return FALSE;
+    double curv = (fp - 2 * best + fm) / (TAU_CURV_STEP * TAU_CURV_STEP);
+    if (!(curv > TAU_MIN_CURV)) continue;
+    y[k] = tb;
+    se[k] = sqrt(2.0 / curv);
+    K++;
+  }
+  double t2 = 0;
+  if (K >= 2) {
+    double s1 = 0, s2 = 0, sy = 0;
+    for (int k = 0; k < np; k++)
+      if (isfinite(se[k])) {
+        double w = 1.0 / (se[k] * se[k]);
+        s1 += w;
+        s2 += w * w;
+        sy += w * y[k];
+      }
+    double ybar = sy / s1, q = 0;
+    for (int k = 0; k < np; k++)
+      if (isfinite(se[k])) q += (y[k] - ybar) * (y[k] - ybar) / (se[k] * se[k]);
+    t2 = MAX(0.0, (q - (K - 1)) / (s1 - s2 / s1));
+  }
+  *tau = sqrt(t2);
+  for (int k = 0; k < np; k++) {
+    if (factor_ln) factor_ln[k] = y[k];
+    if (factor_se) factor_se[k] = se[k];
+  }
+  return TRUE;
+}
+
+gboolean app_refset_model_sigma(AppRefSet *s, const Coeffs *c, const gboolean *item_out, double *sigma, GError **error)
+{
+  double sum = 0;
+  int n = 0;
+  for (guint i = 0; i < s->items->len; i++) {
+    RefItem *it = s->items->pdata[i];
+    if ((item_out && item_out[i]) || it->group != (int)i || it->info.ref.known_deviation) continue;
+    AppRefRow row;
+    if (!eval_item(it, c, &row, NULL, error)) return FALSE;
+    double e = log(row.model_gbps / row.pub_gbps);
+    app_ref_row_clear(&row);
+    sum += e * e;
+    n++;
+  }
+  *sigma = n ? sqrt(sum / n) : 0.0;
+  return TRUE;
 }
 
 /* ---- rounding the written coefficients --------------------------------------------------------- */
@@ -632,34 +767,88 @@ void app_fit_report_free(AppFitReport *r)
   g_strfreev(r->platforms);
   g_free(r->lopo_coeffs);
   g_free(r->group);
+  g_free(r->factor_ln);
+  g_free(r->factor_se);
   g_free(r);
 }
 
-AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, gboolean loo, gboolean lopo, GError **error)
+/* The interval of result @i's throughput with coefficients @c, covariance @cov and transfer
+ * spread @tau into row->iv_lo, iv_hi (appliance_interval.h). */
+static gboolean row_interval(AppRefSet *s, int i, const Coeffs *c, const double cov[COEFFS_N_FITTED][COEFFS_N_FITTED], double tau,
+                             double sigma, double level, AppRefRow *row, GError **error)
+{
+  RefItem *it = s->items->pdata[i];
+  g_autofree Appliance *a = g_new(Appliance, 1);
+  *a = *it->a;
+  a->coef = *c;
+  AppIntervalSpec spec;
+  app_interval_spec_default(&spec);
+  if (cov)
+    memcpy(spec.spread.cov_x, cov, sizeof spec.spread.cov_x);
+  else
+    memset(spec.spread.cov_x, 0, sizeof spec.spread.cov_x);
+  spec.spread.tau_cpu_costs = tau;
+  spec.spread.sigma_gbps = sigma;
+  AppInterval iv;
+  if (!app_interval_eval(a, it->shares, a->wl.offered_gbps, &spec, level, APP_INTERVAL_DRAWS, &iv, error)) {
+    g_prefix_error(error, "%s: ", it->info.ref.id);
+    return FALSE;
+  }
+  row->iv_lo = iv.throughput_gbps[0];
+  row->iv_hi = iv.throughput_gbps[1];
+  return TRUE;
+}
+
+AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const CoeffsSpread *fitted_spread, gboolean loo,
+                                 gboolean lopo, GError **error)
 {
   g_autoptr(AppFitReport) r = g_new0(AppFitReport, 1);
   const int n = app_refset_size(s);
   r->n = n;
   r->fitted = *fitted;
+  r->level = APP_INTERVAL_LEVEL;
+  CoeffsSpread fs = { .tau_cpu_costs = 0 };
+  if (fitted_spread) fs = *fitted_spread;
+  r->tau = fs.tau_cpu_costs;
+  r->sigma = fs.sigma_gbps;
   r->in_fit = g_new0(AppRefRow, n);
   r->group = g_new(int, n);
   r->n_platforms = app_refset_n_platforms(s);
   r->platforms = g_new0(char *, r->n_platforms + 1);
+  r->factor_ln = g_new(double, MAX(r->n_platforms, 1));
+  r->factor_se = g_new(double, MAX(r->n_platforms, 1));
   for (int k = 0; k < r->n_platforms; k++) r->platforms[k] = g_strdup(app_refset_platform_name(s, k));
+  const gboolean iv = fitted_spread != NULL; /* the intervals, their coverage and the transfer factors */
+  double tau_all;
+  for (int k = 0; k < r->n_platforms; k++) r->factor_ln[k] = r->factor_se[k] = NAN;
+  if (iv && !app_refset_transfer_tau(s, fitted, NULL, &tau_all, r->factor_ln, r->factor_se, error)) return NULL;
   for (int i = 0; i < n; i++) {
     r->group[i] = app_refset_group(s, i);
     if (!app_refset_eval(s, i, fitted, &r->in_fit[i], error)) return NULL;
+    if (iv && !row_interval(s, i, fitted, (const double(*)[COEFFS_N_FITTED])fs.cov_x, fs.tau_cpu_costs, fs.sigma_gbps, r->level,
+                            &r->in_fit[i], error))
+      return NULL;
   }
   Coeffs c0;
   coeffs_prior(&c0);
+  g_autofree gboolean *out = g_new0(gboolean, MAX(n, 1));
+  double cov[COEFFS_N_FITTED][COEFFS_N_FITTED], tau = 0, sigma = 0;
   if (loo) {
     r->loo = g_new0(AppRefRow, n);
     for (int i = 0; i < n; i++) {
       if (r->group[i] != i) continue; /* a group is left out with its first result */
       Coeffs ci = c0;
       if (!app_refset_fit(s, &ci, i, NULL, error)) return NULL;
+      app_refset_last_covariance(s, cov);
+      for (int j = 0; j < n; j++) out[j] = r->group[j] == i;
+      if (iv &&
+          (!app_refset_transfer_tau(s, &ci, out, &tau, NULL, NULL, error) || !app_refset_model_sigma(s, &ci, out, &sigma, error)))
+        return NULL;
       for (int j = 0; j < n; j++)
-        if (r->group[j] == i && !app_refset_eval(s, j, &ci, &r->loo[j], error)) return NULL;
+        if (r->group[j] == i &&
+            (!app_refset_eval(s, j, &ci, &r->loo[j], error) ||
+             (iv && !row_interval(s, j, &ci, (const double(*)[COEFFS_N_FITTED])cov, tau, sigma, r->level, &r->loo[j], error))))
+          return NULL;
     }
   }
   if (lopo) {
@@ -668,9 +857,15 @@ AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, gboolean lo
     for (int k = 0; k < r->n_platforms; k++) {
       r->lopo_coeffs[k] = c0;
       if (!app_refset_fit_without_platform(s, &r->lopo_coeffs[k], r->platforms[k], NULL, error)) return NULL;
+      app_refset_last_covariance(s, cov);
+      for (int j = 0; j < n; j++) out[j] = strcmp(app_refset_platform(s, j), r->platforms[k]) == 0;
+      if (iv && (!app_refset_transfer_tau(s, &r->lopo_coeffs[k], out, &tau, NULL, NULL, error) ||
+                 !app_refset_model_sigma(s, &r->lopo_coeffs[k], out, &sigma, error)))
+        return NULL;
       for (int j = 0; j < n; j++)
-        if (strcmp(app_refset_platform(s, j), r->platforms[k]) == 0 &&
-            !app_refset_eval(s, j, &r->lopo_coeffs[k], &r->lopo[j], error))
+        if (out[j] && (!app_refset_eval(s, j, &r->lopo_coeffs[k], &r->lopo[j], error) ||
+                       (iv && !row_interval(s, j, &r->lopo_coeffs[k], (const double(*)[COEFFS_N_FITTED])cov, tau, sigma, r->level,
+                                            &r->lopo[j], error))))
           return NULL;
     }
   }
@@ -704,32 +899,39 @@ static const char *bn_mark(const AppRefRow *row)
 void app_fit_report_loo_table(const AppFitReport *r, GString *out)
 {
   g_return_if_fail(r->loo != NULL);
-  g_string_append_printf(out, "| %-28s | %9s | %9s | %7s | %8s | %9s | %-3s |\n", "result", "in-fit", "left-out", "publ.",
-                         "error", "CPU err", "bn");
-  g_string_append(out, "|------------------------------|----------:|----------:|--------:|---------:|----------:|-----|\n");
+  g_string_append_printf(out, "| %-28s | %9s | %9s | %15s | %7s | %8s | %9s | %-3s |\n", "result", "in-fit", "left-out",
+                         "80 % interval", "publ.", "error", "CPU err", "bn");
+  g_string_append(
+      out, "|------------------------------|----------:|----------:|----------------:|--------:|---------:|----------:|-----|\n");
   for (int i = 0; i < r->n; i++) {
     const AppRefRow *o = &r->loo[i];
     char cpu[16];
     cpu_err_text(o, cpu, sizeof cpu);
-    g_string_append_printf(out, "| %-28s | %9.1f | %9.1f | %7.1f | %+7.1f%% | %9s | %-3s |\n", o->id, r->in_fit[i].model_gbps,
-                           o->model_gbps, o->pub_gbps, o->err_pct, cpu, bn_mark(o));
+    g_autofree char *iv =
+        g_strdup_printf("%.0f-%.0f%s", o->iv_lo, o->iv_hi, o->pub_gbps >= o->iv_lo && o->pub_gbps <= o->iv_hi ? "" : " out");
+    g_string_append_printf(out, "| %-28s | %9.1f | %9.1f | %15s | %7.1f | %+7.1f%% | %9s | %-3s |\n", o->id,
+                           r->in_fit[i].model_gbps, o->model_gbps, iv, o->pub_gbps, o->err_pct, cpu, bn_mark(o));
   }
 }
 
 void app_fit_report_lopo_table(const AppFitReport *r, GString *out)
 {
   g_return_if_fail(r->lopo != NULL);
-  g_string_append_printf(out, "| %-28s | %-13s | %7s | %7s | %7s | %8s | %9s | %-36s | %-3s |\n", "result", "platform", "in-fit",
-                         "LOPO", "publ.", "error", "CPU err", "LOPO bottleneck", "bn");
-  g_string_append(out, "|------------------------------|---------------|--------:|--------:|--------:|---------:|----------:|"
-                       "--------------------------------------|-----|\n");
+  g_string_append_printf(out, "| %-28s | %-13s | %7s | %7s | %15s | %7s | %8s | %9s | %-36s | %-3s |\n", "result", "platform",
+                         "in-fit", "LOPO", "80 % interval", "publ.", "error", "CPU err", "LOPO bottleneck", "bn");
+  g_string_append(
+      out,
+      "|------------------------------|---------------|--------:|--------:|----------------:|--------:|---------:|----------:|"
+      "--------------------------------------|-----|\n");
   for (int i = 0; i < r->n; i++) {
     const AppRefRow *o = &r->lopo[i];
     char cpu[16], bn[80];
     cpu_err_text(o, cpu, sizeof cpu);
     bottleneck_text(o, bn, sizeof bn);
-    g_string_append_printf(out, "| %-28s | %-13s | %7.1f | %7.1f | %7.1f | %+7.1f%% | %9s | %-36s | %-3s |\n", o->id, o->platform,
-                           r->in_fit[i].model_gbps, o->model_gbps, o->pub_gbps, o->err_pct, cpu, bn, bn_mark(o));
+    g_autofree char *iv =
+        g_strdup_printf("%.0f-%.0f%s", o->iv_lo, o->iv_hi, o->pub_gbps >= o->iv_lo && o->pub_gbps <= o->iv_hi ? "" : " out");
+    g_string_append_printf(out, "| %-28s | %-13s | %7.1f | %7.1f | %15s | %7.1f | %+7.1f%% | %9s | %-36s | %-3s |\n", o->id,
+                           o->platform, r->in_fit[i].model_gbps, o->model_gbps, iv, o->pub_gbps, o->err_pct, cpu, bn, bn_mark(o));
   }
 }
 
@@ -822,6 +1024,44 @@ void app_fit_report_summary(const AppFitReport *r, GString *out)
     g_autofree char *bn = g_strdup_printf("%d of %d", st.bn_ok, st.n_bn);
     g_string_append_printf(out, "| %-22s | %7d | %7.1f%% | %-38s | %6d | %6d | %5.1f pt | %-36s | %10s |\n", names[k], st.n,
                            st.med_err, worst, st.n10, st.n20, st.med_cpu, cworst, bn);
+  }
+}
+
+void app_fit_report_coverage(const AppFitReport *r, GString *out)
+{
+  g_string_append_printf(out, "| %-22s | %7s | %12s | %18s | %18s |\n", "prediction", "results", "inside 80 %",
+                         "median half-width", "widest half-width");
+  g_string_append(out, "|------------------------|--------:|-------------:|-------------------:|-------------------:|\n");
+  const AppRefRow *sets[] = { r->in_fit, r->loo, r->lopo };
+  const char *names[] = { "in-fit", "leave-one-out", "leave-one-platform-out" };
+  for (int k = 0; k < 3; k++) {
+    if (!sets[k]) continue;
+    int nr = 0, in = 0;
+    double worst = 0;
+    g_autofree double *hw = g_new(double, MAX(r->n, 1));
+    for (int i = 0; i < r->n; i++) {
+      const AppRefRow *o = &sets[k][i];
+      if (r->group[i] != i) continue;
+      in += o->pub_gbps >= o->iv_lo && o->pub_gbps <= o->iv_hi;
+      hw[nr] = 100.0 * 0.5 * (o->iv_hi - o->iv_lo) / o->model_gbps;
+      worst = MAX(worst, hw[nr]);
+      nr++;
+    }
+    double med = median_of(hw, nr);
+    g_autofree char *cov = g_strdup_printf("%d (%.0f %%)", in, nr ? 100.0 * in / nr : 0.0);
+    g_string_append_printf(out, "| %-22s | %7d | %12s | %17.1f%% | %17.1f%% |\n", names[k], nr, cov, med, worst);
+  }
+  g_string_append_printf(out,
+                         "\nEach platform's own factor on the shared stack costs (its results alone, the coefficients "
+                         "held; never applied),\nand their spread tau = %.3f (DerSimonian-Laird; the intervals draw "
+                         "exp(N(0, tau^2))); the model's residual error on throughput %.3f (ln, RMS in-fit):\n",
+                         r->tau, r->sigma);
+  for (int k = 0; k < r->n_platforms; k++) {
+    if (isfinite(r->factor_ln[k]))
+      g_string_append_printf(out, "  %-16s x %.3f (ln %+.3f +- %.3f)\n", r->platforms[k], exp(r->factor_ln[k]), r->factor_ln[k],
+                             r->factor_se[k]);
+    else
+      g_string_append_printf(out, "  %-16s -      (its results do not move the stack costs)\n", r->platforms[k]);
   }
 }
 
@@ -1082,6 +1322,17 @@ static void json_prediction(JsonBuilder *b, const char *prefix, const AppRefRow 
     json_builder_add_boolean_value(b, o->kind_ok);
   else
     json_builder_add_null_value(b);
+  /* the 80 % prediction interval of the throughput from the fit that made this prediction */
+  g_autofree char *iv = g_strconcat(prefix, "_interval_gbps", NULL);
+  json_builder_set_member_name(b, iv);
+  if (o && o->iv_hi > 0) {
+    json_builder_begin_array(b);
+    sim_json_element(b, o->iv_lo);
+    sim_json_element(b, o->iv_hi);
+    json_builder_end_array(b);
+  } else {
+    json_builder_add_null_value(b);
+  }
 }
 
 static void json_stats(JsonBuilder *b, const char *name, const AppFitReport *r, const AppRefRow *rows)
@@ -1258,11 +1509,13 @@ int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
 {
   int fails = 0;
   if (ci_fails) *ci_fails = 0;
-  g_string_append_printf(out, "| %-28s | %7s | %7s | %6s | %6s | %6s | %-36s | %-40s | %-17s |\n", "result", "model", "publ.",
-                         "error", "CPU", "publ.", "model bottleneck", "published bottleneck", "");
-  g_string_append(
-      out,
-      "|------------------------------|--------:|--------:|-------:|-------:|-------:|--------------------------------------|------------------------------------------|-------------------|\n");
+  CoeffsSpread sp;
+  coeffs_spread_defaults(&sp);
+  g_string_append_printf(out, "| %-28s | %7s | %13s | %7s | %6s | %6s | %6s | %-36s | %-40s | %-17s |\n", "result", "model",
+                         "80 % interval", "publ.", "error", "CPU", "publ.", "model bottleneck", "published bottleneck", "");
+  g_string_append(out,
+                  "|------------------------------|--------:|--------------:|--------:|-------:|-------:|-------:|"
+                  "--------------------------------------|------------------------------------------|-------------------|\n");
   for (guint i = 0; i < s->items->len; i++) {
     AppRefRow row;
     g_autoptr(GError) err = NULL;
@@ -1274,27 +1527,36 @@ int app_refset_table(AppRefSet *s, const Coeffs *c, GString *out, int *ci_fails)
     }
     char cpu_pub[16] = "-";
     if (row.pub_cpu >= 0) g_snprintf(cpu_pub, sizeof cpu_pub, "%.0f %%", row.pub_cpu);
+    /* the interval with the coefficients' spread of models/coeffs.def around @c (appliance_interval.h) */
+    char iv[32] = "-";
+    if (row_interval(s, (int)i, c ? c : &((RefItem *)s->items->pdata[i])->a->coef, (const double(*)[COEFFS_N_FITTED])sp.cov_x,
+                     sp.tau_cpu_costs, sp.sigma_gbps, APP_INTERVAL_LEVEL, &row, NULL))
+      g_snprintf(iv, sizeof iv, "%.0f-%.0f", row.iv_lo, row.iv_hi);
     char bn[80];
     if (row.cobottleneck[0])
       g_snprintf(bn, sizeof bn, "%s (%s) + %s", row.bottleneck, row.kind, row.cobottleneck);
     else
       g_snprintf(bn, sizeof bn, "%s (%s)", row.bottleneck, row.kind);
-    g_string_append_printf(out, "| %-28s | %7.1f | %7.1f | %+5.1f%% | %4.0f %% | %6s | %-36s | %-40.40s | %-17s |\n", row.id,
-                           row.model_gbps, row.pub_gbps, row.err_pct, row.model_cpu, cpu_pub, bn,
+    g_string_append_printf(out, "| %-28s | %7.1f | %13s | %7.1f | %+5.1f%% | %4.0f %% | %6s | %-36s | %-40.40s | %-17s |\n",
+                           row.id, row.model_gbps, iv, row.pub_gbps, row.err_pct, row.model_cpu, cpu_pub, bn,
                            row.pub_bottleneck ? row.pub_bottleneck : "-",
                            row.ok ? "OK" : (row.known_deviation && row.within_ci ? "FAIL (documented)" : "FAIL"));
     if (row.pub_hot > 0)
-      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
-                             "  hot-node NIC port, Gb/s", row.hot_gbps, row.pub_hot, "", "");
+      g_string_append_printf(
+          out, "| %-28s | %7.1f |               | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
+          "  hot-node NIC port, Gb/s", row.hot_gbps, row.pub_hot, "", "");
     if (row.pub_cold > 0)
-      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
-                             "  other-node NIC port, Gb/s", row.cold_gbps, row.pub_cold, "", "");
+      g_string_append_printf(
+          out, "| %-28s | %7.1f |               | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
+          "  other-node NIC port, Gb/s", row.cold_gbps, row.pub_cold, "", "");
     if (row.pub_dram_GBps >= 0)
-      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
-                             "  DRAM traffic, GB/s", row.model_dram_GBps, row.pub_dram_GBps, "", "");
+      g_string_append_printf(
+          out, "| %-28s | %7.1f |               | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
+          "  DRAM traffic, GB/s", row.model_dram_GBps, row.pub_dram_GBps, "", "");
     if (row.pub_fab_util >= 0)
-      g_string_append_printf(out, "| %-28s | %7.1f | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
-                             "  fabric utilisation, %", row.model_fab_util, row.pub_fab_util, "", "");
+      g_string_append_printf(
+          out, "| %-28s | %7.1f |               | %7.1f |        |        |        | %-36s | %-40s |                   |\n",
+          "  fabric utilisation, %", row.model_fab_util, row.pub_fab_util, "", "");
     if (!row.ok) fails++;
     if (!row.within_ci && ci_fails) (*ci_fails)++;
     app_ref_row_clear(&row);

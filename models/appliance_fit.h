@@ -59,6 +59,7 @@ typedef struct {
   double hot_gbps, cold_gbps, pub_hot, pub_cold;
   gboolean gbps_ok, cpu_ok, kind_ok, ok; /* strict: 10 %, 10 points, expected bottleneck */
   gboolean within_ci;                    /* within the CI bound: 10 % / 10 points, or a documented deviation's own bound */
+  double iv_lo, iv_hi;                   /* the 80 % prediction interval of the throughput, Gb/s (app_refset_predict; 0: none) */
   gboolean known_deviation;
   char *platform; /* platform_name of the result's platform file */
   char *same_as;  /* reference.same_as (the first result of its group), NULL if none */
@@ -99,6 +100,30 @@ gboolean app_refset_fit(AppRefSet *s, Coeffs *c, int skip, double *chisq, GError
 /* As app_refset_fit, leaving out every result on `platform` and its STREAM figures (NULL: none). */
 gboolean app_refset_fit_without_platform(AppRefSet *s, Coeffs *c, const char *platform, double *chisq, GError **error);
 
+/* The covariance, in fit space (ln, logit), of the coefficients the last app_refset_fit* on @s
+ * returned: (J^T J)^-1 of its weighted residuals, priors included (zero when J^T J is singular). */
+void app_refset_last_covariance(const AppRefSet *s, double cov[COEFFS_N_FITTED][COEFFS_N_FITTED]);
+
+/* The platform-transfer spread of the stack costs (coeffs_scale_stack_costs) at coefficients @c,
+ * leaving out the results @item_out[] (NULL: none): for every platform, the ln factor t_k on its
+ * stack costs that best fits its own results (the objective's residuals of those results alone,
+ * the shared coefficients held; a grid of TAU_GRID_STEP then TAU_FINE_STEP over +-TAU_T_MAX) and
+ * its standard error sqrt(2 / chi2''(t_k)); then tau^2 by DerSimonian and Laird (Controlled
+ * Clinical Trials 7, 1986: tau^2 = max(0, (Q - (K - 1)) / (S1 - S2 / S1)), w_k = 1 / se_k^2) over
+ * the K platforms whose results say anything (finite se). No factor is applied to any prediction:
+ * tau only widens the intervals (appliance_interval.h). @factor_ln, @factor_se (may be NULL; room
+ * for app_refset_n_platforms) get each platform's t_k and se (NAN: not informative).
+ * Error: a result cannot be evaluated. */
+gboolean app_refset_transfer_tau(AppRefSet *s, const Coeffs *c, const gboolean *item_out, double *tau, double *factor_ln,
+                                 double *factor_se, GError **error);
+
+/* The model's own residual error on throughput at coefficients @c, leaving out @item_out[] (NULL:
+ * none): the root mean square of ln(model / published) over the distinct results (a same_as
+ * group once) that are not documented deviations (reference.known_deviation: the model says it
+ * cannot reproduce them). The in-fit residuals: an out-of-sample error is larger, which the
+ * leave-one-out coverage measures. 0 when no result is left. Error: a result cannot be evaluated. */
+gboolean app_refset_model_sigma(AppRefSet *s, const Coeffs *c, const gboolean *item_out, double *sigma, GError **error);
+
 /* Rounds each fitted coefficient of `fitted` to `digits` significant digits (to nearest: the
  * text %.<digits>g reads back as the value) into *out. Error (G_FILE_ERROR_FAILED): a result
  * cannot be evaluated, or the rounded set names another bottleneck (or co-bottleneck) on some
@@ -117,11 +142,28 @@ typedef struct {
   char **platforms;    /* [n_platforms] */
   Coeffs *lopo_coeffs; /* [n_platforms] the fit without each platform, NULL when not run */
   int *group;          /* [n] as app_refset_group */
+  double level;        /* of the intervals (APP_INTERVAL_LEVEL) */
+  double tau;          /* the transfer spread over every platform (app_refset_transfer_tau) */
+  double sigma;        /* the residual error over every result (app_refset_model_sigma) */
+  double *factor_ln;   /* [n_platforms] each platform's own ln factor on the stack costs, NAN: its rows do not say */
+  double *factor_se;   /* [n_platforms] its standard error */
 } AppFitReport;
 
 /* Evaluates every result with `fitted` and, when asked, refits (from coeffs_prior) without each
- * group (loo) and without each platform (lopo). (transfer full) Error: a refit failed. */
-AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, gboolean loo, gboolean lopo, GError **error);
+ * group (loo) and without each platform (lopo). Each row gets its 80 % prediction interval
+ * (iv_lo, iv_hi; appliance_interval.h) from the fit that predicts it: that fit's covariance
+ * (app_refset_last_covariance), the transfer spread without the left-out results
+ * (app_refset_transfer_tau), the fixed coefficients' ranges and the scenario's uncertainty:
+ * entries and the refit's residual error (app_refset_model_sigma); in-fit rows from the fit over
+ * everything (@fitted_spread). @fitted_spread NULL: no intervals at all (iv_lo = iv_hi = 0; the
+ * transfer factors NAN, coverage not reported), the predictions alone.
+ * (transfer full) Error: a refit failed. */
+AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const CoeffsSpread *fitted_spread, gboolean loo,
+                                 gboolean lopo, GError **error);
+/* Coverage of the intervals: for in-fit and each prediction run, how many distinct results'
+ * published throughput lies inside the row's interval, and the median half-width of the
+ * intervals as % of the prediction; then each platform's own stack-cost factor and tau. */
+void app_fit_report_coverage(const AppFitReport *r, GString *out);
 /* Frees a report of app_refset_predict (NULL is allowed). */
 void app_fit_report_free(AppFitReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppFitReport, app_fit_report_free)
@@ -177,7 +219,8 @@ double app_fit_ident_share(const AppFitIdent *id, int j, const char *row_id);
 void app_fit_ident_table(const AppFitIdent *id, GString *out);
 /* The fit as JSON (build/fit/fit.json): objective, fixed_coefficients[] (name, value, source:
  * not fitted), coefficients[] (name, value, stderr, identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform, published / in-fit /
- * LOO / LOPO throughput, CPU % and bottleneck) and the summary; a prediction not run is null. */
+ * LOO / LOPO throughput, CPU %, bottleneck and 80 % interval, PREFIX_interval_gbps [lo, hi]) and the summary; a
+ * prediction not run is null. */
 void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *id, double chisq, GString *out);
 /* Runs every result through the discrete-event model (models/appliance_des.h, the scenario's
  * duration and seed) and writes bound vs DES vs published, a row more than 10 % from the published

@@ -77,6 +77,7 @@ void app_report_free(AppReport *r)
   g_free(r->res);
   g_free(r->co);
   g_strfreev(r->overrides);
+  g_free(r->interval);
   g_free(r);
 }
 
@@ -245,6 +246,7 @@ static void write_table(const AppReport *r, GString *out)
                              r->res[co[k]].name, r->res[co[k]].kind, r->res[co[k]].utilization * 100);
     if (nco > REPORT_MAX_CO_SHOWN) g_string_append_printf(out, "            ... and %d more\n", nco - REPORT_MAX_CO_SHOWN);
   }
+  if (r->interval) app_interval_table(r->interval, out);
   if (r->ref.present) {
     g_string_append_printf(out, "reference:  %s: %.0f Gb/s", r->ref.id, r->ref.gbps);
     if (r->ref.cpu_pct >= 0) g_string_append_printf(out, ", CPU %.0f %%", r->ref.cpu_pct);
@@ -332,6 +334,7 @@ static void write_json(const AppReport *r, GString *out)
     for (int k = 0; k < c.n_idle; k++) json_builder_add_string_value(b, r->res[c.idle[k]].name);
     json_builder_end_array(b);
   }
+  if (r->interval) app_interval_json(r->interval, b);
   json_builder_set_member_name(b, "latency_ms");
   json_builder_begin_object(b);
   sim_json_number(b, "p50", r->lat_p50_ms);
@@ -412,10 +415,10 @@ static void csv_numbers(GString *out, int n, const double *v)
 static void write_csv(const AppReport *r, GString *out)
 {
   g_string_append(
-      out,
-      "scenario,mode,seed,overrides,offered_gbps,saturate,throughput_gbps,throughput_ci95_gbps,unserved_gbps,"
-      "overloaded,cpu_util_pct,cpu_busiest_node_pct,cpu_busiest_node,p50_ms,p50_ci95_ms,p99_ms,p99_ci95_ms,resource,kind,node,util_frac,value,unit,"
-      "drop_frac,is_bottleneck\n");
+      out, "scenario,mode,seed,overrides,offered_gbps,saturate,throughput_gbps,throughput_ci95_gbps,unserved_gbps,"
+           "overloaded,cpu_util_pct,cpu_busiest_node_pct,cpu_busiest_node,throughput_gbps_lo,throughput_gbps_hi,cpu_util_pct_lo,"
+           "cpu_util_pct_hi,interval_level,p50_ms,p50_ci95_ms,p99_ms,p99_ci95_ms,resource,kind,node,util_frac,value,unit,"
+           "drop_frac,is_bottleneck\n");
   g_autofree char *ov = overrides_text(r);
   AppCpuNodes c;
   app_report_cpu_nodes(r, &c);
@@ -431,6 +434,10 @@ static void write_csv(const AppReport *r, GString *out)
     csv_numbers(out, 2, (double[]){ r->cpu_util_pct, c.busiest >= 0 ? c.busiest_pct : NAN });
     g_string_append_c(out, ',');
     if (c.busiest >= 0) sim_csv_field(out, r->res[c.busiest].name);
+    const AppInterval *iv = r->interval;
+    csv_numbers(out, 5,
+                (double[]){ iv ? iv->throughput_gbps[0] : NAN, iv ? iv->throughput_gbps[1] : NAN, iv ? iv->cpu_util_pct[0] : NAN,
+                            iv ? iv->cpu_util_pct[1] : NAN, iv ? iv->level : NAN });
     csv_numbers(out, 4, (double[]){ r->lat_p50_ms, r->lat_p50_ci95_ms, r->lat_p99_ms, r->lat_p99_ci95_ms });
     g_string_append_c(out, ',');
     sim_csv_field(out, x->name);

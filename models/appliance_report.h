@@ -17,6 +17,7 @@
 #define MODELS_APPLIANCE_REPORT_H
 #include "models/appliance_bound.h"
 #include "models/appliance_conf.h"
+#include "models/appliance_interval.h"
 
 typedef enum { APP_FMT_TABLE, APP_FMT_JSON, APP_FMT_CSV } AppReportFormat;
 
@@ -61,9 +62,10 @@ typedef struct {
   int *co;                  /* [n_co] their indices into res, in resource order */
   int n_res;
   AppReportResource *res;
-  AppReference ref;     /* copied (borrowed strings) when the scenario has one */
-  gboolean nodes_known; /* res[].node filled (app_report_fill_resource): per-node NIC summary */
-  RamReport ram;        /* page cache and RAM (ram.h), shown when the cache is on or memory.installed is given */
+  AppReference ref;      /* copied (borrowed strings) when the scenario has one */
+  gboolean nodes_known;  /* res[].node filled (app_report_fill_resource): per-node NIC summary */
+  RamReport ram;         /* page cache and RAM (ram.h), shown when the cache is on or memory.installed is given */
+  AppInterval *interval; /* the prediction interval (appliance_interval.h; owned), NULL: none asked */
 } AppReport;
 
 /* Fills one report resource from the demand model's resource d carrying `load` units per

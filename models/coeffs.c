@@ -17,8 +17,59 @@ typedef struct {
 
 static const FittedCoeff FITTED[] = {
 #define COEF(name, value, note) { #name, offsetof(Coeffs, name), value, note },
+#define COEF_COV(a, b, value)
+#define COEF_TAU(name, value)
+#define COEF_SIGMA(name, value)
 #include "models/coeffs.def"
 #undef COEF
+#undef COEF_COV
+#undef COEF_TAU
+#undef COEF_SIGMA
+};
+
+/* The fit's covariance entries and the transfer spread, as the data file gives them. */
+typedef struct {
+  const char *a, *b;
+  double value;
+} CovEntry;
+
+static const CovEntry COV[] = {
+#define COEF(name, value, note)
+#define COEF_COV(a, b, value) { #a, #b, value },
+#define COEF_TAU(name, value)
+#define COEF_SIGMA(name, value)
+#include "models/coeffs.def"
+#undef COEF
+#undef COEF_COV
+#undef COEF_TAU
+#undef COEF_SIGMA
+  { NULL, NULL, 0 } /* the file may hold none */
+};
+
+static const double SIGMA[] = {
+#define COEF(name, value, note)
+#define COEF_COV(a, b, value)
+#define COEF_TAU(name, value)
+#define COEF_SIGMA(name, value) value,
+#include "models/coeffs.def"
+#undef COEF
+#undef COEF_COV
+#undef COEF_TAU
+#undef COEF_SIGMA
+  0.0 /* the file may hold none */
+};
+
+static const double TAU[] = {
+#define COEF(name, value, note)
+#define COEF_COV(a, b, value)
+#define COEF_TAU(name, value) value,
+#define COEF_SIGMA(name, value)
+#include "models/coeffs.def"
+#undef COEF
+#undef COEF_COV
+#undef COEF_TAU
+#undef COEF_SIGMA
+  0.0 /* the file may hold none */
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(FITTED) == COEFFS_N_FITTED);
 
@@ -81,13 +132,22 @@ double coeffs_fixed_value(const Coeffs *c, int i)
   return *(const double *)((const char *)c + FIXED[i].offset);
 }
 
+void coeffs_fixed_set(Coeffs *c, int i, double v)
+{
+  g_return_if_fail(i >= 0 && i < (int)G_N_ELEMENTS(FIXED));
+  *(double *)((char *)c + FIXED[i].offset) = v;
+}
+
 /* The first lines of models/coeffs.def, as coeffs_write_def() writes them. */
 static const char DEF_HEADER[] =
     "/* models/coeffs.def — the fitted shared coefficients (models/coeffs.h): the output of the fit,\n"
     " * written by `ocasim fit --write models/coeffs.def` (make fit) and read by models/coeffs.c.\n"
     " * Not edited by hand: a refit rewrites the values (as ocasim fit rounds them, each the shortest\n"
     " * text that reads back as the same double); names, order and notes are those of the build that\n"
-    " * wrote it. COEF(name, value, note): a fitted member of Coeffs, in the fit's order. */\n";
+    " * wrote it. COEF(name, value, note): a fitted member of Coeffs, in the fit's order.\n"
+    " * COEF_COV(a, b, value): the fit's covariance of coefficients a and b in fit space (ln, or logit of an\n"
+    " * efficiency); COEF_TAU(cpu_costs, value): the platform-transfer spread of the stack costs;\n"
+    " * COEF_SIGMA(throughput, value): the model's residual error on throughput, ln (coeffs.h). */\n";
 
 void coeffs_defaults(Coeffs *c)
 {
@@ -202,6 +262,41 @@ double *coeffs_fitted_ptr(Coeffs *c, int i)
   return (double *)((char *)c + FITTED[i].offset);
 }
 
+static int fitted_index(const char *name)
+{
+  for (int i = 0; i < COEFFS_N_FITTED; i++)
+    if (strcmp(FITTED[i].name, name) == 0) return i;
+  return -1;
+}
+
+void coeffs_scale_stack_costs(Coeffs *c, double f)
+{
+  c->page_cycles *= f;
+  c->copy_cpb *= f;
+  c->pkt_cycles *= f;
+  c->ack_cycles *= f;
+  c->irq_cycles *= f;
+  c->mapped_page_cycles *= f;
+}
+
+gboolean coeffs_fitted_is_eff(int i)
+{
+  g_return_val_if_fail(i >= 0 && i < COEFFS_N_FITTED, FALSE);
+  return strcmp(FITTED[i].name, "dram_eff") == 0 || strcmp(FITTED[i].name, "port_eff") == 0;
+}
+
+void coeffs_spread_defaults(CoeffsSpread *s)
+{
+  memset(s, 0, sizeof *s);
+  for (size_t k = 0; COV[k].a; k++) {
+    int i = fitted_index(COV[k].a), j = fitted_index(COV[k].b);
+    if (i < 0 || j < 0) continue; /* a coefficient of another build: the next fit rewrites the file */
+    s->cov_x[i][j] = s->cov_x[j][i] = COV[k].value;
+  }
+  s->tau_cpu_costs = TAU[0];
+  s->sigma_gbps = SIGMA[0];
+}
+
 static double fitted_value(const Coeffs *c, int i)
 {
   return *(const double *)((const char *)c + FITTED[i].offset);
@@ -222,8 +317,17 @@ static void append_exact(GString *out, double v)
   g_string_append(out, buf);
 }
 
-gboolean coeffs_write_def(const Coeffs *c, GString *out, GError **error)
+gboolean coeffs_write_def(const Coeffs *c, const CoeffsSpread *sp, GString *out, GError **error)
 {
+  if (sp) {
+    gboolean finite = isfinite(sp->tau_cpu_costs) && sp->tau_cpu_costs >= 0 && isfinite(sp->sigma_gbps) && sp->sigma_gbps >= 0;
+    for (int i = 0; i < COEFFS_N_FITTED; i++)
+      for (int j = 0; j < COEFFS_N_FITTED; j++) finite = finite && isfinite(sp->cov_x[i][j]);
+    if (!finite) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "the fit's covariance or transfer spread is not finite");
+      return FALSE;
+    }
+  }
   for (int i = 0; i < COEFFS_N_FITTED; i++) {
     double v = fitted_value(c, i);
     if (!isfinite(v)) {
@@ -242,5 +346,17 @@ gboolean coeffs_write_def(const Coeffs *c, GString *out, GError **error)
     }
     g_string_append(out, "\")\n");
   }
+  if (!sp) return TRUE;
+  for (int i = 0; i < COEFFS_N_FITTED; i++)
+    for (int j = i; j < COEFFS_N_FITTED; j++) {
+      g_string_append_printf(out, "COEF_COV(%s, %s, ", FITTED[i].name, FITTED[j].name);
+      append_exact(out, sp->cov_x[i][j]);
+      g_string_append(out, ")\n");
+    }
+  g_string_append(out, "COEF_TAU(cpu_costs, ");
+  append_exact(out, sp->tau_cpu_costs);
+  g_string_append(out, ")\nCOEF_SIGMA(throughput, ");
+  append_exact(out, sp->sigma_gbps);
+  g_string_append(out, ")\n");
   return TRUE;
 }

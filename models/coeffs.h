@@ -53,15 +53,41 @@ int coeffs_fixed_count(void);
 const char *coeffs_fixed_name(int i);
 const char *coeffs_fixed_source(int i);
 double coeffs_fixed_value(const Coeffs *c, int i);
+/* Sets fixed coefficient i of @c to @v. */
+void coeffs_fixed_set(Coeffs *c, int i, double v);
 /* The plausible range [*lo, *hi] of fixed coefficient i, in its own unit: the spread its source
  * gives (several measurements, a quoted range) or, for an assumed value, the stated range
  * (coeffs.c). The prediction intervals read it as the central ~95 % of the value's spread. */
 void coeffs_fixed_range(int i, double *lo, double *hi);
+/* The spread of the shared coefficients that the fit writes beside their values (models/coeffs.def):
+ * the fitted coefficients' covariance in fit space (ln of a positive coefficient, logit of an
+ * efficiency, the fit's order: (J^T J)^-1 with every published figure's tolerance read as one
+ * standard error, priors included) and the platform-transfer spread of the CPU costs: the standard
+ * deviation tau of ln(a platform's factor on the shared stack costs), estimated across the
+ * reference platforms (models/appliance_fit.h, app_refset_transfer_tau). */
+typedef struct {
+  double cov_x[COEFFS_N_FITTED][COEFFS_N_FITTED];
+  double tau_cpu_costs;
+  double sigma_gbps; /* the model's own residual error: the RMS of ln(model / published) throughput over the fit's
+                        distinct results that are not documented deviations (app_refset_model_sigma) */
+} CoeffsSpread;
+
+/* Fills the spread of the last `make fit` (models/coeffs.def). */
+void coeffs_spread_defaults(CoeffsSpread *s);
+/* Multiplies the stack costs that the reference platforms' rows fit or cite and every other
+ * platform inherits (page_cycles, copy_cpb, pkt_cycles, ack_cycles, irq_cycles,
+ * mapped_page_cycles) by @f: the platform-transfer factor of the prediction intervals. */
+void coeffs_scale_stack_costs(Coeffs *c, double f);
+/* Whether fitted coefficient i is an efficiency in (0, 1), fitted as a logit (else as a ln). */
+gboolean coeffs_fitted_is_eff(int i);
+
 /* Appends to @out the coefficients data file (models/coeffs.def) holding the fitted values of
  * @c: a header comment, then one line COEF(name, value, "note") per fitted coefficient in the
  * fit's order, each value as the shortest %g text that reads back as the same double (so the
- * file round-trips bit for bit: the defaults give back the committed file). Names and notes
- * are those of this build. Error (G_FILE_ERROR_INVAL): a value that is not finite. */
-gboolean coeffs_write_def(const Coeffs *c, GString *out, GError **error);
+ * file round-trips bit for bit: the defaults give back the committed file), then the spread @sp
+ * (NULL: none written, all zero when read back): COEF_COV(name_i, name_j, value) for i <= j and
+ * COEF_TAU(cpu_costs, value) and COEF_SIGMA(throughput, value). Names and notes are those of this build. Error
+ * (G_FILE_ERROR_INVAL): a value that is not finite. */
+gboolean coeffs_write_def(const Coeffs *c, const CoeffsSpread *sp, GString *out, GError **error);
 
 #endif /* MODELS_COEFFS_H */

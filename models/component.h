@@ -38,6 +38,7 @@ typedef struct {
   const SimConfNode *loopback_node, *reference_node;
   const SimConfNode *irq_node; /* stack.interrupt_moderation: packets per interrupt or "off" (cpu.c) */
   SimConfList failures;        /* char *: components down in a what-if (failure.h) */
+  SimConfList unc_list;        /* UncEntryConf: the `uncertainty:` section (uncertainty.h) */
   char *kind, *name, *description, *platform, *platform_name, *cpu_model;
   char *costs_source;         /* costs.source: where the cost profile comes from (cpu.c) */
   double mem_load_latency_ns; /* memory.load_latency: the line, when given (memory.c) */

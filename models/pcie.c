@@ -28,6 +28,11 @@ static double pcie_gtps(int gen)
   return (gen >= 1 && gen <= PCIE_MAX_GEN) ? gt[gen] : 0.0;
 }
 
+void pcie_scale_read_rtt(PcieLink *l, double f)
+{
+  l->read_rtt_ns = CLAMP(l->read_rtt_ns * f, l->read_rtt_lo_ns, l->read_rtt_hi_ns);
+}
+
 double pcie_link_GBps(const PcieLink *l)
 {
   double enc = l->gen <= 2 ? PCIE_ENC_GEN12 : PCIE_ENC_GEN3UP;

@@ -53,6 +53,13 @@ typedef struct {
   double ctx_reads;                      /* non-payload read requests per TLS record (inline TLS context) */
 } PcieLink;
 
+/* A read_rtt range no wider than this ratio (hi / lo) is a measured spread, not an assumed one:
+ * pcie-bench's 500-600 ns is 1.2 (the prediction intervals name the kind). */
+#define PCIE_RTT_MEASURED_RATIO 1.25
+
+/* Scales the link's read round trip by @f (> 0), held within read_rtt_lo..read_rtt_hi (a draw of the
+ * prediction intervals, appliance_interval.h, never leaves the range the loader accepts). */
+void pcie_scale_read_rtt(PcieLink *l, double f);
 /* Payload bandwidth per direction, GB/s (1e9 B/s). */
 double pcie_link_GBps(const PcieLink *l);
 /* Outstanding non-posted requests: 32, 256 or 768; 0 on a bad tag width. */

@@ -77,6 +77,7 @@ struct SweepSpec {
   char *overrides;      /* them joined by "; ", the overrides column */
   gboolean headroom;    /* mode capacity with workload.headroom in the base or varied: its columns too */
   char *inputs;         /* sweep_inputs(): the digest of what the rows depend on */
+  double interval;      /* mode bound: the level of the points' prediction intervals, 0: none (sweep_set_interval) */
 };
 
 /* The sweep file's top-level keys. */
@@ -171,6 +172,18 @@ static const SweepColumn run_columns[] = {
   { "p99_ci95_ms", SWEEP_COL_NUMBER, "ms", "95 % half-width of p99_ms (batch quantiles)" },
   { "requests_rejected", SWEEP_COL_INT, "", "arrivals turned away (every slot's wait queue full)" },
   { "steady_state", SWEEP_COL_BOOL, "", "the run served at least 90 % of what the bound serves" },
+};
+
+/* Mode bound: the prediction interval of the point (models/appliance_interval.h; empty with
+ * sweep_set_interval(0), `ocasim sweep --no-interval`). */
+static const SweepColumn interval_columns[] = {
+  { "throughput_gbps_lo", SWEEP_COL_NUMBER, "Gb/s", "low end of the throughput's prediction interval" },
+  { "throughput_gbps_hi", SWEEP_COL_NUMBER, "Gb/s", "high end of the throughput's prediction interval" },
+  { "cpu_util_pct_lo", SWEEP_COL_NUMBER, "%", "low end of cpu_util_pct's prediction interval" },
+  { "cpu_util_pct_hi", SWEEP_COL_NUMBER, "%", "high end of cpu_util_pct's prediction interval" },
+  { "interval_level", SWEEP_COL_NUMBER, "fraction", "the intervals' level (0.8 unless --interval)" },
+  { "bottleneck_probability", SWEEP_COL_NUMBER, "fraction",
+    "share of the interval's draws whose bottleneck is of bottleneck_kind's kind" },
 };
 
 /* Capacity: the capacity and each criterion's limit, before the report at the capacity load. */
@@ -594,6 +607,7 @@ static void build_columns(SweepSpec *s)
   if (s->mode == SWEEP_CAPACITY && s->headroom) g_array_append_vals(s->columns, headroom_columns, G_N_ELEMENTS(headroom_columns));
   g_array_append_vals(s->columns, report_columns, G_N_ELEMENTS(report_columns));
   if (s->mode == SWEEP_RUN) g_array_append_vals(s->columns, run_columns, G_N_ELEMENTS(run_columns));
+  if (s->mode == SWEEP_BOUND) g_array_append_vals(s->columns, interval_columns, G_N_ELEMENTS(interval_columns));
   s->n_outputs = s->columns->len - s->first_output;
   s->error_col = s->columns->len;
   g_array_append_val(s->columns, error_column);
@@ -694,6 +708,12 @@ static char *inputs_text(const SweepSpec *s, const SimConfNode *root)
   return g_string_free(out, FALSE);
 }
 
+void sweep_set_interval(SweepSpec *s, double level)
+{
+  g_return_if_fail(level >= 0 && level < 1);
+  s->interval = level;
+}
+
 SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
                       const char *version, GError **error)
 {
@@ -782,6 +802,7 @@ SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, co
     s->headroom = wl && sim_conf_node_kind(wl) == SIM_CONF_NODE_MAP && sim_conf_node_get(wl, "headroom");
     for (guint k = 0; k < s->keys->len; k++)
       s->headroom |= g_str_has_prefix(((const SweepKey *)g_ptr_array_index(s->keys, k))->key, "workload.headroom");
+    s->interval = APP_INTERVAL_LEVEL;
     build_columns(s);
     s->inputs = inputs_text(s, root);
   }
@@ -991,6 +1012,20 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
       g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
       g_autoptr(AppReport) rep = app_report_from_bound(a, info, m, r);
       fill_report(o, rep);
+      if (s->interval > 0) {
+        AppIntervalSpec spec;
+        app_interval_spec_default(&spec);
+        AppInterval iv;
+        if (!app_interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, s->interval, APP_INTERVAL_DRAWS, &iv, error))
+          return FALSE;
+        SweepCell *x = o + G_N_ELEMENTS(report_columns);
+        set_num(&x[0], iv.throughput_gbps[0]);
+        set_num(&x[1], iv.throughput_gbps[1]);
+        set_num(&x[2], iv.cpu_util_pct[0]);
+        set_num(&x[3], iv.cpu_util_pct[1]);
+        set_num(&x[4], iv.level);
+        if (rep->bottleneck >= 0) set_num(&x[5], iv.bottleneck_prob[m->res[rep->bottleneck].kind]);
+      }
       return TRUE;
     }
     case SWEEP_RUN: {

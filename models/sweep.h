@@ -111,6 +111,11 @@ const SimConfField *sweep_conf_schema(void);
  *  a CLI maps them to exit status 2.  Returns: (transfer full) or NULL. */
 SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
                       const char *version, GError **error);
+/* Mode bound: every point's row carries its prediction interval at @level (0 < level < 1;
+ * models/appliance_interval.h: throughput_gbps_lo/hi, cpu_util_pct_lo/hi, interval_level,
+ * bottleneck_probability), or none at 0 (the columns stay, empty). sweep_load sets
+ * APP_INTERVAL_LEVEL. */
+void sweep_set_interval(SweepSpec *s, double level);
 /* Frees a spec of sweep_load (NULL is allowed). */
 void sweep_free(SweepSpec *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepSpec, sweep_free)

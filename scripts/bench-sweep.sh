@@ -17,7 +17,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 # wall seconds of one sweep
 wall() {
   s=$(date +%s.%N)
-  "$BIN" sweep -q "$@" --out "$tmp/r" >/dev/null
+  "$BIN" sweep -q --no-interval "$@" --out "$tmp/r" >/dev/null
   e=$(date +%s.%N)
   calc "$e - $s"
 }
@@ -32,7 +32,7 @@ b2=$(timed "$REPS" sweeps/bench-bound-1000.yaml -j 2)
 s=$(date +%s.%N)
 for w in $(seq 1 25); do for o in 100 400 700 1000; do
   "$BIN" bound scenarios/milan-800g-dlwm-off-network-centric.yaml --set topology.links[0].width=$w \
-    --set "workload.offered=$o Gb/s" --format csv >/dev/null
+    --set "workload.offered=$o Gb/s" --format csv --no-interval >/dev/null
 done; done
 e=$(date +%s.%N)
 loop=$(calc "$e - $s")

@@ -574,7 +574,8 @@ START_TEST(test_cli_capacity_headroom)
         ck_assert_double_eq(json_object_get_double_member(json_object_get_object_member(h, "limits_pct"), "dram"), 85);
       } else {
         ck_assert_msg(g_str_has_prefix(out, "scenario,seed,overrides,capacity_gbps,criterion,limit_gbps,limiting,resource,"
-                                            "headroom_pct,ocasim_version\n"),
+                                            "headroom_pct,throughput_gbps_lo,throughput_gbps_hi,cpu_util_pct_lo,"
+                                            "cpu_util_pct_hi,interval_level,ocasim_version\n"),
                       "%s", out);
         ck_assert_msg(strstr(out, ",headroom,223.12") && strstr(out, ",true,dram.node0,85.0,"), "%s", out);
       }

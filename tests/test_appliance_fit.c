@@ -319,7 +319,7 @@ START_TEST(test_predictions_are_the_refits)
   ck_assert_msg(s, "%s", e ? e->message : "");
   Coeffs fitted;
   coeffs_defaults(&fitted);
-  g_autoptr(AppFitReport) r = app_refset_predict(s, &fitted, TRUE, TRUE, &e);
+  g_autoptr(AppFitReport) r = app_refset_predict(s, &fitted, NULL, TRUE, TRUE, &e);
   ck_assert_msg(r, "%s", e ? e->message : "");
   ck_assert_int_eq(r->n, 6);
   ck_assert_int_eq(r->n_platforms, 2);

@@ -7,6 +7,7 @@
  * one-line message and exit status 2 before doing any work. docs/outputs.md names every resource
  * kind and unit a report prints. */
 #include <check.h>
+#include <stdio.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -42,7 +43,8 @@ static char *parse_def(const char *text, GArray *lines)
   GString *header = g_string_new(NULL);
   for (int i = 0; ls[i]; i++) {
     const char *l = ls[i];
-    if (!*l && !ls[i + 1]) break; /* after the last newline */
+    if (!*l && !ls[i + 1]) break;               /* after the last newline */
+    if (g_str_has_prefix(l, "COEF_")) continue; /* the spread (COEF_COV, COEF_TAU, COEF_SIGMA): test_coeffs_def_spread */
     if (!g_str_has_prefix(l, "COEF(")) {
       ck_assert_msg(lines->len == 0, "line %d after the COEF lines: %s", i + 1, l);
       g_string_append_printf(header, "%s\n", l);
@@ -73,7 +75,9 @@ START_TEST(test_coeffs_def_round_trip)
   coeffs_defaults(&c);
   g_autoptr(GString) out = g_string_new(NULL);
   GError *e = NULL;
-  ck_assert_msg(coeffs_write_def(&c, out, &e), "%s", e ? e->message : "");
+  CoeffsSpread sp;
+  coeffs_spread_defaults(&sp);
+  ck_assert_msg(coeffs_write_def(&c, &sp, out, &e), "%s", e ? e->message : "");
   g_autofree char *committed = NULL;
   ck_assert(g_file_get_contents(COEFFS_DEF, &committed, NULL, NULL));
   ck_assert_msg(strcmp(out->str, committed) == 0, "the writer does not give back " COEFFS_DEF ":\n%s", out->str);
@@ -92,6 +96,45 @@ START_TEST(test_coeffs_def_round_trip)
 }
 END_TEST
 
+/* The spread lines of models/coeffs.def read back bit for bit: every COEF_COV(a, b, v) is
+ * coeffs_spread_defaults' cov_x of a and b (both orders), the matrix symmetric with a positive
+ * diagonal, and COEF_TAU / COEF_SIGMA its tau and sigma. */
+START_TEST(test_coeffs_def_spread)
+{
+  CoeffsSpread sp;
+  coeffs_spread_defaults(&sp);
+  g_autofree char *committed = NULL;
+  ck_assert(g_file_get_contents(COEFFS_DEF, &committed, NULL, NULL));
+  g_auto(GStrv) ls = g_strsplit(committed, "\n", -1);
+  int n_cov = 0, n_tau = 0, n_sigma = 0;
+  for (int i = 0; ls[i]; i++) {
+    char a[64], b[64];
+    double v;
+    if (sscanf(ls[i], "COEF_COV(%63[^,], %63[^,], %lf)", a, b, &v) == 3) {
+      int ia = -1, ib = -1;
+      for (int k = 0; k < COEFFS_N_FITTED; k++) {
+        if (!strcmp(coeffs_fitted_name(k), a)) ia = k;
+        if (!strcmp(coeffs_fitted_name(k), b)) ib = k;
+      }
+      ck_assert_msg(ia >= 0 && ib >= 0, "%s", ls[i]);
+      ck_assert(memcmp(&v, &sp.cov_x[ia][ib], sizeof v) == 0 && memcmp(&v, &sp.cov_x[ib][ia], sizeof v) == 0);
+      n_cov++;
+    } else if (sscanf(ls[i], "COEF_TAU(cpu_costs, %lf)", &v) == 1) {
+      ck_assert(memcmp(&v, &sp.tau_cpu_costs, sizeof v) == 0);
+      n_tau++;
+    } else if (sscanf(ls[i], "COEF_SIGMA(throughput, %lf)", &v) == 1) {
+      ck_assert(memcmp(&v, &sp.sigma_gbps, sizeof v) == 0);
+      n_sigma++;
+    }
+  }
+  ck_assert_int_eq(n_cov, COEFFS_N_FITTED * (COEFFS_N_FITTED + 1) / 2);
+  ck_assert_int_eq(n_tau, 1);
+  ck_assert_int_eq(n_sigma, 1);
+  for (int k = 0; k < COEFFS_N_FITTED; k++) ck_assert(sp.cov_x[k][k] > 0);
+  ck_assert(sp.sigma_gbps > 0 && sp.sigma_gbps < 0.2);
+}
+END_TEST
+
 START_TEST(test_coeffs_def_exact)
 {
   /* awkward doubles come back bit for bit */
@@ -102,7 +145,7 @@ START_TEST(test_coeffs_def_exact)
     coeffs_defaults(&c);
     for (int i = 0; i < COEFFS_N_FITTED; i++) *coeffs_fitted_ptr(&c, i) = v[(k + (size_t)i) % G_N_ELEMENTS(v)];
     g_autoptr(GString) out = g_string_new(NULL);
-    ck_assert(coeffs_write_def(&c, out, NULL));
+    ck_assert(coeffs_write_def(&c, NULL, out, NULL));
     g_autoptr(GArray) lines = def_lines_new();
     g_autofree char *header = parse_def(out->str, lines);
     ck_assert_int_eq(lines->len, COEFFS_N_FITTED);
@@ -122,7 +165,7 @@ START_TEST(test_coeffs_def_exact)
   c.k_dram = NAN;
   GError *e = NULL;
   g_autoptr(GString) out = g_string_new(NULL);
-  ck_assert(!coeffs_write_def(&c, out, &e));
+  ck_assert(!coeffs_write_def(&c, NULL, out, &e));
   ck_assert_msg(e && strstr(e->message, "k_dram"), "%s", e ? e->message : "");
   g_error_free(e);
 }
@@ -524,6 +567,7 @@ int main(void)
   TCase *t = tcase_create("coeffs data file");
   tcase_add_test(t, test_coeffs_def_round_trip);
   tcase_add_test(t, test_coeffs_def_exact);
+  tcase_add_test(t, test_coeffs_def_spread);
   suite_add_tcase(s, t);
   TCase *tc = tcase_create("subcommands");
   tcase_set_timeout(tc, 240); /* one fit, a few seconds; more under ASan */
