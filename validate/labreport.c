@@ -74,17 +74,6 @@ char *val_lab_resources_md(const ValReport *r)
   return g_string_free(s, FALSE);
 }
 
-static gboolean put(const char *dir, const char *name, const char *text, GError **error)
-{
-  g_autofree char *p = g_build_filename(dir, name, NULL);
-  g_autoptr(GError) e = NULL;
-  if (!g_file_set_contents(p, text, -1, &e)) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s: %s", p, e->message);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 gboolean val_lab_write_loopback(const ValReport *r, GError **error)
 {
   g_autoptr(ValHostPlat) h = val_hostplat_read("/");
@@ -93,5 +82,6 @@ gboolean val_lab_write_loopback(const ValReport *r, GError **error)
   double dram = val_host_memory_GBps(&r->profile, &r->mb, NULL);
   g_autofree char *plat = val_hostplat_yaml(h, r->probe ? r->probe->clock_hz : 0, dram, r->probe && r->probe->ktls.tx_ok, costs);
   g_autofree char *md = val_lab_resources_md(r);
-  return put(r->out_dir, "host-platform.yaml", plat, error) && put(r->out_dir, "report-resources.md", md, error);
+  return val_write_text(r->out_dir, "host-platform.yaml", plat, error) &&
+         val_write_text(r->out_dir, "report-resources.md", md, error);
 }

@@ -124,34 +124,11 @@ int val_lab_min_node_cpus(void)
   return MAX(m, 1);
 }
 
-static void progress(const ValLabConfig *cfg, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-static void progress(const ValLabConfig *cfg, const char *fmt, ...)
-{
-  if (!cfg->progress) return;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "validate: ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
-static gboolean write_file(const char *dir, const char *name, const char *text, GError **error)
-{
-  g_autofree char *p = g_build_filename(dir, name, NULL);
-  g_autoptr(GError) e = NULL;
-  if (!g_file_set_contents(p, text, -1, &e)) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s: %s", p, e->message);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 gboolean val_lab_run(const ValLabConfig *cfg, GError **error)
 {
   const char *out_dir = cfg->out_dir ? cfg->out_dir : "validate-out";
   long nofile = val_remote_raise_nofile(); /* the server's connections: a socket and a file each */
-  progress(cfg, "probing the host (open-file limit %ld)", nofile);
+  val_progress(cfg->progress, "probing the host (open-file limit %ld)", nofile);
   g_autoptr(ValProbe) probe = val_probe_run();
   g_autoptr(ValHostPlat) hp = val_hostplat_read("/");
   g_autofree char *costs = NULL;
@@ -164,7 +141,7 @@ gboolean val_lab_run(const ValLabConfig *cfg, GError **error)
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create %s: %s", out_dir, g_strerror(errno));
     return FALSE;
   }
-  if (!write_file(out_dir, "host-platform.yaml", platform, error)) return FALSE;
+  if (!val_write_text(out_dir, "host-platform.yaml", platform, error)) return FALSE;
 
   ValLabHost h = { .cpus = probe->cpus_online, .cpus_per_node = probe->cpus_online, .ktls = probe->ktls.tx_ok };
   for (int i = 0; i < hp->numa_nodes && i < VAL_HP_MAX_NODES; i++)
@@ -186,7 +163,7 @@ gboolean val_lab_run(const ValLabConfig *cfg, GError **error)
   ValRunSpec files[2] = { { .file_bytes = MiB }, { .file_bytes = 16 * KiB } };
   gboolean ok = val_measure_prepare(root, files, 2, error);
   g_autoptr(ValCtrDram) dram = val_ctr_dram_open("/");
-  progress(cfg, "DRAM traffic: %s", val_ctr_dram_note(dram));
+  val_progress(cfg->progress, "DRAM traffic: %s", val_ctr_dram_note(dram));
   GArray *runs = g_array_new(FALSE, TRUE, sizeof(ValRemoteRun));
   for (int i = 0; i < n && ok; i++) {
     g_autofree char *label = val_remote_spec_label(&specs[i]);
@@ -195,9 +172,10 @@ gboolean val_lab_run(const ValLabConfig *cfg, GError **error)
       ok = val_remote_run(&cfg->remote, lo, root, &specs[i], dram, &r, error);
       val_remote_predict(platform, &r);
       g_array_append_val(runs, r);
-      progress(cfg, "run %d/%d %-44s %-8s %8.3f Gb/s, %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " ok, model %.3f Gb/s (%s)",
-               i + 1, n, label, lo ? "loopback" : "remote", r.gbps, r.requests_ok, r.expected_requests, r.pred.sat_gbps,
-               r.pred.ok ? r.pred.bottleneck : r.pred.error);
+      val_progress(cfg->progress,
+                   "run %d/%d %-44s %-8s %8.3f Gb/s, %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " ok, model %.3f Gb/s (%s)", i + 1,
+                   n, label, lo ? "loopback" : "remote", r.gbps, r.requests_ok, r.expected_requests, r.pred.sat_gbps,
+                   r.pred.ok ? r.pred.bottleneck : r.pred.error);
     }
   }
   if (!cfg->work_dir) val_rm_rf(root);
@@ -209,7 +187,7 @@ gboolean val_lab_run(const ValLabConfig *cfg, GError **error)
   g_autofree char *md = val_remote_report_md((ValRemoteRun *)runs->data, (int)runs->len, note);
   g_autofree char *doc = g_strconcat("# ocasim validate --clients: calibration over the real interface\n\n", md, NULL);
   g_autoptr(GError) werr = NULL;
-  gboolean wrote = write_file(out_dir, "report-lab.md", doc, &werr);
+  gboolean wrote = val_write_text(out_dir, "report-lab.md", doc, &werr);
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
   sim_json_string(b, "note", note);
@@ -221,7 +199,7 @@ gboolean val_lab_run(const ValLabConfig *cfg, GError **error)
   json_generator_set_root(gen, rootn);
   json_generator_set_pretty(gen, TRUE);
   g_autofree char *js = json_generator_to_data(gen, NULL);
-  wrote = wrote && write_file(out_dir, "report-lab.json", js, &werr);
+  wrote = wrote && val_write_text(out_dir, "report-lab.json", js, &werr);
   fputs(md, stdout);
   g_array_unref(runs);
   if (ok && !wrote) {

@@ -198,18 +198,6 @@ void val_report_free(ValReport *r)
   g_free(r);
 }
 
-static void progress(const ValValidateConfig *cfg, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-static void progress(const ValValidateConfig *cfg, const char *fmt, ...)
-{
-  if (!cfg->progress) return;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "validate: ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
 /* ---- mechanics pass ---------------------------------------------------------- */
 
 static gboolean mechanics(ValReport *r, const char *root, GError **error)
@@ -572,12 +560,12 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   if (cfg->reps <= 0) cfg->reps = cfg->quick ? VAL_QUICK_REPS : VAL_FULL_REPS;
   r->rows = g_array_new(FALSE, TRUE, sizeof(ValPredRow));
 
-  progress(cfg, "probing the host");
+  val_progress(cfg->progress, "probing the host");
   r->probe = val_probe_run();
-  progress(cfg, "%s", r->probe->ktls.reason);
+  val_progress(cfg->progress, "%s", r->probe->ktls.reason);
   int maxt = cfg->max_threads > 0 ? cfg->max_threads : r->probe->cpus_online;
 
-  progress(cfg, "microbenchmarks");
+  val_progress(cfg->progress, "microbenchmarks");
   ValMbConfig mc = { .clock_hz = r->probe->clock_hz,
                      .seconds_per_item = cfg->quick ? MB_SECONDS_QUICK : MB_SECONDS_FULL,
                      .dram_bytes = (cfg->quick ? MB_DRAM_MIB_QUICK : MB_DRAM_MIB_FULL) * MiB,
@@ -590,12 +578,12 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
                       .seconds = cfg->quick ? LAT_SECONDS_QUICK : LAT_SECONDS_FULL,
                       .seed = cfg->seed + 1 };
   val_lat_default_delays(&lc, cfg->quick);
-  progress(cfg, "DRAM loaded latency: %d points", lc.n_delays + 1);
+  val_progress(cfg->progress, "DRAM loaded latency: %d points", lc.n_delays + 1);
   g_autoptr(GError) lerr = NULL;
   if (!val_lat_measure(&lc, &r->lat, &lerr)) g_strlcpy(r->lat_error, lerr->message, sizeof r->lat_error);
   for (int i = 0; i < r->lat.n; i++)
-    progress(cfg, "  %d loading threads, delay %4d: %7.2f GB/s, %6.1f ns", r->lat.pt[i].load_threads, r->lat.pt[i].delay,
-             r->lat.pt[i].GBps, r->lat.pt[i].latency_ns);
+    val_progress(cfg->progress, "  %d loading threads, delay %4d: %7.2f GB/s, %6.1f ns", r->lat.pt[i].load_threads,
+                 r->lat.pt[i].delay, r->lat.pt[i].GBps, r->lat.pt[i].latency_ns);
 
   g_autofree char *tmp = NULL;
   const char *root = cfg->work_dir;
@@ -617,7 +605,7 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
     else
       g_snprintf(r->nice_note, sizeof r->nice_note, "could not set nice %d: %s", cfg->nice, g_strerror(errno));
   }
-  progress(cfg, "mechanics: byte-exact bodies in every mode");
+  val_progress(cfg->progress, "mechanics: byte-exact bodies in every mode");
   ok = mechanics(r, root, error);
 
   int nspec = 0;
@@ -631,8 +619,8 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   /* an emulated CPU (QEMU TCG, the kTLS check VM): its timings are not usable, so only the kTLS
    * configurations run, to show the kernel path engages; nothing is fitted (fit_and_predict) */
   if (r->probe->emulated)
-    progress(cfg, "emulated CPU (%s): timings not usable for calibration; only the kTLS configurations run",
-             val_probe_hypervisor_name(r->probe));
+    val_progress(cfg->progress, "emulated CPU (%s): timings not usable for calibration; only the kTLS configurations run",
+                 val_probe_hypervisor_name(r->probe));
   for (int i = 0; i < nspec + nextra; i++) {
     const ValRunSpec *t = i < nspec ? &table[i] : &extra[i - nspec];
     if (t->server_threads > maxt || t->client_threads > maxt) continue;
@@ -661,7 +649,7 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
                             .wake_bytes = VAL_WAKE_BYTES };
   g_autoptr(ValCtrDram) dram = val_ctr_dram_open("/"); /* DRAM traffic per run where an uncore PMU is exposed */
   mcfg.dram = dram;
-  progress(cfg, "DRAM traffic per run: %s", val_ctr_dram_note(dram));
+  val_progress(cfg->progress, "DRAM traffic per run: %s", val_ctr_dram_note(dram));
   ValRunResult *res = g_new0(ValRunResult, n);
   gboolean *have = g_new0(gboolean, n);
   /* the repetitions are interleaved: pass p runs the p-th repetition of every spec (in the
@@ -682,9 +670,9 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
       runs_done++;
       runs_planned = MAX(runs_planned, runs_done);
       double per_run_s = (double)(val_now_ns() - t_runs) * 1e-9 / runs_done;
-      progress(cfg, "pass %d run %2d/%d %-52s %7.2f Gb/s%s (%d/%d runs, %.1f s/run, ETA %.0f s)", pass, k + 1, n, label,
-               last->gbps, val_measure_contended(&mcfg, last) ? " [contended]" : "", runs_done, runs_planned, per_run_s,
-               per_run_s * (runs_planned - runs_done));
+      val_progress(cfg->progress, "pass %d run %2d/%d %-52s %7.2f Gb/s%s (%d/%d runs, %.1f s/run, ETA %.0f s)", pass, k + 1, n,
+                   label, last->gbps, val_measure_contended(&mcfg, last) ? " [contended]" : "", runs_done, runs_planned,
+                   per_run_s, per_run_s * (runs_planned - runs_done));
       more = more || val_measure_needs_rep(&mcfg, &res[i]);
     }
   }
@@ -706,7 +694,7 @@ gboolean val_validate_run(const ValValidateConfig *cfg_in, ValReport **out, GErr
   if (!cfg->work_dir) val_rm_rf(root);
   if (r->nice_used != old_nice) setpriority(PRIO_PROCESS, 0, old_nice);
   if (ok) {
-    progress(cfg, "fitting the host profile");
+    val_progress(cfg->progress, "fitting the host profile");
     ok = fit_and_predict(r, error);
   }
   r->elapsed_s = (double)(val_now_ns() - t0) * 1e-9;

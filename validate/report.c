@@ -35,16 +35,6 @@ static char *iso_now(void)
   return g_date_time_format(t, "%Y-%m-%dT%H:%M:%SZ");
 }
 
-static gboolean set_contents(const char *path, const char *text, GError **error)
-{
-  g_autoptr(GError) e = NULL;
-  if (!g_file_set_contents(path, text, -1, &e)) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s: %s", path, e->message);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* ---- host-profile.yaml ---------------------------------------------------------- */
 
 /* Writes the fitted host profile @text (val_host_profile_yaml: a platform file of the appliance
@@ -54,7 +44,7 @@ static gboolean set_contents(const char *path, const char *text, GError **error)
  * DIR/host-scenario.yaml` and `ocasim bound DIR/host-profile.yaml` work. */
 static gboolean val_report_write_host_profile(const ValReport *r, const char *path, const char *text, GError **error)
 {
-  if (!set_contents(path, text, error)) return FALSE;
+  if (!val_write_text(NULL, path, text, error)) return FALSE;
   g_autofree char *dir = g_path_get_dirname(path);
   /* the cost profile alone, for a lab server's platform file (`platform: host-costs.yaml`) */
   g_autofree char *costs = val_host_costs_yaml_here(&r->profile, r->probe);
@@ -64,7 +54,7 @@ static gboolean val_report_write_host_profile(const ValReport *r, const char *pa
                   "# same block as in host-profile.yaml. A platform file takes it with\n"
                   "#   platform: host-costs.yaml\n",
                   costs, NULL);
-  if (!set_contents(cp, costs_file, error)) return FALSE;
+  if (!val_write_text(NULL, cp, costs_file, error)) return FALSE;
   /* a runnable scenario next to it: the reference test with every CPU available */
   ValHostConfig c = { .mode = VAL_MODE_USERSPACE,
                       .cipher = VAL_CIPHER_AES128GCM,
@@ -79,7 +69,7 @@ static gboolean val_report_write_host_profile(const ValReport *r, const char *pa
   g_autofree char *base = g_path_get_basename(path);
   g_autofree char *scen = val_host_scenario_yaml(&r->profile, &c, base, "host: userspace tls1.3 aes-128-gcm s1c1 n8 1MiB");
   g_autofree char *sp = g_build_filename(dir, "host-scenario.yaml", NULL);
-  return set_contents(sp, scen, error);
+  return val_write_text(NULL, sp, scen, error);
 }
 
 /* ---- report.json ------------------------------------------------------------------ */
@@ -394,7 +384,7 @@ static gboolean val_report_write_md(const ValReport *r, const char *path, GError
       "(TLS) or P_cold (plain); each side adds its X and its per-request cycles / body bytes per request. Gb/s = "
       "utilisation × clock × min(threads_s / server, threads_c / client, cores_avail / (server + client "
       "+ ksoftirqd)) × 8, threads_x capped at the CPUs that side is pinned to and at what other tenants left of them in that run (\"left\" in the tables). cores_avail = CPUs − other tenants' busy cores measured in that run. Training runs whose busier side kept under 90 % of its cores busy (not CPU bound) are left out of the fit.\n");
-  gboolean ok = set_contents(path, s->str, error);
+  gboolean ok = val_write_text(NULL, path, s->str, error);
   g_string_free(s, TRUE);
   return ok;
 }
@@ -425,7 +415,7 @@ gboolean val_report_write_all(const ValReport *r, GError **error)
       g_autofree char *f = g_build_filename(r->out_dir, stale[i], NULL);
       g_unlink(f);
     }
-    if (!set_contents(rej, text, error)) return FALSE;
+    if (!val_write_text(NULL, rej, text, error)) return FALSE;
     if (r->probe->emulated) return TRUE; /* expected, and said in the report */
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED,
                 "%s: the fitted host profile does not load (%s): not written as host-profile.yaml", rej, perr->message);

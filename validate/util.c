@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -108,4 +109,26 @@ fail_l : {
 fail:
   g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "loopback socket pair: %s", g_strerror(errno));
   return FALSE;
+}
+
+gboolean val_write_text(const char *dir, const char *name, const char *text, GError **error)
+{
+  g_autofree char *p = dir ? g_build_filename(dir, name, NULL) : g_strdup(name);
+  g_autoptr(GError) e = NULL;
+  if (!g_file_set_contents(p, text, -1, &e)) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot write %s: %s", p, e->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void val_progress(gboolean on, const char *fmt, ...)
+{
+  if (!on) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "validate: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
 }

@@ -39,6 +39,11 @@ void val_sleep_ns(int64_t ns);
 gboolean val_tcp_loopback_pair(int fds[2], GError **error);
 /* Removes a directory tree created by the validation code (no symlink following). */
 void val_rm_rf(const char *path);
+/* Writes @text to the file @name in @dir (@dir NULL: @name is the path), atomically (g_file_set_contents).
+ * Error (VAL_ERROR_FAILED): "cannot write PATH: why". */
+gboolean val_write_text(const char *dir, const char *name, const char *text, GError **error);
+/* Prints "validate: " and the formatted line on stderr when @on (validate's progress lines). */
+void val_progress(gboolean on, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 G_END_DECLS
 #endif
