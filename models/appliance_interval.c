@@ -51,7 +51,7 @@ static const char *coef_pin_by(const char *name)
 #define TRANSFER_PIN_BY "`ocasim validate` on the host (a costs: profile replaces the transfer spread)"
 
 /* One spread: a standard-normal dimension of the draws. */
-typedef enum { DIM_FITTED, DIM_FIXED, DIM_TRANSFER, DIM_MODEL, DIM_COSTS, DIM_RTT, DIM_ENTRY } DimType;
+typedef enum { DIM_FITTED, DIM_FIXED, DIM_TRANSFER, DIM_MODEL, DIM_COSTS, DIM_RTT, DIM_CRYPTO, DIM_ENTRY } DimType;
 
 typedef struct {
   DimType type;
@@ -229,6 +229,23 @@ static int collect_dims(const Appliance *a, const AppIntervalSpec *spec, Dim *d)
     g_strlcpy(d[n].source, "the links' pcie.read_rtt_lo..read_rtt_hi (platform file)", sizeof d[n].source);
     n++;
   }
+  {
+    /* the bulk cipher's cycles per byte where the crypto table prices it (cpu.crypto_cpb not given):
+     * the table row's own range (cpu_crypto_table_range) read as the central 95 %, unless an entry
+     * names it */
+    double v = cpu_crypto_cpb(&a->cpu, a->crypto), lo = 0, hi = 0;
+    gboolean on = spec->platform && datapath_cpu_crypto(a->path) && !(a->cpu.crypto_cpb > 0) && v > 0 &&
+                  !uncertainty_find(&a->unc, UNC_CPU_CRYPTO) && cpu_crypto_table_range(a->crypto, a->cpu.uarch, &lo, &hi) &&
+                  lo > 0 && lo <= v && v <= hi;
+    d[n] = (Dim){ .type = DIM_CRYPTO,
+                  .sig_lo = on ? log(v / lo) / Z95 : 0.0,
+                  .sig_hi = on ? log(hi / v) / Z95 : 0.0,
+                  .kind = UNC_SOURCED,
+                  .pin_by = uncertainty_param_pin_by(UNC_CPU_CRYPTO) };
+    g_strlcpy(d[n].name, unc_param_names[UNC_CPU_CRYPTO], sizeof d[n].name);
+    g_strlcpy(d[n].source, "the crypto table row's range (models/cpu.c, cpu_crypto_table_range)", sizeof d[n].source);
+    n++;
+  }
   for (int i = 0; i < a->unc.n; i++) {
     const UncEntry *e = &a->unc.e[i];
     if (e->param == UNC_COSTS) continue;
@@ -306,6 +323,9 @@ static gboolean eval_point(Eval *e, const double *z, gboolean marginal, double *
         break;
       case DIM_RTT:
         if (x->sig_lo > 0 || x->sig_hi > 0) apply_param(b, UNC_PCIE_RTT, exp(split(z[j], x->sig_lo, x->sig_hi)));
+        break;
+      case DIM_CRYPTO:
+        if (x->sig_lo > 0 || x->sig_hi > 0) apply_param(b, UNC_CPU_CRYPTO, exp(split(z[j], x->sig_lo, x->sig_hi)));
         break;
       case DIM_ENTRY: apply_param(b, e->a->unc.e[x->index].param, exp(split(z[j], x->sig_lo, x->sig_hi))); break;
     }

@@ -20,7 +20,13 @@
  *     CoeffsSpread.sigma_gbps, the RMS of ln(model / published) over the fit's results (a
  *     prediction interval holds a new result, not the mean: parameter spread + residual error; the
  *     CPU % is left as the draw gives it);
- *   - the file's `uncertainty:` entries (uncertainty.h): split normal factors on the file's value.
+ *   - the PCIe read round trip: one draw for the box, each link's read_rtt within its own
+ *     read_rtt_lo..read_rtt_hi (pcie.h) read as the central 95 % (kind sourced where the range is a
+ *     measured spread, PCIE_RTT_MEASURED_RATIO, else assumed);
+ *   - the bulk cipher's cycles per byte where the crypto table prices it: the row's range
+ *     (cpu_crypto_table_range) read as the central 95 %;
+ *   - the file's `uncertainty:` entries (uncertainty.h): split normal factors on the file's value
+ *     (an entry for pcie.read_rtt or cpu.crypto_cpb replaces the range above).
  * Each draw scales a copy of the appliance, builds its demand model with the point model's drive
  * shares (demand_build_shares) and evaluates the rates at the same offered load
  * (bound_eval_rates). The interval of a figure is the empirical quantiles (1 - level) / 2 and
@@ -60,10 +66,11 @@
  * 95 %): assumed +-10 %, the run-to-run spread of a microbenchmark's cycles on one host. */
 #define APP_INTERVAL_COSTS_LOW  0.9
 #define APP_INTERVAL_COSTS_HIGH 1.1
-/* Most spreads of one appliance: fitted + fixed coefficients, the transfer term, the file's entries. */
 /* Most fixed coefficients a draw holds (array size; assumed: twice the 9 of coeffs.c). */
 #define APP_INTERVAL_MAX_FIXED 18
-#define APP_INTERVAL_MAX_DIMS  (COEFFS_N_FITTED + APP_INTERVAL_MAX_FIXED + 3 + UNC_MAX_ENTRIES)
+/* Most spreads of one appliance: fitted + fixed coefficients, the transfer term, the model's error,
+ * the costs profile, the read round trip, the crypto table row, the file's entries. */
+#define APP_INTERVAL_MAX_DIMS (COEFFS_N_FITTED + APP_INTERVAL_MAX_FIXED + 5 + UNC_MAX_ENTRIES)
 
 /* What goes into an interval (app_interval_spec_default: all of it, the spread of coeffs.def). */
 typedef struct {
