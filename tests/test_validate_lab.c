@@ -300,7 +300,13 @@ START_TEST(test_netns_clients)
     JsonObject *pr = json_object_get_object_member(rem, "predicted");
     ck_assert(json_object_get_boolean_member(pr, "ok"));
     ck_assert(json_object_get_double_member(pr, "sat_gbps") > 0);
-    ck_assert(json_node_is_null(json_object_get_member(pr, "interval_gbps")));
+    /* with its 80 % prediction interval around X* */
+    JsonArray *iv = json_object_get_array_member(pr, "interval_gbps");
+    double sat = json_object_get_double_member(pr, "sat_gbps");
+    ck_assert(iv && json_array_get_length(iv) == 2);
+    ck_assert(json_array_get_double_element(iv, 0) > 0);
+    ck_assert(json_array_get_double_element(iv, 0) <= sat * 1.5 && json_array_get_double_element(iv, 1) >= sat / 1.5);
+    ck_assert(json_array_get_double_element(iv, 0) < json_array_get_double_element(iv, 1));
   }
   g_autofree char *md_path = g_build_filename(out, "report-lab.md", NULL);
   g_autofree char *md = NULL;

@@ -29,6 +29,7 @@
 
 #include "models/appliance_bound.h"
 #include "models/appliance_conf.h"
+#include "models/appliance_interval.h"
 #include "models/demand.h"
 #include "sim/conf.h"
 #include "sim/json.h"
@@ -438,8 +439,15 @@ void val_remote_predict(const char *platform_yaml, ValRemoteRun *r)
     }
   }
   p->ok = TRUE;
-  /* INTERVAL: the prediction interval of models/uncertainty (branch `intervals`) goes here, as
-   * sat_gbps_lo / sat_gbps_hi; until it is merged none is given (0, 0) */
+  /* the 80 % prediction interval of X* (models/appliance_interval.h): the spreads of every value the
+   * bound reads, host-platform.yaml's measured costs at their own spread; none (0, 0) when it fails */
+  AppIntervalSpec spec;
+  app_interval_spec_default(&spec);
+  AppInterval iv;
+  if (app_interval_eval(&a, m->drive_share, 0, &spec, APP_INTERVAL_LEVEL, APP_INTERVAL_DRAWS, &iv, NULL)) {
+    p->sat_gbps_lo = iv.throughput_gbps[0];
+    p->sat_gbps_hi = iv.throughput_gbps[1];
+  }
 }
 
 /* ---- report ------------------------------------------------------------------------------ */
@@ -460,8 +468,8 @@ char *val_remote_report_md(const ValRemoteRun *runs, int n, const char *platform
       "Predicted: `ocasim bound` on host-platform.yaml with the run's test (X*, its bottleneck, and each "
       "resource at the measured throughput). Measured: body bytes / the clients' load window (their start-up "
       "excluded; counter rates over the same window); CPU = busy cores of the box / CPUs (/proc/stat); NIC = bytes on the run's interfaces; drives = "
-      "/proc/diskstats reads; DRAM = uncore PMU or not measured. Interval: the model's prediction interval "
-      "where the uncertainty module gives one (not yet merged: -).\n\n");
+      "/proc/diskstats reads; DRAM = uncore PMU or not measured. Interval: the 80 % prediction interval of X* "
+      "(models/appliance_interval.h; -: none could be drawn).\n\n");
   g_string_append(
       s, "| run | path | Gb/s meas | Gb/s pred (X*) | interval | err | CPU meas | CPU pred | NIC Gb/s meas | NIC Gb/s "
          "pred | drive GB/s meas | drive GB/s pred | DRAM GB/s meas | DRAM GB/s pred | CPU bound | model bottleneck |\n");
@@ -471,6 +479,11 @@ char *val_remote_report_md(const ValRemoteRun *runs, int n, const char *platform
     const ValRemotePred *p = &r->pred;
     g_autofree char *label = val_remote_spec_label(&r->spec);
     double secs = MAX(r->load_s, 1e-9);
+    char iv[48];
+    if (p->ok && p->sat_gbps_hi > 0)
+      g_snprintf(iv, sizeof iv, "%.3f-%.3f", p->sat_gbps_lo, p->sat_gbps_hi);
+    else
+      g_strlcpy(iv, "-", sizeof iv);
     char dram[48];
     if (r->ctr.dram)
       g_snprintf(dram, sizeof dram, "%.2f", r->ctr.dram_GBps);
@@ -480,10 +493,9 @@ char *val_remote_report_md(const ValRemoteRun *runs, int n, const char *platform
     g_string_append_printf(s, "| %s | %s | %.3f | ", label, r->loopback ? "loopback" : "remote", r->gbps);
     if (p->ok)
       g_string_append_printf(s, "%.3f | %s | %+.0f %% | %.0f %% | %.0f %% | %.3f | %.3f | %.3f | %.3f | %s | %.3f | %s | %s |\n",
-                             p->sat_gbps, p->sat_gbps_hi > 0 ? "(see JSON)" : "-", 100 * err, 100 * r->cpu_share,
-                             100 * p->cpu_util, (double)r->ctr.net_tx_bytes * 8e-9 / secs, p->nic_gbps,
-                             (double)r->ctr.disk_read_bytes * 1e-9 / secs, p->nvme_GBps, dram, p->dram_GBps,
-                             r->cpu_bound ? "yes" : "no", p->bottleneck);
+                             p->sat_gbps, iv, 100 * err, 100 * r->cpu_share, 100 * p->cpu_util,
+                             (double)r->ctr.net_tx_bytes * 8e-9 / secs, p->nic_gbps, (double)r->ctr.disk_read_bytes * 1e-9 / secs,
+                             p->nvme_GBps, dram, p->dram_GBps, r->cpu_bound ? "yes" : "no", p->bottleneck);
     else
       g_string_append_printf(s, "- | - | - | %.0f %% | - | %.3f | - | %.3f | - | %s | - | %s | model: %s |\n", 100 * r->cpu_share,
                              (double)r->ctr.net_tx_bytes * 8e-9 / secs, (double)r->ctr.disk_read_bytes * 1e-9 / secs, dram,

@@ -69,8 +69,7 @@ typedef struct {
   double nic_util_max;  /* the busiest port's utilisation */
   double nvme_util_max; /* the busiest drive's */
   double dram_util_max; /* the busiest DRAM node's */
-  /* prediction interval of the model (issue "prediction intervals", models/uncertainty on the
-   * branch `intervals`): not merged when this was written; lo = hi = 0 means none */
+  /* the 80 % prediction interval of sat_gbps (models/appliance_interval.h); lo = hi = 0: none */
   double sat_gbps_lo, sat_gbps_hi;
 } ValRemotePred;
 
