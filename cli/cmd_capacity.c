@@ -51,6 +51,10 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
       /* the bound's limit is infinite when its p99 stays within the SLO at every load */
       g_autofree char *bound = sim_units_gbps_text(c->latency_bound_gbps), *at = sim_units_gbps_text(c->des_at_gbps);
       g_autofree char *est = isfinite(c->latency_bound_gbps) ? g_strdup_printf("says %s", bound) : g_strdup("never reaches it");
+      if (c->latency_des && c->des_fell_short && isfinite(c->des_p99_ms))
+        return g_strdup_printf("above it a run of ocasim run serves less than it is offered (beyond its CI), whatever its "
+                               "p99; p99 %.3f +- %.3f ms at %s, within workload.latency_slo (%g ms); the bound's estimate %s",
+                               c->des_p99_ms, c->des_p99_ci95_ms, at, a->wl.latency_slo_ns / 1e6, est);
       if (c->latency_des && isfinite(c->des_p99_ms))
         return g_strdup_printf("p99 reaches workload.latency_slo (%g ms): by ocasim run, p99 %.3f +- %.3f ms at %s; "
                                "the bound's estimate %s",
@@ -127,6 +131,7 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     sim_json_number(b, "run_p99_ms", c->des_p99_ms);
     sim_json_number(b, "run_p99_ci95_ms", c->des_p99_ci95_ms);
     sim_json_int(b, "runs", c->des_runs);
+    sim_json_bool(b, "run_fell_short", c->des_fell_short);
     json_builder_end_object(b);
     g_autoptr(GString) r = g_string_new(NULL);
     app_report_write(rep, APP_FMT_JSON, r);

@@ -275,6 +275,7 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
   out->latency_des = TRUE;
   out->latency_bound_gbps = out->limit_gbps[CAP_LATENCY];
   out->des_runs = 0;
+  out->des_fell_short = FALSE;
   double U = INFINITY;
   for (int c = 0; c < CAP_COUNT; c++)
     if (c != CAP_LATENCY) U = MIN(U, out->limit_gbps[c]);
@@ -292,6 +293,7 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
       lat = INFINITY; /* not reached below the other limits */
     } else {
       double lo = 0, hi = U;
+      out->des_fell_short = l.fell_short; /* why the lowest failing load failed */
       des_record(out, 0, NULL);
       for (int i = 0; i < CAPACITY_DES_STEPS; i++) {
         double mid = 0.5 * (lo + hi);
@@ -302,6 +304,7 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
           des_record(out, mid, &l);
         } else {
           hi = mid;
+          out->des_fell_short = l.fell_short;
         }
       }
       lat = lo;

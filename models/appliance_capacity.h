@@ -59,6 +59,9 @@ typedef struct {
   double des_p50_ms, des_p50_ci95_ms; /* the DES p50 and its 95 % half-width at des_at_gbps */
   double des_p99_ms, des_p99_ci95_ms; /* the DES p99 and its 95 % half-width at des_at_gbps */
   int des_runs;                       /* DES runs the check took */
+  gboolean des_fell_short;            /* the check stopped at a run that served less than it was offered
+                                         (beyond its CI, appliance_des.h), not at the SLO: the limit is
+                                         what the box serves, whatever the p99 */
   /* the RAM criterion: on when memory.installed is given */
   gboolean ram_on;
   /* the headroom criterion (workload.headroom): on when any kind has a limit */
