@@ -712,6 +712,23 @@ void sweep_set_interval(SweepSpec *s, double level)
 {
   g_return_if_fail(level >= 0 && level < 1);
   s->interval = level;
+  if (!s->inputs) return;
+  /* the rows' interval columns depend on the level: it joins the digest (sweep_inputs), as a line
+   * "interval LEVEL" and in the sha256 line's hash, so --resume at another level is refused */
+  g_auto(GStrv) lines = g_strsplit(s->inputs, "\n", -1);
+  GString *out = g_string_new(NULL);
+  for (char **l = lines; *l; l++) {
+    if (g_str_has_prefix(*l, "interval ")) continue;
+    if (g_str_has_prefix(*l, "sha256 ")) {
+      g_autofree char *mix = g_strdup_printf("%s\ninterval=%.17g\n", *l + 7, level);
+      g_autofree char *sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, mix, -1);
+      g_string_append_printf(out, "sha256 %s\ninterval %g", sha, level);
+    } else
+      g_string_append(out, *l);
+    if (l[1]) g_string_append_c(out, '\n');
+  }
+  g_free(s->inputs);
+  s->inputs = g_string_free(out, FALSE);
 }
 
 SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
@@ -858,6 +875,9 @@ char *sweep_inputs_changed(const SweepSpec *s, const char *stored)
   if (g_strcmp0(old_v, now_v))
     g_string_append_printf(why, "; written by ocasim %s, this is ocasim %s", old_v ? old_v : "?", now_v);
   if (g_strcmp0(old_seed, now_seed)) g_string_append_printf(why, "; sweep seed %s, now %s", old_seed ? old_seed : "?", now_seed);
+  g_autofree char *old_iv = inputs_field(old, "interval"), *now_iv = inputs_field(now, "interval");
+  if (g_strcmp0(old_iv, now_iv))
+    g_string_append_printf(why, "; prediction intervals at level %s, now %s", old_iv ? old_iv : "?", now_iv ? now_iv : "?");
   /* the files (and --set, --duration ...) whose values differ, were added or are gone: the
    * first few by name */
   guint named = 0, more = 0;

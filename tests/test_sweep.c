@@ -1112,6 +1112,13 @@ START_TEST(test_resume_after_platform_edit)
   ck_assert_msg(strstr(err, "scen.yaml changed") && !strstr(err, "plat.yaml"), "%s", err);
   g_autofree char *after = slurp(part);
   ck_assert_str_eq(before, after);
+  /* the same inputs at another interval level: the rows' interval columns would differ */
+  ck_assert(g_file_set_contents(scen, st->str, -1, NULL));
+  const char *at90[] = { "sweep", "-q", sw, "--out", p, "--resume", "--interval", "0.9", NULL };
+  g_free(err);
+  g_free(o);
+  ck_assert_int_eq(test_run_ocasim(at90, &o, &err), 2);
+  ck_assert_msg(strstr(err, "prediction intervals at level 0.8, now 0.9"), "%s", err);
   ck_assert(g_file_set_contents(scen, st->str, -1, NULL) && g_file_set_contents(plat, commented, -1, NULL));
   ck_assert_int_eq(sweep(sw, p, (const char *const[]){ "--resume", NULL }), 0);
   g_autofree char *csv = g_strdup_printf("%s.csv", p), *text = slurp(csv);
