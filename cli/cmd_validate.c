@@ -48,7 +48,7 @@ static gboolean usable_dir(const char *opt, const char *dir, gboolean create, GE
 /* `ocasim validate --clients`: the server here, `ocasim load` on the clients (validate/labrun.h). */
 static int lab_validate(const char *prog, gboolean quick, const char *out, const char *work, const char *clients_s,
                         const char *exec, const char *client_ocasim, const char *server_addr, const char *net_filter,
-                        const char *disk_filter, const char *costs, gboolean progress)
+                        const char *disk_filter, const char *costs, const char *platform, gboolean progress)
 {
   struct in_addr a;
   if (!server_addr || inet_pton(AF_INET, server_addr, &a) != 1) {
@@ -64,6 +64,7 @@ static int lab_validate(const char *prog, gboolean quick, const char *out, const
                       .out_dir = out,
                       .work_dir = work,
                       .costs_file = costs,
+                      .platform_file = platform,
                       .remote = { .clients = clients,
                                   .exec = exec,
                                   .client_ocasim = client_ocasim,
@@ -86,7 +87,8 @@ int cmd_validate(int argc, char **argv)
   g_autofree char *duration_s = NULL, *warmup_s = NULL, *reps_s = NULL, *threads_s = NULL, *seed_s = NULL, *nice_s = NULL;
   g_autofree char *load_threads_s = NULL;
   /* --clients: the lab-server calibration over a real interface (validate/labrun.h) */
-  g_autofree char *clients_s = NULL, *client_exec = NULL, *client_ocasim = NULL, *server_addr = NULL, *costs = NULL;
+  g_autofree char *clients_s = NULL, *client_exec = NULL, *client_ocasim = NULL, *server_addr = NULL, *costs = NULL,
+                  *platform = NULL;
   g_autofree char *net_filter = NULL, *disk_filter = NULL;
   double duration = 0, warmup = 0;
   int reps = 0, threads = 0, seed = 1, nice = VALIDATE_DEFAULT_NICE, load_threads = 0;
@@ -134,6 +136,8 @@ int cmd_validate(int argc, char **argv)
       "DEV[,DEV...]" },
     { "costs", 0, 0, G_OPTION_ARG_FILENAME, &costs, "host-costs.yaml of an earlier validate, put into host-platform.yaml",
       "FILE" },
+    { "platform", 0, 0, G_OPTION_ARG_FILENAME, &platform,
+      "With --clients: predict from this platform file (an edited host-platform.yaml) instead of sysfs", "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   CliCommon common;
@@ -177,6 +181,10 @@ int cmd_validate(int argc, char **argv)
     fprintf(stderr, "%s: --verify: expected 'length' or 'sha256', got '%s'\n", argv[0], verify);
     return OCASIM_EXIT_BADINPUT;
   }
+  if (platform && !clients_s) {
+    fprintf(stderr, "%s: --platform is for --clients runs (the loopback run writes host-platform.yaml)\n", argv[0]);
+    return OCASIM_EXIT_BADINPUT;
+  }
   /* last: --out is created here, so bad options before it leave no directory behind */
   if ((work && !usable_dir("--work-dir", work, FALSE, &err)) || !usable_dir("--out", out ? out : "validate-out", TRUE, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
@@ -185,7 +193,7 @@ int cmd_validate(int argc, char **argv)
   gsl_set_error_handler_off();
   if (clients_s)
     return lab_validate(argv[0], quick, out ? out : "validate-out", work, clients_s, client_exec, client_ocasim, server_addr,
-                        net_filter, disk_filter, costs, !common.quiet && (common.progress || isatty(STDERR_FILENO)));
+                        net_filter, disk_filter, costs, platform, !common.quiet && (common.progress || isatty(STDERR_FILENO)));
   ValValidateConfig cfg = { .quick = quick,
                             .out_dir = out ? out : "validate-out",
                             .work_dir = work,

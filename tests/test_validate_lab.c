@@ -345,11 +345,43 @@ START_TEST(test_clients_via_env)
     ck_assert_int_eq(json_object_get_int_member(o, "requests_ok"), json_object_get_int_member(o, "expected_requests"));
     ck_assert(json_object_get_boolean_member(o, "sha256_every_body"));
   }
+  /* --platform: an edited host-platform.yaml is what the model predicts from (README, calibrating
+   * a lab server, step 4): every NIC port 4x as fast lifts a NIC-bound sendfile run's X* */
+  double sat0 = json_object_get_double_member(json_object_get_object_member(run_at(runs, 0), "predicted"), "sat_gbps");
+  g_autofree char *plat_path = g_build_filename(out, "host-platform.yaml", NULL), *plat = NULL;
+  ck_assert(g_file_get_contents(plat_path, &plat, NULL, NULL));
+  g_autoptr(GRegex) re = g_regex_new("port_speed: ([0-9.]+) Gb/s", 0, 0, NULL);
+  g_autoptr(GMatchInfo) mi = NULL;
+  ck_assert_msg(g_regex_match(re, plat, 0, &mi), "no NIC port in host-platform.yaml");
+  g_autofree char *speed = g_match_info_fetch(mi, 1);
+  g_autofree char *from = g_strdup_printf("port_speed: %s Gb/s", speed),
+                  *to = g_strdup_printf("port_speed: %g Gb/s", 4 * g_ascii_strtod(speed, NULL));
+  g_autoptr(GString) edited = g_string_new(plat);
+  ck_assert_uint_ge(g_string_replace(edited, from, to, 0), 1);
+  g_autofree char *edited_path = g_build_filename(out, "edited.yaml", NULL), *out2 = g_build_filename(out, "again", NULL);
+  ck_assert(g_file_set_contents(edited_path, edited->str, -1, NULL));
+  g_autofree char *cmd2 =
+      g_strdup_printf("%s validate --quick --clients c1 --client-exec 'env OCASIM_CLIENT={}' --client-ocasim %s "
+                      "--server-addr 127.0.0.1 --net-if lo --platform %s --out %s",
+                      abs, abs, edited_path, out2);
+  ck_assert_msg(sh(cmd2), "%s", cmd2);
+  g_autofree char *json2 = g_build_filename(out2, "report-lab.json", NULL);
+  g_autoptr(JsonParser) p2 = json_parser_new();
+  ck_assert(json_parser_load_from_file(p2, json2, NULL));
+  JsonArray *runs2 = json_object_get_array_member(json_node_get_object(json_parser_get_root(p2)), "runs");
+  JsonObject *pred2 = json_object_get_object_member(run_at(runs2, 0), "predicted");
+  if (!strcmp(json_object_get_string_member(json_object_get_object_member(run_at(runs, 0), "predicted"), "bottleneck"),
+              "nic0.port0"))
+    ck_assert_msg(json_object_get_double_member(pred2, "sat_gbps") > 1.5 * sat0, "%g vs %g",
+                  json_object_get_double_member(pred2, "sat_gbps"), sat0);
+  else
+    ck_assert_double_ge(json_object_get_double_member(pred2, "sat_gbps"), sat0 * (1 - 1e-12));
   g_autofree char *rm = g_strdup_printf("rm -rf %s", out);
   sh(rm);
   /* bad inputs: exit status 2 */
   const char *bad[] = { "validate --clients c1",                         /* no --server-addr */
                         "validate --clients c1 --server-addr 300.1.1.1", /* not an address */
+                        "validate --platform host-platform.yaml",        /* --platform without --clients */
                         "load --path /a --sha256 00",                    /* not 64 hex digits */
                         "load --path /a --path /b --sha256 "             /* one digest for two paths */
                         "0000000000000000000000000000000000000000000000000000000000000000" };

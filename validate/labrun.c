@@ -136,7 +136,18 @@ gboolean val_lab_run(const ValLabConfig *cfg, GError **error)
     g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "--costs %s: cannot read it", cfg->costs_file);
     return FALSE;
   }
-  g_autofree char *platform = val_hostplat_yaml(hp, probe->clock_hz, 0, probe->ktls.tx_ok, costs);
+  g_autofree char *platform = NULL;
+  if (cfg->platform_file) { /* the user's edited platform (README: calibrating a lab server, step 4) */
+    if (cfg->costs_file) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "--platform and --costs: give the costs in the platform file");
+      return FALSE;
+    }
+    if (!g_file_get_contents(cfg->platform_file, &platform, NULL, NULL)) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_INVALID, "--platform %s: cannot read it", cfg->platform_file);
+      return FALSE;
+    }
+  } else
+    platform = val_hostplat_yaml(hp, probe->clock_hz, 0, probe->ktls.tx_ok, costs);
   if (g_mkdir_with_parents(out_dir, 0755) != 0) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot create %s: %s", out_dir, g_strerror(errno));
     return FALSE;

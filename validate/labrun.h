@@ -22,8 +22,10 @@ G_BEGIN_DECLS
 typedef struct {
   gboolean quick;
   const char *out_dir;
-  const char *work_dir;   /* served files (NULL: a temporary directory) */
-  const char *costs_file; /* host-costs.yaml of an earlier `ocasim validate` (NULL: none) */
+  const char *work_dir;      /* served files (NULL: a temporary directory) */
+  const char *costs_file;    /* host-costs.yaml of an earlier `ocasim validate` (NULL: none) */
+  const char *platform_file; /* a platform file to predict from instead of the one read from sysfs (an
+                                edited host-platform.yaml; NULL: read this host) */
   ValRemoteConfig remote;
   gboolean no_loopback; /* skip the loopback twin of each run */
   gboolean progress;
