@@ -190,7 +190,8 @@ static const SimConfField root_schema[] = {
     .elem_size = sizeof(UncEntryConf),
     .max_items = UNC_MAX_ENTRIES,
     .doc = "the spread of values the file assumes or sources with a range: {param, low, high, kind, source}, factors on "
-           "the file's value read as the central 95 % (models/uncertainty.h); the prediction intervals draw them" },
+           "the file's value read as the central 95 % (models/uncertainty.h); the prediction intervals draw them. A "
+           "scenario's list replaces its platform file's whole list, as every list does" },
   SIM_CONF_END
 };
 

@@ -128,6 +128,10 @@ gboolean uncertainty_finish(const SimConfList *list, const SimConfNode *root, Un
     if (c->kind == UNC_MEASURED && c->param != UNC_COSTS)
       return entry_error(error, root, i, "kind", "kind measured is for param costs (a costs: profile); %s is assumed or sourced",
                          unc_param_names[c->param]);
+    if (c->param == UNC_COSTS && !sim_conf_node_get(root, "costs"))
+      return entry_error(error, root, i, "param",
+                         "costs spreads a measured costs: profile, and this box has none (the transfer spread of the "
+                         "fitted costs applies)");
     for (size_t j = 0; j < i; j++)
       if (SIM_CONF_LIST_AT(*list, UncEntryConf, j)->param == c->param)
         return entry_error(error, root, i, "param", "%s is given twice (first at uncertainty[%zu])", unc_param_names[c->param],
