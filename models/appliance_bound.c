@@ -31,9 +31,10 @@
 /* Relative tolerance of the floor eps at which the closed estimate's mean meets Little's law
  * (bound_slot_share): far below the estimate's own error. */
 #define LAT_LITTLE_REL 1e-9
-/* Halvings of the latency-quantile bracket: far more than a double needs (about 60 leave
- * adjacent doubles), so the result is the bracket's fixed point. */
-#define LAT_QUANTILE_HALVINGS 200
+/* Relative tolerance and iteration cap of the Brent solve of a latency quantile
+ * (mixture_quantiles): far below any figure printed (issue 34 allows 1e-9 relative). Assumed. */
+#define LAT_QUANTILE_REL      1e-12
+#define LAT_QUANTILE_MAX_ITER 200
 /* Lower end of the slot-share floor's bracket and the floor's relative tolerance
  * (slot_share_first): 1e-12 of a resource's capacity keeps the mean latency finite where 0
  * (a saturated resource) would make it infinite; far below any figure printed. Assumed. */
@@ -928,10 +929,13 @@ static double latency_atoms(LatPlan *P, const double *free, gboolean closed, dou
     int end = (int)P->runs->len;
     g_array_append_val(P->rund, end);
   }
-  sort_merge_runs(P, atoms);
+  /* @atoms NULL: the mean alone, from the groups' runs unsorted and unmerged (merging keeps the
+   * mean: sort_merge_runs), which is all the root search of bound_slot_share needs */
+  GArray *src = atoms ? atoms : P->runs;
+  if (atoms) sort_merge_runs(P, atoms);
   double mean = 0, wsum = 0;
-  for (guint j = 0; j < atoms->len; j++) {
-    const LatAtom *u = &g_array_index(atoms, LatAtom, j);
+  for (guint j = 0; j < src->len; j++) {
+    const LatAtom *u = &g_array_index(src, LatAtom, j);
     mean += u->p * (u->lat_s + P->a->wl.request_bytes * u->y);
     wsum += u->p;
   }
@@ -1014,7 +1018,7 @@ static double little_gap(double eps, void *p)
   LittleCtx *x = p;
   for (int i = 0; i < 2; i++)
     if (x->end_eps[i] == eps) return x->end_gap[i];
-  return plan_atoms(x->P, x->free, TRUE, eps) - x->tau;
+  return latency_atoms(x->P, x->free, TRUE, eps, NULL) - x->tau;
 }
 
 /* bound_slot_share() with @P's plan; @free: the spare shares at @sat_Bps. */
@@ -1048,11 +1052,11 @@ double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps
 }
 
 /* The p50 and p99 of the latency mixture @A (@n atoms, sorted and merged: latency_atoms), in
- * seconds, into t[2]: the bisection of quantile_gap. @cap (seconds; NULL: none): a quantile whose
- * bracket's lower end reaches cap[q] stops there and gives cap[q]; the bisection's result lies in
- * its bracket, so it is at least cap[q] too, and min(cap[q], t[q]) is the same, bit for bit, the
- * only use made of it (bound_eval: below X* the closed estimate's quantiles matter only where
- * they are below the open one's). */
+ * seconds, into t[2]: the root of quantile_gap (Brent, LAT_QUANTILE_REL). @cap (seconds; NULL:
+ * none): a quantile above cap[q] (the CDF below q there) gives cap[q] without a solve, others
+ * are solved as without a cap, so min(cap[q], t[q]), the only use made of it, is the same, bit
+ * for bit, as uncapped but where the quantile is within LAT_QUANTILE_REL of cap[q] (bound_eval:
+ * below X* the closed estimate's quantiles matter only where they are below the open one's). */
 static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, const double *cap, double t_out[2])
 {
   SimDist size = workload_request_size_dist(&a->wl);
@@ -1067,27 +1071,23 @@ static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, con
     tmax = MAX(tmax, u->lat_s + s_hi * u->y);
   }
   double qs[2] = { LAT_Q_MEDIAN, LAT_Q_TAIL };
-  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
+  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   for (int q = 0; q < 2; q++) {
     ctx.q = qs[q];
     gsl_function F = { .function = quantile_gap, .params = &ctx };
     double hi = 2 * tmax + LAT_BRACKET_PAD_S, t = hi; /* the CDF is above 1 - 2e-9 there */
+    /* a quantile above cap[q] gives cap[q]: the CDF is below q there. Otherwise the bracket
+     * stays [0, hi], so the quantile is the same, bit for bit, with and without a cap (the
+     * closed estimate's at X* and below it, where the latency must not fall as the load rises) */
+    if (cap && cap[q] < hi && quantile_gap(cap[q], &ctx) < 0) {
+      t_out[q] = cap[q];
+      continue;
+    }
+    /* Brent to LAT_QUANTILE_REL relative: a bracketing solver, so the result is within that of
+     * inf{t : F(t) >= q} (quantile_gap) */
     if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS) {
-      /* Tolerance 0: every halving runs, up to the first that leaves the bracket as it was. From
-       * there bisection is at a fixed point (the midpoint of adjacent doubles rounds onto an end,
-       * whose function value the solver already holds), so the halvings left would change
-       * nothing: stopping there gives the same bracket, bit for bit, at a third of the cost. */
-      gboolean capped = FALSE;
-      for (int it = 0; it < LAT_QUANTILE_HALVINGS; it++) {
-        double lo = gsl_root_fsolver_x_lower(s), up = gsl_root_fsolver_x_upper(s);
-        if (cap && lo >= cap[q]) {
-          capped = TRUE;
-          break;
-        }
-        if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS) break;
-        if (gsl_root_fsolver_x_lower(s) == lo && gsl_root_fsolver_x_upper(s) == up) break;
-      }
-      t = capped ? cap[q] : 0.5 * (gsl_root_fsolver_x_lower(s) + gsl_root_fsolver_x_upper(s));
+      sim_root_iterate(s, 0.0, LAT_QUANTILE_REL, LAT_QUANTILE_MAX_ITER, NULL);
+      t = gsl_root_fsolver_root(s);
     }
     t_out[q] = t;
   }
