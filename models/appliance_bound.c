@@ -303,7 +303,13 @@ typedef struct {
   GArray *at;        /* LatAtom: one group's resources' atoms */
   GArray *vals;      /* double: one group's values of time per byte (resources' atoms unsorted) */
   GArray *runs;      /* LatAtom: the groups' mixtures one after the other */
-  GArray *rund;      /* int: the groups' run boundaries in runs */
+  /* per group (group_mean): its uses ([n_res] each, gm_n of them) and the sums of its mixture's
+   * p (l + E[S] y) and p at the latest evaluation, valid while the grouping is */
+  UseR *gm_uses;
+  int *gm_n;
+  double *gm_mean, *gm_wsum;
+  guint gm_len; /* groups with entries (0: none valid) */
+  GArray *rund; /* int: the groups' run boundaries in runs */
   /* the latest mixture built (latency_atoms), for the closed estimate's quantiles at the root
    * bound_slot_share ended on */
   GArray *atoms; /* LatAtom, sorted and merged */
@@ -402,6 +408,10 @@ static void lat_plan_free(LatPlan *P)
   g_array_unref(P->at);
   g_array_unref(P->vals);
   g_array_unref(P->runs);
+  g_free(P->gm_uses);
+  g_free(P->gm_n);
+  g_free(P->gm_mean);
+  g_free(P->gm_wsum);
   g_array_unref(P->rund);
   g_array_unref(P->atoms);
   g_free(P->atoms_free);
@@ -898,8 +908,53 @@ static void group_classes(LatPlan *P)
   }
 }
 
-/* The latency mixture of @P's requests into @atoms (sorted, merged) when resource r keeps the
- * spare share free[r] (1 - rho_r), floored at @eps: @closed, every slot busy (saturated resources,
+/* The mean latency of @P's requests (s) for the spare shares P->sp and saturated set P->sat
+ * (latency_atoms), without the mixture: each group's sums of p (l + E[S] y) and p over its run
+ * (uses_atoms), unsorted and unmerged (merging keeps the mean: sort_merge_runs), and kept from the
+ * evaluation before where the group's uses are the same (a group of unsaturated resources alone
+ * does not change with the floor eps: the root search of bound_slot_share). */
+static double group_means(LatPlan *P)
+{
+  int R = P->m->n_res;
+  guint G = P->groups->len;
+  if (P->gm_len != G) {
+    P->gm_uses = g_renew(UseR, P->gm_uses, (gsize)MAX(G, 1) * (gsize)MAX(R, 1));
+    P->gm_n = g_renew(int, P->gm_n, MAX(G, 1));
+    P->gm_mean = g_renew(double, P->gm_mean, MAX(G, 1));
+    P->gm_wsum = g_renew(double, P->gm_wsum, MAX(G, 1));
+    for (guint u = 0; u < G; u++) P->gm_n[u] = -1;
+    P->gm_len = G;
+  }
+  double B = P->a->wl.request_bytes, mean = 0, wsum = 0;
+  for (guint u = 0; u < G; u++) {
+    const LatGroup *g = &g_array_index(P->groups, LatGroup, u);
+    const ClassPlan *k = &P->cls[g->rep];
+    int n = class_uses(P, k);
+    UseR *cu = P->gm_uses + (gsize)u * (gsize)R;
+    gboolean same = P->gm_n[u] == n;
+    for (int i = 0; same && i < n; i++) same = cu[i].r == P->uses[i].r && !memcmp(&cu[i].u, &P->uses[i].u, sizeof(ResUse));
+    if (!same) {
+      g_array_set_size(P->runs, 0);
+      uses_atoms(P, n, k->alone, k->lat_s, g->w);
+      double m = 0, w = 0;
+      for (guint j = 0; j < P->runs->len; j++) {
+        const LatAtom *a = &g_array_index(P->runs, LatAtom, j);
+        m += a->p * (a->lat_s + B * a->y);
+        w += a->p;
+      }
+      P->gm_mean[u] = m;
+      P->gm_wsum[u] = w;
+      P->gm_n[u] = n;
+      memcpy(cu, P->uses, sizeof(UseR) * (size_t)n);
+    }
+    mean += P->gm_mean[u];
+    wsum += P->gm_wsum[u];
+  }
+  return wsum > 0 ? mean / wsum : 0;
+}
+
+/* The latency mixture of @P's requests into @atoms (sorted, merged; NULL: the mean alone,
+ * group_means) when resource r keeps the spare share free[r] (1 - rho_r), floored at @eps: @closed, every slot busy (saturated resources,
  * free_r <= eps, share their requests, Beta(1, K - 1)), else open (a geometric company at every
  * resource). Returns the mean latency, s. */
 static double latency_atoms(LatPlan *P, const double *free, gboolean closed, double eps, GArray *atoms)
@@ -913,10 +968,12 @@ static double latency_atoms(LatPlan *P, const double *free, gboolean closed, dou
   if (!(closed && P->groups_valid && !memcmp(P->groups_sat, P->sat, sizeof(gboolean) * (size_t)R) &&
         !memcmp(P->groups_free, free, sizeof(double) * (size_t)R))) {
     group_classes(P);
+    P->gm_len = 0;
     P->groups_valid = closed;
     memcpy(P->groups_sat, P->sat, sizeof(gboolean) * (size_t)R);
     memcpy(P->groups_free, free, sizeof(double) * (size_t)R);
   }
+  if (!atoms) return group_means(P);
   g_array_set_size(P->runs, 0);
   g_array_set_size(P->rund, 0);
   int zero = 0;
@@ -929,13 +986,10 @@ static double latency_atoms(LatPlan *P, const double *free, gboolean closed, dou
     int end = (int)P->runs->len;
     g_array_append_val(P->rund, end);
   }
-  /* @atoms NULL: the mean alone, from the groups' runs unsorted and unmerged (merging keeps the
-   * mean: sort_merge_runs), which is all the root search of bound_slot_share needs */
-  GArray *src = atoms ? atoms : P->runs;
-  if (atoms) sort_merge_runs(P, atoms);
+  sort_merge_runs(P, atoms);
   double mean = 0, wsum = 0;
-  for (guint j = 0; j < src->len; j++) {
-    const LatAtom *u = &g_array_index(src, LatAtom, j);
+  for (guint j = 0; j < atoms->len; j++) {
+    const LatAtom *u = &g_array_index(atoms, LatAtom, j);
     mean += u->p * (u->lat_s + P->a->wl.request_bytes * u->y);
     wsum += u->p;
   }
