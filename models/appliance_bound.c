@@ -308,8 +308,11 @@ typedef struct {
   UseR *gm_uses;
   int *gm_n;
   double *gm_mean, *gm_wsum;
-  guint gm_len; /* groups with entries (0: none valid) */
-  GArray *rund; /* int: the groups' run boundaries in runs */
+  guint gm_len;       /* groups with entries (0: none valid) */
+  double *gm_sp;      /* [n_res] P->sp at the latest evaluation */
+  gboolean *gm_sat;   /* [n_res] P->sat at it */
+  gboolean *gm_moved; /* [n_res] scratch: sp or sat other than at it */
+  GArray *rund;       /* int: the groups' run boundaries in runs */
   /* the latest mixture built (latency_atoms), for the closed estimate's quantiles at the root
    * bound_slot_share ended on */
   GArray *atoms; /* LatAtom, sorted and merged */
@@ -412,6 +415,9 @@ static void lat_plan_free(LatPlan *P)
   g_free(P->gm_n);
   g_free(P->gm_mean);
   g_free(P->gm_wsum);
+  g_free(P->gm_sp);
+  g_free(P->gm_sat);
+  g_free(P->gm_moved);
   g_array_unref(P->rund);
   g_array_unref(P->atoms);
   g_free(P->atoms_free);
@@ -925,10 +931,28 @@ static double group_means(LatPlan *P)
     for (guint u = 0; u < G; u++) P->gm_n[u] = -1;
     P->gm_len = G;
   }
+  if (!P->gm_sp) {
+    P->gm_sp = g_new0(double, MAX(R, 1));
+    P->gm_sat = g_new0(gboolean, MAX(R, 1));
+    P->gm_moved = g_new0(gboolean, MAX(R, 1));
+  }
+  for (int r = 0; r < R; r++) {
+    P->gm_moved[r] = memcmp(&P->gm_sp[r], &P->sp[r], sizeof(double)) || P->gm_sat[r] != P->sat[r];
+    P->gm_sp[r] = P->sp[r];
+    P->gm_sat[r] = P->sat[r];
+  }
   double B = P->a->wl.request_bytes, mean = 0, wsum = 0;
   for (guint u = 0; u < G; u++) {
     const LatGroup *g = &g_array_index(P->groups, LatGroup, u);
     const ClassPlan *k = &P->cls[g->rep];
+    /* class_uses depends on the spare shares and saturation of the class's resources alone */
+    gboolean moved = P->gm_n[u] < 0;
+    for (int j = 0; !moved && j < k->n; j++) moved = P->gm_moved[P->cand[k->first + j].r];
+    if (!moved) {
+      mean += P->gm_mean[u];
+      wsum += P->gm_wsum[u];
+      continue;
+    }
     int n = class_uses(P, k);
     UseR *cu = P->gm_uses + (gsize)u * (gsize)R;
     gboolean same = P->gm_n[u] == n;
