@@ -24,8 +24,19 @@ POINTS=1000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : > "$OUT"
+CPUTIME=$(cd "$(dirname "$CPUTIME")" && pwd)/$(basename "$CPUTIME")
+# each build runs in the tree it was built from where that tree has the scenario (the reference's
+# git worktree: today's scenarios carry keys 9728551 does not know, e.g. `uncertainty`)
+dir_of() { d=$(cd "$(dirname "$1")" && pwd); [ -f "$d/$SCENARIO" ] && [ -f "$d/$SWEEP" ] && echo "$d" || pwd; }
+NEWDIR=$(dir_of "$NEW")
+NEW=$(cd "$(dirname "$NEW")" && pwd)/$(basename "$NEW")
+if [ -n "$REF" ]; then
+  REFDIR=$(dir_of "$REF")
+  REF=$(cd "$(dirname "$REF")" && pwd)/$(basename "$REF")
+fi
 cpu() { "$CPUTIME" "$@" | sed -n 's/^cpu_s=\([0-9.]*\) .*/\1/p'; }
-# one sample of each row for build $1 named $2: ms per bound call, ms per sweep point
+# one sample of each row for build $1 named $2, run in directory $3: ms per bound call, ms per
+# sweep point
 sample() {
   # both rows without prediction intervals (issue 34's targets): builds since the interval work
   # add them to `bound` and to sweep rows by default; 9728551 has neither them nor the option
@@ -33,16 +44,16 @@ sample() {
   ns=
   "$1" bound --help 2>&1 | grep -q -- --no-interval && nb=--no-interval
   "$1" sweep --help 2>&1 | grep -q -- --no-interval && ns=--no-interval
-  c=$(cpu "$CALLS" "$1" bound $nb "$SCENARIO")
+  c=$(cd "$3" && cpu "$CALLS" "$1" bound $nb "$SCENARIO")
   echo "$2 bound_call_ms $(awk -v c="$c" -v n="$CALLS" 'BEGIN { printf "%.3f", 1000 * c / n }')" >> "$OUT"
-  s=$(cpu 1 "$1" sweep -q "$SWEEP" -j 1 $ns --out "$tmp/$2")
+  s=$(cd "$3" && cpu 1 "$1" sweep -q "$SWEEP" -j 1 $ns --out "$tmp/$2")
   echo "$2 sweep_point_ms $(awk -v c="$s" -v n="$POINTS" 'BEGIN { printf "%.4f", 1000 * c / n }')" >> "$OUT"
 }
 echo "bench-bound: load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 i=0
 while [ "$i" -lt "$PAIRS" ]; do
-  [ -n "$REF" ] && sample "$REF" ref
-  sample "$NEW" new
+  [ -n "$REF" ] && sample "$REF" ref "$REFDIR"
+  sample "$NEW" new "$NEWDIR"
   i=$((i + 1))
 done
 echo "bench-bound: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
