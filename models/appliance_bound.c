@@ -31,9 +31,10 @@
 /* Relative tolerance of the floor eps at which the closed estimate's mean meets Little's law
  * (bound_slot_share): far below the estimate's own error. */
 #define LAT_LITTLE_REL 1e-9
-/* Halvings of the latency-quantile bracket: far more than a double needs (about 60 leave
- * adjacent doubles), so the result is the bracket's fixed point. */
-#define LAT_QUANTILE_HALVINGS 200
+/* Relative tolerance and iteration cap of the Brent solve of a latency quantile
+ * (mixture_quantiles): far below any figure printed (issue 34 allows 1e-9 relative). Assumed. */
+#define LAT_QUANTILE_REL      1e-12
+#define LAT_QUANTILE_MAX_ITER 200
 /* Lower end of the slot-share floor's bracket and the floor's relative tolerance
  * (slot_share_first): 1e-12 of a resource's capacity keeps the mean latency finite where 0
  * (a saturated resource) would make it infinite; far below any figure printed. Assumed. */
@@ -302,7 +303,16 @@ typedef struct {
   GArray *at;        /* LatAtom: one group's resources' atoms */
   GArray *vals;      /* double: one group's values of time per byte (resources' atoms unsorted) */
   GArray *runs;      /* LatAtom: the groups' mixtures one after the other */
-  GArray *rund;      /* int: the groups' run boundaries in runs */
+  /* per group (group_mean): its uses ([n_res] each, gm_n of them) and the sums of its mixture's
+   * p (l + E[S] y) and p at the latest evaluation, valid while the grouping is */
+  UseR *gm_uses;
+  int *gm_n;
+  double *gm_mean, *gm_wsum;
+  guint gm_len;       /* groups with entries (0: none valid) */
+  double *gm_sp;      /* [n_res] P->sp at the latest evaluation */
+  gboolean *gm_sat;   /* [n_res] P->sat at it */
+  gboolean *gm_moved; /* [n_res] scratch: sp or sat other than at it */
+  GArray *rund;       /* int: the groups' run boundaries in runs */
   /* the latest mixture built (latency_atoms), for the closed estimate's quantiles at the root
    * bound_slot_share ended on */
   GArray *atoms; /* LatAtom, sorted and merged */
@@ -401,6 +411,13 @@ static void lat_plan_free(LatPlan *P)
   g_array_unref(P->at);
   g_array_unref(P->vals);
   g_array_unref(P->runs);
+  g_free(P->gm_uses);
+  g_free(P->gm_n);
+  g_free(P->gm_mean);
+  g_free(P->gm_wsum);
+  g_free(P->gm_sp);
+  g_free(P->gm_sat);
+  g_free(P->gm_moved);
   g_array_unref(P->rund);
   g_array_unref(P->atoms);
   g_free(P->atoms_free);
@@ -897,8 +914,71 @@ static void group_classes(LatPlan *P)
   }
 }
 
-/* The latency mixture of @P's requests into @atoms (sorted, merged) when resource r keeps the
- * spare share free[r] (1 - rho_r), floored at @eps: @closed, every slot busy (saturated resources,
+/* The mean latency of @P's requests (s) for the spare shares P->sp and saturated set P->sat
+ * (latency_atoms), without the mixture: each group's sums of p (l + E[S] y) and p over its run
+ * (uses_atoms), unsorted and unmerged (merging keeps the mean: sort_merge_runs), and kept from the
+ * evaluation before where the group's uses are the same (a group of unsaturated resources alone
+ * does not change with the floor eps: the root search of bound_slot_share). */
+static double group_means(LatPlan *P)
+{
+  int R = P->m->n_res;
+  guint G = P->groups->len;
+  if (P->gm_len != G) {
+    P->gm_uses = g_renew(UseR, P->gm_uses, (gsize)MAX(G, 1) * (gsize)MAX(R, 1));
+    P->gm_n = g_renew(int, P->gm_n, MAX(G, 1));
+    P->gm_mean = g_renew(double, P->gm_mean, MAX(G, 1));
+    P->gm_wsum = g_renew(double, P->gm_wsum, MAX(G, 1));
+    for (guint u = 0; u < G; u++) P->gm_n[u] = -1;
+    P->gm_len = G;
+  }
+  if (!P->gm_sp) {
+    P->gm_sp = g_new0(double, MAX(R, 1));
+    P->gm_sat = g_new0(gboolean, MAX(R, 1));
+    P->gm_moved = g_new0(gboolean, MAX(R, 1));
+  }
+  for (int r = 0; r < R; r++) {
+    P->gm_moved[r] = memcmp(&P->gm_sp[r], &P->sp[r], sizeof(double)) || P->gm_sat[r] != P->sat[r];
+    P->gm_sp[r] = P->sp[r];
+    P->gm_sat[r] = P->sat[r];
+  }
+  double B = P->a->wl.request_bytes, mean = 0, wsum = 0;
+  for (guint u = 0; u < G; u++) {
+    const LatGroup *g = &g_array_index(P->groups, LatGroup, u);
+    const ClassPlan *k = &P->cls[g->rep];
+    /* class_uses depends on the spare shares and saturation of the class's resources alone */
+    gboolean moved = P->gm_n[u] < 0;
+    for (int j = 0; !moved && j < k->n; j++) moved = P->gm_moved[P->cand[k->first + j].r];
+    if (!moved) {
+      mean += P->gm_mean[u];
+      wsum += P->gm_wsum[u];
+      continue;
+    }
+    int n = class_uses(P, k);
+    UseR *cu = P->gm_uses + (gsize)u * (gsize)R;
+    gboolean same = P->gm_n[u] == n;
+    for (int i = 0; same && i < n; i++) same = cu[i].r == P->uses[i].r && !memcmp(&cu[i].u, &P->uses[i].u, sizeof(ResUse));
+    if (!same) {
+      g_array_set_size(P->runs, 0);
+      uses_atoms(P, n, k->alone, k->lat_s, g->w);
+      double m = 0, w = 0;
+      for (guint j = 0; j < P->runs->len; j++) {
+        const LatAtom *a = &g_array_index(P->runs, LatAtom, j);
+        m += a->p * (a->lat_s + B * a->y);
+        w += a->p;
+      }
+      P->gm_mean[u] = m;
+      P->gm_wsum[u] = w;
+      P->gm_n[u] = n;
+      memcpy(cu, P->uses, sizeof(UseR) * (size_t)n);
+    }
+    mean += P->gm_mean[u];
+    wsum += P->gm_wsum[u];
+  }
+  return wsum > 0 ? mean / wsum : 0;
+}
+
+/* The latency mixture of @P's requests into @atoms (sorted, merged; NULL: the mean alone,
+ * group_means) when resource r keeps the spare share free[r] (1 - rho_r), floored at @eps: @closed, every slot busy (saturated resources,
  * free_r <= eps, share their requests, Beta(1, K - 1)), else open (a geometric company at every
  * resource). Returns the mean latency, s. */
 static double latency_atoms(LatPlan *P, const double *free, gboolean closed, double eps, GArray *atoms)
@@ -912,10 +992,12 @@ static double latency_atoms(LatPlan *P, const double *free, gboolean closed, dou
   if (!(closed && P->groups_valid && !memcmp(P->groups_sat, P->sat, sizeof(gboolean) * (size_t)R) &&
         !memcmp(P->groups_free, free, sizeof(double) * (size_t)R))) {
     group_classes(P);
+    P->gm_len = 0;
     P->groups_valid = closed;
     memcpy(P->groups_sat, P->sat, sizeof(gboolean) * (size_t)R);
     memcpy(P->groups_free, free, sizeof(double) * (size_t)R);
   }
+  if (!atoms) return group_means(P);
   g_array_set_size(P->runs, 0);
   g_array_set_size(P->rund, 0);
   int zero = 0;
@@ -1014,7 +1096,7 @@ static double little_gap(double eps, void *p)
   LittleCtx *x = p;
   for (int i = 0; i < 2; i++)
     if (x->end_eps[i] == eps) return x->end_gap[i];
-  return plan_atoms(x->P, x->free, TRUE, eps) - x->tau;
+  return latency_atoms(x->P, x->free, TRUE, eps, NULL) - x->tau;
 }
 
 /* bound_slot_share() with @P's plan; @free: the spare shares at @sat_Bps. */
@@ -1048,11 +1130,11 @@ double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps
 }
 
 /* The p50 and p99 of the latency mixture @A (@n atoms, sorted and merged: latency_atoms), in
- * seconds, into t[2]: the bisection of quantile_gap. @cap (seconds; NULL: none): a quantile whose
- * bracket's lower end reaches cap[q] stops there and gives cap[q]; the bisection's result lies in
- * its bracket, so it is at least cap[q] too, and min(cap[q], t[q]) is the same, bit for bit, the
- * only use made of it (bound_eval: below X* the closed estimate's quantiles matter only where
- * they are below the open one's). */
+ * seconds, into t[2]: the root of quantile_gap (Brent, LAT_QUANTILE_REL). @cap (seconds; NULL:
+ * none): a quantile above cap[q] (the CDF below q there) gives cap[q] without a solve, others
+ * are solved as without a cap, so min(cap[q], t[q]), the only use made of it, is the same, bit
+ * for bit, as uncapped but where the quantile is within LAT_QUANTILE_REL of cap[q] (bound_eval:
+ * below X* the closed estimate's quantiles matter only where they are below the open one's). */
 static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, const double *cap, double t_out[2])
 {
   SimDist size = workload_request_size_dist(&a->wl);
@@ -1067,27 +1149,23 @@ static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, con
     tmax = MAX(tmax, u->lat_s + s_hi * u->y);
   }
   double qs[2] = { LAT_Q_MEDIAN, LAT_Q_TAIL };
-  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_bisection);
+  g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   for (int q = 0; q < 2; q++) {
     ctx.q = qs[q];
     gsl_function F = { .function = quantile_gap, .params = &ctx };
     double hi = 2 * tmax + LAT_BRACKET_PAD_S, t = hi; /* the CDF is above 1 - 2e-9 there */
+    /* a quantile above cap[q] gives cap[q]: the CDF is below q there. Otherwise the bracket
+     * stays [0, hi], so the quantile is the same, bit for bit, with and without a cap (the
+     * closed estimate's at X* and below it, where the latency must not fall as the load rises) */
+    if (cap && cap[q] < hi && quantile_gap(cap[q], &ctx) < 0) {
+      t_out[q] = cap[q];
+      continue;
+    }
+    /* Brent to LAT_QUANTILE_REL relative: a bracketing solver, so the result is within that of
+     * inf{t : F(t) >= q} (quantile_gap) */
     if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS) {
-      /* Tolerance 0: every halving runs, up to the first that leaves the bracket as it was. From
-       * there bisection is at a fixed point (the midpoint of adjacent doubles rounds onto an end,
-       * whose function value the solver already holds), so the halvings left would change
-       * nothing: stopping there gives the same bracket, bit for bit, at a third of the cost. */
-      gboolean capped = FALSE;
-      for (int it = 0; it < LAT_QUANTILE_HALVINGS; it++) {
-        double lo = gsl_root_fsolver_x_lower(s), up = gsl_root_fsolver_x_upper(s);
-        if (cap && lo >= cap[q]) {
-          capped = TRUE;
-          break;
-        }
-        if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS) break;
-        if (gsl_root_fsolver_x_lower(s) == lo && gsl_root_fsolver_x_upper(s) == up) break;
-      }
-      t = capped ? cap[q] : 0.5 * (gsl_root_fsolver_x_lower(s) + gsl_root_fsolver_x_upper(s));
+      sim_root_iterate(s, 0.0, LAT_QUANTILE_REL, LAT_QUANTILE_MAX_ITER, NULL);
+      t = gsl_root_fsolver_root(s);
     }
     t_out[q] = t;
   }
