@@ -288,11 +288,13 @@ START_TEST(test_netns_clients)
     ck_assert_msg(nic / lob > 0.97 && nic / lob < 1.03, "veth %g vs lo %g", nic, lob);
     ck_assert_double_eq(json_object_get_double_member(cr, "net_drops"), 0);
     /* the uncached set, evicted before each run, came from the drive: its reads carry every body
-     * byte (and some metadata, < 10 %); the cached runs read next to nothing */
+     * byte (and some metadata, < 10 %), less what fell outside the counters' window (a read of the
+     * run's first bytes, or readahead, before the first sample: 0.4 % short once in CI under load,
+     * so 2 % of slack); the cached runs read next to nothing */
     for (int k = 0; loopdev && k < 2; k++) {
       double rd = json_object_get_double_member(k ? cl : cr, "disk_read_bytes");
       if (uncached)
-        ck_assert_msg(rd >= body && rd < 1.1 * body, "run %u: %g bytes read for %" G_GINT64_FORMAT " served", i, rd, body);
+        ck_assert_msg(rd >= 0.98 * body && rd < 1.1 * body, "run %u: %g bytes read for %" G_GINT64_FORMAT " served", i, rd, body);
       else
         ck_assert_msg(rd < 0.05 * body, "run %u: %g bytes read", i, rd);
     }

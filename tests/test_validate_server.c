@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -1584,6 +1585,11 @@ START_TEST(test_complete_responses_not_counted_cut)
        * arrives, may leave the body's last segments unacknowledged: the server cannot tell it
        * from a cut, and counts it) */
       ck_assert_int_ne(val_client_wait_close(c, NULL), VAL_CLIENT_CLOSED_ERROR);
+      /* the reset after this client's kernel has acknowledged all it read: TCP_QUICKACK sends a
+       * delayed ACK still pending now (Linux tcp_setsockopt), else a reset inside the delayed-ACK
+       * time is the unacknowledged tail the comment above describes (1 in 40 under load in CI) */
+      int one = 1;
+      if (k % 2 == 1) ck_assert(setsockopt(val_client_fd(c), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one) == 0);
       val_client_abort(c, k % 2 == 1);
     }
     ck_assert(wait_closed(s, 15));
