@@ -1324,13 +1324,10 @@ static void json_prediction(JsonBuilder *b, const char *prefix, const AppRefRow 
     json_builder_add_null_value(b);
   /* the 80 % prediction interval of the throughput from the fit that made this prediction */
   g_autofree char *iv = g_strconcat(prefix, "_interval_gbps", NULL);
-  json_builder_set_member_name(b, iv);
   if (o && o->iv_hi > 0) {
-    json_builder_begin_array(b);
-    sim_json_element(b, o->iv_lo);
-    sim_json_element(b, o->iv_hi);
-    json_builder_end_array(b);
+    sim_json_pair(b, iv, o->iv_lo, o->iv_hi);
   } else {
+    json_builder_set_member_name(b, iv);
     json_builder_add_null_value(b);
   }
 }

@@ -40,6 +40,15 @@ void sim_json_element(JsonBuilder *b, double v)
     json_builder_add_null_value(b);
 }
 
+void sim_json_pair(JsonBuilder *b, const char *key, double lo, double hi)
+{
+  json_builder_set_member_name(b, key);
+  json_builder_begin_array(b);
+  sim_json_element(b, lo);
+  sim_json_element(b, hi);
+  json_builder_end_array(b);
+}
+
 void sim_json_append(JsonBuilder *b, GString *out)
 {
   g_autoptr(JsonGenerator) gen = json_generator_new();

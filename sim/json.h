@@ -23,6 +23,9 @@ void sim_json_bool(JsonBuilder *b, const char *key, gboolean v);
 /* Adds @v to the array being built; null when @v is not finite. */
 void sim_json_element(JsonBuilder *b, double v);
 
+/* Adds member @key = [@lo, @hi] (each null when not finite): an interval's ends. */
+void sim_json_pair(JsonBuilder *b, const char *key, double lo, double hi);
+
 /* Appends the document built in @b to @out, pretty-printed, with a final newline. */
 void sim_json_append(JsonBuilder *b, GString *out);
 

@@ -560,14 +560,12 @@ void val_remote_runs_to_json(const ValRemoteRun *runs, int n, JsonBuilder *b)
       sim_json_number(b, "nic_gbps", r->pred.nic_gbps);
       sim_json_number(b, "nvme_GBps", r->pred.nvme_GBps);
       sim_json_number(b, "dram_GBps", r->pred.dram_GBps);
-      json_builder_set_member_name(b, "interval_gbps");
       if (r->pred.sat_gbps_hi > 0) {
-        json_builder_begin_array(b);
-        json_builder_add_double_value(b, r->pred.sat_gbps_lo);
-        json_builder_add_double_value(b, r->pred.sat_gbps_hi);
-        json_builder_end_array(b);
-      } else
+        sim_json_pair(b, "interval_gbps", r->pred.sat_gbps_lo, r->pred.sat_gbps_hi);
+      } else {
+        json_builder_set_member_name(b, "interval_gbps");
         json_builder_add_null_value(b);
+      }
     } else
       sim_json_string(b, "error", r->pred.error);
     json_builder_end_object(b);
