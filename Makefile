@@ -116,10 +116,16 @@ TEST_FAILED := $(BUILD)/tests/failed
 test: $(TEST_BIN) $(BIN)
 	@rm -rf $(TEST_FAILED) && mkdir -p $(TEST_FAILED)
 	@$(MAKE) --no-print-directory -Otarget $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) $(TEST_RUN)
-	@if [ -n "$$(ls $(TEST_FAILED))" ]; then echo "make test: FAILED: $$(ls $(TEST_FAILED) | tr '\n' ' ')"; exit 1; fi; \
+	@if [ -n "$$(ls $(TEST_FAILED))" ]; then \
+	  for f in $(TEST_FAILED)/*; do echo "== $${f##*/} failed; its failure lines:"; \
+	    grep -E ':[FE]:' "$$f" | head -20; echo "== and its last lines:"; tail -n 15 "$$f"; done; \
+	  echo "make test: FAILED: $$(ls $(TEST_FAILED) | tr '\n' ' ')"; exit 1; fi; \
 	echo "make test: all $(words $(TEST_BIN)) suites passed"
+# each suite's output goes to a log as well; a failed suite's log is kept in $(TEST_FAILED) and
+# its failure lines are printed again at the end, where a CI log's tail shows them
 $(TEST_RUN): %.run: %
-	@t0=$$(date +%s.%N); echo "== $*"; OCASIM_BIN=$(abspath $(BIN)) $* || touch $(TEST_FAILED)/$(notdir $*); \
+	@t0=$$(date +%s.%N); echo "== $*"; OCASIM_BIN=$(abspath $(BIN)) $* > $*.log 2>&1; rc=$$?; cat $*.log; \
+	if [ $$rc -ne 0 ]; then cp $*.log $(TEST_FAILED)/$(notdir $*); fi; \
 	echo "== $(notdir $*): $$(awk "BEGIN { printf \"%.1f\", $$(date +%s.%N) - $$t0 }") s"
 
 deps:
