@@ -188,7 +188,7 @@ int cmd_fit(int argc, char **argv)
                       "scenarios/reference here, else the installed one) plus the quoted STREAM figures, and\n"
                       "reports each result predicted by a fit that left it out (one result, and one platform, at\n"
                       "a time).",
-                      &common, CLI_OPT_OUTPUT);
+                      &common, CLI_OPT_OUTPUT | CLI_OPT_REPORT);
   g_option_context_add_main_entries(ctx, entries, NULL);
   int status = fit(&common, ctx, argc, argv, &o);
   g_free(o.write);

@@ -148,7 +148,9 @@ gboolean cli_context_parse(GOptionContext *ctx, CliCommon *c, int *argc, char **
 {
   GOptionEntry output[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &c->output,
-      "Write the results to FILE (atomically; the format from --format or the extension)", "FILE" },
+      c->flags & CLI_OPT_REPORT ? "Write the report to FILE (atomically) instead of standard output"
+                                : "Write the results to FILE (atomically; the format from --format or the extension)",
+      "FILE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GOptionEntry progress[] = {

@@ -24,6 +24,7 @@ typedef enum {
   CLI_OPT_OUTPUT = 1 << 0,   /* -o/--output FILE */
   CLI_OPT_PROGRESS = 1 << 1, /* --progress, -q/--quiet */
   CLI_OPT_LOG = 1 << 2,      /* --log NAME[:LEVEL] (repeatable), also from OCASIM_LOG */
+  CLI_OPT_REPORT = 1 << 3,   /* -o writes the command's one text report (no --format) */
 } CliOptFlags;
 
 typedef struct {

@@ -51,6 +51,12 @@ START_TEST(test_short_options_consistent)
     ck_assert_msg(g_hash_table_contains(opts, "version"), "%s --help lists no --version", SUBCOMMANDS[i]);
     ck_assert_msg(!g_strcmp0(g_hash_table_lookup(opts, "verbose"), "v"), "%s: -v is not --verbose", SUBCOMMANDS[i]);
     ck_assert_msg(!g_strcmp0(g_hash_table_lookup(opts, "help"), "h"), "%s: -h is not --help", SUBCOMMANDS[i]);
+    /* a help text that names --format offers it (reference's -o text named one it lacked) */
+    const char *help_args[] = { SUBCOMMANDS[i], "--help", NULL };
+    g_autofree char *help = NULL, *help_err = NULL;
+    ck_assert_int_eq(run_env(help_args, NULL, &help, &help_err), 0);
+    ck_assert_msg(!strstr(help, "--format") || g_hash_table_contains(opts, "format"), "%s --help names a --format it lacks",
+                  SUBCOMMANDS[i]);
     GHashTableIter it;
     gpointer k, v;
     g_hash_table_iter_init(&it, opts);
