@@ -80,6 +80,26 @@ START_TEST(test_read_box)
 }
 END_TEST
 
+/* A speed that is -1 read as unsigned (4294967295 Mb/s, some virtual NICs) is unknown: the
+ * placeholder line rate, as for -1, not a 4.3 Pb/s port. */
+START_TEST(test_unset_nic_speed)
+{
+  g_autofree char *dir = g_dir_make_tmp("hostplat-XXXXXX", NULL);
+  g_autofree char *cp = g_strdup_printf("cp -r " BOX "/. %s", dir);
+  int status = -1;
+  ck_assert(g_spawn_command_line_sync(cp, NULL, NULL, &status, NULL) && g_spawn_check_wait_status(status, NULL));
+  g_autofree char *speed = g_build_filename(dir, "sys/class/net/eth1/speed", NULL);
+  ck_assert(g_file_set_contents(speed, "4294967295\n", -1, NULL));
+  g_autoptr(ValHostPlat) h = val_hostplat_read(dir);
+  ck_assert_uint_eq(h->nics->len, 2);
+  ck_assert_double_eq(g_array_index(h->nics, ValHpNic, 1).speed_mbps, -1);
+  g_autofree char *yaml = val_hostplat_yaml(h, 2.2e9, 0, TRUE, NULL);
+  ck_assert_msg(strstr(yaml, "model: \"eth1\", ports: 1, port_speed: 10 Gb/s") != NULL, "%s", yaml);
+  g_autofree char *rm = g_strdup_printf("rm -rf %s", dir);
+  ck_assert(g_spawn_command_line_sync(rm, NULL, NULL, NULL, NULL));
+}
+END_TEST
+
 START_TEST(test_platform_matches_sysfs)
 {
   g_autoptr(ValHostPlat) h = val_hostplat_read(BOX);
@@ -180,6 +200,7 @@ static Suite *suite(void)
   Suite *s = suite_create("validate_hostplat");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_read_box);
+  tcase_add_test(tc, test_unset_nic_speed);
   tcase_add_test(tc, test_platform_matches_sysfs);
   tcase_add_test(tc, test_this_host_loads);
   tcase_add_test(tc, test_parsers);

@@ -15,8 +15,8 @@ G_BEGIN_DECLS
 
 /* Most CPUs, block devices and network interfaces a snapshot holds (array sizes; assumed). */
 #define VAL_CTR_MAX_CPUS 256
-#define VAL_CTR_MAX_DEVS 64
-#define VAL_CTR_MAX_IFS  32
+#define VAL_CTR_MAX_DEVS 256
+#define VAL_CTR_MAX_IFS  256
 
 typedef struct {
   char name[32];

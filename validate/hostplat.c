@@ -30,6 +30,10 @@
 #define HP_NVME_READ_ASSUMED_GBPS 3.4
 /* A NIC's line rate where sysfs gives none (a virtual NIC says -1), Gb/s. Assumed placeholder. */
 #define HP_NIC_SPEED_ASSUMED_GBPS 10.0
+/* The fastest line rate a port can report, Mb/s: 1.6 Tb/s (IEEE P802.3dj, the fastest Ethernet
+ * rate in work); a larger sysfs speed is an unset value read as unsigned (4294967295: some
+ * virtual NICs) and counts as unknown. */
+#define HP_NIC_SPEED_MAX_MBPS 1.6e6
 /* Memory where neither SMBIOS nor a measurement is available: DDR4-3200, one channel per socket
  * (assumed placeholder). */
 #define HP_MEM_MTS_ASSUMED 3200.0
@@ -320,7 +324,7 @@ static void read_nics(ValHostPlat *h)
     g_autofree char *nrel = g_strdup_printf("sys/class/net/%s/device/numa_node", e);
     g_autofree char *wrel = g_strdup_printf("sys/class/net/%s/device/current_link_width", e);
     g_autofree char *srel = g_strdup_printf("sys/class/net/%s/device/current_link_speed", e);
-    n.speed_mbps = hp_int(h, sprel, &v) ? (double)v : -1;
+    n.speed_mbps = hp_int(h, sprel, &v) && v > 0 && v <= HP_NIC_SPEED_MAX_MBPS ? (double)v : -1;
     if (hp_int(h, nrel, &v)) n.numa_node = (int)v;
     if (hp_int(h, wrel, &v)) n.link_width = (int)v;
     g_autofree char *sp = hp_read(h, srel);
