@@ -293,8 +293,13 @@ START_TEST(test_netns_clients)
      * so 2 % of slack); the cached runs read next to nothing */
     for (int k = 0; loopdev && k < 2; k++) {
       double rd = json_object_get_double_member(k ? cl : cr, "disk_read_bytes");
+      /* what the eviction could not drop (pages a socket of the run before still held: the loopback
+       * twin read 4.7 % less than it served once under load before the eviction checked) */
+      double cached = uncached ? (double)json_object_get_int_member(run_at(runs, i + (guint)k), "cached_before_bytes") : 0;
+      if (cached > 0) fprintf(stderr, "test_netns_clients: run %u began with %g bytes of its set cached\n", i + (guint)k, cached);
       if (uncached)
-        ck_assert_msg(rd >= 0.98 * body && rd < 1.1 * body, "run %u: %g bytes read for %" G_GINT64_FORMAT " served", i, rd, body);
+        ck_assert_msg(rd >= 0.98 * (body - cached) && rd < 1.1 * body,
+                      "run %u: %g bytes read for %" G_GINT64_FORMAT " served, %g cached before", i + (guint)k, rd, body, cached);
       else
         ck_assert_msg(rd < 0.05 * body, "run %u: %g bytes read", i, rd);
     }

@@ -23,6 +23,7 @@
 #include <gio/gio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,6 +44,11 @@
 #define REMOTE_DEFAULT_TIMEOUT_S 600
 /* Stall timeout each client gets (ocasim load --timeout), s (assumed, as loadgen.h's default). */
 #define REMOTE_CLIENT_TIMEOUT_S 10
+/* Eviction tries and the pause between them: up to 2 s for the run before's sockets to release
+ * the pages they hold (their last ACKs; a TCP retransmit queue empties within an RTO, 200 ms at
+ * least on Linux: RFC 6298's 1 s floor lowered by TCP_RTO_MIN). Assumed. */
+#define EVICT_TRIES   40
+#define EVICT_WAIT_US 50000
 
 long val_remote_raise_nofile(void)
 {
@@ -203,7 +209,7 @@ gboolean val_remote_run(const ValRemoteConfig *rc, gboolean loopback, const char
   g_autofree ValRemoteFile *files = g_new0(ValRemoteFile, (gsize)nc * per_client);
   if (spec->nfiles > 0) {
     if (!val_remote_prepare_set(root, spec->file_bytes, nc * per_client, files, error) ||
-        !val_remote_evict(root, files, nc * per_client, error))
+        !val_remote_evict(root, files, nc * per_client, &out->cached_before_bytes, error))
       return FALSE;
     out->spec.connections = spec->nfiles;
     out->spec.requests = 1;
@@ -355,19 +361,48 @@ gboolean val_remote_prepare_set(const char *root, uint64_t bytes, int n, ValRemo
   return TRUE;
 }
 
-gboolean val_remote_evict(const char *root, const ValRemoteFile *files, int n, GError **error)
+/* Bytes of the first len bytes of fd that are in the page cache (mincore over a read-only map);
+ * 0 for an empty file, len when it cannot be mapped (counted as cached: the caller waits). */
+static uint64_t cached_bytes(int fd, uint64_t len)
 {
-  for (int k = 0; k < n; k++) {
-    g_autofree char *full = g_build_filename(root, files[k].path, NULL);
-    int fd = open(full, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot open %s: %s", full, g_strerror(errno));
-      return FALSE;
+  if (len == 0) return 0;
+  long page = sysconf(_SC_PAGESIZE);
+  void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED) return len;
+  size_t pages = (size_t)((len + (uint64_t)page - 1) / (uint64_t)page);
+  g_autofree unsigned char *vec = g_malloc(pages);
+  uint64_t n = 0;
+  if (mincore(m, len, vec) == 0)
+    for (size_t i = 0; i < pages; i++) n += vec[i] & 1 ? (uint64_t)page : 0;
+  else
+    n = len;
+  munmap(m, len);
+  return MIN(n, len);
+}
+
+gboolean val_remote_evict(const char *root, const ValRemoteFile *files, int n, uint64_t *cached, GError **error)
+{
+  uint64_t left = 0;
+  for (int attempt = 0; attempt < EVICT_TRIES; attempt++) {
+    if (attempt) g_usleep(EVICT_WAIT_US);
+    left = 0;
+    for (int k = 0; k < n; k++) {
+      g_autofree char *full = g_build_filename(root, files[k].path, NULL);
+      int fd = open(full, O_RDONLY | O_CLOEXEC);
+      struct stat st;
+      if (fd < 0 || fstat(fd, &st) != 0) {
+        g_set_error(error, VAL_ERROR, VAL_ERROR_FAILED, "cannot open %s: %s", full, g_strerror(errno));
+        if (fd >= 0) close(fd);
+        return FALSE;
+      }
+      (void)fdatasync(fd); /* dirty pages are not dropped */
+      (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+      left += cached_bytes(fd, (uint64_t)st.st_size);
+      close(fd);
     }
-    (void)fdatasync(fd); /* dirty pages are not dropped */
-    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    close(fd);
+    if (left == 0) break;
   }
+  if (cached) *cached = left;
   return TRUE;
 }
 
@@ -543,6 +578,7 @@ void val_remote_runs_to_json(const ValRemoteRun *runs, int n, JsonBuilder *b)
     sim_json_int(b, "errors", (gint64)r->errors);
     sim_json_bool(b, "sha256_every_body", r->sha_checked);
     sim_json_number(b, "wall_s", r->wall_s);
+    if (r->spec.nfiles > 0) sim_json_int(b, "cached_before_bytes", (gint64)r->cached_before_bytes);
     sim_json_number(b, "load_s", r->load_s);
     sim_json_number(b, "gbps", r->gbps);
     sim_json_number(b, "cpu_share", r->cpu_share);

@@ -79,10 +79,11 @@ typedef struct {
   gboolean loopback; /* the twin: the clients on this host, over 127.0.0.1 */
   int nclients;
   uint64_t requests_ok, expected_requests, bytes_body, expected_bytes, errors;
-  gboolean sha_checked; /* every client hashed every body */
-  double wall_s;        /* first client started to last one ended (counters cover it) */
-  double load_s;        /* the longest client's own load window (after its start-up: ssh, TLS set-up) */
-  double gbps;          /* body bytes x 8 / load_s */
+  gboolean sha_checked;         /* every client hashed every body */
+  double wall_s;                /* first client started to last one ended (counters cover it) */
+  uint64_t cached_before_bytes; /* an uncached run: bytes of its set still cached when it began */
+  double load_s;                /* the longest client's own load window (after its start-up: ssh, TLS set-up) */
+  double gbps;                  /* body bytes x 8 / load_s */
   ValServerStats server;
   ValCtrDelta ctr; /* counters over the run, NICs and drives filtered */
   ValRemotePred pred;
@@ -111,8 +112,12 @@ char *val_remote_set_path(uint64_t bytes, int k);
 /* Creates (once) the n files of that set under root with deterministic content (seeded by size
  * and index), flushed to the drive, and fills files[] (paths and SHA-256). Errors: I/O. */
 gboolean val_remote_prepare_set(const char *root, uint64_t bytes, int n, ValRemoteFile *files, GError **error);
-/* Drops the n files from the page cache (fdatasync, posix_fadvise DONTNEED). Errors: open. */
-gboolean val_remote_evict(const char *root, const ValRemoteFile *files, int n, GError **error);
+/* Drops the n files from the page cache (fdatasync, posix_fadvise DONTNEED) and checks with
+ * mincore that they left it, trying again after a pause while pages stay (a page still held by a
+ * socket of the run before, whose last ACKs are not yet processed, cannot be dropped); @cached
+ * (may be NULL): the bytes still cached after the last try, which the run serves without a drive
+ * read. Errors: open. */
+gboolean val_remote_evict(const char *root, const ValRemoteFile *files, int n, uint64_t *cached, GError **error);
 
 /* Runs spec: starts the server on root (the shared file prepared by the caller, val_measure_prepare;
  * the uncached set by the run itself, val_remote_prepare_set, and evicted before it), takes
