@@ -448,6 +448,11 @@ gboolean app_interval_eval(const Appliance *a, const double *drive_share, double
     for (int k = 0; k < ok; k++) lx[k] = log(MAX(xs[k], 1e-300));
     out->var_ln_gbps = gsl_stats_variance(lx, 1, (size_t)ok);
   }
+  if (spec->no_contributors) {
+    out->contrib[APP_IV_GBPS].of = "throughput_gbps";
+    out->contrib[APP_IV_CPU].of = "cpu_util_pct";
+    return TRUE;
+  }
   /* contributors: every spread's swing, both figures from the same two bounds, each figure's
    * variance read as a linear response's: of ln throughput, and of the CPU % in points */
   /* the floor's scale: the draws' medians (no further bound) */

@@ -83,10 +83,11 @@
 
 /* What goes into an interval (app_interval_spec_default: all of it, the spread of coeffs.def). */
 typedef struct {
-  gboolean fitted;     /* the fitted coefficients' covariance */
-  gboolean fixed;      /* the fixed coefficients' ranges */
-  gboolean platform;   /* the appliance's `uncertainty:` entries and its measured costs' spread */
-  CoeffsSpread spread; /* covariance and tau */
+  gboolean fitted;          /* the fitted coefficients' covariance */
+  gboolean fixed;           /* the fixed coefficients' ranges */
+  gboolean platform;        /* the appliance's `uncertainty:` entries and its measured costs' spread */
+  gboolean no_contributors; /* TRUE: no swings, no contributors (the fit reads only the interval) */
+  CoeffsSpread spread;      /* covariance and tau */
 } AppIntervalSpec;
 
 /* One spread's share of the variance, with what would pin it. */
