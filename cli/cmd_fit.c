@@ -90,8 +90,7 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
   CoeffsSpread sp;
   app_refset_last_covariance(s, sp.cov_x);
   if (!app_refset_transfer_tau(s, &c, NULL, &sp.tau_cpu_costs, NULL, NULL, &err) ||
-      !app_refset_model_sigma(s, &c, (const double(*)[COEFFS_N_FITTED])sp.cov_x, NULL, sp.tau_cpu_costs, &sp.sigma_gbps, NULL,
-                              &err)) {
+      !app_refset_model_sigma(s, &c, NULL, &sp.sigma_gbps, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_FAILURE;
   }

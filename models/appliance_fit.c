@@ -689,87 +689,21 @@ gboolean app_refset_transfer_tau(AppRefSet *s, const Coeffs *c, const gboolean *
   return TRUE;
 }
 
-/* The variance of ln X of result @it under coefficients @c from the spreads the fit does not
- * estimate (app_refset_model_sigma): its interval's draws with the fitted covariance and the
- * model's own error off, the transfer spread @tau on. */
-static gboolean item_spread_var(RefItem *it, const Coeffs *c, double tau, double *v, GError **error)
-{
-  g_autofree Appliance *a = g_new(Appliance, 1);
-  *a = *it->a;
-  a->coef = *c;
-  AppIntervalSpec spec;
-  app_interval_spec_default(&spec);
-  memset(spec.spread.cov_x, 0, sizeof spec.spread.cov_x);
-  spec.spread.tau_cpu_costs = tau;
-  spec.spread.sigma_gbps = 0;
-  spec.no_contributors = TRUE;
-  AppInterval iv;
-  if (!app_interval_eval(a, it->shares, a->wl.offered_gbps, &spec, APP_INTERVAL_LEVEL, APP_INTERVAL_DRAWS, &iv, error)) {
-    g_prefix_error(error, "%s: ", it->info.ref.id);
-    return FALSE;
-  }
-  *v = iv.var_ln_gbps;
-  return TRUE;
-}
-
-/* Central-difference step of the leverage's Jacobian in fit space (as IDENT_STEP: 0.1 % of a
- * coefficient, wide against rounding, narrow against the kinks of the min over resources). */
-#define LEVERAGE_STEP 1e-3
-
-/* The leverage of the throughput of group @i (the first result of its group) in the fit at @c with
- * covariance @cov ((J^T J)^-1 of the weighted residuals, priors included): the diagonal of the
- * linearised fit's hat matrix J cov J^T, summed over the group's rows (each weighted 1/sqrt(members)). */
-static gboolean gbps_leverage(AppRefSet *s, int i, const Coeffs *c, const double cov[COEFFS_N_FITTED][COEFFS_N_FITTED], double *h,
-                              GError **error)
+gboolean app_refset_model_sigma(AppRefSet *s, const Coeffs *c, const gboolean *item_out, double *sigma, GError **error)
 {
   double sum = 0;
-  for (guint j = 0; j < s->items->len; j++) {
-    RefItem *it = s->items->pdata[j];
-    if (it->group != i) continue;
-    double J[COEFFS_N_FITTED];
-    for (int k = 0; k < COEFFS_N_FITTED; k++) {
-      double g[2];
-      for (int sg = 0; sg < 2; sg++) {
-        Coeffs ck = *c;
-        *coeffs_fitted_ptr(&ck, k) =
-            coef_of_x(k, x_of_coef(k, *coeffs_fitted_ptr((Coeffs *)c, k)) + (sg ? LEVERAGE_STEP : -LEVERAGE_STEP));
-        AppRefRow row;
-        if (!eval_item(it, &ck, &row, NULL, error)) return FALSE;
-        g[sg] = log(row.model_gbps);
-        app_ref_row_clear(&row);
-      }
-      J[k] = it->w[FIG_GBPS] / FIT_REL_SCALE * (g[1] - g[0]) / (2 * LEVERAGE_STEP);
-    }
-    for (int a = 0; a < COEFFS_N_FITTED; a++)
-      for (int b = 0; b < COEFFS_N_FITTED; b++) sum += J[a] * cov[a][b] * J[b];
-  }
-  *h = sum;
-  return TRUE;
-}
-
-gboolean app_refset_model_sigma(AppRefSet *s, const Coeffs *c, const double cov[COEFFS_N_FITTED][COEFFS_N_FITTED],
-                                const gboolean *item_out, double tau, double *sigma, double *rms, GError **error)
-{
-  double sum = 0, sum_v = 0, sum_h = 0;
   int n = 0;
   for (guint i = 0; i < s->items->len; i++) {
     RefItem *it = s->items->pdata[i];
     if ((item_out && item_out[i]) || it->group != (int)i || it->info.ref.known_deviation) continue;
     AppRefRow row;
     if (!eval_item(it, c, &row, NULL, error)) return FALSE;
-    double e = log(row.model_gbps / row.pub_gbps), v = 0, h = 0;
+    double e = log(row.model_gbps / row.pub_gbps);
     app_ref_row_clear(&row);
-    if (!item_spread_var(it, c, tau, &v, error)) return FALSE;
-    if (cov && !gbps_leverage(s, (int)i, c, cov, &h, error)) return FALSE;
-    h = CLAMP(h, 0.0, 1.0);
     sum += e * e;
-    sum_v += (1 - h) * v;
-    sum_h += 1 - h;
     n++;
   }
-  /* method of moments, truncated at 0 (appliance_fit.h) */
-  *sigma = sum_h > 0 ? sqrt(MAX(0.0, (sum - sum_v) / sum_h)) : 0.0;
-  if (rms) *rms = n ? sqrt(sum / n) : 0.0;
+  *sigma = n ? sqrt(sum / n) : 0.0;
   return TRUE;
 }
 
@@ -908,8 +842,8 @@ AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const Coeff
       if (!app_refset_fit(s, &ci, i, NULL, error)) return NULL;
       app_refset_last_covariance(s, cov);
       for (int j = 0; j < n; j++) out[j] = r->group[j] == i;
-      if (iv && (!app_refset_transfer_tau(s, &ci, out, &tau, NULL, NULL, error) ||
-                 !app_refset_model_sigma(s, &ci, (const double(*)[COEFFS_N_FITTED])cov, out, tau, &sigma, NULL, error)))
+      if (iv &&
+          (!app_refset_transfer_tau(s, &ci, out, &tau, NULL, NULL, error) || !app_refset_model_sigma(s, &ci, out, &sigma, error)))
         return NULL;
       for (int j = 0; j < n; j++)
         if (r->group[j] == i &&
@@ -926,9 +860,8 @@ AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const Coeff
       if (!app_refset_fit_without_platform(s, &r->lopo_coeffs[k], r->platforms[k], NULL, error)) return NULL;
       app_refset_last_covariance(s, cov);
       for (int j = 0; j < n; j++) out[j] = strcmp(app_refset_platform(s, j), r->platforms[k]) == 0;
-      if (iv &&
-          (!app_refset_transfer_tau(s, &r->lopo_coeffs[k], out, &tau, NULL, NULL, error) ||
-           !app_refset_model_sigma(s, &r->lopo_coeffs[k], (const double(*)[COEFFS_N_FITTED])cov, out, tau, &sigma, NULL, error)))
+      if (iv && (!app_refset_transfer_tau(s, &r->lopo_coeffs[k], out, &tau, NULL, NULL, error) ||
+                 !app_refset_model_sigma(s, &r->lopo_coeffs[k], out, &sigma, error)))
         return NULL;
       for (int j = 0; j < n; j++)
         if (out[j] && (!app_refset_eval(s, j, &r->lopo_coeffs[k], &r->lopo[j], error) ||

@@ -442,12 +442,6 @@ gboolean app_interval_eval(const Appliance *a, const double *drive_share, double
   out->cpu_util_pct[0] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)ok, qlo);
   out->cpu_util_pct[1] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)ok, qhi);
   out->median_gbps = gsl_stats_median_from_sorted_data(xs, 1, (size_t)ok);
-  {
-    /* the draws' variance of ln throughput */
-    g_autofree double *lx = g_new(double, ok);
-    for (int k = 0; k < ok; k++) lx[k] = log(MAX(xs[k], 1e-300));
-    out->var_ln_gbps = gsl_stats_variance(lx, 1, (size_t)ok);
-  }
   if (spec->no_contributors) {
     out->contrib[APP_IV_GBPS].of = "throughput_gbps";
     out->contrib[APP_IV_CPU].of = "cpu_util_pct";

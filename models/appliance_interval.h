@@ -86,7 +86,7 @@ typedef struct {
   gboolean fitted;          /* the fitted coefficients' covariance */
   gboolean fixed;           /* the fixed coefficients' ranges */
   gboolean platform;        /* the appliance's `uncertainty:` entries and its measured costs' spread */
-  gboolean no_contributors; /* TRUE: no swings, no contributors (the fit reads only the interval) */
+  gboolean no_contributors; /* TRUE: no swings, no contributors (the fit's coverage reads only the interval) */
   CoeffsSpread spread;      /* covariance and tau */
 } AppIntervalSpec;
 
@@ -117,8 +117,7 @@ typedef struct {
   double throughput_gbps[2]; /* lo, hi */
   double cpu_util_pct[2];    /* lo, hi (mean over nodes, as the report's cpu_util_pct) */
   double median_gbps;
-  double bottleneck_prob[RK_COUNT]; /* share of draws per resource kind of the named bottleneck */
-  double var_ln_gbps;               /* the draws' sample variance of ln throughput (the fit's residual error, appliance_fit.h) */
+  double bottleneck_prob[RK_COUNT];        /* share of draws per resource kind of the named bottleneck */
   AppIntervalRank contrib[APP_IV_FIGURES]; /* by the throughput's variance, by the CPU %'s */
 } AppInterval;
 
