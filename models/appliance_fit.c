@@ -789,6 +789,7 @@ static gboolean row_interval(AppRefSet *s, int i, const Coeffs *c, const double 
     memset(spec.spread.cov_x, 0, sizeof spec.spread.cov_x);
   spec.spread.tau_cpu_costs = tau;
   spec.spread.sigma_gbps = sigma;
+  spec.no_contributors = TRUE; /* the coverage reads the interval alone */
   AppInterval iv;
   if (!app_interval_eval(a, it->shares, a->wl.offered_gbps, &spec, level, APP_INTERVAL_DRAWS, &iv, error)) {
     g_prefix_error(error, "%s: ", it->info.ref.id);

@@ -341,20 +341,48 @@ static gboolean eval_point(Eval *e, const double *z, gboolean marginal, double *
   return TRUE;
 }
 
-/* The swing of one spread (the contributors): the figure with that spread alone at the ends of
+/* The swing of one spread (the contributors): both figures with that spread alone at the ends of
  * its central 95 % (normal score -+Z95; a fitted coefficient by its own standard error), every
- * other value at the appliance's. FALSE when an end cannot be built (the swing is then unknown). */
-static gboolean swing(Eval *e, int j, gboolean of_cpu, double *lo, double *hi)
+ * other value at the appliance's: g[0], g[1] the throughput (Gb/s), c[0], c[1] the CPU % at the
+ * low and the high end. FALSE when an end cannot be built (the swing is then unknown). */
+static gboolean swing(Eval *e, int j, double g[2], double c[2])
 {
-  double z[APP_INTERVAL_MAX_DIMS] = { 0 }, g, c;
+  double z[APP_INTERVAL_MAX_DIMS] = { 0 };
   int k;
   z[j] = -Z95;
-  if (!eval_point(e, z, TRUE, NULL, &g, &c, &k)) return FALSE;
-  *lo = of_cpu ? c : g;
+  if (!eval_point(e, z, TRUE, NULL, &g[0], &c[0], &k)) return FALSE;
   z[j] = Z95;
-  if (!eval_point(e, z, TRUE, NULL, &g, &c, &k)) return FALSE;
-  *hi = of_cpu ? c : g;
-  return TRUE;
+  return eval_point(e, z, TRUE, NULL, &g[1], &c[1], &k);
+}
+
+/* Ranks the spreads by their swings' variances @v (nd values, < 0: none) into @out, the model's
+ * error (dimension @model, -1 none) said apart; @sw the swings' ends (2 per dimension). */
+static void rank_contributors(const Dim *dims, int nd, const double *v, const double *sw, int model, const char *of,
+                              AppIntervalRank *out)
+{
+  g_autofree Share *sh = g_new0(Share, MAX(nd, 1));
+  int nsh = 0;
+  double total = 0;
+  for (int j = 0; j < nd; j++)
+    if (v[j] > 0) {
+      total += v[j];
+      if (j != model) sh[nsh++] = (Share){ j, v[j] };
+    }
+  qsort(sh, (size_t)nsh, sizeof *sh, cmp_share);
+  out->of = of;
+  out->model_error_share = total > 0 && model >= 0 && v[model] > 0 ? v[model] / total : 0.0;
+  out->n_top = 0;
+  for (int t = 0; t < nsh && t < APP_INTERVAL_TOP; t++) {
+    const Dim *x = &dims[sh[t].dim];
+    AppIntervalContrib *o = &out->top[out->n_top++];
+    g_strlcpy(o->name, x->name, sizeof o->name);
+    o->kind = unc_kind_names[x->kind];
+    o->share = sh[t].share / total;
+    o->swing[0] = sw[2 * sh[t].dim];
+    o->swing[1] = sw[2 * sh[t].dim + 1];
+    o->pin_by = x->pin_by;
+    g_strlcpy(o->source, x->source, sizeof o->source);
+  }
 }
 
 gboolean app_interval_eval(const Appliance *a, const double *drive_share, double offered_gbps, const AppIntervalSpec *spec,
@@ -414,42 +442,32 @@ gboolean app_interval_eval(const Appliance *a, const double *drive_share, double
   out->cpu_util_pct[0] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)ok, qlo);
   out->cpu_util_pct[1] = gsl_stats_quantile_from_sorted_data(cs, 1, (size_t)ok, qhi);
   out->median_gbps = gsl_stats_median_from_sorted_data(xs, 1, (size_t)ok);
-  /* contributors: of ln throughput when the throughput moves between the interval's ends, else of the CPU % */
-  gboolean of_cpu = !(out->throughput_gbps[1] - out->throughput_gbps[0] > 1e-6 * out->median_gbps);
-  out->contrib_of = of_cpu ? "cpu_util_pct" : "throughput_gbps";
-  g_autofree Share *sh = g_new0(Share, MAX(nd, 1));
-  g_autofree double *sw = g_new0(double, 2 * (size_t)MAX(nd, 1));
-  int nsh = 0;
-  double total = 0, model_v = 0;
+  if (spec->no_contributors) {
+    out->contrib[APP_IV_GBPS].of = "throughput_gbps";
+    out->contrib[APP_IV_CPU].of = "cpu_util_pct";
+    return TRUE;
+  }
+  /* contributors: every spread's swing, both figures from the same two bounds, each figure's
+   * variance read as a linear response's: of ln throughput, and of the CPU % in points */
+  /* the floor's scale: the draws' medians (no further bound) */
+  double pt_g = out->median_gbps, pt_c = gsl_stats_median_from_sorted_data(cs, 1, (size_t)ok);
+  g_autofree double *vg = g_new(double, MAX(nd, 1)), *vc = g_new(double, MAX(nd, 1));
+  g_autofree double *swg = g_new0(double, 2 * (size_t)MAX(nd, 1)), *swc = g_new0(double, 2 * (size_t)MAX(nd, 1));
+  int model = -1;
   for (int j = 0; j < nd; j++) {
+    vg[j] = vc[j] = -1;
+    if (dims[j].type == DIM_MODEL) model = j;
     if (!(dims[j].sig_lo > SIGMA_NONE || dims[j].sig_hi > SIGMA_NONE)) continue;
-    double lo, hi;
-    if (!swing(&e, j, of_cpu, &lo, &hi)) continue;
-    /* a linear response's standard deviation from its 95 % swing: of ln X, or of the CPU % itself */
-    double sd = of_cpu ? (hi - lo) / (2 * Z95) : (log(MAX(hi, 1e-300)) - log(MAX(lo, 1e-300))) / (2 * Z95);
-    double v = sd * sd;
-    total += v;
-    if (dims[j].type == DIM_MODEL) {
-      model_v = v; /* not a value anything but a result pins: said apart */
-    } else if (v > 0) {
-      sw[2 * j] = lo;
-      sw[2 * j + 1] = hi;
-      sh[nsh++] = (Share){ j, v };
+    if (!swing(&e, j, &swg[2 * j], &swc[2 * j])) continue;
+    double dg = swg[2 * j + 1] - swg[2 * j], dc = swc[2 * j + 1] - swc[2 * j];
+    if (fabs(dg) > APP_INTERVAL_SWING_FLOOR * fabs(pt_g)) {
+      double sd = (log(MAX(swg[2 * j + 1], 1e-300)) - log(MAX(swg[2 * j], 1e-300))) / (2 * Z95);
+      vg[j] = sd * sd;
     }
+    if (fabs(dc) > APP_INTERVAL_SWING_FLOOR * fabs(pt_c)) vc[j] = (dc / (2 * Z95)) * (dc / (2 * Z95));
   }
-  qsort(sh, (size_t)nsh, sizeof *sh, cmp_share);
-  out->model_error_share = total > 0 ? model_v / total : 0.0;
-  for (int t = 0; t < nsh && t < APP_INTERVAL_TOP; t++) {
-    const Dim *x = &dims[sh[t].dim];
-    AppIntervalContrib *o = &out->top[out->n_top++];
-    g_strlcpy(o->name, x->name, sizeof o->name);
-    o->kind = unc_kind_names[x->kind];
-    o->share = sh[t].share / total;
-    o->swing[0] = sw[2 * sh[t].dim];
-    o->swing[1] = sw[2 * sh[t].dim + 1];
-    o->pin_by = x->pin_by;
-    g_strlcpy(o->source, x->source, sizeof o->source);
-  }
+  rank_contributors(dims, nd, vg, swg, model, "throughput_gbps", &out->contrib[APP_IV_GBPS]);
+  rank_contributors(dims, nd, vc, swc, model, "cpu_util_pct", &out->contrib[APP_IV_CPU]);
   return TRUE;
 }
 
@@ -463,7 +481,7 @@ void app_interval_json(const AppInterval *iv, JsonBuilder *b)
   sim_json_number(b, "median_throughput_gbps", iv->median_gbps);
   sim_json_int(b, "draws", iv->draws);
   sim_json_int(b, "draws_failed", iv->failed);
-  sim_json_number(b, "model_error_share", iv->model_error_share);
+  sim_json_number(b, "model_error_share", iv->contrib[APP_IV_GBPS].model_error_share);
   json_builder_end_object(b);
   json_builder_set_member_name(b, "bottleneck_probability");
   json_builder_begin_object(b);
@@ -472,18 +490,19 @@ void app_interval_json(const AppInterval *iv, JsonBuilder *b)
   json_builder_end_object(b);
   json_builder_set_member_name(b, "uncertainty_contributors");
   json_builder_begin_array(b);
-  for (int t = 0; t < iv->n_top; t++) {
-    const AppIntervalContrib *c = &iv->top[t];
-    json_builder_begin_object(b);
-    sim_json_string(b, "param", c->name);
-    sim_json_string(b, "kind", c->kind);
-    sim_json_number(b, "variance_share", c->share);
-    sim_json_string(b, "of", iv->contrib_of);
-    sim_json_pair(b, "swing", c->swing[0], c->swing[1]);
-    sim_json_string(b, "pin_by", c->pin_by);
-    sim_json_string(b, "source", c->source);
-    json_builder_end_object(b);
-  }
+  for (int f = 0; f < APP_IV_FIGURES; f++)
+    for (int t = 0; t < iv->contrib[f].n_top; t++) {
+      const AppIntervalContrib *c = &iv->contrib[f].top[t];
+      json_builder_begin_object(b);
+      sim_json_string(b, "param", c->name);
+      sim_json_string(b, "kind", c->kind);
+      sim_json_number(b, "variance_share", c->share);
+      sim_json_string(b, "of", iv->contrib[f].of);
+      sim_json_pair(b, "swing", c->swing[0], c->swing[1]);
+      sim_json_string(b, "pin_by", c->pin_by);
+      sim_json_string(b, "source", c->source);
+      json_builder_end_object(b);
+    }
   json_builder_end_array(b);
 }
 
@@ -502,16 +521,22 @@ void app_interval_table(const AppInterval *iv, GString *out)
       sep = ", ";
     }
   g_string_append_c(out, '\n');
-  gboolean cpu = strcmp(iv->contrib_of, "cpu_util_pct") == 0;
-  for (int t = 0; t < iv->n_top; t++) {
-    const AppIntervalContrib *c = &iv->top[t];
-    g_autofree char *s0 = cpu ? g_strdup_printf("%.1f %%", c->swing[0]) : sim_units_gbps_text(c->swing[0]);
-    g_autofree char *s1 = cpu ? g_strdup_printf("%.1f %%", c->swing[1]) : sim_units_gbps_text(c->swing[1]);
-    g_string_append_printf(out, "%s%s (%s): %.0f %% of the %s variance, %s .. %s over its range; pin by: %s\n",
-                           t == 0 ? "uncertain:  " : "            ", c->name, c->kind, 100 * c->share,
-                           cpu ? "CPU %" : "throughput", s0, s1, c->pin_by);
+  for (int f = 0; f < APP_IV_FIGURES; f++) {
+    const AppIntervalRank *rk = &iv->contrib[f];
+    gboolean cpu = f == APP_IV_CPU;
+    const char *label = cpu ? "uncertain (cpu): " : "uncertain:  ", *indent = cpu ? "                 " : "            ";
+    if (rk->n_top == 0)
+      g_string_append_printf(out, "%sno value moves the %s at either end of its range\n", label, cpu ? "CPU %" : "throughput");
+    for (int t = 0; t < rk->n_top; t++) {
+      const AppIntervalContrib *c = &rk->top[t];
+      g_autofree char *s0 = cpu ? g_strdup_printf("%.1f %%", c->swing[0]) : sim_units_gbps_text(c->swing[0]);
+      g_autofree char *s1 = cpu ? g_strdup_printf("%.1f %%", c->swing[1]) : sim_units_gbps_text(c->swing[1]);
+      g_string_append_printf(out, "%s%s (%s): %.0f %% of the %s variance, %s .. %s over its range; pin by: %s\n",
+                             t == 0 ? label : indent, c->name, c->kind, 100 * c->share, cpu ? "CPU %" : "throughput", s0, s1,
+                             c->pin_by);
+    }
+    if (rk->model_error_share > 0)
+      g_string_append_printf(out, "%sand the model's own error %.0f %% (only a measured result of this box pins it)\n", indent,
+                             100 * rk->model_error_share);
   }
-  if (iv->model_error_share > 0)
-    g_string_append_printf(out, "            and the model's own error %.0f %% (only a measured result of this box pins it)\n",
-                           100 * iv->model_error_share);
 }

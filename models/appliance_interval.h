@@ -39,10 +39,15 @@
  * diagram's ranking: for a response linear in the normal scores with independent values, exactly
  * the first-order variance share, Saltelli et al., Global Sensitivity Analysis, 2008, ch. 1; the
  * swing to the range's end sees a value that only binds in its tail). Deterministic (2 bounds per
- * spread), where a share estimated from 256 draws is noisy by a few percent. The largest
- * APP_INTERVAL_TOP are listed; when the throughput does not vary (an offered load below every
- * draw's X*) the CPU %'s swings (in points) rank them instead. The model's own error is not a
- * value a measurement pins: its share is said apart (model_error_share), not ranked among the values.
+ * spread), where a share estimated from 256 draws is noisy by a few percent. Each swing's bound
+ * gives both figures, so the same swings rank the values twice: by the variance of ln throughput
+ * and by the variance of the CPU % (in points, the figure a planner sizes headroom by; at
+ * saturation a value that moves X* moves the CPU % with it). The largest APP_INTERVAL_TOP of each
+ * are listed; a swing that moves its figure by less than APP_INTERVAL_SWING_FLOOR of the point is
+ * the solvers' rounding, not a response, and counts as none (an offered load served at every
+ * swing's end: no throughput contributor). The model's own error is not a value a measurement
+ * pins: its share of the throughput variance is said apart (model_error_share), not ranked among
+ * the values; it moves the served throughput only, not the CPU % (above), so it has no CPU share.
  * The draws come from one gsl_rng stream named "interval" under the scenario's seed (sim_rng_new):
  * same scenario + seed gives the same interval, byte for byte.
  * Leaves out: model-form error beyond what the spreads carry (coverage is measured, not assumed:
@@ -60,8 +65,12 @@
 #define APP_INTERVAL_DRAWS 256
 /* The default level of an interval (--interval LEVEL): 80 %, the central band a planner reads. */
 #define APP_INTERVAL_LEVEL 0.8
-/* Contributors a report lists. */
+/* Contributors a report lists, per figure. */
 #define APP_INTERVAL_TOP 3
+/* A swing that moves its figure by less than this fraction of the point figure counts as none:
+ * the bound's solvers agree to about 1e-9 relative (issue 34's comparison of two implementations),
+ * so a move below 1e-7 is their rounding, not the value's effect. */
+#define APP_INTERVAL_SWING_FLOOR 1e-7
 /* The spread of a measured `costs:` profile when the file gives no `costs` entry (factors, central
  * 95 %): assumed +-10 %, the run-to-run spread of a microbenchmark's cycles on one host. */
 #define APP_INTERVAL_COSTS_LOW  0.9
@@ -74,10 +83,11 @@
 
 /* What goes into an interval (app_interval_spec_default: all of it, the spread of coeffs.def). */
 typedef struct {
-  gboolean fitted;     /* the fitted coefficients' covariance */
-  gboolean fixed;      /* the fixed coefficients' ranges */
-  gboolean platform;   /* the appliance's `uncertainty:` entries and its measured costs' spread */
-  CoeffsSpread spread; /* covariance and tau */
+  gboolean fitted;          /* the fitted coefficients' covariance */
+  gboolean fixed;           /* the fixed coefficients' ranges */
+  gboolean platform;        /* the appliance's `uncertainty:` entries and its measured costs' spread */
+  gboolean no_contributors; /* TRUE: no swings, no contributors (the fit's coverage reads only the interval) */
+  CoeffsSpread spread;      /* covariance and tau */
 } AppIntervalSpec;
 
 /* One spread's share of the variance, with what would pin it. */
@@ -90,17 +100,25 @@ typedef struct {
   char source[200];   /* where its spread comes from */
 } AppIntervalContrib;
 
+/* The figures the contributors are ranked by. */
+typedef enum { APP_IV_GBPS, APP_IV_CPU, APP_IV_FIGURES } AppIntervalFigure;
+
+/* One figure's ranking. */
+typedef struct {
+  const char *of;           /* "throughput_gbps" or "cpu_util_pct" (the JSON member the swings are of) */
+  double model_error_share; /* the model's residual error's first-order share of the figure's variance (0 for the CPU %) */
+  int n_top;                /* 0: nothing moves the figure (an offered load served at every swing's end) */
+  AppIntervalContrib top[APP_INTERVAL_TOP];
+} AppIntervalRank;
+
 typedef struct {
   double level;              /* 0 < level < 1 */
   int draws, failed;         /* draws made; of them, draws whose appliance could not be built (left out) */
   double throughput_gbps[2]; /* lo, hi */
   double cpu_util_pct[2];    /* lo, hi (mean over nodes, as the report's cpu_util_pct) */
   double median_gbps;
-  double bottleneck_prob[RK_COUNT]; /* share of draws per resource kind of the named bottleneck */
-  const char *contrib_of;           /* "throughput_gbps", or "cpu_util_pct" when the throughput does not vary */
-  double model_error_share;         /* the model's residual error's first-order share of the same variance */
-  int n_top;
-  AppIntervalContrib top[APP_INTERVAL_TOP];
+  double bottleneck_prob[RK_COUNT];        /* share of draws per resource kind of the named bottleneck */
+  AppIntervalRank contrib[APP_IV_FIGURES]; /* by the throughput's variance, by the CPU %'s */
 } AppInterval;
 
 /* Everything: fitted, fixed and platform spreads, with models/coeffs.def's covariance and tau. */
@@ -115,10 +133,12 @@ gboolean app_interval_eval(const Appliance *a, const double *drive_share, double
 
 /* Writes the interval's members into an open JSON object: "interval" {level, throughput_gbps
  * [lo, hi], cpu_util_pct [lo, hi], median_throughput_gbps, draws, draws_failed, model_error_share},
- * "bottleneck_probability" {kind: p, ...} (kinds with
- * p > 0, in ResKind order), "uncertainty_contributors" [{param, kind, variance_share, of, swing [lo, hi], pin_by, source}]. */
+ * "bottleneck_probability" {kind: p, ...} (kinds with p > 0, in ResKind order),
+ * "uncertainty_contributors" [{param, kind, variance_share, of, swing [lo, hi], pin_by, source}]:
+ * the throughput's ranking ("of": "throughput_gbps"), then the CPU %'s ("of": "cpu_util_pct"). */
 void app_interval_json(const AppInterval *iv, JsonBuilder *b);
-/* Appends the table lines: the interval, the bottleneck probabilities and the contributors. */
+/* Appends the table lines: the interval, the bottleneck probabilities and the contributors
+ * ("uncertain:" the throughput's, "uncertain (cpu):" the CPU %'s). */
 void app_interval_table(const AppInterval *iv, GString *out);
 
 #endif /* MODELS_APPLIANCE_INTERVAL_H */

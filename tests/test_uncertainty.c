@@ -9,8 +9,9 @@
  *   platform without one (its measurement's +-10 % replaces the fitted stack costs' spread; on
  *   the NIC-kTLS box, whose cycles are the stack's);
  * - same scenario and seed: the same interval, byte for byte (another seed: another one);
- * - the 800G Milan box (milan2022_strict_disk_silo) names, among its top contributors, a value
- *   its platform file gives a range for, and the platform's ranges widen its interval;
+ * - the 800G Milan box (milan2022_strict_disk_silo) names, among its top contributors to the
+ *   throughput, a value its platform file gives a range for, and among those to the CPU % a value
+ *   the file marks assumed; the platform's ranges widen its interval;
  * - the bad `uncertainty:` inputs are rows of tests/data/bad-inputs/INDEX (test_bad_inputs).
  */
 #include <check.h>
@@ -89,8 +90,10 @@ START_TEST(test_two_resource_exact)
                 iv.bottleneck_prob[RK_NVME], p_nvme);
   ck_assert_double_eq_tol(iv.bottleneck_prob[RK_NVME] + iv.bottleneck_prob[RK_NIC_TLS], 1.0, 1e-12);
   /* the two stated values are the contributors, and nothing else */
-  ck_assert_int_eq(iv.n_top, 2);
-  ck_assert(strcmp(iv.top[0].name, "nvme.read") == 0 || strcmp(iv.top[0].name, "nics.ktls") == 0);
+  const AppIntervalRank *g = &iv.contrib[APP_IV_GBPS];
+  ck_assert_int_eq(g->n_top, 2);
+  ck_assert(strcmp(g->top[0].name, "nvme.read") == 0 || strcmp(g->top[0].name, "nics.ktls") == 0);
+  ck_assert_str_eq(g->of, "throughput_gbps");
   demand_free(m);
 }
 END_TEST
@@ -110,7 +113,11 @@ static double cpu_width(const char *const *sets)
   g_autoptr(GError) e = NULL;
   ck_assert_msg(app_interval_eval(a, m->drive_share, 50, &spec, 0.8, APP_INTERVAL_DRAWS, &iv, &e), "%s", e ? e->message : "");
   ck_assert_double_eq_tol(iv.throughput_gbps[0], 50, 1e-6); /* served in full in every draw: the CPU % varies alone */
-  ck_assert_str_eq(iv.contrib_of, "cpu_util_pct");
+  /* nothing moves the throughput, so no value is its contributor; the CPU %'s are ranked */
+  ck_assert_int_eq(iv.contrib[APP_IV_GBPS].n_top, 0);
+  ck_assert_double_eq(iv.contrib[APP_IV_GBPS].model_error_share, 0);
+  ck_assert_int_eq(iv.contrib[APP_IV_CPU].n_top, APP_INTERVAL_TOP);
+  ck_assert_str_eq(iv.contrib[APP_IV_CPU].of, "cpu_util_pct");
   demand_free(m);
   return iv.cpu_util_pct[1] - iv.cpu_util_pct[0];
 }
@@ -159,17 +166,46 @@ START_TEST(test_milan_contributors)
   AppInterval iv, bare;
   g_autoptr(GError) e = NULL;
   ck_assert(app_interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &iv, &e));
+  /* by the throughput: a value the platform file gives a range for (NIC bound: its kTLS engines) */
+  const AppIntervalRank *g = &iv.contrib[APP_IV_GBPS], *c = &iv.contrib[APP_IV_CPU];
+  ck_assert_int_eq(g->n_top, APP_INTERVAL_TOP);
+  ck_assert_int_eq(c->n_top, APP_INTERVAL_TOP);
   gboolean named = FALSE;
-  for (int t = 0; t < iv.n_top; t++)
-    for (int k = 0; k < a->unc.n; k++) named = named || strcmp(iv.top[t].name, unc_param_names[a->unc.e[k].param]) == 0;
-  ck_assert_msg(named, "no value of the Milan platform file among %s, %s, %s", iv.top[0].name, iv.top[1].name, iv.top[2].name);
-  /* each contributor's swing holds the point prediction (it is the figure at the range's ends) */
-  double x = 0;
+  for (int t = 0; t < g->n_top; t++)
+    for (int k = 0; k < a->unc.n; k++) named = named || strcmp(g->top[t].name, unc_param_names[a->unc.e[k].param]) == 0;
+  ck_assert_msg(named, "no value of the Milan platform file among %s, %s, %s", g->top[0].name, g->top[1].name, g->top[2].name);
+  /* by the CPU %: a value the platform file marks assumed (the all-core clock under load is not
+   * published: cpu.clock x0.95 .. x1.5) */
+  const char *assumed = NULL;
+  for (int t = 0; t < c->n_top; t++)
+    for (int k = 0; k < a->unc.n; k++)
+      if (a->unc.e[k].kind == UNC_ASSUMED && strcmp(c->top[t].name, unc_param_names[a->unc.e[k].param]) == 0) {
+        ck_assert_str_eq(c->top[t].kind, "assumed");
+        assumed = c->top[t].name;
+      }
+  ck_assert_msg(assumed, "no assumed value of the Milan platform file among the CPU's %s, %s, %s", c->top[0].name, c->top[1].name,
+                c->top[2].name);
+  /* each contributor's swing holds the point prediction (it is the figure at the range's ends),
+   * and a higher clock lowers the CPU % */
+  double x = 0, cpu = 0;
   {
     g_autoptr(BoundResult) r = bound_eval_rates(a, m, a->wl.offered_gbps);
     x = r->throughput_Bps * 8e-9;
+    cpu = 100 * r->cpu_util;
   }
-  for (int t = 0; t < iv.n_top; t++) ck_assert(iv.top[t].swing[0] <= x * (1 + 1e-9) && iv.top[t].swing[1] >= x * (1 - 1e-9));
+  for (int t = 0; t < g->n_top; t++) ck_assert(g->top[t].swing[0] <= x * (1 + 1e-9) && g->top[t].swing[1] >= x * (1 - 1e-9));
+  for (int t = 0; t < c->n_top; t++)
+    ck_assert_msg(MIN(c->top[t].swing[0], c->top[t].swing[1]) <= cpu * (1 + 1e-9) &&
+                      MAX(c->top[t].swing[0], c->top[t].swing[1]) >= cpu * (1 - 1e-9),
+                  "%s: %g .. %g does not hold %g", c->top[t].name, c->top[t].swing[0], c->top[t].swing[1], cpu);
+  for (int t = 0; t < c->n_top; t++)
+    if (strcmp(c->top[t].name, "cpu.clock") == 0) ck_assert(c->top[t].swing[1] < c->top[t].swing[0]);
+  /* the shares are of one variance: they sum to at most 1 with the model's error (none for the CPU %) */
+  double sg = g->model_error_share, sc = c->model_error_share;
+  for (int t = 0; t < APP_INTERVAL_TOP; t++) sg += g->top[t].share, sc += c->top[t].share;
+  ck_assert(sg <= 1 + 1e-12 && sc <= 1 + 1e-12);
+  ck_assert(g->model_error_share > 0);
+  ck_assert_double_eq(c->model_error_share, 0);
   /* the platform's ranges widen the interval */
   spec.platform = FALSE;
   ck_assert(app_interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &bare, &e));
