@@ -95,6 +95,7 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
     sim_json_number(b, "capacity_gbps", c->capacity_gbps);
+    sim_json_pair(b, "capacity_ci95_gbps", c->capacity_ci95_gbps[0], c->capacity_ci95_gbps[1]);
     sim_json_string(b, "limiting_criterion", capacity_criterion_name(c->limiting));
     json_builder_set_member_name(b, "criteria");
     json_builder_begin_object(b);
@@ -194,6 +195,11 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
                            c->headroom_limit * 100);
   else
     g_string_append_printf(out, "capacity:   %s, limited by %s\n", cap, capacity_criterion_name(c->limiting));
+  if (c->capacity_ci95_gbps[0] < c->capacity_ci95_gbps[1]) {
+    /* the DES latency check's noise: its bisection step and its runs' CIs */
+    g_autofree char *lo = sim_units_gbps_text(c->capacity_ci95_gbps[0]), *hi = sim_units_gbps_text(c->capacity_ci95_gbps[1]);
+    g_string_append_printf(out, "            95 %% CI %s .. %s (the latency check's last step and its runs' CIs)\n", lo, hi);
+  }
   for (int k = 0; k < CAP_COUNT; k++) {
     if (!criterion_shown((CapCriterion)k, c)) continue;
     g_autofree char *what = criterion_meaning((CapCriterion)k, a, c);

@@ -216,6 +216,8 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
       out->limiting = (CapCriterion)c;
     }
   }
+  /* the bound's criteria are found to CAPACITY_EPSREL: no sampling noise to carry */
+  out->capacity_ci95_gbps[0] = out->capacity_ci95_gbps[1] = out->capacity_gbps;
   return TRUE;
 }
 
@@ -225,7 +227,8 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
 /* The latency percentiles of one DES run, ms, with their 95 % half-widths (0 when the run gives none). */
 typedef struct {
   double p50, p50_hw, p99, p99_hw;
-  gboolean fell_short; /* served less than offered beyond its CI (AppReport.overloaded) */
+  double served_gbps, served_hw_gbps; /* its throughput and that's 95 % half-width (AppReport) */
+  gboolean fell_short;                /* served less than offered beyond its CI (AppReport.overloaded) */
 } DesLatency;
 
 /* One DES run at offered load L Gb/s: TRUE with its latency percentiles in *lat. */
@@ -242,6 +245,8 @@ static gboolean des_latency(const Appliance *a, const AppScenarioInfo *info, dou
                            .p50_hw = isfinite(r->lat_p50_ci95_ms) ? r->lat_p50_ci95_ms : 0.0,
                            .p99 = r->lat_p99_ms,
                            .p99_hw = isfinite(r->lat_p99_ci95_ms) ? r->lat_p99_ci95_ms : 0.0,
+                           .served_gbps = r->throughput_gbps,
+                           .served_hw_gbps = isfinite(r->throughput_ci95_gbps) ? r->throughput_ci95_gbps : 0.0,
                            .fell_short = r->overloaded };
       ok = TRUE;
     }
@@ -256,6 +261,26 @@ static gboolean des_latency(const Appliance *a, const AppScenarioInfo *info, dou
 static gboolean des_healthy(const Appliance *a, const DesLatency *l)
 {
   return !l->fell_short && isfinite(l->p99) && l->p99 + l->p99_hw <= a->wl.latency_slo_ns / 1e6;
+}
+
+/* The lowest load, Gb/s, the box may be unable to sustain by a run at L that passed the check
+ * (des_healthy), at 95 %: its long-run throughput at L is at least served - half-width (the run's
+ * CI, which holds the offered load's own noise), so the box sustains min(L, that) at least. */
+static double des_pass_floor(double L, const DesLatency *l)
+{
+  return MIN(L, l->served_gbps - l->served_hw_gbps);
+}
+
+/* The highest load, Gb/s, the box may sustain by a run at L that failed the check, at 95 %: one
+ * that fell short serves at most served + half-width at L, and no more below (its throughput
+ * does not fall as the offered load grows); one whose p99 is above the SLO by more than its
+ * half-width fails at L (the p99 grows with the load); one within its half-width of the SLO
+ * says nothing (INFINITY). */
+static double des_fail_ceiling(const Appliance *a, double L, const DesLatency *l)
+{
+  if (l->fell_short) return MIN(L, l->served_gbps + l->served_hw_gbps);
+  if (isfinite(l->p99) && l->p99 - l->p99_hw > a->wl.latency_slo_ns / 1e6) return L;
+  return INFINITY;
 }
 
 /* Records the DES run at L Gb/s as the one the latency check reports (L 0, l NULL: none). */
@@ -281,18 +306,20 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
     if (c != CAP_LATENCY) U = MIN(U, out->limit_gbps[c]);
   if (!isfinite(U)) U = demand_saturation_Bps(m, NULL) * 8e-9;
   DesLatency l;
-  double lat;
+  double lat, lat_ci[2];
   if (U <= 0) { /* another criterion fails at a trickle: nothing to check */
     des_record(out, 0, NULL);
     lat = out->latency_bound_gbps;
+    lat_ci[0] = lat_ci[1] = lat;
   } else {
     if (!des_latency(a, info, U, &l, error)) return FALSE;
     out->des_runs++;
     des_record(out, U, &l);
     if (des_healthy(a, &l)) {
       lat = INFINITY; /* not reached below the other limits */
+      lat_ci[0] = lat_ci[1] = lat;
     } else {
-      double lo = 0, hi = U;
+      double lo = 0, hi = U, floor_lo = 0, ceil_hi = MIN(U, des_fail_ceiling(a, U, &l));
       out->des_fell_short = l.fell_short; /* why the lowest failing load failed */
       des_record(out, 0, NULL);
       for (int i = 0; i < CAPACITY_DES_STEPS; i++) {
@@ -301,13 +328,20 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
         out->des_runs++;
         if (des_healthy(a, &l)) {
           lo = mid;
+          floor_lo = des_pass_floor(mid, &l);
           des_record(out, mid, &l);
         } else {
           hi = mid;
+          ceil_hi = MIN(ceil_hi, des_fail_ceiling(a, mid, &l));
           out->des_fell_short = l.fell_short;
         }
       }
       lat = lo;
+      /* the limit lies in [lo, hi) (the bisection's last step) if every run judged right; each
+       * judgement has its run's CI: the last pass may be a box that cannot quite sustain it
+       * (floor_lo), a fail one that can a little above (ceil_hi: the lowest clear failure) */
+      lat_ci[0] = MAX(0.0, MIN(lo, floor_lo));
+      lat_ci[1] = MAX(lo, ceil_hi);
     }
   }
   out->limit_gbps[CAP_LATENCY] = lat;
@@ -317,6 +351,12 @@ gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info,
       out->capacity_gbps = out->limit_gbps[c];
       out->limiting = (CapCriterion)c;
     }
+  /* the smallest of the limits, with the latency check's interval and the bound's exact others */
+  out->capacity_ci95_gbps[0] = out->capacity_ci95_gbps[1] = INFINITY;
+  for (int c = 0; c < CAP_COUNT; c++) {
+    out->capacity_ci95_gbps[0] = MIN(out->capacity_ci95_gbps[0], c == CAP_LATENCY ? lat_ci[0] : out->limit_gbps[c]);
+    out->capacity_ci95_gbps[1] = MIN(out->capacity_ci95_gbps[1], c == CAP_LATENCY ? lat_ci[1] : out->limit_gbps[c]);
+  }
   return TRUE;
 }
 

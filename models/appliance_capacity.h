@@ -62,6 +62,12 @@ typedef struct {
   gboolean des_fell_short;            /* the check stopped at a run that served less than it was offered
                                          (beyond its CI, appliance_des.h), not at the SLO: the limit is
                                          what the box serves, whatever the p99 */
+  /* 95 % interval of capacity_gbps, Gb/s (lo <= capacity <= hi): the bound's criteria are exact
+   * (CAPACITY_EPSREL); the DES latency check's limit lies between its last pass and its first
+   * failure (the bisection's step), each widened by that run's CI: from the last pass's
+   * min(L, served - half-width) to the lowest clear failure (one that fell short: served +
+   * half-width; one with p99 - half-width above the SLO: its load; U when none is clear) */
+  double capacity_ci95_gbps[2];
   /* the RAM criterion: on when memory.installed is given */
   gboolean ram_on;
   /* the headroom criterion (workload.headroom): on when any kind has a limit */
@@ -80,7 +86,8 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
  * limit of the other criteria; when its p99 plus the 95 % half-width is within the SLO there,
  * latency does not bind below U (limit_gbps[CAP_LATENCY] = inf); otherwise the limit is
  * bracketed by bisection with DES runs in (0, U] (CAPACITY_DES_STEPS steps: U / 2^7 resolution),
- * each at the scenario's duration and seed. @info gives the run's duration. */
+ * each at the scenario's duration and seed; the limit's 95 % interval (capacity_ci95_gbps) spans
+ * that last step widened by its runs' CIs. @info gives the run's duration. */
 gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const SimObserver *obs,
                                 CapacityResult *out, GError **error);
 /* The utilisation limit, fraction, workload.headroom sets on resources of kind @k (0: none;

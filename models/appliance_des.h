@@ -35,8 +35,10 @@
  * is its output queue's M/M/1/K share (nic_port_drop_fraction) at the load it
  * carries, as in bound (a saturated port drops 1/(K+1)). An offered load above
  * the bound's saturation throughput, or arrivals turned away, mark the run
- * overloaded: offered minus served is then reported as unserved; below it the
- * shortfall is arrival noise.
+ * overloaded, and so does a run that served less than offered by more than its
+ * throughput CI (which holds the offered load's own noise over the measured time,
+ * sim_fluid_offered_sd_bytes): offered minus served is then reported as unserved;
+ * within the CI the shortfall is arrival noise.
  * Leaves out: packet-level TCP dynamics, retransmissions, a client's TCP
  * rate within a request (a request's bytes move at its max-min share).
  */
@@ -63,7 +65,7 @@ gboolean appliance_des_check(const Appliance *a, const AppScenarioInfo *info, co
 
 /* Measured time (duration - warm-up) per segment_duration below which a paced run warns: a
  *  client fetches a segment in only a small share of such runs, so the offered load arrives in
- *  few, large fetches and the throughput estimate is noisy.  0.25 is assumed, placed between two
+ *  few, large fetches and the throughput estimate is noisy (its CI wide: it holds that noise).  0.25 is assumed, placed between two
  *  measurements (rome-400g-nic-ktls at 200 Gb/s offered, 8 seeds, 1.8 s measured): 6 s segments
  *  (ratio 0.3) gave 197.5-204.3 Gb/s, half-widths about 5; 60 s segments (ratio 0.03)
  *  179.3-206.7 Gb/s, half-widths 10-17 (mean 198.7: noise, not a bias, over those seeds). */

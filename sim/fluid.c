@@ -497,6 +497,24 @@ SimFluidResult *sim_fluid_run(const SimFluidSpec *spec)
   return sim_fluid_run_observed(spec, NULL);
 }
 
+double sim_fluid_offered_sd_bytes(const SimFluidSpec *spec)
+{
+  if (!(spec->offered_Bps > 0)) return 0;
+  double T = sim_time_to_s(spec->duration_ns - spec->warmup_ns), mu = sim_dist_mean(&spec->request_bytes);
+  double var_size = sim_dist_scv(&spec->request_bytes) * mu * mu;
+  if (!spec->clients->len) return sqrt(spec->offered_Bps * T / mu * (var_size + mu * mu));
+  double var = 0;
+  for (guint i = 0; i < spec->clients->len; i++) {
+    const SimFluidClients *g = &g_array_index(spec->clients, SimFluidClients, i);
+    double fetches = T / (g->period_ns * 1e-9), f = fetches - floor(fetches), fetch_mean = g->burst * mu;
+    var += g->count * (fetches * g->burst * var_size + f * (1 - f) * fetch_mean * fetch_mean);
+  }
+  return sqrt(var);
+}
+
+/* The 95 % normal quantile of the offered load's half-width (its variance is known, not estimated). */
+#define OFFERED_Z95 1.959963984540054
+
 SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserver *obs)
 {
   guint nres = spec->resources->len, ncls = spec->classes->len;
@@ -569,6 +587,12 @@ SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserv
 
   SimFluidResult *res = g_new0(SimFluidResult, 1);
   res->throughput_Bps = est(s.st_bytes, 1);
+  /* the CI of the long-run throughput: the batch means plus the offered load's own noise over the
+   * window (sim_fluid_offered_sd_bytes), root-sum-square; conservative, as the batch means see a
+   * share of that noise too */
+  res->throughput_batch_hw_Bps = res->throughput_Bps.half_width;
+  res->offered_hw_Bps = OFFERED_Z95 * sim_fluid_offered_sd_bytes(spec) / sim_time_to_s(spec->duration_ns - spec->warmup_ns);
+  res->throughput_Bps.half_width = hypot(res->throughput_batch_hw_Bps, res->offered_hw_Bps);
   res->latency_s = est(s.st_latency, 1);
   res->latency_p50_s = sim_stat_quantile(s.st_latency, 0);
   res->latency_p99_s = sim_stat_quantile(s.st_latency, 2);

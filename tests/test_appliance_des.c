@@ -138,19 +138,24 @@ START_TEST(test_des_overload)
 END_TEST
 
 /* A run that serves less than it is offered, beyond its CI, says so (issue 33, defect 9): the
- * 800G Milan box (bound 736.0 Gb/s) offered 730 Gb/s serves about 712 +- 3 Gb/s in 2 s runs, its
+ * 800G Milan box (bound 736.0 Gb/s) offered 730 Gb/s serves about 712 +- 7 Gb/s in 2 s runs, its
  * queues growing; its report said "below saturation: the box serves all it is offered" with
  * nothing unserved. Now unserved = offered - served, overloaded in JSON, a bottleneck in the
- * table. At 700 Gb/s it serves what it is offered: no unserved, below saturation. */
+ * table. At 700 Gb/s it serves what it is offered: no unserved, below saturation. Offered 718
+ * Gb/s in 3 s it serves 712.5 +- 4.9: short by 5.5 Gb/s, beyond the CI but under 1 % of the
+ * offered load, which the report called noise (an assumed floor beside a CI that missed the
+ * offered load's own noise: 712.5 +- 1.8 then) */
 START_TEST(test_des_short_of_offered)
 {
   const struct {
-    const char *offered;
+    const char *offered, *duration;
     double gbps;
     gboolean short_of_it;
-  } cases[] = { { "workload.offered=730 Gb/s", 730, TRUE }, { "workload.offered=700 Gb/s", 700, FALSE } };
+  } cases[] = { { "workload.offered=730 Gb/s", "duration=2 s", 730, TRUE },
+                { "workload.offered=700 Gb/s", "duration=2 s", 700, FALSE },
+                { "workload.offered=718 Gb/s", "duration=3 s", 718, TRUE } };
   for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
-    const char *sets[] = { "duration=2 s", cases[c].offered, NULL };
+    const char *sets[] = { cases[c].duration, cases[c].offered, NULL };
     loaded *l = load("scenarios/milan-800g-dlwm-off-network-centric.yaml", sets);
     ck_assert_double_gt(demand_saturation_Bps(l->m, NULL) * 8e-9, cases[c].gbps); /* below the bound's X* */
     AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
@@ -169,6 +174,38 @@ START_TEST(test_des_short_of_offered)
     app_report_free(rep);
     unload(l);
   }
+}
+END_TEST
+
+/* The throughput's CI is honest for short paced runs (issue 33): the Milan box offered 700 Gb/s
+ * (below what it serves) in 0.8 s runs (0.6 s measured, 0.09 of a 6.7 s fetch period), 16 seeds:
+ * the served throughput is off the offered load by 7.8 Gb/s RMS, and the CI's half-width / 1.96
+ * is 7.2 (the offered load's own noise, sim_fluid_offered_sd_bytes, 6.0 of it); 1 run of 16 falls
+ * outside its CI. The batch means alone gave 3.8, 5 runs of 16 outside: the report then needed a
+ * 1 % floor not to call such runs overloaded. */
+START_TEST(test_des_ci_holds_arrival_noise)
+{
+  const int n = 16;
+  double sq = 0, hw = 0;
+  int outside = 0, overloaded = 0;
+  for (int k = 1; k <= n; k++) {
+    g_autofree char *seed = g_strdup_printf("seed=%d", k);
+    const char *sets[] = { "duration=0.8 s", "workload.offered=700 Gb/s", seed, NULL };
+    loaded *l = load("scenarios/milan-800g-dlwm-off-network-centric.yaml", sets);
+    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
+    double dev = rep->throughput_gbps - 700;
+    sq += dev * dev / n;
+    hw += rep->throughput_ci95_gbps / n;
+    outside += fabs(dev) > rep->throughput_ci95_gbps;
+    overloaded += rep->overloaded;
+    app_report_free(rep);
+    unload(l);
+  }
+  printf("des: 700 Gb/s in 0.8 s runs, %d seeds: off by %.2f Gb/s RMS, CI half-width / 1.96 %.2f, %d outside, %d overloaded\n", n,
+         sqrt(sq), hw / 1.96, outside, overloaded);
+  ck_assert_double_le(sqrt(sq), 1.25 * hw / 1.96);
+  ck_assert_int_le(outside, 2);
+  ck_assert_int_le(overloaded, 2);
 }
 END_TEST
 
@@ -401,6 +438,7 @@ int main(void)
   tcase_add_loop_test(tc, test_des_meets_bound, 0, G_N_ELEMENTS(unskewed));
   tcase_add_test(tc, test_des_open_load);
   tcase_add_test(tc, test_des_overload);
+  tcase_add_test(tc, test_des_ci_holds_arrival_noise);
   tcase_add_test(tc, test_des_short_of_offered);
   tcase_add_test(tc, test_des_not_steady);
   tcase_add_test(tc, test_des_deterministic);

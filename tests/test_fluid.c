@@ -169,6 +169,59 @@ START_TEST(test_paced_clients)
 }
 END_TEST
 
+/* The offered load's own noise over the window (sim_fluid_offered_sd_bytes), by hand: 2000 paced
+ * clients fetching 2 requests of 1000 B every 4 s, measured over T = 1 s: a client starts a fetch
+ * in the window with probability f = 0.25, so Var = 2000 x f (1 - f) x 2000^2 = 1.5e9 B^2; sizes
+ * lognormal with CV 0.5 add 2000 x (T / P) x 2 x (0.5 x 1000)^2 = 2.5e8. Poisson at the same 1e6
+ * B/s: 1000 requests in T, Var = 1000 x 1000^2 = 1e9 (fixed sizes). Saturate: none. */
+static SimFluidSpec *noise_spec(double wire_Bps, uint64_t seed)
+{
+  SimFluidSpec *s = lone_spec(1e6, 1e6);
+  s->seed = seed;
+  s->duration_ns = (sim_time_ns)(1.1 * SIM_NS_PER_S);
+  s->warmup_ns = (sim_time_ns)(0.1 * SIM_NS_PER_S);
+  ((SimFluidResource *)g_ptr_array_index(s->resources, 0))->capacity = wire_Bps;
+  sim_fluid_add_clients(s, 2000, 2, 4e9);
+  return s;
+}
+
+START_TEST(test_offered_noise)
+{
+  g_autoptr(SimFluidSpec) s = noise_spec(1e12, 1);
+  ck_assert_double_eq_tol(sim_fluid_offered_sd_bytes(s), sqrt(1.5e9), 1e-6 * sqrt(1.5e9));
+  s->request_bytes = (SimDist){ SIM_DIST_LOGNORMAL, 1000, 0.5 };
+  ck_assert_double_eq_tol(sim_fluid_offered_sd_bytes(s), sqrt(1.75e9), 1e-6 * sqrt(1.75e9));
+  g_array_set_size(s->clients, 0);
+  s->request_bytes = (SimDist){ SIM_DIST_DETERMINISTIC, 1000, 0 };
+  ck_assert_double_eq_tol(sim_fluid_offered_sd_bytes(s), sqrt(1e9), 1e-6 * sqrt(1e9));
+  s->offered_Bps = 0;
+  ck_assert_double_eq(sim_fluid_offered_sd_bytes(s), 0);
+
+  /* over 40 seeds on a wire at 1.05 x the offered load (its queue smooths the arrivals over
+   * the batches, which then see little of their noise): the served throughput varies by the
+   * offered load's sd, which the reported CI holds and the batch means alone do not */
+  const int n = 40;
+  double sum = 0, sum2 = 0, hw = 0, batch_hw = 0, sd_formula = 0;
+  for (int k = 1; k <= n; k++) {
+    g_autoptr(SimFluidSpec) q = noise_spec(1.05e6, (uint64_t)k);
+    g_autoptr(SimFluidResult) r = sim_fluid_run(q);
+    sum += r->throughput_Bps.mean;
+    sum2 += r->throughput_Bps.mean * r->throughput_Bps.mean;
+    hw += r->throughput_Bps.half_width / n;
+    batch_hw += r->throughput_batch_hw_Bps / n;
+    sd_formula = sim_fluid_offered_sd_bytes(q) / 1.0;
+    ck_assert_double_eq_tol(r->offered_hw_Bps, 1.959963984540054 * sd_formula, 1e-9 * sd_formula);
+  }
+  double mean = sum / n, sd = sqrt((sum2 - n * mean * mean) / (n - 1));
+  printf("fluid: offered noise: served %.0f +- sd %.0f B/s over %d seeds; formula sd %.0f; CI half-width %.0f (batch "
+         "means alone %.0f)\n",
+         mean, sd, n, sd_formula, hw, batch_hw);
+  ck_assert_msg(fabs(sd / sd_formula - 1) <= 0.3, "sd %.0f, formula %.0f", sd, sd_formula);
+  ck_assert_double_le(sd, hw / 1.96);
+  ck_assert_double_gt(sd, batch_hw / 1.96);
+}
+END_TEST
+
 int main(void)
 {
   gsl_set_error_handler_off();
@@ -182,6 +235,7 @@ int main(void)
   tcase_add_test(tc, test_rejects_unbounded_class);
   tcase_add_test(tc, test_latency_spread_lognormal);
   tcase_add_test(tc, test_paced_clients);
+  tcase_add_test(tc, test_offered_noise);
   suite_add_tcase(su, tc);
   return test_run_suite(su);
 }
