@@ -1197,6 +1197,54 @@ START_TEST(test_rate_precision)
 }
 END_TEST
 
+/* The random networks of test_random_conservation_and_maxmin at rate precision 0.05 (caps,
+ * cancels, zero-size flows, both solvers), without the probe (a rate query solves at once):
+ * every flow ends, changes are deferred, each resource's units equal capacity x busy area,
+ * nothing is lost (served >= the completed flows' w x bytes) and no resource is used past its
+ * capacity by more than EPS on average. */
+START_TEST(test_random_precision)
+{
+  const double eps = 0.05;
+  rnet rn = { 0 };
+  rn.all_capped = _i;
+  rn.eng = sim_engine_new();
+  rn.net = sim_flow_net_new(rn.eng);
+  sim_flow_net_set_rate_precision(rn.net, eps);
+  rn.rng = sim_rng_new(43, "flow-random-net");
+  rn.f = g_new0(rflow, RN_FLOWS);
+  for (int r = 0; r < RN_RES; r++) {
+    char name[16];
+    g_snprintf(name, sizeof name, "r%d", r);
+    rn.res[r] = sim_flow_net_add_resource(rn.net, name, 100 + 900 * gsl_rng_uniform(rn.rng));
+  }
+  sim_event_init(&rn.arrive, rn_arrive, &rn);
+  sim_engine_schedule(rn.eng, &rn.arrive, 0);
+  sim_engine_run_until(rn.eng, SIM_TIME_NEVER - 1);
+  ck_assert_int_eq(rn.started, RN_FLOWS);
+  ck_assert_msg(rn.violations == 0, "%d violations, first: %s", rn.violations, rn.first);
+  ck_assert_uint_eq(sim_flow_net_n_flows(rn.net), 0);
+  ck_assert_uint_gt(sim_flow_net_n_deferred(rn.net), 100);
+  double expect[RN_RES] = { 0 };
+  for (int i = 0; i < RN_FLOWS; i++) {
+    if (!rn.f[i].done) continue;
+    for (int k = 0; k < rn.f[i].n; k++)
+      for (int r = 0; r < RN_RES; r++)
+        if (rn.f[i].u[k].res == rn.res[r]) expect[r] += rn.f[i].u[k].units_per_byte * rn.f[i].size;
+  }
+  for (int r = 0; r < RN_RES; r++) {
+    SimFlowStats st;
+    sim_flow_resource_stats(rn.net, rn.res[r], &st);
+    ck_assert_double_ge(st.units, expect[r] * (1 - 1e-12));
+    ck_assert_double_eq_tol(st.units, st.busy_area_s * sim_flow_resource_capacity(rn.res[r]), 1e-9 * st.units);
+    ck_assert_double_le(sim_flow_stats_utilisation(&st), 1 + eps);
+  }
+  gsl_rng_free(rn.rng);
+  g_free(rn.f);
+  sim_flow_net_free(rn.net);
+  sim_engine_free(rn.eng);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("flow");
@@ -1218,6 +1266,7 @@ int main(void)
   tcase_add_test(tc, test_paths);
   tcase_add_test(tc, test_bounded_resource_proof_invalidated);
   tcase_add_test(tc, test_rate_precision);
+  tcase_add_loop_test(tc, test_random_precision, 0, 2);
   tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 6);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
