@@ -94,6 +94,16 @@
  *   as the DES of sim/fluid.c) integrates no flow area and sums no
  *   completed flows: a start and an end then touch only loads and units.
  * - Scratch arrays grow by doubling and are kept: no allocation per solve.
+ * - Rate precision (sim_flow_net_set_rate_precision, EPS > 0; 0, the
+ *   default, takes none of this).  A start or end whose new load on each
+ *   saturated resource of its flow stays within EPS x capacity of the
+ *   capacity (and at most (1 + EPS) x capacity on the others: note_load)
+ *   sets no must_solve: the change stays queued (changed groups, seeds,
+ *   restart level) and the event goes to the next completion; the first
+ *   change that moves a load further solves them all (solve_due).  Loads
+ *   are kept through the deferred changes as they are between solves, so
+ *   the test is exact.  (Re-solving only the flows that move by more than
+ *   EPS was tried and dropped: bench/README.md, bench-precision.)
  *
  * Why two solvers.  solve_clocks fills by clocks and solve_groups by groups;
  * one solver would be solve_groups alone, giving back what the clock
