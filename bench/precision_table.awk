@@ -2,7 +2,9 @@
 # lines of bench/bench_precision.c (key=value fields after the box's name), several per
 # (box, EPS): the least CPU time is kept, the outputs are the same in each.  EPS 0 is the
 # exact run every other row is compared with.
-#   speed    simulated s per CPU s of the run (x real time by CPU time)
+#   speed    simulated s per CPU s of the run (x real time by CPU time); solves and deferred:
+#            sim_flow_net_n_recomputes and sim_flow_net_n_deferred (solves an exact run made and this
+#            one left for later)
 #   dX %     throughput difference from exact, % of exact (exact's 95 % half-width, %, beside)
 #   dU       the largest utilisation difference over the resources with exact utilisation
 #            >= 1 %, relative to that resource's exact utilisation, % (its resource, and the

@@ -174,7 +174,8 @@ void sim_flow_net_keep_flow_stats(SimFlowNet *net, bool keep);
 void sim_flow_net_set_rate_precision(SimFlowNet *net, double eps);
 /* The net's rate precision EPS (0: exact). */
 double sim_flow_net_rate_precision(const SimFlowNet *net);
-/* Number of changes whose solve was deferred to a later change (precision mode). */
+/* Precision mode: how many times the net left changes unsolved where an exact net would have
+ *  solved them (after a start, end or cancel, or in its event); 0 when exact. */
 uint64_t sim_flow_net_n_deferred(const SimFlowNet *net);
 
 /* Zeroes every statistic of the net and its resources and restarts their

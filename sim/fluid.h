@@ -124,7 +124,7 @@ typedef struct {
   double simulated_s;
   uint64_t events;
   uint64_t solves;   /* rate re-solves of the flow net (sim_flow_net_n_recomputes) */
-  uint64_t deferred; /* starts and ends whose solve waited for a later change (rate_precision > 0) */
+  uint64_t deferred; /* times changes were left unsolved where an exact run solves (sim_flow_net_n_deferred) */
   uint64_t requests_done;
   uint64_t requests_rejected; /* arrivals turned away: wait queue full (overload) */
   int batches;
