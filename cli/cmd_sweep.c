@@ -455,12 +455,14 @@ typedef struct {
   gboolean resume, quiet;
 } SweepOpts;
 
-/* The command line's scenario overrides: --duration, --warmup, then each --set. */
+/* The command line's scenario overrides: --duration, --warmup, --rate-precision (as the --set
+ * rate_precision=EPS), then each --set. */
 static GPtrArray *base_sets(const CliOptions *opt)
 {
   GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
   if (opt->duration) g_ptr_array_add(sets, g_strdup_printf("--duration=%s", opt->duration));
   if (opt->warmup) g_ptr_array_add(sets, g_strdup_printf("--warmup=%s", opt->warmup));
+  if (opt->rate_precision) g_ptr_array_add(sets, g_strdup_printf("rate_precision=%s", opt->rate_precision));
   for (char **s = opt->sets; s && *s; s++) g_ptr_array_add(sets, g_strdup(*s));
   g_ptr_array_add(sets, NULL);
   return sets;

@@ -19,6 +19,7 @@ typedef struct {
   char *seed;            /* --seed N (passed on as --set seed=N) */
   char *duration;        /* --duration "10 s" */
   char *warmup;          /* --warmup "1 s" */
+  char *rate_precision;  /* --rate-precision EPS (passed on as --set rate_precision=EPS) */
   char **sets;           /* --set key.path=value, repeatable */
   char **allow_includes; /* --allow-include DIR, repeatable */
   char **fail;           /* --fail COMPONENT, repeatable (CLI_OPT_FAIL; models/failure.h) */

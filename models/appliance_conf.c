@@ -131,6 +131,15 @@ static const SimConfField root_schema[] = {
     .min = "0",
     .max = "9007199254740992",
     .doc = "warm-up discarded from statistics (ocasim run)" },
+  { .key = "rate_precision",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = F(rate_precision),
+    .def = "0",
+    .min = "0",
+    .max = "0.1",
+    .doc = "ocasim run: relative rate precision EPS of the DES; 0 re-solves the rates at every start and end (exact "
+           "max-min), EPS > 0 defers a change that moves no saturated resource's load by more than EPS x capacity "
+           "(faster, with the error measured in bench/README.md, bench-precision)" },
   { .key = "cpu", .type = SIM_CONF_T_MAP, .offset = 0, .sub = cpu_schema, .required = true, .doc = "processor" },
   { .key = "topology", .type = SIM_CONF_T_MAP, .offset = 0, .sub = topology_schema, .doc = "NUMA and fabric" },
   { .key = "memory", .type = SIM_CONF_T_MAP, .offset = 0, .sub = memory_schema, .required = true, .doc = "DRAM" },
@@ -448,6 +457,7 @@ gboolean appliance_from_conf(const SimConfNode *root, Appliance *out, AppScenari
     info->description = g_strdup(c->description);
     info->duration_s = c->duration_ns / 1e9;
     info->warmup_s = c->warmup_ns / 1e9;
+    info->rate_precision = c->rate_precision;
     info->overrides = sim_conf_overrides(root);
     if (c->reference_node && !bind_reference(c->reference_node, &info->ref, error)) goto out;
     if (c->failures.n > 0) {

@@ -51,6 +51,7 @@ typedef struct {
   char *description;
   double duration_s; /* simulated time for `ocasim run` */
   double warmup_s;
+  double rate_precision; /* `ocasim run`: the flow net's rate precision EPS (sim/flow.h); 0: exact */
   AppReference ref;
   char **overrides; /* the command-line overrides that shaped it, "key.path=value" (sim_conf_overrides) */
   char **failures;  /* the scenario's `failures:` (NULL-terminated, NULL when none): components taken out in a

@@ -65,6 +65,7 @@ SimFluidSpec *appliance_des_spec(const Appliance *a, const AppScenarioInfo *info
   s->seed = a->seed;
   s->duration_ns = sim_time_from_s(info->duration_s);
   s->warmup_ns = sim_time_from_s(info->warmup_s);
+  s->rate_precision = info->rate_precision;
   s->batches = DES_BATCHES;
   s->offered_Bps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8 : 0;
   s->request_bytes = workload_request_size_dist(&a->wl);
@@ -143,6 +144,7 @@ AppReport *appliance_des_run_observed(const Appliance *a, const AppScenarioInfo 
   r->mode = g_strdup("run");
   r->lat_measured = TRUE;
   r->seed = a->seed;
+  r->rate_precision = spec->rate_precision;
   r->offered_gbps = a->wl.offered_gbps > 0 ? a->wl.offered_gbps : -1;
   double x_Bps = fr->throughput_Bps.mean;
   r->throughput_gbps = x_Bps * 8e-9;

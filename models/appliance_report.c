@@ -180,6 +180,11 @@ static void write_table(const AppReport *r, GString *out)
     g_autofree char *ov = overrides_text(r);
     g_string_append_printf(out, "overrides:  %s\n", ov);
   }
+  if (r->rate_precision > 0)
+    g_string_append_printf(out,
+                           "precision:  rate_precision %g: rates re-solved once a load moves by more than that share of "
+                           "its capacity (0: exact)\n",
+                           r->rate_precision);
   /* rates in the unit that shows them (sim_units_gbps_scale): a sub-Gb/s load is not "0.0 Gb/s" */
   if (r->offered_gbps > 0) {
     g_autofree char *o = sim_units_gbps_text(r->offered_gbps);
@@ -303,6 +308,7 @@ static void write_json(const AppReport *r, GString *out)
   sim_json_string(b, "scenario", r->scenario);
   sim_json_string(b, "mode", r->mode);
   sim_json_int(b, "seed", (gint64)r->seed);
+  if (r->rate_precision > 0) sim_json_number(b, "rate_precision", r->rate_precision);
   json_builder_set_member_name(b, "overrides");
   json_builder_begin_array(b);
   for (char **o = r->overrides; o && *o; o++) json_builder_add_string_value(b, *o);

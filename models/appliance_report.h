@@ -36,7 +36,8 @@ typedef struct {
   char *scenario;
   char *mode; /* "bound", "run" or "capacity" */
   guint64 seed;
-  double offered_gbps; /* < 0: saturate */
+  double rate_precision; /* run mode: the DES's rate precision EPS (sim/flow.h); 0: exact (then not printed) */
+  double offered_gbps;   /* < 0: saturate */
   double throughput_gbps;
   double cpu_util_pct;
   double lat_p50_ms, lat_p99_ms;

@@ -44,6 +44,7 @@ typedef struct {
   double mem_load_latency_ns; /* memory.load_latency: the line, when given (memory.c) */
   MemCurveConf mem_curve;     /* memory.loaded_latency: the measured rows, when given (memory.c) */
   double duration_ns, warmup_ns;
+  double rate_precision; /* the DES's rate precision EPS (sim_flow_net_set_rate_precision); 0: exact */
 } AppConf;
 
 /* The demand model under construction (demand.c). */

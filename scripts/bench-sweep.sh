@@ -3,11 +3,14 @@
 #   1. a 1000-point bound sweep on one thread (-j 1): points/s (target >= 1000)
 #   2. the same points as a shell loop of `ocasim bound --set ...` (one process a point; 100 of them)
 #   3. -j 2 against -j 1 for the bound sweep and for 8 discrete-event runs (target >= 1.8x)
+#   4. the 8 discrete-event runs at -j 1 with --rate-precision $PRECISION (default 1e-1: the
+#      DES's precision knob, bench/README.md bench-precision) against the exact ones
 # Each figure is the median of REPS runs (default 5; 3 for the run points); the load average
 # before and after is printed, since other work on the machine slows every figure.
 set -eu
 BIN=${1:-./ocasim}
 REPS=${REPS:-5}
+PRECISION=${PRECISION:-1e-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # arithmetic (awk: no bc needed)
@@ -38,12 +41,15 @@ e=$(date +%s.%N)
 loop=$(calc "$e - $s")
 r1=$(timed 3 sweeps/bench-run.yaml -j 1)
 r2=$(timed 3 sweeps/bench-run.yaml -j 2)
+rp=$(timed 3 sweeps/bench-run.yaml -j 1 --rate-precision "$PRECISION")
 printf '%-44s %10s %12s\n' "measurement (median)" "wall s" "rate"
 printf '%-44s %10.3f %9.0f /s\n' "bound, 1000 points, -j 1" "$b1" "$(calc "1000 / $b1")"
 printf '%-44s %10.3f %9.0f /s\n' "bound, 1000 points, -j 2" "$b2" "$(calc "1000 / $b2")"
 printf '%-44s %10.3f %9.0f /s\n' "bound, shell loop of ocasim bound, 100 points" "$loop" "$(calc "100 / $loop")"
 printf '%-44s %10.3f %9.2f /s\n' "run (DES 2 s), 8 runs, -j 1" "$r1" "$(calc "8 / $r1")"
 printf '%-44s %10.3f %9.2f /s\n' "run (DES 2 s), 8 runs, -j 2" "$r2" "$(calc "8 / $r2")"
+printf '%-44s %10.3f %9.2f /s\n' "run (DES 2 s), 8 runs, -j 1, precision $PRECISION" "$rp" "$(calc "8 / $rp")"
 printf 'speed-up -j 2 / -j 1: bound %.2fx, run %.2fx (target >= 1.8x on 2 idle cores)\n' \
   "$(calc "$b1 / $b2")" "$(calc "$r1 / $r2")"
+printf 'run points, precision %s / exact at -j 1: %.2fx\n' "$PRECISION" "$(calc "$r1 / $rp")"
 echo "bench-sweep: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -56,7 +56,7 @@ _ocasim()
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       return
       ;;
-    --seed | --duration | --warmup | -d | -w | --reps | -t | --threads | -p | --port | -c | --connections | -n | --requests | \
+    --seed | --duration | --warmup | --rate-precision | -d | -w | --reps | -t | --threads | -p | --port | -c | --connections | -n | --requests | \
       --nice | --idle-timeout | --timeout | -b | --bind | -H | --host | -P | --path | --range | -m | --mode | --verify | \
       --tls-version | --cipher)
       return # a value: nothing to offer

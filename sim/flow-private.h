@@ -94,6 +94,16 @@
  *   as the DES of sim/fluid.c) integrates no flow area and sums no
  *   completed flows: a start and an end then touch only loads and units.
  * - Scratch arrays grow by doubling and are kept: no allocation per solve.
+ * - Rate precision (sim_flow_net_set_rate_precision, EPS > 0; 0, the
+ *   default, takes none of this).  A start or end whose new load on each
+ *   saturated resource of its flow stays within EPS x capacity of the
+ *   capacity (and at most (1 + EPS) x capacity on the others: note_load)
+ *   sets no must_solve: the change stays queued (changed groups, seeds,
+ *   restart level) and the event goes to the next completion; the first
+ *   change that moves a load further solves them all (solve_due).  Loads
+ *   are kept through the deferred changes as they are between solves, so
+ *   the test is exact.  (Re-solving only the flows that move by more than
+ *   EPS was tried and dropped: bench/README.md, bench-precision.)
  *
  * Why two solvers.  solve_clocks fills by clocks and solve_groups by groups;
  * one solver would be solve_groups alone, giving back what the clock
@@ -428,6 +438,9 @@ struct SimFlowNet {
   bool bounds_dirty;           /* groups or capacities changed since cover_bounds */
   bool any_bounded;            /* some resource has its bounded flag set */
   uint32_t dirty_solves;       /* solves since bounds_dirty was set */
+  double precision;            /* rate precision EPS (sim_flow_net_set_rate_precision); 0: exact */
+  bool must_solve;             /* precision mode: a pending change moved a load by more than EPS */
+  uint64_t n_deferred;         /* changes whose solve was deferred (precision mode) */
   SimFlowStats st;             /* net-wide accumulators */
 };
 
@@ -574,6 +587,14 @@ static inline bool dirty(const SimFlowNet *net)
   return net->n_changed || net->n_seeds;
 }
 
+/* Whether the pending changes must be solved before the clock moves on: always when
+ * exact; in precision mode only once one of them moved a load by more than EPS
+ * (sim_flow_net_set_rate_precision; net->must_solve, set by note_load). */
+static inline bool solve_due(const SimFlowNet *net)
+{
+  return dirty(net) && (net->precision == 0 || net->must_solve);
+}
+
 /* ---- internal functions (sim/flow-*.c), prefixed sim_flow__ ---------------- */
 
 /* sim/flow-clock.c: clocks, their groups and resource entries. */
@@ -643,4 +664,22 @@ void sim_flow__bump_tepoch(SimFlowNet *net);
 
 /* The exact load of @r (units/s) at the clocks' current rates. */
 double sim_flow__res_load(const SimFlowResource *r);
+
+/* Precision mode: after a start or an end changed @r's load, whether the change can
+ * wait: a saturated resource's load stays within EPS x capacity of its capacity (its
+ * users' rates are then within about EPS of the max-min ones: SimGrid's maxmin/precision
+ * counts a constraint saturated when its remaining capacity is below precision x bound),
+ * another's stays at most (1 + EPS) x capacity (its load is kept as an upper bound: when
+ * that is above, the exact load is summed and kept).  Otherwise the net solves at this
+ * instant (net->must_solve). */
+static inline void note_load(SimFlowNet *net, SimFlowResource *r)
+{
+  const double C = r->capacity, eps = net->precision;
+  if (r->sat) {
+    if (fabs(r->load - C) > eps * C) net->must_solve = true;
+  } else if (!r->bounded && r->load > C * (1 + eps)) {
+    r->load = sim_flow__res_load(r); /* still an upper bound of the load, now the exact one */
+    if (r->load > C * (1 + eps)) net->must_solve = true;
+  }
+}
 #endif /* SIM_FLOW_PRIVATE_H */

@@ -976,4 +976,5 @@ void sim_flow__solve(SimFlowNet *net)
   net->n_chk = 0;
   if (++net->solves_since_resum >= RESUM_EVERY) resum(net);
   sim_flow__purge_idle_groups(net);
+  net->must_solve = false;
 }

@@ -100,10 +100,11 @@ static void request_solve(SimFlowNet *net)
 static void after_change(SimFlowNet *net)
 {
   if (net->in_handler) return;
-  if (dirty(net)) {
+  if (solve_due(net)) {
     request_solve(net);
     return;
   }
+  if (dirty(net)) net->n_deferred++; /* precision mode: solved with a later change */
   sim_time_ns next = net_next(net);
   if (next == SIM_TIME_NEVER)
     sim_engine_cancel(net->eng, &net->ev);
@@ -167,6 +168,8 @@ static void detach(SimFlowNet *net, SimFlow *f, double delivered)
   net_sync(net);
   net->rate_sum -= c->x;
   if (!all_safe && !g->fresh && c->x < net->lvl0) net->lvl0 = c->x; /* rates below its own cannot change */
+  if (net->precision > 0 && !all_safe)
+    for (uint32_t k = 0; k < g->n_uses; k++) note_load(net, g->uses[k].res);
   if (net->n_flows == 0 || net->n_flows == net->n_imm) net->rate_sum = 0;
   mem_remove(g->mem, &g->n, f);
   if (all_safe && g->n_uses > 0) net->n_fast++;
@@ -226,7 +229,10 @@ static void on_event(SimEngine *eng, SimEvent *ev, void *ctx)
   net->in_handler = true;
   net_sync(net);
   for (;;) {
-    sim_flow__solve(net);
+    if (solve_due(net))
+      sim_flow__solve(net);
+    else if (dirty(net))
+      net->n_deferred++; /* precision mode: solved with a later change */
     uint32_t nb = 0;
     while (net->n_imm) {
       SimFlow *f = net->imm[0];
@@ -302,6 +308,24 @@ SimFlowNet *sim_flow_net_new(SimEngine *eng)
   net->flow_stats = true;
   sim_flow__grow_group_arrays(net, 1);
   return net;
+}
+
+void sim_flow_net_set_rate_precision(SimFlowNet *net, double eps)
+{
+  g_return_if_fail(net != NULL);
+  g_return_if_fail(eps >= 0 && eps < 1); /* also rejects NaN */
+  g_return_if_fail(net->next_seq == 0);  /* before the first flow */
+  net->precision = eps;
+}
+
+double sim_flow_net_rate_precision(const SimFlowNet *net)
+{
+  return net->precision;
+}
+
+uint64_t sim_flow_net_n_deferred(const SimFlowNet *net)
+{
+  return net->n_deferred;
 }
 
 void sim_flow_net_keep_flow_stats(SimFlowNet *net, bool keep)
@@ -423,6 +447,7 @@ void sim_flow_resource_set_capacity(SimFlowNet *net, SimFlowResource *res, doubl
     res->seeded = true;
     net->seeds[net->n_seeds++] = res;
   }
+  net->must_solve = true; /* never deferred (precision mode) */
   request_solve(net);
 }
 
@@ -550,6 +575,7 @@ static SimFlow *start_in(SimFlowNet *net, SimFlowGroup *g, double size_bytes, do
   } else if (g->n_uses > 0) {
     mark_changed(net, g);
     g->joined = true;
+    if (g->fresh) net->must_solve = true; /* its clock runs at 0 until solved */
   }
   /* It runs at its group's rate until the next solve. */
   SimFlowClock *c = g->ck;
@@ -562,6 +588,7 @@ static SimFlow *start_in(SimFlowNet *net, SimFlowGroup *g, double size_bytes, do
       net->chk[net->n_chk++] = r;
     }
     if (k < g->n_trk) clock_entry(c, r)->A += g->uses[k].w;
+    if (net->precision > 0 && g->changed) note_load(net, r);
   }
   net->rate_sum += c->x;
   sim_flow__group_top_changed(net, g);

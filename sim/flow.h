@@ -160,6 +160,24 @@ uint64_t sim_flow_net_n_fast(const SimFlowNet *net);
  *  (bench/README.md, issue 18 third round). */
 void sim_flow_net_keep_flow_stats(SimFlowNet *net, bool keep);
 
+/* Rate precision EPS, relative, in [0, 1): 0 (the default) re-solves the rates at
+ *  every start and end that can change them (exact max-min).  With EPS > 0 a start or
+ *  an end whose change of load stays within EPS x capacity on every saturated resource
+ *  its flow uses (and below (1 + EPS) x capacity on the others) is not solved at once:
+ *  the other flows keep their rates, the new flow runs at its group's rate, and the
+ *  change is solved with the first later one that moves a load by more (or a capacity
+ *  change, or a query of rates or statistics).  So every saturated resource's load stays
+ *  within EPS of its capacity, as SimGrid's maxmin/precision counts a constraint
+ *  saturated when its remaining capacity is below precision x bound.  Set before the
+ *  first flow starts (later calls are refused with a g_critical).  The error this buys
+ *  is measured, not bounded here: bench/README.md, bench-precision. */
+void sim_flow_net_set_rate_precision(SimFlowNet *net, double eps);
+/* The net's rate precision EPS (0: exact). */
+double sim_flow_net_rate_precision(const SimFlowNet *net);
+/* Precision mode: how many times the net left changes unsolved where an exact net would have
+ *  solved them (after a start, end or cancel, or in its event); 0 when exact. */
+uint64_t sim_flow_net_n_deferred(const SimFlowNet *net);
+
 /* Zeroes every statistic of the net and its resources and restarts their
  *  clock at now (warm-up deletion).  Active flows are unaffected. */
 void sim_flow_net_reset_stats(SimFlowNet *net);

@@ -112,6 +112,10 @@ gboolean sim_fluid_spec_check(const SimFluidSpec *spec, GError **error)
       return FALSE;
     }
   }
+  if (!(spec->rate_precision >= 0 && spec->rate_precision < 1)) {
+    g_set_error(error, SIM_FLUID_ERROR, 1, "rate precision %g must be in [0, 1)", spec->rate_precision);
+    return FALSE;
+  }
   if (!spec->classes->len) {
     g_set_error(error, SIM_FLUID_ERROR, 1, "no request classes: nothing to serve");
     return FALSE;
@@ -523,6 +527,7 @@ SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserv
   s.eng = sim_engine_new();
   s.net = sim_flow_net_new(s.eng);
   sim_flow_net_keep_flow_stats(s.net, false); /* only units are read (sample_resources) */
+  sim_flow_net_set_rate_precision(s.net, spec->rate_precision);
   s.stats = sim_stats_new();
   s.blocks = g_ptr_array_new_with_free_func(g_free);
   s.fres = g_new0(SimFlowResource *, nres);
@@ -600,6 +605,8 @@ SimFluidResult *sim_fluid_run_observed(const SimFluidSpec *spec, const SimObserv
   res->latency_p99_hw_s = sim_stat_quantile_ci(s.st_latency, 2).half_width;
   res->simulated_s = sim_time_to_s(spec->duration_ns - spec->warmup_ns);
   res->events = s.eng->events_run;
+  res->solves = sim_flow_net_n_recomputes(s.net);
+  res->deferred = sim_flow_net_n_deferred(s.net);
   res->batches = sim_stat_ci(s.st_bytes).batches;
   res->resources = g_new0(SimFluidResourceResult, nres);
   for (guint i = 0; i < nres; i++) {

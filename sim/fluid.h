@@ -104,6 +104,7 @@ typedef struct {
   GPtrArray *resources;  /* SimFluidResource* */
   GPtrArray *classes;    /* SimFluidClass* */
   GArray *clients;       /* SimFluidClients; empty: Poisson arrivals (open mode only) */
+  double rate_precision; /* the flow net's rate precision EPS in [0, 1) (sim_flow_net_set_rate_precision); 0: exact */
 } SimFluidSpec;
 
 typedef struct {
@@ -126,6 +127,8 @@ typedef struct {
                                                 (sim_stat_quantile_ci), NAN below 2 batches */
   double simulated_s;
   uint64_t events;
+  uint64_t solves;   /* rate re-solves of the flow net (sim_flow_net_n_recomputes) */
+  uint64_t deferred; /* times changes were left unsolved where an exact run solves (sim_flow_net_n_deferred) */
   uint64_t requests_done;
   uint64_t requests_rejected; /* arrivals turned away: wait queue full (overload) */
   int batches;

@@ -429,6 +429,89 @@ START_TEST(test_des_paced_clients)
 }
 END_TEST
 
+/* The rate precision knob (rate_precision, sim/flow.h), on two published boxes at EPS 1e-2,
+ * 1 s simulated: it defers changes (so the run differs from the exact one) and stays within
+ * issue 32's tolerances of the exact run: throughput and every resource's utilisation (at
+ * least 1 %) within 0.5 %, p50 and p99 within the exact run's 95 % half-widths.  The report
+ * records EPS (JSON rate_precision, the table's precision: line); the exact one does not. */
+static const char *const precision_boxes[] = {
+  "scenarios/rome-400g-nic-ktls.yaml",
+  "scenarios/reference/milan2022_strict_disk_silo.yaml",
+};
+
+START_TEST(test_des_precision_tolerance)
+{
+  const char *exact_sets[] = { "duration=1 s", "warmup=0.1 s", NULL };
+  const char *eps_sets[] = { "duration=1 s", "warmup=0.1 s", "rate_precision=1e-2", NULL };
+  SimFluidResult *raw[2];
+  GString *json[2] = { g_string_new(NULL), g_string_new(NULL) };
+  GString *table[2] = { g_string_new(NULL), g_string_new(NULL) };
+  int n_res = 0;
+  for (int k = 0; k < 2; k++) {
+    loaded *l = load(precision_boxes[_i], k ? eps_sets : exact_sets);
+    ck_assert(l->info.rate_precision == (k ? 1e-2 : 0));
+    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw[k], NULL);
+    ck_assert(rep);
+    app_report_write(rep, APP_FMT_JSON, json[k]);
+    app_report_write(rep, APP_FMT_TABLE, table[k]);
+    n_res = l->m->n_res;
+    app_report_free(rep);
+    unload(l);
+  }
+  ck_assert(!strstr(json[0]->str, "rate_precision") && !strstr(table[0]->str, "precision:"));
+  ck_assert_msg(strstr(json[1]->str, "\"rate_precision\" : 0.01"), "%s", json[1]->str);
+  ck_assert(strstr(table[1]->str, "\nprecision:  rate_precision 0.01:"));
+  const SimFluidResult *ex = raw[0], *ap = raw[1];
+  ck_assert_uint_eq(ex->deferred, 0);
+  ck_assert_uint_gt(ap->deferred, 100);
+  ck_assert_uint_lt(ap->solves, ex->solves);
+  ck_assert(ap->throughput_Bps.mean != ex->throughput_Bps.mean); /* the knob reached the DES */
+  double dx = fabs(ap->throughput_Bps.mean - ex->throughput_Bps.mean) / ex->throughput_Bps.mean;
+  ck_assert_msg(dx <= 5e-3, "throughput %g vs exact %g", ap->throughput_Bps.mean, ex->throughput_Bps.mean);
+  for (int r = 0; r < n_res; r++) {
+    double ue = ex->resources[r].utilization.mean, ua = ap->resources[r].utilization.mean;
+    if (ue < 0.01) continue;
+    ck_assert_msg(fabs(ua - ue) <= 5e-3 * ue, "resource %d: utilisation %g vs exact %g", r, ua, ue);
+  }
+  ck_assert_msg(fabs(ap->latency_p50_s - ex->latency_p50_s) <= ex->latency_p50_hw_s, "p50 %g vs exact %g +- %g",
+                ap->latency_p50_s, ex->latency_p50_s, ex->latency_p50_hw_s);
+  ck_assert_msg(fabs(ap->latency_p99_s - ex->latency_p99_s) <= ex->latency_p99_hw_s, "p99 %g vs exact %g +- %g",
+                ap->latency_p99_s, ex->latency_p99_s, ex->latency_p99_hw_s);
+  for (int k = 0; k < 2; k++) {
+    sim_fluid_result_free(raw[k]);
+    g_string_free(json[k], TRUE);
+    g_string_free(table[k], TRUE);
+  }
+}
+END_TEST
+
+/* A precision under which no change is ever small enough (1e-6 on the 800G what-if, where one
+ * request is ~3 % of a port) defers nothing and gives the exact run, bit for bit. */
+START_TEST(test_des_precision_nothing_deferred_is_exact)
+{
+  const char *exact_sets[] = { "duration=0.3 s", "warmup=0.05 s", NULL };
+  const char *eps_sets[] = { "duration=0.3 s", "warmup=0.05 s", "rate_precision=1e-6", NULL };
+  SimFluidResult *raw[2];
+  int n_res = 0;
+  for (int k = 0; k < 2; k++) {
+    loaded *l = load("scenarios/milan-800g-dlwm-off-network-centric.yaml", k ? eps_sets : exact_sets);
+    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw[k], NULL);
+    ck_assert(rep);
+    n_res = l->m->n_res;
+    app_report_free(rep);
+    unload(l);
+  }
+  ck_assert_uint_eq(raw[1]->deferred, 0);
+  ck_assert_uint_eq(raw[1]->solves, raw[0]->solves);
+  ck_assert_uint_eq(raw[1]->events, raw[0]->events);
+  ck_assert(raw[1]->throughput_Bps.mean == raw[0]->throughput_Bps.mean);
+  ck_assert(raw[1]->latency_p50_s == raw[0]->latency_p50_s && raw[1]->latency_p99_s == raw[0]->latency_p99_s);
+  for (int r = 0; r < n_res; r++) ck_assert(raw[1]->resources[r].utilization.mean == raw[0]->resources[r].utilization.mean);
+  sim_fluid_result_free(raw[0]);
+  sim_fluid_result_free(raw[1]);
+}
+END_TEST
+
 int main(void)
 {
   gsl_set_error_handler_off();
@@ -446,6 +529,8 @@ int main(void)
   tcase_add_test(tc, test_des_latency_spread_saturated);
   tcase_add_test(tc, test_des_latency_no_spread);
   tcase_add_test(tc, test_des_paced_clients);
+  tcase_add_loop_test(tc, test_des_precision_tolerance, 0, G_N_ELEMENTS(precision_boxes));
+  tcase_add_test(tc, test_des_precision_nothing_deferred_is_exact);
   suite_add_tcase(s, tc);
   return test_run_suite(s);
 }

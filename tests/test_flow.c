@@ -1128,6 +1128,123 @@ START_TEST(test_groups_match_per_flow_solver)
 }
 END_TEST
 
+/* Rate precision (sim_flow_net_set_rate_precision).  One resource of 100 B/s; at 0 s, 100
+ * flows of 100 B (1 B/s each, a solve); at 1 s one more flow of 1 B.  Its load at its group's
+ * rate is 101 B/s, 1 % over the capacity:
+ *   EPS 0.02: within EPS, not solved: every flow keeps 1 B/s, the new one ends at 2 s, the
+ *   others at 100 s (its end brings the load back to 100 B/s: not solved either), and the
+ *   resource served 10001 B in 100 s: utilisation 1.0001, over 1 by less than EPS.  Solves:
+ *   at 0 s, and once the load falls to 0 at 100 s.
+ *   EPS 1e-3 (and exact): 101 flows at 100/101 B/s, the new one ends 1.01 s later (2.01 s),
+ *   when the others have 99 - 1 = 98 B left, which they move at 1 B/s: 100.01 s. */
+typedef struct {
+  SimEngine *eng;
+  int done;
+  sim_time_ns first_ns, last_ns;
+} prec_env;
+
+static void prec_done(SimFlowNet *net, SimFlow *flow, void *ctx)
+{
+  (void)net;
+  (void)flow;
+  prec_env *p = ctx;
+  if (p->done++ == 0) p->first_ns = sim_engine_now(p->eng);
+  p->last_ns = sim_engine_now(p->eng);
+}
+
+static void run_precision(double eps, prec_env *p, uint64_t *solves, uint64_t *deferred, double *util)
+{
+  *p = (prec_env){ .eng = sim_engine_new() };
+  SimFlowNet *net = sim_flow_net_new(p->eng);
+  sim_flow_net_set_rate_precision(net, eps);
+  ck_assert(sim_flow_net_rate_precision(net) == eps);
+  SimFlowResource *r = sim_flow_net_add_resource(net, "r", 100);
+  SimFlowUse u = { r, 1 };
+  for (int i = 0; i < 100; i++) ck_assert(sim_flow_start(net, 100, &u, 1, SIM_FLOW_UNCAPPED, prec_done, p, NULL));
+  sim_engine_run_until(p->eng, S(1));
+  ck_assert(sim_flow_start(net, 1, &u, 1, SIM_FLOW_UNCAPPED, prec_done, p, NULL));
+  sim_engine_run_until(p->eng, S(200));
+  ck_assert_int_eq(p->done, 101);
+  SimFlowStats st;
+  sim_flow_resource_stats(net, r, &st);
+  ck_assert_double_eq_tol(st.units, 10001, 1e-6);
+  *util = st.busy_area_s / (sim_time_to_s(p->last_ns));
+  *solves = sim_flow_net_n_recomputes(net);
+  *deferred = sim_flow_net_n_deferred(net);
+  sim_flow_net_free(net);
+  sim_engine_free(p->eng);
+}
+
+START_TEST(test_rate_precision)
+{
+  prec_env p;
+  uint64_t solves, deferred;
+  double util;
+  run_precision(0.02, &p, &solves, &deferred, &util);
+  ck_assert_int_le(llabs(p.first_ns - S(2)), 1);
+  ck_assert_int_le(llabs(p.last_ns - S(100)), 1);
+  ck_assert_uint_eq(solves, 2);
+  ck_assert_uint_ge(deferred, 2); /* the start and the end of the small flow */
+  ck_assert_double_eq_tol(util, 1.0001, 1e-9);
+  for (int k = 0; k < 2; k++) {
+    run_precision(k ? 1e-3 : 0, &p, &solves, &deferred, &util);
+    ck_assert_int_le(llabs(p.first_ns - S(2.01)), 1);
+    ck_assert_int_le(llabs(p.last_ns - S(100.01)), 1);
+    ck_assert_uint_eq(deferred, 0);
+    ck_assert_uint_eq(solves, 4); /* at 0 s, 1 s, 2.01 s and 100.01 s */
+    ck_assert_double_eq_tol(util, 1, 1e-9);
+  }
+}
+END_TEST
+
+/* The random networks of test_random_conservation_and_maxmin at rate precision 0.05 (caps,
+ * cancels, zero-size flows, both solvers), without the probe (a rate query solves at once):
+ * every flow ends, changes are deferred, each resource's units equal capacity x busy area,
+ * nothing is lost (served >= the completed flows' w x bytes) and no resource is used past its
+ * capacity by more than EPS on average. */
+START_TEST(test_random_precision)
+{
+  const double eps = 0.05;
+  rnet rn = { 0 };
+  rn.all_capped = _i;
+  rn.eng = sim_engine_new();
+  rn.net = sim_flow_net_new(rn.eng);
+  sim_flow_net_set_rate_precision(rn.net, eps);
+  rn.rng = sim_rng_new(43, "flow-random-net");
+  rn.f = g_new0(rflow, RN_FLOWS);
+  for (int r = 0; r < RN_RES; r++) {
+    char name[16];
+    g_snprintf(name, sizeof name, "r%d", r);
+    rn.res[r] = sim_flow_net_add_resource(rn.net, name, 100 + 900 * gsl_rng_uniform(rn.rng));
+  }
+  sim_event_init(&rn.arrive, rn_arrive, &rn);
+  sim_engine_schedule(rn.eng, &rn.arrive, 0);
+  sim_engine_run_until(rn.eng, SIM_TIME_NEVER - 1);
+  ck_assert_int_eq(rn.started, RN_FLOWS);
+  ck_assert_msg(rn.violations == 0, "%d violations, first: %s", rn.violations, rn.first);
+  ck_assert_uint_eq(sim_flow_net_n_flows(rn.net), 0);
+  ck_assert_uint_gt(sim_flow_net_n_deferred(rn.net), 100);
+  double expect[RN_RES] = { 0 };
+  for (int i = 0; i < RN_FLOWS; i++) {
+    if (!rn.f[i].done) continue;
+    for (int k = 0; k < rn.f[i].n; k++)
+      for (int r = 0; r < RN_RES; r++)
+        if (rn.f[i].u[k].res == rn.res[r]) expect[r] += rn.f[i].u[k].units_per_byte * rn.f[i].size;
+  }
+  for (int r = 0; r < RN_RES; r++) {
+    SimFlowStats st;
+    sim_flow_resource_stats(rn.net, rn.res[r], &st);
+    ck_assert_double_ge(st.units, expect[r] * (1 - 1e-12));
+    ck_assert_double_eq_tol(st.units, st.busy_area_s * sim_flow_resource_capacity(rn.res[r]), 1e-9 * st.units);
+    ck_assert_double_le(sim_flow_stats_utilisation(&st), 1 + eps);
+  }
+  gsl_rng_free(rn.rng);
+  g_free(rn.f);
+  sim_flow_net_free(rn.net);
+  sim_engine_free(rn.eng);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("flow");
@@ -1148,6 +1265,8 @@ int main(void)
   tcase_add_test(tc, test_group_order_unequal_sizes);
   tcase_add_test(tc, test_paths);
   tcase_add_test(tc, test_bounded_resource_proof_invalidated);
+  tcase_add_test(tc, test_rate_precision);
+  tcase_add_loop_test(tc, test_random_precision, 0, 2);
   tcase_add_loop_test(tc, test_groups_match_per_flow_solver, 0, 6);
   suite_add_tcase(s, tc);
   return test_run_suite(s);

@@ -1126,6 +1126,46 @@ START_TEST(test_resume_after_platform_edit)
 }
 END_TEST
 
+/* A sweep varying rate_precision (the DES's precision knob, a scenario key): the exact run and
+ * EPS 1e-2 on one seed, each with its value in its column; the knob reaches the DES (the
+ * outputs differ) and stays within issue 32's tolerances of the exact point (throughput within
+ * 0.5 %, p99 within the exact point's 95 % half-width). */
+START_TEST(test_precision_key_varied)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *p = g_build_filename(d, "prec", NULL);
+  ck_assert_int_eq(sweep("tests/data/sweep/precision-run.yaml", p, NULL), 0);
+  g_autofree char *csv_path = g_strdup_printf("%s.csv", p);
+  g_autofree char *csv = slurp(csv_path);
+  ck_assert_uint_eq(lines_of(csv), 1 + 2);
+  g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+  g_auto(GStrv) head = g_strsplit(lines[0], ",", -1);
+  int c_eps = -1, c_seed = -1, c_x = -1, c_p99 = -1, c_p99ci = -1, c_err = -1;
+  for (int i = 0; head[i]; i++) {
+    if (!strcmp(head[i], "rate_precision")) c_eps = i;
+    if (!strcmp(head[i], "seed")) c_seed = i;
+    if (!strcmp(head[i], "throughput_gbps")) c_x = i;
+    if (!strcmp(head[i], "p99_ms")) c_p99 = i;
+    if (!strcmp(head[i], "p99_ci95_ms")) c_p99ci = i;
+    if (!strcmp(head[i], "error")) c_err = i;
+  }
+  ck_assert(c_eps >= 0 && c_seed >= 0 && c_x >= 0 && c_p99 >= 0 && c_p99ci >= 0 && c_err >= 0);
+  g_auto(GStrv) r0 = g_strsplit(lines[1], ",", -1);
+  g_auto(GStrv) r1 = g_strsplit(lines[2], ",", -1);
+  ck_assert_str_eq(r0[c_eps], "0");
+  ck_assert_str_eq(r1[c_eps], "1e-2");
+  ck_assert_str_eq(r0[c_seed], "7");
+  ck_assert_str_eq(r1[c_seed], "7");
+  ck_assert_str_eq(r0[c_err], "");
+  ck_assert_str_eq(r1[c_err], "");
+  double x0 = g_ascii_strtod(r0[c_x], NULL), x1 = g_ascii_strtod(r1[c_x], NULL);
+  double p0 = g_ascii_strtod(r0[c_p99], NULL), p1 = g_ascii_strtod(r1[c_p99], NULL), hw = g_ascii_strtod(r0[c_p99ci], NULL);
+  ck_assert(x0 > 600 && x1 != x0);
+  ck_assert_msg(fabs(x1 - x0) <= 5e-3 * x0, "%g vs %g", x1, x0);
+  ck_assert_msg(fabs(p1 - p0) <= hw, "p99 %g vs %g +- %g", p1, p0, hw);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("sweep");
@@ -1144,6 +1184,7 @@ int main(void)
   tcase_add_test(tc, test_out_symlink_refused);
   tcase_add_test(tc, test_points_and_seeds);
   tcase_add_test(tc, test_varied_seed_one_column);
+  tcase_add_test(tc, test_precision_key_varied);
   tcase_add_test(tc, test_range_values);
   tcase_add_test(tc, test_json_round_trip);
   tcase_add_test(tc, test_capacity_matches_capacity_command);
