@@ -312,7 +312,15 @@ typedef struct {
   double *gm_sp;      /* [n_res] P->sp at the latest evaluation */
   gboolean *gm_sat;   /* [n_res] P->sat at it */
   gboolean *gm_moved; /* [n_res] scratch: sp or sat other than at it */
-  GArray *rund;       /* int: the groups' run boundaries in runs */
+  /* per group (group_mean_split): the CDF of the largest time per byte over its unsaturated
+   * resources, which does not move with eps, as steps (GuStep) gm_ub[u] .. gm_ue[u] of gm_ust above
+   * its value gm_u0[u] at the time alone; gm_ok[u]: 0 not worked out yet, 1 done, -1 not usable
+   * (group_means takes the walk over every resource) */
+  GArray *gm_ust;
+  int *gm_ub, *gm_ue;
+  double *gm_u0;
+  signed char *gm_ok;
+  GArray *rund; /* int: the groups' run boundaries in runs */
   /* the latest mixture built (latency_atoms), for the closed estimate's quantiles at the root
    * bound_slot_share ended on */
   GArray *atoms; /* LatAtom, sorted and merged */
@@ -418,6 +426,11 @@ static void lat_plan_free(LatPlan *P)
   g_free(P->gm_sp);
   g_free(P->gm_sat);
   g_free(P->gm_moved);
+  if (P->gm_ust) g_array_unref(P->gm_ust);
+  g_free(P->gm_ub);
+  g_free(P->gm_ue);
+  g_free(P->gm_u0);
+  g_free(P->gm_ok);
   g_array_unref(P->rund);
   g_array_unref(P->atoms);
   g_free(P->atoms_free);
@@ -914,6 +927,167 @@ static void group_classes(LatPlan *P)
   }
 }
 
+/* One step of a CDF: its value F from time per byte y on. */
+typedef struct {
+  double y, F;
+} GuStep;
+
+/* The source of resource @r's atoms for class @k (uses_atoms_direct's AtomSrc) at spare share
+ * P->sp[r] and saturation P->sat[r]: 1 and *src set where it takes part in the max above @alone,
+ * 0 where it takes none, -1 where the direct walk does not apply (uses_atoms_direct's FALSE:
+ * a byte rate, Km or atom that is not finite, an unsorted table). */
+static int split_src(LatPlan *P, int r, double c, double alone, AtomSrc *src)
+{
+  AtomSrc a = { NULL, FALSE, 0, c, 1.0, 1 };
+  if (!(isfinite(c) && c > 0)) return -1;
+  if (P->sat[r]) {
+    double s = P->sp[r], K = P->K[r];
+    a.Km = K * (1.0 / s - 1.0);
+    if (!(isfinite(a.Km) && a.Km >= 0)) return -1;
+    if (!(K <= 1.0 + LAT_ONE_RESOURCE_SLACK)) {
+      a.t = share_tab(P, K);
+      a.share = TRUE;
+    }
+  } else {
+    AtomTab *t = company_tab(P, r, P->sp[r]);
+    company_build(t);
+    a.t = t;
+  }
+  if (a.t) {
+    if (!a.t->sorted) return -1;
+    a.n = a.t->n;
+    a.tot = a.t->tot;
+  }
+  if (a.n > 0 && !isfinite(src_y(&a, a.n - 1))) return -1;
+  if (!(a.n > 0 && src_y(&a, a.n - 1) > alone)) return 0; /* never above alone: no part in the max */
+  *src = a;
+  return 1;
+}
+
+/* The resources of class @k below saturation that take part in its max (class_uses'
+ * selection), as sources into P->src; their count, -1 where the direct walk does not apply. */
+static int split_unsat(LatPlan *P, const ClassPlan *k)
+{
+  int nr = 0;
+  for (int j = 0; j < k->n; j++) {
+    const ClassRes *u = &P->cand[k->first + j];
+    int r = u->r;
+    if (P->sat[r]) continue;
+    if (1.0 - P->sp[r] <= 0 || company_tab(P, r, P->sp[r])->tail_T / u->c <= k->alone) continue;
+    int v = split_src(P, r, u->c, k->alone, &P->src[nr]);
+    if (v < 0) return -1;
+    nr += v;
+  }
+  return nr;
+}
+
+/* Group @u's (class @k's) CDF over its unsaturated resources (LatPlan.gm_ust): the product of
+ * their mass ratios at alone, then at every atom above it, as uses_atoms_direct walks them. */
+static void split_prepare(LatPlan *P, guint u, const ClassPlan *k)
+{
+  int nr = split_unsat(P, k);
+  P->gm_ok[u] = nr < 0 ? -1 : 1;
+  P->gm_ub[u] = P->gm_ue[u] = (int)P->gm_ust->len;
+  if (nr < 0) return;
+  const AtomSrc *src = P->src;
+  int *pos = P->pos;
+  double *cum = P->cum, *ratio = P->ratio, *hy = P->hy, y = k->alone;
+  for (int i = 0; i < nr; i++) {
+    pos[i] = 0;
+    cum[i] = 0;
+    ratio[i] = 0;
+    hy[i] = src_y(&src[i], 0);
+  }
+  for (gboolean first = TRUE;; first = FALSE) {
+    double F = 1, next = INFINITY;
+    for (int i = 0; i < nr; i++) {
+      if (hy[i] <= y) {
+        const AtomSrc *a = &src[i];
+        do {
+          cum[i] += src_p(a, pos[i]);
+          pos[i]++;
+          hy[i] = pos[i] < a->n ? src_y(a, pos[i]) : INFINITY;
+        } while (hy[i] <= y);
+        ratio[i] = MIN(1.0, cum[i] / a->tot);
+      }
+      F *= ratio[i];
+      next = MIN(next, hy[i]);
+    }
+    if (first) {
+      P->gm_u0[u] = F;
+    } else {
+      GuStep st = { y, F };
+      g_array_append_val(P->gm_ust, st);
+    }
+    if (next == INFINITY) break;
+    y = next;
+  }
+  P->gm_ue[u] = (int)P->gm_ust->len;
+}
+
+/* Group @u's (class @k's, weight @w) sums of p (l + E[S] y) into *m and of p into *wsum over
+ * the mixture uses_atoms gives it, without its walk over every resource: the CDF of the largest
+ * time per byte is that over the unsaturated resources (split_prepare, once per grouping: it
+ * does not move with eps) times the saturated ones' mass ratios, so a step of the root search
+ * walks the saturated resources' atoms and the unsaturated CDF's steps once each. The same
+ * values of y and the same CDF as uses_atoms, but for the order of the products' factors (a
+ * rounding-level difference). FALSE (nothing set) where the direct walk does not apply. */
+static gboolean group_mean_split(LatPlan *P, guint u, const ClassPlan *k, double w, double B, double *m, double *wsum)
+{
+  if (P->gm_ok[u] == 0) split_prepare(P, u, k);
+  if (P->gm_ok[u] < 0) return FALSE;
+  AtomSrc *src = P->src;
+  int nr = 0;
+  for (int j = 0; j < k->n; j++) {
+    const ClassRes *c = &P->cand[k->first + j];
+    if (!P->sat[c->r]) continue;
+    int v = split_src(P, c->r, c->c, k->alone, &src[nr]);
+    if (v < 0) return FALSE;
+    nr += v;
+  }
+  int *pos = P->pos;
+  double *cum = P->cum, *ratio = P->ratio, *hy = P->hy;
+  for (int i = 0; i < nr; i++) {
+    pos[i] = 0;
+    cum[i] = 0;
+    ratio[i] = 0;
+    hy[i] = src_y(&src[i], 0);
+  }
+  const GuStep *st = &g_array_index(P->gm_ust, GuStep, 0);
+  int iu = P->gm_ub[u], ue = P->gm_ue[u];
+  double GU = P->gm_u0[u], Fprev = 0, y = k->alone, lat = k->lat_s, sm = 0, sw = 0;
+  for (;;) {
+    while (iu < ue && st[iu].y <= y) GU = st[iu++].F;
+    double F = GU, next = iu < ue ? st[iu].y : INFINITY;
+    for (int i = 0; i < nr; i++) {
+      if (hy[i] <= y) {
+        const AtomSrc *a = &src[i];
+        do {
+          cum[i] += src_p(a, pos[i]);
+          pos[i]++;
+          hy[i] = pos[i] < a->n ? src_y(a, pos[i]) : INFINITY;
+        } while (hy[i] <= y);
+        ratio[i] = MIN(1.0, cum[i] / a->tot);
+      }
+      F *= ratio[i];
+      next = MIN(next, hy[i]);
+    }
+    gboolean last = next == INFINITY;
+    if (last) F = 1; /* the last value: every resource's whole mass */
+    if (F > Fprev) {
+      double p = w * (F - Fprev);
+      sm += p * (lat + B * y);
+      sw += p;
+      Fprev = F;
+    }
+    if (last) break;
+    y = next;
+  }
+  *m = sm;
+  *wsum = sw;
+  return TRUE;
+}
+
 /* The mean latency of @P's requests (s) for the spare shares P->sp and saturated set P->sat
  * (latency_atoms), without the mixture: each group's sums of p (l + E[S] y) and p over its run
  * (uses_atoms), unsorted and unmerged (merging keeps the mean: sort_merge_runs), and kept from the
@@ -928,7 +1102,16 @@ static double group_means(LatPlan *P)
     P->gm_n = g_renew(int, P->gm_n, MAX(G, 1));
     P->gm_mean = g_renew(double, P->gm_mean, MAX(G, 1));
     P->gm_wsum = g_renew(double, P->gm_wsum, MAX(G, 1));
-    for (guint u = 0; u < G; u++) P->gm_n[u] = -1;
+    P->gm_ub = g_renew(int, P->gm_ub, MAX(G, 1));
+    P->gm_ue = g_renew(int, P->gm_ue, MAX(G, 1));
+    P->gm_u0 = g_renew(double, P->gm_u0, MAX(G, 1));
+    P->gm_ok = g_renew(signed char, P->gm_ok, MAX(G, 1));
+    for (guint u = 0; u < G; u++) {
+      P->gm_n[u] = -1;
+      P->gm_ok[u] = 0;
+    }
+    if (!P->gm_ust) P->gm_ust = g_array_new(FALSE, FALSE, sizeof(GuStep));
+    g_array_set_size(P->gm_ust, 0);
     P->gm_len = G;
   }
   if (!P->gm_sp) {
@@ -946,9 +1129,15 @@ static double group_means(LatPlan *P)
     const LatGroup *g = &g_array_index(P->groups, LatGroup, u);
     const ClassPlan *k = &P->cls[g->rep];
     /* class_uses depends on the spare shares and saturation of the class's resources alone */
-    gboolean moved = P->gm_n[u] < 0;
+    gboolean moved = P->gm_n[u] == -1;
     for (int j = 0; !moved && j < k->n; j++) moved = P->gm_moved[P->cand[k->first + j].r];
     if (!moved) {
+      mean += P->gm_mean[u];
+      wsum += P->gm_wsum[u];
+      continue;
+    }
+    if (group_mean_split(P, u, k, g->w, B, &P->gm_mean[u], &P->gm_wsum[u])) {
+      P->gm_n[u] = -2; /* worked out, its uses not kept */
       mean += P->gm_mean[u];
       wsum += P->gm_wsum[u];
       continue;
