@@ -57,7 +57,8 @@ typedef struct {
   const SweepSpec *spec;
   GMutex lock;
   GCond cond;
-  Done *done; /* [n_runs] */
+  Done *done;         /* [n_runs] */
+  GAsyncQueue *memos; /* BoundMemo *: one taken by each running worker (sweep_run_memo) */
 } Pool;
 
 typedef struct {
@@ -98,11 +99,19 @@ static void progress_show(Progress *p, guint done)
 /* ------------------------------------------------------------------------------------------ */
 /* Workers                                                                                    */
 
+static void memo_free(gpointer memo)
+{
+  bound_memo_free(memo);
+}
+
 static void worker(gpointer data, gpointer user)
 {
   Pool *pool = user;
   guint run = GPOINTER_TO_UINT(data) - 1;
-  g_autoptr(SweepRow) row = sweep_run(pool->spec, run);
+  BoundMemo *memo = g_async_queue_try_pop(pool->memos);
+  if (!memo) memo = bound_memo_new();
+  g_autoptr(SweepRow) row = sweep_run_memo(pool->spec, run, memo);
+  g_async_queue_push(pool->memos, memo);
   GString *csv = g_string_new(NULL), *json = g_string_new(NULL);
   sweep_row_append_csv(pool->spec, row, csv);
   sweep_row_append_json(pool->spec, row, json);
@@ -619,6 +628,7 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   g_mutex_init(&pool.lock);
   g_cond_init(&pool.cond);
   pool.done = g_new0(Done, n_runs);
+  pool.memos = g_async_queue_new_full(memo_free);
   GThreadPool *tp = g_thread_pool_new(worker, &pool, jobs, FALSE, NULL);
   for (guint run = (guint)start + (guint)rank; run < end; run += (guint)size)
     g_thread_pool_push(tp, GUINT_TO_POINTER(run + 1), NULL);
@@ -631,6 +641,7 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   g_thread_pool_free(tp, !ok, TRUE); /* after a write failure, the runs not started are dropped */
   for (guint i = 0; i < n_runs; i++) g_free(pool.done[i].csv), g_free(pool.done[i].json);
   g_free(pool.done);
+  g_async_queue_unref(pool.memos);
   g_mutex_clear(&pool.lock);
   g_cond_clear(&pool.cond);
 

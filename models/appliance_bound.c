@@ -1324,7 +1324,9 @@ double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps
  * are solved as without a cap, so min(cap[q], t[q]), the only use made of it, is the same, bit
  * for bit, as uncapped but where the quantile is within LAT_QUANTILE_REL of cap[q] (bound_eval:
  * below X* the closed estimate's quantiles matter only where they are below the open one's). */
-static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, const double *cap, double t_out[2])
+/* @known (NULL: none): quantiles solved before for this very mixture (NAN: not yet), taken
+ * instead of solving, and set where solved here. */
+static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, const double *cap, double t_out[2], double known[2])
 {
   SimDist size = workload_request_size_dist(&a->wl);
   SizeLaw law = size_law(&size);
@@ -1350,6 +1352,10 @@ static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, con
       t_out[q] = cap[q];
       continue;
     }
+    if (known && !isnan(known[q])) { /* solved before for this mixture (BoundMemo) */
+      t_out[q] = known[q];
+      continue;
+    }
     /* Brent to LAT_QUANTILE_REL relative: a bracketing solver, so the result is within that of
      * inf{t : F(t) >= q} (quantile_gap) */
     if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS) {
@@ -1357,6 +1363,7 @@ static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, con
       t = gsl_root_fsolver_root(s);
     }
     t_out[q] = t;
+    if (known) known[q] = t;
   }
 }
 
@@ -1392,7 +1399,100 @@ BoundResult *bound_eval_rates(const Appliance *a, const DemandModel *m, double o
   return r;
 }
 
+/* One closed estimate of a BoundMemo: its inputs (memo_key) and what bound_eval works out from
+ * them. */
+typedef struct {
+  GArray *key;   /* double */
+  double eps;    /* the slot share at X* */
+  double mean_s; /* the closed mixture's mean latency, s */
+  GArray *atoms; /* LatAtom: the closed mixture */
+  double t[2];   /* its p50 and p99 without a cap, s (NAN: not solved yet) */
+} MemoEntry;
+
+/* Closed estimates kept (the latest, round robin): a sweep's points vary the offered load among
+ * other keys, so a few models apart share the estimate. Assumed. */
+#define BOUND_MEMO_ENTRIES 16
+
+struct BoundMemo {
+  MemoEntry e[BOUND_MEMO_ENTRIES];
+  guint next;
+  GArray *key; /* scratch: the key being looked up */
+};
+
+BoundMemo *bound_memo_new(void)
+{
+  BoundMemo *memo = g_new0(BoundMemo, 1);
+  memo->key = g_array_new(FALSE, FALSE, sizeof(double));
+  return memo;
+}
+
+void bound_memo_free(BoundMemo *memo)
+{
+  if (!memo) return;
+  for (int i = 0; i < BOUND_MEMO_ENTRIES; i++) {
+    if (memo->e[i].key) g_array_unref(memo->e[i].key);
+    if (memo->e[i].atoms) g_array_unref(memo->e[i].atoms);
+  }
+  g_array_unref(memo->key);
+  g_free(memo);
+}
+
+static void key_add(GArray *key, double v)
+{
+  g_array_append_val(key, v);
+}
+
+/* Every input of the closed estimate at X* (slot_share, latency_atoms closed, mixture_quantiles)
+ * into @key: what LatPlan holds of @m and @a (the classes of positive weight: drive latency, time
+ * alone, weight, and each resource's byte rate alone; K per resource), the spare shares @free at
+ * X* = @sat_Bps, the slots, the request size law. */
+static void memo_key(GArray *key, const LatPlan *P, const double *free, double sat_Bps)
+{
+  const Appliance *a = P->a;
+  int R = P->m->n_res;
+  g_array_set_size(key, 0);
+  key_add(key, R);
+  key_add(key, P->n_cls);
+  for (int i = 0; i < R; i++) {
+    key_add(key, P->K[i]);
+    key_add(key, free[i]);
+  }
+  for (int c = 0; c < P->n_cls; c++) {
+    const ClassPlan *k = &P->cls[c];
+    key_add(key, k->lat_s);
+    key_add(key, k->alone);
+    key_add(key, k->weight);
+    key_add(key, k->n);
+    for (int j = 0; j < k->n; j++) {
+      key_add(key, P->cand[k->first + j].r);
+      key_add(key, P->cand[k->first + j].c);
+    }
+  }
+  SimDist size = workload_request_size_dist(&a->wl);
+  key_add(key, sat_Bps);
+  key_add(key, appliance_des_slots(a));
+  key_add(key, a->wl.request_bytes);
+  key_add(key, size.kind);
+  key_add(key, size.mean);
+  key_add(key, size.shape);
+}
+
+/* The entry of @memo whose key is @key, bit for bit; NULL if none. */
+static MemoEntry *memo_find(BoundMemo *memo, const GArray *key)
+{
+  for (int i = 0; i < BOUND_MEMO_ENTRIES; i++) {
+    const GArray *k = memo->e[i].key;
+    if (k && k->len == key->len && !memcmp(k->data, key->data, sizeof(double) * key->len)) return &memo->e[i];
+  }
+  return NULL;
+}
+
 BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps)
+{
+  return bound_eval_memo(a, m, offered_gbps, NULL);
+}
+
+BoundResult *bound_eval_memo(const Appliance *a, const DemandModel *m, double offered_gbps, BoundMemo *memo)
 {
   BoundResult *r = bound_eval_rates(a, m, offered_gbps);
   /* latency (appliance_bound.h): the closed system at X*, and below it the open one, never
@@ -1400,18 +1500,36 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   g_autoptr(LatPlan) P = lat_plan_new(a, m);
   g_autofree double *free = g_new0(double, m->n_res);
   free_shares(m, r->sat_Bps, free);
-  double eps = slot_share(P, free, r->sat_Bps), sat[3], open[3], sat_t[2], open_t[2];
-  sat[0] = plan_atoms(P, free, TRUE, eps) * 1e3;
+  MemoEntry *e = NULL;
+  if (memo) {
+    memo_key(memo->key, P, free, r->sat_Bps);
+    e = memo_find(memo, memo->key);
+    if (!e) { /* worked out below, kept in the next slot */
+      e = &memo->e[memo->next];
+      memo->next = (memo->next + 1) % BOUND_MEMO_ENTRIES;
+      if (e->key) g_array_unref(e->key);
+      if (e->atoms) g_array_unref(e->atoms);
+      e->key = g_array_copy(memo->key);
+      e->eps = slot_share(P, free, r->sat_Bps);
+      e->mean_s = plan_atoms(P, free, TRUE, e->eps);
+      e->atoms = g_array_copy(P->atoms);
+      e->t[0] = e->t[1] = NAN;
+    }
+  }
+  double eps = e ? e->eps : slot_share(P, free, r->sat_Bps), sat[3], open[3], sat_t[2], open_t[2];
+  sat[0] = (e ? e->mean_s : plan_atoms(P, free, TRUE, eps)) * 1e3;
+  const GArray *sat_atoms = e ? e->atoms : P->atoms;
+  g_autoptr(GArray) sat_copy = NULL;
   gboolean closed = !(offered_gbps > 0) || r->offered_Bps >= r->sat_Bps;
   if (closed) {
-    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, sat_t);
+    mixture_quantiles(a, (const LatAtom *)sat_atoms->data, sat_atoms->len, NULL, sat_t, e ? e->t : NULL);
   } else {
     /* the open estimate first: the closed one's quantiles are then needed only below it */
-    g_autoptr(GArray) sat_atoms = g_array_copy(P->atoms);
+    if (!e) sat_atoms = sat_copy = g_array_copy(P->atoms);
     free_shares(m, r->throughput_Bps, free);
     open[0] = plan_atoms(P, free, FALSE, eps) * 1e3;
-    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, open_t);
-    mixture_quantiles(a, (const LatAtom *)sat_atoms->data, sat_atoms->len, open_t, sat_t);
+    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, open_t, NULL);
+    mixture_quantiles(a, (const LatAtom *)sat_atoms->data, sat_atoms->len, open_t, sat_t, e ? e->t : NULL);
     for (int q = 0; q < 2; q++) open[1 + q] = open_t[q] * 1e3;
   }
   for (int q = 0; q < 2; q++) sat[1 + q] = sat_t[q] * 1e3;

@@ -1024,12 +1024,12 @@ static void fill_report(SweepCell *o, const AppReport *rep)
 }
 
 /* Evaluates the bound appliance by the mode into the output cells @o. */
-static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo *info, const DemandModel *m, SweepCell *o,
-                         GError **error)
+static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo *info, const DemandModel *m, BoundMemo *memo,
+                         SweepCell *o, GError **error)
 {
   switch (s->mode) {
     case SWEEP_BOUND: {
-      g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
+      g_autoptr(BoundResult) r = bound_eval_memo(a, m, a->wl.offered_gbps, memo);
       g_autoptr(AppReport) rep = app_report_from_bound(a, info, m, r);
       fill_report(o, rep);
       if (s->interval > 0) {
@@ -1141,6 +1141,11 @@ char *sweep_short_run_warning(const SweepSpec *s)
 
 SweepRow *sweep_run(const SweepSpec *s, guint run)
 {
+  return sweep_run_memo(s, run, NULL);
+}
+
+SweepRow *sweep_run_memo(const SweepSpec *s, guint run, BoundMemo *memo)
+{
   g_return_val_if_fail(run < sweep_n_runs(s), NULL);
   SweepRow *row = row_new(s->columns->len);
   fill_ids(s, run, row);
@@ -1165,7 +1170,7 @@ SweepRow *sweep_run(const SweepSpec *s, guint run)
   /* the point's `failures:` (base scenario, set: or varied): its row is the degraded box (failure.h) */
   ok = ok && (!info.failures || appliance_fail(a, (const char *const *)info.failures, &error));
   ok = ok && (m = demand_build_cached(a, s->shares, &error)) != NULL;
-  ok = ok && evaluate(s, a, &info, m, row->cells + s->first_output, &error);
+  ok = ok && evaluate(s, a, &info, m, memo, row->cells + s->first_output, &error);
   if (!ok) {
     for (guint i = 0; i < s->n_outputs; i++) {
       SweepCell *c = &row->cells[s->first_output + i];

@@ -50,6 +50,7 @@
 
 #include <glib.h>
 #include "models/app_enum.h"
+#include "models/appliance_bound.h"
 #include "sim/conf.h"
 
 #define SWEEP_MODE_MAP(X) X(SWEEP_BOUND, "bound") X(SWEEP_RUN, "run") X(SWEEP_CAPACITY, "capacity")
@@ -159,6 +160,10 @@ const SweepColumn *sweep_columns(const SweepSpec *s, guint *n_out);
 /* Evaluates run @run in-process (bound, DES or capacity by the mode) and returns its row; a
  *  point that fails gives a row with the error column set, never NULL.  Thread-safe. */
 SweepRow *sweep_run(const SweepSpec *s, guint run);
+/* sweep_run() reusing the bound's closed estimate through @memo (bound_eval_memo; NULL: none),
+ * which points that differ in the offered load alone often share: the same row, bit for bit.
+ * One memo per thread. */
+SweepRow *sweep_run_memo(const SweepSpec *s, guint run, BoundMemo *memo);
 /* Frees a row of sweep_run (NULL is allowed). */
 void sweep_row_free(SweepRow *row);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepRow, sweep_row_free)
