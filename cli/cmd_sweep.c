@@ -58,7 +58,7 @@ typedef struct {
   GMutex lock;
   GCond cond;
   Done *done;         /* [n_runs] */
-  GAsyncQueue *memos; /* BoundMemo *: one taken by each running worker (sweep_run_memo) */
+  GAsyncQueue *memos; /* SweepMemo *: one taken by each running worker (sweep_run_memo) */
 } Pool;
 
 typedef struct {
@@ -101,15 +101,15 @@ static void progress_show(Progress *p, guint done)
 
 static void memo_free(gpointer memo)
 {
-  bound_memo_free(memo);
+  sweep_memo_free(memo);
 }
 
 static void worker(gpointer data, gpointer user)
 {
   Pool *pool = user;
   guint run = GPOINTER_TO_UINT(data) - 1;
-  BoundMemo *memo = g_async_queue_try_pop(pool->memos);
-  if (!memo) memo = bound_memo_new();
+  SweepMemo *memo = g_async_queue_try_pop(pool->memos);
+  if (!memo) memo = sweep_memo_new();
   g_autoptr(SweepRow) row = sweep_run_memo(pool->spec, run, memo);
   g_async_queue_push(pool->memos, memo);
   GString *csv = g_string_new(NULL), *json = g_string_new(NULL);

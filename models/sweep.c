@@ -1144,7 +1144,75 @@ SweepRow *sweep_run(const SweepSpec *s, guint run)
   return sweep_run_memo(s, run, NULL);
 }
 
-SweepRow *sweep_run_memo(const SweepSpec *s, guint run, BoundMemo *memo)
+/* Demand models a SweepMemo keeps (the latest, round robin): a sweep varies other keys faster
+ * than the offered load as often as not, so a few points apart share one. Assumed. */
+#define SWEEP_MEMO_MODELS 16
+
+struct SweepMemo {
+  BoundMemo *bound;
+  GArray *key[SWEEP_MEMO_MODELS]; /* guint64: the point's value per key but workload.offered, then the seed */
+  DemandModel *m[SWEEP_MEMO_MODELS];
+  guint next;
+  GArray *scratch; /* the key being looked up */
+};
+
+SweepMemo *sweep_memo_new(void)
+{
+  SweepMemo *memo = g_new0(SweepMemo, 1);
+  memo->bound = bound_memo_new();
+  memo->scratch = g_array_new(FALSE, FALSE, sizeof(guint64));
+  return memo;
+}
+
+void sweep_memo_free(SweepMemo *memo)
+{
+  if (!memo) return;
+  bound_memo_free(memo->bound);
+  for (int i = 0; i < SWEEP_MEMO_MODELS; i++) {
+    if (memo->key[i]) g_array_unref(memo->key[i]);
+    demand_free(memo->m[i]);
+  }
+  g_array_unref(memo->scratch);
+  g_free(memo);
+}
+
+/* The demand model of point @p's appliance @a (mode bound): a copy of the one @memo keeps for a
+ * point of the same values but for workload.offered, settled at @a's load (demand_copy_at: the
+ * sweep's base and `set:` are the same for every point, so those values make the same appliance
+ * but for the load and the seed, which the demand reads only where titles are placed at random);
+ * else built, and kept in @memo where its demand does not depend on the load. NULL with @error as
+ * demand_build. (transfer full, or borrowed from @memo: *@owned) */
+static DemandModel *point_demand(const SweepSpec *s, guint p, const Appliance *a, SweepMemo *memo, gboolean *owned,
+                                 GError **error)
+{
+  *owned = TRUE;
+  if (!memo || s->mode != SWEEP_BOUND || demand_sizing_varies(a)) return demand_build_cached(a, s->shares, error);
+  GArray *key = memo->scratch;
+  g_array_set_size(key, 0);
+  for (guint k = 0; k < s->keys->len; k++) {
+    guint64 v = strcmp(sweep_key(s, k), "workload.offered") ? value_index(s, p, k) : G_MAXUINT64;
+    g_array_append_val(key, v);
+  }
+  guint64 seed = a->wl.title_placement == WL_PLACE_RANDOM ? a->seed : 0;
+  g_array_append_val(key, seed);
+  for (int i = 0; i < SWEEP_MEMO_MODELS; i++)
+    if (memo->key[i] && memo->key[i]->len == key->len && !memcmp(memo->key[i]->data, key->data, sizeof(guint64) * key->len)) {
+      DemandModel *m = demand_copy_at(a, memo->m[i]);
+      if (m) return m;
+    }
+  DemandModel *m = demand_build_cached(a, s->shares, error);
+  if (!m) return NULL;
+  guint i = memo->next;
+  memo->next = (memo->next + 1) % SWEEP_MEMO_MODELS;
+  if (memo->key[i]) g_array_unref(memo->key[i]);
+  demand_free(memo->m[i]);
+  memo->key[i] = g_array_copy(key);
+  memo->m[i] = m;
+  *owned = FALSE;
+  return m;
+}
+
+SweepRow *sweep_run_memo(const SweepSpec *s, guint run, SweepMemo *memo)
 {
   g_return_val_if_fail(run < sweep_n_runs(s), NULL);
   SweepRow *row = row_new(s->columns->len);
@@ -1169,8 +1237,9 @@ SweepRow *sweep_run_memo(const SweepSpec *s, guint run, BoundMemo *memo)
   if (ok && s->seed_varied) set_int(&row->cells[COL_SEED], (gint64)a->seed);
   /* the point's `failures:` (base scenario, set: or varied): its row is the degraded box (failure.h) */
   ok = ok && (!info.failures || appliance_fail(a, (const char *const *)info.failures, &error));
-  ok = ok && (m = demand_build_cached(a, s->shares, &error)) != NULL;
-  ok = ok && evaluate(s, a, &info, m, memo, row->cells + s->first_output, &error);
+  gboolean owned = TRUE;
+  ok = ok && (m = point_demand(s, p, a, memo, &owned, &error)) != NULL;
+  ok = ok && evaluate(s, a, &info, m, memo ? memo->bound : NULL, row->cells + s->first_output, &error);
   if (!ok) {
     for (guint i = 0; i < s->n_outputs; i++) {
       SweepCell *c = &row->cells[s->first_output + i];
@@ -1181,7 +1250,7 @@ SweepRow *sweep_run_memo(const SweepSpec *s, guint run, BoundMemo *memo)
   } else {
     set_str(&row->cells[s->error_col], "");
   }
-  demand_free(m);
+  if (owned) demand_free(m);
   app_scenario_info_clear(&info);
   g_free(a);
   return row;

@@ -160,10 +160,19 @@ const SweepColumn *sweep_columns(const SweepSpec *s, guint *n_out);
 /* Evaluates run @run in-process (bound, DES or capacity by the mode) and returns its row; a
  *  point that fails gives a row with the error column set, never NULL.  Thread-safe. */
 SweepRow *sweep_run(const SweepSpec *s, guint run);
-/* sweep_run() reusing the bound's closed estimate through @memo (bound_eval_memo; NULL: none),
- * which points that differ in the offered load alone often share: the same row, bit for bit.
- * One memo per thread. */
-SweepRow *sweep_run_memo(const SweepSpec *s, guint run, BoundMemo *memo);
+/* What a thread's bound points keep for the next ones (sweep_run_memo): the bound's closed
+ * estimates (BoundMemo) and the latest demand models by their point's values but for
+ * workload.offered (demand_copy_at). Not thread-safe: one per thread. */
+typedef struct SweepMemo SweepMemo;
+/* A new empty memo. (transfer full) */
+SweepMemo *sweep_memo_new(void);
+/* Frees a memo (NULL is allowed). */
+void sweep_memo_free(SweepMemo *memo);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepMemo, sweep_memo_free)
+/* sweep_run() reusing, in mode bound, through @memo (NULL: none) what points that differ in the
+ * offered load alone share: the demand model before settling (demand_copy_at, where it does not
+ * depend on the load) and the closed estimate at X* (bound_eval_memo). The same row, bit for bit. */
+SweepRow *sweep_run_memo(const SweepSpec *s, guint run, SweepMemo *memo);
 /* Frees a row of sweep_run (NULL is allowed). */
 void sweep_row_free(SweepRow *row);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepRow, sweep_row_free)
