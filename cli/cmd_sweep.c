@@ -51,6 +51,7 @@
 
 typedef struct {
   char *csv, *json; /* the run's lines, NULL until it is done */
+  int failed;       /* whether the run failed: 1, 0, or -1 where only its line says (another rank's) */
 } Done;
 
 typedef struct {
@@ -118,6 +119,7 @@ static void worker(gpointer data, gpointer user)
   g_mutex_lock(&pool->lock);
   pool->done[run].csv = g_string_free(csv, FALSE);
   pool->done[run].json = g_string_free(json, FALSE);
+  pool->done[run].failed = sweep_row_failed(pool->spec, row);
   g_cond_broadcast(&pool->cond);
   g_mutex_unlock(&pool->lock);
 }
@@ -485,21 +487,21 @@ static gboolean collect(Pool *pool, Sink *sink, Progress *prog, guint start, gui
     char *csv, *json;
     while (size > 1 && sweep_dist_poll(&run, &csv, &json)) {
       g_mutex_lock(&pool->lock);
-      pool->done[run] = (Done){ csv, json };
+      pool->done[run] = (Done){ csv, json, -1 };
       g_mutex_unlock(&pool->lock);
     }
     guint n = 0;
     g_mutex_lock(&pool->lock);
     while (next + n < end && pool->done[next + n].csv) {
       ready[n] = pool->done[next + n];
-      pool->done[next + n] = (Done){ NULL, NULL };
+      pool->done[next + n] = (Done){ NULL, NULL, 0 };
       n++;
     }
     if (!n) g_cond_wait_until(&pool->cond, &pool->lock, g_get_monotonic_time() + (size > 1 ? POLL_MPI_US : POLL_LOCAL_US));
     g_mutex_unlock(&pool->lock);
     for (guint i = 0; i < n; i++) {
       ok = ok && sink_write(sink, &ready[i]);
-      *failed += sweep_row_line_failed(ready[i].json);
+      *failed += ready[i].failed >= 0 ? ready[i].failed != 0 : sweep_row_line_failed(ready[i].json) != 0;
       g_free(ready[i].csv);
       g_free(ready[i].json);
     }
@@ -517,7 +519,7 @@ static void forward(Pool *pool, guint start, guint end, int rank, int size)
     g_mutex_lock(&pool->lock);
     while (!pool->done[run].csv) g_cond_wait(&pool->cond, &pool->lock);
     Done d = pool->done[run];
-    pool->done[run] = (Done){ NULL, NULL };
+    pool->done[run] = (Done){ NULL, NULL, 0 };
     g_mutex_unlock(&pool->lock);
     sweep_dist_send(run, d.csv, d.json);
     g_free(d.csv);

@@ -1437,11 +1437,6 @@ void bound_memo_free(BoundMemo *memo)
   g_free(memo);
 }
 
-static void key_add(GArray *key, double v)
-{
-  g_array_append_val(key, v);
-}
-
 /* Every input of the closed estimate at X* (slot_share, latency_atoms closed, mixture_quantiles)
  * into @key: what LatPlan holds of @m and @a (the classes of positive weight: drive latency, time
  * alone, weight, and each resource's byte rate alone; K per resource), the spare shares @free at
@@ -1449,32 +1444,35 @@ static void key_add(GArray *key, double v)
 static void memo_key(GArray *key, const LatPlan *P, const double *free, double sat_Bps)
 {
   const Appliance *a = P->a;
-  int R = P->m->n_res;
-  g_array_set_size(key, 0);
-  key_add(key, R);
-  key_add(key, P->n_cls);
+  int R = P->m->n_res, n_cand = 0;
+  for (int c = 0; c < P->n_cls; c++) n_cand += P->cls[c].n;
+  g_array_set_size(key, (guint)(2 + 2 * R + 4 * P->n_cls + 2 * n_cand + 6));
+  double *k = (double *)(void *)key->data;
+  *k++ = R;
+  *k++ = P->n_cls;
   for (int i = 0; i < R; i++) {
-    key_add(key, P->K[i]);
-    key_add(key, free[i]);
+    *k++ = P->K[i];
+    *k++ = free[i];
   }
   for (int c = 0; c < P->n_cls; c++) {
-    const ClassPlan *k = &P->cls[c];
-    key_add(key, k->lat_s);
-    key_add(key, k->alone);
-    key_add(key, k->weight);
-    key_add(key, k->n);
-    for (int j = 0; j < k->n; j++) {
-      key_add(key, P->cand[k->first + j].r);
-      key_add(key, P->cand[k->first + j].c);
+    const ClassPlan *cp = &P->cls[c];
+    *k++ = cp->lat_s;
+    *k++ = cp->alone;
+    *k++ = cp->weight;
+    *k++ = cp->n;
+    for (int j = 0; j < cp->n; j++) {
+      *k++ = P->cand[cp->first + j].r;
+      *k++ = P->cand[cp->first + j].c;
     }
   }
   SimDist size = workload_request_size_dist(&a->wl);
-  key_add(key, sat_Bps);
-  key_add(key, appliance_des_slots(a));
-  key_add(key, a->wl.request_bytes);
-  key_add(key, size.kind);
-  key_add(key, size.mean);
-  key_add(key, size.shape);
+  *k++ = sat_Bps;
+  *k++ = appliance_des_slots(a);
+  *k++ = a->wl.request_bytes;
+  *k++ = size.kind;
+  *k++ = size.mean;
+  *k++ = size.shape;
+  g_assert(k == (double *)(void *)key->data + key->len);
 }
 
 /* The entry of @memo whose key is @key, bit for bit; NULL if none. */

@@ -685,30 +685,13 @@ DemandModel *demand_build_sized(const Appliance *a, const double *drive_share, d
   return build_at(a, TRUE, drive_share, NULL, sized_Bps, error);
 }
 
-DemandModel *demand_copy_at(const Appliance *a, const DemandModel *m)
+gboolean demand_settle_at(DemandModel *m, const Appliance *a)
 {
-  if (demand_sizing_varies(a)) return NULL;
-  size_t R = (size_t)m->n_res;
-  DemandModel *c = g_memdup2(m, sizeof *m);
-  c->res = g_memdup2(m->res, sizeof(DmResource) * R);
-  c->cls = g_memdup2(m->cls, sizeof(DmClass) * (size_t)m->n_class);
-  for (int i = 0; i < m->n_class; i++) {
-    c->cls[i].demand = g_memdup2(m->cls[i].demand, sizeof(double) * R);
-    c->cls[i].base = g_memdup2(m->cls[i].base, sizeof(double) * R);
-    c->cls[i].lat = g_memdup2(m->cls[i].lat, sizeof(DmLatTerm) * (size_t)m->cls[i].n_lat);
-  }
-  c->total = g_memdup2(m->total, sizeof(double) * R);
-  c->base_total = g_memdup2(m->base_total, sizeof(double) * R);
-  c->lat = g_memdup2(m->lat, sizeof(DmLatTerm) * (size_t)m->n_lat);
-  c->port_nic = g_memdup2(m->port_nic, sizeof(int) * (size_t)m->n_ports);
-  c->port_num = g_memdup2(m->port_num, sizeof(int) * (size_t)m->n_ports);
-  c->port_res = g_memdup2(m->port_res, sizeof(int) * (size_t)m->n_ports);
-  c->drive_res = g_memdup2(m->drive_res, sizeof(int) * (size_t)a->n_drives);
-  c->drive_share = g_memdup2(m->drive_share, sizeof(double) * (size_t)a->n_drives);
+  if (demand_sizing_varies(a)) return FALSE;
   /* as build_at's last step and build's one-build case */
-  settle(c, a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8.0 : 0.0);
-  c->sized_Bps = c->op_Bps;
-  return c;
+  settle(m, a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8.0 : 0.0);
+  m->sized_Bps = m->op_Bps;
+  return TRUE;
 }
 
 void demand_free(DemandModel *m)

@@ -1176,8 +1176,8 @@ void sweep_memo_free(SweepMemo *memo)
   g_free(memo);
 }
 
-/* The demand model of point @p's appliance @a (mode bound): a copy of the one @memo keeps for a
- * point of the same values but for workload.offered, settled at @a's load (demand_copy_at: the
+/* The demand model of point @p's appliance @a (mode bound): the one @memo keeps for a point of
+ * the same values but for workload.offered, settled again at @a's load (demand_settle_at: the
  * sweep's base and `set:` are the same for every point, so those values make the same appliance
  * but for the load and the seed, which the demand reads only where titles are placed at random);
  * else built, and kept in @memo where its demand does not depend on the load. NULL with @error as
@@ -1196,9 +1196,10 @@ static DemandModel *point_demand(const SweepSpec *s, guint p, const Appliance *a
   guint64 seed = a->wl.title_placement == WL_PLACE_RANDOM ? a->seed : 0;
   g_array_append_val(key, seed);
   for (int i = 0; i < SWEEP_MEMO_MODELS; i++)
-    if (memo->key[i] && memo->key[i]->len == key->len && !memcmp(memo->key[i]->data, key->data, sizeof(guint64) * key->len)) {
-      DemandModel *m = demand_copy_at(a, memo->m[i]);
-      if (m) return m;
+    if (memo->key[i] && memo->key[i]->len == key->len && !memcmp(memo->key[i]->data, key->data, sizeof(guint64) * key->len) &&
+        demand_settle_at(memo->m[i], a)) {
+      *owned = FALSE;
+      return memo->m[i];
     }
   DemandModel *m = demand_build_cached(a, s->shares, error);
   if (!m) return NULL;
@@ -1434,6 +1435,12 @@ gboolean sweep_row_line_is_run(const SweepSpec *s, const char *line, guint run)
   g_string_truncate(prefix, prefix->len - 2); /* the row's end, "}\n": the outputs follow */
   g_string_append(prefix, ", ");
   return g_str_has_prefix(line, prefix->str);
+}
+
+gboolean sweep_row_failed(const SweepSpec *s, const SweepRow *row)
+{
+  const SweepCell *c = &row->cells[s->error_col];
+  return c->missing || !c->s || *c->s != '\0';
 }
 
 gboolean sweep_row_line_failed(const char *line)
