@@ -1413,16 +1413,24 @@ typedef struct {
  * other keys, so a few models apart share the estimate. Assumed. */
 #define BOUND_MEMO_ENTRIES 16
 
+/* Atom tables a BoundMemo keeps across models (each a function of its key alone: the share
+ * tables of K, the company tables of a spare share), at most this many of each kind: past it the
+ * kind is emptied before the next model. Assumed. */
+#define BOUND_MEMO_TABS 64
+
 struct BoundMemo {
   MemoEntry e[BOUND_MEMO_ENTRIES];
   guint next;
-  GArray *key; /* scratch: the key being looked up */
+  GArray *key;                /* scratch: the key being looked up */
+  GPtrArray *share, *company; /* AtomTab *: LatPlan's, shared by the models evaluated */
 };
 
 BoundMemo *bound_memo_new(void)
 {
   BoundMemo *memo = g_new0(BoundMemo, 1);
   memo->key = g_array_new(FALSE, FALSE, sizeof(double));
+  memo->share = g_ptr_array_new_with_free_func(atom_tab_free);
+  memo->company = g_ptr_array_new_with_free_func(atom_tab_free);
   return memo;
 }
 
@@ -1434,6 +1442,8 @@ void bound_memo_free(BoundMemo *memo)
     if (memo->e[i].atoms) g_array_unref(memo->e[i].atoms);
   }
   g_array_unref(memo->key);
+  g_ptr_array_unref(memo->share);
+  g_ptr_array_unref(memo->company);
   g_free(memo);
 }
 
@@ -1500,6 +1510,13 @@ BoundResult *bound_eval_memo(const Appliance *a, const DemandModel *m, double of
   free_shares(m, r->sat_Bps, free);
   MemoEntry *e = NULL;
   if (memo) {
+    /* the plan takes its atom tables from the memo's (the same tables, built once) */
+    if (memo->share->len > BOUND_MEMO_TABS) g_ptr_array_set_size(memo->share, 0);
+    if (memo->company->len > BOUND_MEMO_TABS) g_ptr_array_set_size(memo->company, 0);
+    g_ptr_array_unref(P->share);
+    g_ptr_array_unref(P->company);
+    P->share = g_ptr_array_ref(memo->share);
+    P->company = g_ptr_array_ref(memo->company);
     memo_key(memo->key, P, free, r->sat_Bps);
     e = memo_find(memo, memo->key);
     if (!e) { /* worked out below, kept in the next slot */
