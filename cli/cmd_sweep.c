@@ -51,13 +51,15 @@
 
 typedef struct {
   char *csv, *json; /* the run's lines, NULL until it is done */
+  int failed;       /* whether the run failed: 1, 0, or -1 where only its line says (another rank's) */
 } Done;
 
 typedef struct {
   const SweepSpec *spec;
   GMutex lock;
   GCond cond;
-  Done *done; /* [n_runs] */
+  Done *done;         /* [n_runs] */
+  GAsyncQueue *memos; /* SweepMemo *: one taken by each running worker (sweep_run_memo) */
 } Pool;
 
 typedef struct {
@@ -98,17 +100,26 @@ static void progress_show(Progress *p, guint done)
 /* ------------------------------------------------------------------------------------------ */
 /* Workers                                                                                    */
 
+static void memo_free(gpointer memo)
+{
+  sweep_memo_free(memo);
+}
+
 static void worker(gpointer data, gpointer user)
 {
   Pool *pool = user;
   guint run = GPOINTER_TO_UINT(data) - 1;
-  g_autoptr(SweepRow) row = sweep_run(pool->spec, run);
+  SweepMemo *memo = g_async_queue_try_pop(pool->memos);
+  if (!memo) memo = sweep_memo_new();
+  g_autoptr(SweepRow) row = sweep_run_memo(pool->spec, run, memo);
+  g_async_queue_push(pool->memos, memo);
   GString *csv = g_string_new(NULL), *json = g_string_new(NULL);
   sweep_row_append_csv(pool->spec, row, csv);
   sweep_row_append_json(pool->spec, row, json);
   g_mutex_lock(&pool->lock);
   pool->done[run].csv = g_string_free(csv, FALSE);
   pool->done[run].json = g_string_free(json, FALSE);
+  pool->done[run].failed = sweep_row_failed(pool->spec, row);
   g_cond_broadcast(&pool->cond);
   g_mutex_unlock(&pool->lock);
 }
@@ -478,21 +489,21 @@ static gboolean collect(Pool *pool, Sink *sink, Progress *prog, guint start, gui
     char *csv, *json;
     while (size > 1 && sweep_dist_poll(&run, &csv, &json)) {
       g_mutex_lock(&pool->lock);
-      pool->done[run] = (Done){ csv, json };
+      pool->done[run] = (Done){ csv, json, -1 };
       g_mutex_unlock(&pool->lock);
     }
     guint n = 0;
     g_mutex_lock(&pool->lock);
     while (next + n < end && pool->done[next + n].csv) {
       ready[n] = pool->done[next + n];
-      pool->done[next + n] = (Done){ NULL, NULL };
+      pool->done[next + n] = (Done){ NULL, NULL, 0 };
       n++;
     }
     if (!n) g_cond_wait_until(&pool->cond, &pool->lock, g_get_monotonic_time() + (size > 1 ? POLL_MPI_US : POLL_LOCAL_US));
     g_mutex_unlock(&pool->lock);
     for (guint i = 0; i < n; i++) {
       ok = ok && sink_write(sink, &ready[i]);
-      *failed += sweep_row_line_failed(ready[i].json);
+      *failed += ready[i].failed >= 0 ? ready[i].failed != 0 : sweep_row_line_failed(ready[i].json) != 0;
       g_free(ready[i].csv);
       g_free(ready[i].json);
     }
@@ -510,7 +521,7 @@ static void forward(Pool *pool, guint start, guint end, int rank, int size)
     g_mutex_lock(&pool->lock);
     while (!pool->done[run].csv) g_cond_wait(&pool->cond, &pool->lock);
     Done d = pool->done[run];
-    pool->done[run] = (Done){ NULL, NULL };
+    pool->done[run] = (Done){ NULL, NULL, 0 };
     g_mutex_unlock(&pool->lock);
     sweep_dist_send(run, d.csv, d.json);
     g_free(d.csv);
@@ -621,6 +632,7 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   g_mutex_init(&pool.lock);
   g_cond_init(&pool.cond);
   pool.done = g_new0(Done, n_runs);
+  pool.memos = g_async_queue_new_full(memo_free);
   GThreadPool *tp = g_thread_pool_new(worker, &pool, jobs, FALSE, NULL);
   for (guint run = (guint)start + (guint)rank; run < end; run += (guint)size)
     g_thread_pool_push(tp, GUINT_TO_POINTER(run + 1), NULL);
@@ -633,6 +645,7 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   g_thread_pool_free(tp, !ok, TRUE); /* after a write failure, the runs not started are dropped */
   for (guint i = 0; i < n_runs; i++) g_free(pool.done[i].csv), g_free(pool.done[i].json);
   g_free(pool.done);
+  g_async_queue_unref(pool.memos);
   g_mutex_clear(&pool.lock);
   g_cond_clear(&pool.cond);
 

@@ -312,7 +312,15 @@ typedef struct {
   double *gm_sp;      /* [n_res] P->sp at the latest evaluation */
   gboolean *gm_sat;   /* [n_res] P->sat at it */
   gboolean *gm_moved; /* [n_res] scratch: sp or sat other than at it */
-  GArray *rund;       /* int: the groups' run boundaries in runs */
+  /* per group (group_mean_split): the CDF of the largest time per byte over its unsaturated
+   * resources, which does not move with eps, as steps (GuStep) gm_ub[u] .. gm_ue[u] of gm_ust above
+   * its value gm_u0[u] at the time alone; gm_ok[u]: 0 not worked out yet, 1 done, -1 not usable
+   * (group_means takes the walk over every resource) */
+  GArray *gm_ust;
+  int *gm_ub, *gm_ue;
+  double *gm_u0;
+  signed char *gm_ok;
+  GArray *rund; /* int: the groups' run boundaries in runs */
   /* the latest mixture built (latency_atoms), for the closed estimate's quantiles at the root
    * bound_slot_share ended on */
   GArray *atoms; /* LatAtom, sorted and merged */
@@ -418,6 +426,11 @@ static void lat_plan_free(LatPlan *P)
   g_free(P->gm_sp);
   g_free(P->gm_sat);
   g_free(P->gm_moved);
+  if (P->gm_ust) g_array_unref(P->gm_ust);
+  g_free(P->gm_ub);
+  g_free(P->gm_ue);
+  g_free(P->gm_u0);
+  g_free(P->gm_ok);
   g_array_unref(P->rund);
   g_array_unref(P->atoms);
   g_free(P->atoms_free);
@@ -914,6 +927,167 @@ static void group_classes(LatPlan *P)
   }
 }
 
+/* One step of a CDF: its value F from time per byte y on. */
+typedef struct {
+  double y, F;
+} GuStep;
+
+/* The source of resource @r's atoms for class @k (uses_atoms_direct's AtomSrc) at spare share
+ * P->sp[r] and saturation P->sat[r]: 1 and *src set where it takes part in the max above @alone,
+ * 0 where it takes none, -1 where the direct walk does not apply (uses_atoms_direct's FALSE:
+ * a byte rate, Km or atom that is not finite, an unsorted table). */
+static int split_src(LatPlan *P, int r, double c, double alone, AtomSrc *src)
+{
+  AtomSrc a = { NULL, FALSE, 0, c, 1.0, 1 };
+  if (!(isfinite(c) && c > 0)) return -1;
+  if (P->sat[r]) {
+    double s = P->sp[r], K = P->K[r];
+    a.Km = K * (1.0 / s - 1.0);
+    if (!(isfinite(a.Km) && a.Km >= 0)) return -1;
+    if (!(K <= 1.0 + LAT_ONE_RESOURCE_SLACK)) {
+      a.t = share_tab(P, K);
+      a.share = TRUE;
+    }
+  } else {
+    AtomTab *t = company_tab(P, r, P->sp[r]);
+    company_build(t);
+    a.t = t;
+  }
+  if (a.t) {
+    if (!a.t->sorted) return -1;
+    a.n = a.t->n;
+    a.tot = a.t->tot;
+  }
+  if (a.n > 0 && !isfinite(src_y(&a, a.n - 1))) return -1;
+  if (!(a.n > 0 && src_y(&a, a.n - 1) > alone)) return 0; /* never above alone: no part in the max */
+  *src = a;
+  return 1;
+}
+
+/* The resources of class @k below saturation that take part in its max (class_uses'
+ * selection), as sources into P->src; their count, -1 where the direct walk does not apply. */
+static int split_unsat(LatPlan *P, const ClassPlan *k)
+{
+  int nr = 0;
+  for (int j = 0; j < k->n; j++) {
+    const ClassRes *u = &P->cand[k->first + j];
+    int r = u->r;
+    if (P->sat[r]) continue;
+    if (1.0 - P->sp[r] <= 0 || company_tab(P, r, P->sp[r])->tail_T / u->c <= k->alone) continue;
+    int v = split_src(P, r, u->c, k->alone, &P->src[nr]);
+    if (v < 0) return -1;
+    nr += v;
+  }
+  return nr;
+}
+
+/* Group @u's (class @k's) CDF over its unsaturated resources (LatPlan.gm_ust): the product of
+ * their mass ratios at alone, then at every atom above it, as uses_atoms_direct walks them. */
+static void split_prepare(LatPlan *P, guint u, const ClassPlan *k)
+{
+  int nr = split_unsat(P, k);
+  P->gm_ok[u] = nr < 0 ? -1 : 1;
+  P->gm_ub[u] = P->gm_ue[u] = (int)P->gm_ust->len;
+  if (nr < 0) return;
+  const AtomSrc *src = P->src;
+  int *pos = P->pos;
+  double *cum = P->cum, *ratio = P->ratio, *hy = P->hy, y = k->alone;
+  for (int i = 0; i < nr; i++) {
+    pos[i] = 0;
+    cum[i] = 0;
+    ratio[i] = 0;
+    hy[i] = src_y(&src[i], 0);
+  }
+  for (gboolean first = TRUE;; first = FALSE) {
+    double F = 1, next = INFINITY;
+    for (int i = 0; i < nr; i++) {
+      if (hy[i] <= y) {
+        const AtomSrc *a = &src[i];
+        do {
+          cum[i] += src_p(a, pos[i]);
+          pos[i]++;
+          hy[i] = pos[i] < a->n ? src_y(a, pos[i]) : INFINITY;
+        } while (hy[i] <= y);
+        ratio[i] = MIN(1.0, cum[i] / a->tot);
+      }
+      F *= ratio[i];
+      next = MIN(next, hy[i]);
+    }
+    if (first) {
+      P->gm_u0[u] = F;
+    } else {
+      GuStep st = { y, F };
+      g_array_append_val(P->gm_ust, st);
+    }
+    if (next == INFINITY) break;
+    y = next;
+  }
+  P->gm_ue[u] = (int)P->gm_ust->len;
+}
+
+/* Group @u's (class @k's, weight @w) sums of p (l + E[S] y) into *m and of p into *wsum over
+ * the mixture uses_atoms gives it, without its walk over every resource: the CDF of the largest
+ * time per byte is that over the unsaturated resources (split_prepare, once per grouping: it
+ * does not move with eps) times the saturated ones' mass ratios, so a step of the root search
+ * walks the saturated resources' atoms and the unsaturated CDF's steps once each. The same
+ * values of y and the same CDF as uses_atoms, but for the order of the products' factors (a
+ * rounding-level difference). FALSE (nothing set) where the direct walk does not apply. */
+static gboolean group_mean_split(LatPlan *P, guint u, const ClassPlan *k, double w, double B, double *m, double *wsum)
+{
+  if (P->gm_ok[u] == 0) split_prepare(P, u, k);
+  if (P->gm_ok[u] < 0) return FALSE;
+  AtomSrc *src = P->src;
+  int nr = 0;
+  for (int j = 0; j < k->n; j++) {
+    const ClassRes *c = &P->cand[k->first + j];
+    if (!P->sat[c->r]) continue;
+    int v = split_src(P, c->r, c->c, k->alone, &src[nr]);
+    if (v < 0) return FALSE;
+    nr += v;
+  }
+  int *pos = P->pos;
+  double *cum = P->cum, *ratio = P->ratio, *hy = P->hy;
+  for (int i = 0; i < nr; i++) {
+    pos[i] = 0;
+    cum[i] = 0;
+    ratio[i] = 0;
+    hy[i] = src_y(&src[i], 0);
+  }
+  const GuStep *st = &g_array_index(P->gm_ust, GuStep, 0);
+  int iu = P->gm_ub[u], ue = P->gm_ue[u];
+  double GU = P->gm_u0[u], Fprev = 0, y = k->alone, lat = k->lat_s, sm = 0, sw = 0;
+  for (;;) {
+    while (iu < ue && st[iu].y <= y) GU = st[iu++].F;
+    double F = GU, next = iu < ue ? st[iu].y : INFINITY;
+    for (int i = 0; i < nr; i++) {
+      if (hy[i] <= y) {
+        const AtomSrc *a = &src[i];
+        do {
+          cum[i] += src_p(a, pos[i]);
+          pos[i]++;
+          hy[i] = pos[i] < a->n ? src_y(a, pos[i]) : INFINITY;
+        } while (hy[i] <= y);
+        ratio[i] = MIN(1.0, cum[i] / a->tot);
+      }
+      F *= ratio[i];
+      next = MIN(next, hy[i]);
+    }
+    gboolean last = next == INFINITY;
+    if (last) F = 1; /* the last value: every resource's whole mass */
+    if (F > Fprev) {
+      double p = w * (F - Fprev);
+      sm += p * (lat + B * y);
+      sw += p;
+      Fprev = F;
+    }
+    if (last) break;
+    y = next;
+  }
+  *m = sm;
+  *wsum = sw;
+  return TRUE;
+}
+
 /* The mean latency of @P's requests (s) for the spare shares P->sp and saturated set P->sat
  * (latency_atoms), without the mixture: each group's sums of p (l + E[S] y) and p over its run
  * (uses_atoms), unsorted and unmerged (merging keeps the mean: sort_merge_runs), and kept from the
@@ -928,7 +1102,16 @@ static double group_means(LatPlan *P)
     P->gm_n = g_renew(int, P->gm_n, MAX(G, 1));
     P->gm_mean = g_renew(double, P->gm_mean, MAX(G, 1));
     P->gm_wsum = g_renew(double, P->gm_wsum, MAX(G, 1));
-    for (guint u = 0; u < G; u++) P->gm_n[u] = -1;
+    P->gm_ub = g_renew(int, P->gm_ub, MAX(G, 1));
+    P->gm_ue = g_renew(int, P->gm_ue, MAX(G, 1));
+    P->gm_u0 = g_renew(double, P->gm_u0, MAX(G, 1));
+    P->gm_ok = g_renew(signed char, P->gm_ok, MAX(G, 1));
+    for (guint u = 0; u < G; u++) {
+      P->gm_n[u] = -1;
+      P->gm_ok[u] = 0;
+    }
+    if (!P->gm_ust) P->gm_ust = g_array_new(FALSE, FALSE, sizeof(GuStep));
+    g_array_set_size(P->gm_ust, 0);
     P->gm_len = G;
   }
   if (!P->gm_sp) {
@@ -946,9 +1129,15 @@ static double group_means(LatPlan *P)
     const LatGroup *g = &g_array_index(P->groups, LatGroup, u);
     const ClassPlan *k = &P->cls[g->rep];
     /* class_uses depends on the spare shares and saturation of the class's resources alone */
-    gboolean moved = P->gm_n[u] < 0;
+    gboolean moved = P->gm_n[u] == -1;
     for (int j = 0; !moved && j < k->n; j++) moved = P->gm_moved[P->cand[k->first + j].r];
     if (!moved) {
+      mean += P->gm_mean[u];
+      wsum += P->gm_wsum[u];
+      continue;
+    }
+    if (group_mean_split(P, u, k, g->w, B, &P->gm_mean[u], &P->gm_wsum[u])) {
+      P->gm_n[u] = -2; /* worked out, its uses not kept */
       mean += P->gm_mean[u];
       wsum += P->gm_wsum[u];
       continue;
@@ -1135,7 +1324,9 @@ double bound_slot_share(const Appliance *a, const DemandModel *m, double sat_Bps
  * are solved as without a cap, so min(cap[q], t[q]), the only use made of it, is the same, bit
  * for bit, as uncapped but where the quantile is within LAT_QUANTILE_REL of cap[q] (bound_eval:
  * below X* the closed estimate's quantiles matter only where they are below the open one's). */
-static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, const double *cap, double t_out[2])
+/* @known (NULL: none): quantiles solved before for this very mixture (NAN: not yet), taken
+ * instead of solving, and set where solved here. */
+static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, const double *cap, double t_out[2], double known[2])
 {
   SimDist size = workload_request_size_dist(&a->wl);
   SizeLaw law = size_law(&size);
@@ -1161,6 +1352,10 @@ static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, con
       t_out[q] = cap[q];
       continue;
     }
+    if (known && !isnan(known[q])) { /* solved before for this mixture (BoundMemo) */
+      t_out[q] = known[q];
+      continue;
+    }
     /* Brent to LAT_QUANTILE_REL relative: a bracketing solver, so the result is within that of
      * inf{t : F(t) >= q} (quantile_gap) */
     if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS) {
@@ -1168,6 +1363,7 @@ static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, con
       t = gsl_root_fsolver_root(s);
     }
     t_out[q] = t;
+    if (known) known[q] = t;
   }
 }
 
@@ -1203,7 +1399,108 @@ BoundResult *bound_eval_rates(const Appliance *a, const DemandModel *m, double o
   return r;
 }
 
+/* One closed estimate of a BoundMemo: its inputs (memo_key) and what bound_eval works out from
+ * them. */
+typedef struct {
+  GArray *key;   /* double */
+  double eps;    /* the slot share at X* */
+  double mean_s; /* the closed mixture's mean latency, s */
+  GArray *atoms; /* LatAtom: the closed mixture */
+  double t[2];   /* its p50 and p99 without a cap, s (NAN: not solved yet) */
+} MemoEntry;
+
+/* Closed estimates kept (the latest, round robin): a sweep's points vary the offered load among
+ * other keys, so a few models apart share the estimate. Assumed. */
+#define BOUND_MEMO_ENTRIES 16
+
+/* Atom tables a BoundMemo keeps across models (each a function of its key alone: the share
+ * tables of K, the company tables of a spare share), at most this many of each kind: past it the
+ * kind is emptied before the next model. Assumed. */
+#define BOUND_MEMO_TABS 64
+
+struct BoundMemo {
+  MemoEntry e[BOUND_MEMO_ENTRIES];
+  guint next;
+  GArray *key;                /* scratch: the key being looked up */
+  GPtrArray *share, *company; /* AtomTab *: LatPlan's, shared by the models evaluated */
+};
+
+BoundMemo *bound_memo_new(void)
+{
+  BoundMemo *memo = g_new0(BoundMemo, 1);
+  memo->key = g_array_new(FALSE, FALSE, sizeof(double));
+  memo->share = g_ptr_array_new_with_free_func(atom_tab_free);
+  memo->company = g_ptr_array_new_with_free_func(atom_tab_free);
+  return memo;
+}
+
+void bound_memo_free(BoundMemo *memo)
+{
+  if (!memo) return;
+  for (int i = 0; i < BOUND_MEMO_ENTRIES; i++) {
+    if (memo->e[i].key) g_array_unref(memo->e[i].key);
+    if (memo->e[i].atoms) g_array_unref(memo->e[i].atoms);
+  }
+  g_array_unref(memo->key);
+  g_ptr_array_unref(memo->share);
+  g_ptr_array_unref(memo->company);
+  g_free(memo);
+}
+
+/* Every input of the closed estimate at X* (slot_share, latency_atoms closed, mixture_quantiles)
+ * into @key: what LatPlan holds of @m and @a (the classes of positive weight: drive latency, time
+ * alone, weight, and each resource's byte rate alone; K per resource), the spare shares @free at
+ * X* = @sat_Bps, the slots, the request size law. */
+static void memo_key(GArray *key, const LatPlan *P, const double *free, double sat_Bps)
+{
+  const Appliance *a = P->a;
+  int R = P->m->n_res, n_cand = 0;
+  for (int c = 0; c < P->n_cls; c++) n_cand += P->cls[c].n;
+  g_array_set_size(key, (guint)(2 + 2 * R + 4 * P->n_cls + 2 * n_cand + 6));
+  double *k = (double *)(void *)key->data;
+  *k++ = R;
+  *k++ = P->n_cls;
+  for (int i = 0; i < R; i++) {
+    *k++ = P->K[i];
+    *k++ = free[i];
+  }
+  for (int c = 0; c < P->n_cls; c++) {
+    const ClassPlan *cp = &P->cls[c];
+    *k++ = cp->lat_s;
+    *k++ = cp->alone;
+    *k++ = cp->weight;
+    *k++ = cp->n;
+    for (int j = 0; j < cp->n; j++) {
+      *k++ = P->cand[cp->first + j].r;
+      *k++ = P->cand[cp->first + j].c;
+    }
+  }
+  SimDist size = workload_request_size_dist(&a->wl);
+  *k++ = sat_Bps;
+  *k++ = appliance_des_slots(a);
+  *k++ = a->wl.request_bytes;
+  *k++ = size.kind;
+  *k++ = size.mean;
+  *k++ = size.shape;
+  g_assert(k == (double *)(void *)key->data + key->len);
+}
+
+/* The entry of @memo whose key is @key, bit for bit; NULL if none. */
+static MemoEntry *memo_find(BoundMemo *memo, const GArray *key)
+{
+  for (int i = 0; i < BOUND_MEMO_ENTRIES; i++) {
+    const GArray *k = memo->e[i].key;
+    if (k && k->len == key->len && !memcmp(k->data, key->data, sizeof(double) * key->len)) return &memo->e[i];
+  }
+  return NULL;
+}
+
 BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps)
+{
+  return bound_eval_memo(a, m, offered_gbps, NULL);
+}
+
+BoundResult *bound_eval_memo(const Appliance *a, const DemandModel *m, double offered_gbps, BoundMemo *memo)
 {
   BoundResult *r = bound_eval_rates(a, m, offered_gbps);
   /* latency (appliance_bound.h): the closed system at X*, and below it the open one, never
@@ -1211,18 +1508,43 @@ BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered
   g_autoptr(LatPlan) P = lat_plan_new(a, m);
   g_autofree double *free = g_new0(double, m->n_res);
   free_shares(m, r->sat_Bps, free);
-  double eps = slot_share(P, free, r->sat_Bps), sat[3], open[3], sat_t[2], open_t[2];
-  sat[0] = plan_atoms(P, free, TRUE, eps) * 1e3;
+  MemoEntry *e = NULL;
+  if (memo) {
+    /* the plan takes its atom tables from the memo's (the same tables, built once) */
+    if (memo->share->len > BOUND_MEMO_TABS) g_ptr_array_set_size(memo->share, 0);
+    if (memo->company->len > BOUND_MEMO_TABS) g_ptr_array_set_size(memo->company, 0);
+    g_ptr_array_unref(P->share);
+    g_ptr_array_unref(P->company);
+    P->share = g_ptr_array_ref(memo->share);
+    P->company = g_ptr_array_ref(memo->company);
+    memo_key(memo->key, P, free, r->sat_Bps);
+    e = memo_find(memo, memo->key);
+    if (!e) { /* worked out below, kept in the next slot */
+      e = &memo->e[memo->next];
+      memo->next = (memo->next + 1) % BOUND_MEMO_ENTRIES;
+      if (e->key) g_array_unref(e->key);
+      if (e->atoms) g_array_unref(e->atoms);
+      e->key = g_array_copy(memo->key);
+      e->eps = slot_share(P, free, r->sat_Bps);
+      e->mean_s = plan_atoms(P, free, TRUE, e->eps);
+      e->atoms = g_array_copy(P->atoms);
+      e->t[0] = e->t[1] = NAN;
+    }
+  }
+  double eps = e ? e->eps : slot_share(P, free, r->sat_Bps), sat[3], open[3], sat_t[2], open_t[2];
+  sat[0] = (e ? e->mean_s : plan_atoms(P, free, TRUE, eps)) * 1e3;
+  const GArray *sat_atoms = e ? e->atoms : P->atoms;
+  g_autoptr(GArray) sat_copy = NULL;
   gboolean closed = !(offered_gbps > 0) || r->offered_Bps >= r->sat_Bps;
   if (closed) {
-    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, sat_t);
+    mixture_quantiles(a, (const LatAtom *)sat_atoms->data, sat_atoms->len, NULL, sat_t, e ? e->t : NULL);
   } else {
     /* the open estimate first: the closed one's quantiles are then needed only below it */
-    g_autoptr(GArray) sat_atoms = g_array_copy(P->atoms);
+    if (!e) sat_atoms = sat_copy = g_array_copy(P->atoms);
     free_shares(m, r->throughput_Bps, free);
     open[0] = plan_atoms(P, free, FALSE, eps) * 1e3;
-    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, open_t);
-    mixture_quantiles(a, (const LatAtom *)sat_atoms->data, sat_atoms->len, open_t, sat_t);
+    mixture_quantiles(a, (const LatAtom *)P->atoms->data, P->atoms->len, NULL, open_t, NULL);
+    mixture_quantiles(a, (const LatAtom *)sat_atoms->data, sat_atoms->len, open_t, sat_t, e ? e->t : NULL);
     for (int q = 0; q < 2; q++) open[1 + q] = open_t[q] * 1e3;
   }
   for (int q = 0; q < 2; q++) sat[1 + q] = sat_t[q] * 1e3;

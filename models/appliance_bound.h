@@ -79,6 +79,24 @@ typedef struct {
 
 /* Evaluates the model at an offered load in Gb/s (<= 0: saturate). (transfer full) */
 BoundResult *bound_eval(const Appliance *a, const DemandModel *m, double offered_gbps);
+/* A memo of bound_eval's closed estimate (the slot share eps at X*, the latency mixture there, its
+ * mean and quantiles) for callers that evaluate many models, some of which give it the same
+ * inputs (a sweep over the offered load: above X* the class demands, hence the estimate, are
+ * the same at every load). An entry is reused only where every input the closed estimate reads
+ * is equal bit for bit (the classes' weights, drive latencies and byte rates alone per
+ * resource, the shares of requests per resource, the spare shares at X*, X*, the slots, the
+ * request size law), so results are those of bound_eval without a memo, bit for bit. Not
+ * thread-safe: one memo per thread. */
+typedef struct BoundMemo BoundMemo;
+/* A new empty memo. (transfer full) */
+BoundMemo *bound_memo_new(void);
+/* Frees a memo (NULL is allowed). */
+void bound_memo_free(BoundMemo *memo);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(BoundMemo, bound_memo_free)
+/* bound_eval() taking the closed estimate from @memo where it holds it for these inputs and
+ * keeping it there otherwise (@memo NULL: bound_eval). The same result, bit for bit.
+ * (transfer full) */
+BoundResult *bound_eval_memo(const Appliance *a, const DemandModel *m, double offered_gbps, BoundMemo *memo);
 /* bound_eval() without the latency estimate (lat_*_ms are NAN): the rates, utilisations, drops
  * and CPU alone, bit for bit those of bound_eval(), for callers that read no latency (the fit
  * evaluates every published result thousands of times, where the latency is ~90 % of the cost).

@@ -327,6 +327,8 @@ static double saturation_clock(const DemandModel *m, double u)
   return saturation(&c, NULL, NULL);
 }
 
+static void settle_op(DemandModel *m, double offered_Bps);
+
 /* Solves X*, names the bottleneck and evaluates demands at X_op = min(offered, X*). */
 static void settle(DemandModel *m, double offered_Bps)
 {
@@ -354,6 +356,13 @@ static void settle(DemandModel *m, double offered_Bps)
   for (int r = 0; r < m->n_res; r++)
     u_sat[r] = m->res[r].capacity > 0 ? m->sat_Bps * total_at(m, r, m->sat_Bps, NULL) / m->res[r].capacity : 0.0;
   m->bottleneck = name_for_binding(m, bn, u_sat, NULL);
+  settle_op(m, offered_Bps);
+}
+
+/* settle()'s part that depends on the offered load: X_op = min(offered, X*) and the demands at it
+ * (the rest, X* and the naming, reads the demand at idle latency alone). */
+static void settle_op(DemandModel *m, double offered_Bps)
+{
   m->op_Bps = offered_Bps > 0 ? MIN(offered_Bps, m->sat_Bps) : m->sat_Bps;
   g_autofree double *w = g_new(double, m->n_res);
   for (int r = 0; r < m->n_res; r++) {
@@ -683,6 +692,16 @@ DemandModel *demand_build_sized(const Appliance *a, const double *drive_share, d
 {
   g_return_val_if_fail(sized_Bps >= 0, NULL);
   return build_at(a, TRUE, drive_share, NULL, sized_Bps, error);
+}
+
+gboolean demand_settle_at(DemandModel *m, const Appliance *a)
+{
+  if (demand_sizing_varies(a)) return FALSE;
+  /* as build_at's last step (X* and the naming do not depend on the load: kept) and build's
+   * one-build case */
+  settle_op(m, a->wl.offered_gbps > 0 ? a->wl.offered_gbps * 1e9 / 8.0 : 0.0);
+  m->sized_Bps = m->op_Bps;
+  return TRUE;
 }
 
 void demand_free(DemandModel *m)

@@ -168,6 +168,14 @@ DemandModel *demand_build_cached(const Appliance *a, WlShareCache *cache, GError
  * TLS context cache; the file's head): FALSE when a model built at one offered load holds at
  * every other. */
 gboolean demand_sizing_varies(const Appliance *a);
+/* Settles @m, a model of demand_build* for an appliance equal to @a but for its offered load
+ * (wl.offered_gbps) and, where the content is not placed at random, its seed, again at @a's
+ * offered load, in place: the model demand_build(@a) gives, bit for bit, without building it
+ * again (a sweep over the offered load: settling reads the demand at idle latency alone and
+ * rewrites everything that depends on the load). Only where the demand does not depend on the
+ * served throughput (!demand_sizing_varies(@a): one build, which reads no offered load before
+ * settling); FALSE (@m unchanged) otherwise. */
+gboolean demand_settle_at(DemandModel *m, const Appliance *a);
 /* Frees a model of any demand_build* (NULL is allowed). */
 void demand_free(DemandModel *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)

@@ -1024,12 +1024,12 @@ static void fill_report(SweepCell *o, const AppReport *rep)
 }
 
 /* Evaluates the bound appliance by the mode into the output cells @o. */
-static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo *info, const DemandModel *m, SweepCell *o,
-                         GError **error)
+static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo *info, const DemandModel *m, BoundMemo *memo,
+                         SweepCell *o, GError **error)
 {
   switch (s->mode) {
     case SWEEP_BOUND: {
-      g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
+      g_autoptr(BoundResult) r = bound_eval_memo(a, m, a->wl.offered_gbps, memo);
       g_autoptr(AppReport) rep = app_report_from_bound(a, info, m, r);
       fill_report(o, rep);
       if (s->interval > 0) {
@@ -1141,6 +1141,80 @@ char *sweep_short_run_warning(const SweepSpec *s)
 
 SweepRow *sweep_run(const SweepSpec *s, guint run)
 {
+  return sweep_run_memo(s, run, NULL);
+}
+
+/* Demand models a SweepMemo keeps (the latest, round robin): a sweep varies other keys faster
+ * than the offered load as often as not, so a few points apart share one. Assumed. */
+#define SWEEP_MEMO_MODELS 16
+
+struct SweepMemo {
+  BoundMemo *bound;
+  GArray *key[SWEEP_MEMO_MODELS]; /* guint64: the point's value per key but workload.offered, then the seed */
+  DemandModel *m[SWEEP_MEMO_MODELS];
+  guint next;
+  GArray *scratch; /* the key being looked up */
+};
+
+SweepMemo *sweep_memo_new(void)
+{
+  SweepMemo *memo = g_new0(SweepMemo, 1);
+  memo->bound = bound_memo_new();
+  memo->scratch = g_array_new(FALSE, FALSE, sizeof(guint64));
+  return memo;
+}
+
+void sweep_memo_free(SweepMemo *memo)
+{
+  if (!memo) return;
+  bound_memo_free(memo->bound);
+  for (int i = 0; i < SWEEP_MEMO_MODELS; i++) {
+    if (memo->key[i]) g_array_unref(memo->key[i]);
+    demand_free(memo->m[i]);
+  }
+  g_array_unref(memo->scratch);
+  g_free(memo);
+}
+
+/* The demand model of point @p's appliance @a (mode bound): the one @memo keeps for a point of
+ * the same values but for workload.offered, settled again at @a's load (demand_settle_at: the
+ * sweep's base and `set:` are the same for every point, so those values make the same appliance
+ * but for the load and the seed, which the demand reads only where titles are placed at random);
+ * else built, and kept in @memo where its demand does not depend on the load. NULL with @error as
+ * demand_build. (transfer full, or borrowed from @memo: *@owned) */
+static DemandModel *point_demand(const SweepSpec *s, guint p, const Appliance *a, SweepMemo *memo, gboolean *owned,
+                                 GError **error)
+{
+  *owned = TRUE;
+  if (!memo || s->mode != SWEEP_BOUND || demand_sizing_varies(a)) return demand_build_cached(a, s->shares, error);
+  GArray *key = memo->scratch;
+  g_array_set_size(key, 0);
+  for (guint k = 0; k < s->keys->len; k++) {
+    guint64 v = strcmp(sweep_key(s, k), "workload.offered") ? value_index(s, p, k) : G_MAXUINT64;
+    g_array_append_val(key, v);
+  }
+  guint64 seed = a->wl.title_placement == WL_PLACE_RANDOM ? a->seed : 0;
+  g_array_append_val(key, seed);
+  for (int i = 0; i < SWEEP_MEMO_MODELS; i++)
+    if (memo->key[i] && memo->key[i]->len == key->len && !memcmp(memo->key[i]->data, key->data, sizeof(guint64) * key->len) &&
+        demand_settle_at(memo->m[i], a)) {
+      *owned = FALSE;
+      return memo->m[i];
+    }
+  DemandModel *m = demand_build_cached(a, s->shares, error);
+  if (!m) return NULL;
+  guint i = memo->next;
+  memo->next = (memo->next + 1) % SWEEP_MEMO_MODELS;
+  if (memo->key[i]) g_array_unref(memo->key[i]);
+  demand_free(memo->m[i]);
+  memo->key[i] = g_array_copy(key);
+  memo->m[i] = m;
+  *owned = FALSE;
+  return m;
+}
+
+SweepRow *sweep_run_memo(const SweepSpec *s, guint run, SweepMemo *memo)
+{
   g_return_val_if_fail(run < sweep_n_runs(s), NULL);
   SweepRow *row = row_new(s->columns->len);
   fill_ids(s, run, row);
@@ -1164,8 +1238,9 @@ SweepRow *sweep_run(const SweepSpec *s, guint run)
   if (ok && s->seed_varied) set_int(&row->cells[COL_SEED], (gint64)a->seed);
   /* the point's `failures:` (base scenario, set: or varied): its row is the degraded box (failure.h) */
   ok = ok && (!info.failures || appliance_fail(a, (const char *const *)info.failures, &error));
-  ok = ok && (m = demand_build_cached(a, s->shares, &error)) != NULL;
-  ok = ok && evaluate(s, a, &info, m, row->cells + s->first_output, &error);
+  gboolean owned = TRUE;
+  ok = ok && (m = point_demand(s, p, a, memo, &owned, &error)) != NULL;
+  ok = ok && evaluate(s, a, &info, m, memo ? memo->bound : NULL, row->cells + s->first_output, &error);
   if (!ok) {
     for (guint i = 0; i < s->n_outputs; i++) {
       SweepCell *c = &row->cells[s->first_output + i];
@@ -1176,7 +1251,7 @@ SweepRow *sweep_run(const SweepSpec *s, guint run)
   } else {
     set_str(&row->cells[s->error_col], "");
   }
-  demand_free(m);
+  if (owned) demand_free(m);
   app_scenario_info_clear(&info);
   g_free(a);
   return row;
@@ -1360,6 +1435,12 @@ gboolean sweep_row_line_is_run(const SweepSpec *s, const char *line, guint run)
   g_string_truncate(prefix, prefix->len - 2); /* the row's end, "}\n": the outputs follow */
   g_string_append(prefix, ", ");
   return g_str_has_prefix(line, prefix->str);
+}
+
+gboolean sweep_row_failed(const SweepSpec *s, const SweepRow *row)
+{
+  const SweepCell *c = &row->cells[s->error_col];
+  return c->missing || !c->s || *c->s != '\0';
 }
 
 gboolean sweep_row_line_failed(const char *line)

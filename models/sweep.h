@@ -50,6 +50,7 @@
 
 #include <glib.h>
 #include "models/app_enum.h"
+#include "models/appliance_bound.h"
 #include "sim/conf.h"
 
 #define SWEEP_MODE_MAP(X) X(SWEEP_BOUND, "bound") X(SWEEP_RUN, "run") X(SWEEP_CAPACITY, "capacity")
@@ -159,6 +160,19 @@ const SweepColumn *sweep_columns(const SweepSpec *s, guint *n_out);
 /* Evaluates run @run in-process (bound, DES or capacity by the mode) and returns its row; a
  *  point that fails gives a row with the error column set, never NULL.  Thread-safe. */
 SweepRow *sweep_run(const SweepSpec *s, guint run);
+/* What a thread's bound points keep for the next ones (sweep_run_memo): the bound's closed
+ * estimates (BoundMemo) and the latest demand models by their point's values but for
+ * workload.offered (demand_settle_at). Not thread-safe: one per thread. */
+typedef struct SweepMemo SweepMemo;
+/* A new empty memo. (transfer full) */
+SweepMemo *sweep_memo_new(void);
+/* Frees a memo (NULL is allowed). */
+void sweep_memo_free(SweepMemo *memo);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepMemo, sweep_memo_free)
+/* sweep_run() reusing, in mode bound, through @memo (NULL: none) what points that differ in the
+ * offered load alone share: the demand model before settling (demand_settle_at, where it does not
+ * depend on the load) and the closed estimate at X* (bound_eval_memo). The same row, bit for bit. */
+SweepRow *sweep_run_memo(const SweepSpec *s, guint run, SweepMemo *memo);
 /* Frees a row of sweep_run (NULL is allowed). */
 void sweep_row_free(SweepRow *row);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepRow, sweep_row_free)
@@ -183,6 +197,9 @@ gboolean sweep_row_line_is_run(const SweepSpec *s, const char *line, guint run);
  *  column is not empty, or the line is not a row at all.  Reads the column by name, wherever
  *  it stands in the row. */
 gboolean sweep_row_line_failed(const char *line);
+/* Whether @row (of sweep_run) failed: its error column is not empty; sweep_row_line_failed of its
+ * JSON Lines row, without writing and parsing it. */
+gboolean sweep_row_failed(const SweepSpec *s, const SweepRow *row);
 
 /* The summary of a replicated sweep: per point the varied keys, the runs and failed runs, and
  *  for each numeric output NAME the columns NAME_mean and NAME_ci95 (95 % half-width, Student t

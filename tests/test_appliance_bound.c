@@ -801,6 +801,34 @@ START_TEST(test_latency_monotone)
 }
 END_TEST
 
+START_TEST(test_latency_memo)
+{
+  /* bound_eval_memo gives bound_eval's result bit for bit: one memo over two models of the 800G
+   * box (placements none and strict_disk_centric: different closed estimates, interleaved) and
+   * over offered loads below, at and above X* (one model per load: the class demands move with
+   * the load below X*), each load twice (the second time from the memo where the inputs match) */
+  const char *place[] = { "software.placement=none", "software.placement=strict_disk_centric" };
+  g_autoptr(BoundMemo) memo = bound_memo_new();
+  for (int rep = 0; rep < 2; rep++)
+    for (int i = 0; i <= 10; i++)
+      for (int p = 0; p < 2; p++) {
+        g_autofree char *off =
+            i < 10 ? g_strdup_printf("workload.offered=%d Gb/s", 100 * (i + 1)) : g_strdup("workload.offered=saturate");
+        const char *sets[] = { place[p], off, NULL };
+        Appliance *a = load("scenarios/milan-800g-dlwm-off-network-centric.yaml", sets);
+        g_autoptr(DemandModel) m = demand_build(a, NULL);
+        g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
+        g_autoptr(BoundResult) q = bound_eval_memo(a, m, a->wl.offered_gbps, memo);
+        double x[] = { r->lat_mean_ms, r->lat_p50_ms, r->lat_p99_ms, r->throughput_Bps };
+        double y[] = { q->lat_mean_ms, q->lat_p50_ms, q->lat_p99_ms, q->throughput_Bps };
+        ck_assert_msg(isfinite(x[2]) && !memcmp(x, y, sizeof x),
+                      "%s %s: mean %.17g p50 %.17g p99 %.17g, with the memo %.17g %.17g %.17g", place[p], off, x[0], x[1], x[2],
+                      y[0], y[1], y[2]);
+        g_free(a);
+      }
+}
+END_TEST
+
 START_TEST(test_latency_against_des)
 {
   /* bound's p50 and p99 against `ocasim run` (one seed, the scenario's 2 s) at 10 %, 50 % and
@@ -877,6 +905,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_latency_saturated_little);
   tcase_add_test(t, test_latency_alone);
   tcase_add_test(t, test_latency_monotone);
+  tcase_add_test(t, test_latency_memo);
   tcase_add_test(t, test_latency_against_des);
   suite_add_tcase(s, t);
   t = tcase_create("bad_input");

@@ -526,6 +526,36 @@ static JsonParser *row_json(SweepSpec *s, guint p)
   return jp;
 }
 
+/* A memo (sweep_run_memo: demand models across offered loads, the bound's closed estimates)
+ * gives every row of sweep_run bit for bit: offered loads below and above X* on two placements
+ * and two link widths of the 800G box, twice over (the second pass from the memo). */
+START_TEST(test_memo_rows)
+{
+  g_auto(TestDir) d = tmpdir();
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *text =
+      g_strdup_printf("scenario: %s/scenarios/milan-800g-dlwm-off-network-centric.yaml\n"
+                      "mode: bound\n"
+                      "vary:\n"
+                      "  - key: topology.links[0].width\n    values: [1, 18]\n"
+                      "  - key: workload.offered\n    range: {from: 100 Gb/s, to: 1000 Gb/s, step: 300 Gb/s}\n"
+                      "  - key: software.placement\n    values: [none, strict_disk_centric]\n",
+                      cwd);
+  g_autoptr(SweepSpec) s = load_text(d, "m.yaml", text);
+  ck_assert_uint_eq(sweep_n_runs(s), 16);
+  g_autoptr(SweepMemo) memo = sweep_memo_new();
+  for (int pass = 0; pass < 2; pass++)
+    for (guint run = 0; run < 16; run++) {
+      g_autoptr(SweepRow) a = sweep_run(s, run), b = sweep_run_memo(s, run, memo);
+      g_autoptr(GString) ja = g_string_new(NULL), jb = g_string_new(NULL);
+      sweep_row_append_json(s, a, ja);
+      sweep_row_append_json(s, b, jb);
+      ck_assert_msg(strstr(ja->str, "\"error\": \"\""), "run %u failed: %s", run, ja->str);
+      ck_assert_str_eq(ja->str, jb->str);
+    }
+}
+END_TEST
+
 /* Mode capacity checks the p99 criterion as `ocasim capacity` does (DES runs at candidate loads):
  * on rome2021_sw_nps1 both say 250.8 Gb/s limited by the CPU cap, and so does the bound's estimate
  * alone (capacity_latency: bound): its saturated p99 (36.5 ms) stays within the
@@ -1187,6 +1217,7 @@ int main(void)
   tcase_add_test(tc, test_precision_key_varied);
   tcase_add_test(tc, test_range_values);
   tcase_add_test(tc, test_json_round_trip);
+  tcase_add_test(tc, test_memo_rows);
   tcase_add_test(tc, test_capacity_matches_capacity_command);
   tcase_add_test(tc, test_capacity_headroom_columns);
   tcase_add_test(tc, test_summary);
