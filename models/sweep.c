@@ -167,7 +167,8 @@ enum {
 
 /* The discrete-event run's batch-means CIs and counters. */
 static const SweepColumn run_columns[] = {
-  { "throughput_ci95_gbps", SWEEP_COL_NUMBER, "Gb/s", "95 % half-width of throughput_gbps (batch means)" },
+  { "throughput_ci95_gbps", SWEEP_COL_NUMBER, "Gb/s",
+    "95 % half-width of throughput_gbps (batch means and the offered load's own noise)" },
   { "p50_ci95_ms", SWEEP_COL_NUMBER, "ms", "95 % half-width of p50_ms (batch quantiles)" },
   { "p99_ci95_ms", SWEEP_COL_NUMBER, "ms", "95 % half-width of p99_ms (batch quantiles)" },
   { "requests_rejected", SWEEP_COL_INT, "", "arrivals turned away (every slot's wait queue full)" },
@@ -1035,6 +1036,7 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
       if (s->interval > 0) {
         AppIntervalSpec spec;
         app_interval_spec_default(&spec);
+        spec.no_contributors = TRUE; /* only the interval is read */
         AppInterval iv;
         if (!app_interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, s->interval, APP_INTERVAL_DRAWS, &iv, error))
           return FALSE;

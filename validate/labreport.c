@@ -36,6 +36,7 @@ static gboolean model_util(const ValReport *r, const ValPredRow *row, double gbp
   }
   AppIntervalSpec spec;
   app_interval_spec_default(&spec);
+  spec.no_contributors = TRUE; /* only the interval is read */
   AppInterval out;
   if (app_interval_eval(&a, m->drive_share, 0, &spec, APP_INTERVAL_LEVEL, APP_INTERVAL_DRAWS, &out, NULL)) {
     iv[0] = out.throughput_gbps[0];

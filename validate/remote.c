@@ -478,6 +478,7 @@ void val_remote_predict(const char *platform_yaml, ValRemoteRun *r)
    * bound reads, host-platform.yaml's measured costs at their own spread; none (0, 0) when it fails */
   AppIntervalSpec spec;
   app_interval_spec_default(&spec);
+  spec.no_contributors = TRUE; /* only the interval is read */
   AppInterval iv;
   if (app_interval_eval(&a, m->drive_share, 0, &spec, APP_INTERVAL_LEVEL, APP_INTERVAL_DRAWS, &iv, NULL)) {
     p->sat_gbps_lo = iv.throughput_gbps[0];
