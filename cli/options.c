@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/units.h"
+
 static char *int_range(int lo, int hi)
 {
   return hi == G_MAXINT ? g_strdup_printf(">= %d", lo) : g_strdup_printf("%d..%d", lo, hi);
@@ -52,9 +54,12 @@ gboolean cli_seconds_option(const char *name, const char *text, double lo, gbool
   double v = g_ascii_strtod(s, &end);
   gboolean number = end != s && !strpbrk(s, "xXnNiI"); /* no hex, NaN or infinity */
   while (end && g_ascii_isspace(*end)) end++;
+  double ns;
+  if (number && *end && sim_units_parse(text, SIM_UNIT_TIME, &ns, NULL)) /* a time with its unit, as in a scenario */
+    v = ns * 1e-9, end = (char *)"";
   if (!number || *end || !isfinite(v)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not a number of seconds, allowed %s", name, text,
-                full);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s '%s': not a number of seconds or a time (\"2 s\", \"500 ms\"), allowed %s", name, text, full);
     return FALSE;
   }
   if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {

@@ -188,6 +188,10 @@ static const BadOption bad_options[] = {
     { "ocasim load: --threads 4 is more than --connections 1", "owns at least one connection" } },
   { { "load", "--path", "/f", "--threads", "17", NULL }, { "--threads 17 is more than --connections 16" } },
   { { "load", "--path", "/f", "--duration", "0", NULL }, { "--duration '0'", "> 0 s" } },
+  /* a time with its unit reads as in a scenario ("0 s" is out of range, not "not a number") */
+  { { "load", "--path", "/f", "--duration", "0 s", NULL }, { "--duration '0 s'", "out of range", "> 0 s" } },
+  { { "load", "--path", "/f", "--duration", "2 Gb/s", NULL }, { "--duration '2 Gb/s'", "a time (\"2 s\", \"500 ms\")" } },
+  { { "serve", "--root", "tests", "--idle-timeout", "2e9 ms", NULL }, { "--idle-timeout '2e9 ms'", "out of range" } },
   { { "load", "--path", "/f", "--timeout", "1e300", NULL }, { "--timeout '1e300'", "<= 1000000 s" } },
   { { "load", "--path", "/f", "--tls-version", "1.1", NULL }, { "--tls-version '1.1'", "1.2, 1.3 or any" } },
   { { "load", "--path", "/f", "--range", "9-3", NULL }, { "--range '9-3'", "FIRST-LAST" } },
