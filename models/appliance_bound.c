@@ -238,6 +238,18 @@ static inline double src_p(const AtomSrc *u, int j)
   return u->t ? u->t->at[j].p : 1.0;
 }
 
+/* Steps source u past every atom at or below y: its mass so far into *cum, the next atom's value
+ * into *hy (INFINITY past the last), and returns the share of its mass at or below y. */
+static inline double src_advance(const AtomSrc *u, double y, int *pos, double *cum, double *hy)
+{
+  do {
+    *cum += src_p(u, *pos);
+    (*pos)++;
+    *hy = *pos < u->n ? src_y(u, *pos) : INFINITY;
+  } while (*hy <= y);
+  return MIN(1.0, *cum / u->tot);
+}
+
 /* One resource a class uses (finite byte rate alone @c, B/s). */
 typedef struct {
   int r;
@@ -665,15 +677,8 @@ static gboolean uses_atoms_direct(LatPlan *P, int n, double alone, double lat_s,
   for (;;) {
     double F = 1, next = INFINITY;
     for (int i = 0; i < nr; i++) {
-      if (hy[i] <= y) { /* the ratio changes only where the mass does */
-        const AtomSrc *u = &src[i];
-        do {
-          cum[i] += src_p(u, pos[i]);
-          pos[i]++;
-          hy[i] = pos[i] < u->n ? src_y(u, pos[i]) : INFINITY;
-        } while (hy[i] <= y);
-        ratio[i] = MIN(1.0, cum[i] / u->tot);
-      }
+      if (hy[i] <= y)
+        ratio[i] = src_advance(&src[i], y, &pos[i], &cum[i], &hy[i]); /* the ratio changes only where the mass does */
       F *= ratio[i];
       next = MIN(next, hy[i]);
     }
@@ -1001,15 +1006,7 @@ static void split_prepare(LatPlan *P, guint u, const ClassPlan *k)
   for (gboolean first = TRUE;; first = FALSE) {
     double F = 1, next = INFINITY;
     for (int i = 0; i < nr; i++) {
-      if (hy[i] <= y) {
-        const AtomSrc *a = &src[i];
-        do {
-          cum[i] += src_p(a, pos[i]);
-          pos[i]++;
-          hy[i] = pos[i] < a->n ? src_y(a, pos[i]) : INFINITY;
-        } while (hy[i] <= y);
-        ratio[i] = MIN(1.0, cum[i] / a->tot);
-      }
+      if (hy[i] <= y) ratio[i] = src_advance(&src[i], y, &pos[i], &cum[i], &hy[i]);
       F *= ratio[i];
       next = MIN(next, hy[i]);
     }
@@ -1060,15 +1057,7 @@ static gboolean group_mean_split(LatPlan *P, guint u, const ClassPlan *k, double
     while (iu < ue && st[iu].y <= y) GU = st[iu++].F;
     double F = GU, next = iu < ue ? st[iu].y : INFINITY;
     for (int i = 0; i < nr; i++) {
-      if (hy[i] <= y) {
-        const AtomSrc *a = &src[i];
-        do {
-          cum[i] += src_p(a, pos[i]);
-          pos[i]++;
-          hy[i] = pos[i] < a->n ? src_y(a, pos[i]) : INFINITY;
-        } while (hy[i] <= y);
-        ratio[i] = MIN(1.0, cum[i] / a->tot);
-      }
+      if (hy[i] <= y) ratio[i] = src_advance(&src[i], y, &pos[i], &cum[i], &hy[i]);
       F *= ratio[i];
       next = MIN(next, hy[i]);
     }
