@@ -204,3 +204,14 @@ bench-bound: $(BENCH_DIR)/cputime
 	fi; \
 	PAIRS=$(BENCH_BOUND_PAIRS) CALLS=$(BENCH_BOUND_CALLS) OUT=$(BENCH_DIR)/bound.out \
 	  sh bench/bench-bound.sh $(BENCH_DIR)/cputime ./ocasim $$ref
+
+# memlat: the machine's load latency by working-set size and its read bandwidth
+# (bench/memlat.c), the figures behind "What bounds the calendar" in bench/README.md.
+$(BENCH_DIR)/memlat: bench/memlat.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ bench/memlat.c
+
+# hold_count: a fixed number of holds, for valgrind's cachegrind (bench/hold_count.c).
+$(BENCH_DIR)/hold_count: bench/hold_count.c bench/hold.h sim/calendar.c sim/calendar.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -I. -o $@ bench/hold_count.c sim/calendar.c $(BENCH_LIBS)
