@@ -94,19 +94,24 @@ BENCH_CAL_VARIANTS := list wheel2 ladder heap4 heap8
 BENCH_CAL_BINS := $(BENCH_DIR)/bench_calendar $(BENCH_CAL_VARIANTS:%=$(BENCH_DIR)/bench_calendar_%)
 
 # The ns-3 driver is optional: without libns3-dev (or g++) the table says so
-# and shows ocasim's rows alone.
+# and shows ocasim's rows alone.  Strict alternation: each size runs ocasim,
+# then ns-3, then the candidates, before the next size (so a change of the
+# machine's load falls on neighbouring rows alike).
 bench-calendar: $(BENCH_CAL_BINS)
-	@out=$(BENCH_DIR)/calendar.out; args="--seconds $(BENCH_SECONDS) $(BENCH_DIST) $(BENCH_SIZES)"; \
+	@out=$(BENCH_DIR)/calendar.out; opts="--seconds $(BENCH_SECONDS) $(BENCH_DIST)"; \
 	echo "bench-calendar: hold model, $(BENCH_DIST) increments, sizes $(BENCH_SIZES), $(BENCH_SECONDS) s per row (about two minutes)"; \
 	: > $$out; \
-	$(BENCH_DIR)/bench_calendar $$args >> $$out || echo "NOTE bench_calendar failed" >> $$out; \
-	if $(MAKE) --no-print-directory -s $(BENCH_DIR)/ns3_hold > $(BENCH_DIR)/ns3_build.log 2>&1; then \
-	  $(BENCH_DIR)/ns3_hold --max-n $(BENCH_NS3_MAX_N) $$args >> $$out || echo "NOTE ns3_hold failed" >> $$out; \
-	else \
-	  echo "NOTE ns-3 driver not built (libns3-dev or g++ missing? see $(BENCH_DIR)/ns3_build.log): ocasim rows only" >> $$out; \
+	ns3=1; if ! $(MAKE) --no-print-directory -s $(BENCH_DIR)/ns3_hold > $(BENCH_DIR)/ns3_build.log 2>&1; then \
+	  ns3=0; echo "NOTE ns-3 driver not built (libns3-dev or g++ missing? see $(BENCH_DIR)/ns3_build.log): ocasim rows only" >> $$out; \
 	fi; \
-	for v in $(BENCH_CAL_VARIANTS); do \
-	  $(BENCH_DIR)/bench_calendar_$$v --cal-only $$args >> $$out || echo "NOTE bench_calendar_$$v failed" >> $$out; \
+	for n in $(BENCH_SIZES); do \
+	  $(BENCH_DIR)/bench_calendar $$opts $$n >> $$out || echo "NOTE bench_calendar failed at N=$$n" >> $$out; \
+	  if [ $$ns3 = 1 ]; then \
+	    $(BENCH_DIR)/ns3_hold --max-n $(BENCH_NS3_MAX_N) $$opts $$n >> $$out || echo "NOTE ns3_hold failed at N=$$n" >> $$out; \
+	  fi; \
+	  for v in $(BENCH_CAL_VARIANTS); do \
+	    $(BENCH_DIR)/bench_calendar_$$v --cal-only $$opts $$n >> $$out || echo "NOTE bench_calendar_$$v failed at N=$$n" >> $$out; \
+	  done; \
 	done; \
 	awk -f bench/table.awk $$out
 
@@ -199,3 +204,14 @@ bench-bound: $(BENCH_DIR)/cputime
 	fi; \
 	PAIRS=$(BENCH_BOUND_PAIRS) CALLS=$(BENCH_BOUND_CALLS) OUT=$(BENCH_DIR)/bound.out \
 	  sh bench/bench-bound.sh $(BENCH_DIR)/cputime ./ocasim $$ref
+
+# memlat: the machine's load latency by working-set size and its read bandwidth
+# (bench/memlat.c), the figures behind "What bounds the calendar" in bench/README.md.
+$(BENCH_DIR)/memlat: bench/memlat.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ bench/memlat.c
+
+# hold_count: a fixed number of holds, for valgrind's cachegrind (bench/hold_count.c).
+$(BENCH_DIR)/hold_count: bench/hold_count.c bench/hold.h sim/calendar.c sim/calendar.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -I. -o $@ bench/hold_count.c sim/calendar.c $(BENCH_LIBS)

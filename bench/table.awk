@@ -8,8 +8,8 @@ function ratio(a, b, n) {
     return (((a, n) in r) && ((b, n) in r) && r[b, n] > 0) ? sprintf("%7.1fx", r[a, n] / r[b, n]) : "       -"
 }
 
-$1 == "INFO" { $1 = ""; info = info "  " substr($0, 2) "\n"; next }
-$1 == "NOTE" { $1 = ""; notes = notes "  NOTE:" $0 "\n"; next }
+$1 == "INFO" { $1 = ""; l = "  " substr($0, 2) "\n"; if (!(l in seenl)) { seenl[l] = 1; info = info l }; next }
+$1 == "NOTE" { $1 = ""; l = "  NOTE:" $0 "\n"; if (!(l in seenl)) { seenl[l] = 1; notes = notes l }; next }
 $1 == "RESULT" {
     impl = $2; n = $3
     r[impl, n] = $4
@@ -23,14 +23,23 @@ END {
     printf "\nHold model: million holds per CPU second (one pop + one insert), best of 5 windows; higher is better.\n"
     printf "%s", info
     printf "\nScheduler alone:\n"
-    printf "%9s | %8s | %8s | %8s | %8s | %8s | %9s | %9s\n", "N", "ocasim", "ns-3 Map", "ns-3", "ns-3 PQ", "ns-3 Cal", "vs Map", "vs Heap"
-    printf "%9s | %8s | %8s | %8s | %8s | %8s | %9s | %9s\n", "", "calendar", "default", "Heap", "", "", "goal 10x", ""
+    printf "%9s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %-20s\n", "N", "ocasim", "ns-3 Map", "ns-3", "ns-3 PQ", "ns-3 Cal",
+        "vs Map", "vs Heap", "vs PQ", "vs Cal", "vs best ns-3"
+    printf "%9s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %8s | %-20s\n", "", "calendar", "default", "Heap", "", "", "", "", "", "", "(goal 10x)"
+    nns = split("ns3-map ns3-heap ns3-pq ns3-calendar", nsimpl, " ")
+    split("Map Heap PQ Cal", nsname, " ")
     for (i = 1; i <= ns; i++) {
         n = sizes[i]
-        printf "%9d | %s | %s | %s | %s | %s | %9s | %9s\n", n, rate("ocasim-cal", n), rate("ns3-map", n),
+        best = ""; bname = ""
+        for (j = 1; j <= nns; j++)
+            if (((nsimpl[j], n) in r) && (best == "" || r[nsimpl[j], n] > best)) { best = r[nsimpl[j], n]; bname = nsname[j] }
+        vb = (best != "" && best > 0 && (("ocasim-cal", n) in r)) ? sprintf("%6.1fx (best: %s)", r["ocasim-cal", n] / best, bname) : "-"
+        printf "%9d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %-20s\n", n, rate("ocasim-cal", n), rate("ns3-map", n),
             rate("ns3-heap", n), rate("ns3-pq", n), rate("ns3-calendar", n),
-            ratio("ocasim-cal", "ns3-map", n), ratio("ocasim-cal", "ns3-heap", n)
+            ratio("ocasim-cal", "ns3-map", n), ratio("ocasim-cal", "ns3-heap", n),
+            ratio("ocasim-cal", "ns3-pq", n), ratio("ocasim-cal", "ns3-calendar", n), vb
     }
+    printf "  vs best ns-3: over the fastest ns-3 scheduler measured at that N (a row missing from the run is not counted)\n"
     printf "\nWhole engine loop (pop, set clock, call handler that schedules the next):\n"
     printf "%9s | %8s | %8s | %11s | %9s\n", "N", "engine", "post", "ns-3 Sim", "engine vs"
     printf "%9s | %8s | %8s | %11s | %9s\n", "", "own ev", "pooled", "(Map, ev alloc)", "ns-3 Sim"

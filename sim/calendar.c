@@ -734,19 +734,38 @@ __attribute__((noinline)) static void to_lists(SimCalendar *cal)
 
 /* ---- the API ---- */
 
-void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
+/* Every insert but the list fast path below: array buckets, the first
+ * insert of all (no buckets yet), keys before the cursor or beyond level 1.
+ * Out of line, so the fast path calls nothing but in tail position and
+ * needs no stack frame. */
+__attribute__((noinline)) static void insert_other(SimCalendar *cal, SimEvent *ev, uint64_t k)
 {
-  if (G_UNLIKELY(ev->slot != SIM_EVENT_IDLE)) insert_pending();
   if (G_UNLIKELY(!cal->bits)) {
     cal->list = g_new0(SimCalendarList, NBUCKET);
     cal->bits = g_new0(uint64_t, NBUCKET / 64);
   }
-  uint64_t k = ukey(t_ns);
-  ev->time = t_ns;
   if (cal->arrays)
     arr_insert(cal, ev, k);
   else
     l_insert(cal, ev, k);
+  if (G_UNLIKELY(++cal->n > cal->up_at)) to_arrays(cal);
+}
+
+void sim_calendar_insert(SimCalendar *cal, SimEvent *ev, sim_time_ns t_ns)
+{
+  if (G_UNLIKELY(ev->slot != SIM_EVENT_IDLE)) insert_pending();
+  uint64_t k = ukey(t_ns);
+  ev->time = t_ns;
+  uint64_t c = cal->cursor, x = k ^ c;
+  /* bits is NULL only before the first insert (arrays is 0 then too) */
+  if (cal->arrays || G_UNLIKELY(!cal->bits) || G_UNLIKELY(k < c) || x >= (UINT64_C(1) << (B0 + BN))) {
+    insert_other(cal, ev, k);
+    return;
+  }
+  if (x < N0)
+    l_link_tail(cal, 0, (uint32_t)k & (N0 - 1), ev);
+  else
+    l_link_tail(cal, 1, N0 + ((uint32_t)(k >> B0) & (NN - 1)), ev);
   if (G_UNLIKELY(++cal->n > cal->up_at)) to_arrays(cal);
 }
 
