@@ -140,7 +140,7 @@ build/release/libocasim.a.bench-stamp: FORCE_BENCH_LIB
 .PHONY: FORCE_BENCH_LIB
 FORCE_BENCH_LIB:
 
-$(BENCH_DIR)/bench_models: bench/bench_models.c build/release/libocasim.a.bench-stamp
+$(BENCH_DIR)/bench_models: bench/bench_models.c bench/des_bench.h build/release/libocasim.a.bench-stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -I. $(shell pkg-config --cflags $(BENCH_MODEL_PKGS) 2>/dev/null) -o $@ bench/bench_models.c \
 	  build/release/libocasim.a $(shell pkg-config --libs $(BENCH_MODEL_PKGS) 2>/dev/null) -lm -lpthread

@@ -16,12 +16,8 @@
  * Usage: bench_models NAME FILE DURATION WARMUP [KEY=VALUE...]
  *        e.g. 800G scen.yaml "2 s" "0.1 s" "workload.request_size=4 KiB"
  */
-#include <stdio.h>
 #include <time.h>
-#include <sys/resource.h>
-#include <gsl/gsl_errno.h>
-#include "models/appliance_conf.h"
-#include "models/appliance_des.h"
+#include "bench/des_bench.h"
 
 static double now_s(void)
 {
@@ -30,45 +26,23 @@ static double now_s(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double cpu_s(void)
-{
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 int main(int argc, char **argv)
 {
   if (argc < 5) {
     fprintf(stderr, "usage: %s NAME FILE DURATION WARMUP [KEY=VALUE...]\n", argv[0]);
     return 2;
   }
-  gsl_set_error_handler_off();
-  g_autofree char *dur = g_strdup_printf("duration=%s", argv[3]);
-  g_autofree char *warm = g_strdup_printf("warmup=%s", argv[4]);
-  g_autofree const char **sets = g_new0(const char *, (gsize)argc - 2);
-  sets[0] = dur;
-  sets[1] = warm;
-  for (int i = 5; i < argc; i++) sets[i - 3] = argv[i];
   g_autofree Appliance *a = g_new0(Appliance, 1);
   AppScenarioInfo info = { 0 };
+  g_autoptr(DemandModel) m = bench_des_load(argv[2], argv[3], argv[4], argv + 5, argc - 5, a, &info);
+  if (!m) return 2;
   g_autoptr(GError) err = NULL;
-  if (!appliance_load_file(argv[2], sets, a, &info, &err)) {
-    fprintf(stderr, "%s\n", err->message);
-    return 2;
-  }
-  g_autoptr(DemandModel) m = demand_build(a, &err);
-  if (!m) {
-    fprintf(stderr, "%s\n", err->message);
-    app_scenario_info_clear(&info);
-    return 2;
-  }
   g_autoptr(SimFluidSpec) spec = appliance_des_spec(a, &info, m);
 
-  double w0 = now_s(), c0 = cpu_s();
+  double w0 = now_s(), c0 = bench_cpu_s();
   SimFluidResult *raw = NULL;
   AppReport *rep = appliance_des_run(a, &info, m, &raw, &err);
-  double wall = now_s() - w0, cpu = cpu_s() - c0;
+  double wall = now_s() - w0, cpu = bench_cpu_s() - c0;
   if (!rep) {
     fprintf(stderr, "%s\n", err->message);
     app_scenario_info_clear(&info);

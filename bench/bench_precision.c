@@ -13,18 +13,7 @@
  *
  * Usage: bench_precision NAME FILE DURATION WARMUP EPS [KEY=VALUE...]
  */
-#include <stdio.h>
-#include <sys/resource.h>
-#include <gsl/gsl_errno.h>
-#include "models/appliance_conf.h"
-#include "models/appliance_des.h"
-
-static double cpu_s(void)
-{
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
+#include "bench/des_bench.h"
 
 int main(int argc, char **argv)
 {
@@ -32,33 +21,19 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: %s NAME FILE DURATION WARMUP EPS [KEY=VALUE...]\n", argv[0]);
     return 2;
   }
-  gsl_set_error_handler_off();
-  g_autofree char *dur = g_strdup_printf("duration=%s", argv[3]);
-  g_autofree char *warm = g_strdup_printf("warmup=%s", argv[4]);
   g_autofree char *eps = g_strdup_printf("rate_precision=%s", argv[5]);
-  g_autofree const char **sets = g_new0(const char *, (gsize)argc - 1);
-  sets[0] = dur;
-  sets[1] = warm;
-  sets[2] = eps;
-  for (int i = 6; i < argc; i++) sets[i - 3] = argv[i];
+  g_autofree char **extra = g_new0(char *, (gsize)argc - 4);
+  extra[0] = eps;
+  for (int i = 6; i < argc; i++) extra[i - 5] = argv[i];
   g_autofree Appliance *a = g_new0(Appliance, 1);
   AppScenarioInfo info = { 0 };
+  g_autoptr(DemandModel) m = bench_des_load(argv[2], argv[3], argv[4], extra, argc - 5, a, &info);
+  if (!m) return 2;
   g_autoptr(GError) err = NULL;
-  if (!appliance_load_file(argv[2], sets, a, &info, &err)) {
-    fprintf(stderr, "%s\n", err->message);
-    return 2;
-  }
-  g_autoptr(DemandModel) m = demand_build(a, &err);
-  if (!m) {
-    fprintf(stderr, "%s\n", err->message);
-    app_scenario_info_clear(&info);
-    return 2;
-  }
-
-  double c0 = cpu_s();
+  double c0 = bench_cpu_s();
   SimFluidResult *raw = NULL;
   AppReport *rep = appliance_des_run(a, &info, m, &raw, &err);
-  double cpu = cpu_s() - c0;
+  double cpu = bench_cpu_s() - c0;
   if (!rep) {
     fprintf(stderr, "%s\n", err->message);
     app_scenario_info_clear(&info);

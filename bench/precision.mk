@@ -24,7 +24,7 @@ BENCH_PRECISION_ROWS := "400G|scenarios/rome-400g-nic-ktls.yaml|$(BENCH_PRECISIO
 
 .PHONY: bench-precision
 
-$(BENCH_DIR)/bench_precision: bench/bench_precision.c build/release/libocasim.a.bench-stamp
+$(BENCH_DIR)/bench_precision: bench/bench_precision.c bench/des_bench.h build/release/libocasim.a.bench-stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -I. $(shell pkg-config --cflags $(BENCH_MODEL_PKGS) 2>/dev/null) -o $@ bench/bench_precision.c \
 	  build/release/libocasim.a $(shell pkg-config --libs $(BENCH_MODEL_PKGS) 2>/dev/null) -lm -lpthread
