@@ -194,7 +194,7 @@ static void write_table(const AppReport *r, GString *out)
   const char *tu;
   double tf = sim_units_gbps_scale(r->throughput_gbps, &tu); /* the CI in the throughput's unit */
   if (isfinite(r->throughput_ci95_gbps))
-    g_string_append_printf(out, "throughput: %.1f %s +- %.1f (95 %% CI, batch means)\n", r->throughput_gbps * tf, tu,
+    g_string_append_printf(out, "throughput: %.1f %s +- %.1f (95 %% CI)\n", r->throughput_gbps * tf, tu,
                            r->throughput_ci95_gbps * tf);
   else
     g_string_append_printf(out, "throughput: %.1f %s\n", r->throughput_gbps * tf, tu);
