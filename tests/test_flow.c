@@ -435,6 +435,24 @@ struct rnet {
   SimEvent arrive, probe;
 };
 
+/* The random net's conservation per resource (units served >= @expect, = capacity x busy area,
+ * utilisation <= @max_util), then frees it. */
+static void rn_check_units_free(rnet *rn, const double *expect, double max_util)
+{
+  for (int r = 0; r < RN_RES; r++) {
+    SimFlowStats s;
+    sim_flow_resource_stats(rn->net, rn->res[r], &s);
+    ck_assert_double_ge(s.units, expect[r] * (1 - 1e-12));
+    /* units served = capacity x busy area (the integral of allocation) */
+    ck_assert_double_eq_tol(s.units, s.busy_area_s * sim_flow_resource_capacity(rn->res[r]), 1e-9 * s.units);
+    ck_assert_double_le(sim_flow_stats_utilisation(&s), max_util);
+  }
+  gsl_rng_free(rn->rng);
+  g_free(rn->f);
+  sim_flow_net_free(rn->net);
+  sim_engine_free(rn->eng);
+}
+
 static void rn_done(SimFlowNet *net G_GNUC_UNUSED, SimFlow *flow G_GNUC_UNUSED, void *ctx)
 {
   rflow *rf = ctx;
@@ -573,18 +591,7 @@ START_TEST(test_random_conservation_and_maxmin)
   ck_assert_uint_lt(completed, RN_FLOWS); /* some were cancelled */
   /* Cancelled flows delivered part of their bytes: served >= expected. */
   ck_assert_double_ge(ns.units, bytes * (1 - 1e-12));
-  for (int r = 0; r < RN_RES; r++) {
-    SimFlowStats s;
-    sim_flow_resource_stats(rn.net, rn.res[r], &s);
-    ck_assert_double_ge(s.units, expect[r] * (1 - 1e-12));
-    /* units served = capacity x busy area (the integral of allocation) */
-    ck_assert_double_eq_tol(s.units, s.busy_area_s * sim_flow_resource_capacity(rn.res[r]), 1e-9 * s.units);
-    ck_assert_double_le(sim_flow_stats_utilisation(&s), 1 + TOL);
-  }
-  gsl_rng_free(rn.rng);
-  g_free(rn.f);
-  sim_flow_net_free(rn.net);
-  sim_engine_free(rn.eng);
+  rn_check_units_free(&rn, expect, 1 + TOL);
 }
 END_TEST
 
@@ -1231,17 +1238,7 @@ START_TEST(test_random_precision)
       for (int r = 0; r < RN_RES; r++)
         if (rn.f[i].u[k].res == rn.res[r]) expect[r] += rn.f[i].u[k].units_per_byte * rn.f[i].size;
   }
-  for (int r = 0; r < RN_RES; r++) {
-    SimFlowStats st;
-    sim_flow_resource_stats(rn.net, rn.res[r], &st);
-    ck_assert_double_ge(st.units, expect[r] * (1 - 1e-12));
-    ck_assert_double_eq_tol(st.units, st.busy_area_s * sim_flow_resource_capacity(rn.res[r]), 1e-9 * st.units);
-    ck_assert_double_le(sim_flow_stats_utilisation(&st), 1 + eps);
-  }
-  gsl_rng_free(rn.rng);
-  g_free(rn.f);
-  sim_flow_net_free(rn.net);
-  sim_engine_free(rn.eng);
+  rn_check_units_free(&rn, expect, 1 + eps);
 }
 END_TEST
 
