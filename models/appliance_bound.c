@@ -1257,7 +1257,8 @@ static double slot_share_first(const LatPlan *P, const double *free, double tau)
   /* the floor's lower end: 1e-12 of a resource's capacity, finite where 0 (a saturated
    * resource) would make the mean latency infinite */
   if (gsl_root_fsolver_set(rs, &F, LAT_FLOOR_MIN, 1.0) != GSL_SUCCESS) return LAT_FLOOR_MIN;
-  sim_root_iterate(rs, 0.0, LAT_FLOOR_REL, LAT_FLOOR_MAX_ITER, NULL);
+  /* not converged: the bracket's lower end, the smaller floor (the latency not understated) */
+  if (sim_root_iterate(rs, 0.0, LAT_FLOOR_REL, LAT_FLOOR_MAX_ITER, NULL) != GSL_SUCCESS) return gsl_root_fsolver_x_lower(rs);
   return gsl_root_fsolver_root(rs);
 }
 
@@ -1295,7 +1296,8 @@ static double slot_share(LatPlan *P, const double *free, double sat_Bps)
   gsl_function F = { .function = little_gap, .params = &x };
   g_autoptr(gsl_root_fsolver) rs = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   if (gsl_root_fsolver_set(rs, &F, eps0, 1.0) != GSL_SUCCESS) return eps0;
-  sim_root_iterate(rs, 0.0, LAT_LITTLE_REL, LAT_LITTLE_MAX_ITER, NULL);
+  /* not converged: the bracket's lower end (>= eps0), the latency not understated */
+  if (sim_root_iterate(rs, 0.0, LAT_LITTLE_REL, LAT_LITTLE_MAX_ITER, NULL) != GSL_SUCCESS) return gsl_root_fsolver_x_lower(rs);
   return gsl_root_fsolver_root(rs);
 }
 
@@ -1348,8 +1350,11 @@ static void mixture_quantiles(const Appliance *a, const LatAtom *A, guint n, con
     /* Brent to LAT_QUANTILE_REL relative: a bracketing solver, so the result is within that of
      * inf{t : F(t) >= q} (quantile_gap) */
     if (gsl_root_fsolver_set(s, &F, 0.0, hi) == GSL_SUCCESS) {
-      sim_root_iterate(s, 0.0, LAT_QUANTILE_REL, LAT_QUANTILE_MAX_ITER, NULL);
-      t = gsl_root_fsolver_root(s);
+      /* not converged: the bracket's upper end, where the CDF is at least q (not understated) */
+      if (sim_root_iterate(s, 0.0, LAT_QUANTILE_REL, LAT_QUANTILE_MAX_ITER, NULL) != GSL_SUCCESS)
+        t = gsl_root_fsolver_x_upper(s);
+      else
+        t = gsl_root_fsolver_root(s);
     }
     t_out[q] = t;
     if (known) known[q] = t;

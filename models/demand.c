@@ -222,9 +222,13 @@ static double saturation(const DemandModel *m, const double *scale, int *binding
   SatCtx ctx = { m, scale };
   gsl_function F = { .function = excess_fn, .params = &ctx };
   g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-  gsl_root_fsolver_set(s, &F, 0.0, x_lin);
-  sim_root_iterate(s, 0.0, SAT_EPSREL, SAT_MAX_ITER, NULL);
-  double x = gsl_root_fsolver_x_lower(s); /* every resource still within its limit */
+  if (gsl_root_fsolver_set(s, &F, 0.0, x_lin) != GSL_SUCCESS) return x_lin; /* f not finite at an end */
+  /* the bracket's lower end: every resource still within its limit. Not converged (never seen:
+   * Brent meets SAT_EPSREL in tens of steps), it is still that, X* understated by the bracket */
+  if (sim_root_iterate(s, 0.0, SAT_EPSREL, SAT_MAX_ITER, NULL) != GSL_SUCCESS)
+    g_debug("demand: X* bracket %.9g..%.9g B/s wider than %g", gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
+            SAT_EPSREL);
+  double x = gsl_root_fsolver_x_lower(s);
   if (binding) {
     double xu = x * (1.0 + SAT_ABOVE_REL);
     excess(m, xu, scale, binding);

@@ -185,9 +185,11 @@ double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, d
   if (c.cap > 0 && stream_excess(c.cap, &c) > 0) { /* the cores cannot keep C busy: the root in (0, C) */
     gsl_function F = { .function = stream_excess, .params = &c };
     g_autoptr(gsl_root_fsolver) s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    gsl_root_fsolver_set(s, &F, 0.0, c.cap);
-    sim_root_iterate(s, 0.0, STREAM_EPSREL, STREAM_MAX_ITER, NULL);
-    b = gsl_root_fsolver_root(s);
+    /* not converged: the bracket's lower end, the bandwidth not overstated (f is finite on
+     * [0, C], so the set cannot fail; if it did, b stays C) */
+    if (gsl_root_fsolver_set(s, &F, 0.0, c.cap) == GSL_SUCCESS)
+      b = sim_root_iterate(s, 0.0, STREAM_EPSREL, STREAM_MAX_ITER, NULL) == GSL_SUCCESS ? gsl_root_fsolver_root(s)
+                                                                                        : gsl_root_fsolver_x_lower(s);
   }
   return topo_nodes(t) * b;
 }

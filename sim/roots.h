@@ -4,9 +4,11 @@
  * set on a bracket [lo, hi] with f(lo) and f(hi) of opposite signs: iterate until
  * gsl_root_test_interval(x_lower, x_upper, epsabs, epsrel) holds (|x_upper - x_lower| <
  * epsabs + epsrel min(|x_lower|, |x_upper|)), an iteration fails, or max_iter iterations ran.
- * Users: the saturation throughput X* (Brent, models/demand.c), the capacity criteria (Brent,
- * models/appliance_capacity.c) and the bound's latency quantiles (bisection, which with
- * epsabs = epsrel = 0 runs exactly max_iter halvings, models/appliance_bound.c).
+ * Users (all Brent): the saturation throughput X* and the sizing fixed point (models/demand.c), the
+ * capacity criteria (models/appliance_capacity.c), the bound's latency floor shares and quantiles
+ * (models/appliance_bound.c), the STREAM bandwidth (models/memory.c) and Che's characteristic time
+ * (models/pagecache.c). Each caller checks the status and, where it is not GSL_SUCCESS, says which
+ * end of the bracket it keeps (the side that does not overstate its figure) or fails.
  * Leaves out: derivative-based solvers (gsl_root_fdfsolver); no caller has a derivative.
  */
 #ifndef SIM_ROOTS_H
@@ -20,6 +22,6 @@
  *  error of the failing iteration (e.g. GSL_EBADFUNC: f was not finite). @iterations (may be
  *  NULL) gets the number of iterations run. The bracket and estimate are read from @s
  *  (gsl_root_fsolver_x_lower/x_upper/root). */
-int sim_root_iterate(gsl_root_fsolver *s, double epsabs, double epsrel, int max_iter, int *iterations);
+G_GNUC_WARN_UNUSED_RESULT int sim_root_iterate(gsl_root_fsolver *s, double epsabs, double epsrel, int max_iter, int *iterations);
 
 #endif /* SIM_ROOTS_H */
