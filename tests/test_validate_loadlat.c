@@ -2,7 +2,7 @@
  * through hand-made points with a known line, what host-profile.yaml takes from the points
  * (memory.latency and memory.loaded_latency, memory.h's curve, or the line when they make none),
  * and the probe's shape (no timing asserted). */
-#include <check.h>
+#include "tests/support/check_run.h"
 #include <math.h>
 #include <string.h>
 
@@ -143,9 +143,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return test_run_suite(suite());
 }

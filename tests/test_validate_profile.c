@@ -1,7 +1,6 @@
 /* tests/test_validate_profile.c — host-profile.yaml from a synthetic fit is a platform the
  * appliance loader accepts; the appliance model's bound on it equals the closed form of
  * validate/predict.c for every kind of configuration; the loopback cost terms by hand. */
-#include <check.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "models/cpu.h"
 #include "models/demand.h"
 #include "validate/measure.h"
+#include "tests/support/check_run.h"
 #include "validate/profile.h"
 
 static ValHostProfile synthetic(void)
@@ -526,9 +526,5 @@ int main(void)
   tcase_add_test(tc, test_profile_memory_capacity);
   tcase_add_test(tc, test_measure_reps);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int nf = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nf == 0 ? 0 : 1;
+  return test_run_suite(s);
 }
