@@ -190,7 +190,19 @@ static const BadOption bad_options[] = {
   { { "load", "--path", "/f", "--duration", "0", NULL }, { "--duration '0'", "> 0 s" } },
   /* a time with its unit reads as in a scenario ("0 s" is out of range, not "not a number") */
   { { "load", "--path", "/f", "--duration", "0 s", NULL }, { "--duration '0 s'", "out of range", "> 0 s" } },
-  { { "load", "--path", "/f", "--duration", "2 Gb/s", NULL }, { "--duration '2 Gb/s'", "a time (\"2 s\", \"500 ms\")" } },
+  { { "load", "--path", "/f", "--duration", "2 Gb/s", NULL },
+    { "--duration '2 Gb/s'", "a time (\"2 s\", \"500 ms\", \"2 min\"; a bare number is seconds)" } },
+  /* every time option reads the units a scenario's time takes ("2 min" once failed in load and
+   * serve, "min" holding the letters of "nan" and "inf"): the error is the next option's */
+  { { "load", "--path", "/f", "-d", "2 min", "--timeout", "1min", "--host", "x", NULL }, { "ocasim load: --host 'x'" } },
+  { { "load", "--path", "/f", "-d", "1 h", "--timeout", "90 ns", "--host", "x", NULL }, { "ocasim load: --host 'x'" } },
+  { { "serve", "--root", "tests", "--linger=2min", "--idle-timeout", "1 min", "--max-conns", "0", NULL },
+    { "ocasim serve: --max-conns '0'" } },
+  { { "validate", "--duration", "1 min", "--warmup", "2min", "--reps", "99", NULL }, { "ocasim validate: --reps '99'" } },
+  { { "load", "--path", "/f", "--duration", "2 mins", NULL }, { "--duration '2 mins'", "not a number of seconds or a time" } },
+  { { "serve", "--root", "tests", "--linger", "0x10", NULL }, { "--linger '0x10'", "not a number of seconds or a time" } },
+  { { "serve", "--root", "tests", "--linger", "inf", NULL }, { "--linger 'inf'", "not a number of seconds or a time" } },
+  { { "serve", "--root", "tests", "--duration", "1e7 min", NULL }, { "--duration '1e7 min'", "out of range", "0..1000000 s" } },
   { { "serve", "--root", "tests", "--idle-timeout", "2e9 ms", NULL }, { "--idle-timeout '2e9 ms'", "out of range" } },
   { { "load", "--path", "/f", "--timeout", "1e300", NULL }, { "--timeout '1e300'", "<= 1000000 s" } },
   { { "load", "--path", "/f", "--tls-version", "1.1", NULL }, { "--tls-version '1.1'", "1.2, 1.3 or any" } },
@@ -334,6 +346,49 @@ START_TEST(test_serve_duration)
 }
 END_TEST
 
+/* serve's time options read the units a scenario's time takes, as run --duration does: "2min",
+ * "1 min", "20000 ms" (refused as not a number before) and a stop after "0.005 min" = 0.3 s. */
+START_TEST(test_serve_time_units)
+{
+  const char *bin = g_getenv("OCASIM_BIN");
+  ck_assert(bin != NULL);
+  const char *argv[] = {
+    bin,          "serve",     "--root",   "tests",         "--bind",         "127.0.0.1", "--port",         "0",
+    "--mode",     "sendfile",  "--no-pin", "--linger=2min", "--idle-timeout", "1 min",     "--head-timeout", "20000 ms",
+    "--duration", "0.005 min", NULL
+  };
+  GPid pid;
+  int fd_out, fd_err;
+  GError *e = NULL;
+  ck_assert_msg(g_spawn_async_with_pipes(NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &fd_out,
+                                         &fd_err, &e),
+                "%s", e ? e->message : "");
+  g_autofree char *line = read_line_bounded(fd_out, 20);
+  g_autofree char *eline = line ? NULL : read_line_bounded(fd_err, 5);
+  ck_assert_msg(line && strstr(line, "for 0.3 s"), "first line: %s; stderr: %s", line, eline);
+  int status = wait_bounded(pid, 20);
+  ck_assert_msg(status != -1, "serve did not stop");
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  close(fd_out);
+  close(fd_err);
+  g_spawn_close_pid(pid);
+}
+END_TEST
+
+/* The help of every command with time options names the forms they take. */
+START_TEST(test_time_help)
+{
+  const char *cmds[] = { "load", "serve", "validate" };
+  for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
+    const char *args[] = { cmds[i], "--help", NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+    ck_assert_msg(strstr(out, "--duration=TIME") && strstr(out, "\"2 s\", \"500 ms\", \"2 min\"; a bare number is seconds"),
+                  "%s --help: %s", cmds[i], out);
+  }
+}
+END_TEST
+
 START_TEST(test_run_is_deterministic_and_overridable)
 {
   g_autofree char *a = NULL, *b = NULL, *c = NULL, *e1 = NULL, *e2 = NULL, *e3 = NULL;
@@ -402,6 +457,8 @@ int main(void)
   tcase_add_loop_test(tc, test_bad_options, 0, G_N_ELEMENTS(bad_options));
   tcase_add_test(tc, test_validate_bad_options_leave_no_dir);
   tcase_add_test(tc, test_serve_duration);
+  tcase_add_test(tc, test_serve_time_units);
+  tcase_add_test(tc, test_time_help);
   tcase_add_test(tc, test_run_is_deterministic_and_overridable);
   tcase_add_test(tc, test_check_formats);
   suite_add_tcase(s, tc);
