@@ -203,6 +203,17 @@ static const BadOption bad_options[] = {
   { { "serve", "--root", "tests", "--linger", "0x10", NULL }, { "--linger '0x10'", "not a number of seconds or a time" } },
   { { "serve", "--root", "tests", "--linger", "inf", NULL }, { "--linger 'inf'", "not a number of seconds or a time" } },
   { { "serve", "--root", "tests", "--duration", "1e7 min", NULL }, { "--duration '1e7 min'", "out of range", "0..1000000 s" } },
+  /* --interval LEVEL: a percentage or a fraction in (0, 1), the same in every command that takes it */
+  { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "1", NULL },
+    { "ocasim: --interval '1': ambiguous: write \"1 %\" for 1 %",
+      "a percentage (\"80 %\", \"80%\", or 80) or a fraction (0.8)" } },
+  { { "explain", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "150", NULL }, { "--interval '150': out of range" } },
+  { { "capacity", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "100 %", NULL }, { "--interval '100 %': out of range" } },
+  { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "0", NULL }, { "--interval '0': out of range" } },
+  { { "sweep", "sweeps/whatif-800g.yaml", "--interval", "80 Gb/s", NULL }, { "--interval '80 Gb/s': not a level" } },
+  { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "-80 %", NULL }, { "--interval '-80 %': out of range" } },
+  { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "80 %", "--no-interval", NULL },
+    { "--interval '80 %' and --no-interval together" } },
   { { "serve", "--root", "tests", "--idle-timeout", "2e9 ms", NULL }, { "--idle-timeout '2e9 ms'", "out of range" } },
   { { "load", "--path", "/f", "--timeout", "1e300", NULL }, { "--timeout '1e300'", "<= 1000000 s" } },
   { { "load", "--path", "/f", "--tls-version", "1.1", NULL }, { "--tls-version '1.1'", "1.2, 1.3 or any" } },
@@ -389,6 +400,43 @@ START_TEST(test_time_help)
 }
 END_TEST
 
+/* --interval: "80 %", "80%", 80 and 0.8 are the same level in every command that takes it; a
+ * level prints with the digits it was given (0.999999 once printed as "100 %"). */
+START_TEST(test_interval_forms)
+{
+  const char *cmds[][2] = { { "bound", "scenarios/rome-400g-nic-ktls.yaml" },
+                            { "explain", "scenarios/rome-400g-nic-ktls.yaml" } };
+  for (size_t c = 0; c < G_N_ELEMENTS(cmds); c++) {
+    g_autofree char *want = NULL;
+    const char *forms[] = { "0.8", "80 %", "80%", "80", " 80 % " };
+    for (size_t i = 0; i < G_N_ELEMENTS(forms); i++) {
+      const char *args[] = { cmds[c][0], cmds[c][1], "--interval", forms[i], NULL };
+      g_autofree char *out = NULL, *err = NULL;
+      ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s --interval '%s': %s", cmds[c][0], forms[i], err);
+      ck_assert_msg(strstr(out, "interval:   80 % of "), "%s", out);
+      if (!want)
+        want = g_strdup(out);
+      else
+        ck_assert_str_eq(out, want);
+    }
+  }
+  const char *levels[][2] = { { "0.999999", "interval:   99.9999 % of " },
+                              { "50", "interval:   50 % of " },
+                              { "2.5 %", "interval:   2.5 % of " },
+                              { "0.95", "interval:   95 % of " } };
+  for (size_t i = 0; i < G_N_ELEMENTS(levels); i++) {
+    const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", levels[i][0], NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "--interval '%s': %s", levels[i][0], err);
+    ck_assert_msg(strstr(out, levels[i][1]), "--interval '%s': %s", levels[i][0], out);
+  }
+  const char *help[] = { "bound", "--help", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_int_eq(test_run_ocasim(help, &out, &err), 0);
+  ck_assert_msg(strstr(out, "\"80 %\", \"80%\", or a bare number above 1 such as 80) or a fraction below 1 (0.8)"), "%s", out);
+}
+END_TEST
+
 START_TEST(test_run_is_deterministic_and_overridable)
 {
   g_autofree char *a = NULL, *b = NULL, *c = NULL, *e1 = NULL, *e2 = NULL, *e3 = NULL;
@@ -459,6 +507,7 @@ int main(void)
   tcase_add_test(tc, test_serve_duration);
   tcase_add_test(tc, test_serve_time_units);
   tcase_add_test(tc, test_time_help);
+  tcase_add_test(tc, test_interval_forms);
   tcase_add_test(tc, test_run_is_deterministic_and_overridable);
   tcase_add_test(tc, test_check_formats);
   suite_add_tcase(s, tc);
