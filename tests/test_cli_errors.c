@@ -11,6 +11,9 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -400,6 +403,42 @@ START_TEST(test_time_help)
 }
 END_TEST
 
+/* A load that completes no response (a listener that accepts the connection and never
+ * answers) fails with exit 1 and says so; it prints no rate (once "0.000 Gb/s ... TLS 1.2 any"
+ * or a rate from partial bodies, exit 0).  --json still prints its counters, for validate
+ * --clients. */
+START_TEST(test_load_no_response)
+{
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  socklen_t len = sizeof a;
+  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  ck_assert_int_eq(listen(fd, 16), 0);
+  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+  g_autofree char *port = g_strdup_printf("%d", ntohs(a.sin_port));
+  g_autofree char *dir = g_dir_make_tmp("ocasim-load-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(dir);
+  g_autofree char *file = g_build_filename(dir, "f", NULL);
+  ck_assert(g_file_set_contents(file, "0123456789", 10, NULL));
+  for (int json = 0; json < 2; json++) {
+    const char *args[] = {
+      "load", "--plain", "-p", port, "-r", dir, "-P", "/f", "-c", "2", "-d", "200 ms", json ? "--json" : NULL, NULL
+    };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 1);
+    ck_assert_msg(g_str_has_prefix(err, "ocasim load: no response completed in ") && strstr(err, "no rate to report"), "%s", err);
+    if (json)
+      ck_assert_msg(strstr(out, "\"requests_ok\": 0,"), "%s", out);
+    else
+      ck_assert_msg(!strstr(out, "Gb/s") && !strstr(err, "Gb/s") && !strstr(out, "TLS"), "stdout: %s", out);
+  }
+  close(fd);
+  g_unlink(file);
+  g_rmdir(dir);
+}
+END_TEST
+
 /* --interval: "80 %", "80%", 80 and 0.8 are the same level in every command that takes it; a
  * level prints with the digits it was given (0.999999 once printed as "100 %"). */
 START_TEST(test_interval_forms)
@@ -507,6 +546,7 @@ int main(void)
   tcase_add_test(tc, test_serve_duration);
   tcase_add_test(tc, test_serve_time_units);
   tcase_add_test(tc, test_time_help);
+  tcase_add_test(tc, test_load_no_response);
   tcase_add_test(tc, test_interval_forms);
   tcase_add_test(tc, test_run_is_deterministic_and_overridable);
   tcase_add_test(tc, test_check_formats);
