@@ -50,13 +50,18 @@ gboolean cli_seconds_option(const char *name, const char *text, double lo, gbool
   g_autofree char *full = note ? g_strdup_printf("%s (%s)", range, note) : g_strdup(range);
   /* the scenario's parser (as run --duration reads a time), else a bare number of seconds */
   double ns, v = NAN;
-  if (sim_units_parse(text, SIM_UNIT_TIME, &ns, NULL))
-    v = ns * 1e-9;
-  else if (!sim_units_parse_double(text, &v, NULL))
-    v = NAN;
-  if (!isfinite(v)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not a number of seconds or a time (%s), allowed %s",
-                name, text, CLI_TIME_FORMS, full);
+  g_autoptr(GError) why = NULL;
+  gboolean parsed =
+      sim_units_parse(text, SIM_UNIT_TIME, &ns, &why) ? (v = ns * 1e-9, TRUE) : sim_units_parse_double(text, &v, NULL);
+  if (!parsed || isnan(v)) { /* a unit that is not a time's: the unit parser's reason ("unknown unit 'mins' for a time") */
+    gboolean unit = why && (why->code == SIM_UNITS_ERROR_WRONG_KIND || why->code == SIM_UNITS_ERROR_UNKNOWN);
+    g_autofree char *quoted = g_strdup_printf("'%s'", text);
+    const char *reason = unit ? why->message : "";
+    if (g_str_has_prefix(reason, quoted)) reason += strlen(quoted); /* the value is named once */
+    while (*reason == ':' || *reason == ' ') reason++;
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s '%s': not a number of seconds or a time (%s)%s%s, allowed %s", name, text, CLI_TIME_FORMS, unit ? ": " : "",
+                reason, full);
     return FALSE;
   }
   if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {

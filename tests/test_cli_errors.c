@@ -194,7 +194,8 @@ static const BadOption bad_options[] = {
   /* a time with its unit reads as in a scenario ("0 s" is out of range, not "not a number") */
   { { "load", "--path", "/f", "--duration", "0 s", NULL }, { "--duration '0 s'", "out of range", "> 0 s" } },
   { { "load", "--path", "/f", "--duration", "2 Gb/s", NULL },
-    { "--duration '2 Gb/s'", "a time (\"2 s\", \"500 ms\", \"2 min\"; a bare number is seconds)" } },
+    { "--duration '2 Gb/s'", "a time (\"2 s\", \"500 ms\", \"2 min\"; a bare number is seconds)",
+      "seconds): 'Gb/s' is a bit rate unit, expected a time" } },
   /* every time option reads the units a scenario's time takes ("2 min" once failed in load and
    * serve, "min" holding the letters of "nan" and "inf"): the error is the next option's */
   { { "load", "--path", "/f", "-d", "2 min", "--timeout", "1min", "--host", "x", NULL }, { "ocasim load: --host 'x'" } },
@@ -202,7 +203,8 @@ static const BadOption bad_options[] = {
   { { "serve", "--root", "tests", "--linger=2min", "--idle-timeout", "1 min", "--max-conns", "0", NULL },
     { "ocasim serve: --max-conns '0'" } },
   { { "validate", "--duration", "1 min", "--warmup", "2min", "--reps", "99", NULL }, { "ocasim validate: --reps '99'" } },
-  { { "load", "--path", "/f", "--duration", "2 mins", NULL }, { "--duration '2 mins'", "not a number of seconds or a time" } },
+  { { "load", "--path", "/f", "--duration", "2 mins", NULL },
+    { "--duration '2 mins'", "not a number of seconds or a time", "): unknown unit 'mins' for a time" } },
   { { "serve", "--root", "tests", "--linger", "0x10", NULL }, { "--linger '0x10'", "not a number of seconds or a time" } },
   { { "serve", "--root", "tests", "--linger", "inf", NULL }, { "--linger 'inf'", "not a number of seconds or a time" } },
   { { "serve", "--root", "tests", "--duration", "1e7 min", NULL }, { "--duration '1e7 min'", "out of range", "0..1000000 s" } },
