@@ -3,7 +3,8 @@
  * expected length and SHA-256 of every body come from the local files, else the
  * length comes from a HEAD request and only the length is checked, unless --sha256 gives
  * each path's expected digest (what `ocasim validate --clients` passes to a remote client that
- * has no copy of the files).  --json prints the counters as one JSON object. */
+ * has no copy of the files).  --json prints the counters as one JSON object.  A load in which
+ * no response completed exits 1 with a message and prints no rate (--json: its counters still). */
 #include <signal.h>
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -62,11 +63,12 @@ int cmd_load(int argc, char **argv)
     { "root", 'r', 0, G_OPTION_ARG_FILENAME, &root, "Local copy of the served directory: check SHA-256", "DIR" },
     { "connections", 'c', 0, G_OPTION_ARG_STRING, &conns_s, "Concurrent connections 1..1000000 (default 16)", "N" },
     { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Client threads 1..1024, at most --connections (default 1)", "N" },
-    { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, "Run time, s, > 0 (default 10)", "S" },
+    { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, "Run time > 0 (default 10 s), a time: " CLI_TIME_FORMS, "TIME" },
     { "requests", 'n', 0, G_OPTION_ARG_STRING, &requests_s,
       "Requests per connection, >= 1, instead of a duration (default: run for --duration)", "N" },
     { "close", 0, 0, G_OPTION_ARG_NONE, &close_each, "New connection per request", NULL },
-    { "timeout", 0, 0, G_OPTION_ARG_STRING, &timeout_s, "Stall timeout per connection, s, > 0 (default 10)", "S" },
+    { "timeout", 0, 0, G_OPTION_ARG_STRING, &timeout_s,
+      "Stall timeout per connection > 0 (default 10 s), a time: " CLI_TIME_FORMS, "TIME" },
     { "sha256", 0, 0, G_OPTION_ARG_STRING_ARRAY, &shas,
       "Expected SHA-256 (64 hex digits) of the body of each --path, in order: checked on every response", "HEX" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the result as one JSON object", NULL },
@@ -239,27 +241,34 @@ int cmd_load(int argc, char **argv)
                           .close_each = close_each,
                           .last_cpu = -1 };
     ValLoadResult r;
-    if (!val_load_run(&cfg, &r, &err)) {
+    gboolean ran = val_load_run(&cfg, &r, &err);
+    g_autofree char *errors =
+        ran ? g_strdup_printf("errors: %" G_GUINT64_FORMAT " (connect %" G_GUINT64_FORMAT ", tls %" G_GUINT64_FORMAT
+                              ", status %" G_GUINT64_FORMAT ", length %" G_GUINT64_FORMAT ", sha256 %" G_GUINT64_FORMAT
+                              ", io %" G_GUINT64_FORMAT ", timeout %" G_GUINT64_FORMAT ")",
+                              val_load_errors(&r), r.errors_connect, r.errors_tls, r.errors_status, r.errors_length,
+                              r.errors_hash, r.errors_io, r.errors_timeout)
+            : NULL;
+    if (!ran) {
       fprintf(stderr, "%s: %s\n", argv[0], err->message);
       rc = OCASIM_EXIT_FAILURE;
-    } else if (json) {
+    } else if (json) { /* the counters even when nothing completed: validate --clients sums them */
       printf("{\"gbps\": %.6f, \"elapsed_s\": %.6f, \"requests_ok\": %" G_GUINT64_FORMAT ", \"bytes_body\": %" G_GUINT64_FORMAT
              ", \"errors\": %" G_GUINT64_FORMAT ", \"errors_hash\": %" G_GUINT64_FORMAT ", \"errors_length\": %" G_GUINT64_FORMAT
              ", \"sha256_checked\": %s, \"tls_version\": %d, \"cpu_s\": %.6f}\n",
              r.gbps, r.elapsed_s, r.requests_ok, r.bytes_body, val_load_errors(&r), r.errors_hash, r.errors_length,
              root || shas ? "true" : "false", r.tls_version, (double)val_process_cpu_ns() * 1e-9);
-      if (val_load_errors(&r)) rc = OCASIM_EXIT_FAILURE;
-    } else {
+    } else if (r.requests_ok) {
       printf("%.3f Gb/s, %.0f requests/s, %" G_GUINT64_FORMAT " responses ok, %.3f GB in %.2f s, %s%s\n", r.gbps,
              r.requests_ok / r.elapsed_s, r.requests_ok, r.bytes_body / 1e9, r.elapsed_s,
              plain ? "plain HTTP" : (r.tls_version == 13 ? "TLS 1.3 " : "TLS 1.2 "), plain ? "" : val_cipher_name(r.cipher));
-      printf("errors: %" G_GUINT64_FORMAT " (connect %" G_GUINT64_FORMAT ", tls %" G_GUINT64_FORMAT ", status %" G_GUINT64_FORMAT
-             ", length %" G_GUINT64_FORMAT ", sha256 %" G_GUINT64_FORMAT ", io %" G_GUINT64_FORMAT ", timeout %" G_GUINT64_FORMAT
-             ")%s\n",
-             val_load_errors(&r), r.errors_connect, r.errors_tls, r.errors_status, r.errors_length, r.errors_hash, r.errors_io,
-             r.errors_timeout, root || shas ? "" : " — bodies checked for length only (no --root)");
-      if (val_load_errors(&r)) rc = OCASIM_EXIT_FAILURE;
+      printf("%s%s\n", errors, root || shas ? "" : " — bodies checked for length only (no --root)");
     }
+    if (ran && (val_load_errors(&r) || !r.requests_ok)) rc = OCASIM_EXIT_FAILURE;
+    if (ran && !r.requests_ok) /* no rate, TLS version or cipher to report: nothing was fetched */
+      fprintf(stderr,
+              "%s: no response completed in %.3g s, %s: no rate to report; give a longer --duration or check the server\n",
+              argv[0], r.elapsed_s, errors);
   }
   for (int i = 0; i < n; i++) g_free(tg[i].path);
   g_free(tg);

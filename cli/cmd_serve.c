@@ -35,11 +35,14 @@ int cmd_serve(int argc, char **argv)
     { "no-pin", 0, 0, G_OPTION_ARG_NONE, &no_pin, "Do not pin workers to CPUs", NULL },
     { "cert", 0, 0, G_OPTION_ARG_FILENAME, &cert, "Certificate chain, PEM (default: self-signed, generated)", "FILE" },
     { "key", 'k', 0, G_OPTION_ARG_FILENAME, &key, "Private key, PEM (default: in --cert)", "FILE" },
-    { "idle-timeout", 0, 0, G_OPTION_ARG_STRING, &idle_s, "Close connections idle this long, s, > 0 (default 30)", "S" },
+    { "idle-timeout", 0, 0, G_OPTION_ARG_STRING, &idle_s,
+      "Close connections idle this long, > 0 (default 30 s), a time: " CLI_TIME_FORMS, "TIME" },
     { "head-timeout", 0, 0, G_OPTION_ARG_STRING, &head_s,
-      "Close a connection whose TLS handshake or request head takes longer, s, > 0 (default 20)", "S" },
+      "Close a connection whose TLS handshake or request head takes longer, > 0 (default 20 s), a time: " CLI_TIME_FORMS,
+      "TIME" },
     { "linger", 0, 0, G_OPTION_ARG_STRING, &linger_s,
-      "Lingering close: read what a client still sends after the last response for at most S s, > 0 (default 5)", "S" },
+      "Lingering close: read what a client still sends after the last response for at most TIME, > 0 (default 5 s), a time: " CLI_TIME_FORMS,
+      "TIME" },
     { "max-conns", 0, 0, G_OPTION_ARG_STRING, &max_conns_s,
       "Most open connections 1..1000000 (default: (RLIMIT_NOFILE - 64) / 2)", "N" },
     { "max-conns-per-ip", 0, 0, G_OPTION_ARG_STRING, &per_ip_s,
@@ -47,7 +50,9 @@ int cmd_serve(int argc, char **argv)
       "0: no per-address cap)",
       "N" },
     { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s,
-      "Stop after S seconds, 0..1000000; 0 (the default): run until SIGINT/SIGTERM/SIGHUP (SIGUSR1: counters so far)", "S" },
+      "Stop after TIME, 0..1000000 s, a time: " CLI_TIME_FORMS
+      "; 0 (the default): run until SIGINT/SIGTERM/SIGHUP (SIGUSR1: counters so far)",
+      "TIME" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   CliCommon common;

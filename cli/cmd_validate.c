@@ -93,10 +93,12 @@ int cmd_validate(int argc, char **argv)
   double duration = 0, warmup = 0;
   int reps = 0, threads = 0, seed = 1, nice = VALIDATE_DEFAULT_NICE, load_threads = 0;
   gboolean keep_nice = FALSE;
-  g_autofree char *help_duration = g_strdup_printf("Measured window per repetition, s (default, or 0: %g with --quick, else %g)",
-                                                   VAL_QUICK_DURATION_S, VAL_FULL_DURATION_S);
-  g_autofree char *help_warmup = g_strdup_printf("Load before each window, s (default, or 0: %g with --quick, else %g)",
-                                                 VAL_QUICK_WARMUP_S, VAL_FULL_WARMUP_S);
+  g_autofree char *help_duration =
+      g_strdup_printf("Measured window per repetition, a time: " CLI_TIME_FORMS " (default, or 0: %g s with --quick, else %g s)",
+                      VAL_QUICK_DURATION_S, VAL_FULL_DURATION_S);
+  g_autofree char *help_warmup =
+      g_strdup_printf("Load before each window, a time: " CLI_TIME_FORMS " (default, or 0: %g s with --quick, else %g s)",
+                      VAL_QUICK_WARMUP_S, VAL_FULL_WARMUP_S);
   g_autofree char *help_reps =
       g_strdup_printf("Repetitions per configuration, >= 3 for a spread (default, or 0: %d with --quick, else %d)",
                       VAL_QUICK_REPS, VAL_FULL_REPS);
@@ -108,8 +110,8 @@ int cmd_validate(int argc, char **argv)
       "Directory for report.md, report.json, host-profile.yaml, host-scenario.yaml "
       "(default validate-out)",
       "DIR" },
-    { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, help_duration, "S" },
-    { "warmup", 'w', 0, G_OPTION_ARG_STRING, &warmup_s, help_warmup, "S" },
+    { "duration", 'd', 0, G_OPTION_ARG_STRING, &duration_s, help_duration, "TIME" },
+    { "warmup", 'w', 0, G_OPTION_ARG_STRING, &warmup_s, help_warmup, "TIME" },
     { "reps", 0, 0, G_OPTION_ARG_STRING, &reps_s, help_reps, "N" },
     { "threads", 't', 0, G_OPTION_ARG_STRING, &threads_s, "Largest server/client thread count (default: CPUs)", "N" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_s, "Seed of the run order (default 1)", "N" },

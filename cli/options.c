@@ -48,18 +48,20 @@ gboolean cli_seconds_option(const char *name, const char *text, double lo, gbool
   g_autofree char *range =
       lo_open ? g_strdup_printf("> %.15g s and <= %.15g s", lo, hi) : g_strdup_printf("%.15g..%.15g s", lo, hi);
   g_autofree char *full = note ? g_strdup_printf("%s (%s)", range, note) : g_strdup(range);
-  const char *s = text;
-  while (g_ascii_isspace(*s)) s++;
-  char *end = NULL;
-  double v = g_ascii_strtod(s, &end);
-  gboolean number = end != s && !strpbrk(s, "xXnNiI"); /* no hex, NaN or infinity */
-  while (end && g_ascii_isspace(*end)) end++;
-  double ns;
-  if (number && *end && sim_units_parse(text, SIM_UNIT_TIME, &ns, NULL)) /* a time with its unit, as in a scenario */
-    v = ns * 1e-9, end = (char *)"";
-  if (!number || *end || !isfinite(v)) {
+  /* the scenario's parser (as run --duration reads a time), else a bare number of seconds */
+  double ns, v = NAN;
+  g_autoptr(GError) why = NULL;
+  gboolean parsed =
+      sim_units_parse(text, SIM_UNIT_TIME, &ns, &why) ? (v = ns * 1e-9, TRUE) : sim_units_parse_double(text, &v, NULL);
+  if (!parsed || isnan(v)) { /* a unit that is not a time's: the unit parser's reason ("unknown unit 'mins' for a time") */
+    gboolean unit = why && (why->code == SIM_UNITS_ERROR_WRONG_KIND || why->code == SIM_UNITS_ERROR_UNKNOWN);
+    g_autofree char *quoted = g_strdup_printf("'%s'", text);
+    const char *reason = unit ? why->message : "";
+    if (g_str_has_prefix(reason, quoted)) reason += strlen(quoted); /* the value is named once */
+    while (*reason == ':' || *reason == ' ') reason++;
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "%s '%s': not a number of seconds or a time (\"2 s\", \"500 ms\"), allowed %s", name, text, full);
+                "%s '%s': not a number of seconds or a time (%s)%s%s, allowed %s", name, text, CLI_TIME_FORMS, unit ? ": " : "",
+                reason, full);
     return FALSE;
   }
   if ((lo_open ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {

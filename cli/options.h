@@ -16,9 +16,16 @@
  *  out of range; the message names @name, @text and the range. */
 gboolean cli_int_option(const char *name, const char *text, int lo, int hi, const char *note, int *out, GError **error);
 
-/* Parses @text as a number of seconds, or a time with its unit ("2 s", "500 ms": sim_units_parse),
- *  in [@lo, @hi] (or (@lo, @hi] when @lo_open).  NaN, infinities and trailing garbage are rejected.  @note, when not NULL, is added
- *  to the range in the message, e.g. "0: until interrupted".  @text NULL leaves *@out. */
+/* The forms a time option takes, for help texts and messages: a time with its unit as in a
+ *  scenario (sim_units_parse, SIM_UNIT_TIME: ps ns us ms s min h), or a bare number of seconds. */
+#define CLI_TIME_FORMS "\"2 s\", \"500 ms\", \"2 min\"; a bare number is seconds"
+
+/* Parses @text as a time with its unit, read by sim_units_parse() as a scenario's time is ("2 s",
+ *  "500 ms", "2 min", "1 h"), or as a bare number of seconds ("2"), in [@lo, @hi] s (or (@lo, @hi]
+ *  when @lo_open).  NaN, infinities, hexadecimal and trailing garbage are rejected.  @note, when
+ *  not NULL, is added to the range in the message, e.g. "0: until interrupted".  @text NULL
+ *  leaves *@out.  Errors (G_OPTION_ERROR_BAD_VALUE): not a time, out of range; the message
+ *  names @name, @text, the accepted forms (CLI_TIME_FORMS) and the range. */
 gboolean cli_seconds_option(const char *name, const char *text, double lo, gboolean lo_open, double hi, const char *note,
                             double *out, GError **error);
 

@@ -10,6 +10,33 @@
 
 static const char *const formats[] = { "table", "json", "csv", NULL };
 
+/* --interval LEVEL: a percentage with its sign ("80 %", "80%": sim_units_parse), a bare number
+ *  above 1 read as a percentage (80), or a fraction below 1 (0.8); the level must lie in
+ *  (0, 1).  A bare 1 is refused: 1 % or 100 % (not a level) would be a guess. */
+static gboolean interval_level_parse(const char *text, double *out, GError **error)
+{
+  double v;
+  const char *why = NULL;
+  if (sim_units_parse(text, SIM_UNIT_PERCENT, &v, NULL))
+    ;
+  else if (!sim_units_parse_double(text, &v, NULL))
+    why = "not a level";
+  else if (v == 1)
+    why = "ambiguous: write \"1 %\" for 1 %; 100 % is not a level";
+  else if (v > 1)
+    v /= 100; /* a bare number above 1: a percentage */
+  if (!why && !(v > 0 && v < 1)) why = "out of range";
+  if (why) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--interval '%s': %s, allowed above 0 and below 100 %%: a percentage (\"80 %%\", \"80%%\", or 80) or a "
+                "fraction (0.8)",
+                text, why);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
 gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry *extra, const char *param, const char *summary,
                    unsigned flags, GError **error)
 {
@@ -50,7 +77,9 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
                              { NULL, 0, 0, 0, NULL, NULL, NULL } };
   GOptionEntry interval[] = {
     { "interval", 0, 0, G_OPTION_ARG_STRING, &opt->interval_text,
-      "Level of the prediction intervals, a fraction in (0, 1) or a percentage (default 0.8)", "LEVEL" },
+      "Level of the prediction intervals, above 0 and below 100 %: a percentage (\"80 %\", \"80%\", or a bare number "
+      "above 1 such as 80) or a fraction below 1 (0.8); default 80 %",
+      "LEVEL" },
     { "no-interval", 0, 0, G_OPTION_ARG_NONE, &opt->no_interval, "No prediction intervals (faster)", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
@@ -75,20 +104,12 @@ gboolean cli_parse(int *argc, char ***argv, CliOptions *opt, const GOptionEntry 
     }
   if (flags & CLI_OPT_INTERVAL) {
     opt->interval = opt->no_interval ? 0.0 : APP_INTERVAL_LEVEL;
-    if (opt->interval_text) {
-      char *end = NULL;
-      double v = g_ascii_strtod(opt->interval_text, &end);
-      if (end && *end == '%') {
-        v /= 100.0;
-        end++;
-      }
-      if (opt->no_interval || !end || end == opt->interval_text || *end || !(v > 0 && v < 1)) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--interval: '%s' %s", opt->interval_text,
-                    opt->no_interval ? "and --no-interval together" : "is not a level in (0, 1) such as 0.8 or 80%");
-        cli_options_clear(opt);
-        return FALSE;
-      }
-      opt->interval = v;
+    if (opt->interval_text && (opt->no_interval || !interval_level_parse(opt->interval_text, &opt->interval, error))) {
+      if (opt->no_interval)
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--interval '%s' and --no-interval together",
+                    opt->interval_text);
+      cli_options_clear(opt);
+      return FALSE;
     }
   }
   opt->format = CLI_FORMAT_TABLE;

@@ -510,7 +510,7 @@ void app_interval_table(const AppInterval *iv, GString *out)
 {
   /* rates in the unit that shows them (sim_units_gbps_text): a sub-Gb/s interval is not "0.0 Gb/s" */
   g_autofree char *lo = sim_units_gbps_text(iv->throughput_gbps[0]), *hi = sim_units_gbps_text(iv->throughput_gbps[1]);
-  g_string_append_printf(out, "interval:   %.0f %% of %d draws: throughput %s .. %s, cpu %.1f .. %.1f %%", 100 * iv->level,
+  g_string_append_printf(out, "interval:   %.12g %% of %d draws: throughput %s .. %s, cpu %.1f .. %.1f %%", 100 * iv->level,
                          iv->draws - iv->failed, lo, hi, iv->cpu_util_pct[0], iv->cpu_util_pct[1]);
   if (iv->failed) g_string_append_printf(out, " (%d draws could not be built)", iv->failed);
   g_string_append(out, "\nbinds:      probability");

@@ -723,7 +723,7 @@ void sweep_set_interval(SweepSpec *s, double level)
     if (g_str_has_prefix(*l, "sha256 ")) {
       g_autofree char *mix = g_strdup_printf("%s\ninterval=%.17g\n", *l + 7, level);
       g_autofree char *sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, mix, -1);
-      g_string_append_printf(out, "sha256 %s\ninterval %g", sha, level);
+      g_string_append_printf(out, "sha256 %s\ninterval %.12g", sha, level);
     } else
       g_string_append(out, *l);
     if (l[1]) g_string_append_c(out, '\n');

@@ -322,12 +322,15 @@ START_TEST(test_validate_help_defaults)
   const char *help[] = { "validate", "--help", NULL };
   g_autofree char *h = NULL, *he = NULL;
   ck_assert_int_eq(run_env(help, NULL, &h, &he), 0);
-  g_autofree char *d = g_strdup_printf("(default, or 0: %g with --quick, else %g)\n", VAL_QUICK_DURATION_S, VAL_FULL_DURATION_S);
-  g_autofree char *w = g_strdup_printf("(default, or 0: %g with --quick, else %g)\n", VAL_QUICK_WARMUP_S, VAL_FULL_WARMUP_S);
+  g_autofree char *d =
+      g_strdup_printf("(default, or 0: %g s with --quick, else %g s)\n", VAL_QUICK_DURATION_S, VAL_FULL_DURATION_S);
+  g_autofree char *w = g_strdup_printf("(default, or 0: %g s with --quick, else %g s)\n", VAL_QUICK_WARMUP_S, VAL_FULL_WARMUP_S);
   g_autofree char *r = g_strdup_printf("(default, or 0: %d with --quick, else %d)\n", VAL_QUICK_REPS, VAL_FULL_REPS);
-  ck_assert_msg(strstr(h, "Measured window per repetition, s (default, or 0: 1 with --quick, else 3)\n") && strstr(h, d), "%s",
-                h);
-  ck_assert_msg(strstr(h, "Load before each window, s ") && strstr(h, w), "%s", h);
+  ck_assert_msg(strstr(h, "Measured window per repetition, a time: \"2 s\", \"500 ms\", \"2 min\"; a bare number is seconds "
+                          "(default, or 0: 1 s with --quick, else 3 s)\n") &&
+                    strstr(h, d),
+                "%s", h);
+  ck_assert_msg(strstr(h, "Load before each window, a time: ") && strstr(h, w), "%s", h);
   ck_assert_msg(strstr(h, "Repetitions per configuration, >= 3 for a spread ") && strstr(h, r), "%s", h);
 }
 END_TEST

@@ -11,6 +11,9 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -190,7 +193,32 @@ static const BadOption bad_options[] = {
   { { "load", "--path", "/f", "--duration", "0", NULL }, { "--duration '0'", "> 0 s" } },
   /* a time with its unit reads as in a scenario ("0 s" is out of range, not "not a number") */
   { { "load", "--path", "/f", "--duration", "0 s", NULL }, { "--duration '0 s'", "out of range", "> 0 s" } },
-  { { "load", "--path", "/f", "--duration", "2 Gb/s", NULL }, { "--duration '2 Gb/s'", "a time (\"2 s\", \"500 ms\")" } },
+  { { "load", "--path", "/f", "--duration", "2 Gb/s", NULL },
+    { "--duration '2 Gb/s'", "a time (\"2 s\", \"500 ms\", \"2 min\"; a bare number is seconds)",
+      "seconds): 'Gb/s' is a bit rate unit, expected a time" } },
+  /* every time option reads the units a scenario's time takes ("2 min" once failed in load and
+   * serve, "min" holding the letters of "nan" and "inf"): the error is the next option's */
+  { { "load", "--path", "/f", "-d", "2 min", "--timeout", "1min", "--host", "x", NULL }, { "ocasim load: --host 'x'" } },
+  { { "load", "--path", "/f", "-d", "1 h", "--timeout", "90 ns", "--host", "x", NULL }, { "ocasim load: --host 'x'" } },
+  { { "serve", "--root", "tests", "--linger=2min", "--idle-timeout", "1 min", "--max-conns", "0", NULL },
+    { "ocasim serve: --max-conns '0'" } },
+  { { "validate", "--duration", "1 min", "--warmup", "2min", "--reps", "99", NULL }, { "ocasim validate: --reps '99'" } },
+  { { "load", "--path", "/f", "--duration", "2 mins", NULL },
+    { "--duration '2 mins'", "not a number of seconds or a time", "): unknown unit 'mins' for a time" } },
+  { { "serve", "--root", "tests", "--linger", "0x10", NULL }, { "--linger '0x10'", "not a number of seconds or a time" } },
+  { { "serve", "--root", "tests", "--linger", "inf", NULL }, { "--linger 'inf'", "not a number of seconds or a time" } },
+  { { "serve", "--root", "tests", "--duration", "1e7 min", NULL }, { "--duration '1e7 min'", "out of range", "0..1000000 s" } },
+  /* --interval LEVEL: a percentage or a fraction in (0, 1), the same in every command that takes it */
+  { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "1", NULL },
+    { "ocasim: --interval '1': ambiguous: write \"1 %\" for 1 %",
+      "a percentage (\"80 %\", \"80%\", or 80) or a fraction (0.8)" } },
+  { { "explain", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "150", NULL }, { "--interval '150': out of range" } },
+  { { "capacity", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "100 %", NULL }, { "--interval '100 %': out of range" } },
+  { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "0", NULL }, { "--interval '0': out of range" } },
+  { { "sweep", "sweeps/whatif-800g.yaml", "--interval", "80 Gb/s", NULL }, { "--interval '80 Gb/s': not a level" } },
+  { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "-80 %", NULL }, { "--interval '-80 %': out of range" } },
+  { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "80 %", "--no-interval", NULL },
+    { "--interval '80 %' and --no-interval together" } },
   { { "serve", "--root", "tests", "--idle-timeout", "2e9 ms", NULL }, { "--idle-timeout '2e9 ms'", "out of range" } },
   { { "load", "--path", "/f", "--timeout", "1e300", NULL }, { "--timeout '1e300'", "<= 1000000 s" } },
   { { "load", "--path", "/f", "--tls-version", "1.1", NULL }, { "--tls-version '1.1'", "1.2, 1.3 or any" } },
@@ -334,6 +362,122 @@ START_TEST(test_serve_duration)
 }
 END_TEST
 
+/* serve's time options read the units a scenario's time takes, as run --duration does: "2min",
+ * "1 min", "20000 ms" (refused as not a number before) and a stop after "0.005 min" = 0.3 s. */
+START_TEST(test_serve_time_units)
+{
+  const char *bin = g_getenv("OCASIM_BIN");
+  ck_assert(bin != NULL);
+  const char *argv[] = {
+    bin,          "serve",     "--root",   "tests",         "--bind",         "127.0.0.1", "--port",         "0",
+    "--mode",     "sendfile",  "--no-pin", "--linger=2min", "--idle-timeout", "1 min",     "--head-timeout", "20000 ms",
+    "--duration", "0.005 min", NULL
+  };
+  GPid pid;
+  int fd_out, fd_err;
+  GError *e = NULL;
+  ck_assert_msg(g_spawn_async_with_pipes(NULL, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &fd_out,
+                                         &fd_err, &e),
+                "%s", e ? e->message : "");
+  g_autofree char *line = read_line_bounded(fd_out, 20);
+  g_autofree char *eline = line ? NULL : read_line_bounded(fd_err, 5);
+  ck_assert_msg(line && strstr(line, "for 0.3 s"), "first line: %s; stderr: %s", line, eline);
+  int status = wait_bounded(pid, 20);
+  ck_assert_msg(status != -1, "serve did not stop");
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  close(fd_out);
+  close(fd_err);
+  g_spawn_close_pid(pid);
+}
+END_TEST
+
+/* The help of every command with time options names the forms they take. */
+START_TEST(test_time_help)
+{
+  const char *cmds[] = { "load", "serve", "validate" };
+  for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
+    const char *args[] = { cmds[i], "--help", NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
+    ck_assert_msg(strstr(out, "--duration=TIME") && strstr(out, "\"2 s\", \"500 ms\", \"2 min\"; a bare number is seconds"),
+                  "%s --help: %s", cmds[i], out);
+  }
+}
+END_TEST
+
+/* A load that completes no response (a listener that accepts the connection and never
+ * answers) fails with exit 1 and says so; it prints no rate (once "0.000 Gb/s ... TLS 1.2 any"
+ * or a rate from partial bodies, exit 0).  --json still prints its counters, for validate
+ * --clients. */
+START_TEST(test_load_no_response)
+{
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  socklen_t len = sizeof a;
+  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  ck_assert_int_eq(listen(fd, 16), 0);
+  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+  g_autofree char *port = g_strdup_printf("%d", ntohs(a.sin_port));
+  g_autofree char *dir = g_dir_make_tmp("ocasim-load-XXXXXX", NULL);
+  ck_assert_ptr_nonnull(dir);
+  g_autofree char *file = g_build_filename(dir, "f", NULL);
+  ck_assert(g_file_set_contents(file, "0123456789", 10, NULL));
+  for (int json = 0; json < 2; json++) {
+    const char *args[] = {
+      "load", "--plain", "-p", port, "-r", dir, "-P", "/f", "-c", "2", "-d", "200 ms", json ? "--json" : NULL, NULL
+    };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_int_eq(test_run_ocasim(args, &out, &err), 1);
+    ck_assert_msg(g_str_has_prefix(err, "ocasim load: no response completed in ") && strstr(err, "no rate to report"), "%s", err);
+    if (json)
+      ck_assert_msg(strstr(out, "\"requests_ok\": 0,"), "%s", out);
+    else
+      ck_assert_msg(!strstr(out, "Gb/s") && !strstr(err, "Gb/s") && !strstr(out, "TLS"), "stdout: %s", out);
+  }
+  close(fd);
+  g_unlink(file);
+  g_rmdir(dir);
+}
+END_TEST
+
+/* --interval: "80 %", "80%", 80 and 0.8 are the same level in every command that takes it; a
+ * level prints with the digits it was given (0.999999 once printed as "100 %"). */
+START_TEST(test_interval_forms)
+{
+  const char *cmds[][2] = { { "bound", "scenarios/rome-400g-nic-ktls.yaml" },
+                            { "explain", "scenarios/rome-400g-nic-ktls.yaml" } };
+  for (size_t c = 0; c < G_N_ELEMENTS(cmds); c++) {
+    g_autofree char *want = NULL;
+    const char *forms[] = { "0.8", "80 %", "80%", "80", " 80 % " };
+    for (size_t i = 0; i < G_N_ELEMENTS(forms); i++) {
+      const char *args[] = { cmds[c][0], cmds[c][1], "--interval", forms[i], NULL };
+      g_autofree char *out = NULL, *err = NULL;
+      ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s --interval '%s': %s", cmds[c][0], forms[i], err);
+      ck_assert_msg(strstr(out, "interval:   80 % of "), "%s", out);
+      if (!want)
+        want = g_strdup(out);
+      else
+        ck_assert_str_eq(out, want);
+    }
+  }
+  const char *levels[][2] = { { "0.999999", "interval:   99.9999 % of " },
+                              { "50", "interval:   50 % of " },
+                              { "2.5 %", "interval:   2.5 % of " },
+                              { "0.95", "interval:   95 % of " } };
+  for (size_t i = 0; i < G_N_ELEMENTS(levels); i++) {
+    const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", levels[i][0], NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "--interval '%s': %s", levels[i][0], err);
+    ck_assert_msg(strstr(out, levels[i][1]), "--interval '%s': %s", levels[i][0], out);
+  }
+  const char *help[] = { "bound", "--help", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_int_eq(test_run_ocasim(help, &out, &err), 0);
+  ck_assert_msg(strstr(out, "\"80 %\", \"80%\", or a bare number above 1 such as 80) or a fraction below 1 (0.8)"), "%s", out);
+}
+END_TEST
+
 START_TEST(test_run_is_deterministic_and_overridable)
 {
   g_autofree char *a = NULL, *b = NULL, *c = NULL, *e1 = NULL, *e2 = NULL, *e3 = NULL;
@@ -402,6 +546,10 @@ int main(void)
   tcase_add_loop_test(tc, test_bad_options, 0, G_N_ELEMENTS(bad_options));
   tcase_add_test(tc, test_validate_bad_options_leave_no_dir);
   tcase_add_test(tc, test_serve_duration);
+  tcase_add_test(tc, test_serve_time_units);
+  tcase_add_test(tc, test_time_help);
+  tcase_add_test(tc, test_load_no_response);
+  tcase_add_test(tc, test_interval_forms);
   tcase_add_test(tc, test_run_is_deterministic_and_overridable);
   tcase_add_test(tc, test_check_formats);
   suite_add_tcase(s, tc);
