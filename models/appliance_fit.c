@@ -593,13 +593,15 @@ gboolean app_refset_fit_without_platform(AppRefSet *s, Coeffs *c, const char *pl
 
 /* The search of a platform's ln factor (app_refset_transfer_tau): +-TAU_T_MAX (a factor of 4.5
  * either way, beyond any platform's), a coarse grid, a fine grid around its best point, and the
- * curvature's step. Assumed: steps well below the factors' spread, above the bound's kinks. */
+ * bisection of its standard error's ends to TAU_SE_TOL. Assumed: steps well below the factors'
+ * spread, above the bound's kinks. */
 #define TAU_T_MAX     1.5
 #define TAU_GRID_STEP 0.25
 #define TAU_FINE_STEP 0.025
-#define TAU_CURV_STEP 0.05
-/* A platform whose chi^2 curvature is below this says nothing of its factor (se > ~14 in ln). */
-#define TAU_MIN_CURV 0.01
+#define TAU_SE_TOL    0.005
+/* The profile-likelihood interval of one standard error: chi^2 within 1 of its minimum (the 68.3 %
+ * point of chi^2 with one degree of freedom). */
+#define TAU_DCHI2 1.0
 
 void app_refset_last_covariance(const AppRefSet *s, double cov[COEFFS_N_FITTED][COEFFS_N_FITTED])
 {
@@ -625,6 +627,38 @@ static gboolean platform_chi2(AppRefSet *s, const char *platform, const gboolean
   }
   *chi = sum;
   *n_items = n;
+  return TRUE;
+}
+
+/* The end of platform @pl's profile-likelihood interval on the side @dir (+1, -1) of its best
+ * factor @tb (chi^2 @best): the t where chi^2 first rises TAU_DCHI2 above @best, walking
+ * TAU_GRID_STEP from @tb and bisecting to TAU_SE_TOL; NAN when it does not within +-TAU_T_MAX. */
+static gboolean profile_end(AppRefSet *s, const char *pl, const gboolean *item_out, const Coeffs *c, double tb, double best,
+                            int dir, double *end)
+{
+  double in = tb, out = NAN, chi;
+  int n;
+  for (int g = 1; isnan(out); g++) {
+    double t = tb + dir * g * TAU_GRID_STEP;
+    if (fabs(t) > TAU_T_MAX + 1e-9) t = dir * TAU_T_MAX;
+    if (!platform_chi2(s, pl, item_out, c, t, &chi, &n)) return FALSE;
+    if (chi - best >= TAU_DCHI2)
+      out = t;
+    else if (fabs(t) >= TAU_T_MAX - 1e-9) {
+      *end = NAN;
+      return TRUE;
+    } else
+      in = t;
+  }
+  while (fabs(out - in) > TAU_SE_TOL) {
+    double t = 0.5 * (in + out);
+    if (!platform_chi2(s, pl, item_out, c, t, &chi, &n)) return FALSE;
+    if (chi - best >= TAU_DCHI2)
+      out = t;
+    else
+      in = t;
+  }
+  *end = 0.5 * (in + out);
   return TRUE;
 }
 
@@ -656,14 +690,18 @@ gboolean app_refset_transfer_tau(AppRefSet *s, const Coeffs *c, const gboolean *
       if (!platform_chi2(s, pl, item_out, c, t, &chi, &n)) return FALSE;
       if (chi < best) best = chi, tb = t;
     }
-    double fp, fm;
-    if (!platform_chi2(s, pl, item_out, c, tb + TAU_CURV_STEP, &fp, &n) ||
-        !platform_chi2(s, pl, item_out, c, tb - TAU_CURV_STEP, &fm, &n))
+    /* the standard error from the profile likelihood, not the curvature at the minimum: the bound
+     * is a min over resources, and a platform whose results no stack cost moves until another
+     * resource binds has a sharp dip at that kink with a flat chi^2 beside it (its curvature says
+     * "well determined", its profile says "anything below the kink fits within 1") */
+    double lo, hi;
+    if (!profile_end(s, pl, item_out, c, tb, best, -1, &lo) || !profile_end(s, pl, item_out, c, tb, best, +1, &hi)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "transfer spread: a result of %s cannot be evaluated", pl);
       return FALSE;
-    double curv = (fp - 2 * best + fm) / (TAU_CURV_STEP * TAU_CURV_STEP);
-    if (!(curv > TAU_MIN_CURV)) continue;
+    }
+    if (isnan(lo) || isnan(hi)) continue; /* its results do not bound the factor on both sides */
     y[k] = tb;
-    se[k] = sqrt(2.0 / curv);
+    se[k] = 0.5 * (hi - lo);
     K++;
   }
   double t2 = 0;

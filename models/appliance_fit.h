@@ -108,7 +108,14 @@ void app_refset_last_covariance(const AppRefSet *s, double cov[COEFFS_N_FITTED][
  * leaving out the results @item_out[] (NULL: none): for every platform, the ln factor t_k on its
  * stack costs that best fits its own results (the objective's residuals of those results alone,
  * the shared coefficients held; a grid of TAU_GRID_STEP then TAU_FINE_STEP over +-TAU_T_MAX) and
- * its standard error sqrt(2 / chi2''(t_k)); then tau^2 by DerSimonian and Laird (Controlled
+ * its standard error from the profile likelihood: half the width of {t: chi2(t) <= chi2(t_k) + 1}
+ * (Venzon and Moolgavkar, Applied Statistics 37, 1988). A platform whose chi^2 does not rise by 1
+ * on both sides within +-TAU_T_MAX does not identify its factor (Raue et al., Bioinformatics 25,
+ * 2009) and is left out. Where chi^2 is quadratic this is sqrt(2 / chi2''(t_k)), the curvature's
+ * figure it replaces; but the bound is a min over resources, and at the kink where the stack costs
+ * first bind the curvature calls a flat profile well determined (without the Broadwell rows the
+ * Milan rows, NIC bound with no CPU figure, gave ln 1.225 +- 0.089 from a dip of 0.14 in chi^2,
+ * and tau 0.826). Then tau^2 by DerSimonian and Laird (Controlled
  * Clinical Trials 7, 1986: tau^2 = max(0, (Q - (K - 1)) / (S1 - S2 / S1)), w_k = 1 / se_k^2) over
  * the K platforms whose results say anything (finite se). No factor is applied to any prediction:
  * tau only widens the intervals (appliance_interval.h). @factor_ln, @factor_se (may be NULL; room
