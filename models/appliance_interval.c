@@ -363,12 +363,21 @@ static void rank_contributors(const Dim *dims, int nd, const double *v, const do
   g_autofree Share *sh = g_new0(Share, MAX(nd, 1));
   int nsh = 0;
   double total = 0;
-  for (int j = 0; j < nd; j++)
-    if (v[j] > 0) {
-      total += v[j];
-      if (j != model) sh[nsh++] = (Share){ j, v[j] };
-    }
+  for (int j = 0; j < nd; j++) {
+    if (v[j] > 0) total += v[j];
+    if (j != model && (v[j] > 0 || dims[j].kind == UNC_ASSUMED)) sh[nsh++] = (Share){ j, MAX(v[j], 0.0) };
+  }
   qsort(sh, (size_t)nsh, sizeof *sh, cmp_share);
+  out->n_assumed = 0;
+  out->assumed_share = 0;
+  for (int t = 0; t < nsh; t++)
+    if (dims[sh[t].dim].kind == UNC_ASSUMED) {
+      double share = total > 0 ? sh[t].share / total : 0.0;
+      g_strlcpy(out->assumed[out->n_assumed].name, dims[sh[t].dim].name, sizeof out->assumed[0].name);
+      out->assumed[out->n_assumed++].share = share;
+      out->assumed_share += share;
+    }
+  while (nsh > 0 && sh[nsh - 1].share <= 0) nsh--; /* the assumed values that move nothing rank no further */
   out->of = of;
   out->model_error_share = total > 0 && model >= 0 && v[model] > 0 ? v[model] / total : 0.0;
   out->n_top = 0;
@@ -504,6 +513,36 @@ void app_interval_json(const AppInterval *iv, JsonBuilder *b)
       json_builder_end_object(b);
     }
   json_builder_end_array(b);
+  json_builder_set_member_name(b, "assumed_values");
+  json_builder_begin_array(b);
+  for (int f = 0; f < APP_IV_FIGURES; f++)
+    for (int t = 0; t < iv->contrib[f].n_assumed; t++) {
+      json_builder_begin_object(b);
+      sim_json_string(b, "param", iv->contrib[f].assumed[t].name);
+      sim_json_number(b, "variance_share", iv->contrib[f].assumed[t].share);
+      sim_json_string(b, "of", iv->contrib[f].of);
+      json_builder_end_object(b);
+    }
+  json_builder_end_array(b);
+}
+
+/* Assumed values below this share of a figure's variance are named without it in the table. */
+#define ASSUMED_NAMED_SHARE 0.005
+
+/* The table's line of @rk's assumed values: their summed share and each one's, then the names of
+ * those below ASSUMED_NAMED_SHARE. Nothing when the scenario has none. */
+static void assumed_line(const AppIntervalRank *rk, gboolean cpu, const char *indent, GString *out)
+{
+  if (rk->n_assumed == 0) return;
+  g_string_append_printf(out, "%sassumed values (no source, a stated range): %.0f %% of the %s variance from %d:", indent,
+                         100 * rk->assumed_share, cpu ? "CPU %" : "throughput", rk->n_assumed);
+  const char *sep = " ";
+  int t = 0;
+  for (; t < rk->n_assumed && rk->assumed[t].share >= ASSUMED_NAMED_SHARE; t++, sep = ", ")
+    g_string_append_printf(out, "%s%s %.0f %%", sep, rk->assumed[t].name, 100 * rk->assumed[t].share);
+  if (t < rk->n_assumed) g_string_append_printf(out, "%sbelow %.1f %% each:", t ? "; " : " ", 100 * ASSUMED_NAMED_SHARE);
+  for (sep = " "; t < rk->n_assumed; t++, sep = ", ") g_string_append_printf(out, "%s%s", sep, rk->assumed[t].name);
+  g_string_append_c(out, '\n');
 }
 
 void app_interval_table(const AppInterval *iv, GString *out)
@@ -538,5 +577,6 @@ void app_interval_table(const AppInterval *iv, GString *out)
     if (rk->model_error_share > 0)
       g_string_append_printf(out, "%sand the model's own error %.0f %% (only a measured result of this box pins it)\n", indent,
                              100 * rk->model_error_share);
+    assumed_line(rk, cpu, indent, out);
   }
 }

@@ -109,6 +109,14 @@ typedef struct {
   double model_error_share; /* the model's residual error's first-order share of the figure's variance (0 for the CPU %) */
   int n_top;                /* 0: nothing moves the figure (an offered load served at every swing's end) */
   AppIntervalContrib top[APP_INTERVAL_TOP];
+  /* every assumed value (kind "assumed": no source, a stated range), in the ranking's order, with
+   * its share (0 where its swing moves nothing): how much of the figure rests on assumptions */
+  int n_assumed;
+  double assumed_share; /* their summed share */
+  struct {
+    char name[48];
+    double share;
+  } assumed[APP_INTERVAL_MAX_DIMS];
 } AppIntervalRank;
 
 typedef struct {

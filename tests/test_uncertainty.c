@@ -11,7 +11,8 @@
  * - same scenario and seed: the same interval, byte for byte (another seed: another one);
  * - the 800G Milan box (milan2022_strict_disk_silo) names, among its top contributors to the
  *   throughput, a value its platform file gives a range for, and among those to the CPU % a value
- *   the file marks assumed; the platform's ranges widen its interval;
+ *   the file marks assumed; every assumed value is listed with its share of each figure
+ *   (assumed_values); the platform's ranges widen its interval;
  * - the bad `uncertainty:` inputs are rows of tests/data/bad-inputs/INDEX (test_bad_inputs).
  */
 #include <check.h>
@@ -206,6 +207,27 @@ START_TEST(test_milan_contributors)
   ck_assert(sg <= 1 + 1e-12 && sc <= 1 + 1e-12);
   ck_assert(g->model_error_share > 0);
   ck_assert_double_eq(c->model_error_share, 0);
+  /* every value the platform file marks assumed is listed under both figures with its share (the
+   * box is NIC bound: they weigh little on the throughput, cpu.clock much on the CPU %), the
+   * shares summing to assumed_share, in falling order */
+  for (int f = 0; f < APP_IV_FIGURES; f++) {
+    const AppIntervalRank *rk = &iv.contrib[f];
+    double sum = 0;
+    for (int t = 0; t < rk->n_assumed; t++) {
+      sum += rk->assumed[t].share;
+      if (t) ck_assert(rk->assumed[t].share <= rk->assumed[t - 1].share);
+    }
+    ck_assert_double_eq_tol(sum, rk->assumed_share, 1e-12);
+    for (int k = 0; k < a->unc.n; k++) {
+      if (a->unc.e[k].kind != UNC_ASSUMED) continue;
+      gboolean listed = FALSE;
+      for (int t = 0; t < rk->n_assumed; t++)
+        listed = listed || strcmp(rk->assumed[t].name, unc_param_names[a->unc.e[k].param]) == 0;
+      ck_assert_msg(listed, "%s: assumed in the platform file, not listed for %s", unc_param_names[a->unc.e[k].param], rk->of);
+    }
+  }
+  ck_assert(c->n_assumed > 0 && strcmp(c->assumed[0].name, "cpu.clock") == 0 && c->assumed[0].share > 0.05);
+  ck_assert(g->assumed_share < 0.05);
   /* the platform's ranges widen the interval */
   spec.platform = FALSE;
   ck_assert(app_interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &bare, &e));
