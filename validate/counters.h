@@ -76,7 +76,7 @@ typedef struct {
   uint64_t dram_rw_bytes;                                      /* amd_df: reads and writes in one count */
   int ndram;                                                   /* events read (as the reader lists them) */
   uint64_t dram_count[VAL_CTR_MAX_DRAM_EV], dram_enabled_ns[VAL_CTR_MAX_DRAM_EV], dram_running_ns[VAL_CTR_MAX_DRAM_EV];
-  gboolean ethtool; /* an ethtool program was found (root "/") or the tree has ethtool-S/ */
+  gboolean ethtool; /* driver statistics could be asked for (a SIOCETHTOOL socket; a tree: ethtool-S/) */
 } ValCtrSnap;
 
 /* Per-run figures: the difference of two snapshots over seconds. */
@@ -168,9 +168,10 @@ void val_ctr_dram_close(ValCtrDram *d);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValCtrDram, val_ctr_dram_close)
 
 /* Reads every counter of this host (root "/": /proc and /sys; a tree for tests) into *s; dram
- * (may be NULL) adds the PMU's bytes. Files that are absent leave their fields zero. Every
- * interface but lo gets `ethtool -S IF` where an ethtool program is found (PATH, /usr/sbin,
- * /sbin); in a tree, the file ethtool-S/IF stands for its output. */
+ * (may be NULL) adds the PMU's bytes. Files that are absent leave their fields zero. Each
+ * interface's `ethtool -S` statistics are read as ethtool reads them (the SIOCETHTOOL ioctl, no
+ * program needed; about 1 ms for four interfaces); in a tree, the file ethtool-S/IF stands for
+ * that text. */
 void val_ctr_snapshot(const char *root, ValCtrDram *dram, ValCtrSnap *s);
 
 /* d = b - a over seconds; disk_filter and net_filter: device / interface name prefixes separated
