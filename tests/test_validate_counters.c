@@ -474,6 +474,17 @@ START_TEST(test_dram_amd)
   ck_assert(strstr(val_ctr_dram_note(z4), "amd_umc") != NULL);
   ck_assert(g_str_has_prefix(val_ctr_dram_note(z4), "not measured"));
 
+  /* more DF instances than events fit (17 CPUs x 8 > 128): none rather than a partial sum */
+  amd_df(root, "config:8-15\n");
+  put(root, DEV "amd_df/cpumask", "0-16\n");
+  g_autoptr(ValCtrDram) big = val_ctr_dram_open(root);
+  ck_assert_int_eq(val_ctr_dram_events(big), 0);
+  ck_assert_str_eq(val_ctr_dram_note(big), "not measured: amd_df PMUs need more than 128 events");
+  put(root, DEV "amd_df/cpumask", "0-15\n"); /* 16 x 8 = 128: fits */
+  g_autoptr(ValCtrDram) fits = val_ctr_dram_open(root);
+  ck_assert_int_eq(val_ctr_dram_events(fits), 128);
+  ck_assert_int_eq(val_ctr_dram_event(fits, 127)->cpu, 15);
+
   /* perf_event_open refused (no such PMU type here): not measured, with the reason */
   rm_tree(umcs);
   amd_umc(root, 0, "2147483000\n", "0\n");

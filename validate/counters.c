@@ -253,6 +253,7 @@ struct ValCtrDram {
   int fd[VAL_CTR_MAX_DRAM_EV]; /* -1 when not open */
   int npmu;
   gboolean open;
+  gboolean truncated; /* a PMU left out: its events would pass VAL_CTR_MAX_DRAM_EV */
   char note[200];
 };
 
@@ -346,8 +347,12 @@ static void add_pmu(ValCtrDram *d, const char *dir, const char *pmu, uint32_t ty
   g_autofree char *mask = read_strip(cm);
   int cpus[64];
   int nc = cpu_list(mask, cpus, G_N_ELEMENTS(cpus));
+  if (d->nev + nc * n > VAL_CTR_MAX_DRAM_EV) { /* a partial set would read low: none of this PMU */
+    d->truncated = TRUE;
+    return;
+  }
   for (int c = 0; c < nc; c++)
-    for (int k = 0; k < n && d->nev < VAL_CTR_MAX_DRAM_EV; k++) {
+    for (int k = 0; k < n; k++) {
       ValCtrDramEvent *e = &d->ev[d->nev];
       g_strlcpy(e->pmu, pmu, sizeof e->pmu);
       e->type = type;
@@ -456,6 +461,7 @@ ValCtrDram *val_ctr_dram_open_at(const char *root, gboolean open)
   find_intel(d, dir);
   if (d->nev == 0) src = "amd_umc", find_umc(d, dir);
   if (d->nev == 0) src = "amd_df", df_ok = find_df(d, dir);
+  if (d->truncated) d->npmu = 0, d->nev = 0; /* some PMUs only: the sum would read low */
   int found = d->npmu, open_err = 0, nopen = 0;
   d->open = open;
   for (int i = 0; open && i < d->nev; i++) {
@@ -470,7 +476,9 @@ ValCtrDram *val_ctr_dram_open_at(const char *root, gboolean open)
       if (d->fd[i] >= 0) close(d->fd[i]), d->fd[i] = -1;
     d->npmu = 0;
   }
-  if (!df_ok)
+  if (d->truncated)
+    g_snprintf(d->note, sizeof d->note, "not measured: %s PMUs need more than %d events", src, VAL_CTR_MAX_DRAM_EV);
+  else if (!df_ok)
     g_strlcpy(d->note,
               "not measured: amd_df is the PerfMonV2 data fabric (Zen 4 or later) and the kernel has no amd_umc "
               "PMUs (Linux 6.9+)",
