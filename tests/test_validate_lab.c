@@ -287,6 +287,10 @@ START_TEST(test_netns_clients)
     ck_assert_msg(lob >= body && lob < 1.05 * body, "lo bytes %g for %" G_GINT64_FORMAT, lob, body);
     ck_assert_msg(nic / lob > 0.97 && nic / lob < 1.03, "veth %g vs lo %g", nic, lob);
     ck_assert_double_eq(json_object_get_double_member(cr, "net_drops"), 0);
+    /* the veths' own driver counters (rx_queue_N_drops) are read and show no drop; lo has none */
+    ck_assert(json_object_get_boolean_member(cr, "nic_drops_measured"));
+    ck_assert_double_eq(json_object_get_double_member(cr, "nic_drops"), 0);
+    ck_assert(!json_object_get_boolean_member(cl, "nic_drops_measured") && !json_object_has_member(cl, "nic_drops"));
     /* the uncached set, evicted before each run, came from the drive: its reads carry every body
      * byte (and some metadata, < 10 %), less what fell outside the counters' window (a read of the
      * run's first bytes, or readahead, before the first sample: 0.4 % short once in CI under load,

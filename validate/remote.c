@@ -547,18 +547,26 @@ char *val_remote_report_md(const ValRemoteRun *runs, int n, const char *platform
     const ValRemoteRun *t = twin_of(runs, n, r);
     g_autofree char *label = val_remote_spec_label(&r->spec);
     uint64_t nic = r->ctr.net_rx_bytes + r->ctr.net_tx_bytes, lo = t ? t->ctr.net_tx_bytes : 0;
-    char tls[64];
+    char tls[96];
     if (r->ctr.tls_stat)
       g_snprintf(tls, sizeof tls, "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT, r->ctr.tls_tx_sw, r->ctr.tls_tx_device);
     else
       g_strlcpy(tls, "no /proc/net/tls_stat", sizeof tls);
+    char drops[64]; /* the kernel's count, then the driver's own (ethtool -S) where it has one */
+    if (r->ctr.nic_drops_measured)
+      g_snprintf(drops, sizeof drops, "%" G_GUINT64_FORMAT " (driver %" G_GUINT64_FORMAT ")", r->ctr.net_drops, r->ctr.nic_drops);
+    else
+      g_snprintf(drops, sizeof drops, "%" G_GUINT64_FORMAT " (driver not measured)", r->ctr.net_drops);
+    if (r->ctr.nic_tls_have & 1u << VAL_CTR_NIC_TLS_TX_ENC_BYTES)
+      g_snprintf(tls + strlen(tls), sizeof tls - strlen(tls), "; NIC encrypted %.3g GB",
+                 (double)r->ctr.nic_tls[VAL_CTR_NIC_TLS_TX_ENC_BYTES] * 1e-9);
     g_string_append_printf(
         s,
         "| %s | %d | %" G_GUINT64_FORMAT " (loopback %" G_GUINT64_FORMAT ") | %" G_GUINT64_FORMAT " (loopback %" G_GUINT64_FORMAT
-        ") | %s | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %.4f | %.4f | %" G_GUINT64_FORMAT " | %s |\n",
+        ") | %s | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %.4f | %.4f | %s | %s |\n",
         label, r->nclients, r->requests_ok, t ? t->requests_ok : 0, r->bytes_body, t ? t->bytes_body : 0,
         r->sha_checked && (!t || t->sha_checked) ? "yes" : "no", nic, lo, r->bytes_body ? (double)nic / (double)r->bytes_body : 0,
-        t && t->bytes_body ? (double)lo / (double)t->bytes_body : 0, r->ctr.net_drops, tls);
+        t && t->bytes_body ? (double)lo / (double)t->bytes_body : 0, drops, tls);
   }
   return g_string_free(s, FALSE);
 }
