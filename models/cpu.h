@@ -9,9 +9,8 @@
  *     meta_pkt_bytes / MSS + meta_conn_bytes x ACK events
  * Sources: the crypto table's per-entry sources; k_*, copy and page_cycles fitted by `make fit`
  * (coeffs.h); FreeBSD r349529 and the cited per-packet figures (coeffs.c); euro2021/euro2022 (cap).
- * Leaves out: frequency changes with load beyond the sustained all-core clock, SMT yield that
- * varies with the instruction mix, cache-capacity effects other than a reused user buffer
- * (datapath.h), interrupt moderation by time rather than by packet count.
+ * Leaves out: frequency changes beyond the sustained all-core clock, SMT yield varying with the
+ * instruction mix, other cache-capacity effects (datapath.h), interrupt moderation by time.
  * Evidence and history: docs/model/cpu.md.
  */
 #ifndef MODELS_CPU_H

@@ -8,8 +8,7 @@
  * DLWM width state with hysteresis (topo_dlwm_width); routing by platform kind (device traffic
  * on its quadrant's link on EPYC, address-interleaved on Intel); a remote read's link wait is
  * M/M/1 of one 64-B line, line time * rho / (1 - rho) (demand_wait_ns).
- * Sources: euro2022, nab2022 (uneven link load; links running narrow); 4th Gen Xeon Scalable
- * datasheet vol. 2 (UPI routing table).
+ * Sources: euro2022, nab2022 (uneven link load); 4th Gen Xeon Scalable datasheet vol. 2 (UPI routing).
  * Leaves out: multi-hop routing inside a socket for inter-socket traffic, link-level
  * retries, coherence probe traffic, and more than one hop between sockets.
  * Evidence and history: docs/model/topology.md.
