@@ -35,8 +35,8 @@ gboolean appliance_des_check(const Appliance *a, const AppScenarioInfo *info, co
 
 /* Measured time (duration - warm-up) per segment_duration below which a paced run warns: a
  *  client fetches a segment in only a small share of such runs, so the offered load arrives in
- *  few, large fetches and the throughput estimate is noisy (its CI wide: it holds that noise).  0.25 is assumed, placed between two
- *  measurements (rome-400g-nic-ktls at 200 Gb/s offered, 8 seeds, 1.8 s measured): 6 s segments
+ *  few, large fetches and the throughput estimate is noisy (its CI wide: it holds that noise).  0.25 is assumed, placed between
+ *  two measurements (rome-400g-nic-ktls at 200 Gb/s offered, 8 seeds, 1.8 s measured): 6 s segments
  *  (ratio 0.3) gave 197.5-204.3 Gb/s, half-widths about 5; 60 s segments (ratio 0.03)
  *  179.3-206.7 Gb/s, half-widths 10-17 (mean 198.7: noise, not a bias, over those seeds). */
 #define DES_PACED_MIN_MEASURED_SEGMENTS 0.25

@@ -81,16 +81,16 @@ typedef struct {
   double *total;      /* [n_res] sum_c weight_c * demand_cr (at the operating point) */
   double *base_total; /* [n_res] the same at idle DRAM latency */
   int n_lat;
-  DmLatTerm *lat;       /* sum_c weight_c of the classes' load-dependent terms */
-  double op_Bps;        /* operating point X_op = min(offered, X*), B/s */
-  double sized_Bps;     /* served throughput the load-dependent sizings assume (user-buffer residency,
+  DmLatTerm *lat;         /* sum_c weight_c of the classes' load-dependent terms */
+  double op_Bps;          /* operating point X_op = min(offered, X*), B/s */
+  double sized_Bps;       /* served throughput the load-dependent sizings assume (user-buffer residency,
                            NIC context-cache misses, page cache; demand.c): the fixed point, op_Bps within 1e-11 */
-  double sat_Bps;       /* X*, B/s */
-  int bottleneck;       /* named bottleneck at X* (see above), -1 if none */
-  gboolean stall_named; /* the CPU binds but DRAM is named (its stalls fill the CPU): stall_upgrade */
-  gboolean
-      stall_upgrade; /* the CPU binds and 1 % more DRAM bandwidth buys more X* than 1 % more clock (cycles of work faster, stalls not) */
-  double stall_share; /* DRAM-stall share of the binding CPU's marginal cycles at X*, 0 when no CPU binds */
+  double sat_Bps;         /* X*, B/s */
+  int bottleneck;         /* named bottleneck at X* (see above), -1 if none */
+  gboolean stall_named;   /* the CPU binds but DRAM is named (its stalls fill the CPU): stall_upgrade */
+  gboolean stall_upgrade; /* the CPU binds and 1 % more DRAM bandwidth buys more X* than 1 % more clock (cycles of work faster,
+                           * stalls not) */
+  double stall_share;     /* DRAM-stall share of the binding CPU's marginal cycles at X*, 0 when no CPU binds */
   int n_ports;
   int *port_nic;       /* [n_ports] card of global port p */
   int *port_num;       /* [n_ports] port number on its card */
@@ -107,8 +107,8 @@ DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, 
 DemandModel *demand_build(const Appliance *a, GError **error);
 /* As demand_build_shares (@drive_share NULL: from the workload, as demand_build), with the
  * load-dependent sizings (the connections that decide the user-buffer residency and the
- * auto-sized page cache) at served throughput @sized_Bps (B/s, >= 0) instead of solved for: to take a built model apart term by term at its own sizing
- * (m->sized_Bps; `ocasim explain`). NULL with error as demand_build. (transfer full) */
+ * auto-sized page cache) at served throughput @sized_Bps (B/s, >= 0) instead of solved for: to take a built model apart term by
+ * term at its own sizing (m->sized_Bps; `ocasim explain`). NULL with error as demand_build. (transfer full) */
 DemandModel *demand_build_sized(const Appliance *a, const double *drive_share, double sized_Bps, GError **error);
 /* As demand_build, taking the drive shares through @cache (workload_share_cache_new; NULL:
  * none): the same model, for sweeps that build many appliances with one catalogue. */

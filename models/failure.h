@@ -14,9 +14,9 @@
 #include "models/appliance.h"
 
 /* Takes the components @fail names (NULL-terminated: "nvme[3]", "nics[0].ports[1]",
- * "nics[1]"; indices by healthy-box id, see above) out of @a in place; the survivors keep their ids. FALSE with a G_OPTION_ERROR naming the bad entry when one is
- * malformed, names a component the box does not have or one already down (named twice, or a port
- * together with its card), or would leave no drive or no port. */
+ * "nics[1]"; indices by healthy-box id, see above) out of @a in place; the survivors keep their ids. FALSE with a
+ * G_OPTION_ERROR naming the bad entry when one is malformed, names a component the box does not have or one already down (named
+ * twice, or a port together with its card), or would leave no drive or no port. */
 gboolean appliance_fail(Appliance *a, const char *const *fail, GError **error);
 
 #endif /* MODELS_FAILURE_H */

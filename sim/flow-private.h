@@ -448,7 +448,8 @@ static inline void mark_changed(SimFlowNet *net, SimFlowGroup *g)
   }
 }
 
-/* Whether rates are stale: a group changed, or a resource (saturated and losing a group, or of changed capacity) waits as a seed. */
+/* Whether rates are stale: a group changed, or a resource (saturated and losing a group, or of changed capacity) waits as a
+ * seed. */
 static inline bool dirty(const SimFlowNet *net)
 {
   return net->n_changed || net->n_seeds;
