@@ -17,8 +17,8 @@
 gboolean cli_int_option(const char *name, const char *text, int lo, int hi, const char *note, int *out, GError **error);
 
 /* Parses @text as a number of seconds, or a time with its unit ("2 s", "500 ms": sim_units_parse),
- *  in [@lo, @hi] (or (@lo, @hi] when @lo_open).  NaN, infinities and trailing garbage are rejected.  @note, when not NULL, is added
- *  to the range in the message, e.g. "0: until interrupted".  @text NULL leaves *@out. */
+ *  in [@lo, @hi] (or (@lo, @hi] when @lo_open).  NaN, infinities and trailing garbage are rejected.  @note, when not NULL, is
+ *  added to the range in the message, e.g. "0: until interrupted".  @text NULL leaves *@out. */
 gboolean cli_seconds_option(const char *name, const char *text, double lo, gboolean lo_open, double hi, const char *note,
                             double *out, GError **error);
 

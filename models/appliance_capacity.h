@@ -57,7 +57,8 @@ typedef struct {
 
 /* Finds the capacity; FALSE with error if GSL fails. */
 gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityResult *out, GError **error);
-/* As appliance_capacity(), reporting progress to @obs (criteria done of CAP_COUNT, of CAP_HEADROOM with the headroom off; may be NULL). */
+/* As appliance_capacity(), reporting progress to @obs (criteria done of CAP_COUNT, of CAP_HEADROOM with the headroom off; may
+ * be NULL). */
 gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, const SimObserver *obs, CapacityResult *out,
                                      GError **error);
 /* As appliance_capacity_observed(), with the latency criterion taken from `ocasim run` (the

@@ -198,9 +198,9 @@ double app_fit_ident_share(const AppFitIdent *id, int j, const char *row_id);
  * sources (coeffs_fixed_*); the Jacobian; the correlation matrix. */
 void app_fit_ident_table(const AppFitIdent *id, GString *out);
 /* The fit as JSON (build/fit/fit.json): objective, fixed_coefficients[] (name, value, source:
- * not fitted), coefficients[] (name, value, stderr, identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform, published / in-fit /
- * LOO / LOPO throughput, CPU %, bottleneck and 80 % interval, PREFIX_interval_gbps [lo, hi]) and the summary; a
- * prediction not run is null. */
+ * not fitted), coefficients[] (name, value, stderr, identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform,
+ * published / in-fit / LOO / LOPO throughput, CPU %, bottleneck and 80 % interval, PREFIX_interval_gbps [lo, hi]) and the
+ * summary; a prediction not run is null. */
 void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *id, double chisq, GString *out);
 /* Runs every result through the discrete-event model (models/appliance_des.h, the scenario's
  * duration and seed) and writes bound vs DES vs published, a row more than 10 % from the published
