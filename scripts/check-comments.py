@@ -8,7 +8,10 @@ Fails (exit 1), naming FILE:LINE, on
 Derivations, evidence and fit history live in docs/model/ instead. `make format-check` runs it on
 the sources it formats; tests/data/check-comments/ holds a fixture that it must reject (Makefile).
 --stats prints the preamble line counts of the headers (median, max) and checks nothing.
+--self-test checks the fixtures of tests/data/check-comments/: good.h meets every limit exactly and
+passes; each other file breaks one limit once, at the line marked @bad, and must be rejected there.
 """
+import os
 import re
 import statistics
 import sys
@@ -113,7 +116,35 @@ def stats(paths):
               f"over {PREAMBLE_MAX}: {sum(n > PREAMBLE_MAX for n in ns)}, >= 40: {sum(n >= 40 for n in ns)}")
 
 
+FIXTURES = os.path.relpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "check-comments"))
+KIND = {"preamble.h": "header preamble", "doc.c": ".doc string", "wide.c": "comment line"}
+
+
+def self_test():
+    """0 when the check passes good.h and rejects each bad fixture exactly at its @bad line."""
+    failed = 0
+    for name in sorted(os.listdir(FIXTURES)):
+        path = os.path.join(FIXTURES, name)
+        problems = []
+        check(path, problems)
+        if name == "good.h":
+            ok = not problems
+        else:
+            with open(path, encoding="utf-8") as f:
+                bad = [i + 1 for i, line in enumerate(f.read().split("\n")) if "@bad" in line]
+            ok = (len(problems) == 1 and len(bad) == 1 and problems[0].startswith(f"{path}:{bad[0]}: ")
+                  and KIND[name] in problems[0])
+        if not ok:
+            failed += 1
+            print(f"check-comments --self-test: {name}: got {problems or 'no problem'}", file=sys.stderr)
+    if failed == 0:
+        print(f"check-comments --self-test: {len(os.listdir(FIXTURES))} fixtures as expected")
+    return 1 if failed else 0
+
+
 def main(argv):
+    if argv and argv[0] == "--self-test":
+        return self_test()
     if argv and argv[0] == "--stats":
         stats(argv[1:])
         return 0
