@@ -6,7 +6,7 @@
  * NUMA placement (which node each role of a class lives on): none (uniformly random: (N-1)/N
  * remote per touch), network_centric (on the port's node), disk_centric (buffers and crypto on
  * the drive's node), strict_disk_centric (all on the drive's node, egress by_content).
- * Sources: the placement policies of euro2019_numa.
+ * Sources: euro2019_numa (the remote touches of placement none: worst case 4 for sw kTLS).
  * Leaves out: anything not listed in the component headers.
  * Evidence and history: docs/model/appliance.md.
  */

@@ -4,7 +4,7 @@
  * an inline kTLS engine of ktls_bps; payload read by non-posted PCIe reads (pcie.h); an output
  * queue of K bursts, dropping the M/M/1/K blocking probability over bursts
  *     K = min(queue_bytes / burst, ring / (ceil(burst / desc_bytes) + 1))    (nic_port_queue_bursts)
- * LACP hashing connections over ports by speed, each port in an OS NUMA domain; a TLS context
+ * LACP hashing connections over the lagg's ports, each in an OS NUMA domain; a TLS context
  * cache of C contexts over the card's N NIC-kTLS connections (uniform IRM, LRU)
  *     m = max(0, 1 - C / N)      each miss: ceil(ctx / MRRS) reads, ctx bytes of DRAM per burst
  * Sources: euro2021 (Rome port domains; ~400k sessions at 400 Gb/s); mlx5 PRM (context 128 B);

@@ -8,7 +8,7 @@
  * first 8 bytes big-endian >> 11 (53 bits): stable across machines, threads and added points.
  * Results: one row per run (sweep_columns(), CSV or JSON Lines); replicated sweeps summarise each
  * numeric output per point by its mean and 95 % Student-t half-width.
- * Leaves out: adaptive designs; a point whose keys clash fails as a row with an error.
+ * Leaves out: adaptive designs (the file fixes the points); a point failing a cross-key check is a row with its error.
  * Evidence and history: docs/model/sweep.md.
  */
 #ifndef MODELS_SWEEP_H
