@@ -9,7 +9,8 @@
 #   make fit          refit the shared coefficients into models/coeffs.def, with the leave-one-out report (./ocasim fit)
 #   make scenario-docs  regenerate scenarios/README.md and the README's reference table (./ocasim schema --update)
 #   make validate-quick / validate / wrk-check   the validation mode (validate/validate.mk)
-#   make format / format-check   apply / check the house style (.clang-format; CI runs format-check)
+#   make format / format-check   apply / check the house style (.clang-format; CI runs format-check); format-check
+#                also holds the comment limits (scripts/check-comments.py: preambles, .doc strings, 130 columns)
 #   make golden-update   rewrite the golden outputs after an intended change (tests/tests.mk)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the binary, man page, bash completion, scenarios
 #                and platforms under $(PREFIX)/share/ocasim; make uninstall removes them
@@ -152,6 +153,7 @@ format:
 	@$(CLANG_FORMAT) -i $(FORMAT_SRC)
 format-check:
 	@$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRC) && echo "format-check: $(words $(FORMAT_SRC)) files in the house style"
+	@python3 scripts/check-comments.py --self-test && python3 scripts/check-comments.py $(FORMAT_SRC)
 
 clean:
 	rm -rf build ocasim

@@ -8,7 +8,8 @@
  * input bytes are written to one file.  An include that could leave that directory (an
  * absolute path, "..", a name not in it) is never handed to the loader, so a fuzzed input
  * reads only the copies and writes nothing but its own file; the directory
- * (/tmp/ocasim-fuzz-PID-XXXXXX) is removed at exit, or, after a crash, by the next harness.  FUZZ_SRC_DIR (a compile-time string) is the repository the copies come from.
+ * (/tmp/ocasim-fuzz-PID-XXXXXX) is removed at exit, or, after a crash, by the next harness.  FUZZ_SRC_DIR (a compile-time
+ * string) is the repository the copies come from.
  */
 #ifndef FUZZ_FUZZ_COMMON_H
 #define FUZZ_FUZZ_COMMON_H

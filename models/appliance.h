@@ -1,22 +1,14 @@
 /* appliance.h — the whole serving box: platform (topology, memory, CPU, NVMe, NICs), the
  * software configuration (data path, crypto, NUMA placement, stack offloads) and workload.
  *
- * What it models: nothing by itself; it is the description every mode reads. demand.h turns
- * it into a resource list with per-class demand per served byte (shared by `ocasim bound`
- * and the discrete-event `ocasim run`); appliance_bound.h applies the bottleneck law.
- * NUMA placement policies (which node each role of a class lives on):
- *   none                 CPU work, page cache, socket buffers and metadata each on a
- *                        uniformly random node: (N-1)/N remote per touch (worst case 4 for
- *                        sw kTLS on many nodes, euro2019_numa);
- *   network_centric      connection, buffers and crypto on the NUMA domain of the
- *                        LACP-chosen port; the drive may be remote;
- *   disk_centric         buffers and crypto on the drive's node; connection/metadata on the
- *                        port's domain; the NIC may be remote;
- *   strict_disk_centric  everything on the drive's node and the egress port chosen among
- *                        that node's ports (implies software.egress by_content); only ingress
- *                        ACKs cross.
- * The egress port is chosen apart from the placement (software.egress: lacp, by_content).
+ * What it models: nothing by itself; it is the description every mode reads (demand.h turns it
+ * into resources and per-class demand per served byte; appliance_bound.h applies the bottleneck law).
+ * NUMA placement (which node each role of a class lives on): none (uniformly random: (N-1)/N
+ * remote per touch), network_centric (on the port's node), disk_centric (buffers and crypto on
+ * the drive's node), strict_disk_centric (all on the drive's node, egress by_content).
+ * Sources: euro2019_numa (the remote touches of placement none: worst case 4 for sw kTLS).
  * Leaves out: anything not listed in the component headers.
+ * Evidence and history: docs/model/appliance.md.
  */
 #ifndef MODELS_APPLIANCE_H
 #define MODELS_APPLIANCE_H

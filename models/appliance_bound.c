@@ -1156,8 +1156,8 @@ static double group_means(LatPlan *P)
 }
 
 /* The latency mixture of @P's requests into @atoms (sorted, merged; NULL: the mean alone,
- * group_means) when resource r keeps the spare share free[r] (1 - rho_r), floored at @eps: @closed, every slot busy (saturated resources,
- * free_r <= eps, share their requests, Beta(1, K - 1)), else open (a geometric company at every
+ * group_means) when resource r keeps the spare share free[r] (1 - rho_r), floored at @eps: @closed, every slot busy (saturated
+ * resources, free_r <= eps, share their requests, Beta(1, K - 1)), else open (a geometric company at every
  * resource). Returns the mean latency, s. */
 static double latency_atoms(LatPlan *P, const double *free, gboolean closed, double eps, GArray *atoms)
 {

@@ -1,62 +1,16 @@
 /* appliance_bound.h — analytic mode: the bottleneck law over the demand model.
  *
- * What it models: with D_r the demand of resource r per served byte and C_r its capacity,
- * the saturation throughput is X* = min_r limit_r C_r / D_r (limit = CPU cap, else 1). At an
- * offered load L (B/s) the served throughput is X = min(L, X*) and each resource runs at
- * utilisation u_r = X D_r / C_r; the rest of the offered load, L - X, is unserved. A NIC port's
- * output queue drops the M/M/1/K share of the load it carries, rho = X D / C
- * (nic_port_drop_fraction; at most 1/(K+1), at line rate): TCP senders back off at a full
- * port, so load above line rate is unserved, not dropped.
- * Request latency: the latency of the discrete-event model (appliance_des.h) from the queueing
- * theory of its own semantics, not a tandem of FCFS queues. A request of class k and S bytes
- * (S from workload.request_size_dist) waits its drive's read latency l_k (nvme[].latency), then
- * moves its bytes through all of its resources at once, sharing each max-min fairly with the other
- * requests (per resource, processor sharing: PS). c_kr = C_r limit_r / d_kr is the byte rate
- * resource r gives class k alone, rho_r = X D_r / (C_r limit_r) its utilisation at throughput X.
- * A request's time per byte is the largest over its resources of each resource's (a max-min flow
- * moves at its most constraining share, Bonald and Massoulie 2001), never below its time alone
- * max_r 1 / c_kr, with the resources' queues independent (product form: Jackson, BCMP; Lazowska
- * et al., Quantitative System Performance, 1984, the separable networks of part II), and its
- * latency l_k + S x that time.
- *   Open (offered < X*): the DES's paced clients (offered / mean bitrate of them, tens of
- *   thousands, each with at most one request outstanding) superpose to nearly Poisson arrivals
- *   (Palm-Khintchine), and the population that bounds a resource's company is the N request
- *   slots (below), far fewer than the clients. At a PS resource with Poisson arrivals the number of requests is
- *   geometric, P(n) = (1 - rho) rho^n, whatever the size distribution (M/G/1-PS insensitivity:
- *   Kleinrock, Queueing Systems Vol. 2, 1976, processor sharing; Harchol-Balter, Performance
- *   Modeling and Design of Computer Systems, 2013, PS and BCMP), and a request of the mean size (time alone
- *   x = E[S] / c) that finds n others takes in expectation
- *     E[T | x, n] = x / (1 - rho) + ((1 + n)(1 - rho) - 1)(1 - e^-(1 - rho)) x / (1 - rho)^2
- *   (M/M/1-PS given the company at arrival, after Coffman, Muntz and Trotter, JACM 1970;
- *   bound_ps_time: per request found, x more for a short request and a busy period
- *   E[S] / (c (1 - rho)) for a long one; mean over n the PS sojourn x / (1 - rho), at rho = 0.5
- *   2x; checked for
- *   n = 0..5 at rho = 0.5 against a simulated M/M/1-PS, within 1 %). A request of S bytes
- *   takes S / E[S] of it.
- *   Closed (saturate, or offered >= X*): the DES keeps its N request slots (appliance_des_slots)
- *   busy, so by Little's law the mean latency is N E[S] / X* (Lazowska et al. ch. 3, R = N / X - Z
- *   with think time Z = 0). Every resource keeps a spare share s_r = max(1 - rho_r, eps): the
- *   saturated resources (1 - rho_r <= eps) share the slots, m = 1 / eps - 1 others per request
- *   on average. K_r = 1 / (share of requests using r) such resources hold them, equally loaded,
- *   so the company a request finds is the share u ~ Beta(1, K_r - 1) of K_r m (the marginal of a
- *   closed product-form network of K equally loaded PS queues is uniform over the compositions;
- *   Kelly, Reversibility and Stochastic Networks, 1979), frozen while it moves: time per byte
- *   (u K_r m + 1) / c_kr (K_r = 1: exactly m). Resources below saturation keep the open geometric
- *   company at rho_r. eps is solved (bound_slot_share, GSL Brent) so that the mean of this whole
- *   estimate is Little's N E[S] / X*.
- *   Below X* the open estimate uses the same floor eps and is never above the closed one (the
- *   slots bound the company a request can find; the FIFO wait for a slot beyond it is left out),
- *   so latency rises with the load up to the saturated figure.
- *   p50 and p99 solve sum over classes and atoms of w p F_S((t - l) / y) = q (GSL bisection),
- *   the company in buckets (LAT_BUCKET_GROWTH, LAT_SHARE_BUCKETS, LAT_MERGE_RATIO).
- *   Approximations: the others at a resource are taken to be of the request's own class, the
- *   company found at arrival stands for the whole transfer of a saturated resource, sizes other
- *   than exponential enter through E[T | n] scaled by S / E[S], and the drive latency at its
- *   mean (its CV 0.26 of ~90 us is small beside a transfer). Held against `ocasim run` on every
- *   appliance scenario at 10, 50, 80 % and saturated load (docs/outputs.md: 126 of 128 points
- *   with p50 within 25 % and p99 within 50 %; tests/test_appliance_bound.c).
+ * What it models: X* = min_r limit_r C_r / D_r, X = min(L, X*), u_r = X D_r / C_r; port drops the
+ * M/M/1/K share at rho = X D / C. Request latency of the DES's semantics: a request of S bytes waits
+ * its drive latency l_k then moves at its most constraining PS share, latency l_k + S x time per byte.
+ *   open:   E[T | x, n] = x / (1 - rho) + ((1 + n)(1 - rho) - 1)(1 - e^-(1 - rho)) x / (1 - rho)^2
+ *   closed: Little's law over the N slots, mean latency N E[S] / X*, company ~ Beta(1, K_r - 1)
+ * p50 and p99 solve sum_k,atoms w p F_S((t - l) / y) = q (GSL bisection).
+ * Sources: Bonald and Massoulie 2001; Lazowska et al. 1984; Kleinrock 1976; Harchol-Balter 2013;
+ * Coffman, Muntz and Trotter, JACM 1970; Kelly 1979. Held against `ocasim run` (docs/outputs.md).
  * Leaves out: anything time-dependent (transients, TCP dynamics, skew between drives of one
  * class): that is the discrete-event model's job.
+ * Evidence and history: docs/model/bound.md.
  */
 #ifndef MODELS_APPLIANCE_BOUND_H
 #define MODELS_APPLIANCE_BOUND_H

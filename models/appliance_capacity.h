@@ -1,36 +1,15 @@
 /* appliance_capacity.h — the largest offered load that keeps the appliance healthy.
  *
- * What it models: health criteria as functions of the offered load L (Gb/s), each
- * non-decreasing in L, g_k(L) <= 0 when healthy:
- *   cpu        busiest node's CPU utilisation minus the cap (80 % in production);
- *   drops      largest NIC output drop fraction minus workload.drop_max;
- *   latency    p99 request latency minus workload.latency_slo: the bound's estimate
- *              (appliance_capacity; appliance_bound.h, within 2-9 % of the DES's limit on the
- *              Rome boxes), or measured by the DES at candidate loads (appliance_capacity_des,
- *              what `ocasim capacity` uses);
- *   saturation busiest non-CPU resource's offered utilisation minus 1;
- *   ram        the RAM the box needs at the load (ram.h: page cache, socket buffers, TLS state,
- *              user buffers, reads in flight, reserve) over memory.installed, relative; only
- *              when memory.installed is given (else never reached, and reports leave it out).
- *              A box that needs more RAM than it has does not serve that load as modelled (the
- *              kernel would take the page cache back or fail allocations), so the need is a
- *              criterion, not only the warning bound and run print; an auto-sized page cache
- *              (ram.page_cache 0) gives way to the other needs, so it binds only once they
- *              alone fill memory.installed, a fixed ram.page_cache as soon as cache and needs do;
- *   headroom   the largest, over the resources of each kind workload.headroom limits, of the
- *              offered utilisation minus that kind's limit (a planner's margin: DRAM at most
- *              85 %, ...); a kind at 100 % is the saturation criterion's own limit and adds
- *              nothing; no kind set (the default): never reached, and reports leave it out.
- * For each criterion the root of g_k in [L_lo, L_hi] is found by GSL root bracketing (Brent),
- * L_lo = 1e-3 and L_hi = 2 x the saturation throughput, L_hi doubled while g_k(L_hi) <= 0 up to
- * CAPACITY_BRACKET_MAX x the saturation (a limit beyond that is "never reached"), so that a
- * criterion's limit above the saturation is reported whatever its distance from it;
- * the capacity is the smallest root and the criterion that gives it is the limiting one.
- * Each g_k(L) is the bound at offered load L with the model sized at L (demand.c's sizing fixed
- * point at offered L: the auto-sized page cache, the user buffer's residency and the inline TLS
- * context caches follow the connections of that load), not at the scenario's own offered load;
- * a model whose demand does not depend on the load (demand_sizing_varies) is built once.
+ * What it models: health criteria g_k(L) <= 0, non-decreasing in the offered load L (Gb/s):
+ *   cpu (busiest node's CPU minus the cap), drops (NIC output drops minus workload.drop_max),
+ *   latency (p99 minus workload.latency_slo: the bound's estimate, or the DES's at candidate loads),
+ *   saturation (busiest non-CPU utilisation minus 1), ram (need over memory.installed, ram.h),
+ *   headroom (utilisation minus workload.headroom's limit per kind).
+ * The root of each g_k in [1e-3, 2 x saturation] (bracket doubled up to CAPACITY_BRACKET_MAX) by
+ * GSL Brent; the capacity is the smallest root, its criterion the limiting one. Each g_k(L) is the
+ * bound with the model sized at L (demand.c's sizing fixed point).
  * Leaves out: transients (the discrete-event model can re-check the capacity point).
+ * Evidence and history: docs/model/capacity.md.
  */
 #ifndef MODELS_APPLIANCE_CAPACITY_H
 #define MODELS_APPLIANCE_CAPACITY_H
@@ -78,7 +57,8 @@ typedef struct {
 
 /* Finds the capacity; FALSE with error if GSL fails. */
 gboolean appliance_capacity(const Appliance *a, const DemandModel *m, CapacityResult *out, GError **error);
-/* As appliance_capacity(), reporting progress to @obs (criteria done of CAP_COUNT, of CAP_HEADROOM with the headroom off; may be NULL). */
+/* As appliance_capacity(), reporting progress to @obs (criteria done of CAP_COUNT, of CAP_HEADROOM with the headroom off; may
+ * be NULL). */
 gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, const SimObserver *obs, CapacityResult *out,
                                      GError **error);
 /* As appliance_capacity_observed(), with the latency criterion taken from `ocasim run` (the

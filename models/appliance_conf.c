@@ -57,8 +57,8 @@ static const SimConfField ref_schema[] = {
     .def = "10",
     .min = "0",
     .max = "100",
-    .doc = "CI bound on throughput, % (above 10 only with known_deviation; the row still FAILs the 10 % rule); with another "
-           "bottleneck than the published one, also the fit's scale for this figure" },
+    .doc =
+        "CI bound on throughput, % (above 10 only with known_deviation; the row still FAILs at 10 %); also the fit's scale for this figure (docs/model/fit.md)" },
   { .key = "cpu_tolerance_pts",
     .type = SIM_CONF_T_DOUBLE,
     .offset = R(r.cpu_tolerance_pts),
@@ -137,9 +137,8 @@ static const SimConfField root_schema[] = {
     .def = "0",
     .min = "0",
     .max = "0.1",
-    .doc = "ocasim run: relative rate precision EPS of the DES; 0 re-solves the rates at every start and end (exact "
-           "max-min), EPS > 0 defers a change that moves no saturated resource's load by more than EPS x capacity "
-           "(faster, with the error measured in bench/README.md, bench-precision)" },
+    .doc =
+        "ocasim run: relative rate precision EPS of the DES; 0: exact max-min at every start and end; EPS > 0 defers small changes (bench/README.md, bench-precision)" },
   { .key = "cpu", .type = SIM_CONF_T_MAP, .offset = 0, .sub = cpu_schema, .required = true, .doc = "processor" },
   { .key = "topology", .type = SIM_CONF_T_MAP, .offset = 0, .sub = topology_schema, .doc = "NUMA and fabric" },
   { .key = "memory", .type = SIM_CONF_T_MAP, .offset = 0, .sub = memory_schema, .required = true, .doc = "DRAM" },
@@ -187,20 +186,15 @@ static const SimConfField root_schema[] = {
     .elem_type = SIM_CONF_T_STRING,
     .max_items = APPCONF_MAX_FAILURES,
     .doc =
-        "components down in a failure what-if, as --fail names them: \"nvme[D]\", \"nics[N]\" or \"nics[N].ports[P]\" "
-        "(the healthy box's indices, as in the resource names nvmeD, nicN.portP: cards and drives counted one by one, "
-        "a group with count k giving k consecutive indices, not the nvme[]/nics[] group index); bound and run then print "
-        "the degraded box, its survivors under their healthy names, beside the healthy one, as with --fail (models/failure.h); a sweep point plans the degraded box alone; capacity "
-        "and explain refuse it" },
+        "components down in a failure what-if, as --fail names them: \"nvme[D]\", \"nics[N]\", \"nics[N].ports[P]\" (healthy box's indices; docs/model/failure.md)" },
   { .key = "uncertainty",
     .type = SIM_CONF_T_LIST,
     .offset = F(unc_list),
     .sub = uncertainty_entry_schema,
     .elem_size = sizeof(UncEntryConf),
     .max_items = UNC_MAX_ENTRIES,
-    .doc = "the spread of values the file assumes or sources with a range: {param, low, high, kind, source}, factors on "
-           "the file's value read as the central 95 % (models/uncertainty.h); the prediction intervals draw them. A "
-           "scenario's list replaces its platform file's whole list, as every list does" },
+    .doc =
+        "spreads of the file's values: {param, low, high, kind, source}, factors read as the central 95 %; replaces the platform's list (models/uncertainty.h)" },
   SIM_CONF_END
 };
 

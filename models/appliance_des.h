@@ -1,46 +1,16 @@
 /* models/appliance_des.h — `ocasim run` for appliance scenarios: the discrete-event model.
  *
- * The demand model (demand.h) gives the resources and, for every traffic class,
- * the units of each resource one served byte consumes.  This module turns them
- * into a request-level fluid simulation (sim/fluid.h): requests with sizes
- * drawn from workload.request_size_dist (mean request_size) arrive (from
- * paced clients at the offered load, workload.h: offered / mean bitrate
- * clients each fetching a segment per segment duration, its requests one
- * after another;
- * or one Poisson stream with workload.arrivals: poisson, or above
- * DES_MAX_CLIENTS clients; or an endless backlog for "saturate"), wait for a
- * free slot, pay their drive's read latency (lognormal, mean nvme[].latency,
- * CV nvme[].latency_cv, from the drive's stream "nvmeD.latency"), then move
- * their bytes through every resource of their class at once, sharing each
- * resource max-min fairly with the other requests.
- * Latency, as reported: from a request's arrival to its last byte handed to
- * the NIC = slot wait + drive read latency + shared transfer. Its spread comes
- * only from the inputs (size and drive-latency distributions, the arrivals of
- * paced clients); with both CVs 0 and a saturated box every request is alike.
- * A request's class is drawn by the classes' weights, so the run routes as the
- * bound does (the even LACP hash over the ports, demand.c), with the demand the
- * bound sized at its own served throughput (DemandModel.sized_Bps): user-buffer
- * residency, NIC context-cache misses and the auto-sized page cache are the
- * bound's, not re-solved at the run's measured throughput (within its CI of it
- * at saturation).
- *
- * Requests in flight: a drive keeps queue_depth reads of io_bytes outstanding
- * (nvme.h) and a request is request_bytes / io_bytes reads (one read when
- * io_bytes >= request_bytes), so the box holds sum over drives of queue_depth x
- * min(1, io_bytes / request_bytes) requests, at least 64.
- * Resource capacities are the demand model's capacity x limit (the CPU cap),
- * so at saturation the simulation must meet the bottleneck law of `ocasim
- * bound` (within 3% on scenarios without skew; tested).
- * NIC output drops: the fluid flows carry no packets, so a port's drop fraction
- * is its output queue's M/M/1/K share (nic_port_drop_fraction) at the load it
- * carries, as in bound (a saturated port drops 1/(K+1)). An offered load above
- * the bound's saturation throughput, or arrivals turned away, mark the run
- * overloaded, and so does a run that served less than offered by more than its
- * throughput CI (which holds the offered load's own noise over the measured time,
- * sim_fluid_offered_sd_bytes): offered minus served is then reported as unserved;
- * within the CI the shortfall is arrival noise.
+ * What it models: the demand model (demand.h) turned into a request-level fluid simulation
+ * (sim/fluid.h): requests of workload.request_size_dist arrive (paced clients, Poisson, or an
+ * endless backlog for "saturate"), wait for one of N slots, pay their drive's lognormal read latency,
+ * then move their bytes through every resource of their class at once, max-min fair.
+ *     N = max(64, sum_drives queue_depth x min(1, io_bytes / request_bytes))
+ *     latency = slot wait + drive read latency + shared transfer
+ * Capacities are capacity x limit, so at saturation the run meets `ocasim bound` (within 3%, tested);
+ * port drops are the M/M/1/K share at the load carried (nic_port_drop_fraction).
  * Leaves out: packet-level TCP dynamics, retransmissions, a client's TCP
  * rate within a request (a request's bytes move at its max-min share).
+ * Evidence and history: docs/model/des.md.
  */
 #ifndef MODELS_APPLIANCE_DES_H
 #define MODELS_APPLIANCE_DES_H
@@ -65,8 +35,8 @@ gboolean appliance_des_check(const Appliance *a, const AppScenarioInfo *info, co
 
 /* Measured time (duration - warm-up) per segment_duration below which a paced run warns: a
  *  client fetches a segment in only a small share of such runs, so the offered load arrives in
- *  few, large fetches and the throughput estimate is noisy (its CI wide: it holds that noise).  0.25 is assumed, placed between two
- *  measurements (rome-400g-nic-ktls at 200 Gb/s offered, 8 seeds, 1.8 s measured): 6 s segments
+ *  few, large fetches and the throughput estimate is noisy (its CI wide: it holds that noise).  0.25 is assumed, placed between
+ *  two measurements (rome-400g-nic-ktls at 200 Gb/s offered, 8 seeds, 1.8 s measured): 6 s segments
  *  (ratio 0.3) gave 197.5-204.3 Gb/s, half-widths about 5; 60 s segments (ratio 0.03)
  *  179.3-206.7 Gb/s, half-widths 10-17 (mean 198.7: noise, not a bias, over those seeds). */
 #define DES_PACED_MIN_MEASURED_SEGMENTS 0.25

@@ -2,26 +2,14 @@
  * from the demand model the bound uses (no second model).
  *
  * What it reports, per served byte at the bound's operating point X_op:
- *   DRAM bytes by touch: the touches of the data path(s) (datapath.h, weighted by the alt-path
- *     fraction) beside the DRAM total of the demand vectors, sum over DRAM nodes of D_r, which
- *     equals the touch total (every touch lands on some node's DRAM);
- *   CPU cycles by component, summed over the nodes: copies, the stack's per-page, per-segment
- *     and per-ACK cycles and the stalls, each found as the drop of the CPU demand when its
- *     coefficients are zeroed (models/coeffs.h:
- *     copy_cpb; page_cycles + mapped_page_cycles; pkt_cycles; ack_cycles; the workload's request,
- *     connection and TLS handshake cycles (workload_request_cpb); k_dram and
- *     k_remote for the stalls); the stalls split into DRAM latency at idle (local lines), DRAM
- *     and link queueing at X_op (the load-dependent terms, demand.h) and remote lines (the whole
- *     idle latency of lines on another node at k_remote, DmResource.remote_stall; JSON key
- *     stall_fabric); what remains is the bulk crypto (the one CPU term without a
- *     coefficient of its own: cpu.h's cycles-per-byte table), or "other" on a loopback host,
- *     whose costs are measured as a whole (there is no interrupt term in the model yet);
- *   fabric bytes per link and direction: D_r of every fabric resource;
- *   PCIe tags of the NICs' non-posted reads: tag-seconds per byte D_r, tags in use X_op D_r and
- *     their share of the card's tags;
- *   the inline engines' TLS context caches (nic.h): each card's NIC-kTLS connections at the sizing
- *     load, its cache and the share of bursts that miss it.
+ *   DRAM bytes by touch of the data path(s), beside the DRAM total sum_nodes D_r (they are equal);
+ *   CPU cycles by component: each the drop of the CPU demand when its coefficients (coeffs.h) are
+ *     zeroed; stalls split into idle DRAM latency, queueing at X_op and remote lines; the rest is crypto;
+ *   fabric bytes per link and direction (D_r of every fabric resource);
+ *   PCIe tags of the NICs' non-posted reads: tag-seconds per byte D_r, tags in use X_op D_r;
+ *   the inline engines' TLS context caches (nic.h): connections, cache, share of bursts missing it.
  * Leaves out: the DES (this is the bound's accounting), per-class detail (weights average it).
+ * Evidence and history: docs/model/explain.md.
  */
 #ifndef MODELS_APPLIANCE_EXPLAIN_H
 #define MODELS_APPLIANCE_EXPLAIN_H

@@ -2,43 +2,16 @@
  * evaluation against the published figures, the one joint fit of the shared coefficients, and the
  * calibration protocol that measures what the fit predicts.
  *
- * What it does: loads scenarios/reference/ *.yaml files (sorted by file name), evaluates each with the
- * bound model and compares with its `reference:` block: throughput (tolerance 10 %), CPU %
- * (10 points), the bottleneck's kind (and cause), fabric utilisation and hot/cold port Gb/s
- * where published. `make fit` minimises, over the COEFFS_N_FITTED shared coefficients (coeffs.h),
+ * What it does: evaluates scenarios/reference/ *.yaml with the bound and compares with each
+ * `reference:` block (throughput 10 %, CPU 10 points, bottleneck kind, fabric, ports); `make fit`
+ * minimises over the COEFFS_N_FITTED shared coefficients (coeffs.h, log or logit space)
  *     sum_i w_i^2 r_i^2,  r = (X/X_pub - 1)/0.10, (cpu - cpu_pub)/10, (u_fab - u_pub)/10,
- *                       [bottleneck term (X_expected_kind/X - 1.025)+/0.05], STREAM (S/S_pub - 1)/0.10,
- *                       and a weak prior (x - x0)/2 per coefficient in fit space
- * with gsl_multifit_nlinear (trust-region Levenberg-Marquardt, finite-difference Jacobian);
- * positive coefficients are fitted in log space and efficiencies in logit space. A documented
- * deviation (reference.known_deviation) counts at its documented tolerance: its throughput at
- * tolerance_pct when its bottleneck is not the published one, its CPU at cpu_tolerance_pts, so a
- * result the model says it cannot reproduce does not drag a shared coefficient to it.
- *
- * Same configuration, same figure: a result whose `reference.same_as` names another (the same
- * platform file, the same demand model, the same published throughput; checked at load, and two
- * such results without the key are an error) forms one group with it. Each figure of a group
- * member is weighted w = 1/sqrt(members publishing that figure), so the group weighs as one
- * result, and the group is left out together.
- *
- * The bottleneck term: the named bottleneck is predicted, not fitted. The objective has no
- * bottleneck-mismatch residual by default; app_refset_set_bottleneck_term (`ocasim fit
- * --bottleneck-term`) adds one, for comparison only. A left-out result's bottleneck (LOO, LOPO)
- * is always a prediction.
- *
- * Prediction: leave-one-out refits without each group and predicts it; leave-one-platform-out
- * (LOPO) refits without every result on one platform (and that platform's STREAM figures) and
- * predicts them. Both start from coeffs_prior().
- *
- * Identifiability (app_refset_identify): the Jacobian J of the weighted residuals of the published
- * figures in fit space (central differences, IDENT_STEP; not the bottleneck term, a penalty that
- * jumps where the named bottleneck flips), the covariance (J^T J)^-1 with the priors' rows (the
- * tolerances read as one standard error), each coefficient's standard error (delta method into
- * its own unit), the correlation matrix, the rows that move it (share of sum_i J_ij^2), and the
- * standard error it would have without each platform's rows: a coefficient that the other
- * platforms do not identify (standard error above half its prior's) rests on one platform and is
- * flagged.
- * Quoted STREAM figures (published.yaml platforms) pin the DRAM efficiency.
+ *                         STREAM (S/S_pub - 1)/0.10, prior (x - x0)/2
+ * with gsl_multifit_nlinear (trust-region Levenberg-Marquardt); same_as groups weigh as one result.
+ * Prediction: leave-one-out and leave-one-platform-out refits; identifiability from (J^T J)^-1.
+ * Sources: the published results of scenarios/reference/ and models/reference/published.yaml.
+ * Leaves out: the bottleneck as a fitted term (predicted; --bottleneck-term only for comparison).
+ * Evidence and history: docs/model/fit.md.
  */
 #ifndef MODELS_APPLIANCE_FIT_H
 #define MODELS_APPLIANCE_FIT_H
@@ -232,9 +205,9 @@ double app_fit_ident_share(const AppFitIdent *id, int j, const char *row_id);
  * sources (coeffs_fixed_*); the Jacobian; the correlation matrix. */
 void app_fit_ident_table(const AppFitIdent *id, GString *out);
 /* The fit as JSON (build/fit/fit.json): objective, fixed_coefficients[] (name, value, source:
- * not fitted), coefficients[] (name, value, stderr, identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform, published / in-fit /
- * LOO / LOPO throughput, CPU %, bottleneck and 80 % interval, PREFIX_interval_gbps [lo, hi]) and the summary; a
- * prediction not run is null. */
+ * not fitted), coefficients[] (name, value, stderr, identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform,
+ * published / in-fit / LOO / LOPO throughput, CPU %, bottleneck and 80 % interval, PREFIX_interval_gbps [lo, hi]) and the
+ * summary; a prediction not run is null. */
 void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *id, double chisq, GString *out);
 /* Runs every result through the discrete-event model (models/appliance_des.h, the scenario's
  * duration and seed) and writes bound vs DES vs published, a row more than 10 % from the published

@@ -1,58 +1,17 @@
 /* appliance_interval.h — prediction intervals: how sure the bound is of its throughput, CPU and
  * bottleneck, from the spread of every value it reads.
  *
- * What it models: the bound (appliance_bound.h) is a deterministic function X(theta) of the
- * values theta it reads. Each uncertain value is drawn from its own spread and the bound is
- * evaluated once per draw (Monte Carlo; the bound is about a millisecond per evaluation):
- *   - fitted coefficients (coeffs.h): jointly normal in fit space (ln, or logit of an efficiency)
- *     around the appliance's values with the fit's covariance (CoeffsSpread.cov_x, Cholesky);
- *   - fixed coefficients: each a split normal in ln space (logit for fabric_eff) with its median
- *     at the value and coeffs_fixed_range() as the central 95 % (sigma below = (ln v - ln lo) / 1.96,
- *     above = (ln hi - ln v) / 1.96); kind sourced, or assumed when its source says so;
- *   - the platform-transfer term: the stack costs fitted or cited on other platforms (page_cycles,
- *     copy_cpb, pkt_cycles, ack_cycles, irq_cycles, mapped_page_cycles) times one factor
- *     exp(N(0, tau^2)), tau = CoeffsSpread.tau_cpu_costs, the spread of the reference platforms'
- *     own factors (appliance_fit.h). No point factor is ever applied: the median stays 1, the
- *     term only widens. The costs a platform's `costs:` profile gives are its own measurement:
- *     they take the `costs` entry's spread (uncertainty.h; default APP_INTERVAL_COSTS_LOW/HIGH)
- *     instead of tau;
- *   - the model's own error: the saturation throughput X* times exp(N(0, sigma^2)), sigma =
- *     CoeffsSpread.sigma_gbps, the RMS of ln(model / published) over the fit's results (a
- *     prediction interval holds a new result, not the mean: parameter spread + residual error; the
- *     CPU % is left as the draw gives it);
- *   - the PCIe read round trip: one draw for the box, each link's read_rtt within its own
- *     read_rtt_lo..read_rtt_hi (pcie.h) read as the central 95 % (kind sourced where the range is a
- *     measured spread, PCIE_RTT_MEASURED_RATIO, else assumed);
- *   - the bulk cipher's cycles per byte where the crypto table prices it: the row's range
- *     (cpu_crypto_table_range) read as the central 95 %;
- *   - the file's `uncertainty:` entries (uncertainty.h): split normal factors on the file's value
- *     (an entry for pcie.read_rtt or cpu.crypto_cpb replaces the range above).
- * Each draw scales a copy of the appliance, builds its demand model with the point model's drive
- * shares (demand_build_shares) and evaluates the rates at the same offered load
- * (bound_eval_rates). The interval of a figure is the empirical quantiles (1 - level) / 2 and
- * (1 + level) / 2 of its draws (gsl_stats_quantile_from_sorted_data); the probability of a
- * resource kind being the bottleneck is the share of draws whose named bottleneck
- * (demand_name_bottleneck at X*) is of that kind. The contributors: every spread is swung alone
- * over its central 95 % (normal score -1.96 and +1.96; a fitted coefficient by its own standard
- * error), every other value at the appliance's, and its variance read as a linear response's,
- * ((ln X_hi - ln X_lo) / (2 x 1.96))^2; its share is that over the sum of all of them (a tornado
- * diagram's ranking: for a response linear in the normal scores with independent values, exactly
- * the first-order variance share, Saltelli et al., Global Sensitivity Analysis, 2008, ch. 1; the
- * swing to the range's end sees a value that only binds in its tail). Deterministic (2 bounds per
- * spread), where a share estimated from 256 draws is noisy by a few percent. Each swing's bound
- * gives both figures, so the same swings rank the values twice: by the variance of ln throughput
- * and by the variance of the CPU % (in points, the figure a planner sizes headroom by; at
- * saturation a value that moves X* moves the CPU % with it). The largest APP_INTERVAL_TOP of each
- * are listed; a swing that moves its figure by less than APP_INTERVAL_SWING_FLOOR of the point is
- * the solvers' rounding, not a response, and counts as none (an offered load served at every
- * swing's end: no throughput contributor). The model's own error is not a value a measurement
- * pins: its share of the throughput variance is said apart (model_error_share), not ranked among
- * the values; it moves the served throughput only, not the CPU % (above), so it has no CPU share.
- * The draws come from one gsl_rng stream named "interval" under the scenario's seed (sim_rng_new):
- * same scenario + seed gives the same interval, byte for byte.
- * Leaves out: model-form error beyond what the spreads carry (coverage is measured, not assumed:
- * `ocasim fit` reports how many published results the leave-one-out intervals hold), latency
- * intervals, and correlations between spreads other than the fitted coefficients'.
+ * What it models: the bound X(theta) evaluated once per Monte Carlo draw of theta: fitted
+ * coefficients jointly normal (fit covariance), fixed ones split normal in ln space over
+ * coeffs_fixed_range(), a platform-transfer factor exp(N(0, tau^2)), the model's own error
+ * X* exp(N(0, sigma^2)), PCIe read_rtt and crypto ranges, the file's `uncertainty:` entries.
+ * Intervals: quantiles (1 -+ level) / 2 of the draws; bottleneck probability: share of draws.
+ * Contributors: each spread swung alone over its central 95 %, variance share
+ *     ((ln X_hi - ln X_lo) / (2 x 1.96))^2 / sum
+ * Sources: Saltelli et al., Global Sensitivity Analysis, 2008, ch. 1. One "interval" rng stream.
+ * Leaves out: model-form error beyond what the spreads carry (coverage is measured by `ocasim fit`),
+ * latency intervals, and correlations between spreads other than the fitted coefficients'.
+ * Evidence and history: docs/model/interval.md.
  */
 #ifndef MODELS_APPLIANCE_INTERVAL_H
 #define MODELS_APPLIANCE_INTERVAL_H

@@ -2,19 +2,13 @@
  * the scenario fits into it (a component with keys and checks only: it adds no resource).
  *
  * What it checks (each a located error naming the key, MODEL_ERROR):
- *   PCIe lanes   sum of the pcie.lanes of the drives and NICs on a socket <= budgets.pcie_lanes_per_socket,
- *                and on one I/O quadrant (root complex) <= budgets.pcie_lanes_per_quadrant, when given;
- *   links        inter-socket links need two sockets; xGMI is AMD's, UPI Intel's (by cpu.uarch);
- *   DIMMs        budgets.dimm_type must be a generation the micro-architecture's memory controller
- *                drives (DDR4 up to Zen 3, Ice Lake and Neoverse N1; DDR5 on Zen 4: the parts'
- *                datasheets); memory.speed is not checked (a what-if may overclock it);
- *   NPS modes    every topology.nps_supported mode must be one the part has: NPS1/2/4 on Zen 2-4
- *                (AMD EPYC 7002/7003/9004 BIOS and workload tuning guides), socket or die interleave
- *                (1 or 4 nodes) on Zen 1 (Naples), SNC off/SNC2 on Broadwell (cluster-on-die),
- *                Skylake-SP and Ice Lake-SP, monolithic/hemisphere/quadrant on Ampere Altra.
- * Figures of the parts (lanes per socket) live in the platform files with their datasheets.
- * Leaves out: PCIe switches (a card behind a switch counts its own lanes), lanes taken by
- * chipset/BMC links, Gen mismatches (a Gen5 card trains at the CPU's Gen4), NPS0.
+ *   PCIe lanes   per socket <= budgets.pcie_lanes_per_socket, per quadrant <= _per_quadrant
+ *   links        inter-socket links need two sockets; xGMI is AMD's, UPI Intel's
+ *   DIMMs        budgets.dimm_type must be one the micro-architecture's memory controller drives
+ *   NPS modes    every topology.nps_supported mode must be one the part has
+ * Sources: the parts' datasheets; AMD EPYC 7002/7003/9004 BIOS and workload tuning guides.
+ * Leaves out: PCIe switches, lanes taken by chipset/BMC links, Gen mismatches, NPS0.
+ * Evidence and history: docs/model/budget.md.
  */
 #ifndef MODELS_BUDGET_H
 #define MODELS_BUDGET_H

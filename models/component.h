@@ -2,23 +2,12 @@
  * resources it adds to the demand model and the demand it adds per served byte.
  *
  * Each component file (cpu.c, memory.c, topology.c, nvme.c, nic.c, datapath.c, workload.c,
- * loopback.c, pagecache.c) holds, next to its physics:
- *   - its schema rows, bound by offsetof straight into the Appliance inside AppConf (values in
- *     the schema's base units: B/s, ns, Hz, T/s, bit/s, bytes), with the defaults only there;
- *     device groups bind into a group struct that embeds the model struct (NvmeGroup, NicGroup);
- *   - finish: what binding cannot say (expanding groups, placing devices), located conf errors;
- *   - validate: checks of the bound model, MODEL_ERROR at a key path (model_error.h);
- *   - add_resources: its resources (DmResource) through app_build_add_res();
- *   - class_demand: its units per served byte of a traffic class (k->demand);
- *   - touch_demand: its units per byte of one DRAM touch of the class's data path, at the
- *     agent's and the memory's node (demand.h gives the equations);
- *   - settle_resources: what it sets once every class is in (DRAM capacity at the read/write mix).
- * demand.c enumerates the traffic classes and the touches of their data paths and calls every
- * component; it knows no component. A component keeps its resource indices in its own state
- * (state_size bytes, zeroed, one per build), so adding a resource touches only its file.
- * Order: app_components() is the order resources are added (reports list them in it) and the
- * order every other hook is called in; appliance_validate() and the loader check in
- * app_components_validation() order (the topology before devices are placed on it).
+ * loopback.c, pagecache.c) holds its schema rows (bound by offsetof, defaults only there) and
+ * the hooks finish, validate, add_resources, class_demand, touch_demand, settle_resources.
+ * demand.c enumerates the traffic classes and touches and calls every component (demand.h has the
+ * equations). Order: app_components() for resources and hooks; app_components_validation() for checks.
+ * Leaves out: physics; each component's header says what it models.
+ * Evidence and history: docs/model/component.md.
  */
 #ifndef MODELS_COMPONENT_H
 #define MODELS_COMPONENT_H

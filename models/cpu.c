@@ -353,8 +353,8 @@ const SimConfField cpu_schema[] = {
     .def = "0",
     .min = "0",
     .max = "100",
-    .doc = "this part's bulk-cipher cycles per byte for software.crypto, with its source or from `ocasim validate` (0: "
-           "the crypto table's entry; required where the table has none)" },
+    .doc =
+        "this part's bulk-cipher cycles per byte for software.crypto, sourced or from `ocasim validate` (0: the crypto table's; required where the table has none)" },
   { .key = "page_size",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,

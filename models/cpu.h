@@ -1,65 +1,17 @@
 /* cpu.h — cores, clock, SMT, and the cycles each served byte costs.
  *
- * What it models: a node has cores_per_socket / NPS physical cores running at the sustained
- * all-core clock f under this load (cpu.clock: a platform key with its source; the base clock
- * only when nothing better is published). Its capacity is
- *     C = cores x f x Y   cycles/s,   Y = cpu_smt_yield(): the throughput of a core with all its
- *                                     hardware threads busy over one thread (1.0 with one thread)
- * and every cost below is cycles on one physical core at f. CPU % is reported as the published
- * figures read it, busy logical CPUs (top, vmstat): each of a core's T threads delivers f Y / T,
- * so with siblings busy together load / C is the share of logical CPUs busy (CPU_PCT_CONVENTION).
- * A workload uses at most `cap` of it (workload.cpu_cap: 80 % in production, euro2021/euro2022).
- * Cycles per served byte on the node doing each piece of work:
- *   crypto      cpu_crypto_cpb(): bulk cipher cost with the data in cache, a table over
- *               (implementation = cipher + library, micro-architecture), every entry with its
- *               source; an entry without one makes cpu.crypto_cpb a required key of that platform
- *               (a located error naming it), and an implementation that cannot run on the
- *               micro-architecture (ISA-L is x86-64 only) is an error at software.crypto;
- *   stall       per byte the CPU reads from DRAM: k L(a,m) f / 64 B, the exposed part of each
- *               line's latency L (memory.h: idle L0 + quadrant interleave + the fabric penalty
- *               P(a,m) when the line is on another node, topology.h; under load also the DRAM
- *               queueing W_m and, across sockets, the link's wait, demand.h), with k = k_dram for
- *               a line on the reader's node and k = k_remote, of the WHOLE latency, for a line on
- *               another node; metadata reads alike (one k_dram: fitted apart, the metadata
- *               fraction was not identified, coeffs.c). Only CPU reads (and read-for-ownership)
- *               stall. Why two fractions: the fit reads k_dram = 0.18 (prefetch hides about 82 %
- *               of a local miss) and k_remote = 1.09 +- 0.11 (a remote line costs about its whole
- *               loaded latency once, as if not overlapped at all); alone, each no-silo row asks
- *               for 0.97 (Skylake: the fit without the EPYC box) and 1.19 (EPYC: without Skylake). What keeps remote
- *               lines of this workload from overlapping is not identified: it is no hardware
- *               limit (Intel MLC reads 34.3 GB/s node-to-node with all 36 threads of an 18-core
- *               Cascade Lake-SP at 140 ns or more: at least 75 lines in flight, two per thread,
- *               skx-4216-2s.yaml). The EPYC row's higher ask sits on its assumed 60 ns other-die
- *               penalty (no published Naples figure found): about 90 ns would give it 1.0 too.
- *               Earlier forms, kept out (make fit): k_remote x P only, the local part at k_dram
- *               (fitted 2.58: a congestion multiplier, as the stall per remote line then exceeded
- *               the line's whole idle latency; Skylake no-silo -10.3 % in the fit, EPYC +22.3 %
- *               with its platform left out); loaded link latency as the missing stall (M/M/1 of
- *               one 64-B line adds 2.6 ns at the Skylake row's 41 % UPI, 0.6 ns at the EPYC
- *               row's 15 % Infinity Fabric; and queueing over a 16 KiB TLS record train, S =
- *               8 KiB / 17.3 GB/s per UPI link, W = S rho / (1 - rho) = 330 ns against 150 ns on
- *               the EPYC link, runs the wrong way: the row that needs more stall has the less
- *               loaded links); ISA-L's remote non-temporal stores stalling like reads (only
- *               rescales k_remote, as placement none makes a CPU's writes as often remote as its
- *               reads on both boxes; local ones stalling too puts rome2022_sw_ktls_aesni at
- *               +20.9 %);
- *   copy        copy_cpb per byte copied between buffers (read_write paths, datapath.h);
- *   page        page_cycles per payload page of cpu.page_size (VM, sendfile, mbuf, TCP per-page
- *               work; + mapped_page_cycles per 4 KiB with the old mapped-mbuf/sf_buf path);
- *   segment     pkt_cycles per segment the stack hands the NIC: segments per byte
- *               cpu_segments_per_byte() = 1 / 64 KiB with TSO, 1 / MSS without (MSS from the MTU);
- *   interrupt   irq_cycles per interrupt: cpu_interrupts_per_byte() = (segments + ACK packets
- *               per byte) / packets per interrupt (stack.interrupt_moderation; "off" = 1);
- *   ACK         ack_cycles per ACK event: cpu_ack_events_per_byte() = 1 / (2 MSS x LRO merge)
- *               (delayed ACKs, one per two segments; LRO/GRO hands lro_acks of them up at once).
- * Metadata DRAM traffic per payload byte (cpu_meta_bytes_per_byte(), each way) scales with the
- * packets and the connection-state touches: meta_pkt_bytes / MSS + meta_conn_bytes x ACK events.
- * The k_*, copy and page_cycles coefficients are the shared coefficients fitted by `make fit`
- * (coeffs.h); mapped_page_cycles (FreeBSD r349529's measured saving), the per-segment, per-interrupt, per-ACK and metadata figures are fixed from cited
- * measurements (coeffs.c), as no reference row identifies them.
- * Leaves out: frequency changes with load beyond the sustained all-core clock, SMT yield that
- * varies with the instruction mix, cache-capacity effects other than a reused user buffer
- * (datapath.h), interrupt moderation by time rather than by packet count.
+ * What it models: a node of cores_per_socket / NPS cores at the sustained all-core clock f,
+ *     C = cores x f x Y   cycles/s     (Y = cpu_smt_yield(), 1.0 with one thread)
+ * CPU % as busy logical CPUs; a workload uses at most workload.cpu_cap. Cycles per served byte:
+ * crypto (cpu_crypto_cpb() table), stalls k L(a,m) f / 64 per DRAM byte read (k_dram local,
+ * k_remote remote), copy_cpb per copied byte, page_cycles per page, pkt_cycles per segment,
+ * irq_cycles per interrupt, ack_cycles per ACK event; metadata DRAM traffic per payload byte
+ *     meta_pkt_bytes / MSS + meta_conn_bytes x ACK events
+ * Sources: the crypto table's per-entry sources; k_*, copy and page_cycles fitted by `make fit`
+ * (coeffs.h); FreeBSD r349529 and the cited per-packet figures (coeffs.c); euro2021/euro2022 (cap).
+ * Leaves out: frequency changes beyond the sustained all-core clock, SMT yield varying with the
+ * instruction mix, other cache-capacity effects (datapath.h), interrupt moderation by time.
+ * Evidence and history: docs/model/cpu.md.
  */
 #ifndef MODELS_CPU_H
 #define MODELS_CPU_H

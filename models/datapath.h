@@ -1,50 +1,16 @@
 /* datapath.h — how a served byte moves: the DRAM touches of each serving data path.
  *
- * What it models: a data path is two independent choices (datapath_move, datapath_tls):
- *   how the bytes move   sendfile (the kernel hands page-cache pages to the socket) or
- *                        read/write (read(2) into the server's buffer, write(2) out of it);
- *   where crypto runs    none (plain HTTP), the CPU in the kernel (software kTLS), the CPU in
- *                        user space (OpenSSL in the server), or the NIC inline (NIC kTLS).
- * Each path is a list of touches (who touches which buffer, read or write), from the sources'
- * data-flow slides (published.yaml, datapath_dram_touches):
- *   read_write           user-space TLS, 8 touches: disk DMA write; copyout R+W; encrypt R+W
- *                        (OpenSSL, from the server's buffer into its record buffer); copyin R+W;
- *                        NIC DMA read. 2 copies.
- *   read_write_ktls      read/write with in-kernel software TLS, 10 touches: disk write; copyout
- *                        R+W; the server's copy of the body into the record buffer it hands
- *                        write(2) (nginx/OpenSSL with kTLS still frame records in user space)
- *                        R+W; copyin R+W; kernel encrypt R+W; NIC read. 3 copies: not the demand
- *                        vector of user-space TLS (euro2022: 75 vs 90 Gb/s on Rome).
- *   read_write_nic_ktls  read/write with NIC kTLS, 8 touches: disk write; copyout R+W; the
- *                        server's record copy R+W; copyin R+W; NIC read (the NIC encrypts). 3
- *                        copies: nginx over SSL with sendfile off "still copies into a 16k buffer"
- *                        although it does not encrypt (euro2022, the slide "Disable sendfile (but
- *                        use NIC kTLS)"): ngx_ssl_send_chain coalesces the response into the
- *                        connection's ssl_buffer_size (16k) buffer before SSL_write, the same copy
- *                        read_write_ktls carries. It had 6 touches and 2 copies, without it.
- *   read_write_plain     plain HTTP over read/write: the same 6 touches without any crypto.
- *   sendfile             2 touches: disk DMA write; NIC DMA read.
- *   sendfile_sw_ktls     4 touches: disk write; CPU reads plaintext; CPU writes ciphertext to a
- *                        per-connection buffer; NIC read. +1 read-for-ownership with ordinary
- *                        (not non-temporal) stores.
- *   sendfile_nic_ktls    2 touches; the NIC encrypts inline.
- * A user buffer (BUF_USER) is reused request after request: its touches reach DRAM only for the
- * share that misses the cache, m(W) = 1 / (1 + (C / W)^4) (loopback_miss_share), W = the user
- * buffers (software.user_buffer) of the requests in flight on one core (connections at the
- * served throughput over the mean bitrate, spread over the cores: the model's own throughput, a
- * fixed point solved in demand.c), C = the core's L2 + L3 share
- * (cpu.h); with no cache sizes given m = 1. A resident buffer's touches cost neither DRAM bytes
- * nor miss stalls; its copies still cost copy cycles.
- * On top of the bulk flows every path carries metadata (socket buffers, mbufs, TCP state): the
- * bytes per payload byte of cpu_meta_bytes_per_byte() each way between the stack's CPU and the
- * metadata's node, and inbound ACKs DMA'd by the ingress NIC.
- * sendfile is synchronous (a worker blocks on each disk read) or asynchronous.
- * The egress port (software.egress) is the ingress port's (LACP hash) or, by content, a port in
- * the NUMA domain of the drive holding the title (independent of where the buffers live,
- * software.placement; strict_disk_centric implies by_content).
- * Leaves out: page-cache hits (every served byte is read from a drive; software.page_cache on
- * scales the disk DMA write by the miss ratio, pagecache.h), retransmissions
+ * What it models: a data path is how the bytes move (sendfile, or read/write through the server's
+ * buffer) and where crypto runs (none, software kTLS, user-space OpenSSL, NIC inline kTLS); each
+ * path is a list of touches (who touches which buffer, read or write), e.g. read_write 8 touches,
+ * read_write_ktls 10, sendfile 2, sendfile_sw_ktls 4, sendfile_nic_ktls 2. A reused user buffer
+ * reaches DRAM only for the share that misses the cache,
+ *     m(W) = 1 / (1 + (C / W)^4)     (loopback_miss_share; W buffers in flight per core, C L2 + L3)
+ * plus per-byte metadata traffic (cpu_meta_bytes_per_byte()) and inbound ACKs.
+ * Sources: the data-flow slides of the talks (published.yaml, datapath_dram_touches; euro2022).
+ * Leaves out: page-cache hits (pagecache.h scales the disk DMA write), retransmissions
  * (the NIC re-DMAs whole TLS records), TLS record framing overhead (29 B per 16 KB).
+ * Evidence and history: docs/model/datapath.md.
  */
 #ifndef MODELS_DATAPATH_H
 #define MODELS_DATAPATH_H

@@ -37,7 +37,8 @@
  * at the ports' line rate did not (a faster port assumed more connections, a higher miss share
  * and a lower X). A model whose demand does not depend on x (no read/write path with a user
  * buffer that can stay resident, no auto-sized page cache, no inline-TLS context cache:
- * datapath_appliance_user_miss_varies, pagecache_size_varies, nic_tls_context_varies) takes one build, and one whose F is flat two (F(F(0)) = F(0)). */
+ * datapath_appliance_user_miss_varies, pagecache_size_varies, nic_tls_context_varies) takes one build, and one whose F is flat
+ * two (F(F(0)) = F(0)). */
 #include "models/demand.h"
 #include "models/component.h"
 #include "models/model_error.h"

@@ -1,67 +1,17 @@
 /* demand.h — per-resource demand per served byte: the accounting shared by `ocasim bound`
  * (bottleneck law) and the discrete-event `ocasim run` (flow model).
  *
- * What it models: the appliance is a set of resources, each with a capacity in its own unit
- * per second; the load is a set of traffic classes, each a (data path, drive, ingress port,
- * egress port) combination with a weight (its share of served bytes, from Zipf popularity
- * over titles placed on drives, LACP hashing over ports, the placement policy and the
- * alt-path fraction) and a demand vector: units of each resource consumed per served byte.
- * For every touch of the class's data path (datapath.h) at agent node a and memory node m:
- *   dram[m]            += bytes (read or write, kept apart for the mix efficiency)
- *   fabric(a->m route) += bytes if a != m (direction of the data; the link a device's
- *                         traffic is address-interleaved over the inter-socket links, or
- *                         takes the device's quadrant's link, topology.h)
- *   cpu[a]             += bytes * k * L(a,m) * f / 64 for CPU reads (stall cycles; k =
- *                         k_dram for a local line, k_remote for a remote one, cpu.h)
- *   nic tags           += bytes * (rtt + L(nic,m)) / MRRS for NIC DMA reads (tag-seconds)
- * plus crypto, copy and stack cycles on the CPU nodes, 1 byte on the drive and its PCIe
- * link, and 1 byte on the egress port, its card's PCIe link and (NIC kTLS) its TLS engine.
- * Roles placed on a random node (policy none) are averaged over the nodes, so demands are
- * expectations. Totals: D_r = sum_c w_c d_cr. DRAM capacity is evaluated at each node's
- * read/write mix of the totals.
- * Load-dependent demand: the latencies above are idle ones; under load every CPU read (and NIC
- * DMA read) also waits W_m(X), node m's loaded latency (memory.h: the platform's loaded-latency
- * curve W(rho_m), at the node's utilisation rho_m = X D_m / C_m), which adds
- *   cpu[a]  += bytes * k * W_m(X) * f / 64        nic tags += bytes * W_m(X) / MRRS
- *   cpu_lines[a] += bytes * W_m(X) / 64
- * and a remote CPU read waits on the inter-socket link it crosses too (topology.h, M/M/1 of a
- * line at the link's width state) (DmLatTerm, demand_wait_ns). Demand then grows with throughput
- * X, so the saturation throughput X* is the root
- * of max_r X D_r(X) / (limit_r C_r) = 1 (GSL Brent), not min_r limit_r C_r / D_r; as a DRAM
- * node fills the stall cycles climb and the CPU cap can bind first, as on the Rome
- * software-kTLS box (80 % CPU, memory bound; euro2021). When a CPU binds, the most utilised DRAM
- * node is named instead, as the root cause (its stalls are what fill the CPU; demand_name_bottleneck
- * below is that rule, the one every mode uses), when
- *   (a) 1 % more DRAM bandwidth buys more X* than 1 % more clock (the kind whose upgrade pays; a
- *       faster clock speeds the cycles of work, not the stalls, whose ns are the memory's):
- *       the named bottleneck is the resource whose 1 % raise buys the most throughput (README).
- * Reported beside it, not a naming rule: the share of the CPU's marginal cycles that are DRAM
- * stalls: of the cycles one more served byte adds at X*, d(X D_cpu(X))/dX (its own cycles and
- * the queueing it adds to every other byte's reads), the DRAM-latency stalls: local lines'
- * k_dram x latency, and every line's DRAM queueing (demand_dram_stall_share; a remote line's idle
- * latency, k_remote x L with the fabric hop, is the fabric's, not counted) — the top-down reading
- * of CPU time (Yasin, ISPASS 2014). It once named the DRAM on its own when above
- * DEMAND_STALL_MAJORITY (rule (b)), which on the CPU-bound software-kTLS boxes named "dram" where
- * 1 % more memory bandwidth bought 0.11 % throughput against 0.45 % for 1 % more clock (issue 33).
- * Class demands and totals are evaluated at the operating point
- * X_op = min(offered, X*) (X* when saturating); demand_total_at() gives them at any X.
- * Weights: every NIC port carries the same share of the flows, whatever its line rate (the LACP
- * hash over one-speed members, demand.c). Connection-count sizings (the user buffer's cache
- * residency, the NIC's TLS context-cache misses, the auto-sized page cache) are taken at the
- * model's own served throughput, the fixed point x = min(offered, X*(x)) (demand.c, sized_Bps).
- * Conventions for the DES: a class is a flow type; serving B bytes of class c consumes
- * B * d_cr units of resource r; resource r delivers capacity_r * limit_r units per second.
- *     Appliance a; AppScenarioInfo info;
- *     appliance_load_file(path, sets, &a, &info, &err);        // or appliance_from_conf(root, ...)
- *     g_autoptr(DemandModel) m = demand_build(&a, &err);
- *     for (int r = 0; r < m->n_res; r++)  m->res[r].name, .kind, .capacity * .limit, .node
- *     for (int c = 0; c < m->n_class; c++) m->cls[c].weight, .demand[r], .drive, .egress
- *     demand_saturation_Bps(m, &bottleneck)                    // what the DES must meet
- * A loopback host (a NIC of kind loopback, loopback.h) replaces the CPU cycles above by the host's
- * measured costs on its one node plus two thread pools (loopback.server, loopback.client), and has
- * no port, NIC PCIe link or drive DMA (files are served from the page cache).
+ * What it models: resources with capacities; traffic classes (data path, drive, ingress and egress
+ * port) with weights w_c and demand vectors d_cr per served byte. Per touch at agent a, memory m:
+ *     dram[m] += bytes;  fabric(a->m) += bytes (a != m);  cpu[a] += bytes k L(a,m) f / 64;
+ *     nic tags += bytes (rtt + L(nic,m)) / MRRS;   totals D_r = sum_c w_c d_cr
+ * Under load each read also waits W_m(X) (memory.h), so X* is the root of
+ *     max_r X D_r(X) / (limit_r C_r) = 1    (GSL Brent); X_op = min(offered, X*)
+ * A CPU bottleneck is named as its DRAM node when 1 % more DRAM bandwidth buys more X* than 1 % more clock.
+ * Sources: euro2021 (Rome sw kTLS, 80 % CPU, memory bound); Yasin, ISPASS 2014 (top-down stall share).
  * Leaves out: queueing in the caches and on intra-socket fabric links; CPU queueing latency is in
  * appliance_bound.c.
+ * Evidence and history: docs/model/demand.md.
  */
 #ifndef MODELS_DEMAND_H
 #define MODELS_DEMAND_H
@@ -131,16 +81,16 @@ typedef struct {
   double *total;      /* [n_res] sum_c weight_c * demand_cr (at the operating point) */
   double *base_total; /* [n_res] the same at idle DRAM latency */
   int n_lat;
-  DmLatTerm *lat;       /* sum_c weight_c of the classes' load-dependent terms */
-  double op_Bps;        /* operating point X_op = min(offered, X*), B/s */
-  double sized_Bps;     /* served throughput the load-dependent sizings assume (user-buffer residency,
+  DmLatTerm *lat;         /* sum_c weight_c of the classes' load-dependent terms */
+  double op_Bps;          /* operating point X_op = min(offered, X*), B/s */
+  double sized_Bps;       /* served throughput the load-dependent sizings assume (user-buffer residency,
                            NIC context-cache misses, page cache; demand.c): the fixed point, op_Bps within 1e-11 */
-  double sat_Bps;       /* X*, B/s */
-  int bottleneck;       /* named bottleneck at X* (see above), -1 if none */
-  gboolean stall_named; /* the CPU binds but DRAM is named (its stalls fill the CPU): stall_upgrade */
-  gboolean
-      stall_upgrade; /* the CPU binds and 1 % more DRAM bandwidth buys more X* than 1 % more clock (cycles of work faster, stalls not) */
-  double stall_share; /* DRAM-stall share of the binding CPU's marginal cycles at X*, 0 when no CPU binds */
+  double sat_Bps;         /* X*, B/s */
+  int bottleneck;         /* named bottleneck at X* (see above), -1 if none */
+  gboolean stall_named;   /* the CPU binds but DRAM is named (its stalls fill the CPU): stall_upgrade */
+  gboolean stall_upgrade; /* the CPU binds and 1 % more DRAM bandwidth buys more X* than 1 % more clock (cycles of work faster,
+                           * stalls not) */
+  double stall_share;     /* DRAM-stall share of the binding CPU's marginal cycles at X*, 0 when no CPU binds */
   int n_ports;
   int *port_nic;       /* [n_ports] card of global port p */
   int *port_num;       /* [n_ports] port number on its card */
@@ -157,8 +107,8 @@ DemandModel *demand_build_shares(const Appliance *a, const double *drive_share, 
 DemandModel *demand_build(const Appliance *a, GError **error);
 /* As demand_build_shares (@drive_share NULL: from the workload, as demand_build), with the
  * load-dependent sizings (the connections that decide the user-buffer residency and the
- * auto-sized page cache) at served throughput @sized_Bps (B/s, >= 0) instead of solved for: to take a built model apart term by term at its own sizing
- * (m->sized_Bps; `ocasim explain`). NULL with error as demand_build. (transfer full) */
+ * auto-sized page cache) at served throughput @sized_Bps (B/s, >= 0) instead of solved for: to take a built model apart term by
+ * term at its own sizing (m->sized_Bps; `ocasim explain`). NULL with error as demand_build. (transfer full) */
 DemandModel *demand_build_sized(const Appliance *a, const double *drive_share, double sized_Bps, GError **error);
 /* As demand_build, taking the drive shares through @cache (workload_share_cache_new; NULL:
  * none): the same model, for sweeps that build many appliances with one catalogue. */

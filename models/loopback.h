@@ -1,68 +1,15 @@
 /* loopback.h — a host whose "NIC" is loopback: the server and its clients on the same machine.
  *
- * What it models: `ocasim validate` measures the real serving path with the load generator
- * on the same host, over 127.0.0.1. There the "port" is a copy into the receiving socket, and
- * the clients' receive, decryption and copy cycles land on the same cores as the server's.
- * A NIC group of `kind: loopback` makes the appliance such a host; the `loopback:` section holds
- * the host's own costs (every figure measured on that host by `ocasim validate` and fitted by
- * validate/fit.c: there is no other source for them) and the test it runs (threads,
- * connections, cipher, file size). Cycles are at cpu.clock, per body byte served.
- *   file miss    m(W)  = 1 / (1 + (C_e / W)^4): share of page-cache lines a copy misses when the
- *                         W bytes a request reads (the range for a range request, else the file;
- *                         the distinct bytes of a run beyond W are served from the last-level
- *                         cache, whose size is not modelled) are re-read cyclically through a cache of C_e
- *                         bytes (LRU on a cyclic scan: all hits below C_e, all misses above; the
- *                         power 4 smooths the step over about a factor of two in W);
- *                         C_e = C (1 + p_x) / 2: two ends on one core share its cache C (the
- *                         socket data of the other side takes half), apart each has its own;
- *   page copy    P_hot  = copy_pagecache_cpb: a copy out of a page-cache page whose miss cost is
- *                         not exposed (the user-space TLS server's pread into its record buffer:
- *                         a sequential stream of a file read over and over, which the prefetcher
- *                         runs ahead of and whose next stage, the AEAD, is compute bound);
- *                P_cold = copy_pagecache_cpb + miss_cpb * m(W): a copy that is the only work on
- *                         those bytes, so it runs at the memory system's pace and every miss is
- *                         exposed (the plain-sendfile client's recv copy out of skbs that point
- *                         at the page-cache pages). Which stage pays the miss is the physics
- *                         above, not a per-configuration factor; the runs back it: plain
- *                         sendfile at 4 MiB slows down on the client side, user-space TLS at
- *                         4 MiB runs at its 1 MiB rate;
- *   cross-core   X_s   = xcore_server_cpb * p_x, X_c = xcore_client_cpb * p_x: wake-ups of the
- *                         peer (IPIs, VM exits in a guest) on the sender, cache-to-cache transfers
- *                         of the socket data on the receiver, when the two ends of a connection
- *                         run on different cores. p_x = share of connections whose server and
- *                         client threads run on different cores: with pinned threads the test's
- *                         placement gives it (cross_share: 1 when server and client threads have
- *                         disjoint CPU sets, 0 all on one CPU); unpinned, T = S + C busy threads spread
- *                         evenly over k = min(cores, T) cores gives (T - T/k) / (T - 1), scaled
- *                         by min(1, (A - 1) / (k - 1)) with A = cores x workload.cpu_cap available
- *                         (A <= 1: both ends time-share one core's worth, no transfers);
- *   record       R     = record_cycles x n_rec / b (TLS only), n_rec = ceil((b + H) / record_size) + 1
- *                         records per request of b body bytes: the response (head of H bytes and
- *                         body written together, cut into full records and a last partial one)
- *                         and the request's record; each side seals or opens every record once.
- *                         record_cycles is the record layer's fixed work per record beyond the
- *                         AEAD per-byte cost (SSL_read/SSL_write call, the read(2)/write(2) and
- *                         the skb of each record, the peer's wake-up): small responses carry
- *                         proportionally more of it, which is what identifies it;
- *   request            request_{server,client}_cycles / workload.request_size;
- *   server  plain sendfile     stack + X_s + req_s
- *           user-space TLS     P_hot + crypto + copy + stack + R + X_s + req_s  (read_write)
- *           kTLS sendfile      crypto + stack + R + X_s + req_s                 (sendfile_sw_ktls: the
- *                              kernel AEAD reads the page itself, like the user-space AEAD its buffer)
- *           kTLS read/write    P_hot + copy + crypto + stack + R + X_s + req_s  (read_write_ktls)
- *   client  plain              P_cold + X_c + req_c (recv copies the page-cache pages the skbs hold)
- *           TLS                2 copy + crypto + R + X_c + req_c (+ sha256 when client_hash)
- *   softirq q = softirq_cpb (ksoftirqd, outside both sides).
- * Resources (demand.c): the node's CPU carries s + c + q at capacity cores x clock, limit
- * workload.cpu_cap x utilisation; the server threads carry s and the client threads c, each a pool of
- * min(threads, pinned CPUs, connections, cores x workload.cpu_cap) cores at limit utilisation (pinned CPUs:
- * the CPUs that side's threads are pinned to, when they are; and, when given, at most the
- * server_free_cores / client_free_cores other tenants left on those CPUs in the test: a
- * tenant on one side's CPU slows that side, not the other, which workload.cpu_cap alone cannot say). DRAM reads m(W) bytes
- * per byte (the page-cache misses; at these working sets everything else stays in cache). The
- * loopback "port" has no line rate and no PCIe link; the files are in the page cache, so the
- * drives see no load (a platform still lists one: the host's disk the files came from).
+ * What it models: `ocasim validate`'s host, clients over 127.0.0.1 on the server's cores; the
+ * `loopback:` section's costs, cycles at cpu.clock per body byte (loopback.c has the terms):
+ *     m(W) = 1 / (1 + (C_e / W)^4),  C_e = C (1 + p_x) / 2       (page-cache lines a copy misses)
+ *     server, e.g. user-space TLS: P_hot + crypto + copy + stack + R + X_s + req_s
+ *     client, e.g. TLS:            2 copy + crypto + R + X_c + req_c;   softirq q = softirq_cpb
+ * with R = record_cycles x n_rec / b and cross-core X = xcore_cpb * p_x. Resources: the node's
+ * CPU (s + c + q), server and client thread pools, DRAM m(W) bytes per byte; no port or drive.
+ * Sources: every figure measured on that host by `ocasim validate`, fitted by validate/fit.c.
  * Leaves out: latency-bound operation with one or two connections, frequency changes, SMT.
+ * Evidence and history: docs/model/loopback.md.
  */
 #ifndef MODELS_LOOPBACK_H
 #define MODELS_LOOPBACK_H

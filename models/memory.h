@@ -1,63 +1,16 @@
 /* memory.h — per-node DRAM bandwidth, loaded latency and the CPU's read concurrency.
  *
- * What it models: a NUMA node owns channels_per_socket / NPS channels. Its usable bandwidth
- *     C = channels * MT/s * 8 B * eff(w)                                           [GB/s]
- * - eff(w) = dram_eff * (1 - dram_turnaround * 4 w (1 - w)): the controller efficiency at
- *   write fraction w of the node's traffic; bus read/write turnarounds cost most at a 1:1 mix.
- *   dram_eff is a shared coefficient fitted by `make fit`; dram_turnaround is a fixed shared
- *   coefficient sized from measured mixed read/write bandwidth (Intel MLC: one figure per DDR
- *   generation, coeffs.c, mem_turnaround). The capacity does not depend on latency: a longer latency lowers
- *   what the cores can keep in flight (below), not what the controllers deliver.
- * - Latency seen by a requester on node a for a line on node m, idle:
- *     L = L0 + f_x P_q + penalty(a, m)
- *   f_x is the fraction of a node's lines in another quadrant (3/4 in NPS1 on a 4-quadrant EPYC,
- *   0 in NPS4) and P_q the quadrant-crossing penalty (euro2021: 12-28 ns).
- * - Loaded latency: L(u) = L + W(u) at node utilisation u (0..1, traffic over C), W the platform's
- *   loaded-latency curve (mem_load_ns, MemCurve): the latency a measured read-only curve (Intel MLC
- *   --loaded_latency: rows of (bandwidth, latency)) adds above its own first, lightest-load point,
- *   as a function of utilisation, where a row's utilisation is its bandwidth over the curve's own
- *   peak (its largest bandwidth; loaded_latency.capacity instead when given, for a probe that does
- *   not saturate the memory, as `ocasim validate`'s with its few threads). That maps onto the model's rho = traffic / C because MLC's peak
- *   read bandwidth is the usable capacity of read-only traffic on that machine, as C is the model's
- *   usable capacity: the curve moves between machines in (fraction of capacity, added ns), not in
- *   GB/s, which do not transfer. Between rows W is piecewise linear in u; below the first row 0;
- *   above the last kept row the last segment is extended to u = 1 (and held there), so W is
- *   continuous and non-decreasing (the X* root finder, GSL Brent, needs that).
- *   Saturated rows (mem_curve_from_points): MLC's heaviest rows (inject delay 0-100) sit on a
- *   plateau, bandwidth flat while latency climbs: that climb is MLC's own threads queueing for a
- *   saturated memory (Little's law of a fixed number of loading threads), which the model's
- *   cpu_lines concurrency resource already represents. Of the rows within MEM_CURVE_PLATEAU of
- *   the peak bandwidth only the first (the lightest load that reaches the plateau) is kept; the
- *   later ones are dropped. Keys: memory.loaded_latency {source, capacity, points} (a measured
- *   curve), or memory.load_latency (a line: W(u) = load_latency x u), not both in one file; one
- *   given by the scenario or --set replaces the platform file's whole (memory.c, layer_of).
- *   Platform files carry the curve of an MLC run on the same memory controller generation where
- *   one is published (skx-4216-2s: Cascade Lake, bdw-e5-2697a: Broadwell-EP, icx-8352v: Ice
- *   Lake-SP; test_fabric.c holds that one generation's curves agree in these units, within 5 ns
- *   up to u = 0.8, and another's does not). Neither key: the default
- *   curve, Intel MLC on a 2S Xeon Silver 4110 with 12 DDR4 DIMMs (read-only traffic; Intel
- *   community forum, "Intel Memory Latency Checker v3.5 test", 2018): 82 ns at 1.24 GB/s, 88 at
- *   9.7, 91 at 22.6, 95 at 42.7, 99 at 68.4, 124 at 131.3 and 130 at its 135.7 GB/s peak (the last
- *   row within 5 % of the peak after 131.3, so dropped as saturated: W(1) = 43.4 ns). The demand
- *   model (demand.h) turns it into stall cycles of CPU reads and longer PCIe tag holding, so DRAM
- *   load shows up as CPU time well below saturation, not as a knee.
- * - DDR generation (memory.type, DDR4 or DDR5; auto: DDR5 from 4000 MT/s up, JEDEC's DDR4
- *   speed bins end at 3200 MT/s and DDR5's start at 4800): selects the read/write turnaround
- *   coefficient (coeffs.c: dram_turnaround for DDR4, dram_turnaround_ddr5 for DDR5) when the
- *   platform gives no measured figure of its own (memory.rw_turnaround: sized as coeffs.c sizes
- *   the generation's, from MLC --peak_injection_bandwidth's 3:1, 2:1 and 1:1 mixes against all
- *   reads). The write drain policy is the memory controller's, so a figure measured on the same
- *   CPU generation is the platform's; the spread between generations (0.05-0.18 on DDR4) is why
- *   the generation's coefficient is only the fallback.
- * - CPU read concurrency (Little's law): the cores of a node keep at most cores * mlp lines in
- *   flight, so CPU reads of a node deliver at most cores * mlp * 64 B / L(u) (mem_cpu_read_cap_GBps);
- *   device DMA is not limited by it. This is what lowers STREAM in NPS1 (longer L) on Rome: the
- *   memory-side capacity is the same in every NPS mode. mlp (memory.mlp) is the lines in flight per
- *   core with hardware prefetch (assumed 10: the order of the L1D miss buffers, 10-12 on Intel
- *   cores since Haswell, 22 misses on Zen; it sets the NPS1/NPS4 STREAM ratio, held in tests).
+ * What it models: a NUMA node of channels_per_socket / NPS channels, of usable bandwidth
+ *     C = channels * MT/s * 8 B * eff(w),  eff(w) = dram_eff * (1 - dram_turnaround * 4 w (1 - w))
+ * at write fraction w; latency for a line on node m seen from node a, idle and loaded,
+ *     L = L0 + f_x P_q + penalty(a, m),    L(u) = L + W(u)
+ * W the platform's loaded-latency curve in (utilisation, added ns) (mem_load_ns, MemCurve); CPU
+ * reads of a node capped by Little's law at cores * mlp * 64 B / L(u) (mem_cpu_read_cap_GBps).
+ * Sources: Intel MLC curves per platform file (default: 2S Xeon Silver 4110, Intel community
+ * forum, 2018); euro2021 (P_q 12-28 ns); JEDEC speed bins (DDR4/DDR5); mlp assumed 10.
  * Leaves out: bank conflicts, refresh, page policy and DIMM ranks as separate terms (the measured
- * curve carries them), write-allocate in caches, the curve's shape under mixed read/write traffic
- * (the curves are read-only; the mix costs capacity through eff(w), not latency).
+ * curve carries them), write-allocate in caches, the curve's shape under mixed read/write traffic.
+ * Evidence and history: docs/model/memory.md.
  */
 #ifndef MODELS_MEMORY_H
 #define MODELS_MEMORY_H

@@ -133,7 +133,7 @@ const SimConfField nic_group_schema[] = {
     .min = "1",
     .max = "1 GiB",
     .doc =
-        "output queue per port (assumption: ring + NIC buffer); in TSO bursts it is the K of the port's M/M/1/K drop fraction, so a smaller queue drops more below line rate" },
+        "output queue per port (assumption: ring + NIC buffer); in TSO bursts, the K of the port's M/M/1/K drop fraction (smaller drops more below line rate)" },
   { .key = "ring",
     .type = SIM_CONF_T_INT,
     .offset = G(card.ring),
@@ -157,10 +157,8 @@ const SimConfField nic_group_schema[] = {
     .def = "65536",
     .min = "0",
     .max = "100000000",
-    .doc = "TLS contexts the inline kTLS engine caches on the card (0: none); a burst of a connection whose context is not "
-           "cached fetches it from host memory by PCIe reads, missing max(0, 1 - cache / connections) of the bursts (nic.h; "
-           "the ConnectX-6 Dx figure is not published: 64 Ki assumed, below the ~200k sessions per card at which euro2021 "
-           "says the card pages state to host memory)" },
+    .doc =
+        "TLS contexts the inline kTLS engine caches on the card (0: none); misses max(0, 1 - cache / connections) of bursts (64 Ki assumed; docs/model/nic.md)" },
   { .key = "tls_context_bytes",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,
@@ -169,9 +167,8 @@ const SimConfField nic_group_schema[] = {
     .def = "128 B",
     .min = "16",
     .max = "64 KiB",
-    .doc = "bytes of one connection's TLS context the card fetches on a cache miss and host RAM holds per NIC-kTLS "
-           "connection (128 B: mlx5 PRM tls_static_params 64 B + tls_progress_params 12 B + a 16-32 B key, rounded up to "
-           "two 64 B lines; Linux include/linux/mlx5/mlx5_ifc.h)" },
+    .doc =
+        "bytes of one connection's TLS context, fetched on a cache miss and held in host RAM (128 B: mlx5 PRM tls_static_params + tls_progress_params + key)" },
   { .key = "domains",
     .type = SIM_CONF_T_LIST,
     .offset = G(domains),

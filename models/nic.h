@@ -1,51 +1,17 @@
 /* nic.h — a network card: ports, PCIe link, inline kTLS engine, output queues, LACP.
  *
- * What it models: a card at a (socket, quadrant) position with `ports` ports of port_bps.
- * A port carries at most port_bps * port_eff of TLS payload (port_eff, a shared fitted
- * coefficient, covers Ethernet/IP/TCP/TLS framing and the drop-free ceiling of a real
- * port). An inline kTLS engine encrypts at most ktls_bps per card (0: no engine).
- * The card reads payload from host memory by non-posted PCIe reads (pcie.h tag ceiling).
- * Each port has an output queue of queue_bytes. The stack hands the port whole TSO bursts, so
- * the queue holds K = queue_bytes / burst bursts; a transmit ring of `ring` descriptors per
- * queue (0: not modelled) holds fewer when descriptors run out first: a burst takes
- * ceil(burst / desc_bytes) + 1 descriptors (one per payload page, one for the headers), so
- *     K = min(queue_bytes / burst, ring / (ceil(burst / desc_bytes) + 1))      (nic_port_queue_bursts)
- * With rings of 1-8 k descriptors K is tens of bursts, so microbursts drop below line rate (a
- * 1024-descriptor ring and 64 KiB bursts of 4 KiB pages: K = 60, 0.24 % dropped at 95 % load),
- * and a drop criterion (ocasim capacity) can bind below saturation. The fraction of offered bytes it drops at
- * offered load rho (offered / capacity) is the M/M/1/K blocking probability over bursts
- * (nic_port_drop_fraction): negligible well below line rate, 1/(K+1) at rho = 1, and tending
- * to 1 - 1/rho above it. Bound, DES and capacity all use it.
- * LACP: the switch hashes connections over all ports of the lagg, weighted by port speed;
- * each port has an OS NUMA domain (`domain`) the connection is bound to; by default the
- * card's node, but a platform may spread ports of one card over nodes (Rome "as built":
- * four ports mapped to four NPS4 domains, NICs physically on two of them, euro2021).
- * TLS context cache: the inline engine encrypts a connection's records with its crypto context
- * (key, IV, record sequence and the record tracker's progress). ConnectX cards keep such contexts
- * in host memory (ICM pages the driver hands the firmware) and cache them on the card; a send of
- * a connection whose context is not cached fetches it by non-posted PCIe reads. Model:
- *   - cache: tls_cache contexts per card (nics[].tls_context_cache; 0: none cached, every burst
- *     fetches); the size is not published for ConnectX-6 Dx: assumed;
- *   - context: tls_ctx_bytes (nics[].tls_context_bytes, 128 B: mlx5 PRM tls_static_params 64 B
- *     + tls_progress_params 12 B + a 16-32 B key, rounded to two 64 B lines);
- *   - accesses: one context lookup per TSO burst (one send WQE per burst; the records of a burst
- *     reuse it: assumed), bursts of the card's N connections interleaved at random, so under
- *     the independent reference model with uniform popularity an LRU cache of C contexts misses
- *         m = max(0, 1 - C / N)                                   (nic_tls_context_miss)
- *     (uniform IRM: any C of the N contexts are cached, each access hits with C / N);
- *   - N: the card's NIC-kTLS connections, connections x the card's share of the ports x the
- *     share of connections on a NIC-kTLS path, connections at the throughput served (the demand
- *     model solves that fixed point, demand.c: DemandModel.sized_Bps);
- *   - per served byte a miss costs ceil(ctx / MRRS) read requests, each holding a tag of the
- *     port's function for the read round trip plus local DRAM latency (as the WQE reads, pcie.h),
- *     and ctx bytes of DRAM read ("NIC context fetch" touch, on the connection's metadata
- *     node) and of the card's PCIe link:
- *         DRAM bytes / byte = m ctx / burst      tag-s / byte = m ceil(ctx / MRRS) (rtt + L) / burst
- *   So connections (bitrate mix x throughput) are an input: more connections, more misses.
- *   euro2021 quotes about 400k sessions at 400 Gb/s and says the card pages state to host
- *   memory when it runs out (published.yaml general.nic_tls_state).
+ * What it models: ports of port_bps carrying at most port_bps * port_eff of payload (fitted);
+ * an inline kTLS engine of ktls_bps; payload read by non-posted PCIe reads (pcie.h); an output
+ * queue of K bursts, dropping the M/M/1/K blocking probability over bursts
+ *     K = min(queue_bytes / burst, ring / (ceil(burst / desc_bytes) + 1))    (nic_port_queue_bursts)
+ * LACP hashing connections over the lagg's ports, each in an OS NUMA domain; a TLS context
+ * cache of C contexts over the card's N NIC-kTLS connections (uniform IRM, LRU)
+ *     m = max(0, 1 - C / N)      each miss: ceil(ctx / MRRS) reads, ctx bytes of DRAM per burst
+ * Sources: euro2021 (Rome port domains; ~400k sessions at 400 Gb/s); mlx5 PRM (context 128 B);
+ * the context cache size is assumed (not published for ConnectX-6 Dx).
  * Leaves out: flow-control pause frames, per-queue RSS imbalance, the write-back of an evicted
  * context's progress state, popularity skew among connections (a skewed access stream misses less).
+ * Evidence and history: docs/model/nic.md.
  */
 #ifndef MODELS_NIC_H
 #define MODELS_NIC_H

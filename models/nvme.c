@@ -68,9 +68,8 @@ const SimConfField nvme_group_schema[] = {
     .def = "0.26",
     .min = "0",
     .max = "10",
-    .doc = "coefficient of variation of the read latency, drawn lognormal per request in `ocasim run`; 0: fixed (0.26: a "
-           "lognormal whose 99.99th percentile is 2.5x its mean, the QD1 4 kB random-read QoS of the 8 TB Intel DC P4510 in "
-           "AnandTech's 2018 enterprise SSD round-up, the widest of its flash drives)" },
+    .doc =
+        "CV of the read latency, lognormal per request in `ocasim run`; 0: fixed (0.26: p99.99 = 2.5x mean, AnandTech 2018, Intel P4510; docs/model/nvme.md)" },
   /* NVMe 1.4 §3.1: a queue holds at most 64 Ki entries */
   { .key = "queue_depth",
     .type = SIM_CONF_T_INT,

@@ -1,18 +1,14 @@
 /* nvme.h — one NVMe drive.
  *
  * What it models: a drive at a (socket, quadrant) position with a sustained sequential read
- * bandwidth, a read latency and a queue depth. Its service ceiling is
- *     C = min(read_GBps, QD * io_bytes / latency, PCIe link payload bandwidth)
- * (Little's law on the queue). Reads are DMA'd to host memory as posted PCIe writes.
- * For synchronous sendfile, a worker blocks on each read, so all drives together hold at
- * most `workers` reads: a machine-wide Little's-law ceiling workers * io_bytes / latency
- * (demand.c adds it as a resource).
- * In `ocasim run` each request's read latency is a lognormal draw of mean `latency` and CV
- * `latency_cv` from the drive's own stream ("nvmeD.latency"): for a lognormal, p99.99 / mean =
- * exp(3.719 sigma - sigma^2 / 2) with sigma^2 = ln(1 + cv^2), so the default CV 0.26 gives the
- * 2.5x of the widest published QD1 QoS (nvme.c); the bound uses the mean only.
+ * bandwidth, a read latency and a queue depth; reads are DMA'd to host memory as posted PCIe writes.
+ *     C = min(read_GBps, QD * io_bytes / latency, PCIe link payload bandwidth)    (Little's law)
+ *     synchronous sendfile: all drives together at most workers * io_bytes / latency (demand.c)
+ * `ocasim run` draws each read's latency lognormal (mean `latency`, CV `latency_cv`); the bound uses the mean.
+ * Sources: the datasheet figures in nvme.c's schema rows; the CV from the widest published QD1 QoS (nvme.c).
  * Leaves out: garbage collection, mixed read/write interference, thermal throttling, latency
  * growing with the drive's own queue (the read bandwidth caps it instead).
+ * Evidence and history: docs/model/nvme.md.
  */
 #ifndef MODELS_NVME_H
 #define MODELS_NVME_H

@@ -293,8 +293,8 @@ const SimConfField ram_schema[] = {
     .unit = SIM_UNIT_SIZE,
     .def = "64 KiB",
     .min = "0",
-    .doc = "send-buffer bytes a connection holds (assumption: a 5 Mb/s stream's bandwidth-delay product at 100 ms, 62.5 kB; "
-           "FreeBSD starts at net.inet.tcp.sendspace 32 KiB and grows to sendbuf_max 2 MiB, tcp(4))" },
+    .doc =
+        "send-buffer bytes a connection holds (assumption: 5 Mb/s x 100 ms = 62.5 kB; FreeBSD sendspace 32 KiB to sendbuf_max 2 MiB, tcp(4))" },
   { .key = "tls_state",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,

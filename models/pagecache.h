@@ -1,37 +1,15 @@
 /* pagecache.h — the page cache (an LRU cache of titles in RAM) and what the box's RAM must hold.
  *
- * What it models:
- * - Reads (software.page_cache; not on/off, which YAML 1.1 readers take for booleans). nocache:
- *   sendfile with SF_NOCACHE, the flag Netflix and NGINX added with the new sendfile(2)
- *   (FreeBSD r293439, January 2016: "the data shouldn't be cached after it was sent"), so every
- *   served byte is read from a drive, as every published result here assumes (datapath.h: no
- *   page-cache hits). lru: an LRU page cache of
- *   C = cache bytes / title_size whole titles (equal sizes) under the workload's Zipf
- *   popularity p_i = i^-s / H(N, s) over N = workload.titles.
- * - Che's approximation (H. Che, Y. Tung, Z. Wang, "Hierarchical Web caching systems:
- *   modeling, design and experimental results", IEEE JSAC 20(7), 2002): title i is in the
- *   cache if it was requested within the characteristic time T_C, the root of
- *       sum_i (1 - exp(-p_i T_C)) = C                                     (requests as time)
- *   and the hit ratio is h = sum_i p_i (1 - exp(-p_i T_C)). Fricker, Robert and Roberts
- *   ("A versatile and accurate approximation for LRU cache performance", ITC 24, 2012) show
- *   it accurate for Zipf popularity under the independent reference model; tests/
- *   test_pagecache.c holds it within 2 % (absolute) of a simulated LRU cache. The sums run
- *   exactly over the first PC_EXACT_TITLES ranks and, beyond them, as the midpoint-rule
- *   integral over [M + 1/2, N + 1/2] (GSL QAG on a log scale), whose error on the hit ratio
- *   is below 1e-6 (tested against the exact sum at N = 10^5 and 10^6).
- *   Properties: h = 1 when C >= N; h = C / N when s = 0; h <= the popularity mass of the
- *   top C titles (the occupancies 1 - exp(-p_i T_C) are in [0, 1] and sum to C); h ~ C sum p_i^2
- *   as C -> 0 (LRU of one title hits when the same title comes twice in a row).
- * - A hit skips the drive read and the drive's DMA write into DRAM: the drive, its PCIe link,
- *   sync-sendfile workers and the "disk DMA write" touch carry (1 - h) per served byte. Every
- *   other touch (the NIC's read of the page, the CPU's crypto) is the same for a hit.
- * - RAM needed (ram.h): the page cache + connections x (socket buffer + TLS state + the NIC's
- *   context + the server's user buffer on read/write paths) + the pages of drive reads in flight
- *   + a reserve for the kernel and processes, against memory.installed.
- * Leaves out: popularity within a title (early segments are hotter), admission and eviction
- * policies other than LRU, a catalogue that changes over the day, uneven hits over drives (the
- * cache relieves every drive by the same ratio, not the drives holding the head most), and
- * the DES latency of a hit (a class keeps its drive's read latency).
+ * What it models: software.page_cache nocache (SF_NOCACHE sendfile: every byte read from a drive)
+ * or lru: C = cache bytes / title_size whole titles under Zipf popularity p_i over N titles, by
+ * Che's approximation: T_C the root of sum_i (1 - exp(-p_i T_C)) = C, hit ratio
+ *     h = sum_i p_i (1 - exp(-p_i T_C))
+ * A hit skips the drive read and its DMA write: the drive, its link, sync-sendfile workers and the
+ * "disk DMA write" touch carry (1 - h) per served byte. RAM needed: ram.h.
+ * Sources: Che, Tung, Wang, IEEE JSAC 20(7), 2002; Fricker, Robert, Roberts, ITC 24, 2012; FreeBSD r293439.
+ * Leaves out: popularity within a title, policies other than LRU, a catalogue that changes over the
+ * day, uneven hits over drives, and the DES latency of a hit (a class keeps its drive's read latency).
+ * Evidence and history: docs/model/pagecache.md.
  */
 #ifndef MODELS_PAGECACHE_H
 #define MODELS_PAGECACHE_H

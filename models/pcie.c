@@ -140,8 +140,8 @@ const SimConfField pcie_schema[] = {
     .unit = SIM_UNIT_TIME,
     .def = "600 ns",
     .min = "0",
-    .doc = "non-posted read round trip excluding DRAM (600 ns: pcie-bench, Xeon E5, Neugebauer et al. 2018 Fig. 4; "
-           "assumed on other root complexes, within read_rtt_lo..read_rtt_hi)" },
+    .doc =
+        "non-posted read round trip excluding DRAM (600 ns: pcie-bench, Xeon E5, Neugebauer et al. 2018 Fig. 4; assumed elsewhere, in read_rtt_lo..hi)" },
   { .key = "read_rtt_lo",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(read_rtt_lo_ns),
@@ -169,7 +169,7 @@ const SimConfField pcie_schema[] = {
     .offset = F(ctx_reads),
     .def = "0",
     .min = "0",
-    .doc = "non-payload read requests per TLS record for an inline TLS engine's context beside the fetches of contexts "
-           "its cache misses (nics[].tls_context_cache, nic.h) (assumed 0)" },
+    .doc =
+        "non-payload read requests per TLS record for an inline TLS engine's context, beside its cache misses' fetches (nic.h) (assumed 0)" },
   SIM_CONF_END
 };

@@ -1,37 +1,15 @@
 /* pcie.h — one PCIe device link: bandwidth, posted writes vs non-posted reads, tags.
  *
- * What it models: the per-direction payload bandwidth of a link,
+ * What it models: the per-direction payload bandwidth of a link (posted writes are limited only by it)
  *     B = GT/s * lanes / 8 * encoding * MPS / (MPS + TLP_overhead)        [GB/s]
- * with encoding 8b/10b for Gen1-2 and 128b/130b for Gen3+ and a TLP overhead of 24 bytes
- * (header, sequence number, LCRC, framing; Neugebauer et al., "Understanding PCIe
- * performance for end host networking", SIGCOMM 2018). Posted writes (a drive DMA-ing into
- * host memory) are limited only by B. Non-posted reads (a NIC DMA-ing payload out of host
- * memory) are also limited by the requester's outstanding tags, by Little's law:
- *     R_max = tags * MRRS / completion_latency
- * with 32 tags for 5-bit tags, 256 for 8-bit extended tags, 768 for 10-bit tags (euro2021;
- * PCIe 4.0 base spec). In the demand model that ceiling is a resource whose capacity is the
- * tag count and whose demand per byte is the time a byte holds a tag: latency / MRRS.
- * Tags belong to a requester function, not to a card: a card exposing F functions (a dual-port
- * ConnectX exposes one physical function per port) has F separate tag spaces, and a port's reads
- * use its function's (nic.c: pcie.nicN.fF.tags). The round trip a tag is held for is the link's
- * read_rtt (root complex + fabric, excluding DRAM; default 600 ns: pcie-bench measured 500-600 ns
- * on Xeon E5, Neugebauer et al. 2018 Fig. 4) plus the DRAM latency
- * at its load. Reads that carry no payload hold tags too: wqe_reads per TSO burst (send WQE and
- * descriptor fetches) and ctx_reads per TLS record (the inline engine's context fetch), each a
- * read request of its own, and the inline engine's fetches of contexts its cache misses (nic.h:
- * m ceil(ctx / MRRS) per burst). Tag-limited read bandwidth of one function, by Little's law:
+ * and, for non-posted reads (a NIC DMA-ing out of host memory), the requester function's tags:
  *     R_f = tags / ((rtt + L) * (1 / MRRS + wqe_reads / burst + ctx_reads / record))   [B/ns]
- * (pcie_function_read_GBps: the context-cache term is the demand model's, not in this closed form)
- * Relaxed ordering is recorded per link; the send path loads devices with posted writes only
- * from the drives (no ordering dependence between them) and with non-posted reads from the
- * NICs, so RO has no effect in this model (it matters for inbound NIC receive DMA, which the
- * model carries only as ACKs).
- * The round trip is a parameter of each link (pcie.read_rtt), with its plausible range
- * (pcie.read_rtt_lo, pcie.read_rtt_hi): measured only on Xeon E5 (bdw-e5-2697a narrows it to
- * pcie-bench's 500-600 ns); on every other root complex (EPYC, Altra, later Xeons) it is assumed,
- * 600 ns in a wide 400-1500 ns by default (Arm server root complexes are reported slower; no figure
- * was found), until a host's own measurement replaces it.
+ * a resource of capacity tags and demand latency / MRRS per byte; one tag space per function.
+ * Sources: Neugebauer et al., "Understanding PCIe performance for end host networking", SIGCOMM 2018
+ * (TLP overhead 24 B; read_rtt 500-600 ns on Xeon E5, Fig. 4); euro2021 and PCIe 4.0 base spec (tags);
+ * read_rtt elsewhere assumed, 600 ns in 400-1500 ns.
  * Leaves out: DLLP/flow-control traffic, replay, read-completion boundary splitting, RO.
+ * Evidence and history: docs/model/pcie.md.
  */
 #ifndef MODELS_PCIE_H
 #define MODELS_PCIE_H

@@ -1,23 +1,14 @@
 /* models/qnet.h — open queueing networks: the generic front end that holds the
  * engine against textbook queueing theory (scenario `kind: queueing_network`).
  *
- * Poisson or other renewal sources feed FCFS multi-server or processor-sharing
- * stations; after service a job moves to another station with a fixed
- * probability or leaves (probabilistic routing, Jackson-style).  The run
- * discards a warm-up period, then measures per station throughput,
- * utilisation, mean number in system and mean response time with batch-means
- * 95% confidence intervals.
- *
- * Alongside the simulation, qnet_theory() gives the closed forms where they
- * hold: the traffic equations lambda = gamma + lambda P give every station's
- * arrival rate and utilisation rho = lambda E[S] / c; mean number and response
- * time come from M/M/c (Erlang C) for an exponential FCFS station, from
- * M/G/1-PS (W = E[S]/(1-rho), insensitive to the distribution) for a PS
- * station, and from Pollaczek–Khinchine (Wq = rho E[S] (1+SCV) / (2(1-rho)))
- * for a single-server FCFS station whose only input is Poisson sources.
- * Product form (Jackson, 1963) makes the M/M/c and PS figures exact in a
- * network whose sources are all Poisson and whose FCFS stations are all
- * exponential with unlimited capacity; elsewhere theory is reported as absent.
+ * What it models: renewal sources feed FCFS multi-server or processor-sharing stations with
+ * probabilistic (Jackson-style) routing; per station throughput, utilisation, mean number and
+ * mean response time with batch-means 95% confidence intervals after a warm-up.
+ * qnet_theory(): traffic equations lambda = gamma + lambda P, rho = lambda E[S] / c; M/M/c (Erlang C),
+ * M/G/1-PS W = E[S]/(1-rho), Pollaczek–Khinchine Wq = rho E[S] (1+SCV) / (2(1-rho)).
+ * Sources: Jackson (1963) product form; Erlang C; Pollaczek–Khinchine.
+ * Leaves out: theory outside product form (reported as absent), closed networks, priorities.
+ * Evidence and history: docs/model/qnet.md.
  */
 #ifndef MODELS_QNET_H
 #define MODELS_QNET_H

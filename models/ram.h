@@ -1,24 +1,14 @@
 /* ram.h — the page cache and the RAM of a whole box (pagecache.h has the model and sources).
  *
- * What it sizes, in bytes, at a throughput X (B/s) with n = X * 8 / mean bitrate connections
- * (workload.h):
+ * What it sizes, in bytes, at a throughput X (B/s) with n = X * 8 / mean bitrate connections:
  *   needed = page cache + n x ram.socket_buffer + n_TLS x ram.tls_state + n_NIC x nics[].tls_context_bytes
  *          + n_RW x software.user_buffer + X (1 - h) x t_read + ram.reserve
- * where n_TLS is the connections on a TLS path (every path but plain sendfile and plain
- * read/write), n_NIC those the NIC encrypts (each card's context in host memory, nic.h, cards by
- * port share, the LACP hash of demand.c), n_RW those on a read/write path (the server's buffer of
- * the request in flight, datapath.h), h the hit ratio and t_read the longest drive's time for one
- * workload.io_size read (nvme.h): by Little's law the pages of the reads in flight (an upper
- * bound: every read at the slowest drive). The pages sendfile hands a socket stay referenced
- * until ACKed: they are the socket buffer's bytes (sw kTLS: its ciphertext copy), not counted
- * twice. The page cache is ram.page_cache, or (0) what memory.installed leaves after the other
- * needs at the served throughput and no hits (more hits would need fewer in-flight pages: an
- * upper bound on them). The served throughput is the model's own, the fixed point
- * x = min(offered, X*(cache sized at x)) (demand.c: a larger x leaves a smaller cache, fewer
- * hits and more drive reads, so one root); `capacity` sizes it so at each candidate load
- * (appliance_capacity.h), and its report at the capacity load. A need above
- * memory.installed is flagged in the report (a warning and "over_installed" in JSON), not an
- * error: the throughput model does not depend on it, and the planner wants the figure.
+ * n_TLS, n_NIC, n_RW: connections on a TLS path, NIC-encrypted, on a read/write path; h the hit
+ * ratio; t_read the slowest drive's time for one workload.io_size read (Little's law, an upper bound).
+ * The page cache is ram.page_cache, or (0) what memory.installed leaves (demand.c's fixed point).
+ * Sources: the ram.* and nics[].tls_context_bytes rows (memory.c, nic.c).
+ * Leaves out: nothing it sizes is an error: a need above memory.installed is flagged in the report.
+ * Evidence and history: docs/model/ram.md.
  */
 #ifndef MODELS_RAM_H
 #define MODELS_RAM_H

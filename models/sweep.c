@@ -102,8 +102,7 @@ static const SimConfField sweep_schema[] = {
     .doc = "what each run evaluates: bound, run (the DES) or capacity" },
   { .key = "capacity_latency", .type = SIM_CONF_T_ENUM, .offset = F(cap_latency), .def = "run",
     .enum_names = sweep_cap_latency_names,
-    .doc = "mode capacity: the p99 criterion by DES runs at candidate loads, as ocasim capacity does (run), or by the "
-           "bound's estimate (bound: instant; within 2-9 % of the DES's limit on the Rome boxes, docs/outputs.md)" },
+    .doc = "mode capacity: the p99 criterion by DES runs at candidate loads as ocasim capacity does (run), or by the bound's estimate (bound; docs/outputs.md)" },
   { .key = "replications", .type = SIM_CONF_T_INT, .offset = F(replications), .def = "1", .min = "1",
     .max = SWEEP_MAX_REPLICATIONS, .doc = "runs per point, each with its own seed (mode run)" },
   { .key = "seed", .type = SIM_CONF_T_INT64, .offset = F(seed), .def = "1", .min = "0", .doc = "the sweep seed" },

@@ -1,49 +1,15 @@
 /* models/sweep.h — a sweep of an appliance scenario: the sweep file, its points and seeds,
  * and one run of a point evaluated in-process (`ocasim sweep`, cli/cmd_sweep.c).
  *
- * The sweep file (YAML, read by sim/conf like a scenario, so every error is located):
- *
- *   kind: sweep                   # optional
- *   scenario: ../scenarios/milan-800g-dlwm-off-network-centric.yaml   # relative to this file
- *   mode: bound                   # bound | run | capacity
- *   capacity_latency: run         # mode capacity: p99 by DES runs as `ocasim capacity` (run) or by the bound (bound)
- *   replications: 1               # runs per point, each with its own seed (> 1: mode run only)
- *   seed: 1                       # the sweep seed
- *   set: {duration: 1 s}          # fixed overrides of the scenario (optional); a key fixed here
- *                                 #   or by --set may not be varied (nor one inside it)
- *   vary:                         # the points: the cartesian product of the entries, the
- *     - key: nics[0].count        #   last entry varying fastest
- *       values: [1, 2]
- *     - key: topology.links[0].width
- *       range: {from: 2, to: 16, step: 2}         # from, from + step, ... up to to (inclusive);
- *                                                 # "100 Gb/s" style values with one unit
- *     - zip:                      # keys that vary together: equally long lists, one axis
- *         - {key: topology.links[0].dlwm, values: [true, false]}
- *         - {key: software.placement, values: [network_centric, disk_centric]}
- *
- * Key paths are those of `--set` (sim_conf_apply_override), and each value is applied through
- * that same path with the value's own position in the sweep file as its source, so a value the
- * scenario refuses (an unknown key, out of range, a bad unit or enum) reads
- * `SWEEP:LINE:COL: key.path: message`, exit status 2 as for a scenario. Every value is checked
- * this way when the file is loaded (alone, on the base scenario); a point whose combination
- * fails (a check across keys) fails at run time, as a row with an error, and the sweep goes on.
- *
- * Seeds: run (point p, replication r) runs with scenario seed
- *   SHA-256("ocasim-sweep-v1\nseed=S\n" + "KEY=VALUE\n" for each varied key in file order
- *           + "replication=R\n"), its first 8 bytes big-endian, shifted right by 11 (53 bits,
- *           exact in any JSON reader)
- * with S the sweep seed and VALUE the value's text as in the results: stable across runs,
- * machines, thread counts and ranks, and unchanged when other points are added. A sweep that
- * varies `seed` itself runs each point with that seed (replications must then be 1).
- *
- * Results: one row per run, its columns sweep_columns(): point, replication, scenario, mode,
- * seed, overrides (the fixed ones: set: and --set), one column per varied key named by its key path (the value as the sweep file writes
- * it; a varied `seed` is the seed column, not a second one), the headline outputs of the mode (docs/outputs.md), error (empty when the run
- * succeeded; then every output is empty) and, last, ocasim_version (the version string the caller loaded the
- * sweep with, `ocasim --version`: every row and summary row carries it, as every single command's row does). Rows are written as CSV or JSON Lines by
- * sweep_row_append_csv / _json; sweep_summary_* gives, for replicated sweeps, the mean and 95 %
- * confidence half-width (Student t over the replications) of each numeric output per point.
- * No global state: a loaded spec is only read by sweep_run(), so threads share one.
+ * What it models: the points, the cartesian product of the `vary:` entries (values, range, zip;
+ * the last entry varying fastest), each value applied through the `--set` path so errors are
+ * located (`SWEEP:LINE:COL: key.path: message`), `replications` runs per point.
+ * Seeds: run (p, r) uses SHA-256("ocasim-sweep-v1\nseed=S\n" + "KEY=VALUE\n"... + "replication=R\n"),
+ * first 8 bytes big-endian >> 11 (53 bits): stable across machines, threads and added points.
+ * Results: one row per run (sweep_columns(), CSV or JSON Lines); replicated sweeps summarise each
+ * numeric output per point by its mean and 95 % Student-t half-width.
+ * Leaves out: adaptive designs (the file fixes the points); a point failing a cross-key check is a row with its error.
+ * Evidence and history: docs/model/sweep.md.
  */
 #ifndef MODELS_SWEEP_H
 #define MODELS_SWEEP_H

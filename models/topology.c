@@ -305,9 +305,8 @@ const SimConfField topology_schema[] = {
     .offset = F(a.topo.link_routing),
     .enum_names = topo_link_routing_names,
     .def = "by_kind",
-    .doc = "how remote traffic picks an inter-socket link: by_kind (xgmi: device DMA on the link of the device's IO quadrant, "
-           "CPU traffic interleaved; upi: all by address, the routing table), interleave (all by address) or device (device "
-           "DMA by quadrant everywhere; topology.h)" },
+    .doc =
+        "how remote traffic picks an inter-socket link: by_kind (xgmi: device DMA by IO quadrant; upi: by address), interleave or device (topology.h)" },
   SIM_CONF_END
 };
 

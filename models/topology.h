@@ -1,49 +1,17 @@
 /* topology.h — sockets, NUMA nodes, I/O quadrants and the fabric links between them.
  *
- * What it models: a server of S sockets, each split into Q physical quadrants (I/O-die
- * quadrants on AMD EPYC, dies on Naples, one quadrant on a monolithic Xeon). The BIOS NPS
- * setting (nodes per socket, NPS1/NPS2/NPS4) groups the quadrants into NUMA nodes:
- *     node(socket s, quadrant q) = s * NPS + q / (Q / NPS).
- * Every device (memory channel, NVMe drive, NIC) and every core sits at a (socket, quadrant)
- * position, so one platform description serves every NPS setting.
- * Fabric: quadrants of a socket are fully meshed by intra-socket links (Infinity Fabric on
- * the I/O die, or Naples' die-to-die links); sockets are joined by inter-socket links
- * (xGMI on EPYC, UPI on Xeon). Per-direction capacity of an inter-socket link, for traffic
- * type y (CPU reads, device posted writes, device reads):
- *     C_y = width * GT/s / 8 * encoding * fabric_eff * eff_y   [GB/s]
- * A byte of type y loads the link's resource (capacity at eff_y = 1) by 1 / eff_y. NVMe posted
- * writes arrive as MPS-sized TLPs and cross as 64-B coherent writes, CPU reads as 64-B read
- * responses; no source gives per-type xGMI or UPI efficiencies, so eff_y defaults to 1
- * (assumed) and is a key of each link group.
- * Width state (DLWM): with dynamic link width management the link runs at the narrowest width
- * of min_width, 2 min_width, ... width that carries its sustained traffic below dlwm_up of that
- * width's capacity, and narrows only when the traffic falls below dlwm_down of the next narrower
- * width's capacity (hysteresis; topo_dlwm_width). Sustained traffic that would load a narrow
- * width past dlwm_up widens the link, so at saturation a DLWM link carries its full width: the
- * bound and the DES give every link its full width, DLWM's state at the loads where a link's
- * capacity matters. Below those loads a narrow link is slower: at width w of a full width W its
- * line takes W / w as long and it runs W / w as busy, so its wait (below) grows to
- * (W/w) t rho' / (1 - rho'), rho' = (W/w) rho, at the width DLWM settles at from its minimum
- * under that load (demand_wait_ns), and the remote stall with it. (nab2022: BIOS-default DLWM
- * left the 800G box's links "running narrow (suspected x2)" at 420 Gb/s; no source says why they
- * did not widen, and the model does not invent a stuck-narrow state:
- * scenarios/reference/milan2022_default_bios.yaml carries that deviation.)
- * Routing (topology.link_routing): by_kind (default) routes per platform kind. On EPYC (xgmi
- * links) device traffic takes the link attached to the DMA-ing device's IO quadrant, as the
- * 800G box shows (euro2022/nab2022: uneven drive placement over the quadrants, uneven link
- * load), falling back to quadrant mod links; CPU traffic is address-interleaved over every link.
- * On Intel (upi links) every remote access is interleaved by physical address: the link is
- * chosen by indexing a routing table with address bits (4th Gen Xeon Scalable datasheet vol. 2,
- * UPIROUTINGTABLE / UpiRoutingConfig.UpiInterleaveMode). interleave and device force one rule
- * for every link kind (what-ifs). An intra-socket access between two NPS nodes uses the
- * aggregate of the quadrant links between them.
- * Loaded link latency: a remote CPU read waits on the link it crosses, M/M/1 with one 64-B line
- * as the service (demand_wait_ns: line time * rho / (1 - rho) at the link's utilisation), which
- * adds stall cycles at k_remote, the exposed fraction of a remote line's whole latency (cpu.h),
- * as the DRAM queueing of that line does (demand.h). It is small (2.6 ns at the Skylake no-silo
- * row's 41 % UPI): what a remote line costs is its whole latency, not the link's queue (cpu.h).
+ * What it models: S sockets of Q quadrants grouped by the BIOS NPS setting into NUMA nodes,
+ *     node(socket s, quadrant q) = s * NPS + q / (Q / NPS)
+ * every device and core at a (socket, quadrant); intra-socket links meshing the quadrants and
+ * inter-socket links (xGMI, UPI) of per-direction capacity for traffic type y
+ *     C_y = width * GT/s / 8 * encoding * fabric_eff * eff_y   [GB/s]   (eff_y assumed 1)
+ * DLWM width state with hysteresis (topo_dlwm_width); routing by platform kind (device traffic
+ * on its quadrant's link on EPYC, address-interleaved on Intel); a remote read's link wait is
+ * M/M/1 of one 64-B line, line time * rho / (1 - rho) (demand_wait_ns).
+ * Sources: euro2022, nab2022 (uneven link load); 4th Gen Xeon Scalable datasheet vol. 2 (UPI routing).
  * Leaves out: multi-hop routing inside a socket for inter-socket traffic, link-level
  * retries, coherence probe traffic, and more than one hop between sockets.
+ * Evidence and history: docs/model/topology.md.
  */
 #ifndef MODELS_TOPOLOGY_H
 #define MODELS_TOPOLOGY_H

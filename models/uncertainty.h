@@ -1,21 +1,16 @@
 /* uncertainty.h — what a scenario says it does not know: the `uncertainty:` section of a platform
  * or scenario file, and the registry of the values it may name.
  *
- * What it is: every number of the model has a spread (docs/conventions.md). The shared
- * coefficients carry theirs in models/coeffs.def (fitted: the fit's covariance; the
- * platform-transfer spread of the CPU costs) and models/coeffs.c (fixed: coeffs_fixed_range).
- * A platform's own values (its clock, DIMM speed, latencies, drive and NIC figures) are
- * physical quantities with a source; where the file's comment calls one assumed, or its source
- * gives a spread, the file says so in this section:
- *     uncertainty:
- *       - {param: memory.latency, low: 0.8, high: 1.4, kind: assumed, source: "typical DDR4 server figure"}
- * low and high are factors on the file's value: the true value lies between low x and high x of
- * it with 95 % probability (a split normal in ln space, median the file's value: the prediction
- * intervals, models/appliance_interval.h, draw each factor as exp(z sigma), sigma = -ln(low) / 1.96
- * for z < 0 and ln(high) / 1.96 for z > 0). The registry (UNC_PARAM_MAP) lists the values a
- * section may name, each with what it scales and the measurement that would pin it.
+ * What it models: a platform's own value with a spread, as
+ *     - {param: memory.latency, low: 0.8, high: 1.4, kind: assumed, source: "..."}
+ * low and high are factors: the true value lies within low x .. high x of the file's value with
+ * 95 % probability, a split normal in ln space drawn as exp(z sigma),
+ *     sigma = -ln(low) / 1.96 (z < 0),  ln(high) / 1.96 (z > 0)
+ * The registry (UNC_PARAM_MAP) lists the values a section may name, what each scales and the
+ * measurement that would pin it. Shared coefficients carry their spreads in coeffs.def / coeffs.c.
  * Leaves out: correlations between a platform's values (each is drawn on its own), and discrete
  * unknowns (a device map, a DIMM count): those are what-ifs (`--set`, sweeps), not spreads.
+ * Evidence and history: docs/model/uncertainty.md.
  */
 #ifndef MODELS_UNCERTAINTY_H
 #define MODELS_UNCERTAINTY_H

@@ -194,25 +194,26 @@ static gboolean workload_validate(const Workload *w, GError **error)
 #define B(m) offsetof(WlBitrate, m)
 
 /* rate: sanity bound, video streams run 100 kb/s to 100 Mb/s */
-static const SimConfField bitrate_schema[] = { { .key = "rate",
-                                                 .type = SIM_CONF_T_DOUBLE,
-                                                 .offset = B(rate_bps),
-                                                 .unit = SIM_UNIT_BIT_RATE,
-                                                 .required = true,
-                                                 .min = "100000",
-                                                 .max = "1e9",
-                                                 .doc = "client stream bitrate: 100 kb/s (below the lowest rung of a video "
-                                                        "ladder, ~235 kb/s) to 1 Gb/s (above any one video stream, 8K ~100 "
-                                                        "Mb/s); outside it the connection count has no physical meaning" },
-                                               { .key = "share",
-                                                 .type = SIM_CONF_T_DOUBLE,
-                                                 .offset = B(share),
-                                                 .unit = SIM_UNIT_PERCENT,
-                                                 .required = true,
-                                                 .min = "0",
-                                                 .max = "1",
-                                                 .doc = "share of connections" },
-                                               SIM_CONF_END };
+static const SimConfField bitrate_schema[] = {
+  { .key = "rate",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = B(rate_bps),
+    .unit = SIM_UNIT_BIT_RATE,
+    .required = true,
+    .min = "100000",
+    .max = "1e9",
+    .doc =
+        "client stream bitrate: 100 kb/s (below a video ladder's lowest rung, ~235 kb/s) to 1 Gb/s (above any one stream, 8K ~100 Mb/s)" },
+  { .key = "share",
+    .type = SIM_CONF_T_DOUBLE,
+    .offset = B(share),
+    .unit = SIM_UNIT_PERCENT,
+    .required = true,
+    .min = "0",
+    .max = "1",
+    .doc = "share of connections" },
+  SIM_CONF_END
+};
 
 /* workload.headroom: one optional limit per shared resource kind (the CPU's is cpu_cap). No
  * default: absent is 0, no criterion. */
@@ -294,7 +295,7 @@ const SimConfField workload_schema[] = {
     .enum_names = wl_title_placement_names,
     .def = "node_striped",
     .doc =
-        "titles on drives: node_striped (ranks dealt to nodes in proportion to their drives by smooth weighted round robin, each title striped over its node's drives; equal nodes: rank r on node r mod N), round_robin (whole titles, node-interleaved drive order) or random" },
+        "titles on drives: node_striped (nodes by their drives, striped over the node's drives), round_robin (whole titles) or random (workload.h)" },
   { .key = "request_size",
     .type = SIM_CONF_T_DOUBLE,
     .whole = true,
@@ -309,25 +310,23 @@ const SimConfField workload_schema[] = {
     .offset = F(a.wl.request_size_dist),
     .enum_names = wl_size_dist_names,
     .def = "lognormal",
-    .doc = "family of request sizes in `ocasim run`, of mean request_size: lognormal (CV request_size_cv), exponential (CV 1) "
-           "or fixed (every request request_size); bound uses the mean only" },
+    .doc =
+        "family of request sizes in `ocasim run`, of mean request_size: lognormal (CV request_size_cv), exponential or fixed; bound uses the mean only" },
   { .key = "request_size_cv",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(a.wl.request_size_cv),
     .def = "0.3",
     .min = "0",
     .max = "10",
-    .doc = "coefficient of variation of lognormal request sizes; 0: every request request_size (assumed 0.3: VBR encodes "
-           "vary a segment's bytes with scene complexity; no published figure for a CDN's range requests)" },
+    .doc =
+        "CV of lognormal request sizes; 0: every request request_size (assumed 0.3: VBR segment bytes vary with the scene; no published CDN figure)" },
   { .key = "arrivals",
     .type = SIM_CONF_T_ENUM,
     .offset = F(a.wl.arrivals),
     .enum_names = wl_arrivals_names,
     .def = "paced",
     .doc =
-        "requests in `ocasim run` under an offered load: paced (offered / mean bitrate clients, each fetching a segment "
-        "per segment_duration as requests sent one after another on its connection, workload.h) or poisson (one unpaced Poisson stream of "
-        "requests); saturate keeps every request slot busy and uses neither" },
+        "requests in `ocasim run` under an offered load: paced (clients fetching a segment per segment_duration, workload.h) or poisson; saturate uses neither" },
   { .key = "segment_duration",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(a.wl.segment_ns),
@@ -336,10 +335,7 @@ const SimConfField workload_schema[] = {
     .min = "100 ms",
     .max = "60 s",
     .doc =
-        "playback time of one segment, fetched by a paced client as one or more requests of request_size sent one after another (6 s: Apple's HLS Authoring "
-        "Specification for Apple Devices, target duration 6 s; DASH services use 2-10 s); rounded per bitrate to whole "
-        "requests of request_size; `ocasim run`, `capacity` and a run or capacity `sweep` (its base scenario) warn when the measured time is under a quarter of it (scenarios/README.md: "
-        "Arrivals)" },
+        "playback time of one segment a paced client fetches as requests of request_size (6 s: Apple HLS Authoring Specification; docs/model/workload.md)" },
   /* sanity bound: as request_size */
   { .key = "io_size",
     .type = SIM_CONF_T_DOUBLE,
@@ -350,7 +346,7 @@ const SimConfField workload_schema[] = {
     .min = "512",
     .max = "1 GiB",
     .doc =
-        "bytes per drive read (assumption: sendfile read-ahead); it sets a drive's Little's-law ceiling queue_depth x io_size / latency (binding only when below its read bandwidth), the sync-sendfile worker ceiling and the requests the DES keeps in flight" },
+        "bytes per drive read (assumption: sendfile read-ahead); sets the drive's ceiling queue_depth x io_size / latency and the DES's requests in flight" },
   { .key = "bitrates",
     .type = SIM_CONF_T_LIST,
     .offset = F(bitrates),
@@ -391,10 +387,8 @@ const SimConfField workload_schema[] = {
     .def = "32100",
     .min = "0",
     .max = "1e9",
-    .doc = "CPU cycles per request on the stack's node: HTTP parse, response head, sendfile set-up, the request's packets "
-           "(32100: NGINX, \"Testing the Performance of NGINX and NGINX Plus Web Servers\", 2017: 71 561 HTTPS requests/s "
-           "for 0 KB responses on one CPU of a 2.3 GHz Xeon E5-2699 v3, keepalive; 2.3e9 / 71561; cycles taken to "
-           "transfer across cores; ocasim validate measures a host's as loopback.request_server_cycles)" },
+    .doc =
+        "CPU cycles per request on the stack's node (32100: NGINX 2017, 71 561 HTTPS req/s on one 2.3 GHz E5-2699 v3 CPU; docs/model/workload.md)" },
   { .key = "session_length",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(a.wl.session_ns),
@@ -402,26 +396,24 @@ const SimConfField workload_schema[] = {
     .def = "600 s",
     .min = "1e9",
     .max = "8.64e13",
-    .doc = "how long one client connection (one TLS session) lasts; with the bitrate mix it sets the new connections per "
-           "second, x / (mean bitrate x session_length) (assumed: a 10-minute viewing session)" },
+    .doc =
+        "how long one client connection (TLS session) lasts; sets new connections/s = x / (mean bitrate x session_length) (assumed: 10 minutes)" },
   { .key = "tls_handshake_cycles",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(a.wl.handshake_cycles),
     .def = "1.03e6",
     .min = "0",
     .max = "1e10",
-    .doc = "CPU cycles of a full TLS handshake (1.03e6: NGINX Plus sizing guide, 2016: 33 000 SSL TPS on 16 cores of a "
-           "2.3 GHz Xeon E5-2699 v3, ECDHE-ECDSA P-256, a new connection and one request each: 2.3e9 x 16 / 33000 = "
-           "1.115e6, less workload.connection_cycles and workload.request_cycles)" },
+    .doc =
+        "CPU cycles of a full TLS handshake (1.03e6: NGINX Plus sizing guide 2016, 33 000 TPS on 16 cores, E5-2699 v3; docs/model/workload.md)" },
   { .key = "tls_resumed_cycles",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(a.wl.resumed_cycles),
     .def = "8.06e5",
     .min = "0",
     .max = "1e10",
-    .doc = "CPU cycles of a resumed TLS handshake: a full one without its asymmetric operations (a ticket resumption skips "
-           "the ECDSA P-256 sign, 51 000 cycles, and the ECDHE key generation and derivation, 173 000: openssl speed 3.0 "
-           "on a 2.6 GHz AMD EPYC, 50 785 signs/s and 21 301 ECDH/s; 1.03e6 - 2.24e5)" },
+    .doc =
+        "CPU cycles of a resumed TLS handshake: a full one less its ECDSA sign and ECDHE (openssl speed 3.0, EPYC 2.6 GHz; docs/model/workload.md)" },
   { .key = "tls_resumption",
     .type = SIM_CONF_T_DOUBLE,
     .offset = F(a.wl.resumption),
@@ -436,9 +428,8 @@ const SimConfField workload_schema[] = {
     .def = "51000",
     .min = "0",
     .max = "1e10",
-    .doc = "CPU cycles per connection beside TLS: accept, TCP state set-up and teardown, timers over its life (51000: "
-           "NGINX 2017, as request_cycles: 34 344 new HTTP connections/s with one request each on one CPU, 2.3e9 / 34344 = "
-           "66 970, less one HTTP request, 2.3e9 / 145551 = 15 800)" },
+    .doc =
+        "CPU cycles per connection beside TLS: accept, TCP set-up/teardown, timers (51000: NGINX 2017, 34 344 conn/s on one CPU; docs/model/workload.md)" },
   /* sanity bound */
   { .key = "latency_slo",
     .type = SIM_CONF_T_DOUBLE,

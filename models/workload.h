@@ -1,34 +1,16 @@
 /* workload.h — clients, catalogue popularity and content placement.
  *
  * What it models: an offered load (Gb/s, or saturate), a bitrate mix of client connections
- * (connections = throughput / mean bitrate), a catalogue of `titles` files with Zipf
- * popularity p(r) = r^-s / H(N, s) for rank r = 1..N, and the placement of files on drives:
- *   node_striped rank r goes to a node chosen by smooth weighted round robin with each
- *                node weighted by its drives (a box filled from the origin fills its
- *                storage, so nodes hold titles in proportion to their drives, and a small
- *                node's turns are spread over the cycle rather than bunched in the Zipf
- *                head; equal nodes: rank r on node (r - 1) mod N) and is
- *                striped evenly over that node's drives: the natural
- *                NUMA-balancing placement of a title's many files (one per bitrate and track);
- *                the Zipf head still makes the node holding rank 1 hot: for s = 1 over two
- *                nodes its share is 1/2 + ln2 / (2 H_N) (0.529 for N = 10^5).
- *   round_robin  rank r goes to the r-th drive of the same order: whole
- *                titles on single drives, so the most popular titles make hot drives.
- *   random       each title on a uniformly random drive (seeded).
- * so hot content makes hot drives, nodes and NICs. A fraction alt_fraction of the load uses a
- * second data path (e.g. mixed NIC and software kTLS).
- * Requests: sizes of mean request_size from request_size_dist (lognormal of CV request_size_cv,
- * exponential or fixed). In `ocasim run` with an offered load, clients are paced at their
- * bitrate (arrivals: paced): a player with a full buffer fetches one segment per segment
- * duration, so each of the offered / mean bitrate clients (split over the mix by share)
- * fetches a segment of n = max(1, round(rate x segment_duration / 8 / request_size))
- * requests every n x request_size x 8 / rate seconds (segment_duration rounded so a segment
- * is whole requests and the client's mean rate is exactly its bitrate; client rates are scaled
- * by the rounding of the client count, so the offered load is exact), its requests one after
- * another on its connection (each sent when the one before has completed, as HTTP/1.1 range
- * requests): each client reads at its bitrate in bursts, one per segment.
+ * (connections = throughput / mean bitrate), a catalogue of `titles` files with Zipf popularity
+ *     p(r) = r^-s / H(N, s),  r = 1..N
+ * placed on drives by node_striped (nodes by smooth weighted round robin on their drives, striped
+ * over the node's drives), round_robin (whole titles on single drives) or random (seeded).
+ * alt_fraction of the load uses a second data path. Request sizes: mean request_size from
+ * request_size_dist. In `ocasim run` clients are paced: each fetches a segment of
+ * n = max(1, round(rate x segment_duration / 8 / request_size)) requests every n x request_size x 8 / rate s.
  * Leaves out: diurnal change, start-up bursts (a player filling its buffer), bitrate
  * switching, a segment's requests going to one drive (each request draws its class).
+ * Evidence and history: docs/model/workload.md.
  */
 #ifndef MODELS_WORKLOAD_H
 #define MODELS_WORKLOAD_H

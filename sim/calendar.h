@@ -1,40 +1,13 @@
 /* sim/calendar.h — the pending-event set of the engine.
  *
- * A radix wheel (hierarchical timing wheel over the bits of the integer time,
- * Varghese and Lauck 1987; a multi-level bucket radix heap, Ahuja et al.
- * 1990): level 0 has 4096 buckets one nanosecond wide, each higher level 256
- * buckets 256 times wider, 8 levels for 64 bits.  An event sits in the level
- * of the highest bit where its time differs from a cursor (at most the
- * earliest pending time), in the bucket of its time's digit at that level.
- * Level-0 buckets hold one exact time each, so a bucket is a plain FIFO and
- * equal times come out in the order they were scheduled, with no sequence
- * numbers and no sorting.  When level 0 runs empty, the first non-empty
- * bucket of the lowest non-empty level is opened: the cursor moves to its
- * start and its events spread, in order, over the levels below.  Insert and
- * pop are O(1) amortised (an event moves down at most 7 times; in the hold
- * model with a ~1 us mean increment, once for about every fourth event);
- * cancel is O(1).  Bitmaps with a summary word per level find non-empty
- * buckets.
- *
- * The buckets take one of two forms, switched by size (same buckets, same
- * order, so a switch is one pass over the pending events):
- *   - lists (up to 49152 pending): intrusive doubly linked FIFO lists, a
- *     branch-free fast path (calendar.c); everything is in cache there and
- *     nothing beats touching two list ends;
- *   - arrays (down to 16384 pending): chains of 256-byte chunks of event
- *     pointers from a free list the calendar owns; the event keeps its chunk
- *     and index, so cancel writes a tombstone (compacted when tombstones
- *     outnumber live events by more than a chunk).  With 1e6 pending events
- *     and a 1 us mean increment a finest bucket holds ~1000 cold events; a
- *     list can only be walked one cache miss at a time, an array lets pop
- *     prefetch several events ahead.
- * Measured (bench/README.md, the hold model against the other candidates:
- * two-level wheel with a sorted spill, ladder queue, 4- and 8-ary heaps):
- * lists win below ~40000 pending (1e3: ~1.6x arrays), arrays above (1e5:
- * ~2x lists, 1e6-1e7: ~5x); the whole is 12.7-59.6x ns-3's default
- * MapScheduler at 1e3-1e6 in five runs on the shared 2-core VM.  Memory: ~100 KiB of list buckets, plus ~190 KiB of
- * array buckets and chunks for the pending events while arrays are in use
- * (given back when the set shrinks to lists).  SimEvent is 48 bytes.
+ * What it models: a radix wheel over the bits of the integer time: level 0 has 4096 one-ns
+ * buckets, each higher level 256 buckets 256 times wider (8 levels for 64 bits); equal times come
+ * out in the order scheduled. Insert and pop O(1) amortised, cancel O(1). Buckets are intrusive
+ * FIFO lists up to 49152 pending and chunked arrays down to 16384 (switched by size).
+ * Sources: Varghese and Lauck 1987 (timing wheels); Ahuja et al. 1990 (radix heap);
+ * bench/README.md (the hold-model measurements against the other candidates).
+ * Leaves out: priorities among events of one time (they leave in the order scheduled).
+ * Evidence and history: docs/model/calendar.md.
  */
 #ifndef SIM_CALENDAR_H
 #define SIM_CALENDAR_H

@@ -1,34 +1,14 @@
 /* sim/conf.h — strict YAML scenario loader, `--set` overrides and table-driven binding.
  *
- * Every scenario kind is read the same way:
- *
- *   g_autoptr(SimConfDoc) doc = sim_conf_load_file(path, &err);          // or _load_string
- *   sim_conf_apply_overrides(doc, sets, &err);                           // --set a.b[1].c=v
- *   MyScenario s = {0};
- *   sim_conf_bind(sim_conf_doc_root(doc), my_schema, &s, &err);          // fills s
- *   ...
- *   sim_conf_unbind(my_schema, &s);                                       // frees strings/lists
- *
- * The YAML text is parsed with libyaml's event API into a small tree of SimConfNode (map,
- * sequence, scalar), each node keeping its file name and 1-based line/column, its parent and
- * its key or index, so that any error reads `FILE:LINE:COL: key.path: message`. Duplicate
- * keys, multiple documents and syntax errors are load errors; anchors/aliases are expanded by
- * copy. Overrides rewrite the tree before binding, so overridden values are checked exactly
- * like file values (their nodes carry the file name "--set" and no line, so errors read
- * `--set: key.path: message`). Binding walks a schema (an array of SimConfField terminated by
- * SIM_CONF_END) and writes into a C struct at the given offsets: units parsed by sim/units.h,
- * ranges, enums and unknown keys checked, with "did you mean" suggestions (edit distance).
- * Includes ("platform: platforms/x.yaml") are built from sim_conf_load_file(),
- * sim_conf_node_resolve_path() and sim_conf_overlay(), or in one call with
- * sim_conf_load_with_include(). All errors are in the SIM_CONF_ERROR domain.
- * No global state: documents are independent, so threads can load and bind at once
- * (a document itself is not locked).
- * Explicit YAML tags (`!!str`, `!!binary`, `!foo`) are SIM_CONF_ERROR_TYPE at the tagged node: the
- * schema types every value, and a tag would be silently ignored. A UTF-8 byte order mark at the
- * start is skipped (positions count from the first character after it, YAML 1.2 §5.2).
- * Key names quoted in messages are truncated to SIM_CONF_QUOTE_MAX characters with
- * non-printables escaped; values of included files are never quoted.
+ * What it does: sim_conf_load_file() parses YAML (libyaml events) into SimConfNode trees whose
+ * nodes keep file, 1-based line/column, parent and key, so every error reads
+ * `FILE:LINE:COL: key.path: message`; sim_conf_apply_overrides() rewrites the tree (`--set`,
+ * errors `--set: key.path: message`); sim_conf_bind() walks a SimConfField schema into a struct
+ * at offsets (units by sim/units.h, ranges, enums, unknown keys with "did you mean").
+ * Duplicate keys, several documents, syntax errors and explicit tags are errors (SIM_CONF_ERROR);
+ * anchors are expanded by copy; a UTF-8 BOM is skipped (YAML 1.2 §5.2). No global state.
  * Left out: merge keys (<<), multi-document streams, error recovery (first error wins).
+ * Evidence and history: docs/model/conf.md.
  */
 #ifndef SIM_CONF_H
 #define SIM_CONF_H

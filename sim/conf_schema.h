@@ -2,17 +2,12 @@
  * (draft 2020-12) for editors (yaml-language-server in VS Code and Neovim), and as the list of
  * its key paths (shell completion of --set).
  *
- * What JSON Schema can say of a table, it says: maps are objects with
- * additionalProperties false (an unknown key is an error, as in the loader), lists are arrays
- * with minItems/maxItems, dicts are objects whose values follow the element schema, enums are
- * enums, booleans booleans, and every key carries its description, unit and default.
- * Numbers without a unit are numbers (integers for INT and INT64) with minimum/maximum
- * (exclusive where the table says so); the loader also reads them from quoted text, so a
- * string of digits is accepted too (without the range check, which JSON Schema applies to
- * numbers only).  Values with a unit are strings matching "<number> <unit of the kind>"
- * (sim_unit_kind_pattern); their range is the loader's alone, since it depends on the unit.
- * Fields of type NODE take the schema the caller gives for their key path, or any value.
+ * What it says: maps are objects with additionalProperties false, lists arrays with
+ * minItems/maxItems, enums enums; every key has its description, unit and default; unitless
+ * numbers carry minimum/maximum; values with a unit are strings matching "<number> <unit>"
+ * (sim_unit_kind_pattern), their range checked by the loader only.
  * Left out: checks across keys (sums, placements, known names), which the loader makes.
+ * Evidence and history: docs/model/conf.md.
  */
 #ifndef SIM_CONF_SCHEMA_H
 #define SIM_CONF_SCHEMA_H

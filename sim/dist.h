@@ -1,19 +1,14 @@
 /* sim/dist.h — random variates for service times, sizes and inter-arrival times.
  *
- * A SimDist is a small value type: a family and its parameters, always
- * expressed through the mean (in the caller's unit: ns, bytes, ...) so that a
- * scenario can change the family without re-deriving the mean.  Sampling uses
- * GSL's generators:
+ * What it models: a SimDist, a family and its parameters through the mean (SCV = Var/mean^2):
  *   deterministic  X = mean                                 SCV 0
  *   exponential    gsl_ran_exponential(mean)                SCV 1
  *   erlang(k)      gsl_ran_gamma(k, mean/k)                 SCV 1/k
- *   lognormal(cv)  gsl_ran_lognormal(zeta, sigma), sigma^2 = ln(1+cv^2),
- *                  zeta = ln(mean) - sigma^2/2              SCV cv^2
- *   pareto(alpha)  gsl_ran_pareto(alpha, xm), xm = mean (alpha-1)/alpha, alpha > 1
- *                                                           SCV 1/(alpha(alpha-2)) for alpha > 2
+ *   lognormal(cv)  sigma^2 = ln(1+cv^2), zeta = ln(mean) - sigma^2/2   SCV cv^2
+ *   pareto(alpha)  xm = mean (alpha-1)/alpha, alpha > 1     SCV 1/(alpha(alpha-2)) for alpha > 2
  *   uniform(cv)    on mean*(1 -+ sqrt(3) cv), cv <= 1/sqrt(3) SCV cv^2
- * SCV is the squared coefficient of variation Var/mean^2, which the M/G/1
- * Pollaczek–Khinchine formula needs.
+ * Leaves out: empirical and mixture distributions.
+ * Evidence and history: docs/model/dist.md.
  */
 #ifndef SIM_DIST_H
 #define SIM_DIST_H

@@ -1,146 +1,13 @@
 /* sim/flow-private.h — the internals of the flow model, shared by sim/flow*.c.
  *
- * Model and equations: see sim/flow.h.  Implementation notes:
- *
- * - Groups.  Flows with the same (resource, cost) vector (after merging
- *   duplicates and dropping zero costs) and the same cap get the same rate in
- *   the max-min allocation, so they are solved as one group with a
- *   multiplicity n_g: the group adds n_g w_{g,r} to the weight of each of its
- *   resources, resource r saturates when sum_g n_g w_{g,r} x_g = C_r.  Groups
- *   are found by content (a hash of the vector and cap), so grouping needs
- *   nothing from the caller.  An emptied group stays idle in the hash for
- *   reuse (purged when idle groups pile up).
- * - Clocks and virtual time.  Groups that move at the same byte rate x
- *   share a clock: V_c(t) = V_s + x (t - t_s), the bytes each of their flows
- *   delivered since the clock's origin, re-anchored (t_s = now) only when x
- *   changes.  A group keeps an offset (V_g = V_c - off_g); a flow started at
- *   V_g0 with S bytes has the finish tag F = V_g0 + S and remaining bytes
- *   F - V_g(t).  The members of a group sit in a min-heap by
- *   F - FINISH_REL_EPS S, the groups of a clock in a min-heap by their
- *   first member's key + off, and the clocks in a min-heap by next
- *   completion.  So a rate change of a clock costs one re-anchor and one
- *   completion time whatever its number of groups and flows.  A clock also
- *   keeps, per resource its groups use that is not bounded (below),
- *   A = sum n_g w_{g,r}: the load it puts there is A x.  On the 800G
- *   appliance
- *   the ~24 groups a solve re-rates sit in ~5 clocks.
- * - Local re-solve.  A resource that saturated in the last solve is marked
- *   `sat`.  Changes (a group's multiplicity, a group emptied, a capacity)
- *   are re-solved on the component reachable from the changed groups through
- *   SATURATED resources only; unsaturated resources are left out of the
- *   filling (as if infinite).  The result is then checked: every unsaturated
- *   resource the component's groups use must stay within its capacity; those
- *   that would not join the component and the filling is redone, until none
- *   does.  The outcome is the max-min allocation of the whole net: every group
- *   of the component has its bottleneck (a saturated resource of the
- *   component on which no user is faster, or its cap), and every group
- *   outside keeps its own (a saturated resource all of whose users are
- *   outside), which characterises the unique max-min allocation.  On an
- *   appliance, where every request shares DRAM and CPU (unsaturated) but is
- *   limited by its NIC port or drive, the component is a port's or drive's
- *   groups instead of the whole box.  A group whose resources are all
- *   unsaturated and that has no cap first gets the resource that bounds it
- *   alone.
- * - Restart level.  Max-min is monotone in the levels of progressive
- *   filling: below the level at which a change first matters, the filling
- *   goes exactly as the last one did.  A flow leaving group g matters no
- *   lower than x_g (its resources only lose load); flows joining g no lower
- *   than x_g, its cap, and the level at which one of g's resources, with
- *   every user at min(its old rate, level), first reaches its capacity
- *   (level_bound: Newton from below on a concave piecewise-linear sum); a
- *   capacity change at 0.  A solve fills from the lowest such level L0:
- *   groups slower than L0 keep their rates, count as fixed loads on the
- *   component's resources, and the closure does not go through them.  On
- *   the appliance this halves the re-solved groups (~46 to ~24 on 800G, of
- *   which ~21 do change rate).
- * - Solving by clocks.  Without capped groups the progressive filling
- *   runs over clocks (solve_clocks): a clock's weight on a resource is its
- *   A; when a resource saturates, a clock all of whose groups use it
- *   freezes whole, one only some of whose groups use it first splits (they
- *   move to a new clock at the same rate and anchor).  The component is
- *   closed over whole clocks (any closed set holding the changes gives the
- *   max-min allocation).  Clocks frozen on the same resource at the same
- *   rate merge (the smaller into the larger; one linear pass, whatever the
- *   number of clocks: merge_clocks).  With capped groups the same
- *   filling runs group by group (solve_groups); a clock whose groups all get
- *   the same new rate is still moved whole, the other groups move to a
- *   clock of their new rate.
- * - Saturated resources first.  Each active group keeps the uses of its
- *   saturated resources at the front of its use array (n_sat of them), each
- *   clock the same for its resources, moved when a resource's flag flips:
- *   the closure, the freezing and the overload check skip the ~13
- *   unsaturated resources of an appliance clock.
- *   The key the group is hashed by keeps the order of the first start.
- * - Loads.  Loads of saturated resources are re-summed by each solve; those
- *   of the others are kept as upper bounds: rises are added, falls are not
- *   (a solve checks only the resources of clocks that speed up, and those
- *   whose bound new flows took above capacity, exactly when the bound does
- *   not fit).  Exact loads (sim_flow_resource_load) are summed over the
- *   clocks using the resource.  Every load, cap load, clock weight and the
- *   net's byte rate are re-summed exactly every RESUM_EVERY solves.
- * - Fast path: a resource whose users all have caps that fit in its capacity
- *   (sum w x cap <= C) can never saturate; a flow all of whose resources are
- *   such runs at its cap and starts and ends without a solve.
- * - Statistics are integrated lazily: resource units as w x bytes of the
- *   flows that left, plus w (n_g V_g - sum of V_g at their starts) of each
- *   active group using the resource (res_units: a start or end adds one
- *   term, a rate change or clock move nothing), busy area as units /
- *   capacity between capacity changes, flow area up to the last change of
- *   the resource's flow count (or a query), the net at every change.  A
- *   completed flow counts its size (the residue and the part of an
- *   interval it spends past its last byte, as it completes at the ceil'd
- *   ns, included), so units served equal sum of w x bytes exactly.  A
- *   net that keeps no per-flow statistics (sim_flow_net_keep_flow_stats,
- *   as the DES of sim/fluid.c) integrates no flow area and sums no
- *   completed flows: a start and an end then touch only loads and units.
- * - Scratch arrays grow by doubling and are kept: no allocation per solve.
- * - Rate precision (sim_flow_net_set_rate_precision, EPS > 0; 0, the
- *   default, takes none of this).  A start or end whose new load on each
- *   saturated resource of its flow stays within EPS x capacity of the
- *   capacity (and at most (1 + EPS) x capacity on the others: note_load)
- *   sets no must_solve: the change stays queued (changed groups, seeds,
- *   restart level) and the event goes to the next completion; the first
- *   change that moves a load further solves them all (solve_due).  Loads
- *   are kept through the deferred changes as they are between solves, so
- *   the test is exact.  (Re-solving only the flows that move by more than
- *   EPS was tried and dropped: bench/README.md, bench-precision.)
- *
- * Why two solvers.  solve_clocks fills by clocks and solve_groups by groups;
- * one solver would be solve_groups alone, giving back what the clock
- * filling bought (bench/README.md, "Clocks": 2.65 G -> 1.86 G instructions
- * on the 800G row; a rate change costs a re-anchor per clock, not per
- * group), or solve_clocks taking rate caps, which it cannot do as it stands: a clock
- * freezes whole at the level of a saturating resource, but rate-capped
- * groups of one clock freeze each at its own cap, so the clock would have
- * to split at every cap below the level, and a clock left with no
- * component resource that all its groups use (bound_clocks returns -1)
- * needs per-group bounds.  solve_clocks therefore runs only while no capped
- * group is active and gives up (having changed nothing but clock
- * membership) in that last case; solve_groups does the rest.  Merging them
- * would also change the order in which loads are summed (clock weights A
- * against per-group n w), hence the last digits of the rates, which the
- * golden outputs forbid in a refactoring.
- *
- * Words.  "Rate cap" (rate_cap_Bps, bytes/s) is a flow's own limit;
- * "capacity" (units/s) is a resource's; load_at_caps is the load a
- * resource would carry with every rate-capped user at its cap; *_alloc
- * are allocated lengths of arrays; capacity_epoch counts capacity changes.
- *
- * Scratch.  What a solve writes and no later solve reads is kept apart
- * from the state: the net's arrays and epochs in net->sx (SimFlowScratch),
- * and each resource's, group's and clock's own figures in its `sx` member
- * (valid only while its mark equals the current epoch).  Those stay in the
- * elements rather than in arrays of the net: groups have no dense index,
- * and the fillings read them next to the element's state (capacity,
- * users), so a side table would add a load per access in the hot loops.
- *
- * Files.  flow.c: the public API (net, resources, flows, statistics, the
- * completion event); flow-clock.c: clocks, their group heaps and resource
- * entries; flow-group.c: groups by content, activation, the rate-capped
- * list; flow-bounds.c: the bounded-resource proofs (cover_bounds, retrack);
- * flow-solve.c: closure, fillings, restart level, commits (the two
- * solvers).  Functions shared between them are prefixed sim_flow__ and
- * declared below only; small hot helpers are static inline here.
+ * Model and equations: sim/flow.h. Groups (flows with the same costs and cap, multiplicity n_g)
+ * share clocks of one byte rate x and virtual time V_c(t) = V_s + x (t - t_s); a flow's finish
+ * tag F = V_g0 + S. A change re-solves only the component reachable through saturated resources,
+ * from the lowest restart level; solve_clocks fills by clocks, solve_groups (with rate caps) by groups.
+ * Files: flow.c the API; flow-clock.c clocks; flow-group.c groups; flow-bounds.c bounded-resource
+ * proofs; flow-solve.c closure, fillings, restart level, commits. Shared functions: sim_flow__*.
+ * Leaves out: nothing of the model; the notes on each mechanism and why two solvers are kept.
+ * Evidence and history: docs/model/flow.md.
  */
 #ifndef SIM_FLOW_PRIVATE_H
 #define SIM_FLOW_PRIVATE_H
@@ -581,7 +448,8 @@ static inline void mark_changed(SimFlowNet *net, SimFlowGroup *g)
   }
 }
 
-/* Whether rates are stale: a group changed, or a resource (saturated and losing a group, or of changed capacity) waits as a seed. */
+/* Whether rates are stale: a group changed, or a resource (saturated and losing a group, or of changed capacity) waits as a
+ * seed. */
 static inline bool dirty(const SimFlowNet *net)
 {
   return net->n_changed || net->n_seeds;

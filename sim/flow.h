@@ -1,57 +1,16 @@
 /* sim/flow.h — bandwidth resources shared by concurrent transfers (flow model).
  *
- * A SimFlowNet holds resources (a capacity C_r in units per second: bytes/s,
- * cycles/s, whatever the caller decides) and active flows.  A flow moves S
- * bytes and consumes, per byte, w_{f,r} units of each resource it uses (one
- * served byte may cost 1 NVMe byte, 4 DRAM bytes, 1 PCIe byte and N CPU
- * cycles), optionally limited by its own cap c_f in bytes/s.
- *
- * Rates: weighted max-min fairness by progressive filling, as in SimGrid's
- * LMM solver with every flow weight 1.  All unfrozen flows raise their BYTE
- * rate together from 0 (equal byte-rate increase, whatever their w_{f,r});
- * resource r saturates when sum_f w_{f,r} x_f = C_r, and every unfrozen flow
- * using it freezes at the current level; a flow also freezes at its own cap;
- * repeat until every flow is frozen.  The result: each flow is limited either
- * by its cap or by a saturated resource on which no other flow gets a higher
- * byte rate.  Rates are recomputed only when a flow starts, ends, is
- * cancelled or a capacity changes; in between remaining bytes fall linearly.
- * Flows with the same (resource, cost) vector and cap always get the same
- * rate, so the net solves them as one group (found automatically by content)
- * with a multiplicity.  Recomputation is lazy three times over: all changes
- * made at one simulated instant are batched into one recomputation; only the
- * groups linked to the changed ones through saturated resources are
- * re-solved (widened while an unsaturated resource would be overloaded);
- * and a flow whose resources cannot saturate (all their users capped, caps
- * fitting in the capacity) starts and ends without any re-solve.  Groups
- * that move at the same rate share a clock (one virtual time), so a rate
- * change costs the same whatever the number of groups and flows it moves.
- *
- * Completion: a flow completes at the first nanosecond at which its remaining
- * bytes are <= 1e-12 of its size (ceil to the ns, so completion never comes
- * early by more than that); a residue of at most 1e-9 of the size is treated
- * as done at once.  The residue is counted as delivered, so a completed flow
- * has delivered exactly its size.  Flows completing at the same nanosecond
- * are removed together, their callbacks run in start order, and rates are
- * recomputed once after all of them (callbacks may start or cancel flows).
- *
- * Statistics (time-weighted over [last reset, now]): per resource the units
- * served (integral of its allocation), the busy area (integral of
- * allocation / capacity: utilisation), the flow area (integral of the number
- * of flows using it: mean "queue length"), and for completed flows that used
- * it their response time, the time they would have taken alone
- * (S / min(c_f, min_r C_r / w_{f,r}), capacities at start) and the slowdown
- * (their ratio), the flow model's analogue of waiting time.  Net-wide the
- * same, with bytes delivered as units.  Completed flows are counted at
- * completion, whenever they started.
- *
- * Left out: flow priorities/weights other than 1, latency (a flow starts
- * moving bytes the instant it starts), resources whose capacity depends on
- * load, and TCP-like dynamics (rates jump to their fair share at once).
- *
- * No global state; one net per simulation, bound to one engine; the net owns
- * one event (the next completion).  Nothing is allocated per flow in steady
- * state: flows come from a free list owned by the net, groups are kept for
- * reuse.
+ * What it models: resources of capacity C_r (units/s) and flows of S bytes, each consuming
+ * w_{f,r} units of resource r per byte, optionally capped at c_f bytes/s. Rates are weighted
+ * max-min fair by progressive filling (SimGrid's LMM, every weight 1): all unfrozen flows raise
+ * their byte rate together; r saturates when sum_f w_{f,r} x_f = C_r and freezes its users.
+ * Rates change only when a flow starts, ends, is cancelled or a capacity changes; equal flows
+ * are solved as one group, re-solves are local and batched per instant (flow-private.h).
+ * Statistics per resource: units served, utilisation, mean flows, response time and slowdown
+ *     slowdown = response / (S / min(c_f, min_r C_r / w_{f,r}))
+ * Left out: flow priorities/weights other than 1, latency (a flow starts moving bytes the
+ * instant it starts), resources whose capacity depends on load, and TCP-like dynamics.
+ * Evidence and history: docs/model/flow.md.
  */
 #ifndef SIM_FLOW_H
 #define SIM_FLOW_H

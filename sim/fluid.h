@@ -1,43 +1,17 @@
 /* sim/fluid.h — request-level fluid simulation: classes of requests sharing
  * bandwidth resources.
  *
- * A system is a set of bandwidth resources, each with a capacity in its own
- * unit per second (bytes/s, cycles/s, ...).  A request of S bytes belongs to
- * a class: the resources its bytes use, given as resource units consumed per
- * byte, a weight (its share of the requests) and a fixed access latency.
- * After that latency the request becomes one flow on a SimFlowNet
- * (sim/flow.h) that consumes all its resources at once, sharing each with
- * the other requests by max-min fairness; rates change only when a request
- * starts or ends.  Nothing here knows what the resources stand for: the
- * caller maps its components (drives, links, memory, cores, ports, ...) onto
- * resources and its request paths onto classes.
- *
- * Workload: at most `concurrency` requests transfer at once (connections with
- * one request outstanding).  Open mode: Poisson arrivals at offered_Bps / E[S],
- * or, when the spec lists client groups, paced clients: each client fetches a
- * segment of `burst` requests every `period_ns` from a uniformly drawn phase (a
- * video player fetching a segment per segment duration over one connection: the
- * segment's requests one after another, each sent when the previous completes),
- * so the arrival rate is sum count x burst / period (the caller makes it
- * offered_Bps / E[S]); either
- * way the class is drawn by weight, the size from request_bytes and each
- * request waits FIFO for a free slot (at most
- * SIM_FLUID_MAX_WAITING_PER_SLOT per slot; later ones are turned away).  Saturate mode: every
- * slot is refilled the instant a request completes, with a class drawn by
- * weight — equivalent to an open arrival stream that never runs dry, so the
- * served mix of classes equals the weights and throughput settles where the
- * first resource saturates: min_r C_r / D_r with D_r = sum_k weight_k S u_{k,r}
- * / sum_k weight_k S, the bottleneck law that the analytic bound uses.
- *
- * Measured (after warm-up, batch-means 95% CIs; the throughput's widened by the offered load's
- * own noise over the window, sim_fluid_offered_sd_bytes): throughput in bytes/s, each
- * resource's load (units/s) and utilisation, request latency (arrival to last
- * byte: slot wait + access latency (latency_ns, or a lognormal draw of mean
- * latency_ns and CV latency_cv from the class's stream) + transfer) with p50/p99 (their CIs by batch
- * quantiles: the spread of each batch's own p50/p99), and byte
- * conservation counters (admitted = delivered + in flight).
+ * What it models: requests of S bytes in classes (resource units per byte, a weight, an access
+ * latency); after its latency a request is one flow on a SimFlowNet (sim/flow.h), max-min fair.
+ * At most `concurrency` requests transfer; open mode: Poisson arrivals at offered_Bps / E[S] or
+ * paced clients (a segment of `burst` requests every period_ns), FIFO wait for a slot; saturate
+ * mode refills every slot, so throughput settles at the bottleneck law
+ *     min_r C_r / D_r,  D_r = sum_k weight_k S u_{k,r} / sum_k weight_k S
+ * Measured after warm-up with batch-means 95% CIs: throughput, resource loads and utilisation,
+ * latency (slot wait + access latency + transfer) with p50/p99, byte conservation counters.
  * Left out here: packet-level effects (TCP dynamics, output-queue drops; a
  * caller may add its own estimates on top), request priorities.
+ * Evidence and history: docs/model/fluid.md.
  */
 #ifndef SIM_FLUID_H
 #define SIM_FLUID_H

@@ -1,25 +1,11 @@
 /* sim/heap-inl.h — a typed, indexed binary min-heap of pointers (header only).
  *
- * SIM_HEAP_DEFINE(NAME, T, LESS, POS) defines static inline functions over a
- * caller-owned array `T **h` of `n` elements ordered by `bool LESS(const T *,
- * const T *)`, each element keeping its own index in the array in its
- * `uint32_t POS` field (as libevent's minheap does), so that an element can be
- * removed or re-keyed in O(log n) without a search.  The idea of one
- * header-only heap instantiated per element type is libuv's heap-inl.h; unlike
- * libuv's (nodes linked by pointers), this one lives in an array, which the
- * caller grows (the heap never allocates).
- *
- *   NAME_up(h, i)           sifts h[i] towards the root
- *   NAME_down(h, n, i)      sifts h[i] towards the leaves
- *   NAME_fix(h, n, i)       restores the order after h[i]'s key changed
- *   NAME_insert(h, &n, x)   appends x (room for one more is the caller's)
- *   NAME_remove(h, &n, x)   removes x (which is in the heap)
- *   NAME_heapify(h, n)      orders an unordered array (Floyd, bottom-up) and sets every POS
- *
- * Ties: the order of elements with equal keys depends on the sequence of
- * operations, so LESS must break ties itself (by an id or a sequence number)
- * whenever the order matters.  Every function writes POS of each element it
- * moves.  No state: each heap is its array and its count.
+ * What it does: SIM_HEAP_DEFINE(NAME, T, LESS, POS) defines static inline NAME_up, _down, _fix,
+ * _insert, _remove and _heapify over a caller-owned array `T **h` of n elements, each keeping its
+ * index in its `uint32_t POS` field, so that removal and re-keying are O(log n) without a search.
+ * Sources: libevent's minheap (the index field), libuv's heap-inl.h (one header per type).
+ * Leaves out: allocation (the caller grows the array) and tie-breaking (LESS must break ties).
+ * Evidence and history: docs/model/heap.md.
  */
 #ifndef SIM_HEAP_INL_H
 #define SIM_HEAP_INL_H

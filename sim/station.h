@@ -1,27 +1,14 @@
 /* sim/station.h — queueing stations: FCFS multi-server and processor sharing.
  *
- * A job (SimJob) visits stations; a station serves it and hands it back
- * through its departure callback, which decides where it goes next.
- *
- *   FCFS   c identical servers, one FIFO queue, optional capacity K (the most
- *          jobs in the station, queue plus service; 0 = unlimited).  A job
- *          arriving to a full station is dropped: counted, and handed to the
- *          drop callback.
- *   PS     one server of rate 1 shared equally by the n jobs present (each
- *          gets 1/n), optional capacity K.  Implemented with virtual time:
- *          V(t) grows at rate 1/n, a job arriving at V_a with work x leaves
- *          when V reaches V_a + x, so only the smallest finish tag matters.
- *          The finish tags sit in a binary min-heap (sim/heap-inl.h), so an
- *          arrival or a departure costs O(log n), not a scan of the n jobs.
- *          Jobs whose tags are reached at the same instant leave in their
- *          order of arrival.
- *
- * The service demand of a job is drawn from the station's distribution when
- * it has one (in ns), otherwise taken from job->work_ns.  Each station keeps:
- * number in system and busy servers (levels), response and waiting times
- * (tallies, seconds, with p50..p99.9), departures, arrivals and drops (rates).
+ * What it models: a job (SimJob) visits stations; the departure callback says where it goes next.
+ *   FCFS   c identical servers, one FIFO queue, optional capacity K (arrivals to a full station drop)
+ *   PS     one server of rate 1 shared equally by the n jobs present, by virtual time: V(t) grows
+ *          at rate 1/n and a job arriving at V_a with work x leaves at V_a + x (min-heap of tags)
+ * Service from the station's distribution (ns) or job->work_ns. Statistics: number in system,
+ * busy servers, response and waiting times (p50..p99.9), departures, arrivals, drops.
  * It leaves out: priorities, preemption, server vacations, service rates that
  * vary with load.
+ * Evidence and history: docs/model/station.md.
  */
 #ifndef SIM_STATION_H
 #define SIM_STATION_H

@@ -1,33 +1,15 @@
 /* sim/stats.h — output statistics of a simulation run.
  *
- * Three kinds of statistic, all ratios num/den accumulated per batch:
- *   tally    observations x_i (e.g. response times):   num = sum x_i, den = count
- *   level    a piecewise-constant level L(t) (e.g. number in system, busy
- *            servers): num = integral of L dt,          den = elapsed time
- *   rate     a counter of events or units (e.g. departures, bytes):
- *            num = count,                               den = elapsed time (s)
- * Warm-up deletion: sim_stats_reset() at the end of the warm-up discards all
- * that came before.  Confidence intervals come from the method of batch
- * means (Law & Kelton, "Simulation Modeling and Analysis", 5th ed., 9.5.3):
- * the run after warm-up is cut into B equal-time batches; the batch ratios
- * are treated as independent and the 95% half-width is
- *   t_{B-1, 0.975} * s_B / sqrt(B)
- * with GSL's Student t quantile.  When more than SIM_STATS_MAX_BATCHES batches
- * close, adjacent pairs merge (the batch length doubles), so a run of any
- * length keeps between MAX/2 and MAX batches.  The point estimate is the
- * ratio of the totals (all batches together).
- *
- * A tally may also keep streaming quantiles (GSL's P-square estimator,
- * gsl_rstat_quantile: Jain & Chlamtac, CACM 1985) and a histogram with
- * explicit under/overflow counts (gsl_histogram_increment drops out-of-range
- * values silently, so they are counted here).
- *
- * Batch quantiles (sim_stat_keep_batch_quantiles): a second P-square estimator per kept
- * quantile restarts with every stored batch, so each batch has its own p50/p99; their mean and
- * Student-t 95 % half-width are the batch-means CI of that quantile (the method of batch
- * quantiles: Law & Kelton, 5th ed., 9.5.3 applied to quantiles; Seila, Oper. Res. 1982). When
- * full stores merge pairwise, the pair's quantiles are averaged (a quantile of the merged batch
- * is not recoverable from two P-square states; the average is what the CI then rests on).
+ * What it models: ratios num/den accumulated per batch: tally (sum x_i / count), level
+ * (integral of L dt / elapsed time), rate (count / elapsed s). sim_stats_reset() ends the warm-up.
+ * Batch means: B equal-time batches (pairs merge past SIM_STATS_MAX_BATCHES), 95% half-width
+ *     t_{B-1, 0.975} * s_B / sqrt(B)
+ * Tallies may keep P-square quantiles (gsl_rstat_quantile), per-batch quantiles for their CI,
+ * and a histogram with explicit under/overflow counts.
+ * Sources: Law & Kelton, "Simulation Modeling and Analysis", 5th ed., 9.5.3; Jain & Chlamtac,
+ * CACM 1985 (P-square); Seila, Oper. Res. 1982 (batch quantiles).
+ * Leaves out: a merged pair's exact quantile (the pair's quantiles are averaged).
+ * Evidence and history: docs/model/stats.md.
  */
 #ifndef SIM_STATS_H
 #define SIM_STATS_H

@@ -1,27 +1,13 @@
 /* sim/units.h — strict parsing of physical quantities written with units.
  *
- * Scenario files write every dimensioned number with its unit ("100 Gb/s", "12.5 GB/s",
- * "3200 MT/s", "80 us", "2 MiB", "2.5 GHz", "80 %"); this module turns such text into a
- * double in the base unit of its kind:
- *
- *   kind            base unit     accepted units (prefixes k/K=1e3 M=1e6 G=1e9 T=1e12 P=1e15,
- *                                 Ki=2^10 Mi=2^20 Gi=2^30 Ti=2^40 Pi=2^50 where marked [bin])
- *   bit rate        bit/s         b/s bit/s bps with SI or [bin] prefixes: "100 Gb/s" = 1e11
- *   byte rate       byte/s        B/s with SI or [bin] prefixes: "12.5 GB/s" = 1.25e10, "2 GiB/s" = 2^31
- *   transfer rate   transfers/s   T/s with SI prefixes: "3200 MT/s" = 3.2e9
- *   time            ns            ps ns us µs ms s min h: "1.5 ms" = 1.5e6
- *   size            bytes         B byte bytes with SI or [bin] prefixes: "4 KB" = 4000, "16 KiB" = 16384
- *   frequency       Hz            Hz with SI prefixes: "2.5 GHz" = 2.5e9
- *   percent         fraction      %: "80 %" or "80%" = 0.80
- *   none            (number)      plain number, no unit allowed
- *
- * Units are case sensitive: a lower-case b is a bit and an upper-case B is a byte, so "GB/s"
- * where a bit rate is wanted is an error naming both kinds. A bare number where a unit is
- * required is an error ("needs a unit, e.g. '100 Gb/s'"). Numbers are parsed with
- * g_ascii_strtod (locale independent); trailing garbage, hexadecimal, NaN and infinities
- * are rejected. The value is the number times the unit's exact scale (one rounding).
+ * What it does: turns "100 Gb/s", "12.5 GB/s", "3200 MT/s", "80 us", "2 MiB", "2.5 GHz", "80 %"
+ * into a double in the base unit of its kind: bit rate bit/s, byte rate byte/s, transfer rate
+ * transfers/s, time ns, size bytes, frequency Hz, percent fraction, none a plain number.
+ * Prefixes k/K M G T P (SI) and Ki Mi Gi Ti Pi (binary, where allowed); case sensitive (b bit,
+ * B byte); a bare number where a unit is required is an error. Numbers by g_ascii_strtod; the
+ * value is the number times the unit's exact scale (one rounding). Stateless and thread safe.
  * Left out: compound units (cycles/byte, W), milli-prefixes on rates, and arithmetic.
- * Stateless and thread safe.
+ * Evidence and history: docs/model/units.md.
  */
 #ifndef SIM_UNITS_H
 #define SIM_UNITS_H

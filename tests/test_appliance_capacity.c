@@ -252,7 +252,8 @@ END_TEST
 
 START_TEST(test_cli_capacity_table_wording)
 {
-  /* rome-400g-nic-ktls: drops limit at 343.1 Gb/s, saturation 368.0, CPU 554.1 (554.2 before the refit of issue 28: page_cycles 2989 -> 2940, pkt_cycles 2000 -> 2800): the table must
+  /* rome-400g-nic-ktls: drops limit at 343.1 Gb/s, saturation 368.0, CPU 554.1 (554.2 before the refit of issue 28: page_cycles
+   * 2989 -> 2940, pkt_cycles 2000 -> 2800): the table must
    * not call the DES latency "never reached" (the DES checks it at 343.1 only) and must mark the
    * CPU limit above saturation as headroom */
   const char *args[] = { "capacity", "-q", "scenarios/rome-400g-nic-ktls.yaml", NULL };

@@ -1,18 +1,12 @@
 /* validate/loadlat.h — the host's DRAM loaded-latency curve, the way Intel MLC's
- * --loaded_latency measures it: one thread chases pointers through a buffer far larger than the
- * caches (a random cyclic permutation of its cache lines, so every hop is a dependent DRAM
- * miss the prefetchers cannot guess) while `load_threads` other threads stream reads through
- * their own buffers, each pausing `delay` spin iterations after every 64 lines (MLC's
- * injection delay: 0 = full speed; no loading threads for the idle point). Each point is
- * (the bandwidth all threads read, GB/s; the chaser's time per hop, ns).
- *
- * The model's curve (models/memory.h) is a line in the node's utilisation u = B / C:
- *     L(B) = memory.latency + memory.load_latency x B / C
- * so a least-squares line through the points, L = idle + slope x B (GSL gsl_fit_linear),
- * gives memory.latency = idle and memory.load_latency = slope x C for a memory of capacity C
- * GB/s. The probe sees the TLB as well as DRAM (4 KiB pages unless the kernel backs the buffer
- * with huge pages; madvise asks for them), so its idle figure is an upper bound of the DRAM's.
+ * --loaded_latency measures it: one thread chases pointers through a random cyclic permutation of
+ * a buffer far larger than the caches while `load_threads` others stream reads, pausing `delay`
+ * spin iterations every 64 lines. Each point: (GB/s all threads read, ns per hop).
+ * A least-squares line through the points (gsl_fit_linear), L = idle + slope x B, gives
+ *     memory.latency = idle,  memory.load_latency = slope x C   (models/memory.h, C in GB/s)
+ * The probe sees the TLB as well as DRAM: its idle figure is an upper bound of the DRAM's.
  * Leaves out: writes in the loading traffic (MLC's read/write ratios), remote nodes.
+ * Evidence and history: docs/model/loadlat.md.
  */
 #ifndef OCASIM_VALIDATE_LOADLAT_H
 #define OCASIM_VALIDATE_LOADLAT_H

@@ -25,8 +25,8 @@
  * cores, plus steal) competes for the CPUs: up to extra_reps more repetitions are run while
  * some exceed foreign_limit, and the least contended `reps` are kept.  A caller measuring
  * several specs can interleave their repetitions (val_measure_rep per spec in turn), so a
- * slow spell of the machine lands in one repetition of many specs, not in all of one.  Left out: frequency changes within a run (the clock is
- * the probe's nominal one), SMT siblings, interrupt placement of real NICs.
+ * slow spell of the machine lands in one repetition of many specs, not in all of one.  Left out: frequency changes within a run
+ * (the clock is the probe's nominal one), SMT siblings, interrupt placement of real NICs.
  */
 #include "validate/measure.h"
 

@@ -114,8 +114,8 @@
 /* Training: enough to identify copy, stack, record, the AEADs, per-request costs,
  * softirq and utilisation.  Per-request and per-record cycles are told apart from per-byte
  * ones only by runs of different response sizes: plain and TLS at 16 KiB and 1 MiB, TLS also
- * at 64 KiB (TLS 1.2 AES-256, a version and cipher none of the held-out 64 KiB runs has).  Held out: other TLS versions, ciphers, thread and
- * connection counts, file sizes, ranges and modes. */
+ * at 64 KiB (TLS 1.2 AES-256, a version and cipher none of the held-out 64 KiB runs has).  Held out: other TLS versions,
+ * ciphers, thread and connection counts, file sizes, ranges and modes. */
 static const ValRunSpec quick_specs[] = {
   PL(1, 1, 8, 1 * MiB, 0, TRUE),
   PL(1, 1, 16, 16 * KiB, 0, TRUE),

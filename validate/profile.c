@@ -2,8 +2,8 @@
  *
  * The platform: one socket of `cores` cores at the probe's clock, one NUMA node, memory as
  * one channel at the best measured bandwidth (the DIMMs are not visible from a guest; never
- * below what the measured runs pulled through DRAM, so it limits no measured run), one drive standing for the host's disk (the files are served from the
- * page cache, so it carries no load), and one NIC of kind loopback.  Its `loopback:` section
+ * below what the measured runs pulled through DRAM, so it limits no measured run), one drive standing for the host's disk (the
+ * files are served from the page cache, so it carries no load), and one NIC of kind loopback.  Its `loopback:` section
  * holds the fitted costs (models/loopback.h) and the test; scenarios overlay the test.
  */
 #include "validate/profile.h"
