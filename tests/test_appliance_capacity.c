@@ -10,6 +10,7 @@
 
 #include "models/appliance_capacity.h"
 #include "models/appliance_conf.h"
+#include "models/appliance_des.h"
 #include "models/qnet.h"
 #include "models/ram.h"
 #include <json-glib/json-glib.h>
@@ -305,6 +306,66 @@ START_TEST(test_latency_slo)
   ck_assert_int_eq(c.limiting, CAP_LATENCY);
   ck_assert_double_eq(c.capacity_gbps, 0.0);
   g_free(b);
+  g_free(a);
+}
+END_TEST
+
+/* The DES run (`ocasim run`) of @a at offered load @L Gb/s, at the scenario's duration and seed. */
+static AppReport *des_run_at(const Appliance *a, const AppScenarioInfo *info, double L)
+{
+  Appliance *b = g_memdup2(a, sizeof *a);
+  b->wl.offered_gbps = L;
+  GError *e = NULL;
+  g_autoptr(DemandModel) m = demand_build(b, &e);
+  ck_assert_msg(m, "%s", e ? e->message : "");
+  AppReport *r = appliance_des_run(b, info, m, NULL, &e);
+  ck_assert_msg(r, "%s", e ? e->message : "");
+  g_free(b);
+  return r;
+}
+
+/* The capacity's 95 % interval ends at what the check's runs show (issue 33). rome-400g-nic-ktls
+ * with a 5 ms SLO answers 225.1 Gb/s; `ocasim run` at 300 Gb/s fails the SLO clearly (p99 less
+ * its half-width above 5 ms: the capacity is below 300 Gb/s at 95 %), so the interval's upper
+ * end must be too. It was the drops limit, 343.1 Gb/s: the bisection's failures near the limit
+ * were not clear (257.3 Gb/s: p99 5.39 +- 0.43 ms) and 343.1 was the lowest clear one it ran.
+ * The check now looks for a lower clear failure: 263.8 Gb/s (p99 5.89 +- 0.77 ms). Each end is
+ * what a run shows: the upper a run that fails clearly, the lower at most the answer, whose run
+ * passes clearly (p99 plus its half-width within the SLO). */
+START_TEST(test_capacity_ci_ends_at_clear_runs)
+{
+  const char *sets[] = { "workload.latency_slo=5 ms", NULL };
+  AppScenarioInfo info = { 0 };
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert_msg(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, &info, &e), "%s", e ? e->message : "");
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  CapacityResult c;
+  ck_assert_msg(appliance_capacity_des(a, &info, m, NULL, &c, &e), "%s", e ? e->message : "");
+  const double slo_ms = 5.0;
+  printf("capacity 5 ms: %.2f Gb/s, 95 %% CI [%.2f, %.2f], %d runs, drops limit %.2f\n", c.capacity_gbps,
+         c.capacity_ci95_gbps[0], c.capacity_ci95_gbps[1], c.des_runs, c.limit_gbps[CAP_DROPS]);
+  ck_assert_int_eq(c.limiting, CAP_LATENCY);
+  ck_assert(c.capacity_ci95_gbps[0] <= c.capacity_gbps && c.capacity_gbps <= c.capacity_ci95_gbps[1]);
+  /* the premise: a run at 300 Gb/s fails clearly, beyond its CI */
+  g_autoptr(AppReport) r300 = des_run_at(a, &info, 300.0);
+  ck_assert_msg(r300->lat_p99_ms - r300->lat_p99_ci95_ms > slo_ms, "p99 at 300 Gb/s %.3f +- %.3f ms", r300->lat_p99_ms,
+                r300->lat_p99_ci95_ms);
+  /* so the upper end is no higher (it was 343.1 Gb/s, the drops limit) */
+  ck_assert_double_lt(300.0, c.limit_gbps[CAP_DROPS]);
+  ck_assert_msg(c.capacity_ci95_gbps[1] <= 300.0, "upper end %.2f Gb/s above a clear failure at 300", c.capacity_ci95_gbps[1]);
+  /* the upper end is itself a run that fails clearly (by p99 or by falling short) */
+  g_autoptr(AppReport) rhi = des_run_at(a, &info, c.capacity_ci95_gbps[1]);
+  ck_assert_msg(rhi->overloaded || rhi->lat_p99_ms - rhi->lat_p99_ci95_ms > slo_ms, "p99 at the upper end %.3f +- %.3f ms",
+                rhi->lat_p99_ms, rhi->lat_p99_ci95_ms);
+  /* the answer is a clear pass, and the lower end at most its served load less the half-width */
+  g_autoptr(AppReport) rcap = des_run_at(a, &info, c.capacity_gbps);
+  ck_assert(!rcap->overloaded && rcap->lat_p99_ms + rcap->lat_p99_ci95_ms <= slo_ms);
+  ck_assert_double_le(c.capacity_ci95_gbps[0], rcap->throughput_gbps - rcap->throughput_ci95_gbps + 1e-9);
+  /* the bisection (1 + 7 runs) and the search for the clear failure (at most 7 more) */
+  ck_assert_int_gt(c.des_runs, 1 + 7);
+  ck_assert_int_le(c.des_runs, 1 + 7 + 7);
+  app_scenario_info_clear(&info);
   g_free(a);
 }
 END_TEST
@@ -617,6 +678,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_cpu_criterion);
   tcase_add_test(t, test_latency_slo);
   tcase_add_test(t, test_capacity_stable_in_run_length);
+  tcase_add_test(t, test_capacity_ci_ends_at_clear_runs);
   tcase_add_test(t, test_cpu_limit_beyond_twice_saturation);
   tcase_add_test(t, test_capacity_sized_at_its_load);
   tcase_add_test(t, test_ram_criterion);
