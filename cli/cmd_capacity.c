@@ -88,8 +88,14 @@ static char *criterion_meaning(CapCriterion k, const Appliance *a, const Capacit
   }
 }
 
-static void write_capacity(const CapacityResult *c, const Appliance *a, const AppReport *rep, CliFormat fmt, GString *out)
+/* Writes the capacity @c of @a in @fmt, with the report @rep at the capacity load; @eps: the
+ * rate precision of the latency check's DES runs (0: exact, and then not written, so that an
+ * exact run's output is what it was before the knob). */
+static void write_capacity(const CapacityResult *c, const Appliance *a, const AppReport *rep, double eps, CliFormat fmt,
+                           GString *out)
 {
+  /* the precision matters only where the DES ran */
+  if (!(c->latency_des && c->des_runs > 0)) eps = 0;
   if (fmt == CLI_FORMAT_JSON) {
     /* one JSON document: the capacity object, with the report under "at_capacity" */
     g_autoptr(JsonBuilder) b = json_builder_new();
@@ -132,6 +138,7 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     sim_json_number(b, "run_p99_ms", c->des_p99_ms);
     sim_json_number(b, "run_p99_ci95_ms", c->des_p99_ci95_ms);
     sim_json_int(b, "runs", c->des_runs);
+    if (eps > 0) sim_json_number(b, "rate_precision", eps);
     sim_json_bool(b, "run_fell_short", c->des_fell_short);
     json_builder_end_object(b);
     g_autoptr(GString) r = g_string_new(NULL);
@@ -147,7 +154,9 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
   }
   if (fmt == CLI_FORMAT_CSV) {
     /* with workload.headroom set, two more columns: the resource at its headroom limit and that limit */
-    g_string_append(out, "scenario,seed,overrides,capacity_gbps,criterion,limit_gbps,limiting");
+    /* rate_precision after seed, as run's CSV, only when set */
+    g_string_append(out, eps > 0 ? "scenario,seed,rate_precision," : "scenario,seed,");
+    g_string_append(out, "overrides,capacity_gbps,capacity_ci95_gbps_lo,capacity_ci95_gbps_hi,criterion,limit_gbps,limiting");
     g_string_append(out, c->headroom_on ? ",resource,headroom_pct" : "");
     g_string_append(out, ",throughput_gbps_lo,throughput_gbps_hi,cpu_util_pct_lo,cpu_util_pct_hi,interval_level\n");
     const AppInterval *iv = rep->interval;
@@ -156,9 +165,17 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
       if (!criterion_shown((CapCriterion)k, c)) continue;
       sim_csv_field(out, rep->scenario);
       g_string_append_printf(out, ",%" G_GUINT64_FORMAT ",", rep->seed);
+      if (eps > 0) {
+        sim_csv_number_exact(out, eps);
+        g_string_append_c(out, ',');
+      }
       sim_csv_field(out, ov);
       g_string_append_c(out, ',');
       sim_csv_number_exact(out, c->capacity_gbps); /* empty: no limit */
+      for (int e = 0; e < 2; e++) {
+        g_string_append_c(out, ',');
+        sim_csv_number_exact(out, c->capacity_ci95_gbps[e]); /* empty: no limit */
+      }
       g_string_append_printf(out, ",%s,", capacity_criterion_name((CapCriterion)k));
       sim_csv_number_exact(out, c->limit_gbps[k]); /* empty: never reached */
       g_string_append(out, k == (int)c->limiting && isfinite(c->capacity_gbps) ? ",true" : ",false");
@@ -200,6 +217,11 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     g_autofree char *lo = sim_units_gbps_text(c->capacity_ci95_gbps[0]), *hi = sim_units_gbps_text(c->capacity_ci95_gbps[1]);
     g_string_append_printf(out, "            95 %% CI %s .. %s (the latency check's last step and its runs' CIs)\n", lo, hi);
   }
+  if (eps > 0)
+    g_string_append_printf(out,
+                           "precision:  rate_precision %g in the latency check's runs: rates re-solved once a load moves by "
+                           "more than that share of its capacity (0: exact)\n",
+                           eps);
   for (int k = 0; k < CAP_COUNT; k++) {
     if (!criterion_shown((CapCriterion)k, c)) continue;
     g_autofree char *what = criterion_meaning((CapCriterion)k, a, c);
@@ -262,7 +284,7 @@ int cmd_capacity(int argc, char **argv)
         status = cli_fail(error);
       } else {
         g_autoptr(GString) out = g_string_new(NULL);
-        write_capacity(&c, ca.a, rep, opt.format, out);
+        write_capacity(&c, ca.a, rep, ca.info.rate_precision, opt.format, out);
         status = cli_emit(&opt, out);
       }
     }

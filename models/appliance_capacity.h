@@ -44,8 +44,10 @@ typedef struct {
   /* 95 % interval of capacity_gbps, Gb/s (lo <= capacity <= hi): the bound's criteria are exact
    * (CAPACITY_EPSREL); the DES latency check's limit lies between its last pass and its first
    * failure (the bisection's step), each widened by that run's CI: from the last pass's
-   * min(L, served - half-width) to the lowest clear failure (one that fell short: served +
-   * half-width; one with p99 - half-width above the SLO: its load; U when none is clear) */
+   * min(L, served - half-width) (a pass is clear by its definition: p99 + half-width within the
+   * SLO) to the lowest clear failure of any run the check took (one that fell short: served +
+   * half-width; one with p99 - half-width above the SLO: its load; U when none is clear), which
+   * the check searches for when the bisection's lowest failure is not clear (below) */
   double capacity_ci95_gbps[2];
   /* the RAM criterion: on when memory.installed is given */
   gboolean ram_on;
@@ -67,7 +69,13 @@ gboolean appliance_capacity_observed(const Appliance *a, const DemandModel *m, c
  * latency does not bind below U (limit_gbps[CAP_LATENCY] = inf); otherwise the limit is
  * bracketed by bisection with DES runs in (0, U] (CAPACITY_DES_STEPS steps: U / 2^7 resolution),
  * each at the scenario's duration and seed; the limit's 95 % interval (capacity_ci95_gbps) spans
- * that last step widened by its runs' CIs. @info gives the run's duration. */
+ * that last step widened by its runs' CIs. A failure there is p99 + half-width above the SLO,
+ * which near the limit is seldom a clear failure (p99 - half-width above it too), so the
+ * interval's upper end would fall back to the lowest clear failure the bisection happened to
+ * run, U at worst (rome-400g-nic-ktls with a 5 ms SLO: 343.1 Gb/s on an answer of 225.1,
+ * though its run at 257.3 Gb/s shows p99 5.39 +- 0.43 ms); the check then bisects between the
+ * lowest failure and the lowest clear one for a lower clear failure, to the same resolution
+ * (at most CAPACITY_DES_STEPS more runs: 263.8 Gb/s there). @info gives the run's duration. */
 gboolean appliance_capacity_des(const Appliance *a, const AppScenarioInfo *info, const DemandModel *m, const SimObserver *obs,
                                 CapacityResult *out, GError **error);
 /* The utilisation limit, fraction, workload.headroom sets on resources of kind @k (0: none;

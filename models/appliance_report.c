@@ -420,8 +420,10 @@ static void csv_numbers(GString *out, int n, const double *v)
 
 static void write_csv(const AppReport *r, GString *out)
 {
+  /* rate_precision after seed, as in JSON, only when set: an exact run's CSV is what it was before the knob */
+  g_string_append(out, r->rate_precision > 0 ? "scenario,mode,seed,rate_precision," : "scenario,mode,seed,");
   g_string_append(
-      out, "scenario,mode,seed,overrides,offered_gbps,saturate,throughput_gbps,throughput_ci95_gbps,unserved_gbps,"
+      out, "overrides,offered_gbps,saturate,throughput_gbps,throughput_ci95_gbps,unserved_gbps,"
            "overloaded,cpu_util_pct,cpu_busiest_node_pct,cpu_busiest_node,throughput_gbps_lo,throughput_gbps_hi,cpu_util_pct_lo,"
            "cpu_util_pct_hi,interval_level,p50_ms,p50_ci95_ms,p99_ms,p99_ci95_ms,resource,kind,node,util_frac,value,unit,"
            "drop_frac,is_bottleneck\n");
@@ -432,6 +434,10 @@ static void write_csv(const AppReport *r, GString *out)
     const AppReportResource *x = &r->res[i];
     sim_csv_field(out, r->scenario);
     g_string_append_printf(out, ",%s,%" G_GUINT64_FORMAT ",", r->mode, r->seed);
+    if (r->rate_precision > 0) {
+      sim_csv_number_exact(out, r->rate_precision);
+      g_string_append_c(out, ',');
+    }
     sim_csv_field(out, ov);
     csv_numbers(out, 1, (double[]){ r->offered_gbps > 0 ? r->offered_gbps : NAN });
     g_string_append(out, r->offered_gbps > 0 ? ",false" : ",true");

@@ -36,6 +36,7 @@ G_DEFINE_QUARK(sim - conf - error - quark, sim_conf_error)
 struct SimConfDoc {
   SimConfNode *root;
   char *file;
+  guint n_sets; /* overrides applied so far (SimConfNode.set_seq) */
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -75,6 +76,7 @@ static SimConfNode *node_copy(const SimConfNode *src, gsize *count)
   n->text = g_strdup(src->text);
   n->plain = src->plain;
   n->path_map = src->path_map;
+  n->set_seq = src->set_seq;
   if (src->children) {
     for (guint i = 0; i < src->children->len; i++) {
       const SimConfNode *c = g_ptr_array_index(src->children, i);
@@ -89,16 +91,17 @@ static SimConfNode *node_copy(const SimConfNode *src, gsize *count)
   return n;
 }
 
-/* Marks a subtree as coming from --set (file "--set", no position). */
-static void node_mark(SimConfNode *n, GRefString *file)
+/* Marks a subtree as coming from the @seq-th override, --set or another option (file "--set", no position). */
+static void node_mark(SimConfNode *n, GRefString *file, guint seq)
 {
+  n->set_seq = seq;
   g_ref_string_release(n->file);
   n->file = g_ref_string_acquire(file);
   if (n->from) g_ref_string_release(n->from);
   n->from = NULL;
   n->line = n->col = n->key_line = n->key_col = 0;
   if (n->children)
-    for (guint i = 0; i < n->children->len; i++) node_mark(g_ptr_array_index(n->children, i), file);
+    for (guint i = 0; i < n->children->len; i++) node_mark(g_ptr_array_index(n->children, i), file, seq);
 }
 
 static gssize map_find(const SimConfNode *map, const char *key)
@@ -767,6 +770,7 @@ SimConfDoc *sim_conf_doc_copy(const SimConfDoc *doc)
   SimConfDoc *copy = g_new0(SimConfDoc, 1);
   copy->root = node_copy(doc->root, NULL);
   copy->file = g_strdup(doc->file);
+  copy->n_sets = doc->n_sets;
   return copy;
 }
 
@@ -831,25 +835,41 @@ static void flow_text(GString *out, const SimConfNode *n, gboolean nested)
   g_string_append_c(out, map ? '}' : ']');
 }
 
+/* Collects the topmost override nodes under @n, in tree order. */
 static void collect_overrides(const SimConfNode *n, GPtrArray *out)
 {
   if (g_str_has_prefix(n->file, "--") && n->parent && !n->path_map) {
-    GString *ps = g_string_new(NULL);
-    path_append(ps, n, FALSE); /* raw: the listing applies again as --set */
-    g_autofree char *path = g_string_free(ps, FALSE);
-    g_autofree char *text = sim_conf_node_flow_text(n);
-    g_ptr_array_add(out, g_strdup_printf("%s=%s", path, text));
+    g_ptr_array_add(out, (gpointer)n);
     return;
   }
   if (n->children)
     for (guint i = 0; i < n->children->len; i++) collect_overrides(g_ptr_array_index(n->children, i), out);
 }
 
+/* Orders override nodes by the override that first set them (SimConfNode.set_seq). */
+static gint by_set_seq(gconstpointer a, gconstpointer b)
+{
+  const SimConfNode *x = *(const SimConfNode *const *)a, *y = *(const SimConfNode *const *)b;
+  return (x->set_seq > y->set_seq) - (x->set_seq < y->set_seq);
+}
+
 char **sim_conf_overrides(const SimConfNode *root)
 {
   g_return_val_if_fail(root != NULL, NULL);
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new();
+  collect_overrides(root, nodes);
+  /* in the order applied, not the tree's: a key the file has keeps the file's place in the tree,
+   * one it lacks goes last, so the tree's order would move with the file (stable: since GLib 2.32) */
+  g_ptr_array_sort(nodes, by_set_seq);
   GPtrArray *out = g_ptr_array_new();
-  collect_overrides(root, out);
+  for (guint i = 0; i < nodes->len; i++) {
+    const SimConfNode *n = g_ptr_array_index(nodes, i);
+    GString *ps = g_string_new(NULL);
+    path_append(ps, n, FALSE); /* raw: the listing applies again as --set */
+    g_autofree char *path = g_string_free(ps, FALSE);
+    g_autofree char *text = sim_conf_node_flow_text(n);
+    g_ptr_array_add(out, g_strdup_printf("%s=%s", path, text));
+  }
   g_ptr_array_add(out, NULL);
   return (char **)g_ptr_array_free(out, FALSE);
 }
@@ -1028,7 +1048,8 @@ gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, con
     newval = g_steal_pointer(&vdoc->root);
     sim_conf_doc_free(vdoc);
   }
-  node_mark(newval, set_file);
+  guint seq = doc->n_sets + 1;
+  node_mark(newval, set_file, seq);
   /* the root, the maps along the path and the value's own nesting: no deeper than a file may be */
   if (steps->len + node_depth(newval) > MAX_DEPTH) {
     g_set_error(error, SIM_CONF_ERROR, SIM_CONF_ERROR_OVERRIDE, "%s: key path and value nested more than %d deep", source,
@@ -1049,6 +1070,7 @@ gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, con
       }
       SimConfNode *old = g_ptr_array_index(cur->children, st->index);
       if (last) {
+        if (old->set_seq) newval->set_seq = old->set_seq; /* listed where first set */
         newval->parent = cur;
         cur->children->pdata[st->index] = g_steal_pointer(&newval);
         sim_conf_node_free_(old);
@@ -1068,6 +1090,7 @@ gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, con
     g_string_append(done, st->key);
     SimConfNode *child = sim_conf_node_get(cur, st->key);
     if (last) {
+      if (child && child->set_seq) newval->set_seq = child->set_seq; /* listed where first set */
       map_set(cur, st->key, 0, 0, g_steal_pointer(&newval));
       break;
     }
@@ -1083,11 +1106,13 @@ gboolean sim_conf_apply_override_as(SimConfDoc *doc, const char *assignment, con
       }
       child = node_new(SIM_CONF_NODE_MAP, set_file, 0, 0);
       child->path_map = TRUE;
+      child->set_seq = seq;
       map_set(cur, st->key, 0, 0, child);
     }
     cur = child;
   }
   ok = TRUE;
+  doc->n_sets = seq;
 out:
   sim_conf_node_free_(newval);
   steps_free(steps);

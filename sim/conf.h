@@ -102,7 +102,8 @@ char *sim_conf_node_flow_text(const SimConfNode *node);
  * @root: a document root after its overrides were applied
  * The command-line overrides that shaped the tree: every topmost node whose file is an option
  * ("--set", "--seed", "--duration", "--warmup": a name starting with "--"), as
- * "key.path=value" (sim_conf_node_flow_text) in tree order, for output rows to carry.
+ * "key.path=value" (sim_conf_node_flow_text) in the order the overrides were applied (a key set
+ * twice where it was first set), whatever the file has, for output rows to carry.
  * Returns: (transfer full): a NULL-terminated array (empty when none); free with g_strfreev().
  */
 char **sim_conf_overrides(const SimConfNode *root);

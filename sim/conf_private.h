@@ -20,6 +20,9 @@ struct SimConfNode {
   GPtrArray *children;   /* MAP/SEQ: owned child nodes in file order */
   gboolean path_map;     /* MAP: made by an override's key path (ram.page_cache=... without ram:), not
                             given as a value: sim_conf_overrides() lists its entries one by one */
+  guint set_seq;         /* the override that made it, in the order applied (1: the first; 0: from a
+                            file); a node that replaces an override's keeps its number, so that
+                            sim_conf_overrides() lists each key where it was first set */
 };
 
 /* Longest key or value text an error message quotes, in characters (longer ones end in "..."). */

@@ -5,11 +5,14 @@
 #include <check.h>
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/appliance_capacity.h"
 #include "models/appliance_conf.h"
+#include "models/appliance_des.h"
 #include "models/qnet.h"
 #include "models/ram.h"
 #include <json-glib/json-glib.h>
@@ -310,6 +313,66 @@ START_TEST(test_latency_slo)
 }
 END_TEST
 
+/* The DES run (`ocasim run`) of @a at offered load @L Gb/s, at the scenario's duration and seed. */
+static AppReport *des_run_at(const Appliance *a, const AppScenarioInfo *info, double L)
+{
+  Appliance *b = g_memdup2(a, sizeof *a);
+  b->wl.offered_gbps = L;
+  GError *e = NULL;
+  g_autoptr(DemandModel) m = demand_build(b, &e);
+  ck_assert_msg(m, "%s", e ? e->message : "");
+  AppReport *r = appliance_des_run(b, info, m, NULL, &e);
+  ck_assert_msg(r, "%s", e ? e->message : "");
+  g_free(b);
+  return r;
+}
+
+/* The capacity's 95 % interval ends at what the check's runs show (issue 33). rome-400g-nic-ktls
+ * with a 5 ms SLO answers 225.1 Gb/s; `ocasim run` at 300 Gb/s fails the SLO clearly (p99 less
+ * its half-width above 5 ms: the capacity is below 300 Gb/s at 95 %), so the interval's upper
+ * end must be too. It was the drops limit, 343.1 Gb/s: the bisection's failures near the limit
+ * were not clear (257.3 Gb/s: p99 5.39 +- 0.43 ms) and 343.1 was the lowest clear one it ran.
+ * The check now looks for a lower clear failure: 263.8 Gb/s (p99 5.89 +- 0.77 ms). Each end is
+ * what a run shows: the upper a run that fails clearly, the lower at most the answer, whose run
+ * passes clearly (p99 plus its half-width within the SLO). */
+START_TEST(test_capacity_ci_ends_at_clear_runs)
+{
+  const char *sets[] = { "workload.latency_slo=5 ms", NULL };
+  AppScenarioInfo info = { 0 };
+  Appliance *a = g_new0(Appliance, 1);
+  GError *e = NULL;
+  ck_assert_msg(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, &info, &e), "%s", e ? e->message : "");
+  g_autoptr(DemandModel) m = demand_build(a, NULL);
+  CapacityResult c;
+  ck_assert_msg(appliance_capacity_des(a, &info, m, NULL, &c, &e), "%s", e ? e->message : "");
+  const double slo_ms = 5.0;
+  printf("capacity 5 ms: %.2f Gb/s, 95 %% CI [%.2f, %.2f], %d runs, drops limit %.2f\n", c.capacity_gbps, c.capacity_ci95_gbps[0],
+         c.capacity_ci95_gbps[1], c.des_runs, c.limit_gbps[CAP_DROPS]);
+  ck_assert_int_eq(c.limiting, CAP_LATENCY);
+  ck_assert(c.capacity_ci95_gbps[0] <= c.capacity_gbps && c.capacity_gbps <= c.capacity_ci95_gbps[1]);
+  /* the premise: a run at 300 Gb/s fails clearly, beyond its CI */
+  g_autoptr(AppReport) r300 = des_run_at(a, &info, 300.0);
+  ck_assert_msg(r300->lat_p99_ms - r300->lat_p99_ci95_ms > slo_ms, "p99 at 300 Gb/s %.3f +- %.3f ms", r300->lat_p99_ms,
+                r300->lat_p99_ci95_ms);
+  /* so the upper end is no higher (it was 343.1 Gb/s, the drops limit) */
+  ck_assert_double_lt(300.0, c.limit_gbps[CAP_DROPS]);
+  ck_assert_msg(c.capacity_ci95_gbps[1] <= 300.0, "upper end %.2f Gb/s above a clear failure at 300", c.capacity_ci95_gbps[1]);
+  /* the upper end is itself a run that fails clearly (by p99 or by falling short) */
+  g_autoptr(AppReport) rhi = des_run_at(a, &info, c.capacity_ci95_gbps[1]);
+  ck_assert_msg(rhi->overloaded || rhi->lat_p99_ms - rhi->lat_p99_ci95_ms > slo_ms, "p99 at the upper end %.3f +- %.3f ms",
+                rhi->lat_p99_ms, rhi->lat_p99_ci95_ms);
+  /* the answer is a clear pass, and the lower end at most its served load less the half-width */
+  g_autoptr(AppReport) rcap = des_run_at(a, &info, c.capacity_gbps);
+  ck_assert(!rcap->overloaded && rcap->lat_p99_ms + rcap->lat_p99_ci95_ms <= slo_ms);
+  ck_assert_double_le(c.capacity_ci95_gbps[0], rcap->throughput_gbps - rcap->throughput_ci95_gbps + 1e-9);
+  /* the bisection (1 + 7 runs) and the search for the clear failure (at most 7 more) */
+  ck_assert_int_gt(c.des_runs, 1 + 7);
+  ck_assert_int_le(c.des_runs, 1 + 7 + 7);
+  app_scenario_info_clear(&info);
+  g_free(a);
+}
+END_TEST
+
 /* The DES capacity of the 800G Milan box with the drop criterion off (so the latency check over
  * DES runs decides) at run length @duration. */
 static CapacityResult des_capacity_at(const char *duration, double *U)
@@ -595,7 +658,8 @@ START_TEST(test_cli_capacity_headroom)
         ck_assert_double_eq(json_object_get_double_member(h, "limit_pct"), 85);
         ck_assert_double_eq(json_object_get_double_member(json_object_get_object_member(h, "limits_pct"), "dram"), 85);
       } else {
-        ck_assert_msg(g_str_has_prefix(out, "scenario,seed,overrides,capacity_gbps,criterion,limit_gbps,limiting,resource,"
+        ck_assert_msg(g_str_has_prefix(out, "scenario,seed,overrides,capacity_gbps,capacity_ci95_gbps_lo,capacity_ci95_gbps_hi,"
+                                            "criterion,limit_gbps,limiting,resource,"
                                             "headroom_pct,throughput_gbps_lo,throughput_gbps_hi,cpu_util_pct_lo,"
                                             "cpu_util_pct_hi,interval_level,ocasim_version\n"),
                       "%s", out);
@@ -605,6 +669,109 @@ START_TEST(test_cli_capacity_headroom)
       g_free(err);
     }
   }
+}
+END_TEST
+
+/* Runs ocasim with @args (exit 0 expected): its stdout (transfer full). */
+static char *ocasim_out(const char *const *args)
+{
+  char *out, *err;
+  int st = test_run_ocasim(args, &out, &err);
+  ck_assert_msg(st == 0, "ocasim %s %s: exit %d: %s", args[0], args[2], st, err);
+  g_free(err);
+  return out;
+}
+
+/* The cells of the CSV line @line (no quoted commas in the rows read here). (transfer full) */
+static GStrv csv_cells(const char *line)
+{
+  return g_strsplit(line, ",", -1);
+}
+
+/* The index of column @name in the header @head (fails when absent). */
+static int csv_col(const GStrv head, const char *name)
+{
+  for (int i = 0; head[i]; i++)
+    if (!strcmp(head[i], name)) return i;
+  ck_abort_msg("no column %s", name);
+  return -1;
+}
+
+/* rate_precision set in the scenario file reaches every output that ran the DES (issue 33): run's
+ * CSV (its table and JSON had it) and capacity's table, JSON and CSV, whose latency check runs the
+ * DES at that precision; an exact run writes none of it (its output is byte-identical to what it
+ * was: the goldens). The overrides are listed in the order applied whether or not the file sets
+ * the key (--rate-precision before the --set: it was last when the file lacked the key). The
+ * capacity CSV's interval columns are JSON's capacity_ci95_gbps. */
+START_TEST(test_cli_rate_precision_in_outputs)
+{
+  g_autofree char *text = NULL;
+  ck_assert(g_file_get_contents("scenarios/rome-400g-nic-ktls.yaml", &text, NULL, NULL));
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *plat = g_strdup_printf("platform: %s/scenarios/platforms/rome-7502p.yaml\nrate_precision: 0.1", cwd);
+  g_auto(GStrv) parts = g_strsplit(text, "platform: platforms/rome-7502p.yaml", 2);
+  ck_assert(parts[1]);
+  g_autofree char *eps_text = g_strjoin(plat, parts[0], parts[1], NULL);
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp("ocasim-eps-XXXXXX.yaml", &path, NULL);
+  ck_assert(fd >= 0);
+  close(fd);
+  ck_assert(g_file_set_contents(path, eps_text, -1, NULL));
+  const char *files[] = { "scenarios/rome-400g-nic-ktls.yaml", path };
+  for (int f = 0; f < 2; f++) {
+    const gboolean eps = f == 1;
+    const char *run_args[] = { "run",           "-q", files[f], "--duration", "0.3 s", "--warmup", "0.05 s",
+                               "--no-interval", "-f", "csv",    NULL };
+    g_autofree char *run = ocasim_out(run_args);
+    ck_assert_msg(g_str_has_prefix(run, eps ? "scenario,mode,seed,rate_precision,overrides," : "scenario,mode,seed,overrides,"),
+                  "%.200s", run);
+    ck_assert_msg(eps == (strstr(run, "\nrome-400g-nic-ktls,run,1,0.1,duration=0.3 s; warmup=0.05 s,") != NULL), "%.400s", run);
+    const char *cap_args[] = { "capacity",
+                               "-q",
+                               files[f],
+                               "--duration",
+                               "0.3 s",
+                               "--warmup",
+                               "0.05 s",
+                               "--set",
+                               "workload.latency_slo=5 ms",
+                               "--rate-precision",
+                               eps ? "0.05" : "0",
+                               "--no-interval",
+                               "-f",
+                               "csv",
+                               NULL };
+    /* the exact run: --rate-precision 0 is the default */
+    g_autofree char *csv = ocasim_out(cap_args);
+    g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+    g_auto(GStrv) head = csv_cells(lines[0]), row = csv_cells(lines[1]);
+    ck_assert_msg(g_str_has_prefix(lines[0], eps ? "scenario,seed,rate_precision,overrides,capacity_gbps,capacity_ci95_gbps_lo,"
+                                                   "capacity_ci95_gbps_hi,criterion,"
+                                                 : "scenario,seed,overrides,capacity_gbps,capacity_ci95_gbps_lo,"
+                                                   "capacity_ci95_gbps_hi,criterion,"),
+                  "%s", lines[0]);
+    if (eps) ck_assert_str_eq(row[2], "0.05");
+    g_autofree char *ov =
+        g_strdup_printf("duration=0.3 s; warmup=0.05 s; rate_precision=%s; workload.latency_slo=5 ms", eps ? "0.05" : "0");
+    ck_assert_str_eq(row[csv_col(head, "overrides")], ov);
+    cap_args[G_N_ELEMENTS(cap_args) - 2] = "json";
+    g_autofree char *json = ocasim_out(cap_args);
+    g_autoptr(JsonParser) p = json_parser_new();
+    ck_assert(json_parser_load_from_data(p, json, -1, NULL));
+    JsonObject *o = json_node_get_object(json_parser_get_root(p));
+    JsonArray *ci = json_object_get_array_member(o, "capacity_ci95_gbps");
+    ck_assert_double_eq(g_ascii_strtod(row[csv_col(head, "capacity_ci95_gbps_lo")], NULL), json_array_get_double_element(ci, 0));
+    ck_assert_double_eq(g_ascii_strtod(row[csv_col(head, "capacity_ci95_gbps_hi")], NULL), json_array_get_double_element(ci, 1));
+    ck_assert_double_lt(json_array_get_double_element(ci, 0), json_array_get_double_element(ci, 1));
+    JsonObject *lc = json_object_get_object_member(o, "latency_check");
+    ck_assert(json_object_has_member(lc, "rate_precision") == eps);
+    if (eps) ck_assert_double_eq(json_object_get_double_member(lc, "rate_precision"), 0.05);
+    cap_args[G_N_ELEMENTS(cap_args) - 2] = "table";
+    g_autofree char *table = ocasim_out(cap_args);
+    ck_assert_msg((strstr(table, "\nprecision:  rate_precision 0.05 in the latency check's runs:") != NULL) == eps, "%s", table);
+    ck_assert(eps || !strstr(table, "precision:"));
+  }
+  g_unlink(path);
 }
 END_TEST
 
@@ -618,6 +785,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_cpu_criterion);
   tcase_add_test(t, test_latency_slo);
   tcase_add_test(t, test_capacity_stable_in_run_length);
+  tcase_add_test(t, test_capacity_ci_ends_at_clear_runs);
   tcase_add_test(t, test_cpu_limit_beyond_twice_saturation);
   tcase_add_test(t, test_capacity_sized_at_its_load);
   tcase_add_test(t, test_ram_criterion);
@@ -627,6 +795,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_headroom_monotone);
   tcase_add_test(t, test_headroom_100_is_none);
   tcase_add_test(t, test_cli_capacity_headroom);
+  tcase_add_test(t, test_cli_rate_precision_in_outputs);
   suite_add_tcase(s, t);
   return s;
 }

@@ -532,6 +532,47 @@ START_TEST(test_overrides)
 }
 END_TEST
 
+/* The listing of the overrides (sim_conf_overrides) is in the order they were applied, whatever
+ * the file holds (issue 33): a key the file has is replaced in the file's place in the tree, one
+ * it lacks goes last, so the tree's order moved with the file (rate_precision set in the file put
+ * --rate-precision's override first, absent from it last). A key set twice is listed where it was
+ * first set, and the listing applies again to the same tree. */
+START_TEST(test_overrides_listed_in_applied_order)
+{
+  const char *files[] = { "name: x\nrate_precision: 0\nworkload: {slo: 1 ms}\n", "name: x\nworkload: {slo: 1 ms}\n" };
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    g_autoptr(SimConfDoc) doc = sim_conf_load_string(files[f], "o.yaml", NULL);
+    ck_assert(sim_conf_apply_override_as(doc, "rate_precision=0.1", "--rate-precision", NULL));
+    ck_assert(sim_conf_apply_override(doc, "workload.slo=5 ms", NULL));
+    ck_assert(sim_conf_apply_override(doc, "zz=1", NULL));
+    ck_assert(sim_conf_apply_override(doc, "new.b=2", NULL)); /* a map made by the path */
+    ck_assert(sim_conf_apply_override(doc, "aa=3", NULL));
+    ck_assert(sim_conf_apply_override(doc, "zz=4", NULL)); /* set again: listed where first set */
+    ck_assert(sim_conf_apply_override(doc, "new.a=5", NULL));
+    g_auto(GStrv) list = sim_conf_overrides(sim_conf_doc_root(doc));
+    g_autofree char *joined = g_strjoinv("; ", list);
+    ck_assert_str_eq(joined, "rate_precision=0.1; workload.slo=5 ms; zz=4; new.b=2; aa=3; new.a=5");
+    /* applied again to the file in that order: the same tree, the same listing */
+    g_autoptr(SimConfDoc) again = sim_conf_load_string(files[f], "o.yaml", NULL);
+    ck_assert(sim_conf_apply_overrides(again, (const char *const *)list, NULL));
+    g_autofree char *t0 = sim_conf_node_flow_text(sim_conf_doc_root(doc));
+    g_autofree char *t1 = sim_conf_node_flow_text(sim_conf_doc_root(again));
+    ck_assert_str_eq(t0, t1);
+    g_auto(GStrv) list2 = sim_conf_overrides(sim_conf_doc_root(again));
+    g_autofree char *joined2 = g_strjoinv("; ", list2);
+    ck_assert_str_eq(joined2, joined);
+  }
+  /* a copy (sweep points start from one) keeps the order and goes on counting */
+  g_autoptr(SimConfDoc) doc = sim_conf_load_string("b: 1\na: 2\n", "o.yaml", NULL);
+  ck_assert(sim_conf_apply_override(doc, "a=3", NULL));
+  g_autoptr(SimConfDoc) copy = sim_conf_doc_copy(doc);
+  ck_assert(sim_conf_apply_override(copy, "b=4", NULL));
+  g_auto(GStrv) list = sim_conf_overrides(sim_conf_doc_root(copy));
+  g_autofree char *joined = g_strjoinv("; ", list);
+  ck_assert_str_eq(joined, "a=3; b=4");
+}
+END_TEST
+
 /* ---- includes ------------------------------------------------------------------------------ */
 
 START_TEST(test_include_overlay)
@@ -848,6 +889,7 @@ int main(void)
   tcase_add_test(tc, test_repeat_is_deterministic);
   tcase_add_loop_test(tc, test_bad_inputs, 0, G_N_ELEMENTS(bad_cases));
   tcase_add_test(tc, test_overrides);
+  tcase_add_test(tc, test_overrides_listed_in_applied_order);
   tcase_add_test(tc, test_include_overlay);
   tcase_add_test(tc, test_include_errors);
   tcase_add_test(tc, test_kind_dispatch);

@@ -395,7 +395,10 @@ START_TEST(test_capacity_latency_by_des)
   ck_assert_str_eq(json_object_get_string_member(t, "limiting_criterion"), "latency");
   JsonObject *tl = json_object_get_object_member(t, "latency_check");
   ck_assert(json_object_get_double_member(tl, "run_p99_ms") + json_object_get_double_member(tl, "run_p99_ci95_ms") <= 8.0);
-  ck_assert_int_eq(json_object_get_int_member(tl, "runs"), 8);
+  /* one run at the CPU's limit, 7 bisection steps, and up to 7 more looking for a clear failure
+   * below the lowest clear one when the bisection's lowest failure is not clear (2 here) */
+  ck_assert_int_ge(json_object_get_int_member(tl, "runs"), 8);
+  ck_assert_int_le(json_object_get_int_member(tl, "runs"), 15);
   /* the bound's estimate of that limit within 5 % of the DES's (measured 239.0 vs 234.7 Gb/s) */
   double est = json_object_get_double_member(tl, "bound_estimate_gbps"),
          run_at = json_object_get_double_member(tl, "run_at_gbps");
