@@ -5,3 +5,8 @@
 golden-update: $(BUILD)/tests/test_golden $(BIN)
 	@OCASIM_GOLDEN_UPDATE=1 OCASIM_BIN=$(abspath $(BIN)) $(BUILD)/tests/test_golden >/dev/null && \
 	  echo "tests/golden: $$(ls tests/golden | wc -l) files rewritten; review git diff tests/golden"
+#   make figures-update  rewrite tests/figures.csv (headline figures of every scenario, checked within
+#                        tolerances by tests/test_figures.c) and print each figure that moved
+.PHONY: figures-update
+figures-update: $(BUILD)/tests/test_figures $(BIN)
+	@OCASIM_FIGURES_UPDATE=1 CK_RUN_CASE=scenarios CK_VERBOSITY=silent OCASIM_BIN=$(abspath $(BIN)) $(BUILD)/tests/test_figures
