@@ -118,8 +118,8 @@
  * group is active and gives up (having changed nothing but clock
  * membership) in that last case; solve_groups does the rest.  Merging them
  * would also change the order in which loads are summed (clock weights A
- * against per-group n w), hence the last digits of the rates, which the
- * golden outputs forbid in a refactoring.
+ * against per-group n w), hence the last digits of the rates (within the
+ * tolerances of tests/figures.csv; the few byte-exact goldens would change).
  *
  * Words.  "Rate cap" (rate_cap_Bps, bytes/s) is a flow's own limit;
  * "capacity" (units/s) is a resource's; load_at_caps is the load a

@@ -359,7 +359,7 @@ static void figures_print_changes(const Figures *before, const Figures *now)
     g_autofree char *out = figure_check(before, now, key, NULL);
     if (out) beyond++;
     double a, b;
-    if (parse_number(o, &a) && parse_number(n, &b) && a != 0)
+    if (!figure_is_exact(k[2]) && parse_number(o, &a) && parse_number(n, &b) && a != 0)
       printf("%s %s %s: %s -> %s (%+.3g %%)%s\n", k[0], k[1], k[2], o, n, (b - a) / fabs(a) * 100,
              out ? "" : " (within tolerance)");
     else
