@@ -11,7 +11,8 @@
 #   make validate-quick / validate / wrk-check   the validation mode (validate/validate.mk)
 #   make format / format-check   apply / check the house style (.clang-format; CI runs format-check); format-check
 #                also holds the comment limits (scripts/check-comments.py: preambles, .doc strings, 130 columns)
-#   make golden-update   rewrite the golden outputs after an intended change (tests/tests.mk)
+#   make golden-update   rewrite the byte-exact golden outputs after an intended change (tests/tests.mk)
+#   make figures-update  rewrite tests/figures.csv, every scenario's figures, and print what moved
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the binary, man page, bash completion, scenarios
 #                and platforms under $(PREFIX)/share/ocasim; make uninstall removes them
 #   make dist    build/ocasim-VERSION.tar.gz (with a VERSION file), which builds without git
@@ -109,7 +110,7 @@ check-tests: $(TEST_BIN) $(BIN)
 # the longest first, each suite's output printed whole when it ends (-Otarget) with its wall
 # time.  OCASIM_BIN lets tests drive the command line (exit status, error positions).
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-TEST_LONG := test_metamorphic test_validate_server test_golden test_appliance_fit test_appliance_capacity
+TEST_LONG := test_metamorphic test_validate_server test_figures test_golden test_appliance_fit test_appliance_capacity
 TEST_ORDER := $(filter $(TEST_LONG:%=$(BUILD)/tests/%),$(TEST_BIN)) $(filter-out $(TEST_LONG:%=$(BUILD)/tests/%),$(TEST_BIN))
 TEST_RUN := $(TEST_ORDER:%=%.run)
 TEST_FAILED := $(BUILD)/tests/failed

@@ -160,11 +160,6 @@ gboolean cpu_crypto_ordinary_stores(CryptoImpl impl)
   return impl == CRYPTO_OPENSSL_AESGCM || impl == CRYPTO_CHACHA20_POLY1305 || impl == CRYPTO_ARMV8_AESGCM;
 }
 
-double cpu_core_hz(const CpuCfg *c)
-{
-  return c->clock_hz / 1e9 * 1e9;
-}
-
 double cpu_smt_yield(const CpuCfg *c)
 {
   if (c->smt_yield > 0) return c->smt_yield;
@@ -173,7 +168,7 @@ double cpu_smt_yield(const CpuCfg *c)
 
 double cpu_node_capacity_hz(const CpuCfg *c, int cores)
 {
-  return cores * (c->clock_hz / 1e9) * 1e9 * cpu_smt_yield(c);
+  return cores * c->clock_hz * cpu_smt_yield(c);
 }
 
 double cpu_cache_share_bytes(const CpuCfg *c, int cores_per_socket)

@@ -117,9 +117,6 @@ gboolean cpu_crypto_check(const CpuCfg *c, CryptoImpl impl, GError **error);
 /* TRUE when the implementation writes its output with ordinary (allocating) stores, so a
  * write to a line not in cache first reads it (read-for-ownership). */
 gboolean cpu_crypto_ordinary_stores(CryptoImpl impl);
-/* Cycles per second of one core: clock_hz taken through GHz (clock_hz / 1e9 * 1e9), the
- * arithmetic the fitted coefficients and every output were computed with (bit for bit). */
-double cpu_core_hz(const CpuCfg *c);
 /* TCP payload per MTU-sized packet: MTU - 20 (IP) - 20 (TCP) - 12 (timestamps). */
 double cpu_mss_bytes(const StackCfg *s);
 /* Payload the stack hands a NIC port at once: one TSO segment with TSO on, else one MSS. */

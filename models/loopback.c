@@ -378,7 +378,7 @@ static void loopback_add_resources(AppBuild *b, void *state)
   s->server = s->client = -1;
   if (!b->loop) return;
   int cores = appliance_cores_per_node(a);
-  double hz = cpu_core_hz(&a->cpu);
+  double hz = a->cpu.clock_hz;
   double sc =
       loopback_pool_cores(lo->server_threads, lo->server_cpus, lo->server_free_cores, lo->connections, cores, a->cpu.cap) * hz;
   double cc =

@@ -278,10 +278,8 @@ static void nic_add_resources(AppBuild *b, void *state)
     m->port_res[p] = -1;
     if (nc->kind == NIC_LOOPBACK) continue; /* no line rate: a copy into the receiving socket (CPU) */
     g_snprintf(nm, sizeof nm, "nic%d.port%d", nc->id, nc->port_id[m->port_num[p]]); /* the healthy box's names */
-    int r = app_build_add_res(b, nm, RK_NIC_PORT,
-                              nc->port_bps / 1e9 * a->coef.port_eff * 1e9 /
-                                  8.0 /* Gb/s x port_eff: the outputs keep their last bit */,
-                              1.0, 8e-9, "Gb/s", topo_node_of(&a->topo, nc->pos));
+    int r = app_build_add_res(b, nm, RK_NIC_PORT, nc->port_bps * a->coef.port_eff / 8.0 /* B/s of TLS payload */, 1.0, 8e-9,
+                              "Gb/s", topo_node_of(&a->topo, nc->pos));
     DmResource *res = app_build_res(b, r);
     res->nic = m->port_nic[p];
     res->port = m->port_num[p];

@@ -13,7 +13,7 @@ static double nvme_ceiling_Bps(const NvmeDrive *d, double io_bytes)
 
 double nvme_read_s(const NvmeDrive *d, double bytes)
 {
-  return d->latency_ns / 1e3 * 1e-6 + bytes / (d->read_Bps / 1e9 * 1e9);
+  return d->latency_ns * 1e-9 + bytes / d->read_Bps;
 }
 
 /* Checks a drive's place, figures and link; MODEL_ERROR at keypath (nvme[group]). */
