@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "models/appliance_interval.h"
 #include "models/model_error.h"
 #include "sim/units.h"
 
@@ -12,7 +13,9 @@ static const char *const formats[] = { "table", "json", "csv", NULL };
 
 /* --interval LEVEL: a percentage with its sign ("80 %", "80%": sim_units_parse), a bare number
  *  above 1 read as a percentage (80), or a fraction below 1 (0.8); the level must lie in
- *  (0, 1).  A bare 1 is refused: 1 % or 100 % (not a level) would be a guess. */
+ *  (0, 1), and no wider than the draws resolve: each tail, (1 - level) / 2 of APP_INTERVAL_DRAWS
+ *  draws, must hold at least one draw (at most 99.2 % with 256), or the ends are the draws' extremes
+ *  under another name.  A bare 1 is refused: 1 % or 100 % (not a level) would be a guess. */
 static gboolean interval_level_parse(const char *text, double *out, GError **error)
 {
   double v;
@@ -26,6 +29,13 @@ static gboolean interval_level_parse(const char *text, double *out, GError **err
   else if (v > 1)
     v /= 100; /* a bare number above 1: a percentage */
   if (!why && !(v > 0 && v < 1)) why = "out of range";
+  if (!why && (1 - v) / 2 * APP_INTERVAL_DRAWS < 1) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--interval '%s': wider than %d draws resolve: each tail needs at least one draw, so the level is at most "
+                "%.12g %%",
+                text, APP_INTERVAL_DRAWS, 100 * (1 - 2.0 / APP_INTERVAL_DRAWS));
+    return FALSE;
+  }
   if (why) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "--interval '%s': %s, allowed above 0 and below 100 %%: a percentage (\"80 %%\", \"80%%\", or 80) or a "

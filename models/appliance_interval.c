@@ -365,7 +365,10 @@ static void rank_contributors(const Dim *dims, int nd, const double *v, const do
   double total = 0;
   for (int j = 0; j < nd; j++) {
     if (v[j] > 0) total += v[j];
-    if (j != model && (v[j] > 0 || dims[j].kind == UNC_ASSUMED)) sh[nsh++] = (Share){ j, MAX(v[j], 0.0) };
+    /* an assumed value is listed even where it moves nothing, unless its spread is off (the
+     * built-in PCIe round-trip range where the scenario gives pcie.read_rtt its own) */
+    gboolean spread = dims[j].sig_lo > SIGMA_NONE || dims[j].sig_hi > SIGMA_NONE;
+    if (j != model && (v[j] > 0 || (dims[j].kind == UNC_ASSUMED && spread))) sh[nsh++] = (Share){ j, MAX(v[j], 0.0) };
   }
   qsort(sh, (size_t)nsh, sizeof *sh, cmp_share);
   out->n_assumed = 0;

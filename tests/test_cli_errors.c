@@ -217,6 +217,12 @@ static const BadOption bad_options[] = {
   { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "0", NULL }, { "--interval '0': out of range" } },
   { { "sweep", "sweeps/whatif-800g.yaml", "--interval", "80 Gb/s", NULL }, { "--interval '80 Gb/s': not a level" } },
   { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "-80 %", NULL }, { "--interval '-80 %': out of range" } },
+  /* each tail of 256 draws must hold one draw: at most 99.21875 % (0.999999 was the draws' extremes) */
+  { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "0.999999", NULL },
+    { "--interval '0.999999': wider than 256 draws resolve: each tail needs at least one draw, so the level is at most "
+      "99.21875 %" } },
+  { { "capacity", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "99.99999999999", NULL },
+    { "--interval '99.99999999999': wider than 256 draws resolve" } },
   { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "80 %", "--no-interval", NULL },
     { "--interval '80 %' and --no-interval together" } },
   { { "serve", "--root", "tests", "--idle-timeout", "2e9 ms", NULL }, { "--idle-timeout '2e9 ms'", "out of range" } },
@@ -442,7 +448,8 @@ START_TEST(test_load_no_response)
 END_TEST
 
 /* --interval: "80 %", "80%", 80 and 0.8 are the same level in every command that takes it; a
- * level prints with the digits it was given (0.999999 once printed as "100 %"). */
+ * level prints unrounded (0.99218 once would have printed as "99 %"; 0.999999 as "100 %", now
+ * refused: wider than 256 draws resolve). */
 START_TEST(test_interval_forms)
 {
   const char *cmds[][2] = { { "bound", "scenarios/rome-400g-nic-ktls.yaml" },
@@ -461,7 +468,7 @@ START_TEST(test_interval_forms)
         ck_assert_str_eq(out, want);
     }
   }
-  const char *levels[][2] = { { "0.999999", "interval:   99.9999 % of " },
+  const char *levels[][2] = { { "0.99218", "interval:   99.218 % of " },
                               { "50", "interval:   50 % of " },
                               { "2.5 %", "interval:   2.5 % of " },
                               { "0.95", "interval:   95 % of " } };

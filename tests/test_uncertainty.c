@@ -233,6 +233,18 @@ START_TEST(test_milan_contributors)
   ck_assert(app_interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &bare, &e));
   ck_assert(iv.throughput_gbps[1] - iv.throughput_gbps[0] > bare.throughput_gbps[1] - bare.throughput_gbps[0]);
   demand_free(m);
+  /* a scenario's own pcie.read_rtt spread replaces the built-in one: listed once, not twice */
+  g_autofree Appliance *o = load("tests/data/model/own-rtt-spread.yaml", NULL, &m);
+  AppInterval ov;
+  spec.platform = TRUE;
+  ck_assert(app_interval_eval(o, m->drive_share, o->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &ov, &e));
+  for (int f = 0; f < APP_IV_FIGURES; f++) {
+    int rtt = 0;
+    for (int t = 0; t < ov.contrib[f].n_assumed; t++) rtt += strcmp(ov.contrib[f].assumed[t].name, "pcie.read_rtt") == 0;
+    ck_assert_int_eq(rtt, 1);
+  }
+  ck_assert_str_eq(ov.contrib[APP_IV_GBPS].assumed[0].name, "pcie.read_rtt"); /* the tags' Little's law binds */
+  demand_free(m);
 }
 END_TEST
 
