@@ -32,7 +32,12 @@ int test_run_suite(Suite *s)
     return 1;
   }
   srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
+  int failed = srunner_ntests_failed(sr), ran = srunner_ntests_run(sr);
   srunner_free(sr);
+  if (ran == 0) { /* CK_RUN_SUITE or CK_RUN_CASE named nothing here: not a pass */
+    fprintf(stderr, "no test ran (CK_RUN_SUITE=%s, CK_RUN_CASE=%s)\n", getenv("CK_RUN_SUITE") ? getenv("CK_RUN_SUITE") : "",
+            getenv("CK_RUN_CASE") ? getenv("CK_RUN_CASE") : "");
+    return 1;
+  }
   return failed ? 1 : 0;
 }
