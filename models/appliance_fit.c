@@ -911,11 +911,19 @@ AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const Coeff
   return g_steal_pointer(&r);
 }
 
+/* @pt rounded to the 0.1 point the tables print, a zero without its sign: -0.04 would print
+ * "-0.0" and flip to "+0.0" with a last-digit change (the README's tables regenerate byte for byte). */
+static double tenth_pt(double pt)
+{
+  double r = round(10 * pt) / 10;
+  return r == 0 ? 0.0 : r;
+}
+
 /* "-" or the CPU error of a row in points. */
 static void cpu_err_text(const AppRefRow *row, char *buf, size_t len)
 {
   if (row->pub_cpu >= 0)
-    g_snprintf(buf, len, "%+.1f pt", row->model_cpu - row->pub_cpu);
+    g_snprintf(buf, len, "%+.1f pt", tenth_pt(row->model_cpu - row->pub_cpu));
   else
     g_strlcpy(buf, "-", len);
 }
@@ -1059,7 +1067,7 @@ void app_fit_report_summary(const AppFitReport *r, GString *out)
     if (!sets[k]) continue;
     PredStats st = pred_stats(r, sets[k]);
     g_autofree char *worst = g_strdup_printf("%+.1f%% %s", st.worst_err, st.worst_id ? st.worst_id : "-");
-    g_autofree char *cworst = st.worst_cpu_id ? g_strdup_printf("%+.1f pt %s", st.worst_cpu, st.worst_cpu_id) : g_strdup("-");
+    g_autofree char *cworst = st.worst_cpu_id ? g_strdup_printf("%+.1f pt %s", tenth_pt(st.worst_cpu), st.worst_cpu_id) : g_strdup("-");
     g_autofree char *bn = g_strdup_printf("%d of %d", st.bn_ok, st.n_bn);
     g_string_append_printf(out, "| %-22s | %7d | %7.1f%% | %-38s | %6d | %6d | %5.1f pt | %-36s | %10s |\n", names[k], st.n,
                            st.med_err, worst, st.n10, st.n20, st.med_cpu, cworst, bn);
