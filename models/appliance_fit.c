@@ -1067,7 +1067,8 @@ void app_fit_report_summary(const AppFitReport *r, GString *out)
     if (!sets[k]) continue;
     PredStats st = pred_stats(r, sets[k]);
     g_autofree char *worst = g_strdup_printf("%+.1f%% %s", st.worst_err, st.worst_id ? st.worst_id : "-");
-    g_autofree char *cworst = st.worst_cpu_id ? g_strdup_printf("%+.1f pt %s", tenth_pt(st.worst_cpu), st.worst_cpu_id) : g_strdup("-");
+    g_autofree char *cworst =
+        st.worst_cpu_id ? g_strdup_printf("%+.1f pt %s", tenth_pt(st.worst_cpu), st.worst_cpu_id) : g_strdup("-");
     g_autofree char *bn = g_strdup_printf("%d of %d", st.bn_ok, st.n_bn);
     g_string_append_printf(out, "| %-22s | %7d | %7.1f%% | %-38s | %6d | %6d | %5.1f pt | %-36s | %10s |\n", names[k], st.n,
                            st.med_err, worst, st.n10, st.n20, st.med_cpu, cworst, bn);

@@ -49,7 +49,9 @@ typedef struct {
 static const FigureTolerance figure_tolerances[] = {
   { "bound",    1e-6, "closed forms, X* solved to 1e-12: noise of 1e-9 put into drive times and CPU rates moved them <= 2e-9" },
   { "run",      1e-3, "the DES with its seed: shifted events moved figures <= 2e-4 (offered x (1 + 1e-9)); 5x below 95 % CIs" },
-  { "capacity", 1e-5, "Brent's search on the bound stops within 1e-6 of a limit, so a last bit may move it that far; 10x that" },
+  { "capacity", 1e-5,
+    "Brent's search on the bound stops within 1e-6 of a limit, so a last bit may move it that far; 10x that. A latency-limited "
+    "capacity is a DES bisection to 1/128 of the load: a change moves it a whole step (~0.8 %) or not at all, either way caught" },
 };
 /* clang-format on */
 
