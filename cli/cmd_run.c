@@ -46,6 +46,13 @@ static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GStr
                 opt->fail[0]);
     return FALSE;
   }
+  if (opt->interval_text) { /* nor an --interval: no parameter with a spread to draw */
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--interval '%s': a queueing-network scenario has no prediction interval (its stations' rates are given, "
+                "not drawn; the run's own confidence intervals are in its output)",
+                opt->interval_text);
+    return FALSE;
+  }
   g_autoptr(GPtrArray) known = g_ptr_array_new(); /* the components --log may name */
   g_ptr_array_add(known, (gpointer) "jobs");
   for (guint i = 0; i < spec->stations->len; i++)

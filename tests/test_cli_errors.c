@@ -217,6 +217,8 @@ static const BadOption bad_options[] = {
   { { "run", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "0", NULL }, { "--interval '0': out of range" } },
   { { "sweep", "sweeps/whatif-800g.yaml", "--interval", "80 Gb/s", NULL }, { "--interval '80 Gb/s': not a level" } },
   { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "-80 %", NULL }, { "--interval '-80 %': out of range" } },
+  { { "run", "scenarios/mm1.yaml", "--interval", "0.9", NULL },
+    { "--interval '0.9': a queueing-network scenario has no prediction interval" } },
   /* each tail of 256 draws must hold one draw: at most 99.21875 % (0.999999 was the draws' extremes) */
   { { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--interval", "0.999999", NULL },
     { "--interval '0.999999': wider than 256 draws resolve: each tail needs at least one draw, so the level is at most "
