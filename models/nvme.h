@@ -3,6 +3,7 @@
  * What it models: a drive at a (socket, quadrant) position with a sustained sequential read
  * bandwidth, a read latency and a queue depth; reads are DMA'd to host memory as posted PCIe writes.
  *     C = min(read_GBps, QD * io_bytes / latency, PCIe link payload bandwidth)    (Little's law)
+ *     and, when max_iops is given, C <= max_iops * io_bytes (the drive's random-read IOPS ceiling)
  *     synchronous sendfile: all drives together at most workers * io_bytes / latency (demand.c)
  * `ocasim run` draws each read's latency lognormal (mean `latency`, CV `latency_cv`); the bound uses the mean.
  * Sources: the datasheet figures in nvme.c's schema rows; the CV from the widest published QD1 QoS (nvme.c).
@@ -25,6 +26,7 @@ typedef struct {
   double latency_ns; /* read latency of one io_bytes request at low queue depth (mean) */
   double latency_cv; /* its coefficient of variation (lognormal draws in the DES; 0: fixed) */
   int queue_depth;   /* outstanding reads the host keeps per drive */
+  double max_iops;   /* reads per second the drive serves at most (4 KiB random read, datasheet); 0: none */
   PcieLink link;
 } NvmeDrive;
 
