@@ -346,7 +346,7 @@ const SimConfField workload_schema[] = {
     .min = "512",
     .max = "1 GiB",
     .doc =
-        "bytes per drive read (assumption: sendfile read-ahead); sets the drive's ceiling queue_depth x io_size / latency and the DES's requests in flight" },
+        "bytes per drive read (assumption: sendfile read-ahead); sets the drives' ceilings (models/nvme.h) and the DES's requests in flight" },
   { .key = "bitrates",
     .type = SIM_CONF_T_LIST,
     .offset = F(bitrates),
