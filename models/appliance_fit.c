@@ -1075,29 +1075,42 @@ void app_fit_report_summary(const AppFitReport *r, GString *out)
   }
 }
 
+/* The rows of prediction @kind, NULL when it was not run. */
+static const AppRefRow *kind_rows(const AppFitReport *r, AppFitKind kind)
+{
+  return kind == APP_FIT_IN_FIT ? r->in_fit : kind == APP_FIT_LOO ? r->loo : kind == APP_FIT_LOPO ? r->lopo : NULL;
+}
+
+gboolean app_fit_report_coverage_of(const AppFitReport *r, AppFitKind kind, AppFitCoverage *cov)
+{
+  const AppRefRow *rows = kind_rows(r, kind);
+  if (!rows) return FALSE;
+  *cov = (AppFitCoverage){ 0 };
+  g_autofree double *hw = g_new(double, MAX(r->n, 1));
+  for (int i = 0; i < r->n; i++) {
+    const AppRefRow *o = &rows[i];
+    if (r->group[i] != i) continue;
+    cov->inside += o->pub_gbps >= o->iv_lo && o->pub_gbps <= o->iv_hi;
+    hw[cov->results] = 100.0 * 0.5 * (o->iv_hi - o->iv_lo) / o->model_gbps;
+    cov->widest_half_width_pct = MAX(cov->widest_half_width_pct, hw[cov->results]);
+    cov->results++;
+  }
+  cov->median_half_width_pct = median_of(hw, cov->results);
+  return TRUE;
+}
+
 void app_fit_report_coverage(const AppFitReport *r, GString *out)
 {
   g_string_append_printf(out, "| %-22s | %7s | %12s | %18s | %18s |\n", "prediction", "results", "inside 80 %",
                          "median half-width", "widest half-width");
   g_string_append(out, "|------------------------|--------:|-------------:|-------------------:|-------------------:|\n");
-  const AppRefRow *sets[] = { r->in_fit, r->loo, r->lopo };
   const char *names[] = { "in-fit", "leave-one-out", "leave-one-platform-out" };
-  for (int k = 0; k < 3; k++) {
-    if (!sets[k]) continue;
-    int nr = 0, in = 0;
-    double worst = 0;
-    g_autofree double *hw = g_new(double, MAX(r->n, 1));
-    for (int i = 0; i < r->n; i++) {
-      const AppRefRow *o = &sets[k][i];
-      if (r->group[i] != i) continue;
-      in += o->pub_gbps >= o->iv_lo && o->pub_gbps <= o->iv_hi;
-      hw[nr] = 100.0 * 0.5 * (o->iv_hi - o->iv_lo) / o->model_gbps;
-      worst = MAX(worst, hw[nr]);
-      nr++;
-    }
-    double med = median_of(hw, nr);
-    g_autofree char *cov = g_strdup_printf("%d (%.0f %%)", in, nr ? 100.0 * in / nr : 0.0);
-    g_string_append_printf(out, "| %-22s | %7d | %12s | %17.1f%% | %17.1f%% |\n", names[k], nr, cov, med, worst);
+  for (int k = 0; k < APP_FIT_N_KINDS; k++) {
+    AppFitCoverage c;
+    if (!app_fit_report_coverage_of(r, (AppFitKind)k, &c)) continue;
+    g_autofree char *cov = g_strdup_printf("%d (%.0f %%)", c.inside, c.results ? 100.0 * c.inside / c.results : 0.0);
+    g_string_append_printf(out, "| %-22s | %7d | %12s | %17.1f%% | %17.1f%% |\n", names[k], c.results, cov,
+                           c.median_half_width_pct, c.widest_half_width_pct);
   }
   g_string_append_printf(out,
                          "\nEach platform's own factor on the shared stack costs (its results alone, the coefficients "
@@ -1508,6 +1521,26 @@ void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *
   json_stats(b, "in_fit", r, r->in_fit);
   json_stats(b, "loo", r, r->loo);
   json_stats(b, "lopo", r, r->lopo);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "coverage"); /* the figures of app_fit_report_coverage's table */
+  json_builder_begin_object(b);
+  const char *kinds[] = { "in_fit", "loo", "lopo" };
+  for (int k = 0; k < APP_FIT_N_KINDS; k++) {
+    AppFitCoverage c;
+    json_builder_set_member_name(b, kinds[k]);
+    if (!app_fit_report_coverage_of(r, (AppFitKind)k, &c)) {
+      json_builder_add_null_value(b);
+      continue;
+    }
+    json_builder_begin_object(b);
+    sim_json_number(b, "level", r->level);
+    sim_json_int(b, "results", c.results);
+    sim_json_int(b, "inside", c.inside);
+    sim_json_number(b, "inside_share", c.results ? (double)c.inside / c.results : NAN);
+    sim_json_number(b, "median_half_width_pct", c.median_half_width_pct);
+    sim_json_number(b, "widest_half_width_pct", c.widest_half_width_pct);
+    json_builder_end_object(b);
+  }
   json_builder_end_object(b);
   json_builder_end_object(b);
   sim_json_append(b, out);

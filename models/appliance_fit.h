@@ -151,6 +151,18 @@ AppFitReport *app_refset_predict(AppRefSet *s, const Coeffs *fitted, const Coeff
  * published throughput lies inside the row's interval, and the median half-width of the
  * intervals as % of the prediction; then each platform's own stack-cost factor and tau. */
 void app_fit_report_coverage(const AppFitReport *r, GString *out);
+/* The predictions of an AppFitReport: in-fit, leave-one-out, leave-one-platform-out. */
+typedef enum { APP_FIT_IN_FIT, APP_FIT_LOO, APP_FIT_LOPO, APP_FIT_N_KINDS } AppFitKind;
+/* The coverage of one prediction's intervals over the distinct results (a same_as group once). */
+typedef struct {
+  int results;                  /* distinct results */
+  int inside;                   /* of them, those whose published throughput lies inside the interval */
+  double median_half_width_pct; /* half-width as % of the prediction, median over the results; NAN: none */
+  double widest_half_width_pct; /* the widest of them (0: none) */
+} AppFitCoverage;
+/* The coverage of prediction @kind's intervals into *@cov, the figures of the table of
+ * app_fit_report_coverage and of app_fit_json's `coverage`; FALSE when @kind was not run. */
+gboolean app_fit_report_coverage_of(const AppFitReport *r, AppFitKind kind, AppFitCoverage *cov);
 /* Frees a report of app_refset_predict (NULL is allowed). */
 void app_fit_report_free(AppFitReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppFitReport, app_fit_report_free)
@@ -206,8 +218,8 @@ double app_fit_ident_share(const AppFitIdent *id, int j, const char *row_id);
 void app_fit_ident_table(const AppFitIdent *id, GString *out);
 /* The fit as JSON (build/fit/fit.json): objective, fixed_coefficients[] (name, value, source:
  * not fitted), coefficients[] (name, value, stderr, identified_by[], ...), correlation, lopo_fits[], rows[] (id, platform,
- * published / in-fit / LOO / LOPO throughput, CPU %, bottleneck and 80 % interval, PREFIX_interval_gbps [lo, hi]) and the
- * summary; a prediction not run is null. */
+ * published / in-fit / LOO / LOPO throughput, CPU %, bottleneck and 80 % interval, PREFIX_interval_gbps [lo, hi]), the
+ * summary and the intervals' coverage (app_fit_report_coverage_of); a prediction not run is null. */
 void app_fit_json(const AppRefSet *s, const AppFitReport *r, const AppFitIdent *id, double chisq, GString *out);
 /* Runs every result through the discrete-event model (models/appliance_des.h, the scenario's
  * duration and seed) and writes bound vs DES vs published, a row more than 10 % from the published

@@ -410,6 +410,73 @@ END_TEST
 
 /* docs/outputs.md names every resource kind and unit a report prints: those of `ocasim bound` on
  * the Rome box with NIC kTLS (cpu_lines in "lines", the NICs' read tags in "tags" among them). */
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* fit --json carries the coverage table's figures: for the reference set, each run prediction's
+ * results, inside, inside_share, median and widest half-width print as the text table's row, and
+ * equal those recomputed from rows[] (the distinct results: same_as null; published inside the
+ * PREFIX_interval_gbps; half-width 50 (hi - lo) / PREFIX_gbps %). The LOPO row, without the LOO refits. */
+START_TEST(test_fit_json_coverage_is_the_tables)
+{
+  g_autofree char *dir = g_dir_make_tmp("ocasim-fitcov-XXXXXX", NULL);
+  ck_assert(dir);
+  g_autofree char *jpath = g_build_filename(dir, "fit.json", NULL);
+  const char *args[] = { "fit", "--no-loo", "--json", jpath, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  ck_assert_msg(test_run_ocasim(args, &out, &err) == 0, "%s", err);
+  g_autoptr(JsonParser) jp = json_parser_new();
+  ck_assert(json_parser_load_from_file(jp, jpath, NULL));
+  g_unlink(jpath);
+  g_rmdir(dir);
+  JsonObject *root = json_node_get_object(json_parser_get_root(jp));
+  ck_assert_msg(json_object_has_member(root, "coverage"), "fit --json has no coverage member");
+  JsonObject *cov = json_object_get_object_member(root, "coverage");
+  ck_assert(json_object_get_null_member(cov, "loo")); /* --no-loo: not run */
+  JsonArray *rows = json_object_get_array_member(root, "rows");
+  const char *kinds[] = { "in_fit", "lopo" }, *names[] = { "in-fit", "leave-one-platform-out" };
+  for (int k = 0; k < 2; k++) {
+    JsonObject *c = json_object_get_object_member(cov, kinds[k]);
+    ck_assert_msg(c, "coverage.%s", kinds[k]);
+    int n = (int)json_object_get_int_member(c, "results"), in = (int)json_object_get_int_member(c, "inside");
+    double share = json_object_get_double_member(c, "inside_share");
+    double med = json_object_get_double_member(c, "median_half_width_pct"),
+           wide = json_object_get_double_member(c, "widest_half_width_pct");
+    ck_assert_double_eq(json_object_get_double_member(c, "level"), 0.8);
+    ck_assert_int_eq(n, 16); /* the reference set's distinct results */
+    ck_assert_double_eq_tol(share, (double)in / n, 1e-15);
+    /* the text table's row, as app_fit_report_coverage prints it */
+    g_autofree char *in_text = g_strdup_printf("%d (%.0f %%)", in, 100 * share);
+    g_autofree char *row = g_strdup_printf("\n| %-22s | %7d | %12s | %17.1f%% | %17.1f%% |\n", names[k], n, in_text, med, wide);
+    ck_assert_msg(strstr(out, row), "%s not in the coverage table:\n%s", row, strstr(out, "\nCoverage of the 80 %"));
+    /* recomputed from rows[] */
+    g_autofree char *g = g_strconcat(kinds[k], "_gbps", NULL), *iv = g_strconcat(kinds[k], "_interval_gbps", NULL);
+    g_autofree double *hw = g_new(double, json_array_get_length(rows));
+    int rn = 0, rin = 0;
+    double rwide = 0;
+    for (guint i = 0; i < json_array_get_length(rows); i++) {
+      JsonObject *o = json_array_get_object_element(rows, i);
+      if (!json_object_get_null_member(o, "same_as")) continue;
+      JsonArray *ends = json_object_get_array_member(o, iv);
+      double lo = json_array_get_double_element(ends, 0), hi = json_array_get_double_element(ends, 1);
+      double pub = json_object_get_double_member(o, "published_gbps");
+      rin += pub >= lo && pub <= hi;
+      hw[rn] = 50 * (hi - lo) / json_object_get_double_member(o, g);
+      rwide = MAX(rwide, hw[rn]);
+      rn++;
+    }
+    qsort(hw, (size_t)rn, sizeof *hw, cmp_double);
+    ck_assert_int_eq(rn, n);
+    ck_assert_int_eq(rin, in);
+    ck_assert_double_eq_tol(med, rn % 2 ? hw[rn / 2] : 0.5 * (hw[rn / 2 - 1] + hw[rn / 2]), 1e-9 * med);
+    ck_assert_double_eq_tol(wide, rwide, 1e-9 * wide);
+  }
+}
+END_TEST
+
 START_TEST(test_outputs_doc_names_kinds_and_units)
 {
   const char *args[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "-f", "json", NULL };
@@ -576,6 +643,7 @@ int main(void)
   tcase_add_test(tc, test_reference_report);
   tcase_add_test(tc, test_empty_reference_set);
   tcase_add_test(tc, test_fit_writes_the_data_file);
+  tcase_add_test(tc, test_fit_json_coverage_is_the_tables);
   tcase_add_test(tc, test_outputs_doc_names_kinds_and_units);
   tcase_add_test(tc, test_report_table_columns_align);
   tcase_add_test(tc, test_sub_gbps_rates_shown);

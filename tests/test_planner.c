@@ -354,6 +354,43 @@ START_TEST(test_failure_moves_traffic)
 }
 END_TEST
 
+/* The --fail table carries the healthy box's prediction interval, as the JSON's healthy.interval
+ * does: the very lines a plain bound of the scenario prints (same seed, same draws), under a heading
+ * naming the healthy box, then one line saying the degraded box has none (docs/outputs.md). */
+START_TEST(test_failure_table_shows_interval)
+{
+  char *plain, *out, *err;
+  const char *pargs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", NULL };
+  ck_assert_int_eq(test_run_ocasim(pargs, &plain, &err), 0);
+  g_free(err);
+  const char *b = strstr(plain, "\ninterval:   "), *e = b ? strstr(b, "\nnic ports:") : NULL;
+  ck_assert_msg(b && e, "%s", plain);
+  g_autofree char *lines = g_strndup(b + 1, (gsize)(e - b)); /* "interval: ..." through the CPU's assumed values line */
+  ck_assert_msg(strstr(lines, "\nbinds:      ") && strstr(lines, "\nuncertain (cpu): ") && strstr(lines, "assumed values"), "%s",
+                lines);
+  g_autofree char *want = g_strconcat("\nThe healthy box's prediction interval:\n", lines,
+                                      "degraded:   no interval (a what-if draws the healthy box's only; a sweep with failures: "
+                                      "draws one per degraded point)\n\nThe degraded box:\n",
+                                      NULL);
+  const char *targs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0].ports[1]", NULL };
+  ck_assert_int_eq(test_run_ocasim(targs, &out, &err), 0);
+  ck_assert_msg(strstr(out, want), "the --fail table lacks:\n%.1500s", want); /* (Check's message limit) */
+  /* the ends printed are the JSON's healthy.interval.throughput_gbps, to the table's 0.1 Gb/s */
+  const char *jargs[] = { "bound", "scenarios/rome-400g-nic-ktls.yaml", "--fail", "nics[0].ports[1]", "-f", "json", NULL };
+  g_autoptr(JsonParser) p = run_json(jargs);
+  JsonObject *h = json_object_get_object_member(json_node_get_object(json_parser_get_root(p)), "healthy");
+  ck_assert(!json_object_has_member(json_object_get_object_member(json_node_get_object(json_parser_get_root(p)), "degraded"),
+                                    "interval"));
+  JsonArray *iv = json_object_get_array_member(json_object_get_object_member(h, "interval"), "throughput_gbps");
+  g_autofree char *ends = g_strdup_printf("throughput %.1f Gb/s .. %.1f Gb/s", json_array_get_double_element(iv, 0),
+                                          json_array_get_double_element(iv, 1));
+  ck_assert_msg(strstr(strstr(out, "The healthy box's prediction interval:"), ends), "%s not in the table", ends);
+  g_free(plain);
+  g_free(out);
+  g_free(err);
+}
+END_TEST
+
 START_TEST(test_capacity_latency_by_des)
 {
   /* rome2021_sw_nps1: the DES at the CPU criterion's limit measures p99 well inside the 50 ms
@@ -632,6 +669,7 @@ static Suite *suite(void)
   tcase_add_test(t, test_explain_touches_follow_page_cache);
   tcase_add_test(t, test_util_is_net_of_efficiency);
   tcase_add_test(t, test_failure_moves_traffic);
+  tcase_add_test(t, test_failure_table_shows_interval);
   tcase_add_test(t, test_capacity_latency_by_des);
   tcase_add_test(t, test_request_size_has_a_cost);
   tcase_add_test(t, test_failures_key_equals_fail_option);
