@@ -1623,6 +1623,52 @@ START_TEST(test_complete_responses_not_counted_cut)
 }
 END_TEST
 
+/* The keep-alive side of defect 8: a client that reads its whole response and closes first,
+ * without close_notify (as `ocasim load` and HTTP/1.1 clients do), did not cut it short. OpenSSL 3
+ * took that EOF for a fatal error and wrote a decode_error alert (24 B in TLS 1.3, 31 B in 1.2)
+ * to the closed peer, whose RST left it unacknowledged: every such close was counted (16 of 16
+ * with `ocasim load -c 16 -n 3`). SSL_OP_IGNORE_UNEXPECTED_EOF (validate/tls.c) ends it. */
+START_TEST(test_client_close_after_keepalive_response_not_cut)
+{
+  Tree t = make_tree();
+  for (size_t m = 0; m < G_N_ELEMENTS(all_modes); m++) {
+    ValServerConfig cfg = { .root = t.root, .mode = all_modes[m], .quiet = TRUE };
+    ValServer *s = start_cfg(&cfg);
+    SSL_CTX *ctx = client_ctx(all_modes[m]);
+    static const char req[] = "GET /f65536.bin HTTP/1.1\r\nHost: x\r\n\r\n";
+    for (int k = 0; k < 20; k++) {
+      g_autoptr(GError) err = NULL;
+      ValClient *c = val_client_connect("127.0.0.1", val_server_port(s), ctx, 20, &err);
+      ck_assert_msg(c, "%s", err ? err->message : "");
+      ck_assert(val_client_send(c, req, sizeof req - 1, &err));
+      int status;
+      int64_t clen;
+      gboolean cl;
+      ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
+      ck_assert(status == 200 && clen == 65536 && !cl);
+      gssize got = 0;
+      for (gssize n; got < 65536 && (n = val_client_read_body(c, (uint64_t)(65536 - got), NULL, &err)) > 0;) got += n;
+      ck_assert_int_eq(got, 65536);
+      /* every byte read and acknowledged (TCP_QUICKACK flushes a pending delayed ACK), then a
+       * plain close: the server sees EOF while it waits for the next request */
+      int one = 1;
+      ck_assert(setsockopt(val_client_fd(c), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one) == 0);
+      g_usleep(2000);
+      val_client_abort(c, FALSE);
+    }
+    ck_assert(wait_closed(s, 15));
+    ValServerStats st;
+    val_server_stats(s, &st);
+    ck_assert_msg(st.responses_cut == 0, "%s: %" G_GUINT64_FORMAT " of 20 complete keep-alive responses counted cut short",
+                  val_server_mode_name(all_modes[m]), st.responses_cut);
+    ck_assert_uint_eq(st.status_2xx, 20);
+    val_server_stop(s);
+    SSL_CTX_free(ctx);
+  }
+  free_tree(&t);
+}
+END_TEST
+
 int main(void)
 {
   signal(SIGPIPE, SIG_IGN); /* a client writing to a connection the server closed gets EPIPE */
@@ -1660,6 +1706,7 @@ int main(void)
   tcase_add_test(ab, test_idle_handshakes_hundreds);
   tcase_add_test(ab, test_per_ip_cap);
   tcase_add_test(ab, test_complete_responses_not_counted_cut);
+  tcase_add_test(ab, test_client_close_after_keepalive_response_not_cut);
   tcase_add_test(ab, test_acked_after_reset);
   suite_add_tcase(s, ab);
   return test_run_suite(s);
