@@ -1555,6 +1555,27 @@ START_TEST(test_acked_after_reset)
 }
 END_TEST
 
+/* Connects to @s, fetches /f65536.bin (with Connection: close when @close) and reads the whole
+ * response, checking its head and length; returns the open client. */
+static ValClient *fetch_whole_f65536(ValServer *s, SSL_CTX *ctx, gboolean close)
+{
+  const char *req =
+      close ? "GET /f65536.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" : "GET /f65536.bin HTTP/1.1\r\nHost: x\r\n\r\n";
+  g_autoptr(GError) err = NULL;
+  ValClient *c = val_client_connect("127.0.0.1", val_server_port(s), ctx, 20, &err);
+  ck_assert_msg(c, "%s", err ? err->message : "");
+  ck_assert(val_client_send(c, req, strlen(req), &err));
+  int status;
+  int64_t clen;
+  gboolean cl;
+  ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
+  ck_assert(status == 200 && clen == 65536 && cl == close);
+  gssize got = 0;
+  for (gssize n; got < 65536 && (n = val_client_read_body(c, (uint64_t)(65536 - got), NULL, &err)) > 0;) got += n;
+  ck_assert_int_eq(got, 65536);
+  return c;
+}
+
 /* Issue 33, defect 8: a client that reads a whole Connection: close response and the server's
  * close, then closes without close_notify (a plain close, or a reset), did not cut it short:
  * every mode, 20 times each way, no plain close counted in responses_cut and at most 2 resets (the
@@ -1566,7 +1587,6 @@ START_TEST(test_complete_responses_not_counted_cut)
     ValServerConfig cfg = { .root = t.root, .mode = all_modes[m], .quiet = TRUE };
     ValServer *s = start_cfg(&cfg);
     SSL_CTX *ctx = client_ctx(all_modes[m]);
-    static const char req[] = "GET /f65536.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     uint64_t cut_by_close = 0;
     for (int k = 0; k < 40; k++) {
       if (k == 20) { /* the plain closes done: none may count */
@@ -1575,18 +1595,7 @@ START_TEST(test_complete_responses_not_counted_cut)
         val_server_stats(s, &half);
         cut_by_close = half.responses_cut;
       }
-      g_autoptr(GError) err = NULL;
-      ValClient *c = val_client_connect("127.0.0.1", val_server_port(s), ctx, 20, &err);
-      ck_assert_msg(c, "%s", err ? err->message : "");
-      ck_assert(val_client_send(c, req, sizeof req - 1, &err));
-      int status;
-      int64_t clen;
-      gboolean cl;
-      ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
-      ck_assert(status == 200 && clen == 65536 && cl);
-      gssize got = 0;
-      for (gssize n; got < 65536 && (n = val_client_read_body(c, (uint64_t)(65536 - got), NULL, &err)) > 0;) got += n;
-      ck_assert_int_eq(got, 65536);
+      ValClient *c = fetch_whole_f65536(s, ctx, TRUE);
       /* the server's close (close_notify, FIN) read; the client's own close without close_notify,
        * every other one with a reset (a reset right after the body, before the server's close
        * arrives, may leave the body's last segments unacknowledged: the server cannot tell it
@@ -1635,20 +1644,8 @@ START_TEST(test_client_close_after_keepalive_response_not_cut)
     ValServerConfig cfg = { .root = t.root, .mode = all_modes[m], .quiet = TRUE };
     ValServer *s = start_cfg(&cfg);
     SSL_CTX *ctx = client_ctx(all_modes[m]);
-    static const char req[] = "GET /f65536.bin HTTP/1.1\r\nHost: x\r\n\r\n";
     for (int k = 0; k < 20; k++) {
-      g_autoptr(GError) err = NULL;
-      ValClient *c = val_client_connect("127.0.0.1", val_server_port(s), ctx, 20, &err);
-      ck_assert_msg(c, "%s", err ? err->message : "");
-      ck_assert(val_client_send(c, req, sizeof req - 1, &err));
-      int status;
-      int64_t clen;
-      gboolean cl;
-      ck_assert(val_client_read_head(c, &status, &clen, &cl, &err));
-      ck_assert(status == 200 && clen == 65536 && !cl);
-      gssize got = 0;
-      for (gssize n; got < 65536 && (n = val_client_read_body(c, (uint64_t)(65536 - got), NULL, &err)) > 0;) got += n;
-      ck_assert_int_eq(got, 65536);
+      ValClient *c = fetch_whole_f65536(s, ctx, FALSE);
       /* every byte read and acknowledged (TCP_QUICKACK flushes a pending delayed ACK), then a
        * plain close: the server sees EOF while it waits for the next request */
       int one = 1;
