@@ -6,7 +6,7 @@
 #   make bench        engine and model benchmarks (report only, never fail on timing)
 #   make deps         install the Debian packages the build needs (see scripts/deps.sh)
 #   make reference    every published result: model (bound and DES) vs published (./ocasim reference, models/models.mk)
-#   make fit          refit the shared coefficients into models/coeffs.def, with the leave-one-out report (./ocasim fit)
+#   make fit          refit the shared coefficients into models/appliance/coeffs.def, with the leave-one-out report (./ocasim fit)
 #   make scenario-docs  regenerate scenarios/README.md and the README's reference table (./ocasim schema --update)
 #   make validate-quick / validate / wrk-check   the validation mode (validate/validate.mk)
 #   make format / format-check   apply / check the house style (.clang-format; CI runs format-check); format-check
@@ -19,7 +19,7 @@
 #   make install-check   install into a temporary DESTDIR, run the installed binary, uninstall,
 #                and build the dist tarball unpacked in a temporary directory (CI)
 #
-# Sources are picked up by wildcard: a new sim/*.c, models/*.c, validate/*.c or
+# Sources are picked up by wildcard: a new sim/*.c, models/*/*.c, serve/*.c, validate/*.c or
 # cli/*.c joins the build, a new tests/test_*.c becomes its own test binary.
 # Extra targets of a folder live in that folder's *.mk file, included below.
 
@@ -52,7 +52,7 @@ else
   BIN     := ocasim
 endif
 
-LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c validate/*.c))
+LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c models/*/*.c serve/*.c validate/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libocasim.a
 CLI_SRC  := $(sort $(wildcard cli/*.c))
@@ -82,6 +82,7 @@ $(BUILD)/cli/common.o: $(VERSION_H) $(PATHS_H)
 # One GLib log domain per folder (G_MESSAGES_DEBUG=ocasim-sim, ...; cli/common.h).
 $(BUILD)/sim/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-sim\"
 $(BUILD)/models/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-models\"
+$(BUILD)/serve/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-serve\"
 $(BUILD)/validate/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-validate\"
 $(BUILD)/cli/%.o: CFLAGS += -DG_LOG_DOMAIN=\"ocasim-cli\"
 

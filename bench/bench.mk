@@ -115,7 +115,7 @@ bench-calendar: $(BENCH_CAL_BINS)
 	done; \
 	awk -f bench/table.awk $$out
 
-# bench-models: the discrete-event appliance model (appliance_des_run, as
+# bench-models: the discrete-event appliance model (des_run, as
 # `ocasim run FILE --duration D --warmup W` calls it) on the 400G and 800G
 # scenarios and the big cases of issue 18: the 800G what-if (DLWM off,
 # network-centric: ports and drives saturate together), the 64-drive x

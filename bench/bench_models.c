@@ -2,7 +2,7 @@
  *
  * Loads the scenario as `ocasim run FILE --duration D --warmup W` does
  * (appliance_load_file + demand_build), runs the discrete-event model
- * (appliance_des_run, the same call `ocasim run` makes; only the report
+ * (des_run, the same call `ocasim run` makes; only the report
  * printing is left out) and prints one line
  *     RESULT <name> sim_s=<s> wall_s=<s> cpu_s=<s> rss_mib=<MiB> events=<n> requests=<n>
  *            classes=<n> resources=<n> concurrency=<n>
@@ -37,11 +37,11 @@ int main(int argc, char **argv)
   g_autoptr(DemandModel) m = bench_des_load(argv[2], argv[3], argv[4], argv + 5, argc - 5, a, &info);
   if (!m) return 2;
   g_autoptr(GError) err = NULL;
-  g_autoptr(SimFluidSpec) spec = appliance_des_spec(a, &info, m);
+  g_autoptr(SimFluidSpec) spec = des_spec(a, &info, m);
 
   double w0 = now_s(), c0 = bench_cpu_s();
   SimFluidResult *raw = NULL;
-  AppReport *rep = appliance_des_run(a, &info, m, &raw, &err);
+  AppReport *rep = des_run(a, &info, m, &raw, &err);
   double wall = now_s() - w0, cpu = bench_cpu_s() - c0;
   if (!rep) {
     fprintf(stderr, "%s\n", err->message);
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
          argv[1], info.duration_s, wall, cpu, (double)ru.ru_maxrss / 1024.0, raw->events, raw->requests_done, spec->classes->len,
          spec->resources->len, spec->concurrency, rep->throughput_gbps);
   sim_fluid_result_free(raw);
-  app_report_free(rep);
+  report_free(rep);
   app_scenario_info_clear(&info);
   return 0;
 }

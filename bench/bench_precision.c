@@ -1,7 +1,7 @@
 /* bench/bench_precision.c — speed and outputs of `ocasim run` at one rate precision.
  *
  * Loads the scenario as `ocasim run FILE --duration D --warmup W --rate-precision EPS` does,
- * runs the discrete-event model (appliance_des_run) and prints one line
+ * runs the discrete-event model (des_run) and prints one line
  *     RESULT <name> eps=<EPS> sim_s=<s> cpu_s=<s> solves=<n> deferred=<n> events=<n>
  *            gbps=<Gb/s> gbps_hw=<Gb/s> p50=<ms> p50_hw=<ms> p99=<ms> p99_hw=<ms>
  *            util=<u0>,<u1>,... util_hw=<h0>,<h1>,... names=<r0>,<r1>,...
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
   g_autoptr(GError) err = NULL;
   double c0 = bench_cpu_s();
   SimFluidResult *raw = NULL;
-  AppReport *rep = appliance_des_run(a, &info, m, &raw, &err);
+  AppReport *rep = des_run(a, &info, m, &raw, &err);
   double cpu = bench_cpu_s() - c0;
   if (!rep) {
     fprintf(stderr, "%s\n", err->message);
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
   }
   printf("%s\n", line->str);
   sim_fluid_result_free(raw);
-  app_report_free(rep);
+  report_free(rep);
   app_scenario_info_clear(&info);
   return 0;
 }

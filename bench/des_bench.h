@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <gsl/gsl_errno.h>
-#include "models/appliance_conf.h"
-#include "models/appliance_des.h"
+#include "models/appliance/loader.h"
+#include "models/modes/des.h"
 
 /* User + system CPU seconds of this process so far (getrusage). */
 static inline double bench_cpu_s(void)

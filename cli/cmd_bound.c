@@ -1,11 +1,11 @@
 /* cli/cmd_bound.c — `ocasim bound FILE`: the analytic bottleneck bound of an appliance
- * scenario (models/appliance_bound.h): per-resource demand per served byte, the bottleneck
+ * scenario (models/modes/bound.h): per-resource demand per served byte, the bottleneck
  * law, utilisations at the offered load, printed as table, JSON or CSV. Instant. */
 #include <stdio.h>
 #include "cli/commands.h"
 #include "cli/scenario.h"
 #include "cli/whatif.h"
-#include "models/appliance_report.h"
+#include "models/modes/report.h"
 
 int cmd_bound(int argc, char **argv)
 {
@@ -24,7 +24,7 @@ int cmd_bound(int argc, char **argv)
     status = cli_fail(error);
   } else {
     g_autoptr(BoundResult) r = bound_eval(ca.a, ca.m, ca.a->wl.offered_gbps);
-    g_autoptr(AppReport) rep = app_report_from_bound(ca.a, &ca.info, ca.m, r);
+    g_autoptr(AppReport) rep = report_from_bound(ca.a, &ca.info, ca.m, r);
     g_autoptr(GString) out = g_string_new(NULL);
     GError *ierr = NULL;
     rep->interval = cli_interval_eval(&opt, &ca, ca.a->wl.offered_gbps, &ierr);
@@ -37,13 +37,13 @@ int cmd_bound(int argc, char **argv)
     } else if (!cli_whatif_format_allows(&opt, fail, &error)) {
       status = cli_fail(error);
     } else if (!fail) {
-      app_report_write(rep, (AppReportFormat)opt.format, out);
+      report_write(rep, (AppReportFormat)opt.format, out);
       status = cli_emit(&opt, out);
     } else if (!cli_whatif_degrade(&ca, (const char *const *)fail, &da, &dm, &error)) {
       status = cli_fail(error);
     } else {
       g_autoptr(BoundResult) dr = bound_eval(da, dm, da->wl.offered_gbps);
-      g_autoptr(AppReport) drep = app_report_from_bound(da, &ca.info, dm, dr);
+      g_autoptr(AppReport) drep = report_from_bound(da, &ca.info, dm, dr);
       cli_whatif_write((const char *const *)fail, rep, drep, opt.format, out);
       status = cli_emit(&opt, out);
     }

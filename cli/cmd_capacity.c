@@ -3,15 +3,15 @@
  * latency within workload.latency_slo, no other resource saturated, and, where workload.headroom
  * sets them, every DRAM node, fabric link, PCIe link, drive, NIC port or TLS engine at or below
  * its kind's limit, and, where memory.installed is given, the RAM the box needs within it), found by GSL root
- * bracketing (models/appliance_capacity.h). Prints the limiting criterion, each criterion's
+ * bracketing (models/modes/capacity.h). Prints the limiting criterion, each criterion's
  * limit, and the bound-mode report at the capacity load. */
 #include <math.h>
 #include <stdio.h>
 #include "cli/commands.h"
 #include "cli/scenario.h"
-#include "models/appliance_capacity.h"
-#include "models/appliance_des.h"
-#include "models/appliance_report.h"
+#include "models/modes/capacity.h"
+#include "models/modes/des.h"
+#include "models/modes/report.h"
 #include "sim/csv.h"
 #include "sim/json.h"
 #include "sim/units.h"
@@ -142,7 +142,7 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
     sim_json_bool(b, "run_fell_short", c->des_fell_short);
     json_builder_end_object(b);
     g_autoptr(GString) r = g_string_new(NULL);
-    app_report_write(rep, APP_FMT_JSON, r);
+    report_write(rep, APP_FMT_JSON, r);
     g_autoptr(JsonParser) parser = json_parser_new();
     if (json_parser_load_from_data(parser, r->str, (gssize)r->len, NULL)) {
       json_builder_set_member_name(b, "at_capacity");
@@ -237,7 +237,7 @@ static void write_capacity(const CapacityResult *c, const Appliance *a, const Ap
                              k == (int)c->limiting ? " <- " : "    ", what);
   }
   g_string_append(out, "\nAt the capacity load:\n");
-  app_report_write(rep, APP_FMT_TABLE, out);
+  report_write(rep, APP_FMT_TABLE, out);
 }
 
 int cmd_capacity(int argc, char **argv)
@@ -264,21 +264,21 @@ int cmd_capacity(int argc, char **argv)
      * saturate scenario too), so a run too short for paced clients' segments warns as run does */
     Appliance at_load = *ca.a;
     at_load.wl.offered_gbps = 1.0;
-    g_autofree char *short_run = appliance_des_short_run_warning(&at_load, &ca.info);
+    g_autofree char *short_run = des_short_run_warning(&at_load, &ca.info);
     if (short_run) g_message("%s (the runs of capacity's latency check: its p99 varies as much)", short_run);
     g_autofree char *what = g_strdup_printf("ocasim capacity %s", opt.files[0]);
     CliProgress *p = cli_progress_start(&opt.common, what, "criteria");
     SimObserver obs = { .progress = cli_progress_update, .progress_ctx = p };
-    gboolean ok = appliance_capacity_des(ca.a, &ca.info, ca.m, &obs, &c, &error);
+    gboolean ok = capacity_des(ca.a, &ca.info, ca.m, &obs, &c, &error);
     cli_progress_end(p);
     if (!ok) {
       status = cli_fail(error);
     } else {
-      g_autoptr(AppReport) rep = appliance_capacity_report(ca.a, &ca.info, ca.m, &c, &error);
+      g_autoptr(AppReport) rep = capacity_report(ca.a, &ca.info, ca.m, &c, &error);
       /* the interval of the throughput and CPU % at the capacity load (not of the capacity itself) */
       if (rep && isfinite(c.capacity_gbps) && c.capacity_gbps > 0) {
         rep->interval = cli_interval_eval(&opt, &ca, c.capacity_gbps, &error);
-        if (error) g_clear_pointer(&rep, app_report_free);
+        if (error) g_clear_pointer(&rep, report_free);
       }
       if (!rep) {
         status = cli_fail(error);

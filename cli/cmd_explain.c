@@ -1,10 +1,10 @@
 /* cli/cmd_explain.c — `ocasim explain FILE`: the per-byte breakdown of an appliance scenario
- * (models/appliance_explain.h): DRAM bytes by touch, CPU cycles by component, fabric bytes per
+ * (models/modes/explain.h): DRAM bytes by touch, CPU cycles by component, fabric bytes per
  * link and PCIe tag occupancy at the bound's operating point, as a table or JSON. Instant. */
 #include <stdio.h>
 #include "cli/commands.h"
 #include "cli/scenario.h"
-#include "models/appliance_explain.h"
+#include "models/modes/explain.h"
 
 int cmd_explain(int argc, char **argv)
 {
@@ -22,13 +22,13 @@ int cmd_explain(int argc, char **argv)
   } else if (!cli_appliance_load_healthy(&opt, &ca, "explain", &error)) {
     status = cli_fail(error);
   } else {
-    g_autoptr(Explain) e = appliance_explain(ca.a, &ca.info, ca.m);
+    g_autoptr(Explain) e = explain_build(ca.a, &ca.info, ca.m);
     e->interval = cli_interval_eval(&opt, &ca, ca.a->wl.offered_gbps, &error);
     if (error) {
       status = cli_fail(error);
     } else {
       g_autoptr(GString) out = g_string_new(NULL);
-      appliance_explain_write(e, (AppReportFormat)opt.format, out);
+      explain_write(e, (AppReportFormat)opt.format, out);
       status = cli_emit(&opt, out);
     }
     cli_appliance_clear(&ca);

@@ -1,7 +1,7 @@
 /* cli/cmd_fit.c — `ocasim fit [--write FILE] [--json FILE] [--no-loo] [--no-lopo]
- * [--bottleneck-term] [DIR]` (make fit): fits the shared coefficients (models/coeffs.h) once
+ * [--bottleneck-term] [DIR]` (make fit): fits the shared coefficients (models/appliance/coeffs.h) once
  * over every published result in DIR (default scenarios/reference, else the installed one; GSL
- * nonlinear least squares, models/appliance_fit.h), prints the fitted values with their
+ * nonlinear least squares, models/reference/fit.h), prints the fitted values with their
  * standard errors next to the fit's start and the current defaults, the reference table with
  * them, the identifiability report (standard errors, the rows that move each coefficient, the
  * Jacobian, the correlation matrix, coefficients that one platform alone identifies), a
@@ -10,7 +10,7 @@
  * leave-one-platform-out report (each platform's results predicted by a fit over the other
  * platforms; a refit per platform) and the median and worst errors of each.
  * --write FILE writes the fitted values, rounded to FIT_DIGITS significant digits, as the
- * coefficients data file (models/coeffs.def, coeffs_write_def()) that the build reads as the
+ * coefficients data file (models/appliance/coeffs.def, coeffs_write_def()) that the build reads as the
  * defaults; --json FILE writes the whole report (make fit: build/fit/fit.json, app_fit_json()).
  * -o FILE writes the report (the tables) to FILE instead of stdout.
  * Exit status: 0 ok, 1 the fit or a write failed, 2 bad options or DIR. */
@@ -172,13 +172,13 @@ int cmd_fit(int argc, char **argv)
   FitOpts o = { 0 };
   GOptionEntry entries[] = {
     { "write", 0, 0, G_OPTION_ARG_FILENAME, &o.write,
-      "Write the fitted coefficients as the coefficients data file FILE (make fit: models/coeffs.def)", "FILE" },
+      "Write the fitted coefficients as the coefficients data file FILE (make fit: models/appliance/coeffs.def)", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json, "Write the fit, its identifiability and predictions as JSON to FILE",
       "FILE" },
     { "no-loo", 0, 0, G_OPTION_ARG_NONE, &o.no_loo, "Skip the leave-one-out report (a refit per result)", NULL },
     { "no-lopo", 0, 0, G_OPTION_ARG_NONE, &o.no_lopo, "Skip the leave-one-platform-out report (a refit per platform)", NULL },
     { "bottleneck-term", 0, 0, G_OPTION_ARG_NONE, &o.bn,
-      "Fit with a bottleneck-mismatch term (by default the named bottleneck is only predicted, see appliance_fit.h)", NULL },
+      "Fit with a bottleneck-mismatch term (by default the named bottleneck is only predicted, see reference/fit.h)", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
   CliCommon common;

@@ -13,12 +13,12 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "validate/client.h"
+#include "serve/client.h"
 #include "validate/ktlscase.h"
-#include "validate/loadgen.h"
+#include "serve/loadgen.h"
 #include "validate/remote.h"
-#include "validate/server.h"
-#include "validate/util.h"
+#include "serve/server.h"
+#include "serve/util.h"
 
 static gboolean parse_range(const char *s, uint64_t *first, uint64_t *last)
 {

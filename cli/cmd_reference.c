@@ -25,7 +25,7 @@ int cmd_reference(int argc, char **argv)
       cli_context_new("[DIR]",
                       "Model vs published for every scenario of DIR (default scenarios/reference here, else the\n"
                       "installed one) that has a reference: block, in bound mode with the default coefficients\n"
-                      "(models/coeffs.def).",
+                      "(models/appliance/coeffs.def).",
                       &common, CLI_OPT_OUTPUT | CLI_OPT_REPORT);
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (!cli_parse_args(ctx, &common, &argc, &argv, 1) || !cli_text_output(argv[0], &common)) {

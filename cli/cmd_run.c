@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "cli/scenario.h"
 #include "cli/whatif.h"
-#include "models/appliance_des.h"
-#include "models/qnet_conf.h"
+#include "models/modes/des.h"
+#include "models/qnet/qnet_conf.h"
 #include "sim/csv.h"
 #include "sim/json.h"
 
@@ -74,8 +74,8 @@ static gboolean handle_qnet(const SimConfNode *root, const CliOptions *opt, GStr
 static gboolean trace_check_appliance(const CliAppliance *ca, const CliOptions *opt, GError **error)
 {
   if (!opt->common.log && !g_getenv("OCASIM_LOG")) return TRUE;
-  g_autoptr(SimFluidSpec) spec = appliance_des_spec(ca->a, &ca->info, ca->m);
-  if (!spec) return TRUE; /* appliance_des_check has said why */
+  g_autoptr(SimFluidSpec) spec = des_spec(ca->a, &ca->info, ca->m);
+  if (!spec) return TRUE; /* des_check has said why */
   g_autoptr(GPtrArray) known = g_ptr_array_new();
   g_ptr_array_add(known, (gpointer) "requests");
   for (guint i = 0; i < spec->resources->len; i++)
@@ -91,7 +91,7 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
   CliAppliance ca;
   if (!cli_appliance_build(root, &ca, error)) return FALSE;
   /* what the run would refuse, refused by check too, located at the key to change */
-  gboolean ok = appliance_des_check(ca.a, &ca.info, ca.m, error);
+  gboolean ok = des_check(ca.a, &ca.info, ca.m, error);
   if (!ok) cli_locate_model_error(root, error);
   if (ok) ok = trace_check_appliance(&ca, opt, error);
   Appliance *da = NULL;
@@ -100,12 +100,12 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
   if (ok) ok = cli_whatif_format_allows(opt, fail, error);
   if (ok && fail) ok = cli_whatif_degrade(&ca, (const char *const *)fail, &da, &dm, error);
   if (ok && out) {
-    g_autofree char *short_run = appliance_des_short_run_warning(ca.a, &ca.info);
+    g_autofree char *short_run = des_short_run_warning(ca.a, &ca.info);
     if (short_run) g_message("%s", short_run); /* stderr, before the run: the results stay as they are */
     SimTrace *trace;
     SimObserver obs = observer_start(opt, &trace);
-    g_autoptr(AppReport) rep = appliance_des_run_observed(ca.a, &ca.info, ca.m, &obs, NULL, error);
-    g_autoptr(AppReport) drep = rep && da ? appliance_des_run_observed(da, &ca.info, dm, &obs, NULL, error) : NULL;
+    g_autoptr(AppReport) rep = des_run_observed(ca.a, &ca.info, ca.m, &obs, NULL, error);
+    g_autoptr(AppReport) drep = rep && da ? des_run_observed(da, &ca.info, dm, &obs, NULL, error) : NULL;
     observer_end(&obs, trace);
     ok = rep != NULL && (!da || drep != NULL);
     /* the parameters' spread, through the bound at the same offered load: the DES reads the same values */
@@ -120,7 +120,7 @@ static gboolean handle_appliance(const SimConfNode *root, const CliOptions *opt,
     if (ok && da)
       cli_whatif_write((const char *const *)fail, rep, drep, opt->format, out);
     else if (ok)
-      app_report_write(rep, (AppReportFormat)opt->format, out);
+      report_write(rep, (AppReportFormat)opt->format, out);
   }
   demand_free(dm);
   g_free(da);

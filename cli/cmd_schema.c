@@ -1,7 +1,7 @@
 /* cli/cmd_schema.c — `ocasim schema [KIND] [--format markdown|json] [--keys] [--update FILE...]`:
  * the schema of KIND (appliance, the default; platform, the platform files an appliance
  * scenario includes; queueing_network; sweep, the sweep files of `ocasim sweep`), generated from
- * the SimConfField tables that read it (models/appliance_conf.c, models/qnet_conf.c,
+ * the SimConfField tables that read it (models/appliance/loader.c, models/qnet/qnet_conf.c,
  * models/sweep.c). Markdown: the key tables (key, type, unit,
  * default, range, meaning). json: JSON Schema, draft 2020-12 (sim/conf_schema.h), committed as
  * scenarios/schema/KIND.json for editors and checked for staleness by tests/test_schema.c.
@@ -24,7 +24,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/scenario.h"
-#include "models/qnet_conf.h"
+#include "models/qnet/qnet_conf.h"
 #include "models/sweep.h"
 #include "sim/conf_schema.h"
 #include "sim/json.h"

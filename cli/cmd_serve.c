@@ -8,8 +8,8 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "validate/server.h"
-#include "validate/util.h"
+#include "serve/server.h"
+#include "serve/util.h"
 
 /* Option limits of `ocasim serve`: a TCP port's range, and threads and connections far above
  * one host's (assumed). */

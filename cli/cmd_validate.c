@@ -11,9 +11,9 @@
 #include "cli/options.h"
 #include "validate/labrun.h"
 #include "validate/pipeline.h"
-#include "validate/probe.h"
+#include "serve/probe.h"
 #include "validate/report.h"
-#include "validate/util.h"
+#include "serve/util.h"
 
 /* Scheduling priority of the runs by default: -10, above ordinary tenants (assumed); the range
  * of a nice value, -20..19 (setpriority(2)); most threads a run may use (assumed). */

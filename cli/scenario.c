@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
-#include "models/appliance_interval.h"
-#include "models/model_error.h"
+#include "models/modes/interval.h"
+#include "models/appliance/model_error.h"
 #include "sim/units.h"
 
 static const char *const formats[] = { "table", "json", "csv", NULL };
@@ -351,9 +351,9 @@ AppInterval *cli_interval_eval(const CliOptions *opt, const CliAppliance *ca, do
 {
   if (!(opt->interval > 0)) return NULL;
   AppIntervalSpec spec;
-  app_interval_spec_default(&spec);
+  interval_spec_default(&spec);
   AppInterval *iv = g_new0(AppInterval, 1);
-  if (!app_interval_eval(ca->a, ca->m->drive_share, offered_gbps, &spec, opt->interval, APP_INTERVAL_DRAWS, iv, error)) {
+  if (!interval_eval(ca->a, ca->m->drive_share, offered_gbps, &spec, opt->interval, APP_INTERVAL_DRAWS, iv, error)) {
     g_free(iv);
     return NULL;
   }

@@ -7,8 +7,8 @@
 
 #include <glib.h>
 #include "cli/common.h"
-#include "models/appliance_conf.h"
-#include "models/appliance_interval.h"
+#include "models/appliance/loader.h"
+#include "models/modes/interval.h"
 #include "sim/conf.h"
 
 typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;
@@ -22,7 +22,7 @@ typedef struct {
   char *rate_precision;  /* --rate-precision EPS (passed on as --set rate_precision=EPS) */
   char **sets;           /* --set key.path=value, repeatable */
   char **allow_includes; /* --allow-include DIR, repeatable */
-  char **fail;           /* --fail COMPONENT, repeatable (CLI_OPT_FAIL; models/failure.h) */
+  char **fail;           /* --fail COMPONENT, repeatable (CLI_OPT_FAIL; models/appliance/failure.h) */
   char *interval_text;   /* --interval LEVEL (CLI_OPT_INTERVAL) */
   gboolean no_interval;  /* --no-interval */
   double interval;       /* the level, 0 < level < 1; 0: no interval (--no-interval or no CLI_OPT_INTERVAL) */
@@ -36,7 +36,7 @@ typedef struct {
 #define CLI_OPT_FAIL (1u << 9)
 /* cli_parse() flag: the command writes table or json only (its --help and --format say so). */
 #define CLI_OPT_NO_CSV (1u << 10)
-/* cli_parse() flag: the command reports prediction intervals (models/appliance_interval.h): it
+/* cli_parse() flag: the command reports prediction intervals (models/modes/interval.h): it
  * offers --interval LEVEL (default APP_INTERVAL_LEVEL) and --no-interval. */
 #define CLI_OPT_INTERVAL (1u << 12)
 /* cli_parse() flag: the command writes rows, csv (the default) or json (JSON Lines), not a table. */
@@ -109,7 +109,7 @@ void cli_locate_model_error(const SimConfNode *root, GError **error);
 
 /* The prediction interval of @ca at @offered_gbps (<= 0: saturate) at @opt's level, into a new
  *  AppInterval (transfer full), or NULL without error when @opt asks for none (--no-interval).
- *  The spreads are models/coeffs.def's and the scenario's `uncertainty:` entries; the drive shares
+ *  The spreads are models/appliance/coeffs.def's and the scenario's `uncertainty:` entries; the drive shares
  *  @ca's model's. NULL with @error when the draws cannot be built. */
 AppInterval *cli_interval_eval(const CliOptions *opt, const CliAppliance *ca, double offered_gbps, GError **error);
 

@@ -3,7 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
-#include "models/failure.h"
+#include "models/appliance/failure.h"
 #include "sim/json.h"
 #include "sim/units.h"
 
@@ -50,7 +50,7 @@ gboolean cli_whatif_format_allows(const CliOptions *opt, char *const *fail, GErr
 static JsonNode *report_node(const AppReport *r)
 {
   g_autoptr(GString) s = g_string_new(NULL);
-  app_report_write(r, APP_FMT_JSON, s);
+  report_write(r, APP_FMT_JSON, s);
   g_autoptr(JsonParser) p = json_parser_new();
   if (!json_parser_load_from_data(p, s->str, (gssize)s->len, NULL)) return json_node_new(JSON_NODE_NULL);
   return json_node_copy(json_parser_get_root(p));
@@ -104,8 +104,8 @@ void cli_whatif_write(const char *const *fail, const AppReport *healthy, const A
   g_string_append_printf(out, "throughput: %-22s %-22s (%.1f %% of healthy)\n", th, td, 100 * share);
   /* the busiest node is the one the CPU cap binds on; the mean alone hides a node left carrying as much */
   AppCpuNodes nh, nd;
-  app_report_cpu_nodes(healthy, &nh);
-  app_report_cpu_nodes(degraded, &nd);
+  report_cpu_nodes(healthy, &nh);
+  report_cpu_nodes(degraded, &nd);
   g_autofree char *bh = g_strdup_printf("%.1f %%", nh.busiest_pct);
   g_autofree char *bd = g_strdup_printf("%.1f %%", nd.busiest_pct);
   g_string_append_printf(out, "cpu:        %-22s %-22s (busiest node)\n", bh, bd);
@@ -118,11 +118,11 @@ void cli_whatif_write(const char *const *fail, const AppReport *healthy, const A
   g_string_append_printf(out, "bottleneck: %-22s %-22s\n", bottleneck_name(healthy), bottleneck_name(degraded));
   if (healthy->interval) { /* the healthy box's interval, as the JSON's healthy.interval; none under --no-interval */
     g_string_append(out, "\nThe healthy box's prediction interval:\n");
-    app_interval_table(healthy->interval, out);
+    interval_table(healthy->interval, out);
     if (!degraded->interval) /* by design (docs/outputs.md, --fail): one box's draws, not two */
       g_string_append(out, "degraded:   no interval (a what-if draws the healthy box's only; a sweep with failures: draws "
                            "one per degraded point)\n");
   }
   g_string_append(out, "\nThe degraded box:\n");
-  app_report_write(degraded, APP_FMT_TABLE, out);
+  report_write(degraded, APP_FMT_TABLE, out);
 }

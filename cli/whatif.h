@@ -1,10 +1,10 @@
-/* cli/whatif.h — `--fail` of bound and run: the degraded box (models/failure.h) beside the
+/* cli/whatif.h — `--fail` of bound and run: the degraded box (models/appliance/failure.h) beside the
  * healthy one. */
 #ifndef OCASIM_CLI_WHATIF_H
 #define OCASIM_CLI_WHATIF_H
 
 #include "cli/scenario.h"
-#include "models/appliance_report.h"
+#include "models/modes/report.h"
 
 /* The box of @healthy with the components @fail names taken out: a copy of its appliance in
  * *a (transfer full, g_free) and its demand model in *m (transfer full). FALSE with a usage

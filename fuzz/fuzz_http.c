@@ -1,19 +1,19 @@
 /* fuzz/fuzz_http.c — libFuzzer target: the request-line, header and Range parser of
- * `ocasim serve` (validate/http.c).
+ * `ocasim serve` (serve/http.c).
  *
  * Input: the bytes a client sends.  Requests are parsed one after the other as a pipelining
  * server does (val_http_parse_request, then the rest after *consumed), each Range value is
  * resolved against files of 0, 1, 4096, 2^32 + 7 and 2^62 bytes (val_http_resolve_range) and
  * the response head is formatted (val_http_format_head); the same bytes are also read as a
  * response (val_http_parse_response).  The harness aborts when a result breaks the contract
- * of validate/http.h: a head consumed beyond the input or of no bytes, a path not starting
+ * of serve/http.h: a head consumed beyond the input or of no bytes, a path not starting
  * with '/', a 206 range outside the file or reversed, a status other than 200/206/416.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz/fuzz_common.h"
-#include "validate/http.h"
+#include "serve/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz/fuzz_common.h"
-#include "models/appliance_conf.h"
-#include "models/demand.h"
-#include "models/qnet.h"
-#include "models/qnet_conf.h"
+#include "models/appliance/loader.h"
+#include "models/appliance/demand.h"
+#include "models/qnet/qnet.h"
+#include "models/qnet/qnet_conf.h"
 #include "sim/conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,7 +1,7 @@
 # models/models.mk — extra targets of the appliance model, each a subcommand of ./ocasim:
 #   make reference       ocasim reference --des: bound mode and the DES of every published-result
 #                        scenario vs the published figures
-#   make fit             ocasim fit --write models/coeffs.def --json build/fit/fit.json: GSL
+#   make fit             ocasim fit --write models/appliance/coeffs.def --json build/fit/fit.json: GSL
 #                        least-squares fit of the shared coefficients, written as the data file the
 #                        build reads, + identifiability, leave-one-out and leave-one-platform-out
 #                        reports (tables on stdout, all of it in build/fit/fit.json)
@@ -13,7 +13,7 @@ reference: $(BIN)
 
 fit: $(BIN)
 	@mkdir -p build/fit
-	@./$(BIN) fit --write models/coeffs.def --json build/fit/fit.json scenarios/reference
+	@./$(BIN) fit --write models/appliance/coeffs.def --json build/fit/fit.json scenarios/reference
 
 scenario-docs: $(BIN)
 	@./$(BIN) schema --update scenarios/README.md README.md && echo "scenarios/README.md, README.md: generated tables regenerated"

@@ -7,7 +7,7 @@
  * A run applies its point's values with sim_conf_apply_override_as (the source of each value
  * is its "FILE:LINE:COL" in the sweep file), binds the appliance and evaluates it exactly as
  * `ocasim bound`, `run` or `capacity` do (appliance_from_conf, demand_build, bound_eval /
- * appliance_des_run / appliance_capacity_des: the p99 criterion by DES runs, as `ocasim capacity`,
+ * des_run / capacity_des: the p99 criterion by DES runs, as `ocasim capacity`,
  * unless capacity_latency: bound asks for the bound's instant estimate).
  * Leaves out: sweeps of queueing-network scenarios, adaptive or random point designs.
  */
@@ -18,9 +18,9 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include "models/appliance_capacity.h"
-#include "models/appliance_des.h"
-#include "models/failure.h"
+#include "models/modes/capacity.h"
+#include "models/modes/des.h"
+#include "models/appliance/failure.h"
 #include "sim/conf.h"
 #include "sim/csv.h"
 
@@ -174,7 +174,7 @@ static const SweepColumn run_columns[] = {
   { "steady_state", SWEEP_COL_BOOL, "", "the run served at least 90 % of what the bound serves" },
 };
 
-/* Mode bound: the prediction interval of the point (models/appliance_interval.h; empty with
+/* Mode bound: the prediction interval of the point (models/modes/interval.h; empty with
  * sweep_set_interval(0), `ocasim sweep --no-interval`). */
 static const SweepColumn interval_columns[] = {
   { "throughput_gbps_lo", SWEEP_COL_NUMBER, "Gb/s", "low end of the throughput's prediction interval" },
@@ -1003,11 +1003,11 @@ static void fill_report(SweepCell *o, const AppReport *rep)
   set_num(&o[R_OFFERED], rep->offered_gbps > 0 ? rep->offered_gbps : NAN);
   set_bool(&o[R_SATURATE], !(rep->offered_gbps > 0));
   set_num(&o[R_THROUGHPUT], rep->throughput_gbps);
-  set_num(&o[R_UNSERVED], app_report_unserved_gbps(rep));
+  set_num(&o[R_UNSERVED], report_unserved_gbps(rep));
   set_bool(&o[R_OVERLOADED], rep->overloaded);
   set_num(&o[R_CPU], rep->cpu_util_pct);
   AppCpuNodes c;
-  app_report_cpu_nodes(rep, &c);
+  report_cpu_nodes(rep, &c);
   if (c.busiest >= 0) {
     set_num(&o[R_CPU_BUSIEST], c.busiest_pct);
     set_str(&o[R_CPU_BUSIEST_NODE], rep->res[c.busiest].name);
@@ -1030,14 +1030,14 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
   switch (s->mode) {
     case SWEEP_BOUND: {
       g_autoptr(BoundResult) r = bound_eval_memo(a, m, a->wl.offered_gbps, memo);
-      g_autoptr(AppReport) rep = app_report_from_bound(a, info, m, r);
+      g_autoptr(AppReport) rep = report_from_bound(a, info, m, r);
       fill_report(o, rep);
       if (s->interval > 0) {
         AppIntervalSpec spec;
-        app_interval_spec_default(&spec);
+        interval_spec_default(&spec);
         spec.no_contributors = TRUE; /* only the interval is read */
         AppInterval iv;
-        if (!app_interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, s->interval, APP_INTERVAL_DRAWS, &iv, error))
+        if (!interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, s->interval, APP_INTERVAL_DRAWS, &iv, error))
           return FALSE;
         SweepCell *x = o + G_N_ELEMENTS(report_columns);
         set_num(&x[0], iv.throughput_gbps[0]);
@@ -1051,7 +1051,7 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
     }
     case SWEEP_RUN: {
       SimFluidResult *raw = NULL;
-      g_autoptr(AppReport) rep = appliance_des_run(a, info, m, &raw, error);
+      g_autoptr(AppReport) rep = des_run(a, info, m, &raw, error);
       if (!rep) return FALSE;
       fill_report(o, rep);
       SweepCell *x = o + G_N_ELEMENTS(report_columns);
@@ -1059,14 +1059,14 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
       set_num(&x[1], raw->latency_p50_hw_s * 1e3);
       set_num(&x[2], raw->latency_p99_hw_s * 1e3);
       set_int(&x[3], rep->requests_rejected);
-      set_bool(&x[4], app_report_steady(rep));
+      set_bool(&x[4], report_steady(rep));
       sim_fluid_result_free(raw);
       return TRUE;
     }
     case SWEEP_CAPACITY: {
       CapacityResult c;
       gboolean des = s->cap_latency == SWEEP_CAP_LATENCY_RUN;
-      if (!(des ? appliance_capacity_des(a, info, m, NULL, &c, error) : appliance_capacity(a, m, &c, error))) return FALSE;
+      if (!(des ? capacity_des(a, info, m, NULL, &c, error) : capacity_search(a, m, &c, error))) return FALSE;
       set_num(&o[0], c.capacity_gbps);
       set_str(&o[1], capacity_criterion_name(c.limiting));
       /* the criteria before the RAM, the latency check, then the RAM, in capacity_columns; the
@@ -1084,7 +1084,7 @@ static gboolean evaluate(const SweepSpec *s, Appliance *a, const AppScenarioInfo
         set_num(&x[2], c.headroom_res[0] ? c.headroom_limit * 100 : NAN);
         x += G_N_ELEMENTS(headroom_columns);
       }
-      g_autoptr(AppReport) rep = appliance_capacity_report(a, info, m, &c, error);
+      g_autoptr(AppReport) rep = capacity_report(a, info, m, &c, error);
       if (!rep) return FALSE;
       fill_report(x, rep);
       return TRUE;
@@ -1122,8 +1122,8 @@ static void fill_ids(const SweepSpec *s, guint run, SweepRow *row)
 
 char *sweep_short_run_warning(const SweepSpec *s)
 {
-  gboolean capacity_des = s->mode == SWEEP_CAPACITY && s->cap_latency == SWEEP_CAP_LATENCY_RUN;
-  if (s->mode != SWEEP_RUN && !capacity_des) return NULL;
+  gboolean cap_des = s->mode == SWEEP_CAPACITY && s->cap_latency == SWEEP_CAP_LATENCY_RUN;
+  if (s->mode != SWEEP_RUN && !cap_des) return NULL;
   Appliance *a = g_new0(Appliance, 1);
   AppScenarioInfo info = { 0 };
   char *warning = NULL;
@@ -1132,8 +1132,8 @@ char *sweep_short_run_warning(const SweepSpec *s)
     for (guint k = 0; k < s->keys->len; k++)
       offered_varied = offered_varied || !strcmp(((const SweepKey *)g_ptr_array_index(s->keys, k))->key, "workload.offered");
     /* capacity's latency check runs at offered loads whatever the scenario's; a varied load is offered at its points */
-    if (capacity_des || (offered_varied && !(a->wl.offered_gbps > 0))) a->wl.offered_gbps = 1.0;
-    warning = appliance_des_short_run_warning(a, &info);
+    if (cap_des || (offered_varied && !(a->wl.offered_gbps > 0))) a->wl.offered_gbps = 1.0;
+    warning = des_short_run_warning(a, &info);
   }
   app_scenario_info_clear(&info);
   g_free(a);

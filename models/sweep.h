@@ -15,8 +15,8 @@
 #define MODELS_SWEEP_H
 
 #include <glib.h>
-#include "models/app_enum.h"
-#include "models/appliance_bound.h"
+#include "models/appliance/app_enum.h"
+#include "models/modes/bound.h"
 #include "sim/conf.h"
 
 #define SWEEP_MODE_MAP(X) X(SWEEP_BOUND, "bound") X(SWEEP_RUN, "run") X(SWEEP_CAPACITY, "capacity")
@@ -24,8 +24,8 @@ typedef enum { SWEEP_MODE_MAP(APP_ENUM_ID) SWEEP_MODE_COUNT } SweepMode;
 APP_ENUM_DECLARE(sweep_mode);
 
 /* capacity_latency: how mode capacity checks the p99 criterion: run, with DES runs (`ocasim run`)
- * at candidate loads as `ocasim capacity` does (appliance_capacity_des), or bound, the bound's
- * estimate (appliance_capacity: instant; within 2-9 % of the DES's limit on the Rome boxes). */
+ * at candidate loads as `ocasim capacity` does (capacity_des), or bound, the bound's
+ * estimate (capacity_search: instant; within 2-9 % of the DES's limit on the Rome boxes). */
 #define SWEEP_CAP_LATENCY_MAP(X) X(SWEEP_CAP_LATENCY_RUN, "run") X(SWEEP_CAP_LATENCY_BOUND, "bound")
 typedef enum { SWEEP_CAP_LATENCY_MAP(APP_ENUM_ID) SWEEP_CAP_LATENCY_COUNT } SweepCapLatency;
 APP_ENUM_DECLARE(sweep_cap_latency);
@@ -79,7 +79,7 @@ const SimConfField *sweep_conf_schema(void);
 SweepSpec *sweep_load(const char *path, const char *const *sets, gint64 seed, const SimConfIncludePolicy *includes,
                       const char *version, GError **error);
 /* Mode bound: every point's row carries its prediction interval at @level (0 < level < 1;
- * models/appliance_interval.h: throughput_gbps_lo/hi, cpu_util_pct_lo/hi, interval_level,
+ * models/modes/interval.h: throughput_gbps_lo/hi, cpu_util_pct_lo/hi, interval_level,
  * bottleneck_probability), or none at 0 (the columns stay, empty). sweep_load sets
  * APP_INTERVAL_LEVEL. */
 void sweep_set_interval(SweepSpec *s, double level);
@@ -112,7 +112,7 @@ const char *sweep_value(const SweepSpec *s, guint p, guint k);
 /* The scenario seed of run (@p, @r), derived as described above. */
 guint64 sweep_seed(const SweepSpec *s, guint p, guint r);
 
-/* The warning of appliance_des_short_run_warning() for the sweep's base scenario (its `set:` and
+/* The warning of des_short_run_warning() for the sweep's base scenario (its `set:` and
  *  the command line's applied, no point's values) when the mode runs the DES at an offered load
  *  (run, with the base's load or a varied workload.offered; capacity with its latency check by
  *  run, at any load), or NULL: none, another mode,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# make bench-interval: the cost of the prediction intervals (models/appliance_interval.h; a report,
+# make bench-interval: the cost of the prediction intervals (models/modes/interval.h; a report,
 # never fails on timing).
 #   1. `ocasim bound` of every published-result scenario with intervals (the default, 256 draws)
 #      and with --no-interval: wall seconds per scenario, median and largest (target < 0.5 s)

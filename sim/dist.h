@@ -68,7 +68,7 @@ double sim_dist_scv(const SimDist *d);
 
 /* Zipf popularity over ranks 1..n: P(r) = r^-s / H(n, s), drawn in O(1) with
  *  GSL's Walker alias table (gsl_ran_discrete). The one Zipf of ocasim: the
- *  appliance workload's title popularity (models/workload.c) uses the same weight
+ *  appliance workload's title popularity (models/appliance/workload.c) uses the same weight
  *  and normaliser. */
 typedef struct SimZipf SimZipf;
 

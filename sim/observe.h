@@ -7,7 +7,7 @@
  * filter names through GLib structured logging in its folder's log domain, with the field
  * OCASIM_TRACE=<component> (the command line's log writer shows such messages).  What a
  * component is belongs to the run: the fluid simulation's resources and classes
- * (sim/fluid.h), the queueing network's stations (models/qnet.h).
+ * (sim/fluid.h), the queueing network's stations (models/qnet/qnet.h).
  * Both cost one test of a flag per event when off.  Nothing here is global: a filter is a
  * value the caller owns and hands to each run, so concurrent runs never share state.
  */

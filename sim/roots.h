@@ -4,10 +4,10 @@
  * set on a bracket [lo, hi] with f(lo) and f(hi) of opposite signs: iterate until
  * gsl_root_test_interval(x_lower, x_upper, epsabs, epsrel) holds (|x_upper - x_lower| <
  * epsabs + epsrel min(|x_lower|, |x_upper|)), an iteration fails, or max_iter iterations ran.
- * Users (all Brent): the saturation throughput X* and the sizing fixed point (models/demand.c), the
- * capacity criteria (models/appliance_capacity.c), the bound's latency floor shares and quantiles
- * (models/appliance_bound.c), the STREAM bandwidth (models/memory.c) and Che's characteristic time
- * (models/pagecache.c). Each caller checks the status and, where it is not GSL_SUCCESS, says which
+ * Users (all Brent): the saturation throughput X* and the sizing fixed point (models/appliance/demand.c), the
+ * capacity criteria (models/modes/capacity.c), the bound's latency floor shares and quantiles
+ * (models/modes/bound.c), the STREAM bandwidth (models/appliance/memory.c) and Che's characteristic time
+ * (models/appliance/pagecache.c). Each caller checks the status and, where it is not GSL_SUCCESS, says which
  * end of the bracket it keeps (the side that does not overstate its figure) or fails.
  * Leaves out: derivative-based solvers (gsl_root_fdfsolver); no caller has a derivative.
  */

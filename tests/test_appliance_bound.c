@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
-#include "models/appliance_des.h"
-#include "models/appliance_fit.h"
-#include "models/appliance_report.h"
+#include "models/modes/des.h"
+#include "models/reference/fit.h"
+#include "models/modes/report.h"
 #include "sim/dist.h"
 
 #define TOL 1e-9
@@ -74,7 +74,7 @@ END_TEST
 
 START_TEST(test_defaults_are_the_fit)
 {
-  /* the defaults in models/coeffs.def are what `make fit` finds from coeffs_prior(): refit and compare */
+  /* the defaults in models/appliance/coeffs.def are what `make fit` finds from coeffs_prior(): refit and compare */
   GError *e = NULL;
   g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &e);
   ck_assert(s != NULL);
@@ -85,7 +85,7 @@ START_TEST(test_defaults_are_the_fit)
   ck_assert_msg(app_refset_fit(s, &fit, -1, &chi, &e), "%s", e ? e->message : "");
   for (int i = 0; i < COEFFS_N_FITTED; i++)
     ck_assert_msg(fabs(*coeffs_fitted_ptr(&fit, i) / *coeffs_fitted_ptr(&def, i) - 1) < 0.01,
-                  "%s: fit %.4g, default %.4g (run make fit: it rewrites models/coeffs.def)", coeffs_fitted_name(i),
+                  "%s: fit %.4g, default %.4g (run make fit: it rewrites models/appliance/coeffs.def)", coeffs_fitted_name(i),
                   *coeffs_fitted_ptr(&fit, i), *coeffs_fitted_ptr(&def, i));
   ck_assert(chi >= 0 && chi < 20);
 }
@@ -536,9 +536,9 @@ START_TEST(test_determinism)
     ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", NULL, a, &info, &e));
     g_autoptr(DemandModel) m = demand_build(a, NULL);
     g_autoptr(BoundResult) r = bound_eval(a, m, a->wl.offered_gbps);
-    g_autoptr(AppReport) rep = app_report_from_bound(a, &info, m, r);
+    g_autoptr(AppReport) rep = report_from_bound(a, &info, m, r);
     GString *out = g_string_new(NULL);
-    app_report_write(rep, APP_FMT_JSON, out);
+    report_write(rep, APP_FMT_JSON, out);
     if (k == 0)
       j1 = g_string_free(out, FALSE);
     else
@@ -689,7 +689,7 @@ START_TEST(test_cli_bad_platform_exit_2)
 }
 END_TEST
 
-/* ---- latency (appliance_bound.h) --------------------------------------------------------------- */
+/* ---- latency (modes/bound.h) --------------------------------------------------------------- */
 
 START_TEST(test_ps_time_closed_forms)
 {
@@ -737,7 +737,7 @@ START_TEST(test_latency_saturated_little)
   for (int v = 0; v < 2; v++) {
     Appliance *a = load("scenarios/reference/rome2021_sw_nps1.yaml", v ? fixed : faster);
     g_autoptr(DemandModel) m = demand_build(a, NULL);
-    ck_assert_int_eq(appliance_des_slots(a), 288);
+    ck_assert_int_eq(des_slots(a), 288);
     g_autoptr(BoundResult) r = bound_eval(a, m, 0);
     int d = demand_find(m, "dram.node0");
     ck_assert(r->util[d] > 0.6 && r->util[d] < 0.75);
@@ -757,8 +757,8 @@ START_TEST(test_latency_saturated_little)
   Appliance *b = load("scenarios/rome-400g-nic-ktls.yaml", NULL);
   g_autoptr(DemandModel) mb = demand_build(b, NULL);
   g_autoptr(BoundResult) rb = bound_eval(b, mb, 0);
-  double tau_b = appliance_des_slots(b) * b->wl.request_bytes / rb->sat_Bps;
-  ck_assert_int_eq(appliance_des_slots(b), 288);
+  double tau_b = des_slots(b) * b->wl.request_bytes / rb->sat_Bps;
+  ck_assert_int_eq(des_slots(b), 288);
   ck_assert_double_eq_tol(rb->lat_mean_ms / 1e3, tau_b, 1e-6 * tau_b);
   g_free(b);
 }
@@ -855,7 +855,7 @@ START_TEST(test_latency_against_des)
       g_autoptr(DemandModel) m = demand_build(a, NULL);
       g_autoptr(BoundResult) b = bound_eval(a, m, a->wl.offered_gbps);
       GError *e = NULL;
-      g_autoptr(AppReport) run = appliance_des_run(a, &info, m, NULL, &e);
+      g_autoptr(AppReport) run = des_run(a, &info, m, NULL, &e);
       ck_assert_msg(run, "%s", e ? e->message : "");
       double e50 = b->lat_p50_ms / run->lat_p50_ms - 1, e99 = b->lat_p99_ms / run->lat_p99_ms - 1;
       ck_assert_msg(fabs(e50) <= 0.25 && fabs(e99) <= 0.50, "%s at %g of X*: bound p50 %.3f p99 %.3f ms, run %.3f %.3f ms",

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/appliance_capacity.h"
-#include "models/appliance_conf.h"
-#include "models/appliance_des.h"
-#include "models/qnet.h"
-#include "models/ram.h"
+#include "models/modes/capacity.h"
+#include "models/appliance/loader.h"
+#include "models/modes/des.h"
+#include "models/qnet/qnet.h"
+#include "models/appliance/ram.h"
 #include <json-glib/json-glib.h>
 
 static Appliance *load(const char *file, const char *const *sets)
@@ -39,7 +39,7 @@ START_TEST(test_drop_criterion_closed_form)
   ck_assert_int_eq(m->res[b].kind, RK_NIC_PORT);
   CapacityResult c;
   GError *e = NULL;
-  ck_assert(appliance_capacity(a, m, &c, &e));
+  ck_assert(capacity_search(a, m, &c, &e));
   ck_assert_int_eq(c.limiting, CAP_DROPS);
   ck_assert_double_eq_tol(c.capacity_gbps, c.limit_gbps[CAP_DROPS], 1e-9);
   double rho = c.limit_gbps[CAP_DROPS] / xsat;
@@ -51,7 +51,7 @@ START_TEST(test_drop_criterion_closed_form)
   const char *sets1[] = { "workload.latency_slo=10 s", "workload.drop_max=2 %", NULL };
   a = load("scenarios/reference/milan2022_strict_disk_silo.yaml", sets1);
   g_autoptr(DemandModel) m1 = demand_build(a, NULL);
-  ck_assert(appliance_capacity(a, m1, &c, &e));
+  ck_assert(capacity_search(a, m1, &c, &e));
   ck_assert(isinf(c.limit_gbps[CAP_DROPS]));
   ck_assert_int_eq(c.limiting, CAP_SATURATION);
   ck_assert_double_eq_tol(c.capacity_gbps, xsat, 1e-3);
@@ -120,7 +120,7 @@ START_TEST(test_cpu_criterion)
   ck_assert_int_eq(m->res[b].kind, RK_CPU);
   CapacityResult c;
   GError *e = NULL;
-  ck_assert(appliance_capacity(a, m, &c, &e));
+  ck_assert(capacity_search(a, m, &c, &e));
   ck_assert_int_eq(c.limiting, CAP_CPU);
   ck_assert_double_eq_tol(c.capacity_gbps, xsat, 1e-3);
   g_autoptr(BoundResult) r = bound_eval(a, m, c.capacity_gbps);
@@ -146,9 +146,9 @@ START_TEST(test_capacity_sized_at_its_load)
     ck_assert(demand_sizing_varies(a));
     g_autoptr(DemandModel) m = demand_build(a, NULL);
     GError *e = NULL;
-    ck_assert_msg(appliance_capacity(a, m, &c[i], &e), "%s", e ? e->message : "");
+    ck_assert_msg(capacity_search(a, m, &c[i], &e), "%s", e ? e->message : "");
     ck_assert(c[i].capacity_gbps > 300 && c[i].capacity_gbps < 371);
-    g_autoptr(AppReport) rep = appliance_capacity_report(a, NULL, m, &c[i], &e);
+    g_autoptr(AppReport) rep = capacity_report(a, NULL, m, &c[i], &e);
     ck_assert_msg(rep != NULL, "%s", e ? e->message : "");
     cache[i] = rep->ram.cache_bytes;
     ck_assert_double_eq_tol(cache[i], pagecache_size_bytes(a, c[i].capacity_gbps * 1e9 / 8), 1e-6 * cache[i]);
@@ -235,8 +235,8 @@ START_TEST(test_cpu_limit_beyond_twice_saturation)
   ck_assert_int_eq(mw->res[b].kind, RK_NVME);
   CapacityResult cf, cw;
   GError *e = NULL;
-  ck_assert(appliance_capacity(full, mf, &cf, &e));
-  ck_assert(appliance_capacity(few, mw, &cw, &e));
+  ck_assert(capacity_search(full, mf, &cf, &e));
+  ck_assert(capacity_search(few, mw, &cw, &e));
   ck_assert(isfinite(cf.limit_gbps[CAP_CPU]));
   ck_assert_msg(cw.limit_gbps[CAP_CPU] > 2 * xsat, "cpu %g, saturation %g", cw.limit_gbps[CAP_CPU], xsat);
   ck_assert_double_eq_tol(cw.limit_gbps[CAP_CPU], cf.limit_gbps[CAP_CPU], 1e-4 * cf.limit_gbps[CAP_CPU]);
@@ -280,7 +280,7 @@ START_TEST(test_latency_slo)
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   CapacityResult c;
   GError *e = NULL;
-  ck_assert(appliance_capacity(a, m, &c, &e));
+  ck_assert(capacity_search(a, m, &c, &e));
   ck_assert_int_eq(c.limiting, CAP_LATENCY);
   g_autoptr(BoundResult) r = bound_eval(a, m, c.capacity_gbps);
   ck_assert_double_eq_tol(r->lat_p99_ms, 8.0, 1e-3);
@@ -294,7 +294,7 @@ START_TEST(test_latency_slo)
   ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, d, &info, &e));
   g_autoptr(DemandModel) md = demand_build(d, NULL);
   CapacityResult cd;
-  ck_assert_msg(appliance_capacity_des(d, &info, md, NULL, &cd, &e), "%s", e ? e->message : "");
+  ck_assert_msg(capacity_des(d, &info, md, NULL, &cd, &e), "%s", e ? e->message : "");
   ck_assert_int_eq(cd.limiting, CAP_LATENCY);
   ck_assert_double_eq_tol(cd.latency_bound_gbps, c.capacity_gbps, 1e-9);
   ck_assert_msg(fabs(c.capacity_gbps / cd.capacity_gbps - 1) <= 0.12, "bound %.1f Gb/s, run %.1f Gb/s", c.capacity_gbps,
@@ -305,7 +305,7 @@ START_TEST(test_latency_slo)
   const char *tight[] = { "workload.latency_slo=1 ms", NULL };
   Appliance *b = load("scenarios/rome-400g-nic-ktls.yaml", tight);
   g_autoptr(DemandModel) mb = demand_build(b, NULL);
-  ck_assert(appliance_capacity(b, mb, &c, &e));
+  ck_assert(capacity_search(b, mb, &c, &e));
   ck_assert_int_eq(c.limiting, CAP_LATENCY);
   ck_assert_double_eq(c.capacity_gbps, 0.0);
   g_free(b);
@@ -321,7 +321,7 @@ static AppReport *des_run_at(const Appliance *a, const AppScenarioInfo *info, do
   GError *e = NULL;
   g_autoptr(DemandModel) m = demand_build(b, &e);
   ck_assert_msg(m, "%s", e ? e->message : "");
-  AppReport *r = appliance_des_run(b, info, m, NULL, &e);
+  AppReport *r = des_run(b, info, m, NULL, &e);
   ck_assert_msg(r, "%s", e ? e->message : "");
   g_free(b);
   return r;
@@ -344,7 +344,7 @@ START_TEST(test_capacity_ci_ends_at_clear_runs)
   ck_assert_msg(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, a, &info, &e), "%s", e ? e->message : "");
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   CapacityResult c;
-  ck_assert_msg(appliance_capacity_des(a, &info, m, NULL, &c, &e), "%s", e ? e->message : "");
+  ck_assert_msg(capacity_des(a, &info, m, NULL, &c, &e), "%s", e ? e->message : "");
   const double slo_ms = 5.0;
   printf("capacity 5 ms: %.2f Gb/s, 95 %% CI [%.2f, %.2f], %d runs, drops limit %.2f\n", c.capacity_gbps, c.capacity_ci95_gbps[0],
          c.capacity_ci95_gbps[1], c.des_runs, c.limit_gbps[CAP_DROPS]);
@@ -384,7 +384,7 @@ static CapacityResult des_capacity_at(const char *duration, double *U)
   ck_assert(appliance_load_file("scenarios/milan-800g-dlwm-off-network-centric.yaml", sets, a, &info, &e));
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   CapacityResult c;
-  ck_assert_msg(appliance_capacity_des(a, &info, m, NULL, &c, &e), "%s", e ? e->message : "");
+  ck_assert_msg(capacity_des(a, &info, m, NULL, &c, &e), "%s", e ? e->message : "");
   *U = demand_saturation_Bps(m, NULL) * 8e-9; /* the latency check's bracket: no other criterion binds */
   app_scenario_info_clear(&info);
   g_free(a);
@@ -469,7 +469,7 @@ static CapacityResult capacity_of(const char *file, const char *const *sets)
   g_autoptr(DemandModel) m = demand_build(a, &e);
   ck_assert_msg(m, "%s", e ? e->message : "");
   CapacityResult c;
-  ck_assert_msg(appliance_capacity(a, m, &c, &e), "%s", e ? e->message : "");
+  ck_assert_msg(capacity_search(a, m, &c, &e), "%s", e ? e->message : "");
   g_free(a);
   return c;
 }
@@ -486,7 +486,7 @@ START_TEST(test_headroom_dram_hand_derived)
   g_autoptr(DemandModel) m = demand_build(a, NULL);
   CapacityResult c0;
   GError *e = NULL;
-  ck_assert(appliance_capacity(a, m, &c0, &e));
+  ck_assert(capacity_search(a, m, &c0, &e));
   ck_assert_int_eq(c0.limiting, CAP_CPU);
   ck_assert(!c0.headroom_on && isinf(c0.limit_gbps[CAP_HEADROOM]));
   ck_assert_double_eq_tol(c0.capacity_gbps, 250.8, 0.05);
@@ -503,7 +503,7 @@ START_TEST(test_headroom_dram_hand_derived)
   ck_assert_double_eq(capacity_headroom(&h->wl, RK_CPU), 0.0);
   g_autoptr(DemandModel) mh = demand_build(h, NULL);
   CapacityResult c;
-  ck_assert(appliance_capacity(h, mh, &c, &e));
+  ck_assert(capacity_search(h, mh, &c, &e));
   ck_assert(c.headroom_on);
   ck_assert_int_eq(c.limiting, CAP_HEADROOM);
   ck_assert_str_eq(c.headroom_res, "dram.node0");
@@ -777,7 +777,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-  Suite *s = suite_create("appliance_capacity");
+  Suite *s = suite_create("capacity_search");
   TCase *t = tcase_create("capacity");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_drop_criterion_closed_form);

@@ -5,8 +5,8 @@
 #include "tests/support/check_run.h"
 #include <string.h>
 
-#include "models/appliance_fit.h"
-#include "models/model_error.h"
+#include "models/reference/fit.h"
+#include "models/appliance/model_error.h"
 
 static gboolean is_appliance(const char *path)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
-#include "models/appliance_conf.h"
-#include "models/appliance_des.h"
+#include "models/appliance/loader.h"
+#include "models/modes/des.h"
 
 typedef struct {
   Appliance a;
@@ -48,7 +48,7 @@ START_TEST(test_des_meets_bound)
   int bn = -1;
   double bound_gbps = demand_saturation_Bps(l->m, &bn) * 8e-9;
   SimFluidResult *raw = NULL;
-  AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw, NULL);
+  AppReport *rep = des_run(&l->a, &l->info, l->m, &raw, NULL);
   ck_assert_msg(fabs(rep->throughput_gbps - bound_gbps) <= 0.03 * bound_gbps, "%s: DES %.1f Gb/s vs bound %.1f", unskewed[_i],
                 rep->throughput_gbps, bound_gbps);
   /* the DES names a bottleneck of the bound's kind, and the bound's runs near its limit */
@@ -72,13 +72,13 @@ START_TEST(test_des_meets_bound)
   for (int i = 0; i < rep->n_res; i++)
     if (l->m->res[i].kind == RK_NVME) nvme += raw->resources[i].load.mean;
   ck_assert_double_eq_tol(nvme, raw->throughput_Bps.mean, 1e-6 * nvme);
-  ck_assert(app_report_steady(rep));
+  ck_assert(report_steady(rep));
   /* "saturate" offers no load to leave unserved */
   g_autoptr(GString) t = g_string_new(NULL);
-  app_report_write(rep, APP_FMT_TABLE, t);
+  report_write(rep, APP_FMT_TABLE, t);
   ck_assert_msg(!strstr(t->str, "unserved"), "%s", t->str);
   sim_fluid_result_free(raw);
-  app_report_free(rep);
+  report_free(rep);
   unload(l);
 }
 END_TEST
@@ -97,13 +97,13 @@ START_TEST(test_des_open_load)
   for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
     const char *sets[] = { cases[c].duration, "warmup=0.1 s", cases[c].offered, cases[c].seed, NULL };
     loaded *l = load("scenarios/rome-400g-nic-ktls.yaml", sets);
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
+    AppReport *rep = des_run(&l->a, &l->info, l->m, NULL, NULL);
     ck_assert_msg(fabs(rep->throughput_gbps - cases[c].gbps) <= cases[c].tol * cases[c].gbps, "served %.2f Gb/s",
                   rep->throughput_gbps);
     for (int i = 0; i < rep->n_res; i++) ck_assert_double_le(rep->res[i].drop, 0.01);
     ck_assert(!rep->overloaded);
-    ck_assert_double_eq(app_report_unserved_gbps(rep), 0.0);
-    app_report_free(rep);
+    ck_assert_double_eq(report_unserved_gbps(rep), 0.0);
+    report_free(rep);
     unload(l);
   }
 }
@@ -121,7 +121,7 @@ START_TEST(test_des_overload)
   const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", off, NULL };
   l = load("scenarios/reference/rome2022_sw_ktls_isal.yaml", sets);
   SimFluidResult *raw = NULL;
-  AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw, NULL);
+  AppReport *rep = des_run(&l->a, &l->info, l->m, &raw, NULL);
   ck_assert_msg(fabs(rep->throughput_gbps - bound_gbps) <= 0.03 * bound_gbps, "served %.1f vs bound %.1f", rep->throughput_gbps,
                 bound_gbps);
   /* above X* the box serves its capacity whatever arrives: the CI is the batch means alone, not
@@ -130,16 +130,16 @@ START_TEST(test_des_overload)
   ck_assert_double_eq(rep->throughput_ci95_gbps, raw->throughput_batch_hw_Bps * 8e-9);
   ck_assert_double_lt(rep->throughput_ci95_gbps, raw->throughput_Bps.half_width * 8e-9);
   sim_fluid_result_free(raw);
-  ck_assert_double_eq_tol(app_report_unserved_gbps(rep), 0.3 * bound_gbps, 0.03 * bound_gbps);
+  ck_assert_double_eq_tol(report_unserved_gbps(rep), 0.3 * bound_gbps, 0.03 * bound_gbps);
   for (int i = 0; i < rep->n_res; i++)
     if (strcmp(rep->res[i].kind, "nic_port") == 0) ck_assert_double_le(rep->res[i].drop, 1e-6);
   ck_assert(rep->overloaded);
   g_autoptr(GString) j = g_string_new(NULL), t = g_string_new(NULL);
-  app_report_write(rep, APP_FMT_JSON, j);
-  app_report_write(rep, APP_FMT_TABLE, t);
+  report_write(rep, APP_FMT_JSON, j);
+  report_write(rep, APP_FMT_TABLE, t);
   ck_assert(strstr(j->str, "\"unserved_gbps\"") && strstr(j->str, "\"requests_rejected\""));
   ck_assert_msg(strstr(t->str, "unserved: "), "%s", t->str);
-  app_report_free(rep);
+  report_free(rep);
   unload(l);
 }
 END_TEST
@@ -165,20 +165,20 @@ START_TEST(test_des_short_of_offered)
     const char *sets[] = { cases[c].duration, cases[c].offered, NULL };
     loaded *l = load("scenarios/milan-800g-dlwm-off-network-centric.yaml", sets);
     ck_assert_double_gt(demand_saturation_Bps(l->m, NULL) * 8e-9, cases[c].gbps); /* below the bound's X* */
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
+    AppReport *rep = des_run(&l->a, &l->info, l->m, NULL, NULL);
     double shortfall = cases[c].gbps - rep->throughput_gbps;
     ck_assert_msg((shortfall > rep->throughput_ci95_gbps) == cases[c].short_of_it, "%s: served %.2f +- %.2f Gb/s",
                   cases[c].offered, rep->throughput_gbps, rep->throughput_ci95_gbps);
     ck_assert(rep->overloaded == cases[c].short_of_it);
-    ck_assert(app_report_saturated(rep) == cases[c].short_of_it);
-    ck_assert_double_eq_tol(app_report_unserved_gbps(rep), cases[c].short_of_it ? shortfall : 0.0, 1e-9);
+    ck_assert(report_saturated(rep) == cases[c].short_of_it);
+    ck_assert_double_eq_tol(report_unserved_gbps(rep), cases[c].short_of_it ? shortfall : 0.0, 1e-9);
     g_autoptr(GString) t = g_string_new(NULL), j = g_string_new(NULL);
-    app_report_write(rep, APP_FMT_TABLE, t);
-    app_report_write(rep, APP_FMT_JSON, j);
+    report_write(rep, APP_FMT_TABLE, t);
+    report_write(rep, APP_FMT_JSON, j);
     ck_assert((strstr(t->str, "unserved: ") != NULL) == cases[c].short_of_it);
     ck_assert((strstr(t->str, "below saturation") == NULL) == cases[c].short_of_it);
     ck_assert(strstr(j->str, cases[c].short_of_it ? "\"overloaded\" : true" : "\"overloaded\" : false"));
-    app_report_free(rep);
+    report_free(rep);
     unload(l);
   }
 }
@@ -199,13 +199,13 @@ START_TEST(test_des_ci_holds_arrival_noise)
     g_autofree char *seed = g_strdup_printf("seed=%d", k);
     const char *sets[] = { "duration=0.8 s", "workload.offered=700 Gb/s", seed, NULL };
     loaded *l = load("scenarios/milan-800g-dlwm-off-network-centric.yaml", sets);
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
+    AppReport *rep = des_run(&l->a, &l->info, l->m, NULL, NULL);
     double dev = rep->throughput_gbps - 700;
     sq += dev * dev / n;
     hw += rep->throughput_ci95_gbps / n;
     outside += fabs(dev) > rep->throughput_ci95_gbps;
     overloaded += rep->overloaded;
-    app_report_free(rep);
+    report_free(rep);
     unload(l);
   }
   printf("des: 700 Gb/s in 0.8 s runs, %d seeds: off by %.2f Gb/s RMS, CI half-width / 1.96 %.2f, %d outside, %d overloaded\n", n,
@@ -222,13 +222,13 @@ START_TEST(test_des_not_steady)
      * request slot, so a short run serves about half of the bound's 2 Gb/s, and says so */
   const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", "nics[0].ktls=1 Gb/s", NULL };
   loaded *l = load("scenarios/rome-400g-nic-ktls.yaml", sets);
-  AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
+  AppReport *rep = des_run(&l->a, &l->info, l->m, NULL, NULL);
   ck_assert_double_eq_tol(rep->expected_gbps, 2.0, 0.01);
-  ck_assert(!app_report_steady(rep));
+  ck_assert(!report_steady(rep));
   g_autoptr(GString) t = g_string_new(NULL);
-  app_report_write(rep, APP_FMT_TABLE, t);
+  report_write(rep, APP_FMT_TABLE, t);
   ck_assert_msg(strstr(t->str, "not reached steady state"), "%s", t->str);
-  app_report_free(rep);
+  report_free(rep);
   unload(l);
 }
 END_TEST
@@ -239,9 +239,9 @@ START_TEST(test_des_deterministic)
   g_autoptr(GString) j1 = g_string_new(NULL), j2 = g_string_new(NULL);
   for (int k = 0; k < 2; k++) {
     loaded *l = load("scenarios/reference/milan2022_strict_disk_silo.yaml", sets);
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
-    app_report_write(rep, APP_FMT_JSON, k ? j2 : j1);
-    app_report_free(rep);
+    AppReport *rep = des_run(&l->a, &l->info, l->m, NULL, NULL);
+    report_write(rep, APP_FMT_JSON, k ? j2 : j1);
+    report_free(rep);
     unload(l);
   }
   ck_assert_str_eq(j1->str, j2->str);
@@ -328,12 +328,12 @@ START_TEST(test_des_latency_low_load)
   const char *const *cases[] = { case0, case1 };
   for (int c = 0; c < 2; c++) {
     loaded *l = load("scenarios/reference/rome2021_sw_nps1.yaml", cases[c]);
-    g_autoptr(SimFluidSpec) spec = appliance_des_spec(&l->a, &l->info, l->m);
+    g_autoptr(SimFluidSpec) spec = des_spec(&l->a, &l->info, l->m);
     ck_assert_uint_eq(spec->clients->len, 1);
     ck_assert_int_eq(g_array_index(spec->clients, SimFluidClients, 0).burst, 1);
     ck_assert_int_eq(spec->request_bytes.kind, c == 0 ? SIM_DIST_DETERMINISTIC : SIM_DIST_LOGNORMAL);
     SimFluidResult *raw = NULL;
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw, NULL);
+    AppReport *rep = des_run(&l->a, &l->info, l->m, &raw, NULL);
     double p50 = lone_request_quantile(spec, 0.5), p99 = lone_request_quantile(spec, 0.99);
     ck_assert_msg(fabs(raw->latency_p50_s - p50) <= 0.02 * p50 + raw->latency_p50_hw_s &&
                       fabs(raw->latency_p99_s - p99) <= 0.02 * p99 + raw->latency_p99_hw_s,
@@ -343,7 +343,7 @@ START_TEST(test_des_latency_low_load)
     /* the spread is the input's: p99 well above p50 */
     ck_assert_double_gt(p99, 1.3 * p50);
     sim_fluid_result_free(raw);
-    app_report_free(rep);
+    report_free(rep);
     unload(l);
   }
 }
@@ -360,9 +360,9 @@ START_TEST(test_des_latency_spread_saturated)
      * p50 18.654 / p99 36.893 ms against 18.695 / 36.921). */
   const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", NULL };
   loaded *l = load("scenarios/reference/rome2021_sw_nps1.yaml", sets);
-  g_autoptr(SimFluidSpec) spec = appliance_des_spec(&l->a, &l->info, l->m);
+  g_autoptr(SimFluidSpec) spec = des_spec(&l->a, &l->info, l->m);
   SimFluidResult *raw = NULL;
-  AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw, NULL);
+  AppReport *rep = des_run(&l->a, &l->info, l->m, &raw, NULL);
   ck_assert_msg(rep->lat_p50_ms + rep->lat_p50_ci95_ms < rep->lat_p99_ms - rep->lat_p99_ci95_ms,
                 "p50 %.3f +- %.3f, p99 %.3f +- %.3f", rep->lat_p50_ms, rep->lat_p50_ci95_ms, rep->lat_p99_ms,
                 rep->lat_p99_ci95_ms);
@@ -383,7 +383,7 @@ START_TEST(test_des_latency_spread_saturated)
                 "p50 %.3f ms (closed form %.3f), p99 %.3f ms (closed form %.3f)", raw->latency_p50_s * 1e3, p50 * 1e3,
                 raw->latency_p99_s * 1e3, p99 * 1e3);
   sim_fluid_result_free(raw);
-  app_report_free(rep);
+  report_free(rep);
   unload(l);
 }
 END_TEST
@@ -394,10 +394,10 @@ START_TEST(test_des_latency_no_spread)
      * saturated box (no arrivals to pace): every request is alike, p50 == p99 */
   const char *sets[] = { "duration=0.6 s", "warmup=0.1 s", "workload.request_size_dist=fixed", ROME_FIXED_DRIVE_LATENCY, NULL };
   loaded *l = load("scenarios/reference/rome2021_sw_nps1.yaml", sets);
-  AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, NULL, NULL);
+  AppReport *rep = des_run(&l->a, &l->info, l->m, NULL, NULL);
   ck_assert_double_gt(rep->lat_p50_ms, 1);
   ck_assert_double_eq_tol(rep->lat_p99_ms, rep->lat_p50_ms, 1e-9 * rep->lat_p50_ms);
-  app_report_free(rep);
+  report_free(rep);
   unload(l);
 }
 END_TEST
@@ -410,7 +410,7 @@ START_TEST(test_des_paced_clients)
   const char *sets[] = { "workload.offered=200 Gb/s",
                          "workload.bitrates=[{rate: 3 Mb/s, share: 50 %}, {rate: 8 Mb/s, share: 50 %}]", NULL };
   loaded *l = load("scenarios/rome-400g-nic-ktls.yaml", sets);
-  g_autoptr(SimFluidSpec) spec = appliance_des_spec(&l->a, &l->info, l->m);
+  g_autoptr(SimFluidSpec) spec = des_spec(&l->a, &l->info, l->m);
   ck_assert_uint_eq(spec->clients->len, 2);
   const SimFluidClients *g0 = &g_array_index(spec->clients, SimFluidClients, 0);
   const SimFluidClients *g1 = &g_array_index(spec->clients, SimFluidClients, 1);
@@ -430,7 +430,7 @@ START_TEST(test_des_paced_clients)
   /* arrivals: poisson has no clients */
   const char *pois[] = { "workload.offered=200 Gb/s", "workload.arrivals=poisson", NULL };
   l = load("scenarios/rome-400g-nic-ktls.yaml", pois);
-  g_autoptr(SimFluidSpec) spec2 = appliance_des_spec(&l->a, &l->info, l->m);
+  g_autoptr(SimFluidSpec) spec2 = des_spec(&l->a, &l->info, l->m);
   ck_assert_uint_eq(spec2->clients->len, 0);
   unload(l);
 }
@@ -457,12 +457,12 @@ START_TEST(test_des_precision_tolerance)
   for (int k = 0; k < 2; k++) {
     loaded *l = load(precision_boxes[_i], k ? eps_sets : exact_sets);
     ck_assert(l->info.rate_precision == (k ? 1e-2 : 0));
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw[k], NULL);
+    AppReport *rep = des_run(&l->a, &l->info, l->m, &raw[k], NULL);
     ck_assert(rep);
-    app_report_write(rep, APP_FMT_JSON, json[k]);
-    app_report_write(rep, APP_FMT_TABLE, table[k]);
+    report_write(rep, APP_FMT_JSON, json[k]);
+    report_write(rep, APP_FMT_TABLE, table[k]);
     n_res = l->m->n_res;
-    app_report_free(rep);
+    report_free(rep);
     unload(l);
   }
   ck_assert(!strstr(json[0]->str, "rate_precision") && !strstr(table[0]->str, "precision:"));
@@ -502,10 +502,10 @@ START_TEST(test_des_precision_nothing_deferred_is_exact)
   int n_res = 0;
   for (int k = 0; k < 2; k++) {
     loaded *l = load("scenarios/milan-800g-dlwm-off-network-centric.yaml", k ? eps_sets : exact_sets);
-    AppReport *rep = appliance_des_run(&l->a, &l->info, l->m, &raw[k], NULL);
+    AppReport *rep = des_run(&l->a, &l->info, l->m, &raw[k], NULL);
     ck_assert(rep);
     n_res = l->m->n_res;
-    app_report_free(rep);
+    report_free(rep);
     unload(l);
   }
   ck_assert_uint_eq(raw[1]->deferred, 0);

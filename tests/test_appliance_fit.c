@@ -1,4 +1,4 @@
-/* tests/test_appliance_fit.c — the calibration protocol of models/appliance_fit.h.
+/* tests/test_appliance_fit.c — the calibration protocol of models/reference/fit.h.
  *
  * Same configuration, same figure: the two published pairs form groups (reference.same_as), a
  * duplicate without the key or a same_as that names another configuration is refused, and a
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/appliance_fit.h"
+#include "models/reference/fit.h"
 #include "sim/gsl_autoptr.h"
 #include "tests/support/check_run.h"
 
@@ -480,7 +480,7 @@ static gboolean is_eff_coef(int j)
   return strcmp(coeffs_fitted_name(j), "dram_eff") == 0 || strcmp(coeffs_fitted_name(j), "port_eff") == 0;
 }
 
-/* The step of the identifiability Jacobian (appliance_fit.c, IDENT_STEP: 0.1 % of a coefficient in
+/* The step of the identifiability Jacobian (reference/fit.c, IDENT_STEP: 0.1 % of a coefficient in
  * fit space). The hand derivative takes the same step: the model is piecewise linear (a min over
  * resources), and after the refit of issue 28 rome2021_sw_nps4 (80 % CPU, DRAM named) sits within
  * 1e-3 of dram_eff's CPU/DRAM kink, where a 1e-4 step gives 0.1674 against the Jacobian's 0.2006: a

@@ -1,6 +1,6 @@
 /* tests/test_cli_tools.c — the coefficients data file and the model's tool subcommands.
  *
- * models/coeffs.def is the fit's output: writing the default coefficients gives back the
+ * models/appliance/coeffs.def is the fit's output: writing the default coefficients gives back the
  * committed file byte for byte, and any finite value is written as text that reads back as
  * the same double. `ocasim reference`, `ocasim fit` and `ocasim schema` print what the
  * library computes, regenerate documentation blocks in place, and refuse bad options with a
@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/appliance_fit.h"
+#include "models/reference/fit.h"
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
 
-#define COEFFS_DEF "models/coeffs.def"
+#define COEFFS_DEF "models/appliance/coeffs.def"
 
 /* One COEF(name, value, "note") line of a coefficients data file. */
 typedef struct {
@@ -92,11 +92,11 @@ START_TEST(test_coeffs_def_round_trip)
     g_autofree char *rest = g_strdup_printf(", \"%s\")", coeffs_fitted_note(i));
     ck_assert_str_eq(d->rest, rest);
   }
-  ck_assert(g_str_has_prefix(header, "/* models/coeffs.def"));
+  ck_assert(g_str_has_prefix(header, "/* models/appliance/coeffs.def"));
 }
 END_TEST
 
-/* The spread lines of models/coeffs.def read back bit for bit: every COEF_COV(a, b, v) is
+/* The spread lines of models/appliance/coeffs.def read back bit for bit: every COEF_COV(a, b, v) is
  * coeffs_spread_defaults' cov_x of a and b (both orders), the matrix symmetric with a positive
  * diagonal, and COEF_TAU / COEF_SIGMA its tau and sigma. */
 START_TEST(test_coeffs_def_spread)

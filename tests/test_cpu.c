@@ -1,7 +1,7 @@
-/* tests/test_cpu.c — CPU cost in units that transfer (models/cpu.h): capacity from physical
+/* tests/test_cpu.c — CPU cost in units that transfer (models/appliance/cpu.h): capacity from physical
  * cores x sustained clock x SMT yield, the sourced crypto table and its errors, the stack's
  * per-segment, per-interrupt, per-ACK and per-page rates, and the data paths whose crypto and
- * byte movement combine (models/datapath.h), each against a figure derived by hand from its
+ * byte movement combine (models/appliance/datapath.h), each against a figure derived by hand from its
  * sourced inputs. */
 #include <check.h>
 #include "tests/support/check_run.h"
@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/appliance_conf.h"
-#include "models/component.h"
-#include "models/demand.h"
+#include "models/appliance/loader.h"
+#include "models/appliance/component.h"
+#include "models/appliance/demand.h"
 
 static Appliance *load(const char *file, const char *const *sets)
 {

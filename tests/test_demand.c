@@ -1,4 +1,4 @@
-/* tests/test_demand.c — the one bottleneck rule (models/demand.h demand_name_bottleneck,
+/* tests/test_demand.c — the one bottleneck rule (models/appliance/demand.h demand_name_bottleneck,
  * demand_co_bottlenecks): the demand model (at X*), the bound, the report and the fit name the
  * same resource and the same co-bottlenecks on published scenarios of every bottleneck kind,
  * including the Rome software-kTLS box where the CPU binds at its cap but DRAM is named (rule (b):
@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "models/appliance_explain.h"
-#include "models/appliance_fit.h"
-#include "models/appliance_report.h"
+#include "models/modes/explain.h"
+#include "models/reference/fit.h"
+#include "models/modes/report.h"
 
 typedef struct {
   const char *file;
@@ -77,7 +77,7 @@ START_TEST(test_one_rule)
   }
 
   /* the report on the same load: same bottleneck, stalled CPU and co-bottlenecks */
-  g_autoptr(AppReport) rep = app_report_from_bound(a, &info, m, b);
+  g_autoptr(AppReport) rep = report_from_bound(a, &info, m, b);
   ck_assert_int_eq(rep->bottleneck, bn);
   ck_assert_int_eq(rep->stalled_cpu, stalled);
   if (c->stall) /* the report quotes the rule's share for the CPU it names */
@@ -189,7 +189,7 @@ START_TEST(test_stall_share_from_explain)
   ck_assert_msg(appliance_load_file(file, line, a, &info, &e), "%s", e ? e->message : "");
   g_autoptr(DemandModel) m = demand_build(a, &e);
   ck_assert(m != NULL);
-  g_autoptr(Explain) x = appliance_explain(a, &info, m);
+  g_autoptr(Explain) x = explain_build(a, &info, m);
   double idle = x->cpb[EX_STALL_DRAM], q = x->cpb[EX_STALL_QUEUE];
   ck_assert(q > 0 && idle > 0 && x->cpb[EX_STALL_FABRIC] == 0);
   ck_assert_double_eq_tol(m->stall_share, (idle + 2 * q) / (x->cpb_total + q), 1e-6);

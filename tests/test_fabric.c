@@ -11,8 +11,8 @@
 #include <gsl/gsl_statistics_double.h>
 #include <string.h>
 
-#include "models/appliance_bound.h"
-#include "models/appliance_conf.h"
+#include "models/modes/bound.h"
+#include "models/appliance/loader.h"
 
 static Appliance *load(const char *file, const char *const *sets)
 {

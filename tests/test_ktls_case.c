@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "validate/ktlscase.h"
-#include "validate/probe.h"
-#include "validate/server.h"
-#include "validate/tls.h"
-#include "validate/util.h"
+#include "serve/probe.h"
+#include "serve/server.h"
+#include "serve/tls.h"
+#include "serve/util.h"
 
 /* The served file: 8 MiB (the truncate case needs at least 4 MiB), pseudo-random. */
 #define CASE_FILE_BYTES (8u << 20)

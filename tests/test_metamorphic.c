@@ -12,7 +12,7 @@
  *    group's inline kTLS rate, port speed and PCIe lanes and generation, the port speed of every
  *    NIC group at once, the intra-socket link and each inter-socket link's rate and width (x2 up
  *    to 16).  X' >= X (1 - 1e-9): the bound's root finder stops at a relative 1e-12 and the
- *    sizing fixed point at 1e-11 (models/demand.c).  Two model defects this found are fixed:
+ *    sizing fixed point at 1e-11 (models/appliance/demand.c).  Two model defects this found are fixed:
  *    the ports' split followed line rate, so one faster group drew load onto its card's
  *    inline-TLS engine (altra-q80-30-ext-tags, nics[0] at 125 Gb/s: 371.4 -> 342.0 Gb/s; now
  *    LACP's even hash), and the connections that size the user buffer's residency and the page
@@ -45,7 +45,7 @@
  * 4. The DES never exceeds the bound by more than its confidence interval: for every
  *    scenario, a short run (0.6 s after a 0.1 s warm-up, the scenario's seed) has throughput
  *    <= expected + CI95 (the half-width from batch means), expected = min(offered, X*).
- * 5. Monotone in drive failures.  Taking drives out (models/failure.h: the catalogue placed
+ * 5. Monotone in drive failures.  Taking drives out (models/appliance/failure.h: the catalogue placed
  *    again over the survivors, as a refilled box holds it) never raises X over the healthy box,
  *    one drive or two down (1e-9 relative); and it never raises the drives' own limit (X over
  *    the busiest drive's utilisation): not over the healthy box for one drive d, not over d
@@ -67,14 +67,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "models/appliance_bound.h"
-#include "models/appliance_conf.h"
-#include "models/appliance_des.h"
-#include "models/component.h"
-#include "models/demand.h"
-#include "models/failure.h"
-#include "models/ram.h"
-#include "models/workload.h"
+#include "models/modes/bound.h"
+#include "models/appliance/loader.h"
+#include "models/modes/des.h"
+#include "models/appliance/component.h"
+#include "models/appliance/demand.h"
+#include "models/appliance/failure.h"
+#include "models/appliance/ram.h"
+#include "models/appliance/workload.h"
 #include "sim/conf.h"
 
 #define REL_TOL 1e-9
@@ -765,7 +765,7 @@ START_TEST(test_des_within_bound)
     ck_assert_msg(appliance_from_conf(sim_conf_doc_root(doc), a, &info, &e), "%s: %s", s->file, e ? e->message : "");
     DemandModel *m = demand_build_cached(a, cache, &e);
     ck_assert_msg(m != NULL, "%s: %s", s->file, e ? e->message : "");
-    AppReport *rep = appliance_des_run(a, &info, m, NULL, &e);
+    AppReport *rep = des_run(a, &info, m, NULL, &e);
     ck_assert_msg(rep != NULL, "%s: %s", s->file, e ? e->message : "");
     ck_assert_msg(rep->expected_gbps > 0 && isfinite(rep->throughput_ci95_gbps), "%s: expected %g, CI %g", s->file,
                   rep->expected_gbps, rep->throughput_ci95_gbps);
@@ -774,7 +774,7 @@ START_TEST(test_des_within_bound)
                   rep->throughput_gbps, rep->throughput_ci95_gbps, rep->expected_gbps);
     printf("metamorphic: des: %-60s %9.3f +- %7.3f <= %9.3f Gb/s\n", s->file, rep->throughput_gbps, rep->throughput_ci95_gbps,
            rep->expected_gbps);
-    app_report_free(rep);
+    report_free(rep);
     demand_free(m);
     app_scenario_info_clear(&info);
     g_free(a);

@@ -8,9 +8,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/appliance_bound.h"
-#include "models/appliance_conf.h"
-#include "models/component.h"
+#include "models/modes/bound.h"
+#include "models/appliance/loader.h"
+#include "models/appliance/component.h"
 
 #define SCEN "scenarios/rome-400g-nic-ktls.yaml"
 

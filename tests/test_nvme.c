@@ -8,9 +8,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/appliance_conf.h"
-#include "models/appliance_des.h"
-#include "models/component.h"
+#include "models/appliance/loader.h"
+#include "models/modes/des.h"
+#include "models/appliance/component.h"
 
 #define SCEN "scenarios/genoa-400gbe-sw-ktls.yaml"
 
@@ -113,8 +113,8 @@ START_TEST(test_max_iops_binds_in_bound_and_des)
   ck_assert_int_eq(io->m->res[bn].kind, RK_NVME);
   ck_assert_double_eq_tol(demand_saturation_Bps(rd->m, NULL), x, 1e-9 * x);
   SimFluidResult *raw = NULL;
-  AppReport *ri = appliance_des_run(&io->a, &io->info, io->m, &raw, NULL);
-  AppReport *rr = appliance_des_run(&rd->a, &rd->info, rd->m, NULL, NULL);
+  AppReport *ri = des_run(&io->a, &io->info, io->m, &raw, NULL);
+  AppReport *rr = des_run(&rd->a, &rd->info, rd->m, NULL, NULL);
   ck_assert_double_le(ri->throughput_gbps, x * 8e-9);
   ck_assert_double_eq_tol(ri->throughput_gbps, rr->throughput_gbps, 1e-6 * rr->throughput_gbps);
   /* no drive serves more than its 50 000 reads of 4 KiB a second */
@@ -122,8 +122,8 @@ START_TEST(test_max_iops_binds_in_bound_and_des)
     if (io->m->res[i].kind == RK_NVME && io->m->res[i].drive >= 0)
       ck_assert_double_le(raw->resources[i].load.mean, 50000.0 * 4096 * (1 + 1e-9));
   sim_fluid_result_free(raw);
-  app_report_free(ri);
-  app_report_free(rr);
+  report_free(ri);
+  report_free(rr);
   unload(io);
   unload(rd);
 }

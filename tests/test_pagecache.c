@@ -1,4 +1,4 @@
-/* tests/test_pagecache.c — the page cache and RAM sizing (models/pagecache.h, models/ram.h):
+/* tests/test_pagecache.c — the page cache and RAM sizing (models/appliance/pagecache.h, models/appliance/ram.h):
  * Che's approximation against a simulated LRU cache and its closed forms, the demand a hit
  * takes off the drives and DRAM, the RAM needed derived by hand, the over-RAM flag, located
  * errors of the new keys, and the default (off) leaving every report as it was. */
@@ -9,8 +9,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "models/appliance_report.h"
-#include "models/ram.h"
+#include "models/modes/report.h"
+#include "models/appliance/ram.h"
 #include "sim/dist.h"
 #include "sim/gsl_autoptr.h"
 #include "sim/rng.h"
@@ -218,7 +218,7 @@ static AppReport *bound_report(const char *file, const char *const *sets)
   g_autoptr(DemandModel) m = demand_build(a, &e);
   ck_assert_msg(m != NULL, "%s", e ? e->message : "");
   g_autoptr(BoundResult) b = bound_eval(a, m, a->wl.offered_gbps);
-  AppReport *r = app_report_from_bound(a, &info, m, b);
+  AppReport *r = report_from_bound(a, &info, m, b);
   app_scenario_info_clear(&info);
   return r;
 }
@@ -323,7 +323,7 @@ START_TEST(test_ram_per_connection_by_path)
     double sum = o->cache_bytes + o->sockbuf_bytes + o->tls_bytes + o->userbuf_bytes + o->inflight_bytes + o->reserve_bytes;
     ck_assert_double_eq_tol(o->needed_bytes, sum, 1e-9 * sum);
     g_autoptr(GString) t = g_string_new(NULL);
-    app_report_write(r, APP_FMT_TABLE, t);
+    report_write(r, APP_FMT_TABLE, t);
     ck_assert(c[i].user > 0 ? strstr(t->str, "user buffers ") != NULL : strstr(t->str, "user buffers") == NULL);
   }
 }
@@ -337,8 +337,8 @@ START_TEST(test_ram_report_and_flag)
   g_autoptr(AppReport) r = bound_report("scenarios/rome-400g-nic-ktls.yaml", over);
   ck_assert(r->ram.over);
   g_autoptr(GString) t = g_string_new(NULL), j = g_string_new(NULL);
-  app_report_write(r, APP_FMT_TABLE, t);
-  app_report_write(r, APP_FMT_JSON, j);
+  report_write(r, APP_FMT_TABLE, t);
+  report_write(r, APP_FMT_JSON, j);
   ck_assert_msg(strstr(t->str, "warning:    the RAM needed exceeds memory.installed by ") != NULL, "%s", t->str);
   ck_assert(strstr(t->str, "page cache: LRU of 100.0 GiB") != NULL);
   ck_assert(strstr(j->str, "\"over_installed\" : true") != NULL);
@@ -350,8 +350,8 @@ START_TEST(test_ram_report_and_flag)
   ck_assert(r2->ram.shown && !r2->ram.cache_on && !r2->ram.over);
   ck_assert_double_eq(r2->ram.cache_bytes, 0.0);
   g_autoptr(GString) t2 = g_string_new(NULL), j2 = g_string_new(NULL);
-  app_report_write(r2, APP_FMT_TABLE, t2);
-  app_report_write(r2, APP_FMT_JSON, j2);
+  report_write(r2, APP_FMT_TABLE, t2);
+  report_write(r2, APP_FMT_JSON, j2);
   ck_assert(strstr(t2->str, "ram:        needs ") != NULL && strstr(t2->str, "page cache:") == NULL);
   ck_assert(strstr(t2->str, "warning:") == NULL);
   ck_assert(strstr(j2->str, "\"over_installed\" : false") != NULL);
@@ -360,8 +360,8 @@ START_TEST(test_ram_report_and_flag)
   g_autoptr(AppReport) r3 = bound_report("scenarios/genoa-400gbe-nic-ktls.yaml", NULL);
   ck_assert(!r3->ram.shown);
   g_autoptr(GString) t3 = g_string_new(NULL), j3 = g_string_new(NULL);
-  app_report_write(r3, APP_FMT_TABLE, t3);
-  app_report_write(r3, APP_FMT_JSON, j3);
+  report_write(r3, APP_FMT_TABLE, t3);
+  report_write(r3, APP_FMT_JSON, j3);
   ck_assert(strstr(t3->str, "ram:") == NULL && strstr(t3->str, "page cache") == NULL);
   ck_assert(strstr(j3->str, "\"ram\"") == NULL && strstr(j3->str, "\"page_cache\"") == NULL);
 }

@@ -9,12 +9,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/appliance_conf.h"
-#include "models/appliance_des.h"
-#include "models/appliance_explain.h"
-#include "models/component.h"
-#include "models/model_error.h"
-#include "models/ram.h"
+#include "models/appliance/loader.h"
+#include "models/modes/des.h"
+#include "models/modes/explain.h"
+#include "models/appliance/component.h"
+#include "models/appliance/model_error.h"
+#include "models/appliance/ram.h"
 #include <json-glib/json-glib.h>
 
 START_TEST(test_check_refuses_what_run_refuses)
@@ -44,12 +44,12 @@ START_TEST(test_check_refuses_what_run_refuses)
   GError *e = NULL;
   ck_assert(appliance_load_file(file, NULL, &a, &info, &e));
   g_autoptr(DemandModel) m = demand_build(&a, &e);
-  ck_assert(!appliance_des_check(&a, &info, m, &e));
+  ck_assert(!des_check(&a, &info, m, &e));
   ck_assert_str_eq(model_error_path(e), "duration");
   g_clear_error(&e);
   info.duration_s = 2;
   info.warmup_s = 0.2;
-  ck_assert_msg(appliance_des_check(&a, &info, m, &e), "%s", e ? e->message : "");
+  ck_assert_msg(des_check(&a, &info, m, &e), "%s", e ? e->message : "");
   app_scenario_info_clear(&info);
 }
 END_TEST
@@ -190,7 +190,7 @@ START_TEST(test_explain_touches_follow_page_cache)
   ck_assert(m);
   double hit = pagecache_hit_ratio(&a, m->sized_Bps);
   ck_assert_msg(hit > 0.01 && hit < 0.5, "hit %g", hit);
-  g_autoptr(Explain) x = appliance_explain(&a, NULL, m);
+  g_autoptr(Explain) x = explain_build(&a, NULL, m);
   ck_assert_double_eq_tol(x->dram_touch_total, x->dram_model_total, 1e-9);
   int disk = 0;
   for (int i = 0; i < x->n_touch; i++)
@@ -203,7 +203,7 @@ START_TEST(test_explain_touches_follow_page_cache)
   Appliance b;
   ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", NULL, &b, NULL, NULL));
   g_autoptr(DemandModel) mb = demand_build(&b, NULL);
-  g_autoptr(Explain) xb = appliance_explain(&b, NULL, mb);
+  g_autoptr(Explain) xb = explain_build(&b, NULL, mb);
   ck_assert_double_eq_tol(xb->dram_touch_total - x->dram_touch_total, hit, 1e-9);
 }
 END_TEST
@@ -211,7 +211,7 @@ END_TEST
 START_TEST(test_explain_matches_touch_table)
 {
   /* for every data path on the Rome box (NPS4, network-centric): explain's DRAM bytes per byte,
-   * from the demand vectors, equal the touch table of models/datapath.h: the bulk touches plus
+   * from the demand vectors, equal the touch table of models/appliance/datapath.h: the bulk touches plus
    * metadata each way (meta_bytes) plus the ACK frames, 66 B per 2 MSS */
   for (int p = 0; p < DP_COUNT; p++) {
     g_autofree char *set = g_strdup_printf("software.data_path=%s", datapath_name((DataPath)p));
@@ -221,7 +221,7 @@ START_TEST(test_explain_matches_touch_table)
     ck_assert_msg(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, &a, NULL, &e), "%s", e ? e->message : "");
     g_autoptr(DemandModel) m = demand_build(&a, &e);
     ck_assert(m);
-    g_autoptr(Explain) x = appliance_explain(&a, NULL, m);
+    g_autoptr(Explain) x = explain_build(&a, NULL, m);
     gboolean ordinary = datapath_cpu_crypto((DataPath)p) && cpu_crypto_ordinary_stores(a.crypto);
     double meta = cpu_meta_bytes_per_byte(&a.stack, &a.coef);
     Touch t[DP_MAX_TOUCHES];
@@ -248,12 +248,12 @@ START_TEST(test_explain_matches_touch_table)
     ck_assert_int_eq(x->n_tags, 4); /* two dual-port ConnectX-6 Dx, a tag space per port function (pcie.h) */
   }
   /* sendfile_sw_ktls with ISA-L on Zen 2: the remainder is the bulk AES-GCM, the crypto table's
-   * entry (models/cpu.c); no copies on a sendfile path */
+   * entry (models/appliance/cpu.c); no copies on a sendfile path */
   const char *sets[] = { "software.data_path=sendfile_sw_ktls", NULL };
   Appliance a;
   ck_assert(appliance_load_file("scenarios/rome-400g-nic-ktls.yaml", sets, &a, NULL, NULL));
   g_autoptr(DemandModel) m = demand_build(&a, NULL);
-  g_autoptr(Explain) x = appliance_explain(&a, NULL, m);
+  g_autoptr(Explain) x = explain_build(&a, NULL, m);
   ck_assert_double_eq_tol(x->cpb[EX_CRYPTO], cpu_crypto_table_cpb(CRYPTO_ISAL_AESGCM, UARCH_ZEN2, NULL), 1e-9);
   ck_assert_double_eq_tol(x->cpb[EX_CRYPTO], 0.44, 1e-12);
   ck_assert_double_eq_tol(x->cpb[EX_COPY], 0.0, 1e-12);

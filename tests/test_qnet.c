@@ -10,7 +10,7 @@
 #include "tests/support/check_run.h"
 #include <math.h>
 #include <gsl/gsl_errno.h>
-#include "models/qnet.h"
+#include "models/qnet/qnet.h"
 #include <gsl/gsl_randist.h>
 #include "sim/rng.h"
 

@@ -29,11 +29,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "validate/client.h"
-#include "validate/loadgen.h"
-#include "validate/probe.h"
-#include "validate/tls.h"
-#include "validate/util.h"
+#include "serve/client.h"
+#include "serve/loadgen.h"
+#include "serve/probe.h"
+#include "serve/tls.h"
+#include "serve/util.h"
 
 typedef struct {
   GPid pid;

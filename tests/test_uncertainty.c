@@ -1,5 +1,5 @@
-/* tests/test_uncertainty.c — prediction intervals (models/appliance_interval.h) and the
- * `uncertainty:` section (models/uncertainty.h).
+/* tests/test_uncertainty.c — prediction intervals (models/modes/interval.h) and the
+ * `uncertainty:` section (models/appliance/uncertainty.h).
  *
  * - exact: on a box whose throughput is min(f1 A, f2 B) (every drive's read scaled by one
  *   factor f1, every card's TLS engine by f2, each log-normal from a stated range, everything
@@ -21,9 +21,9 @@
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <string.h>
-#include "models/appliance_interval.h"
-#include "models/appliance_conf.h"
-#include "models/demand.h"
+#include "models/modes/interval.h"
+#include "models/appliance/loader.h"
+#include "models/appliance/demand.h"
 
 /* Loads @file with @sets into a new appliance and its demand model. */
 static Appliance *load(const char *file, const char *const *sets, DemandModel **m)
@@ -73,12 +73,12 @@ START_TEST(test_two_resource_exact)
   ck_assert_msg(MAX(A, B) * 1.25 * 1.25 < others, "A %g B %g others %g", A, B, others);
   ck_assert(fabs(A / B - 1) < 0.1);
   AppIntervalSpec spec;
-  app_interval_spec_default(&spec);
+  interval_spec_default(&spec);
   spec.fitted = spec.fixed = FALSE; /* only the two stated spreads */
   const int draws = 4096;
   AppInterval iv;
   g_autoptr(GError) e = NULL;
-  ck_assert_msg(app_interval_eval(a, m->drive_share, 0, &spec, 0.8, draws, &iv, &e), "%s", e ? e->message : "");
+  ck_assert_msg(interval_eval(a, m->drive_share, 0, &spec, 0.8, draws, &iv, &e), "%s", e ? e->message : "");
   ck_assert_int_eq(iv.failed, 0);
   /* the sampled 10 % and 90 % quantiles, read through the exact CDF: within 4 binomial standard errors */
   double se = sqrt(0.1 * 0.9 / draws);
@@ -109,10 +109,10 @@ static double cpu_width(const char *const *sets)
   DemandModel *m;
   g_autofree Appliance *a = load("scenarios/reference/rome2022_nic_baseline.yaml", sets, &m);
   AppIntervalSpec spec;
-  app_interval_spec_default(&spec);
+  interval_spec_default(&spec);
   AppInterval iv;
   g_autoptr(GError) e = NULL;
-  ck_assert_msg(app_interval_eval(a, m->drive_share, 50, &spec, 0.8, APP_INTERVAL_DRAWS, &iv, &e), "%s", e ? e->message : "");
+  ck_assert_msg(interval_eval(a, m->drive_share, 50, &spec, 0.8, APP_INTERVAL_DRAWS, &iv, &e), "%s", e ? e->message : "");
   ck_assert_double_eq_tol(iv.throughput_gbps[0], 50, 1e-6); /* served in full in every draw: the CPU % varies alone */
   /* nothing moves the throughput, so no value is its contributor; the CPU %'s are ranked */
   ck_assert_int_eq(iv.contrib[APP_IV_GBPS].n_top, 0);
@@ -163,10 +163,10 @@ START_TEST(test_milan_contributors)
   g_autofree Appliance *a = load("scenarios/reference/milan2022_strict_disk_silo.yaml", NULL, &m);
   ck_assert_int_gt(a->unc.n, 5); /* the platform file's ranges (milan-7713-2s.yaml) */
   AppIntervalSpec spec;
-  app_interval_spec_default(&spec);
+  interval_spec_default(&spec);
   AppInterval iv, bare;
   g_autoptr(GError) e = NULL;
-  ck_assert(app_interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &iv, &e));
+  ck_assert(interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &iv, &e));
   /* by the throughput: a value the platform file gives a range for (NIC bound: its kTLS engines) */
   const AppIntervalRank *g = &iv.contrib[APP_IV_GBPS], *c = &iv.contrib[APP_IV_CPU];
   ck_assert_int_eq(g->n_top, APP_INTERVAL_TOP);
@@ -230,14 +230,14 @@ START_TEST(test_milan_contributors)
   ck_assert(g->assumed_share < 0.05);
   /* the platform's ranges widen the interval */
   spec.platform = FALSE;
-  ck_assert(app_interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &bare, &e));
+  ck_assert(interval_eval(a, m->drive_share, a->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &bare, &e));
   ck_assert(iv.throughput_gbps[1] - iv.throughput_gbps[0] > bare.throughput_gbps[1] - bare.throughput_gbps[0]);
   demand_free(m);
   /* a scenario's own pcie.read_rtt spread replaces the built-in one: listed once, not twice */
   g_autofree Appliance *o = load("tests/data/model/own-rtt-spread.yaml", NULL, &m);
   AppInterval ov;
   spec.platform = TRUE;
-  ck_assert(app_interval_eval(o, m->drive_share, o->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &ov, &e));
+  ck_assert(interval_eval(o, m->drive_share, o->wl.offered_gbps, &spec, 0.8, APP_INTERVAL_DRAWS, &ov, &e));
   for (int f = 0; f < APP_IV_FIGURES; f++) {
     int rtt = 0;
     for (int t = 0; t < ov.contrib[f].n_assumed; t++) rtt += strcmp(ov.contrib[f].assumed[t].name, "pcie.read_rtt") == 0;

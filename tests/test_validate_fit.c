@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "models/appliance_conf.h"
-#include "models/loopback.h"
+#include "models/appliance/loader.h"
+#include "models/appliance/loopback.h"
 #include "validate/fit.h"
 #include "validate/pipeline.h"
 #include "validate/predict.h"

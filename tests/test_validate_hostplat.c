@@ -9,8 +9,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "models/appliance_conf.h"
-#include "models/topology.h"
+#include "models/appliance/loader.h"
+#include "models/appliance/topology.h"
 #include "sim/conf.h"
 #include "tests/support/check_run.h"
 #include "validate/hostplat.h"

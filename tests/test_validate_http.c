@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "validate/http.h"
-#include "validate/pathres.h"
-#include "validate/util.h"
+#include "serve/http.h"
+#include "serve/pathres.h"
+#include "serve/util.h"
 
 static int parse(const char *s, ValHttpRequest *r)
 {

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/appliance_conf.h"
-#include "models/demand.h"
+#include "models/appliance/loader.h"
+#include "models/appliance/demand.h"
 #include "validate/loadlat.h"
 #include "validate/profile.h"
 

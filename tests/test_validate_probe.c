@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "validate/microbench.h"
-#include "validate/probe.h"
+#include "serve/probe.h"
 
 START_TEST(test_probe_fields)
 {

@@ -5,11 +5,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "models/appliance_conf.h"
-#include "models/appliance_explain.h"
-#include "models/appliance_report.h"
-#include "models/cpu.h"
-#include "models/demand.h"
+#include "models/appliance/loader.h"
+#include "models/modes/explain.h"
+#include "models/modes/report.h"
+#include "models/appliance/cpu.h"
+#include "models/appliance/demand.h"
 #include "validate/measure.h"
 #include "tests/support/check_run.h"
 #include "validate/profile.h"
@@ -268,7 +268,7 @@ START_TEST(test_predict_names_as_the_model)
     g_autoptr(DemandModel) m = demand_build(&a, &err);
     ck_assert_msg(m != NULL, "%s", err ? err->message : "");
     g_autoptr(BoundResult) b = bound_eval(&a, m, 0);
-    g_autoptr(AppReport) rep = app_report_from_bound(&a, NULL, m, b);
+    g_autoptr(AppReport) rep = report_from_bound(&a, NULL, m, b);
     ck_assert_msg(b->bottleneck >= 0 && !strcmp(m->res[b->bottleneck].name, want), "config %u: bound %s, closed form %s", i,
                   b->bottleneck >= 0 ? m->res[b->bottleneck].name : "-", want);
     ck_assert_int_eq(rep->bottleneck, b->bottleneck);
@@ -406,12 +406,12 @@ START_TEST(test_cost_profile_in_appliance)
                 (20000.0 - b.wl.request_cycles) / 2097152;
   ck_assert_double_eq_tol(cpu_cycles_per_byte(ma) - cpu_cycles_per_byte(mb), want, 1e-9);
   /* `ocasim explain` splits the same costs out of the same profile */
-  g_autoptr(Explain) ex = appliance_explain(&a, NULL, ma);
+  g_autoptr(Explain) ex = explain_build(&a, NULL, ma);
   ck_assert_double_eq_tol(ex->cpb[EX_COPY], 3 * 0.35, 1e-9);
   ck_assert_double_eq_tol(ex->cpb[EX_STACK_PAGE], 1228.8 / 4096, 1e-9);
   /* requests: the profile's 20000 against the default 32100 per 2 MiB request (the per-connection
    * and handshake cycles, the same on both, cancel) */
-  g_autoptr(Explain) exb = appliance_explain(&b, NULL, mb);
+  g_autoptr(Explain) exb = explain_build(&b, NULL, mb);
   ck_assert_double_eq_tol(ex->cpb[EX_REQUESTS] - exb->cpb[EX_REQUESTS], (20000.0 - 32100) / 2097152, 1e-9);
   /* a cost without its source, and a figure given twice, are located errors */
   g_autofree char *bad = g_build_filename(dir, "bad.yaml", NULL);
@@ -478,13 +478,14 @@ START_TEST(test_profile_files_load)
   ck_assert_int_lt(demand_find(m, "nic0.port0"), 0); /* no line rate */
   /* explain's DRAM table says why it has no touches under the model's DRAM bytes (it printed
    * "total of the touches 0.0000" above "demand model 0.5000" without a word) */
-  g_autoptr(Explain) ex = appliance_explain(&a, &info, m);
+  g_autoptr(Explain) ex = explain_build(&a, &info, m);
   ck_assert_int_eq(ex->n_touch, 0);
   ck_assert(ex->dram_model_total > 0);
   g_autoptr(GString) t = g_string_new(NULL);
-  appliance_explain_write(ex, APP_FMT_TABLE, t);
-  ck_assert_msg(strstr(t->str, "  none: a loopback host's DRAM bytes are its measured costs (models/loopback.h), not split\n"
-                               "  by touch\n  total of the touches"),
+  explain_write(ex, APP_FMT_TABLE, t);
+  ck_assert_msg(strstr(t->str,
+                       "  none: a loopback host's DRAM bytes are its measured costs (models/appliance/loopback.h), not split\n"
+                       "  by touch\n  total of the touches"),
                 "%s", t->str);
   app_scenario_info_clear(&info);
   /* a loopback NIC without costs, and a PCIe NIC without port speed, are located errors */

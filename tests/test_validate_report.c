@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/appliance_conf.h"
+#include "models/appliance/loader.h"
 #include "sim/json.h"
 #include "validate/profile.h"
 #include "validate/report.h"

@@ -29,10 +29,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "validate/client.h"
-#include "validate/loadgen.h"
-#include "validate/server.h"
-#include "validate/util.h"
+#include "serve/client.h"
+#include "serve/loadgen.h"
+#include "serve/server.h"
+#include "serve/util.h"
 
 #define SPARSE_SIZE ((4ULL << 30) + 40961ULL) /* > 4 GiB */
 
@@ -775,7 +775,7 @@ START_TEST(test_truncation_reported)
 {
   Tree t = make_tree();
   log_text = g_string_new(NULL);
-  guint h = g_log_set_handler("ocasim-validate", G_LOG_LEVEL_MESSAGE, capture_log, NULL);
+  guint h = g_log_set_handler("ocasim-serve", G_LOG_LEVEL_MESSAGE, capture_log, NULL);
   g_autofree char *big = g_build_filename(t.root, "shrinks.bin", NULL);
   const uint64_t size = 64ULL << 20;
   for (size_t m = 0; m < G_N_ELEMENTS(all_modes); m++) {
@@ -809,7 +809,7 @@ START_TEST(test_truncation_reported)
                   st.truncations, st.client_aborts);
     healthy_stop(&t, s, ctx, fds_idle);
   }
-  g_log_remove_handler("ocasim-validate", h);
+  g_log_remove_handler("ocasim-serve", h);
   ck_assert_msg(strstr(log_text->str, "/shrinks.bin truncated at ") && strstr(log_text->str, " of 67108864 body bytes"),
                 "log: %s", log_text->str);
   g_string_free(log_text, TRUE);
@@ -1199,7 +1199,7 @@ START_TEST(test_overwrite_in_place)
 {
   Tree t = make_tree();
   log_text = g_string_new(NULL);
-  guint h = g_log_set_handler("ocasim-validate", G_LOG_LEVEL_MESSAGE, capture_log, NULL);
+  guint h = g_log_set_handler("ocasim-serve", G_LOG_LEVEL_MESSAGE, capture_log, NULL);
   g_autofree char *path = g_build_filename(t.root, "over.bin", NULL);
   const uint64_t size = 24ULL << 20, first = 65536;
   for (size_t m = 0; m < G_N_ELEMENTS(all_modes); m++) {
@@ -1247,7 +1247,7 @@ START_TEST(test_overwrite_in_place)
     ck_assert_uint_eq(st.truncations, 0);
     healthy_stop(&t, s, ctx, fds_idle);
   }
-  g_log_remove_handler("ocasim-validate", h);
+  g_log_remove_handler("ocasim-serve", h);
   ck_assert_msg(strstr(log_text->str, "/over.bin changed during the send"), "log: %s", log_text->str);
   g_string_free(log_text, TRUE);
   free_tree(&t);
@@ -1636,7 +1636,7 @@ END_TEST
  * without close_notify (as `ocasim load` and HTTP/1.1 clients do), did not cut it short. OpenSSL 3
  * took that EOF for a fatal error and wrote a decode_error alert (24 B in TLS 1.3, 31 B in 1.2)
  * to the closed peer, whose RST left it unacknowledged: every such close was counted (16 of 16
- * with `ocasim load -c 16 -n 3`). SSL_OP_IGNORE_UNEXPECTED_EOF (validate/tls.c) ends it. */
+ * with `ocasim load -c 16 -n 3`). SSL_OP_IGNORE_UNEXPECTED_EOF (serve/tls.c) ends it. */
 START_TEST(test_client_close_after_keepalive_response_not_cut)
 {
   Tree t = make_tree();

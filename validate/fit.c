@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "sim/gsl_autoptr.h"
-#include "validate/util.h"
+#include "serve/util.h"
 
 typedef struct {
   const ValFitObs *obs;

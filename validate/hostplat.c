@@ -477,9 +477,9 @@ char *val_hostplat_yaml(const ValHostPlat *h, double clock_hz, double dram_GBps,
                            "  # channels and speed %s, nothing measured: assumed placeholder, one channel of DDR4-3200\n"
                            "  channels_per_socket: 1\n  speed: %.0f MT/s\n",
                            h->mem_source, HP_MEM_MTS_ASSUMED);
-  /* the DDR generation the CPU drives (models/budget.c): a speed written from a measured bandwidth
+  /* the DDR generation the CPU drives (models/appliance/budget.c): a speed written from a measured bandwidth
    * or a placeholder is no DIMM's, so auto would read the generation off a number that is not one */
-  g_string_append_printf(s, "  type: %s   # the DDR generation cpu.uarch drives (models/budget.c)\n",
+  g_string_append_printf(s, "  type: %s   # the DDR generation cpu.uarch drives (models/appliance/budget.c)\n",
                          strcmp(uarch_of(h), "zen4") ? "DDR4" : "DDR5");
   if (h->mem_total_bytes)
     g_string_append_printf(s, "  installed: %" G_GUINT64_FORMAT " MiB   # /proc/meminfo MemTotal (a little under the DIMMs)\n",

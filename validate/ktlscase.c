@@ -1,7 +1,7 @@
 /* validate/ktlscase.c — scripted one-connection cases of the kTLS serving path (issue 29;
  * ../shared/reference/ktls_bug_cases.md BC-03/04 reset, BC-06/09/11 EAGAIN, BC-12 truncation,
  * BC-14 KeyUpdate, BC-21 close_notify).  Each case drives one blocking connection
- * (validate/client.c), compares every body with the file's SHA-256 and says how the connection
+ * (serve/client.c), compares every body with the file's SHA-256 and says how the connection
  * ended; what the server counted (aborts, truncations, sends that met a full socket, KeyUpdate
  * closes) is read from its summary by the caller (scripts/ktls/checks.sh).
  */
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "validate/client.h"
-#include "validate/tls.h"
-#include "validate/util.h"
+#include "serve/client.h"
+#include "serve/tls.h"
+#include "serve/util.h"
 
 /* The client's receive buffer in the reset, truncate and slow cases, bytes (SO_RCVBUF, which the
  * kernel doubles): small, so that the server's sends meet a full socket. Assumed. */

@@ -2,18 +2,18 @@
  * labreport.h). The model's utilisations are the appliance model's on host-profile.yaml with the
  * run's test overlaid (val_host_appliance), bound mode at the measured throughput
  * (bound_eval_rates): per resource kind the busiest resource, and the 80 % prediction interval of
- * the saturation throughput (models/appliance_interval.h).
+ * the saturation throughput (models/modes/interval.h).
  */
 #include "validate/labreport.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "models/appliance_bound.h"
-#include "models/appliance_interval.h"
-#include "models/demand.h"
+#include "models/modes/bound.h"
+#include "models/modes/interval.h"
+#include "models/appliance/demand.h"
 #include "validate/hostplat.h"
-#include "validate/util.h"
+#include "serve/util.h"
 
 /* The model's busiest utilisation per kind at gbps, DRAM GB/s, and the 80 % prediction interval of
  * its saturation throughput in iv (0, 0: none); FALSE when it cannot load. */
@@ -35,10 +35,10 @@ static gboolean model_util(const ValReport *r, const ValPredRow *row, double gbp
     if (m->res[i].kind == RK_DRAM) *dram_GBps += br->util[i] * m->res[i].capacity * 1e-9;
   }
   AppIntervalSpec spec;
-  app_interval_spec_default(&spec);
+  interval_spec_default(&spec);
   spec.no_contributors = TRUE; /* only the interval is read */
   AppInterval out;
-  if (app_interval_eval(&a, m->drive_share, 0, &spec, APP_INTERVAL_LEVEL, APP_INTERVAL_DRAWS, &out, NULL)) {
+  if (interval_eval(&a, m->drive_share, 0, &spec, APP_INTERVAL_LEVEL, APP_INTERVAL_DRAWS, &out, NULL)) {
     iv[0] = out.throughput_gbps[0];
     iv[1] = out.throughput_gbps[1];
   }
@@ -52,7 +52,7 @@ char *val_lab_resources_md(const ValReport *r)
                      "measured throughput each resource kind's busiest utilisation. Measured: medians of the repetitions; "
                      "busy = CPU seconds per second over the cores each side could use; box counters from /proc and /sys "
                      "(loopback and page-cache traffic include other tenants'). Interval: the 80 % prediction interval of the "
-                     "model's saturation throughput (models/appliance_interval.h; -: none).\n\n");
+                     "model's saturation throughput (models/modes/interval.h; -: none).\n\n");
   g_string_append(s, "| run | set | Gb/s meas | Gb/s pred | interval | err | busiest side meas | threads pred | CPU pred | "
                      "softirq share | lo GB/s | page-cache in GB/s | drive GB/s | DRAM GB/s meas | DRAM GB/s pred | kTLS TX sw / "
                      "device | CPU bound |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

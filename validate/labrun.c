@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "sim/json.h"
-#include "validate/probe.h"
-#include "validate/util.h"
+#include "serve/probe.h"
+#include "serve/util.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024ULL)

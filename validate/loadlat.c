@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 
 #include "sim/json.h"
-#include "validate/util.h"
+#include "serve/util.h"
 
 #define LINE_BYTES 64
 /* Hops between two looks at the clock: enough that the clock's cost is lost in them (about

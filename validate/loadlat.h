@@ -3,7 +3,7 @@
  * a buffer far larger than the caches while `load_threads` others stream reads, pausing `delay`
  * spin iterations every 64 lines. Each point: (GB/s all threads read, ns per hop).
  * A least-squares line through the points (gsl_fit_linear), L = idle + slope x B, gives
- *     memory.latency = idle,  memory.load_latency = slope x C   (models/memory.h, C in GB/s)
+ *     memory.latency = idle,  memory.load_latency = slope x C   (models/appliance/memory.h, C in GB/s)
  * The probe sees the TLB as well as DRAM: its idle figure is an upper bound of the DRAM's.
  * Leaves out: writes in the loading traffic (MLC's read/write ratios), remote nodes.
  * Evidence and history: docs/model/loadlat.md.

@@ -42,8 +42,8 @@
 #include <unistd.h>
 
 #include "sim/json.h"
-#include "validate/client.h"
-#include "validate/util.h"
+#include "serve/client.h"
+#include "serve/util.h"
 
 char *val_measure_file_path(uint64_t bytes)
 {

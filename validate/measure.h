@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "validate/counters.h"
-#include "validate/loadgen.h"
-#include "validate/server.h"
+#include "serve/loadgen.h"
+#include "serve/server.h"
 
 G_BEGIN_DECLS
 

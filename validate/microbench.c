@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "sim/json.h"
-#include "validate/util.h"
+#include "serve/util.h"
 
 /* Defaults of ValMbConfig's zero fields: seconds per item, the TLS record (2^14 B, the largest,
  * RFC 8446 5.1), the DRAM buffer (MiB, far above any LLC) and the socket transfer (MiB).

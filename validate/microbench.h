@@ -8,7 +8,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "validate/tls.h"
+#include "serve/tls.h"
 
 G_BEGIN_DECLS
 

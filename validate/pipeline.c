@@ -28,10 +28,10 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "models/loopback.h"
-#include "validate/client.h"
+#include "models/appliance/loopback.h"
+#include "serve/client.h"
 #include "validate/labrun.h"
-#include "validate/util.h"
+#include "serve/util.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024ULL)

@@ -11,7 +11,7 @@
 #include "validate/measure.h"
 #include "validate/microbench.h"
 #include "validate/predict.h"
-#include "validate/probe.h"
+#include "serve/probe.h"
 #include "validate/profile.h"
 
 G_BEGIN_DECLS

@@ -1,4 +1,4 @@
-/* validate/predict.c — analytic host model (see predict.h and models/loopback.h for the
+/* validate/predict.c — analytic host model (see predict.h and models/appliance/loopback.h for the
  * equations).
  *
  * Stages per body byte: page-cache read (a copy in user space, none with sendfile; it
@@ -8,14 +8,14 @@
  * receive processing partly in softirq), and the client's receive copy, decryption and
  * copy-out, which land on the same cores; both sides pay cache-to-cache transfers and
  * wake-ups when they run on different cores.  A request adds fixed cycles on each side.
- * The per-side costs are models/loopback.c's; the throughput is the bottleneck law over
+ * The per-side costs are models/appliance/loopback.c's; the throughput is the bottleneck law over
  * the CPU and the two thread pools, as demand.c builds them.
  */
 #include "validate/predict.h"
 
 #include <math.h>
 
-#include "models/demand.h"
+#include "models/appliance/demand.h"
 
 /* TLS record payload when the profile gives none: the largest, 2^14 B (RFC 8446 5.1). */
 #define TLS_RECORD_BYTES 16384

@@ -8,14 +8,14 @@
 
 #include <glib.h>
 
-#include "models/loopback.h"
+#include "models/appliance/loopback.h"
 #include "validate/loadlat.h"
-#include "validate/server.h"
-#include "validate/tls.h"
+#include "serve/server.h"
+#include "serve/tls.h"
 
 G_BEGIN_DECLS
 
-/* Coefficients of a host profile (what the fit estimates; models/loopback.h gives their meaning). */
+/* Coefficients of a host profile (what the fit estimates; models/appliance/loopback.h gives their meaning). */
 typedef enum {
   VAL_P_COPY = 0,      /* one user<->kernel copy of data just written (in cache), cycles/B */
   VAL_P_COPY_PC,       /* one copy out of a cache-resident page-cache page (pread, or recv of sendfile pages), cycles/B */
@@ -38,7 +38,7 @@ typedef enum {
 const char *val_param_name(ValParam p); /* "copy_cpb", ... (profile key) */
 const char *val_param_unit(ValParam p); /* "cycles/B", "cycles/record", "cycles/request", "B", "" */
 
-/* The physical range of parameter p that the appliance loader enforces (models/loopback.c,
+/* The physical range of parameter p that the appliance loader enforces (models/appliance/loopback.c,
  * loopback_schema): utilisation (0, 1], a fraction of a core (*lo open, *hi closed); every
  * cost [0, inf) (*hi = INFINITY; a cost of cycles or bytes cannot be negative, and a profile
  * with one would not load). TRUE for every parameter, FALSE out of range. */
@@ -61,7 +61,7 @@ typedef struct {
   double dram_idle_ns;           /* intercept: memory.latency */
   double dram_slope_ns_per_GBps; /* slope: memory.load_latency = slope x the memory's capacity */
   int dram_lat_points;           /* points the line went through */
-  /* the same points as a curve, lowest bandwidth first (memory.loaded_latency, models/memory.h) */
+  /* the same points as a curve, lowest bandwidth first (memory.loaded_latency, models/appliance/memory.h) */
   double dram_curve_GBps[VAL_LAT_MAX_POINTS], dram_curve_ns[VAL_LAT_MAX_POINTS];
 } ValHostProfile;
 
@@ -89,7 +89,7 @@ typedef struct {
   const char *bottleneck;                                /* "server", "client" or "cpu" */
 } ValHostPrediction;
 
-/* The model is the appliance model's loopback host (models/loopback.h: per-side cycles per
+/* The model is the appliance model's loopback host (models/appliance/loopback.h: per-side cycles per
  * byte with the page-cache miss and cross-core terms, per-request cycles) and its bottleneck law:
  *   Throughput (B/s) = u * clock * min( min(S, n, A) / s,  min(C, n, A) / c,  A / (s + c + q) )
  * with S, C the thread counts, n connections, A available cores, u utilisation.  This closed

@@ -4,16 +4,16 @@
  * one channel at the best measured bandwidth (the DIMMs are not visible from a guest; never
  * below what the measured runs pulled through DRAM, so it limits no measured run), one drive standing for the host's disk (the
  * files are served from the page cache, so it carries no load), and one NIC of kind loopback.  Its `loopback:` section
- * holds the fitted costs (models/loopback.h) and the test; scenarios overlay the test.
+ * holds the fitted costs (models/appliance/loopback.h) and the test; scenarios overlay the test.
  */
 #include "validate/profile.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "models/coeffs.h"
-#include "models/demand.h"
-#include "models/memory.h"
+#include "models/appliance/coeffs.h"
+#include "models/appliance/demand.h"
+#include "models/appliance/memory.h"
 
 /* DRAM bandwidth written when nothing was measured, GB/s: a placeholder the profile says is
  * one. Assumed. */
@@ -67,7 +67,7 @@ static const char *uarch_guess(const ValProbe *pr)
   return pr->vaes || pr->avx512f ? "icelake" : "skylake";
 }
 
-/* A profile parameter that the cost profile holds (`costs:`, models/cpu.h), and its key there. */
+/* A profile parameter that the cost profile holds (`costs:`, models/appliance/cpu.h), and its key there. */
 static const struct {
   ValParam param;
   const char *key;
@@ -109,8 +109,8 @@ char *val_host_costs_yaml(const ValHostProfile *p, const char *source)
 {
   GString *s = g_string_new(NULL);
   g_autofree char *src = yaml_escape(source ? source : "ocasim validate");
-  g_string_append_printf(s, "costs:   # this host's CPU cost profile (models/cpu.h), cycles at cpu.clock\n  source: \"%s\"\n",
-                         src);
+  g_string_append_printf(
+      s, "costs:   # this host's CPU cost profile (models/appliance/cpu.h), cycles at cpu.clock\n  source: \"%s\"\n", src);
   for (size_t i = 0; i < G_N_ELEMENTS(COST_KEYS); i++) {
     ValParam k = COST_KEYS[i].param;
     if (in_costs(p, k))
@@ -129,7 +129,7 @@ char *val_host_costs_yaml(const ValHostProfile *p, const char *source)
                            p->p[VAL_P_STACK]);
   }
   g_string_append(s, "  # segment_cycles, interrupt_cycles: not measured (loopback has no NIC and no interrupts): the\n"
-                     "  # model's cited figures apply (models/coeffs.c)\n");
+                     "  # model's cited figures apply (models/appliance/coeffs.c)\n");
   return g_string_free(s, FALSE);
 }
 
@@ -159,13 +159,14 @@ char *val_host_profile_yaml(const ValHostProfile *p, const ValProbe *pr, const V
   GString *s = g_string_new(NULL);
   g_autoptr(GDateTime) now = g_date_time_new_now_utc();
   g_autofree char *when = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
-  g_string_append_printf(s,
-                         "# host-profile.yaml — this host as an appliance platform, fitted by `ocasim validate` (%s).\n"
-                         "# Every cost under `costs:` (the cost-profile format of the platform files, models/cpu.h) and\n"
-                         "# `loopback:` was measured on this host (microbenchmarks and a GSL fit of the measured runs;\n"
-                         "# models/loopback.h gives the equations): cycles at cpu.clock. memory.latency and\n"
-                         "# memory.loaded_latency, when given, are the DRAM loaded-latency probe's points (report.md).\n",
-                         when);
+  g_string_append_printf(
+      s,
+      "# host-profile.yaml — this host as an appliance platform, fitted by `ocasim validate` (%s).\n"
+      "# Every cost under `costs:` (the cost-profile format of the platform files, models/appliance/cpu.h) and\n"
+      "# `loopback:` was measured on this host (microbenchmarks and a GSL fit of the measured runs;\n"
+      "# models/appliance/loopback.h gives the equations): cycles at cpu.clock. memory.latency and\n"
+      "# memory.loaded_latency, when given, are the DRAM loaded-latency probe's points (report.md).\n",
+      when);
   if (fit)
     g_string_append_printf(s, "# Fit: chi2/dof %.3g over %d residuals, %d free parameters.\n", fit->chi2_dof, fit->nobs,
                            fit->npar);

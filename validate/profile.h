@@ -1,5 +1,5 @@
 /* validate/profile.h — the fitted host as an appliance platform: host-profile.yaml (a
- * platform file of the `kind: appliance` schema with a loopback NIC, models/loopback.h),
+ * platform file of the `kind: appliance` schema with a loopback NIC, models/appliance/loopback.h),
  * scenarios on it, and the appliance model's prediction for a measured configuration.
  */
 #ifndef OCASIM_VALIDATE_PROFILE_H
@@ -7,11 +7,11 @@
 
 #include <glib.h>
 
-#include "models/appliance_conf.h"
+#include "models/appliance/loader.h"
 #include "validate/fit.h"
 #include "validate/microbench.h"
 #include "validate/predict.h"
-#include "validate/probe.h"
+#include "serve/probe.h"
 
 G_BEGIN_DECLS
 
@@ -31,7 +31,7 @@ gboolean val_host_profile_check(const char *profile_yaml, GError **error);
 /* Page size the cost profile's page_cycles is written for: cpu.page_size's default, 4 KiB. */
 #define VAL_COST_PAGE_BYTES 4096.0
 
-/* Text of the host's `costs:` block (the cost profile of models/cpu.h, one format with the
+/* Text of the host's `costs:` block (the cost profile of models/appliance/cpu.h, one format with the
  * platform files): source, the AEAD cycles/B per cipher, copy_cpb and request_cycles (the
  * server's) where the fit gives a positive cost, page_cycles = stack_cpb x 4 KiB; the segment
  * and interrupt costs are not measured over loopback and are not written. It is a valid

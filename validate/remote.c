@@ -1,6 +1,6 @@
 /* validate/remote.c — calibration over a real interface (see remote.h).
  *
- * A run: the server (validate/server.c) on the files of root, bound to the given address; every
+ * A run: the server (serve/server.c) on the files of root, bound to the given address; every
  * client started at once through its command prefix as `ocasim load ... --requests N --json`
  * with each body's SHA-256 (count mode: each client moves connections x requests x file bytes,
  * whatever its speed); counter snapshots (validate/counters.c) before the first client starts and
@@ -12,7 +12,7 @@
  * The model: host-platform.yaml with the run's data path, request size (= file size, fixed), a
  * one-title catalogue that the page cache holds (uncached runs: the set's titles, nocache: every
  * byte from a drive), and every CPU available; the bottleneck law's X*
- * and, at the measured throughput, each resource's utilisation (appliance_bound.h).
+ * and, at the measured throughput, each resource's utilisation (modes/bound.h).
  * Leaves out: clients' own CPU (on a lab server they are other machines; in the namespace test
  * they share this host and their CPU shows in the box's busy cores), per-client placement.
  */
@@ -28,16 +28,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "models/appliance_bound.h"
-#include "models/appliance_conf.h"
-#include "models/appliance_interval.h"
-#include "models/demand.h"
+#include "models/modes/bound.h"
+#include "models/appliance/loader.h"
+#include "models/modes/interval.h"
+#include "models/appliance/demand.h"
 #include "sim/conf.h"
 #include "sim/json.h"
-#include "validate/client.h"
+#include "serve/client.h"
 #include "validate/measure.h"
 #include "validate/pipeline.h"
-#include "validate/util.h"
+#include "serve/util.h"
 
 /* Wall-clock cap of a run's clients when the config gives none, s (assumed: far above a
  * calibration run). */
@@ -474,13 +474,13 @@ void val_remote_predict(const char *platform_yaml, ValRemoteRun *r)
     }
   }
   p->ok = TRUE;
-  /* the 80 % prediction interval of X* (models/appliance_interval.h): the spreads of every value the
+  /* the 80 % prediction interval of X* (models/modes/interval.h): the spreads of every value the
    * bound reads, host-platform.yaml's measured costs at their own spread; none (0, 0) when it fails */
   AppIntervalSpec spec;
-  app_interval_spec_default(&spec);
+  interval_spec_default(&spec);
   spec.no_contributors = TRUE; /* only the interval is read */
   AppInterval iv;
-  if (app_interval_eval(&a, m->drive_share, 0, &spec, APP_INTERVAL_LEVEL, APP_INTERVAL_DRAWS, &iv, NULL)) {
+  if (interval_eval(&a, m->drive_share, 0, &spec, APP_INTERVAL_LEVEL, APP_INTERVAL_DRAWS, &iv, NULL)) {
     p->sat_gbps_lo = iv.throughput_gbps[0];
     p->sat_gbps_hi = iv.throughput_gbps[1];
   }
@@ -505,7 +505,7 @@ char *val_remote_report_md(const ValRemoteRun *runs, int n, const char *platform
       "resource at the measured throughput). Measured: body bytes / the clients' load window (their start-up "
       "excluded; counter rates over the same window); CPU = busy cores of the box / CPUs (/proc/stat); NIC = bytes on the run's interfaces; drives = "
       "/proc/diskstats reads; DRAM = uncore PMU or not measured. Interval: the 80 % prediction interval of X* "
-      "(models/appliance_interval.h; -: none could be drawn).\n\n");
+      "(models/modes/interval.h; -: none could be drawn).\n\n");
   g_string_append(
       s, "| run | path | Gb/s meas | Gb/s pred (X*) | interval | err | CPU meas | CPU pred | NIC Gb/s meas | NIC Gb/s "
          "pred | drive GB/s meas | drive GB/s pred | DRAM GB/s meas | DRAM GB/s pred | CPU bound | model bottleneck |\n");

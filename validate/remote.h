@@ -16,8 +16,8 @@
 #include <json-glib/json-glib.h>
 
 #include "validate/counters.h"
-#include "validate/server.h"
-#include "validate/tls.h"
+#include "serve/server.h"
+#include "serve/tls.h"
 
 G_BEGIN_DECLS
 
@@ -69,7 +69,7 @@ typedef struct {
   double nic_util_max;  /* the busiest port's utilisation */
   double nvme_util_max; /* the busiest drive's */
   double dram_util_max; /* the busiest DRAM node's */
-  /* the 80 % prediction interval of sat_gbps (models/appliance_interval.h); lo = hi = 0: none */
+  /* the 80 % prediction interval of sat_gbps (models/modes/interval.h); lo = hi = 0: none */
   double sat_gbps_lo, sat_gbps_hi;
 } ValRemotePred;
 

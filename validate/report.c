@@ -17,7 +17,7 @@
 #include "sim/json.h"
 #include "validate/labreport.h"
 #include "validate/profile.h"
-#include "validate/util.h"
+#include "serve/util.h"
 
 /* Prediction targets of held-out runs (report.h: median <= 10 %, worst <= 20 %; reported, not
  * enforced): the reproduction rule's 10 % (README) and twice it. */
@@ -374,7 +374,7 @@ static gboolean val_report_write_md(const ValReport *r, const char *path, GError
                            100 * r->model_agree_max);
   g_string_append(
       s,
-      "Model (models/loopback.h): P_hot = copy_pagecache (the user-space TLS server's pread: a hot, prefetched stream "
+      "Model (models/appliance/loopback.h): P_hot = copy_pagecache (the user-space TLS server's pread: a hot, prefetched stream "
       "feeding the AEAD), P_cold = copy_pagecache + miss × m(W) (the plain-sendfile client's recv copy of the page-cache "
       "pages, the only work on those bytes), m(W) = 1 / (1 + (C_e / W)^4), C_e = cache_size × (1 + p_x) / 2, "
       "for W the bytes a request reads (its range, else the file); X_s, X_c = xcore_server, xcore_client × p_x, p_x the share of connections whose two ends run on "

@@ -1,0 +1,83 @@
+/* nic.h — a network card: ports, PCIe link, inline kTLS engine, output queues, LACP.
+ *
+ * What it models: ports of port_bps carrying at most port_bps * port_eff of payload (fitted);
+ * an inline kTLS engine of ktls_bps; payload read by non-posted PCIe reads (pcie.h); an output
+ * queue of K bursts, dropping the M/M/1/K blocking probability over bursts
+ *     K = min(queue_bytes / burst, ring / (ceil(burst / desc_bytes) + 1))    (nic_port_queue_bursts)
+ * LACP hashing connections over the lagg's ports, each in an OS NUMA domain; a TLS context
+ * cache of C contexts over the card's N NIC-kTLS connections (uniform IRM, LRU)
+ *     m = max(0, 1 - C / N)      each miss: ceil(ctx / MRRS) reads, ctx bytes of DRAM per burst
+ * Sources: euro2021 (Rome port domains; ~400k sessions at 400 Gb/s); mlx5 PRM (context 128 B);
+ * the context cache size is assumed (not published for ConnectX-6 Dx).
+ * Leaves out: flow-control pause frames, per-queue RSS imbalance, the write-back of an evicted
+ * context's progress state, popularity skew among connections (a skewed access stream misses less).
+ * Evidence and history: docs/model/nic.md.
+ */
+#ifndef MODELS_APPLIANCE_NIC_H
+#define MODELS_APPLIANCE_NIC_H
+#include "models/appliance/pcie.h"
+#include "models/appliance/topology.h"
+#include "sim/conf.h"
+#include <stdbool.h>
+
+/* Most ports per card (array size; the ports key allows 1..4: quad-port cards exist). */
+#define NIC_MAX_PORTS 4
+
+/* nics[].kind: a PCIe card, or loopback: the clients run on this host (loopback.h). */
+#define NIC_KIND_MAP(X) X(NIC_PCIE, "pcie") X(NIC_LOOPBACK, "loopback")
+typedef enum { NIC_KIND_MAP(APP_ENUM_ID) NIC_KIND_COUNT } NicKind;
+APP_ENUM_DECLARE(nic_kind);
+
+typedef struct {
+  int group;                  /* the scenario's NIC group it was expanded from: its key path is nics[group] */
+  int id;                     /* the card's index in the healthy box, kept when a failure takes cards out: its
+              * resources are nicID.* (failure.h) */
+  int port_id[NIC_MAX_PORTS]; /* each port's number on the healthy card: resource nicID.portP */
+  int fn_id[NIC_MAX_PORTS];   /* each PCIe requester function's number on the healthy card, and */
+  int fn_named;               /* how many it had there: tag spaces pcie.nicID.fF.tags (or pcie.nicID.tags) */
+  TopoPos pos;
+  int ports;
+  double port_bps;           /* line rate of one port, bit/s */
+  double ktls_bps;           /* inline TLS engine cap of the card, bit/s, 0 = none */
+  double queue_bytes;        /* output queue per port */
+  int ring;                  /* transmit descriptors per queue, 0 = not modelled */
+  double desc_bytes;         /* payload bytes one descriptor carries */
+  double tls_cache;          /* TLS contexts the inline engine caches on the card, 0 = none */
+  double tls_ctx_bytes;      /* bytes of one connection's TLS context in host memory */
+  int domain[NIC_MAX_PORTS]; /* OS NUMA domain of each port, -1 = the card's node */
+  PcieLink link;
+  NicKind kind; /* NIC_LOOPBACK: the clients run on this host (loopback.h); no line
+                              rate, no PCIe link, no engine */
+} NicCard;
+
+/* The NUMA domain connections arriving on port p of the card are bound to. */
+int nic_port_domain(const NicCard *n, const Topology *t, int p);
+/* TRUE when card n has an inline TLS engine (a PCIe card with ktls_bps > 0): the cards whose
+ * TLS context cache and host-memory contexts the model counts. */
+gboolean nic_inline_tls(const NicCard *n);
+
+/* A group of identical cards as the scenario gives it (nics[]). */
+typedef struct {
+  int count;           /* identical cards */
+  int node;            /* NUMA node instead of socket/quadrant, -1: by position */
+  char *model;         /* documentation */
+  SimConfList domains; /* int: NUMA domain of each port of the group, card by card */
+  NicCard card;
+} NicGroup;
+
+/* Keys of one nics[] group (offsets into NicGroup). */
+extern const SimConfField nic_group_schema[];
+
+/* Output queue of card n in TSO bursts of burst_bytes (> 0): the smaller of its bytes and its
+ * ring's descriptors (see above), at least 1. */
+double nic_port_queue_bursts(const NicCard *n, double burst_bytes);
+
+/* Fraction of the bytes offered to a port that its output queue drops, at offered load rho
+ * (offered bytes/s over the port's capacity, >= 0) with room for k_bursts bursts (>= 1):
+ * the M/M/1/K blocking probability P_K = (1 - rho) rho^K / (1 - rho^(K+1)) (Kleinrock,
+ * "Queueing Systems, Vol. 1", 1975, Sec. 3.6), written as (1 - r) / (1 - r^(K+1)) with
+ * r = 1/rho above rho = 1 so it stays finite; 1/(K+1) at rho = 1. Poisson burst arrivals are
+ * an assumption: many independent TCP connections share a port. Increasing in rho. */
+double nic_port_drop_fraction(double rho, double k_bursts);
+
+#endif /* MODELS_APPLIANCE_NIC_H */
