@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "models/appliance/software.h"
 #include "models/appliance/loader.h"
 #include "models/appliance/component.h"
 #include "models/appliance/demand.h"
@@ -332,7 +333,7 @@ START_TEST(test_paths_combine)
     if (mn->res[r].kind == RK_DRAM) dram_n += mn->res[r].rd + mn->res[r].wr;
   for (int r = 0; r < mp->n_res; r++)
     if (mp->res[r].kind == RK_DRAM) dram_p += mp->res[r].rd + mp->res[r].wr;
-  double m = datapath_appliance_user_miss(n, mn->sized_Bps);
+  double m = software_user_miss(n, mn->sized_Bps);
   ck_assert(m > 0.5);
   ck_assert_double_eq_tol(dram_n - dram_p, 2 * m, 1e-9);
   n->coef.k_dram = n->coef.k_remote = pl->coef.k_dram = pl->coef.k_remote = 0;
@@ -355,9 +356,9 @@ END_TEST
 START_TEST(test_user_buffer_in_cache)
 {
   double share = 512 * 1024.0 + 128 * 1048576.0 / 32;
-  ck_assert(datapath_user_miss_share(65536, 1, share) < 1e-5);
-  ck_assert(datapath_user_miss_share(65536, 600, share) > 0.99);
-  ck_assert_double_eq(datapath_user_miss_share(65536, 1, 0), 1.0);
+  ck_assert(software_user_miss_share(65536, 1, share) < 1e-5);
+  ck_assert(software_user_miss_share(65536, 600, share) > 0.99);
+  ck_assert_double_eq(software_user_miss_share(65536, 1, 0), 1.0);
   /* through the demand model: user-space TLS at 1 Gb/s offered (a few connections per core)
    * keeps 4 of its 8 touches (the user buffer's) in cache */
   const char *few[] = { "workload.offered=1 Gb/s", NULL };

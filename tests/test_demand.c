@@ -156,9 +156,11 @@ END_TEST
  * q b (r/(1-r) + r/(1-r)^2) to the denominator only, r = x / 40 GB/s. */
 START_TEST(test_stall_share_hand_derived)
 {
-  DmResource res[3] = { { .name = "cpu.node0", .kind = RK_CPU, .capacity = 1e11, .limit = 0.8, .dram_stall = 0.6 },
-                        { .name = "dram.node0", .kind = RK_DRAM, .capacity = 100e9, .limit = 1 },
-                        { .name = "upi.link0", .kind = RK_FABRIC, .capacity = 40e9, .limit = 1, .wait_mm1_ns = 10 } };
+  DmResource res[3] = {
+    { .name = "cpu.node0", .kind = RK_CPU, .capacity = 1e11, .limit = 0.8, .dram_stall = 0.6 },
+    { .name = "dram.node0", .kind = RK_DRAM, .capacity = 100e9, .limit = 1, .wait_ns = mem_wait_ns },
+    { .name = "upi.link0", .kind = RK_FABRIC, .capacity = 40e9, .limit = 1, .wait_mm1_ns = 10, .wait_ns = topo_link_wait_ns }
+  };
   double base[3] = { 2.0, 5.0, 1.0 };
   DmLatTerm lat[2] = { { .res = 0, .dram = 1, .per_ns = 0.01 }, { .res = 0, .dram = 2, .per_ns = 0.02 } };
   mem_curve_line(&res[1].wait_curve, 45.0);

@@ -73,8 +73,10 @@ START_TEST(test_loaded_latency_mlc_curve)
   ck_assert(mlc[6][1] - (m.latency_ns + mem_load_ns(&m, 1.0)) > 4.0);
   /* non-decreasing over the whole range (the X* root finder needs it) */
   for (int i = 1; i <= 1000; i++) ck_assert(mem_load_ns(&m, i / 1000.0) >= mem_load_ns(&m, (i - 1) / 1000.0));
-  /* the demand model's wait on a DRAM node is the same curve */
+  /* the demand model's wait on a DRAM node (memory's hook) is the same curve; none without a hook */
   DmResource r = { .wait_curve = m.load };
+  ck_assert_double_eq(demand_wait_ns(&r, 0.62), 0.0);
+  r.wait_ns = mem_wait_ns;
   ck_assert_double_eq_tol(demand_wait_ns(&r, 0.62), mem_load_ns(&m, 0.62), 1e-12);
   /* a line (memory.load_latency) is the curve through (0, 0) and (1, 45 ns) */
   mem_curve_line(&r.wait_curve, 45.0);
@@ -400,7 +402,7 @@ START_TEST(test_dlwm_width_state)
    * rho = 0.05 of x16 (1.8 GB/s, 40 % of x2) the link stays x2, f = 8: 8 x 0.4 / 0.6 = 5.333 ns,
    * against 0.05 / 0.95 = 0.0526 ns at x16; at rho 0.1 (80 % of x2) it is x4, f = 4: 4 x 0.4 /
    * 0.6 = 2.667 ns; at 0.6 it is x16, the same wait as without DLWM, 0.6 / 0.4 = 1.5 ns */
-  DmResource r = { .wait_mm1_ns = 1.0, .dlwm = l };
+  DmResource r = { .wait_mm1_ns = 1.0, .dlwm = l, .wait_ns = topo_link_wait_ns };
   ck_assert_double_eq_tol(demand_wait_ns(&r, 0.05), 8 * 0.4 / 0.6, 1e-12);
   ck_assert_double_eq_tol(demand_wait_ns(&r, 0.1), 4 * 0.4 / 0.6, 1e-12);
   ck_assert_double_eq_tol(demand_wait_ns(&r, 0.6), 1.5, 1e-12);

@@ -67,6 +67,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/appliance/software.h"
 #include "models/modes/bound.h"
 #include "models/appliance/loader.h"
 #include "models/modes/des.h"
@@ -333,7 +334,7 @@ START_TEST(test_sizing_predicates)
     g_autoptr(GError) e = NULL;
     g_autoptr(DemandModel) m = demand_build_cached(&s->a, cache, &e);
     ck_assert_msg(m != NULL, "%s: %s", s->file, e ? e->message : "");
-    if (datapath_appliance_user_miss_varies(&s->a) || pagecache_size_varies(&s->a) || nic_tls_context_varies(&s->a)) {
+    if (software_user_miss_varies(&s->a) || pagecache_size_varies(&s->a) || nic_tls_context_varies(&s->a)) {
       dependent++;
       continue;
     }

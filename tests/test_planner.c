@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "models/appliance/software.h"
 #include "models/appliance/loader.h"
 #include "models/modes/des.h"
 #include "models/modes/explain.h"
@@ -225,7 +226,7 @@ START_TEST(test_explain_matches_touch_table)
     gboolean ordinary = datapath_cpu_crypto((DataPath)p) && cpu_crypto_ordinary_stores(a.crypto);
     double meta = cpu_meta_bytes_per_byte(&a.stack, &a.coef);
     Touch t[DP_MAX_TOUCHES];
-    int n = datapath_touches((DataPath)p, ordinary, datapath_appliance_user_miss(&a, m->sized_Bps), meta,
+    int n = datapath_touches((DataPath)p, ordinary, software_user_miss(&a, m->sized_Bps), meta,
                              66.0 / (2 * cpu_mss_bytes(&a.stack)), t);
     double want = 0;
     for (int i = 0; i < n; i++) want += t[i].bytes;

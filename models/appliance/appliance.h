@@ -30,7 +30,7 @@
 #define APP_MAX_DRIVES 64
 #define APP_MAX_NICS   16
 
-typedef struct {
+typedef struct Appliance {
   char name[64];
   Topology topo;
   MemoryCfg mem;

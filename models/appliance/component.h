@@ -1,19 +1,107 @@
-/* component.h — a part of the appliance as one descriptor: its scenario keys, its checks, the
- * resources it adds to the demand model and the demand it adds per served byte.
+/* component.h — the component base: what a part of the appliance is (its scenario keys, its checks,
+ * the resources it adds and the demand it adds per served byte) and the helpers every component
+ * builds with. It calls no component: components include it, the list (components.h) names them.
  *
- * Each component file (cpu.c, memory.c, topology.c, nvme.c, nic.c, datapath.c, workload.c,
- * loopback.c, pagecache.c) holds its schema rows (bound by offsetof, defaults only there) and
- * the hooks finish, validate, add_resources, class_demand, touch_demand, settle_resources.
- * demand.c enumerates the traffic classes and touches and calls every component (demand.h has the
- * equations). Order: app_components() for resources and hooks; app_components_validation() for checks.
+ * A component file (cpu.c, memory.c, ...) holds its schema rows (bound by offsetof, defaults only
+ * there) and hooks: finish, validate, add_resources, class_demand, touch_demand, settle_resources,
+ * sizing_varies, path_touches, scale_touches. demand.c enumerates the traffic classes and touches and
+ * calls the hooks in the list's resource order; the loader calls finish and validate in its check order.
  * Leaves out: physics; each component's header says what it models.
  * Evidence and history: docs/model/component.md.
  */
 #ifndef MODELS_APPLIANCE_COMPONENT_H
 #define MODELS_APPLIANCE_COMPONENT_H
 #include "models/appliance/appliance.h"
-#include "models/appliance/demand.h"
 #include "sim/conf.h"
+
+/* Resource kinds (also reference.bottleneck_kinds). RK_THREADS: a pool of threads of a loopback
+ * host (loopback.h), cycles/s of the cores it can keep busy. RK_CPU_LINES: the cache lines a
+ * node's cores keep in flight (memory.h), a concurrency. */
+#define RES_KIND_MAP(X)      \
+  X(RK_CPU, "cpu")           \
+  X(RK_DRAM, "dram")         \
+  X(RK_FABRIC, "fabric")     \
+  X(RK_NVME, "nvme")         \
+  X(RK_PCIE, "pcie")         \
+  X(RK_NIC_PORT, "nic_port") \
+  X(RK_NIC_TLS, "nic_tls")   \
+  X(RK_THREADS, "threads")   \
+  X(RK_CPU_LINES, "cpu_lines")
+typedef enum { RES_KIND_MAP(APP_ENUM_ID) RK_COUNT } ResKind;
+APP_ENUM_DECLARE(demand_kind);
+
+typedef struct DmResource DmResource;
+struct DmResource {
+  char name[40]; /* e.g. "cpu.node0", "dram.node2", "xgmi.link1.s0>s1", "nic0.port1" */
+  ResKind kind;
+  double capacity;            /* units per second: B/s, cycles/s, tags or workers (concurrency) */
+  double limit;               /* usable fraction of capacity (CPU cap; 1 otherwise) */
+  double value_scale;         /* report value = load (units/s) * value_scale */
+  const char *unit;           /* unit of the report value: "GB/s", "Gb/s", "%", "tags", "workers" */
+  int node;                   /* NUMA node, -1 when not node-local */
+  int nic, port, drive, link; /* owner indices, -1 when not applicable */
+  double rd, wr;              /* DRAM: total read / write bytes per served byte */
+  double remote_stall;        /* CPU: stall cycles of remote lines at idle latency (k_remote x L, cpu.h) */
+  double dram_stall;          /* CPU: stall cycles of local lines at idle latency (k_dram x L, cpu.h) */
+  double queue_bursts;        /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
+  MemCurve wait_curve;        /* loaded latency added at a utilisation (DRAM: the memory's curve, memory.h; n = 0: none) */
+  double wait_mm1_ns;         /* M/M/1 service time of the latency a request waits (fabric links: one line) */
+  TopoLink dlwm;              /* an inter-socket link with DLWM on (dlwm.dlwm): its width state at the load sets the
+                                 line time and utilisation of the M/M/1 wait (demand_wait_ns); zeroed otherwise */
+  /* The loaded latency (ns) at utilisation rho (0..1 - 1e-9, of the full capacity), set by the component that adds
+   * the resource (memory: its curve; topology: a link's M/M/1 wait); NULL: none. demand_wait_ns calls it. */
+  double (*wait_ns)(const DmResource *r, double rho);
+};
+
+/* Load-dependent demand: resource `res` needs `per_ns` more units per served byte for every ns
+ * of loaded latency at resource `dram` (a DRAM node or a fabric link): at its utilisation rho,
+ * W(rho) = wait_curve(rho) + wait_mm1_ns * rho / (1 - rho) (demand_wait_ns). */
+typedef struct {
+  int res, dram;
+  double per_ns;
+} DmLatTerm;
+
+typedef struct {
+  char name[48]; /* e.g. "sendfile_nic_ktls nvme3>nic1.p0" */
+  double weight; /* share of served bytes; weights sum to 1 */
+  DataPath path;
+  int drive;                             /* drive index */
+  int ingress, egress;                   /* global port indices (demand_port_*) */
+  int disk_node, egress_node, home_node; /* home = node of the connection (-1: random) */
+  double *demand;                        /* [n_res] units per served byte at the operating point */
+  double *base;                          /* [n_res] the same at idle DRAM latency */
+  int n_lat;
+  DmLatTerm *lat; /* load-dependent part (one term per (res, dram) pair) */
+} DmClass;
+
+typedef struct {
+  int n_res;
+  DmResource *res;
+  int n_class;
+  DmClass *cls;
+  double *total;      /* [n_res] sum_c weight_c * demand_cr (at the operating point) */
+  double *base_total; /* [n_res] the same at idle DRAM latency */
+  int n_lat;
+  DmLatTerm *lat;         /* sum_c weight_c of the classes' load-dependent terms */
+  double op_Bps;          /* operating point X_op = min(offered, X*), B/s */
+  double sized_Bps;       /* served throughput the load-dependent sizings assume (user-buffer residency,
+                           NIC context-cache misses, page cache; demand.c): the fixed point, op_Bps within 1e-11 */
+  double sat_Bps;         /* X*, B/s */
+  int bottleneck;         /* named bottleneck at X* (see above), -1 if none */
+  gboolean stall_named;   /* the CPU binds but DRAM is named (its stalls fill the CPU): stall_upgrade */
+  gboolean stall_upgrade; /* the CPU binds and 1 % more DRAM bandwidth buys more X* than 1 % more clock (cycles of work faster,
+                           * stalls not) */
+  double stall_share;     /* DRAM-stall share of the binding CPU's marginal cycles at X*, 0 when no CPU binds */
+  int n_ports;
+  int *port_nic;       /* [n_ports] card of global port p */
+  int *port_num;       /* [n_ports] port number on its card */
+  int *port_res;       /* [n_ports] the port's resource (nicN.portP), -1 on a loopback host */
+  int *drive_res;      /* [n_drives] the drive's resource (nvmeD) */
+  double *drive_share; /* [n_drives] share of served bytes per drive */
+} DemandModel;
+
+/* Index of a resource of m by name, -1 if none. */
+int demand_find(const DemandModel *m, const char *name);
 
 /* What a scenario file binds into: the Appliance itself, and what the file says that is not
  * (yet) a model value: device groups before expansion, lists, the scenario's own keys. */
@@ -46,6 +134,8 @@ struct AppBuild {
   gboolean loop;           /* a loopback host (loopback.h) */
   gboolean include_meta;   /* metadata and ACK touches are counted (not for bulk crossings) */
   void **state;            /* [n components] each component's own state */
+  GArray *res;             /* DmResource, until every component has added its resources (then NULL) */
+  GArray *cur_lat;         /* DmLatTerm of the class being filled (NULL between classes) */
 };
 
 /* One DRAM touch of a class at one (agent node, memory node) pair: bytes per served byte, the
@@ -68,15 +158,15 @@ typedef struct {
   void (*class_demand)(AppBuild *b, void *state, DmClass *k);
   void (*touch_demand)(AppBuild *b, void *state, DmClass *k, const AppTouch *t);
   void (*settle_resources)(AppBuild *b, void *state);
+  /* TRUE when the component's demand on a depends on the served throughput the model is sized at
+   * (DemandModel.sized_Bps): demand.c then solves the sizing fixed point (demand.h). */
+  gboolean (*sizing_varies)(const Appliance *a);
+  /* Writes the DRAM touches of data path `path` on a at sized_Bps (B/s) to out (the component that
+   * owns the data path: software.c); returns their count. */
+  int (*path_touches)(const Appliance *a, DataPath path, gboolean include_meta, double sized_Bps, Touch out[DP_MAX_TOUCHES]);
+  /* Scales the n touches of a class in the build (a page-cache hit skips the drive's DMA write). */
+  void (*scale_touches)(const AppBuild *b, const void *state, int n, Touch *t);
 } AppComponent;
-
-extern const AppComponent cpu_component, memory_component, topology_component, nvme_component, nic_component, datapath_component,
-    workload_component, loopback_component, pagecache_component, budget_component;
-
-/* The components in resource order, NULL-terminated. */
-const AppComponent *const *app_components(void);
-/* The components in validation order, NULL-terminated. */
-const AppComponent *const *app_components_validation(void);
 
 /* Appends a resource (capacity in units/s, usable fraction limit, report value = load *
  * value_scale in unit, NUMA node or -1); owner indices start at -1. Returns its index. */
@@ -87,58 +177,14 @@ DmResource *app_build_res(AppBuild *b, int r);
 /* Adds per_ns units per served byte per ns of DRAM queueing at DRAM resource dram to the
  * load-dependent demand on resource res (DmLatTerm) of the class being filled. */
 void app_build_add_lat(AppBuild *b, int res, int dram, double per_ns);
-/* The touches of class k's data path (datapath_touches with the build's metadata and ACK
- * bytes); returns the count. */
-int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES]);
-/* The DRAM touches of data path `path` on appliance a (bytes per served byte, datapath.h's
- * table with the metadata and ACK terms when include_meta), before any page-cache hit, with a
- * reused user buffer's residency at served throughput sized_Bps (B/s; the model's sized_Bps);
- * the bound and `ocasim explain` both read them. Returns the number written to out. */
-int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, double sized_Bps, Touch out[DP_MAX_TOUCHES]);
+/* Adds per_ns to the term (res, dram) of the DmLatTerm array lat, appending it when new (0: nothing). */
+void app_lat_add(GArray *lat, int res, int dram, double per_ns);
 /* Node a touch of class k touches memory on for buffer buf under the placement policy (-1:
  * uniformly random); BUF_USER is on the node of the CPU doing the crypto. */
 int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf);
 /* Node of the CPU doing role agent (AG_CPU_CRYPTO or AG_CPU_STACK) of class k (-1: random). */
 int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent);
 
-/* The share of a reused user buffer's touches that reach DRAM on appliance a serving x_Bps (B/s,
- * >= 0; the model's sized_Bps, demand.c): datapath_user_miss_share with the requests in flight
- * per core, x_Bps x 8 over the workload's mean bitrate, spread over the cores. */
-double datapath_appliance_user_miss(const Appliance *a, double x_Bps);
-/* Whether the value above depends on x_Bps on appliance a: a read/write path (main or alt) with a
- * user buffer and a cache share to keep it in; FALSE means the demand does not (demand.c then
- * skips the sizing fixed point). Keep it in step with datapath_appliance_user_miss. */
-gboolean datapath_appliance_user_miss_varies(const Appliance *a);
-/* Share of appliance a's load (so of its connections) on data paths for which pred holds: the
- * main path's 1 - workload.alt_fraction plus the alt path's alt_fraction, each where pred holds. */
-double datapath_appliance_share(const Appliance *a, gboolean (*pred)(DataPath));
-
-/* Card `card`'s share of appliance a's flows, so of its connections and served bytes: its ports
- * over all ports (the LACP hash spreads flows evenly over the ports, demand.c); 0 without ports. */
-double nic_port_share(const Appliance *a, int card);
-/* NIC-kTLS connections whose contexts card `card` holds (nic.h) when the box serves sized_Bps (B/s,
- * the demand model's sizing fixed point, demand.h): connections at sized_Bps x the card's share of
- * the ports (the LACP hash, demand.c) x the share of connections on a NIC-kTLS path. */
-double nic_tls_context_connections(const Appliance *a, int card, double sized_Bps);
-/* Share of card `card`'s bursts whose TLS context misses its on-card cache at sized_Bps (nic.h):
- * max(0, 1 - tls_context_cache / connections); 0 on a card without an inline engine. */
-double nic_tls_context_miss(const Appliance *a, int card, double sized_Bps);
-/* TRUE when some card's context cache misses at the ports' line rate, the most the box serves
- * (misses grow with the load, so below it none can miss when none misses there): the demand then
- * depends on the served throughput (demand.c's fixed point). */
-gboolean nic_tls_context_varies(const Appliance *a);
-/* The label of the TLS context-fetch touch ("NIC context fetch"). */
-extern const char NIC_TLS_CTX_TOUCH[];
-/* Writes the DRAM touch of the NIC's TLS context fetches for data path `path` at sized_Bps (B/s) to
- * *out: a NIC read of the connection's metadata node, sum over cards of port share x miss x
- * context bytes, per TSO burst (nic.h). Returns 1, or 0 (nothing written) when the NIC does not
- * encrypt on `path` or nothing misses. */
-int nic_tls_context_touch(const Appliance *a, DataPath path, double sized_Bps, Touch *out);
-
-/* Position of the device group at key path `group` ("nics[1]"), given by socket/quadrant `pos`
- * or by NUMA `node` (>= 0) at the platform's NPS; a located conf error if it cannot exist. */
-gboolean app_conf_place(const SimConfNode *root, const char *group, TopoPos pos, int node, const Topology *t, TopoPos *out,
-                        GError **error);
 /* Sets a located conf error (printf message) at key path `path` under root (sim_conf_node_find:
  * the deepest node of the path that exists), for a component's finish; returns FALSE. */
 gboolean app_conf_error(GError **error, const SimConfNode *root, const char *path, SimConfErrorCode code, const char *fmt, ...)

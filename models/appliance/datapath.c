@@ -1,7 +1,6 @@
 /* datapath.c — touch lists of the serving data paths (see datapath.h for the sources). */
 #include "models/appliance/datapath.h"
-#include "models/appliance/component.h"
-#include "models/appliance/model_error.h"
+#include "models/appliance/appliance.h"
 
 static int add(Touch *t, int n, TouchAgent a, TouchBuf b, bool w, double bytes, TouchStall st, const char *what)
 {
@@ -109,41 +108,15 @@ gboolean datapath_nic_crypto(DataPath path)
   return datapath_tls(path) == TLS_NIC;
 }
 
-static gboolean datapath_is_sendfile(DataPath path)
-{
-  return datapath_move(path) == MOVE_SENDFILE;
-}
-
 gboolean datapath_egress_by_content(Egress egress, Placement placement)
 {
   return egress == EG_BY_CONTENT || placement == PL_STRICT_DISK_CENTRIC;
-}
-
-double datapath_user_miss_share(double buffer_bytes, double conns_per_core, double cache_share_bytes)
-{
-  if (!(cache_share_bytes > 0) || !(buffer_bytes > 0)) return 1.0;
-  return loopback_miss_share(buffer_bytes * MAX(1.0, conns_per_core), cache_share_bytes);
-}
-
-gboolean datapath_appliance_user_miss_varies(const Appliance *a)
-{
-  gboolean rw = datapath_move(a->path) == MOVE_READ_WRITE ||
-                (a->wl.alt_fraction > 0 && a->wl.alt_path < DP_COUNT && datapath_move(a->wl.alt_path) == MOVE_READ_WRITE);
-  return rw && a->user_buffer_bytes > 0 && cpu_cache_share_bytes(&a->cpu, a->topo.cores_per_socket) > 0;
 }
 
 double datapath_appliance_share(const Appliance *a, gboolean (*pred)(DataPath))
 {
   double alt = a->wl.alt_fraction;
   return (1.0 - alt) * pred(a->path) + alt * pred(a->wl.alt_path);
-}
-
-double datapath_appliance_user_miss(const Appliance *a, double x_Bps)
-{
-  int cores = a->topo.sockets * a->topo.cores_per_socket;
-  double conns = workload_connections(&a->wl, MAX(x_Bps, 0.0));
-  return datapath_user_miss_share(a->user_buffer_bytes, conns / MAX(cores, 1),
-                                  cpu_cache_share_bytes(&a->cpu, a->topo.cores_per_socket));
 }
 
 APP_ENUM_DEFINE(datapath, DATAPATH_MAP);
@@ -160,138 +133,3 @@ const char *datapath_name(DataPath p)
 {
   return APP_ENUM_NAME_OF(datapath, DP_COUNT, p);
 }
-
-/* ---- the component: the serving software (component.h) ----------------------------------- */
-
-#define F(m) offsetof(AppConf, m)
-
-const SimConfField software_schema[] = {
-  { .key = "data_path",
-    .type = SIM_CONF_T_ENUM,
-    .offset = F(a.path),
-    .enum_names = datapath_names,
-    .def = "sendfile_nic_ktls",
-    .doc = "serving data path" },
-  { .key = "crypto",
-    .type = SIM_CONF_T_ENUM,
-    .offset = F(a.crypto),
-    .enum_names = cpu_crypto_names,
-    .def = "isal_aes_gcm",
-    .doc = "bulk crypto of CPU-crypto paths" },
-  { .key = "placement",
-    .type = SIM_CONF_T_ENUM,
-    .offset = F(a.placement),
-    .enum_names = placement_names,
-    .def = "network_centric",
-    .doc = "NUMA placement policy (where buffers, crypto and the connection live)" },
-  { .key = "egress",
-    .type = SIM_CONF_T_ENUM,
-    .offset = F(a.egress),
-    .enum_names = egress_names,
-    .def = "lacp",
-    .doc = "egress port: the LACP-hashed ingress port, or by_content (a port in the NUMA "
-           "domain of the title's drive; strict_disk_centric implies it)" },
-  { .key = "user_buffer",
-    .type = SIM_CONF_T_DOUBLE,
-    .whole = true,
-    .offset = F(a.user_buffer_bytes),
-    .unit = SIM_UNIT_SIZE,
-    .def = "64 KiB",
-    .min = "0 B",
-    .doc = "the server's buffer each request reuses on read/write paths (nginx "
-           "output_buffers 2 x 32k)" },
-  { .key = "sendfile",
-    .type = SIM_CONF_T_ENUM,
-    .offset = F(a.sendfile),
-    .enum_names = sendfile_mode_names,
-    .def = "async",
-    .doc = "async, or sync (a worker blocks on each disk read)" },
-  /* sanity bound: one per connection at most */
-  { .key = "workers",
-    .type = SIM_CONF_T_INT,
-    .offset = F(a.sendfile_workers),
-    .def = "64",
-    .min = "1",
-    .max = "1000000",
-    .doc = "workers for synchronous sendfile (assumption: one per core pair)" },
-  { .key = "page_cache",
-    .type = SIM_CONF_T_ENUM,
-    .offset = F(a.pc.mode),
-    .enum_names = pc_mode_names,
-    .def = "nocache",
-    .doc = "nocache: sendfile SF_NOCACHE, every byte read from a drive (as the published boxes: "
-           "FreeBSD r293439); lru: an LRU page cache (Che's hit ratio, pagecache.h)" },
-  SIM_CONF_END
-};
-
-/* The software against the box: a cipher for CPU crypto, an engine on every NIC for NIC kTLS,
- * a port on every drive's node for strict_disk_centric, workers for synchronous sendfile. */
-static gboolean datapath_component_validate(const Appliance *a, GError **error)
-{
-  int n_loop = 0;
-  for (int i = 0; i < a->n_nics; i++) n_loop += a->nics[i].kind == NIC_LOOPBACK;
-  gboolean cpu_crypto = datapath_cpu_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_cpu_crypto(a->wl.alt_path));
-  if (n_loop == 0 && cpu_crypto && a->crypto == CRYPTO_NONE)
-    return model_fail(error, "software.crypto",
-                      "%s encrypts on the CPU: name its bulk cipher (none is for sendfile and "
-                      "sendfile_nic_ktls)",
-                      datapath_name(datapath_cpu_crypto(a->path) ? a->path : a->wl.alt_path));
-  if (n_loop == 0 && cpu_crypto && !cpu_crypto_check(&a->cpu, a->crypto, error)) return FALSE;
-  gboolean nic_path = datapath_nic_crypto(a->path) || (a->wl.alt_fraction > 0 && datapath_nic_crypto(a->wl.alt_path));
-  if (nic_path)
-    for (int i = 0; i < a->n_nics; i++)
-      if (a->nics[i].ktls_bps <= 0) {
-        char kp[32];
-        g_snprintf(kp, sizeof kp, "nics[%d]", a->nics[i].group);
-        return model_fail(error, kp, "%s needs an inline kTLS engine (ktls > 0) on every NIC",
-                          datapath_name(datapath_nic_crypto(a->path) ? a->path : a->wl.alt_path));
-      }
-  if (datapath_egress_by_content(a->egress, a->placement)) {
-    for (int d = 0; d < a->n_drives; d++) {
-      int dn = topo_node_of(&a->topo, a->drives[d].pos);
-      gboolean found = FALSE;
-      for (int i = 0; i < a->n_nics && !found; i++)
-        for (int p = 0; p < a->nics[i].ports; p++)
-          if (nic_port_domain(&a->nics[i], &a->topo, p) == dn) found = TRUE;
-      if (!found) {
-        char kp[32];
-        g_snprintf(kp, sizeof kp, "nvme[%d]", a->drives[d].group);
-        return model_fail(error, kp, "egress by content: node %d holds this drive but no NIC port", dn);
-      }
-    }
-  }
-  if (a->sendfile == SENDFILE_SYNC && a->sendfile_workers < 1)
-    return model_fail(error, "software.workers", "synchronous sendfile needs at least one worker");
-  return TRUE;
-}
-
-typedef struct {
-  int workers; /* sendfile.workers, -1: asynchronous */
-} DatapathRes;
-
-/* sendfile.workers: with synchronous sendfile, the workers that block on drive reads (a
- * machine-wide Little's-law ceiling, nvme.h). */
-static void datapath_add_resources(AppBuild *b, void *state)
-{
-  DatapathRes *s = state;
-  const Appliance *a = b->a;
-  s->workers = -1;
-  if (a->sendfile == SENDFILE_SYNC && datapath_is_sendfile(a->path))
-    s->workers = app_build_add_res(b, "sendfile.workers", RK_NVME, a->sendfile_workers, 1.0, 1.0, "workers", -1);
-}
-
-/* A worker is held for the drive's latency and transfer of each io_bytes read. */
-static void datapath_class_demand(AppBuild *b, void *state, DmClass *k)
-{
-  const DatapathRes *s = state;
-  if (b->loop || s->workers < 0) return;
-  const Appliance *a = b->a;
-  const NvmeDrive *drive = &a->drives[k->drive];
-  k->demand[s->workers] += nvme_read_s(drive, a->wl.io_bytes) / a->wl.io_bytes;
-}
-
-const AppComponent datapath_component = { .name = "datapath",
-                                          .state_size = sizeof(DatapathRes),
-                                          .validate = datapath_component_validate,
-                                          .add_resources = datapath_add_resources,
-                                          .class_demand = datapath_class_demand };

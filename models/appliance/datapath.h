@@ -3,10 +3,9 @@
  * What it models: a data path is how the bytes move (sendfile, or read/write through the server's
  * buffer) and where crypto runs (none, software kTLS, user-space OpenSSL, NIC inline kTLS); each
  * path is a list of touches (who touches which buffer, read or write), e.g. read_write 8 touches,
- * read_write_ktls 10, sendfile 2, sendfile_sw_ktls 4, sendfile_nic_ktls 2. A reused user buffer
- * reaches DRAM only for the share that misses the cache,
- *     m(W) = 1 / (1 + (C / W)^4)     (loopback_miss_share; W buffers in flight per core, C L2 + L3)
- * plus per-byte metadata traffic (cpu_meta_bytes_per_byte()) and inbound ACKs.
+ * read_write_ktls 10, sendfile 2, sendfile_sw_ktls 4, sendfile_nic_ktls 2; a reused user buffer's
+ * touches scaled by the share that misses the cache (software.h), plus per-byte metadata traffic
+ * (cpu_meta_bytes_per_byte()) and inbound ACKs. A leaf table: it calls no component.
  * Sources: the data-flow slides of the talks (published.yaml, datapath_dram_touches; euro2022).
  * Leaves out: page-cache hits (pagecache.h scales the disk DMA write), retransmissions
  * (the NIC re-DMAs whole TLS records), TLS record framing overhead (29 B per 16 KB).
@@ -103,12 +102,9 @@ APP_ENUM_DECLARE(egress);
 /* Whether the egress port is chosen by content: software.egress by_content, or implied by
  * strict_disk_centric. */
 gboolean datapath_egress_by_content(Egress egress, Placement placement);
-/* m(W) of the header: the share of a reused user buffer's touches that reach DRAM, for a buffer of
- * buffer_bytes per request, conns_per_core requests in flight on a core (at least 1) and a core's
- * cache share (cpu_cache_share_bytes); 1 when either size is 0. */
-double datapath_user_miss_share(double buffer_bytes, double conns_per_core, double cache_share_bytes);
-
-/* Keys of the scenario's `software:` section (component.h: offsets into AppConf). */
-extern const SimConfField software_schema[];
+typedef struct Appliance Appliance;
+/* Share of appliance a's load (so of its connections) on data paths for which pred holds: the
+ * main path's 1 - workload.alt_fraction plus the alt path's alt_fraction, each where pred holds. */
+double datapath_appliance_share(const Appliance *a, gboolean (*pred)(DataPath));
 
 #endif /* MODELS_APPLIANCE_DATAPATH_H */

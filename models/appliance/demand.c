@@ -25,7 +25,7 @@
  *
  * The load-dependent sizings (build). Three inputs of the demand depend on the served throughput
  * X: the connections n = X / mean bitrate decide whether a reused user buffer stays cache
- * resident (datapath_appliance_user_miss), how many TLS contexts miss an inline engine's on-card
+ * resident (software_user_miss), how many TLS contexts miss an inline engine's on-card
  * cache (nic_tls_context_miss) and how much RAM an auto-sized page cache gets
  * (pagecache_size_bytes). All are evaluated at the model's own served throughput, the fixed
  * point x = F(x), F(x) = min(offered, X*(demand sized at x)) (DemandModel.sized_Bps). F is
@@ -37,10 +37,10 @@
  * at the ports' line rate did not (a faster port assumed more connections, a higher miss share
  * and a lower X). A model whose demand does not depend on x (no read/write path with a user
  * buffer that can stay resident, no auto-sized page cache, no inline-TLS context cache:
- * datapath_appliance_user_miss_varies, pagecache_size_varies, nic_tls_context_varies) takes one build, and one whose F is flat
+ * software_user_miss_varies, pagecache_size_varies, nic_tls_context_varies) takes one build, and one whose F is flat
  * two (F(F(0)) = F(0)). */
 #include "models/appliance/demand.h"
-#include "models/appliance/component.h"
+#include "models/appliance/components.h"
 #include "models/appliance/model_error.h"
 #include "models/appliance/ram.h"
 #include <gsl/gsl_errno.h>
@@ -50,8 +50,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Bytes of an inbound ACK frame on the wire per ACK (Ethernet 14 + IP 20 + TCP 32). */
-#define ACK_FRAME_BYTES 66.0
 /* Relative width of the bracket at which the sizing fixed point stops (the served throughput is
  * then within this of the exact fixed point, far below the 1e-9 the metamorphic suite asks of
  * capacity raises; the inner X* solve stops at 1e-12). */
@@ -73,71 +71,6 @@
  * more of either (the naming rule, demand.h). */
 #define NAMING_UPGRADE 1.01
 
-/* Build-time state beyond AppBuild: arrays that grow (GArray) until the model takes them. */
-typedef struct {
-  AppBuild b;
-  GArray *res;     /* DmResource, until every component has added its resources */
-  GArray *cur_lat; /* DmLatTerm of the class being filled */
-} Build;
-
-int app_build_add_res(AppBuild *ab, const char *name, ResKind kind, double cap, double limit, double scale, const char *unit,
-                      int node)
-{
-  Build *b = (Build *)ab;
-  g_return_val_if_fail(b->res != NULL, -1);
-  DmResource r = { .kind = kind, .capacity = cap, .limit = limit, .value_scale = scale, .unit = unit, .node = node };
-  g_strlcpy(r.name, name, sizeof r.name);
-  r.nic = r.port = r.drive = r.link = -1;
-  g_array_append_val(b->res, r);
-  return (int)b->res->len - 1;
-}
-
-DmResource *app_build_res(AppBuild *ab, int r)
-{
-  Build *b = (Build *)ab;
-  if (b->res) return &g_array_index(b->res, DmResource, r);
-  g_return_val_if_fail(r >= 0 && r < ab->m->n_res, NULL);
-  return &ab->m->res[r];
-}
-
-/* Adds per_ns to the load-dependent term (res, dram) of a term list. */
-static void add_lat(GArray *lat, int res, int dram, double per_ns)
-{
-  if (per_ns == 0) return;
-  for (guint i = 0; i < lat->len; i++) {
-    DmLatTerm *t = &g_array_index(lat, DmLatTerm, i);
-    if (t->res == res && t->dram == dram) {
-      t->per_ns += per_ns;
-      return;
-    }
-  }
-  DmLatTerm t = { res, dram, per_ns };
-  g_array_append_val(lat, t);
-}
-
-void app_build_add_lat(AppBuild *ab, int res, int dram, double per_ns)
-{
-  Build *b = (Build *)ab;
-  g_return_if_fail(b->cur_lat != NULL);
-  add_lat(b->cur_lat, res, dram, per_ns);
-}
-
-/* A role's node: fixed, or -1 for uniformly random. */
-typedef struct {
-  int crypto, stack, pagecache, sockbuf, meta;
-} Roles;
-
-static Roles roles_for(const Appliance *a, int disk_node, int home)
-{
-  switch (a->placement) {
-    case PL_NONE: return (Roles){ -1, -1, -1, -1, -1 };
-    case PL_NETWORK_CENTRIC: return (Roles){ home, home, home, home, home };
-    case PL_DISK_CENTRIC: return (Roles){ disk_node, home, disk_node, disk_node, home };
-    case PL_STRICT_DISK_CENTRIC: return (Roles){ disk_node, disk_node, disk_node, disk_node, disk_node };
-    default: g_assert_not_reached();
-  }
-}
-
 /* Capacity of resource r with its kind's capacity scaled by scale[kind] (NULL: 1). */
 static double cap_of(const DemandModel *m, int r, const double *scale)
 {
@@ -151,14 +84,8 @@ gboolean demand_overloaded(double offered_Bps, double sat_Bps)
 
 double demand_wait_ns(const DmResource *r, double rho)
 {
-  if (!(rho > 0)) return 0.0;
-  rho = MIN(rho, WAIT_RHO_MAX);
-  double curve = mem_curve_ns(&r->wait_curve, rho);
-  if (!r->dlwm.dlwm) return curve + r->wait_mm1_ns * rho / (1.0 - rho);
-  const TopoLink *l = &r->dlwm; /* widths compared on utilisation: the load at full width is rho x its capacity */
-  double f = (double)l->width / topo_dlwm_width(l, 1.0, rho * topo_link_width_GBps(l, l->width), 0);
-  double rw = MIN(f * rho, WAIT_RHO_MAX);
-  return curve + f * r->wait_mm1_ns * rw / (1.0 - rw);
+  if (!(rho > 0) || !r->wait_ns) return 0.0;
+  return r->wait_ns(r, MIN(rho, WAIT_RHO_MAX));
 }
 
 static double queue_ns(const DemandModel *m, int dram, double x_Bps, const double *scale)
@@ -381,52 +308,28 @@ static void settle_op(DemandModel *m, double offered_Bps)
   }
 }
 
-static Roles class_roles(const AppBuild *b, const DmClass *k)
-{
-  return roles_for(b->a, k->disk_node, k->home_node);
-}
-
-int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent)
-{
-  Roles ro = class_roles(b, k);
-  return agent == AG_CPU_CRYPTO ? ro.crypto : ro.stack;
-}
-
-int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf)
-{
-  Roles ro = class_roles(b, k);
-  switch (buf) {
-    case BUF_PAGECACHE: return ro.pagecache;
-    case BUF_SOCKBUF: return ro.sockbuf;
-    case BUF_META: return ro.meta;
-    default: return ro.crypto; /* user buffer: on the crypto CPU's node */
-  }
-}
-
 int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, double sized_Bps, Touch out[DP_MAX_TOUCHES])
 {
-  gboolean ordinary = datapath_cpu_crypto(path) && cpu_crypto_ordinary_stores(a->crypto);
-  double mss = cpu_mss_bytes(&a->stack);
-  int n = datapath_touches(path, ordinary, datapath_appliance_user_miss(a, sized_Bps),
-                           include_meta ? cpu_meta_bytes_per_byte(&a->stack, &a->coef) : 0.0,
-                           include_meta ? ACK_FRAME_BYTES / (2.0 * mss) : 0.0, out);
-  if (n < DP_MAX_TOUCHES) n += nic_tls_context_touch(a, path, sized_Bps, out + n); /* context-cache misses (nic.h) */
-  return n;
+  for (const AppComponent *const *c = app_components(); *c; c++)
+    if ((*c)->path_touches) return (*c)->path_touches(a, path, include_meta, sized_Bps, out);
+  return 0;
 }
 
-int app_build_touches(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES])
+/* The touches of class k's data path in the build, scaled by every component that scales them. */
+static int touches_of(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUCHES])
 {
   int n = demand_path_touches(b->a, k->path, b->include_meta, b->m->sized_Bps, out);
-  pagecache_scale_touches(b, n, out); /* a page-cache hit skips the drive's DMA write */
+  const AppComponent *const *comp = app_components();
+  for (int c = 0; comp[c]; c++)
+    if (comp[c]->scale_touches) comp[c]->scale_touches(b, b->state[c], n, out);
   return n;
 }
 
 /* Every (agent node, memory node) pair of every touch of class k's data path, with its
  * probability under the placement policy (a random role is averaged over the nodes), handed to
  * every component. A loopback host has no touches: its costs are measured (loopback.c). */
-static void touch_demand(Build *bb, DmClass *k)
+static void touch_demand(AppBuild *b, DmClass *k)
 {
-  AppBuild *b = &bb->b;
   const Appliance *a = b->a;
   const Topology *t = &a->topo;
   const AppComponent *const *comp = app_components();
@@ -435,7 +338,7 @@ static void touch_demand(Build *bb, DmClass *k)
   const NvmeDrive *drive = &a->drives[k->drive];
   const NicCard *egc = &a->nics[b->m->port_nic[k->egress]], *inc = &a->nics[b->m->port_nic[k->ingress]];
   Touch tt[DP_MAX_TOUCHES];
-  int nt = app_build_touches(b, k, tt);
+  int nt = touches_of(b, k, tt);
   for (int i = 0; i < nt; i++) {
     const Touch *T = &tt[i];
     int anode;
@@ -476,9 +379,8 @@ static void touch_demand(Build *bb, DmClass *k)
 
 /* The traffic classes: every (data path, drive, ingress port, egress port) with its weight
  * (demand.h): each port the same share of the flows, whatever its line rate (the file's head). */
-static void enumerate_classes(Build *bb, GArray *cls)
+static void enumerate_classes(AppBuild *b, GArray *cls)
 {
-  AppBuild *b = &bb->b;
   const Appliance *a = b->a;
   const Topology *t = &a->topo;
   DemandModel *m = b->m;
@@ -535,8 +437,8 @@ static DemandModel *build_at(const Appliance *a, gboolean include_meta, const do
   while (comp[n_comp]) n_comp++;
   DemandModel *m = g_new0(DemandModel, 1);
   m->sized_Bps = sized_Bps;
-  Build bb = { .b = { .a = a, .m = m, .nodes = topo_nodes(t), .include_meta = include_meta } };
-  AppBuild *b = &bb.b;
+  AppBuild bb = { .a = a, .m = m, .nodes = topo_nodes(t), .include_meta = include_meta };
+  AppBuild *b = &bb;
   for (int i = 0; i < a->n_nics; i++) b->loop = b->loop || a->nics[i].kind == NIC_LOOPBACK;
   b->state = g_new0(void *, n_comp);
   for (int c = 0; c < n_comp; c++) b->state[c] = comp[c]->state_size ? g_malloc0(comp[c]->state_size) : NULL;
@@ -569,7 +471,7 @@ static DemandModel *build_at(const Appliance *a, gboolean include_meta, const do
     workload_drive_shares_cached(cache, &a->wl, D, dnode, b->nodes, a->seed, m->drive_share);
   }
   GArray *cls = g_array_new(FALSE, TRUE, sizeof(DmClass));
-  enumerate_classes(&bb, cls);
+  enumerate_classes(b, cls);
   gsize n_class;
   m->cls = g_array_steal(cls, &n_class);
   m->n_class = (int)n_class;
@@ -579,7 +481,7 @@ static DemandModel *build_at(const Appliance *a, gboolean include_meta, const do
     DmClass *k = &m->cls[i];
     k->demand = g_new0(double, m->n_res);
     bb.cur_lat = g_array_new(FALSE, FALSE, sizeof(DmLatTerm));
-    touch_demand(&bb, k);
+    touch_demand(b, k);
     for (int c = 0; c < n_comp; c++)
       if (comp[c]->class_demand) comp[c]->class_demand(b, b->state[c], k);
     gsize n_lat;
@@ -595,7 +497,7 @@ static DemandModel *build_at(const Appliance *a, gboolean include_meta, const do
     DmClass *k = &m->cls[i];
     k->base = g_memdup2(k->demand, sizeof(double) * (size_t)m->n_res);
     for (int r = 0; r < m->n_res; r++) m->total[r] += k->weight * k->demand[r];
-    for (int j = 0; j < k->n_lat; j++) add_lat(lat, k->lat[j].res, k->lat[j].dram, k->weight * k->lat[j].per_ns);
+    for (int j = 0; j < k->n_lat; j++) app_lat_add(lat, k->lat[j].res, k->lat[j].dram, k->weight * k->lat[j].per_ns);
   }
   gsize n_lat;
   m->lat = g_array_steal(lat, &n_lat);
@@ -675,7 +577,9 @@ static DemandModel *build(const Appliance *a, gboolean include_meta, const doubl
 
 gboolean demand_sizing_varies(const Appliance *a)
 {
-  return datapath_appliance_user_miss_varies(a) || pagecache_size_varies(a) || nic_tls_context_varies(a);
+  for (const AppComponent *const *c = app_components(); *c; c++)
+    if ((*c)->sizing_varies && (*c)->sizing_varies(a)) return TRUE;
+  return FALSE;
 }
 
 DemandModel *demand_build(const Appliance *a, GError **error)
@@ -728,13 +632,6 @@ void demand_free(DemandModel *m)
   g_free(m->drive_res);
   g_free(m->drive_share);
   g_free(m);
-}
-
-int demand_find(const DemandModel *m, const char *name)
-{
-  for (int r = 0; r < m->n_res; r++)
-    if (strcmp(m->res[r].name, name) == 0) return r;
-  return -1;
 }
 
 double demand_saturation_Bps(const DemandModel *m, int *bottleneck)

@@ -15,89 +15,7 @@
  */
 #ifndef MODELS_APPLIANCE_DEMAND_H
 #define MODELS_APPLIANCE_DEMAND_H
-#include "models/appliance/appliance.h"
-
-/* Resource kinds (also reference.bottleneck_kinds). RK_THREADS: a pool of threads of a loopback
- * host (loopback.h), cycles/s of the cores it can keep busy. RK_CPU_LINES: the cache lines a
- * node's cores keep in flight (memory.h), a concurrency. */
-#define RES_KIND_MAP(X)      \
-  X(RK_CPU, "cpu")           \
-  X(RK_DRAM, "dram")         \
-  X(RK_FABRIC, "fabric")     \
-  X(RK_NVME, "nvme")         \
-  X(RK_PCIE, "pcie")         \
-  X(RK_NIC_PORT, "nic_port") \
-  X(RK_NIC_TLS, "nic_tls")   \
-  X(RK_THREADS, "threads")   \
-  X(RK_CPU_LINES, "cpu_lines")
-typedef enum { RES_KIND_MAP(APP_ENUM_ID) RK_COUNT } ResKind;
-APP_ENUM_DECLARE(demand_kind);
-
-typedef struct {
-  char name[40]; /* e.g. "cpu.node0", "dram.node2", "xgmi.link1.s0>s1", "nic0.port1" */
-  ResKind kind;
-  double capacity;            /* units per second: B/s, cycles/s, tags or workers (concurrency) */
-  double limit;               /* usable fraction of capacity (CPU cap; 1 otherwise) */
-  double value_scale;         /* report value = load (units/s) * value_scale */
-  const char *unit;           /* unit of the report value: "GB/s", "Gb/s", "%", "tags", "workers" */
-  int node;                   /* NUMA node, -1 when not node-local */
-  int nic, port, drive, link; /* owner indices, -1 when not applicable */
-  double rd, wr;              /* DRAM: total read / write bytes per served byte */
-  double remote_stall;        /* CPU: stall cycles of remote lines at idle latency (k_remote x L, cpu.h) */
-  double dram_stall;          /* CPU: stall cycles of local lines at idle latency (k_dram x L, cpu.h) */
-  double queue_bursts;        /* NIC port: output queue in TSO bursts, the K of nic_port_drop_fraction */
-  MemCurve wait_curve;        /* loaded latency added at a utilisation (DRAM: the memory's curve, memory.h; n = 0: none) */
-  double wait_mm1_ns;         /* M/M/1 service time of the latency a request waits (fabric links: one line) */
-  TopoLink dlwm;              /* an inter-socket link with DLWM on (dlwm.dlwm): its width state at the load sets the
-                                 line time and utilisation of the M/M/1 wait (demand_wait_ns); zeroed otherwise */
-} DmResource;
-
-/* Load-dependent demand: resource `res` needs `per_ns` more units per served byte for every ns
- * of loaded latency at resource `dram` (a DRAM node or a fabric link): at its utilisation rho,
- * W(rho) = wait_curve(rho) + wait_mm1_ns * rho / (1 - rho) (demand_wait_ns). */
-typedef struct {
-  int res, dram;
-  double per_ns;
-} DmLatTerm;
-
-typedef struct {
-  char name[48]; /* e.g. "sendfile_nic_ktls nvme3>nic1.p0" */
-  double weight; /* share of served bytes; weights sum to 1 */
-  DataPath path;
-  int drive;                             /* drive index */
-  int ingress, egress;                   /* global port indices (demand_port_*) */
-  int disk_node, egress_node, home_node; /* home = node of the connection (-1: random) */
-  double *demand;                        /* [n_res] units per served byte at the operating point */
-  double *base;                          /* [n_res] the same at idle DRAM latency */
-  int n_lat;
-  DmLatTerm *lat; /* load-dependent part (one term per (res, dram) pair) */
-} DmClass;
-
-typedef struct {
-  int n_res;
-  DmResource *res;
-  int n_class;
-  DmClass *cls;
-  double *total;      /* [n_res] sum_c weight_c * demand_cr (at the operating point) */
-  double *base_total; /* [n_res] the same at idle DRAM latency */
-  int n_lat;
-  DmLatTerm *lat;         /* sum_c weight_c of the classes' load-dependent terms */
-  double op_Bps;          /* operating point X_op = min(offered, X*), B/s */
-  double sized_Bps;       /* served throughput the load-dependent sizings assume (user-buffer residency,
-                           NIC context-cache misses, page cache; demand.c): the fixed point, op_Bps within 1e-11 */
-  double sat_Bps;         /* X*, B/s */
-  int bottleneck;         /* named bottleneck at X* (see above), -1 if none */
-  gboolean stall_named;   /* the CPU binds but DRAM is named (its stalls fill the CPU): stall_upgrade */
-  gboolean stall_upgrade; /* the CPU binds and 1 % more DRAM bandwidth buys more X* than 1 % more clock (cycles of work faster,
-                           * stalls not) */
-  double stall_share;     /* DRAM-stall share of the binding CPU's marginal cycles at X*, 0 when no CPU binds */
-  int n_ports;
-  int *port_nic;       /* [n_ports] card of global port p */
-  int *port_num;       /* [n_ports] port number on its card */
-  int *port_res;       /* [n_ports] the port's resource (nicN.portP), -1 on a loopback host */
-  int *drive_res;      /* [n_drives] the drive's resource (nvmeD) */
-  double *drive_share; /* [n_drives] share of served bytes per drive */
-} DemandModel;
+#include "models/appliance/component.h"
 
 /* As demand_build, with the per-drive content shares given (n_drives values summing to 1)
  * instead of computed from the workload (for fitting: shares do not depend on coefficients). */
@@ -126,6 +44,12 @@ gboolean demand_sizing_varies(const Appliance *a);
  * served throughput (!demand_sizing_varies(@a): one build, which reads no offered load before
  * settling); FALSE (@m unchanged) otherwise. */
 gboolean demand_settle_at(DemandModel *m, const Appliance *a);
+/* The DRAM touches of data path `path` on appliance a (bytes per served byte, datapath.h's
+ * table with the metadata and ACK terms when include_meta), before any page-cache hit, with a
+ * reused user buffer's residency at served throughput sized_Bps (B/s; the model's sized_Bps):
+ * the path_touches hook of the component that owns the data path (software.h). The bound and
+ * `ocasim explain` both read them. Returns the number written to out. */
+int demand_path_touches(const Appliance *a, DataPath path, gboolean include_meta, double sized_Bps, Touch out[DP_MAX_TOUCHES]);
 /* Frees a model of any demand_build* (NULL is allowed). */
 void demand_free(DemandModel *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DemandModel, demand_free)
@@ -176,8 +100,6 @@ double demand_wait_ns(const DmResource *r, double rho);
  * stall: d(x S_r(x))/dx over d(x D_r(x))/dx, S_r = dram_stall + the DRAM queueing terms of r,
  * D_r = demand_total_at (central difference, relative step 1e-4). 0 when r has no demand. */
 double demand_dram_stall_share(const DemandModel *m, int r, double x_Bps);
-/* Index of a resource by name, -1 if none. */
-int demand_find(const DemandModel *m, const char *name);
 /* Saturation throughput X*, B/s: the bottleneck law with load-dependent demand (above);
  * min_r limit_r * capacity_r / D_r when nothing depends on load. *bottleneck (may be NULL)
  * gets the named bottleneck. */

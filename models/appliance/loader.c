@@ -1,7 +1,8 @@
 /* appliance/loader.c — the `kind: appliance` scenario loader: the root schema over the components'
  * sections (component.h), located errors, and the `reference:` block (see appliance/loader.h). */
 #include "models/appliance/loader.h"
-#include "models/appliance/component.h"
+#include "models/appliance/components.h"
+#include "models/appliance/software.h"
 #include "models/appliance/failure.h"
 #include "models/appliance/model_error.h"
 #include <string.h>
@@ -198,57 +199,6 @@ static const SimConfField root_schema[] = {
   SIM_CONF_END
 };
 
-/* ---- helpers for the components' finish (component.h) ------------------------------------ */
-
-gboolean app_conf_error(GError **error, const SimConfNode *root, const char *path, SimConfErrorCode code, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  sim_conf_set_error(error, sim_conf_node_find(root, path), code, "%s", msg);
-  return FALSE;
-}
-
-gboolean app_conf_place(const SimConfNode *root, const char *group, TopoPos pos, int node, const Topology *t, TopoPos *out,
-                        GError **error)
-{
-  const SimConfNode *grp = sim_conf_node_find(root, group);
-  g_autofree char *at = NULL;
-  if (node >= 0) {
-    for (int k = 0; k < 2; k++) {
-      const SimConfNode *both = sim_conf_node_get(grp, k ? "quadrant" : "socket");
-      if (both) {
-        sim_conf_set_error(error, both, SIM_CONF_ERROR_TYPE,
-                           "give a device's place either as node or as socket/quadrant, not both");
-        return FALSE;
-      }
-    }
-    if (node >= topo_nodes(t)) {
-      at = g_strdup_printf("%s.node", group);
-      return app_conf_error(error, root, at, SIM_CONF_ERROR_RANGE,
-                            "node %d does not exist: the platform has %d NUMA node%s (%d socket%s x NPS%d)", node, topo_nodes(t),
-                            topo_nodes(t) == 1 ? "" : "s", t->sockets, t->sockets == 1 ? "" : "s", t->nps);
-    }
-    out->socket = node / t->nps;
-    out->quadrant = (node % t->nps) * topo_quads_per_node(t);
-    return TRUE;
-  }
-  if (pos.socket >= t->sockets) {
-    at = g_strdup_printf("%s.socket", group);
-    return app_conf_error(error, root, at, SIM_CONF_ERROR_RANGE, "socket %d does not exist: the platform has %d", pos.socket,
-                          t->sockets);
-  }
-  if (pos.quadrant >= t->quadrants) {
-    at = g_strdup_printf("%s.quadrant", group);
-    return app_conf_error(error, root, at, SIM_CONF_ERROR_RANGE, "quadrant %d does not exist: a socket has %d", pos.quadrant,
-                          t->quadrants);
-  }
-  *out = pos;
-  return TRUE;
-}
-
-/* A model validation error (model_error.h) as a located conf error at its key path. */
 static void locate_model_error(const SimConfNode *root, const GError *merr, GError **error)
 {
   const char *path = model_error_path(merr);

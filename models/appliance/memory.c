@@ -419,8 +419,14 @@ static gboolean memory_component_validate(const Appliance *a, GError **error)
 }
 
 typedef struct {
-  int lines[TOPO_MAX_NODES]; /* cpu_lines.nodeN */
+  int lines[TOPO_MAX_NODES];                     /* cpu_lines.nodeN */
+  double rd[TOPO_MAX_NODES], wr[TOPO_MAX_NODES]; /* read / write bytes per served byte, tallied by the touch hook */
 } MemRes;
+
+double mem_wait_ns(const DmResource *r, double rho)
+{
+  return mem_curve_ns(&r->wait_curve, rho);
+}
 
 /* dram.nodeN: bytes/s; the capacity depends on the node's read/write mix, set once every class
  * is in (memory_settle_resources); its loaded latency is the curve W(utilisation) (memory.h).
@@ -436,6 +442,7 @@ static void memory_add_resources(AppBuild *b, void *state)
     g_snprintf(nm, sizeof nm, "dram.node%d", n);
     b->dram_res[n] = app_build_add_res(b, nm, RK_DRAM, 0 /* set after totals */, 1.0, 1e-9, "GB/s", n);
     app_build_res(b, b->dram_res[n])->wait_curve = a->mem.load; /* a copy: the model outlives the appliance */
+    app_build_res(b, b->dram_res[n])->wait_ns = mem_wait_ns;
   }
   for (int n = 0; n < b->nodes && !b->loop; n++) {
     g_snprintf(nm, sizeof nm, "cpu_lines.node%d", n);
@@ -444,12 +451,20 @@ static void memory_add_resources(AppBuild *b, void *state)
   }
 }
 
-/* Every touch reads or writes its bytes on the memory node; a CPU read holds one of its cores'
- * line slots for the line's latency, idle plus the memory node's load term (demand.h). */
+/* Every touch reads or writes its bytes on the memory node, tallied per node as a read or a write
+ * on the node of its buffer (app_build_buf_node, spread evenly where that is random); a CPU read
+ * holds one of its cores' line slots for the line's latency, idle plus the memory node's load term
+ * (demand.h). */
 static void memory_touch_demand(AppBuild *b, void *state, DmClass *k, const AppTouch *t)
 {
-  const MemRes *s = state;
+  MemRes *s = state;
   k->demand[b->dram_res[t->mem_node]] += t->bytes;
+  int bnode = app_build_buf_node(b, k, t->touch->buf);
+  double *mix = t->touch->write ? s->wr : s->rd;
+  for (int n = 0; n < b->nodes; n++) {
+    double p = bnode < 0 ? 1.0 / b->nodes : (bnode == n);
+    if (p > 0) mix[n] += k->weight * t->bytes * p;
+  }
   TouchAgent ag = t->touch->agent;
   if (t->touch->write || (ag != AG_CPU_CRYPTO && ag != AG_CPU_STACK)) return;
   const Appliance *a = b->a;
@@ -458,35 +473,19 @@ static void memory_touch_demand(AppBuild *b, void *state, DmClass *k, const AppT
   app_build_add_lat(b, s->lines[t->agent_node], b->dram_res[t->mem_node], t->bytes * 1e-9 / MEM_LINE_BYTES);
 }
 
-/* Each node's read/write split of the totals, and its capacity at that mix (memory.h). */
-static void memory_settle_resources(AppBuild *b, void *state G_GNUC_UNUSED)
+/* Each node's read/write split of the totals, and its capacity at that mix (memory.h). A loopback
+ * host has no touches: its DRAM demand is page-cache misses only, all reads. */
+static void memory_settle_resources(AppBuild *b, void *state)
 {
+  const MemRes *s = state;
   const Appliance *a = b->a;
   DemandModel *m = b->m;
   for (int n = 0; n < b->nodes; n++) {
-    m->res[b->dram_res[n]].rd = 0;
-    m->res[b->dram_res[n]].wr = 0;
+    m->res[b->dram_res[n]].rd = s->rd[n];
+    m->res[b->dram_res[n]].wr = s->wr[n];
   }
-  for (int i = 0; i < m->n_class; i++) {
-    DmClass *k = &m->cls[i];
-    if (b->loop) { /* page-cache misses only, all reads */
-      m->res[b->dram_res[0]].rd += k->weight * k->demand[b->dram_res[0]];
-      continue;
-    }
-    Touch tt[DP_MAX_TOUCHES];
-    int nt = app_build_touches(b, k, tt);
-    for (int j = 0; j < nt; j++) {
-      int mnode = app_build_buf_node(b, k, tt[j].buf);
-      for (int n = 0; n < b->nodes; n++) {
-        double p = mnode < 0 ? 1.0 / b->nodes : (mnode == n);
-        if (p == 0) continue;
-        if (tt[j].write)
-          m->res[b->dram_res[n]].wr += k->weight * tt[j].bytes * p;
-        else
-          m->res[b->dram_res[n]].rd += k->weight * tt[j].bytes * p;
-      }
-    }
-  }
+  for (int i = 0; i < m->n_class && b->loop; i++)
+    m->res[b->dram_res[0]].rd += m->cls[i].weight * m->cls[i].demand[b->dram_res[0]];
   for (int n = 0; n < b->nodes; n++) {
     DmResource *r = &m->res[b->dram_res[n]];
     double tot = r->rd + r->wr;

@@ -119,4 +119,9 @@ double mem_stream_GBps(const MemoryCfg *m, const Topology *t, double dram_eff, d
 /* Keys of the scenario's `memory:` section (component.h: offsets into AppConf). */
 extern const SimConfField memory_schema[];
 
+typedef struct DmResource DmResource;
+/* The loaded latency (ns) of a DRAM node resource r at utilisation rho: mem_curve_ns of its
+ * wait_curve (the memory's curve, copied in). The DmResource.wait_ns hook of the DRAM nodes. */
+double mem_wait_ns(const DmResource *r, double rho);
+
 #endif /* MODELS_APPLIANCE_MEMORY_H */

@@ -192,7 +192,7 @@ static gboolean nic_finish(AppConf *c, const SimConfNode *root, GError **error)
     char path[48];
     g_snprintf(path, sizeof path, "nics[%zu]", g);
     TopoPos pos;
-    if (!app_conf_place(root, path, ng->card.pos, ng->node, t, &pos, error)) return FALSE;
+    if (!topo_conf_place(root, path, ng->card.pos, ng->node, t, &pos, error)) return FALSE;
     if (ng->card.kind == NIC_PCIE && !(ng->card.port_bps > 0)) {
       const SimConfNode *grp = sim_conf_node_find(root, path), *speed = sim_conf_node_get(grp, "port_speed");
       sim_conf_set_error(error, speed ? speed : grp, speed ? SIM_CONF_ERROR_RANGE : SIM_CONF_ERROR_MISSING,
@@ -376,7 +376,8 @@ const AppComponent nic_component = { .name = "nic",
                                      .validate = nic_component_validate,
                                      .add_resources = nic_add_resources,
                                      .class_demand = nic_class_demand,
-                                     .touch_demand = nic_touch_demand };
+                                     .touch_demand = nic_touch_demand,
+                                     .sizing_varies = nic_tls_context_varies };
 
 const char NIC_TLS_CTX_TOUCH[] = "NIC context fetch";
 

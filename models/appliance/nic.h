@@ -15,6 +15,7 @@
  */
 #ifndef MODELS_APPLIANCE_NIC_H
 #define MODELS_APPLIANCE_NIC_H
+#include "models/appliance/datapath.h"
 #include "models/appliance/pcie.h"
 #include "models/appliance/topology.h"
 #include "sim/conf.h"
@@ -79,5 +80,28 @@ double nic_port_queue_bursts(const NicCard *n, double burst_bytes);
  * r = 1/rho above rho = 1 so it stays finite; 1/(K+1) at rho = 1. Poisson burst arrivals are
  * an assumption: many independent TCP connections share a port. Increasing in rho. */
 double nic_port_drop_fraction(double rho, double k_bursts);
+
+typedef struct Appliance Appliance;
+/* Card `card`'s share of appliance a's flows, so of its connections and served bytes: its ports
+ * over all ports (the LACP hash spreads flows evenly over the ports, demand.c); 0 without ports. */
+double nic_port_share(const Appliance *a, int card);
+/* NIC-kTLS connections whose contexts card `card` holds when the box serves sized_Bps (B/s, the
+ * demand model's sizing fixed point, demand.h): connections at sized_Bps x the card's share of the
+ * ports (the LACP hash, demand.c) x the share of connections on a NIC-kTLS path. */
+double nic_tls_context_connections(const Appliance *a, int card, double sized_Bps);
+/* Share of card `card`'s bursts whose TLS context misses its on-card cache at sized_Bps:
+ * max(0, 1 - tls_context_cache / connections); 0 on a card without an inline engine. */
+double nic_tls_context_miss(const Appliance *a, int card, double sized_Bps);
+/* TRUE when some card's context cache misses at the ports' line rate, the most the box serves
+ * (misses grow with the load, so below it none can miss when none misses there): the demand then
+ * depends on the served throughput (the component's sizing_varies hook). */
+gboolean nic_tls_context_varies(const Appliance *a);
+/* The label of the TLS context-fetch touch ("NIC context fetch"). */
+extern const char NIC_TLS_CTX_TOUCH[];
+/* Writes the DRAM touch of the NIC's TLS context fetches for data path `path` at sized_Bps (B/s) to
+ * *out: a NIC read of the connection's metadata node, sum over cards of port share x miss x
+ * context bytes, per TSO burst. Returns 1, or 0 (nothing written) when the NIC does not encrypt
+ * on `path` or nothing misses. */
+int nic_tls_context_touch(const Appliance *a, DataPath path, double sized_Bps, Touch *out);
 
 #endif /* MODELS_APPLIANCE_NIC_H */

@@ -105,7 +105,7 @@ static gboolean nvme_finish(AppConf *c, const SimConfNode *root, GError **error)
     char path[32];
     g_snprintf(path, sizeof path, "nvme[%zu]", g);
     TopoPos pos;
-    if (!app_conf_place(root, path, ng->drive.pos, ng->node, &a->topo, &pos, error)) return FALSE;
+    if (!topo_conf_place(root, path, ng->drive.pos, ng->node, &a->topo, &pos, error)) return FALSE;
     for (int k = 0; k < ng->count; k++) {
       if (a->n_drives >= APP_MAX_DRIVES)
         return app_conf_error(error, root, "nvme", SIM_CONF_ERROR_RANGE, "at most %d drives", APP_MAX_DRIVES);

@@ -1,6 +1,7 @@
 /* pagecache.c — Che's approximation for the LRU page cache, its demand hooks, and the RAM a box
  * needs (see pagecache.h for the model and sources, ram.h for the sizing). */
 #include "models/appliance/pagecache.h"
+#include "models/appliance/component.h"
 #include "models/appliance/model_error.h"
 #include "models/appliance/ram.h"
 #include "sim/dist.h"
@@ -343,19 +344,11 @@ static void pagecache_add_resources(AppBuild *b, void *state)
   s->workers = -1;
 }
 
-/* This component's state in the build under construction (NULL outside one). */
-static const PcState *state_of(const AppBuild *b)
+/* A hit skips the drive's DMA write into DRAM: the touches of a drive carry the miss ratio. */
+static void pagecache_scale_touches(const AppBuild *b G_GNUC_UNUSED, const void *state, int n, Touch *t)
 {
-  const AppComponent *const *comp = app_components();
-  for (int c = 0; comp[c]; c++)
-    if (comp[c] == &pagecache_component) return b->state ? b->state[c] : NULL;
-  return NULL;
-}
-
-void pagecache_scale_touches(const AppBuild *b, int n, Touch *t)
-{
-  const PcState *s = state_of(b);
-  if (!s || !(s->miss < 1.0)) return;
+  const PcState *s = state;
+  if (!(s->miss < 1.0)) return;
   for (int i = 0; i < n; i++)
     if (t[i].agent == AG_DISK) t[i].bytes *= s->miss;
 }
@@ -377,4 +370,6 @@ const AppComponent pagecache_component = { .name = "pagecache",
                                            .state_size = sizeof(PcState),
                                            .validate = pagecache_validate,
                                            .add_resources = pagecache_add_resources,
-                                           .class_demand = pagecache_class_demand };
+                                           .class_demand = pagecache_class_demand,
+                                           .sizing_varies = pagecache_size_varies,
+                                           .scale_touches = pagecache_scale_touches };

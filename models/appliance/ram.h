@@ -21,13 +21,8 @@
 double pagecache_size_bytes(const Appliance *a, double x_Bps);
 double pagecache_hit_ratio(const Appliance *a, double x_Bps);
 /* Whether the two above depend on x_Bps: an LRU cache sized by memory.installed (ram.page_cache
- * 0). FALSE lets demand.c skip the sizing fixed point. Keep it in step with pagecache_size_bytes. */
+ * 0): the component's sizing_varies hook. Keep it in step with pagecache_size_bytes. */
 gboolean pagecache_size_varies(const Appliance *a);
-
-/* Scales the touches `t[0..n)` of a class in the model under construction by the page cache's
- * miss ratio where a hit skips them (the drive's DMA write into DRAM); no change when the cache
- * is off. Called by app_build_touches (demand.c). */
-void pagecache_scale_touches(const AppBuild *b, int n, Touch *t);
 
 /* Fills o for appliance a whose model m serves x_Bps with `connections` clients (the report's
  * figures); o->shown is FALSE (and nothing else set) unless the page cache is on or

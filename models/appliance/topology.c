@@ -373,7 +373,8 @@ static void topology_add_resources(AppBuild *b, void *state)
         int r = app_build_add_res(b, nm, RK_FABRIC, cap, 1.0, 1e-9, "GB/s", -1);
         app_build_res(b, r)->link = l;
         app_build_res(b, r)->wait_mm1_ns = TOPO_LINE_BYTES / (cap * 1e-9); /* one line's time on the link */
-        if (L->dlwm) app_build_res(b, r)->dlwm = *L;                       /* its width follows the load */
+        app_build_res(b, r)->wait_ns = topo_link_wait_ns;
+        if (L->dlwm) app_build_res(b, r)->dlwm = *L; /* its width follows the load */
         s->inter[l * 2 + d] = r;
       }
 }
@@ -430,3 +431,52 @@ const AppComponent topology_component = { .name = "topology",
                                           .validate = topology_component_validate,
                                           .add_resources = topology_add_resources,
                                           .touch_demand = topology_touch_demand };
+
+gboolean topo_conf_place(const SimConfNode *root, const char *group, TopoPos pos, int node, const Topology *t, TopoPos *out,
+                         GError **error)
+{
+  const SimConfNode *grp = sim_conf_node_find(root, group);
+  g_autofree char *at = NULL;
+  if (node >= 0) {
+    for (int k = 0; k < 2; k++) {
+      const SimConfNode *both = sim_conf_node_get(grp, k ? "quadrant" : "socket");
+      if (both) {
+        sim_conf_set_error(error, both, SIM_CONF_ERROR_TYPE,
+                           "give a device's place either as node or as socket/quadrant, not both");
+        return FALSE;
+      }
+    }
+    if (node >= topo_nodes(t)) {
+      at = g_strdup_printf("%s.node", group);
+      return app_conf_error(error, root, at, SIM_CONF_ERROR_RANGE,
+                            "node %d does not exist: the platform has %d NUMA node%s (%d socket%s x NPS%d)", node, topo_nodes(t),
+                            topo_nodes(t) == 1 ? "" : "s", t->sockets, t->sockets == 1 ? "" : "s", t->nps);
+    }
+    out->socket = node / t->nps;
+    out->quadrant = (node % t->nps) * topo_quads_per_node(t);
+    return TRUE;
+  }
+  if (pos.socket >= t->sockets) {
+    at = g_strdup_printf("%s.socket", group);
+    return app_conf_error(error, root, at, SIM_CONF_ERROR_RANGE, "socket %d does not exist: the platform has %d", pos.socket,
+                          t->sockets);
+  }
+  if (pos.quadrant >= t->quadrants) {
+    at = g_strdup_printf("%s.quadrant", group);
+    return app_conf_error(error, root, at, SIM_CONF_ERROR_RANGE, "quadrant %d does not exist: a socket has %d", pos.quadrant,
+                          t->quadrants);
+  }
+  *out = pos;
+  return TRUE;
+}
+
+/* A model validation error (model_error.h) as a located conf error at its key path. */
+
+double topo_link_wait_ns(const DmResource *r, double rho)
+{
+  if (!r->dlwm.dlwm) return r->wait_mm1_ns * rho / (1.0 - rho);
+  const TopoLink *l = &r->dlwm; /* widths compared on utilisation: the load at full width is rho x its capacity */
+  double f = (double)l->width / topo_dlwm_width(l, 1.0, rho * topo_link_width_GBps(l, l->width), 0);
+  double rw = MIN(f * rho, TOPO_WAIT_RHO_MAX);
+  return f * r->wait_mm1_ns * rw / (1.0 - rw);
+}

@@ -129,4 +129,18 @@ typedef struct {
 /* Keys of the scenario's `topology:` section (component.h: offsets into AppConf). */
 extern const SimConfField topology_schema[];
 
+/* Position of the device group at key path `group` ("nics[1]"), given by socket/quadrant `pos`
+ * or by NUMA `node` (>= 0) at the platform's NPS; a located conf error if it cannot exist. */
+gboolean topo_conf_place(const SimConfNode *root, const char *group, TopoPos pos, int node, const Topology *t, TopoPos *out,
+                         GError **error);
+
+typedef struct DmResource DmResource;
+/* Largest utilisation a link's M/M/1 wait is evaluated at (finite; assumed, as demand.h's). */
+#define TOPO_WAIT_RHO_MAX (1.0 - 1e-9)
+/* The loaded latency (ns) of an inter-socket link resource r at utilisation rho (< 1): its M/M/1
+ * wait wait_mm1_ns x rho / (1 - rho); a DLWM link (r->dlwm.dlwm) runs at the width w DLWM settles
+ * at under that load from its minimum width (topo_dlwm_width): with f = full width / w its line time
+ * is f x wait_mm1_ns and its utilisation f x rho. The DmResource.wait_ns hook of the links. */
+double topo_link_wait_ns(const DmResource *r, double rho);
+
 #endif /* MODELS_APPLIANCE_TOPOLOGY_H */
