@@ -135,7 +135,15 @@ struct AppBuild {
   gboolean include_meta;   /* metadata and ACK touches are counted (not for bulk crossings) */
   void **state;            /* [n components] each component's own state */
   GArray *res;             /* DmResource, until every component has added its resources (then NULL) */
-  GArray *cur_lat;         /* DmLatTerm of the class being filled (NULL between classes) */
+  /* Where the devices are, for the class enumeration (demand.c), set by the components' add_resources: */
+  int *drive_node; /* [n_drives] NUMA node of each drive (nvme) */
+  int *nic_node;   /* [n_nics] NUMA node of each card (nic) */
+  int *port_home;  /* [n_ports] NUMA domain of each global port, its connections' home (nic) */
+  /* The content's shares over the drives, into m->drive_share (workload): given, or from the catalogue
+   * through a cache (NULL: none). */
+  const double *shares;
+  WlShareCache *share_cache;
+  GArray *cur_lat; /* DmLatTerm of the class being filled (NULL between classes) */
 };
 
 /* One DRAM touch of a class at one (agent node, memory node) pair: bytes per served byte, the

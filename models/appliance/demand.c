@@ -331,7 +331,6 @@ static int touches_of(const AppBuild *b, const DmClass *k, Touch out[DP_MAX_TOUC
 static void touch_demand(AppBuild *b, DmClass *k)
 {
   const Appliance *a = b->a;
-  const Topology *t = &a->topo;
   const AppComponent *const *comp = app_components();
   int N = b->nodes;
   if (b->loop) return;
@@ -349,11 +348,11 @@ static void touch_demand(AppBuild *b, DmClass *k)
         dev = &drive->pos;
         break;
       case AG_NIC:
-        anode = topo_node_of(t, egc->pos);
+        anode = b->nic_node[b->m->port_nic[k->egress]];
         dev = &egc->pos;
         break;
       case AG_INGRESS_NIC:
-        anode = topo_node_of(t, inc->pos);
+        anode = b->nic_node[b->m->port_nic[k->ingress]];
         dev = &inc->pos;
         break;
       case AG_CPU_CRYPTO:
@@ -382,11 +381,9 @@ static void touch_demand(AppBuild *b, DmClass *k)
 static void enumerate_classes(AppBuild *b, GArray *cls)
 {
   const Appliance *a = b->a;
-  const Topology *t = &a->topo;
   DemandModel *m = b->m;
   int D = a->n_drives, P = m->n_ports;
-  g_autofree int *dnode = g_new(int, D);
-  for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
+  const int *dnode = b->drive_node;
   double port_w = 1.0 / P; /* the LACP hash: flows, so bytes, evenly over the ports */
   DataPath paths[2] = { a->path, a->wl.alt_path };
   double pw[2] = { 1.0 - a->wl.alt_fraction, a->wl.alt_fraction };
@@ -396,12 +393,11 @@ static void enumerate_classes(AppBuild *b, GArray *cls)
     for (int d = 0; d < D; d++) {
       if (m->drive_share[d] <= 0) continue;
       for (int in = 0; in < P; in++) {
-        const NicCard *inc = &a->nics[m->port_nic[in]];
-        int home = nic_port_domain(inc, t, m->port_num[in]);
+        int home = b->port_home[in];
         g_array_set_size(eg, 0);
         if (datapath_egress_by_content(a->egress, a->placement)) {
           for (int e = 0; e < P; e++)
-            if (nic_port_domain(&a->nics[m->port_nic[e]], t, m->port_num[e]) == dnode[d]) g_array_append_val(eg, e);
+            if (b->port_home[e] == dnode[d]) g_array_append_val(eg, e);
           home = dnode[d];
         } else {
           g_array_append_val(eg, in);
@@ -413,7 +409,7 @@ static void enumerate_classes(AppBuild *b, GArray *cls)
                         .ingress = in,
                         .egress = egress,
                         .disk_node = dnode[d],
-                        .egress_node = topo_node_of(t, a->nics[m->port_nic[egress]].pos),
+                        .egress_node = b->nic_node[m->port_nic[egress]],
                         .home_node = a->placement == PL_NONE ? -1 : home,
                         .weight = pw[pi] * m->drive_share[d] * port_w / eg->len };
           const NicCard *out = &a->nics[m->port_nic[egress]]; /* named as in the healthy box (failure.h) */
@@ -431,13 +427,14 @@ static DemandModel *build_at(const Appliance *a, gboolean include_meta, const do
                              double sized_Bps, GError **error)
 {
   if (!appliance_validate(a, error)) return NULL;
-  const Topology *t = &a->topo;
   const AppComponent *const *comp = app_components();
   int n_comp = 0;
   while (comp[n_comp]) n_comp++;
   DemandModel *m = g_new0(DemandModel, 1);
   m->sized_Bps = sized_Bps;
-  AppBuild bb = { .a = a, .m = m, .nodes = topo_nodes(t), .include_meta = include_meta };
+  AppBuild bb = {
+    .a = a, .m = m, .nodes = topo_nodes(&a->topo), .include_meta = include_meta, .shares = shares, .share_cache = cache
+  };
   AppBuild *b = &bb;
   for (int i = 0; i < a->n_nics; i++) b->loop = b->loop || a->nics[i].kind == NIC_LOOPBACK;
   b->state = g_new0(void *, n_comp);
@@ -460,16 +457,7 @@ static DemandModel *build_at(const Appliance *a, gboolean include_meta, const do
   m->n_res = (int)n_res;
   g_array_unref(bb.res);
   bb.res = NULL;
-  /* content shares per drive, then the classes */
-  int D = a->n_drives;
-  m->drive_share = g_new(double, D);
-  if (shares) {
-    memcpy(m->drive_share, shares, sizeof(double) * (size_t)D);
-  } else {
-    g_autofree int *dnode = g_new(int, D);
-    for (int d = 0; d < D; d++) dnode[d] = topo_node_of(t, a->drives[d].pos);
-    workload_drive_shares_cached(cache, &a->wl, D, dnode, b->nodes, a->seed, m->drive_share);
-  }
+  /* the classes, over the content shares the workload set */
   GArray *cls = g_array_new(FALSE, TRUE, sizeof(DmClass));
   enumerate_classes(b, cls);
   gsize n_class;
@@ -511,6 +499,9 @@ static DemandModel *build_at(const Appliance *a, gboolean include_meta, const do
   g_free(b->state);
   g_free(b->cpu_res);
   g_free(b->dram_res);
+  g_free(b->drive_node);
+  g_free(b->nic_node);
+  g_free(b->port_home);
   return m;
 }
 

@@ -273,9 +273,13 @@ static void nic_add_resources(AppBuild *b, void *state)
   DemandModel *m = b->m;
   char nm[40];
   m->port_res = g_new(int, m->n_ports);
+  b->port_home = g_new(int, m->n_ports);
+  b->nic_node = g_new(int, a->n_nics);
+  for (int i = 0; i < a->n_nics; i++) b->nic_node[i] = topo_node_of(&a->topo, a->nics[i].pos);
   for (int p = 0; p < m->n_ports; p++) {
     const NicCard *nc = &a->nics[m->port_nic[p]];
     m->port_res[p] = -1;
+    b->port_home[p] = nic_port_domain(nc, &a->topo, m->port_num[p]);
     if (nc->kind == NIC_LOOPBACK) continue; /* no line rate: a copy into the receiving socket (CPU) */
     g_snprintf(nm, sizeof nm, "nic%d.port%d", nc->id, nc->port_id[m->port_num[p]]); /* the healthy box's names */
     int r = app_build_add_res(b, nm, RK_NIC_PORT, nc->port_bps * a->coef.port_eff / 8.0 /* B/s of TLS payload */, 1.0, 8e-9,

@@ -141,9 +141,10 @@ static void nvme_add_resources(AppBuild *b, void *state)
   NvmeRes *s = state;
   const Appliance *a = b->a;
   b->m->drive_res = g_new(int, a->n_drives);
+  b->drive_node = g_new(int, a->n_drives);
   for (int d = 0; d < a->n_drives; d++) {
     const NvmeDrive *dr = &a->drives[d];
-    int node = topo_node_of(&a->topo, dr->pos);
+    int node = b->drive_node[d] = topo_node_of(&a->topo, dr->pos);
     char nm[40];
     g_snprintf(nm, sizeof nm, "nvme%d", dr->id); /* the healthy box's names (failure.h) */
     int r = app_build_add_res(b, nm, RK_NVME, nvme_ceiling_Bps(dr, a->wl.io_bytes), 1.0, 1e-9, "GB/s", node);

@@ -544,6 +544,18 @@ static gboolean workload_component_validate(const Appliance *a, GError **error)
 /* The cycles of requests and connections (workload_request_cpb) on the node of the class's
  * stack (its connection's node; spread over the nodes when that is random). A loopback host's
  * per-request cost is measured (loopback.request_server_cycles). */
+/* No resource of its own: the content's shares over the drives (workload_drive_shares), unless given. */
+static void workload_add_resources(AppBuild *b, void *state G_GNUC_UNUSED)
+{
+  const Appliance *a = b->a;
+  int D = a->n_drives;
+  b->m->drive_share = g_new(double, D);
+  if (b->shares)
+    memcpy(b->m->drive_share, b->shares, sizeof(double) * (size_t)D);
+  else
+    workload_drive_shares_cached(b->share_cache, &a->wl, D, b->drive_node, b->nodes, a->seed, b->m->drive_share);
+}
+
 static void workload_class_demand(AppBuild *b, void *state G_GNUC_UNUSED, DmClass *k)
 {
   if (b->loop) return;
@@ -553,6 +565,8 @@ static void workload_class_demand(AppBuild *b, void *state G_GNUC_UNUSED, DmClas
   for (int n = 0; n < b->nodes; n++) k->demand[b->cpu_res[n]] += cpb * (stack < 0 ? 1.0 / b->nodes : (stack == n));
 }
 
-const AppComponent workload_component = {
-  .name = "workload", .finish = workload_finish, .validate = workload_component_validate, .class_demand = workload_class_demand
-};
+const AppComponent workload_component = { .name = "workload",
+                                          .finish = workload_finish,
+                                          .validate = workload_component_validate,
+                                          .class_demand = workload_class_demand,
+                                          .add_resources = workload_add_resources };
