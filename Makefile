@@ -145,6 +145,7 @@ deps:
 .PHONY: check-layers
 check-layers: $(LIB) $(CLI_OBJ)
 	@python3 scripts/check-layers.py --self-test && python3 scripts/check-layers.py $(BUILD)
+	@python3 scripts/check-where-to-add.py --self-test && python3 scripts/check-where-to-add.py $(BUILD)
 
 # The house style (.clang-format, clang-format 14). bench/ref/ keeps earlier code verbatim.
 FORMAT_SRC := $(sort $(wildcard */*.[ch] */*/*.[ch]))

@@ -29,4 +29,13 @@ typedef struct {
 /* Keys of the scenario's `budgets:` section (offsets into AppConf). */
 extern const SimConfField budget_schema[];
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define budget_conf_sections \
+  { .key = "budgets",        \
+    .type = SIM_CONF_T_MAP,  \
+    .offset = 0,             \
+    .sub = budget_schema,    \
+    .doc = "the CPU package's PCIe and DIMM budgets (platform files)" },
+
 #endif /* MODELS_APPLIANCE_BUDGET_H */

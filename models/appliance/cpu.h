@@ -157,4 +157,15 @@ double cpu_costs_crypto(const CpuCosts *costs);
 /* Keys of the scenario's `cpu:`, `stack:` and `costs:` sections (component.h: offsets into AppConf). */
 extern const SimConfField cpu_schema[], stack_schema[], costs_schema[];
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define cpu_conf_sections                                                                                                  \
+  { .key = "cpu", .type = SIM_CONF_T_MAP, .offset = 0, .sub = cpu_schema, .required = true, .doc = "processor" },          \
+      { .key = "costs",                                                                                                    \
+        .type = SIM_CONF_T_MAP,                                                                                            \
+        .offset = 0,                                                                                                       \
+        .sub = costs_schema,                                                                                               \
+        .doc = "the CPU cost profile: measured (`ocasim validate` writes it) or cited cycles, over the model's (cpu.h)" }, \
+      { .key = "stack", .type = SIM_CONF_T_MAP, .offset = 0, .sub = stack_schema, .doc = "network stack offloads" },
+
 #endif /* MODELS_APPLIANCE_CPU_H */

@@ -105,6 +105,8 @@ static const SimConfField ref_schema[] = {
   SIM_CONF_END
 };
 
+/* The root: the scenario's own keys, then every component's sections in the list's order (components.h). */
+#define SECTIONS(name, res, check) name##_conf_sections
 static const SimConfField root_schema[] = {
   { .key = "kind", .type = SIM_CONF_T_STRING, .offset = F(kind), .required = true, .doc = "appliance" },
   { .key = "name", .type = SIM_CONF_T_STRING, .offset = F(name), .doc = "scenario name" },
@@ -140,43 +142,9 @@ static const SimConfField root_schema[] = {
     .max = "0.1",
     .doc =
         "ocasim run: relative rate precision EPS of the DES; 0: exact max-min at every start and end; EPS > 0 defers small changes (bench/README.md, bench-precision)" },
-  { .key = "cpu", .type = SIM_CONF_T_MAP, .offset = 0, .sub = cpu_schema, .required = true, .doc = "processor" },
-  { .key = "topology", .type = SIM_CONF_T_MAP, .offset = 0, .sub = topology_schema, .doc = "NUMA and fabric" },
-  { .key = "memory", .type = SIM_CONF_T_MAP, .offset = 0, .sub = memory_schema, .required = true, .doc = "DRAM" },
-  { .key = "nvme",
-    .type = SIM_CONF_T_LIST,
-    .offset = F(nvme),
-    .sub = nvme_group_schema,
-    .elem_size = sizeof(NvmeGroup),
-    .min_items = 1,
-    .required = true,
-    .doc = "drive groups" },
-  { .key = "nics",
-    .type = SIM_CONF_T_LIST,
-    .offset = F(nics),
-    .sub = nic_group_schema,
-    .elem_size = sizeof(NicGroup),
-    .min_items = 1,
-    .required = true,
-    .doc = "NIC groups" },
-  { .key = "costs",
-    .type = SIM_CONF_T_MAP,
-    .offset = 0,
-    .sub = costs_schema,
-    .doc = "the CPU cost profile: measured (`ocasim validate` writes it) or cited cycles, over the model's (cpu.h)" },
-  { .key = "stack", .type = SIM_CONF_T_MAP, .offset = 0, .sub = stack_schema, .doc = "network stack offloads" },
-  { .key = "software", .type = SIM_CONF_T_MAP, .offset = 0, .sub = software_schema, .doc = "serving software" },
-  { .key = "workload", .type = SIM_CONF_T_MAP, .offset = 0, .sub = workload_schema, .doc = "clients and content" },
-  { .key = "ram", .type = SIM_CONF_T_MAP, .offset = 0, .sub = ram_schema, .doc = "page cache and RAM sizing (pagecache.h)" },
-  { .key = "budgets",
-    .type = SIM_CONF_T_MAP,
-    .offset = 0,
-    .sub = budget_schema,
-    .doc = "the CPU package's PCIe and DIMM budgets (platform files)" },
-  { .key = "loopback",
-    .type = SIM_CONF_T_NODE,
-    .offset = F(loopback_node),
-    .doc = "a loopback host's costs and test (with nics[].kind loopback)" },
+  /* clang-format off */
+  APP_COMPONENT_LIST(SECTIONS)
+  /* clang-format on */
   { .key = "reference",
     .type = SIM_CONF_T_NODE,
     .offset = F(reference_node),

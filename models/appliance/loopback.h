@@ -85,4 +85,12 @@ double loopback_pool_cores(int threads, int pinned_cpus, double free_cores, int 
 /* The scenario's name of cipher @c ("aes_128_gcm"); "?" out of range. */
 const char *loopback_cipher_name(LbCipher c);
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define loopback_conf_sections                  \
+  { .key = "loopback",                          \
+    .type = SIM_CONF_T_NODE,                    \
+    .offset = offsetof(AppConf, loopback_node), \
+    .doc = "a loopback host's costs and test (with nics[].kind loopback)" },
+
 #endif /* MODELS_APPLIANCE_LOOPBACK_H */

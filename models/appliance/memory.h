@@ -124,4 +124,9 @@ typedef struct DmResource DmResource;
  * wait_curve (the memory's curve, copied in). The DmResource.wait_ns hook of the DRAM nodes. */
 double mem_wait_ns(const DmResource *r, double rho);
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define memory_conf_sections \
+  { .key = "memory", .type = SIM_CONF_T_MAP, .offset = 0, .sub = memory_schema, .required = true, .doc = "DRAM" },
+
 #endif /* MODELS_APPLIANCE_MEMORY_H */

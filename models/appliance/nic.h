@@ -104,4 +104,16 @@ extern const char NIC_TLS_CTX_TOUCH[];
  * on `path` or nothing misses. */
 int nic_tls_context_touch(const Appliance *a, DataPath path, double sized_Bps, Touch *out);
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define nic_conf_sections              \
+  { .key = "nics",                     \
+    .type = SIM_CONF_T_LIST,           \
+    .offset = offsetof(AppConf, nics), \
+    .sub = nic_group_schema,           \
+    .elem_size = sizeof(NicGroup),     \
+    .min_items = 1,                    \
+    .required = true,                  \
+    .doc = "NIC groups" },
+
 #endif /* MODELS_APPLIANCE_NIC_H */

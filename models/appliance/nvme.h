@@ -45,4 +45,16 @@ typedef struct {
 /* Keys of one nvme[] group (offsets into NvmeGroup). */
 extern const SimConfField nvme_group_schema[];
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define nvme_conf_sections             \
+  { .key = "nvme",                     \
+    .type = SIM_CONF_T_LIST,           \
+    .offset = offsetof(AppConf, nvme), \
+    .sub = nvme_group_schema,          \
+    .elem_size = sizeof(NvmeGroup),    \
+    .min_items = 1,                    \
+    .required = true,                  \
+    .doc = "drive groups" },
+
 #endif /* MODELS_APPLIANCE_NVME_H */

@@ -67,4 +67,9 @@ typedef struct {
 /* Keys of the scenario's `ram:` section (component.h: offsets into AppConf). */
 extern const SimConfField ram_schema[];
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define pagecache_conf_sections \
+  { .key = "ram", .type = SIM_CONF_T_MAP, .offset = 0, .sub = ram_schema, .doc = "page cache and RAM sizing (pagecache.h)" },
+
 #endif /* MODELS_APPLIANCE_PAGECACHE_H */

@@ -35,4 +35,9 @@ gboolean software_user_miss_varies(const Appliance *a);
  * (nic.h): the component's path_touches hook. Returns the number written to out. */
 int software_path_touches(const Appliance *a, DataPath path, gboolean include_meta, double sized_Bps, Touch out[DP_MAX_TOUCHES]);
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define software_conf_sections \
+  { .key = "software", .type = SIM_CONF_T_MAP, .offset = 0, .sub = software_schema, .doc = "serving software" },
+
 #endif /* MODELS_APPLIANCE_SOFTWARE_H */

@@ -143,4 +143,9 @@ typedef struct DmResource DmResource;
  * is f x wait_mm1_ns and its utilisation f x rho. The DmResource.wait_ns hook of the links. */
 double topo_link_wait_ns(const DmResource *r, double rho);
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define topology_conf_sections \
+  { .key = "topology", .type = SIM_CONF_T_MAP, .offset = 0, .sub = topology_schema, .doc = "NUMA and fabric" },
+
 #endif /* MODELS_APPLIANCE_TOPOLOGY_H */

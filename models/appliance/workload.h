@@ -117,4 +117,9 @@ void workload_drive_shares_cached(WlShareCache *cache, const Workload *w, int n_
 /* Keys of the scenario's `workload:` section (component.h: offsets into AppConf). */
 extern const SimConfField workload_schema[];
 
+/* The scenario's root rows of this component (components.h: the loader's root schema is the list's
+ * rows; expanded where AppConf is defined, component.h). */
+#define workload_conf_sections \
+  { .key = "workload", .type = SIM_CONF_T_MAP, .offset = 0, .sub = workload_schema, .doc = "clients and content" },
+
 #endif /* MODELS_APPLIANCE_WORKLOAD_H */
