@@ -141,7 +141,8 @@ deps:
 	@sh scripts/deps.sh
 
 # Who calls whom across modules (nm of the objects): fails on an arrow against cli -> validate ->
-# models -> sim or on a call cycle not listed in scripts/layers-known-cycles.txt (issue 31).
+# serve -> models -> sim or on a call cycle not listed in scripts/layers-known-cycles.txt (issue 31);
+# then docs/architecture.md's "Where to add" (scripts/check-where-to-add.py: the component list).
 .PHONY: check-layers
 check-layers: $(LIB) $(CLI_OBJ)
 	@python3 scripts/check-layers.py --self-test && python3 scripts/check-layers.py $(BUILD)

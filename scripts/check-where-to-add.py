@@ -47,18 +47,17 @@ def check_list(entries, defined):
 
 
 def defined_components(root):
+    """name -> file of every `const AppComponent NAME_component` under models/; a definition outside
+    its own NAME.c counts as missing (its key says where it is)."""
     out = {}
     for sub, _, files in os.walk(os.path.join(root, "models")):
-        for f in files:
+        for f in sorted(files):
             if f.endswith(".c"):
                 path = os.path.join(sub, f)
                 for m in re.finditer(r"^const AppComponent (\w+)_component\b", open(path).read(), re.M):
-                    if os.path.basename(path) == m.group(1) + ".c":
-                        out[m.group(1)] = os.path.relpath(path, root)
-                    else:
-                        out[m.group(1)] = os.path.relpath(path, root) + " (not its own file)"
-    return {k: v for k, v in out.items() if not v.endswith("(not its own file)")} | {
-        k + "?": v for k, v in out.items() if v.endswith("(not its own file)")}
+                    own = f == m.group(1) + ".c"
+                    out[m.group(1) if own else f"{m.group(1)} (in {f})"] = os.path.relpath(path, root)
+    return out
 
 
 def nm(obj):
