@@ -451,20 +451,14 @@ static void memory_add_resources(AppBuild *b, void *state)
   }
 }
 
-/* Every touch reads or writes its bytes on the memory node, tallied per node as a read or a write
- * on the node of its buffer (app_build_buf_node, spread evenly where that is random); a CPU read
- * holds one of its cores' line slots for the line's latency, idle plus the memory node's load term
- * (demand.h). */
+/* Every touch reads or writes its bytes on the memory node (the node's read/write mix tallied for
+ * memory_settle_resources); a CPU read holds one of its cores' line slots for the line's latency,
+ * idle plus the memory node's load term (demand.h). */
 static void memory_touch_demand(AppBuild *b, void *state, DmClass *k, const AppTouch *t)
 {
   MemRes *s = state;
   k->demand[b->dram_res[t->mem_node]] += t->bytes;
-  int bnode = app_build_buf_node(b, k, t->touch->buf);
-  double *mix = t->touch->write ? s->wr : s->rd;
-  for (int n = 0; n < b->nodes; n++) {
-    double p = bnode < 0 ? 1.0 / b->nodes : (bnode == n);
-    if (p > 0) mix[n] += k->weight * t->bytes * p;
-  }
+  (t->touch->write ? s->wr : s->rd)[t->mem_node] += k->weight * t->bytes;
   TouchAgent ag = t->touch->agent;
   if (t->touch->write || (ag != AG_CPU_CRYPTO && ag != AG_CPU_STACK)) return;
   const Appliance *a = b->a;
