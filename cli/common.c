@@ -14,7 +14,6 @@
 #include "build/paths.h"
 #include "build/version.h"
 #include "cli/commands.h"
-#include "cli/options.h"
 #include "sim/csv.h"
 #include "sim/json.h"
 
@@ -210,6 +209,29 @@ int cli_format_from_path(const char *path, const char *const *formats)
     return -2;
   }
   return -3;
+}
+
+gboolean cli_output_file_option(const char *name, const char *path, GError **error)
+{
+  if (!path) return TRUE;
+  if (!*path) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: empty file name", name);
+    return FALSE;
+  }
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': is a directory", name, path);
+    return FALSE;
+  }
+  g_autofree char *dir = g_path_get_dirname(path);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': no directory '%s'", name, path, dir);
+    return FALSE;
+  }
+  if (access(dir, W_OK | X_OK) != 0 || (g_file_test(path, G_FILE_TEST_EXISTS) && access(path, W_OK) != 0)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not writable: %s", name, path, g_strerror(errno));
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* Writes @len bytes of @text to @fd; 0, or the errno of the failure. */

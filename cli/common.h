@@ -66,6 +66,11 @@ void cli_common_clear(CliCommon *c);
  *  an extension that implies no format (.xml): the caller refuses it unless --format is given. */
 int cli_format_from_path(const char *path, const char *const *formats);
 
+/* Checks, before any work, that the file @path given to option @name ("--write") can be
+ *  written: not empty, not a directory, in an existing writable directory (and writable if
+ *  it exists).  @path NULL (option not given) passes.  Errors: G_OPTION_ERROR_BAD_VALUE. */
+gboolean cli_output_file_option(const char *name, const char *path, GError **error);
+
 /* Writes @len bytes of @text to the file @path: a regular file (or a path that does not exist
  *  yet) atomically, by a temporary file renamed over it; through a symbolic link, the file it
  *  names (the link stays); a file that is not regular (a device such as /dev/null, a FIFO, a

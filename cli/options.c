@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sim/units.h"
 
@@ -89,29 +88,6 @@ gboolean cli_parse_args(GOptionContext *ctx, CliCommon *c, int *argc, char ***ar
 gboolean cli_parse_no_args(GOptionContext *ctx, CliCommon *c, int *argc, char ***argv)
 {
   return cli_parse_args(ctx, c, argc, argv, 0);
-}
-
-gboolean cli_output_file_option(const char *name, const char *path, GError **error)
-{
-  if (!path) return TRUE;
-  if (!*path) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: empty file name", name);
-    return FALSE;
-  }
-  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': is a directory", name, path);
-    return FALSE;
-  }
-  g_autofree char *dir = g_path_get_dirname(path);
-  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': no directory '%s'", name, path, dir);
-    return FALSE;
-  }
-  if (access(dir, W_OK | X_OK) != 0 || (g_file_test(path, G_FILE_TEST_EXISTS) && access(path, W_OK) != 0)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s '%s': not writable: %s", name, path, g_strerror(errno));
-    return FALSE;
-  }
-  return TRUE;
 }
 
 AppRefSet *cli_refset_load(const char *prog, const char *dir)

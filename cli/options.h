@@ -38,11 +38,6 @@ gboolean cli_parse_no_args(GOptionContext *ctx, CliCommon *c, int *argc, char **
  *  (*@argv)[1..]; @max_args < 0: any number). */
 gboolean cli_parse_args(GOptionContext *ctx, CliCommon *c, int *argc, char ***argv, int max_args);
 
-/* Checks, before any work, that the file @path given to option @name ("--write") can be
- *  written: not empty, not a directory, in an existing writable directory (and writable if
- *  it exists).  @path NULL (option not given) passes.  Errors: G_OPTION_ERROR_BAD_VALUE. */
-gboolean cli_output_file_option(const char *name, const char *path, GError **error);
-
 /* For a command that writes text only (reference, fit): FALSE, after printing "PROG: reason",
  *  when the extension of -o FILE asks for another format (.json, .csv). */
 gboolean cli_text_output(const char *prog, const CliCommon *c);
