@@ -118,7 +118,7 @@ void cli_whatif_write(const char *const *fail, const AppReport *healthy, const A
   g_string_append_printf(out, "bottleneck: %-22s %-22s\n", bottleneck_name(healthy), bottleneck_name(degraded));
   if (healthy->interval) { /* the healthy box's interval, as the JSON's healthy.interval; none under --no-interval */
     g_string_append(out, "\nThe healthy box's prediction interval:\n");
-    interval_table(healthy->interval, out);
+    report_interval_table(healthy->interval, out);
     if (!degraded->interval) /* by design (docs/outputs.md, --fail): one box's draws, not two */
       g_string_append(out, "degraded:   no interval (a what-if draws the healthy box's only; a sweep with failures: draws "
                            "one per degraded point)\n");

@@ -217,7 +217,7 @@ static void write_table(const Explain *e, GString *out)
     g_string_append_printf(out, ", %s for %.1f %% of the load", datapath_name(e->alt_path), 100 * e->alt_fraction);
   g_autofree char *op = sim_units_gbps_text(e->op_gbps);
   g_string_append_printf(out, "; per served byte at the bound's operating point, %s\n", op);
-  if (e->interval) interval_table(e->interval, out);
+  if (e->interval) report_interval_table(e->interval, out);
   g_string_append(out, "\nDRAM bytes per served byte, by touch (models/appliance/datapath.h)\n");
   g_string_append_printf(out, "  %-20s %-18s %-12s %-11s %-5s %8s\n", "path", "touch", "agent", "buffer", "dir", "B/B");
   for (int i = 0; i < e->n_touch; i++) {
@@ -332,7 +332,7 @@ static void write_json(const Explain *e, GString *out)
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
-  if (e->interval) interval_json(e->interval, b);
+  if (e->interval) report_interval_json(e->interval, b);
   json_builder_end_object(b);
   sim_json_append(b, out);
 }

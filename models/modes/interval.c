@@ -3,9 +3,7 @@
 #include "models/modes/interval.h"
 #include "models/appliance/model_error.h"
 #include "sim/gsl_autoptr.h"
-#include "sim/json.h"
 #include "sim/rng.h"
-#include "sim/units.h"
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sort.h>
@@ -481,105 +479,4 @@ gboolean interval_eval(const Appliance *a, const double *drive_share, double off
   rank_contributors(dims, nd, vg, swg, model, "throughput_gbps", &out->contrib[APP_IV_GBPS]);
   rank_contributors(dims, nd, vc, swc, model, "cpu_util_pct", &out->contrib[APP_IV_CPU]);
   return TRUE;
-}
-
-void interval_json(const AppInterval *iv, JsonBuilder *b)
-{
-  json_builder_set_member_name(b, "interval");
-  json_builder_begin_object(b);
-  sim_json_number(b, "level", iv->level);
-  sim_json_pair(b, "throughput_gbps", iv->throughput_gbps[0], iv->throughput_gbps[1]);
-  sim_json_pair(b, "cpu_util_pct", iv->cpu_util_pct[0], iv->cpu_util_pct[1]);
-  sim_json_number(b, "median_throughput_gbps", iv->median_gbps);
-  sim_json_int(b, "draws", iv->draws);
-  sim_json_int(b, "draws_failed", iv->failed);
-  sim_json_number(b, "model_error_share", iv->contrib[APP_IV_GBPS].model_error_share);
-  json_builder_end_object(b);
-  json_builder_set_member_name(b, "bottleneck_probability");
-  json_builder_begin_object(b);
-  for (int k = 0; k < RK_COUNT; k++)
-    if (iv->bottleneck_prob[k] > 0) sim_json_number(b, demand_kind_name((ResKind)k), iv->bottleneck_prob[k]);
-  json_builder_end_object(b);
-  json_builder_set_member_name(b, "uncertainty_contributors");
-  json_builder_begin_array(b);
-  for (int f = 0; f < APP_IV_FIGURES; f++)
-    for (int t = 0; t < iv->contrib[f].n_top; t++) {
-      const AppIntervalContrib *c = &iv->contrib[f].top[t];
-      json_builder_begin_object(b);
-      sim_json_string(b, "param", c->name);
-      sim_json_string(b, "kind", c->kind);
-      sim_json_number(b, "variance_share", c->share);
-      sim_json_string(b, "of", iv->contrib[f].of);
-      sim_json_pair(b, "swing", c->swing[0], c->swing[1]);
-      sim_json_string(b, "pin_by", c->pin_by);
-      sim_json_string(b, "source", c->source);
-      json_builder_end_object(b);
-    }
-  json_builder_end_array(b);
-  json_builder_set_member_name(b, "assumed_values");
-  json_builder_begin_array(b);
-  for (int f = 0; f < APP_IV_FIGURES; f++)
-    for (int t = 0; t < iv->contrib[f].n_assumed; t++) {
-      json_builder_begin_object(b);
-      sim_json_string(b, "param", iv->contrib[f].assumed[t].name);
-      sim_json_number(b, "variance_share", iv->contrib[f].assumed[t].share);
-      sim_json_string(b, "of", iv->contrib[f].of);
-      json_builder_end_object(b);
-    }
-  json_builder_end_array(b);
-}
-
-/* Assumed values below this share of a figure's variance are named without it in the table. */
-#define ASSUMED_NAMED_SHARE 0.005
-
-/* The table's line of @rk's assumed values: their summed share and each one's, then the names of
- * those below ASSUMED_NAMED_SHARE. Nothing when the scenario has none. */
-static void assumed_line(const AppIntervalRank *rk, gboolean cpu, const char *indent, GString *out)
-{
-  if (rk->n_assumed == 0) return;
-  g_string_append_printf(out, "%sassumed values (no source, a stated range): %.0f %% of the %s variance from %d:", indent,
-                         100 * rk->assumed_share, cpu ? "CPU %" : "throughput", rk->n_assumed);
-  const char *sep = " ";
-  int t = 0;
-  for (; t < rk->n_assumed && rk->assumed[t].share >= ASSUMED_NAMED_SHARE; t++, sep = ", ")
-    g_string_append_printf(out, "%s%s %.0f %%", sep, rk->assumed[t].name, 100 * rk->assumed[t].share);
-  if (t < rk->n_assumed) g_string_append_printf(out, "%sbelow %.1f %% each:", t ? "; " : " ", 100 * ASSUMED_NAMED_SHARE);
-  for (sep = " "; t < rk->n_assumed; t++, sep = ", ") g_string_append_printf(out, "%s%s", sep, rk->assumed[t].name);
-  g_string_append_c(out, '\n');
-}
-
-void interval_table(const AppInterval *iv, GString *out)
-{
-  /* rates in the unit that shows them (sim_units_gbps_text): a sub-Gb/s interval is not "0.0 Gb/s" */
-  g_autofree char *lo = sim_units_gbps_text(iv->throughput_gbps[0]), *hi = sim_units_gbps_text(iv->throughput_gbps[1]);
-  g_string_append_printf(out, "interval:   %.12g %% of %d draws: throughput %s .. %s, cpu %.1f .. %.1f %%", 100 * iv->level,
-                         iv->draws - iv->failed, lo, hi, iv->cpu_util_pct[0], iv->cpu_util_pct[1]);
-  if (iv->failed) g_string_append_printf(out, " (%d draws could not be built)", iv->failed);
-  g_string_append(out, "\nbinds:      probability");
-  const char *sep = " ";
-  for (int k = 0; k < RK_COUNT; k++)
-    if (iv->bottleneck_prob[k] > 0) {
-      g_string_append_printf(out, "%s%s %.2f", sep, demand_kind_name((ResKind)k), iv->bottleneck_prob[k]);
-      sep = ", ";
-    }
-  g_string_append_c(out, '\n');
-  for (int f = 0; f < APP_IV_FIGURES; f++) {
-    const AppIntervalRank *rk = &iv->contrib[f];
-    gboolean cpu = f == APP_IV_CPU;
-    const char *label = cpu ? "uncertain (cpu): " : "uncertain:  ", *indent = cpu ? "                 " : "            ";
-    if (rk->n_top == 0)
-      g_string_append_printf(out, "%sno value moves the %s at either end of its range\n", label, cpu ? "CPU %" : "throughput");
-    for (int t = 0; t < rk->n_top; t++) {
-      const AppIntervalContrib *c = &rk->top[t];
-      g_autofree char *s0 = cpu ? g_strdup_printf("%.1f %%", c->swing[0]) : sim_units_gbps_text(c->swing[0]);
-      g_autofree char *s1 = cpu ? g_strdup_printf("%.1f %%", c->swing[1]) : sim_units_gbps_text(c->swing[1]);
-      g_string_append_printf(out, "%s%s (%s): %.0f %% of the %s variance, %s .. %s over its range; pin by: %s\n",
-                             t == 0 ? label : indent, c->name, c->kind, 100 * c->share, cpu ? "CPU %" : "throughput", s0, s1,
-                             c->pin_by);
-    }
-    if (rk->model_error_share > 0)
-      g_string_append_printf(out, "%sand the model's own error %.0f %% (only a measured result of this box pins it)\n", indent,
-                             100 * rk->model_error_share);
-    assumed_line(rk, cpu, indent, out);
-  }
 }

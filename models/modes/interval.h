@@ -16,7 +16,6 @@
 #ifndef MODELS_MODES_INTERVAL_H
 #define MODELS_MODES_INTERVAL_H
 #include "models/modes/bound.h"
-#include <json-glib/json-glib.h>
 
 /* Draws per interval: the 10 % and 90 % quantiles of 256 draws have a binomial standard error of
  * sqrt(0.1 x 0.9 / 256) = 1.9 % in probability, a few tenths of a percent of throughput on the
@@ -97,15 +96,5 @@ void interval_spec_default(AppIntervalSpec *spec);
  * (G_FILE_ERROR_FAILED): more than half of the draws give an appliance that cannot be built. */
 gboolean interval_eval(const Appliance *a, const double *drive_share, double offered_gbps, const AppIntervalSpec *spec,
                        double level, int draws, AppInterval *out, GError **error);
-
-/* Writes the interval's members into an open JSON object: "interval" {level, throughput_gbps
- * [lo, hi], cpu_util_pct [lo, hi], median_throughput_gbps, draws, draws_failed, model_error_share},
- * "bottleneck_probability" {kind: p, ...} (kinds with p > 0, in ResKind order),
- * "uncertainty_contributors" [{param, kind, variance_share, of, swing [lo, hi], pin_by, source}]:
- * the throughput's ranking ("of": "throughput_gbps"), then the CPU %'s ("of": "cpu_util_pct"). */
-void interval_json(const AppInterval *iv, JsonBuilder *b);
-/* Appends the table lines: the interval, the bottleneck probabilities and the contributors
- * ("uncertain:" the throughput's, "uncertain (cpu):" the CPU %'s). */
-void interval_table(const AppInterval *iv, GString *out);
 
 #endif /* MODELS_MODES_INTERVAL_H */

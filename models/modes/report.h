@@ -11,13 +11,14 @@
  * throughput_ci95_gbps, latency CIs, requests_rejected and steady_state) and CSV (one row per
  * resource, every column of one type: docs/outputs.md). Numbers in CSV have full precision and
  * no locale (sim_csv_number_exact); booleans are true/false. Output order is the resource order
- * of the demand model (deterministic).
+ * of the demand model (deterministic). The prediction interval (modes/interval.h) prints here too.
  */
 #ifndef MODELS_MODES_REPORT_H
 #define MODELS_MODES_REPORT_H
 #include "models/modes/bound.h"
 #include "models/appliance/loader.h"
 #include "models/modes/interval.h"
+#include <json-glib/json-glib.h>
 
 typedef enum { APP_FMT_TABLE, APP_FMT_JSON, APP_FMT_CSV } AppReportFormat;
 
@@ -118,5 +119,17 @@ void report_free(AppReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppReport, report_free)
 /* Appends the report in a format to out. */
 void report_write(const AppReport *r, AppReportFormat fmt, GString *out);
+
+/* Writes the members of interval @iv (modes/interval.h) into an open JSON object, for the report and
+ * `ocasim explain`: "interval" {level, throughput_gbps [lo, hi], cpu_util_pct [lo, hi],
+ * median_throughput_gbps, draws, draws_failed, model_error_share}, "bottleneck_probability"
+ * {kind: p, ...} (kinds with p > 0, in ResKind order), "uncertainty_contributors" [{param, kind,
+ * variance_share, of, swing [lo, hi], pin_by, source}]: the throughput's ranking ("of":
+ * "throughput_gbps"), then the CPU %'s ("of": "cpu_util_pct"); "assumed_values" [{param,
+ * variance_share, of}]. */
+void report_interval_json(const AppInterval *iv, JsonBuilder *b);
+/* Appends the table lines of interval @iv: the interval, the bottleneck probabilities and the
+ * contributors ("uncertain:" the throughput's, "uncertain (cpu):" the CPU %'s), the assumed values. */
+void report_interval_table(const AppInterval *iv, GString *out);
 
 #endif /* MODELS_MODES_REPORT_H */
