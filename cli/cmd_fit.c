@@ -11,7 +11,7 @@
  * platforms; a refit per platform) and the median and worst errors of each.
  * --write FILE writes the fitted values, rounded to FIT_DIGITS significant digits, as the
  * coefficients data file (models/appliance/coeffs.def, coeffs_write_def()) that the build reads as the
- * defaults; --json FILE writes the whole report (make fit: build/fit/fit.json, app_fit_json()).
+ * defaults; --json FILE writes the whole report (make fit: build/fit/fit.json, fitreport_json()).
  * -o FILE writes the report (the tables) to FILE instead of stdout.
  * Exit status: 0 ok, 1 the fit or a write failed, 2 bad options or DIR. */
 #include <stdio.h>
@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "models/reference/fitreport.h"
 
 /* Significant digits of a written coefficient: enough that a refit from the written values
  * gives them back (the solver's tolerance is far finer), so the file and every output that
@@ -27,13 +28,13 @@
  * and its CPU). The leave-one-out spread is far wider. */
 #define FIT_DIGITS 8
 
-/* Writes the fitted coefficients @c, rounded to FIT_DIGITS (app_refset_round_coeffs), to @path
+/* Writes the fitted coefficients @c, rounded to FIT_DIGITS (fit_round_coeffs), to @path
  * unless it holds them already; says which in @out. */
 static gboolean write_coeffs(const char *path, AppRefSet *s, const Coeffs *c, const CoeffsSpread *sp, GString *out,
                              GError **error)
 {
   Coeffs r;
-  if (!app_refset_round_coeffs(s, c, FIT_DIGITS, &r, error)) return FALSE;
+  if (!fit_round_coeffs(s, c, FIT_DIGITS, &r, error)) return FALSE;
   g_autoptr(GString) text = g_string_new(NULL);
   if (!coeffs_write_def(&r, sp, text, error)) return FALSE;
   g_autofree char *old = NULL;
@@ -76,25 +77,25 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
   }
   g_autoptr(AppRefSet) s = cli_refset_load(argv[0], argc > 1 ? argv[1] : NULL);
   if (!s) return OCASIM_EXIT_BADINPUT;
-  app_refset_set_bottleneck_term(s, o->bn);
-  int n = app_refset_size(s);
+  fit_set_bottleneck_term(s, o->bn);
+  int n = refset_size(s);
   Coeffs c0, c, cdef;
   coeffs_defaults(&cdef);
   coeffs_prior(&c0);
   c = c0;
   double chi = 0;
-  if (!app_refset_fit(s, &c, -1, &chi, &err)) {
+  if (!fit_refset(s, &c, -1, &chi, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_FAILURE;
   }
   CoeffsSpread sp;
-  app_refset_last_covariance(s, sp.cov_x);
-  if (!app_refset_transfer_tau(s, &c, NULL, &sp.tau_cpu_costs, NULL, NULL, &err) ||
-      !app_refset_model_sigma(s, &c, NULL, &sp.sigma_gbps, &err)) {
+  fit_last_covariance(s, sp.cov_x);
+  if (!fit_transfer_tau(s, &c, NULL, &sp.tau_cpu_costs, NULL, NULL, &err) ||
+      !fit_model_sigma(s, &c, NULL, &sp.sigma_gbps, &err)) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_FAILURE;
   }
-  g_autoptr(AppFitIdent) id = app_refset_identify(s, &c, &err);
+  g_autoptr(AppFitIdent) id = fit_identify(s, &c, &err);
   if (!id) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_FAILURE;
@@ -114,49 +115,49 @@ static int fit(CliCommon *common, GOptionContext *ctx, int argc, char **argv, co
     return OCASIM_EXIT_FAILURE;
   }
   g_autoptr(GString) t = g_string_new(NULL);
-  int fails = app_refset_table(s, &c, t, NULL);
+  int fails = refset_table(s, &c, t, NULL);
   g_string_append_printf(out, "\nReference table with the fitted coefficients (%d FAIL):\n%s", fails, t->str);
   g_string_truncate(t, 0);
-  app_fit_ident_table(id, t);
+  ident_table(id, t);
   g_string_append_printf(out, "\nIdentifiability of the fitted coefficients (tolerances read as one standard error):\n%s",
                          t->str);
   if (!flush_so_far(common, out)) return OCASIM_EXIT_FAILURE;
-  g_autoptr(AppFitReport) r = app_refset_predict(s, &c, &sp, !o->no_loo, !o->no_lopo, &err);
+  g_autoptr(AppFitReport) r = fit_predict(s, &c, &sp, !o->no_loo, !o->no_lopo, &err);
   if (!r) {
     fprintf(stderr, "%s: %s\n", argv[0], err->message);
     return OCASIM_EXIT_FAILURE;
   }
   if (r->loo) {
     g_string_truncate(t, 0);
-    app_fit_report_loo_table(r, t);
+    fitreport_loo_table(r, t);
     g_string_append_printf(
         out, "\nLeave-one-out: each result predicted by a fit over the others (a same_as group left out together)\n%s", t->str);
   }
   if (r->lopo) {
     g_string_truncate(t, 0);
-    app_fit_report_lopo_table(r, t);
+    fitreport_lopo_table(r, t);
     g_string_append_printf(
         out,
         "\nLeave-one-platform-out: each result predicted by a fit over the other platforms' results and STREAM "
         "figures\n%s",
         t->str);
     g_string_truncate(t, 0);
-    app_fit_report_lopo_coeffs_table(r, t);
+    fitreport_lopo_coeffs_table(r, t);
     g_string_append_printf(out, "\nCoefficients of each leave-one-platform-out fit (column: the platform left out)\n%s", t->str);
   }
   g_string_truncate(t, 0);
-  app_fit_report_summary(r, t);
+  fitreport_summary(r, t);
   g_string_append_printf(out, "\nPrediction errors over the distinct results (a same_as result counts with the one it names)\n%s",
                          t->str);
   g_string_truncate(t, 0);
-  app_fit_report_coverage(r, t);
+  fitreport_coverage(r, t);
   g_string_append_printf(out,
                          "\nCoverage of the 80 %% prediction intervals (published throughput inside; half-width as %% of the "
                          "prediction; each from the fit that predicts it)\n%s",
                          t->str);
   if (o->json) {
     g_autoptr(GString) j = g_string_new(NULL);
-    app_fit_json(s, r, id, chi, j);
+    fitreport_json(s, r, id, chi, j);
     if (!cli_write_file(o->json, j->str, j->len, &err)) {
       cli_write(common, out, NULL);
       fprintf(stderr, "%s: --json '%s': %s\n", argv[0], o->json, err->message);

@@ -41,8 +41,8 @@ int cmd_reference(int argc, char **argv)
   coeffs_defaults(&c);
   g_autoptr(GString) t = g_string_new(NULL);
   g_autoptr(GString) out = g_string_new(NULL);
-  int n = app_refset_size(s), ci_fails = 0;
-  int fails = app_refset_table(s, &c, t, &ci_fails);
+  int n = refset_size(s), ci_fails = 0;
+  int fails = refset_table(s, &c, t, &ci_fails);
   g_string_append_printf(out, "Bound mode vs published results (%d results, tolerance 10 %% throughput, 10 points CPU):\n\n%s", n,
                          t->str);
   g_string_append_printf(out,
@@ -57,7 +57,7 @@ int cmd_reference(int argc, char **argv)
   if (des && status == OCASIM_EXIT_OK) {
     g_autoptr(GString) d = g_string_new(NULL);
     int des_documented = 0;
-    des_fails = app_refset_des_table(s, d, &des_documented);
+    des_fails = refset_des_table(s, d, &des_documented);
     g_string_append_printf(out, "\nDiscrete-event model (ocasim run, scenario duration and seed) vs bound and published:\n\n%s",
                            d->str);
     g_string_append_printf(out,

@@ -23,6 +23,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "models/reference/fitreport.h"
 #include "cli/scenario.h"
 #include "models/qnet/qnet_conf.h"
 #include "models/sweep.h"
@@ -154,19 +155,19 @@ static gboolean doc_predictions(DocTables *d, const Coeffs *c)
   g_autoptr(GError) err = NULL;
   CoeffsSpread sp;
   coeffs_spread_defaults(&sp);
-  g_autoptr(AppFitReport) r = app_refset_predict(d->set, c, &sp, TRUE, TRUE, &err);
+  g_autoptr(AppFitReport) r = fit_predict(d->set, c, &sp, TRUE, TRUE, &err);
   if (!r) {
     fprintf(stderr, "%s: %s\n", d->prog, err->message);
     return FALSE;
   }
   d->loo = g_string_new(NULL);
-  app_fit_report_loo_table(r, d->loo);
+  fitreport_loo_table(r, d->loo);
   d->lopo = g_string_new(NULL);
-  app_fit_report_lopo_table(r, d->lopo);
+  fitreport_lopo_table(r, d->lopo);
   g_string_append_c(d->lopo, '\n');
-  app_fit_report_summary(r, d->lopo);
+  fitreport_summary(r, d->lopo);
   g_string_append_c(d->lopo, '\n');
-  app_fit_report_coverage(r, d->lopo);
+  fitreport_coverage(r, d->lopo);
   return TRUE;
 }
 
@@ -210,7 +211,7 @@ static int update_file(DocTables *d, const char *path)
     if (!doc_set(d)) return OCASIM_EXIT_BADINPUT;
     if (!d->table) {
       d->table = g_string_new(NULL);
-      app_refset_table(d->set, &c, d->table, NULL);
+      refset_table(d->set, &c, d->table, NULL);
     }
     text = maybe_replace(text, "<!-- reference:begin -->\n", "<!-- reference:end -->", d->table->str, &n);
   }
@@ -306,7 +307,7 @@ static int schema(CliCommon *common, GOptionContext *ctx, int argc, char **argv,
   if (d.table) g_string_free(d.table, TRUE);
   if (d.loo) g_string_free(d.loo, TRUE);
   if (d.lopo) g_string_free(d.lopo, TRUE);
-  g_clear_pointer(&d.set, app_refset_free);
+  g_clear_pointer(&d.set, refset_free);
   return status;
 }
 

@@ -96,10 +96,10 @@ AppRefSet *cli_refset_load(const char *prog, const char *dir)
   /* the default: the source tree's, run from its root, else the installed one (make install) */
   g_autofree char *installed = g_build_filename(cli_datadir(), "scenarios", "reference", NULL);
   if (!dir) dir = g_file_test("scenarios/reference", G_FILE_TEST_IS_DIR) ? "scenarios/reference" : installed;
-  AppRefSet *s = app_refset_load(dir, &err);
-  if (s && app_refset_size(s) == 0) {
+  AppRefSet *s = refset_load(dir, &err);
+  if (s && refset_size(s) == 0) {
     g_set_error(&err, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no scenario with a reference: block", dir);
-    g_clear_pointer(&s, app_refset_free);
+    g_clear_pointer(&s, refset_free);
   }
   if (!s) fprintf(stderr, "%s: %s\n", prog, err->message);
   return s;

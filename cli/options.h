@@ -7,7 +7,7 @@
 
 #include <glib.h>
 #include "cli/common.h"
-#include "models/reference/fit.h"
+#include "models/reference/refset.h"
 
 /* Parses @text, the value given to option @name ("--port"), as a decimal integer in
  *  [@lo, @hi]; @hi == G_MAXINT prints the range as ">= lo".  @note, when not NULL, is
@@ -42,7 +42,7 @@ gboolean cli_parse_args(GOptionContext *ctx, CliCommon *c, int *argc, char ***ar
  *  when the extension of -o FILE asks for another format (.json, .csv). */
 gboolean cli_text_output(const char *prog, const CliCommon *c);
 
-/* Loads the reference set of @dir (models/reference/fit.h; NULL: scenarios/reference when the
+/* Loads the reference set of @dir (models/reference/refset.h; NULL: scenarios/reference when the
  *  current directory has it, as in the source tree, else the installed one under cli_datadir());
  *  when it cannot be loaded or holds
  *  no scenario with a `reference:` block, prints "PROG: reason" and returns NULL (the caller

@@ -45,13 +45,13 @@ static double kind_sum(const DemandModel *m, ResKind k)
 START_TEST(test_reference_results)
 {
   GError *e = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &e);
+  g_autoptr(AppRefSet) s = refset_load("scenarios/reference", &e);
   ck_assert_msg(s != NULL, "%s", e ? e->message : "");
-  ck_assert_int_ge(app_refset_size(s), 17);
+  ck_assert_int_ge(refset_size(s), 17);
   int strict_ok = 0;
-  for (int i = 0; i < app_refset_size(s); i++) {
+  for (int i = 0; i < refset_size(s); i++) {
     AppRefRow row;
-    ck_assert(app_refset_eval(s, i, NULL, &row, &e));
+    ck_assert(refset_eval(s, i, NULL, &row, &e));
     /* a documented deviation (milan2022_default_bios: DLWM) carries its reason instead */
     ck_assert_msg(row.kind_ok || row.known_deviation, "%s: model bottleneck %s (%s) does not match published \"%s\"", row.id,
                   row.bottleneck, row.kind, row.pub_bottleneck ? row.pub_bottleneck : "-");
@@ -64,11 +64,11 @@ START_TEST(test_reference_results)
                     row.pub_dram_GBps, row.pub_gbps);
     if (!row.known_deviation) ck_assert_msg(row.ok, "%s: outside 10 %% / 10 points without a documented known deviation", row.id);
     strict_ok += row.ok;
-    app_ref_row_clear(&row);
+    refset_row_clear(&row);
   }
   /* at most the documented deviations: skx2019_net_silo (CPU), skx2019_no_silo (-10.3 %) and
    * milan2022_default_bios (DLWM) */
-  ck_assert_int_ge(strict_ok, app_refset_size(s) - 3);
+  ck_assert_int_ge(strict_ok, refset_size(s) - 3);
 }
 END_TEST
 
@@ -76,13 +76,13 @@ START_TEST(test_defaults_are_the_fit)
 {
   /* the defaults in models/appliance/coeffs.def are what `make fit` finds from coeffs_prior(): refit and compare */
   GError *e = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &e);
+  g_autoptr(AppRefSet) s = refset_load("scenarios/reference", &e);
   ck_assert(s != NULL);
   Coeffs fit, def;
   coeffs_prior(&fit);
   coeffs_defaults(&def);
   double chi = -1;
-  ck_assert_msg(app_refset_fit(s, &fit, -1, &chi, &e), "%s", e ? e->message : "");
+  ck_assert_msg(fit_refset(s, &fit, -1, &chi, &e), "%s", e ? e->message : "");
   for (int i = 0; i < COEFFS_N_FITTED; i++)
     ck_assert_msg(fabs(*coeffs_fitted_ptr(&fit, i) / *coeffs_fitted_ptr(&def, i) - 1) < 0.01,
                   "%s: fit %.4g, default %.4g (run make fit: it rewrites models/appliance/coeffs.def)", coeffs_fitted_name(i),
@@ -401,7 +401,7 @@ END_TEST
 START_TEST(test_conservation)
 {
   GError *e = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &e);
+  g_autoptr(AppRefSet) s = refset_load("scenarios/reference", &e);
   ck_assert(s != NULL);
   g_autoptr(GDir) d = g_dir_open("scenarios/reference", 0, NULL);
   const char *n;

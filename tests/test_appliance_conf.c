@@ -5,7 +5,7 @@
 #include "tests/support/check_run.h"
 #include <string.h>
 
-#include "models/reference/fit.h"
+#include "models/reference/refset.h"
 #include "models/appliance/model_error.h"
 
 static gboolean is_appliance(const char *path)
@@ -95,12 +95,12 @@ START_TEST(test_readme_schema_current)
   ck_assert(b && e && e > b);
   b += strlen("<!-- reference:begin -->\n");
   GError *err = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &err);
+  g_autoptr(AppRefSet) s = refset_load("scenarios/reference", &err);
   ck_assert(s != NULL);
   Coeffs c;
   coeffs_defaults(&c);
   g_autoptr(GString) table = g_string_new(NULL);
-  app_refset_table(s, &c, table, NULL);
+  refset_table(s, &c, table, NULL);
   g_autofree char *have_t = g_strndup(b, (gsize)(e - b));
   ck_assert_msg(strcmp(have_t, table->str) == 0, "scenarios/README.md reference table is stale: run make scenario-docs");
   /* the top-level README carries the same table */

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/reference/fit.h"
+#include "models/reference/fitreport.h"
 #include "sim/gsl_autoptr.h"
 #include "tests/support/check_run.h"
 
@@ -29,11 +29,11 @@
 /* Index of the result with id @id in @s (fails the test when absent). */
 static int find_id(AppRefSet *s, const char *id)
 {
-  for (int i = 0; i < app_refset_size(s); i++) {
+  for (int i = 0; i < refset_size(s); i++) {
     AppRefRow row;
-    ck_assert(app_refset_eval(s, i, NULL, &row, NULL));
+    ck_assert(refset_eval(s, i, NULL, &row, NULL));
     gboolean hit = strcmp(row.id, id) == 0;
-    app_ref_row_clear(&row);
+    refset_row_clear(&row);
     if (hit) return i;
   }
   ck_abort_msg("no result %s", id);
@@ -118,20 +118,20 @@ static void tree_free(Tree *t)
 START_TEST(test_same_as_groups)
 {
   GError *e = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load(REF_DIR, &e);
+  g_autoptr(AppRefSet) s = refset_load(REF_DIR, &e);
   ck_assert_msg(s, "%s", e ? e->message : "");
   int nps1 = find_id(s, "rome2021_sw_nps1"), isal = find_id(s, "rome2022_sw_ktls_isal");
   int bdw = find_id(s, "bdw2016_sw_ktls"), blog = find_id(s, "blog2016_history");
-  for (int i = 0; i < app_refset_size(s); i++) {
+  for (int i = 0; i < refset_size(s); i++) {
     int want = i == isal ? nps1 : i == blog ? bdw : i;
-    ck_assert_int_eq(app_refset_group(s, i), want);
+    ck_assert_int_eq(refset_group(s, i), want);
   }
-  ck_assert_str_eq(app_refset_platform(s, isal), "rome-7502p");
-  ck_assert_str_eq(app_refset_platform(s, blog), "bdw-e5-2697a");
+  ck_assert_str_eq(refset_platform(s, isal), "rome-7502p");
+  ck_assert_str_eq(refset_platform(s, blog), "bdw-e5-2697a");
   /* five platforms, each with a result, in the order of their first result */
-  ck_assert_int_eq(app_refset_n_platforms(s), 5);
+  ck_assert_int_eq(refset_n_platforms(s), 5);
   const char *want[] = { "bdw-e5-2697a", "epyc-7551-1s", "milan-7713-2s", "rome-7502p", "skx-4216-2s" };
-  for (int k = 0; k < 5; k++) ck_assert_str_eq(app_refset_platform_name(s, k), want[k]);
+  for (int k = 0; k < 5; k++) ck_assert_str_eq(refset_platform_name(s, k), want[k]);
 }
 END_TEST
 
@@ -139,7 +139,7 @@ END_TEST
 static void expect_load_error(const Tree *t, const char *msg)
 {
   GError *e = NULL;
-  AppRefSet *s = app_refset_load(t->ref, &e);
+  AppRefSet *s = refset_load(t->ref, &e);
   ck_assert_ptr_null(s);
   ck_assert_msg(e && strstr(e->message, msg), "want '%s', got '%s'", msg, e ? e->message : "(none)");
   g_error_free(e);
@@ -168,7 +168,7 @@ START_TEST(test_same_as_checked)
   /* as committed: loads */
   tree_add(&t, "blog2016_history", NULL, NULL);
   GError *e = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load(t.ref, &e);
+  g_autoptr(AppRefSet) s = refset_load(t.ref, &e);
   ck_assert_msg(s, "%s", e ? e->message : "");
   tree_free(&t);
 }
@@ -199,17 +199,17 @@ START_TEST(test_group_weighs_as_one)
   const char *skip[] = { "blog2016_history.yaml", "rome2022_sw_ktls_isal.yaml", NULL };
   copy_dir(REF_DIR, t.ref, skip);
   GError *e = NULL;
-  g_autoptr(AppRefSet) all = app_refset_load(REF_DIR, &e);
+  g_autoptr(AppRefSet) all = refset_load(REF_DIR, &e);
   ck_assert(all);
-  g_autoptr(AppRefSet) distinct = app_refset_load(t.ref, &e);
+  g_autoptr(AppRefSet) distinct = refset_load(t.ref, &e);
   ck_assert_msg(distinct, "%s", e ? e->message : "");
-  ck_assert_int_eq(app_refset_size(distinct), app_refset_size(all) - 2);
+  ck_assert_int_eq(refset_size(distinct), refset_size(all) - 2);
   Coeffs a, b;
   coeffs_prior(&a);
   b = a;
   double chi_a, chi_b;
-  ck_assert(app_refset_fit(all, &a, -1, &chi_a, &e));
-  ck_assert(app_refset_fit(distinct, &b, -1, &chi_b, &e));
+  ck_assert(fit_refset(all, &a, -1, &chi_a, &e));
+  ck_assert(fit_refset(distinct, &b, -1, &chi_b, &e));
   ck_assert_double_eq_tol(chi_a, chi_b, 1e-6 * chi_b);
   for (int j = 0; j < COEFFS_N_FITTED; j++)
     ck_assert_msg(fabs(*coeffs_fitted_ptr(&a, j) / *coeffs_fitted_ptr(&b, j) - 1) < 1e-5, "%s: %.8g vs %.8g",
@@ -217,33 +217,33 @@ START_TEST(test_group_weighs_as_one)
   /* the written coefficients: each rounded to nearest at 8 digits, every result naming the
    * bottleneck the fit names */
   Coeffs r;
-  ck_assert_msg(app_refset_round_coeffs(all, &a, 8, &r, &e), "%s", e ? e->message : "");
+  ck_assert_msg(fit_round_coeffs(all, &a, 8, &r, &e), "%s", e ? e->message : "");
   for (int j = 0; j < COEFFS_N_FITTED; j++) {
     double v = *coeffs_fitted_ptr(&r, j), f = *coeffs_fitted_ptr(&a, j);
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
     ck_assert(g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, "%.8g", f), NULL) == v);
   }
-  for (int i = 0; i < app_refset_size(all); i++) {
+  for (int i = 0; i < refset_size(all); i++) {
     AppRefRow x, y;
-    ck_assert(app_refset_eval(all, i, &a, &x, &e));
-    ck_assert(app_refset_eval(all, i, &r, &y, &e));
+    ck_assert(refset_eval(all, i, &a, &x, &e));
+    ck_assert(refset_eval(all, i, &r, &y, &e));
     ck_assert_msg(strcmp(x.bottleneck, y.bottleneck) == 0 && strcmp(x.cobottleneck, y.cobottleneck) == 0, "%s: %s vs %s", x.id,
                   x.bottleneck, y.bottleneck);
-    app_ref_row_clear(&x);
-    app_ref_row_clear(&y);
+    refset_row_clear(&x);
+    refset_row_clear(&y);
   }
   /* at fewer digits a rounding is either refused (another bottleneck somewhere: "write more
    * digits") or names every result's bottleneck as the fit does */
   for (int d = 1; d <= 4; d++) {
     Coeffs rd;
-    if (app_refset_round_coeffs(all, &a, d, &rd, &e)) {
-      for (int i = 0; i < app_refset_size(all); i++) {
+    if (fit_round_coeffs(all, &a, d, &rd, &e)) {
+      for (int i = 0; i < refset_size(all); i++) {
         AppRefRow x, y;
-        ck_assert(app_refset_eval(all, i, &a, &x, &e));
-        ck_assert(app_refset_eval(all, i, &rd, &y, &e));
+        ck_assert(refset_eval(all, i, &a, &x, &e));
+        ck_assert(refset_eval(all, i, &rd, &y, &e));
         ck_assert_str_eq(x.bottleneck, y.bottleneck);
-        app_ref_row_clear(&x);
-        app_ref_row_clear(&y);
+        refset_row_clear(&x);
+        refset_row_clear(&y);
       }
       continue;
     }
@@ -261,8 +261,8 @@ START_TEST(test_group_weighs_as_one)
   Coeffs l1, l2;
   coeffs_prior(&l1);
   l2 = l1;
-  ck_assert(app_refset_fit(all, &l1, find_id(all, "bdw2016_sw_ktls"), NULL, &e));
-  ck_assert(app_refset_fit(all, &l2, find_id(all, "blog2016_history"), NULL, &e));
+  ck_assert(fit_refset(all, &l1, find_id(all, "bdw2016_sw_ktls"), NULL, &e));
+  ck_assert(fit_refset(all, &l2, find_id(all, "blog2016_history"), NULL, &e));
   ck_assert(memcmp(&l1, &l2, sizeof l1) == 0);
   tree_free(&t);
 }
@@ -285,20 +285,20 @@ START_TEST(test_lopo_never_uses_the_platform)
   copy_file(pf, pf2, "clock: 2.0 GHz", "clock: 1.6 GHz");
   ck_assert_int_eq(g_rename(pf2, pf), 0);
   GError *e = NULL;
-  g_autoptr(AppRefSet) orig = app_refset_load(REF_DIR, &e);
-  g_autoptr(AppRefSet) changed = app_refset_load(t.ref, &e);
+  g_autoptr(AppRefSet) orig = refset_load(REF_DIR, &e);
+  g_autoptr(AppRefSet) changed = refset_load(t.ref, &e);
   ck_assert_msg(orig && changed, "%s", e ? e->message : "");
   Coeffs a, b;
   coeffs_prior(&a);
   b = a;
-  ck_assert(app_refset_fit_without_platform(orig, &a, "epyc-7551-1s", NULL, &e));
-  ck_assert(app_refset_fit_without_platform(changed, &b, "epyc-7551-1s", NULL, &e));
+  ck_assert(fit_refset_without_platform(orig, &a, "epyc-7551-1s", NULL, &e));
+  ck_assert(fit_refset_without_platform(changed, &b, "epyc-7551-1s", NULL, &e));
   ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "the fit without epyc-7551-1s saw its rows");
   Coeffs fa, fb;
   coeffs_prior(&fa);
   fb = fa;
-  ck_assert(app_refset_fit(orig, &fa, -1, NULL, &e));
-  ck_assert(app_refset_fit(changed, &fb, -1, NULL, &e));
+  ck_assert(fit_refset(orig, &fa, -1, NULL, &e));
+  ck_assert(fit_refset(changed, &fb, -1, NULL, &e));
   double moved = 0;
   for (int j = 0; j < COEFFS_N_FITTED; j++) moved = MAX(moved, fabs(*coeffs_fitted_ptr(&fa, j) / *coeffs_fitted_ptr(&fb, j) - 1));
   ck_assert_msg(moved > 0.01, "the change of the epyc rows moved the full fit by only %g", moved);
@@ -315,20 +315,20 @@ START_TEST(test_transfer_factor_from_its_profile)
    * never rises by 1 below the kink, so Milan says nothing of its factor and tau is the other
    * platforms' (0 here). */
   GError *e = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load(REF_DIR, &e);
+  g_autoptr(AppRefSet) s = refset_load(REF_DIR, &e);
   ck_assert_msg(s, "%s", e ? e->message : "");
-  int n = app_refset_size(s), np = app_refset_n_platforms(s);
+  int n = refset_size(s), np = refset_n_platforms(s);
   Coeffs c;
   coeffs_prior(&c);
-  ck_assert(app_refset_fit_without_platform(s, &c, "bdw-e5-2697a", NULL, &e));
+  ck_assert(fit_refset_without_platform(s, &c, "bdw-e5-2697a", NULL, &e));
   g_autofree gboolean *out = g_new0(gboolean, n);
-  for (int j = 0; j < n; j++) out[j] = strcmp(app_refset_platform(s, j), "bdw-e5-2697a") == 0;
+  for (int j = 0; j < n; j++) out[j] = strcmp(refset_platform(s, j), "bdw-e5-2697a") == 0;
   g_autofree double *y = g_new(double, np), *se = g_new(double, np);
   double tau = -1;
-  ck_assert_msg(app_refset_transfer_tau(s, &c, out, &tau, y, se, &e), "%s", e ? e->message : "");
+  ck_assert_msg(fit_transfer_tau(s, &c, out, &tau, y, se, &e), "%s", e ? e->message : "");
   int informative = 0;
   for (int k = 0; k < np; k++) {
-    const char *pl = app_refset_platform_name(s, k);
+    const char *pl = refset_platform_name(s, k);
     if (strcmp(pl, "milan-7713-2s") == 0 || strcmp(pl, "bdw-e5-2697a") == 0)
       ck_assert_msg(isnan(y[k]) && isnan(se[k]), "%s: factor ln %g +- %g, not informative", pl, y[k], se[k]);
     else {
@@ -350,11 +350,11 @@ START_TEST(test_predictions_are_the_refits)
                           "bdw2016_userspace_tls", "rome2021_nic_nps4", "rome2022_userspace_tls" };
   for (guint k = 0; k < G_N_ELEMENTS(names); k++) tree_add(&t, names[k], NULL, NULL);
   GError *e = NULL;
-  g_autoptr(AppRefSet) s = app_refset_load(t.ref, &e);
+  g_autoptr(AppRefSet) s = refset_load(t.ref, &e);
   ck_assert_msg(s, "%s", e ? e->message : "");
   Coeffs fitted;
   coeffs_defaults(&fitted);
-  g_autoptr(AppFitReport) r = app_refset_predict(s, &fitted, NULL, TRUE, TRUE, &e);
+  g_autoptr(AppFitReport) r = fit_predict(s, &fitted, NULL, TRUE, TRUE, &e);
   ck_assert_msg(r, "%s", e ? e->message : "");
   ck_assert_int_eq(r->n, 6);
   ck_assert_int_eq(r->n_platforms, 2);
@@ -362,33 +362,33 @@ START_TEST(test_predictions_are_the_refits)
     Coeffs loo, lopo;
     coeffs_prior(&loo);
     lopo = loo;
-    ck_assert(app_refset_fit(s, &loo, i, NULL, &e));
-    ck_assert(app_refset_fit_without_platform(s, &lopo, app_refset_platform(s, i), NULL, &e));
+    ck_assert(fit_refset(s, &loo, i, NULL, &e));
+    ck_assert(fit_refset_without_platform(s, &lopo, refset_platform(s, i), NULL, &e));
     AppRefRow a, b, c;
-    ck_assert(app_refset_eval(s, i, &fitted, &a, &e));
-    ck_assert(app_refset_eval(s, i, &loo, &b, &e));
-    ck_assert(app_refset_eval(s, i, &lopo, &c, &e));
-    ck_assert_str_eq(r->lopo[i].platform, app_refset_platform(s, i));
+    ck_assert(refset_eval(s, i, &fitted, &a, &e));
+    ck_assert(refset_eval(s, i, &loo, &b, &e));
+    ck_assert(refset_eval(s, i, &lopo, &c, &e));
+    ck_assert_str_eq(r->lopo[i].platform, refset_platform(s, i));
     ck_assert(r->in_fit[i].model_gbps == a.model_gbps && r->in_fit[i].model_cpu == a.model_cpu);
     ck_assert(r->loo[i].model_gbps == b.model_gbps && r->loo[i].model_cpu == b.model_cpu);
     ck_assert(r->lopo[i].model_gbps == c.model_gbps && r->lopo[i].model_cpu == c.model_cpu);
     ck_assert_str_eq(r->lopo[i].bottleneck, c.bottleneck);
-    app_ref_row_clear(&a);
-    app_ref_row_clear(&b);
-    app_ref_row_clear(&c);
+    refset_row_clear(&a);
+    refset_row_clear(&b);
+    refset_row_clear(&c);
   }
   /* the group's two rows: one prediction (the same refit) */
   ck_assert(r->loo[1].model_gbps == r->loo[3].model_gbps); /* bdw2016_sw_ktls, blog2016_history (file order) */
   ck_assert_int_eq(r->group[3], 1);
   /* the report: every row in the tables; the summary counts the distinct results (5) */
   g_autoptr(GString) lopo = g_string_new(NULL), sum = g_string_new(NULL), json = g_string_new(NULL);
-  app_fit_report_lopo_table(r, lopo);
+  fitreport_lopo_table(r, lopo);
   for (guint k = 0; k < G_N_ELEMENTS(names); k++) ck_assert_msg(strstr(lopo->str, names[k]), "%s", lopo->str);
-  app_fit_report_summary(r, sum);
+  fitreport_summary(r, sum);
   ck_assert_msg(strstr(sum->str, "| leave-one-platform-out |       5 |"), "%s", sum->str);
-  g_autoptr(AppFitIdent) id = app_refset_identify(s, &fitted, &e);
+  g_autoptr(AppFitIdent) id = fit_identify(s, &fitted, &e);
   ck_assert_msg(id, "%s", e ? e->message : "");
-  app_fit_json(s, r, id, 1.0, json);
+  fitreport_json(s, r, id, 1.0, json);
   ck_assert(strstr(json->str, "\"lopo_gbps\""));
   tree_free(&t);
 }
@@ -412,33 +412,33 @@ START_TEST(test_bottleneck_is_predicted)
   }
   tree_add(&b, "rome2021_nic_nps4", "bottleneck_kinds: [nic_tls, nic_port]", "bottleneck_kinds: [dram]");
   GError *e = NULL;
-  g_autoptr(AppRefSet) sa = app_refset_load(a.ref, &e);
+  g_autoptr(AppRefSet) sa = refset_load(a.ref, &e);
   ck_assert_msg(sa, "%s", e ? e->message : "");
-  g_autoptr(AppRefSet) sb = app_refset_load(b.ref, &e);
+  g_autoptr(AppRefSet) sb = refset_load(b.ref, &e);
   ck_assert_msg(sb, "%s", e ? e->message : "");
-  ck_assert(!app_refset_bottleneck_term(sa) && !app_refset_bottleneck_term(sb));
+  ck_assert(!fit_bottleneck_term(sa) && !fit_bottleneck_term(sb));
   Coeffs ca, cb;
   coeffs_prior(&ca);
   cb = ca;
   double chi_a = 0, chi_b = 0;
-  ck_assert(app_refset_fit(sa, &ca, -1, &chi_a, &e));
-  ck_assert(app_refset_fit(sb, &cb, -1, &chi_b, &e));
+  ck_assert(fit_refset(sa, &ca, -1, &chi_a, &e));
+  ck_assert(fit_refset(sb, &cb, -1, &chi_b, &e));
   ck_assert_msg(memcmp(&ca, &cb, sizeof ca) == 0, "the expected bottleneck moved the fit");
   ck_assert(chi_a == chi_b);
   /* the mismatch is predicted and reported: the row names a NIC resource, not the DRAM */
   int i = find_id(sb, "rome2021_nic_nps4");
   AppRefRow row;
-  ck_assert(app_refset_eval(sb, i, &cb, &row, &e));
+  ck_assert(refset_eval(sb, i, &cb, &row, &e));
   ck_assert(!row.kind_ok && !row.ok);
   ck_assert_msg(g_str_has_prefix(row.bottleneck, "nic"), "%s", row.bottleneck);
-  app_ref_row_clear(&row);
+  refset_row_clear(&row);
   /* with the term on, the same change is seen by the objective */
-  app_refset_set_bottleneck_term(sa, TRUE);
-  app_refset_set_bottleneck_term(sb, TRUE);
+  fit_set_bottleneck_term(sa, TRUE);
+  fit_set_bottleneck_term(sb, TRUE);
   coeffs_prior(&ca);
   cb = ca;
-  ck_assert(app_refset_fit(sa, &ca, -1, &chi_a, &e));
-  ck_assert(app_refset_fit(sb, &cb, -1, &chi_b, &e));
+  ck_assert(fit_refset(sa, &ca, -1, &chi_a, &e));
+  ck_assert(fit_refset(sb, &cb, -1, &chi_b, &e));
   ck_assert_msg(chi_b > chi_a + 1.0, "with the bottleneck term: chi^2 %g vs %g", chi_b, chi_a);
   tree_free(&a);
   tree_free(&b);
@@ -468,9 +468,9 @@ static int coef_index(const char *name)
 static double quantity(AppRefSet *s, int i, const Coeffs *c, int fig)
 {
   AppRefRow row;
-  ck_assert(app_refset_eval(s, i, c, &row, NULL));
+  ck_assert(refset_eval(s, i, c, &row, NULL));
   double v = fig == 0 ? row.model_gbps : row.model_cpu;
-  app_ref_row_clear(&row);
+  refset_row_clear(&row);
   return v;
 }
 
@@ -508,10 +508,10 @@ static double hand_jacobian(AppRefSet *s, int i, const Coeffs *c, int j, int fig
 static AppFitIdent *ident_at_defaults(AppRefSet **s, Coeffs *c)
 {
   GError *e = NULL;
-  *s = app_refset_load(REF_DIR, &e);
+  *s = refset_load(REF_DIR, &e);
   ck_assert_msg(*s, "%s", e ? e->message : "");
   coeffs_defaults(c);
-  AppFitIdent *id = app_refset_identify(*s, c, &e);
+  AppFitIdent *id = fit_identify(*s, c, &e);
   ck_assert_msg(id, "%s", e ? e->message : "");
   return id;
 }
@@ -605,10 +605,10 @@ START_TEST(test_standard_errors)
   }
   /* k_remote: both no-silo rows (EPYC and Skylake) witness it */
   j = coef_index("k_remote");
-  ck_assert(app_fit_ident_share(id, j, "epyc2019_no_silo") > 0.2 && app_fit_ident_share(id, j, "skx2019_no_silo") > 0.2);
-  ck_assert(app_fit_ident_share(id, j, "rome2021_nic_nps4") < 0.01);
+  ck_assert(ident_share(id, j, "epyc2019_no_silo") > 0.2 && ident_share(id, j, "skx2019_no_silo") > 0.2);
+  ck_assert(ident_share(id, j, "rome2021_nic_nps4") < 0.01);
   g_autoptr(GString) t = g_string_new(NULL);
-  app_fit_ident_table(id, t);
+  ident_table(id, t);
   ck_assert_msg(!strstr(t->str, "ONE PLATFORM") && !strstr(t->str, "NOT IDENTIFIED"), "%s", t->str);
   /* ... and it lists the fixed ones with their values and sources */
   ck_assert_msg(strstr(t->str, "  fabric_eff                0.9  assumed"), "%s", t->str);
@@ -652,7 +652,7 @@ START_TEST(test_flags_by_hand)
   ck_assert_int_eq(r, n);
   for (int j = 0; j < p; j++) id->value[j] = id->se[j] = 1;
   g_autoptr(GError) e = NULL;
-  ck_assert_msg(app_fit_ident_solve(id, &e), "%s", e ? e->message : "");
+  ck_assert_msg(ident_solve(id, &e), "%s", e ? e->message : "");
   ck_assert_double_eq_tol(id->se_x[0], 1 / sqrt(2 * 9.0 + 1 / s2), 1e-12);
   ck_assert_double_eq_tol(id->se_x_without[1 * p + 0], APP_FIT_PRIOR_SIGMA, 1e-12);
   ck_assert_double_eq_tol(id->se_x_without[0 * p + 0], id->se_x[0], 1e-12);
@@ -668,7 +668,7 @@ START_TEST(test_flags_by_hand)
   }
   ck_assert_double_eq_tol(id->corr[0][2], 0.0, 1e-12);
   g_autoptr(GString) t = g_string_new(NULL);
-  app_fit_ident_table(id, t);
+  ident_table(id, t);
   ck_assert_msg(strstr(t->str, "ONE PLATFORM: b") && strstr(t->str, "NOT IDENTIFIED"), "%s", t->str);
 }
 END_TEST

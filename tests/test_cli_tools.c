@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "models/reference/fit.h"
+#include "models/reference/refset.h"
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
 
@@ -201,12 +201,12 @@ START_TEST(test_schema_update)
   ck_assert_str_eq(out, "");
   g_autoptr(GString) keys = g_string_new(NULL);
   appliance_conf_markdown(keys);
-  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", NULL);
+  g_autoptr(AppRefSet) s = refset_load("scenarios/reference", NULL);
   ck_assert(s);
   Coeffs c;
   coeffs_defaults(&c);
   g_autoptr(GString) table = g_string_new(NULL);
-  app_refset_table(s, &c, table, NULL);
+  refset_table(s, &c, table, NULL);
   g_autofree char *want = g_strdup_printf("# Doc\n<!-- schema:begin -->\n%s<!-- schema:end -->\nmiddle\n"
                                           "<!-- reference:begin -->\n%s<!-- reference:end -->\nend\n",
                                           keys->str, table->str);
@@ -241,28 +241,28 @@ END_TEST
 
 START_TEST(test_reference_report)
 {
-  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", NULL);
+  g_autoptr(AppRefSet) s = refset_load("scenarios/reference", NULL);
   ck_assert(s);
   Coeffs c;
   coeffs_defaults(&c);
   g_autoptr(GString) table = g_string_new(NULL);
-  int fails = app_refset_table(s, &c, table, NULL);
+  int fails = refset_table(s, &c, table, NULL);
   const char *args[] = { "reference", NULL }, *strict[] = { "reference", "--strict", "scenarios/reference", NULL };
   g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
   ck_assert_int_eq(test_run_ocasim(args, &out, &err), 0);
   g_autofree char *head =
       g_strdup_printf("Bound mode vs published results (%d results, tolerance 10 %% throughput, 10 points CPU):\n\n%s",
-                      app_refset_size(s), table->str);
+                      refset_size(s), table->str);
   ck_assert_msg(g_str_has_prefix(out, head), "%s", out);
-  g_autofree char *tally = g_strdup_printf("\n%d of %d within 10 %% / 10 points", app_refset_size(s) - fails, app_refset_size(s));
+  g_autofree char *tally = g_strdup_printf("\n%d of %d within 10 %% / 10 points", refset_size(s) - fails, refset_size(s));
   ck_assert_msg(strstr(out, tally), "%s", out);
   ck_assert_ptr_null(strstr(out, "Discrete-event model"));
   /* every row with a documented deviation (reference.known_deviation) says so, whatever it misses
    * (throughput, CPU or the bottleneck), and the tally counts them all */
   int documented = 0;
-  for (int i = 0; i < app_refset_size(s); i++) {
+  for (int i = 0; i < refset_size(s); i++) {
     AppRefRow row;
-    ck_assert(app_refset_eval(s, i, NULL, &row, NULL));
+    ck_assert(refset_eval(s, i, NULL, &row, NULL));
     if (!row.ok && row.known_deviation) {
       documented++;
       g_autofree char *line = g_strdup_printf("| %-28s |", row.id);
@@ -271,7 +271,7 @@ START_TEST(test_reference_report)
       g_autofree char *text = g_strndup(at, eol - at);
       ck_assert_msg(g_str_has_suffix(text, "| FAIL (documented) |"), "%.200s", text);
     }
-    app_ref_row_clear(&row);
+    refset_row_clear(&row);
   }
   ck_assert_int_ge(documented, 2); /* milan2022_default_bios, skx2019_net_silo */
   g_autofree char *doc_tally = g_strdup_printf("%d outside (%d of them documented deviations", fails, documented);
@@ -296,7 +296,7 @@ START_TEST(test_reference_report)
              &within, &wider, &outside),
       3);
   ck_assert_int_ge(wider, 1);
-  ck_assert_int_eq(within + wider + outside, app_refset_size(s));
+  ck_assert_int_eq(within + wider + outside, refset_size(s));
   ck_assert_int_eq(test_run_ocasim(strict, &out2, &err2), fails ? 1 : 0);
   ck_assert_str_eq(out2, out);
 }
@@ -364,8 +364,8 @@ START_TEST(test_fit_writes_the_data_file)
   ck_assert_str_eq(json_object_get_string_member(mp, "name"), "mapped_page_cycles");
   ck_assert_double_eq(json_object_get_double_member(mp, "value"), 1000);
   ck_assert(strstr(json_object_get_string_member(mp, "source"), "r349529"));
-  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", NULL);
-  ck_assert_int_eq(json_array_get_length(rows), app_refset_size(s));
+  g_autoptr(AppRefSet) s = refset_load("scenarios/reference", NULL);
+  ck_assert_int_eq(json_array_get_length(rows), refset_size(s));
   const char *keys[] = { "id",
                          "platform",
                          "published_gbps",
@@ -448,7 +448,7 @@ START_TEST(test_fit_json_coverage_is_the_tables)
     ck_assert_double_eq(json_object_get_double_member(c, "level"), 0.8);
     ck_assert_int_eq(n, 16); /* the reference set's distinct results */
     ck_assert_double_eq_tol(share, (double)in / n, 1e-15);
-    /* the text table's row, as app_fit_report_coverage prints it */
+    /* the text table's row, as fitreport_coverage prints it */
     g_autofree char *in_text = g_strdup_printf("%d (%.0f %%)", in, 100 * share);
     g_autofree char *row = g_strdup_printf("\n| %-22s | %7d | %12s | %17.1f%% | %17.1f%% |\n", names[k], n, in_text, med, wide);
     ck_assert_msg(strstr(out, row), "%s not in the coverage table:\n%s", row, strstr(out, "\nCoverage of the 80 %"));

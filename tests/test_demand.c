@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "models/modes/explain.h"
-#include "models/reference/fit.h"
+#include "models/reference/refset.h"
 #include "models/modes/report.h"
 
 typedef struct {
@@ -98,18 +98,18 @@ START_TEST(test_one_rule)
   }
 
   /* the fit names it too (its row of the reference set) */
-  g_autoptr(AppRefSet) s = app_refset_load("scenarios/reference", &e);
+  g_autoptr(AppRefSet) s = refset_load("scenarios/reference", &e);
   ck_assert_msg(s != NULL, "%s", e ? e->message : "");
   gboolean found = FALSE;
-  for (int i = 0; i < app_refset_size(s); i++) {
+  for (int i = 0; i < refset_size(s); i++) {
     AppRefRow row;
-    ck_assert(app_refset_eval(s, i, NULL, &row, &e));
+    ck_assert(refset_eval(s, i, NULL, &row, &e));
     if (strcmp(row.file, c->file) == 0) {
       ck_assert_str_eq(row.bottleneck, m->res[bn].name);
       ck_assert_str_eq(row.kind, demand_kind_name(m->res[bn].kind));
       found = TRUE;
     }
-    app_ref_row_clear(&row);
+    refset_row_clear(&row);
   }
   ck_assert(found);
   app_scenario_info_clear(&info);
