@@ -64,12 +64,12 @@ void coeffs_fixed_range(int i, double *lo, double *hi);
  * efficiency, the fit's order: (J^T J)^-1 with every published figure's tolerance read as one
  * standard error, priors included) and the platform-transfer spread of the CPU costs: the standard
  * deviation tau of ln(a platform's factor on the shared stack costs), estimated across the
- * reference platforms (models/reference/fit.h, app_refset_transfer_tau). */
+ * reference platforms (models/reference/fit.h, fit_transfer_tau). */
 typedef struct {
   double cov_x[COEFFS_N_FITTED][COEFFS_N_FITTED];
   double tau_cpu_costs;
   double sigma_gbps; /* the model's own residual error: the RMS of ln(model / published) throughput over the fit's
-                        distinct results that are not documented deviations (app_refset_model_sigma) */
+                        distinct results that are not documented deviations (fit_model_sigma) */
 } CoeffsSpread;
 
 /* Fills the spread of the last `make fit` (models/appliance/coeffs.def). */
