@@ -290,11 +290,11 @@ static DemandModel *point_demand(const SweepAppliance *s, guint p, const Applian
   return m;
 }
 
-/* SimSweepEvaluateFn: binds point @pt's appliance, plans its failures, builds its demand (through
+/* sim_sweep_evaluate_fn: binds point @pt's appliance, plans its failures, builds its demand (through
  * the SweepMemo in pt->worker, if any) and evaluates it by the mode into pt->out. */
-static gboolean evaluate_point(const SimSweep *sweep G_GNUC_UNUSED, SimSweepPoint *pt, gpointer user, GError **error)
+static gboolean evaluate_point(const SimSweep *sweep G_GNUC_UNUSED, SimSweepPoint *pt, void *ctx, GError **error)
 {
-  const SweepAppliance *s = user;
+  const SweepAppliance *s = ctx;
   SweepMemo *memo = pt->worker;
   Appliance *a = g_new0(Appliance, 1);
   AppScenarioInfo info = { 0 };
@@ -315,8 +315,8 @@ static gboolean evaluate_point(const SimSweep *sweep G_GNUC_UNUSED, SimSweepPoin
   return ok;
 }
 
-/* SimSweepBindFn: whether @root binds as an appliance. */
-static gboolean binds(const SimConfNode *root, gpointer user G_GNUC_UNUSED, GError **error)
+/* sim_sweep_bind_fn: whether @root binds as an appliance. */
+static gboolean binds(const SimConfNode *root, void *ctx G_GNUC_UNUSED, GError **error)
 {
   Appliance *a = g_new0(Appliance, 1);
   AppScenarioInfo info = { 0 };
@@ -326,9 +326,8 @@ static gboolean binds(const SimConfNode *root, gpointer user G_GNUC_UNUSED, GErr
   return ok;
 }
 
-/* SimSweepCheckFn: replications need mode run; capacity_latency needs mode capacity. */
-static gboolean check(const SimSweep *sweep, const void *conf, const SimConfNode *root, gpointer user G_GNUC_UNUSED,
-                      GError **error)
+/* sim_sweep_check_fn: replications need mode run; capacity_latency needs mode capacity. */
+static gboolean check(const SimSweep *sweep, const void *conf, const SimConfNode *root, void *ctx G_GNUC_UNUSED, GError **error)
 {
   const SweepConf *c = conf;
   if (sim_sweep_replications(sweep) > 1 && c->mode != SWEEP_RUN) {

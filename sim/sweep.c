@@ -49,7 +49,7 @@ typedef struct {
 
 struct SimSweep {
   const SimSweepClass *cls;
-  gpointer user;
+  void *ctx; /* given to the class's callbacks */
   char *file;
   char *scenario_name;
   char *mode; /* the mode column (sim_sweep_set_columns) */
@@ -398,7 +398,7 @@ static gboolean apply(SimConfDoc *doc, const char *key, const char *value, const
 /* Whether the scenario @root binds by the class (every one without a bind callback). */
 static gboolean binds(const SimSweep *s, const SimConfNode *root, GError **error)
 {
-  return !s->cls->bind || s->cls->bind(root, s->user, error);
+  return !s->cls->bind || s->cls->bind(root, s->ctx, error);
 }
 
 /* The base scenario as set must bind; then each value alone on it: an error located at the
@@ -657,7 +657,7 @@ static gboolean not_a_scenario(const SimSweep *s, const SimConfNode *root, GErro
 }
 
 SimSweep *sim_sweep_load(const char *path, const SimSweepClass *cls, void *conf, const char *const *sets, gint64 seed,
-                         const SimConfIncludePolicy *includes, const char *version, gpointer user, GError **error)
+                         const SimConfIncludePolicy *includes, const char *version, void *ctx, GError **error)
 {
   g_return_val_if_fail(version != NULL && cls != NULL && cls->evaluate != NULL && conf != NULL, NULL);
   g_autoptr(SimConfDoc) doc = sim_conf_load_file(path, error);
@@ -666,7 +666,7 @@ SimSweep *sim_sweep_load(const char *path, const SimSweepClass *cls, void *conf,
   const SimSweepFile *c = (const SimSweepFile *)((const char *)conf + cls->file_offset);
   g_autoptr(SimSweep) s = g_new0(SimSweep, 1);
   s->cls = cls;
-  s->user = user;
+  s->ctx = ctx;
   s->file = g_strdup(path);
   s->version = g_strdup(version);
   s->keys = g_ptr_array_new_with_free_func(key_free);
@@ -693,7 +693,7 @@ SimSweep *sim_sweep_load(const char *path, const SimSweepClass *cls, void *conf,
                        "replications > 1 would repeat the varied seeds; vary the seed or replicate, not both");
     ok = FALSE;
   }
-  ok = ok && (!cls->check || cls->check(s, conf, root, user, error));
+  ok = ok && (!cls->check || cls->check(s, conf, root, ctx, error));
   if (ok && (double)s->n_points * s->replications > SWEEP_MAX_RUNS) {
     sim_conf_set_error(error, sim_conf_node_get(root, "replications"), SIM_CONF_ERROR_RANGE, "more than %u runs", SWEEP_MAX_RUNS);
     ok = FALSE;
@@ -940,7 +940,7 @@ SimSweepRow *sim_sweep_run(const SimSweep *s, guint run, gpointer worker)
                        .root = sim_conf_doc_root(doc),
                        .out = row->cells + s->first_output,
                        .worker = worker };
-  ok = ok && s->cls->evaluate(s, &pt, s->user, &error);
+  ok = ok && s->cls->evaluate(s, &pt, s->ctx, &error);
   if (s->seed_varied && pt.seed_bound) sim_sweep_cell_set_int(&row->cells[COL_SEED], pt.seed);
   if (!ok) {
     for (guint i = 0; i < s->n_outputs; i++) {

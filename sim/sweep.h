@@ -110,14 +110,14 @@ typedef struct {
 } SimSweepPoint;
 
 /* Evaluates @point into point->out; FALSE with @error: the row's error column (the sweep goes on). Called from
- *  any thread at once: @user must only be read. */
-typedef gboolean (*SimSweepEvaluateFn)(const SimSweep *sweep, SimSweepPoint *point, gpointer user, GError **error);
+ *  any thread at once: @ctx must only be read. */
+typedef gboolean (*sim_sweep_evaluate_fn)(const SimSweep *sweep, SimSweepPoint *point, void *ctx, GError **error);
 /* Whether the scenario @root binds (the base, and each varied value alone on it); FALSE with @error. */
-typedef gboolean (*SimSweepBindFn)(const SimConfNode *root, gpointer user, GError **error);
+typedef gboolean (*sim_sweep_bind_fn)(const SimConfNode *root, void *ctx, GError **error);
 /* The caller's checks of the sweep file once its points are read: @conf is its bound struct, @root the
  *  file's root (to locate an error). FALSE with @error (SIM_CONF_ERROR). */
-typedef gboolean (*SimSweepCheckFn)(const SimSweep *sweep, const void *conf, const SimConfNode *root, gpointer user,
-                                    GError **error);
+typedef gboolean (*sim_sweep_check_fn)(const SimSweep *sweep, const void *conf, const SimConfNode *root, void *ctx,
+                                       GError **error);
 
 /* What a caller plugs in. */
 typedef struct {
@@ -127,9 +127,9 @@ typedef struct {
   const char *scenario_kind;         /* the kind the base scenario must be, e.g. "appliance" */
   const char *scenario_noun;         /* that scenario in a message: "an appliance scenario" */
   const char *const *scenario_kinds; /* kinds of a scenario given for a sweep file (said at kind:), NULL-terminated */
-  SimSweepCheckFn check;             /* NULL: none */
-  SimSweepBindFn bind;               /* NULL: every scenario binds */
-  SimSweepEvaluateFn evaluate;       /* required */
+  sim_sweep_check_fn check;          /* NULL: none */
+  sim_sweep_bind_fn bind;            /* NULL: every scenario binds */
+  sim_sweep_evaluate_fn evaluate;    /* required */
 } SimSweepClass;
 
 /* Loads the sweep file @path: binds its top level with @cls->schema into @conf (the caller's zeroed
@@ -139,13 +139,13 @@ typedef struct {
  *  an option that stands for the top-level KEY, e.g. --duration, named so in messages; may be NULL),
  *  reads `vary:`, runs @cls->check, then checks the base and every value alone on it with @cls->bind
  *  (an error located at the value is the file's; any other is left to the points).  @seed, when >= 0,
- *  replaces the file's sweep seed.  @version: every row's version column (must not be NULL).  @user:
+ *  replaces the file's sweep seed.  @version: every row's version column (must not be NULL).  @ctx:
  *  given to the callbacks, kept for sim_sweep_run.  Then the caller gives its columns
  *  (sim_sweep_set_columns) before any row.
  *  Errors: SIM_CONF_ERROR located in the sweep file (or in the scenario for a bad scenario).
  *  Returns: (transfer full) or NULL. */
 SimSweep *sim_sweep_load(const char *path, const SimSweepClass *cls, void *conf, const char *const *sets, gint64 seed,
-                         const SimConfIncludePolicy *includes, const char *version, gpointer user, GError **error);
+                         const SimConfIncludePolicy *includes, const char *version, void *ctx, GError **error);
 /* Frees a sweep of sim_sweep_load (NULL is allowed). */
 void sim_sweep_free(SimSweep *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimSweep, sim_sweep_free)
@@ -161,7 +161,7 @@ void sim_sweep_set_columns(SimSweep *s, const char *mode, const SimSweepColumn *
 guint sim_sweep_n_points(const SimSweep *s);
 guint sim_sweep_replications(const SimSweep *s);
 guint sim_sweep_n_runs(const SimSweep *s);
-/* The base scenario: its file, its platform, `set:` and the command line applied (borrowed). */
+/* The base scenario: its file, its includes, `set:` and the command line applied (borrowed). */
 const SimConfNode *sim_sweep_base(const SimSweep *s);
 /* Number of varied keys and the key path of the @k-th (file order). */
 guint sim_sweep_n_keys(const SimSweep *s);

@@ -51,7 +51,7 @@ static double toy_number(const SimConfNode *root, const char *key)
   return n && sim_conf_node_kind(n) == SIM_CONF_NODE_SCALAR ? g_ascii_strtod(sim_conf_node_text(n), NULL) : NAN;
 }
 
-static gboolean toy_bind(const SimConfNode *root, gpointer user G_GNUC_UNUSED, GError **error)
+static gboolean toy_bind(const SimConfNode *root, void *ctx G_GNUC_UNUSED, GError **error)
 {
   if (toy_number(root, "x") > 100) {
     sim_conf_set_error(error, sim_conf_node_get(root, "x"), SIM_CONF_ERROR_RANGE, "x must be <= 100");
@@ -60,9 +60,9 @@ static gboolean toy_bind(const SimConfNode *root, gpointer user G_GNUC_UNUSED, G
   return TRUE;
 }
 
-static gboolean toy_evaluate(const SimSweep *sweep G_GNUC_UNUSED, SimSweepPoint *pt, gpointer user, GError **error)
+static gboolean toy_evaluate(const SimSweep *sweep G_GNUC_UNUSED, SimSweepPoint *pt, void *ctx, GError **error)
 {
-  int *calls = user;
+  int *calls = ctx;
   g_atomic_int_inc(calls);
   double x = toy_number(pt->root, "x"), y = toy_number(pt->root, "y");
   gint64 seed = g_ascii_strtoll(sim_conf_node_text(sim_conf_node_get(pt->root, "seed")), NULL, 10);
