@@ -29,7 +29,6 @@ struct SweepAppliance {
   gboolean headroom;           /* mode capacity with workload.headroom in the base or varied: its columns too */
   double interval;             /* mode bound: the level of the points' prediction intervals, 0: none */
   WlShareCache *shares;        /* drive shares shared by the points (the Zipf sum is most of a bound) */
-  GArray *columns;             /* SimSweepColumn: the outputs of the mode */
 };
 
 /* The sweep file's top-level keys. */
@@ -357,16 +356,17 @@ static const SimSweepClass sweep_class = {
   .evaluate = evaluate_point,
 };
 
-/* The outputs of @s's mode: capacity's (and the headroom's), the report's, the run's or the
- * interval's. */
-static void build_columns(SweepAppliance *s)
+/* Gives @s's sweep the outputs of its mode: capacity's (and the headroom's), the report's, then
+ * the run's or the interval's. */
+static void set_columns(SweepAppliance *s)
 {
-  s->columns = g_array_new(FALSE, FALSE, sizeof(SimSweepColumn));
-  if (s->mode == SWEEP_CAPACITY) g_array_append_vals(s->columns, capacity_columns, G_N_ELEMENTS(capacity_columns));
-  if (s->mode == SWEEP_CAPACITY && s->headroom) g_array_append_vals(s->columns, headroom_columns, G_N_ELEMENTS(headroom_columns));
-  g_array_append_vals(s->columns, report_columns, G_N_ELEMENTS(report_columns));
-  if (s->mode == SWEEP_RUN) g_array_append_vals(s->columns, run_columns, G_N_ELEMENTS(run_columns));
-  if (s->mode == SWEEP_BOUND) g_array_append_vals(s->columns, interval_columns, G_N_ELEMENTS(interval_columns));
+  g_autoptr(GArray) cols = g_array_new(FALSE, FALSE, sizeof(SimSweepColumn));
+  if (s->mode == SWEEP_CAPACITY) g_array_append_vals(cols, capacity_columns, G_N_ELEMENTS(capacity_columns));
+  if (s->mode == SWEEP_CAPACITY && s->headroom) g_array_append_vals(cols, headroom_columns, G_N_ELEMENTS(headroom_columns));
+  g_array_append_vals(cols, report_columns, G_N_ELEMENTS(report_columns));
+  if (s->mode == SWEEP_RUN) g_array_append_vals(cols, run_columns, G_N_ELEMENTS(run_columns));
+  if (s->mode == SWEEP_BOUND) g_array_append_vals(cols, interval_columns, G_N_ELEMENTS(interval_columns));
+  sim_sweep_set_columns(s->sweep, sweep_mode_names[s->mode], (const SimSweepColumn *)(void *)cols->data, cols->len);
 }
 
 void sweep_appliance_free(SweepAppliance *sa)
@@ -374,7 +374,6 @@ void sweep_appliance_free(SweepAppliance *sa)
   if (!sa) return;
   sim_sweep_free(sa->sweep);
   workload_share_cache_free(sa->shares);
-  if (sa->columns) g_array_unref(sa->columns);
   g_free(sa);
 }
 
@@ -395,8 +394,7 @@ SweepAppliance *sweep_appliance_load(const char *path, const char *const *sets, 
   for (guint k = 0; k < sim_sweep_n_keys(s->sweep); k++)
     s->headroom |= g_str_has_prefix(sim_sweep_key(s->sweep, k), "workload.headroom");
   s->interval = APP_INTERVAL_LEVEL;
-  build_columns(s);
-  sim_sweep_set_columns(s->sweep, sweep_mode_names[s->mode], (const SimSweepColumn *)(void *)s->columns->data, s->columns->len);
+  set_columns(s);
   return g_steal_pointer(&s);
 }
 
