@@ -107,7 +107,7 @@ static const SimSweepColumn run_columns[] = {
 };
 
 /* Mode bound: the prediction interval of the point (models/modes/interval.h; empty with
- * sweep_set_interval(0), `ocasim sweep --no-interval`). */
+ * sweep_appliance_set_interval(0), `ocasim sweep --no-interval`). */
 static const SimSweepColumn interval_columns[] = {
   { "throughput_gbps_lo", SIM_SWEEP_COL_NUMBER, "Gb/s", "low end of the throughput's prediction interval" },
   { "throughput_gbps_hi", SIM_SWEEP_COL_NUMBER, "Gb/s", "high end of the throughput's prediction interval" },

@@ -471,9 +471,10 @@ static JsonParser *row_json(SweepAppliance *s, guint p)
   return jp;
 }
 
-/* A memo (sweep_run_memo: demand models across offered loads, the bound's closed estimates)
- * gives every row of sweep_run bit for bit: offered loads below and above X* on two placements
- * and two link widths of the 800G box, twice over (the second pass from the memo). */
+/* A memo (SweepMemo as sim_sweep_run's worker: demand models across offered loads, the bound's
+ * closed estimates) gives every row of a run without one bit for bit: offered loads below and
+ * above X* on two placements and two link widths of the 800G box, twice over (the second pass
+ * from the memo). */
 START_TEST(test_memo_rows)
 {
   g_auto(TestDir) d = tmpdir();
