@@ -1,5 +1,5 @@
-/* cli/cmd_sweep.c — `ocasim sweep SWEEP.yaml`: every point of a sweep file (models/sweep.h)
- * evaluated in-process on a GLib thread pool (-j N, all cores by default) and, when built with
+/* cli/cmd_sweep.c — `ocasim sweep SWEEP.yaml`: every point of a sweep file (sim/sweep.h,
+ * cli/sweep_appliance.h) evaluated in-process on a GLib thread pool (-j N, all cores by default) and, when built with
  * `make MPI=1` and started by mpirun, spread over the ranks (cli/sweep_dist.h).
  *
  * Results: with --out PREFIX, PREFIX.csv and PREFIX.jsonl, one row per run in run order
@@ -8,7 +8,7 @@
  * appended as they complete in order to PREFIX.csv.part and PREFIX.jsonl.part (complete lines,
  * flushed, fdatasync'd at most once a second), which are renamed to the final names when the
  * last run is written, so a final file only ever appears whole. Beside them PREFIX.inputs.part
- * holds the digest of everything the rows depend on (models/sweep.h sweep_inputs: the sweep file,
+ * holds the digest of everything the rows depend on (sim/sweep.h sim_sweep_inputs: the sweep file,
  * the scenario and its platform files, the overrides, the seed, the version), written before the
  * first row and removed once the results and summaries are whole. A write that fails (a full
  * disk) stops the sweep with the file and errno named and exit status 1; nothing is renamed.
@@ -37,7 +37,8 @@
 #include "cli/options.h"
 #include "cli/scenario.h"
 #include "cli/sweep_dist.h"
-#include "models/sweep.h"
+#include "cli/sweep_appliance.h"
+#include "sim/sweep.h"
 
 /* Most local worker processes --jobs may ask for (assumed: far above one host's cores). */
 #define SWEEP_MAX_JOBS 4096
@@ -55,11 +56,11 @@ typedef struct {
 } Done;
 
 typedef struct {
-  const SweepSpec *spec;
+  const SimSweep *spec;
   GMutex lock;
   GCond cond;
   Done *done;         /* [n_runs] */
-  GAsyncQueue *memos; /* SweepMemo *: one taken by each running worker (sweep_run_memo) */
+  GAsyncQueue *memos; /* SweepMemo *: one taken by each running worker (sim_sweep_run's worker) */
 } Pool;
 
 typedef struct {
@@ -72,7 +73,7 @@ typedef struct {
 typedef struct {
   FILE *csv, *json;
   char *csv_final, *json_final, *csv_part, *json_part;
-  char *inputs_part; /* PREFIX.inputs.part: sweep_inputs() of the rows in the .part files */
+  char *inputs_part; /* PREFIX.inputs.part: sim_sweep_inputs() of the rows in the .part files */
   gint64 last_sync;
   gboolean to_stdout, stdout_json;
   int err;              /* the first write failure's errno (0: none) */
@@ -111,15 +112,15 @@ static void worker(gpointer data, gpointer user)
   guint run = GPOINTER_TO_UINT(data) - 1;
   SweepMemo *memo = g_async_queue_try_pop(pool->memos);
   if (!memo) memo = sweep_memo_new();
-  g_autoptr(SweepRow) row = sweep_run_memo(pool->spec, run, memo);
+  g_autoptr(SimSweepRow) row = sim_sweep_run(pool->spec, run, memo);
   g_async_queue_push(pool->memos, memo);
   GString *csv = g_string_new(NULL), *json = g_string_new(NULL);
-  sweep_row_append_csv(pool->spec, row, csv);
-  sweep_row_append_json(pool->spec, row, json);
+  sim_sweep_row_append_csv(pool->spec, row, csv);
+  sim_sweep_row_append_json(pool->spec, row, json);
   g_mutex_lock(&pool->lock);
   pool->done[run].csv = g_string_free(csv, FALSE);
   pool->done[run].json = g_string_free(json, FALSE);
-  pool->done[run].failed = sweep_row_failed(pool->spec, row);
+  pool->done[run].failed = sim_sweep_row_failed(pool->spec, row);
   g_cond_broadcast(&pool->cond);
   g_mutex_unlock(&pool->lock);
 }
@@ -166,8 +167,8 @@ static gssize line_len(const char *text, gsize len)
 
 /* Whether the rows of an earlier run (@k's .part files or a result not yet summarised) were
  * computed from what this sweep computes them from: its PREFIX.inputs.part holds this spec's
- * sweep_inputs(). FALSE with a message when not (@what names the rows). */
-static gboolean inputs_same(const SweepSpec *spec, const Sink *k, const char *what, const char *prog)
+ * sim_sweep_inputs(). FALSE with a message when not (@what names the rows). */
+static gboolean inputs_same(const SimSweep *spec, const Sink *k, const char *what, const char *prog)
 {
   g_autofree char *stored = NULL;
   g_autoptr(GError) e = NULL;
@@ -178,7 +179,7 @@ static gboolean inputs_same(const SweepSpec *spec, const Sink *k, const char *wh
             prog, what, e->message);
     return FALSE;
   }
-  g_autofree char *changed = sweep_inputs_changed(spec, stored);
+  g_autofree char *changed = sim_sweep_inputs_changed(spec, stored);
   if (!changed) return TRUE;
   fprintf(stderr,
           "%s: --resume: %s were computed from other inputs than this sweep's (%s: %s); resuming would mix two sweeps in one "
@@ -193,13 +194,13 @@ static gboolean inputs_same(const SweepSpec *spec, const Sink *k, const char *wh
  * row is checked: its JSON line parses as this run's row and both its lines are exactly what
  * this row writes, so a NUL byte, a cut, edited or garbage line ends the kept rows there (said
  * on stderr; the rest runs again) and the final files equal an uninterrupted run's. */
-static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
+static gint64 resume_point(const SimSweep *spec, Sink *k, const char *prog)
 {
   g_autofree char *csv = NULL, *json = NULL;
   gsize lc = 0, lj = 0;
   g_autoptr(GString) header = g_string_new(NULL);
-  sweep_csv_header(spec, header);
-  guint n_runs = sweep_n_runs(spec);
+  sim_sweep_csv_header(spec, header);
+  guint n_runs = sim_sweep_n_runs(spec);
   gboolean parts = exists(k->csv_part) || exists(k->json_part);
   /* killed between the renames of a complete result: PREFIX.csv in place, PREFIX.jsonl not yet */
   if (!exists(k->csv_part) && exists(k->csv_final) && !exists(k->json_final) && exists(k->json_part)) {
@@ -217,7 +218,7 @@ static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
                     end == lc && g_file_get_contents(k->json_final, &done, NULL, NULL);
     /* of this very sweep, as the rows of a .part file below */
     g_auto(GStrv) lines = same ? g_strsplit(done, "\n", -1) : NULL;
-    for (guint i = 0; same && i < n_runs; i++) same = lines[i] && sweep_row_line_is_run(spec, lines[i], i);
+    for (guint i = 0; same && i < n_runs; i++) same = lines[i] && sim_sweep_row_line_is_run(spec, lines[i], i);
     /* not yet summarised (killed before the summaries): its inputs are still beside it */
     if (same && exists(k->inputs_part) && !inputs_same(spec, k, k->csv_final, prog)) return -1;
     if (same) return n_runs; /* already complete */
@@ -246,9 +247,9 @@ static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
     }
     g_autofree char *one = damage ? NULL : g_strndup(json + jend, (gsize)jl);
     g_autoptr(GError) e = NULL;
-    g_autoptr(SweepRow) row = damage ? NULL : sweep_row_parse_json(spec, one, &e);
-    guint want_p = n / sweep_replications(spec), want_r = n % sweep_replications(spec);
-    if (!damage && !row && !g_error_matches(e, SWEEP_ERROR, SWEEP_ERROR_OTHER_SWEEP))
+    g_autoptr(SimSweepRow) row = damage ? NULL : sim_sweep_row_parse_json(spec, one, &e);
+    guint want_p = n / sim_sweep_replications(spec), want_r = n % sim_sweep_replications(spec);
+    if (!damage && !row && !g_error_matches(e, SIM_SWEEP_ERROR, SIM_SWEEP_ERROR_OTHER_SWEEP))
       damage = g_strdup_printf("is not a row (%s)", e->message);
     else if (!damage && (!row || row->cells[0].i != want_p || row->cells[1].i != want_r)) {
       fprintf(stderr, "%s: --resume: %s line %u is not run %u of this sweep%s%s\n", prog, k->json_part, n + 1, n, e ? ": " : "",
@@ -256,7 +257,7 @@ static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
       return -1;
     }
     /* the same place is not enough: the final file must equal an uninterrupted run's */
-    if (!damage && !sweep_row_line_is_run(spec, one, n)) {
+    if (!damage && !sim_sweep_row_line_is_run(spec, one, n)) {
       fprintf(stderr,
               "%s: --resume: %s line %u is run %u of another sweep (its scenario, mode, seed, overrides or varied values "
               "differ: another --set, --seed, --duration or sweep file?); run it again without --resume\n",
@@ -265,8 +266,8 @@ static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
     }
     if (!damage) { /* both lines exactly as this row writes them: nothing edited, nothing cut */
       g_autoptr(GString) c = g_string_new(NULL), j = g_string_new(NULL);
-      sweep_row_append_csv(spec, row, c);
-      sweep_row_append_json(spec, row, j);
+      sim_sweep_row_append_csv(spec, row, c);
+      sim_sweep_row_append_json(spec, row, j);
       if (j->len != (gsize)jl + 1 || memcmp(j->str, json + jend, j->len))
         damage = g_strdup("is not the row this run writes (edited or cut)");
       else if (c->len != (gsize)cl + 1 || memcmp(c->str, csv + cend, c->len)) {
@@ -291,10 +292,10 @@ static gint64 resume_point(const SweepSpec *spec, Sink *k, const char *prog)
 
 /* Opens the results: stdout, or the .part files (appended to from run @start, or new with the
  * header and, first, PREFIX.inputs.part, written whole before any row). */
-static gboolean sink_open(Sink *k, const SweepSpec *spec, guint start, const char *prog)
+static gboolean sink_open(Sink *k, const SimSweep *spec, guint start, const char *prog)
 {
   g_autoptr(GString) h = g_string_new(NULL);
-  sweep_csv_header(spec, h);
+  sim_sweep_csv_header(spec, h);
   if (k->to_stdout) {
     k->csv = k->stdout_json ? NULL : stdout;
     k->json = k->stdout_json ? stdout : NULL;
@@ -302,7 +303,7 @@ static gboolean sink_open(Sink *k, const SweepSpec *spec, guint start, const cha
     return TRUE;
   }
   g_autoptr(GError) e = NULL;
-  if (!start && !cli_write_file(k->inputs_part, sweep_inputs(spec), strlen(sweep_inputs(spec)), &e)) {
+  if (!start && !cli_write_file(k->inputs_part, sim_sweep_inputs(spec), strlen(sim_sweep_inputs(spec)), &e)) {
     fprintf(stderr, "%s: %s\n", prog, e->message);
     return FALSE;
   }
@@ -431,16 +432,16 @@ static gboolean out_links_refused(const char *prefix, gboolean summaries, GError
 }
 
 /* PREFIX.summary.csv and .jsonl of a replicated sweep, from the complete PREFIX.jsonl. */
-static gboolean write_summary(const SweepSpec *spec, const char *prefix, GError **error)
+static gboolean write_summary(const SimSweep *spec, const char *prefix, GError **error)
 {
   g_autofree char *jpath = g_strdup_printf("%s.jsonl", prefix);
   g_autofree char *text = NULL;
   if (!g_file_get_contents(jpath, &text, NULL, error)) return FALSE;
-  guint reps = sweep_replications(spec), n_runs = sweep_n_runs(spec);
-  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)sweep_row_free);
+  guint reps = sim_sweep_replications(spec), n_runs = sim_sweep_n_runs(spec);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)sim_sweep_row_free);
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   for (guint i = 0; i < n_runs; i++) {
-    SweepRow *row = lines[i] ? sweep_row_parse_json(spec, lines[i], error) : NULL;
+    SimSweepRow *row = lines[i] ? sim_sweep_row_parse_json(spec, lines[i], error) : NULL;
     if (!row) {
       if (!lines[i]) g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %u rows, expected %u", jpath, i, n_runs);
       return FALSE;
@@ -448,11 +449,11 @@ static gboolean write_summary(const SweepSpec *spec, const char *prefix, GError 
     g_ptr_array_add(rows, row);
   }
   g_autoptr(GString) csv = g_string_new(NULL), json = g_string_new(NULL);
-  sweep_summary_csv_header(spec, csv);
-  for (guint p = 0; p < sweep_n_points(spec); p++) {
-    SweepRow *const *of = (SweepRow *const *)rows->pdata + (gsize)p * reps;
-    sweep_summary_append(spec, p, of, reps, FALSE, csv);
-    sweep_summary_append(spec, p, of, reps, TRUE, json);
+  sim_sweep_summary_csv_header(spec, csv);
+  for (guint p = 0; p < sim_sweep_n_points(spec); p++) {
+    SimSweepRow *const *of = (SimSweepRow *const *)rows->pdata + (gsize)p * reps;
+    sim_sweep_summary_append(spec, p, of, reps, FALSE, csv);
+    sim_sweep_summary_append(spec, p, of, reps, TRUE, json);
   }
   g_autofree char *cs = g_strdup_printf("%s.summary.csv", prefix), *js = g_strdup_printf("%s.summary.jsonl", prefix);
   return cli_write_file(cs, csv->str, csv->len, error) && cli_write_file(js, json->str, json->len, error);
@@ -503,7 +504,7 @@ static gboolean collect(Pool *pool, Sink *sink, Progress *prog, guint start, gui
     g_mutex_unlock(&pool->lock);
     for (guint i = 0; i < n; i++) {
       ok = ok && sink_write(sink, &ready[i]);
-      *failed += ready[i].failed >= 0 ? ready[i].failed != 0 : sweep_row_line_failed(ready[i].json) != 0;
+      *failed += ready[i].failed >= 0 ? ready[i].failed != 0 : sim_sweep_row_line_failed(ready[i].json) != 0;
       g_free(ready[i].csv);
       g_free(ready[i].json);
     }
@@ -555,7 +556,7 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
     return OCASIM_EXIT_BADINPUT;
   }
   for (char **s = opt->sets; s && *s; s++) {
-    /* as a sweep file's set: seed, which sweep_load() refuses: it would be replaced without a word */
+    /* as a sweep file's set: seed, which sim_sweep_load() refuses: it would be replaced without a word */
     const char *eq = strchr(*s, '=');
     g_autofree char *key = eq ? g_strstrip(g_strndup(*s, eq - *s)) : NULL;
     if (key && !strcmp(key, "seed")) {
@@ -566,16 +567,17 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
   }
   g_autoptr(GPtrArray) sets = base_sets(opt);
   g_autoptr(CliIncludes) inc = cli_includes_new(opt);
-  g_autoptr(SweepSpec) spec =
-      sweep_load(opt->files[0], (const char *const *)sets->pdata, seed, &inc->policy, cli_version(), &error);
-  if (!spec) return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
-  sweep_set_interval(spec, opt->interval); /* mode bound: the points' prediction intervals */
+  g_autoptr(SweepAppliance) app =
+      sweep_appliance_load(opt->files[0], (const char *const *)sets->pdata, seed, &inc->policy, cli_version(), &error);
+  if (!app) return rank == 0 ? cli_fail(error) : OCASIM_EXIT_BADINPUT;
+  sweep_appliance_set_interval(app, opt->interval); /* mode bound: the points' prediction intervals */
+  const SimSweep *spec = sweep_appliance_sweep(app);
 
   if (rank == 0) {
-    g_autofree char *short_run = sweep_short_run_warning(spec);
+    g_autofree char *short_run = sweep_appliance_short_run_warning(app);
     if (short_run) g_message("%s (the sweep's base scenario)", short_run);
   }
-  guint n_runs = sweep_n_runs(spec);
+  guint n_runs = sim_sweep_n_runs(spec);
   Sink sink = { .to_stdout = so->out == NULL, .stdout_json = opt->format == CLI_FORMAT_JSON };
   if (so->out) {
     sink.csv_final = g_strdup_printf("%s.csv", so->out);
@@ -588,7 +590,7 @@ static int sweep_main(const CliOptions *opt, const SweepOpts *so, int rank, int 
    * where it failed) and the exit status; the other ranks learn only whether to go on */
   gint64 start = 0;
   int fail = OCASIM_EXIT_OK, lock = -1;
-  gboolean summarise = so->out && sweep_replications(spec) > 1;
+  gboolean summarise = so->out && sim_sweep_replications(spec) > 1;
   if (rank == 0) {
     if (so->out && (!cli_output_file_option("--out", sink.csv_final, &error) || !out_links_refused(so->out, summarise, &error)))
       fail = OCASIM_EXIT_BADINPUT;
@@ -699,7 +701,7 @@ int cmd_sweep(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   int status;
   if (!cli_parse(&argc, &argv, &opt, extra, "SWEEP.yaml",
-                 "Runs every point of the sweep file SWEEP.yaml (models/sweep.h) in-process on all cores and writes\n"
+                 "Runs every point of the sweep file SWEEP.yaml (sim/sweep.h) in-process on all cores and writes\n"
                  "one row per run. --seed sets the sweep seed; --duration, --warmup and --set change the base scenario.\n"
                  "Progress: a line redrawn on a terminal, a plain line every 10 s off one; -q/--quiet silences it.",
                  CLI_OPT_TIMED | CLI_OPT_PROGRESS | CLI_OPT_ROWS | CLI_OPT_INTERVAL, &error)) {

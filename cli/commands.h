@@ -16,7 +16,7 @@ int cmd_check(int argc, char **argv);    /* validate a scenario, run nothing */
 int cmd_bound(int argc, char **argv);    /* analytic bottleneck bound of an appliance scenario */
 int cmd_capacity(int argc, char **argv); /* largest offered load that meets the health criteria */
 int cmd_explain(int argc, char **argv);  /* per-byte breakdown of an appliance scenario */
-int cmd_sweep(int argc, char **argv);    /* every point of a sweep file (models/sweep.h) */
+int cmd_sweep(int argc, char **argv);    /* every point of a sweep file (sim/sweep.h) */
 int cmd_validate(int argc, char **argv); /* measure this host's TLS serving path and calibrate */
 int cmd_serve(int argc, char **argv);    /* the real TLS file server */
 int cmd_load(int argc, char **argv);     /* the TLS load generator */

@@ -11,7 +11,7 @@
 #   units     sim_units_parse and its format round trip
 #   set       --set overrides on every scenario, then the binding
 #   http      the request-line, header and Range parser of ocasim serve
-#   sweep     the sweep file loader (models/sweep.c)
+#   sweep     the sweep file loader (sim/sweep.c, cli/sweep_appliance.c)
 
 FUZZ_CC      ?= clang-14
 FUZZ_SECONDS ?= 60
@@ -20,7 +20,7 @@ FUZZ_DIR     := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # clang, unlike gcc, warns of unused static inline functions of a macro-made type (sim/heap-inl.h)
 FUZZ_CFLAGS  := -O1 -g -std=c11 -D_GNU_SOURCE $(WARN) -Wno-unused-function -I. $(PKG_CFLAGS) -MMD -MP $(FUZZ_SAN)
-FUZZ_LIB_SRC := $(sort $(wildcard sim/*.c models/*.c)) serve/http.c
+FUZZ_LIB_SRC := $(sort $(wildcard sim/*.c models/*.c models/*/*.c)) serve/http.c cli/sweep_appliance.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 # whether $(FUZZ_CC) links a libFuzzer program: asked by the recipe, so that other targets never run it

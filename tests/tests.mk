@@ -12,3 +12,7 @@ golden-update: $(BUILD)/tests/test_golden $(BIN)
 .PHONY: figures-update
 figures-update: $(BUILD)/tests/test_figures $(BIN)
 	@OCASIM_FIGURES_UPDATE=1 CK_RUN_CASE=scenarios CK_VERBOSITY=silent OCASIM_BIN=$(abspath $(BIN)) $(BUILD)/tests/test_figures
+# test_sweep drives the appliance half of `ocasim sweep` in-process: cli/sweep_appliance.c, which
+# lives beside the command (not in libocasim.a), links in too
+$(BUILD)/tests/test_sweep: $(BUILD)/tests/test_sweep.o $(TEST_SUPPORT_OBJ) $(BUILD)/cli/sweep_appliance.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
