@@ -57,12 +57,6 @@ typedef struct Appliance {
   guint64 seed;
 } Appliance;
 
-/* Cores on one node. */
-int appliance_cores_per_node(const Appliance *a);
-/* Total NIC ports. */
-int appliance_ports(const Appliance *a);
-/* The line rate of all NIC ports together (ports x port_bps / 8), B/s: the most the box can serve. */
-double appliance_line_Bps(const Appliance *a);
 /* Checks that the platform can exist (devices on existing nodes, channels, NPS support,
  * every node with memory) and that the policy can be applied: every component's check, in
  * app_components_validation() order. Errors: MODEL_ERROR_INVALID at a key path

@@ -193,6 +193,12 @@ int app_build_buf_node(const AppBuild *b, const DmClass *k, TouchBuf buf);
 /* Node of the CPU doing role agent (AG_CPU_CRYPTO or AG_CPU_STACK) of class k (-1: random). */
 int app_build_cpu_node(const AppBuild *b, const DmClass *k, TouchAgent agent);
 
+/* The box's counts every component reads. Cores on one node. */
+int appliance_cores_per_node(const Appliance *a);
+/* Total NIC ports. */
+int appliance_ports(const Appliance *a);
+/* The line rate of all NIC ports together (ports x port_bps / 8), B/s: the most the box can serve. */
+double appliance_line_Bps(const Appliance *a);
 /* Sets a located conf error (printf message) at key path `path` under root (sim_conf_node_find:
  * the deepest node of the path that exists), for a component's finish; returns FALSE. */
 gboolean app_conf_error(GError **error, const SimConfNode *root, const char *path, SimConfErrorCode code, const char *fmt, ...)
