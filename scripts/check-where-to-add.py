@@ -7,7 +7,8 @@ being true of the tree and its objects (BUILD, default build/release; make check
   * the list: each X(name, resource, check) line names models/appliance/NAME.c, which defines
     `const AppComponent NAME_component`; both columns number 0..N-1 once; every component defined
     under models/ is listed;
-  * nobody else names a component: NAME_component is referenced by the list's object alone;
+  * nobody else names a component: NAME_component is referenced by the list's object alone, and no
+    source file but its own and the list's names it (tests/ included);
   * demand.c and the loader reach components through hooks and the list: their objects call no
     function of a component's object (data such as schema rows is the list's business), but for
     the platform's geometry in GEOMETRY below;
@@ -74,13 +75,32 @@ def nm(obj):
     return funcs, data, undef
 
 
+def check_sources(root, names):
+    """No source names NAME_component but its own file and the list (a use the compiler folds away
+    leaves no symbol for check_objects to see)."""
+    bad = []
+    pat = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")_component\b")
+    allowed = {LIST, "models/appliance/appliance.c"}
+    for top in ("sim", "models", "serve", "validate", "cli", "tests", "bench", "fuzz"):
+        for sub, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                path = os.path.relpath(os.path.join(sub, f), root)
+                if not f.endswith((".c", ".h")) or path in allowed:
+                    continue
+                for m in pat.finditer(open(path, errors="replace").read()):
+                    if path not in (f"models/appliance/{m.group(1)}.c", f"models/appliance/{m.group(1)}.h"):
+                        bad.append(f"{path} names {m.group(1)}_component: only the list (appliance.c, {LIST}) may")
+    return bad
+
+
 def check_objects(build, names):
     bad = []
     objs = {}
-    for sub, _, files in os.walk(os.path.join(build, "models")):
-        for f in files:
-            if f.endswith(".o"):
-                objs[os.path.relpath(os.path.join(sub, f), build)[:-2]] = nm(os.path.join(sub, f))
+    for top in ("sim", "models", "serve", "validate", "cli"):
+        for sub, _, files in os.walk(os.path.join(build, top)):
+            for f in files:
+                if f.endswith(".o"):
+                    objs[os.path.relpath(os.path.join(sub, f), build)[:-2]] = nm(os.path.join(sub, f))
     comp_mods = {f"models/appliance/{n}" for n in names}
     comp_funcs = {}
     for mod in comp_mods & objs.keys():
@@ -134,7 +154,8 @@ def main(argv):
     root = "."
     entries = list_entries(open(os.path.join(root, LIST)).read())
     names = [e[0] for e in entries]
-    bad = check_list(entries, defined_components(root)) + check_objects(build, names) + check_docs(root)
+    bad = check_list(entries, defined_components(root)) + check_sources(root, names) + check_objects(build, names)
+    bad += check_docs(root)
     for b in bad:
         print(f"check-where-to-add: {b}")
     print(f"check-where-to-add: {len(entries)} components in {LIST}, {len(bad)} problems")

@@ -4,6 +4,11 @@
 
 #define COUNT_ONE(name, res, check) +1
 enum { N_COMPONENTS = 0 APP_COMPONENT_LIST(COUNT_ONE) };
+/* Each order numbers 0..N-1 once: a number repeated fails to compile (-Woverride-init), one out of
+ * range here, so neither order can lose a component. */
+#define IN_RANGE(name, res, check) \
+  _Static_assert((res) < N_COMPONENTS && (check) < N_COMPONENTS, #name ": order number out of 0..N-1");
+APP_COMPONENT_LIST(IN_RANGE)
 #define AT_RESOURCE(name, res, check) [res] = &name##_component,
 #define AT_CHECK(name, res, check)    [check] = &name##_component,
 /* N + 1 entries: the last, never named, is the NULL terminator. */

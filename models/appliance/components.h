@@ -1,5 +1,6 @@
 /* components.h — the component list: every part of the appliance, one line each. Adding a component
- * adds its .c/.h (component.h's hooks, NAME_component), its test and one line here.
+ * adds its .c/.h (component.h's hooks, NAME_component), its test, one line here, and its header's
+ * #include (with its settings' field, if any) in the aggregate, appliance.h.
  * The lines' order is the scenario's root schema order (each component's NAME_conf_sections rows).
  * The two columns are its place in the resource order (the order of the model's resources and of
  * every build hook: demand.c) and in the check order (the loader's finish and validate: the
@@ -21,7 +22,8 @@
   X(workload, 7, 5)           \
   X(pagecache, 8, 8)          \
   X(budget, 9, 9)             \
-  X(loopback, 2, 6)
+  X(loopback, 2, 6)           \
+  /* end of the list: every line above ends in a backslash */
 #define APP_COMPONENT_EXTERN(name, res, check) extern const AppComponent name##_component;
 APP_COMPONENT_LIST(APP_COMPONENT_EXTERN)
 #undef APP_COMPONENT_EXTERN
