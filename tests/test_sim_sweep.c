@@ -15,6 +15,7 @@
 #include <string.h>
 #include "sim/csv.h"
 #include "sim/sweep.h"
+#include "tests/support/tmpdir.h"
 #include "tests/support/check_run.h"
 
 #define TOY_VERSION "v0-toy"
@@ -93,25 +94,10 @@ static const SimSweepClass toy_class = {
   .evaluate = toy_evaluate,
 };
 
-/* A directory holding toy.yaml (the base scenario) for one test; removed by g_auto(ToyDir). */
-static void rm_dir(char *d)
-{
-  GDir *dir = g_dir_open(d, 0, NULL);
-  for (const char *n; dir && (n = g_dir_read_name(dir));) {
-    g_autofree char *f = g_build_filename(d, n, NULL);
-    g_unlink(f);
-  }
-  if (dir) g_dir_close(dir);
-  g_rmdir(d);
-  g_free(d);
-}
-typedef char *ToyDir;
-G_DEFINE_AUTO_CLEANUP_FREE_FUNC(ToyDir, rm_dir, NULL)
-
+/* A directory holding toy.yaml (the base scenario) for one test (g_auto(TestDir) removes it). */
 static char *toy_dir(void)
 {
-  char *d = g_dir_make_tmp("ocasim-sim-sweep-XXXXXX", NULL);
-  ck_assert(d != NULL);
+  char *d = test_tmpdir("ocasim-sim-sweep-XXXXXX");
   g_autofree char *f = g_build_filename(d, "toy.yaml", NULL);
   ck_assert(g_file_set_contents(f, "kind: toy\nname: toy-scenario\nseed: 5\nx: 1\ny: 2\n", -1, NULL));
   return d;
@@ -141,7 +127,7 @@ static SimSweep *toy_ok(const char *dir, const char *text, int *calls)
  * together; the value index of each key. */
 START_TEST(test_points_and_zip)
 {
-  g_auto(ToyDir) d = toy_dir();
+  g_auto(TestDir) d = toy_dir();
   int calls = 0;
   g_autoptr(SimSweep) s = toy_ok(d,
                                  "scenario: toy.yaml\n"
@@ -174,7 +160,7 @@ END_TEST
  * another sweep seed (the file's, or the caller's in its place) giving others. */
 START_TEST(test_seeds)
 {
-  g_auto(ToyDir) d = toy_dir();
+  g_auto(TestDir) d = toy_dir();
   int calls = 0;
   const char *text = "scenario: toy.yaml\nseed: 7\nreplications: 2\nvary:\n  - key: x\n    values: [1, 2, 3]\n"
                      "  - key: y\n    values: [4, 5]\n";
@@ -206,7 +192,7 @@ END_TEST
 /* A range keeps its last value despite rounding (0.1 .. 0.3 step 0.1) and keeps its unit. */
 START_TEST(test_range_values)
 {
-  g_auto(ToyDir) d = toy_dir();
+  g_auto(TestDir) d = toy_dir();
   int calls = 0;
   g_autoptr(SimSweep) s = toy_ok(d,
                                  "scenario: toy.yaml\nvary:\n"
@@ -251,7 +237,7 @@ static const BadToy bad_toys[] = {
 START_TEST(test_bad_sweep)
 {
   const BadToy *b = &bad_toys[_i];
-  g_auto(ToyDir) d = toy_dir();
+  g_auto(TestDir) d = toy_dir();
   int calls = 0;
   g_autoptr(GError) e = NULL;
   g_autoptr(SimSweep) s = toy_load(d, "s.yaml", b->text, -1, &calls, &e);
@@ -267,7 +253,7 @@ END_TEST
  * point's row with its error and empty outputs. */
 START_TEST(test_rows)
 {
-  g_auto(ToyDir) d = toy_dir();
+  g_auto(TestDir) d = toy_dir();
   int calls = 0;
   g_autoptr(SimSweep) s = toy_ok(d, "scenario: toy.yaml\nset: {y: 3}\nvary:\n  - key: x\n    values: [1, -1]\n", &calls);
   g_autoptr(GString) h = g_string_new(NULL);
@@ -322,7 +308,7 @@ END_TEST
 /* A varied seed is the seed column (one column), as the callback says the scenario bound it. */
 START_TEST(test_varied_seed)
 {
-  g_auto(ToyDir) d = toy_dir();
+  g_auto(TestDir) d = toy_dir();
   int calls = 0;
   g_autoptr(SimSweep) s = toy_ok(d, "scenario: toy.yaml\nvary:\n  - key: seed\n    values: [11, 12]\n", &calls);
   guint n;
@@ -340,7 +326,7 @@ END_TEST
  * runs are counted as failed and it has no mean. */
 START_TEST(test_summary)
 {
-  g_auto(ToyDir) d = toy_dir();
+  g_auto(TestDir) d = toy_dir();
   int calls = 0;
   g_autoptr(SimSweep) s = toy_ok(d, "scenario: toy.yaml\nreplications: 3\nvary:\n  - key: x\n    values: [2, -1]\n", &calls);
   g_autoptr(GString) h = g_string_new(NULL);
@@ -380,7 +366,7 @@ END_TEST
  * value, an edited scenario file); not a digest at all. */
 START_TEST(test_inputs)
 {
-  g_auto(ToyDir) d = toy_dir();
+  g_auto(TestDir) d = toy_dir();
   int calls = 0;
   const char *text = "scenario: toy.yaml\nvary:\n  - key: x\n    values: [1, 2]\n";
   g_autoptr(SimSweep) s = toy_ok(d, text, &calls);

@@ -27,6 +27,7 @@
 #include "sim/conf.h"
 #include "tests/support/check_run.h"
 #include "tests/support/ocasim_run.h"
+#include "tests/support/tmpdir.h"
 
 /* The version the in-process tests load a sweep with (the command passes `ocasim --version`). */
 #define TEST_VERSION "v0-test"
@@ -115,30 +116,10 @@ START_TEST(test_set_and_vary)
 }
 END_TEST
 
-/* Removes the files of a test's directory and the directory. */
-static void rm_dir(char *d)
-{
-  GDir *dir = g_dir_open(d, 0, NULL);
-  for (const char *n; dir && (n = g_dir_read_name(dir));) {
-    g_autofree char *f = g_build_filename(d, n, NULL);
-    g_unlink(f);
-  }
-  if (dir) g_dir_close(dir);
-  g_rmdir(d);
-  g_free(d);
-}
-
-/* A test's directory: g_auto(TestDir) removes it when the test returns. */
-typedef char *TestDir;
-G_DEFINE_AUTO_CLEANUP_FREE_FUNC(TestDir, rm_dir, NULL)
-
 /* A fresh directory for one test's results. (transfer full) */
 static char *tmpdir(void)
 {
-  g_autoptr(GError) e = NULL;
-  char *d = g_dir_make_tmp("ocasim-sweep-XXXXXX", &e);
-  ck_assert_msg(d != NULL, "%s", e ? e->message : "");
-  return d;
+  return test_tmpdir("ocasim-sweep-XXXXXX");
 }
 
 static char *slurp(const char *path)
