@@ -42,7 +42,6 @@
 #include "models/appliance/demand.h"
 #include "models/appliance/components.h"
 #include "models/appliance/model_error.h"
-#include "models/appliance/ram.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include "sim/gsl_autoptr.h"
